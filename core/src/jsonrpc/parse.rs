@@ -1,0 +1,149 @@
+//! Bytes to messages and back, with every malformed input mapped to its JSON-RPC error.
+//!
+//! Classification follows JSON-RPC 2.0: bytes that are not JSON (or not UTF-8) give -32700 with a
+//! null id; JSON that is not a valid message gives -32600, carrying the message's id when it could
+//! be read. A batch yields one result per element so one bad element does not spoil the others.
+
+use super::{ErrorResponse, Message, Notification, Request, RequestId, Response};
+use crate::McpError;
+use serde::{Deserialize, Deserializer};
+use serde_json::Value;
+
+/// One parsed frame: a single message or a batch.
+#[derive(Debug)]
+pub enum Incoming {
+    /// A single message.
+    Single(Message),
+    /// A JSON array of messages; invalid elements are reported in place.
+    Batch(Vec<Result<Message, ErrorResponse>>),
+}
+
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
+}
+
+/// The envelope as read off the wire, before validation. `Some(Value::Null)` means "present, null".
+#[derive(Deserialize)]
+struct RawEnvelope {
+    #[serde(default, deserialize_with = "present")]
+    jsonrpc: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    id: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    method: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    params: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    result: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    error: Option<Value>,
+}
+
+/// Parses one frame. Returns `Err` only when the frame as a whole must be answered by one error
+/// (parse error, empty batch, or a non-object top level).
+pub fn parse(bytes: &[u8]) -> Result<Incoming, ErrorResponse> {
+    let first = bytes.iter().copied().find(|b| !b.is_ascii_whitespace());
+    if first == Some(b'[') {
+        let items: Vec<Value> = serde_json::from_slice(bytes).map_err(|e| ErrorResponse {
+            id: None,
+            error: McpError::parse_error(e),
+        })?;
+        if items.is_empty() {
+            return Err(ErrorResponse {
+                id: None,
+                error: McpError::invalid_request("empty batch"),
+            });
+        }
+        let msgs = items
+            .into_iter()
+            .map(|v| match RawEnvelope::deserialize(v) {
+                Ok(raw) => validate(raw),
+                Err(e) => Err(ErrorResponse {
+                    id: None,
+                    error: McpError::invalid_request(e),
+                }),
+            })
+            .collect();
+        return Ok(Incoming::Batch(msgs));
+    }
+    match serde_json::from_slice::<RawEnvelope>(bytes) {
+        Ok(raw) => validate(raw).map(Incoming::Single),
+        Err(e) => {
+            let error = match e.classify() {
+                serde_json::error::Category::Data => McpError::invalid_request(e),
+                _ => McpError::parse_error(e),
+            };
+            Err(ErrorResponse { id: None, error })
+        }
+    }
+}
+
+fn validate(raw: RawEnvelope) -> Result<Message, ErrorResponse> {
+    // The id, when readable, goes into any error we produce for this message.
+    let id = match &raw.id {
+        None => None,
+        Some(v) => match RequestId::from_value(v) {
+            Some(id) => Some(id),
+            None => {
+                let what = if v.is_null() {
+                    "id must not be null"
+                } else {
+                    "id must be a string or an integer"
+                };
+                return Err(ErrorResponse {
+                    id: None,
+                    error: McpError::invalid_request(what),
+                });
+            }
+        },
+    };
+    let fail = |detail: &str| ErrorResponse {
+        id: id.clone(),
+        error: McpError::invalid_request(detail),
+    };
+    match &raw.jsonrpc {
+        Some(Value::String(s)) if s == super::JSONRPC_VERSION => {}
+        _ => return Err(fail("jsonrpc must be \"2.0\"")),
+    }
+    if let Some(p) = &raw.params {
+        if !(p.is_object() || p.is_array()) {
+            return Err(fail("params must be an object or an array"));
+        }
+    }
+    match (raw.method, raw.result, raw.error) {
+        (Some(method), None, None) => {
+            let Value::String(method) = method else {
+                return Err(fail("method must be a string"));
+            };
+            Ok(match id {
+                Some(id) => Message::Request(Request {
+                    id,
+                    method,
+                    params: raw.params,
+                }),
+                None => Message::Notification(Notification {
+                    method,
+                    params: raw.params,
+                }),
+            })
+        }
+        (None, Some(result), None) => match id {
+            Some(id) if raw.params.is_none() => Ok(Message::Response(Response { id, result })),
+            Some(_) => Err(fail("a response must not carry params")),
+            None => Err(fail("a response must carry an id")),
+        },
+        (None, None, Some(error)) => {
+            let error: McpError = serde_json::from_value(error)
+                .map_err(|e| fail(&format!("malformed error object: {e}")))?;
+            Ok(Message::Error(ErrorResponse { id, error }))
+        }
+        (None, None, None) => Err(fail("message has neither method, result nor error")),
+        _ => Err(fail("message mixes method, result and error")),
+    }
+}
+
+/// Appends `msg` as one line of JSON (no embedded newlines; serde_json escapes them) to `out`.
+pub fn write_message(out: &mut Vec<u8>, msg: &Message) {
+    serde_json::to_writer(&mut *out, msg).expect("writing to a Vec cannot fail");
+    out.push(b'\n');
+}

@@ -1,0 +1,17 @@
+//! # ferromcp
+//!
+//! One Rust engine for the Model Context Protocol (MCP): JSON-RPC framing, every handshake-era
+//! protocol revision (2024-11-05 to 2025-11-25), sessions, the server and client feature sets,
+//! schema validation and the transports. The Python, Node.js and Swift bindings all run on it.
+
+#![warn(missing_docs)]
+
+pub mod embed;
+pub mod error;
+pub mod jsonrpc;
+pub mod protocol;
+pub mod schema;
+pub mod transport;
+
+pub use error::{codes, McpError, Result};
+pub use protocol::ProtocolVersion;

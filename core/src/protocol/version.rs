@@ -1,0 +1,97 @@
+//! Protocol revisions and what each one allows.
+//!
+//! The engine speaks every handshake-era revision. Feature checks are methods on
+//! [`ProtocolVersion`] so that code asks "does this revision have X?" instead of comparing dates.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// A negotiated MCP protocol revision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ProtocolVersion {
+    /// 2024-11-05: the first public revision (HTTP+SSE transport).
+    V2024_11_05,
+    /// 2025-03-26: Streamable HTTP, JSON-RPC batches, audio content, tool annotations.
+    V2025_03_26,
+    /// 2025-06-18: structured tool output, elicitation, resource links, titles; batches removed.
+    V2025_06_18,
+    /// 2025-11-25: tasks, icons, URL elicitation, sampling with tools.
+    V2025_11_25,
+}
+
+impl ProtocolVersion {
+    /// The newest revision the engine speaks.
+    pub const LATEST: ProtocolVersion = ProtocolVersion::V2025_11_25;
+    /// Every revision the engine speaks, oldest first.
+    pub const ALL: [ProtocolVersion; 4] = [
+        ProtocolVersion::V2024_11_05,
+        ProtocolVersion::V2025_03_26,
+        ProtocolVersion::V2025_06_18,
+        ProtocolVersion::V2025_11_25,
+    ];
+
+    /// The revision's date string, as sent on the wire.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ProtocolVersion::V2024_11_05 => "2024-11-05",
+            ProtocolVersion::V2025_03_26 => "2025-03-26",
+            ProtocolVersion::V2025_06_18 => "2025-06-18",
+            ProtocolVersion::V2025_11_25 => "2025-11-25",
+        }
+    }
+
+    /// Parses a revision date; `None` for revisions the engine does not speak.
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|v| v.as_str() == s)
+    }
+
+    /// Whether JSON-RPC batches are allowed (only 2025-03-26 has them).
+    pub fn supports_batches(self) -> bool {
+        self == ProtocolVersion::V2025_03_26
+    }
+    /// Whether audio content blocks and tool annotations exist.
+    pub fn has_audio(self) -> bool {
+        self >= ProtocolVersion::V2025_03_26
+    }
+    /// Whether completion/complete has `context.arguments`, structured tool output,
+    /// elicitation, resource links and `title` fields exist.
+    pub fn has_structured_output(self) -> bool {
+        self >= ProtocolVersion::V2025_06_18
+    }
+    /// Whether elicitation (form mode) exists.
+    pub fn has_elicitation(self) -> bool {
+        self >= ProtocolVersion::V2025_06_18
+    }
+    /// Whether tasks, icons, URL-mode elicitation and sampling with tools exist.
+    pub fn has_tasks(self) -> bool {
+        self >= ProtocolVersion::V2025_11_25
+    }
+}
+
+impl fmt::Display for ProtocolVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for ProtocolVersion {
+    type Err = crate::McpError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::parse(s).ok_or_else(|| {
+            crate::McpError::new(
+                crate::error::codes::UNSUPPORTED_VERSION,
+                format!("unsupported protocol version {s:?}"),
+            )
+            .with_data(serde_json::json!({
+                "requested": s,
+                "supported": Self::ALL.iter().map(|v| v.as_str()).collect::<Vec<_>>(),
+            }))
+        })
+    }
+}
+
+impl serde::Serialize for ProtocolVersion {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}

@@ -1,0 +1,76 @@
+//! An in-memory transport pair for tests and for hosting a server inside the client's process.
+
+use super::{FrameReader, FrameWriter, ReadStatus};
+use std::io;
+use tokio::sync::mpsc;
+
+/// The receiving half of an in-memory transport.
+pub struct MemoryReader {
+    rx: mpsc::Receiver<Vec<u8>>,
+    max_size: usize,
+}
+
+/// The sending half of an in-memory transport.
+pub struct MemoryWriter {
+    tx: Option<mpsc::Sender<Vec<u8>>>,
+}
+
+/// Two connected transports: what one side writes, the other reads. Each direction holds at
+/// most `capacity` frames in flight.
+pub fn memory_pair(
+    capacity: usize,
+) -> ((MemoryReader, MemoryWriter), (MemoryReader, MemoryWriter)) {
+    let (tx_a, rx_a) = mpsc::channel(capacity);
+    let (tx_b, rx_b) = mpsc::channel(capacity);
+    let max_size = crate::jsonrpc::DEFAULT_MAX_MESSAGE_SIZE;
+    (
+        (
+            MemoryReader { rx: rx_a, max_size },
+            MemoryWriter { tx: Some(tx_b) },
+        ),
+        (
+            MemoryReader { rx: rx_b, max_size },
+            MemoryWriter { tx: Some(tx_a) },
+        ),
+    )
+}
+
+impl MemoryReader {
+    /// Sets the maximum frame size this reader accepts.
+    pub fn with_max_size(mut self, max_size: usize) -> Self {
+        self.max_size = max_size;
+        self
+    }
+}
+
+impl FrameReader for MemoryReader {
+    async fn read_frame(&mut self, buf: &mut Vec<u8>) -> io::Result<ReadStatus> {
+        match self.rx.recv().await {
+            Some(frame) if frame.len() > self.max_size => Ok(ReadStatus::Oversized(frame.len())),
+            Some(frame) => {
+                *buf = frame;
+                Ok(ReadStatus::Frame)
+            }
+            None => Ok(ReadStatus::Eof),
+        }
+    }
+}
+
+impl FrameWriter for MemoryWriter {
+    async fn write_frame(&mut self, frame: &[u8]) -> io::Result<()> {
+        let tx = self
+            .tx
+            .as_ref()
+            .ok_or_else(|| io::Error::from(io::ErrorKind::BrokenPipe))?;
+        tx.send(frame.to_vec())
+            .await
+            .map_err(|_| io::Error::from(io::ErrorKind::BrokenPipe))
+    }
+    async fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+    async fn close(&mut self) -> io::Result<()> {
+        self.tx = None;
+        Ok(())
+    }
+}
