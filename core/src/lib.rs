@@ -11,6 +11,7 @@ pub mod error;
 pub mod jsonrpc;
 pub mod protocol;
 pub mod schema;
+pub mod session;
 pub mod transport;
 
 pub use error::{codes, McpError, Result};

@@ -9,9 +9,14 @@ use std::io;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
 
 /// Reads newline-terminated frames from a byte stream.
+///
+/// `read_frame` is cancel-safe: a partially read line is kept inside the reader, so dropping the
+/// future (e.g. in `select!`) loses nothing.
 pub struct LineReader<R> {
     inner: BufReader<R>,
     max_size: usize,
+    partial: Vec<u8>,
+    oversized: usize,
 }
 
 impl<R: AsyncRead + Unpin + Send + 'static> LineReader<R> {
@@ -20,50 +25,61 @@ impl<R: AsyncRead + Unpin + Send + 'static> LineReader<R> {
         Self {
             inner: BufReader::with_capacity(64 * 1024, inner),
             max_size,
+            partial: Vec::new(),
+            oversized: 0,
         }
+    }
+
+    fn finish(&mut self, buf: &mut Vec<u8>) -> Option<ReadStatus> {
+        if self.oversized > 0 {
+            let size = std::mem::take(&mut self.oversized);
+            self.partial.clear();
+            return Some(ReadStatus::Oversized(size));
+        }
+        if self.partial.last() == Some(&b'\r') {
+            self.partial.pop();
+        }
+        if self.partial.iter().all(|b| b.is_ascii_whitespace()) {
+            self.partial.clear();
+            return None; // blank lines are not frames
+        }
+        std::mem::swap(buf, &mut self.partial);
+        self.partial.clear();
+        Some(ReadStatus::Frame)
     }
 }
 
 impl<R: AsyncRead + Unpin + Send + 'static> FrameReader for LineReader<R> {
     async fn read_frame(&mut self, buf: &mut Vec<u8>) -> io::Result<ReadStatus> {
         buf.clear();
-        let mut oversized = 0usize;
         loop {
             let available = self.inner.fill_buf().await?;
             if available.is_empty() {
                 // EOF: a final unterminated line still counts as a frame.
-                if oversized > 0 {
-                    return Ok(ReadStatus::Oversized(oversized));
+                if self.oversized == 0 && self.partial.is_empty() {
+                    return Ok(ReadStatus::Eof);
                 }
-                if buf.iter().any(|b| !b.is_ascii_whitespace()) {
-                    return Ok(ReadStatus::Frame);
+                match self.finish(buf) {
+                    Some(status) => return Ok(status),
+                    None => return Ok(ReadStatus::Eof),
                 }
-                return Ok(ReadStatus::Eof);
             }
             let (chunk, found) = match memchr(available) {
                 Some(i) => (&available[..i], Some(i + 1)),
                 None => (available, None),
             };
-            if oversized > 0 || buf.len() + chunk.len() > self.max_size {
-                oversized += buf.len() + chunk.len();
-                buf.clear();
+            if self.oversized > 0 || self.partial.len() + chunk.len() > self.max_size {
+                self.oversized += self.partial.len() + chunk.len();
+                self.partial.clear();
             } else {
-                buf.extend_from_slice(chunk);
+                self.partial.extend_from_slice(chunk);
             }
             let consumed = found.unwrap_or(available.len());
             self.inner.consume(consumed);
             if found.is_some() {
-                if oversized > 0 {
-                    return Ok(ReadStatus::Oversized(oversized));
+                if let Some(status) = self.finish(buf) {
+                    return Ok(status);
                 }
-                if buf.last() == Some(&b'\r') {
-                    buf.pop();
-                }
-                if buf.iter().all(|b| b.is_ascii_whitespace()) {
-                    buf.clear();
-                    continue; // blank lines are not frames
-                }
-                return Ok(ReadStatus::Frame);
             }
         }
     }

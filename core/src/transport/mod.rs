@@ -30,6 +30,9 @@ pub enum ReadStatus {
 /// The receiving half of a transport.
 pub trait FrameReader: Send + 'static {
     /// Reads the next frame into `buf` (which is cleared first).
+    ///
+    /// Must be cancel-safe: if the returned future is dropped before completion, no frame data
+    /// may be lost (the session loop polls it inside `select!`).
     fn read_frame(
         &mut self,
         buf: &mut Vec<u8>,

@@ -1,0 +1,99 @@
+//! Capability and lifecycle rules for what this side may send.
+//!
+//! Nobody sends what was not negotiated: a server does not ask for sampling from a client that
+//! did not offer it, a client does not call tools on a server without tools, and before the
+//! handshake completes only `initialize`/`ping` (and server logging) go out.
+
+use super::core::{Role, Session, STATE_INITIALIZING, STATE_READY};
+use crate::McpError;
+use serde_json::Value;
+
+/// Checks whether this session may send request `method` now; `Err` says why not.
+pub fn check_outgoing_request(session: &Session, method: &str, params: Option<&Value>) -> Result<(), McpError> {
+    if method == "ping" {
+        return Ok(());
+    }
+    let state = session.state();
+    match session.role() {
+        Role::Client => {
+            if method == "initialize" {
+                return Ok(());
+            }
+            if state < STATE_INITIALIZING {
+                return Err(McpError::invalid_request(format!("cannot send {method} before initialization completes")));
+            }
+        }
+        Role::Server => {
+            if state < STATE_READY {
+                return Err(McpError::invalid_request(format!(
+                    "cannot send {method} before the client's initialized notification"
+                )));
+            }
+        }
+    }
+    let Some(n) = session.negotiated() else {
+        return Err(McpError::invalid_request("session not initialized"));
+    };
+    let version = n.version;
+    let need = |path: &[&str], what: &str| -> Result<(), McpError> {
+        if n.peer_has(path) {
+            Ok(())
+        } else {
+            Err(McpError::method_not_found(method).with_data(serde_json::json!({
+                "method": method,
+                "reason": format!("the peer did not advertise the {what} capability"),
+            })))
+        }
+    };
+    let feature_since = |ok: bool, rev: &str| -> Result<(), McpError> {
+        if ok {
+            Ok(())
+        } else {
+            Err(McpError::method_not_found(method).with_data(serde_json::json!({
+                "method": method,
+                "reason": format!("{method} needs protocol revision {rev} or later; negotiated {version}"),
+            })))
+        }
+    };
+    match (session.role(), method) {
+        (Role::Server, "sampling/createMessage") => {
+            need(&["sampling"], "sampling")?;
+            let uses_tools = params.is_some_and(|p| p.get("tools").is_some() || p.get("toolChoice").is_some());
+            if uses_tools {
+                feature_since(version.has_tasks(), "2025-11-25")?;
+                need(&["sampling", "tools"], "sampling.tools")?;
+            }
+            Ok(())
+        }
+        (Role::Server, "roots/list") => need(&["roots"], "roots"),
+        (Role::Server, "elicitation/create") => {
+            feature_since(version.has_elicitation(), "2025-06-18")?;
+            need(&["elicitation"], "elicitation")?;
+            let url_mode = params.and_then(|p| p.get("mode")).and_then(Value::as_str) == Some("url");
+            if url_mode {
+                feature_since(version.has_tasks(), "2025-11-25")?;
+                need(&["elicitation", "url"], "elicitation.url")
+            } else {
+                // An empty `elicitation: {}` means form mode (backwards compatible).
+                let e = n.peer_capabilities.get("elicitation");
+                let form_ok = e.is_some_and(|e| e.get("form").is_some() || e.get("url").is_none());
+                if form_ok {
+                    Ok(())
+                } else {
+                    need(&["elicitation", "form"], "elicitation.form")
+                }
+            }
+        }
+        (_, m) if m.starts_with("tasks/") => {
+            feature_since(version.has_tasks(), "2025-11-25")?;
+            need(&["tasks"], "tasks")
+        }
+        (Role::Client, m) if m.starts_with("tools/") => need(&["tools"], "tools"),
+        (Role::Client, "resources/subscribe" | "resources/unsubscribe") => need(&["resources", "subscribe"], "resources.subscribe"),
+        (Role::Client, m) if m.starts_with("resources/") => need(&["resources"], "resources"),
+        (Role::Client, m) if m.starts_with("prompts/") => need(&["prompts"], "prompts"),
+        (Role::Client, "completion/complete") => need(&["completions"], "completions"),
+        (Role::Client, "logging/setLevel") => need(&["logging"], "logging"),
+        _ => Ok(()),
+    }
+}

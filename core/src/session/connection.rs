@@ -1,0 +1,197 @@
+//! The driver for message-oriented transports: one task reads frames, runs handlers
+//! concurrently and writes answers, with no thread hop per message.
+//!
+//! Handlers run as futures inside this task (`FuturesUnordered`), so a slow asynchronous handler
+//! never delays other requests and a fast one costs no spawn. Output is buffered and flushed when
+//! nothing else is ready, so pipelined requests share system calls.
+
+use super::core::{Incoming, STATE_INITIALIZING};
+use super::{Outbound, OutboundMessage, Peer, Role, Service, Session, SessionConfig};
+use crate::jsonrpc::{self, ErrorResponse, Message};
+use crate::transport::{FrameReader, FrameWriter, ReadStatus};
+use crate::McpError;
+use futures_util::future::{join_all, BoxFuture};
+use futures_util::stream::{FuturesUnordered, StreamExt};
+use std::sync::Arc;
+use tokio::sync::mpsc;
+
+/// What an in-flight entry produces: nothing, one message, or a batch answer.
+enum Answer {
+    Nothing,
+    One(Message),
+    Batch(Vec<Message>),
+}
+
+/// A session bound to a message transport. Create it, keep the [`Peer`], and `run()` it.
+pub struct Connection<R: FrameReader, W: FrameWriter> {
+    session: Arc<Session>,
+    reader: R,
+    writer: W,
+    outbound_rx: mpsc::Receiver<OutboundMessage>,
+}
+
+impl<R: FrameReader, W: FrameWriter> Connection<R, W> {
+    /// Binds a new session playing `role`, answering with `service`, to a transport.
+    pub fn new(role: Role, service: Arc<dyn Service>, config: SessionConfig, reader: R, writer: W) -> Self {
+        let (outbound, outbound_rx) = Outbound::channel(config.outbound_capacity);
+        let session = Session::new(role, service, config, outbound, None);
+        Connection { session, reader, writer, outbound_rx }
+    }
+
+    /// The session (for handles: `session().peer()`).
+    pub fn session(&self) -> &Arc<Session> {
+        &self.session
+    }
+
+    /// A handle for sending to the peer.
+    pub fn peer(&self) -> Peer {
+        self.session.peer()
+    }
+
+    /// Runs until the peer hangs up or the session is closed. In-flight handlers get
+    /// `drain_timeout` to finish after the peer's end closes; their answers are still written.
+    pub async fn run(self) -> Result<(), McpError> {
+        let Connection { session, mut reader, mut writer, mut outbound_rx } = self;
+        let mut in_flight: FuturesUnordered<BoxFuture<'static, Answer>> = FuturesUnordered::new();
+        let mut frame = Vec::with_capacity(4096);
+        let mut out = Vec::with_capacity(4096);
+        let mut dirty = false;
+        let mut reading = true;
+        let mut result = Ok(());
+        let mut drain_deadline: Option<tokio::time::Instant> = None;
+        let closed = session.closed.clone();
+
+        macro_rules! emit {
+            ($msg:expr) => {{
+                out.clear();
+                serde_json::to_writer(&mut out, $msg).expect("messages always serialize");
+                if let Err(e) = writer.write_frame(&out).await {
+                    result = Err(McpError::from(e));
+                    break;
+                }
+                dirty = true;
+            }};
+        }
+
+        loop {
+            if !reading && in_flight.is_empty() {
+                break;
+            }
+            let drain_sleep = async {
+                match drain_deadline {
+                    Some(d) => tokio::time::sleep_until(d).await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                biased;
+                Some(answer) = in_flight.next(), if !in_flight.is_empty() => match answer {
+                    Answer::Nothing => {}
+                    Answer::One(m) => emit!(&m),
+                    Answer::Batch(ms) => if !ms.is_empty() { emit!(&ms) },
+                },
+                Some(ob) = outbound_rx.recv() => emit!(&ob.message),
+                r = reader.read_frame(&mut frame), if reading => match r {
+                    Ok(ReadStatus::Frame) => match on_frame(&session, &frame) {
+                        FrameOutcome::Now(Answer::Nothing) => {}
+                        FrameOutcome::Now(Answer::One(m)) => emit!(&m),
+                        FrameOutcome::Now(Answer::Batch(ms)) => if !ms.is_empty() { emit!(&ms) },
+                        FrameOutcome::Later(fut) => in_flight.push(fut),
+                    },
+                    Ok(ReadStatus::Oversized(size)) => {
+                        let e = McpError::invalid_request(format!(
+                            "message of {size} bytes exceeds the limit of {} bytes", session.config.max_message_size
+                        ));
+                        emit!(&Message::error(None, e));
+                    }
+                    Ok(ReadStatus::Eof) | Err(_) => {
+                        if let Err(e) = r { tracing::debug!(error = %e, "transport read failed"); }
+                        reading = false;
+                        // The peer can no longer answer anything we asked.
+                        session.fail_pending("peer closed the connection");
+                        drain_deadline = Some(tokio::time::Instant::now() + session.config.drain_timeout);
+                    }
+                },
+                _ = closed.cancelled(), if reading => {
+                    reading = false;
+                    drain_deadline = Some(tokio::time::Instant::now() + session.config.drain_timeout);
+                }
+                _ = drain_sleep => {
+                    tracing::warn!(count = in_flight.len(), "handlers still running after the drain timeout; cancelling them");
+                    break;
+                }
+                _ = std::future::ready(()), if dirty => {
+                    dirty = false;
+                    if let Err(e) = writer.flush().await {
+                        result = Err(McpError::from(e));
+                        break;
+                    }
+                }
+            }
+        }
+        // Deliver whatever was queued, then hang up.
+        while let Ok(ob) = outbound_rx.try_recv() {
+            out.clear();
+            serde_json::to_writer(&mut out, &ob.message).expect("messages always serialize");
+            if writer.write_frame(&out).await.is_err() {
+                break;
+            }
+        }
+        let _ = writer.close().await;
+        drop(in_flight);
+        session.close();
+        result
+    }
+}
+
+/// Handles one frame; an answer that needs handlers to finish is pushed by the caller.
+fn on_frame(session: &Arc<Session>, frame: &[u8]) -> FrameOutcome {
+    match jsonrpc::parse(frame) {
+        Err(ErrorResponse { id, error }) => FrameOutcome::Now(Answer::One(Message::error(id, error))),
+        Ok(jsonrpc::Incoming::Single(msg)) => match session.handle_incoming(msg) {
+            Incoming::Nothing => FrameOutcome::Now(Answer::Nothing),
+            Incoming::Reply(m) => FrameOutcome::Now(Answer::One(m)),
+            Incoming::Pending(fut) => FrameOutcome::Later(Box::pin(async move {
+                match fut.await {
+                    Some(m) => Answer::One(m),
+                    None => Answer::Nothing,
+                }
+            })),
+        },
+        Ok(jsonrpc::Incoming::Batch(items)) => {
+            let allowed = session.state() >= STATE_INITIALIZING
+                && session.protocol_version().is_some_and(|v| v.supports_batches());
+            if !allowed {
+                let why = match session.protocol_version() {
+                    Some(v) => format!("JSON-RPC batches are not allowed in protocol revision {v}"),
+                    None => "JSON-RPC batches are not allowed before initialization".to_string(),
+                };
+                return FrameOutcome::Now(Answer::One(Message::error(None, McpError::invalid_request(why))));
+            }
+            let mut ready = Vec::new();
+            let mut waiting = Vec::new();
+            for item in items {
+                match item {
+                    Err(ErrorResponse { id, error }) => ready.push(Message::error(id, error)),
+                    Ok(msg) => match session.handle_incoming(msg) {
+                        Incoming::Nothing => {}
+                        Incoming::Reply(m) => ready.push(m),
+                        Incoming::Pending(f) => waiting.push(f),
+                    },
+                }
+            }
+            if waiting.is_empty() {
+                return FrameOutcome::Now(Answer::Batch(ready));
+            }
+            FrameOutcome::Later(Box::pin(async move {
+                ready.extend(join_all(waiting).await.into_iter().flatten());
+                Answer::Batch(ready)
+            }))
+        }
+    }
+}
+
+enum FrameOutcome {
+    Now(Answer),
+    Later(BoxFuture<'static, Answer>),
+}

@@ -1,0 +1,214 @@
+//! What a handler gets besides its arguments: the request's identity, `_meta`, cancellation,
+//! progress reporting, logging, and a way to ask the peer things while serving the request.
+
+use super::core::STATE_READY;
+use super::{Peer, RequestOptions, Session};
+use crate::jsonrpc::{Message, Request, RequestId};
+use crate::protocol::ProtocolVersion;
+use crate::McpError;
+use serde_json::{json, Map, Value};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+/// The context of one incoming request. Cheap to clone; clones share state.
+#[derive(Clone)]
+pub struct RequestContext {
+    inner: Arc<ContextInner>,
+}
+
+struct ContextInner {
+    session: Arc<Session>,
+    id: RequestId,
+    meta: Option<Map<String, Value>>,
+    version: Option<ProtocolVersion>,
+    cancel: CancellationToken,
+    progress: Option<ProgressReporter>,
+    done: AtomicBool,
+}
+
+impl std::fmt::Debug for RequestContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RequestContext").field("id", &self.inner.id).finish_non_exhaustive()
+    }
+}
+
+impl RequestContext {
+    pub(crate) fn new(session: Arc<Session>, req: &Request, cancel: CancellationToken) -> Self {
+        let version = session.protocol_version();
+        Self::build(session, req, cancel, version)
+    }
+
+    pub(crate) fn new_initialize(session: Arc<Session>, req: &Request, version: ProtocolVersion) -> Self {
+        Self::build(session, req, CancellationToken::new(), Some(version))
+    }
+
+    fn build(session: Arc<Session>, req: &Request, cancel: CancellationToken, version: Option<ProtocolVersion>) -> Self {
+        let meta = req.params.as_ref().and_then(|p| p.get("_meta")).and_then(Value::as_object).cloned();
+        let progress = meta
+            .as_ref()
+            .and_then(|m| m.get("progressToken"))
+            .filter(|t| t.is_string() || t.is_i64() || t.is_u64())
+            .map(|token| ProgressReporter {
+                session: session.clone(),
+                token: token.clone(),
+                related: req.id.clone(),
+                last: Arc::new(AtomicU64::new(f64::NEG_INFINITY.to_bits())),
+                done: Arc::new(AtomicBool::new(false)),
+            });
+        RequestContext {
+            inner: Arc::new(ContextInner {
+                session,
+                id: req.id.clone(),
+                meta,
+                version,
+                cancel,
+                progress,
+                done: AtomicBool::new(false),
+            }),
+        }
+    }
+
+    /// Marks the request finished: progress and related messages stop.
+    pub(crate) fn finish(&self) {
+        self.inner.done.store(true, Ordering::Release);
+        if let Some(p) = &self.inner.progress {
+            p.done.store(true, Ordering::Release);
+        }
+    }
+
+    /// The id of the request being served.
+    pub fn request_id(&self) -> &RequestId {
+        &self.inner.id
+    }
+
+    /// The request's `_meta` object, if it had one.
+    pub fn meta(&self) -> Option<&Map<String, Value>> {
+        self.inner.meta.as_ref()
+    }
+
+    /// The negotiated protocol revision (for `initialize`: the one being negotiated).
+    pub fn protocol_version(&self) -> Option<ProtocolVersion> {
+        self.inner.version
+    }
+
+    /// The token that fires when the peer cancels this request (or the session closes).
+    pub fn cancellation(&self) -> &CancellationToken {
+        &self.inner.cancel
+    }
+
+    /// Whether the request has been cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.cancel.is_cancelled()
+    }
+
+    /// The session this request arrived on.
+    pub fn session(&self) -> &Arc<Session> {
+        &self.inner.session
+    }
+
+    /// A handle for sending to the peer.
+    pub fn peer(&self) -> Peer {
+        self.inner.session.peer()
+    }
+
+    /// The progress reporter, if the requester asked for progress (sent a `progressToken`).
+    pub fn progress_reporter(&self) -> Option<&ProgressReporter> {
+        self.inner.progress.as_ref()
+    }
+
+    /// Reports progress if the requester asked for it; a no-op otherwise.
+    /// Progress must increase; values that do not are dropped, as is anything after completion.
+    pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> Result<(), McpError> {
+        match &self.inner.progress {
+            Some(p) => p.report(progress, total, message).await,
+            None => Ok(()),
+        }
+    }
+
+    /// Sends a log message to the peer (`notifications/message`) if the peer's log level admits
+    /// it and this server advertised logging. `level` is an RFC 5424 level name (`"info"`, ...).
+    pub async fn log(&self, level: &str, logger: Option<&str>, data: Value) -> Result<(), McpError> {
+        self.peer().log_related(level, logger, data, Some(self.inner.id.clone())).await
+    }
+
+    /// Sends a notification related to this request (routed onto its stream over HTTP).
+    pub async fn notify(&self, method: &str, params: Option<Value>) -> Result<(), McpError> {
+        if self.inner.done.load(Ordering::Acquire) {
+            return Err(McpError::invalid_request("request already completed"));
+        }
+        self.inner
+            .session
+            .outbound
+            .send(Message::notification(method, params), Some(self.inner.id.clone()))
+            .await
+    }
+
+    /// Sends a request to the peer while serving this one (e.g. `sampling/createMessage`,
+    /// `elicitation/create`, `roots/list`), related to this request.
+    pub async fn request(&self, method: &str, params: Option<Value>) -> Result<Value, McpError> {
+        let opts = RequestOptions { related: Some(self.inner.id.clone()), cancel: Some(self.inner.cancel.clone()), ..Default::default() };
+        self.peer().request(method, params, opts).await
+    }
+
+    /// Like [`RequestContext::request`] with explicit options (the relation to this request is kept).
+    pub async fn request_with(&self, method: &str, params: Option<Value>, mut opts: RequestOptions) -> Result<Value, McpError> {
+        opts.related = Some(self.inner.id.clone());
+        if opts.cancel.is_none() {
+            opts.cancel = Some(self.inner.cancel.clone());
+        }
+        self.peer().request(method, params, opts).await
+    }
+
+    /// Whether the session has completed its handshake.
+    pub fn session_ready(&self) -> bool {
+        self.inner.session.state() == STATE_READY
+    }
+}
+
+/// Sends `notifications/progress` for one request, enforcing monotonic progress and silence
+/// after completion.
+#[derive(Clone)]
+pub struct ProgressReporter {
+    session: Arc<Session>,
+    token: Value,
+    related: RequestId,
+    last: Arc<AtomicU64>,
+    done: Arc<AtomicBool>,
+}
+
+impl ProgressReporter {
+    /// The requester's progress token.
+    pub fn token(&self) -> &Value {
+        &self.token
+    }
+
+    /// Sends one progress notification. Non-increasing values and reports after the request
+    /// completed are dropped (returns `Ok(())`, nothing sent).
+    pub async fn report(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> Result<(), McpError> {
+        if self.done.load(Ordering::Acquire) || !progress.is_finite() {
+            return Ok(());
+        }
+        let mut last = self.last.load(Ordering::Acquire);
+        loop {
+            if progress <= f64::from_bits(last) {
+                return Ok(());
+            }
+            match self.last.compare_exchange(last, progress.to_bits(), Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => break,
+                Err(now) => last = now,
+            }
+        }
+        let mut params = json!({ "progressToken": self.token, "progress": progress });
+        if let Some(t) = total {
+            params["total"] = json!(t);
+        }
+        if let Some(m) = message {
+            params["message"] = json!(m);
+        }
+        self.session
+            .outbound
+            .send(Message::notification("notifications/progress", Some(params)), Some(self.related.clone()))
+            .await
+    }
+}

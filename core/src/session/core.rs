@@ -1,0 +1,460 @@
+//! The per-connection protocol state and the routing of every incoming message.
+
+use super::{Outbound, Peer, RequestContext, Service};
+use crate::jsonrpc::{ErrorResponse, IdGenerator, Message, Notification, Request, RequestId, Response};
+use crate::protocol::ProtocolVersion;
+use crate::McpError;
+use futures_util::future::BoxFuture;
+use futures_util::FutureExt;
+use serde_json::{json, Value};
+use std::collections::{HashMap, HashSet};
+use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+use tokio::sync::{oneshot, Notify};
+use tokio_util::sync::CancellationToken;
+
+/// Which side of the protocol a session plays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// The server: answers `initialize`, offers tools, resources, prompts.
+    Server,
+    /// The client: sends `initialize`, offers roots, sampling, elicitation.
+    Client,
+}
+
+/// Limits and defaults of a session. Every queue is bounded.
+#[derive(Clone, Debug)]
+pub struct SessionConfig {
+    /// Largest incoming frame accepted, in bytes.
+    pub max_message_size: usize,
+    /// Incoming requests handled concurrently; more are answered with an error.
+    pub max_in_flight: usize,
+    /// Capacity of the queue of notifications and peer-bound requests.
+    pub outbound_capacity: usize,
+    /// Default timeout of requests this side sends (`None`: wait forever).
+    pub request_timeout: Option<Duration>,
+    /// Upper bound on a request's total time even when progress keeps resetting its timeout.
+    pub max_total_timeout: Option<Duration>,
+    /// Revisions this side will negotiate, any order.
+    pub supported_versions: Vec<ProtocolVersion>,
+    /// How long in-flight handlers may run after the peer hung up, before they are cancelled.
+    pub drain_timeout: Duration,
+}
+
+impl Default for SessionConfig {
+    fn default() -> Self {
+        Self {
+            max_message_size: crate::jsonrpc::DEFAULT_MAX_MESSAGE_SIZE,
+            max_in_flight: 1024,
+            outbound_capacity: 1024,
+            request_timeout: Some(Duration::from_secs(60)),
+            max_total_timeout: Some(Duration::from_secs(600)),
+            supported_versions: ProtocolVersion::ALL.to_vec(),
+            drain_timeout: Duration::from_secs(5),
+        }
+    }
+}
+
+/// What the handshake settled.
+#[derive(Clone, Debug)]
+pub struct Negotiated {
+    /// The protocol revision in use.
+    pub version: ProtocolVersion,
+    /// The peer's `clientInfo` / `serverInfo` object.
+    pub peer_info: Value,
+    /// The peer's capabilities object.
+    pub peer_capabilities: Value,
+    /// This side's own capabilities, as advertised.
+    pub own_capabilities: Value,
+    /// The server's `instructions`, if any (client side).
+    pub instructions: Option<String>,
+}
+
+impl Negotiated {
+    /// Whether the peer advertised capability `path` (e.g. `["sampling"]`, `["resources", "subscribe"]`).
+    pub fn peer_has(&self, path: &[&str]) -> bool {
+        has_capability(&self.peer_capabilities, path)
+    }
+    /// Whether this side advertised capability `path`.
+    pub fn own_has(&self, path: &[&str]) -> bool {
+        has_capability(&self.own_capabilities, path)
+    }
+}
+
+pub(crate) fn has_capability(caps: &Value, path: &[&str]) -> bool {
+    let mut v = caps;
+    for key in path {
+        match v.get(key) {
+            Some(next) if !next.is_null() => v = next,
+            _ => return false,
+        }
+    }
+    !matches!(v, Value::Bool(false))
+}
+
+pub(crate) const STATE_NEW: u8 = 0;
+pub(crate) const STATE_NEGOTIATING: u8 = 1;
+pub(crate) const STATE_INITIALIZING: u8 = 2;
+pub(crate) const STATE_READY: u8 = 3;
+pub(crate) const STATE_CLOSED: u8 = 4;
+
+/// Progress callback for a request this side sent: receives the `notifications/progress` params.
+pub(crate) type ProgressCallback = Arc<dyn Fn(Value) + Send + Sync>;
+
+pub(crate) struct PendingRequest {
+    pub tx: oneshot::Sender<Result<Value, McpError>>,
+    pub on_progress: Option<ProgressCallback>,
+    pub activity: Option<Arc<Notify>>,
+}
+
+/// What the session made of one incoming message.
+pub enum Incoming {
+    /// Nothing to send back.
+    Nothing,
+    /// An immediate answer.
+    Reply(Message),
+    /// An answer that a handler is still computing; `None` means "send nothing" (cancelled).
+    Pending(BoxFuture<'static, Option<Message>>),
+}
+
+/// One connection's protocol state: lifecycle, negotiated revision, requests in both directions.
+pub struct Session {
+    pub(crate) role: Role,
+    pub(crate) config: SessionConfig,
+    pub(crate) service: Arc<dyn Service>,
+    pub(crate) outbound: Outbound,
+    state: AtomicU8,
+    negotiated: OnceLock<Negotiated>,
+    pub(crate) ids: IdGenerator,
+    pub(crate) pending: Mutex<HashMap<RequestId, PendingRequest>>,
+    in_flight: Mutex<HashMap<RequestId, CancellationToken>>,
+    /// Minimum log level the peer asked for (`u8::MAX`: not set; server role).
+    pub(crate) log_level: AtomicU8,
+    /// Resource URIs the peer subscribed to (server role).
+    pub(crate) subscriptions: Mutex<HashSet<String>>,
+    pub(crate) closed: CancellationToken,
+    session_id: Option<Arc<str>>,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("role", &self.role)
+            .field("state", &self.state.load(Ordering::Relaxed))
+            .field("session_id", &self.session_id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Session {
+    /// A new session for `role`, answering with `service`, queuing outbound messages on `outbound`.
+    pub fn new(
+        role: Role,
+        service: Arc<dyn Service>,
+        config: SessionConfig,
+        outbound: Outbound,
+        session_id: Option<Arc<str>>,
+    ) -> Arc<Session> {
+        Arc::new(Session {
+            role,
+            config,
+            service,
+            outbound,
+            state: AtomicU8::new(STATE_NEW),
+            negotiated: OnceLock::new(),
+            ids: IdGenerator::new(),
+            pending: Mutex::new(HashMap::new()),
+            in_flight: Mutex::new(HashMap::new()),
+            log_level: AtomicU8::new(u8::MAX),
+            subscriptions: Mutex::new(HashSet::new()),
+            closed: CancellationToken::new(),
+            session_id,
+        })
+    }
+
+    /// The role this session plays.
+    pub fn role(&self) -> Role {
+        self.role
+    }
+
+    /// The session's configuration.
+    pub fn config(&self) -> &SessionConfig {
+        &self.config
+    }
+
+    /// The transport-level session id (Streamable HTTP), if any.
+    pub fn session_id(&self) -> Option<&str> {
+        self.session_id.as_deref()
+    }
+
+    /// What the handshake settled, once it has.
+    pub fn negotiated(&self) -> Option<&Negotiated> {
+        self.negotiated.get()
+    }
+
+    /// The negotiated revision, once negotiated.
+    pub fn protocol_version(&self) -> Option<ProtocolVersion> {
+        self.negotiated.get().map(|n| n.version)
+    }
+
+    /// Whether the handshake has completed.
+    pub fn is_ready(&self) -> bool {
+        self.state.load(Ordering::Acquire) == STATE_READY
+    }
+
+    /// Whether the session has closed.
+    pub fn is_closed(&self) -> bool {
+        self.state.load(Ordering::Acquire) == STATE_CLOSED
+    }
+
+    pub(crate) fn state(&self) -> u8 {
+        self.state.load(Ordering::Acquire)
+    }
+
+    /// A handle for sending to the peer.
+    pub fn peer(self: &Arc<Self>) -> Peer {
+        Peer::new(self.clone())
+    }
+
+    /// Number of incoming requests currently being handled.
+    pub fn in_flight_count(&self) -> usize {
+        self.in_flight.lock().unwrap().len()
+    }
+
+    /// Records the handshake outcome (client role: after the `initialize` response).
+    pub(crate) fn set_negotiated(&self, n: Negotiated) {
+        let _ = self.negotiated.set(n);
+    }
+
+    pub(crate) fn set_state(&self, s: u8) {
+        self.state.store(s, Ordering::Release);
+    }
+
+    /// Closes the session: cancels every handler, fails every request waiting for the peer.
+    pub fn close(self: &Arc<Self>) {
+        if self.state.swap(STATE_CLOSED, Ordering::AcqRel) == STATE_CLOSED {
+            return;
+        }
+        self.closed.cancel();
+        for (_, token) in self.in_flight.lock().unwrap().drain() {
+            token.cancel();
+        }
+        self.fail_pending("connection closed");
+        self.service.on_closed(&self.peer());
+    }
+
+    /// Fails every request waiting for the peer (the peer can no longer answer).
+    pub(crate) fn fail_pending(&self, why: &str) {
+        let drained: Vec<_> = self.pending.lock().unwrap().drain().collect();
+        for (_, p) in drained {
+            let _ = p.tx.send(Err(McpError::connection_closed(why)));
+        }
+    }
+
+    /// Routes one incoming message: resolves responses, consumes session-level notifications and
+    /// starts handlers for requests.
+    pub fn handle_incoming(self: &Arc<Self>, message: Message) -> Incoming {
+        match message {
+            Message::Request(r) => self.handle_request(r),
+            Message::Notification(n) => {
+                self.handle_notification(n);
+                Incoming::Nothing
+            }
+            Message::Response(Response { id, result }) => {
+                self.resolve(&id, Ok(result));
+                Incoming::Nothing
+            }
+            Message::Error(ErrorResponse { id: Some(id), error }) => {
+                self.resolve(&id, Err(error));
+                Incoming::Nothing
+            }
+            Message::Error(ErrorResponse { id: None, error }) => {
+                tracing::warn!(code = error.code, message = %error.message, "peer reported an error without id");
+                Incoming::Nothing
+            }
+        }
+    }
+
+    fn resolve(&self, id: &RequestId, result: Result<Value, McpError>) {
+        let pending = self.pending.lock().unwrap().remove(id);
+        match pending {
+            Some(p) => {
+                let _ = p.tx.send(result);
+            }
+            None => tracing::debug!(%id, "response for an unknown or finished request ignored"),
+        }
+    }
+
+    fn handle_notification(self: &Arc<Self>, n: Notification) {
+        match n.method.as_str() {
+            "notifications/cancelled" => {
+                let Some(id) = n.params.as_ref().and_then(|p| p.get("requestId")).and_then(RequestId::from_value)
+                else {
+                    return;
+                };
+                // Late or unknown cancellations are ignored; initialize is never registered.
+                if let Some(token) = self.in_flight.lock().unwrap().get(&id) {
+                    token.cancel();
+                }
+            }
+            "notifications/progress" => {
+                let Some(params) = n.params else { return };
+                let Some(id) = params.get("progressToken").and_then(RequestId::from_value) else { return };
+                let (cb, activity) = match self.pending.lock().unwrap().get(&id) {
+                    Some(p) => (p.on_progress.clone(), p.activity.clone()),
+                    None => return,
+                };
+                if let Some(a) = activity {
+                    a.notify_one();
+                }
+                if let Some(cb) = cb {
+                    cb(params);
+                }
+            }
+            "notifications/initialized" if self.role == Role::Server => {
+                if self
+                    .state
+                    .compare_exchange(STATE_INITIALIZING, STATE_READY, Ordering::AcqRel, Ordering::Acquire)
+                    .is_ok()
+                {
+                    self.service.on_initialized(&self.peer());
+                }
+            }
+            _ => {
+                if self.state() >= STATE_INITIALIZING && !self.is_closed() {
+                    self.service.handle_notification(n, &self.peer());
+                } else {
+                    tracing::debug!(method = %n.method, "notification before initialization ignored");
+                }
+            }
+        }
+    }
+
+    fn handle_request(self: &Arc<Self>, req: Request) -> Incoming {
+        let id = req.id.clone();
+        let fail = |e: McpError| Incoming::Reply(Message::error(Some(id.clone()), e));
+        if req.method.starts_with("notifications/") {
+            return fail(McpError::invalid_request(format!(
+                "{} is a notification and must not carry an id",
+                req.method
+            )));
+        }
+        match req.method.as_str() {
+            "ping" => return Incoming::Reply(Message::response(req.id, json!({}))),
+            "initialize" if self.role == Role::Server => return self.handle_initialize(req),
+            _ => {}
+        }
+        let state = self.state();
+        if state == STATE_CLOSED {
+            return fail(McpError::connection_closed("session closed"));
+        }
+        if state < STATE_INITIALIZING {
+            return fail(McpError::invalid_request(format!(
+                "{} received before initialization; only ping is allowed until initialize completes",
+                req.method
+            )));
+        }
+        let token = self.closed.child_token();
+        {
+            let mut in_flight = self.in_flight.lock().unwrap();
+            if in_flight.contains_key(&id) {
+                return fail(McpError::invalid_request(format!("duplicate request id {id}: a request with this id is in flight")));
+            }
+            if in_flight.len() >= self.config.max_in_flight {
+                return fail(McpError::internal(format!(
+                    "server busy: {} requests already in flight",
+                    self.config.max_in_flight
+                ))
+                .with_data(json!({ "limit": self.config.max_in_flight })));
+            }
+            in_flight.insert(id.clone(), token.clone());
+        }
+        let ctx = RequestContext::new(self.clone(), &req, token.clone());
+        let fut = self.service.handle_request(req, ctx.clone());
+        let session = self.clone();
+        Incoming::Pending(Box::pin(async move {
+            let outcome = tokio::select! {
+                biased;
+                r = AssertUnwindSafe(fut).catch_unwind() => Some(r),
+                _ = token.cancelled() => None,
+            };
+            ctx.finish();
+            session.in_flight.lock().unwrap().remove(&id);
+            match outcome {
+                None => None, // cancelled: no response is sent
+                Some(Ok(Ok(result))) => Some(Message::response(id, result)),
+                Some(Ok(Err(e))) => Some(Message::error(Some(id), e)),
+                Some(Err(panic)) => Some(Message::error(Some(id), panic_error(panic))),
+            }
+        }))
+    }
+
+    fn handle_initialize(self: &Arc<Self>, req: Request) -> Incoming {
+        let id = req.id.clone();
+        let fail = |e: McpError| Incoming::Reply(Message::error(Some(id.clone()), e));
+        let params = req.params.as_ref();
+        let Some(requested) = params.and_then(|p| p.get("protocolVersion")).and_then(Value::as_str) else {
+            return fail(McpError::invalid_params("initialize: params.protocolVersion (string) is required"));
+        };
+        let Some(capabilities) = params.and_then(|p| p.get("capabilities")).filter(|c| c.is_object()) else {
+            return fail(McpError::invalid_params("initialize: params.capabilities (object) is required"));
+        };
+        let Some(client_info) = params.and_then(|p| p.get("clientInfo")).filter(|c| c.is_object()) else {
+            return fail(McpError::invalid_params("initialize: params.clientInfo (object) is required"));
+        };
+        if self
+            .state
+            .compare_exchange(STATE_NEW, STATE_NEGOTIATING, Ordering::AcqRel, Ordering::Acquire)
+            .is_err()
+        {
+            return fail(McpError::invalid_request("initialize may be sent only once per session"));
+        }
+        let version = ProtocolVersion::parse(requested)
+            .filter(|v| self.config.supported_versions.contains(v))
+            .unwrap_or_else(|| self.config.supported_versions.iter().copied().max().unwrap_or(ProtocolVersion::LATEST));
+        let peer_info = client_info.clone();
+        let peer_capabilities = capabilities.clone();
+        // Initialize cannot be cancelled, so its token is never registered.
+        let ctx = RequestContext::new_initialize(self.clone(), &req, version);
+        let fut = self.service.handle_request(req, ctx);
+        let session = self.clone();
+        Incoming::Pending(Box::pin(async move {
+            match AssertUnwindSafe(fut).catch_unwind().await {
+                Ok(Ok(mut result)) => {
+                    if let Value::Object(map) = &mut result {
+                        map.insert("protocolVersion".into(), Value::String(version.as_str().into()));
+                    }
+                    session.set_negotiated(Negotiated {
+                        version,
+                        peer_info,
+                        peer_capabilities,
+                        own_capabilities: result.get("capabilities").cloned().unwrap_or_else(|| json!({})),
+                        instructions: None,
+                    });
+                    session.set_state(STATE_INITIALIZING);
+                    Some(Message::response(id, result))
+                }
+                Ok(Err(e)) => {
+                    session.set_state(STATE_NEW);
+                    Some(Message::error(Some(id), e))
+                }
+                Err(panic) => {
+                    session.set_state(STATE_NEW);
+                    Some(Message::error(Some(id), panic_error(panic)))
+                }
+            }
+        }))
+    }
+}
+
+fn panic_error(panic: Box<dyn std::any::Any + Send>) -> McpError {
+    let what = panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into());
+    tracing::error!(panic = %what, "handler panicked");
+    McpError::internal(format!("handler panicked: {what}"))
+}

@@ -1,0 +1,26 @@
+//! Sessions: the lifecycle state machine, request correlation, cancellation, progress and
+//! timeouts, shared by servers and clients and by every transport.
+//!
+//! A [`Session`] holds one connection's protocol state. Transports feed it incoming messages
+//! ([`Session::handle_incoming`]) and carry out what it wants sent (an [`Outbound`] queue plus the
+//! responses it returns). [`Connection`] is the driver for message-oriented transports (stdio,
+//! child process, in-memory, WebSocket); the HTTP transport drives sessions per request.
+//! What a side *does* with requests lives behind the [`Service`] trait (the server's registries or
+//! the client's handlers); what the protocol *allows* lives here.
+
+mod capabilities;
+mod connection;
+mod context;
+mod core;
+mod outbound;
+mod peer;
+mod service;
+
+pub use self::core::{Negotiated, Role, Session, SessionConfig};
+pub use capabilities::check_outgoing_request;
+pub use self::core::Incoming;
+pub use connection::Connection;
+pub use context::{ProgressReporter, RequestContext};
+pub use outbound::{Outbound, OutboundMessage};
+pub use peer::{Peer, RequestOptions};
+pub use service::Service;
