@@ -5,10 +5,16 @@
 //! Message-oriented transports (stdio, child process, in-memory, WebSocket) plug into
 //! [`crate::session::Connection`]; HTTP transports drive sessions per request instead.
 
+#[cfg(unix)]
+pub mod child;
 mod framing;
 mod memory;
 mod stdio;
 
+#[cfg(unix)]
+pub use child::{
+    ChildHandle, ChildProcessOptions, ChildReader, ChildStdinPipe, ChildWriter, StderrMode,
+};
 pub use framing::{LineReader, LineWriter};
 pub use memory::{memory_pair, MemoryReader, MemoryWriter};
 pub use stdio::{stdio, StdioReader, StdioWriter};

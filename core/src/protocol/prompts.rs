@@ -1,0 +1,154 @@
+//! Prompts: templates a server offers (`prompts/list`) and fills in (`prompts/get`).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::content::ContentBlock;
+use super::meta::{Cursor, Icon, JsonObject, Meta, Role};
+
+/// A prompt or prompt template the server offers.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Prompt {
+    /// Programmatic name.
+    pub name: String,
+    /// Display name (2025-06-18+).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What the prompt provides.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Arguments used to fill in the template.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<Vec<PromptArgument>>,
+    /// Icons to show with the prompt (2025-11-25+).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icons: Option<Vec<Icon>>,
+    /// Protocol metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+    /// Fields this revision does not define, kept for a lossless round trip.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+impl Prompt {
+    /// A prompt with just a name.
+    pub fn new(name: impl Into<String>) -> Self {
+        Prompt {
+            name: name.into(),
+            ..Default::default()
+        }
+    }
+}
+
+/// An argument a prompt template accepts.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PromptArgument {
+    /// Programmatic name.
+    pub name: String,
+    /// Display name (2025-06-18+).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What the argument is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Whether the argument must be given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub required: Option<bool>,
+    /// Fields this revision does not define, kept for a lossless round trip.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+/// One message of a prompt.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PromptMessage {
+    /// Who says it.
+    pub role: Role,
+    /// What is said.
+    pub content: ContentBlock,
+    /// Fields this revision does not define, kept for a lossless round trip.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+impl PromptMessage {
+    /// A message with the given role and content.
+    pub fn new(role: Role, content: impl Into<ContentBlock>) -> Self {
+        PromptMessage {
+            role,
+            content: content.into(),
+            extra: JsonObject::new(),
+        }
+    }
+
+    /// A user message with one text block.
+    pub fn user_text(text: impl Into<String>) -> Self {
+        Self::new(Role::User, ContentBlock::text(text))
+    }
+
+    /// An assistant message with one text block.
+    pub fn assistant_text(text: impl Into<String>) -> Self {
+        Self::new(Role::Assistant, ContentBlock::text(text))
+    }
+}
+
+/// The answer to `prompts/list`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListPromptsResult {
+    /// This page of prompts.
+    pub prompts: Vec<Prompt>,
+    /// Cursor for the next page; absent on the last page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<Cursor>,
+    /// Protocol metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+    /// Fields this revision does not define, kept for a lossless round trip.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+/// Parameters of `prompts/get`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct GetPromptRequestParams {
+    /// The prompt to get.
+    pub name: String,
+    /// Template arguments (string values only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<BTreeMap<String, String>>,
+    /// Protocol metadata (e.g. `progressToken`).
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+    /// Fields this revision does not define, kept for a lossless round trip.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+impl GetPromptRequestParams {
+    /// Parameters for the named prompt, without arguments.
+    pub fn new(name: impl Into<String>) -> Self {
+        GetPromptRequestParams {
+            name: name.into(),
+            ..Default::default()
+        }
+    }
+}
+
+/// The answer to `prompts/get`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct GetPromptResult {
+    /// What the prompt is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The filled-in messages.
+    pub messages: Vec<PromptMessage>,
+    /// Protocol metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+    /// Fields this revision does not define, kept for a lossless round trip.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}

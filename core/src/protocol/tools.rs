@@ -1,0 +1,264 @@
+//! Tools: definitions (`tools/list`) and calls (`tools/call`) with their results.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::content::ContentBlock;
+use super::meta::{Cursor, Icon, JsonObject, Meta};
+use super::tasks::TaskMetadata;
+
+fn default_input_schema() -> Value {
+    serde_json::json!({"type": "object"})
+}
+
+/// Definition of a tool the client can call.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Tool {
+    /// Programmatic name, unique within the server.
+    pub name: String,
+    /// Display name (2025-06-18+).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What the tool does; a hint to the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// JSON Schema of the arguments; an object schema (`{"type": "object"}` at least).
+    #[serde(default = "default_input_schema")]
+    pub input_schema: Value,
+    /// JSON Schema of `structuredContent` in results (2025-06-18+); an object schema.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<Value>,
+    /// Behaviour hints (2025-03-26+).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<ToolAnnotations>,
+    /// Execution properties such as task support (2025-11-25+).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub execution: Option<ToolExecution>,
+    /// Icons to show with the tool (2025-11-25+).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icons: Option<Vec<Icon>>,
+    /// Protocol metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+    /// Fields this revision does not define, kept for a lossless round trip.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+impl Default for Tool {
+    fn default() -> Self {
+        Tool {
+            name: String::new(),
+            title: None,
+            description: None,
+            input_schema: default_input_schema(),
+            output_schema: None,
+            annotations: None,
+            execution: None,
+            icons: None,
+            meta: None,
+            extra: JsonObject::new(),
+        }
+    }
+}
+
+impl Tool {
+    /// A tool with a name and the empty object input schema.
+    pub fn new(name: impl Into<String>) -> Self {
+        Tool {
+            name: name.into(),
+            ..Default::default()
+        }
+    }
+
+    /// Sets the description.
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Sets the input schema.
+    pub fn with_input_schema(mut self, schema: Value) -> Self {
+        self.input_schema = schema;
+        self
+    }
+
+    /// Sets the output schema.
+    pub fn with_output_schema(mut self, schema: Value) -> Self {
+        self.output_schema = Some(schema);
+        self
+    }
+
+    /// The tool's task support; `Forbidden` when not declared.
+    pub fn task_support(&self) -> TaskSupport {
+        self.execution
+            .as_ref()
+            .and_then(|e| e.task_support)
+            .unwrap_or_default()
+    }
+}
+
+/// Hints about a tool's behaviour. Untrusted unless the server is trusted.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolAnnotations {
+    /// Display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The tool does not modify its environment (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_only_hint: Option<bool>,
+    /// The tool may perform destructive updates (default true; meaningful when not read-only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub destructive_hint: Option<bool>,
+    /// Repeating a call with the same arguments has no further effect (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idempotent_hint: Option<bool>,
+    /// The tool interacts with an open world of external entities (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_world_hint: Option<bool>,
+    /// Fields this revision does not define, kept for a lossless round trip.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+/// Whether a tool can be run as a task.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TaskSupport {
+    /// Must not be invoked as a task (the default).
+    #[default]
+    Forbidden,
+    /// May be invoked either way.
+    Optional,
+    /// Must be invoked as a task.
+    Required,
+}
+
+/// Execution-related properties of a tool (2025-11-25+).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolExecution {
+    /// Whether the tool supports task-augmented calls; absent means forbidden.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_support: Option<TaskSupport>,
+    /// Fields this revision does not define, kept for a lossless round trip.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+/// Parameters of `tools/call`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CallToolRequestParams {
+    /// The tool to call.
+    pub name: String,
+    /// The arguments.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<JsonObject>,
+    /// Asks for task-augmented execution (2025-11-25+).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<TaskMetadata>,
+    /// Protocol metadata (e.g. `progressToken`).
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+    /// Fields this revision does not define, kept for a lossless round trip.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+impl CallToolRequestParams {
+    /// A call of `name` with no arguments.
+    pub fn new(name: impl Into<String>) -> Self {
+        CallToolRequestParams {
+            name: name.into(),
+            ..Default::default()
+        }
+    }
+
+    /// Sets the arguments (must be a JSON object; anything else is ignored).
+    pub fn with_arguments(mut self, arguments: Value) -> Self {
+        if let Value::Object(map) = arguments {
+            self.arguments = Some(map);
+        }
+        self
+    }
+}
+
+/// The answer to `tools/call`. Tool errors are reported here with `is_error: true`, not as
+/// JSON-RPC errors, so the model can see them.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallToolResult {
+    /// Unstructured result.
+    #[serde(default)]
+    pub content: Vec<ContentBlock>,
+    /// Structured result object, matching the tool's output schema (2025-06-18+).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured_content: Option<Value>,
+    /// Whether the call ended in an error (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_error: Option<bool>,
+    /// Protocol metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+    /// Fields this revision does not define, kept for a lossless round trip.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
+
+impl CallToolResult {
+    /// A successful result with the given content.
+    pub fn new(content: Vec<ContentBlock>) -> Self {
+        CallToolResult {
+            content,
+            ..Default::default()
+        }
+    }
+
+    /// A successful result with one text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self::new(vec![ContentBlock::text(text)])
+    }
+
+    /// A failed result (`isError: true`) with one text block explaining why.
+    pub fn error_text(text: impl Into<String>) -> Self {
+        CallToolResult {
+            is_error: Some(true),
+            ..Self::text(text)
+        }
+    }
+
+    /// A successful structured result; also carries the JSON text of `value` as a text block,
+    /// for clients that predate structured output.
+    pub fn structured(value: Value) -> Self {
+        let text = value.to_string();
+        CallToolResult {
+            content: vec![ContentBlock::text(text)],
+            structured_content: Some(value),
+            ..Default::default()
+        }
+    }
+
+    /// Whether the result reports a tool error.
+    pub fn is_error(&self) -> bool {
+        self.is_error.unwrap_or(false)
+    }
+}
+
+/// The answer to `tools/list`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListToolsResult {
+    /// This page of tools.
+    pub tools: Vec<Tool>,
+    /// Cursor for the next page; absent on the last page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<Cursor>,
+    /// Protocol metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+    /// Fields this revision does not define, kept for a lossless round trip.
+    #[serde(flatten)]
+    pub extra: JsonObject,
+}
