@@ -6,13 +6,16 @@
 
 #![warn(missing_docs)]
 
+pub mod client;
 pub mod embed;
 pub mod error;
 pub mod jsonrpc;
 pub mod protocol;
 pub mod schema;
+pub mod server;
 pub mod session;
 pub mod transport;
+pub mod uri_template;
 
 pub use error::{codes, McpError, Result};
 pub use protocol::ProtocolVersion;

@@ -9,7 +9,11 @@ use crate::McpError;
 use serde_json::Value;
 
 /// Checks whether this session may send request `method` now; `Err` says why not.
-pub fn check_outgoing_request(session: &Session, method: &str, params: Option<&Value>) -> Result<(), McpError> {
+pub fn check_outgoing_request(
+    session: &Session,
+    method: &str,
+    params: Option<&Value>,
+) -> Result<(), McpError> {
     if method == "ping" {
         return Ok(());
     }
@@ -20,7 +24,9 @@ pub fn check_outgoing_request(session: &Session, method: &str, params: Option<&V
                 return Ok(());
             }
             if state < STATE_INITIALIZING {
-                return Err(McpError::invalid_request(format!("cannot send {method} before initialization completes")));
+                return Err(McpError::invalid_request(format!(
+                    "cannot send {method} before initialization completes"
+                )));
             }
         }
         Role::Server => {
@@ -39,10 +45,12 @@ pub fn check_outgoing_request(session: &Session, method: &str, params: Option<&V
         if n.peer_has(path) {
             Ok(())
         } else {
-            Err(McpError::method_not_found(method).with_data(serde_json::json!({
-                "method": method,
-                "reason": format!("the peer did not advertise the {what} capability"),
-            })))
+            Err(
+                McpError::method_not_found(method).with_data(serde_json::json!({
+                    "method": method,
+                    "reason": format!("the peer did not advertise the {what} capability"),
+                })),
+            )
         }
     };
     let feature_since = |ok: bool, rev: &str| -> Result<(), McpError> {
@@ -58,7 +66,8 @@ pub fn check_outgoing_request(session: &Session, method: &str, params: Option<&V
     match (session.role(), method) {
         (Role::Server, "sampling/createMessage") => {
             need(&["sampling"], "sampling")?;
-            let uses_tools = params.is_some_and(|p| p.get("tools").is_some() || p.get("toolChoice").is_some());
+            let uses_tools =
+                params.is_some_and(|p| p.get("tools").is_some() || p.get("toolChoice").is_some());
             if uses_tools {
                 feature_since(version.has_tasks(), "2025-11-25")?;
                 need(&["sampling", "tools"], "sampling.tools")?;
@@ -69,7 +78,8 @@ pub fn check_outgoing_request(session: &Session, method: &str, params: Option<&V
         (Role::Server, "elicitation/create") => {
             feature_since(version.has_elicitation(), "2025-06-18")?;
             need(&["elicitation"], "elicitation")?;
-            let url_mode = params.and_then(|p| p.get("mode")).and_then(Value::as_str) == Some("url");
+            let url_mode =
+                params.and_then(|p| p.get("mode")).and_then(Value::as_str) == Some("url");
             if url_mode {
                 feature_since(version.has_tasks(), "2025-11-25")?;
                 need(&["elicitation", "url"], "elicitation.url")
@@ -89,7 +99,9 @@ pub fn check_outgoing_request(session: &Session, method: &str, params: Option<&V
             need(&["tasks"], "tasks")
         }
         (Role::Client, m) if m.starts_with("tools/") => need(&["tools"], "tools"),
-        (Role::Client, "resources/subscribe" | "resources/unsubscribe") => need(&["resources", "subscribe"], "resources.subscribe"),
+        (Role::Client, "resources/subscribe" | "resources/unsubscribe") => {
+            need(&["resources", "subscribe"], "resources.subscribe")
+        }
         (Role::Client, m) if m.starts_with("resources/") => need(&["resources"], "resources"),
         (Role::Client, m) if m.starts_with("prompts/") => need(&["prompts"], "prompts"),
         (Role::Client, "completion/complete") => need(&["completions"], "completions"),

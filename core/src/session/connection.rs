@@ -32,10 +32,21 @@ pub struct Connection<R: FrameReader, W: FrameWriter> {
 
 impl<R: FrameReader, W: FrameWriter> Connection<R, W> {
     /// Binds a new session playing `role`, answering with `service`, to a transport.
-    pub fn new(role: Role, service: Arc<dyn Service>, config: SessionConfig, reader: R, writer: W) -> Self {
+    pub fn new(
+        role: Role,
+        service: Arc<dyn Service>,
+        config: SessionConfig,
+        reader: R,
+        writer: W,
+    ) -> Self {
         let (outbound, outbound_rx) = Outbound::channel(config.outbound_capacity);
         let session = Session::new(role, service, config, outbound, None);
-        Connection { session, reader, writer, outbound_rx }
+        Connection {
+            session,
+            reader,
+            writer,
+            outbound_rx,
+        }
     }
 
     /// The session (for handles: `session().peer()`).
@@ -51,7 +62,12 @@ impl<R: FrameReader, W: FrameWriter> Connection<R, W> {
     /// Runs until the peer hangs up or the session is closed. In-flight handlers get
     /// `drain_timeout` to finish after the peer's end closes; their answers are still written.
     pub async fn run(self) -> Result<(), McpError> {
-        let Connection { session, mut reader, mut writer, mut outbound_rx } = self;
+        let Connection {
+            session,
+            mut reader,
+            mut writer,
+            mut outbound_rx,
+        } = self;
         let mut in_flight: FuturesUnordered<BoxFuture<'static, Answer>> = FuturesUnordered::new();
         let mut frame = Vec::with_capacity(4096);
         let mut out = Vec::with_capacity(4096);
@@ -85,11 +101,17 @@ impl<R: FrameReader, W: FrameWriter> Connection<R, W> {
             };
             tokio::select! {
                 biased;
-                Some(answer) = in_flight.next(), if !in_flight.is_empty() => match answer {
-                    Answer::Nothing => {}
-                    Answer::One(m) => emit!(&m),
-                    Answer::Batch(ms) => if !ms.is_empty() { emit!(&ms) },
-                },
+                Some(answer) = in_flight.next(), if !in_flight.is_empty() => {
+                    // Whatever the handler queued (progress, logs) goes out before its answer.
+                    while let Ok(ob) = outbound_rx.try_recv() {
+                        emit!(&ob.message);
+                    }
+                    match answer {
+                        Answer::Nothing => {}
+                        Answer::One(m) => emit!(&m),
+                        Answer::Batch(ms) => if !ms.is_empty() { emit!(&ms) },
+                    }
+                }
                 Some(ob) = outbound_rx.recv() => emit!(&ob.message),
                 r = reader.read_frame(&mut frame), if reading => match r {
                     Ok(ReadStatus::Frame) => match on_frame(&session, &frame) {
@@ -147,7 +169,9 @@ impl<R: FrameReader, W: FrameWriter> Connection<R, W> {
 /// Handles one frame; an answer that needs handlers to finish is pushed by the caller.
 fn on_frame(session: &Arc<Session>, frame: &[u8]) -> FrameOutcome {
     match jsonrpc::parse(frame) {
-        Err(ErrorResponse { id, error }) => FrameOutcome::Now(Answer::One(Message::error(id, error))),
+        Err(ErrorResponse { id, error }) => {
+            FrameOutcome::Now(Answer::One(Message::error(id, error)))
+        }
         Ok(jsonrpc::Incoming::Single(msg)) => match session.handle_incoming(msg) {
             Incoming::Nothing => FrameOutcome::Now(Answer::Nothing),
             Incoming::Reply(m) => FrameOutcome::Now(Answer::One(m)),
@@ -160,13 +184,18 @@ fn on_frame(session: &Arc<Session>, frame: &[u8]) -> FrameOutcome {
         },
         Ok(jsonrpc::Incoming::Batch(items)) => {
             let allowed = session.state() >= STATE_INITIALIZING
-                && session.protocol_version().is_some_and(|v| v.supports_batches());
+                && session
+                    .protocol_version()
+                    .is_some_and(|v| v.supports_batches());
             if !allowed {
                 let why = match session.protocol_version() {
                     Some(v) => format!("JSON-RPC batches are not allowed in protocol revision {v}"),
                     None => "JSON-RPC batches are not allowed before initialization".to_string(),
                 };
-                return FrameOutcome::Now(Answer::One(Message::error(None, McpError::invalid_request(why))));
+                return FrameOutcome::Now(Answer::One(Message::error(
+                    None,
+                    McpError::invalid_request(why),
+                )));
             }
             let mut ready = Vec::new();
             let mut waiting = Vec::new();

@@ -29,7 +29,9 @@ struct ContextInner {
 
 impl std::fmt::Debug for RequestContext {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RequestContext").field("id", &self.inner.id).finish_non_exhaustive()
+        f.debug_struct("RequestContext")
+            .field("id", &self.inner.id)
+            .finish_non_exhaustive()
     }
 }
 
@@ -39,12 +41,26 @@ impl RequestContext {
         Self::build(session, req, cancel, version)
     }
 
-    pub(crate) fn new_initialize(session: Arc<Session>, req: &Request, version: ProtocolVersion) -> Self {
+    pub(crate) fn new_initialize(
+        session: Arc<Session>,
+        req: &Request,
+        version: ProtocolVersion,
+    ) -> Self {
         Self::build(session, req, CancellationToken::new(), Some(version))
     }
 
-    fn build(session: Arc<Session>, req: &Request, cancel: CancellationToken, version: Option<ProtocolVersion>) -> Self {
-        let meta = req.params.as_ref().and_then(|p| p.get("_meta")).and_then(Value::as_object).cloned();
+    fn build(
+        session: Arc<Session>,
+        req: &Request,
+        cancel: CancellationToken,
+        version: Option<ProtocolVersion>,
+    ) -> Self {
+        let meta = req
+            .params
+            .as_ref()
+            .and_then(|p| p.get("_meta"))
+            .and_then(Value::as_object)
+            .cloned();
         let progress = meta
             .as_ref()
             .and_then(|m| m.get("progressToken"))
@@ -119,7 +135,12 @@ impl RequestContext {
 
     /// Reports progress if the requester asked for it; a no-op otherwise.
     /// Progress must increase; values that do not are dropped, as is anything after completion.
-    pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> Result<(), McpError> {
+    pub async fn progress(
+        &self,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<&str>,
+    ) -> Result<(), McpError> {
         match &self.inner.progress {
             Some(p) => p.report(progress, total, message).await,
             None => Ok(()),
@@ -128,8 +149,15 @@ impl RequestContext {
 
     /// Sends a log message to the peer (`notifications/message`) if the peer's log level admits
     /// it and this server advertised logging. `level` is an RFC 5424 level name (`"info"`, ...).
-    pub async fn log(&self, level: &str, logger: Option<&str>, data: Value) -> Result<(), McpError> {
-        self.peer().log_related(level, logger, data, Some(self.inner.id.clone())).await
+    pub async fn log(
+        &self,
+        level: &str,
+        logger: Option<&str>,
+        data: Value,
+    ) -> Result<(), McpError> {
+        self.peer()
+            .log_related(level, logger, data, Some(self.inner.id.clone()))
+            .await
     }
 
     /// Sends a notification related to this request (routed onto its stream over HTTP).
@@ -140,19 +168,31 @@ impl RequestContext {
         self.inner
             .session
             .outbound
-            .send(Message::notification(method, params), Some(self.inner.id.clone()))
+            .send(
+                Message::notification(method, params),
+                Some(self.inner.id.clone()),
+            )
             .await
     }
 
     /// Sends a request to the peer while serving this one (e.g. `sampling/createMessage`,
     /// `elicitation/create`, `roots/list`), related to this request.
     pub async fn request(&self, method: &str, params: Option<Value>) -> Result<Value, McpError> {
-        let opts = RequestOptions { related: Some(self.inner.id.clone()), cancel: Some(self.inner.cancel.clone()), ..Default::default() };
+        let opts = RequestOptions {
+            related: Some(self.inner.id.clone()),
+            cancel: Some(self.inner.cancel.clone()),
+            ..Default::default()
+        };
         self.peer().request(method, params, opts).await
     }
 
     /// Like [`RequestContext::request`] with explicit options (the relation to this request is kept).
-    pub async fn request_with(&self, method: &str, params: Option<Value>, mut opts: RequestOptions) -> Result<Value, McpError> {
+    pub async fn request_with(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        mut opts: RequestOptions,
+    ) -> Result<Value, McpError> {
         opts.related = Some(self.inner.id.clone());
         if opts.cancel.is_none() {
             opts.cancel = Some(self.inner.cancel.clone());
@@ -185,7 +225,12 @@ impl ProgressReporter {
 
     /// Sends one progress notification. Non-increasing values and reports after the request
     /// completed are dropped (returns `Ok(())`, nothing sent).
-    pub async fn report(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> Result<(), McpError> {
+    pub async fn report(
+        &self,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<&str>,
+    ) -> Result<(), McpError> {
         if self.done.load(Ordering::Acquire) || !progress.is_finite() {
             return Ok(());
         }
@@ -194,7 +239,12 @@ impl ProgressReporter {
             if progress <= f64::from_bits(last) {
                 return Ok(());
             }
-            match self.last.compare_exchange(last, progress.to_bits(), Ordering::AcqRel, Ordering::Acquire) {
+            match self.last.compare_exchange(
+                last,
+                progress.to_bits(),
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
                 Ok(_) => break,
                 Err(now) => last = now,
             }
@@ -208,7 +258,10 @@ impl ProgressReporter {
         }
         self.session
             .outbound
-            .send(Message::notification("notifications/progress", Some(params)), Some(self.related.clone()))
+            .send(
+                Message::notification("notifications/progress", Some(params)),
+                Some(self.related.clone()),
+            )
             .await
     }
 }

@@ -1,7 +1,9 @@
 //! The per-connection protocol state and the routing of every incoming message.
 
 use super::{Outbound, Peer, RequestContext, Service};
-use crate::jsonrpc::{ErrorResponse, IdGenerator, Message, Notification, Request, RequestId, Response};
+use crate::jsonrpc::{
+    ErrorResponse, IdGenerator, Message, Notification, Request, RequestId, Response,
+};
 use crate::protocol::ProtocolVersion;
 use crate::McpError;
 use futures_util::future::BoxFuture;
@@ -266,7 +268,10 @@ impl Session {
                 self.resolve(&id, Ok(result));
                 Incoming::Nothing
             }
-            Message::Error(ErrorResponse { id: Some(id), error }) => {
+            Message::Error(ErrorResponse {
+                id: Some(id),
+                error,
+            }) => {
                 self.resolve(&id, Err(error));
                 Incoming::Nothing
             }
@@ -290,7 +295,11 @@ impl Session {
     fn handle_notification(self: &Arc<Self>, n: Notification) {
         match n.method.as_str() {
             "notifications/cancelled" => {
-                let Some(id) = n.params.as_ref().and_then(|p| p.get("requestId")).and_then(RequestId::from_value)
+                let Some(id) = n
+                    .params
+                    .as_ref()
+                    .and_then(|p| p.get("requestId"))
+                    .and_then(RequestId::from_value)
                 else {
                     return;
                 };
@@ -301,7 +310,9 @@ impl Session {
             }
             "notifications/progress" => {
                 let Some(params) = n.params else { return };
-                let Some(id) = params.get("progressToken").and_then(RequestId::from_value) else { return };
+                let Some(id) = params.get("progressToken").and_then(RequestId::from_value) else {
+                    return;
+                };
                 let (cb, activity) = match self.pending.lock().unwrap().get(&id) {
                     Some(p) => (p.on_progress.clone(), p.activity.clone()),
                     None => return,
@@ -316,7 +327,12 @@ impl Session {
             "notifications/initialized" if self.role == Role::Server => {
                 if self
                     .state
-                    .compare_exchange(STATE_INITIALIZING, STATE_READY, Ordering::AcqRel, Ordering::Acquire)
+                    .compare_exchange(
+                        STATE_INITIALIZING,
+                        STATE_READY,
+                        Ordering::AcqRel,
+                        Ordering::Acquire,
+                    )
                     .is_ok()
                 {
                     self.service.on_initialized(&self.peer());
@@ -360,14 +376,18 @@ impl Session {
         {
             let mut in_flight = self.in_flight.lock().unwrap();
             if in_flight.contains_key(&id) {
-                return fail(McpError::invalid_request(format!("duplicate request id {id}: a request with this id is in flight")));
+                return fail(McpError::invalid_request(format!(
+                    "duplicate request id {id}: a request with this id is in flight"
+                )));
             }
             if in_flight.len() >= self.config.max_in_flight {
-                return fail(McpError::internal(format!(
-                    "server busy: {} requests already in flight",
-                    self.config.max_in_flight
-                ))
-                .with_data(json!({ "limit": self.config.max_in_flight })));
+                return fail(
+                    McpError::internal(format!(
+                        "server busy: {} requests already in flight",
+                        self.config.max_in_flight
+                    ))
+                    .with_data(json!({ "limit": self.config.max_in_flight })),
+                );
             }
             in_flight.insert(id.clone(), token.clone());
         }
@@ -395,25 +415,54 @@ impl Session {
         let id = req.id.clone();
         let fail = |e: McpError| Incoming::Reply(Message::error(Some(id.clone()), e));
         let params = req.params.as_ref();
-        let Some(requested) = params.and_then(|p| p.get("protocolVersion")).and_then(Value::as_str) else {
-            return fail(McpError::invalid_params("initialize: params.protocolVersion (string) is required"));
+        let Some(requested) = params
+            .and_then(|p| p.get("protocolVersion"))
+            .and_then(Value::as_str)
+        else {
+            return fail(McpError::invalid_params(
+                "initialize: params.protocolVersion (string) is required",
+            ));
         };
-        let Some(capabilities) = params.and_then(|p| p.get("capabilities")).filter(|c| c.is_object()) else {
-            return fail(McpError::invalid_params("initialize: params.capabilities (object) is required"));
+        let Some(capabilities) = params
+            .and_then(|p| p.get("capabilities"))
+            .filter(|c| c.is_object())
+        else {
+            return fail(McpError::invalid_params(
+                "initialize: params.capabilities (object) is required",
+            ));
         };
-        let Some(client_info) = params.and_then(|p| p.get("clientInfo")).filter(|c| c.is_object()) else {
-            return fail(McpError::invalid_params("initialize: params.clientInfo (object) is required"));
+        let Some(client_info) = params
+            .and_then(|p| p.get("clientInfo"))
+            .filter(|c| c.is_object())
+        else {
+            return fail(McpError::invalid_params(
+                "initialize: params.clientInfo (object) is required",
+            ));
         };
         if self
             .state
-            .compare_exchange(STATE_NEW, STATE_NEGOTIATING, Ordering::AcqRel, Ordering::Acquire)
+            .compare_exchange(
+                STATE_NEW,
+                STATE_NEGOTIATING,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            )
             .is_err()
         {
-            return fail(McpError::invalid_request("initialize may be sent only once per session"));
+            return fail(McpError::invalid_request(
+                "initialize may be sent only once per session",
+            ));
         }
         let version = ProtocolVersion::parse(requested)
             .filter(|v| self.config.supported_versions.contains(v))
-            .unwrap_or_else(|| self.config.supported_versions.iter().copied().max().unwrap_or(ProtocolVersion::LATEST));
+            .unwrap_or_else(|| {
+                self.config
+                    .supported_versions
+                    .iter()
+                    .copied()
+                    .max()
+                    .unwrap_or(ProtocolVersion::LATEST)
+            });
         let peer_info = client_info.clone();
         let peer_capabilities = capabilities.clone();
         // Initialize cannot be cancelled, so its token is never registered.
@@ -424,13 +473,19 @@ impl Session {
             match AssertUnwindSafe(fut).catch_unwind().await {
                 Ok(Ok(mut result)) => {
                     if let Value::Object(map) = &mut result {
-                        map.insert("protocolVersion".into(), Value::String(version.as_str().into()));
+                        map.insert(
+                            "protocolVersion".into(),
+                            Value::String(version.as_str().into()),
+                        );
                     }
                     session.set_negotiated(Negotiated {
                         version,
                         peer_info,
                         peer_capabilities,
-                        own_capabilities: result.get("capabilities").cloned().unwrap_or_else(|| json!({})),
+                        own_capabilities: result
+                            .get("capabilities")
+                            .cloned()
+                            .unwrap_or_else(|| json!({})),
                         instructions: None,
                     });
                     session.set_state(STATE_INITIALIZING);

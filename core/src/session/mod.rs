@@ -16,11 +16,12 @@ mod outbound;
 mod peer;
 mod service;
 
+pub use self::core::Incoming;
+pub(crate) use self::core::STATE_READY;
 pub use self::core::{Negotiated, Role, Session, SessionConfig};
 pub use capabilities::check_outgoing_request;
-pub use self::core::Incoming;
 pub use connection::Connection;
 pub use context::{ProgressReporter, RequestContext};
 pub use outbound::{Outbound, OutboundMessage};
-pub use peer::{Peer, RequestOptions};
+pub use peer::{log_level_rank, Peer, RequestOptions};
 pub use service::Service;

@@ -40,10 +40,14 @@ impl Outbound {
 
     /// Queues a message without waiting; fails if the queue is full or closed.
     pub fn try_send(&self, message: Message, related: Option<RequestId>) -> Result<(), McpError> {
-        self.tx.try_send(OutboundMessage { message, related }).map_err(|e| match e {
-            mpsc::error::TrySendError::Full(_) => McpError::transport("outbound queue full"),
-            mpsc::error::TrySendError::Closed(_) => McpError::connection_closed("connection closed"),
-        })
+        self.tx
+            .try_send(OutboundMessage { message, related })
+            .map_err(|e| match e {
+                mpsc::error::TrySendError::Full(_) => McpError::transport("outbound queue full"),
+                mpsc::error::TrySendError::Closed(_) => {
+                    McpError::connection_closed("connection closed")
+                }
+            })
     }
 
     /// Whether the transport has stopped taking messages.

@@ -65,10 +65,10 @@ impl PendingGuard<'_> {
         self.armed = false;
         self.session.pending.lock().unwrap().remove(&self.id);
         let params = json!({ "requestId": self.id, "reason": reason });
-        let _ = self
-            .session
-            .outbound
-            .try_send(Message::notification("notifications/cancelled", Some(params)), self.related.clone());
+        let _ = self.session.outbound.try_send(
+            Message::notification("notifications/cancelled", Some(params)),
+            self.related.clone(),
+        );
     }
 }
 
@@ -108,22 +108,39 @@ impl Peer {
         if self.session.state() == STATE_CLOSED {
             return Err(McpError::connection_closed("session closed"));
         }
-        self.session.outbound.send(Message::notification(method, params), None).await
+        self.session
+            .outbound
+            .send(Message::notification(method, params), None)
+            .await
     }
 
     /// Sends `notifications/message` if this side advertised logging and the level passes the
     /// peer's `logging/setLevel` threshold.
-    pub async fn log(&self, level: &str, logger: Option<&str>, data: Value) -> Result<(), McpError> {
+    pub async fn log(
+        &self,
+        level: &str,
+        logger: Option<&str>,
+        data: Value,
+    ) -> Result<(), McpError> {
         self.log_related(level, logger, data, None).await
     }
 
-    pub(crate) async fn log_related(&self, level: &str, logger: Option<&str>, data: Value, related: Option<RequestId>) -> Result<(), McpError> {
-        let rank = log_level_rank(level).ok_or_else(|| McpError::invalid_params(format!("unknown log level {level:?}")))?;
+    pub(crate) async fn log_related(
+        &self,
+        level: &str,
+        logger: Option<&str>,
+        data: Value,
+        related: Option<RequestId>,
+    ) -> Result<(), McpError> {
+        let rank = log_level_rank(level)
+            .ok_or_else(|| McpError::invalid_params(format!("unknown log level {level:?}")))?;
         let Some(n) = self.session.negotiated() else {
             return Ok(()); // before initialization nobody asked for logs
         };
         if !n.own_has(&["logging"]) {
-            return Err(McpError::invalid_request("logging was not advertised in this server's capabilities"));
+            return Err(McpError::invalid_request(
+                "logging was not advertised in this server's capabilities",
+            ));
         }
         let min = self.session.log_level.load(Ordering::Acquire);
         if min != u8::MAX && rank < min {
@@ -133,11 +150,22 @@ impl Peer {
         if let Some(l) = logger {
             params["logger"] = json!(l);
         }
-        self.session.outbound.send(Message::notification("notifications/message", Some(params)), related).await
+        self.session
+            .outbound
+            .send(
+                Message::notification("notifications/message", Some(params)),
+                related,
+            )
+            .await
     }
 
     /// Sends a request and waits for its result, with the session's default options.
-    pub async fn request(&self, method: &str, params: Option<Value>, opts: RequestOptions) -> Result<Value, McpError> {
+    pub async fn request(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        opts: RequestOptions,
+    ) -> Result<Value, McpError> {
         let session = &*self.session;
         if session.state() == STATE_CLOSED {
             return Err(McpError::connection_closed("session closed"));
@@ -155,11 +183,32 @@ impl Peer {
             }
         }
         let (tx, mut rx) = oneshot::channel();
-        let activity = opts.reset_timeout_on_progress.then(|| Arc::new(Notify::new()));
+        let activity = opts
+            .reset_timeout_on_progress
+            .then(|| Arc::new(Notify::new()));
         let on_progress: Option<ProgressCallback> = opts.on_progress.clone();
-        session.pending.lock().unwrap().insert(id.clone(), PendingRequest { tx, on_progress, activity: activity.clone() });
-        let mut guard = PendingGuard { session, id: id.clone(), related: opts.related.clone(), armed: true };
-        if let Err(e) = session.outbound.send(Message::request(id.clone(), method, params), opts.related.clone()).await {
+        session.pending.lock().unwrap().insert(
+            id.clone(),
+            PendingRequest {
+                tx,
+                on_progress,
+                activity: activity.clone(),
+            },
+        );
+        let mut guard = PendingGuard {
+            session,
+            id: id.clone(),
+            related: opts.related.clone(),
+            armed: true,
+        };
+        if let Err(e) = session
+            .outbound
+            .send(
+                Message::request(id.clone(), method, params),
+                opts.related.clone(),
+            )
+            .await
+        {
             guard.armed = false;
             session.pending.lock().unwrap().remove(&id);
             return Err(e);
@@ -219,7 +268,7 @@ impl Peer {
 }
 
 /// Rank of an RFC 5424 level name as MCP uses them (debug = 0 ... emergency = 7).
-pub(crate) fn log_level_rank(level: &str) -> Option<u8> {
+pub fn log_level_rank(level: &str) -> Option<u8> {
     Some(match level {
         "debug" => 0,
         "info" => 1,

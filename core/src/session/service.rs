@@ -16,7 +16,11 @@ pub trait Service: Send + Sync + 'static {
     /// Answers a request. For `initialize` (server role) the session has already negotiated the
     /// version (see [`RequestContext::protocol_version`]) and fills `protocolVersion` into the
     /// returned result itself.
-    fn handle_request(&self, request: Request, ctx: RequestContext) -> BoxFuture<'static, Result<Value, McpError>>;
+    fn handle_request(
+        &self,
+        request: Request,
+        ctx: RequestContext,
+    ) -> BoxFuture<'static, Result<Value, McpError>>;
 
     /// Handles a notification the session did not consume itself (it consumes
     /// `notifications/cancelled`, `notifications/progress` and `notifications/initialized`).

@@ -17,7 +17,7 @@ pub use child::{
 };
 pub use framing::{LineReader, LineWriter};
 pub use memory::{memory_pair, MemoryReader, MemoryWriter};
-pub use stdio::{stdio, StdioReader, StdioWriter};
+pub use stdio::{stdio, stdio_with_limit, StdioReader, StdioWriter};
 
 use std::future::Future;
 use std::io;

@@ -12,8 +12,13 @@ pub type StdioWriter = LineWriter<tokio::io::Stdout>;
 
 /// The process's stdin and stdout as a transport, with the default message size limit.
 pub fn stdio() -> (StdioReader, StdioWriter) {
+    stdio_with_limit(DEFAULT_MAX_MESSAGE_SIZE)
+}
+
+/// The process's stdin and stdout as a transport, accepting frames up to `max_message_size`.
+pub fn stdio_with_limit(max_message_size: usize) -> (StdioReader, StdioWriter) {
     (
-        LineReader::new(tokio::io::stdin(), DEFAULT_MAX_MESSAGE_SIZE),
+        LineReader::new(tokio::io::stdin(), max_message_size),
         LineWriter::new(tokio::io::stdout()),
     )
 }

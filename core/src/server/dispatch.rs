@@ -1,0 +1,408 @@
+//! The server's answer to every method: lifecycle result, tools, resources, prompts,
+//! completion, logging and user-defined methods.
+
+use super::pagination::paginate;
+use super::server::CompletionRef;
+use super::{ReadRequest, Server};
+use crate::jsonrpc::{Notification, Request};
+use crate::protocol::{
+    CallToolResult, CompleteRequestParams, ContentBlock, ProtocolVersion, Reference,
+};
+use crate::session::{Peer, RequestContext, Service};
+use crate::McpError;
+use futures_util::future::BoxFuture;
+use serde_json::{json, Map, Value};
+use std::sync::Arc;
+
+fn params_object(p: Option<Value>) -> Result<Map<String, Value>, McpError> {
+    match p {
+        None | Some(Value::Null) => Ok(Map::new()),
+        Some(Value::Object(m)) => Ok(m),
+        Some(_) => Err(McpError::invalid_params("params must be an object")),
+    }
+}
+
+fn required_str(p: &Map<String, Value>, key: &str, method: &str) -> Result<String, McpError> {
+    match p.get(key) {
+        Some(Value::String(s)) => Ok(s.clone()),
+        Some(_) => Err(McpError::invalid_params(format!(
+            "{method}: params.{key} must be a string"
+        ))),
+        None => Err(McpError::invalid_params(format!(
+            "{method}: params.{key} is required"
+        ))),
+    }
+}
+
+fn cursor(p: &Map<String, Value>) -> Result<Option<String>, McpError> {
+    match p.get("cursor") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(McpError::invalid_params("params.cursor must be a string")),
+    }
+}
+
+fn to_value<T: serde::Serialize>(v: &T) -> Value {
+    serde_json::to_value(v).expect("protocol types always serialize")
+}
+
+fn not_advertised(method: &str, feature: &str) -> McpError {
+    McpError::method_not_found(method).with_data(
+        json!({ "method": method, "reason": format!("this server does not offer {feature}") }),
+    )
+}
+
+impl Service for Server {
+    fn handle_request(
+        &self,
+        request: Request,
+        ctx: RequestContext,
+    ) -> BoxFuture<'static, Result<Value, McpError>> {
+        let server = self.clone();
+        Box::pin(async move { server.dispatch(request, ctx).await })
+    }
+
+    fn handle_notification(&self, notification: Notification, _peer: &Peer) {
+        tracing::debug!(method = %notification.method, "notification from client");
+    }
+
+    fn on_initialized(&self, peer: &Peer) {
+        let s = peer.session();
+        self.inner
+            .sessions
+            .lock()
+            .unwrap()
+            .insert(Arc::as_ptr(s) as usize, Arc::downgrade(s));
+    }
+
+    fn on_closed(&self, peer: &Peer) {
+        self.inner
+            .sessions
+            .lock()
+            .unwrap()
+            .remove(&(Arc::as_ptr(peer.session()) as usize));
+    }
+}
+
+impl Server {
+    async fn dispatch(&self, request: Request, ctx: RequestContext) -> Result<Value, McpError> {
+        let Request { method, params, .. } = request;
+        let version = ctx.protocol_version().unwrap_or(ProtocolVersion::LATEST);
+        let caps = self.capabilities(version);
+        let has = |k: &str| caps.get(k).is_some();
+        match method.as_str() {
+            "initialize" => {
+                let o = &self.inner.options;
+                let mut info = o.info_extra.clone();
+                info.insert("name".into(), json!(o.name));
+                info.insert("version".into(), json!(o.version));
+                if let Some(t) = &o.title {
+                    info.insert("title".into(), json!(t));
+                }
+                let mut result = json!({ "capabilities": caps, "serverInfo": info });
+                if let Some(i) = &o.instructions {
+                    result["instructions"] = json!(i);
+                }
+                Ok(result)
+            }
+            "tools/list" if has("tools") => {
+                let p = params_object(params)?;
+                let tools: Vec<Value> = self
+                    .inner
+                    .tools
+                    .read()
+                    .unwrap()
+                    .iter()
+                    .map(|e| to_value(&e.tool))
+                    .collect();
+                let (page, next) =
+                    paginate(&tools, cursor(&p)?.as_deref(), self.inner.options.page_size)?;
+                let mut r = json!({ "tools": page });
+                if let Some(n) = next {
+                    r["nextCursor"] = json!(n);
+                }
+                Ok(r)
+            }
+            "tools/call" if has("tools") => {
+                self.call_tool(params_object(params)?, ctx, version).await
+            }
+            "resources/list" if has("resources") => {
+                let p = params_object(params)?;
+                let items: Vec<Value> = self
+                    .inner
+                    .resources
+                    .read()
+                    .unwrap()
+                    .iter()
+                    .map(|e| to_value(&e.resource))
+                    .collect();
+                let (page, next) =
+                    paginate(&items, cursor(&p)?.as_deref(), self.inner.options.page_size)?;
+                let mut r = json!({ "resources": page });
+                if let Some(n) = next {
+                    r["nextCursor"] = json!(n);
+                }
+                Ok(r)
+            }
+            "resources/templates/list" if has("resources") => {
+                let p = params_object(params)?;
+                let items: Vec<Value> = self
+                    .inner
+                    .templates
+                    .read()
+                    .unwrap()
+                    .iter()
+                    .map(|e| to_value(&e.template))
+                    .collect();
+                let (page, next) =
+                    paginate(&items, cursor(&p)?.as_deref(), self.inner.options.page_size)?;
+                let mut r = json!({ "resourceTemplates": page });
+                if let Some(n) = next {
+                    r["nextCursor"] = json!(n);
+                }
+                Ok(r)
+            }
+            "resources/read" if has("resources") => {
+                let p = params_object(params)?;
+                let uri = required_str(&p, "uri", "resources/read")?;
+                self.read_resource(uri, ctx).await
+            }
+            "resources/subscribe" if has("resources") => {
+                let p = params_object(params)?;
+                let uri = required_str(&p, "uri", "resources/subscribe")?;
+                ctx.session().subscriptions.lock().unwrap().insert(uri);
+                Ok(json!({}))
+            }
+            "resources/unsubscribe" if has("resources") => {
+                let p = params_object(params)?;
+                let uri = required_str(&p, "uri", "resources/unsubscribe")?;
+                ctx.session().subscriptions.lock().unwrap().remove(&uri);
+                Ok(json!({}))
+            }
+            "prompts/list" if has("prompts") => {
+                let p = params_object(params)?;
+                let items: Vec<Value> = self
+                    .inner
+                    .prompts
+                    .read()
+                    .unwrap()
+                    .iter()
+                    .map(|e| to_value(&e.prompt))
+                    .collect();
+                let (page, next) =
+                    paginate(&items, cursor(&p)?.as_deref(), self.inner.options.page_size)?;
+                let mut r = json!({ "prompts": page });
+                if let Some(n) = next {
+                    r["nextCursor"] = json!(n);
+                }
+                Ok(r)
+            }
+            "prompts/get" if has("prompts") => self.get_prompt(params_object(params)?, ctx).await,
+            "completion/complete" if has("completions") => self.complete(params, ctx).await,
+            "logging/setLevel" if has("logging") => {
+                let p = params_object(params)?;
+                let level = required_str(&p, "level", "logging/setLevel")?;
+                let rank = crate::session::log_level_rank(&level).ok_or_else(|| {
+                    McpError::invalid_params(format!("logging/setLevel: unknown level {level:?}"))
+                        .with_data(json!({ "level": level }))
+                })?;
+                ctx.session()
+                    .log_level
+                    .store(rank, std::sync::atomic::Ordering::Release);
+                Ok(json!({}))
+            }
+            m => {
+                let custom = self.inner.methods.read().unwrap().get(m).cloned();
+                match custom {
+                    Some(h) => h(params, ctx).await,
+                    None => Err(match m {
+                        "tools/list" | "tools/call" => not_advertised(m, "tools"),
+                        m if m.starts_with("resources/") => not_advertised(m, "resources"),
+                        "prompts/list" | "prompts/get" => not_advertised(m, "prompts"),
+                        "completion/complete" => not_advertised(m, "completions"),
+                        "logging/setLevel" => not_advertised(m, "logging"),
+                        _ => McpError::method_not_found(m),
+                    }),
+                }
+            }
+        }
+    }
+
+    async fn call_tool(
+        &self,
+        mut p: Map<String, Value>,
+        ctx: RequestContext,
+        version: ProtocolVersion,
+    ) -> Result<Value, McpError> {
+        let name = required_str(&p, "name", "tools/call")?;
+        let entry = self.inner.tools.read().unwrap().get(&name);
+        let Some(entry) = entry else {
+            return Err(McpError::invalid_params(format!("Unknown tool: {name}"))
+                .with_data(json!({ "tool": name })));
+        };
+        let args = match p.remove("arguments") {
+            None | Some(Value::Null) => Value::Object(Map::new()),
+            Some(v @ Value::Object(_)) => v,
+            Some(_) => {
+                return Err(McpError::invalid_params(
+                    "tools/call: params.arguments must be an object",
+                ))
+            }
+        };
+        if let Err(issues) = entry.input.validate(&args) {
+            return Err(crate::schema::validation_error(
+                &format!("arguments of tool \"{name}\""),
+                &issues,
+            ));
+        }
+        let Value::Object(args) = args else {
+            unreachable!("checked above")
+        };
+        let mut result: CallToolResult = (entry.handler)(args, ctx).await?;
+        if let Some(out) = &entry.output {
+            if result.is_error != Some(true) {
+                match &result.structured_content {
+                    None => {
+                        return Err(McpError::internal(format!(
+                            "tool \"{name}\" declares an outputSchema but returned no structuredContent"
+                        )))
+                    }
+                    Some(sc) => {
+                        if let Err(issues) = out.validate(sc) {
+                            let e = crate::schema::validation_error(&format!("structuredContent of tool \"{name}\""), &issues);
+                            return Err(McpError::internal(e.message).with_data(e.data.unwrap_or(Value::Null)));
+                        }
+                    }
+                }
+            }
+        }
+        downgrade_content(&mut result.content, version);
+        if !version.has_structured_output() {
+            result.structured_content = None;
+        }
+        Ok(to_value(&result))
+    }
+
+    async fn read_resource(&self, uri: String, ctx: RequestContext) -> Result<Value, McpError> {
+        let exact = self.inner.resources.read().unwrap().get(&uri);
+        let (handler, variables) = match exact {
+            Some(e) => (e.handler.clone(), Default::default()),
+            None => {
+                let templates = self.inner.templates.read().unwrap();
+                let found = templates.iter().find_map(|t| {
+                    t.matcher
+                        .match_uri(&uri)
+                        .map(|vars| (t.handler.clone(), vars))
+                });
+                drop(templates);
+                found.ok_or_else(|| McpError::resource_not_found(&uri))?
+            }
+        };
+        let contents = handler(ReadRequest { uri, variables }, ctx).await?;
+        Ok(json!({ "contents": contents }))
+    }
+
+    async fn get_prompt(
+        &self,
+        mut p: Map<String, Value>,
+        ctx: RequestContext,
+    ) -> Result<Value, McpError> {
+        let name = required_str(&p, "name", "prompts/get")?;
+        let entry = self.inner.prompts.read().unwrap().get(&name);
+        let Some(entry) = entry else {
+            return Err(McpError::invalid_params(format!("Unknown prompt: {name}"))
+                .with_data(json!({ "prompt": name })));
+        };
+        let args = match p.remove("arguments") {
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(m)) => m,
+            Some(_) => {
+                return Err(McpError::invalid_params(
+                    "prompts/get: params.arguments must be an object",
+                ))
+            }
+        };
+        if let Some(bad) = args.iter().find(|(_, v)| !v.is_string()) {
+            return Err(McpError::invalid_params(format!(
+                "prompts/get: argument {:?} must be a string",
+                bad.0
+            )));
+        }
+        let missing: Vec<&str> = entry
+            .prompt
+            .arguments
+            .iter()
+            .flatten()
+            .filter(|a| a.required == Some(true) && !args.contains_key(&a.name))
+            .map(|a| a.name.as_str())
+            .collect();
+        if !missing.is_empty() {
+            return Err(McpError::invalid_params(format!(
+                "prompt \"{name}\" is missing required argument(s): {}",
+                missing.join(", ")
+            ))
+            .with_data(json!({ "missing": missing })));
+        }
+        let result = (entry.handler)(args, ctx).await?;
+        Ok(to_value(&result))
+    }
+
+    async fn complete(
+        &self,
+        params: Option<Value>,
+        ctx: RequestContext,
+    ) -> Result<Value, McpError> {
+        let p: CompleteRequestParams = serde_json::from_value(params.unwrap_or(Value::Null))
+            .map_err(|e| McpError::invalid_params(format!("completion/complete: {e}")))?;
+        let key = match &p.ref_ {
+            Reference::Prompt(r) => {
+                if self.inner.prompts.read().unwrap().get(&r.name).is_none() {
+                    return Err(McpError::invalid_params(format!(
+                        "Unknown prompt: {}",
+                        r.name
+                    )));
+                }
+                CompletionRef::Prompt(r.name.clone())
+            }
+            Reference::Resource(r) => CompletionRef::Resource(r.uri.clone()),
+        };
+        let handler = self
+            .inner
+            .completions
+            .read()
+            .unwrap()
+            .get(&(key, p.argument.name.clone()))
+            .cloned()
+            .or_else(|| self.inner.completion_fallback.read().unwrap().clone());
+        let mut completion = match handler {
+            Some(h) => h(p, ctx).await?,
+            None => Default::default(),
+        };
+        if completion.values.len() > 100 {
+            let total = completion.total.unwrap_or(completion.values.len() as u64);
+            completion.values.truncate(100);
+            completion.total = Some(total);
+            completion.has_more = Some(true);
+        }
+        Ok(json!({ "completion": completion }))
+    }
+}
+
+/// Rewrites content blocks the negotiated revision does not know into ones it does.
+fn downgrade_content(content: &mut [ContentBlock], version: ProtocolVersion) {
+    for block in content.iter_mut() {
+        let replacement = match block {
+            ContentBlock::Audio(a) if !version.has_audio() => Some(ContentBlock::text(format!(
+                "[audio content ({}) not supported by protocol {version}]",
+                a.mime_type
+            ))),
+            ContentBlock::ResourceLink(l) if !version.has_structured_output() => Some(
+                ContentBlock::text(format!("Resource: {} ({})", l.name, l.uri)),
+            ),
+            _ => None,
+        };
+        if let Some(r) = replacement {
+            *block = r;
+        }
+    }
+}

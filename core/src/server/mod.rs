@@ -1,0 +1,20 @@
+//! The server side: registries of tools, resources, templates, prompts and completions, and
+//! the dispatch of every server method.
+//!
+//! A [`Server`] is shared by all its sessions (one per stdio process, many over HTTP). Features
+//! can be added and removed while sessions run; sessions are told through `list_changed`.
+
+mod dispatch;
+mod handlers;
+mod pagination;
+mod registry;
+mod server;
+mod typed;
+
+pub use handlers::{
+    completion_fn, method_fn, prompt_fn, resource_fn, tool_fn, CompletionFn, MethodFn, PromptFn,
+    ReadRequest, ResourceFn, ToolFn,
+};
+pub use pagination::paginate;
+pub use server::{CompletionRef, Server, ServerBuilder, ServerOptions};
+pub use typed::{IntoToolResult, Json, ToolError};

@@ -1,0 +1,493 @@
+//! [`Server`] and its builder: the public face of the server side.
+
+use super::handlers::{CompletionFn, MethodFn, PromptFn, ResourceFn, ToolFn};
+use super::registry::{PromptEntry, Registry, ResourceEntry, TemplateEntry, ToolEntry};
+use crate::jsonrpc::Message;
+use crate::protocol::{Prompt, Resource, ResourceTemplate, Tool};
+use crate::schema::{CompiledSchema, SchemaCache};
+use crate::session::{Connection, Role, Session, SessionConfig};
+use crate::transport::{FrameReader, FrameWriter};
+use crate::uri_template::UriTemplate;
+use crate::McpError;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, RwLock, Weak};
+
+/// Server-wide options.
+#[derive(Clone, Debug)]
+pub struct ServerOptions {
+    /// `serverInfo.name`.
+    pub name: String,
+    /// `serverInfo.version`.
+    pub version: String,
+    /// `serverInfo.title` (2025-06-18+).
+    pub title: Option<String>,
+    /// Extra `serverInfo` fields (icons, websiteUrl, description).
+    pub info_extra: serde_json::Map<String, Value>,
+    /// `instructions` returned at initialize.
+    pub instructions: Option<String>,
+    /// Items per page of the list methods.
+    pub page_size: usize,
+    /// Session limits and timeouts.
+    pub session: SessionConfig,
+    /// Advertise tools even with none registered (so they can be added later).
+    pub enable_tools: bool,
+    /// Advertise resources even with none registered.
+    pub enable_resources: bool,
+    /// Advertise prompts even with none registered.
+    pub enable_prompts: bool,
+    /// Advertise logging (default on).
+    pub enable_logging: bool,
+}
+
+impl ServerOptions {
+    /// Options with the given name and version and defaults elsewhere.
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            version: version.into(),
+            title: None,
+            info_extra: Default::default(),
+            instructions: None,
+            page_size: 100,
+            session: SessionConfig::default(),
+            enable_tools: false,
+            enable_resources: false,
+            enable_prompts: false,
+            enable_logging: true,
+        }
+    }
+}
+
+/// What a completion handler completes: a prompt's argument or a resource template's variable.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum CompletionRef {
+    /// `ref/prompt` by prompt name.
+    Prompt(String),
+    /// `ref/resource` by URI template.
+    Resource(String),
+}
+
+pub(crate) struct ServerInner {
+    pub options: ServerOptions,
+    pub tools: RwLock<Registry<ToolEntry>>,
+    pub resources: RwLock<Registry<ResourceEntry>>,
+    pub templates: RwLock<Registry<TemplateEntry>>,
+    pub prompts: RwLock<Registry<PromptEntry>>,
+    pub completions: RwLock<HashMap<(CompletionRef, String), CompletionFn>>,
+    pub completion_fallback: RwLock<Option<CompletionFn>>,
+    pub methods: RwLock<HashMap<String, MethodFn>>,
+    pub schemas: SchemaCache,
+    pub sessions: Mutex<HashMap<usize, Weak<Session>>>,
+}
+
+/// An MCP server: its features and the sessions connected to it. Cheap to clone.
+#[derive(Clone)]
+pub struct Server {
+    pub(crate) inner: Arc<ServerInner>,
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server")
+            .field("name", &self.inner.options.name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Builds a [`Server`].
+pub struct ServerBuilder {
+    server: Server,
+    error: Option<McpError>,
+}
+
+impl Server {
+    /// Starts building a server called `name` at `version`.
+    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ServerBuilder {
+        Self::builder_with(ServerOptions::new(name, version))
+    }
+
+    /// Starts building a server with explicit options.
+    pub fn builder_with(options: ServerOptions) -> ServerBuilder {
+        ServerBuilder {
+            server: Server {
+                inner: Arc::new(ServerInner {
+                    options,
+                    tools: Default::default(),
+                    resources: Default::default(),
+                    templates: Default::default(),
+                    prompts: Default::default(),
+                    completions: Default::default(),
+                    completion_fallback: Default::default(),
+                    methods: Default::default(),
+                    schemas: SchemaCache::default(),
+                    sessions: Default::default(),
+                }),
+            },
+            error: None,
+        }
+    }
+
+    /// The server's options.
+    pub fn options(&self) -> &ServerOptions {
+        &self.inner.options
+    }
+
+    /// Binds a new session to a message transport. Run the returned connection to serve it.
+    pub fn connection<R: FrameReader, W: FrameWriter>(
+        &self,
+        reader: R,
+        writer: W,
+    ) -> Connection<R, W> {
+        Connection::new(
+            Role::Server,
+            Arc::new(self.clone()),
+            self.inner.options.session.clone(),
+            reader,
+            writer,
+        )
+    }
+
+    /// Serves one session over a message transport until the peer hangs up.
+    pub async fn serve<R: FrameReader, W: FrameWriter>(
+        &self,
+        reader: R,
+        writer: W,
+    ) -> Result<(), McpError> {
+        self.connection(reader, writer).run().await
+    }
+
+    /// Serves one session over this process's stdin/stdout until stdin closes.
+    pub async fn serve_stdio(&self) -> Result<(), McpError> {
+        let (reader, writer) =
+            crate::transport::stdio_with_limit(self.inner.options.session.max_message_size);
+        self.serve(reader, writer).await
+    }
+
+    /// Registers (or replaces) a tool. Its input and output schemas are compiled now.
+    pub fn add_tool(&self, tool: Tool, handler: ToolFn) -> Result<(), McpError> {
+        let entry = self.tool_entry(tool, handler)?;
+        let name = entry.tool.name.clone();
+        self.inner.tools.write().unwrap().insert(name, entry);
+        self.broadcast(
+            "notifications/tools/list_changed",
+            &["tools", "listChanged"],
+        );
+        Ok(())
+    }
+
+    pub(crate) fn tool_entry(
+        &self,
+        mut tool: Tool,
+        handler: ToolFn,
+    ) -> Result<ToolEntry, McpError> {
+        if tool.name.is_empty() {
+            return Err(McpError::invalid_params("tool name must not be empty"));
+        }
+        if !tool.input_schema.is_object() {
+            tool.input_schema = json!({ "type": "object" });
+        }
+        let input = self
+            .inner
+            .schemas
+            .get_or_compile(&tool.input_schema)
+            .map_err(|e| {
+                McpError::invalid_params(format!(
+                    "tool {:?}: invalid inputSchema: {}",
+                    tool.name, e.message
+                ))
+            })?;
+        let output: Option<Arc<CompiledSchema>> = match &tool.output_schema {
+            Some(s) => Some(self.inner.schemas.get_or_compile(s).map_err(|e| {
+                McpError::invalid_params(format!(
+                    "tool {:?}: invalid outputSchema: {}",
+                    tool.name, e.message
+                ))
+            })?),
+            None => None,
+        };
+        Ok(ToolEntry {
+            tool,
+            handler,
+            input,
+            output,
+        })
+    }
+
+    /// Removes a tool; returns whether it existed.
+    pub fn remove_tool(&self, name: &str) -> bool {
+        let removed = self.inner.tools.write().unwrap().remove(name);
+        if removed {
+            self.broadcast(
+                "notifications/tools/list_changed",
+                &["tools", "listChanged"],
+            );
+        }
+        removed
+    }
+
+    /// Registers (or replaces) a static resource.
+    pub fn add_resource(&self, resource: Resource, handler: ResourceFn) {
+        let uri = resource.uri.clone();
+        self.inner
+            .resources
+            .write()
+            .unwrap()
+            .insert(uri, ResourceEntry { resource, handler });
+        self.broadcast(
+            "notifications/resources/list_changed",
+            &["resources", "listChanged"],
+        );
+    }
+
+    /// Removes a static resource; returns whether it existed.
+    pub fn remove_resource(&self, uri: &str) -> bool {
+        let removed = self.inner.resources.write().unwrap().remove(uri);
+        if removed {
+            self.broadcast(
+                "notifications/resources/list_changed",
+                &["resources", "listChanged"],
+            );
+        }
+        removed
+    }
+
+    /// Registers (or replaces) a resource template (RFC 6570).
+    pub fn add_resource_template(
+        &self,
+        template: ResourceTemplate,
+        handler: ResourceFn,
+    ) -> Result<(), McpError> {
+        let matcher = UriTemplate::parse(&template.uri_template)?;
+        let key = template.uri_template.clone();
+        self.inner.templates.write().unwrap().insert(
+            key,
+            TemplateEntry {
+                template,
+                matcher,
+                handler,
+            },
+        );
+        self.broadcast(
+            "notifications/resources/list_changed",
+            &["resources", "listChanged"],
+        );
+        Ok(())
+    }
+
+    /// Registers (or replaces) a prompt.
+    pub fn add_prompt(&self, prompt: Prompt, handler: PromptFn) {
+        let name = prompt.name.clone();
+        self.inner
+            .prompts
+            .write()
+            .unwrap()
+            .insert(name, PromptEntry { prompt, handler });
+        self.broadcast(
+            "notifications/prompts/list_changed",
+            &["prompts", "listChanged"],
+        );
+    }
+
+    /// Removes a prompt; returns whether it existed.
+    pub fn remove_prompt(&self, name: &str) -> bool {
+        let removed = self.inner.prompts.write().unwrap().remove(name);
+        if removed {
+            self.broadcast(
+                "notifications/prompts/list_changed",
+                &["prompts", "listChanged"],
+            );
+        }
+        removed
+    }
+
+    /// Registers a completion handler for one argument of a prompt or resource template.
+    pub fn add_completion(
+        &self,
+        target: CompletionRef,
+        argument: impl Into<String>,
+        handler: CompletionFn,
+    ) {
+        self.inner
+            .completions
+            .write()
+            .unwrap()
+            .insert((target, argument.into()), handler);
+    }
+
+    /// Registers the completion handler used when no specific one matches.
+    pub fn set_completion_fallback(&self, handler: CompletionFn) {
+        *self.inner.completion_fallback.write().unwrap() = Some(handler);
+    }
+
+    /// Registers a user-defined request method. Its name must carry a domain prefix
+    /// (`example.com/method`) so it cannot clash with MCP's own methods.
+    pub fn add_method(&self, name: impl Into<String>, handler: MethodFn) -> Result<(), McpError> {
+        let name = name.into();
+        let Some((prefix, rest)) = name.split_once('/') else {
+            return Err(McpError::invalid_params(format!(
+                "custom method {name:?} needs a domain prefix, e.g. \"example.com/{name}\""
+            )));
+        };
+        if prefix.is_empty() || rest.is_empty() || !prefix.contains('.') {
+            return Err(McpError::invalid_params(format!(
+                "custom method {name:?}: the prefix must be a domain-like name such as \"example.com/\""
+            )));
+        }
+        self.inner.methods.write().unwrap().insert(name, handler);
+        Ok(())
+    }
+
+    /// Tells every subscribed session that a resource changed (`notifications/resources/updated`).
+    pub fn notify_resource_updated(&self, uri: &str) {
+        for s in self.live_sessions() {
+            if s.subscriptions.lock().unwrap().contains(uri) {
+                let _ = s.outbound.try_send(
+                    Message::notification(
+                        "notifications/resources/updated",
+                        Some(json!({ "uri": uri })),
+                    ),
+                    None,
+                );
+            }
+        }
+    }
+
+    /// Sessions that completed their handshake and are still open.
+    pub fn live_sessions(&self) -> Vec<Arc<Session>> {
+        self.inner
+            .sessions
+            .lock()
+            .unwrap()
+            .values()
+            .filter_map(Weak::upgrade)
+            .filter(|s| !s.is_closed())
+            .collect()
+    }
+
+    /// Sends `method` to every ready session that was told it can expect it (`cap` advertised).
+    fn broadcast(&self, method: &str, cap: &[&str]) {
+        for s in self.live_sessions() {
+            if s.negotiated().is_some_and(|n| n.own_has(cap)) {
+                let _ = s
+                    .outbound
+                    .try_send(Message::notification(method, None), None);
+            }
+        }
+    }
+
+    /// The `capabilities` object this server advertises to a client speaking `version`.
+    pub fn capabilities(&self, version: crate::ProtocolVersion) -> Value {
+        let o = &self.inner.options;
+        let mut caps = serde_json::Map::new();
+        if o.enable_tools || !self.inner.tools.read().unwrap().is_empty() {
+            caps.insert("tools".into(), json!({ "listChanged": true }));
+        }
+        if o.enable_resources
+            || !self.inner.resources.read().unwrap().is_empty()
+            || !self.inner.templates.read().unwrap().is_empty()
+        {
+            caps.insert(
+                "resources".into(),
+                json!({ "subscribe": true, "listChanged": true }),
+            );
+        }
+        if o.enable_prompts || !self.inner.prompts.read().unwrap().is_empty() {
+            caps.insert("prompts".into(), json!({ "listChanged": true }));
+        }
+        if o.enable_logging {
+            caps.insert("logging".into(), json!({}));
+        }
+        let has_completions = !self.inner.completions.read().unwrap().is_empty()
+            || self.inner.completion_fallback.read().unwrap().is_some();
+        if has_completions && version.has_audio() {
+            caps.insert("completions".into(), json!({}));
+        }
+        Value::Object(caps)
+    }
+}
+
+impl ServerBuilder {
+    fn keep(&mut self, r: Result<(), McpError>) {
+        if let (Err(e), None) = (r, &self.error) {
+            self.error = Some(e);
+        }
+    }
+
+    /// Sets the `instructions` returned at initialize.
+    pub fn instructions(mut self, text: impl Into<String>) -> Self {
+        Arc::get_mut(&mut self.server.inner)
+            .expect("builder owns the server")
+            .options
+            .instructions = Some(text.into());
+        self
+    }
+
+    /// Adjusts the options.
+    pub fn options(mut self, f: impl FnOnce(&mut ServerOptions)) -> Self {
+        f(&mut Arc::get_mut(&mut self.server.inner)
+            .expect("builder owns the server")
+            .options);
+        self
+    }
+
+    /// Adds a tool with an untyped handler.
+    pub fn tool_raw(mut self, tool: Tool, handler: ToolFn) -> Self {
+        let r = self.server.add_tool(tool, handler);
+        self.keep(r);
+        self
+    }
+
+    /// Adds a static resource.
+    pub fn resource(self, resource: Resource, handler: ResourceFn) -> Self {
+        self.server.add_resource(resource, handler);
+        self
+    }
+
+    /// Adds a resource template.
+    pub fn resource_template(mut self, template: ResourceTemplate, handler: ResourceFn) -> Self {
+        let r = self.server.add_resource_template(template, handler);
+        self.keep(r);
+        self
+    }
+
+    /// Adds a prompt.
+    pub fn prompt(self, prompt: Prompt, handler: PromptFn) -> Self {
+        self.server.add_prompt(prompt, handler);
+        self
+    }
+
+    /// Adds a completion handler for one argument of a prompt or template.
+    pub fn completion(
+        self,
+        target: CompletionRef,
+        argument: impl Into<String>,
+        handler: CompletionFn,
+    ) -> Self {
+        self.server.add_completion(target, argument, handler);
+        self
+    }
+
+    /// Adds a user-defined method (`example.com/name`).
+    pub fn method(mut self, name: impl Into<String>, handler: MethodFn) -> Self {
+        let r = self.server.add_method(name, handler);
+        self.keep(r);
+        self
+    }
+
+    /// Finishes the server; fails if any registration was invalid (bad schema, bad template).
+    pub fn build(self) -> Result<Server, McpError> {
+        match self.error {
+            Some(e) => Err(e),
+            None => Ok(self.server),
+        }
+    }
+
+    pub(crate) fn server(&self) -> &Server {
+        &self.server
+    }
+
+    pub(crate) fn record(&mut self, r: Result<(), McpError>) {
+        self.keep(r);
+    }
+}
