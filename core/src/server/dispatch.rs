@@ -6,7 +6,7 @@ use super::server::CompletionRef;
 use super::{ReadRequest, Server};
 use crate::jsonrpc::{Notification, Request};
 use crate::protocol::{
-    CallToolResult, CompleteRequestParams, ContentBlock, ProtocolVersion, Reference,
+    CallToolResult, CompleteRequestParams, ContentBlock, ProtocolVersion, Reference, TaskSupport,
 };
 use crate::session::{Peer, RequestContext, Service};
 use crate::McpError;
@@ -199,6 +199,24 @@ impl Server {
             }
             "prompts/get" if has("prompts") => self.get_prompt(params_object(params)?, ctx).await,
             "completion/complete" if has("completions") => self.complete(params, ctx).await,
+            "tasks/get" | "tasks/result" | "tasks/cancel" if has("tasks") => {
+                let p = params_object(params)?;
+                let id = required_str(&p, "taskId", &method)?;
+                let owner = ctx.session().serial();
+                match method.as_str() {
+                    "tasks/get" => self.inner.tasks.get_task(owner, &id),
+                    "tasks/result" => self.inner.tasks.result(owner, &id, &ctx).await,
+                    _ => self.inner.tasks.cancel(owner, &id, &ctx),
+                }
+            }
+            "tasks/list" if has("tasks") => {
+                let p = params_object(params)?;
+                self.inner.tasks.list(
+                    ctx.session().serial(),
+                    cursor(&p)?.as_deref(),
+                    self.inner.options.page_size,
+                )
+            }
             "logging/setLevel" if has("logging") => {
                 let p = params_object(params)?;
                 let level = required_str(&p, "level", "logging/setLevel")?;
@@ -221,6 +239,7 @@ impl Server {
                         "prompts/list" | "prompts/get" => not_advertised(m, "prompts"),
                         "completion/complete" => not_advertised(m, "completions"),
                         "logging/setLevel" => not_advertised(m, "logging"),
+                        m if m.starts_with("tasks/") => not_advertised(m, "tasks"),
                         _ => McpError::method_not_found(m),
                     }),
                 }
@@ -258,6 +277,53 @@ impl Server {
         let Value::Object(args) = args else {
             unreachable!("checked above")
         };
+        let task = p.remove("task").filter(|t| !t.is_null());
+        let support = entry.tool.task_support();
+        match (&task, support) {
+            (Some(_), _) if !version.has_tasks() => {
+                return Err(McpError::invalid_params(format!(
+                    "task-augmented calls need protocol 2025-11-25; negotiated {version}"
+                )));
+            }
+            (Some(_), TaskSupport::Forbidden) => {
+                return Err(McpError::method_not_found("tools/call").with_data(json!({
+                    "tool": name, "reason": format!("tool \"{name}\" does not support task-augmented calls")
+                })));
+            }
+            (None, TaskSupport::Required) if version.has_tasks() => {
+                return Err(McpError::method_not_found("tools/call").with_data(json!({
+                    "tool": name, "reason": format!("tool \"{name}\" must be invoked as a task")
+                })));
+            }
+            _ => {}
+        }
+        if let Some(task) = task {
+            let ttl = task.get("ttl").and_then(Value::as_u64);
+            let server = self.clone();
+            return self
+                .inner
+                .tasks
+                .start(&self.inner.options.tasks, ttl, &ctx, move |task_ctx| {
+                    Box::pin(async move {
+                        let result = server
+                            .finish_tool_call(&entry, args, task_ctx, version)
+                            .await?;
+                        Ok(to_value(&result))
+                    })
+                });
+        }
+        let result = self.finish_tool_call(&entry, args, ctx, version).await?;
+        Ok(to_value(&result))
+    }
+
+    async fn finish_tool_call(
+        &self,
+        entry: &super::registry::ToolEntry,
+        args: Map<String, Value>,
+        ctx: RequestContext,
+        version: ProtocolVersion,
+    ) -> Result<CallToolResult, McpError> {
+        let name = &entry.tool.name;
         let mut result: CallToolResult = (entry.handler)(args, ctx).await?;
         if let Some(out) = &entry.output {
             if result.is_error != Some(true) {
@@ -280,7 +346,7 @@ impl Server {
         if !version.has_structured_output() {
             result.structured_content = None;
         }
-        Ok(to_value(&result))
+        Ok(result)
     }
 
     async fn read_resource(&self, uri: String, ctx: RequestContext) -> Result<Value, McpError> {

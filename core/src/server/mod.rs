@@ -9,6 +9,7 @@ mod handlers;
 mod pagination;
 mod registry;
 mod server;
+mod tasks;
 mod typed;
 
 pub use handlers::{
@@ -17,4 +18,5 @@ pub use handlers::{
 };
 pub use pagination::paginate;
 pub use server::{CompletionRef, Server, ServerBuilder, ServerOptions};
-pub use typed::{IntoToolResult, Json, ToolError};
+pub use tasks::TaskOptions;
+pub use typed::{schema_of, IntoToolResult, Json, ToolError};

@@ -38,6 +38,8 @@ pub struct ServerOptions {
     pub enable_prompts: bool,
     /// Advertise logging (default on).
     pub enable_logging: bool,
+    /// Limits of task-augmented tool calls.
+    pub tasks: super::tasks::TaskOptions,
 }
 
 impl ServerOptions {
@@ -55,6 +57,7 @@ impl ServerOptions {
             enable_resources: false,
             enable_prompts: false,
             enable_logging: true,
+            tasks: Default::default(),
         }
     }
 }
@@ -79,6 +82,7 @@ pub(crate) struct ServerInner {
     pub methods: RwLock<HashMap<String, MethodFn>>,
     pub schemas: SchemaCache,
     pub sessions: Mutex<HashMap<usize, Weak<Session>>>,
+    pub tasks: super::tasks::TaskStore,
 }
 
 /// An MCP server: its features and the sessions connected to it. Cheap to clone.
@@ -122,6 +126,7 @@ impl Server {
                     methods: Default::default(),
                     schemas: SchemaCache::default(),
                     sessions: Default::default(),
+                    tasks: Default::default(),
                 }),
             },
             error: None,
@@ -402,6 +407,19 @@ impl Server {
             || self.inner.completion_fallback.read().unwrap().is_some();
         if has_completions && version.has_audio() {
             caps.insert("completions".into(), json!({}));
+        }
+        let task_tools = self
+            .inner
+            .tools
+            .read()
+            .unwrap()
+            .iter()
+            .any(|e| e.tool.task_support() != crate::protocol::TaskSupport::Forbidden);
+        if task_tools && version.has_tasks() {
+            caps.insert(
+                "tasks".into(),
+                json!({ "list": {}, "cancel": {}, "requests": { "tools": { "call": {} } } }),
+            );
         }
         Value::Object(caps)
     }

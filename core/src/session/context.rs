@@ -85,6 +85,30 @@ impl RequestContext {
         }
     }
 
+    /// A context for work that outlives the request (a task): same session, id and `_meta`,
+    /// its own cancellation token and completion; its messages are not tied to the request's
+    /// stream any more.
+    pub(crate) fn detached(&self, cancel: CancellationToken) -> RequestContext {
+        let i = &self.inner;
+        RequestContext {
+            inner: Arc::new(ContextInner {
+                session: i.session.clone(),
+                id: i.id.clone(),
+                meta: i.meta.clone(),
+                version: i.version,
+                cancel,
+                progress: i.progress.as_ref().map(|p| ProgressReporter {
+                    session: p.session.clone(),
+                    token: p.token.clone(),
+                    related: p.related.clone(),
+                    last: p.last.clone(),
+                    done: Arc::new(AtomicBool::new(false)),
+                }),
+                done: AtomicBool::new(false),
+            }),
+        }
+    }
+
     /// Marks the request finished: progress and related messages stop.
     pub(crate) fn finish(&self) {
         self.inner.done.store(true, Ordering::Release);

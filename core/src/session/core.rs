@@ -96,6 +96,8 @@ pub(crate) fn has_capability(caps: &Value, path: &[&str]) -> bool {
     !matches!(v, Value::Bool(false))
 }
 
+static NEXT_SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
 pub(crate) const STATE_NEW: u8 = 0;
 pub(crate) const STATE_NEGOTIATING: u8 = 1;
 pub(crate) const STATE_INITIALIZING: u8 = 2;
@@ -138,6 +140,7 @@ pub struct Session {
     pub(crate) subscriptions: Mutex<HashSet<String>>,
     pub(crate) closed: CancellationToken,
     session_id: Option<Arc<str>>,
+    serial: u64,
 }
 
 impl std::fmt::Debug for Session {
@@ -173,7 +176,13 @@ impl Session {
             subscriptions: Mutex::new(HashSet::new()),
             closed: CancellationToken::new(),
             session_id,
+            serial: NEXT_SERIAL.fetch_add(1, Ordering::Relaxed),
         })
+    }
+
+    /// A process-unique number identifying this session (tasks are bound to it).
+    pub fn serial(&self) -> u64 {
+        self.serial
     }
 
     /// The role this session plays.

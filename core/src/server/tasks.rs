@@ -1,0 +1,324 @@
+//! Task-augmented `tools/call` (2025-11-25): the server as a task receiver.
+//!
+//! A call carrying `params.task` returns a `CreateTaskResult` at once while the tool runs in the
+//! background; the requestor polls `tasks/get`, blocks on `tasks/result`, lists with
+//! `tasks/list` and stops with `tasks/cancel`. Tasks are bound to the session that created them
+//! (no other session can see or touch them), ids are 128-bit random, every task has a TTL
+//! (capped), and the store is bounded: a hostile client costs a bounded amount of memory.
+
+use super::pagination::paginate;
+use crate::protocol::{Task, TaskStatus};
+use crate::session::RequestContext;
+use crate::McpError;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use tokio::sync::watch;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+/// Limits of the task store.
+#[derive(Clone, Debug)]
+pub struct TaskOptions {
+    /// TTL when the requestor gives none.
+    pub default_ttl: Duration,
+    /// The longest TTL granted; larger requests are capped.
+    pub max_ttl: Duration,
+    /// Most tasks held at once (all sessions); creation beyond it fails with -32603.
+    pub max_tasks: usize,
+    /// `pollInterval` suggested to requestors.
+    pub poll_interval: Duration,
+}
+
+impl Default for TaskOptions {
+    fn default() -> Self {
+        Self {
+            default_ttl: Duration::from_secs(300),
+            max_ttl: Duration::from_secs(3600),
+            max_tasks: 1000,
+            poll_interval: Duration::from_millis(500),
+        }
+    }
+}
+
+struct TaskRecord {
+    owner: u64,
+    expires: Instant,
+    cancel: CancellationToken,
+    state: Mutex<(Task, Option<Result<Value, McpError>>)>,
+    done: watch::Sender<bool>,
+}
+
+/// The bounded, session-bound task store of one server.
+#[derive(Default)]
+pub(crate) struct TaskStore {
+    tasks: Mutex<HashMap<String, Arc<TaskRecord>>>,
+}
+
+fn not_found(id: &str) -> McpError {
+    McpError::invalid_params(format!(
+        "Failed to retrieve task: no task {id:?} (unknown, expired or not yours)"
+    ))
+    .with_data(json!({ "taskId": id }))
+}
+
+impl TaskStore {
+    fn purge_expired(map: &mut HashMap<String, Arc<TaskRecord>>) {
+        let now = Instant::now();
+        map.retain(|_, t| {
+            let keep = t.expires > now;
+            if !keep {
+                t.cancel.cancel();
+            }
+            keep
+        });
+    }
+
+    fn get(&self, owner: u64, id: &str) -> Result<Arc<TaskRecord>, McpError> {
+        let mut map = self.tasks.lock().unwrap();
+        Self::purge_expired(&mut map);
+        map.get(id)
+            .filter(|t| t.owner == owner)
+            .cloned()
+            .ok_or_else(|| not_found(id))
+    }
+
+    /// Starts `job` as a task owned by the context's session and returns the `CreateTaskResult`.
+    pub fn start<F>(
+        &self,
+        opts: &TaskOptions,
+        requested_ttl: Option<u64>,
+        ctx: &RequestContext,
+        job: F,
+    ) -> Result<Value, McpError>
+    where
+        F: FnOnce(
+                RequestContext,
+            ) -> futures_util::future::BoxFuture<'static, Result<Value, McpError>>
+            + Send
+            + 'static,
+    {
+        let ttl = requested_ttl
+            .map(Duration::from_millis)
+            .unwrap_or(opts.default_ttl)
+            .min(opts.max_ttl);
+        let id = random_id();
+        let now = rfc3339_now();
+        let mut task = Task::new(id.clone(), TaskStatus::Working, now);
+        task.ttl = Some(ttl.as_millis() as u64);
+        task.poll_interval = Some(opts.poll_interval.as_millis() as u64);
+        let session = ctx.session().clone();
+        let cancel = session.closed.child_token();
+        let (done, _) = watch::channel(false);
+        let record = Arc::new(TaskRecord {
+            owner: session.serial(),
+            expires: Instant::now() + ttl,
+            cancel: cancel.clone(),
+            state: Mutex::new((task.clone(), None)),
+            done,
+        });
+        {
+            let mut map = self.tasks.lock().unwrap();
+            if map.len() >= opts.max_tasks {
+                Self::purge_expired(&mut map);
+            }
+            if map.len() >= opts.max_tasks {
+                return Err(McpError::internal(format!(
+                    "task limit reached ({} tasks); try again later",
+                    opts.max_tasks
+                )));
+            }
+            map.insert(id.clone(), record.clone());
+        }
+        let task_ctx = ctx.detached(cancel.clone());
+        let fut = job(task_ctx.clone());
+        tokio::spawn(async move {
+            let outcome = tokio::select! {
+                biased;
+                _ = cancel.cancelled() => None,
+                r = futures_util::FutureExt::catch_unwind(std::panic::AssertUnwindSafe(fut)) => Some(match r {
+                    Ok(r) => r,
+                    Err(_) => Err(McpError::internal("task handler panicked")),
+                }),
+            };
+            task_ctx.finish();
+            let Some(outcome) = outcome else { return }; // cancelled: tasks/cancel already recorded it
+            let snapshot = {
+                let mut st = record.state.lock().unwrap();
+                if st.0.status.is_terminal() {
+                    return;
+                }
+                let (status, message) = match &outcome {
+                    Ok(v) if v.get("isError") == Some(&Value::Bool(true)) => (
+                        TaskStatus::Failed,
+                        Some("the tool reported an error".to_string()),
+                    ),
+                    Ok(_) => (TaskStatus::Completed, None),
+                    Err(e) => (TaskStatus::Failed, Some(e.message.clone())),
+                };
+                st.0.status = status;
+                st.0.status_message = message;
+                st.0.last_updated_at = rfc3339_now();
+                st.1 = Some(outcome);
+                st.0.clone()
+            };
+            let _ = record.done.send(true);
+            notify_status(&session, &snapshot);
+        });
+        Ok(json!({ "task": task }))
+    }
+
+    /// `tasks/get`.
+    pub fn get_task(&self, owner: u64, id: &str) -> Result<Value, McpError> {
+        let t = self.get(owner, id)?;
+        let task = t.state.lock().unwrap().0.clone();
+        Ok(serde_json::to_value(task).expect("tasks serialize"))
+    }
+
+    /// `tasks/result`: waits for a terminal status, then returns the stored result or error.
+    pub async fn result(
+        &self,
+        owner: u64,
+        id: &str,
+        ctx: &RequestContext,
+    ) -> Result<Value, McpError> {
+        let t = self.get(owner, id)?;
+        let mut rx = t.done.subscribe();
+        loop {
+            {
+                let st = t.state.lock().unwrap();
+                if st.0.status.is_terminal() {
+                    let related =
+                        json!({ "io.modelcontextprotocol/related-task": { "taskId": id } });
+                    return match &st.1 {
+                        Some(Ok(v)) => {
+                            let mut v = v.clone();
+                            if let Value::Object(m) = &mut v {
+                                let meta = m.entry("_meta").or_insert_with(|| json!({}));
+                                if let (Value::Object(meta), Value::Object(rel)) = (meta, related) {
+                                    meta.extend(rel);
+                                }
+                            }
+                            Ok(v)
+                        }
+                        Some(Err(e)) => Err(e.clone()),
+                        None => Err(
+                            McpError::invalid_params(format!("task {id:?} was cancelled"))
+                                .with_data(json!({ "taskId": id })),
+                        ),
+                    };
+                }
+            }
+            tokio::select! {
+                r = rx.changed() => if r.is_err() { return Err(McpError::internal("task store dropped the task")); },
+                _ = ctx.cancellation().cancelled() => return Err(McpError::cancelled(None)),
+            }
+        }
+    }
+
+    /// `tasks/list`: this session's tasks, paginated.
+    pub fn list(
+        &self,
+        owner: u64,
+        cursor: Option<&str>,
+        page_size: usize,
+    ) -> Result<Value, McpError> {
+        let mut map = self.tasks.lock().unwrap();
+        Self::purge_expired(&mut map);
+        let mut mine: Vec<(String, Value)> = map
+            .values()
+            .filter(|t| t.owner == owner)
+            .map(|t| {
+                let task = t.state.lock().unwrap().0.clone();
+                (
+                    task.created_at.clone() + &task.task_id,
+                    serde_json::to_value(task).expect("tasks serialize"),
+                )
+            })
+            .collect();
+        drop(map);
+        mine.sort_by(|a, b| a.0.cmp(&b.0));
+        let items: Vec<Value> = mine.into_iter().map(|(_, v)| v).collect();
+        let (page, next) = paginate(&items, cursor, page_size)?;
+        let mut r = json!({ "tasks": page });
+        if let Some(n) = next {
+            r["nextCursor"] = json!(n);
+        }
+        Ok(r)
+    }
+
+    /// `tasks/cancel`.
+    pub fn cancel(&self, owner: u64, id: &str, ctx: &RequestContext) -> Result<Value, McpError> {
+        let t = self.get(owner, id)?;
+        let snapshot = {
+            let mut st = t.state.lock().unwrap();
+            if st.0.status.is_terminal() {
+                let status = serde_json::to_value(st.0.status).unwrap_or(Value::Null);
+                return Err(McpError::invalid_params(format!(
+                    "Cannot cancel task: already in terminal status {}",
+                    status.as_str().unwrap_or("?")
+                ))
+                .with_data(json!({ "taskId": id, "status": status })));
+            }
+            st.0.status = TaskStatus::Cancelled;
+            st.0.status_message = Some("cancelled by the requestor".into());
+            st.0.last_updated_at = rfc3339_now();
+            st.0.clone()
+        };
+        t.cancel.cancel();
+        let _ = t.done.send(true);
+        notify_status(ctx.session(), &snapshot);
+        Ok(serde_json::to_value(snapshot).expect("tasks serialize"))
+    }
+}
+
+fn notify_status(session: &crate::session::Session, task: &Task) {
+    let params = serde_json::to_value(task).expect("tasks serialize");
+    let _ = session.outbound.try_send(
+        crate::jsonrpc::Message::notification("notifications/tasks/status", Some(params)),
+        None,
+    );
+}
+
+fn random_id() -> String {
+    let bytes: [u8; 16] = rand::random();
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The current time as an RFC 3339 UTC timestamp with milliseconds.
+pub(crate) fn rfc3339_now() -> String {
+    let d = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    let secs = d.as_secs() as i64;
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rem / 3600,
+        (rem / 60) % 60,
+        rem % 60,
+        d.subsec_millis()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn timestamps_are_rfc3339() {
+        let t = super::rfc3339_now();
+        assert_eq!(t.len(), 24, "{t}");
+        assert!(t.ends_with('Z') && t.as_bytes()[10] == b'T', "{t}");
+        assert!(t.starts_with("20"), "{t}");
+    }
+}
