@@ -10,6 +10,8 @@ pub mod child;
 mod framing;
 mod memory;
 mod stdio;
+#[cfg(feature = "websocket")]
+pub mod websocket;
 
 #[cfg(unix)]
 pub use child::{
@@ -18,6 +20,8 @@ pub use child::{
 pub use framing::{LineReader, LineWriter};
 pub use memory::{memory_pair, MemoryReader, MemoryWriter};
 pub use stdio::{stdio, stdio_with_limit, StdioReader, StdioWriter};
+#[cfg(feature = "websocket")]
+pub use websocket::{WebSocketListener, WebSocketOptions, WebSocketReader, WebSocketWriter};
 
 use std::future::Future;
 use std::io;
