@@ -59,7 +59,6 @@ chmod +x "$wrapper"
 
 label="client-$suite"
 out="$results/$label"
-mkdir -p "$out"
 if [ -n "$scenario" ]; then
   label="client-$scenario"; label="${label//\//_}"
   out="$results/$label"; mkdir -p "$out"
@@ -68,6 +67,7 @@ if [ -n "$scenario" ]; then
     >"$out/cli.log" 2>&1 || true
   override=""
 else
+  mkdir -p "$out"
   echo "run-client: conformance client --suite $suite --timeout $timeout (parallel)" >&2
   "$NODE22" "$CLI" client --command "$wrapper" --suite "$suite" --timeout "$timeout" -o "$out" \
     >"$out/cli.log" 2>&1 || true
