@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Runs the official MCP conformance suite (client mode, `--suite core` of 0.1.16) against
+# an MCP client command.
+#
+# Usage: tests/conformance/run-client.sh [options] [--] CLIENT_CMD...
+#   For every scenario the suite runs CLIENT_CMD with the mock server's URL appended as the
+#   last argument and MCP_CONFORMANCE_SCENARIO (plus MCP_CONFORMANCE_CONTEXT for some auth
+#   scenarios) in the environment. The CLI splits its --command on spaces, so this script
+#   puts CLIENT_CMD (quoted properly) into a wrapper script at a space-free path.
+# Options:
+#   --results DIR     where results go (default: a new temp dir; kept and printed)
+#   --suite NAME      suite to run (default: core)
+#   --scenario NAME   run one scenario instead of the suite
+#   --timeout MS      per-scenario timeout (default 60000: the suite runs scenarios in parallel
+#                     and this machine has 2 cores)
+#   --no-serial-retry do not re-run the timing-sensitive scenarios (sse-retry) on their own
+# The suite runs in parallel, which distorts the timing that sse-retry measures (a late
+# reconnect is a WARNING, and a WARNING fails a client scenario), so sse-retry is run again
+# by itself afterwards and that serial result is the one judged.
+# Exit status: non-zero on any failing scenario not in tests/conformance/expected-failures.txt.
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
+NODE22="$ROOT/scripts/node22"
+CLI="$ROOT/tests/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+EXPECTED="$HERE/expected-failures.txt"
+SERIAL_SCENARIOS=(sse-retry)
+
+results="" suite="core" scenario="" timeout=60000 serial_retry=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --results) results="$2"; shift 2 ;;
+    --suite) suite="$2"; shift 2 ;;
+    --scenario) scenario="$2"; shift 2 ;;
+    --timeout) timeout="$2"; shift 2 ;;
+    --no-serial-retry) serial_retry=0; shift ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    --) shift; break ;;
+    -*) echo "run-client: unknown option $1" >&2; exit 2 ;;
+    *) break ;;
+  esac
+done
+[ $# -gt 0 ] || { echo "run-client: missing CLIENT_CMD (see --help)" >&2; exit 2; }
+[ -f "$CLI" ] || { echo "run-client: $CLI missing; run scripts/setup-test-deps" >&2; exit 2; }
+"$NODE22" --print-path >/dev/null || exit 2
+
+[ -n "$results" ] || results="$(mktemp -d "${TMPDIR:-/tmp}/ferromcp-conformance-client.XXXXXX")"
+mkdir -p "$results"
+wrapdir="$(mktemp -d /tmp/ferromcp-cc.XXXXXX)"
+trap 'rm -rf "$wrapdir"' EXIT
+wrapper="$wrapdir/client"
+{
+  echo '#!/usr/bin/env bash'
+  printf 'cd %q\n' "$PWD"
+  printf 'exec'; printf ' %q' "$@"; printf ' "$@"\n'
+} >"$wrapper"
+chmod +x "$wrapper"
+
+label="client-$suite"
+out="$results/$label"
+if [ -n "$scenario" ]; then
+  label="client-$scenario"; label="${label//\//_}"
+  out="$results/$label"; mkdir -p "$out"
+  echo "run-client: conformance client --scenario $scenario" >&2
+  "$NODE22" "$CLI" client --command "$wrapper" --scenario "$scenario" --timeout "$timeout" -o "$out" \
+    >"$out/cli.log" 2>&1 || true
+  override=""
+else
+  mkdir -p "$out"
+  echo "run-client: conformance client --suite $suite --timeout $timeout (parallel)" >&2
+  "$NODE22" "$CLI" client --command "$wrapper" --suite "$suite" --timeout "$timeout" -o "$out" \
+    >"$out/cli.log" 2>&1 || true
+  override="$results/$label-serial"
+  mkdir -p "$override"
+  if [ "$serial_retry" = 1 ]; then
+    for s in "${SERIAL_SCENARIOS[@]}"; do
+      if ls -d "$out/$s"-* >/dev/null 2>&1; then
+        echo "run-client: re-running $s on its own (timing-sensitive)" >&2
+        "$NODE22" "$CLI" client --command "$wrapper" --scenario "$s" --timeout "$timeout" -o "$override" \
+          >>"$override/cli.log" 2>&1 || true
+      fi
+    done
+  fi
+fi
+status=0
+"$NODE22" "$HERE/summarize.mjs" --mode client --run "$label" --dir "$out" \
+  ${override:+--override-dir "$override"} --expected "$EXPECTED" | tee "$results/$label.summary" || status=1
+echo "run-client: results in $results (cli.log; checks.json, stdout.txt, stderr.txt per scenario)" >&2
+exit "$status"
