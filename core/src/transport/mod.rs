@@ -19,7 +19,7 @@ pub use child::{
 };
 pub use framing::{LineReader, LineWriter};
 pub use memory::{memory_pair, MemoryReader, MemoryWriter};
-pub use stdio::{stdio, stdio_with_limit, StdioReader, StdioWriter};
+pub use stdio::{stdio, stdio_with_limit, StdinSource, StdioReader, StdioWriter, StdoutSink};
 #[cfg(feature = "websocket")]
 pub use websocket::{WebSocketListener, WebSocketOptions, WebSocketReader, WebSocketWriter};
 
