@@ -12,6 +12,7 @@ pub mod jsonrpc;
 pub mod protocol;
 pub mod schema;
 pub mod transport;
+pub mod uri_template;
 
 pub use error::{codes, McpError, Result};
 pub use protocol::ProtocolVersion;
