@@ -499,7 +499,7 @@ fn random_inputs_never_panic_and_finish_fast() {
 #[test]
 fn hostile_uris_are_bounded() {
     let started = Instant::now();
-    let uri = "a".repeat(20_000);
+    let uri = "a".repeat(8_000);
 
     // Sixty-four adjacent expressions: ambiguous, but still matched in linear time per part.
     let many: String = (0..64).map(|i| format!("{{v{i}}}")).collect();
@@ -507,7 +507,7 @@ fn hostile_uris_are_bounded() {
     let vars = adjacent.match_uri(&uri).expect("adjacent variables match");
     assert_eq!(vars.len(), 64);
     assert_eq!(vars["v0"], "a");
-    assert_eq!(vars["v63"].len(), 20_000 - 63);
+    assert_eq!(vars["v63"].len(), 8_000 - 63);
 
     let wide = UriTemplate::parse("{+a}{+b}{+c}{+d}{+e}x").unwrap();
     assert_eq!(wide.match_uri(&uri), None);
