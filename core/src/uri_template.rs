@@ -589,13 +589,42 @@ fn expand_expression(e: &Expression, vars: &HashMap<String, TemplateValue>, out:
 
 // --- matching ------------------------------------------------------------------------------
 
-/// Upper bound on the steps one `match_uri` call may take before giving up (no match).
-const MATCH_WORK_LIMIT: usize = 1_000_000;
+/// Fixed part of the step budget of one `match_uri` call.
+const MATCH_WORK_BASE: usize = 1_000_000;
+
+/// Steps allowed per (URI byte × template part) on top of [`MATCH_WORK_BASE`]; an ordinary
+/// match takes one or two, so only pathological template/URI pairs run out and get `None`.
+const MATCH_WORK_PER_STATE: usize = 8;
+
+/// The characters that end an expression's match, by operator family.
+#[derive(Clone, Copy)]
+enum Stops {
+    /// `/`, `?`, `#`: simple, label and path-parameter expressions.
+    Segment = 0,
+    /// `?`, `#`: path expressions (segments are counted separately).
+    Path = 1,
+    /// `/`, `#`: query expressions in the middle of a template.
+    Query = 2,
+}
+
+impl Stops {
+    const ALL: [(Stops, &'static [u8]); 3] = [
+        (Stops::Segment, b"/?#"),
+        (Stops::Path, b"?#"),
+        (Stops::Query, b"/#"),
+    ];
+}
 
 struct Matcher<'a> {
     template: &'a UriTemplate,
     uri: &'a str,
     work: usize,
+    limit: usize,
+    /// For each stop family, the offset of the next stop character at or after each position
+    /// (`len` if none), computed on first use in one pass.
+    next_stop: [Option<Vec<usize>>; 3],
+    /// The offset of the next `/` at or after each position, for counting path segments.
+    next_slash: Option<Vec<usize>>,
 }
 
 /// One reachable position after matching a prefix of the template's parts, with the index of
@@ -606,18 +635,92 @@ struct Reached {
     from: usize,
 }
 
+fn next_table(bytes: &[u8], stops: &[u8]) -> Vec<usize> {
+    let mut table = vec![bytes.len(); bytes.len() + 1];
+    for i in (0..bytes.len()).rev() {
+        table[i] = if stops.contains(&bytes[i]) {
+            i
+        } else {
+            table[i + 1]
+        };
+    }
+    table
+}
+
 impl<'a> Matcher<'a> {
     fn new(template: &'a UriTemplate, uri: &'a str) -> Self {
+        let states = (uri.len() + 1).saturating_mul(template.parts.len() + 1);
         Self {
             template,
             uri,
             work: 0,
+            limit: MATCH_WORK_BASE.saturating_add(states.saturating_mul(MATCH_WORK_PER_STATE)),
+            next_stop: [None, None, None],
+            next_slash: None,
         }
     }
 
     fn spend(&mut self, steps: usize) -> Option<()> {
         self.work = self.work.saturating_add(steps);
-        (self.work <= MATCH_WORK_LIMIT).then_some(())
+        (self.work <= self.limit).then_some(())
+    }
+
+    fn run_end(&mut self, from: usize, stops: Stops) -> usize {
+        let bytes = self.uri.as_bytes();
+        let table = self.next_stop[stops as usize].get_or_insert_with(|| {
+            let set = Stops::ALL[stops as usize].1;
+            next_table(bytes, set)
+        });
+        table[from.min(bytes.len())]
+    }
+
+    /// Where an expression starting at `start` may end: whether it may match nothing, and the
+    /// inclusive range of non-empty ends (byte offsets; callers skip non-boundaries).
+    fn candidates(&mut self, e: &Expression, start: usize) -> (bool, Option<(usize, usize)>) {
+        let bytes = self.uri.as_bytes();
+        let len = bytes.len();
+        let non_empty = |lo: usize, hi: usize| (hi >= lo).then_some((lo, hi));
+        let lead = match e.op {
+            Op::Simple => {
+                return (
+                    false,
+                    non_empty(start + 1, self.run_end(start, Stops::Segment)),
+                )
+            }
+            Op::Reserved => return (false, non_empty(start + 1, len)),
+            op => op.first().as_bytes()[0],
+        };
+        if start >= len || bytes[start] != lead {
+            return (true, None);
+        }
+        let end = match e.op {
+            Op::Fragment => len,
+            Op::Label | Op::PathParam => self.run_end(start + 1, Stops::Segment),
+            Op::Query | Op::QueryContinuation => self.run_end(start + 1, Stops::Query),
+            _ => {
+                let stop = self.run_end(start + 1, Stops::Path);
+                if e.vars.iter().any(|v| v.modifier == Modifier::Explode) {
+                    stop
+                } else {
+                    // One segment per variable: stop before the slash that would start one
+                    // too many.
+                    let slashes = self
+                        .next_slash
+                        .get_or_insert_with(|| next_table(bytes, b"/"));
+                    let mut at = start + 1;
+                    for _ in 1..e.vars.len() {
+                        let slash = slashes[at];
+                        if slash >= stop {
+                            break;
+                        }
+                        at = slash + 1;
+                    }
+                    self.work = self.work.saturating_add(e.vars.len());
+                    slashes[at].min(stop)
+                }
+            }
+        };
+        (true, non_empty(start + 1, end))
     }
 
     /// Returns the `(start, end)` span each matching unit covers: one per part before the query
@@ -625,17 +728,21 @@ impl<'a> Matcher<'a> {
     ///
     /// Layers are explored breadth-first; within a layer, entries are kept in preference order
     /// (earlier parts prefer the shortest match), and each position is kept only at its first,
-    /// most preferred, arrival, so the work per layer is bounded by the URI length.
+    /// most preferred, arrival, so a layer never holds more than `len + 1` entries.
     fn run(mut self) -> Option<Vec<(usize, usize)>> {
         let len = self.uri.len();
-        let units = self.template.query_tail
-            + usize::from(self.template.query_tail < self.template.parts.len());
+        let tail = self.template.query_tail;
+        let units = tail + usize::from(tail < self.template.parts.len());
         let mut layers: Vec<Vec<Reached>> = Vec::with_capacity(units + 1);
         layers.push(vec![Reached { pos: 0, from: 0 }]);
         let mut stamp: Vec<usize> = vec![usize::MAX; len + 1];
         for unit in 0..units {
             let mut next: Vec<Reached> = Vec::new();
-            let current = &layers[unit];
+            // Candidate ranges end at a stop character, so many share their upper end: for each
+            // upper end, the lowest start from which the range up to it was already pushed.
+            // Later, less preferred entries skip that part, keeping each layer linear.
+            let mut covered: HashMap<usize, usize> = HashMap::new();
+            let current = std::mem::take(&mut layers[unit]);
             for (index, reached) in current.iter().enumerate() {
                 let start = reached.pos;
                 let mut push = |end: usize, next: &mut Vec<Reached>| {
@@ -647,8 +754,9 @@ impl<'a> Matcher<'a> {
                         });
                     }
                 };
-                if unit == self.template.query_tail {
-                    // The query tail: absent, or everything from a `?`/`&` to the end.
+                self.spend(1)?;
+                if unit == tail {
+                    // The query tail: absent, or everything from its `?` or `&` to the end.
                     let lead = match &self.template.parts[unit] {
                         Part::Expression(e) => e.op.first().as_bytes()[0],
                         Part::Literal(_) => b'?',
@@ -660,32 +768,43 @@ impl<'a> Matcher<'a> {
                 }
                 match &self.template.parts[unit] {
                     Part::Literal(text) => {
-                        self.work = self.work.saturating_add(text.len().min(len - start) + 1);
+                        self.spend(text.len().min(len - start))?;
                         if self.uri[start..].starts_with(text.as_str()) {
                             push(start + text.len(), &mut next);
                         }
                     }
                     Part::Expression(e) => {
-                        let (allow_empty, range) = candidates(e, self.uri, start);
-                        self.work = self.work.saturating_add(1);
+                        let (allow_empty, range) = self.candidates(e, start);
                         if allow_empty {
                             push(start, &mut next);
                         }
-                        if let Some((lo, hi)) = range {
-                            self.work = self.work.saturating_add(hi + 1 - lo);
-                            for end in lo..=hi {
+                        let Some((lo, hi)) = range else {
+                            continue;
+                        };
+                        let mut visit = |from: usize, to: usize, next: &mut Vec<Reached>| {
+                            for end in from..to {
                                 if self.uri.is_char_boundary(end) {
-                                    push(end, &mut next);
+                                    push(end, next);
                                 }
                             }
-                        }
+                            to.saturating_sub(from)
+                        };
+                        let visited = match covered.get(&hi).copied() {
+                            Some(clo) if clo <= lo => 0,
+                            Some(clo) => {
+                                covered.insert(hi, lo);
+                                visit(lo, clo, &mut next)
+                            }
+                            None => {
+                                covered.insert(hi, lo);
+                                visit(lo, hi + 1, &mut next)
+                            }
+                        };
+                        self.spend(visited)?;
                     }
                 }
-                if self.work > MATCH_WORK_LIMIT {
-                    return None;
-                }
             }
-            self.spend(next.len())?;
+            layers[unit] = current;
             if next.is_empty() {
                 return None;
             }
@@ -701,58 +820,6 @@ impl<'a> Matcher<'a> {
             index = reached.from;
         }
         Some(spans)
-    }
-}
-
-/// Where an expression starting at `start` may end: whether it may match nothing, and the
-/// inclusive range of non-empty ends (byte offsets; callers skip non-boundaries).
-fn candidates(e: &Expression, uri: &str, start: usize) -> (bool, Option<(usize, usize)>) {
-    let bytes = uri.as_bytes();
-    let len = bytes.len();
-    let run_end = |from: usize, stops: &[u8]| -> usize {
-        bytes[from..]
-            .iter()
-            .position(|b| stops.contains(b))
-            .map_or(len, |i| from + i)
-    };
-    let non_empty = |lo: usize, hi: usize| (hi >= lo).then_some((lo, hi));
-    let prefixed = |lead: u8, stops: &[u8]| -> (bool, Option<(usize, usize)>) {
-        if start < len && bytes[start] == lead {
-            (true, non_empty(start + 1, run_end(start + 1, stops)))
-        } else {
-            (true, None)
-        }
-    };
-    match e.op {
-        Op::Simple => (false, non_empty(start + 1, run_end(start, b"/?#"))),
-        Op::Reserved => (false, non_empty(start + 1, len)),
-        Op::Fragment => prefixed(b'#', b""),
-        Op::Label => prefixed(b'.', b"/?#"),
-        Op::PathParam => prefixed(b';', b"/?#"),
-        Op::Query | Op::QueryContinuation => prefixed(e.op.first().as_bytes()[0], b"/#"),
-        Op::Path => {
-            if start >= len || bytes[start] != b'/' {
-                return (true, None);
-            }
-            let exploded = e.vars.iter().any(|v| v.modifier == Modifier::Explode);
-            let stop = run_end(start + 1, b"?#");
-            if exploded {
-                return (true, non_empty(start + 1, stop));
-            }
-            // One segment per variable: stop before the slash that would start one too many.
-            let mut segments = 1;
-            let mut end = stop;
-            for (i, &b) in bytes[start + 1..stop].iter().enumerate() {
-                if b == b'/' {
-                    segments += 1;
-                    if segments > e.vars.len() {
-                        end = start + 1 + i;
-                        break;
-                    }
-                }
-            }
-            (true, non_empty(start + 1, end))
-        }
     }
 }
 
