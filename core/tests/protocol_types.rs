@@ -1182,6 +1182,10 @@ fn roots_and_sampling_types() {
     };
     let json = check("CreateMessageResult", &single);
     assert!(json["content"].is_object());
+    let err = serde_json::from_value::<SamplingContent>(json!([{"type": "video"}]))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("video"), "{err}");
     assert_eq!(single.content.blocks().len(), 1);
     assert_eq!(single.content.blocks()[0].as_text(), Some("It is sunny."));
 }
