@@ -372,13 +372,28 @@ impl SamplingMessageContentBlock {
 
 /// The `content` of a sampling message or `sampling/createMessage` result: one block (the only
 /// form before 2025-11-25) or an array of blocks (2025-11-25+).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum SamplingContent {
     /// An array of blocks.
     Multiple(Vec<SamplingMessageContentBlock>),
     /// A single block.
     Single(SamplingMessageContentBlock),
+}
+
+impl<'de> Deserialize<'de> for SamplingContent {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error as _;
+        // Dispatch on the JSON shape so a bad block reports its own error.
+        match Value::deserialize(d)? {
+            v @ Value::Array(_) => serde_json::from_value(v)
+                .map(SamplingContent::Multiple)
+                .map_err(D::Error::custom),
+            v => serde_json::from_value(v)
+                .map(SamplingContent::Single)
+                .map_err(D::Error::custom),
+        }
+    }
 }
 
 impl SamplingContent {
