@@ -1,8 +1,8 @@
 //! The server's answer to every method: lifecycle result, tools, resources, prompts,
 //! completion, logging and user-defined methods.
 
+use super::api::CompletionRef;
 use super::pagination::paginate;
-use super::server::CompletionRef;
 use super::{ReadRequest, Server};
 use crate::jsonrpc::{Notification, Request};
 use crate::protocol::{

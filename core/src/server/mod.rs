@@ -4,19 +4,19 @@
 //! A [`Server`] is shared by all its sessions (one per stdio process, many over HTTP). Features
 //! can be added and removed while sessions run; sessions are told through `list_changed`.
 
+mod api;
 mod dispatch;
 mod handlers;
 mod pagination;
 mod registry;
-mod server;
 mod tasks;
 mod typed;
 
+pub use api::{CompletionRef, Server, ServerBuilder, ServerOptions};
 pub use handlers::{
     completion_fn, method_fn, prompt_fn, resource_fn, tool_fn, CompletionFn, MethodFn, PromptFn,
     ReadRequest, ResourceFn, ToolFn,
 };
 pub use pagination::paginate;
-pub use server::{CompletionRef, Server, ServerBuilder, ServerOptions};
 pub use tasks::TaskOptions;
 pub use typed::{schema_of, IntoToolResult, Json, ToolError};
