@@ -7,6 +7,9 @@
 //! response on that request's SSE stream. Unrelated messages go to the session's GET stream, or
 //! wait in a bounded backlog until one opens.
 
+// Handlers return ready-made HTTP responses as their error values.
+#![allow(clippy::result_large_err)]
+
 use super::sse::encode;
 use super::store::{EventStore, InMemoryEventStore, InMemorySessionStore, SessionStore};
 use super::HttpServerOptions;
