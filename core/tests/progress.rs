@@ -185,3 +185,21 @@ async fn progress_resets_timeout_only_when_asked() {
     );
     client.close().await;
 }
+
+#[tokio::test]
+async fn reset_on_progress_works_without_a_progress_callback() {
+    // Asking for the timeout to be reset by progress must make the request carry a progress
+    // token even when the caller does not want the reports themselves.
+    let client = support::connect(&server(), ClientHandlers::default()).await;
+    let opts = RequestOptions {
+        timeout: Some(Duration::from_millis(300)),
+        reset_timeout_on_progress: true,
+        ..Default::default()
+    };
+    let r = support::within(client.call_tool_with("ticker", json!({}), opts)).await;
+    assert_eq!(
+        r.expect("progress must keep the request alive").content[0].as_text(),
+        Some("ticked")
+    );
+    client.close().await;
+}
