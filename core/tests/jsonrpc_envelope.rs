@@ -178,3 +178,19 @@ async fn server_answers_envelope_errors_on_the_wire() {
     let m = p.request(json!("41"), "ping", json!({})).await;
     assert_eq!(m["id"], json!("41"));
 }
+
+#[test]
+fn error_response_with_null_id_is_valid() {
+    let Ok(Incoming::Single(Message::Error(e))) =
+        parse(br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#)
+    else {
+        panic!("an error response with a null id is a valid message")
+    };
+    assert_eq!(e.id, None);
+    assert_eq!(e.error.code, codes::PARSE_ERROR);
+    // but a request or a success response with a null id is still invalid
+    assert_eq!(
+        single_err(br#"{"jsonrpc":"2.0","id":null,"result":{}}"#),
+        (None, codes::INVALID_REQUEST)
+    );
+}
