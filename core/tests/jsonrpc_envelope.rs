@@ -160,7 +160,10 @@ async fn server_answers_envelope_errors_on_the_wire() {
     p.send_raw(b"garbage{").await;
     let m = p.recv().await;
     assert_eq!(error_code(&m), -32700);
-    assert_eq!(m["id"], Value::Null);
+    assert!(
+        m.get("id").is_none(),
+        "an unreadable id is omitted (2025-11-25): {m}"
+    );
     assert_eq!(m["jsonrpc"], "2.0");
     p.send_raw(br#"{"jsonrpc":"2.0","id":"q","method":5}"#)
         .await;
@@ -171,7 +174,7 @@ async fn server_answers_envelope_errors_on_the_wire() {
         .await;
     let m = p.recv().await;
     assert_eq!(error_code(&m), -32600);
-    assert_eq!(m["id"], Value::Null);
+    assert!(m.get("id").is_none(), "{m}");
     // ping works with string and integer ids, echoing them with their type.
     let m = p.request(json!(41), "ping", json!({})).await;
     assert_eq!(m["id"], json!(41));
@@ -193,4 +196,21 @@ fn error_response_with_null_id_is_valid() {
         single_err(br#"{"jsonrpc":"2.0","id":null,"result":{}}"#),
         (None, codes::INVALID_REQUEST)
     );
+}
+
+#[test]
+fn error_without_id_omits_the_id_member() {
+    let m = Message::error(None, ferromcp::McpError::parse_error("x"));
+    let v: Value = serde_json::from_str(&m.to_json()).unwrap();
+    assert!(
+        v.get("id").is_none(),
+        "MCP 2025-11-25: id?: string | number, never null: {v}"
+    );
+    assert_eq!(v["error"]["code"], -32700);
+    let m = Message::error(
+        Some(RequestId::Number(3)),
+        ferromcp::McpError::internal("x"),
+    );
+    let v: Value = serde_json::from_str(&m.to_json()).unwrap();
+    assert_eq!(v["id"], 3);
 }
