@@ -273,10 +273,9 @@ async fn elicitation_url_mode_and_complete_notification() {
         .await
         .unwrap();
     support::within(rx.recv()).await.unwrap();
-    let notes = notes.lock().unwrap();
-    assert_eq!(notes[0].0, "notifications/elicitation/complete");
-    assert_eq!(notes[0].1, json!({"elicitationId": "e-1"}));
-    drop(notes);
+    let first = notes.lock().unwrap()[0].clone();
+    assert_eq!(first.0, "notifications/elicitation/complete");
+    assert_eq!(first.1, json!({"elicitationId": "e-1"}));
     client.close().await;
 }
 

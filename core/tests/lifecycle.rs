@@ -121,11 +121,8 @@ async fn client_disconnects_from_server_with_unknown_version() {
         w_s.flush().await.unwrap();
         // The client must hang up without sending `initialized`.
         let mut rest = Vec::new();
-        loop {
-            match r_s.read_frame(&mut buf).await.unwrap() {
-                ReadStatus::Frame => rest.push(serde_json::from_slice::<Value>(&buf).unwrap()),
-                _ => break,
-            }
+        while let ReadStatus::Frame = r_s.read_frame(&mut buf).await.unwrap() {
+            rest.push(serde_json::from_slice::<Value>(&buf).unwrap());
         }
         rest
     });

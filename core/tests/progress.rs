@@ -130,7 +130,7 @@ async fn client_on_progress_callback_receives_reports() {
         .await
         .unwrap();
     assert_eq!(r.content[0].as_text(), Some("done"));
-    let seen = seen.lock().unwrap();
+    let seen = seen.lock().unwrap().clone();
     let values: Vec<f64> = seen
         .iter()
         .map(|p| p["progress"].as_f64().unwrap())
