@@ -191,3 +191,18 @@ async fn cancellation_of_duplicate_free_id_does_not_touch_other_requests() {
     let m = p.request(json!(3), "ping", json!({})).await;
     assert_eq!(m["result"], json!({}));
 }
+
+#[tokio::test]
+async fn closing_the_client_fails_in_flight_calls_promptly() {
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let client = support::connect(&server(tx), ClientHandlers::default()).await;
+    let (res, ()) = tokio::join!(client.call_tool("slow", json!({})), async {
+        let s = next(&mut rx).await;
+        assert!(s.starts_with("started"), "{s}");
+        client.close().await;
+    });
+    let err = res.expect_err("a closed client cannot complete the call");
+    assert_eq!(err.code, codes::CONNECTION_CLOSED);
+    let err = support::within(client.ping()).await.expect_err("closed");
+    assert_eq!(err.code, codes::CONNECTION_CLOSED);
+}

@@ -180,3 +180,29 @@ async fn batches_accepted_only_in_2025_03_26() {
     let m = p.recv().await;
     assert_eq!(error_code(&m), codes::INVALID_REQUEST as i64);
 }
+
+#[tokio::test]
+async fn batch_with_bad_element_and_notification_only_batch() {
+    let mut p = RawPeer::start(&server());
+    p.initialize("2025-03-26").await;
+    p.send(json!([call(1, "a"), {"jsonrpc": "2.0", "id": 2, "method": 7}, {"jsonrpc": "2.0", "method": "notifications/whatever"}]))
+        .await;
+    let m = p.recv().await;
+    let arr = m
+        .as_array()
+        .unwrap_or_else(|| panic!("expected an array answer, got {m}"));
+    assert_eq!(
+        arr.len(),
+        2,
+        "one answer per request, none for the notification: {m}"
+    );
+    let ok = arr.iter().find(|r| r["id"] == 1).expect("answer for 1");
+    assert_eq!(ok["result"]["content"][0]["text"], "a");
+    let bad = arr.iter().find(|r| r["id"] == 2).expect("answer for 2");
+    assert_eq!(error_code(bad), codes::INVALID_REQUEST as i64);
+    // A batch of notifications only gets no answer at all.
+    p.send(json!([{"jsonrpc": "2.0", "method": "notifications/a"}, {"jsonrpc": "2.0", "method": "notifications/b"}]))
+        .await;
+    p.assert_silent(std::time::Duration::from_millis(200)).await;
+    p.assert_alive().await;
+}
