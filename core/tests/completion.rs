@@ -122,3 +122,45 @@ async fn unknown_prompt_ref_is_invalid_params() {
     assert_eq!(error_code(&m), codes::INVALID_PARAMS as i64);
     p.assert_alive().await;
 }
+
+#[tokio::test]
+async fn completion_works_under_2024_11_05_without_a_capability() {
+    // 2024-11-05 has completion/complete but no `completions` capability to advertise it, so
+    // neither side may require the capability under that revision.
+    let mut p = RawPeer::start(&server());
+    let init = p.initialize("2024-11-05").await;
+    assert!(
+        init["capabilities"].get("completions").is_none(),
+        "not in the 2024-11-05 schema"
+    );
+    let r = p
+        .call(
+            json!(1),
+            "completion/complete",
+            json!({
+                "ref": {"type": "ref/prompt", "name": "code"},
+                "argument": {"name": "lang", "value": "go"}
+            }),
+        )
+        .await;
+    assert_eq!(r["completion"]["values"][0], "go-rust");
+
+    let mut opts = ferromcp::client::ClientOptions::new("old", "0");
+    opts.protocol_version = ferromcp::ProtocolVersion::V2024_11_05;
+    let client = support::connect_with(&server(), Default::default(), opts).await;
+    assert_eq!(
+        client.protocol_version(),
+        ferromcp::ProtocolVersion::V2024_11_05
+    );
+    let r = support::within(
+        client.complete(ferromcp::protocol::CompleteRequestParams::new(
+            ferromcp::protocol::PromptReference::new("code"),
+            "lang",
+            "py",
+        )),
+    )
+    .await
+    .expect("a 2024-11-05 client may call completion/complete");
+    assert_eq!(r.completion.values[0], "py-rust");
+    client.close().await;
+}
