@@ -133,7 +133,10 @@ impl Serialize for Message {
                 m.serialize_entry("result", &r.result)?;
             }
             Message::Error(e) => {
-                m.serialize_entry("id", &e.id)?;
+                // MCP 2025-11-25: `id?: string | number` -- an unreadable id is omitted, never null.
+                if let Some(id) = &e.id {
+                    m.serialize_entry("id", id)?;
+                }
                 m.serialize_entry("error", &e.error)?;
             }
         }

@@ -82,6 +82,13 @@ fn validate(raw: RawEnvelope) -> Result<Message, ErrorResponse> {
     // The id, when readable, goes into any error we produce for this message.
     let id = match &raw.id {
         None => None,
+        // An error response carries a null id when the request's id could not be read (e.g. the
+        // peer's answer to our parse error). It is valid and must not be answered.
+        Some(Value::Null)
+            if raw.error.is_some() && raw.method.is_none() && raw.result.is_none() =>
+        {
+            None
+        }
         Some(v) => match RequestId::from_value(v) {
             Some(id) => Some(id),
             None => {

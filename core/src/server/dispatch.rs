@@ -197,6 +197,10 @@ impl Server {
                 }
                 Ok(r)
             }
+            // 2024-11-05 has completion/complete but no capability to advertise it.
+            "completion/complete" if !version.has_audio() && self.completes() => {
+                self.complete(params, ctx).await
+            }
             "prompts/get" if has("prompts") => self.get_prompt(params_object(params)?, ctx).await,
             "completion/complete" if has("completions") => self.complete(params, ctx).await,
             "tasks/get" | "tasks/result" | "tasks/cancel" if has("tasks") => {
@@ -411,6 +415,12 @@ impl Server {
         }
         let result = (entry.handler)(args, ctx).await?;
         Ok(to_value(&result))
+    }
+
+    /// Whether any completion handler is registered.
+    fn completes(&self) -> bool {
+        !self.inner.completions.read().unwrap().is_empty()
+            || self.inner.completion_fallback.read().unwrap().is_some()
     }
 
     async fn complete(

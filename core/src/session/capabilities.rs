@@ -104,7 +104,10 @@ pub fn check_outgoing_request(
         }
         (Role::Client, m) if m.starts_with("resources/") => need(&["resources"], "resources"),
         (Role::Client, m) if m.starts_with("prompts/") => need(&["prompts"], "prompts"),
-        (Role::Client, "completion/complete") => need(&["completions"], "completions"),
+        // 2024-11-05 has completion/complete but no `completions` capability.
+        (Role::Client, "completion/complete") if version.has_audio() => {
+            need(&["completions"], "completions")
+        }
         (Role::Client, "logging/setLevel") => need(&["logging"], "logging"),
         _ => Ok(()),
     }

@@ -114,6 +114,14 @@ impl<R: FrameReader, W: FrameWriter> Connection<R, W> {
                 }
                 Some(ob) = outbound_rx.recv() => emit!(&ob.message),
                 r = reader.read_frame(&mut frame), if reading => match r {
+                    // The session's limit applies whatever limit the transport itself enforces.
+                    Ok(ReadStatus::Frame) if frame.len() > session.config.max_message_size => {
+                        let e = McpError::invalid_request(format!(
+                            "message of {} bytes exceeds the limit of {} bytes", frame.len(), session.config.max_message_size
+                        ));
+                        frame.clear();
+                        emit!(&Message::error(None, e));
+                    }
                     Ok(ReadStatus::Frame) => match on_frame(&session, &frame) {
                         FrameOutcome::Now(Answer::Nothing) => {}
                         FrameOutcome::Now(Answer::One(m)) => emit!(&m),

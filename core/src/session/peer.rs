@@ -173,7 +173,8 @@ impl Peer {
         check_outgoing_request(session, method, params.as_ref())?;
         let id = session.ids.next_id();
         let mut params = params;
-        if opts.on_progress.is_some() {
+        // A progress token is needed both for the callback and for resetting the timeout.
+        if opts.on_progress.is_some() || opts.reset_timeout_on_progress {
             let p = params.get_or_insert_with(|| json!({}));
             if let Value::Object(map) = p {
                 let meta = map.entry("_meta").or_insert_with(|| json!({}));

@@ -1,0 +1,134 @@
+//! Proves capability enforcement in all three places: the server answers -32601 for a feature it
+//! did not advertise; the client refuses locally (-32601, nothing sent) to call a method the
+//! server did not advertise; a server handler asking a client for sampling it did not offer gets
+//! -32601 and can report it.
+
+mod support;
+
+use ferromcp::client::{Client, ClientHandlers, ClientOptions};
+use ferromcp::codes;
+use ferromcp::protocol::{CallToolResult, Tool};
+use ferromcp::server::{tool_fn, Server};
+use ferromcp::transport::{memory_pair, FrameReader, FrameWriter, ReadStatus};
+use serde_json::{json, Value};
+use support::{error_code, RawPeer};
+
+fn tools_only() -> Server {
+    Server::builder("caps", "1")
+        .tool_raw(
+            Tool::new("ask_sampling"),
+            tool_fn(|_a, ctx| async move {
+                match ctx
+                    .request(
+                        "sampling/createMessage",
+                        Some(json!({"messages": [], "maxTokens": 10})),
+                    )
+                    .await
+                {
+                    Ok(_) => Ok(CallToolResult::text("sampled")),
+                    Err(e) => Ok(CallToolResult::error_text(format!(
+                        "sampling failed: {}",
+                        e.code
+                    ))),
+                }
+            }),
+        )
+        .options(|o| o.enable_logging = false)
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn server_rejects_unadvertised_features() {
+    let mut p = RawPeer::start(&tools_only());
+    let init = p.initialize("2025-11-25").await;
+    assert!(init["capabilities"].get("prompts").is_none());
+    assert!(init["capabilities"].get("resources").is_none());
+    assert!(init["capabilities"].get("logging").is_none());
+    for (i, m) in [
+        "prompts/list",
+        "prompts/get",
+        "resources/list",
+        "resources/read",
+        "logging/setLevel",
+        "completion/complete",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let r = p.request(json!(i), m, json!({})).await;
+        assert_eq!(error_code(&r), codes::METHOD_NOT_FOUND as i64, "{m}: {r}");
+    }
+    p.assert_alive().await;
+}
+
+#[tokio::test]
+async fn client_refuses_unadvertised_method_without_sending() {
+    let ((r_c, w_c), (mut r_s, mut w_s)) = memory_pair(16);
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Value>();
+    tokio::spawn(async move {
+        let mut buf = Vec::new();
+        while let Ok(ReadStatus::Frame) = r_s.read_frame(&mut buf).await {
+            let m: Value = serde_json::from_slice(&buf).unwrap();
+            if m["method"] == "initialize" {
+                let r = json!({"jsonrpc": "2.0", "id": m["id"], "result": {"protocolVersion": "2025-11-25",
+                    "capabilities": {"tools": {}}, "serverInfo": {"name": "fake", "version": "0"}}});
+                w_s.write_frame(r.to_string().as_bytes()).await.unwrap();
+                w_s.flush().await.unwrap();
+            } else if m["method"] == "ping" {
+                let r = json!({"jsonrpc": "2.0", "id": m["id"], "result": {}});
+                w_s.write_frame(r.to_string().as_bytes()).await.unwrap();
+                w_s.flush().await.unwrap();
+            }
+            let _ = tx.send(m);
+        }
+    });
+    let client = support::within(Client::connect(
+        ClientOptions::new("c", "0"),
+        ClientHandlers::default(),
+        r_c,
+        w_c,
+    ))
+    .await
+    .unwrap();
+    let err = client
+        .list_prompts(None)
+        .await
+        .expect_err("prompts not advertised");
+    assert_eq!(err.code, codes::METHOD_NOT_FOUND);
+    let err = client
+        .read_resource("x://y")
+        .await
+        .expect_err("resources not advertised");
+    assert_eq!(err.code, codes::METHOD_NOT_FOUND);
+    let err = client
+        .subscribe("x://y")
+        .await
+        .expect_err("subscribe not advertised");
+    assert_eq!(err.code, codes::METHOD_NOT_FOUND);
+    client.ping().await.unwrap();
+    // What reached the server: initialize, initialized, ping — nothing else.
+    let mut methods = Vec::new();
+    while let Ok(m) = rx.try_recv() {
+        methods.push(m["method"].as_str().unwrap_or("").to_string());
+    }
+    assert_eq!(
+        methods,
+        vec!["initialize", "notifications/initialized", "ping"]
+    );
+    client.close().await;
+}
+
+#[tokio::test]
+async fn server_request_for_unoffered_sampling_fails_locally() {
+    let client = support::connect(&tools_only(), ClientHandlers::default()).await;
+    let r = support::within(client.call_tool("ask_sampling", json!({})))
+        .await
+        .unwrap();
+    assert_eq!(r.is_error, Some(true));
+    assert_eq!(
+        r.content[0].as_text(),
+        Some(format!("sampling failed: {}", codes::METHOD_NOT_FOUND).as_str())
+    );
+    client.close().await;
+}
