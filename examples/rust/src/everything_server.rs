@@ -554,8 +554,19 @@ async fn main() {
     }
 }
 
-async fn serve_http(_server: Server, port: u16) -> Result<(), McpError> {
-    Err(McpError::internal(format!(
-        "--transport http (port {port}): this build of ferromcp has no Streamable HTTP transport yet"
-    )))
+/// Serves Streamable HTTP on 127.0.0.1:`port`, endpoint `/mcp`, until the process is stopped.
+async fn serve_http(server: Server, port: u16) -> Result<(), McpError> {
+    use ferromcp::transport::http::{serve_http, HttpServerOptions};
+    let options = HttpServerOptions {
+        retry_interval: Some(Duration::from_millis(5000)),
+        ..Default::default()
+    };
+    let handle = serve_http(server, ("127.0.0.1", port), options)
+        .await
+        .map_err(|e| McpError::internal(format!("cannot listen on 127.0.0.1:{port}: {e}")))?;
+    eprintln!("everything-server: listening on {}", handle.url("/mcp"));
+    handle
+        .wait()
+        .await
+        .map_err(|e| McpError::internal(format!("HTTP server failed: {e}")))
 }
