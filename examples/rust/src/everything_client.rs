@@ -52,6 +52,9 @@ async fn connect(
     }
 }
 
+/// Whether this build has a Streamable HTTP client transport.
+const HAS_HTTP_CLIENT: bool = false;
+
 async fn connect_http(
     url: &str,
     _options: ClientOptions,
@@ -354,6 +357,10 @@ fn usage() -> ! {
 #[tokio::main]
 async fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("--has-http-client") {
+        // For the test scripts: exit 0 when this build can connect over Streamable HTTP.
+        std::process::exit(if HAS_HTTP_CLIENT { 0 } else { 1 });
+    }
     if args.first().map(String::as_str) == Some("--interop") {
         let target = match (args.get(1).map(String::as_str), args.get(2)) {
             (Some("--stdio"), Some(_)) => Target::Stdio(args[2..].to_vec()),
