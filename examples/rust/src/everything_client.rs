@@ -53,16 +53,19 @@ async fn connect(
 }
 
 /// Whether this build has a Streamable HTTP client transport.
-const HAS_HTTP_CLIENT: bool = false;
+const HAS_HTTP_CLIENT: bool = true;
 
 async fn connect_http(
     url: &str,
-    _options: ClientOptions,
-    _handlers: ClientHandlers,
+    options: ClientOptions,
+    handlers: ClientHandlers,
 ) -> Result<Client, McpError> {
-    Err(McpError::internal(format!(
-        "cannot connect to {url}: this build of ferromcp has no Streamable HTTP client transport yet"
-    )))
+    use ferromcp::transport::http::{connect, HttpClientOptions};
+    let http = HttpClientOptions {
+        legacy_fallback: false,
+        ..Default::default()
+    };
+    connect(url, options, handlers, http).await
 }
 
 /// Fills every field the user left out with the schema's `default` (SEP-1034, `applyDefaults`).

@@ -4,10 +4,15 @@
 //! Server: [`serve_http`] binds and serves; [`router`] gives an axum [`axum::Router`] to mount in an
 //! existing app. Client: [`connect`] returns a [`crate::client::Client`] speaking over HTTP.
 
+mod client;
 mod server;
 mod sse;
 mod store;
 
+pub use client::{
+    connect, connect_legacy, legacy_transport, streamable_transport, HttpClientOptions, HttpReader,
+    HttpWriter,
+};
 pub use server::{
     router, serve_http, HttpServerHandle, HttpSession, PROTOCOL_VERSION_HEADER, SESSION_ID_HEADER,
 };

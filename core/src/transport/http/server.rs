@@ -872,8 +872,10 @@ async fn handle_post(app: Arc<App>, req: Request) -> Response {
             (true, _) => json_response(StatusCode::OK, &out, sid),
         };
     }
+    // The body keeps the session alive until the stream ends (stateless sessions have no other owner).
+    let keep: Box<dyn FnOnce() + Send> = Box::new(move || drop(http));
     sse_headers(sid_out.as_deref())
-        .body(sse_body(rx, None, None))
+        .body(sse_body(rx, None, Some(keep)))
         .expect("valid response")
 }
 
