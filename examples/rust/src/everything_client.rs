@@ -114,10 +114,6 @@ async fn run_scenario(scenario: &str, url: &str) -> Result<(), McpError> {
     let target = Target::Http(url.to_string());
     let options = ClientOptions::new("ferromcp-everything-client", env!("CARGO_PKG_VERSION"));
     let client = connect(&target, options, conformance_handlers()).await?;
-    // Workaround: ferromcp's HTTP client posts `notifications/initialized` and opens the GET
-    // stream on background tasks. Servers that send unrelated requests (elicitation) on the
-    // GET stream drop them when it is not open yet, so give both a moment to land.
-    tokio::time::sleep(Duration::from_millis(500)).await;
     let outcome = async {
         match scenario {
             "initialize" => {

@@ -124,7 +124,15 @@ impl FrameWriter for HttpWriter {
         }
         let shared = self.shared.clone();
         let frame = frame.to_vec();
-        tokio::spawn(async move { shared.post(frame).await });
+        if request_ids(&frame).is_empty() {
+            // Notifications and responses are answered with 202 at once: deliver them in order
+            // (so `initialized` reaches the server before anything that follows it).
+            shared.post(frame).await;
+        } else {
+            // Requests may be answered slowly (JSON mode) or by a long SSE stream: run them
+            // concurrently, in the order they were issued.
+            tokio::spawn(async move { shared.post(frame).await });
+        }
         Ok(())
     }
 
@@ -300,7 +308,10 @@ impl Shared {
             return self.fail(&frame, err).await;
         }
         if is_initialized && legacy.is_none() && self.options.open_get_stream {
-            self.clone().start_get_stream();
+            // Wait (bounded) until the server has accepted or refused the GET stream, so that
+            // nothing the server sends there right after initialization is lost.
+            let opened = self.clone().start_get_stream();
+            let _ = tokio::time::timeout(Duration::from_secs(5), opened).await;
         }
         let ct = resp
             .headers()
@@ -418,10 +429,14 @@ impl Shared {
         }
     }
 
-    fn start_get_stream(self: Arc<Self>) {
+    /// Opens the standalone GET stream in the background; the receiver fires once the server
+    /// first answered it (either way).
+    fn start_get_stream(self: Arc<Self>) -> tokio::sync::oneshot::Receiver<()> {
+        let (answered_tx, answered) = tokio::sync::oneshot::channel();
         if self.get_started.swap(true, Ordering::AcqRel) {
-            return;
+            return answered;
         }
+        let mut answered_tx = Some(answered_tx);
         tokio::spawn(async move {
             let mut last_id: Option<String> = None;
             let mut retry: Option<u64> = None;
@@ -440,6 +455,9 @@ impl Shared {
                     r = self.http.request(req) => r,
                     _ = self.closed.cancelled() => return,
                 };
+                if let Some(tx) = answered_tx.take() {
+                    let _ = tx.send(());
+                }
                 match resp {
                     Ok(r) if r.status().is_success() => {
                         failures = 0;
@@ -473,6 +491,7 @@ impl Shared {
                 }
             }
         });
+        answered
     }
 }
 
