@@ -224,6 +224,14 @@ impl RequestContext {
         self.peer().request(method, params, opts).await
     }
 
+    /// Closes the transport stream that carries this request's messages (Streamable HTTP with
+    /// SSE), after the server has sent an event id and a `retry:` hint: the client reconnects
+    /// and resumes with `Last-Event-ID`, and the response arrives on the resumed stream
+    /// (2025-11-25 SSE polling). Returns false where there is no such stream (stdio, JSON mode).
+    pub fn close_sse_stream(&self) -> bool {
+        self.inner.session.close_request_stream(&self.inner.id)
+    }
+
     /// Whether the session has completed its handshake.
     pub fn session_ready(&self) -> bool {
         self.inner.session.state() == STATE_READY

@@ -141,7 +141,12 @@ pub struct Session {
     pub(crate) closed: CancellationToken,
     session_id: Option<Arc<str>>,
     serial: u64,
+    stream_closer: OnceLock<StreamCloser>,
 }
+
+/// Closes the transport stream carrying a request's messages (Streamable HTTP's SSE polling);
+/// returns whether there was such a stream.
+pub type StreamCloser = Arc<dyn Fn(&RequestId) -> bool + Send + Sync>;
 
 impl std::fmt::Debug for Session {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -177,12 +182,24 @@ impl Session {
             closed: CancellationToken::new(),
             session_id,
             serial: NEXT_SERIAL.fetch_add(1, Ordering::Relaxed),
+            stream_closer: OnceLock::new(),
         })
     }
 
     /// A process-unique number identifying this session (tasks are bound to it).
     pub fn serial(&self) -> u64 {
         self.serial
+    }
+
+    /// Installs the transport's way of closing a request's stream (set once, by the transport).
+    pub fn set_stream_closer(&self, closer: StreamCloser) {
+        let _ = self.stream_closer.set(closer);
+    }
+
+    /// Asks the transport to close the stream carrying request `id`'s messages, so the client
+    /// reconnects and resumes (2025-11-25 SSE polling). Returns whether a stream was closed.
+    pub fn close_request_stream(&self, id: &RequestId) -> bool {
+        self.stream_closer.get().is_some_and(|c| c(id))
     }
 
     /// The role this session plays.

@@ -18,7 +18,7 @@ mod service;
 
 pub use self::core::Incoming;
 pub(crate) use self::core::STATE_READY;
-pub use self::core::{Negotiated, Role, Session, SessionConfig};
+pub use self::core::{Negotiated, Role, Session, SessionConfig, StreamCloser};
 pub use capabilities::check_outgoing_request;
 pub use connection::Connection;
 pub use context::{ProgressReporter, RequestContext};

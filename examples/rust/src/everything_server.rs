@@ -330,7 +330,10 @@ fn add_tools(b: ferromcp::server::ServerBuilder) -> ferromcp::server::ServerBuil
             "Checks that the client reconnects after the server closes the request's stream (SEP-1699)",
             no_args(),
         ),
-        tool_fn(|_, _| async {
+        tool_fn(|_, ctx| async move {
+            // Close this request's SSE stream (the client saw an event id and a retry hint);
+            // the answer is kept in the event store and replayed when the client resumes.
+            ctx.close_sse_stream();
             tokio::time::sleep(Duration::from_millis(100)).await;
             text_result("Reconnection test completed successfully. If you received this, the client properly reconnected after stream closure.")
         }),

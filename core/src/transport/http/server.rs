@@ -153,6 +153,30 @@ impl HttpSession {
             legacy,
         });
         let weak: Weak<HttpSession> = Arc::downgrade(&http);
+        let closer_target = weak.clone();
+        session.set_stream_closer(Arc::new(move |id: &RequestId| {
+            let Some(h) = closer_target.upgrade() else {
+                return false;
+            };
+            // Only streams that were primed with an event id and `retry:` (2025-11-25+) can be
+            // resumed; closing any other would lose the response.
+            if h.session.protocol_version() < Some(ProtocolVersion::V2025_11_25) {
+                return false;
+            }
+            let mut r = h.routes.lock().unwrap();
+            let Some(slot) = r.requests.get(id).copied() else {
+                return false;
+            };
+            match r.streams.get_mut(&slot) {
+                // Dropping the sender ends the SSE body; later events for this request are kept
+                // in the event store and replayed when the client resumes with Last-Event-ID.
+                Some(route) if !route.json && route.tx.is_some() => {
+                    route.tx = None;
+                    true
+                }
+                _ => false,
+            }
+        }));
         let closed = session.closed.clone();
         drop(session);
         tokio::spawn(async move {
