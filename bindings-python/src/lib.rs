@@ -1,1 +1,26 @@
-//! placeholder
+//! `ferromcp._native`: the PyO3 glue between the ferromcp engine and the `ferromcp` Python
+//! package. Python code should use the facade (`ferromcp.Server`, `ferromcp.Client`); this
+//! module's API is private and may change.
+//!
+//! Handlers use the callback pattern: see [`handler`] and `bindings-python/README.md`.
+
+pub mod client;
+pub mod convert;
+pub mod error;
+pub mod handler;
+pub mod runtime;
+pub mod server;
+
+use pyo3::prelude::*;
+
+/// The native module.
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<server::NativeServer>()?;
+    m.add_class::<client::NativeClient>()?;
+    m.add_class::<client::NativeCancel>()?;
+    m.add_class::<handler::NativeContext>()?;
+    m.add_class::<handler::Responder>()?;
+    m.add("ENGINE_VERSION", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}
