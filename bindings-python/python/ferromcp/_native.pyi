@@ -1,7 +1,7 @@
 """Type stubs of the native module (private API; use ferromcp.Server / ferromcp.Client)."""
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, TypeAlias
 
 ENGINE_VERSION: str
 
@@ -54,7 +54,7 @@ class NativeServer:
     def bind_loop(self) -> None: ...
     def serve_stdio(self) -> Awaitable[None]: ...
 
-_ClientHandler = tuple[Callable[..., Awaitable[Any]], Callable[[str, Any], None]]
+_ClientHandler: TypeAlias = tuple[Callable[..., Awaitable[Any]], Callable[[str, Any], None]]
 
 class CancelHandle:
     def __init__(self) -> None: ...

@@ -9,6 +9,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from types import TracebackType
 from typing import Any
 
+from typing_extensions import Self
+
 from . import _native
 from .errors import MethodNotFound
 from .server import Context, Server
@@ -97,7 +99,7 @@ class Client:
             await self._native.close()
             self._native = None
 
-    async def __aenter__(self) -> Client:
+    async def __aenter__(self) -> Self:
         return await self.connect()
 
     async def __aexit__(

@@ -114,17 +114,17 @@ def from_code(code: int, message: str, data: Any = None) -> McpError:
 
 
 __all__ = [
-    "McpError",
-    "ParseError",
-    "InvalidRequest",
-    "MethodNotFound",
-    "InvalidParams",
-    "InternalError",
     "ConnectionClosed",
+    "InternalError",
+    "InvalidParams",
+    "InvalidRequest",
+    "McpError",
+    "MethodNotFound",
+    "ParseError",
+    "RequestCancelled",
     "RequestTimeout",
     "ResourceNotFound",
     "TransportError",
     "UnsupportedProtocolVersion",
-    "RequestCancelled",
     "from_code",
 ]
