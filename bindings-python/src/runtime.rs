@@ -108,6 +108,9 @@ pub fn call_soon(
         .call_method1("call_soon_threadsafe", tuple);
 }
 
+/// Builds a Python object with the GIL held.
+pub type MakeObj = Box<dyn FnOnce(Python<'_>) -> PyResult<Py<PyAny>> + Send>;
+
 /// What a bridged Rust future produces, converted to Python on the Python thread.
 pub enum Out {
     /// JSON, converted to plain Python objects.
@@ -115,7 +118,7 @@ pub enum Out {
     /// `None`.
     None,
     /// Anything else, built with the GIL held.
-    Obj(Box<dyn FnOnce(Python<'_>) -> PyResult<Py<PyAny>> + Send>),
+    Obj(MakeObj),
 }
 
 /// Aborts the tokio task behind an asyncio future when that future is cancelled.

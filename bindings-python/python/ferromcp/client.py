@@ -7,13 +7,14 @@ import inspect
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from types import TracebackType
-from typing import Any
-
-from typing_extensions import Self
+from typing import TYPE_CHECKING, Any
 
 from . import _native
 from .errors import MethodNotFound
 from .server import Context, Server
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 Handler = Callable[..., Any]
 
@@ -88,7 +89,7 @@ class Client:
 
         return cls(connect, **options)
 
-    async def connect(self) -> Client:
+    async def connect(self) -> Self:
         """Connects and performs the handshake."""
         self._native = await self._connect(self._config, (self._on_request, self._notification))
         return self
