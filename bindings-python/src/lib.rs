@@ -22,5 +22,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<handler::NativeContext>()?;
     m.add_class::<handler::Responder>()?;
     m.add("ENGINE_VERSION", env!("CARGO_PKG_VERSION"))?;
+    let shutdown = wrap_pyfunction!(runtime::_shutdown, m)?;
+    m.add_function(shutdown.clone())?;
+    m.py()
+        .import("atexit")?
+        .call_method1("register", (shutdown,))?;
     Ok(())
 }

@@ -15,6 +15,7 @@ use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
 use serde_json::Value;
 use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use tokio::runtime::Runtime;
@@ -58,11 +59,29 @@ fn with_state<T>(f: impl FnOnce(&State) -> T) -> T {
     f(guard.as_ref().expect("state initialized"))
 }
 
+/// Set at interpreter exit (`atexit`): the Python thread stops taking the GIL, so it never
+/// races the interpreter's finalization. Jobs posted afterwards are leaked, not run.
+static SHUTDOWN: AtomicBool = AtomicBool::new(false);
+
+/// Stops delivering results to Python (registered with `atexit` by the module).
+#[pyfunction]
+pub fn _shutdown() {
+    SHUTDOWN.store(true, Ordering::SeqCst);
+}
+
 fn python_thread(rx: mpsc::Receiver<Job>) {
     while let Ok(job) = rx.recv() {
+        if SHUTDOWN.load(Ordering::SeqCst) {
+            std::mem::forget(job);
+            continue;
+        }
         Python::with_gil(|py| {
             job(py);
             while let Ok(more) = rx.try_recv() {
+                if SHUTDOWN.load(Ordering::SeqCst) {
+                    std::mem::forget(more);
+                    continue;
+                }
                 more(py);
             }
         });
