@@ -15,9 +15,8 @@ use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
 use serde_json::Value;
 use std::future::Future;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use tokio::runtime::Runtime;
 
 type Job = Box<dyn FnOnce(Python<'_>) + Send>;
@@ -60,31 +59,69 @@ fn with_state<T>(f: impl FnOnce(&State) -> T) -> T {
 }
 
 /// Set at interpreter exit (`atexit`): the Python thread stops taking the GIL, so it never
-/// races the interpreter's finalization. Jobs posted afterwards are leaked, not run.
-static SHUTDOWN: AtomicBool = AtomicBool::new(false);
+/// races the interpreter's finalization (a thread waiting for the GIL while Python finalizes is
+/// killed with `pthread_exit`, which aborts a Rust thread). Jobs posted afterwards are leaked.
+/// The flag is read under [`GATE`]'s lock, and `busy` tells whether the thread is inside
+/// (or about to enter) `Python::with_gil`.
+static GATE: Mutex<Gate> = Mutex::new(Gate {
+    shutdown: false,
+    busy: false,
+});
+static GATE_CV: Condvar = Condvar::new();
 
-/// Stops delivering results to Python (registered with `atexit` by the module).
+struct Gate {
+    shutdown: bool,
+    busy: bool,
+}
+
+/// Stops delivering results to Python and waits (GIL released, at most 2 s) until the Python
+/// thread is outside the GIL. Registered with `atexit` by the module.
 #[pyfunction]
-pub fn _shutdown() {
-    SHUTDOWN.store(true, Ordering::SeqCst);
+pub fn _shutdown(py: Python<'_>) {
+    py.allow_threads(|| {
+        let mut g = GATE.lock().unwrap_or_else(|e| e.into_inner());
+        g.shutdown = true;
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+        while g.busy {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            g = GATE_CV
+                .wait_timeout(g, left)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+    });
+}
+
+fn enter_gate() -> bool {
+    let mut g = GATE.lock().unwrap_or_else(|e| e.into_inner());
+    if g.shutdown {
+        return false;
+    }
+    g.busy = true;
+    true
+}
+
+fn leave_gate() {
+    GATE.lock().unwrap_or_else(|e| e.into_inner()).busy = false;
+    GATE_CV.notify_all();
 }
 
 fn python_thread(rx: mpsc::Receiver<Job>) {
     while let Ok(job) = rx.recv() {
-        if SHUTDOWN.load(Ordering::SeqCst) {
+        if !enter_gate() {
             std::mem::forget(job);
             continue;
         }
         Python::with_gil(|py| {
             job(py);
             while let Ok(more) = rx.try_recv() {
-                if SHUTDOWN.load(Ordering::SeqCst) {
-                    std::mem::forget(more);
-                    continue;
-                }
                 more(py);
             }
         });
+        leave_gate();
     }
 }
 
