@@ -1,1 +1,41 @@
 //! The JSON-in/JSON-out surface that the Python, Node.js and Swift bindings share.
+//!
+//! Foreign code never sees the engine's Rust types: it registers features with JSON definitions
+//! (the MCP wire shapes: a `Tool`, a `Resource`, ...) and object-safe handlers
+//! (`Arc<dyn Foreign*Handler>`) that receive JSON and a [`ForeignContext`] and answer JSON or an
+//! [`McpError`](crate::McpError). Everything protocol-related (validation, lifecycle, cancellation,
+//! progress throttling, timeouts) stays in the engine.
+//!
+//! - [`EmbeddedServer`] wraps [`crate::server::Server`].
+//! - [`EmbeddedClient`] wraps [`crate::client::Client`].
+//! - [`ForeignContext`] is what a handler gets: request id, `_meta`, cancellation (observe it with
+//!   [`ForeignContext::cancelled`] / [`ForeignContext::on_cancel`], trigger it with
+//!   [`ForeignContext::cancel`]), progress, logging and requests back to the peer.
+//! - [`CancelHandle`] lets a foreign caller cancel an outgoing request explicitly (for runtimes
+//!   such as UniFFI that cannot drop a Rust future).
+
+mod client;
+mod context;
+mod server;
+
+pub use client::{CallOptions, CancelHandle, ClientConfig, EmbeddedClient, ForeignClientHandler};
+pub use context::ForeignContext;
+pub use server::{
+    EmbeddedServer, ForeignCompletionHandler, ForeignPromptHandler, ForeignResourceHandler,
+    ForeignToolHandler,
+};
+
+use crate::McpError;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+/// Decodes a JSON value into an engine type, reporting `what` on failure as invalid params.
+pub(crate) fn decode<T: DeserializeOwned>(what: &str, v: Value) -> Result<T, McpError> {
+    serde_json::from_value(v).map_err(|e| McpError::invalid_params(format!("{what}: {e}")))
+}
+
+/// Decodes what a foreign handler returned; a bad shape is the handler's fault (internal error).
+pub(crate) fn decode_result<T: DeserializeOwned>(what: &str, v: Value) -> Result<T, McpError> {
+    serde_json::from_value(v)
+        .map_err(|e| McpError::internal(format!("handler returned a malformed {what}: {e}")))
+}

@@ -1,0 +1,294 @@
+"""``Client``: connect to an MCP server (a child process over stdio, or an in-process
+``Server``) and call it."""
+
+from __future__ import annotations
+
+import inspect
+import os
+from collections.abc import AsyncIterator, Awaitable, Callable
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from . import _native
+from .errors import MethodNotFound
+from .server import Context, Server
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+Handler = Callable[..., Any]
+
+
+async def _maybe_await(v: Any) -> Any:
+    return await v if inspect.isawaitable(v) else v
+
+
+class Client:
+    """A connected MCP client. Create it with :meth:`stdio` or :meth:`memory` and use it as an
+    async context manager."""
+
+    def __init__(
+        self,
+        connect: Callable[[dict[str, Any], Any], Awaitable[_native.NativeClient]],
+        *,
+        name: str = "ferromcp-python",
+        version: str = "0.1.0",
+        protocol_version: str | None = None,
+        timeout: float | None = None,
+        sampling_handler: Handler | None = None,
+        elicitation_handler: Handler | None = None,
+        roots: list[dict[str, Any]] | Handler | None = None,
+        on_notification: Callable[[str, Any], Any] | None = None,
+    ) -> None:
+        self._connect = connect
+        self._config: dict[str, Any] = {
+            "name": name,
+            "version": version,
+            "sampling": sampling_handler is not None,
+            "elicitation": elicitation_handler is not None,
+            "roots": roots is not None,
+        }
+        if protocol_version:
+            self._config["protocolVersion"] = protocol_version
+        if timeout is not None:
+            self._config["requestTimeoutMs"] = int(timeout * 1000)
+        self._sampling = sampling_handler
+        self._elicitation = elicitation_handler
+        self._roots = roots
+        self._on_notification = on_notification
+        self._native: _native.NativeClient | None = None
+
+    # ---- construction ------------------------------------------------------------------------
+    @classmethod
+    def stdio(
+        cls,
+        command: str,
+        args: list[str] | None = None,
+        *,
+        env: dict[str, str] | None = None,
+        cwd: str | os.PathLike[str] | None = None,
+        **options: Any,
+    ) -> Client:
+        """A client for a server started as ``command args...`` (connects on ``__aenter__``)."""
+        argv = list(args or [])
+        cwd_s = None if cwd is None else os.fspath(cwd)
+
+        def connect(config: dict[str, Any], handler: Any) -> Awaitable[_native.NativeClient]:
+            return _native.NativeClient.connect_stdio(
+                command, argv, dict(env or {}), cwd_s, config, handler
+            )
+
+        return cls(connect, **options)
+
+    @classmethod
+    def memory(cls, server: Server, **options: Any) -> Client:
+        """A client for a ``Server`` in this process (in-memory transport)."""
+
+        def connect(config: dict[str, Any], handler: Any) -> Awaitable[_native.NativeClient]:
+            return _native.NativeClient.connect_memory(server._native, config, handler)
+
+        return cls(connect, **options)
+
+    async def connect(self) -> Self:
+        """Connects and performs the handshake."""
+        self._native = await self._connect(self._config, (self._on_request, self._notification))
+        return self
+
+    async def close(self) -> None:
+        """Closes the session (a spawned server is shut down)."""
+        if self._native is not None:
+            await self._native.close()
+            self._native = None
+
+    async def __aenter__(self) -> Self:
+        return await self.connect()
+
+    async def __aexit__(
+        self,
+        et: type[BaseException] | None,
+        e: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    # ---- server-to-client --------------------------------------------------------------------
+    async def _on_request(self, method: str, params: Any, native_ctx: _native.NativeContext) -> Any:
+        ctx = Context(native_ctx)
+        if method == "sampling/createMessage" and self._sampling is not None:
+            return await _maybe_await(self._sampling(params, ctx))
+        if method == "elicitation/create" and self._elicitation is not None:
+            return await _maybe_await(self._elicitation(params, ctx))
+        if method == "roots/list" and self._roots is not None:
+            roots = self._roots
+            value = await _maybe_await(roots(ctx)) if callable(roots) else roots
+            return {"roots": value} if isinstance(value, list) else value
+        raise MethodNotFound(f"Method not found: {method}")
+
+    def _notification(self, method: str, params: Any) -> None:
+        if self._on_notification is not None:
+            r = self._on_notification(method, params)
+            if inspect.isawaitable(r):
+                import asyncio
+
+                asyncio.ensure_future(r)
+
+    # ---- requests ----------------------------------------------------------------------------
+    @property
+    def native(self) -> _native.NativeClient:
+        """The native client (raises if not connected)."""
+        if self._native is None:
+            raise RuntimeError("client is not connected")
+        return self._native
+
+    @property
+    def initialize_result(self) -> dict[str, Any]:
+        """The server's initialize result."""
+        return self.native.initialize_result
+
+    @property
+    def server_info(self) -> dict[str, Any]:
+        """The server's ``serverInfo``."""
+        info: dict[str, Any] = self.initialize_result.get("serverInfo", {})
+        return info
+
+    @property
+    def protocol_version(self) -> str:
+        """The negotiated protocol revision."""
+        return self.native.protocol_version
+
+    async def request(
+        self,
+        method: str,
+        params: Any = None,
+        *,
+        timeout: float | None = None,
+        progress: Callable[[float, float | None, str | None], Any] | None = None,
+        cancel: _native.CancelHandle | None = None,
+    ) -> Any:
+        """Sends a raw request and returns its result."""
+        on_progress = None
+        if progress is not None:
+            cb = progress
+
+            def on_progress(p: dict[str, Any]) -> None:
+                cb(p.get("progress", 0), p.get("total"), p.get("message"))
+
+        return await self.native.request(
+            method,
+            params,
+            None if timeout is None else int(timeout * 1000),
+            on_progress,
+            cancel,
+        )
+
+    async def notify(self, method: str, params: Any = None) -> None:
+        """Sends a raw notification."""
+        await self.native.notify(method, params)
+
+    async def ping(self) -> None:
+        """``ping``."""
+        await self.request("ping")
+
+    async def list_tools(self, cursor: str | None = None) -> dict[str, Any]:
+        """One page of ``tools/list`` (``tools``, ``nextCursor``)."""
+        r: dict[str, Any] = await self.request("tools/list", _page(cursor))
+        return r
+
+    async def list_all_tools(self) -> list[dict[str, Any]]:
+        """Every tool, following ``nextCursor``."""
+        return [t async for t in _paginate(self.list_tools, "tools")]
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: dict[str, Any] | None = None,
+        *,
+        progress: Callable[[float, float | None, str | None], Any] | None = None,
+        timeout: float | None = None,
+        cancel: _native.CancelHandle | None = None,
+    ) -> dict[str, Any]:
+        """``tools/call``; returns the ``CallToolResult`` dict."""
+        r: dict[str, Any] = await self.request(
+            "tools/call",
+            {"name": name, "arguments": arguments or {}},
+            progress=progress,
+            timeout=timeout,
+            cancel=cancel,
+        )
+        return r
+
+    async def list_resources(self, cursor: str | None = None) -> dict[str, Any]:
+        """One page of ``resources/list``."""
+        r: dict[str, Any] = await self.request("resources/list", _page(cursor))
+        return r
+
+    async def list_resource_templates(self, cursor: str | None = None) -> dict[str, Any]:
+        """One page of ``resources/templates/list``."""
+        r: dict[str, Any] = await self.request("resources/templates/list", _page(cursor))
+        return r
+
+    async def read_resource(self, uri: str) -> dict[str, Any]:
+        """``resources/read``."""
+        r: dict[str, Any] = await self.request("resources/read", {"uri": uri})
+        return r
+
+    async def subscribe(self, uri: str) -> None:
+        """``resources/subscribe``."""
+        await self.request("resources/subscribe", {"uri": uri})
+
+    async def unsubscribe(self, uri: str) -> None:
+        """``resources/unsubscribe``."""
+        await self.request("resources/unsubscribe", {"uri": uri})
+
+    async def list_prompts(self, cursor: str | None = None) -> dict[str, Any]:
+        """One page of ``prompts/list``."""
+        r: dict[str, Any] = await self.request("prompts/list", _page(cursor))
+        return r
+
+    async def get_prompt(self, name: str, arguments: dict[str, str] | None = None) -> dict[str, Any]:
+        """``prompts/get``."""
+        r: dict[str, Any] = await self.request(
+            "prompts/get", {"name": name, "arguments": arguments or {}}
+        )
+        return r
+
+    async def complete(
+        self,
+        ref: dict[str, Any],
+        argument: str,
+        value: str,
+        context: dict[str, str] | None = None,
+    ) -> dict[str, Any]:
+        """``completion/complete``; returns the ``completion`` dict."""
+        params: dict[str, Any] = {"ref": ref, "argument": {"name": argument, "value": value}}
+        if context:
+            params["context"] = {"arguments": context}
+        r: dict[str, Any] = await self.request("completion/complete", params)
+        c: dict[str, Any] = r.get("completion", {})
+        return c
+
+    async def set_logging_level(self, level: str) -> None:
+        """``logging/setLevel``."""
+        await self.request("logging/setLevel", {"level": level})
+
+    async def notify_roots_changed(self) -> None:
+        """``notifications/roots/list_changed``."""
+        await self.notify("notifications/roots/list_changed")
+
+
+def _page(cursor: str | None) -> dict[str, Any]:
+    return {} if cursor is None else {"cursor": cursor}
+
+
+async def _paginate(
+    fetch: Callable[[str | None], Awaitable[dict[str, Any]]], key: str
+) -> AsyncIterator[dict[str, Any]]:
+    cursor: str | None = None
+    while True:
+        page = await fetch(cursor)
+        for item in page.get(key, []):
+            yield item
+        nxt = page.get("nextCursor")
+        if not nxt or nxt == cursor:
+            return
+        cursor = nxt

@@ -1,0 +1,488 @@
+"""``Server`` (FastMCP-style decorators) and ``Context``, on the native engine."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import inspect
+import json
+import typing
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+from . import _native
+from .errors import McpError
+from .schema import from_jsonable, is_structured, schema_for, to_jsonable
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class Context:
+    """What a handler can do besides computing its result. Declare a parameter annotated
+    ``Context`` to receive it."""
+
+    def __init__(self, native: _native.NativeContext) -> None:
+        self._native = native
+
+    @property
+    def request_id(self) -> int | str:
+        """The id of the request being served."""
+        return self._native.request_id
+
+    @property
+    def meta(self) -> dict[str, Any] | None:
+        """The request's ``_meta``."""
+        return self._native.meta
+
+    @property
+    def protocol_version(self) -> str | None:
+        """The negotiated protocol revision."""
+        return self._native.protocol_version
+
+    @property
+    def client_info(self) -> Any:
+        """The client's ``clientInfo``."""
+        return self._native.peer_info
+
+    @property
+    def client_capabilities(self) -> Any:
+        """The client's capabilities."""
+        return self._native.peer_capabilities
+
+    def is_cancelled(self) -> bool:
+        """Whether the client cancelled this request."""
+        return self._native.is_cancelled()
+
+    async def report_progress(
+        self, progress: float, total: float | None = None, message: str | None = None
+    ) -> None:
+        """Sends ``notifications/progress`` (only if the client asked for progress)."""
+        await self._native.progress(float(progress), None if total is None else float(total), message)
+
+    async def log(self, level: str, data: Any, logger: str | None = None) -> None:
+        """Sends ``notifications/message`` at an RFC 5424 level (``"info"``, ``"error"``, ...)."""
+        await self._native.log(level, to_jsonable(data), logger)
+
+    async def debug(self, data: Any, logger: str | None = None) -> None:
+        """``log("debug", ...)``."""
+        await self.log("debug", data, logger)
+
+    async def info(self, data: Any, logger: str | None = None) -> None:
+        """``log("info", ...)``."""
+        await self.log("info", data, logger)
+
+    async def warning(self, data: Any, logger: str | None = None) -> None:
+        """``log("warning", ...)``."""
+        await self.log("warning", data, logger)
+
+    async def error(self, data: Any, logger: str | None = None) -> None:
+        """``log("error", ...)``."""
+        await self.log("error", data, logger)
+
+    async def request(self, method: str, params: Any = None) -> Any:
+        """Sends a request to the client and returns its result."""
+        return await self._native.request(method, to_jsonable(params))
+
+    async def elicit(self, message: str, schema: Any) -> dict[str, Any]:
+        """Asks the user for input (``elicitation/create``, form mode). ``schema`` is a JSON
+        Schema dict or a type (dataclass, TypedDict, pydantic model). Returns the result dict
+        (``action`` and ``content``)."""
+        requested = schema if isinstance(schema, dict) else schema_for(schema)
+        result: dict[str, Any] = await self.request(
+            "elicitation/create", {"message": message, "requestedSchema": requested}
+        )
+        return result
+
+    async def sample(
+        self,
+        messages: str | list[dict[str, Any]],
+        *,
+        max_tokens: int = 256,
+        system_prompt: str | None = None,
+        **extra: Any,
+    ) -> dict[str, Any]:
+        """Asks the client's model (``sampling/createMessage``). ``messages`` is a string (one
+        user message) or MCP ``SamplingMessage`` dicts. Returns the result dict."""
+        if isinstance(messages, str):
+            messages = [{"role": "user", "content": {"type": "text", "text": messages}}]
+        params: dict[str, Any] = {"messages": messages, "maxTokens": max_tokens, **extra}
+        if system_prompt is not None:
+            params["systemPrompt"] = system_prompt
+        result: dict[str, Any] = await self.request("sampling/createMessage", params)
+        return result
+
+    async def list_roots(self) -> list[dict[str, Any]]:
+        """The client's roots (``roots/list``)."""
+        result = await self.request("roots/list")
+        roots: list[dict[str, Any]] = result.get("roots", [])
+        return roots
+
+
+def _context_param(sig: inspect.Signature, hints: dict[str, Any]) -> str | None:
+    for name in sig.parameters:
+        if hints.get(name) is Context:
+            return name
+    return None
+
+
+def _hints(fn: Callable[..., Any]) -> dict[str, Any]:
+    try:
+        return typing.get_type_hints(fn, include_extras=True)
+    except Exception:  # noqa: BLE001 - unresolved forward refs: fall back to raw annotations
+        return dict(getattr(fn, "__annotations__", {}))
+
+
+async def _invoke(fn: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
+    if inspect.iscoroutinefunction(fn):
+        return await fn(**kwargs)
+    result = await asyncio.to_thread(fn, **kwargs)
+    if inspect.isawaitable(result):
+        return await result
+    return result
+
+
+def _content_for(value: Any) -> list[dict[str, Any]]:
+    if isinstance(value, str):
+        return [{"type": "text", "text": value}]
+    if isinstance(value, (bytes, bytearray)):
+        return [
+            {
+                "type": "image" if _looks_like_image(bytes(value)) else "text",
+                **(
+                    {"data": base64.b64encode(value).decode(), "mimeType": _image_mime(bytes(value))}
+                    if _looks_like_image(bytes(value))
+                    else {"text": base64.b64encode(value).decode()}
+                ),
+            }
+        ]
+    if isinstance(value, dict) and value.get("type") in (
+        "text",
+        "image",
+        "audio",
+        "resource",
+        "resource_link",
+    ):
+        return [value]
+    if isinstance(value, list) and all(
+        isinstance(v, dict) and "type" in v for v in value
+    ):
+        return list(value)
+    return [{"type": "text", "text": json.dumps(to_jsonable(value))}]
+
+
+def _image_mime(data: bytes) -> str:
+    if data.startswith(b"\x89PNG"):
+        return "image/png"
+    if data.startswith(b"\xff\xd8"):
+        return "image/jpeg"
+    if data.startswith(b"GIF8"):
+        return "image/gif"
+    return "image/webp"
+
+
+def _looks_like_image(data: bytes) -> bool:
+    return data.startswith((b"\x89PNG", b"\xff\xd8", b"GIF8")) or data[8:12] == b"WEBP"
+
+
+class Server:
+    """An MCP server. Register features with the decorators, then call :meth:`run`."""
+
+    def __init__(
+        self,
+        name: str,
+        version: str = "0.1.0",
+        *,
+        title: str | None = None,
+        instructions: str | None = None,
+        page_size: int | None = None,
+    ) -> None:
+        config: dict[str, Any] = {"name": name, "version": version}
+        if title is not None:
+            config["title"] = title
+        if instructions is not None:
+            config["instructions"] = instructions
+        if page_size is not None:
+            config["pageSize"] = page_size
+        self.name = name
+        self._native = _native.NativeServer(config)
+
+    # ---- tools -------------------------------------------------------------------------------
+    def tool(
+        self,
+        name: str | None = None,
+        *,
+        description: str | None = None,
+        title: str | None = None,
+        input_schema: dict[str, Any] | None = None,
+        output_schema: dict[str, Any] | None = None,
+        annotations: dict[str, Any] | None = None,
+        structured_output: bool | None = None,
+    ) -> Callable[[F], F]:
+        """Registers a function as a tool. The input schema comes from the parameters' type
+        hints unless ``input_schema`` is given; an object-shaped return annotation (dict,
+        dataclass, TypedDict, pydantic model) gives ``structuredContent`` and ``outputSchema``."""
+
+        def deco(fn: F) -> F:
+            self.add_tool(
+                fn,
+                name=name,
+                description=description,
+                title=title,
+                input_schema=input_schema,
+                output_schema=output_schema,
+                annotations=annotations,
+                structured_output=structured_output,
+            )
+            return fn
+
+        return deco
+
+    def add_tool(
+        self,
+        fn: Callable[..., Any],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        title: str | None = None,
+        input_schema: dict[str, Any] | None = None,
+        output_schema: dict[str, Any] | None = None,
+        annotations: dict[str, Any] | None = None,
+        structured_output: bool | None = None,
+    ) -> None:
+        """Registers ``fn`` as a tool (see :meth:`tool`)."""
+        sig = inspect.signature(fn)
+        hints = _hints(fn)
+        ctx_name = _context_param(sig, hints)
+        params = {n: p for n, p in sig.parameters.items() if n != ctx_name}
+        if input_schema is None:
+            props: dict[str, Any] = {}
+            required: list[str] = []
+            for n, p in params.items():
+                if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+                    continue
+                s = schema_for(hints.get(n, Any))
+                if p.default is not p.empty:
+                    try:
+                        s = {**s, "default": to_jsonable(p.default)}
+                    except TypeError:
+                        pass
+                else:
+                    required.append(n)
+                props[n] = s
+            input_schema = {"type": "object", "properties": props}
+            if required:
+                input_schema["required"] = required
+        ret = hints.get("return", inspect.Signature.empty)
+        structured = structured_output if structured_output is not None else is_structured(ret)
+        if structured and output_schema is None and ret is not inspect.Signature.empty:
+            output_schema = schema_for(ret)
+            if output_schema.get("type") != "object":
+                output_schema = {"type": "object"}
+        definition: dict[str, Any] = {
+            "name": name or fn.__name__,
+            "inputSchema": input_schema,
+        }
+        doc = description or inspect.getdoc(fn)
+        if doc:
+            definition["description"] = doc
+        if title:
+            definition["title"] = title
+        if output_schema is not None:
+            definition["outputSchema"] = output_schema
+        if annotations:
+            definition["annotations"] = annotations
+        types_ = {n: hints.get(n, Any) for n in params}
+
+        async def handler(arguments: dict[str, Any], native_ctx: _native.NativeContext) -> Any:
+            kwargs = {k: from_jsonable(types_.get(k, Any), v) for k, v in arguments.items()}
+            if ctx_name is not None:
+                kwargs[ctx_name] = Context(native_ctx)
+            try:
+                value = await _invoke(fn, kwargs)
+            except McpError:
+                raise
+            except Exception as e:  # noqa: BLE001 - the model sees the failure
+                return {"content": [{"type": "text", "text": f"{type(e).__name__}: {e}"}], "isError": True}
+            if isinstance(value, dict) and ("content" in value and "isError" in value):
+                return value
+            if structured:
+                data = to_jsonable(value)
+                return {"content": [{"type": "text", "text": json.dumps(data)}], "structuredContent": data}
+            return {"content": _content_for(to_jsonable(value) if not isinstance(value, (bytes, bytearray)) else value)}
+
+        self._native.add_tool(definition, handler)
+
+    def remove_tool(self, name: str) -> bool:
+        """Removes a tool; returns whether it existed."""
+        return self._native.remove_tool(name)
+
+    # ---- resources ---------------------------------------------------------------------------
+    def resource(
+        self,
+        uri: str,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        mime_type: str | None = None,
+        title: str | None = None,
+    ) -> Callable[[F], F]:
+        """Registers a resource (a URI) or a resource template (a URI with ``{variables}``,
+        passed to the function as keyword arguments). The function returns ``str`` (text),
+        ``bytes`` (blob), a contents dict, or a list of them."""
+
+        def deco(fn: F) -> F:
+            sig = inspect.signature(fn)
+            hints = _hints(fn)
+            ctx_name = _context_param(sig, hints)
+            is_template = "{" in uri
+            definition: dict[str, Any] = {"name": name or fn.__name__}
+            definition["uriTemplate" if is_template else "uri"] = uri
+            doc = description or inspect.getdoc(fn)
+            if doc:
+                definition["description"] = doc
+            if mime_type:
+                definition["mimeType"] = mime_type
+            if title:
+                definition["title"] = title
+
+            async def handler(
+                read_uri: str, variables: dict[str, str], native_ctx: _native.NativeContext
+            ) -> Any:
+                kwargs: dict[str, Any] = {
+                    k: from_jsonable(hints.get(k, Any), v)
+                    for k, v in variables.items()
+                    if k in sig.parameters
+                }
+                if ctx_name is not None:
+                    kwargs[ctx_name] = Context(native_ctx)
+                value = await _invoke(fn, kwargs)
+                return _resource_contents(read_uri, value, mime_type)
+
+            if is_template:
+                self._native.add_resource_template(definition, handler)
+            else:
+                self._native.add_resource(definition, handler)
+            return fn
+
+        return deco
+
+    def notify_resource_updated(self, uri: str) -> None:
+        """Tells subscribed clients that ``uri`` changed."""
+        self._native.notify_resource_updated(uri)
+
+    # ---- prompts -----------------------------------------------------------------------------
+    def prompt(
+        self, name: str | None = None, *, description: str | None = None, title: str | None = None
+    ) -> Callable[[F], F]:
+        """Registers a prompt. Parameters become prompt arguments (required unless they have a
+        default). The function returns a string (one user message), a list of strings or
+        message dicts, or a full ``GetPromptResult`` dict."""
+
+        def deco(fn: F) -> F:
+            sig = inspect.signature(fn)
+            hints = _hints(fn)
+            ctx_name = _context_param(sig, hints)
+            args = [
+                {"name": n, "required": p.default is p.empty}
+                for n, p in sig.parameters.items()
+                if n != ctx_name and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+            ]
+            definition: dict[str, Any] = {"name": name or fn.__name__, "arguments": args}
+            doc = description or inspect.getdoc(fn)
+            if doc:
+                definition["description"] = doc
+            if title:
+                definition["title"] = title
+
+            async def handler(arguments: dict[str, str], native_ctx: _native.NativeContext) -> Any:
+                kwargs: dict[str, Any] = dict(arguments)
+                if ctx_name is not None:
+                    kwargs[ctx_name] = Context(native_ctx)
+                value = await _invoke(fn, kwargs)
+                return _prompt_result(value)
+
+            self._native.add_prompt(definition, handler)
+            return fn
+
+        return deco
+
+    # ---- completion --------------------------------------------------------------------------
+    def completion(
+        self, *, prompt: str | None = None, resource: str | None = None, argument: str | None = None
+    ) -> Callable[[F], F]:
+        """Registers a completion handler for ``argument`` of a prompt or resource template
+        (without ``prompt``/``resource``: the fallback for all). The function receives
+        ``(argument_value: str, context_arguments: dict)`` and returns a list of strings."""
+
+        def deco(fn: F) -> F:
+            reference: dict[str, Any] | None = None
+            if prompt is not None:
+                reference = {"type": "ref/prompt", "name": prompt}
+            elif resource is not None:
+                reference = {"type": "ref/resource", "uri": resource}
+
+            async def handler(params: dict[str, Any], native_ctx: _native.NativeContext) -> Any:
+                value = params.get("argument", {}).get("value", "")
+                context = (params.get("context") or {}).get("arguments") or {}
+                result = await _invoke(fn, {"value": value, "context": context}) if _takes_context(
+                    fn
+                ) else await _invoke(fn, {"value": value})
+                if isinstance(result, dict):
+                    return result
+                return list(result)
+
+            self._native.add_completion(reference, argument, handler)
+            return fn
+
+        return deco
+
+    # ---- running -----------------------------------------------------------------------------
+    async def run_stdio_async(self) -> None:
+        """Serves one client over stdin/stdout until stdin closes."""
+        await self._native.serve_stdio()
+
+    def run(self, transport: str = "stdio", **options: Any) -> None:
+        """Runs the server (blocking). ``transport``: ``"stdio"`` (HTTP comes with the engine's
+        streamable HTTP transport)."""
+        if transport != "stdio":
+            raise ValueError(f"transport {transport!r} is not available in this build")
+        asyncio.run(self.run_stdio_async())
+
+
+def _takes_context(fn: Callable[..., Any]) -> bool:
+    return "context" in inspect.signature(fn).parameters
+
+
+def _resource_contents(uri: str, value: Any, mime_type: str | None) -> list[dict[str, Any]]:
+    items = value if isinstance(value, list) else [value]
+    out: list[dict[str, Any]] = []
+    for item in items:
+        if isinstance(item, dict):
+            out.append({"uri": uri, **item})
+        elif isinstance(item, (bytes, bytearray)):
+            c: dict[str, Any] = {"uri": uri, "blob": base64.b64encode(item).decode()}
+            c["mimeType"] = mime_type or "application/octet-stream"
+            out.append(c)
+        else:
+            text = item if isinstance(item, str) else json.dumps(to_jsonable(item))
+            c = {"uri": uri, "text": text}
+            if mime_type:
+                c["mimeType"] = mime_type
+            out.append(c)
+    return out
+
+
+def _prompt_result(value: Any) -> dict[str, Any]:
+    if isinstance(value, dict) and "messages" in value:
+        return value
+    items = value if isinstance(value, list) else [value]
+    messages: list[dict[str, Any]] = []
+    for item in items:
+        if isinstance(item, str):
+            messages.append({"role": "user", "content": {"type": "text", "text": item}})
+        else:
+            messages.append(item)
+    return {"messages": messages}
+
+
+Handler = Callable[..., Awaitable[Any]]

@@ -1,0 +1,447 @@
+//! Calling Python handlers from the engine (the callback pattern).
+//!
+//! The engine calls a foreign handler trait on a tokio worker. The handler posts one job to the
+//! binding's Python thread (see [`crate::runtime::post`]), which schedules
+//! `ferromcp._bridge.start(func, args, responder)` on the asyncio loop with
+//! `call_soon_threadsafe`; `start` runs `func(*args)` as an asyncio task and reports its outcome
+//! through the [`Responder`]. The tokio side waits on a oneshot channel without the GIL. When the
+//! request is cancelled (MCP `notifications/cancelled`, session closed, future dropped) the
+//! asyncio task is cancelled.
+
+use crate::convert::{opt_value, py_to_value, value_to_py};
+use crate::error::from_py_err;
+use crate::runtime::{bridge, call_soon, future_into_py, post, Out};
+use ferromcp::embed::{
+    ForeignClientHandler, ForeignCompletionHandler, ForeignContext, ForeignPromptHandler,
+    ForeignResourceHandler, ForeignToolHandler,
+};
+use ferromcp::McpError;
+use futures_util::future::BoxFuture;
+use pyo3::prelude::*;
+use serde_json::Value;
+use std::sync::{Arc, Mutex};
+use tokio::sync::oneshot;
+
+/// The asyncio loop handlers run on; set when a server starts serving or a client connects.
+pub type LoopCell = Arc<Mutex<Option<Py<PyAny>>>>;
+
+struct ResponderState {
+    tx: Option<oneshot::Sender<Result<Value, McpError>>>,
+    task: Option<Py<PyAny>>,
+    cancelled: bool,
+}
+
+/// Receives the outcome of one Python handler call.
+#[pyclass(frozen)]
+pub struct Responder {
+    state: Arc<Mutex<ResponderState>>,
+}
+
+fn cancel_task(py: Python<'_>, state: &Arc<Mutex<ResponderState>>, event_loop: &Py<PyAny>) {
+    let task = {
+        let mut s = state.lock().unwrap();
+        s.cancelled = true;
+        s.task.as_ref().map(|t| t.clone_ref(py))
+    };
+    if let Some(task) = task {
+        if let Ok(cancel) = task.bind(py).getattr("cancel") {
+            call_soon(py, event_loop, cancel, vec![]);
+        }
+    }
+}
+
+#[pymethods]
+impl Responder {
+    /// Called by `start` with the asyncio task running the handler.
+    fn set_task(&self, task: &Bound<'_, PyAny>) -> PyResult<()> {
+        let cancelled = {
+            let mut s = self.state.lock().unwrap();
+            s.task = Some(task.clone().unbind());
+            s.cancelled
+        };
+        if cancelled {
+            task.call_method0("cancel")?;
+        }
+        Ok(())
+    }
+
+    /// Done-callback of the task: sends its result or exception to the engine.
+    fn done(&self, py: Python<'_>, task: &Bound<'_, PyAny>) {
+        let result = if task
+            .call_method0("cancelled")
+            .and_then(|c| c.is_truthy())
+            .unwrap_or(false)
+        {
+            Err(McpError::cancelled(Some("handler task was cancelled")))
+        } else {
+            match task.call_method0("result") {
+                Ok(v) => py_to_value(&v).map_err(|e| {
+                    McpError::internal(format!("handler returned a non-JSON value: {e}"))
+                }),
+                Err(e) => Err(from_py_err(py, &e)),
+            }
+        };
+        self.send(result);
+    }
+
+    /// Reports an error from `start` itself (the handler could not be started).
+    fn fail(&self, py: Python<'_>, exc: &Bound<'_, PyAny>) {
+        let err = PyErr::from_value(exc.clone());
+        self.send(Err(from_py_err(py, &err)));
+    }
+}
+
+impl Responder {
+    fn send(&self, r: Result<Value, McpError>) {
+        let mut s = self.state.lock().unwrap();
+        s.task = None;
+        if let Some(tx) = s.tx.take() {
+            let _ = tx.send(r);
+        }
+    }
+}
+
+/// Cancels the Python task if the engine stops waiting before it finished.
+struct CancelGuard {
+    state: Arc<Mutex<ResponderState>>,
+    event_loop: LoopCell,
+    armed: bool,
+}
+
+impl Drop for CancelGuard {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        let state = self.state.clone();
+        let cell = self.event_loop.clone();
+        post(move |py| {
+            let lp = cell.lock().unwrap().as_ref().map(|l| l.clone_ref(py));
+            if let Some(lp) = lp {
+                cancel_task(py, &state, &lp);
+            }
+        });
+    }
+}
+
+/// Wraps a [`ForeignContext`] as a Python object when the handler is called.
+type ArgsFn = Box<dyn FnOnce(Python<'_>) -> PyResult<Vec<Py<PyAny>>> + Send>;
+
+/// A Python callable used as a handler of any kind: called as `func(*args)` and awaited.
+pub struct PyHandler {
+    func: Arc<Py<PyAny>>,
+    event_loop: LoopCell,
+}
+
+impl PyHandler {
+    /// A handler calling `func` on the loop in `event_loop`.
+    pub fn new(func: Py<PyAny>, event_loop: LoopCell) -> Arc<Self> {
+        Arc::new(Self {
+            func: Arc::new(func),
+            event_loop,
+        })
+    }
+
+    fn invoke(
+        &self,
+        ctx: &ForeignContext,
+        args: ArgsFn,
+    ) -> BoxFuture<'static, Result<Value, McpError>> {
+        let (tx, rx) = oneshot::channel();
+        let state = Arc::new(Mutex::new(ResponderState {
+            tx: Some(tx),
+            task: None,
+            cancelled: false,
+        }));
+        let cell = self.event_loop.clone();
+        let token = ctx.cancellation_token();
+        let job_state = state.clone();
+        let func = self.func.clone();
+        post(move |py| {
+            let func = func.clone_ref(py);
+            let fail = |e: McpError| {
+                if let Some(tx) = job_state.lock().unwrap().tx.take() {
+                    let _ = tx.send(Err(e));
+                }
+            };
+            let lp = cell.lock().unwrap().as_ref().map(|l| l.clone_ref(py));
+            let Some(lp) = lp else {
+                return fail(McpError::internal(
+                    "no asyncio event loop is running the handlers",
+                ));
+            };
+            let args = match args(py).and_then(|a| pyo3::types::PyTuple::new(py, a)) {
+                Ok(a) => a,
+                Err(e) => return fail(from_py_err(py, &e)),
+            };
+            let responder = match Py::new(
+                py,
+                Responder {
+                    state: job_state.clone(),
+                },
+            ) {
+                Ok(r) => r,
+                Err(e) => return fail(from_py_err(py, &e)),
+            };
+            match bridge(py).and_then(|b| b.getattr("start")) {
+                Ok(start) => call_soon(
+                    py,
+                    &lp,
+                    start,
+                    vec![func, args.into_any().unbind(), responder.into_any()],
+                ),
+                Err(e) => fail(from_py_err(py, &e)),
+            }
+        });
+        let guard_loop = self.event_loop.clone();
+        Box::pin(async move {
+            let mut guard = CancelGuard {
+                state,
+                event_loop: guard_loop,
+                armed: true,
+            };
+            let r = tokio::select! {
+                r = rx => r.unwrap_or_else(|_| Err(McpError::internal("handler vanished"))),
+                _ = token.cancelled() => Err(McpError::cancelled(Some("request cancelled"))),
+            };
+            if r.is_ok() || !token.is_cancelled() {
+                guard.armed = false;
+            }
+            r
+        })
+    }
+}
+
+fn ctx_arg(ctx: &ForeignContext) -> impl FnOnce(Python<'_>) -> PyResult<Py<PyAny>> + Send {
+    let ctx = ctx.clone();
+    move |py| Ok(Py::new(py, NativeContext { ctx })?.into_any())
+}
+
+impl ForeignToolHandler for PyHandler {
+    fn call(
+        &self,
+        arguments: Value,
+        ctx: ForeignContext,
+    ) -> BoxFuture<'static, Result<Value, McpError>> {
+        let c = ctx_arg(&ctx);
+        self.invoke(
+            &ctx,
+            Box::new(move |py| Ok(vec![value_to_py(py, &arguments)?, c(py)?])),
+        )
+    }
+}
+
+impl ForeignPromptHandler for PyHandler {
+    fn get(
+        &self,
+        arguments: Value,
+        ctx: ForeignContext,
+    ) -> BoxFuture<'static, Result<Value, McpError>> {
+        let c = ctx_arg(&ctx);
+        self.invoke(
+            &ctx,
+            Box::new(move |py| Ok(vec![value_to_py(py, &arguments)?, c(py)?])),
+        )
+    }
+}
+
+impl ForeignCompletionHandler for PyHandler {
+    fn complete(
+        &self,
+        params: Value,
+        ctx: ForeignContext,
+    ) -> BoxFuture<'static, Result<Value, McpError>> {
+        let c = ctx_arg(&ctx);
+        self.invoke(
+            &ctx,
+            Box::new(move |py| Ok(vec![value_to_py(py, &params)?, c(py)?])),
+        )
+    }
+}
+
+impl ForeignResourceHandler for PyHandler {
+    fn read(
+        &self,
+        uri: String,
+        variables: Value,
+        ctx: ForeignContext,
+    ) -> BoxFuture<'static, Result<Value, McpError>> {
+        let c = ctx_arg(&ctx);
+        self.invoke(
+            &ctx,
+            Box::new(move |py| {
+                Ok(vec![
+                    uri.into_pyobject(py)?.into_any().unbind(),
+                    value_to_py(py, &variables)?,
+                    c(py)?,
+                ])
+            }),
+        )
+    }
+}
+
+/// A Python client handler: `request(method, params, ctx)` (async) and
+/// `notification(method, params)` (plain function, called on the loop).
+pub struct PyClientHandler {
+    /// Answers server requests.
+    pub requests: Arc<PyHandler>,
+    /// Receives notifications.
+    pub notify: Arc<Py<PyAny>>,
+}
+
+impl ForeignClientHandler for PyClientHandler {
+    fn request(
+        &self,
+        method: String,
+        params: Value,
+        ctx: ForeignContext,
+    ) -> BoxFuture<'static, Result<Value, McpError>> {
+        let c = ctx_arg(&ctx);
+        self.requests.invoke(
+            &ctx,
+            Box::new(move |py| {
+                Ok(vec![
+                    method.into_pyobject(py)?.into_any().unbind(),
+                    value_to_py(py, &params)?,
+                    c(py)?,
+                ])
+            }),
+        )
+    }
+
+    fn notification(&self, method: String, params: Value) {
+        let cell = self.requests.event_loop.clone();
+        let f = self.notify.clone();
+        post(move |py| {
+            let f = f.clone_ref(py);
+            let lp = cell.lock().unwrap().as_ref().map(|l| l.clone_ref(py));
+            let (Some(lp), Ok(p), Ok(m)) = (lp, value_to_py(py, &params), method.into_pyobject(py))
+            else {
+                return;
+            };
+            call_soon(py, &lp, f.into_bound(py), vec![m.into_any().unbind(), p]);
+        });
+    }
+}
+
+/// The request context handed to Python handlers (wrapped by `ferromcp.Context`).
+#[pyclass(frozen, name = "NativeContext")]
+pub struct NativeContext {
+    ctx: ForeignContext,
+}
+
+#[pymethods]
+impl NativeContext {
+    /// The request id (int or str).
+    #[getter]
+    fn request_id(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        value_to_py(py, &self.ctx.request_id())
+    }
+
+    /// The request's `_meta` (dict or None).
+    #[getter]
+    fn meta(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        value_to_py(py, &self.ctx.meta())
+    }
+
+    /// The negotiated protocol revision.
+    #[getter]
+    fn protocol_version(&self) -> Option<String> {
+        self.ctx.protocol_version()
+    }
+
+    /// The peer's info object.
+    #[getter]
+    fn peer_info(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        value_to_py(py, &self.ctx.peer_info())
+    }
+
+    /// The peer's capabilities.
+    #[getter]
+    fn peer_capabilities(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        value_to_py(py, &self.ctx.peer_capabilities())
+    }
+
+    /// Whether the request was cancelled.
+    fn is_cancelled(&self) -> bool {
+        self.ctx.is_cancelled()
+    }
+
+    /// Cancels the request locally.
+    fn cancel(&self) {
+        self.ctx.cancel()
+    }
+
+    /// Awaitable that completes when the request is cancelled.
+    fn cancelled<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let ctx = self.ctx.clone();
+        future_into_py(py, async move {
+            ctx.cancelled().await;
+            Ok(Out::None)
+        })
+    }
+
+    /// Sends a progress notification (if the requester asked for progress).
+    #[pyo3(signature = (progress, total=None, message=None))]
+    fn progress<'py>(
+        &self,
+        py: Python<'py>,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<String>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let ctx = self.ctx.clone();
+        future_into_py(py, async move {
+            ctx.progress(progress, total, message).await?;
+            Ok(Out::None)
+        })
+    }
+
+    /// Sends a log message.
+    #[pyo3(signature = (level, data, logger=None))]
+    fn log<'py>(
+        &self,
+        py: Python<'py>,
+        level: String,
+        data: &Bound<'py, PyAny>,
+        logger: Option<String>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let data = py_to_value(data)?;
+        let ctx = self.ctx.clone();
+        future_into_py(py, async move {
+            ctx.log(&level, logger, data).await?;
+            Ok(Out::None)
+        })
+    }
+
+    /// Sends a request to the peer and returns its result.
+    #[pyo3(signature = (method, params=None))]
+    fn request<'py>(
+        &self,
+        py: Python<'py>,
+        method: String,
+        params: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let params = opt_value(params)?;
+        let ctx = self.ctx.clone();
+        future_into_py(py, async move {
+            Ok(Out::Json(ctx.request(&method, params).await?))
+        })
+    }
+
+    /// Sends a notification related to this request.
+    #[pyo3(signature = (method, params=None))]
+    fn notify<'py>(
+        &self,
+        py: Python<'py>,
+        method: String,
+        params: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let params = opt_value(params)?;
+        let ctx = self.ctx.clone();
+        future_into_py(py, async move {
+            ctx.notify(&method, params).await?;
+            Ok(Out::None)
+        })
+    }
+}

@@ -1,0 +1,31 @@
+//! `ferromcp._native`: the PyO3 glue between the ferromcp engine and the `ferromcp` Python
+//! package. Python code should use the facade (`ferromcp.Server`, `ferromcp.Client`); this
+//! module's API is private and may change.
+//!
+//! Handlers use the callback pattern: see [`handler`] and `bindings-python/README.md`.
+
+pub mod client;
+pub mod convert;
+pub mod error;
+pub mod handler;
+pub mod runtime;
+pub mod server;
+
+use pyo3::prelude::*;
+
+/// The native module.
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<server::NativeServer>()?;
+    m.add_class::<client::NativeClient>()?;
+    m.add_class::<client::NativeCancel>()?;
+    m.add_class::<handler::NativeContext>()?;
+    m.add_class::<handler::Responder>()?;
+    m.add("ENGINE_VERSION", env!("CARGO_PKG_VERSION"))?;
+    let shutdown = wrap_pyfunction!(runtime::_shutdown, m)?;
+    m.add_function(shutdown.clone())?;
+    m.py()
+        .import("atexit")?
+        .call_method1("register", (shutdown,))?;
+    Ok(())
+}

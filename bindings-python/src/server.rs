@@ -1,0 +1,139 @@
+//! `NativeServer`: the Python face of [`EmbeddedServer`]. The `ferromcp.Server` facade builds
+//! JSON definitions and handler wrappers and registers them here.
+
+use crate::convert::py_to_value;
+use crate::error::to_py_err;
+use crate::handler::{LoopCell, PyHandler};
+use crate::runtime::{future_into_py, Out};
+use ferromcp::embed::EmbeddedServer;
+use pyo3::prelude::*;
+
+/// A server with Python handlers.
+#[pyclass(frozen, name = "NativeServer")]
+pub struct NativeServer {
+    pub(crate) server: EmbeddedServer,
+    pub(crate) event_loop: LoopCell,
+}
+
+#[pymethods]
+impl NativeServer {
+    /// Creates a server from a config dict (`name`, `version`, `title`, `instructions`, ...).
+    #[new]
+    fn new(py: Python<'_>, config: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let config = py_to_value(config)?;
+        let server = EmbeddedServer::new(config).map_err(|e| to_py_err(py, e))?;
+        Ok(Self {
+            server,
+            event_loop: Default::default(),
+        })
+    }
+
+    /// Registers a tool: `definition` is the MCP `Tool` dict, `handler(arguments, ctx)` is an
+    /// async function returning a `CallToolResult` dict.
+    fn add_tool(
+        &self,
+        py: Python<'_>,
+        definition: &Bound<'_, PyAny>,
+        handler: Py<PyAny>,
+    ) -> PyResult<()> {
+        let def = py_to_value(definition)?;
+        self.server
+            .add_tool_json(def, PyHandler::new(handler, self.event_loop.clone()))
+            .map_err(|e| to_py_err(py, e))
+    }
+
+    /// Removes a tool.
+    fn remove_tool(&self, name: &str) -> bool {
+        self.server.remove_tool(name)
+    }
+
+    /// Registers a static resource; `handler(uri, variables, ctx)` returns a list of contents.
+    fn add_resource(
+        &self,
+        py: Python<'_>,
+        definition: &Bound<'_, PyAny>,
+        handler: Py<PyAny>,
+    ) -> PyResult<()> {
+        let def = py_to_value(definition)?;
+        self.server
+            .add_resource_json(def, PyHandler::new(handler, self.event_loop.clone()))
+            .map_err(|e| to_py_err(py, e))
+    }
+
+    /// Registers a resource template.
+    fn add_resource_template(
+        &self,
+        py: Python<'_>,
+        definition: &Bound<'_, PyAny>,
+        handler: Py<PyAny>,
+    ) -> PyResult<()> {
+        let def = py_to_value(definition)?;
+        self.server
+            .add_resource_template_json(def, PyHandler::new(handler, self.event_loop.clone()))
+            .map_err(|e| to_py_err(py, e))
+    }
+
+    /// Removes a static resource.
+    fn remove_resource(&self, uri: &str) -> bool {
+        self.server.remove_resource(uri)
+    }
+
+    /// Registers a prompt; `handler(arguments, ctx)` returns a `GetPromptResult` dict.
+    fn add_prompt(
+        &self,
+        py: Python<'_>,
+        definition: &Bound<'_, PyAny>,
+        handler: Py<PyAny>,
+    ) -> PyResult<()> {
+        let def = py_to_value(definition)?;
+        self.server
+            .add_prompt_json(def, PyHandler::new(handler, self.event_loop.clone()))
+            .map_err(|e| to_py_err(py, e))
+    }
+
+    /// Removes a prompt.
+    fn remove_prompt(&self, name: &str) -> bool {
+        self.server.remove_prompt(name)
+    }
+
+    /// Registers a completion handler (`reference` None: the fallback).
+    #[pyo3(signature = (reference, argument, handler))]
+    fn add_completion(
+        &self,
+        py: Python<'_>,
+        reference: &Bound<'_, PyAny>,
+        argument: Option<String>,
+        handler: Py<PyAny>,
+    ) -> PyResult<()> {
+        let r = py_to_value(reference)?;
+        self.server
+            .add_completion_json(
+                r,
+                argument,
+                PyHandler::new(handler, self.event_loop.clone()),
+            )
+            .map_err(|e| to_py_err(py, e))
+    }
+
+    /// Tells subscribers that a resource changed.
+    fn notify_resource_updated(&self, uri: &str) {
+        self.server.notify_resource_updated(uri)
+    }
+
+    /// Binds the handlers to the running asyncio loop.
+    pub(crate) fn bind_loop(&self, py: Python<'_>) -> PyResult<()> {
+        let lp = py.import("asyncio")?.call_method0("get_running_loop")?;
+        *self.event_loop.lock().unwrap() = Some(lp.unbind());
+        Ok(())
+    }
+
+    /// Serves stdin/stdout until stdin closes (awaitable; binds the running loop).
+    fn serve_stdio<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.bind_loop(py)?;
+        let server = self.server.clone();
+        future_into_py(py, async move {
+            server.serve_stdio().await?;
+            Ok(Out::None)
+        })
+    }
+}

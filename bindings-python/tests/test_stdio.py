@@ -1,0 +1,98 @@
+"""The example server over stdio, driven by the ferromcp client and by raw JSON lines."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import Any
+
+import ferromcp
+import pytest
+
+from conftest import ECHO_SERVER
+
+
+async def test_client_against_stdio_server(echo_server_cmd: list[str]) -> None:
+    seen: list[tuple[float, float | None, str | None]] = []
+    logs: list[Any] = []
+
+    def note(method: str, params: Any) -> None:
+        if method == "notifications/message":
+            logs.append(params)
+
+    async with ferromcp.Client.stdio(
+        echo_server_cmd[0], echo_server_cmd[1:], on_notification=note
+    ) as c:
+        assert c.server_info["name"] == "echo-server"
+        names = [t["name"] for t in await c.list_all_tools()]
+        assert names == ["echo", "add", "countdown"]
+        r = await c.call_tool("add", {"a": 1, "b": 2})
+        assert r["content"][0]["text"] == "3"
+        await c.set_logging_level("debug")
+        r = await c.call_tool("countdown", {"steps": 2}, progress=lambda p, t, m: seen.append((p, t, m)))
+        assert r["content"][0]["text"] == "counted 2 steps"
+        assert [s[0] for s in seen] == [1.0, 2.0]
+        assert len(logs) == 2
+        await c.ping()
+
+
+async def test_validation_error_is_invalid_params(echo_server_cmd: list[str]) -> None:
+    async with ferromcp.Client.stdio(echo_server_cmd[0], echo_server_cmd[1:]) as c:
+        with pytest.raises(ferromcp.InvalidParams) as e:
+            await c.call_tool("add", {"a": "x", "b": 2})
+        assert e.value.code == -32602
+        with pytest.raises(ferromcp.InvalidParams):
+            await c.call_tool("nope", {})
+        with pytest.raises(ferromcp.ResourceNotFound):
+            await c.read_resource("missing://x")
+
+
+def _rpc(proc: subprocess.Popen[str], msg: str) -> dict[str, Any]:
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(msg + "\n")
+    proc.stdin.flush()
+    line = proc.stdout.readline()
+    out: dict[str, Any] = json.loads(line)
+    return out
+
+
+def test_raw_json_lines() -> None:
+    proc = subprocess.Popen(
+        [sys.executable, ECHO_SERVER],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        init = _rpc(
+            proc,
+            json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "initialize",
+                    "params": {
+                        "protocolVersion": "2025-06-18",
+                        "capabilities": {},
+                        "clientInfo": {"name": "raw", "version": "0"},
+                    },
+                }
+            ),
+        )
+        assert init["result"]["protocolVersion"] == "2025-06-18"
+        assert proc.stdin is not None
+        proc.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+        bad = _rpc(proc, "{not json")
+        assert bad["error"]["code"] == -32700
+        r = _rpc(
+            proc,
+            '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"yo"}}}',
+        )
+        assert r["result"]["content"][0]["text"] == "yo"
+        r = _rpc(proc, '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{}}}')
+        assert r["error"]["code"] == -32602
+    finally:
+        assert proc.stdin is not None
+        proc.stdin.close()
+        assert proc.wait(timeout=10) == 0

@@ -1,0 +1,151 @@
+//! [`ForeignContext`]: the request context handed to foreign handlers.
+
+use crate::session::RequestContext;
+use crate::McpError;
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
+
+/// The context of one incoming request, as foreign handlers see it. Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct ForeignContext {
+    inner: RequestContext,
+}
+
+impl ForeignContext {
+    /// Wraps an engine request context.
+    pub fn new(inner: RequestContext) -> Self {
+        Self { inner }
+    }
+
+    /// The engine's context (for bindings that want more than the JSON surface).
+    pub fn request_context(&self) -> &RequestContext {
+        &self.inner
+    }
+
+    /// The request id as JSON (a number or a string).
+    pub fn request_id(&self) -> Value {
+        self.inner.request_id().to_value()
+    }
+
+    /// The request's `_meta` object (JSON `null` when absent).
+    pub fn meta(&self) -> Value {
+        self.inner
+            .meta()
+            .map(|m| Value::Object(m.clone()))
+            .unwrap_or(Value::Null)
+    }
+
+    /// The negotiated protocol revision, e.g. `"2025-11-25"`.
+    pub fn protocol_version(&self) -> Option<String> {
+        self.inner
+            .protocol_version()
+            .map(|v| v.as_str().to_string())
+    }
+
+    /// Whether the request was cancelled (by the peer, by the session closing or by [`Self::cancel`]).
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.is_cancelled()
+    }
+
+    /// Resolves when the request is cancelled.
+    pub async fn cancelled(&self) {
+        self.inner.cancellation().cancelled().await
+    }
+
+    /// A clone of the request's cancellation token.
+    pub fn cancellation_token(&self) -> CancellationToken {
+        self.inner.cancellation().clone()
+    }
+
+    /// Runs `callback` once if and when the request is cancelled (from a tokio task; must be
+    /// called inside the runtime). The callback never runs for a request that completes normally
+    /// unless the session closes afterwards.
+    pub fn on_cancel(&self, callback: impl FnOnce() + Send + 'static) {
+        let token = self.inner.cancellation().clone();
+        tokio::spawn(async move {
+            token.cancelled().await;
+            callback();
+        });
+    }
+
+    /// Cancels the request locally: outstanding peer requests made through this context are
+    /// cancelled and [`Self::is_cancelled`] turns true. The peer still gets the handler's answer.
+    pub fn cancel(&self) {
+        self.inner.cancellation().cancel();
+    }
+
+    /// Reports progress (`notifications/progress`) if the requester asked for it.
+    pub async fn progress(
+        &self,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<String>,
+    ) -> Result<(), McpError> {
+        self.inner
+            .progress(progress, total, message.as_deref())
+            .await
+    }
+
+    /// Sends a log message (`notifications/message`) at an RFC 5424 `level`.
+    pub async fn log(
+        &self,
+        level: &str,
+        logger: Option<String>,
+        data: Value,
+    ) -> Result<(), McpError> {
+        self.inner.log(level, logger.as_deref(), data).await
+    }
+
+    /// Sends a notification related to this request.
+    pub async fn notify(&self, method: &str, params: Option<Value>) -> Result<(), McpError> {
+        self.inner.notify(method, params).await
+    }
+
+    /// Sends a request to the peer (e.g. `sampling/createMessage`, `elicitation/create`,
+    /// `roots/list`) and returns its JSON result.
+    pub async fn request(&self, method: &str, params: Option<Value>) -> Result<Value, McpError> {
+        self.inner.request(method, params).await
+    }
+
+    /// `sampling/createMessage` with JSON params.
+    pub async fn sample(&self, params: Value) -> Result<Value, McpError> {
+        self.request("sampling/createMessage", Some(params)).await
+    }
+
+    /// `elicitation/create` with JSON params.
+    pub async fn elicit(&self, params: Value) -> Result<Value, McpError> {
+        self.request("elicitation/create", Some(params)).await
+    }
+
+    /// `roots/list`; returns the JSON result (`{"roots": [...]}`).
+    pub async fn list_roots(&self) -> Result<Value, McpError> {
+        self.request("roots/list", None).await
+    }
+
+    /// The peer's `clientInfo`/`serverInfo` (JSON `null` before negotiation).
+    pub fn peer_info(&self) -> Value {
+        self.inner
+            .peer()
+            .peer_info()
+            .cloned()
+            .unwrap_or(Value::Null)
+    }
+
+    /// The peer's capabilities (JSON `null` before negotiation).
+    pub fn peer_capabilities(&self) -> Value {
+        self.inner
+            .peer()
+            .peer_capabilities()
+            .cloned()
+            .unwrap_or(Value::Null)
+    }
+
+    /// Variables map helper: a `HashMap<String, String>` as a JSON object.
+    pub(crate) fn vars_json(vars: &std::collections::HashMap<String, String>) -> Value {
+        Value::Object(
+            vars.iter()
+                .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+                .collect::<Map<String, Value>>(),
+        )
+    }
+}
