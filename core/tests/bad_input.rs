@@ -130,6 +130,24 @@ async fn responses_to_unknown_ids_are_ignored() {
 }
 
 #[tokio::test]
+async fn malformed_responses_are_never_answered() {
+    // Regression: answering `{"result":{}}` (no id) with an error made a peer that answers every
+    // message (as the conformance mock server does over HTTP) ping-pong with us forever.
+    let mut p = ready().await;
+    p.send(json!({"jsonrpc": "2.0", "result": {}})).await;
+    p.send(json!({"jsonrpc": "2.0", "id": 1.5, "result": {}}))
+        .await;
+    p.send(json!({"jsonrpc": "1.0", "id": 5, "result": {}}))
+        .await;
+    p.send(json!({"jsonrpc": "2.0", "id": 6, "error": "not an object"}))
+        .await;
+    p.send_raw(br#"{"jsonrpc":"2.0","result":{},"error":{"code":1,"message":"m"}}"#)
+        .await;
+    p.assert_silent(Duration::from_millis(300)).await;
+    works(&mut p).await;
+}
+
+#[tokio::test]
 async fn duplicate_in_flight_id() {
     let mut p = ready().await;
     p.send(json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "slow"}}))

@@ -68,11 +68,41 @@ fn null_and_fractional_ids_are_invalid_request() {
 }
 
 #[test]
-fn response_without_id_is_invalid_request() {
-    assert_eq!(
-        single_err(br#"{"jsonrpc":"2.0","result":{}}"#),
-        (None, codes::INVALID_REQUEST)
-    );
+fn malformed_responses_are_reported_not_answered() {
+    // A response-shaped message is never answered (two peers could otherwise trade error
+    // responses forever); it parses as an error the session resolves or logs.
+    for bytes in [
+        &br#"{"jsonrpc":"2.0","result":{}}"#[..],
+        br#"{"jsonrpc":"2.0","id":1.5,"result":{}}"#,
+        br#"{"jsonrpc":"1.0","id":3,"result":{}}"#,
+        br#"{"jsonrpc":"2.0","id":4,"error":"oops"}"#,
+    ] {
+        match parse(bytes) {
+            Ok(Incoming::Single(Message::Error(e))) => {
+                assert_eq!(
+                    e.error.code,
+                    codes::INVALID_REQUEST,
+                    "{}",
+                    String::from_utf8_lossy(bytes)
+                );
+                assert!(
+                    e.error.message.contains("malformed response"),
+                    "{}",
+                    e.error.message
+                );
+            }
+            other => panic!(
+                "{}: expected a reported error, got {other:?}",
+                String::from_utf8_lossy(bytes)
+            ),
+        }
+    }
+    // The id, when readable, is kept so a pending request fails instead of hanging.
+    let Ok(Incoming::Single(Message::Error(e))) = parse(br#"{"jsonrpc":"1.0","id":3,"result":{}}"#)
+    else {
+        panic!("expected an error")
+    };
+    assert_eq!(e.id, Some(RequestId::Number(3)));
 }
 
 #[test]
@@ -191,11 +221,18 @@ fn error_response_with_null_id_is_valid() {
     };
     assert_eq!(e.id, None);
     assert_eq!(e.error.code, codes::PARSE_ERROR);
-    // but a request or a success response with a null id is still invalid
+    // but a request with a null id is invalid, and a success response with a null id is a
+    // malformed response: reported, never answered
     assert_eq!(
-        single_err(br#"{"jsonrpc":"2.0","id":null,"result":{}}"#),
+        single_err(br#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#),
         (None, codes::INVALID_REQUEST)
     );
+    let Ok(Incoming::Single(Message::Error(e))) =
+        parse(br#"{"jsonrpc":"2.0","id":null,"result":{}}"#)
+    else {
+        panic!("a success response with a null id is reported as a malformed response")
+    };
+    assert_eq!((e.id, e.error.code), (None, codes::INVALID_REQUEST));
 }
 
 #[test]

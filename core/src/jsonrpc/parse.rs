@@ -79,6 +79,29 @@ pub fn parse(bytes: &[u8]) -> Result<Incoming, ErrorResponse> {
 }
 
 fn validate(raw: RawEnvelope) -> Result<Message, ErrorResponse> {
+    // A malformed *response* is never answered (answering it could start an endless exchange of
+    // errors between two peers); it becomes an error the session resolves or logs instead.
+    let response_shaped = raw.method.is_none() && (raw.result.is_some() || raw.error.is_some());
+    match validate_envelope(raw) {
+        Err(ErrorResponse { id, error }) if response_shaped => Ok(Message::Error(ErrorResponse {
+            id,
+            error: McpError::new(
+                crate::codes::INVALID_REQUEST,
+                format!(
+                    "malformed response from the peer: {}",
+                    error
+                        .data
+                        .as_ref()
+                        .and_then(Value::as_str)
+                        .unwrap_or(&error.message)
+                ),
+            ),
+        })),
+        other => other,
+    }
+}
+
+fn validate_envelope(raw: RawEnvelope) -> Result<Message, ErrorResponse> {
     // The id, when readable, goes into any error we produce for this message.
     let id = match &raw.id {
         None => None,

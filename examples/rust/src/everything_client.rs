@@ -117,7 +117,13 @@ async fn run_scenario(scenario: &str, url: &str) -> Result<(), McpError> {
     let outcome = async {
         match scenario {
             "initialize" => {
-                client.list_tools(None).await?;
+                // The handshake is the scenario; list tools only where the server offers them.
+                if client
+                    .server_capabilities()
+                    .is_some_and(|c| c.get("tools").is_some())
+                {
+                    client.list_tools(None).await?;
+                }
             }
             "tools_call" => {
                 let tools = client.list_all_tools().await?;

@@ -127,7 +127,10 @@ impl FrameWriter for HttpWriter {
         if request_ids(&frame).is_empty() {
             // Notifications and responses are answered with 202 at once: deliver them in order
             // (so `initialized` reaches the server before anything that follows it).
-            shared.post(frame).await;
+            // Bounded: a server that never answers must not stall the session; after the bound
+            // the POST carries on in the background.
+            let post = tokio::spawn(shared.post(frame));
+            let _ = tokio::time::timeout(Duration::from_secs(10), post).await;
         } else {
             // Requests may be answered slowly (JSON mode) or by a long SSE stream: run them
             // concurrently, in the order they were issued.
