@@ -177,6 +177,12 @@ impl Client {
         Ok(result)
     }
 
+    /// The process id of the server started by [`spawn`](Self::spawn) (the leader of its
+    /// process group), until [`close`](Self::close) shuts it down; `None` for other transports.
+    pub fn child_pid(&self) -> Option<u32> {
+        self.child.lock().unwrap().as_ref().map(|c| c.pid())
+    }
+
     /// A handle for raw requests and notifications.
     pub fn peer(&self) -> Peer {
         self.session.peer()
