@@ -17,6 +17,11 @@ pub struct ClientOptions {
     pub name: String,
     /// `clientInfo.version`.
     pub version: String,
+    /// `clientInfo.title` (2025-06-18+; omitted for older revisions).
+    pub title: Option<String>,
+    /// Extra `clientInfo` fields (e.g. `icons`, `websiteUrl`, `description`); `name`, `version`
+    /// and `title` above take precedence.
+    pub info_extra: Map<String, Value>,
     /// The revision to request at initialize (default: the latest).
     pub protocol_version: ProtocolVersion,
     /// Session limits and timeouts.
@@ -29,6 +34,8 @@ impl ClientOptions {
         Self {
             name: name.into(),
             version: version.into(),
+            title: None,
+            info_extra: Map::new(),
             protocol_version: ProtocolVersion::LATEST,
             session: SessionConfig::default(),
         }
@@ -117,10 +124,18 @@ impl Client {
         options: &ClientOptions,
         own_capabilities: Value,
     ) -> Result<Value, McpError> {
+        let mut info = options.info_extra.clone();
+        info.insert("name".into(), json!(options.name));
+        info.insert("version".into(), json!(options.version));
+        if let Some(t) = &options.title {
+            if options.protocol_version >= ProtocolVersion::V2025_06_18 {
+                info.insert("title".into(), json!(t));
+            }
+        }
         let params = json!({
             "protocolVersion": options.protocol_version.as_str(),
             "capabilities": own_capabilities,
-            "clientInfo": { "name": options.name, "version": options.version },
+            "clientInfo": info,
         });
         let result = self
             .peer()
@@ -160,6 +175,12 @@ impl Client {
             .await?;
         self.session.service.on_initialized(&self.peer());
         Ok(result)
+    }
+
+    /// The process id of the server started by [`spawn`](Self::spawn) (the leader of its
+    /// process group), until [`close`](Self::close) shuts it down; `None` for other transports.
+    pub fn child_pid(&self) -> Option<u32> {
+        self.child.lock().unwrap().as_ref().map(|c| c.pid())
     }
 
     /// A handle for raw requests and notifications.
@@ -274,6 +295,71 @@ impl Client {
             )
             .await?;
         decode("tools/call", v)
+    }
+
+    /// Task-augmented `tools/call` (2025-11-25): the server answers at once with the created
+    /// task while the tool runs; `ttl` asks for a retention in milliseconds (the server may cap
+    /// it). Poll with [`get_task`](Self::get_task), fetch with
+    /// [`get_task_result`](Self::get_task_result).
+    pub async fn call_tool_as_task(
+        &self,
+        name: &str,
+        arguments: Value,
+        ttl: Option<u64>,
+    ) -> Result<CreateTaskResult, McpError> {
+        let mut task = json!({});
+        if let Some(ttl) = ttl {
+            task["ttl"] = json!(ttl);
+        }
+        self.call(
+            "tools/call",
+            json!({ "name": name, "arguments": arguments, "task": task }),
+        )
+        .await
+    }
+
+    /// `tasks/get`: the task's current state.
+    pub async fn get_task(&self, task_id: &str) -> Result<GetTaskResult, McpError> {
+        self.call("tasks/get", json!({ "taskId": task_id })).await
+    }
+
+    /// `tasks/result` of a task-augmented `tools/call`: waits until the task is terminal and
+    /// returns the tool's result (or the error the call failed with). Its `_meta` carries
+    /// `io.modelcontextprotocol/related-task`.
+    pub async fn get_task_result(&self, task_id: &str) -> Result<CallToolResult, McpError> {
+        self.get_task_result_with(task_id, RequestOptions::default())
+            .await
+    }
+
+    /// [`get_task_result`](Self::get_task_result) with options (a longer timeout for long
+    /// tasks, cancellation).
+    pub async fn get_task_result_with(
+        &self,
+        task_id: &str,
+        opts: RequestOptions,
+    ) -> Result<CallToolResult, McpError> {
+        let v = self
+            .request("tasks/result", Some(json!({ "taskId": task_id })), opts)
+            .await?;
+        decode("tasks/result", v)
+    }
+
+    /// `tasks/result` as an open payload, for tasks of any request type.
+    pub async fn get_task_payload(&self, task_id: &str) -> Result<GetTaskPayloadResult, McpError> {
+        self.call("tasks/result", json!({ "taskId": task_id }))
+            .await
+    }
+
+    /// One page of `tasks/list` (this session's tasks).
+    pub async fn list_tasks(&self, cursor: Option<&str>) -> Result<ListTasksResult, McpError> {
+        self.call("tasks/list", Self::page(cursor)).await
+    }
+
+    /// `tasks/cancel`: the task's state after cancellation. Cancelling a task that already
+    /// finished fails with -32602.
+    pub async fn cancel_task(&self, task_id: &str) -> Result<CancelTaskResult, McpError> {
+        self.call("tasks/cancel", json!({ "taskId": task_id }))
+            .await
     }
 
     /// One page of `resources/list`.

@@ -51,6 +51,10 @@ pub struct ClientHandlers {
     pub elicitation_url: bool,
     /// Every server notification.
     pub on_notification: Option<NotificationFn>,
+    /// Capabilities to add to (or override in) the ones the handlers imply, deep-merged: objects
+    /// merge key by key, any other value replaces, and `null` removes the key. Use it to
+    /// advertise e.g. `{"elicitation": {"form": {"applyDefaults": true}}}` or `experimental`.
+    pub extra_capabilities: Option<Value>,
 }
 
 impl std::fmt::Debug for ClientHandlers {
@@ -59,13 +63,24 @@ impl std::fmt::Debug for ClientHandlers {
             .field("roots", &self.roots.is_some())
             .field("sampling", &self.sampling.is_some())
             .field("elicitation", &self.elicitation.is_some())
+            .field("extra_capabilities", &self.extra_capabilities)
             .finish_non_exhaustive()
     }
 }
 
 impl ClientHandlers {
-    /// The `capabilities` object these handlers imply.
+    /// The `capabilities` object advertised at initialize: what the handlers imply, with
+    /// [`extra_capabilities`](Self::extra_capabilities) deep-merged over it.
     pub fn capabilities(&self) -> Value {
+        let mut caps = self.implied_capabilities();
+        if let Some(extra) = &self.extra_capabilities {
+            merge_capabilities(&mut caps, extra);
+        }
+        caps
+    }
+
+    /// The `capabilities` object the handlers alone imply.
+    pub fn implied_capabilities(&self) -> Value {
         let mut caps = serde_json::Map::new();
         if self.roots.is_some() {
             caps.insert("roots".into(), json!({ "listChanged": true }));
@@ -91,6 +106,31 @@ impl ClientHandlers {
             );
         }
         Value::Object(caps)
+    }
+}
+
+/// Deep-merges `extra` into `base`: objects merge key by key, `null` removes a key, anything
+/// else replaces. A non-object `extra` at the top level is ignored (capabilities are an object).
+pub fn merge_capabilities(base: &mut Value, extra: &Value) {
+    let (Value::Object(b), Value::Object(e)) = (base, extra) else {
+        return;
+    };
+    for (k, v) in e {
+        match v {
+            Value::Null => {
+                b.remove(k);
+            }
+            Value::Object(_) => {
+                let slot = b.entry(k.clone()).or_insert_with(|| json!({}));
+                if !slot.is_object() {
+                    *slot = json!({});
+                }
+                merge_capabilities(slot, v);
+            }
+            other => {
+                b.insert(k.clone(), other.clone());
+            }
+        }
     }
 }
 

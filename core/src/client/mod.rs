@@ -5,4 +5,6 @@ mod api;
 mod handlers;
 
 pub use api::{Client, ClientOptions};
-pub use handlers::{ClientHandlers, ElicitationFn, NotificationFn, RootsFn, SamplingFn};
+pub use handlers::{
+    merge_capabilities, ClientHandlers, ElicitationFn, NotificationFn, RootsFn, SamplingFn,
+};

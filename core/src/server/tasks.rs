@@ -18,6 +18,9 @@ use tokio::sync::watch;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+/// How long a cancelled task's handler may keep running to observe its cancellation token.
+const CANCEL_GRACE: Duration = Duration::from_secs(2);
+
 /// Limits of the task store.
 #[derive(Clone, Debug)]
 pub struct TaskOptions {
@@ -134,16 +137,39 @@ impl TaskStore {
         let task_ctx = ctx.detached(cancel.clone());
         let fut = job(task_ctx.clone());
         tokio::spawn(async move {
+            let mut fut = std::pin::pin!(futures_util::FutureExt::catch_unwind(
+                std::panic::AssertUnwindSafe(fut)
+            ));
             let outcome = tokio::select! {
                 biased;
                 _ = cancel.cancelled() => None,
-                r = futures_util::FutureExt::catch_unwind(std::panic::AssertUnwindSafe(fut)) => Some(match r {
+                r = &mut fut => Some(match r {
                     Ok(r) => r,
                     Err(_) => Err(McpError::internal("task handler panicked")),
                 }),
             };
+            let Some(outcome) = outcome else {
+                // tasks/cancel records its own status; expiry and the session closing do not,
+                // so record them here, waking any tasks/result waiter.
+                let snapshot = {
+                    let mut st = record.state.lock().unwrap();
+                    (!st.0.status.is_terminal()).then(|| {
+                        st.0.status = TaskStatus::Cancelled;
+                        st.0.status_message = Some("the task expired or its session closed".into());
+                        st.0.last_updated_at = rfc3339_now();
+                        st.0.clone()
+                    })
+                };
+                if let Some(snapshot) = snapshot {
+                    let _ = record.done.send(true);
+                    notify_status(&session, &snapshot);
+                }
+                // Let the handler see its token fire and wind down before it is dropped.
+                let _ = tokio::time::timeout(CANCEL_GRACE, fut).await;
+                task_ctx.finish();
+                return;
+            };
             task_ctx.finish();
-            let Some(outcome) = outcome else { return }; // cancelled: tasks/cancel already recorded it
             let snapshot = {
                 let mut st = record.state.lock().unwrap();
                 if st.0.status.is_terminal() {
