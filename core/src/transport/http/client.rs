@@ -677,7 +677,11 @@ fn make_shared(
     let (tx, rx) = mpsc::channel(1024);
     let closed = CancellationToken::new();
     let shared = Arc::new(Shared {
-        http: HyperClient::builder(TokioExecutor::new()).build_http(),
+        http: {
+            let mut connector = HttpConnector::new();
+            connector.set_nodelay(true);
+            HyperClient::builder(TokioExecutor::new()).build(connector)
+        },
         url: uri,
         headers,
         options: options.clone(),

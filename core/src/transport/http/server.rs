@@ -1331,6 +1331,14 @@ pub async fn serve_http(
     let (router, app) = build(server, options, Some(local_addr));
     let shutdown = app.shutdown.clone();
     let token = shutdown.clone();
+    // Answers are small writes (an SSE event, then the stream's end): without TCP_NODELAY,
+    // Nagle's algorithm and delayed ACKs add ~40 ms to every request.
+    use axum::serve::ListenerExt;
+    let listener = listener.tap_io(|tcp| {
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::debug!(error = %e, "TCP_NODELAY failed");
+        }
+    });
     let task = tokio::spawn(async move {
         let r = axum::serve(listener, router)
             .with_graceful_shutdown(token.cancelled_owned())
