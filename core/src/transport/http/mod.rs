@@ -3,6 +3,15 @@
 //!
 //! Server: [`serve_http`] binds and serves; [`router`] gives an axum [`axum::Router`] to mount in an
 //! existing app. Client: [`connect`] returns a [`crate::client::Client`] speaking over HTTP.
+//!
+//! Hardening: Host/Origin are checked against DNS rebinding automatically on loopback binds
+//! ([`HttpServerOptions::dns_rebinding_protection`]); every per-stream queue is bounded
+//! ([`HttpServerOptions::stream_queue_capacity`]), a stream whose reader falls behind is closed
+//! and can be resumed from the bounded event store; shutdown lets in-flight requests finish and
+//! answers new ones 503. The client renews an expired session by itself
+//! ([`HttpClientOptions::reinitialize_on_expiry`]): the transport re-sends the initialize it
+//! carried, then `notifications/initialized`, and retries the failed message once, so the
+//! [`crate::client::Client`]'s negotiated state stays valid.
 
 mod client;
 mod server;
