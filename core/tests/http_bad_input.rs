@@ -106,10 +106,77 @@ async fn dns_rebinding_protection() {
     hd.push(("host", "evil.example:80"));
     let r = send("POST", &url, &hd, &body).await;
     assert_eq!(r.status, 403);
+    // The allow-list includes the bound port.
+    let port = h.local_addr().port();
+    let other = format!("127.0.0.1:{}", port.wrapping_add(1));
+    let mut hd: Vec<(&str, &str)> = JSON_SSE.to_vec();
+    hd.push(("host", &other));
+    let r = send("POST", &url, &hd, &body).await;
+    assert_eq!(r.status, 403);
     let mut hd: Vec<(&str, &str)> = JSON_SSE.to_vec();
     hd.push(("origin", "http://localhost:5173"));
     let r = send("POST", &url, &hd, &body).await;
+    assert_eq!(r.status, 403);
+    let own = format!("http://localhost:{port}");
+    let mut hd: Vec<(&str, &str)> = JSON_SSE.to_vec();
+    hd.push(("origin", &own));
+    let r = send("POST", &url, &hd, &body).await;
     assert_eq!(r.status, 200);
+    let host = format!("localhost:{port}");
+    let mut hd: Vec<(&str, &str)> = JSON_SSE.to_vec();
+    hd.push(("host", &host));
+    let r = send("POST", &url, &hd, &body).await;
+    assert_eq!(r.status, 200);
+    h.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn dns_rebinding_protection_configured_and_disabled() {
+    // A configured origin and host list replaces the loopback defaults.
+    let (_s, h, url) = start(HttpServerOptions {
+        allowed_hosts: vec!["127.0.0.1".into()],
+        allowed_origins: vec!["http://localhost:5173".into()],
+        ..Default::default()
+    })
+    .await;
+    let body = init_body("2025-11-25").to_string();
+    let mut hd: Vec<(&str, &str)> = JSON_SSE.to_vec();
+    hd.push(("origin", "http://localhost:5173"));
+    assert_eq!(send("POST", &url, &hd, &body).await.status, 200);
+    let port = h.local_addr().port();
+    let host = format!("localhost:{port}");
+    let mut hd: Vec<(&str, &str)> = JSON_SSE.to_vec();
+    hd.push(("host", &host));
+    assert_eq!(send("POST", &url, &hd, &body).await.status, 403);
+    h.shutdown().await.unwrap();
+    // Explicitly off: anything goes, even on a loopback bind.
+    let (_s, h, url) = start(HttpServerOptions {
+        dns_rebinding_protection: Some(false),
+        ..Default::default()
+    })
+    .await;
+    let mut hd: Vec<(&str, &str)> = JSON_SSE.to_vec();
+    hd.push(("host", "evil.example"));
+    hd.push(("origin", "http://evil.example"));
+    assert_eq!(send("POST", &url, &hd, &body).await.status, 200);
+    h.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn dns_rebinding_protection_on_an_ipv6_loopback_bind() {
+    let server = demo_server();
+    let Ok(h) = ferromcp::transport::http::serve_http(server, "[::1]:0", Default::default()).await
+    else {
+        eprintln!("no IPv6 loopback here; skipped");
+        return;
+    };
+    let url = h.url("/mcp");
+    let body = init_body("2025-11-25").to_string();
+    // hyper sends `Host: [::1]:PORT`.
+    assert_eq!(send("POST", &url, &JSON_SSE, &body).await.status, 200);
+    let mut hd: Vec<(&str, &str)> = JSON_SSE.to_vec();
+    hd.push(("host", "evil.example"));
+    assert_eq!(send("POST", &url, &hd, &body).await.status, 403);
     h.shutdown().await.unwrap();
 }
 

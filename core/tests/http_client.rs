@@ -129,6 +129,7 @@ async fn expired_session_is_a_clear_error() {
         .await;
         let http = HttpClientOptions {
             open_get_stream: false,
+            reinitialize_on_expiry: false,
             ..Default::default()
         };
         let client = connect(
@@ -142,6 +143,96 @@ async fn expired_session_is_a_clear_error() {
         tokio::time::sleep(Duration::from_millis(800)).await;
         let e = client.list_tools(None).await.unwrap_err();
         assert!(e.message.contains("expired"), "{e}");
+        assert_eq!(e.data.as_ref().unwrap()["httpStatus"], 404);
+        client.close().await;
+        h.shutdown().await.unwrap();
+    })
+    .await
+    .unwrap();
+}
+
+#[tokio::test]
+async fn client_starts_a_new_session_when_the_old_one_expired() {
+    tokio::time::timeout(Duration::from_secs(20), async {
+        let (_s, h, url) = start(HttpServerOptions {
+            session_idle_timeout: Duration::from_millis(200),
+            ..Default::default()
+        })
+        .await;
+        // Without the GET stream the idle session is reaped (an open stream keeps it alive).
+        let http = HttpClientOptions {
+            open_get_stream: false,
+            ..Default::default()
+        };
+        let client = connect(
+            &url,
+            ClientOptions::new("c", "1"),
+            ClientHandlers::default(),
+            http,
+        )
+        .await
+        .unwrap();
+        round_trip(&client).await;
+        for _ in 0..2 {
+            tokio::time::sleep(Duration::from_millis(800)).await;
+            // Several requests race into the expired session: one renews it, all are retried.
+            let (a, b, c) = tokio::join!(
+                client.list_tools(None),
+                client.call_tool("count", json!({"steps": 2})),
+                client.ping(),
+            );
+            assert_eq!(a.unwrap().tools[0].name, "count");
+            assert_eq!(
+                serde_json::to_value(b.unwrap()).unwrap()["content"][0]["text"],
+                "counted to 2"
+            );
+            c.unwrap();
+            round_trip(&client).await;
+        }
+        client.close().await;
+        h.shutdown().await.unwrap();
+    })
+    .await
+    .unwrap();
+}
+
+#[tokio::test]
+async fn client_renews_an_expired_session_with_the_get_stream_on() {
+    tokio::time::timeout(Duration::from_secs(20), async {
+        let store = Arc::new(ferromcp::transport::http::InMemorySessionStore::default());
+        let (server, h, url) = start(HttpServerOptions {
+            session_store: Some(store.clone()),
+            ..Default::default()
+        })
+        .await;
+        let client = connect(
+            &url,
+            ClientOptions::new("c", "1"),
+            ClientHandlers::default(),
+            HttpClientOptions::default(),
+        )
+        .await
+        .unwrap();
+        round_trip(&client).await;
+        // The server forgets the session (as after a restart or an administrative DELETE).
+        use ferromcp::transport::http::SessionStore;
+        let ids = store.ids();
+        assert_eq!(ids.len(), 1);
+        let old = ids[0].to_string();
+        let d = send("DELETE", &url, &[("mcp-session-id", &old)], "").await;
+        assert_eq!(d.status, 200);
+        round_trip(&client).await;
+        let ids = store.ids();
+        assert_eq!(ids.len(), 1);
+        assert_ne!(ids[0].as_ref(), old);
+        // The reopened GET stream carries server-initiated messages of the new session.
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let s = store.get(&ids[0]).unwrap();
+        assert!(
+            s.has_open_stream(),
+            "the GET stream is open on the new session"
+        );
+        drop(server);
         client.close().await;
         h.shutdown().await.unwrap();
     })

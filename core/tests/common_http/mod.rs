@@ -22,6 +22,20 @@ pub struct CountArgs {
     pub delay_ms: u64,
 }
 
+#[derive(Deserialize, schemars::JsonSchema)]
+pub struct SleepArgs {
+    /// Milliseconds.
+    pub ms: u64,
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+pub struct ShoutArgs {
+    /// Notifications.
+    pub count: u32,
+    /// Bytes of padding each.
+    pub size: usize,
+}
+
 pub fn demo_server() -> Server {
     Server::builder("http-test", "1.0")
         .options(|o| o.enable_resources = true)
@@ -38,6 +52,28 @@ pub fn demo_server() -> Server {
                     }
                 }
                 format!("counted to {}", a.steps)
+            },
+        )
+        .tool(
+            "poll",
+            "Closes its SSE stream (SSE polling), then answers later",
+            |a: SleepArgs, ctx| async move {
+                let closed = ctx.close_sse_stream();
+                tokio::time::sleep(Duration::from_millis(a.ms)).await;
+                format!("polled closed={closed}")
+            },
+        )
+        .tool(
+            "shout",
+            "Sends `count` custom notifications of `size` bytes on its stream, then answers",
+            |a: ShoutArgs, ctx| async move {
+                let pad = "x".repeat(a.size);
+                for i in 0..a.count {
+                    ctx.notify("notifications/shout", Some(json!({"i": i, "pad": pad})))
+                        .await
+                        .ok();
+                }
+                format!("shouted {}", a.count)
             },
         )
         .resource(
@@ -143,4 +179,24 @@ pub async fn init_session(url: &str) -> String {
     .await;
     assert_eq!(r.status, 202);
     sid
+}
+
+/// Initializes a session at `version` and sends `notifications/initialized`.
+pub async fn init_session_at(url: &str, version: &str) -> String {
+    let r = post(url, None, init_body(version)).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let sid = r.sid().expect("session id");
+    let r = post(
+        url,
+        Some(&sid),
+        json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
+    )
+    .await;
+    assert_eq!(r.status, 202);
+    sid
+}
+
+/// A tools/call body.
+pub fn call(id: u64, name: &str, args: Value) -> Value {
+    json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":name,"arguments":args}})
 }

@@ -16,7 +16,7 @@ use hyper_util::rt::TokioExecutor;
 use serde_json::{json, Value};
 use std::collections::HashSet;
 use std::io;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -35,6 +35,13 @@ pub struct HttpClientOptions {
     pub max_reconnects: usize,
     /// Reconnection delay when the server sent no `retry:` hint.
     pub default_retry: Duration,
+    /// When the server answers 404 to a request carrying the session id (the session expired or
+    /// was deleted), start a new session transparently: re-send the initialize request this
+    /// transport carried, then `notifications/initialized`, reopen the GET stream, and retry the
+    /// failed message once. The [`Client`] keeps its negotiated state (same server, same
+    /// initialize). Off: such requests fail with a transport error whose data carries
+    /// `httpStatus: 404`.
+    pub reinitialize_on_expiry: bool,
 }
 
 impl Default for HttpClientOptions {
@@ -45,6 +52,7 @@ impl Default for HttpClientOptions {
             open_get_stream: true,
             max_reconnects: 5,
             default_retry: Duration::from_secs(1),
+            reinitialize_on_expiry: true,
         }
     }
 }
@@ -71,6 +79,12 @@ struct Shared {
     inbox: mpsc::Sender<Vec<u8>>,
     closed: CancellationToken,
     get_started: AtomicBool,
+    /// Bumped when a new session replaces an expired one; older GET loops then stop.
+    get_generation: AtomicU64,
+    /// The initialize request this transport carried, to start a new session with.
+    init_frame: Mutex<Option<Vec<u8>>>,
+    /// Held while a new session replaces an expired one.
+    reinit: tokio::sync::Mutex<()>,
 }
 
 /// The receiving half: messages from POST answers, the GET stream and resumed streams.
@@ -192,6 +206,16 @@ impl Shared {
         uri: Uri,
         body: Bytes,
     ) -> Result<Request<Full<Bytes>>, McpError> {
+        self.build_request(method, uri, body, true)
+    }
+
+    fn build_request(
+        &self,
+        method: Method,
+        uri: Uri,
+        body: Bytes,
+        with_session: bool,
+    ) -> Result<Request<Full<Bytes>>, McpError> {
         let mut b = Request::builder().method(method.clone()).uri(uri);
         for (k, v) in &self.headers {
             b = b.header(k, v);
@@ -203,7 +227,7 @@ impl Shared {
         } else if method == Method::GET {
             b = b.header("accept", "text/event-stream");
         }
-        if self.legacy_endpoint.lock().unwrap().is_none() {
+        if with_session && self.legacy_endpoint.lock().unwrap().is_none() {
             if let Some(sid) = self.session_id.lock().unwrap().as_deref() {
                 b = b.header(SESSION_ID_HEADER, sid);
             }
@@ -252,29 +276,44 @@ impl Shared {
     }
 
     async fn post(self: Arc<Self>, frame: Vec<u8>) {
+        if let Some(frame) = self.clone().post_once(frame, true).await {
+            self.post_once(frame, false).await;
+        }
+    }
+
+    /// POSTs one frame and routes its answers. Returns the frame back when the session had
+    /// expired and a new one replaced it, for the caller to send once more.
+    async fn post_once(self: Arc<Self>, frame: Vec<u8>, may_renew: bool) -> Option<Vec<u8>> {
         let legacy = self.legacy_endpoint.lock().unwrap().clone();
         let uri = legacy.clone().unwrap_or_else(|| self.url.clone());
-        let is_initialized = serde_json::from_slice::<Value>(&frame)
+        let method = serde_json::from_slice::<Value>(&frame)
             .ok()
-            .and_then(|v| v.get("method").and_then(Value::as_str).map(str::to_string))
-            .is_some_and(|m| m == "notifications/initialized");
+            .and_then(|v| v.get("method").and_then(Value::as_str).map(str::to_string));
+        let is_initialized = method.as_deref() == Some("notifications/initialized");
+        if method.as_deref() == Some("initialize") {
+            *self.init_frame.lock().unwrap() = Some(frame.clone());
+        }
+        let used_sid = self.session_id.lock().unwrap().clone();
         let req = match self.request(Method::POST, uri, Bytes::from(frame.clone())) {
             Ok(r) => r,
-            Err(e) => return self.fail(&frame, e).await,
+            Err(e) => {
+                self.fail(&frame, e).await;
+                return None;
+            }
         };
         let resp = tokio::select! {
             r = self.http.request(req) => r,
-            _ = self.closed.cancelled() => return,
+            _ = self.closed.cancelled() => return None,
         };
         let resp = match resp {
             Ok(r) => r,
             Err(e) => {
-                return self
-                    .fail(
-                        &frame,
-                        transport_err(None, format!("HTTP request failed: {e}")),
-                    )
-                    .await
+                self.fail(
+                    &frame,
+                    transport_err(None, format!("HTTP request failed: {e}")),
+                )
+                .await;
+                return None;
             }
         };
         let status = resp.status();
@@ -298,9 +337,18 @@ impl Shared {
                 .map(|b| b.to_bytes())
                 .unwrap_or_default();
             let text = String::from_utf8_lossy(&body);
-            let err = if status == StatusCode::NOT_FOUND
-                && self.session_id.lock().unwrap().is_some()
-            {
+            let expired = status == StatusCode::NOT_FOUND && legacy.is_none();
+            if let (true, true, Some(stale)) = (
+                expired && may_renew && self.options.reinitialize_on_expiry,
+                method.as_deref() != Some("initialize"),
+                used_sid.as_deref(),
+            ) {
+                match self.renew_session(stale).await {
+                    Ok(()) => return Some(frame),
+                    Err(e) => tracing::warn!(error = %e, "starting a new HTTP session failed"),
+                }
+            }
+            let err = if expired && used_sid.is_some() {
                 transport_err(
                     Some(status),
                     "the HTTP session expired or was deleted by the server (404); reconnect to start a new session",
@@ -308,7 +356,8 @@ impl Shared {
             } else {
                 transport_err(Some(status), format!("HTTP {status}: {text}"))
             };
-            return self.fail(&frame, err).await;
+            self.fail(&frame, err).await;
+            return None;
         }
         if is_initialized && legacy.is_none() && self.options.open_get_stream {
             // Wait (bounded) until the server has accepted or refused the GET stream, so that
@@ -341,7 +390,7 @@ impl Shared {
                     .unwrap_or(self.options.default_retry);
                 tokio::select! {
                     _ = tokio::time::sleep(delay) => {}
-                    _ = self.closed.cancelled() => return,
+                    _ = self.closed.cancelled() => return None,
                 }
                 let Ok(mut req) = self.request(Method::GET, self.url.clone(), Bytes::new()) else {
                     break;
@@ -387,6 +436,113 @@ impl Shared {
                 self.push(&body).await;
             }
         }
+        None
+    }
+
+    /// Replaces the expired session `stale` with a new one: re-sends the initialize request this
+    /// transport carried (without a session id), then `notifications/initialized`, and reopens
+    /// the GET stream. Concurrent callers wait; those that find a newer session simply retry.
+    async fn renew_session(self: &Arc<Self>, stale: &str) -> Result<(), McpError> {
+        let _guard = self.reinit.lock().await;
+        if self.session_id.lock().unwrap().as_deref() != Some(stale) {
+            return Ok(());
+        }
+        let init =
+            self.init_frame.lock().unwrap().clone().ok_or_else(|| {
+                McpError::transport("no initialize request to start a new session")
+            })?;
+        let init_id = serde_json::from_slice::<Value>(&init)
+            .ok()
+            .and_then(|v| v.get("id").cloned());
+        let mut req =
+            self.build_request(Method::POST, self.url.clone(), Bytes::from(init), false)?;
+        req.headers_mut().remove(PROTOCOL_VERSION_HEADER);
+        let exchange = async {
+            let resp = self
+                .http
+                .request(req)
+                .await
+                .map_err(|e| transport_err(None, format!("HTTP request failed: {e}")))?;
+            let status = resp.status();
+            let sid = resp
+                .headers()
+                .get(SESSION_ID_HEADER)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string);
+            let sse = resp
+                .headers()
+                .get("content-type")
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|ct| ct.to_ascii_lowercase().starts_with("text/event-stream"));
+            let body = resp
+                .into_body()
+                .collect()
+                .await
+                .map_err(|e| transport_err(None, format!("HTTP body failed: {e}")))?
+                .to_bytes();
+            if !status.is_success() {
+                return Err(transport_err(
+                    Some(status),
+                    format!("re-initialize answered HTTP {status}"),
+                ));
+            }
+            let messages: Vec<Value> = if sse {
+                SseParser::new()
+                    .feed(&body)
+                    .into_iter()
+                    .filter_map(|ev| serde_json::from_str(&ev.data).ok())
+                    .collect()
+            } else {
+                serde_json::from_slice(&body).into_iter().collect()
+            };
+            let answer = messages
+                .into_iter()
+                .find(|m| m.get("method").is_none() && m.get("id") == init_id.as_ref())
+                .ok_or_else(|| McpError::transport("no answer to the re-sent initialize"))?;
+            let result = answer.get("result").ok_or_else(|| {
+                McpError::transport(format!("re-initialize failed: {}", answer["error"]))
+            })?;
+            Ok((sid, result.get("protocolVersion").cloned()))
+        };
+        let (sid, version) = tokio::time::timeout(Duration::from_secs(30), exchange)
+            .await
+            .map_err(|_| McpError::timeout("re-initialize timed out"))??;
+        let sid = sid.ok_or_else(|| McpError::transport("the new session has no session id"))?;
+        let previous = self.version.lock().unwrap().clone();
+        if let Some(v) = version.as_ref().and_then(Value::as_str) {
+            if previous.as_deref().is_some_and(|p| p != v) {
+                tracing::warn!(
+                    previous = ?previous,
+                    now = v,
+                    "the new HTTP session negotiated another protocol revision"
+                );
+            }
+        }
+        *self.session_id.lock().unwrap() = Some(sid);
+        let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let req = self.request(
+            Method::POST,
+            self.url.clone(),
+            Bytes::from(note.to_string()),
+        )?;
+        let resp = tokio::time::timeout(Duration::from_secs(30), self.http.request(req))
+            .await
+            .map_err(|_| McpError::timeout("notifications/initialized timed out"))?
+            .map_err(|e| transport_err(None, format!("HTTP request failed: {e}")))?;
+        if !resp.status().is_success() {
+            return Err(transport_err(
+                Some(resp.status()),
+                "notifications/initialized refused",
+            ));
+        }
+        tracing::info!("the HTTP session expired; continuing in a new session");
+        if self.options.open_get_stream && self.get_started.load(Ordering::Acquire) {
+            self.get_generation.fetch_add(1, Ordering::AcqRel);
+            self.get_started.store(false, Ordering::Release);
+            let opened = self.clone().start_get_stream();
+            let _ = tokio::time::timeout(Duration::from_secs(5), opened).await;
+        }
+        Ok(())
     }
 
     /// Reads one SSE body, forwarding messages; tracks answered requests, event id and retry.
@@ -440,11 +596,14 @@ impl Shared {
             return answered;
         }
         let mut answered_tx = Some(answered_tx);
+        let generation = self.get_generation.load(Ordering::Acquire);
         tokio::spawn(async move {
             let mut last_id: Option<String> = None;
             let mut retry: Option<u64> = None;
             let mut failures = 0;
-            while !self.closed.is_cancelled() {
+            while !self.closed.is_cancelled()
+                && self.get_generation.load(Ordering::Acquire) == generation
+            {
                 let Ok(mut req) = self.request(Method::GET, self.url.clone(), Bytes::new()) else {
                     return;
                 };
@@ -521,7 +680,11 @@ fn make_shared(
     let (tx, rx) = mpsc::channel(1024);
     let closed = CancellationToken::new();
     let shared = Arc::new(Shared {
-        http: HyperClient::builder(TokioExecutor::new()).build_http(),
+        http: {
+            let mut connector = HttpConnector::new();
+            connector.set_nodelay(true);
+            HyperClient::builder(TokioExecutor::new()).build(connector)
+        },
         url: uri,
         headers,
         options: options.clone(),
@@ -531,6 +694,9 @@ fn make_shared(
         inbox: tx,
         closed: closed.clone(),
         get_started: AtomicBool::new(false),
+        get_generation: AtomicU64::new(0),
+        init_frame: Mutex::new(None),
+        reinit: tokio::sync::Mutex::new(()),
     });
     Ok((shared, HttpReader { rx, closed }))
 }

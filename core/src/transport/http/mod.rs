@@ -3,6 +3,15 @@
 //!
 //! Server: [`serve_http`] binds and serves; [`router`] gives an axum [`axum::Router`] to mount in an
 //! existing app. Client: [`connect`] returns a [`crate::client::Client`] speaking over HTTP.
+//!
+//! Hardening: Host/Origin are checked against DNS rebinding automatically on loopback binds
+//! ([`HttpServerOptions::dns_rebinding_protection`]); every per-stream queue is bounded
+//! ([`HttpServerOptions::stream_queue_capacity`]), a stream whose reader falls behind is closed
+//! and can be resumed from the bounded event store; shutdown lets in-flight requests finish and
+//! answers new ones 503. The client renews an expired session by itself
+//! ([`HttpClientOptions::reinitialize_on_expiry`]): the transport re-sends the initialize it
+//! carried, then `notifications/initialized`, and retries the failed message once, so the
+//! [`crate::client::Client`]'s negotiated state stays valid.
 
 mod client;
 mod server;
@@ -39,13 +48,28 @@ pub struct HttpServerOptions {
     pub session_idle_timeout: Duration,
     /// Largest request body accepted (413 beyond).
     pub max_body_size: usize,
-    /// Check `Host` and `Origin` against the allow-lists (403 otherwise). On by default.
-    pub dns_rebinding_protection: bool,
-    /// Allowed `Host` values (`name` or `name:port`); default the loopback names.
+    /// Check `Host` and `Origin` against the allow-lists (403 otherwise), against DNS rebinding.
+    ///
+    /// `None` (the default) decides from the bound address: on for a loopback bind (allowing
+    /// `localhost`, `127.0.0.1` and `[::1]` with the bound port unless `allowed_hosts` says
+    /// otherwise); for any other bind, on only when `allowed_hosts` or `allowed_origins` is
+    /// configured. `Some(true)`/`Some(false)` force it on or off. For [`router`] (no bound
+    /// address known) the automatic choice is "on, loopback names with any port".
+    pub dns_rebinding_protection: Option<bool>,
+    /// Allowed `Host` values: `name` (any port) or `name:port` (that port only; a `Host` without
+    /// a port means port 80). Empty: the loopback names with the bound port.
     pub allowed_hosts: Vec<String>,
-    /// Allowed `Origin` values in full (`http://example.com:8080`); origins whose host is in
-    /// `allowed_hosts` are accepted too.
+    /// Allowed `Origin` values in full (`http://example.com:8080`); origins whose authority
+    /// matches an allowed host are accepted too.
     pub allowed_origins: Vec<String>,
+    /// Frames each SSE stream may hold waiting for its reader. A stream whose reader falls this
+    /// far behind is closed (its events stay in the event store, so a client can resume with
+    /// `Last-Event-ID` on 2025-11-25+) instead of blocking the session or growing without bound.
+    pub stream_queue_capacity: usize,
+    /// Polling mode: close the SSE stream of a request still running after this long (and each
+    /// resumed stream after as long again); the client reconnects after `retry:` with
+    /// `Last-Event-ID`. Applies to 2025-11-25+ sessions, whose streams are resumable.
+    pub close_streams_after: Option<Duration>,
     /// The `retry:` hint (reconnection delay) sent with each stream's priming event.
     pub retry_interval: Option<Duration>,
     /// Where SSE events are kept for resumption (default: [`InMemoryEventStore`]).
@@ -81,9 +105,11 @@ impl Default for HttpServerOptions {
             max_sessions: 10_000,
             session_idle_timeout: Duration::from_secs(30 * 60),
             max_body_size: 4 * 1024 * 1024,
-            dns_rebinding_protection: true,
-            allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "[::1]".into()],
+            dns_rebinding_protection: None,
+            allowed_hosts: Vec::new(),
             allowed_origins: Vec::new(),
+            stream_queue_capacity: 1024,
+            close_streams_after: None,
             retry_interval: Some(Duration::from_secs(1)),
             event_store: None,
             session_store: None,

@@ -48,13 +48,30 @@ enum Frame {
     Msg(Message),
 }
 
-type Tx = mpsc::UnboundedSender<Frame>;
+type Tx = mpsc::Sender<Frame>;
+
+/// Offers a frame to a stream without waiting. False when the stream is gone or its reader has
+/// fallen a whole queue behind; the caller then drops the sender, which ends that stream (its
+/// events stay in the event store for resumption) rather than blocking the session's router.
+fn offer(tx: &Tx, frame: Frame) -> bool {
+    match tx.try_send(frame) {
+        Ok(()) => true,
+        Err(mpsc::error::TrySendError::Full(_)) => {
+            tracing::warn!("an SSE stream's reader is too slow; closing that stream");
+            false
+        }
+        Err(mpsc::error::TrySendError::Closed(_)) => false,
+    }
+}
 
 struct StreamRoute {
     key: String,
     tx: Option<Tx>,
     pending: HashSet<RequestId>,
     json: bool,
+    /// Bumped each time a client (re)attaches to the stream, so that a polling-mode close
+    /// scheduled for an earlier attachment leaves a later one alone.
+    generation: u64,
 }
 
 #[derive(Default)]
@@ -213,11 +230,13 @@ impl HttpSession {
         if self.legacy {
             let data = serde_json::to_string(&msg).expect("messages serialize");
             match &r.get {
-                Some(tx)
-                    if tx
-                        .send(Frame::Sse(encode(None, Some("message"), &data, None)))
-                        .is_ok() => {}
-                _ => push_backlog(&mut r.backlog, msg),
+                Some(tx) => {
+                    if !offer(tx, Frame::Sse(encode(None, Some("message"), &data, None))) {
+                        // The legacy stream is the connection: ending it ends the session.
+                        r.get = None;
+                    }
+                }
+                None => push_backlog(&mut r.backlog, msg),
             }
             return;
         }
@@ -235,16 +254,13 @@ impl HttpSession {
                     let data = serde_json::to_string(&m).expect("messages serialize");
                     let eid = self.events.append(&route.key, &data);
                     if let Some(tx) = &route.tx {
-                        if tx
-                            .send(Frame::Sse(encode(Some(&eid), None, &data, None)))
-                            .is_err()
-                        {
+                        if !offer(tx, Frame::Sse(encode(Some(&eid), None, &data, None))) {
                             route.tx = None;
                         }
                     }
                 } else if answer_here {
                     if let Some(tx) = &route.tx {
-                        let _ = tx.send(Frame::Msg(msg.take().expect("present")));
+                        offer(tx, Frame::Msg(msg.take().expect("present")));
                     }
                 }
                 if answer_here {
@@ -279,10 +295,7 @@ impl HttpSession {
             let data = serde_json::to_string(&msg).expect("messages serialize");
             let eid = self.events.append(&self.get_key(), &data);
             let tx = r.get.as_ref().expect("checked");
-            if tx
-                .send(Frame::Sse(encode(Some(&eid), None, &data, None)))
-                .is_err()
-            {
+            if !offer(tx, Frame::Sse(encode(Some(&eid), None, &data, None))) {
                 r.get = None;
             }
         } else {
@@ -295,6 +308,30 @@ impl HttpSession {
         if self.stateless && r.streams.is_empty() {
             self.session.close();
         }
+    }
+
+    /// Polling mode ([`HttpServerOptions::close_streams_after`]): closes request stream `slot`
+    /// after the configured time if it is still attached as `generation` and still waiting.
+    fn schedule_close(self: &Arc<Self>, app: &App, slot: u64, generation: u64) {
+        let Some(after) = app.options.close_streams_after else {
+            return;
+        };
+        let weak = Arc::downgrade(self);
+        let closed = self.session.closed.clone();
+        tokio::spawn(async move {
+            tokio::select! {
+                _ = tokio::time::sleep(after) => {}
+                _ = closed.cancelled() => return,
+            }
+            let Some(h) = weak.upgrade() else { return };
+            let mut r = h.routes.lock().unwrap();
+            if let Some(route) = r.streams.get_mut(&slot) {
+                if route.generation == generation && !route.json {
+                    // Its later events wait in the event store until the client resumes.
+                    route.tx = None;
+                }
+            }
+        });
     }
 
     /// A request's handler ended without an answer (cancelled).
@@ -338,10 +375,12 @@ pub(crate) struct App {
     shutdown: CancellationToken,
     tasks: TaskTracker,
     reaper_started: AtomicBool,
+    guard: Option<HostGuard>,
 }
 
 impl App {
-    fn new(server: Server, options: HttpServerOptions) -> Arc<App> {
+    fn new(server: Server, options: HttpServerOptions, bound: Option<SocketAddr>) -> Arc<App> {
+        let guard = resolve_host_guard(&options, bound);
         let sessions = options
             .session_store
             .clone()
@@ -358,6 +397,7 @@ impl App {
             shutdown: CancellationToken::new(),
             tasks: TaskTracker::new(),
             reaper_started: AtomicBool::new(false),
+            guard,
         })
     }
 
@@ -461,57 +501,119 @@ fn accepts(h: &HeaderMap) -> (bool, bool) {
     (json, sse)
 }
 
-fn host_of(authority: &str) -> &str {
-    let a = authority.trim();
-    if let Some(rest) = a.strip_prefix('[') {
-        return rest.split(']').next().unwrap_or("");
+/// Splits an authority (`name`, `name:port`, `[v6]`, `[v6]:port`) into its lowercased host (IPv6
+/// in brackets) and port.
+fn split_authority(authority: &str) -> (String, Option<u16>) {
+    let a = authority.trim().to_ascii_lowercase();
+    if a.starts_with('[') {
+        if let Some(end) = a.find(']') {
+            let host = a[..=end].to_string();
+            let port = a[end + 1..].strip_prefix(':').and_then(|p| p.parse().ok());
+            return (host, port);
+        }
+        return (a, None);
     }
-    a.rsplit_once(':')
-        .filter(|(_, p)| p.chars().all(|c| c.is_ascii_digit()))
-        .map(|(h, _)| h)
-        .unwrap_or(a)
+    match a.rsplit_once(':') {
+        // A bare IPv6 address without brackets: no port.
+        Some((h, _)) if h.contains(':') => (format!("[{a}]"), None),
+        Some((h, p)) => match p.parse() {
+            Ok(port) => (h.to_string(), Some(port)),
+            Err(_) => (a, None),
+        },
+        None => (a, None),
+    }
+}
+
+/// The resolved DNS-rebinding allow-list of one endpoint.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct HostGuard {
+    /// (host, port): `None` port matches any port.
+    hosts: Vec<(String, Option<u16>)>,
+    origins: Vec<String>,
+}
+
+impl HostGuard {
+    fn host_allowed(&self, host: &str, port: Option<u16>) -> bool {
+        self.hosts
+            .iter()
+            .any(|(h, p)| h == host && (p.is_none() || *p == port))
+    }
+
+    fn check(&self, h: &HeaderMap) -> Result<(), Response> {
+        let forbid = |why: String| {
+            Err(rpc_error(
+                StatusCode::FORBIDDEN,
+                None,
+                McpError::invalid_request(why),
+            ))
+        };
+        match header_str(h, "host") {
+            Some(host) => {
+                let (name, port) = split_authority(host);
+                if !self.host_allowed(&name, port.or(Some(80))) {
+                    return forbid(format!("Host {host:?} is not allowed"));
+                }
+            }
+            None => return forbid("Host header required".into()),
+        }
+        if let Some(origin) = header_str(h, "origin") {
+            if self.origins.iter().any(|o| o.eq_ignore_ascii_case(origin)) {
+                return Ok(());
+            }
+            let (scheme, rest) = origin.split_once("://").unwrap_or(("", origin));
+            let authority = rest.split('/').next().unwrap_or("");
+            let (name, port) = split_authority(authority);
+            let default_port = if scheme.eq_ignore_ascii_case("https") {
+                443
+            } else {
+                80
+            };
+            if scheme.is_empty() || !self.host_allowed(&name, port.or(Some(default_port))) {
+                return forbid(format!("Origin {origin:?} is not allowed"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Resolves the DNS-rebinding protection of `opts` for an endpoint bound to `bound` (`None`:
+/// unknown, as for [`router`]). `None` means the protection is off.
+pub(crate) fn resolve_host_guard(
+    opts: &HttpServerOptions,
+    bound: Option<SocketAddr>,
+) -> Option<HostGuard> {
+    let configured = !opts.allowed_hosts.is_empty() || !opts.allowed_origins.is_empty();
+    let loopback = bound.is_none_or(|a| a.ip().is_loopback());
+    let on = opts
+        .dns_rebinding_protection
+        .unwrap_or(loopback || configured);
+    if !on {
+        return None;
+    }
+    let hosts = if opts.allowed_hosts.is_empty() {
+        let port = bound.map(|a| a.port());
+        ["localhost", "127.0.0.1", "[::1]"]
+            .iter()
+            .map(|h| (h.to_string(), port))
+            .collect()
+    } else {
+        opts.allowed_hosts
+            .iter()
+            .map(|h| split_authority(h))
+            .collect()
+    };
+    Some(HostGuard {
+        hosts,
+        origins: opts.allowed_origins.clone(),
+    })
 }
 
 /// Host/Origin validation against DNS rebinding. `Err` carries the rejection.
-fn check_origin(opts: &HttpServerOptions, h: &HeaderMap) -> Result<(), Response> {
-    if !opts.dns_rebinding_protection {
-        return Ok(());
+fn check_origin(app: &App, h: &HeaderMap) -> Result<(), Response> {
+    match &app.guard {
+        Some(g) => g.check(h),
+        None => Ok(()),
     }
-    let forbid = |why: String| {
-        Err(rpc_error(
-            StatusCode::FORBIDDEN,
-            None,
-            McpError::invalid_request(why),
-        ))
-    };
-    let host_ok = |host: &str| {
-        let host = host.to_ascii_lowercase();
-        opts.allowed_hosts
-            .iter()
-            .any(|a| a.eq_ignore_ascii_case(&host) || host_of(a).eq_ignore_ascii_case(&host))
-    };
-    match header_str(h, "host") {
-        Some(host)
-            if host_ok(host_of(host))
-                || opts
-                    .allowed_hosts
-                    .iter()
-                    .any(|a| a.eq_ignore_ascii_case(host)) => {}
-        Some(host) => return forbid(format!("Host {host:?} is not allowed")),
-        None => return forbid("Host header required".into()),
-    }
-    if let Some(origin) = header_str(h, "origin") {
-        let explicit = opts
-            .allowed_origins
-            .iter()
-            .any(|o| o.eq_ignore_ascii_case(origin));
-        let authority = origin.split_once("://").map(|(_, a)| a).unwrap_or(origin);
-        let authority = authority.split('/').next().unwrap_or("");
-        if !explicit && !host_ok(host_of(authority)) {
-            return forbid(format!("Origin {origin:?} is not allowed"));
-        }
-    }
-    Ok(())
 }
 
 fn check_version_header(app: &App, h: &HeaderMap) -> Result<Option<ProtocolVersion>, Response> {
@@ -554,12 +656,12 @@ fn sse_headers(sid: Option<&str>) -> axum::http::response::Builder {
 
 /// An SSE body fed by `rx`; `shutdown` ends it early; `on_drop` runs when the body is dropped.
 fn sse_body(
-    rx: mpsc::UnboundedReceiver<Frame>,
+    rx: mpsc::Receiver<Frame>,
     shutdown: Option<CancellationToken>,
     on_drop: Option<Box<dyn FnOnce() + Send>>,
 ) -> Body {
     struct St {
-        rx: mpsc::UnboundedReceiver<Frame>,
+        rx: mpsc::Receiver<Frame>,
         shutdown: Option<CancellationToken>,
         _guard: Guard,
     }
@@ -595,8 +697,11 @@ fn sse_body(
 }
 
 async fn handle(State(app): State<Arc<App>>, req: Request) -> Response {
+    if app.shutdown.is_cancelled() {
+        return shutting_down();
+    }
     app.start_reaper();
-    if let Err(r) = check_origin(&app.options, req.headers()) {
+    if let Err(r) = check_origin(&app, req.headers()) {
         return r;
     }
     match *req.method() {
@@ -605,6 +710,18 @@ async fn handle(State(app): State<Arc<App>>, req: Request) -> Response {
         Method::DELETE => handle_delete(app, req),
         _ => method_not_allowed(&app),
     }
+}
+
+/// 503 for requests arriving while the server shuts down (in-flight ones still finish).
+fn shutting_down() -> Response {
+    let mut r = rpc_error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        None,
+        McpError::internal("the server is shutting down"),
+    );
+    r.headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    r
 }
 
 fn method_not_allowed(app: &App) -> Response {
@@ -795,19 +912,20 @@ async fn handle_post(app: Arc<App>, req: Request) -> Response {
         return status_only(StatusCode::ACCEPTED);
     }
     let json_mode = app.options.json_response || new_session;
-    let (tx, rx) = mpsc::unbounded_channel();
+    let (tx, rx) = mpsc::channel(app.options.stream_queue_capacity.max(items.len() + 2));
     let version = header_version
         .or_else(|| http.session.protocol_version())
         .unwrap_or(ProtocolVersion::V2025_03_26);
-    {
+    let polling = !json_mode && version >= ProtocolVersion::V2025_11_25;
+    let slot = {
         let mut r = http.routes.lock().unwrap();
         let slot = r.next_stream;
         r.next_stream += 1;
         let key = format!("{}{}", http.key, slot);
-        if !json_mode && version >= ProtocolVersion::V2025_11_25 {
+        if polling {
             let eid = http.events.append(&key, "");
             let retry = app.options.retry_interval.map(|d| d.as_millis() as u64);
-            let _ = tx.send(Frame::Sse(encode(Some(&eid), None, "", retry)));
+            offer(&tx, Frame::Sse(encode(Some(&eid), None, "", retry)));
         }
         for e in items.iter().filter_map(|m| m.as_ref().err()) {
             let m = Message::error(e.id.clone(), e.error.clone());
@@ -821,7 +939,7 @@ async fn handle_post(app: Arc<App>, req: Request) -> Response {
                     None,
                 ))
             };
-            let _ = tx.send(frame);
+            offer(&tx, frame);
         }
         let mut pending = HashSet::new();
         for id in &request_ids {
@@ -836,8 +954,13 @@ async fn handle_post(app: Arc<App>, req: Request) -> Response {
                 tx: Some(tx),
                 pending,
                 json: json_mode,
+                generation: 0,
             },
         );
+        slot
+    };
+    if polling {
+        http.schedule_close(&app, slot, 0);
     }
     for m in items.into_iter().flatten() {
         let rid = match &m {
@@ -944,31 +1067,36 @@ fn handle_get(app: Arc<App>, req: Request) -> Response {
         Err(r) => return r,
     };
     http.touch();
-    let (tx, rx) = mpsc::unbounded_channel();
+    let cap = app.options.stream_queue_capacity.max(1);
     let sid = http.id.clone();
     let get_key = http.get_key();
     if let Some(last) = header_str(h, LAST_EVENT_ID) {
         if let Some((key, events)) = app.events.replay_after(last) {
             if key.starts_with(&http.key) {
+                let (tx, rx) = mpsc::channel(cap + events.len());
                 let mut r = http.routes.lock().unwrap();
                 for (eid, data) in &events {
                     if !data.is_empty() {
-                        let _ = tx.send(Frame::Sse(encode(Some(eid), None, data, None)));
+                        offer(&tx, Frame::Sse(encode(Some(eid), None, data, None)));
                     }
                 }
                 if key == get_key {
                     r.get = Some(tx);
-                } else if let Some(route) = r.streams.values_mut().find(|s| s.key == key) {
+                } else if let Some((slot, route)) = r.streams.iter_mut().find(|(_, s)| s.key == key)
+                {
                     route.tx = Some(tx);
+                    route.generation += 1;
+                    let (slot, generation) = (*slot, route.generation);
+                    drop(r);
+                    http.schedule_close(&app, slot, generation);
                 }
-                drop(r);
                 return sse_headers(sid.as_deref())
                     .body(sse_body(rx, Some(app.shutdown.clone()), None))
                     .expect("valid response");
             }
         }
     }
-    {
+    let rx = {
         let mut r = http.routes.lock().unwrap();
         if r.get.as_ref().is_some_and(|t| !t.is_closed()) {
             return rpc_error(
@@ -981,18 +1109,20 @@ fn handle_get(app: Arc<App>, req: Request) -> Response {
             .session
             .protocol_version()
             .unwrap_or(ProtocolVersion::V2025_03_26);
+        let (tx, rx) = mpsc::channel(cap + r.backlog.len() + 1);
         if version >= ProtocolVersion::V2025_11_25 {
             let eid = app.events.append(&get_key, "");
             let retry = app.options.retry_interval.map(|d| d.as_millis() as u64);
-            let _ = tx.send(Frame::Sse(encode(Some(&eid), None, "", retry)));
+            offer(&tx, Frame::Sse(encode(Some(&eid), None, "", retry)));
         }
         while let Some(m) = r.backlog.pop_front() {
             let data = serde_json::to_string(&m).expect("serializes");
             let eid = app.events.append(&get_key, &data);
-            let _ = tx.send(Frame::Sse(encode(Some(&eid), None, &data, None)));
+            offer(&tx, Frame::Sse(encode(Some(&eid), None, &data, None)));
         }
         r.get = Some(tx);
-    }
+        rx
+    };
     sse_headers(sid.as_deref())
         .body(sse_body(rx, Some(app.shutdown.clone()), None))
         .expect("valid response")
@@ -1016,8 +1146,11 @@ fn handle_delete(app: Arc<App>, req: Request) -> Response {
 // ---------------------------------------------------------------- legacy HTTP+SSE (2024-11-05)
 
 async fn legacy_sse(State(app): State<Arc<App>>, req: Request) -> Response {
+    if app.shutdown.is_cancelled() {
+        return shutting_down();
+    }
     app.start_reaper();
-    if let Err(r) = check_origin(&app.options, req.headers()) {
+    if let Err(r) = check_origin(&app, req.headers()) {
         return r;
     }
     if app.sessions.len() >= app.options.max_sessions {
@@ -1039,9 +1172,12 @@ async fn legacy_sse(State(app): State<Arc<App>>, req: Request) -> Response {
         true,
     );
     app.sessions.insert(id.clone(), http.clone());
-    let (tx, rx) = mpsc::unbounded_channel();
+    let (tx, rx) = mpsc::channel(app.options.stream_queue_capacity.max(1));
     let endpoint = format!("{}?sessionId={}", app.options.legacy_messages_path, id);
-    let _ = tx.send(Frame::Sse(encode(None, Some("endpoint"), &endpoint, None)));
+    offer(
+        &tx,
+        Frame::Sse(encode(None, Some("endpoint"), &endpoint, None)),
+    );
     http.routes.lock().unwrap().get = Some(tx);
     let weak_app = Arc::downgrade(&app);
     let on_drop: Box<dyn FnOnce() + Send> = Box::new(move || {
@@ -1057,7 +1193,10 @@ async fn legacy_sse(State(app): State<Arc<App>>, req: Request) -> Response {
 }
 
 async fn legacy_post(State(app): State<Arc<App>>, req: Request) -> Response {
-    if let Err(r) = check_origin(&app.options, req.headers()) {
+    if app.shutdown.is_cancelled() {
+        return shutting_down();
+    }
+    if let Err(r) = check_origin(&app, req.headers()) {
         return r;
     }
     let sid = req.uri().query().and_then(|q| {
@@ -1122,8 +1261,12 @@ async fn legacy_post(State(app): State<Arc<App>>, req: Request) -> Response {
 
 // ---------------------------------------------------------------- public entry points
 
-fn build(server: Server, options: HttpServerOptions) -> (Router, Arc<App>) {
-    let app = App::new(server, options);
+fn build(
+    server: Server,
+    options: HttpServerOptions,
+    bound: Option<SocketAddr>,
+) -> (Router, Arc<App>) {
+    let app = App::new(server, options, bound);
     let o = &app.options;
     let mut router = Router::new().route(&o.path, axum::routing::any(handle));
     if o.legacy_sse {
@@ -1137,7 +1280,7 @@ fn build(server: Server, options: HttpServerOptions) -> (Router, Arc<App>) {
 /// An axum [`Router`] serving `server` over Streamable HTTP at `options.path` (and, when
 /// `options.legacy_sse` is set, the 2024-11-05 endpoints). Merge or nest it into your own app.
 pub fn router(server: Server, options: HttpServerOptions) -> Router {
-    build(server, options).0
+    build(server, options, None).0
 }
 
 /// A running HTTP server started by [`serve_http`].
@@ -1185,9 +1328,17 @@ pub async fn serve_http(
 ) -> std::io::Result<HttpServerHandle> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let local_addr = listener.local_addr()?;
-    let (router, app) = build(server, options);
+    let (router, app) = build(server, options, Some(local_addr));
     let shutdown = app.shutdown.clone();
     let token = shutdown.clone();
+    // Answers are small writes (an SSE event, then the stream's end): without TCP_NODELAY,
+    // Nagle's algorithm and delayed ACKs add ~40 ms to every request.
+    use axum::serve::ListenerExt;
+    let listener = listener.tap_io(|tcp| {
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::debug!(error = %e, "TCP_NODELAY failed");
+        }
+    });
     let task = tokio::spawn(async move {
         let r = axum::serve(listener, router)
             .with_graceful_shutdown(token.cancelled_owned())
@@ -1202,4 +1353,100 @@ pub async fn serve_http(
         shutdown,
         task,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for (k, v) in pairs {
+            h.insert(*k, HeaderValue::from_str(v).unwrap());
+        }
+        h
+    }
+
+    #[test]
+    fn dns_protection_defaults_follow_the_bind() {
+        let o = HttpServerOptions::default();
+        let lo: SocketAddr = "127.0.0.1:4000".parse().unwrap();
+        let lo6: SocketAddr = "[::1]:4000".parse().unwrap();
+        let any: SocketAddr = "0.0.0.0:4000".parse().unwrap();
+        let g = resolve_host_guard(&o, Some(lo)).expect("on for a loopback bind");
+        assert!(g.check(&headers(&[("host", "127.0.0.1:4000")])).is_ok());
+        assert!(g.check(&headers(&[("host", "localhost:4000")])).is_ok());
+        assert!(g.check(&headers(&[("host", "[::1]:4000")])).is_ok());
+        assert!(g.check(&headers(&[("host", "127.0.0.1:4001")])).is_err());
+        assert!(g.check(&headers(&[("host", "127.0.0.1")])).is_err());
+        assert!(g.check(&headers(&[("host", "evil.example:4000")])).is_err());
+        assert!(g.check(&headers(&[])).is_err());
+        let ok_origin = headers(&[
+            ("host", "localhost:4000"),
+            ("origin", "http://localhost:4000"),
+        ]);
+        assert!(g.check(&ok_origin).is_ok());
+        let bad_origin = headers(&[
+            ("host", "localhost:4000"),
+            ("origin", "http://localhost:5173"),
+        ]);
+        assert!(g.check(&bad_origin).is_err());
+        assert!(resolve_host_guard(&o, Some(lo6)).is_some());
+        // Unknown bind (router()): on, loopback names with any port.
+        let g = resolve_host_guard(&o, None).expect("on");
+        assert!(g.check(&headers(&[("host", "localhost:1234")])).is_ok());
+        // Non-loopback bind: off unless configured.
+        assert_eq!(resolve_host_guard(&o, Some(any)), None);
+        let configured = HttpServerOptions {
+            allowed_hosts: vec!["mcp.example.com".into()],
+            ..Default::default()
+        };
+        let g = resolve_host_guard(&configured, Some(any)).expect("on when configured");
+        assert!(g
+            .check(&headers(&[("host", "mcp.example.com:4000")]))
+            .is_ok());
+        assert!(g.check(&headers(&[("host", "localhost:4000")])).is_err());
+        let origins = HttpServerOptions {
+            allowed_origins: vec!["https://app.example.com".into()],
+            ..Default::default()
+        };
+        assert!(resolve_host_guard(&origins, Some(any)).is_some());
+        // Explicit settings win either way.
+        let forced = HttpServerOptions {
+            dns_rebinding_protection: Some(true),
+            ..Default::default()
+        };
+        let g = resolve_host_guard(&forced, Some(any)).expect("forced on");
+        assert!(g.check(&headers(&[("host", "127.0.0.1:4000")])).is_ok());
+        assert!(g.check(&headers(&[("host", "10.0.0.5:4000")])).is_err());
+        let off = HttpServerOptions {
+            dns_rebinding_protection: Some(false),
+            ..Default::default()
+        };
+        assert_eq!(resolve_host_guard(&off, Some(lo)), None);
+    }
+
+    #[test]
+    fn host_entries_with_and_without_port() {
+        let o = HttpServerOptions {
+            allowed_hosts: vec![
+                "a.example".into(),
+                "b.example:8080".into(),
+                "[::1]:9".into(),
+            ],
+            allowed_origins: vec!["https://ui.example".into()],
+            ..Default::default()
+        };
+        let g = resolve_host_guard(&o, None).unwrap();
+        assert!(g.check(&headers(&[("host", "A.example:1")])).is_ok());
+        assert!(g.check(&headers(&[("host", "b.example:8080")])).is_ok());
+        assert!(g.check(&headers(&[("host", "b.example")])).is_err());
+        assert!(g.check(&headers(&[("host", "[::1]:9")])).is_ok());
+        let h = headers(&[("host", "a.example"), ("origin", "https://ui.example")]);
+        assert!(g.check(&h).is_ok());
+        let h = headers(&[("host", "a.example"), ("origin", "https://a.example")]);
+        assert!(g.check(&h).is_ok());
+        let h = headers(&[("host", "a.example"), ("origin", "null")]);
+        assert!(g.check(&h).is_err());
+    }
 }
