@@ -226,6 +226,11 @@ async fn stderr_overflow_drops_lines_without_blocking_the_child() {
         assert_eq!(read_text(&mut reader).await, "done");
         assert!(handle.wait().await.unwrap().success());
         let mut lines = handle.take_stderr().unwrap();
+        // Let the capture task read the pipe to its end before draining, so the 4-line buffer
+        // is what decides what is kept (draining earlier would make room again).
+        while !lines.is_closed() {
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
         let mut received = 0;
         while lines.recv().await.is_some() {
             received += 1;
