@@ -386,17 +386,23 @@ class Server:
 
     # ---- prompts -----------------------------------------------------------------------------
     def prompt(
-        self, name: str | None = None, *, description: str | None = None, title: str | None = None
+        self,
+        name: str | None = None,
+        *,
+        description: str | None = None,
+        title: str | None = None,
+        arguments: list[dict[str, Any]] | None = None,
     ) -> Callable[[F], F]:
         """Registers a prompt. Parameters become prompt arguments (required unless they have a
-        default). The function returns a string (one user message), a list of strings or
-        message dicts, or a full ``GetPromptResult`` dict."""
+        default) unless ``arguments`` (MCP ``PromptArgument`` dicts: ``name``, ``description``,
+        ``required``) is given. The function returns a string (one user message), a list of
+        strings or message dicts, or a full ``GetPromptResult`` dict."""
 
         def deco(fn: F) -> F:
             sig = inspect.signature(fn)
             hints = _hints(fn)
             ctx_name = _context_param(sig, hints)
-            args = [
+            args = arguments if arguments is not None else [
                 {"name": n, "required": p.default is p.empty}
                 for n, p in sig.parameters.items()
                 if n != ctx_name and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
