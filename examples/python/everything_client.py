@@ -15,7 +15,7 @@ import os
 import sys
 from typing import Any
 
-from ferromcp import Client, Context
+from ferromcp import Client, Context, MethodNotFound
 
 SCENARIOS = ["initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry"]
 
@@ -56,9 +56,25 @@ async def run(scenario: str, url: str) -> None:
         sampling_handler=sampling,
         elicitation_handler=elicitation,
     )
-    async with client:
+    await client.connect()
+    try:
+        await scenario_steps(client, scenario)
+    finally:
+        # Bounded: against the `initialize` mock server the HTTP client's close can hang (engine
+        # issue, see bindings-python/README.md "Known issues").
+        try:
+            await asyncio.wait_for(client.close(), 5)
+        except asyncio.TimeoutError:
+            print("everything-client: close timed out", file=sys.stderr)
+
+
+async def scenario_steps(client: Client, scenario: str) -> None:
+    if True:
         if scenario == "initialize":
-            await client.list_tools()
+            try:
+                await client.list_tools()
+            except MethodNotFound:
+                pass  # the mock server advertises no tools capability
         elif scenario == "tools_call":
             tools = await client.list_all_tools()
             print("tools:", [t["name"] for t in tools], file=sys.stderr)
