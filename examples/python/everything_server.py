@@ -13,7 +13,8 @@ import argparse
 import asyncio
 import json
 import sys
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from ferromcp import Context, Server
 
@@ -25,6 +26,7 @@ LOGGER = "conformance-test-server"
 NO_ARGS: dict[str, Any] = {"type": "object", "properties": {}}
 
 server = Server("mcp-conformance-test-server", version="1.0.0")
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def result(content: list[dict[str, Any]], is_error: bool = False) -> dict[str, Any]:
@@ -41,7 +43,9 @@ def compact(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
-def tool(name: str, description: str, schema: dict[str, Any] | None = None) -> Any:
+def tool(
+    name: str, description: str, schema: dict[str, Any] | None = None
+) -> Callable[[F], F]:
     """Registers a tool with a fixed input schema and results built by hand."""
     return server.tool(
         name, description=description, input_schema=schema or NO_ARGS, structured_output=False

@@ -526,7 +526,7 @@ class Server:
         print(f"{self.name}: serving MCP at {http.url}", file=sys.stderr, flush=True)
         loop = asyncio.get_running_loop()
         stop = asyncio.Event()
-        installed: list[int] = []
+        installed: list[signal.Signals] = []
         for sig in (signal.SIGINT, signal.SIGTERM):
             try:
                 loop.add_signal_handler(sig, stop.set)
