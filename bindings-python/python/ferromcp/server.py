@@ -536,8 +536,8 @@ class Server:
         try:
             await stop.wait()
         finally:
-            for sig in installed:
-                loop.remove_signal_handler(sig)
+            for installed_sig in installed:
+                loop.remove_signal_handler(installed_sig)
             await http.close()
 
     def run(self, transport: str = "stdio", **options: Any) -> None:
