@@ -98,6 +98,25 @@ impl NativeClient {
         })
     }
 
+    /// Connects to a Streamable HTTP endpoint (awaitable of `NativeClient`).
+    #[staticmethod]
+    #[pyo3(signature = (url, headers, legacy_fallback, config, handler=None))]
+    fn connect_http<'py>(
+        py: Python<'py>,
+        url: String,
+        headers: Vec<(String, String)>,
+        legacy_fallback: bool,
+        config: &Bound<'py, PyAny>,
+        handler: Option<(Py<PyAny>, Py<PyAny>)>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let config = ClientConfig(py_to_value(config)?);
+        let (cell, h) = handler_for(py, handler)?;
+        future_into_py(py, async move {
+            let c = EmbeddedClient::connect_http(&url, headers, legacy_fallback, config, h).await?;
+            Ok(wrap(c, cell))
+        })
+    }
+
     /// Connects to a `NativeServer` in this process over an in-memory transport.
     #[staticmethod]
     #[pyo3(signature = (server, config, handler=None))]

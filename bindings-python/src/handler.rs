@@ -362,6 +362,18 @@ impl NativeContext {
         value_to_py(py, &self.ctx.peer_capabilities())
     }
 
+    /// The request's progress token (None when the requester asked for no progress).
+    #[getter]
+    fn progress_token(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        value_to_py(py, &self.ctx.progress_token())
+    }
+
+    /// Closes the SSE stream carrying this request (Streamable HTTP); the client resumes with
+    /// `Last-Event-ID`. False where there is no such stream.
+    fn close_sse_stream(&self) -> bool {
+        self.ctx.close_sse_stream()
+    }
+
     /// Whether the request was cancelled.
     fn is_cancelled(&self) -> bool {
         self.ctx.is_cancelled()

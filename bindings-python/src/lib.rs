@@ -17,6 +17,7 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<server::NativeServer>()?;
+    m.add_class::<server::NativeHttpServer>()?;
     m.add_class::<client::NativeClient>()?;
     m.add_class::<client::NativeCancel>()?;
     m.add_class::<handler::NativeContext>()?;

@@ -5,8 +5,9 @@ use crate::convert::py_to_value;
 use crate::error::to_py_err;
 use crate::handler::{LoopCell, PyHandler};
 use crate::runtime::{future_into_py, Out};
-use ferromcp::embed::EmbeddedServer;
+use ferromcp::embed::{EmbeddedHttpServer, EmbeddedServer};
 use pyo3::prelude::*;
+use std::sync::Arc;
 
 /// A server with Python handlers.
 #[pyclass(frozen, name = "NativeServer")]
@@ -127,12 +128,92 @@ impl NativeServer {
         Ok(())
     }
 
+    /// Binds `host:port` and serves Streamable HTTP (awaitable of `NativeHttpServer`; binds the
+    /// running loop). `options` is a dict of the engine's HTTP options (camelCase keys).
+    #[pyo3(signature = (host, port, options=None))]
+    fn serve_http<'py>(
+        &self,
+        py: Python<'py>,
+        host: String,
+        port: u16,
+        options: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let options = match options {
+            Some(o) => py_to_value(o)?,
+            None => serde_json::Value::Null,
+        };
+        self.bind_loop(py)?;
+        let server = self.server.clone();
+        future_into_py(py, async move {
+            let http = server.serve_http(&host, port, options).await?;
+            Ok(Out::Obj(Box::new(move |py| {
+                Ok(Py::new(py, NativeHttpServer { http })?.into_any())
+            })))
+        })
+    }
+
+    /// Sends a log message to every live session.
+    #[pyo3(signature = (level, data, logger=None))]
+    fn log<'py>(
+        &self,
+        py: Python<'py>,
+        level: String,
+        data: &Bound<'py, PyAny>,
+        logger: Option<String>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let data = py_to_value(data)?;
+        let server = self.server.clone();
+        future_into_py(py, async move {
+            server.log(&level, logger, data).await;
+            Ok(Out::None)
+        })
+    }
+
     /// Serves stdin/stdout until stdin closes (awaitable; binds the running loop).
     fn serve_stdio<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         self.bind_loop(py)?;
         let server = self.server.clone();
         future_into_py(py, async move {
             server.serve_stdio().await?;
+            Ok(Out::None)
+        })
+    }
+}
+
+/// A running Streamable HTTP server.
+#[pyclass(frozen, name = "NativeHttpServer")]
+pub struct NativeHttpServer {
+    http: Arc<EmbeddedHttpServer>,
+}
+
+#[pymethods]
+impl NativeHttpServer {
+    /// The endpoint URL (`http://HOST:PORT/PATH`).
+    #[getter]
+    fn url(&self) -> String {
+        self.http.url().to_string()
+    }
+
+    /// The bound port.
+    #[getter]
+    fn port(&self) -> u16 {
+        self.http.port()
+    }
+
+    /// Stops the server gracefully (awaitable).
+    fn close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let http = self.http.clone();
+        future_into_py(py, async move {
+            http.close().await?;
+            Ok(Out::None)
+        })
+    }
+
+    /// Resolves when the server has stopped (awaitable).
+    fn wait<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let http = self.http.clone();
+        future_into_py(py, async move {
+            http.wait().await;
             Ok(Out::None)
         })
     }

@@ -25,7 +25,7 @@ from .errors import (
     UnsupportedProtocolVersion,
 )
 from .schema import schema_for
-from .server import Context, Server
+from .server import Context, HttpServer, Server
 
 __all__ = [
     "ENGINE_VERSION",
@@ -33,6 +33,7 @@ __all__ = [
     "Client",
     "ConnectionClosed",
     "Context",
+    "HttpServer",
     "InternalError",
     "InvalidParams",
     "InvalidRequest",

@@ -24,7 +24,7 @@ async def _maybe_await(v: Any) -> Any:
 
 
 class Client:
-    """A connected MCP client. Create it with :meth:`stdio` or :meth:`memory` and use it as an
+    """A connected MCP client. Create it with :meth:`stdio`, :meth:`http` or :meth:`memory` and use it as an
     async context manager."""
 
     def __init__(
@@ -77,6 +77,26 @@ class Client:
             return _native.NativeClient.connect_stdio(
                 command, argv, dict(env or {}), cwd_s, config, handler
             )
+
+        return cls(connect, **options)
+
+    @classmethod
+    def http(
+        cls,
+        url: str,
+        *,
+        headers: dict[str, str] | None = None,
+        legacy_fallback: bool = True,
+        **options: Any,
+    ) -> Client:
+        """A client for a Streamable HTTP endpoint (connects on ``__aenter__``). ``headers`` go
+        with every request (e.g. ``Authorization``); with ``legacy_fallback`` a server refusing
+        the Streamable HTTP initialize with a 4xx is retried over the 2024-11-05 HTTP+SSE
+        transport."""
+        hdrs = list((headers or {}).items())
+
+        def connect(config: dict[str, Any], handler: Any) -> Awaitable[_native.NativeClient]:
+            return _native.NativeClient.connect_http(url, hdrs, legacy_fallback, config, handler)
 
         return cls(connect, **options)
 

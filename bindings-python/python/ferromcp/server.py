@@ -6,6 +6,8 @@ import asyncio
 import base64
 import inspect
 import json
+import signal
+import sys
 import typing
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
@@ -48,6 +50,18 @@ class Context:
     def client_capabilities(self) -> Any:
         """The client's capabilities."""
         return self._native.peer_capabilities
+
+    @property
+    def progress_token(self) -> int | str | None:
+        """The request's progress token (``None`` when the client asked for no progress)."""
+        token: int | str | None = self._native.progress_token
+        return token
+
+    def close_sse_stream(self) -> bool:
+        """Streamable HTTP only: closes the SSE stream carrying this request after its priming
+        event; the client reconnects with ``Last-Event-ID`` and receives the rest (SSE polling,
+        2025-11-25). Returns ``False`` where there is no such stream (stdio, JSON responses)."""
+        return self._native.close_sse_stream()
 
     def is_cancelled(self) -> bool:
         """Whether the client cancelled this request."""
@@ -372,17 +386,23 @@ class Server:
 
     # ---- prompts -----------------------------------------------------------------------------
     def prompt(
-        self, name: str | None = None, *, description: str | None = None, title: str | None = None
+        self,
+        name: str | None = None,
+        *,
+        description: str | None = None,
+        title: str | None = None,
+        arguments: list[dict[str, Any]] | None = None,
     ) -> Callable[[F], F]:
         """Registers a prompt. Parameters become prompt arguments (required unless they have a
-        default). The function returns a string (one user message), a list of strings or
-        message dicts, or a full ``GetPromptResult`` dict."""
+        default) unless ``arguments`` (MCP ``PromptArgument`` dicts: ``name``, ``description``,
+        ``required``) is given. The function returns a string (one user message), a list of
+        strings or message dicts, or a full ``GetPromptResult`` dict."""
 
         def deco(fn: F) -> F:
             sig = inspect.signature(fn)
             hints = _hints(fn)
             ctx_name = _context_param(sig, hints)
-            args = [
+            args = arguments if arguments is not None else [
                 {"name": n, "required": p.default is p.empty}
                 for n, p in sig.parameters.items()
                 if n != ctx_name and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
@@ -437,16 +457,132 @@ class Server:
         return deco
 
     # ---- running -----------------------------------------------------------------------------
+    async def log(self, level: str, data: Any, logger: str | None = None) -> None:
+        """Sends a log message to every connected session (each session's level applies)."""
+        await self._native.log(level, to_jsonable(data), logger)
+
     async def run_stdio_async(self) -> None:
         """Serves one client over stdin/stdout until stdin closes."""
         await self._native.serve_stdio()
 
+    async def serve_http(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 8000,
+        *,
+        path: str = "/mcp",
+        stateless: bool = False,
+        json_response: bool = False,
+        allowed_hosts: list[str] | None = None,
+        allowed_origins: list[str] | None = None,
+        dns_rebinding_protection: bool = True,
+        max_sessions: int | None = None,
+        session_idle_timeout: float | None = None,
+        max_body_size: int | None = None,
+        retry_interval: float | None = 1.0,
+        enable_get_stream: bool = True,
+        legacy_sse: bool = True,
+    ) -> HttpServer:
+        """Starts serving Streamable HTTP at ``http://host:port{path}`` in this process and
+        returns at once with a running :class:`HttpServer` (``port=0`` picks a free port).
+
+        - ``stateless``: no ``Mcp-Session-Id``; every POST is a fresh, initialized session.
+        - ``json_response``: answer each POST with one JSON body instead of an SSE stream (progress,
+          logs and server-to-client requests of that call are then not delivered).
+        - ``allowed_hosts`` / ``allowed_origins`` / ``dns_rebinding_protection``: ``Host`` and
+          ``Origin`` checks (403). The default allows only the loopback names, so set
+          ``allowed_hosts`` when binding a public interface.
+        - ``max_sessions`` (503 beyond), ``session_idle_timeout`` (seconds), ``max_body_size``
+          (bytes, 413 beyond), ``retry_interval`` (seconds, the SSE ``retry:`` hint; ``None``: none),
+          ``enable_get_stream`` (405 to GET when off), ``legacy_sse`` (also serve the 2024-11-05
+          ``/sse`` + ``/messages`` endpoints).
+        """
+        options: dict[str, Any] = {
+            "path": path,
+            "stateless": stateless,
+            "jsonResponse": json_response,
+            "dnsRebindingProtection": dns_rebinding_protection,
+            "enableGetStream": enable_get_stream,
+            "legacySse": legacy_sse,
+            "retryIntervalMs": None if retry_interval is None else int(retry_interval * 1000),
+        }
+        if allowed_hosts is not None:
+            options["allowedHosts"] = list(allowed_hosts)
+        if allowed_origins is not None:
+            options["allowedOrigins"] = list(allowed_origins)
+        if max_sessions is not None:
+            options["maxSessions"] = max_sessions
+        if session_idle_timeout is not None:
+            options["sessionIdleTimeoutMs"] = int(session_idle_timeout * 1000)
+        if max_body_size is not None:
+            options["maxBodySize"] = max_body_size
+        native = await self._native.serve_http(host, port, options)
+        return HttpServer(native)
+
+    async def run_http_async(self, host: str = "127.0.0.1", port: int = 8000, **options: Any) -> None:
+        """Serves Streamable HTTP until SIGINT/SIGTERM (or cancellation), then shuts down
+        gracefully. ``options`` as for :meth:`serve_http`."""
+        http = await self.serve_http(host, port, **options)
+        print(f"{self.name}: serving MCP at {http.url}", file=sys.stderr, flush=True)
+        loop = asyncio.get_running_loop()
+        stop = asyncio.Event()
+        installed: list[signal.Signals] = []
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            try:
+                loop.add_signal_handler(sig, stop.set)
+                installed.append(sig)
+            except (NotImplementedError, RuntimeError, ValueError):
+                pass
+        try:
+            await stop.wait()
+        finally:
+            for installed_sig in installed:
+                loop.remove_signal_handler(installed_sig)
+            await http.close()
+
     def run(self, transport: str = "stdio", **options: Any) -> None:
-        """Runs the server (blocking). ``transport``: ``"stdio"`` (HTTP comes with the engine's
-        streamable HTTP transport)."""
-        if transport != "stdio":
-            raise ValueError(f"transport {transport!r} is not available in this build")
-        asyncio.run(self.run_stdio_async())
+        """Runs the server (blocking). ``transport``: ``"stdio"``, or ``"http"`` /
+        ``"streamable-http"`` with ``host``, ``port`` and the options of :meth:`serve_http`."""
+        if transport == "stdio":
+            if options:
+                raise TypeError(f"stdio takes no options: {sorted(options)}")
+            asyncio.run(self.run_stdio_async())
+        elif transport in ("http", "streamable-http"):
+            asyncio.run(self.run_http_async(**options))
+        else:
+            raise ValueError(f"unknown transport {transport!r} (use 'stdio' or 'http')")
+
+
+class HttpServer:
+    """A running Streamable HTTP server (from :meth:`Server.serve_http`). Use ``await
+    close()`` or ``async with`` to stop it."""
+
+    def __init__(self, native: _native.NativeHttpServer) -> None:
+        self._native = native
+
+    @property
+    def url(self) -> str:
+        """The endpoint, e.g. ``http://127.0.0.1:8000/mcp``."""
+        return self._native.url
+
+    @property
+    def port(self) -> int:
+        """The bound port."""
+        return self._native.port
+
+    async def close(self) -> None:
+        """Stops accepting connections, lets in-flight requests finish, closes the sessions."""
+        await self._native.close()
+
+    async def wait(self) -> None:
+        """Resolves once the server has stopped."""
+        await self._native.wait()
+
+    async def __aenter__(self) -> HttpServer:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
 
 
 def _takes_context(fn: Callable[..., Any]) -> bool:

@@ -38,7 +38,7 @@ impl ClientConfig {
         self.0.get(key).and_then(Value::as_bool) == Some(true)
     }
 
-    fn options(&self) -> Result<ClientOptions, McpError> {
+    pub(crate) fn options(&self) -> Result<ClientOptions, McpError> {
         let s = |k: &str, d: &str| {
             self.0
                 .get(k)
@@ -58,7 +58,10 @@ impl ClientConfig {
         Ok(o)
     }
 
-    fn handlers(&self, handler: Option<Arc<dyn ForeignClientHandler>>) -> ClientHandlers {
+    pub(crate) fn handlers(
+        &self,
+        handler: Option<Arc<dyn ForeignClientHandler>>,
+    ) -> ClientHandlers {
         let mut h = ClientHandlers::default();
         let Some(f) = handler else { return h };
         let call = |f: Arc<dyn ForeignClientHandler>, method: &'static str| {
@@ -190,6 +193,11 @@ impl EmbeddedClient {
         });
         let client = Client::connect(config.options()?, config.handlers(handler), cr, cw).await?;
         Ok(Self { client })
+    }
+
+    /// Wraps a connected engine client.
+    pub fn from_client(client: Client) -> Self {
+        Self { client }
     }
 
     /// The engine client.

@@ -122,6 +122,21 @@ impl ForeignContext {
         self.request("roots/list", None).await
     }
 
+    /// Closes the SSE stream carrying this request (Streamable HTTP): the client reconnects with
+    /// `Last-Event-ID` and gets the answer on the resumed stream. False where there is no such
+    /// stream (stdio, JSON-response mode).
+    pub fn close_sse_stream(&self) -> bool {
+        self.inner.close_sse_stream()
+    }
+
+    /// The request's `_meta.progressToken` (JSON `null` when absent).
+    pub fn progress_token(&self) -> Value {
+        self.inner
+            .progress_reporter()
+            .map(|r| r.token().clone())
+            .unwrap_or(Value::Null)
+    }
+
     /// The peer's `clientInfo`/`serverInfo` (JSON `null` before negotiation).
     pub fn peer_info(&self) -> Value {
         self.inner

@@ -16,10 +16,14 @@
 
 mod client;
 mod context;
+#[cfg(feature = "http")]
+mod http;
 mod server;
 
 pub use client::{CallOptions, CancelHandle, ClientConfig, EmbeddedClient, ForeignClientHandler};
 pub use context::ForeignContext;
+#[cfg(feature = "http")]
+pub use http::{http_server_options, EmbeddedHttpServer};
 pub use server::{
     EmbeddedServer, ForeignCompletionHandler, ForeignPromptHandler, ForeignResourceHandler,
     ForeignToolHandler,
