@@ -475,13 +475,15 @@ class Server:
         json_response: bool = False,
         allowed_hosts: list[str] | None = None,
         allowed_origins: list[str] | None = None,
-        dns_rebinding_protection: bool = True,
+        dns_rebinding_protection: bool | None = None,
         max_sessions: int | None = None,
         session_idle_timeout: float | None = None,
         max_body_size: int | None = None,
         retry_interval: float | None = 1.0,
         enable_get_stream: bool = True,
         legacy_sse: bool = True,
+        stream_queue_capacity: int | None = None,
+        close_streams_after: float | None = None,
     ) -> HttpServer:
         """Starts serving Streamable HTTP at ``http://host:port{path}`` in this process and
         returns at once with a running :class:`HttpServer` (``port=0`` picks a free port).
@@ -490,8 +492,12 @@ class Server:
         - ``json_response``: answer each POST with one JSON body instead of an SSE stream (progress,
           logs and server-to-client requests of that call are then not delivered).
         - ``allowed_hosts`` / ``allowed_origins`` / ``dns_rebinding_protection``: ``Host`` and
-          ``Origin`` checks (403). The default allows only the loopback names, so set
-          ``allowed_hosts`` when binding a public interface.
+          ``Origin`` checks (403). By default (``None``) the checks are on for a loopback bind
+          (allowing the loopback names at the bound port) and, for other binds, on only when
+          ``allowed_hosts``/``allowed_origins`` are given; ``True``/``False`` force them.
+        - ``stream_queue_capacity``: messages buffered per SSE stream before a slow reader's
+          stream is closed (it can resume with ``Last-Event-ID``); ``close_streams_after``
+          (seconds): close long-running request streams after this long so clients poll.
         - ``max_sessions`` (503 beyond), ``session_idle_timeout`` (seconds), ``max_body_size``
           (bytes, 413 beyond), ``retry_interval`` (seconds, the SSE ``retry:`` hint; ``None``: none),
           ``enable_get_stream`` (405 to GET when off), ``legacy_sse`` (also serve the 2024-11-05
@@ -516,6 +522,10 @@ class Server:
             options["sessionIdleTimeoutMs"] = int(session_idle_timeout * 1000)
         if max_body_size is not None:
             options["maxBodySize"] = max_body_size
+        if stream_queue_capacity is not None:
+            options["streamQueueCapacity"] = stream_queue_capacity
+        if close_streams_after is not None:
+            options["closeStreamsAfterMs"] = int(close_streams_after * 1000)
         native = await self._native.serve_http(host, port, options)
         return HttpServer(native)
 

@@ -52,7 +52,11 @@ pub fn http_server_options(v: &Value) -> Result<HttpServerOptions, McpError> {
                 o.session_idle_timeout = Duration::from_millis(uint(k, val)?.max(1))
             }
             "maxBodySize" => o.max_body_size = uint(k, val)?.max(1) as usize,
-            "dnsRebindingProtection" => o.dns_rebinding_protection = boolean(k, val)?,
+            "dnsRebindingProtection" => o.dns_rebinding_protection = Some(boolean(k, val)?),
+            "streamQueueCapacity" => o.stream_queue_capacity = uint(k, val)?.max(1) as usize,
+            "closeStreamsAfterMs" => {
+                o.close_streams_after = Some(Duration::from_millis(uint(k, val)?.max(1)))
+            }
             "allowedHosts" => o.allowed_hosts = strings(k, val)?,
             "allowedOrigins" => o.allowed_origins = strings(k, val)?,
             "retryIntervalMs" => {
