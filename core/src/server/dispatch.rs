@@ -85,6 +85,29 @@ impl Service for Server {
 }
 
 impl Server {
+    /// One page of a list method: pages over the registry entries, serializes only that page.
+    fn list_page<T>(
+        &self,
+        key: &str,
+        entries: &[Arc<T>],
+        params: Option<Value>,
+        to_json: impl Fn(&T) -> Value,
+    ) -> Result<Value, McpError> {
+        let p = params_object(params)?;
+        let (page, next) = paginate(
+            entries,
+            cursor(&p)?.as_deref(),
+            self.inner.options.page_size,
+        )?;
+        let items: Vec<Value> = page.iter().map(|e| to_json(e)).collect();
+        let mut r = serde_json::Map::new();
+        r.insert(key.to_string(), Value::Array(items));
+        if let Some(n) = next {
+            r.insert("nextCursor".into(), json!(n));
+        }
+        Ok(Value::Object(r))
+    }
+
     async fn dispatch(&self, request: Request, ctx: RequestContext) -> Result<Value, McpError> {
         let Request { method, params, .. } = request;
         let version = ctx.protocol_version().unwrap_or(ProtocolVersion::LATEST);
@@ -106,61 +129,35 @@ impl Server {
                 Ok(result)
             }
             "tools/list" if has("tools") => {
-                let p = params_object(params)?;
-                let tools: Vec<Value> = self
-                    .inner
-                    .tools
-                    .read()
-                    .unwrap()
-                    .iter()
-                    .map(|e| to_value(&e.tool))
-                    .collect();
-                let (page, next) =
-                    paginate(&tools, cursor(&p)?.as_deref(), self.inner.options.page_size)?;
-                let mut r = json!({ "tools": page });
-                if let Some(n) = next {
-                    r["nextCursor"] = json!(n);
-                }
-                Ok(r)
+                let entries: Vec<_> = self.inner.tools.read().unwrap().iter().cloned().collect();
+                self.list_page("tools", &entries, params, |e| to_value(&e.tool))
             }
             "tools/call" if has("tools") => {
                 self.call_tool(params_object(params)?, ctx, version).await
             }
             "resources/list" if has("resources") => {
-                let p = params_object(params)?;
-                let items: Vec<Value> = self
+                let entries: Vec<_> = self
                     .inner
                     .resources
                     .read()
                     .unwrap()
                     .iter()
-                    .map(|e| to_value(&e.resource))
+                    .cloned()
                     .collect();
-                let (page, next) =
-                    paginate(&items, cursor(&p)?.as_deref(), self.inner.options.page_size)?;
-                let mut r = json!({ "resources": page });
-                if let Some(n) = next {
-                    r["nextCursor"] = json!(n);
-                }
-                Ok(r)
+                self.list_page("resources", &entries, params, |e| to_value(&e.resource))
             }
             "resources/templates/list" if has("resources") => {
-                let p = params_object(params)?;
-                let items: Vec<Value> = self
+                let entries: Vec<_> = self
                     .inner
                     .templates
                     .read()
                     .unwrap()
                     .iter()
-                    .map(|e| to_value(&e.template))
+                    .cloned()
                     .collect();
-                let (page, next) =
-                    paginate(&items, cursor(&p)?.as_deref(), self.inner.options.page_size)?;
-                let mut r = json!({ "resourceTemplates": page });
-                if let Some(n) = next {
-                    r["nextCursor"] = json!(n);
-                }
-                Ok(r)
+                self.list_page("resourceTemplates", &entries, params, |e| {
+                    to_value(&e.template)
+                })
             }
             "resources/read" if has("resources") => {
                 let p = params_object(params)?;
@@ -180,22 +177,8 @@ impl Server {
                 Ok(json!({}))
             }
             "prompts/list" if has("prompts") => {
-                let p = params_object(params)?;
-                let items: Vec<Value> = self
-                    .inner
-                    .prompts
-                    .read()
-                    .unwrap()
-                    .iter()
-                    .map(|e| to_value(&e.prompt))
-                    .collect();
-                let (page, next) =
-                    paginate(&items, cursor(&p)?.as_deref(), self.inner.options.page_size)?;
-                let mut r = json!({ "prompts": page });
-                if let Some(n) = next {
-                    r["nextCursor"] = json!(n);
-                }
-                Ok(r)
+                let entries: Vec<_> = self.inner.prompts.read().unwrap().iter().cloned().collect();
+                self.list_page("prompts", &entries, params, |e| to_value(&e.prompt))
             }
             // 2024-11-05 has completion/complete but no capability to advertise it.
             "completion/complete" if !version.has_audio() && self.completes() => {
