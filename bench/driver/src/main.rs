@@ -97,7 +97,7 @@ fn specs(root: &Path, bins: &Path) -> Vec<Spec> {
             lang: Lang::Rust,
             kind: Kind::Ferro,
             stdio: Some(v(&[&b("ferromcp-echo"), "stdio"])),
-            http: BTreeMap::new(), // HTTP transport not merged yet
+            http: modes(v(&[&b("ferromcp-echo")]), &MODES),
             na: None,
             smoke: true,
         },

@@ -8,6 +8,8 @@
 #[cfg(unix)]
 pub mod child;
 mod framing;
+#[cfg(feature = "http")]
+pub mod http;
 mod memory;
 mod stdio;
 #[cfg(feature = "websocket")]

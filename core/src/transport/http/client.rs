@@ -1,0 +1,658 @@
+//! The HTTP client transports: Streamable HTTP (POST per message, SSE or JSON answers, the GET
+//! stream, resumption with `Last-Event-ID`) and the legacy HTTP+SSE transport, exposed as a
+//! [`FrameReader`]/[`FrameWriter`] pair so the whole [`Client`] API works over HTTP unchanged.
+
+use super::sse::SseParser;
+use super::{PROTOCOL_VERSION_HEADER, SESSION_ID_HEADER};
+use crate::client::{Client, ClientHandlers, ClientOptions};
+use crate::transport::{FrameReader, FrameWriter, ReadStatus};
+use crate::McpError;
+use bytes::Bytes;
+use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, StatusCode, Uri};
+use http_body_util::{BodyExt, Full};
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::client::legacy::Client as HyperClient;
+use hyper_util::rt::TokioExecutor;
+use serde_json::{json, Value};
+use std::collections::HashSet;
+use std::io;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+/// Options of the HTTP client transport.
+#[derive(Clone, Debug)]
+pub struct HttpClientOptions {
+    /// Extra headers sent with every request (e.g. `Authorization: Bearer ...`).
+    pub headers: Vec<(String, String)>,
+    /// Fall back to the legacy HTTP+SSE transport when the Streamable HTTP initialize gets a 4xx.
+    pub legacy_fallback: bool,
+    /// Open the GET stream for server-initiated messages after initialization.
+    pub open_get_stream: bool,
+    /// Reconnection attempts when an SSE stream ends before its answers arrived.
+    pub max_reconnects: usize,
+    /// Reconnection delay when the server sent no `retry:` hint.
+    pub default_retry: Duration,
+}
+
+impl Default for HttpClientOptions {
+    fn default() -> Self {
+        Self {
+            headers: Vec::new(),
+            legacy_fallback: true,
+            open_get_stream: true,
+            max_reconnects: 5,
+            default_retry: Duration::from_secs(1),
+        }
+    }
+}
+
+impl HttpClientOptions {
+    /// Adds a header sent with every request.
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+}
+
+type Hyper = HyperClient<HttpConnector, Full<Bytes>>;
+
+struct Shared {
+    http: Hyper,
+    url: Uri,
+    headers: HeaderMap,
+    options: HttpClientOptions,
+    session_id: Mutex<Option<String>>,
+    version: Mutex<Option<String>>,
+    /// Legacy mode: where to POST (learned from the `endpoint` event).
+    legacy_endpoint: Mutex<Option<Uri>>,
+    inbox: mpsc::Sender<Vec<u8>>,
+    closed: CancellationToken,
+    get_started: AtomicBool,
+}
+
+/// The receiving half: messages from POST answers, the GET stream and resumed streams.
+pub struct HttpReader {
+    rx: mpsc::Receiver<Vec<u8>>,
+    closed: CancellationToken,
+}
+
+impl std::fmt::Debug for HttpReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpReader").finish_non_exhaustive()
+    }
+}
+
+/// The sending half: each frame is POSTed; closing sends DELETE for the session.
+pub struct HttpWriter {
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for HttpWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpWriter")
+            .field("url", &self.shared.url)
+            .finish_non_exhaustive()
+    }
+}
+
+impl FrameReader for HttpReader {
+    async fn read_frame(&mut self, buf: &mut Vec<u8>) -> io::Result<ReadStatus> {
+        buf.clear();
+        tokio::select! {
+            m = self.rx.recv() => match m {
+                Some(frame) => {
+                    buf.extend_from_slice(&frame);
+                    Ok(ReadStatus::Frame)
+                }
+                None => Ok(ReadStatus::Eof),
+            },
+            _ = self.closed.cancelled() => Ok(ReadStatus::Eof),
+        }
+    }
+}
+
+impl FrameWriter for HttpWriter {
+    async fn write_frame(&mut self, frame: &[u8]) -> io::Result<()> {
+        if self.shared.closed.is_cancelled() {
+            return Err(io::Error::new(
+                io::ErrorKind::BrokenPipe,
+                "transport closed",
+            ));
+        }
+        let shared = self.shared.clone();
+        let frame = frame.to_vec();
+        tokio::spawn(async move { shared.post(frame).await });
+        Ok(())
+    }
+
+    async fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+
+    async fn close(&mut self) -> io::Result<()> {
+        if self.shared.closed.is_cancelled() {
+            return Ok(());
+        }
+        let legacy = self.shared.legacy_endpoint.lock().unwrap().is_some();
+        let sid = self.shared.session_id.lock().unwrap().clone();
+        if let (false, Some(_)) = (legacy, sid) {
+            let req = self
+                .shared
+                .request(Method::DELETE, self.shared.url.clone(), Bytes::new());
+            if let Ok(req) = req {
+                let _ = tokio::time::timeout(Duration::from_secs(5), self.shared.http.request(req))
+                    .await;
+            }
+        }
+        self.shared.closed.cancel();
+        Ok(())
+    }
+}
+
+fn transport_err(status: Option<StatusCode>, detail: impl std::fmt::Display) -> McpError {
+    let e = McpError::transport(detail);
+    match status {
+        Some(s) => e.with_data(json!({ "httpStatus": s.as_u16() })),
+        None => e,
+    }
+}
+
+/// Request ids in a serialized frame (single message or batch).
+fn request_ids(frame: &[u8]) -> Vec<Value> {
+    let v: Value = serde_json::from_slice(frame).unwrap_or(Value::Null);
+    let items = match v {
+        Value::Array(a) => a,
+        other => vec![other],
+    };
+    items
+        .into_iter()
+        .filter(|m| m.get("method").is_some())
+        .filter_map(|m| m.get("id").cloned())
+        .collect()
+}
+
+impl Shared {
+    fn request(
+        &self,
+        method: Method,
+        uri: Uri,
+        body: Bytes,
+    ) -> Result<Request<Full<Bytes>>, McpError> {
+        let mut b = Request::builder().method(method.clone()).uri(uri);
+        for (k, v) in &self.headers {
+            b = b.header(k, v);
+        }
+        if method == Method::POST {
+            b = b
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream");
+        } else if method == Method::GET {
+            b = b.header("accept", "text/event-stream");
+        }
+        if self.legacy_endpoint.lock().unwrap().is_none() {
+            if let Some(sid) = self.session_id.lock().unwrap().as_deref() {
+                b = b.header(SESSION_ID_HEADER, sid);
+            }
+            if let Some(v) = self.version.lock().unwrap().as_deref() {
+                b = b.header(PROTOCOL_VERSION_HEADER, v);
+            }
+        }
+        b.body(Full::new(body))
+            .map_err(|e| McpError::transport(format!("bad HTTP request: {e}")))
+    }
+
+    async fn push(&self, data: &[u8]) {
+        self.observe(data);
+        let _ = self.inbox.send(data.to_vec()).await;
+    }
+
+    /// Learns the negotiated revision from the initialize result as it passes by.
+    fn observe(&self, data: &[u8]) {
+        if self.version.lock().unwrap().is_some() {
+            return;
+        }
+        if let Ok(v) = serde_json::from_slice::<Value>(data) {
+            if let Some(r) = v.get("result") {
+                if r.get("serverInfo").is_some() {
+                    if let Some(pv) = r.get("protocolVersion").and_then(Value::as_str) {
+                        *self.version.lock().unwrap() = Some(pv.to_string());
+                    }
+                }
+            }
+        }
+    }
+
+    /// Answers the requests of a failed POST with errors so their callers wake up.
+    async fn fail(&self, frame: &[u8], error: McpError) {
+        let ids = request_ids(frame);
+        if ids.is_empty() {
+            tracing::warn!(error = %error, "HTTP POST of a notification or response failed");
+        }
+        for id in ids {
+            let msg = json!({ "jsonrpc": "2.0", "id": id, "error": error });
+            let _ = self
+                .inbox
+                .send(serde_json::to_vec(&msg).expect("serializes"))
+                .await;
+        }
+    }
+
+    async fn post(self: Arc<Self>, frame: Vec<u8>) {
+        let legacy = self.legacy_endpoint.lock().unwrap().clone();
+        let uri = legacy.clone().unwrap_or_else(|| self.url.clone());
+        let is_initialized = serde_json::from_slice::<Value>(&frame)
+            .ok()
+            .and_then(|v| v.get("method").and_then(Value::as_str).map(str::to_string))
+            .is_some_and(|m| m == "notifications/initialized");
+        let req = match self.request(Method::POST, uri, Bytes::from(frame.clone())) {
+            Ok(r) => r,
+            Err(e) => return self.fail(&frame, e).await,
+        };
+        let resp = tokio::select! {
+            r = self.http.request(req) => r,
+            _ = self.closed.cancelled() => return,
+        };
+        let resp = match resp {
+            Ok(r) => r,
+            Err(e) => {
+                return self
+                    .fail(
+                        &frame,
+                        transport_err(None, format!("HTTP request failed: {e}")),
+                    )
+                    .await
+            }
+        };
+        let status = resp.status();
+        if legacy.is_none() {
+            if let Some(sid) = resp
+                .headers()
+                .get(SESSION_ID_HEADER)
+                .and_then(|v| v.to_str().ok())
+            {
+                let mut cur = self.session_id.lock().unwrap();
+                if cur.is_none() {
+                    *cur = Some(sid.to_string());
+                }
+            }
+        }
+        if !status.is_success() {
+            let body = resp
+                .into_body()
+                .collect()
+                .await
+                .map(|b| b.to_bytes())
+                .unwrap_or_default();
+            let text = String::from_utf8_lossy(&body);
+            let err = if status == StatusCode::NOT_FOUND
+                && self.session_id.lock().unwrap().is_some()
+            {
+                transport_err(
+                    Some(status),
+                    "the HTTP session expired or was deleted by the server (404); reconnect to start a new session",
+                )
+            } else {
+                transport_err(Some(status), format!("HTTP {status}: {text}"))
+            };
+            return self.fail(&frame, err).await;
+        }
+        if is_initialized && legacy.is_none() && self.options.open_get_stream {
+            self.clone().start_get_stream();
+        }
+        let ct = resp
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        if ct.starts_with("text/event-stream") {
+            let mut pending: HashSet<String> =
+                request_ids(&frame).iter().map(|v| v.to_string()).collect();
+            let mut last_id = None;
+            let mut retry = None;
+            self.read_sse(resp.into_body(), &mut pending, &mut last_id, &mut retry)
+                .await;
+            let mut attempts = 0;
+            while !pending.is_empty() && !self.closed.is_cancelled() {
+                let Some(lid) = last_id.clone() else { break };
+                if attempts >= self.options.max_reconnects {
+                    break;
+                }
+                attempts += 1;
+                let delay = retry
+                    .map(Duration::from_millis)
+                    .unwrap_or(self.options.default_retry);
+                tokio::select! {
+                    _ = tokio::time::sleep(delay) => {}
+                    _ = self.closed.cancelled() => return,
+                }
+                let Ok(mut req) = self.request(Method::GET, self.url.clone(), Bytes::new()) else {
+                    break;
+                };
+                req.headers_mut().insert(
+                    HeaderName::from_static("last-event-id"),
+                    HeaderValue::from_str(&lid).unwrap_or(HeaderValue::from_static("")),
+                );
+                match self.http.request(req).await {
+                    Ok(r) if r.status().is_success() => {
+                        attempts = 0;
+                        self.read_sse(r.into_body(), &mut pending, &mut last_id, &mut retry)
+                            .await;
+                    }
+                    Ok(r) => {
+                        tracing::debug!(status = %r.status(), "resuming an SSE stream failed");
+                    }
+                    Err(e) => tracing::debug!(error = %e, "resuming an SSE stream failed"),
+                }
+            }
+            if !pending.is_empty() && !self.closed.is_cancelled() {
+                let err = transport_err(
+                    None,
+                    "the server's SSE stream ended before the response arrived",
+                );
+                for id in pending {
+                    let id: Value = serde_json::from_str(&id).unwrap_or(Value::Null);
+                    let msg = json!({ "jsonrpc": "2.0", "id": id, "error": err });
+                    let _ = self
+                        .inbox
+                        .send(serde_json::to_vec(&msg).expect("serializes"))
+                        .await;
+                }
+            }
+        } else {
+            let body = resp
+                .into_body()
+                .collect()
+                .await
+                .map(|b| b.to_bytes())
+                .unwrap_or_default();
+            if !body.iter().all(u8::is_ascii_whitespace) && legacy.is_none() {
+                self.push(&body).await;
+            }
+        }
+    }
+
+    /// Reads one SSE body, forwarding messages; tracks answered requests, event id and retry.
+    async fn read_sse(
+        &self,
+        mut body: hyper::body::Incoming,
+        pending: &mut HashSet<String>,
+        last_id: &mut Option<String>,
+        retry: &mut Option<u64>,
+    ) {
+        let mut parser = SseParser::new();
+        loop {
+            let frame = tokio::select! {
+                f = body.frame() => f,
+                _ = self.closed.cancelled() => return,
+            };
+            let Some(Ok(frame)) = frame else { return };
+            let Ok(data) = frame.into_data() else {
+                continue;
+            };
+            for ev in parser.feed(&data) {
+                if let Some(id) = ev.id {
+                    *last_id = Some(id);
+                }
+                if ev.retry.is_some() {
+                    *retry = ev.retry;
+                }
+                if ev.data.trim().is_empty() {
+                    continue;
+                }
+                if ev.event.as_deref().is_some_and(|e| e != "message") {
+                    continue;
+                }
+                if let Ok(v) = serde_json::from_str::<Value>(&ev.data) {
+                    if v.get("method").is_none() {
+                        if let Some(id) = v.get("id") {
+                            pending.remove(&id.to_string());
+                        }
+                    }
+                }
+                self.push(ev.data.as_bytes()).await;
+            }
+        }
+    }
+
+    fn start_get_stream(self: Arc<Self>) {
+        if self.get_started.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        tokio::spawn(async move {
+            let mut last_id: Option<String> = None;
+            let mut retry: Option<u64> = None;
+            let mut failures = 0;
+            while !self.closed.is_cancelled() {
+                let Ok(mut req) = self.request(Method::GET, self.url.clone(), Bytes::new()) else {
+                    return;
+                };
+                if let Some(lid) = &last_id {
+                    if let Ok(v) = HeaderValue::from_str(lid) {
+                        req.headers_mut()
+                            .insert(HeaderName::from_static("last-event-id"), v);
+                    }
+                }
+                let resp = tokio::select! {
+                    r = self.http.request(req) => r,
+                    _ = self.closed.cancelled() => return,
+                };
+                match resp {
+                    Ok(r) if r.status().is_success() => {
+                        failures = 0;
+                        let mut pending = HashSet::new();
+                        self.read_sse(r.into_body(), &mut pending, &mut last_id, &mut retry)
+                            .await;
+                    }
+                    Ok(r) if r.status() == StatusCode::METHOD_NOT_ALLOWED => return,
+                    Ok(r) if r.status() == StatusCode::NOT_FOUND => {
+                        tracing::warn!("GET stream: the HTTP session expired (404)");
+                        return;
+                    }
+                    Ok(r) => {
+                        tracing::debug!(status = %r.status(), "GET stream refused");
+                        failures += 1;
+                    }
+                    Err(e) => {
+                        tracing::debug!(error = %e, "GET stream failed");
+                        failures += 1;
+                    }
+                }
+                if failures > self.options.max_reconnects {
+                    return;
+                }
+                let delay = retry
+                    .map(Duration::from_millis)
+                    .unwrap_or(self.options.default_retry);
+                tokio::select! {
+                    _ = tokio::time::sleep(delay) => {}
+                    _ = self.closed.cancelled() => return,
+                }
+            }
+        });
+    }
+}
+
+fn make_shared(
+    url: &str,
+    options: &HttpClientOptions,
+) -> Result<(Arc<Shared>, HttpReader), McpError> {
+    let uri: Uri = url
+        .parse()
+        .map_err(|e| McpError::transport(format!("invalid URL {url:?}: {e}")))?;
+    if uri.scheme_str() != Some("http") {
+        return Err(McpError::transport(format!(
+            "unsupported URL scheme in {url:?}: this client speaks plain http only"
+        )));
+    }
+    let mut headers = HeaderMap::new();
+    for (k, v) in &options.headers {
+        let name = HeaderName::from_bytes(k.as_bytes())
+            .map_err(|e| McpError::transport(format!("invalid header name {k:?}: {e}")))?;
+        let value = HeaderValue::from_str(v)
+            .map_err(|e| McpError::transport(format!("invalid header value for {k}: {e}")))?;
+        headers.append(name, value);
+    }
+    let (tx, rx) = mpsc::channel(1024);
+    let closed = CancellationToken::new();
+    let shared = Arc::new(Shared {
+        http: HyperClient::builder(TokioExecutor::new()).build_http(),
+        url: uri,
+        headers,
+        options: options.clone(),
+        session_id: Mutex::new(None),
+        version: Mutex::new(None),
+        legacy_endpoint: Mutex::new(None),
+        inbox: tx,
+        closed: closed.clone(),
+        get_started: AtomicBool::new(false),
+    });
+    Ok((shared, HttpReader { rx, closed }))
+}
+
+/// A Streamable HTTP transport to `url` (e.g. `http://127.0.0.1:3000/mcp`).
+pub fn streamable_transport(
+    url: &str,
+    options: &HttpClientOptions,
+) -> Result<(HttpReader, HttpWriter), McpError> {
+    let (shared, reader) = make_shared(url, options)?;
+    Ok((reader, HttpWriter { shared }))
+}
+
+/// A legacy (2024-11-05) HTTP+SSE transport: opens the SSE stream at `url` and waits for its
+/// `endpoint` event.
+pub async fn legacy_transport(
+    url: &str,
+    options: &HttpClientOptions,
+) -> Result<(HttpReader, HttpWriter), McpError> {
+    let (shared, reader) = make_shared(url, options)?;
+    let req = shared.request(Method::GET, shared.url.clone(), Bytes::new())?;
+    let resp = shared
+        .http
+        .request(req)
+        .await
+        .map_err(|e| transport_err(None, format!("HTTP request failed: {e}")))?;
+    if !resp.status().is_success() {
+        return Err(transport_err(
+            Some(resp.status()),
+            format!("legacy SSE endpoint answered HTTP {}", resp.status()),
+        ));
+    }
+    let mut body = resp.into_body();
+    let mut parser = SseParser::new();
+    let mut early = Vec::new();
+    let endpoint = loop {
+        let frame = tokio::time::timeout(Duration::from_secs(30), body.frame())
+            .await
+            .map_err(|_| McpError::timeout("no endpoint event from the legacy SSE server"))?;
+        let Some(Ok(frame)) = frame else {
+            return Err(McpError::transport(
+                "legacy SSE stream ended before the endpoint event",
+            ));
+        };
+        let Ok(data) = frame.into_data() else {
+            continue;
+        };
+        let mut found = None;
+        for ev in parser.feed(&data) {
+            if ev.event.as_deref() == Some("endpoint") {
+                found = Some(ev.data);
+            } else if found.is_some() {
+                early.push(ev);
+            }
+        }
+        if let Some(e) = found {
+            break e;
+        }
+    };
+    let endpoint = resolve(&shared.url, endpoint.trim())?;
+    *shared.legacy_endpoint.lock().unwrap() = Some(endpoint);
+    let s = shared.clone();
+    tokio::spawn(async move {
+        for ev in early {
+            if ev.event.as_deref().unwrap_or("message") == "message" {
+                s.push(ev.data.as_bytes()).await;
+            }
+        }
+        loop {
+            let frame = tokio::select! {
+                f = body.frame() => f,
+                _ = s.closed.cancelled() => return,
+            };
+            let Some(Ok(frame)) = frame else { break };
+            let Ok(data) = frame.into_data() else {
+                continue;
+            };
+            for ev in parser.feed(&data) {
+                if ev.event.as_deref().unwrap_or("message") == "message" && !ev.data.is_empty() {
+                    s.push(ev.data.as_bytes()).await;
+                }
+            }
+        }
+        // The stream is the connection: its end closes the transport.
+        s.closed.cancel();
+    });
+    Ok((reader, HttpWriter { shared }))
+}
+
+/// Resolves the legacy `endpoint` (absolute URL, absolute path or relative path) against `base`.
+fn resolve(base: &Uri, endpoint: &str) -> Result<Uri, McpError> {
+    let bad = |e: &dyn std::fmt::Display| {
+        McpError::transport(format!("invalid endpoint {endpoint:?}: {e}"))
+    };
+    if endpoint.starts_with("http://") || endpoint.starts_with("https://") {
+        return endpoint.parse().map_err(|e| bad(&e));
+    }
+    let authority = base.authority().map(|a| a.as_str()).unwrap_or("");
+    let scheme = base.scheme_str().unwrap_or("http");
+    let path = if endpoint.starts_with('/') {
+        endpoint.to_string()
+    } else {
+        let dir = base.path().rsplit_once('/').map(|(d, _)| d).unwrap_or("");
+        format!("{dir}/{endpoint}")
+    };
+    format!("{scheme}://{authority}{path}")
+        .parse()
+        .map_err(|e| bad(&e))
+}
+
+/// Connects a [`Client`] to `url` over Streamable HTTP; when `http.legacy_fallback` is set and the
+/// server answers the initialize POST with a 4xx, retries with the legacy HTTP+SSE transport.
+pub async fn connect(
+    url: &str,
+    options: ClientOptions,
+    handlers: ClientHandlers,
+    http: HttpClientOptions,
+) -> Result<Client, McpError> {
+    let (reader, writer) = streamable_transport(url, &http)?;
+    match Client::connect(options.clone(), handlers.clone(), reader, writer).await {
+        Ok(c) => Ok(c),
+        Err(e) if http.legacy_fallback && is_4xx(&e) => {
+            tracing::info!(error = %e, "Streamable HTTP refused; falling back to HTTP+SSE");
+            connect_legacy(url, options, handlers, http).await
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Connects a [`Client`] over the legacy HTTP+SSE transport (GET `url` for the event stream).
+pub async fn connect_legacy(
+    url: &str,
+    options: ClientOptions,
+    handlers: ClientHandlers,
+    http: HttpClientOptions,
+) -> Result<Client, McpError> {
+    let (reader, writer) = legacy_transport(url, &http).await?;
+    Client::connect(options, handlers, reader, writer).await
+}
+
+fn is_4xx(e: &McpError) -> bool {
+    e.data
+        .as_ref()
+        .and_then(|d| d.get("httpStatus"))
+        .and_then(Value::as_u64)
+        .is_some_and(|s| (400..500).contains(&s))
+}

@@ -1,0 +1,146 @@
+//! Shared helpers of the HTTP tests: a demo server and a raw HTTP client.
+#![allow(dead_code)]
+
+use bytes::Bytes;
+use ferromcp::protocol::{Resource, ResourceContents, TextResourceContents};
+use ferromcp::server::{resource_fn, Server};
+use ferromcp::transport::http::{serve_http, HttpServerHandle, HttpServerOptions};
+use http_body_util::{BodyExt, Full};
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::client::legacy::Client;
+use hyper_util::rt::TokioExecutor;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::time::Duration;
+
+#[derive(Deserialize, schemars::JsonSchema)]
+pub struct CountArgs {
+    /// Steps.
+    pub steps: u32,
+    /// Delay per step in ms.
+    #[serde(default)]
+    pub delay_ms: u64,
+}
+
+pub fn demo_server() -> Server {
+    Server::builder("http-test", "1.0")
+        .options(|o| o.enable_resources = true)
+        .tool(
+            "count",
+            "Counts with progress",
+            |a: CountArgs, ctx| async move {
+                for i in 1..=a.steps {
+                    ctx.progress(i as f64, Some(a.steps as f64), None)
+                        .await
+                        .ok();
+                    if a.delay_ms > 0 {
+                        tokio::time::sleep(Duration::from_millis(a.delay_ms)).await;
+                    }
+                }
+                format!("counted to {}", a.steps)
+            },
+        )
+        .resource(
+            Resource::new("mem://greeting", "greeting"),
+            resource_fn(|req, _ctx| async move {
+                Ok(vec![ResourceContents::Text(TextResourceContents::new(
+                    req.uri, "hello",
+                ))])
+            }),
+        )
+        .build()
+        .unwrap()
+}
+
+pub async fn start(opts: HttpServerOptions) -> (Server, HttpServerHandle, String) {
+    let server = demo_server();
+    let h = serve_http(server.clone(), "127.0.0.1:0", opts)
+        .await
+        .unwrap();
+    let url = h.url("/mcp");
+    (server, h, url)
+}
+
+pub struct Resp {
+    pub status: u16,
+    pub headers: http::HeaderMap,
+    pub body: String,
+}
+
+impl Resp {
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or(Value::Null)
+    }
+    pub fn sid(&self) -> Option<String> {
+        self.headers
+            .get("mcp-session-id")
+            .map(|v| v.to_str().unwrap().to_string())
+    }
+    /// The `data:` payloads of an SSE body that are JSON.
+    pub fn sse_messages(&self) -> Vec<Value> {
+        self.body
+            .lines()
+            .filter_map(|l| l.strip_prefix("data: "))
+            .filter_map(|d| serde_json::from_str(d).ok())
+            .collect()
+    }
+}
+
+pub fn client() -> Client<HttpConnector, Full<Bytes>> {
+    Client::builder(TokioExecutor::new()).build_http()
+}
+
+pub async fn send(method: &str, url: &str, headers: &[(&str, &str)], body: &str) -> Resp {
+    let mut b = http::Request::builder().method(method).uri(url);
+    for (k, v) in headers {
+        b = b.header(*k, *v);
+    }
+    let req = b.body(Full::new(Bytes::from(body.to_string()))).unwrap();
+    let fut = async {
+        let r = client().request(req).await.unwrap();
+        let status = r.status().as_u16();
+        let headers = r.headers().clone();
+        let body = r.into_body().collect().await.unwrap().to_bytes();
+        Resp {
+            status,
+            headers,
+            body: String::from_utf8_lossy(&body).into_owned(),
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(10), fut)
+        .await
+        .expect("HTTP request timed out")
+}
+
+pub const JSON_SSE: [(&str, &str); 2] = [
+    ("content-type", "application/json"),
+    ("accept", "application/json, text/event-stream"),
+];
+
+pub async fn post(url: &str, sid: Option<&str>, body: Value) -> Resp {
+    let mut h: Vec<(&str, &str)> = JSON_SSE.to_vec();
+    if let Some(s) = sid {
+        h.push(("mcp-session-id", s));
+    }
+    send("POST", url, &h, &body.to_string()).await
+}
+
+pub fn init_body(version: &str) -> Value {
+    json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
+        "protocolVersion": version, "capabilities": {}, "clientInfo": {"name":"t","version":"1"}}})
+}
+
+/// Initializes a session and sends `notifications/initialized`; returns the session id.
+pub async fn init_session(url: &str) -> String {
+    let r = post(url, None, init_body("2025-11-25")).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let sid = r.sid().expect("session id");
+    let r = post(
+        url,
+        Some(&sid),
+        json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
+    )
+    .await;
+    assert_eq!(r.status, 202);
+    sid
+}

@@ -1,0 +1,244 @@
+//! Streamable HTTP server: sessions, SSE streams, GET stream, resumption, JSON and stateless modes.
+
+mod common_http;
+use bytes::Bytes;
+use common_http::*;
+use ferromcp::transport::http::HttpServerOptions;
+use http_body_util::{BodyExt, Full};
+use serde_json::{json, Value};
+use std::time::Duration;
+
+#[tokio::test]
+async fn initialize_then_call_with_progress_before_response() {
+    let (_s, h, url) = start(HttpServerOptions::default()).await;
+    let sid = init_session(&url).await;
+    assert_eq!(sid.len(), 32);
+    let r = post(
+        &url,
+        Some(&sid),
+        json!({"jsonrpc":"2.0","id":2,"method":"tools/call",
+        "params":{"name":"count","arguments":{"steps":3},"_meta":{"progressToken":"p"}}}),
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    assert!(r.headers["content-type"]
+        .to_str()
+        .unwrap()
+        .starts_with("text/event-stream"));
+    let msgs = r.sse_messages();
+    assert_eq!(msgs.len(), 4, "{}", r.body);
+    for m in &msgs[..3] {
+        assert_eq!(m["method"], "notifications/progress");
+    }
+    assert_eq!(msgs[3]["id"], 2);
+    assert_eq!(msgs[3]["result"]["content"][0]["text"], "counted to 3");
+    // DELETE ends the session; afterwards it is unknown.
+    let d = send("DELETE", &url, &[("mcp-session-id", &sid)], "").await;
+    assert_eq!(d.status, 200);
+    let r = post(
+        &url,
+        Some(&sid),
+        json!({"jsonrpc":"2.0","id":3,"method":"ping"}),
+    )
+    .await;
+    assert_eq!(r.status, 404);
+    h.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn get_stream_receives_unrelated_notification() {
+    let (server, h, url) = start(HttpServerOptions::default()).await;
+    let sid = init_session(&url).await;
+    let req = http::Request::builder()
+        .method("GET")
+        .uri(&url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &sid)
+        .body(Full::new(Bytes::new()))
+        .unwrap();
+    let resp = client().request(req).await.unwrap();
+    assert_eq!(resp.status(), 200);
+    let mut body = resp.into_body();
+    // A second GET stream is refused while the first is open.
+    let again = send(
+        "GET",
+        &url,
+        &[("accept", "text/event-stream"), ("mcp-session-id", &sid)],
+        "",
+    )
+    .await;
+    assert_eq!(again.status, 409);
+    let s2 = server.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        s2.add_tool(
+            ferromcp::protocol::Tool::new("late"),
+            ferromcp::server::tool_fn(|_a, _c| async move { Ok(Default::default()) }),
+        )
+        .unwrap();
+    });
+    let mut text = String::new();
+    let got = tokio::time::timeout(Duration::from_secs(5), async {
+        while let Some(Ok(f)) = body.frame().await {
+            if let Ok(d) = f.into_data() {
+                text.push_str(&String::from_utf8_lossy(&d));
+                if text.contains("notifications/tools/list_changed") {
+                    return true;
+                }
+            }
+        }
+        false
+    })
+    .await;
+    assert_eq!(got, Ok(true), "{text}");
+    drop(body);
+    h.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn resume_with_last_event_id_after_disconnect() {
+    let (_s, h, url) = start(HttpServerOptions::default()).await;
+    let sid = init_session(&url).await;
+    let call = json!({"jsonrpc":"2.0","id":7,"method":"tools/call",
+        "params":{"name":"count","arguments":{"steps":4,"delay_ms":150},"_meta":{"progressToken":1}}});
+    let mut b = http::Request::builder()
+        .method("POST")
+        .uri(&url)
+        .header("mcp-session-id", &sid);
+    for (k, v) in JSON_SSE {
+        b = b.header(k, v);
+    }
+    let resp = client()
+        .request(b.body(Full::new(Bytes::from(call.to_string()))).unwrap())
+        .await
+        .unwrap();
+    let mut body = resp.into_body();
+    // Read until the first progress event, remember its id, then hang up.
+    let mut text = String::new();
+    let last_id = tokio::time::timeout(Duration::from_secs(5), async {
+        loop {
+            let f = body.frame().await.unwrap().unwrap();
+            text.push_str(&String::from_utf8_lossy(&f.into_data().unwrap()));
+            if let Some(pos) = text.find("notifications/progress") {
+                let before = &text[..pos];
+                let id_line = before
+                    .lines()
+                    .rev()
+                    .find(|l| l.starts_with("id: "))
+                    .unwrap();
+                return id_line[4..].to_string();
+            }
+        }
+    })
+    .await
+    .unwrap();
+    drop(body);
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let r = send(
+        "GET",
+        &url,
+        &[
+            ("accept", "text/event-stream"),
+            ("mcp-session-id", &sid),
+            ("last-event-id", &last_id),
+        ],
+        "",
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    let msgs = r.sse_messages();
+    let last = msgs.last().expect("events replayed");
+    assert_eq!(last["id"], 7, "{}", r.body);
+    assert_eq!(last["result"]["content"][0]["text"], "counted to 4");
+    let progress = msgs
+        .iter()
+        .filter(|m| m["method"] == "notifications/progress")
+        .count();
+    assert_eq!(
+        progress, 3,
+        "the first progress event is not replayed: {}",
+        r.body
+    );
+    h.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn json_response_mode() {
+    let (_s, h, url) = start(HttpServerOptions {
+        json_response: true,
+        ..Default::default()
+    })
+    .await;
+    let sid = init_session(&url).await;
+    let r = post(
+        &url,
+        Some(&sid),
+        json!({"jsonrpc":"2.0","id":2,"method":"tools/call",
+        "params":{"name":"count","arguments":{"steps":2}}}),
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.headers["content-type"], "application/json");
+    assert_eq!(r.json()["result"]["content"][0]["text"], "counted to 2");
+    h.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn stateless_mode() {
+    let (_s, h, url) = start(HttpServerOptions {
+        stateless: true,
+        ..Default::default()
+    })
+    .await;
+    let r = post(&url, None, init_body("2025-06-18")).await;
+    assert_eq!(r.status, 200);
+    assert!(r.sid().is_none());
+    // No session, no initialize needed: each request stands alone.
+    let r = post(
+        &url,
+        None,
+        json!({"jsonrpc":"2.0","id":5,"method":"tools/list"}),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let msgs = r.sse_messages();
+    let tools: &Value = &msgs.last().unwrap()["result"]["tools"];
+    assert_eq!(tools[0]["name"], "count");
+    let g = send("GET", &url, &[("accept", "text/event-stream")], "").await;
+    assert_eq!(g.status, 405);
+    h.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn session_limit_answers_503() {
+    let (_s, h, url) = start(HttpServerOptions {
+        max_sessions: 2,
+        ..Default::default()
+    })
+    .await;
+    init_session(&url).await;
+    init_session(&url).await;
+    let r = post(&url, None, init_body("2025-11-25")).await;
+    assert_eq!(r.status, 503);
+    assert!(r.json()["error"]["code"].is_i64());
+    h.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn idle_sessions_are_reaped() {
+    let (_s, h, url) = start(HttpServerOptions {
+        session_idle_timeout: Duration::from_millis(200),
+        ..Default::default()
+    })
+    .await;
+    let sid = init_session(&url).await;
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    let r = post(
+        &url,
+        Some(&sid),
+        json!({"jsonrpc":"2.0","id":3,"method":"ping"}),
+    )
+    .await;
+    assert_eq!(r.status, 404);
+    h.shutdown().await.unwrap();
+}
