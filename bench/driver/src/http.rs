@@ -222,6 +222,15 @@ impl Server {
 
 impl Drop for Server {
     fn drop(&mut self) {
+        // SIGTERM first (lets a profiler wrapper write its data), SIGKILL after 3 s.
+        let _ = Command::new("kill").arg("-TERM").arg(self.child.id().to_string()).status();
+        let deadline = Instant::now() + Duration::from_secs(3);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -268,10 +277,9 @@ pub fn run(server: &Server, load: &Load, sessions: bool) -> Result<Metrics, Stri
             let r = (|| -> Result<Conn, String> {
                 let mut c = Conn::connect(port)?;
                 c.handshake()?;
-                let mut id = (k as u64 + 1) << 32;
-                for _ in 0..warm {
+                let base = (k as u64 + 1) << 32;
+                for id in base..base + warm {
                     c.call(id)?;
-                    id += 1;
                 }
                 Ok(c)
             })();

@@ -1,7 +1,9 @@
 //! mcp-bench: runs every benchmark server back to back (interleaved, N repetitions), checks every
 //! response, and writes a Markdown report with medians, spread and ratios plus SVG charts.
 //!
-//! Usage: mcp-bench [--smoke] [--reps N] [--phase-ms MS] [--only a,b] [--root DIR] [--bin-dir DIR] [--out DIR]
+//! Env: MCP_BENCH_WRAP="strace -f -c -o FILE" runs each server under a profiler or tracer.
+//!
+//! Usage: mcp-bench [--smoke] [--reps N] [--phase-ms MS] [--only a,b] [--transports stdio,http-json,..] [--root DIR] [--bin-dir DIR] [--out DIR]
 
 mod http;
 mod proto;
@@ -164,6 +166,7 @@ fn main() {
     let mut reps = None;
     let mut phase_ms = None;
     let mut only: Option<Vec<String>> = None;
+    let mut transports: Option<Vec<String>> = None;
     let mut root = PathBuf::from(".");
     let mut bins = None;
     let mut out = None;
@@ -173,11 +176,12 @@ fn main() {
             "--reps" => reps = args.next().and_then(|x| x.parse().ok()),
             "--phase-ms" => phase_ms = args.next().and_then(|x| x.parse().ok()),
             "--only" => only = args.next().map(|x| x.split(',').map(str::to_string).collect()),
+            "--transports" => transports = args.next().map(|x| x.split(',').map(str::to_string).collect()),
             "--root" => root = PathBuf::from(args.next().expect("--root DIR")),
             "--bin-dir" => bins = args.next().map(PathBuf::from),
             "--out" => out = args.next().map(PathBuf::from),
             _ => {
-                eprintln!("usage: mcp-bench [--smoke] [--reps N] [--phase-ms MS] [--only a,b] [--root DIR] [--bin-dir DIR] [--out DIR]");
+                eprintln!("usage: mcp-bench [--smoke] [--reps N] [--phase-ms MS] [--only a,b] [--transports stdio,http-json,..] [--root DIR] [--bin-dir DIR] [--out DIR]");
                 std::process::exit(2);
             }
         }
@@ -198,7 +202,25 @@ fn main() {
         sessions: if smoke { 100 } else { 1_000 },
         phase: Duration::from_millis(phase_ms.unwrap_or(if smoke { 300 } else { 2_000 })),
     };
-    let specs = specs(&root, &bins);
+    let mut specs = specs(&root, &bins);
+    // Profiling aid: MCP_BENCH_WRAP="valgrind --tool=callgrind" (or "strace -f -c -o FILE") runs
+    // every server under that command. CPU figures then measure the wrapper, not the server.
+    if let Ok(wrap) = std::env::var("MCP_BENCH_WRAP") {
+        let prefix: Vec<String> = wrap.split_whitespace().map(str::to_string).collect();
+        let wrap_cmd = |c: &mut Vec<String>| {
+            let mut w = prefix.clone();
+            w.append(c);
+            *c = w;
+        };
+        for s in &mut specs {
+            if let Some(c) = &mut s.stdio {
+                wrap_cmd(c);
+            }
+            for c in s.http.values_mut() {
+                wrap_cmd(c);
+            }
+        }
+    }
     let selected: Vec<usize> = (0..specs.len())
         .filter(|&i| {
             let s = &specs[i];
@@ -219,7 +241,8 @@ fn main() {
                 continue;
             }
             let slug: String = s.name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
-            if let Some(cmd) = &s.stdio {
+            let wanted = |t: &str| transports.as_ref().is_none_or(|ts| ts.iter().any(|x| x == t));
+            if let Some(cmd) = s.stdio.as_ref().filter(|_| wanted("stdio")) {
                 let la = procstat::loadavg();
                 eprint!("[rep {}/{reps}] {:<38} stdio ... ", rep + 1, s.name);
                 let r = stdio::run(cmd, &load, &raw.join(format!("{slug}.stdio.stderr")));
@@ -227,7 +250,7 @@ fn main() {
                 samples.push(Sample { server: i, transport: "stdio".into(), rep, load: la, result: r });
             }
             for (mode, cmd) in &s.http {
-                if smoke && *mode != "json" && *mode != "stateful" {
+                if !wanted(&format!("http-{mode}")) || (smoke && *mode != "json" && *mode != "stateful") {
                     continue;
                 }
                 let la = procstat::loadavg();

@@ -152,7 +152,7 @@ fn pipelined(p: &mut Proc, pid: u32, first_id: u64, load: &Load) -> Result<(u64,
                 buf.push(b'\n');
                 input.write_all(&buf).map_err(|e| format!("write: {e}"))?;
                 sent += 1;
-                if sent == total_cap || (sent % 64 == 0 && start.elapsed() >= load.phase) {
+                if sent == total_cap || (sent & 63 == 0 && start.elapsed() >= load.phase) {
                     // Published before the flush that lets the last responses come back.
                     final_count.store(sent, Ordering::SeqCst);
                     input.flush().map_err(|e| format!("flush: {e}"))?;
