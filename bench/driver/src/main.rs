@@ -1,0 +1,270 @@
+//! mcp-bench: runs every benchmark server back to back (interleaved, N repetitions), checks every
+//! response, and writes a Markdown report with medians, spread and ratios plus SVG charts.
+//!
+//! Env: MCP_BENCH_WRAP="strace -f -c -o FILE" runs each server under a profiler or tracer.
+//!
+//! Usage: mcp-bench [--smoke] [--reps N] [--phase-ms MS] [--only a,b] [--transports stdio,http-json,..] [--root DIR] [--bin-dir DIR] [--out DIR]
+
+mod http;
+mod proto;
+mod procstat;
+mod report;
+mod stdio;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+pub type Metrics = BTreeMap<&'static str, f64>;
+
+/// How much load each phase applies.
+pub struct Load {
+    pub warmup: u64,
+    pub seq: u64,
+    pub pipe: u64,
+    pub inflight: u64,
+    pub clients: usize,
+    pub sessions: usize,
+    pub phase: Duration,
+}
+
+pub fn latency_metrics(m: &mut Metrics, prefix: &'static str, lat: &mut [u64], wall: f64) {
+    lat.sort_unstable();
+    let pick = |q: f64| lat[((lat.len() as f64 * q) as usize).min(lat.len() - 1)] as f64 / 1e3;
+    let key = |s: &str| -> &'static str { Box::leak(format!("{prefix}_{s}").into_boxed_str()) };
+    m.insert(key("p50_us"), pick(0.50));
+    m.insert(key("p99_us"), pick(0.99));
+    m.insert(key("rate"), lat.len() as f64 / wall);
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+pub enum Lang {
+    Rust,
+    Python,
+    TypeScript,
+}
+
+/// One server under test.
+pub struct Spec {
+    pub name: &'static str,
+    pub lang: Lang,
+    /// The official SDK of its language, the floor, or ferromcp.
+    pub kind: Kind,
+    pub stdio: Option<Vec<String>>,
+    /// HTTP command per mode ("stateful", "stateless", "json"); `{port}` is substituted.
+    pub http: BTreeMap<&'static str, Vec<String>>,
+    /// Why a row is missing, for rows that cannot run yet.
+    pub na: Option<&'static str>,
+    pub smoke: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Floor,
+    Ferro,
+    Official,
+}
+
+pub const MODES: [&str; 3] = ["stateful", "stateless", "json"];
+
+fn specs(root: &Path, bins: &Path) -> Vec<Spec> {
+    let b = |n: &str| bins.join(n).display().to_string();
+    let py = root.join(".tools/venv/bin/python").display().to_string();
+    let pyscript = |n: &str| root.join("bench/servers/python").join(n).display().to_string();
+    let node = std::env::var("NODE").unwrap_or_else(|_| "node".into());
+    let nodescript = root.join("bench/servers/node/echo.mjs").display().to_string();
+    let v = |xs: &[&str]| xs.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let modes = |base: Vec<String>, modes: &[&'static str]| {
+        modes
+            .iter()
+            .map(|m| {
+                let mut c = base.clone();
+                c.extend(["http".to_string(), "{port}".to_string(), m.to_string()]);
+                (*m, c)
+            })
+            .collect::<BTreeMap<_, _>>()
+    };
+    vec![
+        Spec {
+            name: "floor (serde_json, no MCP lib)",
+            lang: Lang::Rust,
+            kind: Kind::Floor,
+            stdio: Some(v(&[&b("floor-echo"), "stdio"])),
+            http: modes(v(&[&b("floor-echo")]), &["json"]),
+            na: None,
+            smoke: true,
+        },
+        Spec {
+            name: "ferromcp (Rust handler)",
+            lang: Lang::Rust,
+            kind: Kind::Ferro,
+            stdio: Some(v(&[&b("ferromcp-echo"), "stdio"])),
+            http: modes(v(&[&b("ferromcp-echo")]), &MODES),
+            na: None,
+            smoke: true,
+        },
+        Spec {
+            name: "ferromcp (Python handler)",
+            lang: Lang::Python,
+            kind: Kind::Ferro,
+            stdio: None,
+            http: BTreeMap::new(),
+            na: Some("n/a (Python binding not merged)"),
+            smoke: true,
+        },
+        Spec {
+            name: "rmcp 3.9.0",
+            lang: Lang::Rust,
+            kind: Kind::Official,
+            stdio: Some(v(&[&b("rmcp-echo"), "stdio"])),
+            http: modes(v(&[&b("rmcp-echo")]), &MODES),
+            na: None,
+            smoke: false,
+        },
+        Spec {
+            name: "TS SDK 1.32.2 (McpServer)",
+            lang: Lang::TypeScript,
+            kind: Kind::Official,
+            stdio: Some(vec![node.clone(), nodescript.clone(), "stdio".into()]),
+            http: modes(vec![node, nodescript], &MODES),
+            na: None,
+            smoke: true,
+        },
+        Spec {
+            name: "Python SDK 2.3.0 (MCPServer)",
+            lang: Lang::Python,
+            kind: Kind::Official,
+            stdio: Some(vec![py.clone(), pyscript("echo_mcpserver.py"), "stdio".into()]),
+            http: modes(vec![py.clone(), pyscript("echo_mcpserver.py")], &MODES),
+            na: None,
+            smoke: false,
+        },
+        Spec {
+            name: "Python SDK 2.3.0 (low-level Server)",
+            lang: Lang::Python,
+            kind: Kind::Official,
+            stdio: Some(vec![py.clone(), pyscript("echo_lowlevel.py"), "stdio".into()]),
+            http: modes(vec![py, pyscript("echo_lowlevel.py")], &MODES),
+            na: None,
+            smoke: true,
+        },
+    ]
+}
+
+/// One measured run.
+pub struct Sample {
+    pub server: usize,
+    pub transport: String,
+    pub rep: usize,
+    pub load: f64,
+    pub result: Result<Metrics, String>,
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let mut smoke = false;
+    let mut reps = None;
+    let mut phase_ms = None;
+    let mut only: Option<Vec<String>> = None;
+    let mut transports: Option<Vec<String>> = None;
+    let mut root = PathBuf::from(".");
+    let mut bins = None;
+    let mut out = None;
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--smoke" => smoke = true,
+            "--reps" => reps = args.next().and_then(|x| x.parse().ok()),
+            "--phase-ms" => phase_ms = args.next().and_then(|x| x.parse().ok()),
+            "--only" => only = args.next().map(|x| x.split(',').map(str::to_string).collect()),
+            "--transports" => transports = args.next().map(|x| x.split(',').map(str::to_string).collect()),
+            "--root" => root = PathBuf::from(args.next().expect("--root DIR")),
+            "--bin-dir" => bins = args.next().map(PathBuf::from),
+            "--out" => out = args.next().map(PathBuf::from),
+            _ => {
+                eprintln!("usage: mcp-bench [--smoke] [--reps N] [--phase-ms MS] [--only a,b] [--transports stdio,http-json,..] [--root DIR] [--bin-dir DIR] [--out DIR]");
+                std::process::exit(2);
+            }
+        }
+    }
+    let root = root.canonicalize().expect("root");
+    let bins = bins.unwrap_or_else(|| {
+        let t = std::env::var("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|_| root.join("target"));
+        t.join("release")
+    });
+    let out = out.unwrap_or_else(|| root.join("bench/results"));
+    let reps = reps.unwrap_or(if smoke { 1 } else { 3 });
+    let load = Load {
+        warmup: if smoke { 50 } else { 500 },
+        seq: if smoke { 2_000 } else { 50_000 },
+        pipe: if smoke { 20_000 } else { 2_000_000 },
+        inflight: 64,
+        clients: 32,
+        sessions: if smoke { 100 } else { 1_000 },
+        phase: Duration::from_millis(phase_ms.unwrap_or(if smoke { 300 } else { 2_000 })),
+    };
+    let mut specs = specs(&root, &bins);
+    // Profiling aid: MCP_BENCH_WRAP="valgrind --tool=callgrind" (or "strace -f -c -o FILE") runs
+    // every server under that command. CPU figures then measure the wrapper, not the server.
+    if let Ok(wrap) = std::env::var("MCP_BENCH_WRAP") {
+        let prefix: Vec<String> = wrap.split_whitespace().map(str::to_string).collect();
+        let wrap_cmd = |c: &mut Vec<String>| {
+            let mut w = prefix.clone();
+            w.append(c);
+            *c = w;
+        };
+        for s in &mut specs {
+            if let Some(c) = &mut s.stdio {
+                wrap_cmd(c);
+            }
+            for c in s.http.values_mut() {
+                wrap_cmd(c);
+            }
+        }
+    }
+    let selected: Vec<usize> = (0..specs.len())
+        .filter(|&i| {
+            let s = &specs[i];
+            match &only {
+                Some(names) => names.iter().any(|n| s.name.to_lowercase().contains(&n.to_lowercase())),
+                None => !smoke || s.smoke,
+            }
+        })
+        .collect();
+    let raw = out.join("raw");
+    std::fs::create_dir_all(&raw).expect("create results dir");
+    let mut samples: Vec<Sample> = Vec::new();
+    let load_start = procstat::loadavg();
+    for rep in 0..reps {
+        for &i in &selected {
+            let s = &specs[i];
+            if s.na.is_some() {
+                continue;
+            }
+            let slug: String = s.name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
+            let wanted = |t: &str| transports.as_ref().is_none_or(|ts| ts.iter().any(|x| x == t));
+            if let Some(cmd) = s.stdio.as_ref().filter(|_| wanted("stdio")) {
+                let la = procstat::loadavg();
+                eprint!("[rep {}/{reps}] {:<38} stdio ... ", rep + 1, s.name);
+                let r = stdio::run(cmd, &load, &raw.join(format!("{slug}.stdio.stderr")));
+                report::print_progress(&r);
+                samples.push(Sample { server: i, transport: "stdio".into(), rep, load: la, result: r });
+            }
+            for (mode, cmd) in &s.http {
+                if !wanted(&format!("http-{mode}")) || (smoke && *mode != "json" && *mode != "stateful") {
+                    continue;
+                }
+                let la = procstat::loadavg();
+                eprint!("[rep {}/{reps}] {:<38} http-{mode} ... ", rep + 1, s.name);
+                let port = http::free_port();
+                let cmd: Vec<String> = cmd.iter().map(|a| a.replace("{port}", &port.to_string())).collect();
+                let r = http::Server::spawn(&cmd, port, &raw.join(format!("{slug}.http-{mode}.stderr")))
+                    .and_then(|srv| http::run(&srv, &load, *mode == "stateful"));
+                report::print_progress(&r);
+                samples.push(Sample { server: i, transport: format!("http-{mode}"), rep, load: la, result: r });
+            }
+        }
+    }
+    let load_end = procstat::loadavg();
+    let ctx = report::Context { smoke, reps, load: &load, load_start, load_end };
+    report::write(&out, &specs, &selected, &samples, &ctx);
+}

@@ -1,0 +1,55 @@
+//! ferromcp with a Rust handler: the benchmark's `echo` tool over stdio (and, once the
+//! Streamable HTTP. Usage: `ferromcp-echo stdio` | `ferromcp-echo http PORT [stateful|stateless|json]`.
+
+use ferromcp::server::Server;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+#[derive(Deserialize, JsonSchema)]
+struct EchoArgs {
+    /// The text to send back.
+    text: String,
+}
+
+fn build() -> Server {
+    Server::builder("ferromcp-bench", env!("CARGO_PKG_VERSION"))
+        .tool("echo", "Echoes the text back", |a: EchoArgs, _ctx| async move { a.text })
+        .build()
+        .expect("server builds")
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    match args.get(1).map(String::as_str) {
+        None | Some("stdio") => {
+            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+            if let Err(e) = rt.block_on(build().serve_stdio()) {
+                eprintln!("server stopped: {e}");
+                std::process::exit(1);
+            }
+        }
+        Some("http") => {
+            use ferromcp::transport::http::{serve_http, HttpServerOptions};
+            let port: u16 = args.get(2).and_then(|p| p.parse().ok()).unwrap_or(0);
+            let mode = args.get(3).map(String::as_str).unwrap_or("stateful");
+            let options = HttpServerOptions {
+                stateless: mode != "stateful",
+                json_response: mode == "json",
+                ..HttpServerOptions::default()
+            };
+            let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+            rt.block_on(async {
+                let handle = serve_http(build(), ("127.0.0.1", port), options).await.expect("bind");
+                eprintln!("ferromcp-echo listening on {}", handle.local_addr());
+                if let Err(e) = handle.wait().await {
+                    eprintln!("server stopped: {e}");
+                    std::process::exit(1);
+                }
+            });
+        }
+        Some(other) => {
+            eprintln!("usage: ferromcp-echo [stdio | http PORT [stateful|stateless|json]] (got {other})");
+            std::process::exit(2);
+        }
+    }
+}
