@@ -27,3 +27,15 @@ def start(func: Callable[..., Awaitable[Any]], args: tuple[Any, ...], responder:
         return
     responder.set_task(task)
     task.add_done_callback(responder.done)
+
+
+def run_batch(calls: list[tuple[Any, ...]]) -> None:
+    """Runs ``f(*args)`` for each ``(f, *args)`` queued by the native layer in one loop wake-up;
+    an exception in one call goes to the loop's exception handler and does not stop the rest."""
+    for call in calls:
+        try:
+            call[0](*call[1:])
+        except Exception as e:  # noqa: BLE001 - reported like a failing call_soon callback
+            asyncio.get_running_loop().call_exception_handler(
+                {"message": "ferromcp callback failed", "exception": e}
+            )
