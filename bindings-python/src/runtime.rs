@@ -148,15 +148,11 @@ fn gil_thread(next: impl Fn() -> Option<Job> + Sync, more: impl Fn() -> Option<J
             });
             match got {
                 Some(j) => job = j,
-                None => {
-                    // Keep the gate balanced: we hold the GIL again when allow_threads returns.
-                    let _ = enter_gate();
-                    break;
-                }
+                // No more jobs; the gate was already left inside allow_threads.
+                None => break,
             }
         }
     });
-    leave_gate();
 }
 
 fn park_forever() -> ! {
