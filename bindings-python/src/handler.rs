@@ -10,7 +10,7 @@
 
 use crate::convert::{opt_value, py_to_value, value_to_py};
 use crate::error::from_py_err;
-use crate::runtime::{bridge, call_soon, future_into_py, post, Out};
+use crate::runtime::{bridge, call_soon, future_into_py, post, post_sync, Out};
 use ferromcp::embed::{
     ForeignClientHandler, ForeignCompletionHandler, ForeignContext, ForeignPromptHandler,
     ForeignResourceHandler, ForeignToolHandler,
@@ -127,18 +127,33 @@ impl Drop for CancelGuard {
 /// Wraps a [`ForeignContext`] as a Python object when the handler is called.
 type ArgsFn = Box<dyn FnOnce(Python<'_>) -> PyResult<Vec<Py<PyAny>>> + Send>;
 
-/// A Python callable used as a handler of any kind: called as `func(*args)` and awaited.
+/// A Python callable used as a handler of any kind, called as `func(*args)`: a coroutine
+/// function runs as an asyncio task on the loop; any other callable runs directly on a
+/// sync-handler worker thread (see [`crate::runtime::post_sync`]) and its return value is the
+/// answer.
 pub struct PyHandler {
     func: Arc<Py<PyAny>>,
     event_loop: LoopCell,
+    sync: bool,
 }
 
 impl PyHandler {
-    /// A handler calling `func` on the loop in `event_loop`.
+    /// A handler calling `func` (on the loop in `event_loop` if it is a coroutine function).
     pub fn new(func: Py<PyAny>, event_loop: LoopCell) -> Arc<Self> {
+        // A coroutine function has CO_COROUTINE (0x80) in its code flags (read directly: no
+        // `inspect` import at startup). Callables without a code object count as async.
+        let sync = Python::with_gil(|py| {
+            func.bind(py)
+                .getattr("__code__")
+                .and_then(|c| c.getattr("co_flags"))
+                .and_then(|f| f.extract::<u32>())
+                .map(|flags| flags & 0x80 == 0)
+                .unwrap_or(false)
+        });
         Arc::new(Self {
             func: Arc::new(func),
             event_loop,
+            sync,
         })
     }
 
@@ -147,6 +162,9 @@ impl PyHandler {
         ctx: &ForeignContext,
         args: ArgsFn,
     ) -> BoxFuture<'static, Result<Value, McpError>> {
+        if self.sync {
+            return self.invoke_sync(ctx, args);
+        }
         let (tx, rx) = oneshot::channel();
         let state = Arc::new(Mutex::new(ResponderState {
             tx: Some(tx),
@@ -208,6 +226,43 @@ impl PyHandler {
                 guard.armed = false;
             }
             r
+        })
+    }
+}
+
+impl PyHandler {
+    /// Sync handler: runs on a worker thread with the GIL, no event loop involved. Cancellation
+    /// answers at once and drops the result; the Python call itself runs to its end.
+    fn invoke_sync(
+        &self,
+        ctx: &ForeignContext,
+        args: ArgsFn,
+    ) -> BoxFuture<'static, Result<Value, McpError>> {
+        let (tx, rx) = oneshot::channel();
+        let token = ctx.cancellation_token();
+        let func = self.func.clone();
+        let job_token = token.clone();
+        post_sync(move |py| {
+            if job_token.is_cancelled() {
+                let _ = tx.send(Err(McpError::cancelled(Some("request cancelled"))));
+                return;
+            }
+            let result = args(py)
+                .and_then(|a| pyo3::types::PyTuple::new(py, a))
+                .and_then(|a| func.bind(py).call1(a))
+                .map_err(|e| from_py_err(py, &e))
+                .and_then(|v| {
+                    py_to_value(&v).map_err(|e| {
+                        McpError::internal(format!("handler returned a non-JSON value: {e}"))
+                    })
+                });
+            let _ = tx.send(result);
+        });
+        Box::pin(async move {
+            tokio::select! {
+                r = rx => r.unwrap_or_else(|_| Err(McpError::internal("handler vanished"))),
+                _ = token.cancelled() => Err(McpError::cancelled(Some("request cancelled"))),
+            }
         })
     }
 }

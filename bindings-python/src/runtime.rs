@@ -25,6 +25,7 @@ struct State {
     pid: u32,
     runtime: Arc<Runtime>,
     jobs: mpsc::Sender<Job>,
+    pool: Arc<Pool>,
 }
 
 static STATE: Mutex<Option<State>> = Mutex::new(None);
@@ -53,6 +54,7 @@ fn with_state<T>(f: impl FnOnce(&State) -> T) -> T {
             pid,
             runtime: Arc::new(runtime),
             jobs: tx,
+            pool: Arc::new(Pool::default()),
         });
     }
     f(guard.as_ref().expect("state initialized"))
@@ -61,17 +63,18 @@ fn with_state<T>(f: impl FnOnce(&State) -> T) -> T {
 /// Set at interpreter exit (`atexit`): the Python thread stops taking the GIL, so it never
 /// races the interpreter's finalization (a thread waiting for the GIL while Python finalizes is
 /// killed with `pthread_exit`, which aborts a Rust thread). Jobs posted afterwards are leaked.
-/// The flag is read under [`GATE`]'s lock, and `busy` tells whether the thread is inside
-/// (or about to enter) `Python::with_gil`.
+/// The flag is read under [`GATE`]'s lock, and `busy` counts the binding's threads that are
+/// inside (or about to enter) the GIL (the Python thread and the sync-handler workers).
 static GATE: Mutex<Gate> = Mutex::new(Gate {
     shutdown: false,
-    busy: false,
+    busy: 0,
 });
 static GATE_CV: Condvar = Condvar::new();
 
 struct Gate {
     shutdown: bool,
-    busy: bool,
+    /// Threads inside (or about to enter) the GIL.
+    busy: usize,
 }
 
 /// Stops delivering results to Python and waits (GIL released, at most 2 s) until the Python
@@ -82,7 +85,7 @@ pub fn _shutdown(py: Python<'_>) {
         let mut g = GATE.lock().unwrap_or_else(|e| e.into_inner());
         g.shutdown = true;
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
-        while g.busy {
+        while g.busy > 0 {
             let left = deadline.saturating_duration_since(std::time::Instant::now());
             if left.is_zero() {
                 break;
@@ -100,29 +103,140 @@ fn enter_gate() -> bool {
     if g.shutdown {
         return false;
     }
-    g.busy = true;
+    g.busy += 1;
     true
 }
 
 fn leave_gate() {
-    GATE.lock().unwrap_or_else(|e| e.into_inner()).busy = false;
+    let mut g = GATE.lock().unwrap_or_else(|e| e.into_inner());
+    g.busy = g.busy.saturating_sub(1);
+    drop(g);
     GATE_CV.notify_all();
 }
 
-fn python_thread(rx: mpsc::Receiver<Job>) {
-    while let Ok(job) = rx.recv() {
-        if !enter_gate() {
-            std::mem::forget(job);
-            continue;
-        }
-        Python::with_gil(|py| {
-            job(py);
-            while let Ok(more) = rx.try_recv() {
-                more(py);
-            }
-        });
-        leave_gate();
+/// The loop of a thread that runs jobs with the GIL. `next` blocks (GIL released) until a job
+/// arrives (`None`: stop); `more` returns further queued jobs without blocking. The thread keeps
+/// one Python thread state for its whole life (the GIL is released with `allow_threads` while
+/// waiting instead of dropping the thread state after every batch).
+fn gil_thread(next: impl Fn() -> Option<Job> + Sync, more: impl Fn() -> Option<Job>) {
+    BATCHING.with(|b| b.set(true));
+    let first = match next() {
+        Some(job) => job,
+        None => return,
+    };
+    if !enter_gate() {
+        std::mem::forget(first);
+        park_forever();
     }
+    Python::with_gil(|py| {
+        let mut job = first;
+        loop {
+            job(py);
+            while let Some(m) = more() {
+                m(py);
+            }
+            flush_calls(py);
+            let got = py.allow_threads(|| {
+                leave_gate();
+                let j = next()?;
+                if !enter_gate() {
+                    // Interpreter exit: never take the GIL again.
+                    std::mem::forget(j);
+                    park_forever();
+                }
+                Some(j)
+            });
+            match got {
+                Some(j) => job = j,
+                // No more jobs; the gate was already left inside allow_threads.
+                None => break,
+            }
+        }
+    });
+}
+
+fn park_forever() -> ! {
+    loop {
+        std::thread::park();
+    }
+}
+
+fn python_thread(rx: mpsc::Receiver<Job>) {
+    // A Mutex only to make the receiver `Sync` for `allow_threads` (never contended).
+    let rx = Mutex::new(rx);
+    let lock = || rx.lock().unwrap_or_else(|e| e.into_inner());
+    gil_thread(|| lock().recv().ok(), || lock().try_recv().ok());
+}
+
+/// Threads running sync (`def`) handlers directly with the GIL, off the event loop (the
+/// equivalent of `asyncio.to_thread` without the asyncio round trip). Grows on demand up to
+/// [`POOL_MAX`] threads (a handler blocked in I/O releases the GIL, so others can run); idle
+/// threads stay.
+#[derive(Default)]
+struct Pool {
+    state: Mutex<PoolState>,
+    cv: Condvar,
+}
+
+#[derive(Default)]
+struct PoolState {
+    queue: std::collections::VecDeque<Job>,
+    idle: usize,
+    threads: usize,
+}
+
+const POOL_MAX: usize = 32;
+
+impl Pool {
+    fn submit(self: &Arc<Self>, job: Job) {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        s.queue.push_back(job);
+        if s.idle == 0 && s.threads < POOL_MAX {
+            s.threads += 1;
+            drop(s);
+            let pool = self.clone();
+            let spawned = std::thread::Builder::new()
+                .name("ferromcp-sync".into())
+                .spawn(move || pool.work());
+            if spawned.is_err() {
+                self.state.lock().unwrap_or_else(|e| e.into_inner()).threads -= 1;
+            }
+        } else {
+            drop(s);
+            self.cv.notify_one();
+        }
+    }
+
+    fn next(&self) -> Option<Job> {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if let Some(j) = s.queue.pop_front() {
+                return Some(j);
+            }
+            s.idle += 1;
+            s = self.cv.wait(s).unwrap_or_else(|e| e.into_inner());
+            s.idle -= 1;
+        }
+    }
+
+    fn try_next(&self) -> Option<Job> {
+        self.state
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .queue
+            .pop_front()
+    }
+
+    fn work(&self) {
+        gil_thread(|| self.next(), || self.try_next());
+    }
+}
+
+/// Runs `job` with the GIL on a sync-handler worker thread (never on a tokio worker or the event
+/// loop).
+pub fn post_sync(job: impl FnOnce(Python<'_>) + Send + 'static) {
+    let pool = with_state(|s| s.pool.clone());
+    pool.submit(Box::new(job));
 }
 
 /// The process's tokio runtime.
@@ -145,7 +259,17 @@ pub fn bridge(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
         .map(|m| m.bind(py))
 }
 
+thread_local! {
+    /// Calls queued by [`call_soon`] on a binding thread, flushed after each batch of jobs.
+    static PENDING: std::cell::RefCell<Vec<(Py<PyAny>, Py<PyAny>)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+    /// Whether this thread is one of the binding's job threads (which flush [`PENDING`]).
+    static BATCHING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 /// Schedules `callable(*args)` on the event loop `event_loop` from any thread holding the GIL.
+/// On the binding's own threads the calls are queued and flushed after the current batch of
+/// jobs with one `call_soon_threadsafe` per loop (one wake-up of the loop per batch).
 pub fn call_soon(
     py: Python<'_>,
     event_loop: &Py<PyAny>,
@@ -158,10 +282,51 @@ pub fn call_soon(
         Ok(t) => t,
         Err(_) => return,
     };
+    if BATCHING.with(|b| b.get()) {
+        PENDING.with(|p| {
+            p.borrow_mut()
+                .push((event_loop.clone_ref(py), tuple.into_any().unbind()))
+        });
+        return;
+    }
+    let Ok(run) = bridge(py).and_then(|b| b.getattr("run_batch")) else {
+        return;
+    };
+    let Ok(list) = pyo3::types::PyList::new(py, [tuple]) else {
+        return;
+    };
     // A closed loop raises RuntimeError: nobody is waiting any more, so drop the result.
     let _ = event_loop
         .bind(py)
-        .call_method1("call_soon_threadsafe", tuple);
+        .call_method1("call_soon_threadsafe", (run, list));
+}
+
+/// Sends the queued [`call_soon`] calls to their loops: one `call_soon_threadsafe(run_batch,
+/// calls)` per loop.
+pub fn flush_calls(py: Python<'_>) {
+    let pending = PENDING.with(|p| std::mem::take(&mut *p.borrow_mut()));
+    if pending.is_empty() {
+        return;
+    }
+    let Ok(run) = bridge(py).and_then(|b| b.getattr("run_batch")) else {
+        return;
+    };
+    let mut groups: Vec<(Py<PyAny>, Vec<Py<PyAny>>)> = Vec::new();
+    for (lp, call) in pending {
+        match groups.iter_mut().find(|(l, _)| l.is(&lp)) {
+            Some((_, calls)) => calls.push(call),
+            None => groups.push((lp, vec![call])),
+        }
+    }
+    for (lp, calls) in groups {
+        let Ok(list) = pyo3::types::PyList::new(py, calls) else {
+            continue;
+        };
+        // A closed loop raises RuntimeError: nobody is waiting any more, so drop the calls.
+        let _ = lp
+            .bind(py)
+            .call_method1("call_soon_threadsafe", (run.clone(), list));
+    }
 }
 
 /// Builds a Python object with the GIL held.

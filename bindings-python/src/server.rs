@@ -4,7 +4,7 @@
 use crate::convert::py_to_value;
 use crate::error::to_py_err;
 use crate::handler::{LoopCell, PyHandler};
-use crate::runtime::{future_into_py, Out};
+use crate::runtime::{future_into_py, runtime, Out};
 use ferromcp::embed::{EmbeddedHttpServer, EmbeddedServer};
 use pyo3::prelude::*;
 use std::sync::Arc;
@@ -41,6 +41,16 @@ impl NativeServer {
         self.server
             .add_tool_json(def, PyHandler::new(handler, self.event_loop.clone()))
             .map_err(|e| to_py_err(py, e))
+    }
+
+    /// The asyncio loop serving the handlers (None before serving).
+    #[getter]
+    fn event_loop(&self, py: Python<'_>) -> Option<Py<PyAny>> {
+        self.event_loop
+            .lock()
+            .unwrap()
+            .as_ref()
+            .map(|l| l.clone_ref(py))
     }
 
     /// Removes a tool.
@@ -167,6 +177,40 @@ impl NativeServer {
             server.log(&level, logger, data).await;
             Ok(Out::None)
         })
+    }
+
+    /// Serves stdin/stdout until stdin closes, blocking the calling thread with the GIL released
+    /// and no event loop: for servers whose handlers are all sync (they run on worker threads).
+    /// Signals are checked every 50 ms (Ctrl-C raises `KeyboardInterrupt` and stops serving).
+    fn serve_stdio_blocking(&self, py: Python<'_>) -> PyResult<()> {
+        let server = self.server.clone();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let task = runtime().spawn(async move {
+            let _ = tx.send(server.serve_stdio().await);
+        });
+        let mut rx = rx;
+        loop {
+            let (got, back) = py.allow_threads(move || {
+                let got = rx.recv_timeout(std::time::Duration::from_millis(50));
+                (got, rx)
+            });
+            rx = back;
+            match got {
+                Ok(r) => return r.map_err(|e| to_py_err(py, e)),
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                    if let Err(e) = py.check_signals() {
+                        task.abort();
+                        return Err(e);
+                    }
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                    return Err(to_py_err(
+                        py,
+                        ferromcp::McpError::internal("stdio server stopped"),
+                    ))
+                }
+            }
+        }
     }
 
     /// Serves stdin/stdout until stdin closes (awaitable; binds the running loop).

@@ -8,8 +8,9 @@
 ...     return a + b
 """
 
+from typing import TYPE_CHECKING, Any
+
 from ._native import ENGINE_VERSION, CancelHandle
-from .client import Client
 from .errors import (
     ConnectionClosed,
     InternalError,
@@ -26,6 +27,19 @@ from .errors import (
 )
 from .schema import schema_for
 from .server import Context, HttpServer, Server
+
+if TYPE_CHECKING:
+    from .client import Client
+
+
+def __getattr__(name: str) -> Any:
+    # The client (and asyncio, which it needs) is imported on first use: a server started as
+    # `python server.py` should not pay for it (cold start).
+    if name == "Client":
+        from .client import Client
+
+        return Client
+    raise AttributeError(f"module 'ferromcp' has no attribute {name!r}")
 
 __all__ = [
     "ENGINE_VERSION",

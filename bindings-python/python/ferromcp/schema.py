@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import dataclasses
 import enum
-import inspect
+import sys
 import types
 import typing
 from typing import Any, Literal, Union, get_args, get_origin
@@ -24,7 +23,7 @@ def _is_pydantic(tp: Any) -> bool:
 
 def schema_for(tp: Any) -> dict[str, Any]:
     """The JSON Schema of a Python type annotation."""
-    if tp is Any or tp is inspect.Parameter.empty or tp is object:
+    if tp is Any or tp is object or _is_empty(tp):
         return {}
     if tp is None or tp is _NoneType:
         return {"type": "null"}
@@ -80,7 +79,9 @@ def schema_for(tp: Any) -> dict[str, Any]:
     if _is_pydantic(tp):
         out: dict[str, Any] = tp.model_json_schema()
         return out
-    if dataclasses.is_dataclass(tp) and isinstance(tp, type):
+    if _is_dataclass(tp) and isinstance(tp, type):
+        import dataclasses
+
         hints = typing.get_type_hints(tp, include_extras=True)
         props: dict[str, Any] = {}
         required: list[str] = []
@@ -110,7 +111,7 @@ def is_structured(tp: Any) -> bool:
         return True
     return bool(
         _is_pydantic(tp)
-        or (dataclasses.is_dataclass(tp) and isinstance(tp, type))
+        or (_is_dataclass(tp) and isinstance(tp, type))
         or _is_typeddict(tp)
     )
 
@@ -121,7 +122,9 @@ def to_jsonable(value: Any) -> Any:
         return value
     if isinstance(value, enum.Enum):
         return to_jsonable(value.value)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+    if _is_dataclass(value) and not isinstance(value, type):
+        import dataclasses
+
         return {k: to_jsonable(v) for k, v in dataclasses.asdict(value).items()}
     if hasattr(value, "model_dump") and callable(value.model_dump):
         return value.model_dump(mode="json")
@@ -153,7 +156,7 @@ def from_jsonable(tp: Any, value: Any) -> Any:
         return tp(value)
     if _is_pydantic(tp):
         return tp.model_validate(value)
-    if dataclasses.is_dataclass(tp) and isinstance(tp, type) and isinstance(value, dict):
+    if _is_dataclass(tp) and isinstance(tp, type) and isinstance(value, dict):
         hints = typing.get_type_hints(tp)
         return tp(**{k: from_jsonable(hints.get(k, Any), v) for k, v in value.items()})
     if origin is list and isinstance(value, list):
@@ -166,3 +169,23 @@ def from_jsonable(tp: Any, value: Any) -> Any:
 
         return base64.b64decode(value)
     return value
+
+
+def _is_dataclass(obj: Any) -> bool:
+    """``dataclasses.is_dataclass`` without importing dataclasses (and inspect) at startup."""
+    return hasattr(obj if isinstance(obj, type) else type(obj), "__dataclass_fields__")
+
+
+class _Empty:
+    """No default / no annotation (plays ``inspect.Parameter.empty`` without importing inspect)."""
+
+
+EMPTY: Any = _Empty()
+
+
+def _is_empty(tp: Any) -> bool:
+    """Whether ``tp`` means "no annotation" (``inspect.Parameter.empty`` or :data:`EMPTY`)."""
+    if tp is EMPTY:
+        return True
+    inspect = sys.modules.get("inspect")
+    return inspect is not None and tp is inspect.Parameter.empty

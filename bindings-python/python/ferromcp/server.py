@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-import asyncio
-import base64
-import inspect
-import json
-import signal
 import sys
+import types
 import typing
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from . import _native
 from .errors import McpError
+from .schema import EMPTY as _EMPTY
 from .schema import from_jsonable, is_structured, schema_for, to_jsonable
+
+# Imported lazily (cold start: `python server.py` should answer `initialize` quickly): asyncio
+# (only when an async handler or HTTP needs the event loop), inspect (only for callables that
+# are not plain functions), json, base64, signal.
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -132,7 +133,105 @@ class Context:
         return roots
 
 
-def _context_param(sig: inspect.Signature, hints: dict[str, Any]) -> str | None:
+class _Param:
+    """The parts of ``inspect.Parameter`` the decorators use."""
+
+    __slots__ = ("kind", "default")
+    POSITIONAL_ONLY = "POSITIONAL_ONLY"
+    POSITIONAL_OR_KEYWORD = "POSITIONAL_OR_KEYWORD"
+    VAR_POSITIONAL = "VAR_POSITIONAL"
+    KEYWORD_ONLY = "KEYWORD_ONLY"
+    VAR_KEYWORD = "VAR_KEYWORD"
+    empty: Any = _EMPTY
+
+    def __init__(self, kind: str, default: Any = _EMPTY) -> None:
+        self.kind = kind
+        self.default = default
+
+
+class _Sig:
+    """The parts of ``inspect.Signature`` the decorators use."""
+
+    __slots__ = ("parameters",)
+
+    def __init__(self, parameters: dict[str, _Param]) -> None:
+        self.parameters = parameters
+
+
+_CO_VARARGS = 0x04
+_CO_VARKEYWORDS = 0x08
+_CO_COROUTINE = 0x80
+
+
+def _signature(fn: Callable[..., Any]) -> _Sig:
+    """``fn``'s parameters; read from its code object for plain functions (no ``inspect``
+    import), from ``inspect.signature`` for anything else (wrappers, partials, methods)."""
+    if type(fn) is types.FunctionType and not hasattr(fn, "__wrapped__") and not hasattr(
+        fn, "__signature__"
+    ):
+        code = fn.__code__
+        names = code.co_varnames
+        n_pos, n_kw = code.co_argcount, code.co_kwonlyargcount
+        defaults = fn.__defaults__ or ()
+        kwdefaults = fn.__kwdefaults__ or {}
+        first_default = n_pos - len(defaults)
+        params: dict[str, _Param] = {}
+        for i in range(n_pos):
+            kind = _Param.POSITIONAL_ONLY if i < code.co_posonlyargcount else _Param.POSITIONAL_OR_KEYWORD
+            params[names[i]] = _Param(kind, defaults[i - first_default] if i >= first_default else _EMPTY)
+        extra = n_pos + n_kw
+        if code.co_flags & _CO_VARARGS:
+            params[names[extra]] = _Param(_Param.VAR_POSITIONAL)
+            extra += 1
+        for name in names[n_pos : n_pos + n_kw]:
+            params[name] = _Param(_Param.KEYWORD_ONLY, kwdefaults.get(name, _EMPTY))
+        if code.co_flags & _CO_VARKEYWORDS:
+            params[names[extra]] = _Param(_Param.VAR_KEYWORD)
+        return _Sig(params)
+    import inspect
+
+    return _Sig(
+        {
+            n: _Param(p.kind.name, _EMPTY if p.default is p.empty else p.default)
+            for n, p in inspect.signature(fn).parameters.items()
+        }
+    )
+
+
+def _is_async(fn: Callable[..., Any]) -> bool:
+    """``inspect.iscoroutinefunction`` without importing inspect for plain functions."""
+    if type(fn) is types.FunctionType and not hasattr(fn, "_is_coroutine_marker"):
+        return bool(fn.__code__.co_flags & _CO_COROUTINE)
+    import inspect
+
+    return inspect.iscoroutinefunction(fn)
+
+
+def _is_awaitable(value: Any) -> bool:
+    return hasattr(value, "__await__") or type(value) is types.CoroutineType
+
+
+def _doc(fn: Callable[..., Any]) -> str | None:
+    """``inspect.getdoc`` for plain functions: the docstring with its indentation removed."""
+    if type(fn) is not types.FunctionType:
+        import inspect
+
+        return inspect.getdoc(fn)
+    doc = fn.__doc__
+    if not isinstance(doc, str):
+        return None
+    lines = doc.expandtabs().split("\n")
+    indents = [len(x) - len(x.lstrip()) for x in lines[1:] if x.strip()]
+    margin = min(indents) if indents else 0
+    out = [lines[0].lstrip()] + [x[margin:] for x in lines[1:]]
+    while out and not out[-1].strip():
+        out.pop()
+    while out and not out[0].strip():
+        out.pop(0)
+    return "\n".join(out)
+
+
+def _context_param(sig: _Sig, hints: dict[str, Any]) -> str | None:
     for name in sig.parameters:
         if hints.get(name) is Context:
             return name
@@ -146,18 +245,19 @@ def _hints(fn: Callable[..., Any]) -> dict[str, Any]:
         return dict(getattr(fn, "__annotations__", {}))
 
 
-async def _invoke(fn: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
-    if inspect.iscoroutinefunction(fn):
-        return await fn(**kwargs)
-    result = await asyncio.to_thread(fn, **kwargs)
-    if inspect.isawaitable(result):
-        return await result
-    return result
+def _tool_error(e: Exception) -> dict[str, Any]:
+    return {"content": [{"type": "text", "text": f"{type(e).__name__}: {e}"}], "isError": True}
+
+
+async def _await(aw: Awaitable[Any]) -> Any:
+    return await aw
 
 
 def _content_for(value: Any) -> list[dict[str, Any]]:
     if isinstance(value, str):
         return [{"type": "text", "text": value}]
+    import base64
+    import json
     if isinstance(value, (bytes, bytearray)):
         return [
             {
@@ -219,6 +319,8 @@ class Server:
             config["pageSize"] = page_size
         self.name = name
         self._native = _native.NativeServer(config)
+        self._has_async = False
+        self._loopless = False
 
     # ---- tools -------------------------------------------------------------------------------
     def tool(
@@ -264,7 +366,7 @@ class Server:
         structured_output: bool | None = None,
     ) -> None:
         """Registers ``fn`` as a tool (see :meth:`tool`)."""
-        sig = inspect.signature(fn)
+        sig = _signature(fn)
         hints = _hints(fn)
         ctx_name = _context_param(sig, hints)
         params = {n: p for n, p in sig.parameters.items() if n != ctx_name}
@@ -286,9 +388,9 @@ class Server:
             input_schema = {"type": "object", "properties": props}
             if required:
                 input_schema["required"] = required
-        ret = hints.get("return", inspect.Signature.empty)
+        ret = hints.get("return", _EMPTY)
         structured = structured_output if structured_output is not None else is_structured(ret)
-        if structured and output_schema is None and ret is not inspect.Signature.empty:
+        if structured and output_schema is None and ret is not _EMPTY:
             output_schema = schema_for(ret)
             if output_schema.get("type") != "object":
                 output_schema = {"type": "object"}
@@ -296,7 +398,7 @@ class Server:
             "name": name or fn.__name__,
             "inputSchema": input_schema,
         }
-        doc = description or inspect.getdoc(fn)
+        doc = description or _doc(fn)
         if doc:
             definition["description"] = doc
         if title:
@@ -307,24 +409,89 @@ class Server:
             definition["annotations"] = annotations
         types_ = {n: hints.get(n, Any) for n in params}
 
-        async def handler(arguments: dict[str, Any], native_ctx: _native.NativeContext) -> Any:
-            kwargs = {k: from_jsonable(types_.get(k, Any), v) for k, v in arguments.items()}
+        plain = all(t is Any or t in (str, int, float, bool) for t in types_.values())
+
+        def prepare(arguments: dict[str, Any], native_ctx: _native.NativeContext) -> dict[str, Any]:
+            if plain:
+                kwargs = dict(arguments)
+            else:
+                kwargs = {k: from_jsonable(types_.get(k, Any), v) for k, v in arguments.items()}
             if ctx_name is not None:
                 kwargs[ctx_name] = Context(native_ctx)
-            try:
-                value = await _invoke(fn, kwargs)
-            except McpError:
-                raise
-            except Exception as e:  # noqa: BLE001 - the model sees the failure
-                return {"content": [{"type": "text", "text": f"{type(e).__name__}: {e}"}], "isError": True}
+            return kwargs
+
+        def finish(value: Any, *_: Any) -> Any:
+            if isinstance(value, str) and not structured:
+                return {"content": [{"type": "text", "text": value}]}
             if isinstance(value, dict) and ("content" in value and "isError" in value):
                 return value
             if structured:
+                import json
+
                 data = to_jsonable(value)
                 return {"content": [{"type": "text", "text": json.dumps(data)}], "structuredContent": data}
             return {"content": _content_for(to_jsonable(value) if not isinstance(value, (bytes, bytearray)) else value)}
 
-        self._native.add_tool(definition, handler)
+        self._native.add_tool(definition, self._adapt(fn, prepare, finish, errors_as_result=True))
+
+    def _adapt(
+        self,
+        fn: Callable[..., Any],
+        prepare: Callable[..., dict[str, Any]],
+        finish: Callable[..., Any],
+        *,
+        errors_as_result: bool = False,
+    ) -> Callable[..., Any]:
+        """The native handler for ``fn``: ``prepare(*native_args)`` gives its keyword arguments,
+        ``finish(value, *native_args)`` the answer. A coroutine function gives an ``async def`` handler (runs
+        as a task on the event loop); any other function a plain one, which the native layer
+        calls directly on a worker thread (off the event loop, no asyncio round trip)."""
+        if _is_async(fn):
+            if self._loopless:
+                raise RuntimeError(
+                    "this server is serving stdio without an event loop (all handlers were sync "
+                    "when run() started): async handlers cannot be added now"
+                )
+            self._has_async = True
+
+            async def run_async(*native_args: Any) -> Any:
+                kwargs = prepare(*native_args)
+                try:
+                    value = await fn(**kwargs)
+                except McpError:
+                    raise
+                except Exception as e:
+                    if errors_as_result:
+                        return _tool_error(e)
+                    raise
+                return finish(value, *native_args)
+
+            return run_async
+
+        def run_sync(*native_args: Any) -> Any:
+            kwargs = prepare(*native_args)
+            try:
+                value = fn(**kwargs)
+                if _is_awaitable(value):
+                    value = self._await_on_loop(value)
+            except McpError:
+                raise
+            except Exception as e:
+                if errors_as_result:
+                    return _tool_error(e)
+                raise
+            return finish(value, *native_args)
+
+        return run_sync
+
+    def _await_on_loop(self, aw: Awaitable[Any]) -> Any:
+        """Awaits ``aw`` (returned by a sync handler) on the serving loop from a worker thread."""
+        import asyncio
+
+        loop = self._native.event_loop
+        if loop is None or loop.is_closed():
+            return asyncio.run(_await(aw))  # serving without a loop (see run())
+        return asyncio.run_coroutine_threadsafe(_await(aw), loop).result()
 
     def remove_tool(self, name: str) -> bool:
         """Removes a tool; returns whether it existed."""
@@ -345,13 +512,13 @@ class Server:
         ``bytes`` (blob), a contents dict, or a list of them."""
 
         def deco(fn: F) -> F:
-            sig = inspect.signature(fn)
+            sig = _signature(fn)
             hints = _hints(fn)
             ctx_name = _context_param(sig, hints)
             is_template = "{" in uri
             definition: dict[str, Any] = {"name": name or fn.__name__}
             definition["uriTemplate" if is_template else "uri"] = uri
-            doc = description or inspect.getdoc(fn)
+            doc = description or _doc(fn)
             if doc:
                 definition["description"] = doc
             if mime_type:
@@ -359,9 +526,9 @@ class Server:
             if title:
                 definition["title"] = title
 
-            async def handler(
+            def prepare(
                 read_uri: str, variables: dict[str, str], native_ctx: _native.NativeContext
-            ) -> Any:
+            ) -> dict[str, Any]:
                 kwargs: dict[str, Any] = {
                     k: from_jsonable(hints.get(k, Any), v)
                     for k, v in variables.items()
@@ -369,9 +536,12 @@ class Server:
                 }
                 if ctx_name is not None:
                     kwargs[ctx_name] = Context(native_ctx)
-                value = await _invoke(fn, kwargs)
+                return kwargs
+
+            def finish(value: Any, read_uri: str, *_: Any) -> Any:
                 return _resource_contents(read_uri, value, mime_type)
 
+            handler = self._adapt(fn, prepare, finish)
             if is_template:
                 self._native.add_resource_template(definition, handler)
             else:
@@ -399,7 +569,7 @@ class Server:
         strings or message dicts, or a full ``GetPromptResult`` dict."""
 
         def deco(fn: F) -> F:
-            sig = inspect.signature(fn)
+            sig = _signature(fn)
             hints = _hints(fn)
             ctx_name = _context_param(sig, hints)
             args = arguments if arguments is not None else [
@@ -408,20 +578,24 @@ class Server:
                 if n != ctx_name and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
             ]
             definition: dict[str, Any] = {"name": name or fn.__name__, "arguments": args}
-            doc = description or inspect.getdoc(fn)
+            doc = description or _doc(fn)
             if doc:
                 definition["description"] = doc
             if title:
                 definition["title"] = title
 
-            async def handler(arguments: dict[str, str], native_ctx: _native.NativeContext) -> Any:
+            def prepare(
+                arguments: dict[str, str], native_ctx: _native.NativeContext
+            ) -> dict[str, Any]:
                 kwargs: dict[str, Any] = dict(arguments)
                 if ctx_name is not None:
                     kwargs[ctx_name] = Context(native_ctx)
-                value = await _invoke(fn, kwargs)
+                return kwargs
+
+            def finish(value: Any, *_: Any) -> Any:
                 return _prompt_result(value)
 
-            self._native.add_prompt(definition, handler)
+            self._native.add_prompt(definition, self._adapt(fn, prepare, finish))
             return fn
 
         return deco
@@ -441,17 +615,21 @@ class Server:
             elif resource is not None:
                 reference = {"type": "ref/resource", "uri": resource}
 
-            async def handler(params: dict[str, Any], native_ctx: _native.NativeContext) -> Any:
+            takes_context = _takes_context(fn)
+
+            def prepare(params: dict[str, Any], native_ctx: _native.NativeContext) -> dict[str, Any]:
                 value = params.get("argument", {}).get("value", "")
+                if not takes_context:
+                    return {"value": value}
                 context = (params.get("context") or {}).get("arguments") or {}
-                result = await _invoke(fn, {"value": value, "context": context}) if _takes_context(
-                    fn
-                ) else await _invoke(fn, {"value": value})
+                return {"value": value, "context": context}
+
+            def finish(result: Any, *_: Any) -> Any:
                 if isinstance(result, dict):
                     return result
                 return list(result)
 
-            self._native.add_completion(reference, argument, handler)
+            self._native.add_completion(reference, argument, self._adapt(fn, prepare, finish))
             return fn
 
         return deco
@@ -532,6 +710,9 @@ class Server:
     async def run_http_async(self, host: str = "127.0.0.1", port: int = 8000, **options: Any) -> None:
         """Serves Streamable HTTP until SIGINT/SIGTERM (or cancellation), then shuts down
         gracefully. ``options`` as for :meth:`serve_http`."""
+        import asyncio
+        import signal
+
         http = await self.serve_http(host, port, **options)
         print(f"{self.name}: serving MCP at {http.url}", file=sys.stderr, flush=True)
         loop = asyncio.get_running_loop()
@@ -556,8 +737,20 @@ class Server:
         if transport == "stdio":
             if options:
                 raise TypeError(f"stdio takes no options: {sorted(options)}")
+            if not self._has_async:
+                # Only sync handlers: they run on worker threads, no event loop is needed.
+                self._loopless = True
+                try:
+                    self._native.serve_stdio_blocking()
+                finally:
+                    self._loopless = False
+                return
+            import asyncio
+
             asyncio.run(self.run_stdio_async())
         elif transport in ("http", "streamable-http"):
+            import asyncio
+
             asyncio.run(self.run_http_async(**options))
         else:
             raise ValueError(f"unknown transport {transport!r} (use 'stdio' or 'http')")
@@ -596,10 +789,13 @@ class HttpServer:
 
 
 def _takes_context(fn: Callable[..., Any]) -> bool:
-    return "context" in inspect.signature(fn).parameters
+    return "context" in _signature(fn).parameters
 
 
 def _resource_contents(uri: str, value: Any, mime_type: str | None) -> list[dict[str, Any]]:
+    import base64
+    import json
+
     items = value if isinstance(value, list) else [value]
     out: list[dict[str, Any]] = []
     for item in items:

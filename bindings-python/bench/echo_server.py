@@ -1,0 +1,40 @@
+"""Echo server on ferromcp (Python handler) with the interface of bench/servers/python.
+
+Usage: echo_server.py stdio | http PORT [stateful|stateless|json]
+Env: FERROMCP_BENCH_ASYNC=1 registers ``echo`` as an ``async def`` instead of a ``def``.
+"""
+
+import os
+import sys
+
+from ferromcp import Server
+
+server = Server("bench-ferromcp-python", version="1.0")
+
+if os.environ.get("FERROMCP_BENCH_ASYNC") == "1":
+
+    @server.tool()
+    async def echo(text: str) -> str:
+        """Echoes the text back."""
+        return text
+
+else:
+
+    @server.tool()
+    def echo(text: str) -> str:
+        """Echoes the text back."""
+        return text
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2 or sys.argv[1] == "stdio":
+        server.run()
+    else:
+        mode = sys.argv[3] if len(sys.argv) > 3 else "stateful"
+        server.run(
+            "http",
+            host="127.0.0.1",
+            port=int(sys.argv[2]),
+            stateless=mode != "stateful",
+            json_response=mode == "json",
+        )
