@@ -27,11 +27,19 @@ pub struct Reply {
 
 impl Conn {
     pub fn connect(port: u16) -> Result<Conn, String> {
-        let stream = TcpStream::connect(("127.0.0.1", port)).map_err(|e| format!("connect: {e}"))?;
+        let stream =
+            TcpStream::connect(("127.0.0.1", port)).map_err(|e| format!("connect: {e}"))?;
         stream.set_nodelay(true).map_err(|e| e.to_string())?;
         stream.set_read_timeout(Some(Duration::from_secs(30))).ok();
-        let reader = BufReader::with_capacity(64 * 1024, stream.try_clone().map_err(|e| e.to_string())?);
-        Ok(Conn { port, stream, reader, session: None, req: Vec::with_capacity(1024) })
+        let reader =
+            BufReader::with_capacity(64 * 1024, stream.try_clone().map_err(|e| e.to_string())?);
+        Ok(Conn {
+            port,
+            stream,
+            reader,
+            session: None,
+            req: Vec::with_capacity(1024),
+        })
     }
 
     pub fn post(&mut self, body: &[u8]) -> Result<Reply, String> {
@@ -48,13 +56,18 @@ impl Conn {
         }
         self.req.extend_from_slice(b"\r\n");
         self.req.extend_from_slice(body);
-        self.stream.write_all(&self.req).map_err(|e| format!("send: {e}"))?;
+        self.stream
+            .write_all(&self.req)
+            .map_err(|e| format!("send: {e}"))?;
         self.read_reply()
     }
 
     fn read_line(&mut self, line: &mut String) -> Result<(), String> {
         line.clear();
-        let n = self.reader.read_line(line).map_err(|e| format!("recv: {e}"))?;
+        let n = self
+            .reader
+            .read_line(line)
+            .map_err(|e| format!("recv: {e}"))?;
         if n == 0 {
             return Err("connection closed".into());
         }
@@ -64,8 +77,13 @@ impl Conn {
     fn read_reply(&mut self) -> Result<Reply, String> {
         let mut line = String::new();
         self.read_line(&mut line)?;
-        let status: u16 = line.split_whitespace().nth(1).and_then(|s| s.parse().ok()).ok_or_else(|| format!("bad status line {line:?}"))?;
-        let (mut len, mut chunked, mut sse, mut session, mut close) = (None, false, false, None, false);
+        let status: u16 = line
+            .split_whitespace()
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .ok_or_else(|| format!("bad status line {line:?}"))?;
+        let (mut len, mut chunked, mut sse, mut session, mut close) =
+            (None, false, false, None, false);
         loop {
             self.read_line(&mut line)?;
             let l = line.trim_end();
@@ -88,7 +106,8 @@ impl Conn {
         if chunked {
             loop {
                 self.read_line(&mut line)?;
-                let size = usize::from_str_radix(line.trim().split(';').next().unwrap_or(""), 16).map_err(|_| format!("bad chunk size {line:?}"))?;
+                let size = usize::from_str_radix(line.trim().split(';').next().unwrap_or(""), 16)
+                    .map_err(|_| format!("bad chunk size {line:?}"))?;
                 if size == 0 {
                     // Trailers until the empty line.
                     loop {
@@ -101,14 +120,20 @@ impl Conn {
                 }
                 let start = body.len();
                 body.resize(start + size, 0);
-                self.reader.read_exact(&mut body[start..]).map_err(|e| format!("recv chunk: {e}"))?;
+                self.reader
+                    .read_exact(&mut body[start..])
+                    .map_err(|e| format!("recv chunk: {e}"))?;
                 self.read_line(&mut line)?; // CRLF after the chunk
             }
         } else if let Some(n) = len {
             body.resize(n, 0);
-            self.reader.read_exact(&mut body).map_err(|e| format!("recv body: {e}"))?;
+            self.reader
+                .read_exact(&mut body)
+                .map_err(|e| format!("recv body: {e}"))?;
         } else if status != 202 && status != 204 {
-            self.reader.read_to_end(&mut body).map_err(|e| format!("recv body: {e}"))?;
+            self.reader
+                .read_to_end(&mut body)
+                .map_err(|e| format!("recv body: {e}"))?;
             close = true;
         }
         if close {
@@ -117,7 +142,12 @@ impl Conn {
             self.stream = fresh.stream;
             self.reader = fresh.reader;
         }
-        Ok(Reply { status, session, sse, body })
+        Ok(Reply {
+            status,
+            session,
+            sse,
+            body,
+        })
     }
 
     /// initialize + notifications/initialized; keeps the session id if the server gave one.
@@ -125,9 +155,16 @@ impl Conn {
         self.session = None;
         let r = self.post(proto::initialize(0).as_bytes())?;
         if r.status != 200 {
-            return Err(format!("initialize: HTTP {} {}", r.status, String::from_utf8_lossy(&r.body)));
+            return Err(format!(
+                "initialize: HTTP {} {}",
+                r.status,
+                String::from_utf8_lossy(&r.body)
+            ));
         }
-        let msg = json_messages(&r).into_iter().next().ok_or("initialize: empty reply")?;
+        let msg = json_messages(&r)
+            .into_iter()
+            .next()
+            .ok_or("initialize: empty reply")?;
         proto::check_initialize(&msg, 0)?;
         self.session = r.session;
         let r = self.post(proto::INITIALIZED.as_bytes())?;
@@ -141,7 +178,11 @@ impl Conn {
     pub fn call(&mut self, id: u64) -> Result<(), String> {
         let r = self.post(&proto::call(id))?;
         if r.status != 200 {
-            return Err(format!("tools/call: HTTP {} {}", r.status, String::from_utf8_lossy(&r.body)));
+            return Err(format!(
+                "tools/call: HTTP {} {}",
+                r.status,
+                String::from_utf8_lossy(&r.body)
+            ));
         }
         for msg in json_messages(&r) {
             match proto::check_call(&msg)? {
@@ -150,7 +191,10 @@ impl Conn {
                 Checked::Other => {}
             }
         }
-        Err(format!("no response for id {id} in {}", String::from_utf8_lossy(&r.body)))
+        Err(format!(
+            "no response for id {id} in {}",
+            String::from_utf8_lossy(&r.body)
+        ))
     }
 }
 
@@ -182,7 +226,11 @@ fn json_messages(r: &Reply) -> Vec<Vec<u8>> {
 }
 
 pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 pub struct Server {
@@ -223,7 +271,10 @@ impl Server {
 impl Drop for Server {
     fn drop(&mut self) {
         // SIGTERM first (lets a profiler wrapper write its data), SIGKILL after 3 s.
-        let _ = Command::new("kill").arg("-TERM").arg(self.child.id().to_string()).status();
+        let _ = Command::new("kill")
+            .arg("-TERM")
+            .arg(self.child.id().to_string())
+            .status();
         let deadline = Instant::now() + Duration::from_secs(3);
         while Instant::now() < deadline {
             if let Ok(Some(_)) = self.child.try_wait() {
@@ -303,7 +354,11 @@ pub fn run(server: &Server, load: &Load, sessions: bool) -> Result<Metrics, Stri
     let mut all = Vec::new();
     let mut err = None;
     for h in handles {
-        match h.join().map_err(|_| "client panicked".to_string()).and_then(|r| r) {
+        match h
+            .join()
+            .map_err(|_| "client panicked".to_string())
+            .and_then(|r| r)
+        {
             Ok(l) => all.extend(l),
             Err(e) => err = Some(e),
         }

@@ -6,8 +6,8 @@
 //! Usage: mcp-bench [--smoke] [--reps N] [--phase-ms MS] [--only a,b] [--transports stdio,http-json,..] [--root DIR] [--bin-dir DIR] [--out DIR]
 
 mod http;
-mod proto;
 mod procstat;
+mod proto;
 mod report;
 mod stdio;
 
@@ -70,9 +70,17 @@ pub const MODES: [&str; 3] = ["stateful", "stateless", "json"];
 fn specs(root: &Path, bins: &Path) -> Vec<Spec> {
     let b = |n: &str| bins.join(n).display().to_string();
     let py = root.join(".tools/venv/bin/python").display().to_string();
-    let pyscript = |n: &str| root.join("bench/servers/python").join(n).display().to_string();
+    let pyscript = |n: &str| {
+        root.join("bench/servers/python")
+            .join(n)
+            .display()
+            .to_string()
+    };
     let node = std::env::var("NODE").unwrap_or_else(|_| "node".into());
-    let nodescript = root.join("bench/servers/node/echo.mjs").display().to_string();
+    let nodescript = root
+        .join("bench/servers/node/echo.mjs")
+        .display()
+        .to_string();
     let v = |xs: &[&str]| xs.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     let modes = |base: Vec<String>, modes: &[&'static str]| {
         modes
@@ -134,7 +142,11 @@ fn specs(root: &Path, bins: &Path) -> Vec<Spec> {
             name: "Python SDK 2.3.0 (MCPServer)",
             lang: Lang::Python,
             kind: Kind::Official,
-            stdio: Some(vec![py.clone(), pyscript("echo_mcpserver.py"), "stdio".into()]),
+            stdio: Some(vec![
+                py.clone(),
+                pyscript("echo_mcpserver.py"),
+                "stdio".into(),
+            ]),
             http: modes(vec![py.clone(), pyscript("echo_mcpserver.py")], &MODES),
             na: None,
             smoke: false,
@@ -143,7 +155,11 @@ fn specs(root: &Path, bins: &Path) -> Vec<Spec> {
             name: "Python SDK 2.3.0 (low-level Server)",
             lang: Lang::Python,
             kind: Kind::Official,
-            stdio: Some(vec![py.clone(), pyscript("echo_lowlevel.py"), "stdio".into()]),
+            stdio: Some(vec![
+                py.clone(),
+                pyscript("echo_lowlevel.py"),
+                "stdio".into(),
+            ]),
             http: modes(vec![py, pyscript("echo_lowlevel.py")], &MODES),
             na: None,
             smoke: true,
@@ -175,8 +191,16 @@ fn main() {
             "--smoke" => smoke = true,
             "--reps" => reps = args.next().and_then(|x| x.parse().ok()),
             "--phase-ms" => phase_ms = args.next().and_then(|x| x.parse().ok()),
-            "--only" => only = args.next().map(|x| x.split(',').map(str::to_string).collect()),
-            "--transports" => transports = args.next().map(|x| x.split(',').map(str::to_string).collect()),
+            "--only" => {
+                only = args
+                    .next()
+                    .map(|x| x.split(',').map(str::to_string).collect())
+            }
+            "--transports" => {
+                transports = args
+                    .next()
+                    .map(|x| x.split(',').map(str::to_string).collect())
+            }
             "--root" => root = PathBuf::from(args.next().expect("--root DIR")),
             "--bin-dir" => bins = args.next().map(PathBuf::from),
             "--out" => out = args.next().map(PathBuf::from),
@@ -188,7 +212,9 @@ fn main() {
     }
     let root = root.canonicalize().expect("root");
     let bins = bins.unwrap_or_else(|| {
-        let t = std::env::var("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|_| root.join("target"));
+        let t = std::env::var("CARGO_TARGET_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|_| root.join("target"));
         t.join("release")
     });
     let out = out.unwrap_or_else(|| root.join("bench/results"));
@@ -225,7 +251,9 @@ fn main() {
         .filter(|&i| {
             let s = &specs[i];
             match &only {
-                Some(names) => names.iter().any(|n| s.name.to_lowercase().contains(&n.to_lowercase())),
+                Some(names) => names
+                    .iter()
+                    .any(|n| s.name.to_lowercase().contains(&n.to_lowercase())),
                 None => !smoke || s.smoke,
             }
         })
@@ -240,31 +268,66 @@ fn main() {
             if s.na.is_some() {
                 continue;
             }
-            let slug: String = s.name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
-            let wanted = |t: &str| transports.as_ref().is_none_or(|ts| ts.iter().any(|x| x == t));
+            let slug: String = s
+                .name
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                .collect();
+            let wanted = |t: &str| {
+                transports
+                    .as_ref()
+                    .is_none_or(|ts| ts.iter().any(|x| x == t))
+            };
             if let Some(cmd) = s.stdio.as_ref().filter(|_| wanted("stdio")) {
                 let la = procstat::loadavg();
                 eprint!("[rep {}/{reps}] {:<38} stdio ... ", rep + 1, s.name);
                 let r = stdio::run(cmd, &load, &raw.join(format!("{slug}.stdio.stderr")));
                 report::print_progress(&r);
-                samples.push(Sample { server: i, transport: "stdio".into(), rep, load: la, result: r });
+                samples.push(Sample {
+                    server: i,
+                    transport: "stdio".into(),
+                    rep,
+                    load: la,
+                    result: r,
+                });
             }
             for (mode, cmd) in &s.http {
-                if !wanted(&format!("http-{mode}")) || (smoke && *mode != "json" && *mode != "stateful") {
+                if !wanted(&format!("http-{mode}"))
+                    || (smoke && *mode != "json" && *mode != "stateful")
+                {
                     continue;
                 }
                 let la = procstat::loadavg();
                 eprint!("[rep {}/{reps}] {:<38} http-{mode} ... ", rep + 1, s.name);
                 let port = http::free_port();
-                let cmd: Vec<String> = cmd.iter().map(|a| a.replace("{port}", &port.to_string())).collect();
-                let r = http::Server::spawn(&cmd, port, &raw.join(format!("{slug}.http-{mode}.stderr")))
-                    .and_then(|srv| http::run(&srv, &load, *mode == "stateful"));
+                let cmd: Vec<String> = cmd
+                    .iter()
+                    .map(|a| a.replace("{port}", &port.to_string()))
+                    .collect();
+                let r = http::Server::spawn(
+                    &cmd,
+                    port,
+                    &raw.join(format!("{slug}.http-{mode}.stderr")),
+                )
+                .and_then(|srv| http::run(&srv, &load, *mode == "stateful"));
                 report::print_progress(&r);
-                samples.push(Sample { server: i, transport: format!("http-{mode}"), rep, load: la, result: r });
+                samples.push(Sample {
+                    server: i,
+                    transport: format!("http-{mode}"),
+                    rep,
+                    load: la,
+                    result: r,
+                });
             }
         }
     }
     let load_end = procstat::loadavg();
-    let ctx = report::Context { smoke, reps, load: &load, load_start, load_end };
+    let ctx = report::Context {
+        smoke,
+        reps,
+        load: &load,
+        load_start,
+        load_end,
+    };
     report::write(&out, &specs, &selected, &samples, &ctx);
 }

@@ -8,7 +8,11 @@ pub fn cpu_ns(pid: u32) -> Option<u64> {
     if let Ok(dir) = std::fs::read_dir(format!("/proc/{pid}/task")) {
         for e in dir.flatten() {
             if let Ok(s) = std::fs::read_to_string(e.path().join("schedstat")) {
-                if let Some(ns) = s.split_whitespace().next().and_then(|x| x.parse::<u64>().ok()) {
+                if let Some(ns) = s
+                    .split_whitespace()
+                    .next()
+                    .and_then(|x| x.parse::<u64>().ok())
+                {
                     total += ns;
                     any = true;
                 }
@@ -28,7 +32,12 @@ pub fn cpu_ns(pid: u32) -> Option<u64> {
 /// Resident set size of `pid` in KiB.
 pub fn rss_kib(pid: u32) -> Option<u64> {
     let s = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    s.lines().find(|l| l.starts_with("VmRSS:"))?.split_whitespace().nth(1)?.parse().ok()
+    s.lines()
+        .find(|l| l.starts_with("VmRSS:"))?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
 }
 
 /// The 1-minute load average.

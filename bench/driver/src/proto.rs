@@ -68,21 +68,40 @@ pub enum Checked {
 
 /// Checks one tools/call echo response: an id, no error, text content `bench-<id>`.
 pub fn check_call(bytes: &[u8]) -> Result<Checked, String> {
-    let r: Resp = serde_json::from_slice(bytes)
-        .map_err(|e| format!("bad JSON ({e}): {}", String::from_utf8_lossy(&bytes[..bytes.len().min(300)])))?;
+    let r: Resp = serde_json::from_slice(bytes).map_err(|e| {
+        format!(
+            "bad JSON ({e}): {}",
+            String::from_utf8_lossy(&bytes[..bytes.len().min(300)])
+        )
+    })?;
     if r.method.is_some() {
         return Ok(Checked::Other);
     }
-    let id = r.id.ok_or_else(|| format!("response without a numeric id: {}", String::from_utf8_lossy(bytes)))?;
+    let id = r.id.ok_or_else(|| {
+        format!(
+            "response without a numeric id: {}",
+            String::from_utf8_lossy(bytes)
+        )
+    })?;
     if let Some(e) = r.error {
         return Err(format!("error response for id {id}: {}", e.get()));
     }
     let result = r.result.ok_or_else(|| format!("no result for id {id}"))?;
     if result.is_error == Some(true) {
-        return Err(format!("tool error for id {id}: {}", String::from_utf8_lossy(bytes)));
+        return Err(format!(
+            "tool error for id {id}: {}",
+            String::from_utf8_lossy(bytes)
+        ));
     }
-    let text = result.content.first().and_then(|c| c.text.as_deref()).unwrap_or("");
-    let ok = text.strip_prefix("bench-").and_then(|n| n.parse::<u64>().ok()) == Some(id);
+    let text = result
+        .content
+        .first()
+        .and_then(|c| c.text.as_deref())
+        .unwrap_or("");
+    let ok = text
+        .strip_prefix("bench-")
+        .and_then(|n| n.parse::<u64>().ok())
+        == Some(id);
     if !ok {
         return Err(format!("id {id}: echoed text {text:?} is not bench-{id}"));
     }
@@ -91,8 +110,13 @@ pub fn check_call(bytes: &[u8]) -> Result<Checked, String> {
 
 /// Checks an initialize response for `id`.
 pub fn check_initialize(bytes: &[u8], id: u64) -> Result<(), String> {
-    let v: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| format!("bad initialize JSON: {e}"))?;
-    if v.get("id").and_then(|i| i.as_u64()) != Some(id) || v.get("result").and_then(|r| r.get("protocolVersion")).is_none() {
+    let v: serde_json::Value =
+        serde_json::from_slice(bytes).map_err(|e| format!("bad initialize JSON: {e}"))?;
+    if v.get("id").and_then(|i| i.as_u64()) != Some(id)
+        || v.get("result")
+            .and_then(|r| r.get("protocolVersion"))
+            .is_none()
+    {
         return Err(format!("bad initialize response: {v}"));
     }
     Ok(())
@@ -107,10 +131,17 @@ pub struct Seen {
 
 impl Seen {
     pub fn new(base: u64, cap: u64) -> Self {
-        Seen { base, bits: vec![false; cap as usize], count: 0 }
+        Seen {
+            base,
+            bits: vec![false; cap as usize],
+            count: 0,
+        }
     }
     pub fn mark(&mut self, id: u64) -> Result<(), String> {
-        let i = id.checked_sub(self.base).filter(|i| (*i as usize) < self.bits.len()).ok_or_else(|| format!("unexpected id {id}"))?;
+        let i = id
+            .checked_sub(self.base)
+            .filter(|i| (*i as usize) < self.bits.len())
+            .ok_or_else(|| format!("unexpected id {id}"))?;
         if std::mem::replace(&mut self.bits[i as usize], true) {
             return Err(format!("duplicate response for id {id}"));
         }

@@ -18,14 +18,20 @@ struct Proc {
 
 impl Proc {
     fn send(&mut self, msg: &[u8]) -> Result<(), String> {
-        self.input.write_all(msg).and_then(|_| self.input.write_all(b"\n")).map_err(|e| format!("write: {e}"))
+        self.input
+            .write_all(msg)
+            .and_then(|_| self.input.write_all(b"\n"))
+            .map_err(|e| format!("write: {e}"))
     }
     fn flush(&mut self) -> Result<(), String> {
         self.input.flush().map_err(|e| format!("flush: {e}"))
     }
     fn recv(&mut self) -> Result<&[u8], String> {
         self.line.clear();
-        let n = self.output.read_until(b'\n', &mut self.line).map_err(|e| format!("read: {e}"))?;
+        let n = self
+            .output
+            .read_until(b'\n', &mut self.line)
+            .map_err(|e| format!("read: {e}"))?;
         if n == 0 {
             return Err("server closed stdout".into());
         }
@@ -62,13 +68,22 @@ pub fn run(cmd: &[String], load: &Load, stderr_log: &std::path::Path) -> Result<
     let pid = child.id();
     let input = BufWriter::with_capacity(64 * 1024, child.stdin.take().unwrap());
     let output = BufReader::with_capacity(64 * 1024, child.stdout.take().unwrap());
-    let mut p = Proc { child, input, output, line: Vec::new() };
+    let mut p = Proc {
+        child,
+        input,
+        output,
+        line: Vec::new(),
+    };
     let result = (|| {
         p.send(proto::initialize(0).as_bytes())?;
         p.flush()?;
         loop {
             let line = p.recv()?.to_vec();
-            if serde_json::from_slice::<serde_json::Value>(&line).ok().and_then(|v| v.get("id").cloned()).is_some() {
+            if serde_json::from_slice::<serde_json::Value>(&line)
+                .ok()
+                .and_then(|v| v.get("id").cloned())
+                .is_some()
+            {
                 proto::check_initialize(&line, 0)?;
                 break;
             }
@@ -104,7 +119,9 @@ pub fn run(cmd: &[String], load: &Load, stderr_log: &std::path::Path) -> Result<
         Ok(())
     })();
     // Hang up: close stdin, give the server a moment, then kill.
-    let Proc { mut child, input, .. } = p;
+    let Proc {
+        mut child, input, ..
+    } = p;
     drop(input);
     let deadline = Instant::now() + Duration::from_millis(500);
     while Instant::now() < deadline {
@@ -119,7 +136,12 @@ pub fn run(cmd: &[String], load: &Load, stderr_log: &std::path::Path) -> Result<
 }
 
 /// Keeps `load.inflight` requests outstanding; returns (responses, seconds, server CPU ns).
-fn pipelined(p: &mut Proc, pid: u32, first_id: u64, load: &Load) -> Result<(u64, f64, Option<u64>), String> {
+fn pipelined(
+    p: &mut Proc,
+    pid: u32,
+    first_id: u64,
+    load: &Load,
+) -> Result<(u64, f64, Option<u64>), String> {
     let inflight = load.inflight;
     let total_cap = load.pipe;
     let final_count = AtomicU64::new(u64::MAX);
@@ -130,7 +152,12 @@ fn pipelined(p: &mut Proc, pid: u32, first_id: u64, load: &Load) -> Result<(u64,
     let mut seen = Seen::new(first_id, total_cap);
     let cpu0 = procstat::cpu_ns(pid);
     let start = Instant::now();
-    let Proc { input, output, line, .. } = p;
+    let Proc {
+        input,
+        output,
+        line,
+        ..
+    } = p;
     let res: Result<(), String> = std::thread::scope(|s| {
         let final_count = &final_count;
         let writer = s.spawn(move || -> Result<(), String> {
@@ -166,7 +193,9 @@ fn pipelined(p: &mut Proc, pid: u32, first_id: u64, load: &Load) -> Result<(u64,
                     return Ok(());
                 }
                 line.clear();
-                let n = output.read_until(b'\n', line).map_err(|e| format!("read: {e}"))?;
+                let n = output
+                    .read_until(b'\n', line)
+                    .map_err(|e| format!("read: {e}"))?;
                 if n == 0 {
                     return Err("server closed stdout during pipelined phase".into());
                 }

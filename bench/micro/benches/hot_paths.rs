@@ -13,7 +13,10 @@ use std::hint::black_box;
 const CALL: &str = r#"{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello, world"}}}"#;
 
 fn framing(c: &mut Criterion) {
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     let lines = 1000;
     let mut input = Vec::new();
     for _ in 0..lines {
@@ -44,12 +47,16 @@ fn framing(c: &mut Criterion) {
 fn parse_serialize(c: &mut Criterion) {
     let mut g = c.benchmark_group("jsonrpc");
     g.bench_function("parse tools/call", |b| {
-        b.iter(|| match jsonrpc::parse(black_box(CALL.as_bytes())).unwrap() {
-            Incoming::Single(m) => black_box(m),
-            Incoming::Batch(_) => unreachable!(),
-        })
+        b.iter(
+            || match jsonrpc::parse(black_box(CALL.as_bytes())).unwrap() {
+                Incoming::Single(m) => black_box(m),
+                Incoming::Batch(_) => unreachable!(),
+            },
+        )
     });
-    let Incoming::Single(msg) = jsonrpc::parse(CALL.as_bytes()).unwrap() else { unreachable!() };
+    let Incoming::Single(msg) = jsonrpc::parse(CALL.as_bytes()).unwrap() else {
+        unreachable!()
+    };
     let reply = Message::response(
         msg.id().unwrap().clone(),
         json!({"content": [{"type": "text", "text": "hello, world"}], "isError": false}),
@@ -82,9 +89,15 @@ fn schema(c: &mut Criterion) {
     let good = json!({"text": "hello, world"});
     let bad = json!({"text": 5});
     let mut g = c.benchmark_group("schema");
-    g.bench_function("validate echo args (valid)", |b| b.iter(|| black_box(compiled.validate(black_box(&good)).is_ok())));
-    g.bench_function("validate echo args (invalid)", |b| b.iter(|| black_box(compiled.validate(black_box(&bad)).is_err())));
-    g.bench_function("compile echo schema", |b| b.iter(|| black_box(CompiledSchema::compile(black_box(&schema)).unwrap())));
+    g.bench_function("validate echo args (valid)", |b| {
+        b.iter(|| black_box(compiled.validate(black_box(&good)).is_ok()))
+    });
+    g.bench_function("validate echo args (invalid)", |b| {
+        b.iter(|| black_box(compiled.validate(black_box(&bad)).is_err()))
+    });
+    g.bench_function("compile echo schema", |b| {
+        b.iter(|| black_box(CompiledSchema::compile(black_box(&schema)).unwrap()))
+    });
     g.finish();
 }
 
@@ -94,9 +107,16 @@ struct EchoArgs {
 }
 
 fn dispatch(c: &mut Criterion) {
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     let server = Server::builder("bench", "0")
-        .tool("echo", "Echoes the text back", |a: EchoArgs, _ctx| async move { a.text })
+        .tool(
+            "echo",
+            "Echoes the text back",
+            |a: EchoArgs, _ctx| async move { a.text },
+        )
         .build()
         .unwrap();
     let ((mut rx, mut tx), (srx, stx)) = memory_pair(64);
@@ -122,7 +142,11 @@ fn dispatch(c: &mut Criterion) {
         })
     });
     g.finish();
-    assert!(String::from_utf8_lossy(&buf).contains("hello, world"), "unexpected reply {}", String::from_utf8_lossy(&buf));
+    assert!(
+        String::from_utf8_lossy(&buf).contains("hello, world"),
+        "unexpected reply {}",
+        String::from_utf8_lossy(&buf)
+    );
 }
 
 criterion_group!(benches, framing, parse_serialize, schema, dispatch);

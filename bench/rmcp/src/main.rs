@@ -24,7 +24,9 @@ struct Echo {
 #[tool_router]
 impl Echo {
     fn new() -> Self {
-        Self { tool_router: Self::tool_router() }
+        Self {
+            tool_router: Self::tool_router(),
+        }
     }
 
     #[tool(description = "Echoes the text back")]
@@ -48,7 +50,9 @@ async fn http(port: u16, mode: &str) {
     let config = match mode {
         "stateful" => config.with_legacy_session_mode(true),
         "stateless" => config.with_legacy_session_mode(false),
-        "json" => config.with_legacy_session_mode(false).with_json_response(true),
+        "json" => config
+            .with_legacy_session_mode(false)
+            .with_json_response(true),
         other => panic!("unknown mode {other}"),
     };
     let service = StreamableHttpService::new(
@@ -56,25 +60,37 @@ async fn http(port: u16, mode: &str) {
         Arc::new(LocalSessionManager::default()),
         config,
     );
-    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await.unwrap();
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+        .await
+        .unwrap();
     eprintln!("rmcp-echo listening on {}", listener.local_addr().unwrap());
     loop {
-        let Ok((stream, _)) = listener.accept().await else { continue };
+        let Ok((stream, _)) = listener.accept().await else {
+            continue;
+        };
         stream.set_nodelay(true).unwrap();
         let svc = hyper_util::service::TowerToHyperService::new(service.clone());
         tokio::spawn(async move {
             let io = hyper_util::rt::TokioIo::new(stream);
-            let _ = hyper::server::conn::http1::Builder::new().serve_connection(io, svc).await;
+            let _ = hyper::server::conn::http1::Builder::new()
+                .serve_connection(io, svc)
+                .await;
         });
     }
 }
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     match args.get(1).map(String::as_str) {
         None | Some("stdio") => rt.block_on(async {
-            let running = Echo::new().serve(rmcp::transport::stdio()).await.expect("serve");
+            let running = Echo::new()
+                .serve(rmcp::transport::stdio())
+                .await
+                .expect("serve");
             let _ = running.waiting().await;
         }),
         Some("http") => {
@@ -83,7 +99,9 @@ fn main() {
             rt.block_on(http(port, &mode));
         }
         Some(other) => {
-            eprintln!("usage: rmcp-echo [stdio | http PORT [stateful|stateless|json]] (got {other})");
+            eprintln!(
+                "usage: rmcp-echo [stdio | http PORT [stateful|stateless|json]] (got {other})"
+            );
             std::process::exit(2);
         }
     }

@@ -237,6 +237,39 @@ class Client:
         )
         return r
 
+    async def call_tool_as_task(
+        self, name: str, arguments: dict[str, Any] | None = None, *, ttl: float | None = None
+    ) -> dict[str, Any]:
+        """Task-augmented ``tools/call`` (2025-11-25): returns the ``CreateTaskResult`` at once
+        (``{"task": {...}}``); poll with :meth:`get_task`, fetch with :meth:`get_task_result`.
+        ``ttl`` is in seconds."""
+        task: dict[str, Any] = {} if ttl is None else {"ttl": int(ttl * 1000)}
+        r: dict[str, Any] = await self.request(
+            "tools/call", {"name": name, "arguments": arguments or {}, "task": task}
+        )
+        return r
+
+    async def get_task(self, task_id: str) -> dict[str, Any]:
+        """``tasks/get``: the task's current state."""
+        r: dict[str, Any] = await self.request("tasks/get", {"taskId": task_id})
+        return r
+
+    async def get_task_result(self, task_id: str, *, timeout: float | None = None) -> dict[str, Any]:
+        """``tasks/result``: waits for the task to finish and returns its result (for a tool
+        call, the ``CallToolResult``); a failed request raises its error."""
+        r: dict[str, Any] = await self.request("tasks/result", {"taskId": task_id}, timeout=timeout)
+        return r
+
+    async def list_tasks(self, cursor: str | None = None) -> dict[str, Any]:
+        """One page of ``tasks/list`` (this session's tasks)."""
+        r: dict[str, Any] = await self.request("tasks/list", _page(cursor))
+        return r
+
+    async def cancel_task(self, task_id: str) -> dict[str, Any]:
+        """``tasks/cancel``; returns the cancelled task."""
+        r: dict[str, Any] = await self.request("tasks/cancel", {"taskId": task_id})
+        return r
+
     async def list_resources(self, cursor: str | None = None) -> dict[str, Any]:
         """One page of ``resources/list``."""
         r: dict[str, Any] = await self.request("resources/list", _page(cursor))

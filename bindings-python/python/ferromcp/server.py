@@ -332,6 +332,7 @@ class Server:
         input_schema: dict[str, Any] | None = None,
         output_schema: dict[str, Any] | None = None,
         annotations: dict[str, Any] | None = None,
+        task_support: str | None = None,
         structured_output: bool | None = None,
     ) -> Callable[[F], F]:
         """Registers a function as a tool. The input schema comes from the parameters' type
@@ -347,6 +348,7 @@ class Server:
                 input_schema=input_schema,
                 output_schema=output_schema,
                 annotations=annotations,
+                task_support=task_support,
                 structured_output=structured_output,
             )
             return fn
@@ -363,6 +365,7 @@ class Server:
         input_schema: dict[str, Any] | None = None,
         output_schema: dict[str, Any] | None = None,
         annotations: dict[str, Any] | None = None,
+        task_support: str | None = None,
         structured_output: bool | None = None,
     ) -> None:
         """Registers ``fn`` as a tool (see :meth:`tool`)."""
@@ -407,6 +410,12 @@ class Server:
             definition["outputSchema"] = output_schema
         if annotations:
             definition["annotations"] = annotations
+        if task_support is not None:
+            if task_support not in ("forbidden", "optional", "required"):
+                raise ValueError(
+                    f"task_support must be 'forbidden', 'optional' or 'required', not {task_support!r}"
+                )
+            definition["execution"] = {"taskSupport": task_support}
         types_ = {n: hints.get(n, Any) for n in params}
 
         plain = all(t is Any or t in (str, int, float, bool) for t in types_.values())

@@ -13,7 +13,11 @@ struct EchoArgs {
 
 fn build() -> Server {
     Server::builder("ferromcp-bench", env!("CARGO_PKG_VERSION"))
-        .tool("echo", "Echoes the text back", |a: EchoArgs, _ctx| async move { a.text })
+        .tool(
+            "echo",
+            "Echoes the text back",
+            |a: EchoArgs, _ctx| async move { a.text },
+        )
         .build()
         .expect("server builds")
 }
@@ -22,7 +26,10 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     match args.get(1).map(String::as_str) {
         None | Some("stdio") => {
-            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
             if let Err(e) = rt.block_on(build().serve_stdio()) {
                 eprintln!("server stopped: {e}");
                 std::process::exit(1);
@@ -37,9 +44,14 @@ fn main() {
                 json_response: mode == "json",
                 ..HttpServerOptions::default()
             };
-            let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()
+                .unwrap();
             rt.block_on(async {
-                let handle = serve_http(build(), ("127.0.0.1", port), options).await.expect("bind");
+                let handle = serve_http(build(), ("127.0.0.1", port), options)
+                    .await
+                    .expect("bind");
                 eprintln!("ferromcp-echo listening on {}", handle.local_addr());
                 if let Err(e) = handle.wait().await {
                     eprintln!("server stopped: {e}");
@@ -48,7 +60,9 @@ fn main() {
             });
         }
         Some(other) => {
-            eprintln!("usage: ferromcp-echo [stdio | http PORT [stateful|stateless|json]] (got {other})");
+            eprintln!(
+                "usage: ferromcp-echo [stdio | http PORT [stateful|stateless|json]] (got {other})"
+            );
             std::process::exit(2);
         }
     }

@@ -9,12 +9,14 @@ use std::io::{BufRead, BufReader, BufWriter, Write};
 
 /// Answers one JSON-RPC message; `None` for notifications.
 fn answer(msg: &[u8]) -> Option<Vec<u8>> {
-    let v: Value = match serde_json::from_slice(msg) {
-        Ok(v) => v,
-        Err(_) => {
-            return Some(br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}"#.to_vec())
-        }
-    };
+    let v: Value =
+        match serde_json::from_slice(msg) {
+            Ok(v) => v,
+            Err(_) => return Some(
+                br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}"#
+                    .to_vec(),
+            ),
+        };
     let id = v.get("id")?.clone();
     let method = v.get("method").and_then(Value::as_str).unwrap_or("");
     let result = match method {
@@ -64,28 +66,44 @@ fn stdio() {
 async fn http(port: u16) {
     use http_body_util::{BodyExt, Full};
     use hyper::{body::Bytes, Method, Request, Response, StatusCode};
-    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await.unwrap();
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+        .await
+        .unwrap();
     eprintln!("floor-echo listening on {}", listener.local_addr().unwrap());
     loop {
-        let Ok((stream, _)) = listener.accept().await else { continue };
+        let Ok((stream, _)) = listener.accept().await else {
+            continue;
+        };
         let _ = stream.set_nodelay(true);
         tokio::spawn(async move {
-            let svc = hyper::service::service_fn(|req: Request<hyper::body::Incoming>| async move {
-                let resp = if req.method() != Method::POST {
-                    Response::builder().status(StatusCode::METHOD_NOT_ALLOWED).body(Full::new(Bytes::new()))
-                } else {
-                    let body = req.into_body().collect().await.map(|b| b.to_bytes()).unwrap_or_default();
-                    match answer(&body) {
-                        Some(reply) => Response::builder()
-                            .header("content-type", "application/json")
-                            .body(Full::new(Bytes::from(reply))),
-                        None => Response::builder().status(StatusCode::ACCEPTED).body(Full::new(Bytes::new())),
-                    }
-                };
-                Ok::<_, std::convert::Infallible>(resp.unwrap())
-            });
+            let svc =
+                hyper::service::service_fn(|req: Request<hyper::body::Incoming>| async move {
+                    let resp = if req.method() != Method::POST {
+                        Response::builder()
+                            .status(StatusCode::METHOD_NOT_ALLOWED)
+                            .body(Full::new(Bytes::new()))
+                    } else {
+                        let body = req
+                            .into_body()
+                            .collect()
+                            .await
+                            .map(|b| b.to_bytes())
+                            .unwrap_or_default();
+                        match answer(&body) {
+                            Some(reply) => Response::builder()
+                                .header("content-type", "application/json")
+                                .body(Full::new(Bytes::from(reply))),
+                            None => Response::builder()
+                                .status(StatusCode::ACCEPTED)
+                                .body(Full::new(Bytes::new())),
+                        }
+                    };
+                    Ok::<_, std::convert::Infallible>(resp.unwrap())
+                });
             let io = hyper_util::rt::TokioIo::new(stream);
-            let _ = hyper::server::conn::http1::Builder::new().serve_connection(io, svc).await;
+            let _ = hyper::server::conn::http1::Builder::new()
+                .serve_connection(io, svc)
+                .await;
         });
     }
 }
@@ -96,7 +114,11 @@ fn main() {
         None | Some("stdio") => stdio(),
         Some("http") => {
             let port: u16 = args.get(2).and_then(|p| p.parse().ok()).unwrap_or(0);
-            tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap().block_on(http(port));
+            tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()
+                .unwrap()
+                .block_on(http(port));
         }
         Some(other) => {
             eprintln!("usage: floor-echo [stdio | http PORT] (got {other})");
