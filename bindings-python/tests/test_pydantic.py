@@ -1,0 +1,43 @@
+"""Pydantic models as tool arguments and results (when pydantic is installed)."""
+
+from __future__ import annotations
+
+import ferromcp
+import pytest
+from ferromcp import Server
+
+pydantic = pytest.importorskip("pydantic")
+
+
+class Point(pydantic.BaseModel):
+    x: int
+    y: int = 0
+
+
+class Sum(pydantic.BaseModel):
+    total: int
+
+
+def make_server() -> Server:
+    server = Server("pyd", version="1")
+
+    @server.tool()
+    def add_point(p: Point) -> Sum:
+        """Adds the coordinates of a point."""
+        assert isinstance(p, Point)
+        return Sum(total=p.x + p.y)
+
+    return server
+
+
+async def test_pydantic_schema_validation_and_structured_output() -> None:
+    async with ferromcp.Client.memory(make_server()) as c:
+        tools = await c.list_all_tools()
+        tool = next(t for t in tools if t["name"] == "add_point")
+        props = tool["inputSchema"]["properties"]["p"]
+        assert "x" in str(props)
+        assert tool["outputSchema"]["type"] == "object"
+        r = await c.call_tool("add_point", {"p": {"x": 2, "y": 3}})
+        assert r["structuredContent"] == {"total": 5}
+        with pytest.raises(ferromcp.InvalidParams):
+            await c.call_tool("add_point", {"p": {"x": "two"}})
