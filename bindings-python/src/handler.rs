@@ -272,17 +272,28 @@ fn ctx_arg(ctx: &ForeignContext) -> impl FnOnce(Python<'_>) -> PyResult<Py<PyAny
     move |py| Ok(Py::new(py, NativeContext { ctx })?.into_any())
 }
 
+impl PyHandler {
+    /// Calls the Python handler as `handler(value, ctx)` (tools, prompts, completions).
+    fn invoke_json(
+        &self,
+        value: Value,
+        ctx: ForeignContext,
+    ) -> BoxFuture<'static, Result<Value, McpError>> {
+        let c = ctx_arg(&ctx);
+        self.invoke(
+            &ctx,
+            Box::new(move |py| Ok(vec![value_to_py(py, &value)?, c(py)?])),
+        )
+    }
+}
+
 impl ForeignToolHandler for PyHandler {
     fn call(
         &self,
         arguments: Value,
         ctx: ForeignContext,
     ) -> BoxFuture<'static, Result<Value, McpError>> {
-        let c = ctx_arg(&ctx);
-        self.invoke(
-            &ctx,
-            Box::new(move |py| Ok(vec![value_to_py(py, &arguments)?, c(py)?])),
-        )
+        self.invoke_json(arguments, ctx)
     }
 }
 
@@ -292,11 +303,7 @@ impl ForeignPromptHandler for PyHandler {
         arguments: Value,
         ctx: ForeignContext,
     ) -> BoxFuture<'static, Result<Value, McpError>> {
-        let c = ctx_arg(&ctx);
-        self.invoke(
-            &ctx,
-            Box::new(move |py| Ok(vec![value_to_py(py, &arguments)?, c(py)?])),
-        )
+        self.invoke_json(arguments, ctx)
     }
 }
 
@@ -306,11 +313,7 @@ impl ForeignCompletionHandler for PyHandler {
         params: Value,
         ctx: ForeignContext,
     ) -> BoxFuture<'static, Result<Value, McpError>> {
-        let c = ctx_arg(&ctx);
-        self.invoke(
-            &ctx,
-            Box::new(move |py| Ok(vec![value_to_py(py, &params)?, c(py)?])),
-        )
+        self.invoke_json(params, ctx)
     }
 }
 
