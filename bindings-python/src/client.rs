@@ -3,7 +3,7 @@
 
 use crate::convert::{opt_value, py_to_value, value_to_py};
 use crate::handler::{LoopCell, PyClientHandler, PyHandler};
-use crate::runtime::{call_soon, future_into_py, post, Out};
+use crate::runtime::{call_soon, future_into_py, Out};
 use crate::server::NativeServer;
 use ferromcp::embed::{
     CallOptions, CancelHandle, ClientConfig, EmbeddedClient, ForeignClientHandler,
@@ -51,6 +51,7 @@ fn handler_for(
     handler: Option<(Py<PyAny>, Py<PyAny>)>,
 ) -> PyResult<(LoopCell, Option<Arc<dyn ForeignClientHandler>>)> {
     let lp = py.import("asyncio")?.call_method0("get_running_loop")?;
+    crate::inbox::attach_inbox(py, &lp)?;
     let cell: LoopCell = Arc::new(std::sync::Mutex::new(Some(lp.unbind())));
     let h = handler.map(|(req, notify)| {
         Arc::new(PyClientHandler {
@@ -169,7 +170,7 @@ impl NativeClient {
             Arc::new(move |v: serde_json::Value| {
                 let cb = cb.clone();
                 let cell = cell.clone();
-                post(move |py| {
+                crate::inbox::post_for_loop(crate::handler::loop_key_of(&cell), move |py| {
                     let lp = cell.lock().unwrap().as_ref().map(|l| l.clone_ref(py));
                     if let (Some(lp), Ok(p)) = (lp, value_to_py(py, &v)) {
                         call_soon(py, &lp, cb.clone_ref(py).into_bound(py), vec![p]);

@@ -1,16 +1,17 @@
-//! Calling Python handlers from the engine (the callback pattern).
+//! Calling Python handlers from the engine.
 //!
-//! The engine calls a foreign handler trait on a tokio worker. The handler posts one job to the
-//! binding's Python thread (see [`crate::runtime::post`]), which schedules
-//! `ferromcp._bridge.start(func, args, responder)` on the asyncio loop with
-//! `call_soon_threadsafe`; `start` runs `func(*args)` as an asyncio task and reports its outcome
-//! through the [`Responder`]. The tokio side waits on a oneshot channel without the GIL. When the
-//! request is cancelled (MCP `notifications/cancelled`, session closed, future dropped) the
-//! asyncio task is cancelled.
+//! The engine calls a foreign handler trait on a tokio worker, which only queues work: a sync
+//! handler is pulled by a worker thread of the binding's pool (see
+//! [`crate::runtime::post_sync`]); an async handler is pulled by the asyncio loop from its inbox
+//! (see [`crate::inbox::post_for_loop`]), which calls `ferromcp._bridge.start(func, args,
+//! responder)`; `start` runs `func(*args)` and reports its outcome through the [`Responder`].
+//! The tokio side waits on a oneshot channel without the GIL. When the request is cancelled (MCP
+//! `notifications/cancelled`, session closed, future dropped) the asyncio task is cancelled.
 
 use crate::convert::{opt_value, py_to_value, value_to_py};
 use crate::error::from_py_err;
-use crate::runtime::{bridge, call_soon, future_into_py, post, post_sync, Out};
+use crate::inbox::post_for_loop;
+use crate::runtime::{bridge, call_soon, future_into_py, post_sync, Out};
 use ferromcp::embed::{
     ForeignClientHandler, ForeignCompletionHandler, ForeignContext, ForeignPromptHandler,
     ForeignResourceHandler, ForeignToolHandler,
@@ -24,6 +25,11 @@ use tokio::sync::oneshot;
 
 /// The asyncio loop handlers run on; set when a server starts serving or a client connects.
 pub type LoopCell = Arc<Mutex<Option<Py<PyAny>>>>;
+
+/// The identity of the loop in `cell` (see [`crate::inbox::post_for_loop`]).
+pub fn loop_key_of(cell: &LoopCell) -> Option<usize> {
+    cell.lock().unwrap().as_ref().map(|l| l.as_ptr() as usize)
+}
 
 struct ResponderState {
     tx: Option<oneshot::Sender<Result<Value, McpError>>>,
@@ -115,7 +121,7 @@ impl Drop for CancelGuard {
         }
         let state = self.state.clone();
         let cell = self.event_loop.clone();
-        post(move |py| {
+        post_for_loop(loop_key_of(&cell), move |py| {
             let lp = cell.lock().unwrap().as_ref().map(|l| l.clone_ref(py));
             if let Some(lp) = lp {
                 cancel_task(py, &state, &lp);
@@ -175,7 +181,8 @@ impl PyHandler {
         let token = ctx.cancellation_token();
         let job_state = state.clone();
         let func = self.func.clone();
-        post(move |py| {
+        let key = loop_key_of(&cell);
+        let job = move |py: Python<'_>| {
             let func = func.clone_ref(py);
             let fail = |e: McpError| {
                 if let Some(tx) = job_state.lock().unwrap().tx.take() {
@@ -210,7 +217,8 @@ impl PyHandler {
                 ),
                 Err(e) => fail(from_py_err(py, &e)),
             }
-        });
+        };
+        post_for_loop(key, job);
         let guard_loop = self.event_loop.clone();
         Box::pin(async move {
             let mut guard = CancelGuard {
@@ -370,7 +378,7 @@ impl ForeignClientHandler for PyClientHandler {
     fn notification(&self, method: String, params: Value) {
         let cell = self.requests.event_loop.clone();
         let f = self.notify.clone();
-        post(move |py| {
+        post_for_loop(loop_key_of(&cell), move |py| {
             let f = f.clone_ref(py);
             let lp = cell.lock().unwrap().as_ref().map(|l| l.clone_ref(py));
             let (Some(lp), Ok(p), Ok(m)) = (lp, value_to_py(py, &params), method.into_pyobject(py))

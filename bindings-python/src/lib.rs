@@ -2,12 +2,14 @@
 //! package. Python code should use the facade (`ferromcp.Server`, `ferromcp.Client`); this
 //! module's API is private and may change.
 //!
-//! Handlers use the callback pattern: see [`handler`] and `bindings-python/README.md`.
+//! Handlers are pulled by Python-side threads (the sync-handler pool, the asyncio loop's inbox):
+//! see [`handler`], [`inbox`] and `bindings-python/README.md`.
 
 pub mod client;
 pub mod convert;
 pub mod error;
 pub mod handler;
+pub mod inbox;
 pub mod runtime;
 pub mod server;
 

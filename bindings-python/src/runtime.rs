@@ -1,12 +1,13 @@
-//! The binding's tokio runtime, the "Python thread" that delivers results to asyncio, and the
+//! The binding's tokio runtime, its GIL-holding threads (sync-handler pool, "Python thread"), and the
 //! bridge from Rust futures to asyncio futures.
 //!
 //! - One multi-threaded tokio runtime per process, created lazily and re-created after `fork()`
 //!   (a forked child inherits the runtime's memory but none of its threads).
-//! - Tokio workers never take the GIL. Everything that must touch Python objects from Rust-side
-//!   events is posted as a job to one dedicated OS thread ([`post`]) which takes the GIL, runs
-//!   every queued job in one go and hands results to the event loop with
-//!   `loop.call_soon_threadsafe`.
+//! - Tokio workers never take the GIL. Work for Python is queued and pulled: sync handlers by a
+//!   pool of worker threads ([`post_sync`]); work for an asyncio loop by the loop itself through
+//!   its inbox (`crate::inbox`); when a loop has no inbox (`FERROMCP_ASYNC_DISPATCH=callback`,
+//!   or no loop bound), by one dedicated OS thread ([`post`]) which takes the GIL, runs every
+//!   queued job in one go and hands calls to the loop with `loop.call_soon_threadsafe`.
 
 use crate::convert::value_to_py;
 use crate::error::to_py_err;
@@ -19,7 +20,8 @@ use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex};
 use tokio::runtime::Runtime;
 
-type Job = Box<dyn FnOnce(Python<'_>) + Send>;
+/// A piece of work that needs the GIL.
+pub type Job = Box<dyn FnOnce(Python<'_>) + Send>;
 
 struct State {
     pid: u32,
@@ -276,6 +278,13 @@ pub fn call_soon(
     callable: Bound<'_, PyAny>,
     args: Vec<Py<PyAny>>,
 ) {
+    if crate::inbox::draining_loop() == event_loop.as_ptr() as usize {
+        // Already on that loop's thread (draining its inbox): call it now.
+        if let Err(e) = pyo3::types::PyTuple::new(py, args).and_then(|a| callable.call1(a)) {
+            report_callback_error(py, event_loop, e);
+        }
+        return;
+    }
     let mut all = vec![callable.unbind()];
     all.extend(args);
     let tuple = match pyo3::types::PyTuple::new(py, all) {
@@ -369,9 +378,10 @@ where
     let py_fut = event_loop.call_method0("create_future")?;
     let loop_ref = event_loop.unbind();
     let fut_ref = py_fut.clone().unbind();
+    let key = loop_ref.as_ptr() as usize;
     let handle = runtime().spawn(async move {
         let result = fut.await;
-        post(move |py| resolve(py, &loop_ref, fut_ref, result));
+        crate::inbox::post_for_loop(Some(key), move |py| resolve(py, &loop_ref, fut_ref, result));
     });
     py_fut.call_method1(
         "add_done_callback",
@@ -404,4 +414,15 @@ fn resolve(
         return;
     };
     call_soon(py, event_loop, set, vec![py_fut, value, exc]);
+}
+
+/// Hands an exception raised by a callback called directly on the loop to the loop's exception
+/// handler, like a failing `call_soon` callback.
+fn report_callback_error(py: Python<'_>, event_loop: &Py<PyAny>, e: PyErr) {
+    let ctx = pyo3::types::PyDict::new(py);
+    let _ = ctx.set_item("message", "ferromcp callback failed");
+    let _ = ctx.set_item("exception", e.into_value(py));
+    let _ = event_loop
+        .bind(py)
+        .call_method1("call_exception_handler", (ctx,));
 }

@@ -134,6 +134,7 @@ impl NativeServer {
     /// Binds the handlers to the running asyncio loop.
     pub(crate) fn bind_loop(&self, py: Python<'_>) -> PyResult<()> {
         let lp = py.import("asyncio")?.call_method0("get_running_loop")?;
+        crate::inbox::attach_inbox(py, &lp)?;
         *self.event_loop.lock().unwrap() = Some(lp.unbind());
         Ok(())
     }

@@ -13,7 +13,10 @@ import pytest
 from conftest import ECHO_SERVER
 
 
-async def test_client_against_stdio_server(echo_server_cmd: list[str]) -> None:
+@pytest.mark.parametrize("dispatch", ["pull", "callback"])
+async def test_client_against_stdio_server(echo_server_cmd: list[str], dispatch: str) -> None:
+    """Both ways of delivering `async def` handlers to the server's loop (README: "Handler
+    calling pattern"); `countdown` is async and reports progress and logs from its context."""
     seen: list[tuple[float, float | None, str | None]] = []
     logs: list[Any] = []
 
@@ -22,7 +25,10 @@ async def test_client_against_stdio_server(echo_server_cmd: list[str]) -> None:
             logs.append(params)
 
     async with ferromcp.Client.stdio(
-        echo_server_cmd[0], echo_server_cmd[1:], on_notification=note
+        echo_server_cmd[0],
+        echo_server_cmd[1:],
+        env={"FERROMCP_ASYNC_DISPATCH": dispatch},
+        on_notification=note,
     ) as c:
         assert c.server_info["name"] == "echo-server"
         names = [t["name"] for t in await c.list_all_tools()]
