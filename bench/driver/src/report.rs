@@ -193,7 +193,7 @@ pub fn write(out: &Path, specs: &[Spec], selected: &[usize], samples: &[Sample],
     let ls = stat(loads.clone());
     let _ = writeln!(
         md,
-        "**Machine:** {} cores ({}), kernel {}. **Background load** (1-min loadavg, /proc/loadavg): {:.2} at start, {:.2} at end{}. The driver itself takes one core during a run; a loadavg above ~1 means other work shared the CPUs and the figures are noisy.\n",
+        "**Machine:** {} cores ({}), kernel {}. **Background load** (1-min loadavg, /proc/loadavg): {:.2} at start, {:.2} at end{}. The driver runs on the same machine (its design and its own CPU per call are under \"The driver's own cost\"); a loadavg well above what one benchmark adds means other work shared the CPUs and the figures are noisy.\n",
         std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0),
         cpu_model(),
         std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default().trim(),
@@ -341,11 +341,7 @@ fn table(
         let _ = write!(md, "| {} |", s.name);
         let na = s.na.clone().or_else(|| {
             if !has(s) {
-                Some(if s.kind == Kind::Ferro && transport.starts_with("http") {
-                    "n/a (HTTP transport not merged)".to_string()
-                } else {
-                    "n/a".to_string()
-                })
+                Some("n/a".to_string())
             } else if !samples
                 .iter()
                 .any(|x| x.server == i && x.transport == transport)
