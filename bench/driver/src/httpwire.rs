@@ -214,3 +214,58 @@ pub fn check_initialized_reply(r: &Reply) -> Result<(), String> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn content_length_reply_split_across_reads() {
+        let full = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nmcp-session-id: abc\r\ncontent-length: 5\r\n\r\nhelloHTTP/1.1";
+        for cut in 0..full.len() - 13 {
+            assert!(
+                parse_reply(&full[..cut], false).unwrap().is_none(),
+                "cut {cut}"
+            );
+        }
+        let (r, used) = parse_reply(full, false).unwrap().unwrap();
+        assert_eq!(
+            (r.status, &r.body[..], used),
+            (200, &b"hello"[..], full.len() - 8)
+        );
+        assert_eq!(r.session.as_deref(), Some("abc"));
+        assert!(!r.sse && !r.close);
+    }
+
+    #[test]
+    fn chunked_sse_reply_with_multiline_event() {
+        let body =
+            "event: message\r\ndata: {\"a\":\r\ndata: 1}\r\n\r\ndata: \r\n\r\ndata: {\"b\":2}\n\n";
+        let (c1, c2) = body.split_at(20);
+        let full = format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n{:x}\r\n{c1}\r\n{:x}\r\n{c2}\r\n0\r\n\r\n",
+            c1.len(),
+            c2.len()
+        );
+        assert!(parse_reply(&full.as_bytes()[..full.len() - 2], false)
+            .unwrap()
+            .is_none());
+        let (r, used) = parse_reply(full.as_bytes(), false).unwrap().unwrap();
+        assert_eq!(used, full.len());
+        assert!(r.sse);
+        let msgs: Vec<Vec<u8>> = json_messages(&r).into_iter().map(|m| m.to_vec()).collect();
+        assert_eq!(msgs, vec![b"{\"a\":\n1}".to_vec(), b"{\"b\":2}".to_vec()]);
+    }
+
+    #[test]
+    fn accepted_without_body_and_read_to_close() {
+        let (r, used) = parse_reply(b"HTTP/1.1 202 Accepted\r\n\r\n", false)
+            .unwrap()
+            .unwrap();
+        assert_eq!((r.status, r.body.len(), used), (202, 0, 25));
+        let raw = b"HTTP/1.1 200 OK\r\n\r\n{}";
+        assert!(parse_reply(raw, false).unwrap().is_none());
+        let (r, _) = parse_reply(raw, true).unwrap().unwrap();
+        assert!(r.close && r.body == b"{}");
+    }
+}
