@@ -6,6 +6,8 @@
 //! Usage: mcp-bench [--smoke] [--reps N] [--phase-ms MS] [--only a,b] [--transports stdio,http-json,..] [--root DIR] [--bin-dir DIR] [--out DIR]
 
 mod http;
+mod httpload;
+mod httpwire;
 mod procstat;
 mod proto;
 mod report;
@@ -24,7 +26,12 @@ pub struct Load {
     pub pipe: u64,
     pub inflight: u64,
     pub clients: usize,
+    /// Sessions opened for the per-idle-session memory figure.
     pub sessions: usize,
+    /// Idle sessions held in all for the "RSS with N idle sessions" figure.
+    pub big_sessions: usize,
+    /// How long opening `big_sessions` may take before the row gives up.
+    pub big_deadline: Duration,
     pub phase: Duration,
 }
 
@@ -53,8 +60,10 @@ pub struct Spec {
     pub stdio: Option<Vec<String>>,
     /// HTTP command per mode ("stateful", "stateless", "json"); `{port}` is substituted.
     pub http: BTreeMap<&'static str, Vec<String>>,
-    /// Why a row is missing, for rows that cannot run yet.
-    pub na: Option<&'static str>,
+    /// Extra environment for the server process.
+    pub env: Vec<(String, String)>,
+    /// Why a row is missing, for rows that cannot run.
+    pub na: Option<String>,
     pub smoke: bool,
 }
 
@@ -99,6 +108,7 @@ fn specs(root: &Path, bins: &Path) -> Vec<Spec> {
             kind: Kind::Floor,
             stdio: Some(v(&[&b("floor-echo"), "stdio"])),
             http: modes(v(&[&b("floor-echo")]), &["json"]),
+            env: Vec::new(),
             na: None,
             smoke: true,
         },
@@ -108,24 +118,19 @@ fn specs(root: &Path, bins: &Path) -> Vec<Spec> {
             kind: Kind::Ferro,
             stdio: Some(v(&[&b("ferromcp-echo"), "stdio"])),
             http: modes(v(&[&b("ferromcp-echo")]), &MODES),
+            env: Vec::new(),
             na: None,
             smoke: true,
         },
-        Spec {
-            name: "ferromcp (Python handler)",
-            lang: Lang::Python,
-            kind: Kind::Ferro,
-            stdio: None,
-            http: BTreeMap::new(),
-            na: Some("n/a (Python binding not merged)"),
-            smoke: true,
-        },
+        ferro_python("ferromcp (Python handler, sync def)", root, false),
+        ferro_python("ferromcp (Python handler, async def)", root, true),
         Spec {
             name: "rmcp 3.9.0",
             lang: Lang::Rust,
             kind: Kind::Official,
             stdio: Some(v(&[&b("rmcp-echo"), "stdio"])),
             http: modes(v(&[&b("rmcp-echo")]), &MODES),
+            env: Vec::new(),
             na: None,
             smoke: false,
         },
@@ -135,6 +140,7 @@ fn specs(root: &Path, bins: &Path) -> Vec<Spec> {
             kind: Kind::Official,
             stdio: Some(vec![node.clone(), nodescript.clone(), "stdio".into()]),
             http: modes(vec![node, nodescript], &MODES),
+            env: Vec::new(),
             na: None,
             smoke: true,
         },
@@ -148,6 +154,7 @@ fn specs(root: &Path, bins: &Path) -> Vec<Spec> {
                 "stdio".into(),
             ]),
             http: modes(vec![py.clone(), pyscript("echo_mcpserver.py")], &MODES),
+            env: Vec::new(),
             na: None,
             smoke: false,
         },
@@ -161,10 +168,95 @@ fn specs(root: &Path, bins: &Path) -> Vec<Spec> {
                 "stdio".into(),
             ]),
             http: modes(vec![py, pyscript("echo_lowlevel.py")], &MODES),
+            env: Vec::new(),
             na: None,
             smoke: true,
         },
     ]
+}
+
+/// The interpreter with the ferromcp binding: `MCP_BENCH_FERROMCP_PY` (set by scripts/bench
+/// after building the binding), else `.tools/venv-python-binding-release`, checked by importing it.
+/// `Err` says why the rows cannot run (`MCP_BENCH_FERROMCP_PY_ERR` from scripts/bench).
+fn ferro_python_interpreter(root: &Path) -> Result<String, String> {
+    if let Ok(e) = std::env::var("MCP_BENCH_FERROMCP_PY_ERR") {
+        return Err(e);
+    }
+    let py = std::env::var("MCP_BENCH_FERROMCP_PY").unwrap_or_else(|_| {
+        root.join(".tools/venv-python-binding-release/bin/python")
+            .display()
+            .to_string()
+    });
+    let ok = std::process::Command::new(&py)
+        .args(["-c", "import ferromcp._native"])
+        .stderr(std::process::Stdio::null())
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false);
+    if ok {
+        Ok(py)
+    } else {
+        Err(format!(
+            "{py} cannot import ferromcp (scripts/bench builds it with scripts/lib-python-binding.sh)"
+        ))
+    }
+}
+
+/// A ferromcp row with a Python handler (bindings-python/bench/echo_server.py).
+fn ferro_python(name: &'static str, root: &Path, is_async: bool) -> Spec {
+    let script = root
+        .join("bindings-python/bench/echo_server.py")
+        .display()
+        .to_string();
+    let (stdio, http, na) = match ferro_python_interpreter(root) {
+        Ok(py) => {
+            let base = vec![py, script];
+            let mut stdio = base.clone();
+            stdio.push("stdio".into());
+            let http = MODES
+                .iter()
+                .map(|m| {
+                    let mut c = base.clone();
+                    c.extend(["http".to_string(), "{port}".to_string(), m.to_string()]);
+                    (*m, c)
+                })
+                .collect();
+            (Some(stdio), http, None)
+        }
+        Err(e) => (None, BTreeMap::new(), Some(format!("not run: {e}"))),
+    };
+    Spec {
+        name,
+        lang: Lang::Python,
+        kind: Kind::Ferro,
+        stdio,
+        http,
+        env: vec![(
+            "FERROMCP_BENCH_ASYNC".into(),
+            if is_async { "1" } else { "0" }.into(),
+        )],
+        na,
+        smoke: true,
+    }
+}
+
+/// Median of 5 cold starts (ms) of `py -c pass`: the baseline of the Python cold-start target.
+fn python_pass(py: &str) -> Option<f64> {
+    let mut xs = Vec::new();
+    for _ in 0..5 {
+        let t = std::time::Instant::now();
+        let ok = std::process::Command::new(py)
+            .args(["-c", "pass"])
+            .status()
+            .ok()?
+            .success();
+        if !ok {
+            return None;
+        }
+        xs.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    xs.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    Some(xs[2])
 }
 
 /// One measured run.
@@ -174,6 +266,8 @@ pub struct Sample {
     pub rep: usize,
     pub load: f64,
     pub result: Result<Metrics, String>,
+    /// Partial problems (e.g. the idle-session phase) that did not fail the run.
+    pub notes: Vec<String>,
 }
 
 fn main() {
@@ -225,7 +319,9 @@ fn main() {
         pipe: if smoke { 20_000 } else { 2_000_000 },
         inflight: 64,
         clients: 32,
-        sessions: if smoke { 100 } else { 1_000 },
+        sessions: if smoke { 200 } else { 1_000 },
+        big_sessions: if smoke { 1_000 } else { 10_000 },
+        big_deadline: Duration::from_secs(if smoke { 10 } else { 60 }),
         phase: Duration::from_millis(phase_ms.unwrap_or(if smoke { 300 } else { 2_000 })),
     };
     let mut specs = specs(&root, &bins);
@@ -281,7 +377,12 @@ fn main() {
             if let Some(cmd) = s.stdio.as_ref().filter(|_| wanted("stdio")) {
                 let la = procstat::loadavg();
                 eprint!("[rep {}/{reps}] {:<38} stdio ... ", rep + 1, s.name);
-                let r = stdio::run(cmd, &load, &raw.join(format!("{slug}.stdio.stderr")));
+                let r = stdio::run(
+                    cmd,
+                    &s.env,
+                    &load,
+                    &raw.join(format!("{slug}.stdio.stderr")),
+                );
                 report::print_progress(&r);
                 samples.push(Sample {
                     server: i,
@@ -289,6 +390,7 @@ fn main() {
                     rep,
                     load: la,
                     result: r,
+                    notes: Vec::new(),
                 });
             }
             for (mode, cmd) in &s.http {
@@ -300,29 +402,53 @@ fn main() {
                 let la = procstat::loadavg();
                 eprint!("[rep {}/{reps}] {:<38} http-{mode} ... ", rep + 1, s.name);
                 let port = http::free_port();
-                let cmd: Vec<String> = cmd
-                    .iter()
-                    .map(|a| a.replace("{port}", &port.to_string()))
-                    .collect();
-                let r = http::Server::spawn(
-                    &cmd,
-                    port,
-                    &raw.join(format!("{slug}.http-{mode}.stderr")),
-                )
-                .and_then(|srv| http::run(&srv, &load, *mode == "stateful"));
+                let template = cmd;
+                let on_port = |port: u16| -> Vec<String> {
+                    template
+                        .iter()
+                        .map(|a| a.replace("{port}", &port.to_string()))
+                        .collect()
+                };
+                let cmd = on_port(port);
+                let mut notes = Vec::new();
+                let log = raw.join(format!("{slug}.http-{mode}.stderr"));
+                let mut r = http::Server::spawn(&cmd, &s.env, port, &log)
+                    .and_then(|srv| http::run(&srv, &load));
+                if let (Ok(m), true) = (&mut r, *mode == "stateful") {
+                    // Memory on a fresh server, so the load phases' freed heap does not hide
+                    // the sessions' growth.
+                    let log = raw.join(format!("{slug}.http-{mode}.sessions.stderr"));
+                    let port = http::free_port();
+                    if let Err(e) = http::Server::spawn(&on_port(port), &s.env, port, &log)
+                        .and_then(|srv| http::idle_sessions(&srv, &load, m))
+                    {
+                        notes.push(e);
+                    }
+                }
                 report::print_progress(&r);
+                for n in &notes {
+                    eprintln!("    note: {n}");
+                }
                 samples.push(Sample {
                     server: i,
                     transport: format!("http-{mode}"),
                     rep,
                     load: la,
                     result: r,
+                    notes,
                 });
             }
         }
     }
     let load_end = procstat::loadavg();
+    let python_pass_ms = selected
+        .iter()
+        .map(|&i| &specs[i])
+        .find(|s| s.kind == Kind::Ferro && s.lang == Lang::Python && s.na.is_none())
+        .and_then(|s| s.stdio.as_ref())
+        .and_then(|c| python_pass(&c[0]));
     let ctx = report::Context {
+        python_pass_ms,
         smoke,
         reps,
         load: &load,

@@ -3,7 +3,7 @@
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
-use std::fmt::Write as _;
+use std::io::Write as _;
 
 pub const PROTOCOL_VERSION: &str = "2025-06-18";
 
@@ -18,18 +18,11 @@ pub const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initia
 /// Appends a tools/call echo request whose payload is derived from its id (`bench-<id>`), so any
 /// response can be checked without remembering what was sent.
 pub fn push_call(out: &mut Vec<u8>, id: u64) {
-    let mut s = String::with_capacity(128);
+    // Writing into a Vec cannot fail; no intermediate String.
     let _ = write!(
-        s,
+        out,
         r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"bench-{id}"}}}}}}"#
     );
-    out.extend_from_slice(s.as_bytes());
-}
-
-pub fn call(id: u64) -> Vec<u8> {
-    let mut v = Vec::with_capacity(128);
-    push_call(&mut v, id);
-    v
 }
 
 #[derive(Deserialize)]

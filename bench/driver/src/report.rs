@@ -11,6 +11,8 @@ pub struct Context<'a> {
     pub load: &'a Load,
     pub load_start: f64,
     pub load_end: f64,
+    /// Median cold start (ms) of a bare `python -c pass` of the binding's interpreter.
+    pub python_pass_ms: Option<f64>,
 }
 
 pub fn print_progress(r: &Result<Metrics, String>) {
@@ -129,7 +131,7 @@ const STDIO_COLS: [(&str, &str); 7] = [
     ("pipe_cpu_us", "server CPU µs/call (pipelined)"),
 ];
 
-const HTTP_COLS: [(&str, &str); 9] = [
+const HTTP_COLS: [(&str, &str); 10] = [
     ("c1_p50_us", "1 client p50 µs"),
     ("c1_p99_us", "1 client p99 µs"),
     ("c1_rate", "1 client calls/s"),
@@ -139,7 +141,30 @@ const HTTP_COLS: [(&str, &str); 9] = [
     ("c1_cpu_us", "server CPU µs/call (1 client)"),
     ("cN_cpu_us", "server CPU µs/call (32 clients)"),
     ("idle_kib", "KiB per idle session"),
+    ("big_rss_mib", "RSS with {big} idle sessions (MiB)"),
 ];
+
+/// Columns measured only in stateful mode (sessions).
+const SESSION_COLS: [&str; 2] = ["idle_kib", "big_rss_mib"];
+
+/// A column header with `{big}` replaced by the number of sessions of this run.
+fn label(key: &str, header: &str, load: &Load) -> String {
+    let _ = key;
+    header.replace("{big}", &group(load.big_sessions))
+}
+
+/// 10000 -> "10,000".
+fn group(n: usize) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
 
 /// Metrics where bigger is better (for ratio wording and charts).
 fn higher_is_better(metric: &str) -> bool {
@@ -168,7 +193,7 @@ pub fn write(out: &Path, specs: &[Spec], selected: &[usize], samples: &[Sample],
     let ls = stat(loads.clone());
     let _ = writeln!(
         md,
-        "**Machine:** {} cores ({}), kernel {}. **Background load** (1-min loadavg, /proc/loadavg): {:.2} at start, {:.2} at end{}. The driver itself takes one core during a run; a loadavg above ~1 means other work shared the CPUs and the figures are noisy.\n",
+        "**Machine:** {} cores ({}), kernel {}. **Background load** (1-min loadavg, /proc/loadavg): {:.2} at start, {:.2} at end{}. The driver runs on the same machine (its design and its own CPU per call are under \"The driver's own cost\"); a loadavg well above what one benchmark adds means other work shared the CPUs and the figures are noisy.\n",
         std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0),
         cpu_model(),
         std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default().trim(),
@@ -179,6 +204,10 @@ pub fn write(out: &Path, specs: &[Spec], selected: &[usize], samples: &[Sample],
 
     // stdio table
     let _ = writeln!(md, "## stdio\n");
+    let stdio_cols: Vec<(&str, String)> = STDIO_COLS
+        .iter()
+        .map(|(k, h)| (*k, h.to_string()))
+        .collect();
     table(
         &mut md,
         specs,
@@ -186,7 +215,7 @@ pub fn write(out: &Path, specs: &[Spec], selected: &[usize], samples: &[Sample],
         &agg,
         samples,
         "stdio",
-        &STDIO_COLS,
+        &stdio_cols,
         |s| s.stdio.is_some(),
     );
     // HTTP tables
@@ -197,10 +226,10 @@ pub fn write(out: &Path, specs: &[Spec], selected: &[usize], samples: &[Sample],
             "stateless" => "stateless (SSE responses)",
             _ => "stateless, JSON responses (the floor answers plain JSON in every mode and is listed here)",
         });
-        let cols: Vec<(&str, &str)> = HTTP_COLS
+        let cols: Vec<(&str, String)> = HTTP_COLS
             .iter()
-            .copied()
-            .filter(|(k, _)| mode == "stateful" || *k != "idle_kib")
+            .filter(|(k, _)| mode == "stateful" || !SESSION_COLS.contains(k))
+            .map(|(k, h)| (*k, label(k, h, ctx.load)))
             .collect();
         table(&mut md, specs, selected, &agg, samples, &t, &cols, |s| {
             s.http.contains_key(mode)
@@ -208,7 +237,28 @@ pub fn write(out: &Path, specs: &[Spec], selected: &[usize], samples: &[Sample],
     }
 
     // Ratios and targets
-    ratios(&mut md, specs, selected, &agg);
+    ratios(&mut md, specs, selected, &agg, ctx);
+    python_targets(&mut md, specs, selected, &agg, ctx);
+    driver_cost(&mut md, specs, selected, &agg, ctx);
+
+    // Notes (partial problems that did not fail a run)
+    let noted: Vec<&Sample> = samples.iter().filter(|s| !s.notes.is_empty()).collect();
+    if !noted.is_empty() {
+        let _ = writeln!(md, "## Notes\n");
+        for s in noted {
+            for n in &s.notes {
+                let _ = writeln!(
+                    md,
+                    "- {} / {} / rep {}: {}",
+                    specs[s.server].name,
+                    s.transport,
+                    s.rep + 1,
+                    n.replace('\n', " ")
+                );
+            }
+        }
+        let _ = writeln!(md);
+    }
 
     // Failures
     let failures: Vec<&Sample> = samples.iter().filter(|s| s.result.is_err()).collect();
@@ -274,7 +324,7 @@ fn table(
     agg: &Agg,
     samples: &[Sample],
     transport: &str,
-    cols: &[(&str, &str)],
+    cols: &[(&str, String)],
     has: impl Fn(&Spec) -> bool,
 ) {
     let _ = write!(md, "| server |");
@@ -289,13 +339,9 @@ fn table(
     for &i in selected {
         let s = &specs[i];
         let _ = write!(md, "| {} |", s.name);
-        let na = s.na.map(str::to_string).or_else(|| {
+        let na = s.na.clone().or_else(|| {
             if !has(s) {
-                Some(if s.kind == Kind::Ferro && transport.starts_with("http") {
-                    "n/a (HTTP transport not merged)".to_string()
-                } else {
-                    "n/a".to_string()
-                })
+                Some("n/a".to_string())
             } else if !samples
                 .iter()
                 .any(|x| x.server == i && x.transport == transport)
@@ -330,7 +376,7 @@ fn find(specs: &[Spec], selected: &[usize], pred: impl Fn(&Spec) -> bool) -> Opt
 }
 
 /// Target for ferromcp with a Rust handler: (transport, metric, limit, is_upper_bound).
-const TARGETS: [(&str, &str, f64, bool); 8] = [
+const TARGETS: [(&str, &str, f64, bool); 9] = [
     ("stdio", "seq_p50_us", 10.0, true),
     ("stdio", "pipe_rate", 300_000.0, false),
     ("stdio", "cold_ms", 2.0, true),
@@ -339,9 +385,134 @@ const TARGETS: [(&str, &str, f64, bool); 8] = [
     ("http-json", "cN_cpu_us", 10.0, true),
     ("http-stateful", "cN_rate", 100_000.0, false),
     ("http-stateful", "idle_kib", 5.0, true),
+    ("http-stateful", "big_rss_mib", 100.0, true),
 ];
 
-fn ratios(md: &mut String, specs: &[Spec], selected: &[usize], agg: &Agg) {
+/// The rates on which a Python handler must reach 10x the official Python SDK.
+const PY_RATES: [(&str, &str); 8] = [
+    ("stdio", "seq_rate"),
+    ("stdio", "pipe_rate"),
+    ("http-stateful", "c1_rate"),
+    ("http-stateful", "cN_rate"),
+    ("http-stateless", "c1_rate"),
+    ("http-stateless", "cN_rate"),
+    ("http-json", "c1_rate"),
+    ("http-json", "cN_rate"),
+];
+
+/// The header of a metric, by key.
+fn header(k: &str, load: &Load) -> String {
+    STDIO_COLS
+        .iter()
+        .chain(HTTP_COLS.iter())
+        .find(|(m, _)| *m == k)
+        .map(|(m, h)| label(m, h, load))
+        .unwrap_or_else(|| k.to_string())
+}
+
+/// The Python targets: every rate >= 10x the best official Python SDK row of the same run, and
+/// cold start within 30 ms of a bare `python -c pass`.
+fn python_targets(md: &mut String, specs: &[Spec], selected: &[usize], agg: &Agg, ctx: &Context) {
+    let rows: Vec<usize> = selected
+        .iter()
+        .copied()
+        .filter(|&i| specs[i].kind == Kind::Ferro && specs[i].lang == Lang::Python)
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    let officials: Vec<usize> = selected
+        .iter()
+        .copied()
+        .filter(|&i| specs[i].kind == Kind::Official && specs[i].lang == Lang::Python)
+        .collect();
+    let _ = writeln!(md, "### Targets (ferromcp, Python handlers)\n");
+    let _ = writeln!(md, "Each rate against the faster of the official Python SDK rows measured in this run (named in the table); cold start against a bare `python -c pass` of the binding's interpreter ({}).\n",
+        ctx.python_pass_ms.map(|v| format!("{} ms, median of 5", fmt(v))).unwrap_or_else(|| "not measured".into()));
+    let _ = writeln!(md, "| ferromcp row | transport | metric | target | measured | official SDK (best row) | ratio | |");
+    let _ = writeln!(md, "|---|---|---|---:|---:|---:|---:|---|");
+    for &i in &rows {
+        let name = specs[i].name;
+        if let Some(na) = &specs[i].na {
+            let _ = writeln!(md, "| {name} | | | | {na} | | | not measured |");
+            continue;
+        }
+        for (t, k) in PY_RATES {
+            let best = officials
+                .iter()
+                .filter_map(|&o| med(agg, o, t, k).map(|v| (o, v)))
+                .max_by(|a, b| a.1.partial_cmp(&b.1).unwrap());
+            let v = med(agg, i, t, k);
+            let (measured, off, ratio, verdict) = match (v, best) {
+                (Some(v), Some((o, b))) if b > 0.0 => (
+                    fmt(v),
+                    format!("{} ({})", fmt(b), specs[o].name),
+                    format!("{:.1}×", v / b),
+                    if v >= 10.0 * b { "met" } else { "**missed**" },
+                ),
+                (Some(v), _) => (fmt(v), "–".into(), "–".into(), "no official figure"),
+                (None, _) => ("–".into(), "–".into(), "–".into(), "not measured"),
+            };
+            let _ = writeln!(
+                md,
+                "| {name} | {t} | {} | ≥ 10× official | {measured} | {off} | {ratio} | {verdict} |",
+                header(k, ctx.load)
+            );
+        }
+        let cold = med(agg, i, "stdio", "cold_ms");
+        let (measured, verdict) = match (cold, ctx.python_pass_ms) {
+            (Some(c), Some(p)) => (fmt(c), if c <= p + 30.0 { "met" } else { "**missed**" }),
+            (Some(c), None) => (fmt(c), "no `python -c pass` figure"),
+            _ => ("–".into(), "not measured"),
+        };
+        let target = ctx
+            .python_pass_ms
+            .map(|p| format!("≤ {} (python -c pass + 30)", fmt(p + 30.0)))
+            .unwrap_or_else(|| "python -c pass + 30".into());
+        let _ = writeln!(
+            md,
+            "| {name} | stdio | cold start ms | {target} | {measured} | | | {verdict} |"
+        );
+    }
+    let _ = writeln!(md);
+}
+
+/// The driver's design and its own CPU cost per call (so a reader can see it is not the cap).
+fn driver_cost(md: &mut String, specs: &[Spec], selected: &[usize], agg: &Agg, ctx: &Context) {
+    let _ = writeln!(md, "## The driver's own cost\n");
+    let _ = writeln!(md, "The driver shares the machine with the server under test, so its own CPU is part of every figure. Design: stdio runs on one thread with no channels; the pipelined phase keeps {} requests in flight, reads responses from a 256 KiB buffer, checks each one, and whenever the buffer is drained writes all refills (one per response) in one `write` before blocking on `read`. HTTP at 1 client uses a blocking keep-alive socket; HTTP at {} clients drives every connection from one thread (tokio current-thread runtime = one epoll loop), each connection a closed loop with the driver's own HTTP/1.1 client. Every response is parsed and checked (id, echoed payload; duplicates and losses in the pipelined phase). The driver's CPU per call below is its whole process (/proc/self/task/*/schedstat) over the phase, kernel time included (on loopback the sender's `write` also runs the receiver's TCP input path).\n",
+        ctx.load.inflight, ctx.load.clients);
+    let _ = writeln!(
+        md,
+        "| server | transport | seq / 1 client µs/call | pipelined / {} clients µs/call |",
+        ctx.load.clients
+    );
+    let _ = writeln!(md, "|---|---|---:|---:|");
+    let mut transports: Vec<String> = vec!["stdio".into()];
+    transports.extend(MODES.iter().map(|m| format!("http-{m}")));
+    for &i in selected {
+        for t in &transports {
+            let (a, b) = if t == "stdio" {
+                ("seq_drv_us", "pipe_drv_us")
+            } else {
+                ("c1_drv_us", "cN_drv_us")
+            };
+            if med(agg, i, t, a).is_none() && med(agg, i, t, b).is_none() {
+                continue;
+            }
+            let _ = writeln!(
+                md,
+                "| {} | {t} | {} | {} |",
+                specs[i].name,
+                cell(agg, i, t, a),
+                cell(agg, i, t, b)
+            );
+        }
+    }
+    let _ = writeln!(md);
+}
+
+fn ratios(md: &mut String, specs: &[Spec], selected: &[usize], agg: &Agg, ctx: &Context) {
     let floor = find(specs, selected, |s| s.kind == Kind::Floor);
     let rmcp = find(specs, selected, |s| {
         s.kind == Kind::Official && s.lang == Lang::Rust
@@ -370,6 +541,7 @@ fn ratios(md: &mut String, specs: &[Spec], selected: &[usize], agg: &Agg) {
                 &HTTP_COLS
             };
             for (k, label) in cols {
+                let label = self::label(k, label, ctx.load);
                 let Some(v) = med(agg, i, t, k) else { continue };
                 let r = |o: Option<usize>, tt: &str| -> String {
                     o.and_then(|o| med(agg, o, tt, k))
@@ -399,13 +571,17 @@ fn ratios(md: &mut String, specs: &[Spec], selected: &[usize], agg: &Agg) {
         let _ = writeln!(md, "| transport | metric | target | measured | |");
         let _ = writeln!(md, "|---|---|---:|---:|---|");
         for (t, k, limit, upper) in TARGETS {
-            let label = STDIO_COLS
-                .iter()
-                .chain(HTTP_COLS.iter())
-                .find(|(m, _)| *m == k)
-                .map(|x| x.1)
-                .unwrap_or(k);
+            let label = if k == "big_rss_mib" {
+                "RSS with 10,000 idle sessions (MiB)".to_string()
+            } else {
+                header(k, ctx.load)
+            };
+            let smoke_sessions = k == "big_rss_mib" && ctx.load.big_sessions < 10_000;
             let (measured, verdict) = match med(agg, fe, t, k) {
+                Some(v) if smoke_sessions => (
+                    format!("{} with {} sessions", fmt(v), group(ctx.load.big_sessions)),
+                    "not measured (smoke run)",
+                ),
                 Some(v) => (
                     fmt(v),
                     if (upper && v <= limit) || (!upper && v >= limit) {

@@ -1,51 +1,97 @@
 //! The stdio load: spawn the server, initialize (cold start), sequential calls, then pipelined
 //! calls with a fixed number in flight.
+//!
+//! Everything runs on the calling thread with no channels: the pipelined phase reads responses
+//! from one large buffer and, each time that buffer is drained (just before it would block on
+//! `read`), writes all the refills (one per completed response) in a single `write` syscall.
 
 use crate::proto::{self, Checked, Seen};
 use crate::{procstat, Load, Metrics};
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::io::{Read, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+/// Size of the response buffer: many responses are taken per `read` syscall.
+const READ_BUF: usize = 256 * 1024;
+
+/// A spawned stdio server with the driver's own line buffer over its stdout.
 struct Proc {
     child: Child,
-    input: BufWriter<ChildStdin>,
-    output: BufReader<ChildStdout>,
-    line: Vec<u8>,
+    input: ChildStdin,
+    output: ChildStdout,
+    buf: Vec<u8>,
+    /// Start and end of the unread bytes in `buf`.
+    head: usize,
+    tail: usize,
+    out: Vec<u8>,
 }
 
 impl Proc {
-    fn send(&mut self, msg: &[u8]) -> Result<(), String> {
+    /// Writes `bytes` with as few syscalls as the pipe allows.
+    fn write(&mut self, bytes: &[u8]) -> Result<(), String> {
         self.input
-            .write_all(msg)
-            .and_then(|_| self.input.write_all(b"\n"))
+            .write_all(bytes)
             .map_err(|e| format!("write: {e}"))
     }
-    fn flush(&mut self) -> Result<(), String> {
-        self.input.flush().map_err(|e| format!("flush: {e}"))
+
+    /// The next complete line already in the buffer (without its `\n`), if any.
+    fn next_line(&mut self) -> Option<(usize, usize)> {
+        let pos = self.buf[self.head..self.tail]
+            .iter()
+            .position(|b| *b == b'\n')?;
+        let line = (self.head, self.head + pos);
+        self.head += pos + 1;
+        Some(line)
     }
-    fn recv(&mut self) -> Result<&[u8], String> {
-        self.line.clear();
+
+    /// Reads more bytes (blocking); compacts the buffer first when needed.
+    fn fill(&mut self) -> Result<(), String> {
+        if self.head == self.tail {
+            self.head = 0;
+            self.tail = 0;
+        } else if self.tail == self.buf.len() {
+            self.buf.copy_within(self.head..self.tail, 0);
+            self.tail -= self.head;
+            self.head = 0;
+            if self.tail == self.buf.len() {
+                let n = self.buf.len() * 2;
+                self.buf.resize(n, 0);
+            }
+        }
         let n = self
             .output
-            .read_until(b'\n', &mut self.line)
+            .read(&mut self.buf[self.tail..])
             .map_err(|e| format!("read: {e}"))?;
         if n == 0 {
             return Err("server closed stdout".into());
         }
-        Ok(&self.line)
+        self.tail += n;
+        Ok(())
     }
+
+    /// The next line (blocking), as a range into `buf`.
+    fn recv(&mut self) -> Result<(usize, usize), String> {
+        loop {
+            if let Some(l) = self.next_line() {
+                return Ok(l);
+            }
+            self.fill()?;
+        }
+    }
+
     /// One sequential call; returns its latency.
     fn call(&mut self, id: u64) -> Result<Duration, String> {
-        let req = proto::call(id);
+        let mut out = std::mem::take(&mut self.out);
+        out.clear();
+        proto::push_call(&mut out, id);
+        out.push(b'\n');
         let t = Instant::now();
-        self.send(&req)?;
-        self.flush()?;
+        let sent = self.write(&out);
+        self.out = out;
+        sent?;
         loop {
-            let line = self.recv()?;
-            match proto::check_call(line)? {
+            let (a, b) = self.recv()?;
+            match proto::check_call(&self.buf[a..b])? {
                 Checked::Echo(got) if got == id => return Ok(t.elapsed()),
                 Checked::Echo(got) => return Err(format!("expected id {id}, got {got}")),
                 Checked::Other => continue,
@@ -54,42 +100,53 @@ impl Proc {
     }
 }
 
-pub fn run(cmd: &[String], load: &Load, stderr_log: &std::path::Path) -> Result<Metrics, String> {
+/// Runs the stdio phases against `cmd` (with `env` added to its environment).
+pub fn run(
+    cmd: &[String],
+    env: &[(String, String)],
+    load: &Load,
+    stderr_log: &std::path::Path,
+) -> Result<Metrics, String> {
     let mut m = Metrics::new();
     let log = std::fs::File::create(stderr_log).map_err(|e| e.to_string())?;
     let t0 = Instant::now();
     let mut child = Command::new(&cmd[0])
         .args(&cmd[1..])
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::from(log))
         .spawn()
         .map_err(|e| format!("spawn {:?}: {e}", cmd))?;
     let pid = child.id();
-    let input = BufWriter::with_capacity(64 * 1024, child.stdin.take().unwrap());
-    let output = BufReader::with_capacity(64 * 1024, child.stdout.take().unwrap());
     let mut p = Proc {
+        input: child.stdin.take().unwrap(),
+        output: child.stdout.take().unwrap(),
         child,
-        input,
-        output,
-        line: Vec::new(),
+        buf: vec![0; READ_BUF],
+        head: 0,
+        tail: 0,
+        out: Vec::with_capacity(64 * 1024),
     };
+    let me = std::process::id();
     let result = (|| {
-        p.send(proto::initialize(0).as_bytes())?;
-        p.flush()?;
+        let mut init = proto::initialize(0).into_bytes();
+        init.push(b'\n');
+        p.write(&init)?;
         loop {
-            let line = p.recv()?.to_vec();
-            if serde_json::from_slice::<serde_json::Value>(&line)
+            let (a, b) = p.recv()?;
+            let line = &p.buf[a..b];
+            if serde_json::from_slice::<serde_json::Value>(line)
                 .ok()
                 .and_then(|v| v.get("id").cloned())
                 .is_some()
             {
-                proto::check_initialize(&line, 0)?;
+                proto::check_initialize(line, 0)?;
                 break;
             }
         }
         m.insert("cold_ms", t0.elapsed().as_secs_f64() * 1e3);
-        p.send(proto::INITIALIZED.as_bytes())?;
+        p.write(format!("{}\n", proto::INITIALIZED).as_bytes())?;
         let mut id = 1u64;
         // Warm-up.
         for _ in 0..load.warmup {
@@ -98,6 +155,7 @@ pub fn run(cmd: &[String], load: &Load, stderr_log: &std::path::Path) -> Result<
         }
         // Sequential.
         let cpu0 = procstat::cpu_ns(pid);
+        let own0 = procstat::cpu_ns(me);
         let start = Instant::now();
         let mut lat = Vec::with_capacity(load.seq as usize);
         while (lat.len() as u64) < load.seq && (lat.len() < 200 || start.elapsed() < load.phase) {
@@ -105,16 +163,24 @@ pub fn run(cmd: &[String], load: &Load, stderr_log: &std::path::Path) -> Result<
             id += 1;
         }
         let wall = start.elapsed().as_secs_f64();
-        let cpu1 = procstat::cpu_ns(pid);
+        let (cpu1, own1) = (procstat::cpu_ns(pid), procstat::cpu_ns(me));
+        let n = lat.len() as f64;
         crate::latency_metrics(&mut m, "seq", &mut lat, wall);
         if let (Some(a), Some(b)) = (cpu0, cpu1) {
-            m.insert("seq_cpu_us", (b - a) as f64 / 1e3 / lat.len() as f64);
+            m.insert("seq_cpu_us", (b - a) as f64 / 1e3 / n);
+        }
+        if let (Some(a), Some(b)) = (own0, own1) {
+            m.insert("seq_drv_us", (b - a) as f64 / 1e3 / n);
         }
         // Pipelined.
+        let own0 = procstat::cpu_ns(me);
         let (n, wall, cpu) = pipelined(&mut p, pid, id, load)?;
         m.insert("pipe_rate", n as f64 / wall);
         if let Some(c) = cpu {
             m.insert("pipe_cpu_us", c as f64 / 1e3 / n as f64);
+        }
+        if let (Some(a), Some(b)) = (own0, procstat::cpu_ns(me)) {
+            m.insert("pipe_drv_us", (b - a) as f64 / 1e3 / n as f64);
         }
         Ok(())
     })();
@@ -136,79 +202,55 @@ pub fn run(cmd: &[String], load: &Load, stderr_log: &std::path::Path) -> Result<
 }
 
 /// Keeps `load.inflight` requests outstanding; returns (responses, seconds, server CPU ns).
+///
+/// One thread: check every complete response in the buffer, queue one refill per response, and
+/// when the buffer runs dry send the queued refills in one `write` before blocking on `read`.
 fn pipelined(
     p: &mut Proc,
     pid: u32,
     first_id: u64,
     load: &Load,
 ) -> Result<(u64, f64, Option<u64>), String> {
-    let inflight = load.inflight;
-    let total_cap = load.pipe;
-    let final_count = AtomicU64::new(u64::MAX);
-    let (credit_tx, credit_rx) = mpsc::sync_channel::<()>(inflight as usize + 1);
-    for _ in 0..inflight {
-        credit_tx.send(()).unwrap();
-    }
-    let mut seen = Seen::new(first_id, total_cap);
+    let cap = load.pipe;
+    let mut seen = Seen::new(first_id, cap);
+    let mut out = std::mem::take(&mut p.out);
+    out.clear();
     let cpu0 = procstat::cpu_ns(pid);
     let start = Instant::now();
-    let Proc {
-        input,
-        output,
-        line,
-        ..
-    } = p;
-    let res: Result<(), String> = std::thread::scope(|s| {
-        let final_count = &final_count;
-        let writer = s.spawn(move || -> Result<(), String> {
-            let mut buf = Vec::with_capacity(256);
-            let mut sent = 0u64;
-            loop {
-                match credit_rx.try_recv() {
-                    Ok(()) => {}
-                    Err(mpsc::TryRecvError::Empty) => {
-                        input.flush().map_err(|e| format!("flush: {e}"))?;
-                        if credit_rx.recv().is_err() {
-                            return Ok(());
-                        }
-                    }
-                    Err(mpsc::TryRecvError::Disconnected) => return Ok(()),
-                }
-                buf.clear();
-                proto::push_call(&mut buf, first_id + sent);
-                buf.push(b'\n');
-                input.write_all(&buf).map_err(|e| format!("write: {e}"))?;
-                sent += 1;
-                if sent == total_cap || (sent & 63 == 0 && start.elapsed() >= load.phase) {
-                    // Published before the flush that lets the last responses come back.
-                    final_count.store(sent, Ordering::SeqCst);
-                    input.flush().map_err(|e| format!("flush: {e}"))?;
-                    return Ok(());
+    let mut sent = 0u64;
+    let mut stopped = false;
+    while sent < load.inflight.min(cap) {
+        proto::push_call(&mut out, first_id + sent);
+        out.push(b'\n');
+        sent += 1;
+    }
+    let res = (|| -> Result<(), String> {
+        loop {
+            if !out.is_empty() {
+                p.write(&out)?;
+                out.clear();
+                if !stopped && start.elapsed() >= load.phase {
+                    stopped = true;
                 }
             }
-        });
-        let reader = (|| -> Result<(), String> {
-            loop {
-                if seen.count == final_count.load(Ordering::SeqCst) {
-                    return Ok(());
-                }
-                line.clear();
-                let n = output
-                    .read_until(b'\n', line)
-                    .map_err(|e| format!("read: {e}"))?;
-                if n == 0 {
-                    return Err("server closed stdout during pipelined phase".into());
-                }
-                if let Checked::Echo(id) = proto::check_call(line)? {
+            if stopped && seen.count == sent {
+                return Ok(());
+            }
+            p.fill()?;
+            while let Some((a, b)) = p.next_line() {
+                if let Checked::Echo(id) = proto::check_call(&p.buf[a..b])? {
                     seen.mark(id)?;
-                    let _ = credit_tx.try_send(());
+                    if !stopped && sent < cap {
+                        proto::push_call(&mut out, first_id + sent);
+                        out.push(b'\n');
+                        sent += 1;
+                        stopped = sent == cap;
+                    }
                 }
             }
-        })();
-        drop(credit_tx);
-        let w = writer.join().map_err(|_| "writer panicked".to_string())?;
-        reader.and(w)
-    });
+        }
+    })();
+    p.out = out;
     res?;
     let wall = start.elapsed().as_secs_f64();
     let cpu = match (cpu0, procstat::cpu_ns(pid)) {

@@ -1,5 +1,5 @@
-//! ferromcp with a Rust handler: the benchmark's `echo` tool over stdio (and, once the
-//! Streamable HTTP. Usage: `ferromcp-echo stdio` | `ferromcp-echo http PORT [stateful|stateless|json]`.
+//! ferromcp with a Rust handler: the benchmark's `echo` tool over stdio and Streamable HTTP
+//! (session cap 20,000 and 30 min idle timeout, set explicitly). Usage: `ferromcp-echo stdio` | `ferromcp-echo http PORT [stateful|stateless|json]`.
 
 use ferromcp::server::Server;
 use schemars::JsonSchema;
@@ -39,9 +39,14 @@ fn main() {
             use ferromcp::transport::http::{serve_http, HttpServerOptions};
             let port: u16 = args.get(2).and_then(|p| p.parse().ok()).unwrap_or(0);
             let mode = args.get(3).map(String::as_str).unwrap_or("stateful");
+            // Set explicitly for the benchmark: the driver holds 10,000 idle sessions (plus the
+            // few of its load phases, which it DELETEs) and must not hit the session cap (503)
+            // or lose sessions to idle reaping while it reads RSS.
             let options = HttpServerOptions {
                 stateless: mode != "stateful",
                 json_response: mode == "json",
+                max_sessions: 20_000,
+                session_idle_timeout: std::time::Duration::from_secs(30 * 60),
                 ..HttpServerOptions::default()
             };
             let rt = tokio::runtime::Builder::new_multi_thread()
