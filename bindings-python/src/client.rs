@@ -52,7 +52,7 @@ fn handler_for(
 ) -> PyResult<(LoopCell, Option<Arc<dyn ForeignClientHandler>>)> {
     let lp = py.import("asyncio")?.call_method0("get_running_loop")?;
     crate::inbox::attach_inbox(py, &lp)?;
-    let cell: LoopCell = Arc::new(std::sync::Mutex::new(Some(lp.unbind())));
+    let cell: LoopCell = Arc::new(crate::loop_slot::LoopSlot::bound_to(lp.unbind()));
     let h = handler.map(|(req, notify)| {
         Arc::new(PyClientHandler {
             requests: PyHandler::new(req, cell.clone()),

@@ -24,11 +24,11 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::oneshot;
 
 /// The asyncio loop handlers run on; set when a server starts serving or a client connects.
-pub type LoopCell = Arc<Mutex<Option<Py<PyAny>>>>;
+pub type LoopCell = Arc<crate::loop_slot::LoopSlot>;
 
 /// The identity of the loop in `cell` (see [`crate::inbox::post_for_loop`]).
 pub fn loop_key_of(cell: &LoopCell) -> Option<usize> {
-    cell.lock().unwrap().as_ref().map(|l| l.as_ptr() as usize)
+    cell.key()
 }
 
 struct ResponderState {
@@ -171,6 +171,30 @@ impl PyHandler {
         if self.sync {
             return self.invoke_sync(ctx, args);
         }
+        let token = ctx.cancellation_token();
+        if self.event_loop.must_wait() {
+            // `Server.run()` answers the handshake before the loop is up: wait for it.
+            let this = PyHandler {
+                func: self.func.clone(),
+                event_loop: self.event_loop.clone(),
+                sync: false,
+            };
+            return Box::pin(async move {
+                tokio::select! {
+                    _ = this.event_loop.ready() => this.invoke_async(token, args).await,
+                    _ = token.cancelled() => Err(McpError::cancelled(Some("request cancelled"))),
+                }
+            });
+        }
+        self.invoke_async(token, args)
+    }
+
+    /// Async handler: queued for the loop (see [`crate::inbox`]), run as an asyncio task.
+    fn invoke_async(
+        &self,
+        token: tokio_util::sync::CancellationToken,
+        args: ArgsFn,
+    ) -> BoxFuture<'static, Result<Value, McpError>> {
         let (tx, rx) = oneshot::channel();
         let state = Arc::new(Mutex::new(ResponderState {
             tx: Some(tx),
@@ -178,7 +202,6 @@ impl PyHandler {
             cancelled: false,
         }));
         let cell = self.event_loop.clone();
-        let token = ctx.cancellation_token();
         let job_state = state.clone();
         let func = self.func.clone();
         let key = loop_key_of(&cell);

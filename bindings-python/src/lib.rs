@@ -10,6 +10,7 @@ pub mod convert;
 pub mod error;
 pub mod handler;
 pub mod inbox;
+pub mod loop_slot;
 pub mod runtime;
 pub mod server;
 
@@ -20,6 +21,7 @@ use pyo3::prelude::*;
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<server::NativeServer>()?;
     m.add_class::<server::NativeHttpServer>()?;
+    m.add_class::<server::NativeStdioRun>()?;
     m.add_class::<client::NativeClient>()?;
     m.add_class::<client::NativeCancel>()?;
     m.add_class::<handler::NativeContext>()?;

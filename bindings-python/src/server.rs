@@ -133,10 +133,21 @@ impl NativeServer {
 
     /// Binds the handlers to the running asyncio loop.
     pub(crate) fn bind_loop(&self, py: Python<'_>) -> PyResult<()> {
-        let lp = py.import("asyncio")?.call_method0("get_running_loop")?;
-        crate::inbox::attach_inbox(py, &lp)?;
-        *self.event_loop.lock().unwrap() = Some(lp.unbind());
-        Ok(())
+        bind_running_loop(py, &self.event_loop)
+    }
+
+    /// Starts serving stdin/stdout right away, before any asyncio loop runs: requests that need
+    /// no Python (`initialize`, `ping`, the `*/list` requests) are answered at once, and calls
+    /// of `async def` handlers wait until [`NativeStdioRun::finish`] binds the loop. Used by
+    /// `Server.run()` so that importing asyncio does not delay the handshake.
+    fn start_stdio(&self) -> NativeStdioRun {
+        self.event_loop.defer();
+        let server = self.server.clone();
+        let task = runtime().spawn(async move { server.serve_stdio().await });
+        NativeStdioRun {
+            task: std::sync::Mutex::new(Some(task)),
+            event_loop: self.event_loop.clone(),
+        }
     }
 
     /// Binds `host:port` and serves Streamable HTTP (awaitable of `NativeHttpServer`; binds the
@@ -221,6 +232,54 @@ impl NativeServer {
         future_into_py(py, async move {
             server.serve_stdio().await?;
             Ok(Out::None)
+        })
+    }
+}
+
+/// Binds `cell`'s handlers to the running asyncio loop (and gives that loop its inbox).
+fn bind_running_loop(py: Python<'_>, cell: &LoopCell) -> PyResult<()> {
+    let lp = py.import("asyncio")?.call_method0("get_running_loop")?;
+    crate::inbox::attach_inbox(py, &lp)?;
+    cell.set(lp.unbind());
+    Ok(())
+}
+
+/// A stdio server started by [`NativeServer::start_stdio`].
+#[pyclass(frozen, name = "NativeStdioRun")]
+pub struct NativeStdioRun {
+    task: std::sync::Mutex<Option<tokio::task::JoinHandle<Result<(), ferromcp::McpError>>>>,
+    event_loop: LoopCell,
+}
+
+/// Stops the serving task when the awaiting Python side goes away (e.g. Ctrl-C).
+struct AbortOnDrop(tokio::task::AbortHandle);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+#[pymethods]
+impl NativeStdioRun {
+    /// Binds the running loop (releasing the waiting handler calls) and returns an awaitable
+    /// that completes when stdin closes. Cancelling it stops serving.
+    fn finish<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let task = self
+            .task
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+            .ok_or_else(|| pyo3::exceptions::PyRuntimeError::new_err("finish() called twice"))?;
+        bind_running_loop(py, &self.event_loop)?;
+        future_into_py(py, async move {
+            let _stop = AbortOnDrop(task.abort_handle());
+            match task.await {
+                Ok(r) => r.map(|_| Out::None),
+                Err(e) => Err(ferromcp::McpError::internal(format!(
+                    "stdio server stopped: {e}"
+                ))),
+            }
         })
     }
 }

@@ -102,3 +102,38 @@ def test_raw_json_lines() -> None:
         assert proc.stdin is not None
         proc.stdin.close()
         assert proc.wait(timeout=10) == 0
+
+
+def test_async_call_sent_with_the_handshake() -> None:
+    """`Server.run()` answers the handshake before its asyncio loop is up; an async handler
+    call written in the same burst waits for the loop and is answered."""
+    lines = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "0"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {"name": "countdown", "arguments": {"steps": 2, "delay": 0}},
+        },
+    ]
+    out, _ = subprocess.Popen(
+        [sys.executable, ECHO_SERVER],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    ).communicate("".join(json.dumps(m) + "\n" for m in lines), timeout=30)
+    answers = {m["id"]: m for m in map(json.loads, out.splitlines()) if "id" in m}
+    assert answers[1]["result"]["serverInfo"]["name"] == "echo-server"
+    assert [t["name"] for t in answers[2]["result"]["tools"]] == ["echo", "add", "countdown"]
+    assert answers[3]["result"]["content"][0]["text"] == "counted 2 steps"

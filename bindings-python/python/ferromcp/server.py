@@ -754,15 +754,23 @@ class Server:
                 finally:
                     self._loopless = False
                 return
+            # The engine starts serving before asyncio is imported (that import alone takes tens
+            # of milliseconds): the handshake is answered meanwhile, and calls of async handlers
+            # wait until the loop below is up.
+            started = self._native.start_stdio()
             import asyncio
 
-            asyncio.run(self.run_stdio_async())
+            asyncio.run(_finish(started))
         elif transport in ("http", "streamable-http"):
             import asyncio
 
             asyncio.run(self.run_http_async(**options))
         else:
             raise ValueError(f"unknown transport {transport!r} (use 'stdio' or 'http')")
+
+
+async def _finish(started: _native.NativeStdioRun) -> None:
+    await started.finish()
 
 
 class HttpServer:
