@@ -570,20 +570,15 @@ fn accepts(h: &HeaderMap) -> (bool, bool) {
     for v in h.get_all(header::ACCEPT) {
         let Ok(v) = v.to_str() else { continue };
         for part in v.split(',') {
-            let mt = part
-                .split(';')
-                .next()
-                .unwrap_or("")
-                .trim()
-                .to_ascii_lowercase();
-            match mt.as_str() {
-                "application/json" | "application/*" => json = true,
-                "text/event-stream" | "text/*" => sse = true,
-                "*/*" => {
-                    json = true;
-                    sse = true;
-                }
-                _ => {}
+            let mt = part.split(';').next().unwrap_or("").trim();
+            let is = |name: &str| mt.eq_ignore_ascii_case(name);
+            if is("application/json") || is("application/*") {
+                json = true;
+            } else if is("text/event-stream") || is("text/*") {
+                sse = true;
+            } else if mt == "*/*" {
+                json = true;
+                sse = true;
             }
         }
     }
@@ -628,6 +623,23 @@ impl HostGuard {
             .any(|(h, p)| h == host && (p.is_none() || *p == port))
     }
 
+    /// Whether `authority` (`name:port`) is an allowed host, without allocating when it is
+    /// plainly one of the allowed names (the usual case; anything unusual takes the full path).
+    fn authority_allowed(&self, authority: &str, default_port: u16) -> bool {
+        if let Some((name, port)) = authority.rsplit_once(':') {
+            let plain = !name.contains([':', '[', ']', ' ']) && !port.is_empty();
+            if plain {
+                if let Ok(port) = port.parse::<u16>() {
+                    return self.hosts.iter().any(|(h, p)| {
+                        h.eq_ignore_ascii_case(name) && (p.is_none() || *p == Some(port))
+                    });
+                }
+            }
+        }
+        let (name, port) = split_authority(authority);
+        self.host_allowed(&name, port.or(Some(default_port)))
+    }
+
     fn check(&self, h: &HeaderMap) -> Result<(), Response> {
         let forbid = |why: String| {
             Err(rpc_error(
@@ -638,8 +650,7 @@ impl HostGuard {
         };
         match header_str(h, "host") {
             Some(host) => {
-                let (name, port) = split_authority(host);
-                if !self.host_allowed(&name, port.or(Some(80))) {
+                if !self.authority_allowed(host, 80) {
                     return forbid(format!("Host {host:?} is not allowed"));
                 }
             }
