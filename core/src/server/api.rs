@@ -83,6 +83,16 @@ pub(crate) struct ServerInner {
     pub schemas: SchemaCache,
     pub sessions: Mutex<HashMap<usize, Weak<Session>>>,
     pub tasks: super::tasks::TaskStore,
+    /// [`Server::capabilities`] per protocol revision, emptied whenever a registry changes.
+    pub caps_cache: Mutex<CapsCache>,
+}
+
+/// Cached capabilities objects; `generation` counts registry changes so that a value computed
+/// across a change is never stored.
+#[derive(Default)]
+pub(crate) struct CapsCache {
+    generation: u64,
+    by_version: Vec<(crate::ProtocolVersion, Arc<Value>)>,
 }
 
 /// An MCP server: its features and the sessions connected to it. Cheap to clone.
@@ -127,6 +137,7 @@ impl Server {
                     schemas: SchemaCache::default(),
                     sessions: Default::default(),
                     tasks: Default::default(),
+                    caps_cache: Default::default(),
                 }),
             },
             error: None,
@@ -174,6 +185,7 @@ impl Server {
         let entry = self.tool_entry(tool, handler)?;
         let name = entry.tool.name.clone();
         self.inner.tools.write().unwrap().insert(name, entry);
+        self.capabilities_changed();
         self.broadcast(
             "notifications/tools/list_changed",
             &["tools", "listChanged"],
@@ -222,6 +234,7 @@ impl Server {
     /// Removes a tool; returns whether it existed.
     pub fn remove_tool(&self, name: &str) -> bool {
         let removed = self.inner.tools.write().unwrap().remove(name);
+        self.capabilities_changed();
         if removed {
             self.broadcast(
                 "notifications/tools/list_changed",
@@ -239,6 +252,7 @@ impl Server {
             .write()
             .unwrap()
             .insert(uri, ResourceEntry { resource, handler });
+        self.capabilities_changed();
         self.broadcast(
             "notifications/resources/list_changed",
             &["resources", "listChanged"],
@@ -248,6 +262,7 @@ impl Server {
     /// Removes a static resource; returns whether it existed.
     pub fn remove_resource(&self, uri: &str) -> bool {
         let removed = self.inner.resources.write().unwrap().remove(uri);
+        self.capabilities_changed();
         if removed {
             self.broadcast(
                 "notifications/resources/list_changed",
@@ -273,6 +288,7 @@ impl Server {
                 handler,
             },
         );
+        self.capabilities_changed();
         self.broadcast(
             "notifications/resources/list_changed",
             &["resources", "listChanged"],
@@ -288,6 +304,7 @@ impl Server {
             .write()
             .unwrap()
             .insert(name, PromptEntry { prompt, handler });
+        self.capabilities_changed();
         self.broadcast(
             "notifications/prompts/list_changed",
             &["prompts", "listChanged"],
@@ -297,6 +314,7 @@ impl Server {
     /// Removes a prompt; returns whether it existed.
     pub fn remove_prompt(&self, name: &str) -> bool {
         let removed = self.inner.prompts.write().unwrap().remove(name);
+        self.capabilities_changed();
         if removed {
             self.broadcast(
                 "notifications/prompts/list_changed",
@@ -318,11 +336,13 @@ impl Server {
             .write()
             .unwrap()
             .insert((target, argument.into()), handler);
+        self.capabilities_changed();
     }
 
     /// Registers the completion handler used when no specific one matches.
     pub fn set_completion_fallback(&self, handler: CompletionFn) {
         *self.inner.completion_fallback.write().unwrap() = Some(handler);
+        self.capabilities_changed();
     }
 
     /// Registers a user-defined request method. Its name must carry a domain prefix
@@ -383,6 +403,34 @@ impl Server {
 
     /// The `capabilities` object this server advertises to a client speaking `version`.
     pub fn capabilities(&self, version: crate::ProtocolVersion) -> Value {
+        (*self.capabilities_shared(version)).clone()
+    }
+
+    /// [`Server::capabilities`], computed once per revision and shared until a registry changes.
+    pub(crate) fn capabilities_shared(&self, version: crate::ProtocolVersion) -> Arc<Value> {
+        let generation = {
+            let c = self.inner.caps_cache.lock().unwrap();
+            if let Some((_, v)) = c.by_version.iter().find(|(v, _)| *v == version) {
+                return v.clone();
+            }
+            c.generation
+        };
+        let caps = Arc::new(self.compute_capabilities(version));
+        let mut c = self.inner.caps_cache.lock().unwrap();
+        if c.generation == generation && !c.by_version.iter().any(|(v, _)| *v == version) {
+            c.by_version.push((version, caps.clone()));
+        }
+        caps
+    }
+
+    /// Forgets the cached capabilities (a registry changed).
+    fn capabilities_changed(&self) {
+        let mut c = self.inner.caps_cache.lock().unwrap();
+        c.generation += 1;
+        c.by_version.clear();
+    }
+
+    fn compute_capabilities(&self, version: crate::ProtocolVersion) -> Value {
         let o = &self.inner.options;
         let mut caps = serde_json::Map::new();
         if o.enable_tools || !self.inner.tools.read().unwrap().is_empty() {

@@ -111,7 +111,7 @@ impl Server {
     async fn dispatch(&self, request: Request, ctx: RequestContext) -> Result<Value, McpError> {
         let Request { method, params, .. } = request;
         let version = ctx.protocol_version().unwrap_or(ProtocolVersion::LATEST);
-        let caps = self.capabilities(version);
+        let caps = self.capabilities_shared(version);
         let has = |k: &str| caps.get(k).is_some();
         match method.as_str() {
             "initialize" => {
@@ -122,7 +122,7 @@ impl Server {
                 if let Some(t) = &o.title {
                     info.insert("title".into(), json!(t));
                 }
-                let mut result = json!({ "capabilities": caps, "serverInfo": info });
+                let mut result = json!({ "capabilities": *caps, "serverInfo": info });
                 if let Some(i) = &o.instructions {
                     result["instructions"] = json!(i);
                 }

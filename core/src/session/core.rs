@@ -199,7 +199,10 @@ impl Session {
     /// Asks the transport to close the stream carrying request `id`'s messages, so the client
     /// reconnects and resumes (2025-11-25 SSE polling). Returns whether a stream was closed.
     pub fn close_request_stream(&self, id: &RequestId) -> bool {
-        self.stream_closer.get().is_some_and(|c| c(id))
+        match self.stream_closer.get() {
+            Some(c) => c(id),
+            None => self.outbound.close_request_stream(id),
+        }
     }
 
     /// The role this session plays.
@@ -271,6 +274,7 @@ impl Session {
         }
         self.fail_pending("connection closed");
         self.service.on_closed(&self.peer());
+        self.outbound.session_closed();
     }
 
     /// Fails every request waiting for the peer (the peer can no longer answer).

@@ -22,6 +22,6 @@ pub use self::core::{Negotiated, Role, Session, SessionConfig, StreamCloser};
 pub use capabilities::check_outgoing_request;
 pub use connection::Connection;
 pub use context::{ProgressReporter, RequestContext};
-pub use outbound::{Outbound, OutboundMessage};
+pub use outbound::{Outbound, OutboundMessage, OutboundSink};
 pub use peer::{log_level_rank, Peer, RequestOptions};
 pub use service::Service;

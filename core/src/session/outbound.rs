@@ -3,9 +3,15 @@
 //! Notifications and server-to-client (or client-to-server) requests go through here; each
 //! carries the id of the incoming request it relates to, so that the HTTP transport can route it
 //! onto that request's SSE stream. Message transports ignore the relation.
+//!
+//! Two kinds of outbound exist: a bounded queue drained by the transport's writer task (message
+//! transports), or a synchronous [`OutboundSink`] that routes each message the moment it is sent
+//! (the HTTP server, whose per-stream queues are bounded themselves): no task, no queue per
+//! session, and a request's messages keep their order without a pump in between.
 
 use crate::jsonrpc::{Message, RequestId};
 use crate::McpError;
+use std::sync::{Arc, Weak};
 use tokio::sync::mpsc;
 
 /// A message queued for sending, with the incoming request it belongs to (if any).
@@ -17,41 +23,117 @@ pub struct OutboundMessage {
     pub related: Option<RequestId>,
 }
 
+/// Where a session's outbound messages go when the transport routes them itself, synchronously.
+pub trait OutboundSink: Send + Sync + 'static {
+    /// Routes one message now; must not block. Fails when the transport no longer takes messages.
+    fn deliver(&self, message: OutboundMessage) -> Result<(), McpError>;
+    /// Whether the transport has stopped taking messages.
+    fn is_closed(&self) -> bool;
+    /// The session closed: end whatever the transport still holds open for it.
+    fn session_closed(&self) {}
+    /// Closes the stream carrying request `id`'s messages (SSE polling); whether there was one.
+    fn close_request_stream(&self, _id: &RequestId) -> bool {
+        false
+    }
+}
+
+#[derive(Clone)]
+enum Target {
+    Queue(mpsc::Sender<OutboundMessage>),
+    Sink(Weak<dyn OutboundSink>),
+}
+
 /// The sending end of a session's outbound queue.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Outbound {
-    tx: mpsc::Sender<OutboundMessage>,
+    target: Target,
+}
+
+impl std::fmt::Debug for Outbound {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kind = match self.target {
+            Target::Queue(_) => "queue",
+            Target::Sink(_) => "sink",
+        };
+        f.debug_struct("Outbound").field("kind", &kind).finish()
+    }
 }
 
 impl Outbound {
     /// A queue holding at most `capacity` messages; the receiver goes to the transport.
     pub fn channel(capacity: usize) -> (Outbound, mpsc::Receiver<OutboundMessage>) {
         let (tx, rx) = mpsc::channel(capacity);
-        (Outbound { tx }, rx)
+        (
+            Outbound {
+                target: Target::Queue(tx),
+            },
+            rx,
+        )
+    }
+
+    /// An outbound that hands every message to `sink` as it is sent. The sink is held weakly (it
+    /// usually owns the session): once it is gone, sending fails as on a closed connection.
+    pub fn sink(sink: Weak<dyn OutboundSink>) -> Outbound {
+        Outbound {
+            target: Target::Sink(sink),
+        }
+    }
+
+    fn live_sink(sink: &Weak<dyn OutboundSink>) -> Result<Arc<dyn OutboundSink>, McpError> {
+        sink.upgrade()
+            .ok_or_else(|| McpError::connection_closed("connection closed"))
     }
 
     /// Queues a message, waiting for room (back-pressure from a slow peer).
     pub async fn send(&self, message: Message, related: Option<RequestId>) -> Result<(), McpError> {
-        self.tx
-            .send(OutboundMessage { message, related })
-            .await
-            .map_err(|_| McpError::connection_closed("connection closed"))
+        match &self.target {
+            Target::Queue(tx) => tx
+                .send(OutboundMessage { message, related })
+                .await
+                .map_err(|_| McpError::connection_closed("connection closed")),
+            Target::Sink(s) => Self::live_sink(s)?.deliver(OutboundMessage { message, related }),
+        }
     }
 
     /// Queues a message without waiting; fails if the queue is full or closed.
     pub fn try_send(&self, message: Message, related: Option<RequestId>) -> Result<(), McpError> {
-        self.tx
-            .try_send(OutboundMessage { message, related })
-            .map_err(|e| match e {
-                mpsc::error::TrySendError::Full(_) => McpError::transport("outbound queue full"),
-                mpsc::error::TrySendError::Closed(_) => {
-                    McpError::connection_closed("connection closed")
-                }
-            })
+        match &self.target {
+            Target::Queue(tx) => tx
+                .try_send(OutboundMessage { message, related })
+                .map_err(|e| match e {
+                    mpsc::error::TrySendError::Full(_) => {
+                        McpError::transport("outbound queue full")
+                    }
+                    mpsc::error::TrySendError::Closed(_) => {
+                        McpError::connection_closed("connection closed")
+                    }
+                }),
+            Target::Sink(s) => Self::live_sink(s)?.deliver(OutboundMessage { message, related }),
+        }
     }
 
     /// Whether the transport has stopped taking messages.
     pub fn is_closed(&self) -> bool {
-        self.tx.is_closed()
+        match &self.target {
+            Target::Queue(tx) => tx.is_closed(),
+            Target::Sink(s) => s.upgrade().is_none_or(|s| s.is_closed()),
+        }
+    }
+
+    /// Tells a sink that its session closed (queues notice by themselves).
+    pub(crate) fn session_closed(&self) {
+        if let Target::Sink(s) = &self.target {
+            if let Some(s) = s.upgrade() {
+                s.session_closed();
+            }
+        }
+    }
+
+    /// Asks a sink to close request `id`'s stream; false for queues.
+    pub(crate) fn close_request_stream(&self, id: &RequestId) -> bool {
+        match &self.target {
+            Target::Sink(s) => s.upgrade().is_some_and(|s| s.close_request_stream(id)),
+            Target::Queue(_) => false,
+        }
     }
 }

@@ -10,13 +10,16 @@
 // Handlers return ready-made HTTP responses as their error values.
 #![allow(clippy::result_large_err)]
 
+use super::queue::{stream_queue, Refused, StreamRx, StreamTx};
 use super::sse::encode;
 use super::store::{EventStore, InMemoryEventStore, InMemorySessionStore, SessionStore};
 use super::HttpServerOptions;
 use crate::jsonrpc::{self, ErrorResponse, Message, RequestId};
 use crate::protocol::ProtocolVersion;
 use crate::server::Server;
-use crate::session::{Incoming, Negotiated, Outbound, Role, Session, STATE_READY};
+use crate::session::{
+    Incoming, Negotiated, Outbound, OutboundMessage, OutboundSink, Role, Session, STATE_READY,
+};
 use crate::McpError;
 use axum::body::Body;
 use axum::extract::{Request, State};
@@ -28,10 +31,9 @@ use serde_json::json;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::convert::Infallible;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
@@ -48,52 +50,108 @@ enum Frame {
     Msg(Message),
 }
 
-type Tx = mpsc::Sender<Frame>;
+type Tx = StreamTx<Frame>;
+type Rx = StreamRx<Frame>;
 
 /// Offers a frame to a stream without waiting. False when the stream is gone or its reader has
 /// fallen a whole queue behind; the caller then drops the sender, which ends that stream (its
-/// events stay in the event store for resumption) rather than blocking the session's router.
+/// events stay in the event store for resumption) rather than blocking the session.
 fn offer(tx: &Tx, frame: Frame) -> bool {
     match tx.try_send(frame) {
         Ok(()) => true,
-        Err(mpsc::error::TrySendError::Full(_)) => {
+        Err(Refused::Full) => {
             tracing::warn!("an SSE stream's reader is too slow; closing that stream");
             false
         }
-        Err(mpsc::error::TrySendError::Closed(_)) => false,
+        Err(Refused::Closed) => false,
     }
 }
 
 struct StreamRoute {
-    key: String,
+    slot: u64,
     tx: Option<Tx>,
-    pending: HashSet<RequestId>,
+    /// Requests of this stream still unanswered (usually one: no set is allocated for it).
+    pending: SmallIds,
     json: bool,
     /// Bumped each time a client (re)attaches to the stream, so that a polling-mode close
     /// scheduled for an earlier attachment leaves a later one alone.
     generation: u64,
 }
 
+/// A few request ids, without a heap allocation for the common single one.
+enum SmallIds {
+    One(RequestId),
+    Many(HashSet<RequestId>),
+    Empty,
+}
+
+impl SmallIds {
+    fn remove(&mut self, id: &RequestId) {
+        match self {
+            SmallIds::One(x) if x == id => *self = SmallIds::Empty,
+            SmallIds::Many(set) => {
+                set.remove(id);
+            }
+            _ => {}
+        }
+    }
+    fn is_empty(&self) -> bool {
+        match self {
+            SmallIds::Empty => true,
+            SmallIds::One(_) => false,
+            SmallIds::Many(set) => set.is_empty(),
+        }
+    }
+}
+
 #[derive(Default)]
 struct Routes {
+    /// Request id → stream slot.
     requests: HashMap<RequestId, u64>,
-    streams: HashMap<u64, StreamRoute>,
+    /// Open request streams (few at a time: a Vec beats a map, and allocates nothing when idle).
+    streams: Vec<StreamRoute>,
     next_stream: u64,
     get: Option<Tx>,
     backlog: VecDeque<Message>,
 }
 
+impl Routes {
+    fn stream(&mut self, slot: u64) -> Option<&mut StreamRoute> {
+        self.streams.iter_mut().find(|s| s.slot == slot)
+    }
+    fn remove_stream(&mut self, slot: u64) {
+        if let Some(i) = self.streams.iter().position(|s| s.slot == slot) {
+            self.streams.swap_remove(i);
+        }
+    }
+    fn clear(&mut self) {
+        self.get = None;
+        self.streams = Vec::new();
+        self.requests = HashMap::new();
+    }
+}
+
 /// One HTTP-served session: the engine session plus the routing of its SSE streams.
+///
+/// The session's outbound messages are routed synchronously as they are sent (the session's
+/// [`crate::session::Outbound`] is this value, held weakly), so an idle session owns no task
+/// and no queue.
 pub struct HttpSession {
     id: Option<Arc<str>>,
-    key: String,
     session: Arc<Session>,
-    outbound: Outbound,
     routes: Mutex<Routes>,
-    events: Arc<dyn EventStore>,
-    last_active: Mutex<Instant>,
-    stateless: bool,
+    /// `None` in stateless mode: its streams cannot be resumed (GET answers 405), so their
+    /// events are not kept.
+    events: Option<Arc<dyn EventStore>>,
+    /// Milliseconds since `EPOCH` when a request last touched this session.
+    last_active: AtomicU64,
     legacy: bool,
+}
+
+/// The reference point of [`HttpSession::last_active`].
+fn epoch() -> Instant {
+    static EPOCH: OnceLock<Instant> = OnceLock::new();
+    *EPOCH.get_or_init(Instant::now)
 }
 
 impl std::fmt::Debug for HttpSession {
@@ -101,6 +159,47 @@ impl std::fmt::Debug for HttpSession {
         f.debug_struct("HttpSession")
             .field("id", &self.id)
             .finish_non_exhaustive()
+    }
+}
+
+impl OutboundSink for HttpSession {
+    fn deliver(&self, m: OutboundMessage) -> Result<(), McpError> {
+        if self.session.is_closed() {
+            return Err(McpError::connection_closed("connection closed"));
+        }
+        self.route(m.message, m.related);
+        Ok(())
+    }
+
+    fn is_closed(&self) -> bool {
+        self.session.is_closed()
+    }
+
+    fn session_closed(&self) {
+        self.routes.lock().unwrap().clear();
+    }
+
+    fn close_request_stream(&self, id: &RequestId) -> bool {
+        // Only streams that were primed with an event id and `retry:` (2025-11-25+) can be
+        // resumed; closing any other would lose the response.
+        if self.events.is_none()
+            || self.session.protocol_version() < Some(ProtocolVersion::V2025_11_25)
+        {
+            return false;
+        }
+        let mut r = self.routes.lock().unwrap();
+        let Some(slot) = r.requests.get(id).copied() else {
+            return false;
+        };
+        match r.stream(slot) {
+            // Dropping the sender ends the SSE body; later events for this request are kept
+            // in the event store and replayed when the client resumes with Last-Event-ID.
+            Some(route) if !route.json && route.tx.is_some() => {
+                route.tx = None;
+                true
+            }
+            _ => false,
+        }
     }
 }
 
@@ -117,7 +216,7 @@ impl HttpSession {
 
     /// When a request last touched this session.
     pub fn last_active(&self) -> Instant {
-        *self.last_active.lock().unwrap()
+        epoch() + Duration::from_millis(self.last_active.load(Ordering::Relaxed))
     }
 
     /// Whether a GET (server-to-client) stream is currently connected.
@@ -131,102 +230,75 @@ impl HttpSession {
     }
 
     fn touch(&self) {
-        *self.last_active.lock().unwrap() = Instant::now();
+        let ms = epoch().elapsed().as_millis() as u64;
+        self.last_active.store(ms, Ordering::Relaxed);
+    }
+
+    /// Prefix of every event-store key of this session.
+    fn key(&self) -> String {
+        match &self.id {
+            Some(id) => format!("{id}/"),
+            None => format!("sl-{:p}/", self as *const Self),
+        }
     }
 
     fn get_key(&self) -> String {
-        format!("{}get", self.key)
+        format!("{}get", self.key())
+    }
+
+    fn stream_key(&self, slot: u64) -> String {
+        format!("{}{}", self.key(), slot)
+    }
+
+    /// Records an event of stream `key` for resumption; its id (`None` when not kept).
+    fn record(&self, key: impl FnOnce() -> String, data: &str) -> Option<String> {
+        self.events.as_ref().map(|e| e.append(&key(), data))
     }
 
     fn new(
         server: &Server,
         id: Option<Arc<str>>,
-        events: Arc<dyn EventStore>,
-        stateless: bool,
+        events: Option<Arc<dyn EventStore>>,
         legacy: bool,
     ) -> Arc<HttpSession> {
         let config = server.options().session.clone();
-        let (outbound, mut rx) = Outbound::channel(config.outbound_capacity);
-        let session = Session::new(
-            Role::Server,
-            Arc::new(server.clone()),
-            config,
-            outbound.clone(),
-            id.clone(),
-        );
-        let key = match &id {
-            Some(id) => format!("{id}/"),
-            None => format!("sl-{:032x}/", rand::random::<u128>()),
-        };
-        let http = Arc::new(HttpSession {
-            id,
-            key,
-            session: session.clone(),
-            outbound,
-            routes: Mutex::new(Routes::default()),
-            events,
-            last_active: Mutex::new(Instant::now()),
-            stateless,
-            legacy,
-        });
-        let weak: Weak<HttpSession> = Arc::downgrade(&http);
-        let closer_target = weak.clone();
-        session.set_stream_closer(Arc::new(move |id: &RequestId| {
-            let Some(h) = closer_target.upgrade() else {
-                return false;
-            };
-            // Only streams that were primed with an event id and `retry:` (2025-11-25+) can be
-            // resumed; closing any other would lose the response.
-            if h.session.protocol_version() < Some(ProtocolVersion::V2025_11_25) {
-                return false;
-            }
-            let mut r = h.routes.lock().unwrap();
-            let Some(slot) = r.requests.get(id).copied() else {
-                return false;
-            };
-            match r.streams.get_mut(&slot) {
-                // Dropping the sender ends the SSE body; later events for this request are kept
-                // in the event store and replayed when the client resumes with Last-Event-ID.
-                Some(route) if !route.json && route.tx.is_some() => {
-                    route.tx = None;
-                    true
-                }
-                _ => false,
-            }
-        }));
-        let closed = session.closed.clone();
-        drop(session);
-        tokio::spawn(async move {
-            loop {
-                tokio::select! {
-                    m = rx.recv() => match m {
-                        Some(ob) => match weak.upgrade() {
-                            Some(h) => h.deliver(ob.message, ob.related),
-                            None => break,
-                        },
-                        None => break,
-                    },
-                    _ = closed.cancelled() => {
-                        while let Ok(ob) = rx.try_recv() {
-                            if let Some(h) = weak.upgrade() { h.deliver(ob.message, ob.related); }
-                        }
-                        break;
-                    }
-                }
-            }
-            if let Some(h) = weak.upgrade() {
-                let mut r = h.routes.lock().unwrap();
-                r.get = None;
-                r.streams.clear();
-                r.requests.clear();
+        let service: Arc<dyn crate::session::Service> = Arc::new(server.clone());
+        let http = Arc::new_cyclic(|weak: &Weak<HttpSession>| {
+            let sink: Weak<dyn OutboundSink> = weak.clone();
+            let session = Session::new(
+                Role::Server,
+                service,
+                config,
+                Outbound::sink(sink),
+                id.clone(),
+            );
+            HttpSession {
+                id,
+                session,
+                routes: Mutex::new(Routes::default()),
+                events,
+                last_active: AtomicU64::new(0),
+                legacy,
             }
         });
+        http.touch();
         http
     }
 
     /// Routes one message to the stream it belongs to.
-    fn deliver(&self, msg: Message, related: Option<RequestId>) {
+    fn route(&self, msg: Message, related: Option<RequestId>) {
         let mut r = self.routes.lock().unwrap();
+        let finished = self.route_locked(&mut r, msg, related);
+        drop(r);
+        if finished {
+            // Closing calls back into this sink, which takes the routing lock again.
+            self.session.close();
+        }
+    }
+
+    /// [`Self::route`] under the routing lock; true when a stateless session has answered
+    /// everything (the caller closes it once the lock is released).
+    fn route_locked(&self, r: &mut Routes, msg: Message, related: Option<RequestId>) -> bool {
         if self.legacy {
             let data = serde_json::to_string(&msg).expect("messages serialize");
             match &r.get {
@@ -238,7 +310,7 @@ impl HttpSession {
                 }
                 None => push_backlog(&mut r.backlog, msg),
             }
-            return;
+            return false;
         }
         let is_answer = matches!(
             msg,
@@ -247,14 +319,14 @@ impl HttpSession {
         if let Some(id) = related {
             if let Some(slot) = r.requests.get(&id).copied() {
                 let answer_here = is_answer && msg.id() == Some(&id);
-                let route = r.streams.get_mut(&slot).expect("request maps to a stream");
+                let route = r.stream(slot).expect("request maps to a stream");
                 let mut msg = Some(msg);
                 if !route.json {
                     let m = msg.take().expect("present");
                     let data = serde_json::to_string(&m).expect("messages serialize");
-                    let eid = self.events.append(&route.key, &data);
+                    let eid = self.record(|| self.stream_key(slot), &data);
                     if let Some(tx) = &route.tx {
-                        if !offer(tx, Frame::Sse(encode(Some(&eid), None, &data, None))) {
+                        if !offer(tx, Frame::Sse(encode(eid.as_deref(), None, &data, None))) {
                             route.tx = None;
                         }
                     }
@@ -263,39 +335,42 @@ impl HttpSession {
                         offer(tx, Frame::Msg(msg.take().expect("present")));
                     }
                 }
+                let mut finished = false;
                 if answer_here {
                     route.pending.remove(&id);
                     let done = route.pending.is_empty();
                     r.requests.remove(&id);
                     if done {
-                        r.streams.remove(&slot);
-                        self.after_stream_done(&r);
+                        r.remove_stream(slot);
+                        finished = self.stream_done_closes(r);
                     }
                 }
-                match msg {
-                    Some(m) if !answer_here => self.to_get(&mut r, m),
-                    _ => return,
+                if let Some(m) = msg {
+                    if !answer_here {
+                        self.to_get(r, m);
+                    }
                 }
-                return;
+                return finished;
             }
         }
         if is_answer {
             tracing::debug!("answer for a finished request stream dropped");
-            return;
+            return false;
         }
-        self.to_get(&mut r, msg);
+        self.to_get(r, msg);
+        false
     }
 
     fn to_get(&self, r: &mut Routes, msg: Message) {
-        if self.stateless {
+        if self.events.is_none() {
             tracing::debug!("stateless mode: message unrelated to an open request dropped");
             return;
         }
         if r.get.as_ref().is_some_and(|t| !t.is_closed()) {
             let data = serde_json::to_string(&msg).expect("messages serialize");
-            let eid = self.events.append(&self.get_key(), &data);
+            let eid = self.record(|| self.get_key(), &data);
             let tx = r.get.as_ref().expect("checked");
-            if !offer(tx, Frame::Sse(encode(Some(&eid), None, &data, None))) {
+            if !offer(tx, Frame::Sse(encode(eid.as_deref(), None, &data, None))) {
                 r.get = None;
             }
         } else {
@@ -304,10 +379,9 @@ impl HttpSession {
         }
     }
 
-    fn after_stream_done(&self, r: &Routes) {
-        if self.stateless && r.streams.is_empty() {
-            self.session.close();
-        }
+    /// Whether a stateless session, its last stream done, should now close.
+    fn stream_done_closes(&self, r: &Routes) -> bool {
+        self.events.is_none() && r.streams.is_empty()
     }
 
     /// Polling mode ([`HttpServerOptions::close_streams_after`]): closes request stream `slot`
@@ -325,7 +399,7 @@ impl HttpSession {
             }
             let Some(h) = weak.upgrade() else { return };
             let mut r = h.routes.lock().unwrap();
-            if let Some(route) = r.streams.get_mut(&slot) {
+            if let Some(route) = r.stream(slot) {
                 if route.generation == generation && !route.json {
                     // Its later events wait in the event store until the client resumes.
                     route.tx = None;
@@ -337,12 +411,29 @@ impl HttpSession {
     /// A request's handler ended without an answer (cancelled).
     fn finish_silently(&self, id: &RequestId) {
         let mut r = self.routes.lock().unwrap();
+        let mut finished = false;
         if let Some(slot) = r.requests.remove(id) {
-            if let Some(route) = r.streams.get_mut(&slot) {
+            if let Some(route) = r.stream(slot) {
                 route.pending.remove(id);
                 if route.pending.is_empty() {
-                    r.streams.remove(&slot);
-                    self.after_stream_done(&r);
+                    r.remove_stream(slot);
+                    finished = self.stream_done_closes(&r);
+                }
+            }
+        }
+        drop(r);
+        if finished {
+            self.session.close();
+        }
+    }
+
+    /// Hands a handler's outcome to the routing (the answer, or nothing when cancelled).
+    fn answered(&self, reply: Option<Message>, rid: Option<RequestId>) {
+        match reply {
+            Some(reply) => self.route(reply, rid),
+            None => {
+                if let Some(id) = rid {
+                    self.finish_silently(&id);
                 }
             }
         }
@@ -350,12 +441,10 @@ impl HttpSession {
 
     fn close(&self) {
         self.session.close();
-        let mut r = self.routes.lock().unwrap();
-        r.get = None;
-        r.streams.clear();
-        r.requests.clear();
-        drop(r);
-        self.events.remove_streams(&self.key);
+        self.routes.lock().unwrap().clear();
+        if let Some(events) = &self.events {
+            events.remove_streams(&self.key());
+        }
     }
 }
 
@@ -481,20 +570,15 @@ fn accepts(h: &HeaderMap) -> (bool, bool) {
     for v in h.get_all(header::ACCEPT) {
         let Ok(v) = v.to_str() else { continue };
         for part in v.split(',') {
-            let mt = part
-                .split(';')
-                .next()
-                .unwrap_or("")
-                .trim()
-                .to_ascii_lowercase();
-            match mt.as_str() {
-                "application/json" | "application/*" => json = true,
-                "text/event-stream" | "text/*" => sse = true,
-                "*/*" => {
-                    json = true;
-                    sse = true;
-                }
-                _ => {}
+            let mt = part.split(';').next().unwrap_or("").trim();
+            let is = |name: &str| mt.eq_ignore_ascii_case(name);
+            if is("application/json") || is("application/*") {
+                json = true;
+            } else if is("text/event-stream") || is("text/*") {
+                sse = true;
+            } else if mt == "*/*" {
+                json = true;
+                sse = true;
             }
         }
     }
@@ -539,6 +623,23 @@ impl HostGuard {
             .any(|(h, p)| h == host && (p.is_none() || *p == port))
     }
 
+    /// Whether `authority` (`name:port`) is an allowed host, without allocating when it is
+    /// plainly one of the allowed names (the usual case; anything unusual takes the full path).
+    fn authority_allowed(&self, authority: &str, default_port: u16) -> bool {
+        if let Some((name, port)) = authority.rsplit_once(':') {
+            let plain = !name.contains([':', '[', ']', ' ']) && !port.is_empty();
+            if plain {
+                if let Ok(port) = port.parse::<u16>() {
+                    return self.hosts.iter().any(|(h, p)| {
+                        h.eq_ignore_ascii_case(name) && (p.is_none() || *p == Some(port))
+                    });
+                }
+            }
+        }
+        let (name, port) = split_authority(authority);
+        self.host_allowed(&name, port.or(Some(default_port)))
+    }
+
     fn check(&self, h: &HeaderMap) -> Result<(), Response> {
         let forbid = |why: String| {
             Err(rpc_error(
@@ -549,8 +650,7 @@ impl HostGuard {
         };
         match header_str(h, "host") {
             Some(host) => {
-                let (name, port) = split_authority(host);
-                if !self.host_allowed(&name, port.or(Some(80))) {
+                if !self.authority_allowed(host, 80) {
                     return forbid(format!("Host {host:?} is not allowed"));
                 }
             }
@@ -656,44 +756,83 @@ fn sse_headers(sid: Option<&str>) -> axum::http::response::Builder {
 
 /// An SSE body fed by `rx`; `shutdown` ends it early; `on_drop` runs when the body is dropped.
 fn sse_body(
-    rx: mpsc::Receiver<Frame>,
+    rx: Rx,
     shutdown: Option<CancellationToken>,
     on_drop: Option<Box<dyn FnOnce() + Send>>,
 ) -> Body {
-    struct St {
-        rx: mpsc::Receiver<Frame>,
-        shutdown: Option<CancellationToken>,
-        _guard: Guard,
-    }
-    struct Guard(Option<Box<dyn FnOnce() + Send>>);
-    impl Drop for Guard {
-        fn drop(&mut self) {
-            if let Some(f) = self.0.take() {
-                f();
-            }
-        }
-    }
-    let st = St {
+    Body::new(SseBody {
         rx,
-        shutdown,
-        _guard: Guard(on_drop),
-    };
-    let stream = futures_util::stream::unfold(st, |mut st| async move {
-        loop {
-            let next = match &st.shutdown {
-                Some(t) => tokio::select! {
-                    f = st.rx.recv() => f,
-                    _ = t.cancelled() => None,
-                },
-                None => st.rx.recv().await,
-            };
-            match next? {
-                Frame::Sse(b) => return Some((Ok::<_, Infallible>(b), st)),
-                Frame::Msg(_) => continue,
+        shutdown: shutdown.map(|t| Box::pin(t.cancelled_owned())),
+        on_drop,
+        buf: Vec::new(),
+    })
+}
+
+/// A streaming SSE body: each poll sends every event already queued as one chunk (one write).
+struct SseBody {
+    rx: Rx,
+    shutdown: Option<std::pin::Pin<Box<tokio_util::sync::WaitForCancellationFutureOwned>>>,
+    on_drop: Option<Box<dyn FnOnce() + Send>>,
+    buf: Vec<Frame>,
+}
+
+impl Drop for SseBody {
+    fn drop(&mut self) {
+        if let Some(f) = self.on_drop.take() {
+            f();
+        }
+    }
+}
+
+impl hyper::body::Body for SseBody {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Bytes>, Infallible>>> {
+        use std::future::Future;
+        use std::task::Poll;
+        let this = &mut *self;
+        if let Some(s) = &mut this.shutdown {
+            if s.as_mut().poll(cx).is_ready() {
+                return Poll::Ready(None);
             }
         }
-    });
-    Body::from_stream(stream)
+        loop {
+            this.buf.clear();
+            match this.rx.poll_drain(cx, &mut this.buf) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(false) => return Poll::Ready(None),
+                Poll::Ready(true) => {
+                    if let Some(b) = join_sse(this.buf.drain(..)) {
+                        return Poll::Ready(Some(Ok(hyper::body::Frame::data(b))));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The SSE frames among `frames`, as one buffer (`None` if there were none).
+fn join_sse(frames: impl IntoIterator<Item = Frame>) -> Option<Bytes> {
+    let mut first: Option<Bytes> = None;
+    let mut joined: Option<Vec<u8>> = None;
+    for f in frames {
+        let Frame::Sse(b) = f else { continue };
+        match (&mut joined, &first) {
+            (Some(v), _) => v.extend_from_slice(&b),
+            (None, Some(a)) => {
+                let mut v = Vec::with_capacity(a.len() + b.len());
+                v.extend_from_slice(a);
+                v.extend_from_slice(&b);
+                joined = Some(v);
+            }
+            (None, None) => first = Some(b),
+        }
+    }
+    joined.map(Bytes::from).or(first)
 }
 
 async fn handle(State(app): State<Arc<App>>, req: Request) -> Response {
@@ -742,7 +881,7 @@ fn method_not_allowed(app: &App) -> Response {
     r
 }
 
-async fn read_body(app: &App, req: Request) -> Result<Bytes, Response> {
+async fn read_body(app: &App, headers: &HeaderMap, body: Body) -> Result<Bytes, Response> {
     let limit = app.options.max_body_size;
     let too_large = || {
         rpc_error(
@@ -751,14 +890,12 @@ async fn read_body(app: &App, req: Request) -> Result<Bytes, Response> {
             McpError::invalid_request(format!("request body exceeds {limit} bytes")),
         )
     };
-    if let Some(len) =
-        header_str(req.headers(), "content-length").and_then(|v| v.parse::<usize>().ok())
-    {
+    if let Some(len) = header_str(headers, "content-length").and_then(|v| v.parse::<usize>().ok()) {
         if len > limit {
             return Err(too_large());
         }
     }
-    axum::body::to_bytes(req.into_body(), limit)
+    axum::body::to_bytes(body, limit)
         .await
         .map_err(|_| too_large())
 }
@@ -783,11 +920,12 @@ fn check_content_type(h: &HeaderMap) -> Result<(), Response> {
 }
 
 async fn handle_post(app: Arc<App>, req: Request) -> Response {
-    let headers = req.headers().clone();
-    if let Err(r) = check_content_type(&headers) {
+    let (parts, body) = req.into_parts();
+    let headers = &parts.headers;
+    if let Err(r) = check_content_type(headers) {
         return r;
     }
-    let (json_ok, sse_ok) = accepts(&headers);
+    let (json_ok, sse_ok) = accepts(headers);
     if !json_ok || (!app.options.json_response && !sse_ok) {
         return rpc_error(
             StatusCode::NOT_ACCEPTABLE,
@@ -797,11 +935,11 @@ async fn handle_post(app: Arc<App>, req: Request) -> Response {
             ),
         );
     }
-    let header_version = match check_version_header(&app, &headers) {
+    let header_version = match check_version_header(&app, headers) {
         Ok(v) => v,
         Err(r) => return r,
     };
-    let body = match read_body(&app, req).await {
+    let body = match read_body(&app, headers, body).await {
         Ok(b) => b,
         Err(r) => return r,
     };
@@ -815,23 +953,24 @@ async fn handle_post(app: Arc<App>, req: Request) -> Response {
     let is_init = items
         .iter()
         .any(|m| matches!(m, Ok(Message::Request(r)) if r.method == "initialize"));
-    let sid = header_str(&headers, SESSION_ID_HEADER).map(str::to_string);
+    let sid = header_str(headers, SESSION_ID_HEADER);
     let mut new_session = false;
     let http = if app.options.stateless {
-        let h = HttpSession::new(&app.server, None, app.events.clone(), true, false);
+        // Stateless: a throwaway session with no id, no event store and no stream keys.
+        let h = HttpSession::new(&app.server, None, None, false);
         if !is_init {
             let version = header_version.unwrap_or(ProtocolVersion::LATEST);
             h.session.set_negotiated(Negotiated {
                 version,
                 peer_info: json!({}),
                 peer_capabilities: json!({}),
-                own_capabilities: app.server.capabilities(version),
+                own_capabilities: (*app.server.capabilities_shared(version)).clone(),
                 instructions: None,
             });
             h.session.set_state(STATE_READY);
         }
         h
-    } else if let Some(sid) = &sid {
+    } else if let Some(sid) = sid {
         match app.sessions.get(sid) {
             Some(h) if !h.session.is_closed() && !h.legacy => h,
             _ => {
@@ -867,8 +1006,7 @@ async fn handle_post(app: Arc<App>, req: Request) -> Response {
         let h = HttpSession::new(
             &app.server,
             Some(id.clone()),
-            app.events.clone(),
-            false,
+            Some(app.events.clone()),
             false,
         );
         app.sessions.insert(id, h.clone());
@@ -881,7 +1019,9 @@ async fn handle_post(app: Arc<App>, req: Request) -> Response {
             McpError::invalid_request("Mcp-Session-Id header is required"),
         );
     };
-    http.touch();
+    if !app.options.stateless {
+        http.touch();
+    }
     if batch {
         let s = &http.session;
         let allowed = s.protocol_version().is_some_and(|v| v.supports_batches());
@@ -895,37 +1035,43 @@ async fn handle_post(app: Arc<App>, req: Request) -> Response {
             );
         }
     }
-    let request_ids: Vec<RequestId> = items
-        .iter()
-        .filter_map(|m| match m {
-            Ok(Message::Request(r)) => Some(r.id.clone()),
-            _ => None,
-        })
-        .collect();
-    if request_ids.is_empty() {
+    let mut request_ids = items.iter().filter_map(|m| match m {
+        Ok(Message::Request(r)) => Some(&r.id),
+        _ => None,
+    });
+    let pending = match (request_ids.next(), request_ids.next()) {
+        (None, _) => SmallIds::Empty,
+        (Some(a), None) => SmallIds::One(a.clone()),
+        (Some(a), Some(b)) => {
+            let mut set: HashSet<RequestId> = [a.clone(), b.clone()].into_iter().collect();
+            set.extend(request_ids.cloned());
+            SmallIds::Many(set)
+        }
+    };
+    if pending.is_empty() {
         for m in items.into_iter().flatten() {
             let _ = http.session.handle_incoming(m);
         }
-        if http.stateless {
+        if app.options.stateless {
             http.session.close();
         }
         return status_only(StatusCode::ACCEPTED);
     }
     let json_mode = app.options.json_response || new_session;
-    let (tx, rx) = mpsc::channel(app.options.stream_queue_capacity.max(items.len() + 2));
+    let (tx, rx) = stream_queue(app.options.stream_queue_capacity.max(items.len() + 2));
     let version = header_version
         .or_else(|| http.session.protocol_version())
         .unwrap_or(ProtocolVersion::V2025_03_26);
-    let polling = !json_mode && version >= ProtocolVersion::V2025_11_25;
+    // Resumable (primed) streams need the event store: none in stateless mode.
+    let polling = !json_mode && version >= ProtocolVersion::V2025_11_25 && http.events.is_some();
     let slot = {
         let mut r = http.routes.lock().unwrap();
         let slot = r.next_stream;
         r.next_stream += 1;
-        let key = format!("{}{}", http.key, slot);
         if polling {
-            let eid = http.events.append(&key, "");
+            let eid = http.record(|| http.stream_key(slot), "");
             let retry = app.options.retry_interval.map(|d| d.as_millis() as u64);
-            offer(&tx, Frame::Sse(encode(Some(&eid), None, "", retry)));
+            offer(&tx, Frame::Sse(encode(eid.as_deref(), None, "", retry)));
         }
         for e in items.iter().filter_map(|m| m.as_ref().err()) {
             let m = Message::error(e.id.clone(), e.error.clone());
@@ -941,22 +1087,21 @@ async fn handle_post(app: Arc<App>, req: Request) -> Response {
             };
             offer(&tx, frame);
         }
-        let mut pending = HashSet::new();
-        for id in &request_ids {
-            if pending.insert(id.clone()) {
-                r.requests.insert(id.clone(), slot);
-            }
+        let ids: Vec<&RequestId> = match &pending {
+            SmallIds::One(id) => vec![id],
+            SmallIds::Many(set) => set.iter().collect(),
+            SmallIds::Empty => Vec::new(),
+        };
+        for id in ids {
+            r.requests.insert(id.clone(), slot);
         }
-        r.streams.insert(
+        r.streams.push(StreamRoute {
             slot,
-            StreamRoute {
-                key,
-                tx: Some(tx),
-                pending,
-                json: json_mode,
-                generation: 0,
-            },
-        );
+            tx: Some(tx),
+            pending,
+            json: json_mode,
+            generation: 0,
+        });
         slot
     };
     if polling {
@@ -973,36 +1118,38 @@ async fn handle_post(app: Arc<App>, req: Request) -> Response {
                     http.finish_silently(&id);
                 }
             }
-            Incoming::Reply(reply) => {
-                let h = http.clone();
-                app.tasks.spawn(async move {
-                    let _ = h.outbound.send(reply, rid).await;
-                });
-            }
-            Incoming::Pending(fut) => {
-                let h = http.clone();
-                app.tasks.spawn(async move {
-                    match fut.await {
-                        Some(reply) => {
-                            let _ = h.outbound.send(reply, rid).await;
-                        }
-                        None => {
-                            if let Some(id) = rid {
-                                h.finish_silently(&id);
-                            }
-                        }
+            Incoming::Reply(reply) => http.route(reply, rid),
+            Incoming::Pending(mut fut) => {
+                // Most handlers finish on their first poll: run that poll here and answer from
+                // this request's own task; a handler still running goes on a task of its own
+                // (it outlives a client that disconnects, so its stream can be resumed).
+                match futures_util::poll!(&mut fut) {
+                    std::task::Poll::Ready(reply) => http.answered(reply, rid),
+                    std::task::Poll::Pending => {
+                        let h = http.clone();
+                        app.tasks.spawn(async move {
+                            let reply = fut.await;
+                            h.answered(reply, rid);
+                        });
                     }
-                });
+                }
             }
         }
     }
     let sid_out = http.id.clone();
     if json_mode {
-        let mut rx = rx;
         let mut out = Vec::new();
-        while let Some(f) = rx.recv().await {
-            if let Frame::Msg(m) = f {
-                out.push(m);
+        match rx.take_finished() {
+            Some(frames) => out.extend(frames.into_iter().filter_map(|f| match f {
+                Frame::Msg(m) => Some(m),
+                Frame::Sse(_) => None,
+            })),
+            None => {
+                while let Some(f) = rx.recv().await {
+                    if let Frame::Msg(m) = f {
+                        out.push(m);
+                    }
+                }
             }
         }
         if new_session {
@@ -1021,6 +1168,13 @@ async fn handle_post(app: Arc<App>, req: Request) -> Response {
             (false, _) => json_response(StatusCode::OK, &out[0], sid),
             (true, _) => json_response(StatusCode::OK, &out, sid),
         };
+    }
+    // Every answer is already there: send the whole stream at once (one write, with a length).
+    if let Some(frames) = rx.take_finished() {
+        let body = join_sse(frames).unwrap_or_default();
+        return sse_headers(sid_out.as_deref())
+            .body(Body::from(body))
+            .expect("valid response");
     }
     // The body keeps the session alive until the stream ends (stateless sessions have no other owner).
     let keep: Box<dyn FnOnce() + Send> = Box::new(move || drop(http));
@@ -1072,8 +1226,9 @@ fn handle_get(app: Arc<App>, req: Request) -> Response {
     let get_key = http.get_key();
     if let Some(last) = header_str(h, LAST_EVENT_ID) {
         if let Some((key, events)) = app.events.replay_after(last) {
-            if key.starts_with(&http.key) {
-                let (tx, rx) = mpsc::channel(cap + events.len());
+            let prefix = http.key();
+            if let Some(rest) = key.strip_prefix(&prefix) {
+                let (tx, rx) = stream_queue(cap + events.len());
                 let mut r = http.routes.lock().unwrap();
                 for (eid, data) in &events {
                     if !data.is_empty() {
@@ -1082,11 +1237,10 @@ fn handle_get(app: Arc<App>, req: Request) -> Response {
                 }
                 if key == get_key {
                     r.get = Some(tx);
-                } else if let Some((slot, route)) = r.streams.iter_mut().find(|(_, s)| s.key == key)
-                {
+                } else if let Some(route) = rest.parse::<u64>().ok().and_then(|n| r.stream(n)) {
                     route.tx = Some(tx);
                     route.generation += 1;
-                    let (slot, generation) = (*slot, route.generation);
+                    let (slot, generation) = (route.slot, route.generation);
                     drop(r);
                     http.schedule_close(&app, slot, generation);
                 }
@@ -1109,7 +1263,7 @@ fn handle_get(app: Arc<App>, req: Request) -> Response {
             .session
             .protocol_version()
             .unwrap_or(ProtocolVersion::V2025_03_26);
-        let (tx, rx) = mpsc::channel(cap + r.backlog.len() + 1);
+        let (tx, rx) = stream_queue(cap + r.backlog.len() + 1);
         if version >= ProtocolVersion::V2025_11_25 {
             let eid = app.events.append(&get_key, "");
             let retry = app.options.retry_interval.map(|d| d.as_millis() as u64);
@@ -1167,12 +1321,11 @@ async fn legacy_sse(State(app): State<Arc<App>>, req: Request) -> Response {
     let http = HttpSession::new(
         &app.server,
         Some(id.clone()),
-        app.events.clone(),
-        false,
+        Some(app.events.clone()),
         true,
     );
     app.sessions.insert(id.clone(), http.clone());
-    let (tx, rx) = mpsc::channel(app.options.stream_queue_capacity.max(1));
+    let (tx, rx) = stream_queue(app.options.stream_queue_capacity.max(1));
     let endpoint = format!("{}?sessionId={}", app.options.legacy_messages_path, id);
     offer(
         &tx,
@@ -1222,10 +1375,11 @@ async fn legacy_post(State(app): State<Arc<App>>, req: Request) -> Response {
             )
         }
     };
-    if let Err(r) = check_content_type(req.headers()) {
+    let (parts, body) = req.into_parts();
+    if let Err(r) = check_content_type(&parts.headers) {
         return r;
     }
-    let body = match read_body(&app, req).await {
+    let body = match read_body(&app, &parts.headers, body).await {
         Ok(b) => b,
         Err(r) => return r,
     };
@@ -1240,14 +1394,12 @@ async fn legacy_post(State(app): State<Arc<App>>, req: Request) -> Response {
     for m in items {
         match http.session.handle_incoming(m) {
             Incoming::Nothing => {}
-            Incoming::Reply(reply) => {
-                let _ = http.outbound.send(reply, None).await;
-            }
+            Incoming::Reply(reply) => http.route(reply, None),
             Incoming::Pending(fut) => {
                 let h = http.clone();
                 app.tasks.spawn(async move {
                     if let Some(reply) = fut.await {
-                        let _ = h.outbound.send(reply, None).await;
+                        h.route(reply, None);
                     }
                 });
             }

@@ -1,0 +1,156 @@
+//! The bounded single-producer queue behind each HTTP response stream.
+//!
+//! Cheaper than a tokio mpsc channel for this use (one small allocation, no slot blocks): every
+//! POST creates one, and most are filled and closed before the response is even built, in which
+//! case [`StreamRx::take_finished`] hands the whole content over at once so the response leaves
+//! in a single write. Dropping the [`StreamTx`] ends the stream.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Waker};
+
+struct State<T> {
+    items: VecDeque<T>,
+    cap: usize,
+    sender_gone: bool,
+    receiver_gone: bool,
+    waker: Option<Waker>,
+}
+
+type Shared<T> = Arc<Mutex<State<T>>>;
+
+/// The sending end (exactly one per queue).
+pub(crate) struct StreamTx<T>(Shared<T>);
+
+/// The receiving end.
+pub(crate) struct StreamRx<T>(Shared<T>);
+
+/// A queue holding at most `cap` items waiting for the receiver.
+pub(crate) fn stream_queue<T>(cap: usize) -> (StreamTx<T>, StreamRx<T>) {
+    let shared = Arc::new(Mutex::new(State {
+        items: VecDeque::new(),
+        cap: cap.max(1),
+        sender_gone: false,
+        receiver_gone: false,
+        waker: None,
+    }));
+    (StreamTx(shared.clone()), StreamRx(shared))
+}
+
+/// Why an item was not queued.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Refused {
+    /// The receiver has fallen `cap` items behind.
+    Full,
+    /// The receiver is gone.
+    Closed,
+}
+
+impl<T> StreamTx<T> {
+    /// Queues `item` without waiting.
+    pub(crate) fn try_send(&self, item: T) -> Result<(), Refused> {
+        let mut s = self.0.lock().unwrap();
+        if s.receiver_gone {
+            return Err(Refused::Closed);
+        }
+        if s.items.len() >= s.cap {
+            return Err(Refused::Full);
+        }
+        s.items.push_back(item);
+        let waker = s.waker.take();
+        drop(s);
+        if let Some(w) = waker {
+            w.wake();
+        }
+        Ok(())
+    }
+
+    /// Whether the receiver is gone.
+    pub(crate) fn is_closed(&self) -> bool {
+        self.0.lock().unwrap().receiver_gone
+    }
+}
+
+impl<T> Drop for StreamTx<T> {
+    fn drop(&mut self) {
+        let mut s = self.0.lock().unwrap();
+        s.sender_gone = true;
+        let waker = s.waker.take();
+        drop(s);
+        if let Some(w) = waker {
+            w.wake();
+        }
+    }
+}
+
+impl<T> StreamRx<T> {
+    /// Every queued item, oldest first, if the sender is already gone (nothing more will come).
+    pub(crate) fn take_finished(&self) -> Option<VecDeque<T>> {
+        let mut s = self.0.lock().unwrap();
+        s.sender_gone.then(|| std::mem::take(&mut s.items))
+    }
+
+    /// Moves every queued item into `out`; `Ready(false)` once the stream has ended and nothing
+    /// was moved, `Ready(true)` when something was, `Pending` (waker registered) otherwise.
+    pub(crate) fn poll_drain(&self, cx: &mut Context<'_>, out: &mut Vec<T>) -> Poll<bool> {
+        let mut s = self.0.lock().unwrap();
+        if !s.items.is_empty() {
+            out.extend(s.items.drain(..));
+            return Poll::Ready(true);
+        }
+        if s.sender_gone {
+            return Poll::Ready(false);
+        }
+        match &s.waker {
+            Some(w) if w.will_wake(cx.waker()) => {}
+            _ => s.waker = Some(cx.waker().clone()),
+        }
+        Poll::Pending
+    }
+
+    /// Waits for the next item; `None` once the stream has ended.
+    pub(crate) async fn recv(&self) -> Option<T> {
+        std::future::poll_fn(|cx| {
+            let mut s = self.0.lock().unwrap();
+            if let Some(item) = s.items.pop_front() {
+                return Poll::Ready(Some(item));
+            }
+            if s.sender_gone {
+                return Poll::Ready(None);
+            }
+            s.waker = Some(cx.waker().clone());
+            Poll::Pending
+        })
+        .await
+    }
+}
+
+impl<T> Drop for StreamRx<T> {
+    fn drop(&mut self) {
+        let mut s = self.0.lock().unwrap();
+        s.receiver_gone = true;
+        s.items.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn ends_when_the_sender_drops_and_refuses_past_capacity() {
+        let (tx, rx) = stream_queue::<u32>(2);
+        assert!(rx.take_finished().is_none());
+        tx.try_send(1).unwrap();
+        tx.try_send(2).unwrap();
+        assert_eq!(tx.try_send(3), Err(Refused::Full));
+        assert_eq!(rx.recv().await, Some(1));
+        drop(tx);
+        assert_eq!(rx.take_finished().unwrap(), [2]);
+        assert_eq!(rx.recv().await, None);
+        let (tx, rx) = stream_queue::<u32>(2);
+        drop(rx);
+        assert!(tx.is_closed());
+        assert_eq!(tx.try_send(1), Err(Refused::Closed));
+    }
+}
