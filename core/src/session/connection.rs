@@ -80,6 +80,8 @@ impl<R: FrameReader, W: FrameWriter> Connection<R, W> {
         let mut result = Ok(());
         let mut drain_deadline: Option<tokio::time::Instant> = None;
         let closed = session.closed.clone();
+        // Waited on across iterations, so its registration is made once, not per select.
+        let mut closed_wait = std::pin::pin!(closed.cancelled());
 
         'conn: loop {
             macro_rules! emit {
@@ -165,11 +167,21 @@ impl<R: FrameReader, W: FrameWriter> Connection<R, W> {
                         // `read_frame` is cancel-safe, so a pending poll loses nothing.
                         match poll_once(reader.read_frame(&mut frame)).await {
                             Poll::Ready(next) => r = next,
-                            Poll::Pending => break,
+                            Poll::Pending => {
+                                // Input drained: the batch's answers leave in one write.
+                                if dirty {
+                                    dirty = false;
+                                    if let Err(e) = writer.flush().await {
+                                        result = Err(McpError::from(e));
+                                        break 'conn;
+                                    }
+                                }
+                                break;
+                            }
                         }
                     }
                 },
-                _ = closed.cancelled(), if reading => {
+                _ = &mut closed_wait, if reading => {
                     reading = false;
                     drain_deadline = Some(tokio::time::Instant::now() + session.config.drain_timeout);
                 }
