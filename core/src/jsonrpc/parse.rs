@@ -42,6 +42,14 @@ struct RawEnvelope {
 /// Parses one frame. Returns `Err` only when the frame as a whole must be answered by one error
 /// (parse error, empty batch, or a non-object top level).
 pub fn parse(bytes: &[u8]) -> Result<Incoming, ErrorResponse> {
+    match super::fast::parse(bytes) {
+        Some(msg) => Ok(Incoming::Single(msg)),
+        None => parse_full(bytes),
+    }
+}
+
+/// The full parser: every input, every error classified. [`parse`] tries the fast path first.
+fn parse_full(bytes: &[u8]) -> Result<Incoming, ErrorResponse> {
     let first = bytes.iter().copied().find(|b| !b.is_ascii_whitespace());
     if first == Some(b'[') {
         let items: Vec<Value> = serde_json::from_slice(bytes).map_err(|e| ErrorResponse {
@@ -176,4 +184,80 @@ fn validate_envelope(raw: RawEnvelope) -> Result<Message, ErrorResponse> {
 pub fn write_message(out: &mut Vec<u8>, msg: &Message) {
     serde_json::to_writer(&mut *out, msg).expect("writing to a Vec cannot fail");
     out.push(b'\n');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Frames the fast path accepts: it must build exactly what the full parser builds.
+    const ACCEPTED: &[&str] = &[
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}"#,
+        r#"  {"id":"abc","jsonrpc":"2.0","method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":"a\"b\u0041","method":"x\/y","params":[1,2]}"#,
+        r#"{"jsonrpc":"2.0","id":-7,"method":"m","params":{},"extra":{"ignored":[true]}}"#,
+        r#"{"jsonrpc":"2.0","id":9223372036854775807,"method":"m"}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1}}"#,
+        r#"{"jsonrpc":"2.0","id":3,"result":{"ok":true}}"#,
+        r#"{"jsonrpc":"2.0","id":"r","result":null}"#,
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\"}\r\n",
+    ];
+
+    /// Frames the fast path must leave to the full parser (errors, unusual shapes).
+    const DEFERRED: &[&str] = &[
+        r#"["2.0",1,"ping"]"#,
+        r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#,
+        r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":1e3,"method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":9223372036854775808,"method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":true,"method":"ping"}"#,
+        r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#,
+        r#"{"jsonrpc":"2\u002e0","id":1,"method":"ping"}"#,
+        r#"{"id":1,"method":"ping"}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":null}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":5}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"m","params":null}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"m","params":"s"}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"m","result":{}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"m","error":null}"#,
+        r#"{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"x"}}"#,
+        r#"{"jsonrpc":"2.0","result":{}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"result":{},"params":{}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"m"}"#,
+        r#"{"jsonrpc":"2.0"}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"m"} x"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"m""#,
+        "5",
+        "",
+    ];
+
+    fn single(r: Result<Incoming, ErrorResponse>) -> Message {
+        match r {
+            Ok(Incoming::Single(m)) => m,
+            other => panic!("expected a single message, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn fast_path_builds_what_the_full_parser_builds() {
+        for frame in ACCEPTED {
+            let fast = super::super::fast::parse(frame.as_bytes())
+                .unwrap_or_else(|| panic!("fast path declined {frame}"));
+            assert_eq!(fast, single(parse_full(frame.as_bytes())), "{frame}");
+        }
+    }
+
+    #[test]
+    fn fast_path_defers_everything_else() {
+        for frame in DEFERRED {
+            assert!(
+                super::super::fast::parse(frame.as_bytes()).is_none(),
+                "fast path accepted {frame}"
+            );
+        }
+        let not_utf8 = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\"}";
+        assert!(super::super::fast::parse(not_utf8).is_none());
+    }
 }

@@ -46,6 +46,48 @@ fn to_value<T: serde::Serialize>(v: &T) -> Value {
     serde_json::to_value(v).expect("protocol types always serialize")
 }
 
+/// The JSON form of a tool result, equal to `to_value(&result)`.
+///
+/// The common shapes (plain text blocks, structured content, the error flag) are assembled by
+/// moving their strings and values in, instead of serializing them into a copy; anything else
+/// (metadata, annotations, extra fields, other block types) goes through the serializer.
+fn tool_result_value(result: CallToolResult) -> Value {
+    if result.meta.is_some() || !result.extra.is_empty() {
+        return to_value(&result);
+    }
+    let CallToolResult {
+        content,
+        structured_content,
+        is_error,
+        ..
+    } = result;
+    let mut map = Map::new();
+    let content = content.into_iter().map(content_value).collect();
+    map.insert("content".into(), Value::Array(content));
+    if let Some(sc) = structured_content {
+        map.insert("structuredContent".into(), sc);
+    }
+    if let Some(e) = is_error {
+        map.insert("isError".into(), Value::Bool(e));
+    }
+    Value::Object(map)
+}
+
+/// One content block as JSON, equal to `to_value(&block)`; plain text is moved, not copied.
+fn content_value(block: ContentBlock) -> Value {
+    match block {
+        ContentBlock::Text(t)
+            if t.annotations.is_none() && t.meta.is_none() && t.extra.is_empty() =>
+        {
+            let mut map = Map::new();
+            map.insert("type".into(), Value::String("text".into()));
+            map.insert("text".into(), Value::String(t.text));
+            Value::Object(map)
+        }
+        other => to_value(&other),
+    }
+}
+
 fn not_advertised(method: &str, feature: &str) -> McpError {
     McpError::method_not_found(method).with_data(
         json!({ "method": method, "reason": format!("this server does not offer {feature}") }),
@@ -295,12 +337,12 @@ impl Server {
                         let result = server
                             .finish_tool_call(&entry, args, task_ctx, version)
                             .await?;
-                        Ok(to_value(&result))
+                        Ok(tool_result_value(result))
                     })
                 });
         }
         let result = self.finish_tool_call(&entry, args, ctx, version).await?;
-        Ok(to_value(&result))
+        Ok(tool_result_value(result))
     }
 
     async fn finish_tool_call(
@@ -463,5 +505,44 @@ fn downgrade_content(content: &mut [ContentBlock], version: ProtocolVersion) {
         if let Some(r) = replacement {
             *block = r;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{Annotations, TextContent};
+
+    fn same(result: CallToolResult) {
+        assert_eq!(tool_result_value(result.clone()), to_value(&result));
+    }
+
+    #[test]
+    fn tool_result_value_matches_the_serializer() {
+        same(CallToolResult::default());
+        same(CallToolResult::text("hello \"quoted\" \n text"));
+        same(CallToolResult::error_text("it failed"));
+        same(CallToolResult::structured(
+            json!({ "a": [1, 2, { "b": null }] }),
+        ));
+        same(CallToolResult::new(vec![
+            ContentBlock::text("one"),
+            ContentBlock::image("aGVsbG8=", "image/png"),
+            ContentBlock::text("two"),
+        ]));
+        let mut annotated = TextContent::new("annotated");
+        annotated.annotations = Some(Annotations::default());
+        same(CallToolResult::new(vec![ContentBlock::Text(annotated)]));
+        let mut with_meta = TextContent::new("meta");
+        with_meta.meta = Some(Map::from_iter([("k".to_string(), json!(1))]));
+        with_meta.extra.insert("x-extra".into(), json!("kept"));
+        same(CallToolResult::new(vec![ContentBlock::Text(with_meta)]));
+        let mut result = CallToolResult::text("extra");
+        result.extra.insert("x-result".into(), json!({ "n": 1 }));
+        same(result);
+        let mut result = CallToolResult::text("meta");
+        result.meta = Some(Map::from_iter([("progressToken".to_string(), json!("t"))]));
+        result.is_error = Some(false);
+        same(result);
     }
 }

@@ -2,7 +2,9 @@
 //! concurrently and writes answers, with no thread hop per message.
 //!
 //! Handlers run as futures inside this task (`FuturesUnordered`), so a slow asynchronous handler
-//! never delays other requests and a fast one costs no spawn. Output is buffered and flushed when
+//! never delays other requests and a fast one costs no spawn. A handler is polled once as soon as
+//! its request is read, so one that does not wait is answered without entering that set. Frames
+//! the transport already holds are handled in one pass, and output is buffered and flushed when
 //! nothing else is ready, so pipelined requests share system calls.
 
 use super::core::{Incoming, STATE_INITIALIZING};
@@ -12,7 +14,9 @@ use crate::transport::{FrameReader, FrameWriter, ReadStatus};
 use crate::McpError;
 use futures_util::future::{join_all, BoxFuture};
 use futures_util::stream::{FuturesUnordered, StreamExt};
+use std::future::Future;
 use std::sync::Arc;
+use std::task::Poll;
 use tokio::sync::mpsc;
 
 /// What an in-flight entry produces: nothing, one message, or a batch answer.
@@ -76,20 +80,39 @@ impl<R: FrameReader, W: FrameWriter> Connection<R, W> {
         let mut result = Ok(());
         let mut drain_deadline: Option<tokio::time::Instant> = None;
         let closed = session.closed.clone();
+        // Waited on across iterations, so its registration is made once, not per select.
+        let mut closed_wait = std::pin::pin!(closed.cancelled());
 
-        macro_rules! emit {
-            ($msg:expr) => {{
-                out.clear();
-                serde_json::to_writer(&mut out, $msg).expect("messages always serialize");
-                if let Err(e) = writer.write_frame(&out).await {
-                    result = Err(McpError::from(e));
-                    break;
-                }
-                dirty = true;
-            }};
-        }
+        'conn: loop {
+            macro_rules! emit {
+                ($msg:expr) => {{
+                    out.clear();
+                    serde_json::to_writer(&mut out, $msg).expect("messages always serialize");
+                    if let Err(e) = writer.write_frame(&out).await {
+                        result = Err(McpError::from(e));
+                        break 'conn;
+                    }
+                    dirty = true;
+                }};
+            }
+            // An answer is written after whatever its handler queued (progress, logs).
+            macro_rules! answer {
+                ($answer:expr) => {{
+                    while let Ok(ob) = outbound_rx.try_recv() {
+                        emit!(&ob.message);
+                    }
+                    match $answer {
+                        Answer::Nothing => {}
+                        Answer::One(m) => emit!(&m),
+                        Answer::Batch(ms) => {
+                            if !ms.is_empty() {
+                                emit!(&ms)
+                            }
+                        }
+                    }
+                }};
+            }
 
-        loop {
             if !reading && in_flight.is_empty() {
                 break;
             }
@@ -101,48 +124,64 @@ impl<R: FrameReader, W: FrameWriter> Connection<R, W> {
             };
             tokio::select! {
                 biased;
-                Some(answer) = in_flight.next(), if !in_flight.is_empty() => {
-                    // Whatever the handler queued (progress, logs) goes out before its answer.
-                    while let Ok(ob) = outbound_rx.try_recv() {
-                        emit!(&ob.message);
-                    }
-                    match answer {
-                        Answer::Nothing => {}
-                        Answer::One(m) => emit!(&m),
-                        Answer::Batch(ms) => if !ms.is_empty() { emit!(&ms) },
-                    }
-                }
+                Some(answer) = in_flight.next(), if !in_flight.is_empty() => answer!(answer),
                 Some(ob) = outbound_rx.recv() => emit!(&ob.message),
-                r = reader.read_frame(&mut frame), if reading => match r {
-                    // The session's limit applies whatever limit the transport itself enforces.
-                    Ok(ReadStatus::Frame) if frame.len() > session.config.max_message_size => {
-                        let e = McpError::invalid_request(format!(
-                            "message of {} bytes exceeds the limit of {} bytes", frame.len(), session.config.max_message_size
-                        ));
-                        frame.clear();
-                        emit!(&Message::error(None, e));
-                    }
-                    Ok(ReadStatus::Frame) => match on_frame(&session, &frame) {
-                        FrameOutcome::Now(Answer::Nothing) => {}
-                        FrameOutcome::Now(Answer::One(m)) => emit!(&m),
-                        FrameOutcome::Now(Answer::Batch(ms)) => if !ms.is_empty() { emit!(&ms) },
-                        FrameOutcome::Later(fut) => in_flight.push(fut),
-                    },
-                    Ok(ReadStatus::Oversized(size)) => {
-                        let e = McpError::invalid_request(format!(
-                            "message of {size} bytes exceeds the limit of {} bytes", session.config.max_message_size
-                        ));
-                        emit!(&Message::error(None, e));
-                    }
-                    Ok(ReadStatus::Eof) | Err(_) => {
-                        if let Err(e) = r { tracing::debug!(error = %e, "transport read failed"); }
-                        reading = false;
-                        // The peer can no longer answer anything we asked.
-                        session.fail_pending("peer closed the connection");
-                        drain_deadline = Some(tokio::time::Instant::now() + session.config.drain_timeout);
+                r = reader.read_frame(&mut frame), if reading => {
+                    // Handle this frame and every further one the transport already holds
+                    // without going back to the select: a pipelined batch costs one pass.
+                    let mut r = r;
+                    loop {
+                        match r {
+                            // The session's limit applies whatever limit the transport itself enforces.
+                            Ok(ReadStatus::Frame) if frame.len() > session.config.max_message_size => {
+                                let e = McpError::invalid_request(format!(
+                                    "message of {} bytes exceeds the limit of {} bytes", frame.len(), session.config.max_message_size
+                                ));
+                                frame.clear();
+                                emit!(&Message::error(None, e));
+                            }
+                            Ok(ReadStatus::Frame) => match on_frame(&session, &frame) {
+                                FrameOutcome::Now(a) => answer!(a),
+                                // Most handlers finish without waiting: poll once here and
+                                // answer at once; only a handler that waits joins `in_flight`.
+                                FrameOutcome::Later(mut fut) => match poll_once(fut.as_mut()).await {
+                                    Poll::Ready(a) => answer!(a),
+                                    Poll::Pending => in_flight.push(fut),
+                                },
+                            },
+                            Ok(ReadStatus::Oversized(size)) => {
+                                let e = McpError::invalid_request(format!(
+                                    "message of {size} bytes exceeds the limit of {} bytes", session.config.max_message_size
+                                ));
+                                emit!(&Message::error(None, e));
+                            }
+                            Ok(ReadStatus::Eof) | Err(_) => {
+                                if let Err(e) = r { tracing::debug!(error = %e, "transport read failed"); }
+                                reading = false;
+                                // The peer can no longer answer anything we asked.
+                                session.fail_pending("peer closed the connection");
+                                drain_deadline = Some(tokio::time::Instant::now() + session.config.drain_timeout);
+                                break;
+                            }
+                        }
+                        // `read_frame` is cancel-safe, so a pending poll loses nothing.
+                        match poll_once(reader.read_frame(&mut frame)).await {
+                            Poll::Ready(next) => r = next,
+                            Poll::Pending => {
+                                // Input drained: the batch's answers leave in one write.
+                                if dirty {
+                                    dirty = false;
+                                    if let Err(e) = writer.flush().await {
+                                        result = Err(McpError::from(e));
+                                        break 'conn;
+                                    }
+                                }
+                                break;
+                            }
+                        }
                     }
                 },
-                _ = closed.cancelled(), if reading => {
+                _ = &mut closed_wait, if reading => {
                     reading = false;
                     drain_deadline = Some(tokio::time::Instant::now() + session.config.drain_timeout);
                 }
@@ -172,6 +211,15 @@ impl<R: FrameReader, W: FrameWriter> Connection<R, W> {
         session.close();
         result
     }
+}
+
+/// Polls `fut` once with the current task's context and reports what it gave.
+///
+/// A future left pending has registered this task's waker; it may be polled again later with
+/// another one (e.g. inside `FuturesUnordered`), which is all the `Future` contract requires.
+async fn poll_once<F: Future>(fut: F) -> Poll<F::Output> {
+    let mut fut = std::pin::pin!(fut);
+    std::future::poll_fn(|cx| Poll::Ready(fut.as_mut().poll(cx))).await
 }
 
 /// Handles one frame; an answer that needs handlers to finish is pushed by the caller.

@@ -6,7 +6,7 @@
 
 use super::{FrameReader, FrameWriter, ReadStatus};
 use std::io;
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 
 /// Reads newline-terminated frames from a byte stream.
 ///
@@ -85,34 +85,118 @@ impl<R: AsyncRead + Unpin + Send + 'static> FrameReader for LineReader<R> {
     }
 }
 
+/// The index of the first `\n` in `haystack`, eight bytes at a time.
 fn memchr(haystack: &[u8]) -> Option<usize> {
-    haystack.iter().position(|&b| b == b'\n')
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
+    const NEWLINES: u64 = u64::from_ne_bytes([b'\n'; 8]);
+    let mut chunks = haystack.chunks_exact(8);
+    let mut offset = 0;
+    for chunk in &mut chunks {
+        let word = u64::from_le_bytes(chunk.try_into().expect("chunks of eight")) ^ NEWLINES;
+        // Sets the high bit of the lowest zero byte (a newline); higher bytes may be flagged
+        // falsely, so only the lowest flag counts.
+        let found = word.wrapping_sub(ONES) & !word & HIGHS;
+        if found != 0 {
+            return Some(offset + (found.trailing_zeros() / 8) as usize);
+        }
+        offset += 8;
+    }
+    chunks
+        .remainder()
+        .iter()
+        .position(|&b| b == b'\n')
+        .map(|i| offset + i)
 }
 
+/// Output is gathered up to this many bytes before it is written without waiting for a flush.
+const WRITE_BUFFER: usize = 64 * 1024;
+
 /// Writes newline-terminated frames to a byte stream, buffering until flushed.
+///
+/// Queuing a frame is a copy into the buffer (no system call, no waiting) unless the buffer is
+/// full; `flush` writes everything queued in as few writes as the stream accepts.
 pub struct LineWriter<W: AsyncWrite> {
-    inner: BufWriter<W>,
+    inner: W,
+    buf: Vec<u8>,
+    /// How much of `buf` has already been written (a flush cancelled midway resumes here).
+    written: usize,
 }
 
 impl<W: AsyncWrite + Unpin + Send + 'static> LineWriter<W> {
     /// Wraps `inner`.
     pub fn new(inner: W) -> Self {
         Self {
-            inner: BufWriter::with_capacity(64 * 1024, inner),
+            inner,
+            buf: Vec::new(),
+            written: 0,
         }
+    }
+
+    /// Writes out the buffer.
+    async fn write_buffer(&mut self) -> io::Result<()> {
+        while self.written < self.buf.len() {
+            match self.inner.write(&self.buf[self.written..]).await? {
+                0 => return Err(io::ErrorKind::WriteZero.into()),
+                n => self.written += n,
+            }
+        }
+        self.buf.clear();
+        self.written = 0;
+        if self.buf.capacity() > WRITE_BUFFER {
+            // One huge message must not pin its size in memory for the connection's lifetime.
+            self.buf.shrink_to(WRITE_BUFFER);
+        }
+        Ok(())
     }
 }
 
 impl<W: AsyncWrite + Unpin + Send + 'static> FrameWriter for LineWriter<W> {
     async fn write_frame(&mut self, frame: &[u8]) -> io::Result<()> {
-        self.inner.write_all(frame).await?;
-        self.inner.write_all(b"\n").await
+        if !self.buf.is_empty() && self.buf.len() + frame.len() >= WRITE_BUFFER {
+            self.write_buffer().await?;
+        }
+        if self.buf.capacity() == 0 {
+            self.buf.reserve(WRITE_BUFFER.max(frame.len() + 1));
+        }
+        self.buf.extend_from_slice(frame);
+        self.buf.push(b'\n');
+        Ok(())
     }
     async fn flush(&mut self) -> io::Result<()> {
+        self.write_buffer().await?;
         self.inner.flush().await
     }
     async fn close(&mut self) -> io::Result<()> {
-        self.inner.flush().await?;
+        self.flush().await?;
         self.inner.shutdown().await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::memchr;
+
+    #[test]
+    fn memchr_finds_the_first_newline() {
+        let naive = |h: &[u8]| h.iter().position(|&b| b == b'\n');
+        // Every position in every length up to 40, with bytes around the newline that could
+        // confuse a word-at-a-time search (0x0a +/- 1, 0x8a, 0xff, 0x00).
+        for len in 0..40 {
+            for fill in [b'a', 0x09, 0x0b, 0x8a, 0xff, 0x00] {
+                let mut h = vec![fill; len];
+                assert_eq!(memchr(&h), naive(&h));
+                for at in 0..len {
+                    h[at] = b'\n';
+                    assert_eq!(memchr(&h), naive(&h), "len {len} fill {fill:#x} at {at}");
+                    if at + 3 < len {
+                        h[at + 3] = b'\n';
+                        assert_eq!(memchr(&h), Some(at));
+                        h[at + 3] = fill;
+                    }
+                    h[at] = fill;
+                }
+            }
+        }
     }
 }
