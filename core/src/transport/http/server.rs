@@ -964,7 +964,7 @@ async fn handle_post(app: Arc<App>, req: Request) -> Response {
                 version,
                 peer_info: json!({}),
                 peer_capabilities: json!({}),
-                own_capabilities: (*app.server.capabilities_shared(version)).clone(),
+                own_capabilities: app.server.capabilities_shared(version),
                 instructions: None,
             });
             h.session.set_state(STATE_READY);
