@@ -23,7 +23,7 @@ use crate::session::{
 use crate::McpError;
 use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
+use axum::http::{header, HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 use axum::response::Response;
 use axum::Router;
 use bytes::Bytes;
@@ -76,6 +76,9 @@ struct StreamRoute {
     /// Bumped each time a client (re)attaches to the stream, so that a polling-mode close
     /// scheduled for an earlier attachment leaves a later one alone.
     generation: u64,
+    /// Whether an event of this stream is in the event store (its priming event, or a message
+    /// sent before the last answer); until then no client holds an id to resume it from.
+    recorded: bool,
 }
 
 /// A few request ids, without a heap allocation for the common single one.
@@ -93,6 +96,14 @@ impl SmallIds {
                 set.remove(id);
             }
             _ => {}
+        }
+    }
+    /// Whether `id` is the only id left.
+    fn is_only(&self, id: &RequestId) -> bool {
+        match self {
+            SmallIds::One(x) => x == id,
+            SmallIds::Many(set) => set.len() == 1 && set.contains(id),
+            SmallIds::Empty => false,
         }
     }
     fn is_empty(&self) -> bool {
@@ -247,7 +258,26 @@ impl HttpSession {
     }
 
     fn stream_key(&self, slot: u64) -> String {
-        format!("{}{}", self.key(), slot)
+        match &self.id {
+            Some(id) => format!("{id}/{slot}"),
+            None => format!("{}{slot}", self.key()),
+        }
+    }
+
+    /// Whether `event_id` names the only event of a finished request stream of this session,
+    /// which the event store was not asked to keep.
+    fn is_finished_only_event(&self, event_id: &str) -> bool {
+        let Some((stream, "0")) = event_id.rsplit_once(':') else {
+            return false;
+        };
+        let Some(slot) = stream
+            .strip_prefix(self.key().as_str())
+            .and_then(|n| n.parse::<u64>().ok())
+        else {
+            return false;
+        };
+        let mut r = self.routes.lock().unwrap();
+        slot < r.next_stream && r.stream(slot).is_none()
     }
 
     /// Records an event of stream `key` for resumption; its id (`None` when not kept).
@@ -324,7 +354,16 @@ impl HttpSession {
                 if !route.json {
                     let m = msg.take().expect("present");
                     let data = serde_json::to_string(&m).expect("messages serialize");
-                    let eid = self.record(|| self.stream_key(slot), &data);
+                    // The stream's only event (its answer, nothing before it) can never be
+                    // asked for again: the store hands out its id without keeping it.
+                    let only = answer_here && !route.recorded && route.pending.is_only(&id);
+                    let eid = match &self.events {
+                        Some(e) if only => Some(e.append_only_event(&self.stream_key(slot), &data)),
+                        _ => {
+                            route.recorded = true;
+                            self.record(|| self.stream_key(slot), &data)
+                        }
+                    };
                     if let Some(tx) = &route.tx {
                         if !offer(tx, Frame::Sse(encode(eid.as_deref(), None, &data, None))) {
                             route.tx = None;
@@ -541,22 +580,36 @@ fn rpc_error(status: StatusCode, id: Option<RequestId>, error: McpError) -> Resp
     json_response(status, &Message::error(id, error), None)
 }
 
-fn json_response(status: StatusCode, body: &impl serde::Serialize, sid: Option<&str>) -> Response {
-    let mut b = Response::builder()
-        .status(status)
-        .header(header::CONTENT_TYPE, "application/json");
-    if let Some(sid) = sid {
-        b = b.header(SESSION_ID_HEADER, sid);
+/// [`SESSION_ID_HEADER`] as a header name, built at compile time.
+const SESSION_ID_NAME: HeaderName = HeaderName::from_static(SESSION_ID_HEADER);
+
+/// A response with `status`, `body`, a static `Content-Type` and the session id, if any (headers
+/// inserted directly: no builder, no parsing of names or static values).
+fn response_with(
+    status: StatusCode,
+    body: Body,
+    content_type: &'static str,
+    sid: Option<&str>,
+) -> Response {
+    let mut r = Response::new(body);
+    *r.status_mut() = status;
+    let h = r.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    if let Some(v) = sid.and_then(|s| HeaderValue::from_str(s).ok()) {
+        h.insert(SESSION_ID_NAME, v);
     }
-    b.body(Body::from(serde_json::to_vec(body).expect("serializes")))
-        .expect("valid response")
+    r
+}
+
+fn json_response(status: StatusCode, body: &impl serde::Serialize, sid: Option<&str>) -> Response {
+    let body = Body::from(serde_json::to_vec(body).expect("serializes"));
+    response_with(status, body, "application/json", sid)
 }
 
 fn status_only(status: StatusCode) -> Response {
-    Response::builder()
-        .status(status)
-        .body(Body::empty())
-        .expect("valid response")
+    let mut r = Response::new(Body::empty());
+    *r.status_mut() = status;
+    r
 }
 
 fn header_str<'a>(h: &'a HeaderMap, name: &str) -> Option<&'a str> {
@@ -742,16 +795,14 @@ fn new_session_id() -> Arc<str> {
     Arc::from(format!("{:032x}", rand::random::<u128>()))
 }
 
-fn sse_headers(sid: Option<&str>) -> axum::http::response::Builder {
-    let mut b = Response::builder()
-        .status(StatusCode::OK)
-        .header(header::CONTENT_TYPE, "text/event-stream")
-        .header(header::CACHE_CONTROL, "no-cache")
-        .header("x-accel-buffering", "no");
-    if let Some(sid) = sid {
-        b = b.header(SESSION_ID_HEADER, sid);
-    }
-    b
+/// An SSE response (200, `text/event-stream`, not cached nor buffered by proxies) with `body`.
+fn sse_response(sid: Option<&str>, body: Body) -> Response {
+    const X_ACCEL_BUFFERING: HeaderName = HeaderName::from_static("x-accel-buffering");
+    let mut r = response_with(StatusCode::OK, body, "text/event-stream", sid);
+    let h = r.headers_mut();
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    h.insert(X_ACCEL_BUFFERING, HeaderValue::from_static("no"));
+    r
 }
 
 /// An SSE body fed by `rx`; `shutdown` ends it early; `on_drop` runs when the body is dropped.
@@ -1101,6 +1152,7 @@ async fn handle_post(app: Arc<App>, req: Request) -> Response {
             pending,
             json: json_mode,
             generation: 0,
+            recorded: polling,
         });
         slot
     };
@@ -1172,15 +1224,11 @@ async fn handle_post(app: Arc<App>, req: Request) -> Response {
     // Every answer is already there: send the whole stream at once (one write, with a length).
     if let Some(frames) = rx.take_finished() {
         let body = join_sse(frames).unwrap_or_default();
-        return sse_headers(sid_out.as_deref())
-            .body(Body::from(body))
-            .expect("valid response");
+        return sse_response(sid_out.as_deref(), Body::from(body));
     }
     // The body keeps the session alive until the stream ends (stateless sessions have no other owner).
     let keep: Box<dyn FnOnce() + Send> = Box::new(move || drop(http));
-    sse_headers(sid_out.as_deref())
-        .body(sse_body(rx, None, Some(keep)))
-        .expect("valid response")
+    sse_response(sid_out.as_deref(), sse_body(rx, None, Some(keep)))
 }
 
 fn session_from_headers(app: &App, h: &HeaderMap) -> Result<Arc<HttpSession>, Response> {
@@ -1244,10 +1292,15 @@ fn handle_get(app: Arc<App>, req: Request) -> Response {
                     drop(r);
                     http.schedule_close(&app, slot, generation);
                 }
-                return sse_headers(sid.as_deref())
-                    .body(sse_body(rx, Some(app.shutdown.clone()), None))
-                    .expect("valid response");
+                return sse_response(
+                    sid.as_deref(),
+                    sse_body(rx, Some(app.shutdown.clone()), None),
+                );
             }
+        } else if http.is_finished_only_event(last) {
+            // Not kept (`EventStore::append_only_event`): nothing follows it, so the resumed
+            // stream ends at once, as it would have after replaying nothing.
+            return sse_response(sid.as_deref(), Body::empty());
         }
     }
     let rx = {
@@ -1277,9 +1330,10 @@ fn handle_get(app: Arc<App>, req: Request) -> Response {
         r.get = Some(tx);
         rx
     };
-    sse_headers(sid.as_deref())
-        .body(sse_body(rx, Some(app.shutdown.clone()), None))
-        .expect("valid response")
+    sse_response(
+        sid.as_deref(),
+        sse_body(rx, Some(app.shutdown.clone()), None),
+    )
 }
 
 fn handle_delete(app: Arc<App>, req: Request) -> Response {
@@ -1340,9 +1394,10 @@ async fn legacy_sse(State(app): State<Arc<App>>, req: Request) -> Response {
             }
         }
     });
-    sse_headers(None)
-        .body(sse_body(rx, Some(app.shutdown.clone()), Some(on_drop)))
-        .expect("valid response")
+    sse_response(
+        None,
+        sse_body(rx, Some(app.shutdown.clone()), Some(on_drop)),
+    )
 }
 
 async fn legacy_post(State(app): State<Arc<App>>, req: Request) -> Response {
