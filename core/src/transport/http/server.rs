@@ -41,7 +41,7 @@ use tokio_util::task::TaskTracker;
 pub const SESSION_ID_HEADER: &str = "mcp-session-id";
 /// Header carrying the negotiated protocol revision.
 pub const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
-const LAST_EVENT_ID: &str = "last-event-id";
+const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
 const BACKLOG_LIMIT: usize = 1000;
 
 /// What a stream's receiver gets.
@@ -259,7 +259,14 @@ impl HttpSession {
 
     fn stream_key(&self, slot: u64) -> String {
         match &self.id {
-            Some(id) => format!("{id}/{slot}"),
+            Some(id) => {
+                use std::fmt::Write;
+                let mut k = String::with_capacity(id.len() + 8);
+                k.push_str(id);
+                k.push('/');
+                let _ = write!(k, "{slot}");
+                k
+            }
             None => format!("{}{slot}", self.key()),
         }
     }
@@ -286,13 +293,13 @@ impl HttpSession {
     }
 
     fn new(
-        server: &Server,
+        app: &App,
         id: Option<Arc<str>>,
         events: Option<Arc<dyn EventStore>>,
         legacy: bool,
     ) -> Arc<HttpSession> {
-        let config = server.options().session.clone();
-        let service: Arc<dyn crate::session::Service> = Arc::new(server.clone());
+        let config = app.server.options().session.clone();
+        let service = app.service.clone();
         let http = Arc::new_cyclic(|weak: &Weak<HttpSession>| {
             let sink: Weak<dyn OutboundSink> = weak.clone();
             let session = Session::new(
@@ -497,6 +504,8 @@ fn push_backlog(backlog: &mut VecDeque<Message>, msg: Message) {
 /// Shared state of one mounted HTTP endpoint.
 pub(crate) struct App {
     server: Server,
+    /// `server` as every session's service: one allocation shared by all of them.
+    service: Arc<dyn crate::session::Service>,
     options: HttpServerOptions,
     sessions: Arc<dyn SessionStore>,
     events: Arc<dyn EventStore>,
@@ -517,8 +526,10 @@ impl App {
             .event_store
             .clone()
             .unwrap_or_else(|| Arc::new(InMemoryEventStore::default()));
+        let service: Arc<dyn crate::session::Service> = Arc::new(server.clone());
         Arc::new(App {
             server,
+            service,
             options,
             sessions,
             events,
@@ -582,6 +593,8 @@ fn rpc_error(status: StatusCode, id: Option<RequestId>, error: McpError) -> Resp
 
 /// [`SESSION_ID_HEADER`] as a header name, built at compile time.
 const SESSION_ID_NAME: HeaderName = HeaderName::from_static(SESSION_ID_HEADER);
+/// [`PROTOCOL_VERSION_HEADER`] as a header name, built at compile time.
+const PROTOCOL_VERSION_NAME: HeaderName = HeaderName::from_static(PROTOCOL_VERSION_HEADER);
 
 /// A response with `status`, `body`, a static `Content-Type` and the session id, if any (headers
 /// inserted directly: no builder, no parsing of names or static values).
@@ -612,7 +625,8 @@ fn status_only(status: StatusCode) -> Response {
     r
 }
 
-fn header_str<'a>(h: &'a HeaderMap, name: &str) -> Option<&'a str> {
+/// A header's value as text (a typed name: looked up without parsing the name).
+fn header_str(h: &HeaderMap, name: impl header::AsHeaderName) -> Option<&str> {
     h.get(name).and_then(|v| v.to_str().ok())
 }
 
@@ -701,7 +715,7 @@ impl HostGuard {
                 McpError::invalid_request(why),
             ))
         };
-        match header_str(h, "host") {
+        match header_str(h, header::HOST) {
             Some(host) => {
                 if !self.authority_allowed(host, 80) {
                     return forbid(format!("Host {host:?} is not allowed"));
@@ -709,7 +723,7 @@ impl HostGuard {
             }
             None => return forbid("Host header required".into()),
         }
-        if let Some(origin) = header_str(h, "origin") {
+        if let Some(origin) = header_str(h, header::ORIGIN) {
             if self.origins.iter().any(|o| o.eq_ignore_ascii_case(origin)) {
                 return Ok(());
             }
@@ -770,7 +784,7 @@ fn check_origin(app: &App, h: &HeaderMap) -> Result<(), Response> {
 }
 
 fn check_version_header(app: &App, h: &HeaderMap) -> Result<Option<ProtocolVersion>, Response> {
-    match h.get(PROTOCOL_VERSION_HEADER) {
+    match h.get(PROTOCOL_VERSION_NAME) {
         None => Ok(None),
         Some(v) => {
             let s = v.to_str().unwrap_or("");
@@ -941,7 +955,9 @@ async fn read_body(app: &App, headers: &HeaderMap, body: Body) -> Result<Bytes, 
             McpError::invalid_request(format!("request body exceeds {limit} bytes")),
         )
     };
-    if let Some(len) = header_str(headers, "content-length").and_then(|v| v.parse::<usize>().ok()) {
+    if let Some(len) =
+        header_str(headers, header::CONTENT_LENGTH).and_then(|v| v.parse::<usize>().ok())
+    {
         if len > limit {
             return Err(too_large());
         }
@@ -952,7 +968,7 @@ async fn read_body(app: &App, headers: &HeaderMap, body: Body) -> Result<Bytes, 
 }
 
 fn check_content_type(h: &HeaderMap) -> Result<(), Response> {
-    let ok = header_str(h, "content-type").is_some_and(|ct| {
+    let ok = header_str(h, header::CONTENT_TYPE).is_some_and(|ct| {
         ct.split(';')
             .next()
             .unwrap_or("")
@@ -1004,11 +1020,11 @@ async fn handle_post(app: Arc<App>, req: Request) -> Response {
     let is_init = items
         .iter()
         .any(|m| matches!(m, Ok(Message::Request(r)) if r.method == "initialize"));
-    let sid = header_str(headers, SESSION_ID_HEADER);
+    let sid = header_str(headers, SESSION_ID_NAME);
     let mut new_session = false;
     let http = if app.options.stateless {
         // Stateless: a throwaway session with no id, no event store and no stream keys.
-        let h = HttpSession::new(&app.server, None, None, false);
+        let h = HttpSession::new(&app, None, None, false);
         if !is_init {
             let version = header_version.unwrap_or(ProtocolVersion::LATEST);
             h.session.set_negotiated(Negotiated {
@@ -1054,12 +1070,7 @@ async fn handle_post(app: Arc<App>, req: Request) -> Response {
             }
         }
         let id = new_session_id();
-        let h = HttpSession::new(
-            &app.server,
-            Some(id.clone()),
-            Some(app.events.clone()),
-            false,
-        );
+        let h = HttpSession::new(&app, Some(id.clone()), Some(app.events.clone()), false);
         app.sessions.insert(id, h.clone());
         new_session = true;
         h
@@ -1232,7 +1243,7 @@ async fn handle_post(app: Arc<App>, req: Request) -> Response {
 }
 
 fn session_from_headers(app: &App, h: &HeaderMap) -> Result<Arc<HttpSession>, Response> {
-    let Some(sid) = header_str(h, SESSION_ID_HEADER) else {
+    let Some(sid) = header_str(h, SESSION_ID_NAME) else {
         return Err(rpc_error(
             StatusCode::BAD_REQUEST,
             None,
@@ -1372,12 +1383,7 @@ async fn legacy_sse(State(app): State<Arc<App>>, req: Request) -> Response {
         }
     }
     let id = new_session_id();
-    let http = HttpSession::new(
-        &app.server,
-        Some(id.clone()),
-        Some(app.events.clone()),
-        true,
-    );
+    let http = HttpSession::new(&app, Some(id.clone()), Some(app.events.clone()), true);
     app.sessions.insert(id.clone(), http.clone());
     let (tx, rx) = stream_queue(app.options.stream_queue_capacity.max(1));
     let endpoint = format!("{}?sessionId={}", app.options.legacy_messages_path, id);

@@ -97,7 +97,10 @@ impl EventStore for InMemoryEventStore {
 
     fn append_only_event(&self, stream: &str, _data: &str) -> String {
         // The id `append` gives the first event of a new stream; nothing is kept.
-        format!("{stream}:0")
+        let mut id = String::with_capacity(stream.len() + 2);
+        id.push_str(stream);
+        id.push_str(":0");
+        id
     }
 
     fn replay_after(&self, last_event_id: &str) -> Option<(String, Vec<(String, String)>)> {
