@@ -635,6 +635,12 @@ fn accepts(h: &HeaderMap) -> (bool, bool) {
     let mut json = false;
     let mut sse = false;
     for v in h.get_all(header::ACCEPT) {
+        // What MCP clients send: both, with nothing to parse.
+        if v.as_bytes() == b"application/json, text/event-stream" {
+            json = true;
+            sse = true;
+            continue;
+        }
         let Ok(v) = v.to_str() else { continue };
         for part in v.split(',') {
             let mt = part.split(';').next().unwrap_or("").trim();
