@@ -242,3 +242,46 @@ async fn idle_sessions_are_reaped() {
     assert_eq!(r.status, 404);
     h.shutdown().await.unwrap();
 }
+
+#[tokio::test]
+async fn resume_after_a_streams_only_event_replays_nothing() {
+    let (_s, h, url) = start(HttpServerOptions::default()).await;
+    // 2025-06-18: no priming event. No progress token: the answer is the stream's only event
+    // (its id is not kept).
+    let sid = init_session_at(&url, "2025-06-18").await;
+    let r = post(
+        &url,
+        Some(&sid),
+        json!({"jsonrpc":"2.0","id":3,"method":"tools/call",
+        "params":{"name":"count","arguments":{"steps":1}}}),
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    let id_line = r
+        .body
+        .lines()
+        .find(|l| l.starts_with("id: "))
+        .expect("the answer carries an event id")
+        .to_string();
+    let r = send(
+        "GET",
+        &url,
+        &[
+            ("accept", "text/event-stream"),
+            ("mcp-session-id", &sid),
+            ("last-event-id", &id_line[4..]),
+        ],
+        "",
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    assert!(r.sse_messages().is_empty(), "{}", r.body);
+    // The standalone GET stream is still free to open.
+    let headers = [
+        ("accept", "text/event-stream"),
+        ("mcp-session-id", sid.as_str()),
+    ];
+    let g = tokio::time::timeout(Duration::from_millis(300), send("GET", &url, &headers, "")).await;
+    assert!(g.is_err(), "the GET stream stays open (not a 409)");
+    h.shutdown().await.unwrap();
+}

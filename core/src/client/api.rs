@@ -134,7 +134,7 @@ impl Client {
         }
         let params = json!({
             "protocolVersion": options.protocol_version.as_str(),
-            "capabilities": own_capabilities,
+            "capabilities": &own_capabilities,
             "clientInfo": info,
         });
         let result = self
@@ -163,7 +163,7 @@ impl Client {
                 .get("capabilities")
                 .cloned()
                 .unwrap_or_else(|| json!({})),
-            own_capabilities,
+            own_capabilities: Arc::new(own_capabilities),
             instructions: result
                 .get("instructions")
                 .and_then(Value::as_str)

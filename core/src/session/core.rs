@@ -68,8 +68,9 @@ pub struct Negotiated {
     pub peer_info: Value,
     /// The peer's capabilities object.
     pub peer_capabilities: Value,
-    /// This side's own capabilities, as advertised.
-    pub own_capabilities: Value,
+    /// This side's own capabilities, as advertised (shared: a server hands every session the
+    /// same cached object).
+    pub own_capabilities: Arc<Value>,
     /// The server's `instructions`, if any (client side).
     pub instructions: Option<String>,
 }
@@ -512,10 +513,12 @@ impl Session {
                         version,
                         peer_info,
                         peer_capabilities,
-                        own_capabilities: result
-                            .get("capabilities")
-                            .cloned()
-                            .unwrap_or_else(|| json!({})),
+                        own_capabilities: Arc::new(
+                            result
+                                .get("capabilities")
+                                .cloned()
+                                .unwrap_or_else(|| json!({})),
+                        ),
                         instructions: None,
                     });
                     session.set_state(STATE_INITIALIZING);

@@ -23,7 +23,7 @@ use crate::session::{
 use crate::McpError;
 use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
+use axum::http::{header, HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
 use axum::response::Response;
 use axum::Router;
 use bytes::Bytes;
@@ -41,7 +41,7 @@ use tokio_util::task::TaskTracker;
 pub const SESSION_ID_HEADER: &str = "mcp-session-id";
 /// Header carrying the negotiated protocol revision.
 pub const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
-const LAST_EVENT_ID: &str = "last-event-id";
+const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
 const BACKLOG_LIMIT: usize = 1000;
 
 /// What a stream's receiver gets.
@@ -76,6 +76,9 @@ struct StreamRoute {
     /// Bumped each time a client (re)attaches to the stream, so that a polling-mode close
     /// scheduled for an earlier attachment leaves a later one alone.
     generation: u64,
+    /// Whether an event of this stream is in the event store (its priming event, or a message
+    /// sent before the last answer); until then no client holds an id to resume it from.
+    recorded: bool,
 }
 
 /// A few request ids, without a heap allocation for the common single one.
@@ -93,6 +96,14 @@ impl SmallIds {
                 set.remove(id);
             }
             _ => {}
+        }
+    }
+    /// Whether `id` is the only id left.
+    fn is_only(&self, id: &RequestId) -> bool {
+        match self {
+            SmallIds::One(x) => x == id,
+            SmallIds::Many(set) => set.len() == 1 && set.contains(id),
+            SmallIds::Empty => false,
         }
     }
     fn is_empty(&self) -> bool {
@@ -247,7 +258,33 @@ impl HttpSession {
     }
 
     fn stream_key(&self, slot: u64) -> String {
-        format!("{}{}", self.key(), slot)
+        match &self.id {
+            Some(id) => {
+                use std::fmt::Write;
+                let mut k = String::with_capacity(id.len() + 8);
+                k.push_str(id);
+                k.push('/');
+                let _ = write!(k, "{slot}");
+                k
+            }
+            None => format!("{}{slot}", self.key()),
+        }
+    }
+
+    /// Whether `event_id` names the only event of a finished request stream of this session,
+    /// which the event store was not asked to keep.
+    fn is_finished_only_event(&self, event_id: &str) -> bool {
+        let Some((stream, "0")) = event_id.rsplit_once(':') else {
+            return false;
+        };
+        let Some(slot) = stream
+            .strip_prefix(self.key().as_str())
+            .and_then(|n| n.parse::<u64>().ok())
+        else {
+            return false;
+        };
+        let mut r = self.routes.lock().unwrap();
+        slot < r.next_stream && r.stream(slot).is_none()
     }
 
     /// Records an event of stream `key` for resumption; its id (`None` when not kept).
@@ -256,13 +293,13 @@ impl HttpSession {
     }
 
     fn new(
-        server: &Server,
+        app: &App,
         id: Option<Arc<str>>,
         events: Option<Arc<dyn EventStore>>,
         legacy: bool,
     ) -> Arc<HttpSession> {
-        let config = server.options().session.clone();
-        let service: Arc<dyn crate::session::Service> = Arc::new(server.clone());
+        let config = app.server.options().session.clone();
+        let service = app.service.clone();
         let http = Arc::new_cyclic(|weak: &Weak<HttpSession>| {
             let sink: Weak<dyn OutboundSink> = weak.clone();
             let session = Session::new(
@@ -324,7 +361,16 @@ impl HttpSession {
                 if !route.json {
                     let m = msg.take().expect("present");
                     let data = serde_json::to_string(&m).expect("messages serialize");
-                    let eid = self.record(|| self.stream_key(slot), &data);
+                    // The stream's only event (its answer, nothing before it) can never be
+                    // asked for again: the store hands out its id without keeping it.
+                    let only = answer_here && !route.recorded && route.pending.is_only(&id);
+                    let eid = match &self.events {
+                        Some(e) if only => Some(e.append_only_event(&self.stream_key(slot), &data)),
+                        _ => {
+                            route.recorded = true;
+                            self.record(|| self.stream_key(slot), &data)
+                        }
+                    };
                     if let Some(tx) = &route.tx {
                         if !offer(tx, Frame::Sse(encode(eid.as_deref(), None, &data, None))) {
                             route.tx = None;
@@ -458,6 +504,8 @@ fn push_backlog(backlog: &mut VecDeque<Message>, msg: Message) {
 /// Shared state of one mounted HTTP endpoint.
 pub(crate) struct App {
     server: Server,
+    /// `server` as every session's service: one allocation shared by all of them.
+    service: Arc<dyn crate::session::Service>,
     options: HttpServerOptions,
     sessions: Arc<dyn SessionStore>,
     events: Arc<dyn EventStore>,
@@ -478,8 +526,10 @@ impl App {
             .event_store
             .clone()
             .unwrap_or_else(|| Arc::new(InMemoryEventStore::default()));
+        let service: Arc<dyn crate::session::Service> = Arc::new(server.clone());
         Arc::new(App {
             server,
+            service,
             options,
             sessions,
             events,
@@ -541,25 +591,42 @@ fn rpc_error(status: StatusCode, id: Option<RequestId>, error: McpError) -> Resp
     json_response(status, &Message::error(id, error), None)
 }
 
-fn json_response(status: StatusCode, body: &impl serde::Serialize, sid: Option<&str>) -> Response {
-    let mut b = Response::builder()
-        .status(status)
-        .header(header::CONTENT_TYPE, "application/json");
-    if let Some(sid) = sid {
-        b = b.header(SESSION_ID_HEADER, sid);
+/// [`SESSION_ID_HEADER`] as a header name, built at compile time.
+const SESSION_ID_NAME: HeaderName = HeaderName::from_static(SESSION_ID_HEADER);
+/// [`PROTOCOL_VERSION_HEADER`] as a header name, built at compile time.
+const PROTOCOL_VERSION_NAME: HeaderName = HeaderName::from_static(PROTOCOL_VERSION_HEADER);
+
+/// A response with `status`, `body`, a static `Content-Type` and the session id, if any (headers
+/// inserted directly: no builder, no parsing of names or static values).
+fn response_with(
+    status: StatusCode,
+    body: Body,
+    content_type: &'static str,
+    sid: Option<&str>,
+) -> Response {
+    let mut r = Response::new(body);
+    *r.status_mut() = status;
+    let h = r.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    if let Some(v) = sid.and_then(|s| HeaderValue::from_str(s).ok()) {
+        h.insert(SESSION_ID_NAME, v);
     }
-    b.body(Body::from(serde_json::to_vec(body).expect("serializes")))
-        .expect("valid response")
+    r
+}
+
+fn json_response(status: StatusCode, body: &impl serde::Serialize, sid: Option<&str>) -> Response {
+    let body = Body::from(serde_json::to_vec(body).expect("serializes"));
+    response_with(status, body, "application/json", sid)
 }
 
 fn status_only(status: StatusCode) -> Response {
-    Response::builder()
-        .status(status)
-        .body(Body::empty())
-        .expect("valid response")
+    let mut r = Response::new(Body::empty());
+    *r.status_mut() = status;
+    r
 }
 
-fn header_str<'a>(h: &'a HeaderMap, name: &str) -> Option<&'a str> {
+/// A header's value as text (a typed name: looked up without parsing the name).
+fn header_str(h: &HeaderMap, name: impl header::AsHeaderName) -> Option<&str> {
     h.get(name).and_then(|v| v.to_str().ok())
 }
 
@@ -568,6 +635,12 @@ fn accepts(h: &HeaderMap) -> (bool, bool) {
     let mut json = false;
     let mut sse = false;
     for v in h.get_all(header::ACCEPT) {
+        // What MCP clients send: both, with nothing to parse.
+        if v.as_bytes() == b"application/json, text/event-stream" {
+            json = true;
+            sse = true;
+            continue;
+        }
         let Ok(v) = v.to_str() else { continue };
         for part in v.split(',') {
             let mt = part.split(';').next().unwrap_or("").trim();
@@ -648,7 +721,7 @@ impl HostGuard {
                 McpError::invalid_request(why),
             ))
         };
-        match header_str(h, "host") {
+        match header_str(h, header::HOST) {
             Some(host) => {
                 if !self.authority_allowed(host, 80) {
                     return forbid(format!("Host {host:?} is not allowed"));
@@ -656,7 +729,7 @@ impl HostGuard {
             }
             None => return forbid("Host header required".into()),
         }
-        if let Some(origin) = header_str(h, "origin") {
+        if let Some(origin) = header_str(h, header::ORIGIN) {
             if self.origins.iter().any(|o| o.eq_ignore_ascii_case(origin)) {
                 return Ok(());
             }
@@ -717,7 +790,7 @@ fn check_origin(app: &App, h: &HeaderMap) -> Result<(), Response> {
 }
 
 fn check_version_header(app: &App, h: &HeaderMap) -> Result<Option<ProtocolVersion>, Response> {
-    match h.get(PROTOCOL_VERSION_HEADER) {
+    match h.get(PROTOCOL_VERSION_NAME) {
         None => Ok(None),
         Some(v) => {
             let s = v.to_str().unwrap_or("");
@@ -742,16 +815,14 @@ fn new_session_id() -> Arc<str> {
     Arc::from(format!("{:032x}", rand::random::<u128>()))
 }
 
-fn sse_headers(sid: Option<&str>) -> axum::http::response::Builder {
-    let mut b = Response::builder()
-        .status(StatusCode::OK)
-        .header(header::CONTENT_TYPE, "text/event-stream")
-        .header(header::CACHE_CONTROL, "no-cache")
-        .header("x-accel-buffering", "no");
-    if let Some(sid) = sid {
-        b = b.header(SESSION_ID_HEADER, sid);
-    }
-    b
+/// An SSE response (200, `text/event-stream`, not cached nor buffered by proxies) with `body`.
+fn sse_response(sid: Option<&str>, body: Body) -> Response {
+    const X_ACCEL_BUFFERING: HeaderName = HeaderName::from_static("x-accel-buffering");
+    let mut r = response_with(StatusCode::OK, body, "text/event-stream", sid);
+    let h = r.headers_mut();
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    h.insert(X_ACCEL_BUFFERING, HeaderValue::from_static("no"));
+    r
 }
 
 /// An SSE body fed by `rx`; `shutdown` ends it early; `on_drop` runs when the body is dropped.
@@ -890,7 +961,9 @@ async fn read_body(app: &App, headers: &HeaderMap, body: Body) -> Result<Bytes, 
             McpError::invalid_request(format!("request body exceeds {limit} bytes")),
         )
     };
-    if let Some(len) = header_str(headers, "content-length").and_then(|v| v.parse::<usize>().ok()) {
+    if let Some(len) =
+        header_str(headers, header::CONTENT_LENGTH).and_then(|v| v.parse::<usize>().ok())
+    {
         if len > limit {
             return Err(too_large());
         }
@@ -901,7 +974,7 @@ async fn read_body(app: &App, headers: &HeaderMap, body: Body) -> Result<Bytes, 
 }
 
 fn check_content_type(h: &HeaderMap) -> Result<(), Response> {
-    let ok = header_str(h, "content-type").is_some_and(|ct| {
+    let ok = header_str(h, header::CONTENT_TYPE).is_some_and(|ct| {
         ct.split(';')
             .next()
             .unwrap_or("")
@@ -953,18 +1026,18 @@ async fn handle_post(app: Arc<App>, req: Request) -> Response {
     let is_init = items
         .iter()
         .any(|m| matches!(m, Ok(Message::Request(r)) if r.method == "initialize"));
-    let sid = header_str(headers, SESSION_ID_HEADER);
+    let sid = header_str(headers, SESSION_ID_NAME);
     let mut new_session = false;
     let http = if app.options.stateless {
         // Stateless: a throwaway session with no id, no event store and no stream keys.
-        let h = HttpSession::new(&app.server, None, None, false);
+        let h = HttpSession::new(&app, None, None, false);
         if !is_init {
             let version = header_version.unwrap_or(ProtocolVersion::LATEST);
             h.session.set_negotiated(Negotiated {
                 version,
                 peer_info: json!({}),
                 peer_capabilities: json!({}),
-                own_capabilities: (*app.server.capabilities_shared(version)).clone(),
+                own_capabilities: app.server.capabilities_shared(version),
                 instructions: None,
             });
             h.session.set_state(STATE_READY);
@@ -1003,12 +1076,7 @@ async fn handle_post(app: Arc<App>, req: Request) -> Response {
             }
         }
         let id = new_session_id();
-        let h = HttpSession::new(
-            &app.server,
-            Some(id.clone()),
-            Some(app.events.clone()),
-            false,
-        );
+        let h = HttpSession::new(&app, Some(id.clone()), Some(app.events.clone()), false);
         app.sessions.insert(id, h.clone());
         new_session = true;
         h
@@ -1101,6 +1169,7 @@ async fn handle_post(app: Arc<App>, req: Request) -> Response {
             pending,
             json: json_mode,
             generation: 0,
+            recorded: polling,
         });
         slot
     };
@@ -1172,19 +1241,15 @@ async fn handle_post(app: Arc<App>, req: Request) -> Response {
     // Every answer is already there: send the whole stream at once (one write, with a length).
     if let Some(frames) = rx.take_finished() {
         let body = join_sse(frames).unwrap_or_default();
-        return sse_headers(sid_out.as_deref())
-            .body(Body::from(body))
-            .expect("valid response");
+        return sse_response(sid_out.as_deref(), Body::from(body));
     }
     // The body keeps the session alive until the stream ends (stateless sessions have no other owner).
     let keep: Box<dyn FnOnce() + Send> = Box::new(move || drop(http));
-    sse_headers(sid_out.as_deref())
-        .body(sse_body(rx, None, Some(keep)))
-        .expect("valid response")
+    sse_response(sid_out.as_deref(), sse_body(rx, None, Some(keep)))
 }
 
 fn session_from_headers(app: &App, h: &HeaderMap) -> Result<Arc<HttpSession>, Response> {
-    let Some(sid) = header_str(h, SESSION_ID_HEADER) else {
+    let Some(sid) = header_str(h, SESSION_ID_NAME) else {
         return Err(rpc_error(
             StatusCode::BAD_REQUEST,
             None,
@@ -1244,10 +1309,15 @@ fn handle_get(app: Arc<App>, req: Request) -> Response {
                     drop(r);
                     http.schedule_close(&app, slot, generation);
                 }
-                return sse_headers(sid.as_deref())
-                    .body(sse_body(rx, Some(app.shutdown.clone()), None))
-                    .expect("valid response");
+                return sse_response(
+                    sid.as_deref(),
+                    sse_body(rx, Some(app.shutdown.clone()), None),
+                );
             }
+        } else if http.is_finished_only_event(last) {
+            // Not kept (`EventStore::append_only_event`): nothing follows it, so the resumed
+            // stream ends at once, as it would have after replaying nothing.
+            return sse_response(sid.as_deref(), Body::empty());
         }
     }
     let rx = {
@@ -1277,9 +1347,10 @@ fn handle_get(app: Arc<App>, req: Request) -> Response {
         r.get = Some(tx);
         rx
     };
-    sse_headers(sid.as_deref())
-        .body(sse_body(rx, Some(app.shutdown.clone()), None))
-        .expect("valid response")
+    sse_response(
+        sid.as_deref(),
+        sse_body(rx, Some(app.shutdown.clone()), None),
+    )
 }
 
 fn handle_delete(app: Arc<App>, req: Request) -> Response {
@@ -1318,12 +1389,7 @@ async fn legacy_sse(State(app): State<Arc<App>>, req: Request) -> Response {
         }
     }
     let id = new_session_id();
-    let http = HttpSession::new(
-        &app.server,
-        Some(id.clone()),
-        Some(app.events.clone()),
-        true,
-    );
+    let http = HttpSession::new(&app, Some(id.clone()), Some(app.events.clone()), true);
     app.sessions.insert(id.clone(), http.clone());
     let (tx, rx) = stream_queue(app.options.stream_queue_capacity.max(1));
     let endpoint = format!("{}?sessionId={}", app.options.legacy_messages_path, id);
@@ -1340,9 +1406,10 @@ async fn legacy_sse(State(app): State<Arc<App>>, req: Request) -> Response {
             }
         }
     });
-    sse_headers(None)
-        .body(sse_body(rx, Some(app.shutdown.clone()), Some(on_drop)))
-        .expect("valid response")
+    sse_response(
+        None,
+        sse_body(rx, Some(app.shutdown.clone()), Some(on_drop)),
+    )
 }
 
 async fn legacy_post(State(app): State<Arc<App>>, req: Request) -> Response {

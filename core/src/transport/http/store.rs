@@ -14,6 +14,15 @@ pub trait EventStore: Send + Sync + 'static {
     /// Records `data` (one serialized JSON-RPC message, or empty for a priming event) on `stream`
     /// and returns its globally unique event id.
     fn append(&self, stream: &str, data: &str) -> String;
+    /// The id for `data` as the only event `stream` will ever carry (a request's answer on a
+    /// stream that sent nothing before it; the server calls it only for a stream with no event
+    /// recorded yet). No client can ask for it back (resuming needs the id
+    /// of an event received earlier on the same stream, and nothing follows this one), so a
+    /// store may return the id [`EventStore::append`] would have returned without keeping the
+    /// event; the default keeps it.
+    fn append_only_event(&self, stream: &str, data: &str) -> String {
+        self.append(stream, data)
+    }
     /// The stream that `last_event_id` belongs to and the events stored after it, oldest first,
     /// as `(event id, data)`; `None` when the id is unknown (or its stream has been forgotten).
     fn replay_after(&self, last_event_id: &str) -> Option<(String, Vec<(String, String)>)>;
@@ -84,6 +93,14 @@ impl EventStore for InMemoryEventStore {
             log.events.pop_front();
         }
         format!("{stream}:{seq}")
+    }
+
+    fn append_only_event(&self, stream: &str, _data: &str) -> String {
+        // The id `append` gives the first event of a new stream; nothing is kept.
+        let mut id = String::with_capacity(stream.len() + 2);
+        id.push_str(stream);
+        id.push_str(":0");
+        id
     }
 
     fn replay_after(&self, last_event_id: &str) -> Option<(String, Vec<(String, String)>)> {
