@@ -15,7 +15,7 @@ _python_binding_venv() {
     "$py" -m venv "$venv" 1>&2 || { echo "$(basename "$0"): cannot create $venv" >&2; return 1; }
   fi
   if [ ! -x "$venv/bin/maturin" ]; then
-    "$venv/bin/pip" install -q -r "$ROOT/bindings-python/requirements-dev.txt" 1>&2 || return 1
+    "$venv/bin/python" -m pip install -q -r "$ROOT/bindings-python/requirements-dev.txt" 1>&2 || return 1
   fi
 }
 
@@ -51,7 +51,7 @@ python_binding_release_py() {
     (cd "$ROOT/bindings-python" && VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" \
       "$venv/bin/maturin" build --release -q -o "$venv/wheels" 1>&2) \
       || { echo "$(basename "$0"): maturin build --release failed" >&2; return 1; }
-    "$venv/bin/pip" install -q --force-reinstall --no-deps "$venv"/wheels/ferromcp-*.whl 1>&2 \
+    "$venv/bin/python" -m pip install -q --force-reinstall --no-deps "$venv"/wheels/ferromcp-*.whl 1>&2 \
       || { echo "$(basename "$0"): installing the ferromcp wheel failed" >&2; return 1; }
     touch "$stamp"
   fi
