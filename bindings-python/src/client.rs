@@ -170,7 +170,7 @@ impl NativeClient {
             Arc::new(move |v: serde_json::Value| {
                 let cb = cb.clone();
                 let cell = cell.clone();
-                crate::inbox::post_for_loop(crate::handler::loop_key_of(&cell), move |py| {
+                crate::inbox::post_for_loop(cell.key(), move |py| {
                     let lp = cell.lock().unwrap().as_ref().map(|l| l.clone_ref(py));
                     if let (Some(lp), Ok(p)) = (lp, value_to_py(py, &v)) {
                         call_soon(py, &lp, cb.clone_ref(py).into_bound(py), vec![p]);

@@ -26,11 +26,6 @@ use tokio::sync::oneshot;
 /// The asyncio loop handlers run on; set when a server starts serving or a client connects.
 pub type LoopCell = Arc<crate::loop_slot::LoopSlot>;
 
-/// The identity of the loop in `cell` (see [`crate::inbox::post_for_loop`]).
-pub fn loop_key_of(cell: &LoopCell) -> Option<usize> {
-    cell.key()
-}
-
 struct ResponderState {
     tx: Option<oneshot::Sender<Result<Value, McpError>>>,
     task: Option<Py<PyAny>>,
@@ -121,7 +116,7 @@ impl Drop for CancelGuard {
         }
         let state = self.state.clone();
         let cell = self.event_loop.clone();
-        post_for_loop(loop_key_of(&cell), move |py| {
+        post_for_loop(cell.key(), move |py| {
             let lp = cell.lock().unwrap().as_ref().map(|l| l.clone_ref(py));
             if let Some(lp) = lp {
                 cancel_task(py, &state, &lp);
@@ -204,7 +199,7 @@ impl PyHandler {
         let cell = self.event_loop.clone();
         let job_state = state.clone();
         let func = self.func.clone();
-        let key = loop_key_of(&cell);
+        let key = cell.key();
         let job = move |py: Python<'_>| {
             let func = func.clone_ref(py);
             let fail = |e: McpError| {
@@ -401,7 +396,7 @@ impl ForeignClientHandler for PyClientHandler {
     fn notification(&self, method: String, params: Value) {
         let cell = self.requests.event_loop.clone();
         let f = self.notify.clone();
-        post_for_loop(loop_key_of(&cell), move |py| {
+        post_for_loop(cell.key(), move |py| {
             let f = f.clone_ref(py);
             let lp = cell.lock().unwrap().as_ref().map(|l| l.clone_ref(py));
             let (Some(lp), Ok(p), Ok(m)) = (lp, value_to_py(py, &params), method.into_pyobject(py))

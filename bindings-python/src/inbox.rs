@@ -16,6 +16,12 @@ thread_local! {
     static ON_LOOP: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
+/// A loop's identity for the inbox registry and [`draining_loop`]: its object's address (each
+/// inbox holds its loop alive, so the address is not reused while it is registered).
+pub fn loop_key(event_loop: &Py<PyAny>) -> usize {
+    event_loop.as_ptr() as usize
+}
+
 /// The address of the loop whose inbox the current thread is draining (0 if none).
 pub fn draining_loop() -> usize {
     ON_LOOP.with(|k| k.get())
@@ -80,7 +86,7 @@ impl Inbox {
         // Cleared before taking the jobs: a push after the take wakes the loop again.
         self.scheduled.store(false, Ordering::SeqCst);
         let jobs = std::mem::take(&mut *self.jobs.lock().unwrap_or_else(|e| e.into_inner()));
-        let key = self.event_loop.as_ptr() as usize;
+        let key = loop_key(&self.event_loop);
         let outer = ON_LOOP.with(|k| k.replace(key));
         for job in jobs {
             job(py);
@@ -121,7 +127,7 @@ pub fn attach_inbox(py: Python<'_>, event_loop: &Bound<'_, PyAny>) -> PyResult<(
     if async_dispatch() != AsyncDispatch::Pull {
         return Ok(());
     }
-    let key = event_loop.as_ptr() as usize;
+    let key = loop_key(event_loop.as_unbound());
     let mut all = INBOXES.lock().unwrap_or_else(|e| e.into_inner());
     all.retain(|(_, inbox)| {
         !inbox

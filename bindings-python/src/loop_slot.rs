@@ -67,6 +67,6 @@ impl LoopSlot {
         self.lock()
             .unwrap_or_else(|e| e.into_inner())
             .as_ref()
-            .map(|l| l.as_ptr() as usize)
+            .map(crate::inbox::loop_key)
     }
 }

@@ -278,7 +278,7 @@ pub fn call_soon(
     callable: Bound<'_, PyAny>,
     args: Vec<Py<PyAny>>,
 ) {
-    if crate::inbox::draining_loop() == event_loop.as_ptr() as usize {
+    if crate::inbox::draining_loop() == crate::inbox::loop_key(event_loop) {
         // Already on that loop's thread (draining its inbox): call it now.
         if let Err(e) = pyo3::types::PyTuple::new(py, args).and_then(|a| callable.call1(a)) {
             report_callback_error(py, event_loop, e);
@@ -378,7 +378,7 @@ where
     let py_fut = event_loop.call_method0("create_future")?;
     let loop_ref = event_loop.unbind();
     let fut_ref = py_fut.clone().unbind();
-    let key = loop_ref.as_ptr() as usize;
+    let key = crate::inbox::loop_key(&loop_ref);
     let handle = runtime().spawn(async move {
         let result = fut.await;
         crate::inbox::post_for_loop(Some(key), move |py| resolve(py, &loop_ref, fut_ref, result));
