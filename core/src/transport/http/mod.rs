@@ -14,6 +14,7 @@
 //! [`crate::client::Client`]'s negotiated state stays valid.
 
 mod client;
+mod h1;
 mod queue;
 mod server;
 mod sse;

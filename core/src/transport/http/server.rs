@@ -906,7 +906,41 @@ fn join_sse(frames: impl IntoIterator<Item = Frame>) -> Option<Bytes> {
     joined.map(Bytes::from).or(first)
 }
 
-async fn handle(State(app): State<Arc<App>>, req: Request) -> Response {
+/// A request with its whole body: what the handlers below take. [`serve_http`]'s connection
+/// layer reads bodies whole (within [`HttpServerOptions::max_body_size`]); [`router`]'s handlers
+/// buffer them first ([`buffered`]).
+type Req = http::Request<Bytes>;
+
+/// Reads an axum request's body whole, within [`HttpServerOptions::max_body_size`] (413 beyond).
+async fn buffered(app: &App, req: Request) -> Result<Req, Response> {
+    let (parts, body) = req.into_parts();
+    let body = read_body(app, &parts.headers, body).await?;
+    Ok(Req::from_parts(parts, body))
+}
+
+/// [`handle`] for axum's router.
+async fn handle_axum(State(app): State<Arc<App>>, req: Request) -> Response {
+    match buffered(&app, req).await {
+        Ok(req) => handle(app, req).await,
+        Err(r) => r,
+    }
+}
+
+/// [`legacy_sse`] for axum's router.
+async fn legacy_sse_axum(State(app): State<Arc<App>>, req: Request) -> Response {
+    let (parts, _) = req.into_parts();
+    legacy_sse(app, Req::from_parts(parts, Bytes::new())).await
+}
+
+/// [`legacy_post`] for axum's router.
+async fn legacy_post_axum(State(app): State<Arc<App>>, req: Request) -> Response {
+    match buffered(&app, req).await {
+        Ok(req) => legacy_post(app, req).await,
+        Err(r) => r,
+    }
+}
+
+async fn handle(app: Arc<App>, req: Req) -> Response {
     if app.shutdown.is_cancelled() {
         return shutting_down();
     }
@@ -992,7 +1026,7 @@ fn check_content_type(h: &HeaderMap) -> Result<(), Response> {
     }
 }
 
-async fn handle_post(app: Arc<App>, req: Request) -> Response {
+async fn handle_post(app: Arc<App>, req: Req) -> Response {
     let (parts, body) = req.into_parts();
     let headers = &parts.headers;
     if let Err(r) = check_content_type(headers) {
@@ -1010,10 +1044,6 @@ async fn handle_post(app: Arc<App>, req: Request) -> Response {
     }
     let header_version = match check_version_header(&app, headers) {
         Ok(v) => v,
-        Err(r) => return r,
-    };
-    let body = match read_body(&app, headers, body).await {
-        Ok(b) => b,
         Err(r) => return r,
     };
     let (items, batch) = match jsonrpc::parse(&body) {
@@ -1266,7 +1296,7 @@ fn session_from_headers(app: &App, h: &HeaderMap) -> Result<Arc<HttpSession>, Re
     }
 }
 
-fn handle_get(app: Arc<App>, req: Request) -> Response {
+fn handle_get(app: Arc<App>, req: Req) -> Response {
     if app.options.stateless || !app.options.enable_get_stream {
         return method_not_allowed(&app);
     }
@@ -1353,7 +1383,7 @@ fn handle_get(app: Arc<App>, req: Request) -> Response {
     )
 }
 
-fn handle_delete(app: Arc<App>, req: Request) -> Response {
+fn handle_delete(app: Arc<App>, req: Req) -> Response {
     if app.options.stateless {
         return method_not_allowed(&app);
     }
@@ -1370,7 +1400,7 @@ fn handle_delete(app: Arc<App>, req: Request) -> Response {
 
 // ---------------------------------------------------------------- legacy HTTP+SSE (2024-11-05)
 
-async fn legacy_sse(State(app): State<Arc<App>>, req: Request) -> Response {
+async fn legacy_sse(app: Arc<App>, req: Req) -> Response {
     if app.shutdown.is_cancelled() {
         return shutting_down();
     }
@@ -1412,7 +1442,7 @@ async fn legacy_sse(State(app): State<Arc<App>>, req: Request) -> Response {
     )
 }
 
-async fn legacy_post(State(app): State<Arc<App>>, req: Request) -> Response {
+async fn legacy_post(app: Arc<App>, req: Req) -> Response {
     if app.shutdown.is_cancelled() {
         return shutting_down();
     }
@@ -1446,10 +1476,6 @@ async fn legacy_post(State(app): State<Arc<App>>, req: Request) -> Response {
     if let Err(r) = check_content_type(&parts.headers) {
         return r;
     }
-    let body = match read_body(&app, &parts.headers, body).await {
-        Ok(b) => b,
-        Err(r) => return r,
-    };
     http.touch();
     let items = match jsonrpc::parse(&body) {
         Err(ErrorResponse { id, error }) => {
@@ -1487,11 +1513,14 @@ fn build(
 ) -> (Router, Arc<App>) {
     let app = App::new(server, options, bound);
     let o = &app.options;
-    let mut router = Router::new().route(&o.path, axum::routing::any(handle));
+    let mut router = Router::new().route(&o.path, axum::routing::any(handle_axum));
     if o.legacy_sse {
         router = router
-            .route(&o.legacy_sse_path, axum::routing::get(legacy_sse))
-            .route(&o.legacy_messages_path, axum::routing::post(legacy_post));
+            .route(&o.legacy_sse_path, axum::routing::get(legacy_sse_axum))
+            .route(
+                &o.legacy_messages_path,
+                axum::routing::post(legacy_post_axum),
+            );
     }
     (router.with_state(app.clone()), app)
 }
@@ -1540,6 +1569,12 @@ impl HttpServerHandle {
 }
 
 /// Binds `addr` and serves `server` over HTTP on a spawned task.
+///
+/// Connections are served by ferromcp's own HTTP/1.1 layer (see the `h1` module): keep-alive,
+/// pipelining, chunked bodies, `Expect: 100-continue`, limits on the head (64 KiB) and the body
+/// ([`HttpServerOptions::max_body_size`]), 30 s for a request to arrive once begun, and 5 minutes
+/// for an idle kept-alive connection. Use [`router`] to mount the endpoint in an axum app
+/// instead.
 pub async fn serve_http(
     server: Server,
     addr: impl tokio::net::ToSocketAddrs,
@@ -1547,31 +1582,105 @@ pub async fn serve_http(
 ) -> std::io::Result<HttpServerHandle> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let local_addr = listener.local_addr()?;
-    let (router, app) = build(server, options, Some(local_addr));
+    let app = App::new(server, options, Some(local_addr));
     let shutdown = app.shutdown.clone();
-    let token = shutdown.clone();
-    // Answers are small writes (an SSE event, then the stream's end): without TCP_NODELAY,
-    // Nagle's algorithm and delayed ACKs add ~40 ms to every request.
-    use axum::serve::ListenerExt;
-    let listener = listener.tap_io(|tcp| {
-        if let Err(e) = tcp.set_nodelay(true) {
-            tracing::debug!(error = %e, "TCP_NODELAY failed");
-        }
-    });
-    let task = tokio::spawn(async move {
-        let r = axum::serve(listener, router)
-            .with_graceful_shutdown(token.cancelled_owned())
-            .await;
-        app.tasks.close();
-        let _ = tokio::time::timeout(Duration::from_secs(30), app.tasks.wait()).await;
-        app.close_all();
-        r
-    });
+    let task = tokio::spawn(accept_loop(listener, app));
     Ok(HttpServerHandle {
         local_addr,
         shutdown,
         task,
     })
+}
+
+/// Accepts connections until shutdown, then lets them finish and closes every session.
+async fn accept_loop(listener: tokio::net::TcpListener, app: Arc<App>) -> std::io::Result<()> {
+    let limits = super::h1::Limits {
+        max_head: 64 * 1024,
+        max_body: app.options.max_body_size,
+        request_timeout: Duration::from_secs(30),
+        idle_timeout: Duration::from_secs(5 * 60),
+    };
+    let connections = TaskTracker::new();
+    loop {
+        let accepted = tokio::select! {
+            biased;
+            _ = app.shutdown.cancelled() => break,
+            r = listener.accept() => r,
+        };
+        let tcp = match accepted {
+            Ok((tcp, _)) => tcp,
+            Err(e) => {
+                use std::io::ErrorKind::*;
+                // A connection that failed before it was accepted concerns only that peer;
+                // anything else (out of file descriptors, say) is worth a pause.
+                if !matches!(
+                    e.kind(),
+                    ConnectionRefused | ConnectionAborted | ConnectionReset
+                ) {
+                    tracing::warn!(error = %e, "accept failed; retrying in 1 s");
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                }
+                continue;
+            }
+        };
+        // Answers are small writes (an SSE event, then the stream's end): without TCP_NODELAY,
+        // Nagle's algorithm and delayed ACKs add ~40 ms to every request.
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::debug!(error = %e, "TCP_NODELAY failed");
+        }
+        let app = app.clone();
+        let token = app.shutdown.clone();
+        connections.spawn(super::h1::serve_connection(
+            tcp,
+            limits.clone(),
+            refusal,
+            token,
+            move |req| endpoint(app.clone(), req),
+        ));
+    }
+    drop(listener);
+    connections.close();
+    connections.wait().await;
+    app.tasks.close();
+    let _ = tokio::time::timeout(Duration::from_secs(30), app.tasks.wait()).await;
+    app.close_all();
+    Ok(())
+}
+
+/// The answer to a request the HTTP layer refuses by itself (malformed, too large, too slow).
+fn refusal(status: StatusCode, message: String) -> Response {
+    rpc_error(status, None, McpError::invalid_request(message))
+}
+
+/// Routes a request to the Streamable HTTP endpoint or the legacy ones (what [`router`] does
+/// with axum's router).
+async fn endpoint(app: Arc<App>, req: Req) -> Response {
+    let o = &app.options;
+    let path = req.uri().path();
+    if path == o.path {
+        return handle(app, req).await;
+    }
+    if o.legacy_sse && path == o.legacy_sse_path {
+        if req.method() == Method::GET {
+            return legacy_sse(app, req).await;
+        }
+        return allow_only("GET");
+    }
+    if o.legacy_sse && path == o.legacy_messages_path {
+        if req.method() == Method::POST {
+            return legacy_post(app, req).await;
+        }
+        return allow_only("POST");
+    }
+    status_only(StatusCode::NOT_FOUND)
+}
+
+/// 405 with the methods a legacy endpoint takes.
+fn allow_only(methods: &'static str) -> Response {
+    let mut r = status_only(StatusCode::METHOD_NOT_ALLOWED);
+    r.headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static(methods));
+    r
 }
 
 #[cfg(test)]

@@ -1,0 +1,618 @@
+//! The HTTP/1.1 server connection behind [`super::serve_http`]: one task per TCP connection
+//! that reads requests, hands each to the MCP endpoint and writes its answer.
+//!
+//! Why not hyper's server: an MCP endpoint needs a small part of HTTP (a few paths, JSON bodies,
+//! answers that are either complete or an SSE stream), and measured on the benchmark
+//! (`bench/`), hyper with axum's router took about a third of the server's CPU per call. Here a
+//! request costs one `read` and its answer one `write`: the head is parsed with `httparse`, the
+//! header values share the read buffer, and a complete answer goes out as head and body in one
+//! buffer. [`super::router`] still gives an axum router for mounting in an existing app.
+//!
+//! What is handled: keep-alive (HTTP/1.1 by default, HTTP/1.0 with `Connection: keep-alive`),
+//! pipelined requests (answered in order), `Content-Length` and chunked request bodies (a
+//! request with both is treated as chunked and its connection closed), `Expect: 100-continue`,
+//! limits on the head (431) and the body (413), a timeout on a request that arrives too slowly
+//! (408), streamed answers in chunked encoding (close-delimited for HTTP/1.0), and a client that
+//! goes away while its request runs or its stream is open: the handler's future or the stream is
+//! dropped, as when any other transport closes. Malformed requests get 400 and the connection is
+//! closed.
+
+use axum::body::Body;
+use bytes::{Buf, Bytes, BytesMut};
+use http::header::{self, HeaderMap, HeaderName, HeaderValue};
+use http::{Method, Request, Response, StatusCode, Uri, Version};
+use http_body_util::BodyExt;
+use std::future::Future;
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio_util::sync::CancellationToken;
+
+/// Most headers a request may carry.
+const MAX_HEADERS: usize = 64;
+/// Longest chunk-size line (with extensions) or trailer line of a chunked body.
+const MAX_CHUNK_LINE: usize = 4096;
+/// While an answer is pending or streaming, bytes of a next (pipelined) request read ahead at
+/// most; beyond it reading pauses until the answer is done.
+const READ_AHEAD: usize = 64 * 1024;
+
+/// The limits a connection enforces.
+#[derive(Debug, Clone)]
+pub(super) struct Limits {
+    /// Largest request head (request line and headers); 431 beyond.
+    pub max_head: usize,
+    /// Largest request body; 413 beyond.
+    pub max_body: usize,
+    /// Time a request may take to arrive once its first byte has; 408 beyond.
+    pub request_timeout: Duration,
+    /// Time a kept-alive connection may sit idle between requests before it is closed.
+    pub idle_timeout: Duration,
+}
+
+/// Builds the answer to a request the connection refuses by itself (bad framing, limits).
+pub(super) type Refusal = fn(StatusCode, String) -> Response<Body>;
+
+/// Why reading a request stopped.
+enum Stop {
+    /// The peer closed, the read failed or the server is shutting down: close without answering.
+    Close,
+    /// Answer with this status and message, then close.
+    Refuse(StatusCode, String),
+}
+
+impl Stop {
+    fn bad(msg: impl Into<String>) -> Stop {
+        Stop::Refuse(StatusCode::BAD_REQUEST, msg.into())
+    }
+}
+
+/// How a request's body is framed.
+enum Framing {
+    Length(usize),
+    Chunked,
+}
+
+/// A request head, parsed.
+struct Head {
+    request: Request<Bytes>,
+    framing: Framing,
+    /// The connection must close after this exchange (the request says so, or its framing was
+    /// ambiguous).
+    close: bool,
+    expect_continue: bool,
+}
+
+/// Serves one connection until the peer closes it, an exchange requires closing it, or
+/// `shutdown` is cancelled while the connection is idle (a request in progress finishes first).
+pub(super) async fn serve_connection<S, F>(
+    io: TcpStream,
+    limits: Limits,
+    refuse: Refusal,
+    shutdown: CancellationToken,
+    service: S,
+) where
+    S: Fn(Request<Bytes>) -> F,
+    F: Future<Output = Response<Body>>,
+{
+    let mut conn = Conn {
+        io,
+        buf: BytesMut::with_capacity(8 * 1024),
+        out: Vec::with_capacity(8 * 1024),
+        eof: false,
+    };
+    let cancelled = shutdown.cancelled();
+    tokio::pin!(cancelled);
+    loop {
+        let head = match conn.read_head(&limits, cancelled.as_mut()).await {
+            Ok(h) => h,
+            Err(Stop::Close) => return,
+            Err(Stop::Refuse(status, msg)) => {
+                let _ = conn
+                    .answer(refuse(status, msg), true, Version::HTTP_11, false)
+                    .await;
+                return;
+            }
+        };
+        let Head {
+            mut request,
+            framing,
+            close,
+            expect_continue,
+        } = head;
+        let body = match conn
+            .read_body(framing, expect_continue, &limits, request.version())
+            .await
+        {
+            Ok(b) => b,
+            Err(Stop::Close) => return,
+            Err(Stop::Refuse(status, msg)) => {
+                let _ = conn
+                    .answer(refuse(status, msg), true, request.version(), false)
+                    .await;
+                return;
+            }
+        };
+        *request.body_mut() = body;
+        let version = request.version();
+        let head_only = request.method() == Method::HEAD;
+        let response = {
+            let fut = service(request);
+            tokio::pin!(fut);
+            match conn.while_reading(fut).await {
+                Some(r) => r,
+                // The client went away while its request ran: the handler's future is dropped.
+                None => return,
+            }
+        };
+        let close = close || response_closes(&response);
+        match conn.answer(response, close, version, head_only).await {
+            Ok(()) if !close && !conn.eof => {}
+            _ => return,
+        }
+    }
+}
+
+/// Whether the endpoint's answer asks for the connection to close (`Connection: close`).
+fn response_closes(r: &Response<Body>) -> bool {
+    r.headers()
+        .get_all(header::CONNECTION)
+        .iter()
+        .any(|v| has_token(v.as_bytes(), b"close"))
+}
+
+/// Whether a comma-separated header value lists `token` (ASCII case-insensitive).
+fn has_token(value: &[u8], token: &[u8]) -> bool {
+    value
+        .split(|b| *b == b',')
+        .any(|t| t.trim_ascii().eq_ignore_ascii_case(token))
+}
+
+struct Conn {
+    io: TcpStream,
+    /// Bytes read and not yet consumed.
+    buf: BytesMut,
+    /// The answer being written.
+    out: Vec<u8>,
+    /// The peer has closed its side.
+    eof: bool,
+}
+
+impl Conn {
+    /// Reads more bytes into the buffer; false on end of stream or a read error.
+    async fn fill(&mut self) -> bool {
+        if self.buf.capacity() - self.buf.len() < 1024 {
+            self.buf.reserve(8 * 1024);
+        }
+        match self.io.read_buf(&mut self.buf).await {
+            Ok(0) | Err(_) => {
+                self.eof = true;
+                false
+            }
+            Ok(_) => true,
+        }
+    }
+
+    /// Reads more bytes of a request already begun, within `deadline`.
+    async fn fill_by(&mut self, deadline: tokio::time::Instant) -> Result<(), Stop> {
+        match tokio::time::timeout_at(deadline, self.fill()).await {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(Stop::Close),
+            Err(_) => Err(Stop::Refuse(
+                StatusCode::REQUEST_TIMEOUT,
+                "the request did not arrive in time".into(),
+            )),
+        }
+    }
+
+    /// Waits for the next request's head and parses it.
+    async fn read_head(
+        &mut self,
+        limits: &Limits,
+        mut cancelled: std::pin::Pin<&mut tokio_util::sync::WaitForCancellationFuture<'_>>,
+    ) -> Result<Head, Stop> {
+        // Idle: wait for the first byte, the idle timeout, or shutdown.
+        if self.buf.is_empty() {
+            if self.eof {
+                return Err(Stop::Close);
+            }
+            tokio::select! {
+                biased;
+                more = self.fill() => if !more { return Err(Stop::Close) },
+                _ = cancelled.as_mut() => return Err(Stop::Close),
+                _ = tokio::time::sleep(limits.idle_timeout) => return Err(Stop::Close),
+            }
+        }
+        let mut deadline = None;
+        loop {
+            if let Some(head) = self.parse_head(limits)? {
+                return Ok(head);
+            }
+            if self.buf.len() > limits.max_head {
+                return Err(head_too_large());
+            }
+            let d = *deadline
+                .get_or_insert_with(|| tokio::time::Instant::now() + limits.request_timeout);
+            self.fill_by(d).await?;
+        }
+    }
+
+    /// Parses a complete head at the front of the buffer and consumes it; `None` if incomplete.
+    fn parse_head(&mut self, limits: &Limits) -> Result<Option<Head>, Stop> {
+        // Blank lines before a request line are allowed (RFC 9112 §2.2).
+        while self.buf.starts_with(b"\r\n") {
+            self.buf.advance(2);
+        }
+        let mut slots =
+            [const { std::mem::MaybeUninit::<httparse::Header<'_>>::uninit() }; MAX_HEADERS];
+        let mut parsed = httparse::Request::new(&mut []);
+        let len = match parsed.parse_with_uninit_headers(&self.buf, &mut slots) {
+            Ok(httparse::Status::Complete(n)) => n,
+            Ok(httparse::Status::Partial) => return Ok(None),
+            Err(httparse::Error::TooManyHeaders) => return Err(head_too_large()),
+            Err(e) => return Err(Stop::bad(format!("malformed HTTP request: {e}"))),
+        };
+        if len > limits.max_head {
+            return Err(head_too_large());
+        }
+        let method = Method::from_bytes(parsed.method.unwrap_or("").as_bytes())
+            .map_err(|_| Stop::bad("malformed HTTP method"))?;
+        let target = parsed.path.unwrap_or("");
+        let target_at = target.as_ptr() as usize - self.buf.as_ptr() as usize;
+        let target = target_at..target_at + target.len();
+        let version = if parsed.version == Some(0) {
+            Version::HTTP_10
+        } else {
+            Version::HTTP_11
+        };
+        // Header values share the head's bytes instead of each being copied.
+        let base = self.buf.as_ptr() as usize;
+        let mut fields = Vec::with_capacity(parsed.headers.len());
+        for h in parsed.headers.iter() {
+            let name = HeaderName::from_bytes(h.name.as_bytes())
+                .map_err(|_| Stop::bad("malformed header name"))?;
+            let start = h.value.as_ptr() as usize - base;
+            fields.push((name, start..start + h.value.len()));
+        }
+        let head = self.buf.split_to(len).freeze();
+        let uri = Uri::from_maybe_shared(head.slice(target))
+            .map_err(|_| Stop::bad("malformed request target"))?;
+        let mut headers = HeaderMap::with_capacity(fields.len());
+        for (name, range) in fields {
+            let value = HeaderValue::from_maybe_shared(head.slice(range))
+                .map_err(|_| Stop::bad("malformed header value"))?;
+            headers.append(name, value);
+        }
+
+        let mut close = match version {
+            Version::HTTP_10 => !connection_has(&headers, b"keep-alive"),
+            _ => connection_has(&headers, b"close"),
+        };
+        let framing = if headers.contains_key(header::TRANSFER_ENCODING) {
+            let chunked_last = headers
+                .get_all(header::TRANSFER_ENCODING)
+                .iter()
+                .next_back()
+                .and_then(|v| v.as_bytes().rsplit(|b| *b == b',').next())
+                .is_some_and(|t| t.trim_ascii().eq_ignore_ascii_case(b"chunked"));
+            if !chunked_last || version == Version::HTTP_10 {
+                return Err(Stop::bad("unsupported Transfer-Encoding"));
+            }
+            if headers.remove(header::CONTENT_LENGTH).is_some() {
+                // Both framings given: chunked wins, and the connection cannot be trusted after.
+                close = true;
+            }
+            Framing::Chunked
+        } else {
+            let mut len: Option<usize> = None;
+            for v in headers.get_all(header::CONTENT_LENGTH) {
+                let n = std::str::from_utf8(v.as_bytes())
+                    .ok()
+                    .filter(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
+                    .and_then(|s| s.parse::<usize>().ok())
+                    .ok_or_else(|| Stop::bad("malformed Content-Length"))?;
+                if len.is_some_and(|l| l != n) {
+                    return Err(Stop::bad("conflicting Content-Length values"));
+                }
+                len = Some(n);
+            }
+            Framing::Length(len.unwrap_or(0))
+        };
+        let expect_continue = version == Version::HTTP_11
+            && headers
+                .get(header::EXPECT)
+                .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue"));
+
+        let mut request = Request::new(Bytes::new());
+        *request.method_mut() = method;
+        *request.uri_mut() = uri;
+        *request.version_mut() = version;
+        *request.headers_mut() = headers;
+        Ok(Some(Head {
+            request,
+            framing,
+            close,
+            expect_continue,
+        }))
+    }
+
+    /// Reads the request's body as framed.
+    async fn read_body(
+        &mut self,
+        framing: Framing,
+        expect_continue: bool,
+        limits: &Limits,
+        version: Version,
+    ) -> Result<Bytes, Stop> {
+        let too_large = || {
+            Stop::Refuse(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!("request body exceeds {} bytes", limits.max_body),
+            )
+        };
+        if let Framing::Length(n) = framing {
+            if n > limits.max_body {
+                return Err(too_large());
+            }
+            if n == 0 {
+                return Ok(Bytes::new());
+            }
+        }
+        let deadline = tokio::time::Instant::now() + limits.request_timeout;
+        let whole_length = match framing {
+            Framing::Length(n) => Some(n),
+            Framing::Chunked => None,
+        };
+        if expect_continue && whole_length.is_none_or(|n| self.buf.len() < n) {
+            let line: &[u8] = if version == Version::HTTP_10 {
+                b"HTTP/1.0 100 Continue\r\n\r\n"
+            } else {
+                b"HTTP/1.1 100 Continue\r\n\r\n"
+            };
+            self.io.write_all(line).await.map_err(|_| Stop::Close)?;
+        }
+        match framing {
+            Framing::Length(n) => {
+                while self.buf.len() < n {
+                    self.buf.reserve(n - self.buf.len());
+                    self.fill_by(deadline).await?;
+                }
+                Ok(self.buf.split_to(n).freeze())
+            }
+            Framing::Chunked => {
+                let mut body = BytesMut::new();
+                loop {
+                    let line = self.line(deadline).await?;
+                    let size = line
+                        .split(|b| *b == b';')
+                        .next()
+                        .map(<[u8]>::trim_ascii)
+                        .filter(|s| !s.is_empty() && s.len() <= 16)
+                        .and_then(|s| std::str::from_utf8(s).ok())
+                        .and_then(|s| usize::from_str_radix(s, 16).ok())
+                        .ok_or_else(|| Stop::bad("malformed chunk size"))?;
+                    if size == 0 {
+                        // Trailer fields, ignored, up to the blank line.
+                        while !self.line(deadline).await?.is_empty() {}
+                        return Ok(body.freeze());
+                    }
+                    if body.len().saturating_add(size) > limits.max_body {
+                        return Err(too_large());
+                    }
+                    while self.buf.len() < size + 2 {
+                        self.fill_by(deadline).await?;
+                    }
+                    body.extend_from_slice(&self.buf[..size]);
+                    if &self.buf[size..size + 2] != b"\r\n" {
+                        return Err(Stop::bad("malformed chunk"));
+                    }
+                    self.buf.advance(size + 2);
+                }
+            }
+        }
+    }
+
+    /// One CRLF-terminated line of a chunked body, without its CRLF.
+    async fn line(&mut self, deadline: tokio::time::Instant) -> Result<Bytes, Stop> {
+        loop {
+            if let Some(i) = self.buf.windows(2).position(|w| w == b"\r\n") {
+                let line = self.buf.split_to(i).freeze();
+                self.buf.advance(2);
+                return Ok(line);
+            }
+            if self.buf.len() > MAX_CHUNK_LINE {
+                return Err(Stop::bad("chunk line too long"));
+            }
+            self.fill_by(deadline).await?;
+        }
+    }
+
+    /// Runs `fut` while watching the connection: bytes that arrive meanwhile (a pipelined next
+    /// request) are kept; `None` if the peer closes first.
+    async fn while_reading<T>(
+        &mut self,
+        mut fut: std::pin::Pin<&mut impl Future<Output = T>>,
+    ) -> Option<T> {
+        loop {
+            if self.eof {
+                return None;
+            }
+            if self.buf.len() >= READ_AHEAD {
+                return Some(fut.await);
+            }
+            tokio::select! {
+                biased;
+                out = fut.as_mut() => return Some(out),
+                more = self.fill() => if !more { return None },
+            }
+        }
+    }
+
+    /// Writes `response`: a body of known length in one write with the head, any other body as
+    /// a stream (chunked on HTTP/1.1, close-delimited on HTTP/1.0).
+    async fn answer(
+        &mut self,
+        response: Response<Body>,
+        close: bool,
+        version: Version,
+        head_only: bool,
+    ) -> std::io::Result<()> {
+        let (parts, mut body) = response.into_parts();
+        let status = parts.status;
+        let bodiless = status.is_informational()
+            || status == StatusCode::NO_CONTENT
+            || status == StatusCode::NOT_MODIFIED;
+        let exact = hyper::body::Body::size_hint(&body).exact();
+        let chunked = exact.is_none() && !bodiless && version == Version::HTTP_11;
+        // An HTTP/1.0 stream ends when the connection does.
+        let close = close || (exact.is_none() && !bodiless && !chunked);
+
+        self.out.clear();
+        let out = &mut self.out;
+        out.extend_from_slice(if version == Version::HTTP_10 {
+            b"HTTP/1.0 "
+        } else {
+            b"HTTP/1.1 "
+        });
+        out.extend_from_slice(status.as_str().as_bytes());
+        out.push(b' ');
+        out.extend_from_slice(status.canonical_reason().unwrap_or("").as_bytes());
+        out.extend_from_slice(b"\r\n");
+        for (name, value) in parts.headers.iter() {
+            if name == header::CONTENT_LENGTH || name == header::TRANSFER_ENCODING {
+                continue;
+            }
+            if name == header::CONNECTION {
+                continue;
+            }
+            out.extend_from_slice(name.as_str().as_bytes());
+            out.extend_from_slice(b": ");
+            out.extend_from_slice(value.as_bytes());
+            out.extend_from_slice(b"\r\n");
+        }
+        if let (Some(n), false) = (exact, bodiless) {
+            out.extend_from_slice(b"content-length: ");
+            out.extend_from_slice(itoa(n, &mut [0u8; 20]));
+            out.extend_from_slice(b"\r\n");
+        }
+        if chunked {
+            out.extend_from_slice(b"transfer-encoding: chunked\r\n");
+        }
+        if close {
+            out.extend_from_slice(b"connection: close\r\n");
+        } else if version == Version::HTTP_10 {
+            out.extend_from_slice(b"connection: keep-alive\r\n");
+        }
+        out.extend_from_slice(b"\r\n");
+
+        if bodiless || head_only {
+            return self.io.write_all(&self.out).await;
+        }
+        if exact.is_some() {
+            // Complete bodies are ready at once: gather them after the head, one write.
+            while let Some(frame) = body.frame().await {
+                if let Ok(data) = frame.map_err(std::io::Error::other)?.into_data() {
+                    self.out.extend_from_slice(&data);
+                }
+            }
+            return self.io.write_all(&self.out).await;
+        }
+        // A stream: the head goes out at once (the client learns the status and that events
+        // will follow), then each frame as it comes, while watching for the client leaving.
+        let gone = || std::io::Error::from(std::io::ErrorKind::ConnectionAborted);
+        let mut head_pending = true;
+        loop {
+            let frame = {
+                let next = body.frame();
+                tokio::pin!(next);
+                let ready = if head_pending {
+                    // A frame already waiting joins the head in one write.
+                    match futures_util::poll!(next.as_mut()) {
+                        std::task::Poll::Ready(f) => Some(f),
+                        std::task::Poll::Pending => {
+                            self.io.write_all(&self.out).await?;
+                            self.out.clear();
+                            head_pending = false;
+                            None
+                        }
+                    }
+                } else {
+                    None
+                };
+                match ready {
+                    Some(f) => f,
+                    None => self.while_reading(next).await.ok_or_else(gone)?,
+                }
+            };
+            match frame {
+                None => {
+                    if chunked {
+                        self.out.extend_from_slice(b"0\r\n\r\n");
+                    }
+                    return self.io.write_all(&self.out).await;
+                }
+                Some(frame) => {
+                    let Ok(data) = frame.map_err(std::io::Error::other)?.into_data() else {
+                        continue;
+                    };
+                    if data.is_empty() {
+                        continue;
+                    }
+                    if chunked {
+                        let mut hex = [0u8; 16];
+                        self.out.extend_from_slice(hex_len(data.len(), &mut hex));
+                        self.out.extend_from_slice(b"\r\n");
+                        self.out.extend_from_slice(&data);
+                        self.out.extend_from_slice(b"\r\n");
+                    } else {
+                        self.out.extend_from_slice(&data);
+                    }
+                    self.io.write_all(&self.out).await?;
+                    self.out.clear();
+                    head_pending = false;
+                }
+            }
+        }
+    }
+}
+
+/// 431 for a head over the limit.
+fn head_too_large() -> Stop {
+    Stop::Refuse(
+        StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+        "request head too large".into(),
+    )
+}
+
+/// Whether the `Connection` header lists `token`.
+fn connection_has(h: &HeaderMap, token: &[u8]) -> bool {
+    h.get_all(header::CONNECTION)
+        .iter()
+        .any(|v| has_token(v.as_bytes(), token))
+}
+
+/// `n` in hexadecimal (a chunk's size), written into `buf`.
+fn hex_len(mut n: usize, buf: &mut [u8; 16]) -> &[u8] {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = DIGITS[n & 15];
+        n >>= 4;
+        if n == 0 {
+            return &buf[i..];
+        }
+    }
+}
+
+/// `n` in decimal, written into `buf`.
+fn itoa(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            return &buf[i..];
+        }
+    }
+}
