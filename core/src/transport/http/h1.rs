@@ -96,8 +96,8 @@ pub(super) async fn serve_connection<S, F>(
 {
     let mut conn = Conn {
         io,
-        buf: BytesMut::with_capacity(8 * 1024),
-        out: Vec::with_capacity(8 * 1024),
+        buf: BytesMut::with_capacity(4 * 1024),
+        out: Vec::new(),
         eof: false,
     };
     let cancelled = shutdown.cancelled();
@@ -149,8 +149,13 @@ pub(super) async fn serve_connection<S, F>(
             Ok(()) if !close && !conn.eof => {}
             _ => return,
         }
+        conn.trim();
     }
 }
+
+/// Buffers a connection keeps between requests; a larger one (after a big body or answer) is
+/// given back, so that idle kept-alive connections stay small.
+const KEEP_BUFFER: usize = 64 * 1024;
 
 /// Whether the endpoint's answer asks for the connection to close (`Connection: close`).
 fn response_closes(r: &Response<Body>) -> bool {
@@ -178,6 +183,18 @@ struct Conn {
 }
 
 impl Conn {
+    /// Gives back buffers grown past [`KEEP_BUFFER`] by an exchange.
+    fn trim(&mut self) {
+        if self.out.capacity() > KEEP_BUFFER {
+            self.out = Vec::new();
+        }
+        if self.buf.capacity() > KEEP_BUFFER && self.buf.len() <= KEEP_BUFFER / 2 {
+            let mut fresh = BytesMut::with_capacity(4 * 1024);
+            fresh.extend_from_slice(&self.buf);
+            self.buf = fresh;
+        }
+    }
+
     /// Reads more bytes into the buffer; false on end of stream or a read error.
     async fn fill(&mut self) -> bool {
         if self.buf.capacity() - self.buf.len() < 1024 {
