@@ -17,10 +17,11 @@
 //! dropped, as when any other transport closes. Malformed requests get 400 and the connection is
 //! closed.
 
+use super::request::{lists_token, Fields, HttpRequest};
 use axum::body::Body;
 use bytes::{Buf, Bytes, BytesMut};
-use http::header::{self, HeaderMap, HeaderName, HeaderValue};
-use http::{Method, Request, Response, StatusCode, Uri, Version};
+use http::header;
+use http::{Method, Response, StatusCode, Version};
 use http_body_util::BodyExt;
 use std::future::Future;
 use std::time::Duration;
@@ -74,7 +75,8 @@ enum Framing {
 
 /// A request head, parsed.
 struct Head {
-    request: Request<Bytes>,
+    request: HttpRequest,
+    version: Version,
     framing: Framing,
     /// The connection must close after this exchange (the request says so, or its framing was
     /// ambiguous).
@@ -91,7 +93,7 @@ pub(super) async fn serve_connection<S, F>(
     shutdown: CancellationToken,
     service: S,
 ) where
-    S: Fn(Request<Bytes>) -> F,
+    S: Fn(HttpRequest) -> F,
     F: Future<Output = Response<Body>>,
 {
     let mut conn = Conn {
@@ -115,26 +117,24 @@ pub(super) async fn serve_connection<S, F>(
         };
         let Head {
             mut request,
+            version,
             framing,
             close,
             expect_continue,
         } = head;
         let body = match conn
-            .read_body(framing, expect_continue, &limits, request.version())
+            .read_body(framing, expect_continue, &limits, version)
             .await
         {
             Ok(b) => b,
             Err(Stop::Close) => return,
             Err(Stop::Refuse(status, msg)) => {
-                let _ = conn
-                    .answer(refuse(status, msg), true, request.version(), false)
-                    .await;
+                let _ = conn.answer(refuse(status, msg), true, version, false).await;
                 return;
             }
         };
-        *request.body_mut() = body;
-        let version = request.version();
-        let head_only = request.method() == Method::HEAD;
+        request.body = body;
+        let head_only = request.method == Method::HEAD;
         let response = {
             let fut = service(request);
             tokio::pin!(fut);
@@ -162,14 +162,7 @@ fn response_closes(r: &Response<Body>) -> bool {
     r.headers()
         .get_all(header::CONNECTION)
         .iter()
-        .any(|v| has_token(v.as_bytes(), b"close"))
-}
-
-/// Whether a comma-separated header value lists `token` (ASCII case-insensitive).
-fn has_token(value: &[u8], token: &[u8]) -> bool {
-    value
-        .split(|b| *b == b',')
-        .any(|t| t.trim_ascii().eq_ignore_ascii_case(token))
+        .any(|v| lists_token(v.as_bytes(), b"close"))
 }
 
 struct Conn {
@@ -281,48 +274,42 @@ impl Conn {
         } else {
             Version::HTTP_11
         };
-        // Header values share the head's bytes instead of each being copied.
+        // The fields stay in the head's bytes; the request keeps where each one sits.
         let base = self.buf.as_ptr() as usize;
-        let mut fields = Vec::with_capacity(parsed.headers.len());
-        for h in parsed.headers.iter() {
-            let name = HeaderName::from_bytes(h.name.as_bytes())
-                .map_err(|_| Stop::bad("malformed header name"))?;
-            let start = h.value.as_ptr() as usize - base;
-            fields.push((name, start..start + h.value.len()));
-        }
+        let ranges: Vec<_> = parsed
+            .headers
+            .iter()
+            .map(|h| {
+                let n = h.name.as_ptr() as usize - base;
+                let v = h.value.as_ptr() as usize - base;
+                (n..n + h.name.len(), v..v + h.value.len())
+            })
+            .collect();
         let head = self.buf.split_to(len).freeze();
-        let uri = Uri::from_maybe_shared(head.slice(target))
-            .map_err(|_| Stop::bad("malformed request target"))?;
-        let mut headers = HeaderMap::with_capacity(fields.len());
-        for (name, range) in fields {
-            let value = HeaderValue::from_maybe_shared(head.slice(range))
-                .map_err(|_| Stop::bad("malformed header value"))?;
-            headers.append(name, value);
-        }
+        let target = head.slice(target);
+        let headers = Fields::from_ranges(head, ranges);
 
         let mut close = match version {
-            Version::HTTP_10 => !connection_has(&headers, b"keep-alive"),
-            _ => connection_has(&headers, b"close"),
+            Version::HTTP_10 => !headers.has_token("connection", "keep-alive"),
+            _ => headers.has_token("connection", "close"),
         };
-        let framing = if headers.contains_key(header::TRANSFER_ENCODING) {
-            let chunked_last = headers
-                .get_all(header::TRANSFER_ENCODING)
-                .iter()
-                .next_back()
-                .and_then(|v| v.as_bytes().rsplit(|b| *b == b',').next())
+        let framing = if let Some(te) = headers.get_all("transfer-encoding").last() {
+            let chunked_last = te
+                .rsplit(|b| *b == b',')
+                .next()
                 .is_some_and(|t| t.trim_ascii().eq_ignore_ascii_case(b"chunked"));
             if !chunked_last || version == Version::HTTP_10 {
                 return Err(Stop::bad("unsupported Transfer-Encoding"));
             }
-            if headers.remove(header::CONTENT_LENGTH).is_some() {
+            if headers.get("content-length").is_some() {
                 // Both framings given: chunked wins, and the connection cannot be trusted after.
                 close = true;
             }
             Framing::Chunked
         } else {
             let mut len: Option<usize> = None;
-            for v in headers.get_all(header::CONTENT_LENGTH) {
-                let n = std::str::from_utf8(v.as_bytes())
+            for v in headers.get_all("content-length") {
+                let n = std::str::from_utf8(v)
                     .ok()
                     .filter(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
                     .and_then(|s| s.parse::<usize>().ok())
@@ -336,16 +323,16 @@ impl Conn {
         };
         let expect_continue = version == Version::HTTP_11
             && headers
-                .get(header::EXPECT)
-                .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"100-continue"));
-
-        let mut request = Request::new(Bytes::new());
-        *request.method_mut() = method;
-        *request.uri_mut() = uri;
-        *request.version_mut() = version;
-        *request.headers_mut() = headers;
+                .get("expect")
+                .is_some_and(|v| v.eq_ignore_ascii_case(b"100-continue"));
         Ok(Some(Head {
-            request,
+            request: HttpRequest {
+                method,
+                target,
+                headers,
+                body: Bytes::new(),
+            },
+            version,
             framing,
             close,
             expect_continue,
@@ -598,13 +585,6 @@ fn head_too_large() -> Stop {
         StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
         "request head too large".into(),
     )
-}
-
-/// Whether the `Connection` header lists `token`.
-fn connection_has(h: &HeaderMap, token: &[u8]) -> bool {
-    h.get_all(header::CONNECTION)
-        .iter()
-        .any(|v| has_token(v.as_bytes(), token))
 }
 
 /// `n` in hexadecimal (a chunk's size), written into `buf`.

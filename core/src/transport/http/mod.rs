@@ -16,6 +16,7 @@
 mod client;
 mod h1;
 mod queue;
+mod request;
 mod server;
 mod sse;
 mod store;

@@ -11,6 +11,7 @@
 #![allow(clippy::result_large_err)]
 
 use super::queue::{stream_queue, Refused, StreamRx, StreamTx};
+use super::request::{Fields, HttpRequest};
 use super::sse::encode;
 use super::store::{EventStore, InMemoryEventStore, InMemorySessionStore, SessionStore};
 use super::HttpServerOptions;
@@ -41,7 +42,6 @@ use tokio_util::task::TaskTracker;
 pub const SESSION_ID_HEADER: &str = "mcp-session-id";
 /// Header carrying the negotiated protocol revision.
 pub const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
-const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
 const BACKLOG_LIMIT: usize = 1000;
 
 /// What a stream's receiver gets.
@@ -593,8 +593,6 @@ fn rpc_error(status: StatusCode, id: Option<RequestId>, error: McpError) -> Resp
 
 /// [`SESSION_ID_HEADER`] as a header name, built at compile time.
 const SESSION_ID_NAME: HeaderName = HeaderName::from_static(SESSION_ID_HEADER);
-/// [`PROTOCOL_VERSION_HEADER`] as a header name, built at compile time.
-const PROTOCOL_VERSION_NAME: HeaderName = HeaderName::from_static(PROTOCOL_VERSION_HEADER);
 
 /// A response with `status`, `body`, a static `Content-Type` and the session id, if any (headers
 /// inserted directly: no builder, no parsing of names or static values).
@@ -625,23 +623,25 @@ fn status_only(status: StatusCode) -> Response {
     r
 }
 
-/// A header's value as text (a typed name: looked up without parsing the name).
-fn header_str(h: &HeaderMap, name: impl header::AsHeaderName) -> Option<&str> {
-    h.get(name).and_then(|v| v.to_str().ok())
+/// A header's value as text (`name` in lowercase).
+fn header_str<'a>(h: &'a Fields, name: &str) -> Option<&'a str> {
+    h.get_str(name)
 }
 
 /// (accepts JSON, accepts SSE)
-fn accepts(h: &HeaderMap) -> (bool, bool) {
+fn accepts(h: &Fields) -> (bool, bool) {
     let mut json = false;
     let mut sse = false;
-    for v in h.get_all(header::ACCEPT) {
+    for v in h.get_all("accept") {
         // What MCP clients send: both, with nothing to parse.
-        if v.as_bytes() == b"application/json, text/event-stream" {
+        if v == b"application/json, text/event-stream" {
             json = true;
             sse = true;
             continue;
         }
-        let Ok(v) = v.to_str() else { continue };
+        let Ok(v) = std::str::from_utf8(v) else {
+            continue;
+        };
         for part in v.split(',') {
             let mt = part.split(';').next().unwrap_or("").trim();
             let is = |name: &str| mt.eq_ignore_ascii_case(name);
@@ -713,7 +713,7 @@ impl HostGuard {
         self.host_allowed(&name, port.or(Some(default_port)))
     }
 
-    fn check(&self, h: &HeaderMap) -> Result<(), Response> {
+    fn check(&self, h: &Fields) -> Result<(), Response> {
         let forbid = |why: String| {
             Err(rpc_error(
                 StatusCode::FORBIDDEN,
@@ -721,7 +721,7 @@ impl HostGuard {
                 McpError::invalid_request(why),
             ))
         };
-        match header_str(h, header::HOST) {
+        match header_str(h, "host") {
             Some(host) => {
                 if !self.authority_allowed(host, 80) {
                     return forbid(format!("Host {host:?} is not allowed"));
@@ -729,7 +729,7 @@ impl HostGuard {
             }
             None => return forbid("Host header required".into()),
         }
-        if let Some(origin) = header_str(h, header::ORIGIN) {
+        if let Some(origin) = header_str(h, "origin") {
             if self.origins.iter().any(|o| o.eq_ignore_ascii_case(origin)) {
                 return Ok(());
             }
@@ -782,18 +782,18 @@ pub(crate) fn resolve_host_guard(
 }
 
 /// Host/Origin validation against DNS rebinding. `Err` carries the rejection.
-fn check_origin(app: &App, h: &HeaderMap) -> Result<(), Response> {
+fn check_origin(app: &App, h: &Fields) -> Result<(), Response> {
     match &app.guard {
         Some(g) => g.check(h),
         None => Ok(()),
     }
 }
 
-fn check_version_header(app: &App, h: &HeaderMap) -> Result<Option<ProtocolVersion>, Response> {
-    match h.get(PROTOCOL_VERSION_NAME) {
+fn check_version_header(app: &App, h: &Fields) -> Result<Option<ProtocolVersion>, Response> {
+    match h.get(PROTOCOL_VERSION_HEADER) {
         None => Ok(None),
-        Some(v) => {
-            let s = v.to_str().unwrap_or("");
+        Some(_) => {
+            let s = h.get_str(PROTOCOL_VERSION_HEADER).unwrap_or("");
             match ProtocolVersion::parse(s)
                 .filter(|v| app.server.options().session.supported_versions.contains(v))
             {
@@ -909,13 +909,27 @@ fn join_sse(frames: impl IntoIterator<Item = Frame>) -> Option<Bytes> {
 /// A request with its whole body: what the handlers below take. [`serve_http`]'s connection
 /// layer reads bodies whole (within [`HttpServerOptions::max_body_size`]); [`router`]'s handlers
 /// buffer them first ([`buffered`]).
-type Req = http::Request<Bytes>;
+type Req = HttpRequest;
 
 /// Reads an axum request's body whole, within [`HttpServerOptions::max_body_size`] (413 beyond).
 async fn buffered(app: &App, req: Request) -> Result<Req, Response> {
     let (parts, body) = req.into_parts();
     let body = read_body(app, &parts.headers, body).await?;
-    Ok(Req::from_parts(parts, body))
+    Ok(from_axum(parts, body))
+}
+
+/// The endpoint's view of an axum request's head, with `body`.
+fn from_axum(parts: axum::http::request::Parts, body: Bytes) -> Req {
+    let target = parts.uri.path_and_query().map_or_else(
+        || Bytes::from_static(b"/"),
+        |pq| Bytes::copy_from_slice(pq.as_str().as_bytes()),
+    );
+    HttpRequest {
+        method: parts.method,
+        target,
+        headers: Fields::from_map(&parts.headers),
+        body,
+    }
 }
 
 /// [`handle`] for axum's router.
@@ -929,7 +943,7 @@ async fn handle_axum(State(app): State<Arc<App>>, req: Request) -> Response {
 /// [`legacy_sse`] for axum's router.
 async fn legacy_sse_axum(State(app): State<Arc<App>>, req: Request) -> Response {
     let (parts, _) = req.into_parts();
-    legacy_sse(app, Req::from_parts(parts, Bytes::new())).await
+    legacy_sse(app, from_axum(parts, Bytes::new())).await
 }
 
 /// [`legacy_post`] for axum's router.
@@ -996,7 +1010,7 @@ async fn read_body(app: &App, headers: &HeaderMap, body: Body) -> Result<Bytes, 
         )
     };
     if let Some(len) =
-        header_str(headers, header::CONTENT_LENGTH).and_then(|v| v.parse::<usize>().ok())
+        (headers.get(header::CONTENT_LENGTH)).and_then(|v| v.to_str().ok()?.parse::<usize>().ok())
     {
         if len > limit {
             return Err(too_large());
@@ -1007,8 +1021,12 @@ async fn read_body(app: &App, headers: &HeaderMap, body: Body) -> Result<Bytes, 
         .map_err(|_| too_large())
 }
 
-fn check_content_type(h: &HeaderMap) -> Result<(), Response> {
-    let ok = header_str(h, header::CONTENT_TYPE).is_some_and(|ct| {
+fn check_content_type(h: &Fields) -> Result<(), Response> {
+    // What clients send, with nothing to parse; anything else takes the full check.
+    if h.get("content-type") == Some(b"application/json") {
+        return Ok(());
+    }
+    let ok = header_str(h, "content-type").is_some_and(|ct| {
         ct.split(';')
             .next()
             .unwrap_or("")
@@ -1027,8 +1045,8 @@ fn check_content_type(h: &HeaderMap) -> Result<(), Response> {
 }
 
 async fn handle_post(app: Arc<App>, req: Req) -> Response {
-    let (parts, body) = req.into_parts();
-    let headers = &parts.headers;
+    let HttpRequest { headers, body, .. } = req;
+    let headers = &headers;
     if let Err(r) = check_content_type(headers) {
         return r;
     }
@@ -1056,7 +1074,7 @@ async fn handle_post(app: Arc<App>, req: Req) -> Response {
     let is_init = items
         .iter()
         .any(|m| matches!(m, Ok(Message::Request(r)) if r.method == "initialize"));
-    let sid = header_str(headers, SESSION_ID_NAME);
+    let sid = header_str(headers, SESSION_ID_HEADER);
     let mut new_session = false;
     let http = if app.options.stateless {
         // Stateless: a throwaway session with no id, no event store and no stream keys.
@@ -1278,8 +1296,8 @@ async fn handle_post(app: Arc<App>, req: Req) -> Response {
     sse_response(sid_out.as_deref(), sse_body(rx, None, Some(keep)))
 }
 
-fn session_from_headers(app: &App, h: &HeaderMap) -> Result<Arc<HttpSession>, Response> {
-    let Some(sid) = header_str(h, SESSION_ID_NAME) else {
+fn session_from_headers(app: &App, h: &Fields) -> Result<Arc<HttpSession>, Response> {
+    let Some(sid) = header_str(h, SESSION_ID_HEADER) else {
         return Err(rpc_error(
             StatusCode::BAD_REQUEST,
             None,
@@ -1319,7 +1337,7 @@ fn handle_get(app: Arc<App>, req: Req) -> Response {
     let cap = app.options.stream_queue_capacity.max(1);
     let sid = http.id.clone();
     let get_key = http.get_key();
-    if let Some(last) = header_str(h, LAST_EVENT_ID) {
+    if let Some(last) = header_str(h, "last-event-id") {
         if let Some((key, events)) = app.events.replay_after(last) {
             let prefix = http.key();
             if let Some(rest) = key.strip_prefix(&prefix) {
@@ -1449,7 +1467,7 @@ async fn legacy_post(app: Arc<App>, req: Req) -> Response {
     if let Err(r) = check_origin(&app, req.headers()) {
         return r;
     }
-    let sid = req.uri().query().and_then(|q| {
+    let sid = req.query().and_then(|q| {
         q.split('&')
             .filter_map(|kv| kv.split_once('='))
             .find(|(k, _)| *k == "sessionId" || *k == "session_id")
@@ -1472,8 +1490,8 @@ async fn legacy_post(app: Arc<App>, req: Req) -> Response {
             )
         }
     };
-    let (parts, body) = req.into_parts();
-    if let Err(r) = check_content_type(&parts.headers) {
+    let HttpRequest { headers, body, .. } = req;
+    if let Err(r) = check_content_type(&headers) {
         return r;
     }
     http.touch();
@@ -1656,18 +1674,18 @@ fn refusal(status: StatusCode, message: String) -> Response {
 /// with axum's router).
 async fn endpoint(app: Arc<App>, req: Req) -> Response {
     let o = &app.options;
-    let path = req.uri().path();
+    let path = req.path();
     if path == o.path {
         return handle(app, req).await;
     }
     if o.legacy_sse && path == o.legacy_sse_path {
-        if req.method() == Method::GET {
+        if *req.method() == Method::GET {
             return legacy_sse(app, req).await;
         }
         return allow_only("GET");
     }
     if o.legacy_sse && path == o.legacy_messages_path {
-        if req.method() == Method::POST {
+        if *req.method() == Method::POST {
             return legacy_post(app, req).await;
         }
         return allow_only("POST");
@@ -1687,12 +1705,12 @@ fn allow_only(methods: &'static str) -> Response {
 mod tests {
     use super::*;
 
-    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+    fn headers(pairs: &[(&'static str, &str)]) -> Fields {
         let mut h = HeaderMap::new();
         for (k, v) in pairs {
             h.insert(*k, HeaderValue::from_str(v).unwrap());
         }
-        h
+        Fields::from_map(&h)
     }
 
     #[test]

@@ -1,0 +1,212 @@
+//! A request as the Streamable HTTP endpoint's handlers see it: method, target, header fields
+//! and the whole body.
+//!
+//! The endpoint reads a handful of headers once each, so a request keeps its head as the bytes
+//! that arrived plus where each field sits in them, and a lookup is a short scan: no `HeaderMap`
+//! (no hashing, no allocation per field). The HTTP/1.1 layer (`h1`) builds one from the bytes it
+//! read; [`super::router`]'s axum handlers build one from axum's request.
+
+use bytes::Bytes;
+use http::{HeaderMap, Method};
+
+/// Where one header field sits in [`Fields::raw`].
+#[derive(Debug, Clone, Copy)]
+struct Span {
+    name: (u32, u32),
+    value: (u32, u32),
+}
+
+/// A request's header fields, in the order they came.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Fields {
+    raw: Bytes,
+    spans: Vec<Span>,
+}
+
+impl Fields {
+    /// Fields over `raw`, from `(name, value)` byte ranges into it.
+    pub(super) fn from_ranges(
+        raw: Bytes,
+        ranges: impl IntoIterator<Item = (std::ops::Range<usize>, std::ops::Range<usize>)>,
+    ) -> Fields {
+        let spans = ranges
+            .into_iter()
+            .map(|(n, v)| Span {
+                name: (n.start as u32, n.end as u32),
+                value: (v.start as u32, v.end as u32),
+            })
+            .collect();
+        Fields { raw, spans }
+    }
+
+    /// Fields copied from an axum/`http` header map.
+    pub(super) fn from_map(map: &HeaderMap) -> Fields {
+        let mut raw = Vec::new();
+        let mut ranges = Vec::with_capacity(map.len());
+        for (name, value) in map {
+            let n = raw.len();
+            raw.extend_from_slice(name.as_str().as_bytes());
+            let v = raw.len();
+            raw.extend_from_slice(value.as_bytes());
+            ranges.push((n..v, v..raw.len()));
+        }
+        Fields::from_ranges(Bytes::from(raw), ranges)
+    }
+
+    fn name(&self, s: &Span) -> &[u8] {
+        &self.raw[s.name.0 as usize..s.name.1 as usize]
+    }
+
+    fn value(&self, s: &Span) -> &[u8] {
+        &self.raw[s.value.0 as usize..s.value.1 as usize]
+    }
+
+    /// Every value of header `name` (given in lowercase), in order.
+    pub(crate) fn get_all<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a [u8]> + 'a {
+        self.spans
+            .iter()
+            .filter(move |s| self.name(s).eq_ignore_ascii_case(name.as_bytes()))
+            .map(move |s| self.value(s))
+    }
+
+    /// The first value of header `name` (given in lowercase).
+    pub(crate) fn get(&self, name: &str) -> Option<&[u8]> {
+        self.spans
+            .iter()
+            .find(|s| self.name(s).eq_ignore_ascii_case(name.as_bytes()))
+            .map(|s| self.value(s))
+    }
+
+    /// The first value of header `name` as text, if it is visible ASCII (what
+    /// `HeaderValue::to_str` accepts).
+    pub(crate) fn get_str(&self, name: &str) -> Option<&str> {
+        let v = self.get(name)?;
+        if v.iter().all(|b| *b == b'\t' || (0x20..0x7f).contains(b)) {
+            std::str::from_utf8(v).ok()
+        } else {
+            None
+        }
+    }
+
+    /// Whether a comma-separated header lists `token` (ASCII case-insensitive).
+    pub(crate) fn has_token(&self, name: &str, token: &str) -> bool {
+        self.get_all(name).any(|v| lists_token(v, token.as_bytes()))
+    }
+}
+
+/// Whether a comma-separated header value lists `token` (ASCII case-insensitive).
+pub(super) fn lists_token(value: &[u8], token: &[u8]) -> bool {
+    value
+        .split(|b| *b == b',')
+        .any(|t| t.trim_ascii().eq_ignore_ascii_case(token))
+}
+
+/// A request with its whole body.
+#[derive(Debug)]
+pub(crate) struct HttpRequest {
+    /// The method.
+    pub method: Method,
+    /// The request target as sent (origin form: path and query).
+    pub target: Bytes,
+    /// The header fields.
+    pub headers: Fields,
+    /// The body, whole.
+    pub body: Bytes,
+}
+
+impl HttpRequest {
+    /// The method.
+    pub(crate) fn method(&self) -> &Method {
+        &self.method
+    }
+
+    /// The header fields.
+    pub(crate) fn headers(&self) -> &Fields {
+        &self.headers
+    }
+
+    /// The target without its query (the path of an absolute-form target).
+    pub(crate) fn path(&self) -> &str {
+        let t = std::str::from_utf8(&self.target).unwrap_or("");
+        let t = t.split(['?', '#']).next().unwrap_or("");
+        if t.starts_with('/') {
+            return t;
+        }
+        // Absolute form (`http://host/path`): the path after the authority.
+        match t.split_once("://") {
+            Some((_, rest)) => rest.find('/').map_or("/", |i| &rest[i..]),
+            None => t,
+        }
+    }
+
+    /// The query string, if any.
+    pub(crate) fn query(&self) -> Option<&str> {
+        let t = std::str::from_utf8(&self.target).ok()?;
+        let t = t.split('#').next().unwrap_or("");
+        t.split_once('?').map(|(_, q)| q)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(target: &str, raw: &str) -> HttpRequest {
+        // `raw` is "name:value\n" lines.
+        let mut ranges = Vec::new();
+        let mut at = 0;
+        for line in raw.split_inclusive('\n') {
+            let colon = line.find(':').unwrap();
+            let end = line.trim_end_matches('\n').len();
+            ranges.push((at..at + colon, at + colon + 1..at + end));
+            at += line.len();
+        }
+        HttpRequest {
+            method: Method::GET,
+            target: Bytes::from(target.to_string()),
+            headers: Fields::from_ranges(Bytes::from(raw.to_string()), ranges),
+            body: Bytes::new(),
+        }
+    }
+
+    #[test]
+    fn lookups_are_case_insensitive_and_keep_order() {
+        let r = request(
+            "/mcp?sessionId=abc",
+            "Host:x\nAccept:application/json\naccept:text/event-stream\nX-Bin:\u{e9}\nConnection:keep-alive, Close\n",
+        );
+        assert_eq!(r.headers().get_str("host"), Some("x"));
+        let all: Vec<&[u8]> = r.headers().get_all("accept").collect();
+        assert_eq!(
+            all,
+            vec![&b"application/json"[..], &b"text/event-stream"[..]]
+        );
+        assert_eq!(r.headers().get("missing"), None);
+        // Not visible ASCII: no text, as HeaderValue::to_str.
+        assert_eq!(r.headers().get_str("x-bin"), None);
+        assert!(r.headers().has_token("connection", "close"));
+        assert!(!r.headers().has_token("connection", "upgrade"));
+        assert_eq!(r.path(), "/mcp");
+        assert_eq!(r.query(), Some("sessionId=abc"));
+    }
+
+    #[test]
+    fn targets_in_absolute_form() {
+        let r = request("http://localhost:3000/mcp?x=1", "");
+        assert_eq!(r.path(), "/mcp");
+        assert_eq!(r.query(), Some("x=1"));
+        assert_eq!(request("http://localhost:3000", "").path(), "/");
+        assert_eq!(request("/", "").query(), None);
+    }
+
+    #[test]
+    fn from_a_header_map() {
+        let mut m = HeaderMap::new();
+        m.append("accept", "a".parse().unwrap());
+        m.append("accept", "b".parse().unwrap());
+        m.insert("mcp-session-id", "s1".parse().unwrap());
+        let f = Fields::from_map(&m);
+        assert_eq!(f.get_all("accept").count(), 2);
+        assert_eq!(f.get_str("mcp-session-id"), Some("s1"));
+    }
+}
