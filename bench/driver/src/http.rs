@@ -211,6 +211,24 @@ pub fn run(server: &Server, load: &Load) -> Result<Metrics, String> {
     if let (Some(a), Some(b)) = (own0, procstat::cpu_ns(me)) {
         m.insert("c1_drv_us", (b - a) as f64 / 1e3 / n1);
     }
+    // 1 client again, the driver and every server thread on one CPU.
+    if procstat::pin(pid, Some(procstat::current_cpu())) {
+        for _ in 0..load.warmup {
+            c.call(id)?;
+            id += 1;
+        }
+        let start = Instant::now();
+        let mut lat = Vec::with_capacity(load.seq as usize);
+        while (lat.len() as u64) < load.seq && (lat.len() < 100 || start.elapsed() < load.phase) {
+            let t = Instant::now();
+            c.call(id)?;
+            lat.push(t.elapsed().as_nanos() as u64);
+            id += 1;
+        }
+        let wall = start.elapsed().as_secs_f64();
+        crate::latency_metrics(&mut m, "c1pin", &mut lat, wall);
+    }
+    procstat::pin(pid, None);
     c.close_session();
     drop(c);
     // N clients, closed loop, all on this thread.

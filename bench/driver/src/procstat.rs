@@ -47,3 +47,40 @@ pub fn loadavg() -> f64 {
         .and_then(|s| s.split_whitespace().next().and_then(|x| x.parse().ok()))
         .unwrap_or(f64::NAN)
 }
+
+/// Pins the calling thread and every thread of `pid` to CPU `cpu` (`None`: back to every CPU).
+///
+/// The sequential-latency phases run once more pinned: on this kind of VM an idle vCPU's
+/// wake-up costs microseconds, and with the client and the server on one CPU each hand-over is
+/// a local switch, so what remains is the software path. False if any thread could not be set.
+pub fn pin(pid: u32, cpu: Option<usize>) -> bool {
+    // SAFETY: cpu_set_t is plain data; the CPU_* helpers write within it.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    let all = std::thread::available_parallelism().map_or(1, |n| n.get());
+    for c in 0..all {
+        if cpu.is_none_or(|want| want == c) {
+            // SAFETY: `c` is below the number of CPUs, well within CPU_SETSIZE.
+            unsafe { libc::CPU_SET(c, &mut set) };
+        }
+    }
+    let set_tid = |tid: i32| {
+        // SAFETY: `set` is a valid cpu_set_t of the size passed.
+        unsafe { libc::sched_setaffinity(tid, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0 }
+    };
+    let mut ok = set_tid(0);
+    if let Ok(dir) = std::fs::read_dir(format!("/proc/{pid}/task")) {
+        for e in dir.flatten() {
+            if let Some(tid) = e.file_name().to_str().and_then(|t| t.parse::<i32>().ok()) {
+                ok &= set_tid(tid);
+            }
+        }
+    }
+    ok
+}
+
+/// The CPU the calling thread runs on now.
+pub fn current_cpu() -> usize {
+    // SAFETY: sched_getcpu takes no arguments and returns -1 on failure.
+    let c = unsafe { libc::sched_getcpu() };
+    usize::try_from(c).unwrap_or(0)
+}

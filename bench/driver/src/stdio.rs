@@ -172,6 +172,23 @@ pub fn run(
         if let (Some(a), Some(b)) = (own0, own1) {
             m.insert("seq_drv_us", (b - a) as f64 / 1e3 / n);
         }
+        // Sequential again, the driver and every server thread on one CPU.
+        if procstat::pin(pid, Some(procstat::current_cpu())) {
+            for _ in 0..load.warmup {
+                p.call(id)?;
+                id += 1;
+            }
+            let start = Instant::now();
+            let mut lat = Vec::with_capacity(load.seq as usize);
+            while (lat.len() as u64) < load.seq && (lat.len() < 200 || start.elapsed() < load.phase)
+            {
+                lat.push(p.call(id)?.as_nanos() as u64);
+                id += 1;
+            }
+            let wall = start.elapsed().as_secs_f64();
+            crate::latency_metrics(&mut m, "pin", &mut lat, wall);
+        }
+        procstat::pin(pid, None);
         // Pipelined.
         let own0 = procstat::cpu_ns(me);
         let (n, wall, cpu) = pipelined(&mut p, pid, id, load)?;
