@@ -9,6 +9,7 @@ mod id;
 mod message;
 mod parse;
 
+pub(crate) use fast::{parse_request_as, Fast, Str};
 pub use id::{IdGenerator, RequestId};
 pub use message::{ErrorResponse, Message, Notification, Request, Response};
 pub use parse::{parse, write_message, Incoming};

@@ -5,7 +5,7 @@ use super::registry::{PromptEntry, Registry, ResourceEntry, TemplateEntry, ToolE
 use crate::jsonrpc::Message;
 use crate::protocol::{Prompt, Resource, ResourceTemplate, Tool};
 use crate::schema::{CompiledSchema, SchemaCache};
-use crate::session::{Connection, Role, Session, SessionConfig};
+use crate::session::{Connection, Session, SessionConfig};
 use crate::transport::{FrameReader, FrameWriter};
 use crate::uri_template::UriTemplate;
 use crate::McpError;
@@ -155,13 +155,7 @@ impl Server {
         reader: R,
         writer: W,
     ) -> Connection<R, W> {
-        Connection::new(
-            Role::Server,
-            Arc::new(self.clone()),
-            self.inner.options.session.clone(),
-            reader,
-            writer,
-        )
+        Connection::for_server(self, self.inner.options.session.clone(), reader, writer)
     }
 
     /// Serves one session over a message transport until the peer hangs up.

@@ -5,11 +5,14 @@ use crate::jsonrpc::{
     ErrorResponse, IdGenerator, Message, Notification, Request, RequestId, Response,
 };
 use crate::protocol::ProtocolVersion;
+use crate::server::{Server, ToolCallParams, ToolOutput};
 use crate::McpError;
 use futures_util::future::BoxFuture;
 use futures_util::FutureExt;
 use serde_json::{json, Value};
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
+use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -393,53 +396,108 @@ impl Session {
             "initialize" if self.role == Role::Server => return self.handle_initialize(req),
             _ => {}
         }
+        let token = match self.admit(&id, &req.method) {
+            Ok(token) => token,
+            Err(e) => return fail(e),
+        };
+        let ctx = RequestContext::new(self.clone(), &req, token.clone());
+        let fut = self.service.handle_request(req, ctx.clone());
+        Incoming::Pending(Box::pin(self.clone().serve(
+            id,
+            token,
+            ctx,
+            fut,
+            |id, outcome| match outcome {
+                None => None, // cancelled: no response is sent
+                Some(Ok(result)) => Some(Message::response(id, result)),
+                Some(Err(e)) => Some(Message::error(Some(id), e)),
+            },
+        )))
+    }
+
+    /// Starts `tools/call` request `id` on `server`, which must be this (server) session's
+    /// service, with params read as [`ToolCallParams`]: the admission, cancellation and
+    /// outcomes [`Self::handle_incoming`] gives the same request, in one future and without the
+    /// params as a [`Value`]. `answer` turns the outcome (`None`: cancelled) into what the
+    /// caller sends; a request refused at once is `Err` with its answer.
+    pub(crate) fn start_tool_call<T: Send + 'static>(
+        self: &Arc<Self>,
+        server: &Server,
+        id: RequestId,
+        params: ToolCallParams<'_>,
+        answer: fn(RequestId, Option<Result<ToolOutput, McpError>>) -> T,
+    ) -> Result<BoxFuture<'static, T>, T> {
+        debug_assert_eq!(self.role, Role::Server);
+        let token = match self.admit(&id, "tools/call") {
+            Ok(token) => token,
+            Err(e) => return Err(answer(id, Some(Err(e)))),
+        };
+        let ToolCallParams {
+            name,
+            arguments,
+            task,
+            meta,
+        } = params;
+        let ctx = RequestContext::with_meta(self.clone(), id.clone(), meta, token.clone());
+        let fut = server
+            .clone()
+            .call_tool_fast(name.into_owned(), arguments, task, ctx.clone());
+        Ok(Box::pin(self.clone().serve(id, token, ctx, fut, answer)))
+    }
+
+    /// Lets request `id` (of `method`, neither ping nor initialize) in: the session must be
+    /// initializing or ready, the id unused by the requests in flight and their limit not
+    /// reached. Returns the request's cancellation token, registered as in flight.
+    fn admit(&self, id: &RequestId, method: &str) -> Result<CancellationToken, McpError> {
         let state = self.state();
         if state == STATE_CLOSED {
-            return fail(McpError::connection_closed("session closed"));
+            return Err(McpError::connection_closed("session closed"));
         }
         if state < STATE_INITIALIZING {
-            return fail(McpError::invalid_request(format!(
-                "{} received before initialization; only ping is allowed until initialize completes",
-                req.method
+            return Err(McpError::invalid_request(format!(
+                "{method} received before initialization; only ping is allowed until initialize completes"
             )));
         }
         let token = self.closed.child_token();
-        {
-            let mut in_flight = self.in_flight.lock().unwrap();
-            if in_flight.contains_key(&id) {
-                return fail(McpError::invalid_request(format!(
-                    "duplicate request id {id}: a request with this id is in flight"
-                )));
+        let mut in_flight = self.in_flight.lock().unwrap();
+        let full = in_flight.len() >= self.config.max_in_flight;
+        match in_flight.entry(id.clone()) {
+            Entry::Occupied(_) => Err(McpError::invalid_request(format!(
+                "duplicate request id {id}: a request with this id is in flight"
+            ))),
+            Entry::Vacant(_) if full => Err(McpError::internal(format!(
+                "server busy: {} requests already in flight",
+                self.config.max_in_flight
+            ))
+            .with_data(json!({ "limit": self.config.max_in_flight }))),
+            Entry::Vacant(slot) => {
+                slot.insert(token.clone());
+                Ok(token)
             }
-            if in_flight.len() >= self.config.max_in_flight {
-                return fail(
-                    McpError::internal(format!(
-                        "server busy: {} requests already in flight",
-                        self.config.max_in_flight
-                    ))
-                    .with_data(json!({ "limit": self.config.max_in_flight })),
-                );
-            }
-            in_flight.insert(id.clone(), token.clone());
         }
-        let ctx = RequestContext::new(self.clone(), &req, token.clone());
-        let fut = self.service.handle_request(req, ctx.clone());
-        let session = self.clone();
-        Incoming::Pending(Box::pin(async move {
-            let outcome = tokio::select! {
-                biased;
-                r = AssertUnwindSafe(fut).catch_unwind() => Some(r),
-                _ = token.cancelled() => None,
-            };
-            ctx.finish();
-            session.in_flight.lock().unwrap().remove(&id);
-            match outcome {
-                None => None, // cancelled: no response is sent
-                Some(Ok(Ok(result))) => Some(Message::response(id, result)),
-                Some(Ok(Err(e))) => Some(Message::error(Some(id), e)),
-                Some(Err(panic)) => Some(Message::error(Some(id), panic_error(panic))),
-            }
-        }))
+    }
+
+    /// Runs admitted request `id`'s handler `fut` until it finishes, panics or is cancelled,
+    /// then retires the request and makes `answer` of the outcome (`None`: cancelled).
+    async fn serve<R, T>(
+        self: Arc<Self>,
+        id: RequestId,
+        token: CancellationToken,
+        ctx: RequestContext,
+        fut: impl Future<Output = Result<R, McpError>>,
+        answer: fn(RequestId, Option<Result<R, McpError>>) -> T,
+    ) -> T {
+        let outcome = tokio::select! {
+            biased;
+            r = AssertUnwindSafe(fut).catch_unwind() => Some(r),
+            _ = token.cancelled() => None,
+        };
+        ctx.finish();
+        self.in_flight.lock().unwrap().remove(&id);
+        answer(
+            id,
+            outcome.map(|r| r.unwrap_or_else(|panic| Err(panic_error(panic)))),
+        )
     }
 
     fn handle_initialize(self: &Arc<Self>, req: Request) -> Incoming {
