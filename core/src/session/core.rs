@@ -100,6 +100,85 @@ pub(crate) fn has_capability(caps: &Value, path: &[&str]) -> bool {
     !matches!(v, Value::Bool(false))
 }
 
+/// The hasher of the maps keyed by request id (requests in flight, requests awaiting their
+/// answer): a folded multiply over the id's words, keyed per process. Far cheaper than SipHash on
+/// these short keys, and still keyed, so a peer cannot aim its ids at one bucket (the in-flight
+/// limit bounds those maps anyway).
+#[derive(Clone, Copy)]
+pub(crate) struct IdHash {
+    seed: u64,
+}
+
+impl IdHash {
+    /// The process's hasher.
+    pub(crate) fn get() -> IdHash {
+        static SEED: OnceLock<u64> = OnceLock::new();
+        let seed = *SEED.get_or_init(|| {
+            use std::hash::BuildHasher;
+            std::collections::hash_map::RandomState::new().hash_one(0x6d63_705f_6964_735fu64)
+        });
+        IdHash { seed }
+    }
+}
+
+impl std::hash::BuildHasher for IdHash {
+    type Hasher = IdHasher;
+    fn build_hasher(&self) -> IdHasher {
+        IdHasher(self.seed)
+    }
+}
+
+/// See [`IdHash`].
+pub(crate) struct IdHasher(u64);
+
+impl IdHasher {
+    #[inline]
+    fn mix(&mut self, word: u64) {
+        const K: u64 = 0x9e37_79b9_7f4a_7c15;
+        let m = u128::from(self.0 ^ word) * u128::from(K ^ self.0.rotate_left(29));
+        self.0 = (m as u64) ^ ((m >> 64) as u64);
+    }
+}
+
+impl std::hash::Hasher for IdHasher {
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.mix(u64::from_le_bytes(c.try_into().expect("8 bytes")));
+        }
+        let rest = chunks.remainder();
+        let mut last = [0u8; 8];
+        last[..rest.len()].copy_from_slice(rest);
+        // The length keeps "a" and "a\0" apart.
+        self.mix(u64::from_le_bytes(last) ^ ((rest.len() as u64) << 59));
+    }
+    #[inline]
+    fn write_u8(&mut self, n: u8) {
+        self.mix(u64::from(n));
+    }
+    #[inline]
+    fn write_u64(&mut self, n: u64) {
+        self.mix(n);
+    }
+    #[inline]
+    fn write_i64(&mut self, n: i64) {
+        self.mix(n as u64);
+    }
+    #[inline]
+    fn write_usize(&mut self, n: usize) {
+        self.mix(n as u64);
+    }
+    #[inline]
+    fn write_isize(&mut self, n: isize) {
+        self.mix(n as u64);
+    }
+}
+
 static NEXT_SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 pub(crate) const STATE_NEW: u8 = 0;
@@ -136,8 +215,8 @@ pub struct Session {
     state: AtomicU8,
     negotiated: OnceLock<Negotiated>,
     pub(crate) ids: IdGenerator,
-    pub(crate) pending: Mutex<HashMap<RequestId, PendingRequest>>,
-    in_flight: Mutex<HashMap<RequestId, CancellationToken>>,
+    pub(crate) pending: Mutex<HashMap<RequestId, PendingRequest, IdHash>>,
+    in_flight: Mutex<HashMap<RequestId, CancellationToken, IdHash>>,
     /// Minimum log level the peer asked for (`u8::MAX`: not set; server role).
     pub(crate) log_level: AtomicU8,
     /// Resource URIs the peer subscribed to (server role).
@@ -179,8 +258,8 @@ impl Session {
             state: AtomicU8::new(STATE_NEW),
             negotiated: OnceLock::new(),
             ids: IdGenerator::new(),
-            pending: Mutex::new(HashMap::new()),
-            in_flight: Mutex::new(HashMap::new()),
+            pending: Mutex::new(HashMap::with_hasher(IdHash::get())),
+            in_flight: Mutex::new(HashMap::with_hasher(IdHash::get())),
             log_level: AtomicU8::new(u8::MAX),
             subscriptions: Mutex::new(HashSet::new()),
             closed: CancellationToken::new(),
@@ -458,7 +537,9 @@ impl Session {
                 "{method} received before initialization; only ping is allowed until initialize completes"
             )));
         }
-        let token = self.closed.child_token();
+        // Not a child of `closed`: `close` cancels whatever is in flight itself, and a token
+        // registered after that is cancelled here, so no request outlives the session uncancelled.
+        let token = CancellationToken::new();
         let mut in_flight = self.in_flight.lock().unwrap();
         let full = in_flight.len() >= self.config.max_in_flight;
         match in_flight.entry(id.clone()) {
@@ -472,6 +553,11 @@ impl Session {
             .with_data(json!({ "limit": self.config.max_in_flight }))),
             Entry::Vacant(slot) => {
                 slot.insert(token.clone());
+                // `close` marks the session closed before it cancels what is in flight (under
+                // this lock): a request registered after that is cancelled from birth.
+                if self.state.load(Ordering::Acquire) == STATE_CLOSED {
+                    token.cancel();
+                }
                 Ok(token)
             }
         }
