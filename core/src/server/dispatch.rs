@@ -110,6 +110,18 @@ impl ToolOutput {
     }
 }
 
+/// The answer to a `tools/call` started with [`crate::session::Session::start_tool_call`], as a
+/// message (`None`: cancelled, nothing is sent).
+pub(crate) fn tool_call_reply(
+    id: RequestId,
+    outcome: Option<Result<ToolOutput, McpError>>,
+) -> Option<Message> {
+    Some(match outcome? {
+        Ok(output) => Message::response(id, output.into_value()),
+        Err(e) => Message::error(Some(id), e),
+    })
+}
+
 /// `tools/call` params read straight from the frame (see [`crate::jsonrpc::parse_request_as`]):
 /// the members the call uses, every other one skipped. Params this type rejects (not an object,
 /// no `name` string, a member given twice) are read as a [`Value`] instead and answered by
@@ -286,14 +298,20 @@ impl Service for Server {
 
     fn on_initialized(&self, peer: &Peer) {
         let s = peer.session();
-        self.inner
-            .sessions
-            .lock()
-            .unwrap()
-            .insert(Arc::as_ptr(s) as usize, Arc::downgrade(s));
+        let mut sessions = self.inner.sessions.lock().unwrap();
+        s.listed.store(true, std::sync::atomic::Ordering::Release);
+        sessions.insert(Arc::as_ptr(s) as usize, Arc::downgrade(s));
     }
 
     fn on_closed(&self, peer: &Peer) {
+        // A session never initialized (e.g. a stateless HTTP request's) was never listed.
+        if !peer
+            .session()
+            .listed
+            .load(std::sync::atomic::Ordering::Acquire)
+        {
+            return;
+        }
         self.inner
             .sessions
             .lock()

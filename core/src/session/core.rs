@@ -14,7 +14,7 @@ use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 use tokio::sync::{oneshot, Notify};
@@ -209,7 +209,7 @@ pub enum Incoming {
 /// One connection's protocol state: lifecycle, negotiated revision, requests in both directions.
 pub struct Session {
     pub(crate) role: Role,
-    pub(crate) config: SessionConfig,
+    pub(crate) config: Arc<SessionConfig>,
     pub(crate) service: Arc<dyn Service>,
     pub(crate) outbound: Outbound,
     state: AtomicU8,
@@ -225,6 +225,9 @@ pub struct Session {
     session_id: Option<Arc<str>>,
     serial: u64,
     stream_closer: OnceLock<StreamCloser>,
+    /// Whether the server listed this session among its live sessions (see
+    /// [`crate::server::Server::live_sessions`]); one never listed has nothing to unlist.
+    pub(crate) listed: AtomicBool,
 }
 
 /// Closes the transport stream carrying a request's messages (Streamable HTTP's SSE polling);
@@ -250,6 +253,17 @@ impl Session {
         outbound: Outbound,
         session_id: Option<Arc<str>>,
     ) -> Arc<Session> {
+        Self::with_shared_config(role, service, Arc::new(config), outbound, session_id)
+    }
+
+    /// [`Session::new`] with a configuration shared by many sessions (a server's, over HTTP).
+    pub(crate) fn with_shared_config(
+        role: Role,
+        service: Arc<dyn Service>,
+        config: Arc<SessionConfig>,
+        outbound: Outbound,
+        session_id: Option<Arc<str>>,
+    ) -> Arc<Session> {
         Arc::new(Session {
             role,
             config,
@@ -266,6 +280,7 @@ impl Session {
             session_id,
             serial: NEXT_SERIAL.fetch_add(1, Ordering::Relaxed),
             stream_closer: OnceLock::new(),
+            listed: AtomicBool::new(false),
         })
     }
 
