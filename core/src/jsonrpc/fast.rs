@@ -7,6 +7,9 @@
 //! parser in [`super::parse`] handles the frame from scratch, so every bad input gets exactly the
 //! answer it always got.
 //!
+//! The common frame is read by [`super::scan`], a strict reader of a subset of JSON that reads
+//! exactly as `serde_json` does; a frame outside that subset is read by `serde_json`.
+//!
 //! [`parse_request_as`] goes one step further for a method its caller names: when that method
 //! comes before `params` in the frame, the params are read straight into the caller's own type
 //! (borrowing from the frame where it can) instead of a [`Value`] tree.
@@ -52,13 +55,16 @@ fn parse_envelope<'a, P: Deserialize<'a>>(bytes: &'a [u8], typed: Option<&str>) 
     if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
         return None;
     }
+    let visitor = || EnvelopeVisitor {
+        typed,
+        params: PhantomData,
+    };
+    // The common frame is read by the scanner; anything outside its subset by serde_json.
+    if let Ok(fast) = super::scan::read(bytes, |d| d.deserialize_map(visitor())) {
+        return Some(fast);
+    }
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    let fast = de
-        .deserialize_map(EnvelopeVisitor {
-            typed,
-            params: PhantomData,
-        })
-        .ok()?;
+    let fast = de.deserialize_map(visitor()).ok()?;
     de.end().ok()?;
     Some(fast)
 }

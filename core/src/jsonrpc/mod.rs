@@ -8,6 +8,7 @@ mod fast;
 mod id;
 mod message;
 mod parse;
+mod scan;
 
 pub(crate) use fast::{parse_request_as, Fast, Str};
 pub use id::{IdGenerator, RequestId};
