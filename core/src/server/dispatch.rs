@@ -229,10 +229,7 @@ pub(crate) fn write_tool_response(out: &mut Vec<u8>, id: &RequestId, result: Cal
     // writes them (compact: no spaces).
     out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
     match id {
-        RequestId::Number(n) => {
-            use std::io::Write;
-            write!(out, "{n}").expect("writing to a Vec cannot fail");
-        }
+        RequestId::Number(n) => json(out, n),
         RequestId::String(s) => json(out, &**s),
     }
     out.extend_from_slice(b",\"result\":{\"content\":[");

@@ -494,11 +494,10 @@ impl Session {
             Ok(token) => token,
             Err(e) => return fail(e),
         };
-        let ctx = RequestContext::new(self.clone(), &req, token.clone());
+        let ctx = RequestContext::new(self.clone(), &req, token);
         let fut = self.service.handle_request(req, ctx.clone());
         Incoming::Pending(Box::pin(self.clone().serve(
             id,
-            token,
             ctx,
             fut,
             |id, outcome| match outcome {
@@ -532,11 +531,11 @@ impl Session {
             task,
             meta,
         } = params;
-        let ctx = RequestContext::with_meta(self.clone(), id.clone(), meta, token.clone());
+        let ctx = RequestContext::with_meta(self.clone(), id.clone(), meta, token);
         let fut = server
             .clone()
             .call_tool_fast(name.into_owned(), arguments, task, ctx.clone());
-        Ok(Box::pin(self.clone().serve(id, token, ctx, fut, answer)))
+        Ok(Box::pin(self.clone().serve(id, ctx, fut, answer)))
     }
 
     /// Lets request `id` (of `method`, neither ping nor initialize) in: the session must be
@@ -578,12 +577,12 @@ impl Session {
         }
     }
 
-    /// Runs admitted request `id`'s handler `fut` until it finishes, panics or is cancelled,
-    /// then retires the request and makes `answer` of the outcome (`None`: cancelled).
+    /// Runs admitted request `id`'s handler `fut` until it finishes, panics or is cancelled
+    /// (through `ctx`'s token), then retires the request and makes `answer` of the outcome
+    /// (`None`: cancelled).
     async fn serve<R, T>(
         self: Arc<Self>,
         id: RequestId,
-        token: CancellationToken,
         ctx: RequestContext,
         fut: impl Future<Output = Result<R, McpError>>,
         answer: fn(RequestId, Option<Result<R, McpError>>) -> T,
@@ -591,7 +590,7 @@ impl Session {
         let outcome = tokio::select! {
             biased;
             r = AssertUnwindSafe(fut).catch_unwind() => Some(r),
-            _ = token.cancelled() => None,
+            _ = ctx.cancellation().cancelled() => None,
         };
         ctx.finish();
         self.in_flight.lock().unwrap().remove(&id);
