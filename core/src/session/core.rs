@@ -499,7 +499,7 @@ impl Session {
         Incoming::Pending(Box::pin(self.clone().serve(
             id,
             ctx,
-            fut,
+            move |_| fut,
             |id, outcome| match outcome {
                 None => None, // cancelled: no response is sent
                 Some(Ok(result)) => Some(Message::response(id, result)),
@@ -532,10 +532,10 @@ impl Session {
             meta,
         } = params;
         let ctx = RequestContext::with_meta(self.clone(), id.clone(), meta, token);
-        let fut = server
-            .clone()
-            .call_tool_fast(name.into_owned(), arguments, task, ctx.clone());
-        Ok(Box::pin(self.clone().serve(id, ctx, fut, answer)))
+        let (server, name) = (server.clone(), name.into_owned());
+        // The call's future is made inside `serve`, so that the boxed future holds it once.
+        let call = move |ctx| server.call_tool_fast(name, arguments, task, ctx);
+        Ok(Box::pin(self.clone().serve(id, ctx, call, answer)))
     }
 
     /// Lets request `id` (of `method`, neither ping nor initialize) in: the session must be
@@ -577,16 +577,17 @@ impl Session {
         }
     }
 
-    /// Runs admitted request `id`'s handler `fut` until it finishes, panics or is cancelled
-    /// (through `ctx`'s token), then retires the request and makes `answer` of the outcome
-    /// (`None`: cancelled).
-    async fn serve<R, T>(
+    /// Runs admitted request `id`'s handler (the future `handler` makes of its context) until
+    /// it finishes, panics or is cancelled (through `ctx`'s token), then retires the request and
+    /// makes `answer` of the outcome (`None`: cancelled).
+    async fn serve<R, T, F: Future<Output = Result<R, McpError>>>(
         self: Arc<Self>,
         id: RequestId,
         ctx: RequestContext,
-        fut: impl Future<Output = Result<R, McpError>>,
+        handler: impl FnOnce(RequestContext) -> F,
         answer: fn(RequestId, Option<Result<R, McpError>>) -> T,
     ) -> T {
+        let fut = handler(ctx.clone());
         let outcome = tokio::select! {
             biased;
             r = AssertUnwindSafe(fut).catch_unwind() => Some(r),
