@@ -66,8 +66,13 @@ fn tool_result_value(result: CallToolResult) -> Value {
         ..
     } = result;
     let mut map = Map::new();
-    let content = content.into_iter().map(content_value).collect();
-    map.insert("content".into(), Value::Array(content));
+    // Pushed one by one: collecting in place would reuse the (larger) blocks' buffer and then
+    // shrink it.
+    let mut values = Vec::with_capacity(content.len());
+    for block in content {
+        values.push(content_value(block));
+    }
+    map.insert("content".into(), Value::Array(values));
     if let Some(sc) = structured_content {
         map.insert("structuredContent".into(), sc);
     }
