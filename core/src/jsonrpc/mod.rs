@@ -8,7 +8,9 @@ mod fast;
 mod id;
 mod message;
 mod parse;
+mod scan;
 
+pub(crate) use fast::{parse_request_as, Fast, Str};
 pub use id::{IdGenerator, RequestId};
 pub use message::{ErrorResponse, Message, Notification, Request, Response};
 pub use parse::{parse, write_message, Incoming};

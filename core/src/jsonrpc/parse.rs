@@ -260,4 +260,73 @@ mod tests {
         let not_utf8 = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\"}";
         assert!(super::super::fast::parse(not_utf8).is_none());
     }
+
+    type Params = serde_json::Map<String, Value>;
+
+    fn typed(frame: &str) -> Option<super::super::Fast<Params>> {
+        super::super::parse_request_as::<Params>(frame.as_bytes(), "tools/call")
+    }
+
+    /// The typed path must read `frame` as the full parser does: the same message, or for a
+    /// tools/call request the same id and params.
+    fn typed_matches_full(frame: &str) -> bool {
+        let full = single(parse_full(frame.as_bytes()));
+        match typed(frame).unwrap_or_else(|| panic!("typed path declined {frame}")) {
+            super::super::Fast::Message(m) => assert_eq!(m, full, "{frame}"),
+            super::super::Fast::Typed(id, params) => {
+                let Message::Request(r) = full else {
+                    panic!("{frame} is a request");
+                };
+                assert_eq!(r.method, "tools/call", "{frame}");
+                assert_eq!(
+                    (id, Some(Value::Object(params))),
+                    (r.id, r.params),
+                    "{frame}"
+                );
+                return true;
+            }
+        }
+        false
+    }
+
+    #[test]
+    fn typed_params_are_what_the_full_parser_reads() {
+        for frame in ACCEPTED {
+            typed_matches_full(frame);
+        }
+        let calls = [
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}"#,
+            r#"{"method":"tools\/call","id":"x","jsonrpc":"2.0","params":{"name":"a\nb","_meta":{"progressToken":1},"other":[1]}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{},"extra":null}"#,
+        ];
+        for frame in calls {
+            assert!(typed_matches_full(frame), "typed path did not read {frame}");
+        }
+    }
+
+    #[test]
+    fn typed_params_defer_what_they_cannot_take() {
+        for frame in DEFERRED {
+            assert!(typed(frame).is_none(), "typed path accepted {frame}");
+        }
+        let deferred = [
+            // A notification: its params are not read as a Value.
+            r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"echo"}}"#,
+            // Params the type rejects (an array is not a map).
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":["echo"]}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"a":1,"a":2},"params":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{},"result":{}}"#,
+        ];
+        for frame in deferred {
+            assert!(typed(frame).is_none(), "typed path accepted {frame}");
+        }
+        // Params before the method name are read as usual.
+        let late = r#"{"jsonrpc":"2.0","id":1,"params":{"name":"echo"},"method":"tools/call"}"#;
+        match typed(late) {
+            Some(super::super::Fast::Message(m)) => {
+                assert_eq!(m, single(parse_full(late.as_bytes())))
+            }
+            _ => panic!("late params not read as a message"),
+        }
+    }
 }

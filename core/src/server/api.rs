@@ -5,13 +5,13 @@ use super::registry::{PromptEntry, Registry, ResourceEntry, TemplateEntry, ToolE
 use crate::jsonrpc::Message;
 use crate::protocol::{Prompt, Resource, ResourceTemplate, Tool};
 use crate::schema::{CompiledSchema, SchemaCache};
-use crate::session::{Connection, Role, Session, SessionConfig};
+use crate::session::{Connection, Session, SessionConfig};
 use crate::transport::{FrameReader, FrameWriter};
 use crate::uri_template::UriTemplate;
 use crate::McpError;
 use serde_json::{json, Value};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, RwLock, Weak};
+use std::sync::{Arc, Mutex, OnceLock, RwLock, Weak};
 
 /// Server-wide options.
 #[derive(Clone, Debug)]
@@ -85,6 +85,9 @@ pub(crate) struct ServerInner {
     pub tasks: super::tasks::TaskStore,
     /// [`Server::capabilities`] per protocol revision, emptied whenever a registry changes.
     pub caps_cache: Mutex<CapsCache>,
+    /// `options.session`, shared by the sessions made per HTTP request (set on first use: the
+    /// options are final once the server is built).
+    pub session_config: OnceLock<Arc<SessionConfig>>,
 }
 
 /// Cached capabilities objects; `generation` counts registry changes so that a value computed
@@ -138,6 +141,7 @@ impl Server {
                     sessions: Default::default(),
                     tasks: Default::default(),
                     caps_cache: Default::default(),
+                    session_config: OnceLock::new(),
                 }),
             },
             error: None,
@@ -149,19 +153,21 @@ impl Server {
         &self.inner.options
     }
 
+    /// `options().session`, as one value shared by every session that asks for it.
+    pub(crate) fn session_config(&self) -> Arc<SessionConfig> {
+        self.inner
+            .session_config
+            .get_or_init(|| Arc::new(self.inner.options.session.clone()))
+            .clone()
+    }
+
     /// Binds a new session to a message transport. Run the returned connection to serve it.
     pub fn connection<R: FrameReader, W: FrameWriter>(
         &self,
         reader: R,
         writer: W,
     ) -> Connection<R, W> {
-        Connection::new(
-            Role::Server,
-            Arc::new(self.clone()),
-            self.inner.options.session.clone(),
-            reader,
-            writer,
-        )
+        Connection::for_server(self, self.inner.options.session.clone(), reader, writer)
     }
 
     /// Serves one session over a message transport until the peer hangs up.

@@ -4,15 +4,19 @@
 use super::api::CompletionRef;
 use super::pagination::paginate;
 use super::{ReadRequest, Server};
-use crate::jsonrpc::{Notification, Request};
+use crate::jsonrpc::{Message, Notification, Request, RequestId, Str};
 use crate::protocol::{
     CallToolResult, CompleteRequestParams, ContentBlock, ProtocolVersion, Reference, TaskSupport,
 };
 use crate::session::{Peer, RequestContext, Service};
 use crate::McpError;
 use futures_util::future::BoxFuture;
+use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
+use serde::Serialize;
 use serde_json::{json, Map, Value};
-use std::sync::Arc;
+use std::borrow::Cow;
+use std::fmt;
+use std::sync::{Arc, OnceLock};
 
 fn params_object(p: Option<Value>) -> Result<Map<String, Value>, McpError> {
     match p {
@@ -62,8 +66,13 @@ fn tool_result_value(result: CallToolResult) -> Value {
         ..
     } = result;
     let mut map = Map::new();
-    let content = content.into_iter().map(content_value).collect();
-    map.insert("content".into(), Value::Array(content));
+    // Pushed one by one: collecting in place would reuse the (larger) blocks' buffer and then
+    // shrink it.
+    let mut values = Vec::with_capacity(content.len());
+    for block in content {
+        values.push(content_value(block));
+    }
+    map.insert("content".into(), Value::Array(values));
     if let Some(sc) = structured_content {
         map.insert("structuredContent".into(), sc);
     }
@@ -88,6 +97,187 @@ fn content_value(block: ContentBlock) -> Value {
     }
 }
 
+/// What `tools/call` produced: the tool's result, or (task-augmented call) the created task.
+pub(crate) enum ToolOutput {
+    /// The tool ran; its result is not yet JSON.
+    Result(CallToolResult),
+    /// The `CreateTaskResult` of a task-augmented call.
+    Created(Value),
+}
+
+impl ToolOutput {
+    /// The `result` member of the response.
+    pub(crate) fn into_value(self) -> Value {
+        match self {
+            ToolOutput::Result(r) => tool_result_value(r),
+            ToolOutput::Created(v) => v,
+        }
+    }
+}
+
+/// The answer to a `tools/call` started with [`crate::session::Session::start_tool_call`], as a
+/// message (`None`: cancelled, nothing is sent).
+pub(crate) fn tool_call_reply(
+    id: RequestId,
+    outcome: Option<Result<ToolOutput, McpError>>,
+) -> Option<Message> {
+    Some(match outcome? {
+        Ok(output) => Message::response(id, output.into_value()),
+        Err(e) => Message::error(Some(id), e),
+    })
+}
+
+/// `tools/call` params read straight from the frame (see [`crate::jsonrpc::parse_request_as`]):
+/// the members the call uses, every other one skipped. Params this type rejects (not an object,
+/// no `name` string, a member given twice) are read as a [`Value`] instead and answered by
+/// [`Server::dispatch`], so every malformed call gets the answer it always got.
+pub(crate) struct ToolCallParams<'a> {
+    /// `name`.
+    pub name: Cow<'a, str>,
+    /// `arguments`, as given.
+    pub arguments: Option<Value>,
+    /// `task`, as given.
+    pub task: Option<Value>,
+    /// `_meta`, as given.
+    pub meta: Option<Value>,
+}
+
+impl<'de> Deserialize<'de> for ToolCallParams<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        enum Key {
+            Name,
+            Arguments,
+            Task,
+            Meta,
+            Other,
+        }
+        impl<'de> Deserialize<'de> for Key {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct KeyVisitor;
+                impl Visitor<'_> for KeyVisitor {
+                    type Value = Key;
+                    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                        f.write_str("a field name")
+                    }
+                    fn visit_str<E: de::Error>(self, v: &str) -> Result<Key, E> {
+                        Ok(match v {
+                            "name" => Key::Name,
+                            "arguments" => Key::Arguments,
+                            "task" => Key::Task,
+                            "_meta" => Key::Meta,
+                            _ => Key::Other,
+                        })
+                    }
+                }
+                d.deserialize_identifier(KeyVisitor)
+            }
+        }
+        struct ParamsVisitor;
+        impl<'de> Visitor<'de> for ParamsVisitor {
+            type Value = ToolCallParams<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("tools/call params")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                fn set<'de, A: MapAccess<'de>, T: Deserialize<'de>>(
+                    map: &mut A,
+                    slot: &mut Option<T>,
+                ) -> Result<(), A::Error> {
+                    if slot.is_some() {
+                        return Err(de::Error::custom("duplicate member"));
+                    }
+                    *slot = Some(map.next_value()?);
+                    Ok(())
+                }
+                let mut name: Option<Str<'de>> = None;
+                let (mut arguments, mut task, mut meta) = (None, None, None);
+                while let Some(key) = map.next_key::<Key>()? {
+                    match key {
+                        Key::Name => set(&mut map, &mut name)?,
+                        Key::Arguments => set(&mut map, &mut arguments)?,
+                        Key::Task => set(&mut map, &mut task)?,
+                        Key::Meta => set(&mut map, &mut meta)?,
+                        Key::Other => {
+                            map.next_value::<de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                let name = name.ok_or_else(|| de::Error::missing_field("name"))?.0;
+                Ok(ToolCallParams {
+                    name,
+                    arguments,
+                    task,
+                    meta,
+                })
+            }
+        }
+        // A map only: a struct could also be read from an array.
+        d.deserialize_map(ParamsVisitor)
+    }
+}
+
+/// Writes the response to `tools/call` request `id` with `result`, as one line without its
+/// newline: the same bytes as serializing [`Message::response`] of `tool_result_value(result)`,
+/// but the common shapes go straight from `result` to text instead of through a [`Value`]: the
+/// fixed parts are written as they are, and only the id, the text and the values go through the
+/// serializer.
+pub(crate) fn write_tool_response(out: &mut Vec<u8>, id: &RequestId, result: CallToolResult) {
+    if result.meta.is_some() || !result.extra.is_empty() || !maps_sort_keys() {
+        let m = Message::response(id.clone(), tool_result_value(result));
+        serde_json::to_writer(out, &m).expect("messages always serialize");
+        return;
+    }
+    fn json<T: Serialize + ?Sized>(out: &mut Vec<u8>, v: &T) {
+        serde_json::to_writer(out, v).expect("JSON values always serialize");
+    }
+    // The members in the order a `Map` keeps them (sorted by key), as `Message`'s serializer
+    // writes them (compact: no spaces).
+    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+    match id {
+        RequestId::Number(n) => json(out, n),
+        RequestId::String(s) => json(out, &**s),
+    }
+    out.extend_from_slice(b",\"result\":{\"content\":[");
+    for (i, block) in result.content.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        match block {
+            ContentBlock::Text(t)
+                if t.annotations.is_none() && t.meta.is_none() && t.extra.is_empty() =>
+            {
+                out.extend_from_slice(b"{\"text\":");
+                json(out, t.text.as_str());
+                out.extend_from_slice(b",\"type\":\"text\"}");
+            }
+            other => json(out, &to_value(other)),
+        }
+    }
+    out.push(b']');
+    match result.is_error {
+        Some(true) => out.extend_from_slice(b",\"isError\":true"),
+        Some(false) => out.extend_from_slice(b",\"isError\":false"),
+        None => {}
+    }
+    if let Some(sc) = &result.structured_content {
+        out.extend_from_slice(b",\"structuredContent\":");
+        json(out, sc);
+    }
+    out.extend_from_slice(b"}}");
+}
+
+/// Whether a JSON object ([`Map`]) keeps its keys sorted, as it does unless some crate in the
+/// build turns on serde_json's `preserve_order` (then [`write_tool_response`] takes the slow way).
+fn maps_sort_keys() -> bool {
+    static SORTED: OnceLock<bool> = OnceLock::new();
+    *SORTED.get_or_init(|| {
+        let mut m = Map::new();
+        m.insert("b".into(), Value::Null);
+        m.insert("a".into(), Value::Null);
+        m.keys().next().map(String::as_str) == Some("a")
+    })
+}
+
 fn not_advertised(method: &str, feature: &str) -> McpError {
     McpError::method_not_found(method).with_data(
         json!({ "method": method, "reason": format!("this server does not offer {feature}") }),
@@ -110,14 +300,20 @@ impl Service for Server {
 
     fn on_initialized(&self, peer: &Peer) {
         let s = peer.session();
-        self.inner
-            .sessions
-            .lock()
-            .unwrap()
-            .insert(Arc::as_ptr(s) as usize, Arc::downgrade(s));
+        let mut sessions = self.inner.sessions.lock().unwrap();
+        s.listed.store(true, std::sync::atomic::Ordering::Release);
+        sessions.insert(Arc::as_ptr(s) as usize, Arc::downgrade(s));
     }
 
     fn on_closed(&self, peer: &Peer) {
+        // A session never initialized (e.g. a stateless HTTP request's) was never listed.
+        if !peer
+            .session()
+            .listed
+            .load(std::sync::atomic::Ordering::Acquire)
+        {
+            return;
+        }
         self.inner
             .sessions
             .lock()
@@ -175,7 +371,13 @@ impl Server {
                 self.list_page("tools", &entries, params, |e| to_value(&e.tool))
             }
             "tools/call" if has("tools") => {
-                self.call_tool(params_object(params)?, ctx, version).await
+                let mut p = params_object(params)?;
+                let name = required_str(&p, "name", "tools/call")?;
+                let arguments = p.remove("arguments");
+                let task = p.remove("task");
+                self.call_tool(name, arguments, task, ctx, version)
+                    .await
+                    .map(ToolOutput::into_value)
             }
             "resources/list" if has("resources") => {
                 let entries: Vec<_> = self
@@ -276,19 +478,39 @@ impl Server {
         }
     }
 
+    /// `tools/call` for a request whose params were read as [`ToolCallParams`]: what
+    /// [`Self::dispatch`] does with such a request, without the params as a [`Value`].
+    pub(crate) async fn call_tool_fast(
+        self,
+        name: String,
+        arguments: Option<Value>,
+        task: Option<Value>,
+        ctx: RequestContext,
+    ) -> Result<ToolOutput, McpError> {
+        let version = ctx.protocol_version().unwrap_or(ProtocolVersion::LATEST);
+        if self.capabilities_shared(version).get("tools").is_none() {
+            // What `dispatch` answers: no custom method can be called `tools/call` (custom
+            // names need a domain prefix).
+            return Err(not_advertised("tools/call", "tools"));
+        }
+        self.call_tool(name, arguments, task, ctx, version).await
+    }
+
+    /// `tools/call` once its params are taken apart (`name` already checked to be a string).
     async fn call_tool(
         &self,
-        mut p: Map<String, Value>,
+        name: String,
+        arguments: Option<Value>,
+        task: Option<Value>,
         ctx: RequestContext,
         version: ProtocolVersion,
-    ) -> Result<Value, McpError> {
-        let name = required_str(&p, "name", "tools/call")?;
+    ) -> Result<ToolOutput, McpError> {
         let entry = self.inner.tools.read().unwrap().get(&name);
         let Some(entry) = entry else {
             return Err(McpError::invalid_params(format!("Unknown tool: {name}"))
                 .with_data(json!({ "tool": name })));
         };
-        let args = match p.remove("arguments") {
+        let args = match arguments {
             None | Some(Value::Null) => Value::Object(Map::new()),
             Some(v @ Value::Object(_)) => v,
             Some(_) => {
@@ -306,7 +528,7 @@ impl Server {
         let Value::Object(args) = args else {
             unreachable!("checked above")
         };
-        let task = p.remove("task").filter(|t| !t.is_null());
+        let task = task.filter(|t| !t.is_null());
         let support = entry.tool.task_support();
         match (&task, support) {
             (Some(_), _) if !version.has_tasks() => {
@@ -339,10 +561,11 @@ impl Server {
                             .await?;
                         Ok(tool_result_value(result))
                     })
-                });
+                })
+                .map(ToolOutput::Created);
         }
         let result = self.finish_tool_call(&entry, args, ctx, version).await?;
-        Ok(tool_result_value(result))
+        Ok(ToolOutput::Result(result))
     }
 
     async fn finish_tool_call(
@@ -515,6 +738,15 @@ mod tests {
 
     fn same(result: CallToolResult) {
         assert_eq!(tool_result_value(result.clone()), to_value(&result));
+        for id in [RequestId::Number(7), RequestId::from("a\"b")] {
+            let mut written = Vec::new();
+            write_tool_response(&mut written, &id, result.clone());
+            let message = Message::response(id, to_value(&result));
+            assert_eq!(
+                String::from_utf8(written).unwrap(),
+                serde_json::to_string(&message).unwrap()
+            );
+        }
     }
 
     #[test]
@@ -544,5 +776,36 @@ mod tests {
         result.meta = Some(Map::from_iter([("progressToken".to_string(), json!("t"))]));
         result.is_error = Some(false);
         same(result);
+    }
+
+    fn params(json: &str) -> Result<ToolCallParams<'_>, serde_json::Error> {
+        serde_json::from_str(json)
+    }
+
+    #[test]
+    fn tool_call_params_take_what_the_call_uses() {
+        let p = params(
+            r#"{"arguments":{"text":"hi"},"name":"echo","x":[1,{"y":2}],"task":null,"_meta":{"progressToken":"t"}}"#,
+        )
+        .unwrap();
+        assert!(matches!(p.name, Cow::Borrowed("echo")));
+        assert_eq!(p.arguments, Some(json!({ "text": "hi" })));
+        assert_eq!(p.task, Some(Value::Null));
+        assert_eq!(p.meta, Some(json!({ "progressToken": "t" })));
+        let p = params(r#"{"name":"a\u0062"}"#).unwrap();
+        assert_eq!(p.name, "ab");
+        assert_eq!((p.arguments, p.task, p.meta), (None, None, None));
+        // Everything else is left to `dispatch`, which reads the params as a Value.
+        for bad in [
+            r#"{}"#,
+            r#"{"name":null}"#,
+            r#"{"name":1}"#,
+            r#"{"name":"a","name":"b"}"#,
+            r#"{"name":"a","arguments":{},"arguments":{}}"#,
+            r#"["echo",{}]"#,
+            r#"null"#,
+        ] {
+            assert!(params(bad).is_err(), "{bad}");
+        }
     }
 }

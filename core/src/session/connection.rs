@@ -6,10 +6,16 @@
 //! its request is read, so one that does not wait is answered without entering that set. Frames
 //! the transport already holds are handled in one pass, and output is buffered and flushed when
 //! nothing else is ready, so pipelined requests share system calls.
+//!
+//! A server's connection reads `tools/call` requests on a lane of their own: params straight
+//! from the frame into what the call uses, one future per call, and the tool's result written
+//! out without first becoming a JSON value (see [`Session::start_tool_call`]).
 
 use super::core::{Incoming, STATE_INITIALIZING};
 use super::{Outbound, OutboundMessage, Peer, Role, Service, Session, SessionConfig};
-use crate::jsonrpc::{self, ErrorResponse, Message};
+use crate::jsonrpc::{self, ErrorResponse, Message, RequestId};
+use crate::protocol::CallToolResult;
+use crate::server::{Server, ToolCallParams, ToolOutput};
 use crate::transport::{FrameReader, FrameWriter, ReadStatus};
 use crate::McpError;
 use futures_util::future::{join_all, BoxFuture};
@@ -24,6 +30,8 @@ enum Answer {
     Nothing,
     One(Message),
     Batch(Vec<Message>),
+    /// The result of a `tools/call` (written without building its JSON value).
+    Tool(RequestId, CallToolResult),
 }
 
 /// A session bound to a message transport. Create it, keep the [`Peer`], and `run()` it.
@@ -32,6 +40,8 @@ pub struct Connection<R: FrameReader, W: FrameWriter> {
     reader: R,
     writer: W,
     outbound_rx: mpsc::Receiver<OutboundMessage>,
+    /// The session's service when it is this server (its `tools/call` lane).
+    server: Option<Server>,
 }
 
 impl<R: FrameReader, W: FrameWriter> Connection<R, W> {
@@ -50,7 +60,22 @@ impl<R: FrameReader, W: FrameWriter> Connection<R, W> {
             reader,
             writer,
             outbound_rx,
+            server: None,
         }
+    }
+
+    /// A server's connection: `server` answers its session (as its service) and its
+    /// `tools/call` requests take their own lane.
+    pub(crate) fn for_server(server: &Server, config: SessionConfig, reader: R, writer: W) -> Self {
+        let mut conn = Self::new(
+            Role::Server,
+            Arc::new(server.clone()),
+            config,
+            reader,
+            writer,
+        );
+        conn.server = Some(server.clone());
+        conn
     }
 
     /// The session (for handles: `session().peer()`).
@@ -71,6 +96,7 @@ impl<R: FrameReader, W: FrameWriter> Connection<R, W> {
             mut reader,
             mut writer,
             mut outbound_rx,
+            server,
         } = self;
         let mut in_flight: FuturesUnordered<BoxFuture<'static, Answer>> = FuturesUnordered::new();
         let mut frame = Vec::with_capacity(4096);
@@ -88,6 +114,9 @@ impl<R: FrameReader, W: FrameWriter> Connection<R, W> {
                 ($msg:expr) => {{
                     out.clear();
                     serde_json::to_writer(&mut out, $msg).expect("messages always serialize");
+                    emit!();
+                }};
+                () => {{
                     if let Err(e) = writer.write_frame(&out).await {
                         result = Err(McpError::from(e));
                         break 'conn;
@@ -108,6 +137,11 @@ impl<R: FrameReader, W: FrameWriter> Connection<R, W> {
                             if !ms.is_empty() {
                                 emit!(&ms)
                             }
+                        }
+                        Answer::Tool(id, result) => {
+                            out.clear();
+                            crate::server::write_tool_response(&mut out, &id, result);
+                            emit!();
                         }
                     }
                 }};
@@ -140,7 +174,7 @@ impl<R: FrameReader, W: FrameWriter> Connection<R, W> {
                                 frame.clear();
                                 emit!(&Message::error(None, e));
                             }
-                            Ok(ReadStatus::Frame) => match on_frame(&session, &frame) {
+                            Ok(ReadStatus::Frame) => match on_frame(&session, server.as_ref(), &frame) {
                                 FrameOutcome::Now(a) => answer!(a),
                                 // Most handlers finish without waiting: poll once here and
                                 // answer at once; only a handler that waits joins `in_flight`.
@@ -223,21 +257,25 @@ async fn poll_once<F: Future>(fut: F) -> Poll<F::Output> {
 }
 
 /// Handles one frame; an answer that needs handlers to finish is pushed by the caller.
-fn on_frame(session: &Arc<Session>, frame: &[u8]) -> FrameOutcome {
+/// `server` is the session's service when it is a server (its `tools/call` lane).
+fn on_frame(session: &Arc<Session>, server: Option<&Server>, frame: &[u8]) -> FrameOutcome {
+    if let Some(server) = server {
+        match jsonrpc::parse_request_as::<ToolCallParams>(frame, "tools/call") {
+            Some(jsonrpc::Fast::Typed(id, params)) => {
+                return match session.start_tool_call(server, id, params, tool_answer) {
+                    Ok(fut) => FrameOutcome::Later(fut),
+                    Err(answer) => FrameOutcome::Now(answer),
+                };
+            }
+            Some(jsonrpc::Fast::Message(msg)) => return on_message(session, msg),
+            None => {}
+        }
+    }
     match jsonrpc::parse(frame) {
         Err(ErrorResponse { id, error }) => {
             FrameOutcome::Now(Answer::One(Message::error(id, error)))
         }
-        Ok(jsonrpc::Incoming::Single(msg)) => match session.handle_incoming(msg) {
-            Incoming::Nothing => FrameOutcome::Now(Answer::Nothing),
-            Incoming::Reply(m) => FrameOutcome::Now(Answer::One(m)),
-            Incoming::Pending(fut) => FrameOutcome::Later(Box::pin(async move {
-                match fut.await {
-                    Some(m) => Answer::One(m),
-                    None => Answer::Nothing,
-                }
-            })),
-        },
+        Ok(jsonrpc::Incoming::Single(msg)) => on_message(session, msg),
         Ok(jsonrpc::Incoming::Batch(items)) => {
             let allowed = session.state() >= STATE_INITIALIZING
                 && session
@@ -273,6 +311,32 @@ fn on_frame(session: &Arc<Session>, frame: &[u8]) -> FrameOutcome {
                 Answer::Batch(ready)
             }))
         }
+    }
+}
+
+/// Handles one message that came alone in its frame.
+fn on_message(session: &Arc<Session>, msg: Message) -> FrameOutcome {
+    match session.handle_incoming(msg) {
+        Incoming::Nothing => FrameOutcome::Now(Answer::Nothing),
+        Incoming::Reply(m) => FrameOutcome::Now(Answer::One(m)),
+        Incoming::Pending(fut) => FrameOutcome::Later(Box::pin(async move {
+            match fut.await {
+                Some(m) => Answer::One(m),
+                None => Answer::Nothing,
+            }
+        })),
+    }
+}
+
+/// The answer to a `tools/call` of the server lane (`None`: cancelled, nothing is sent).
+fn tool_answer(id: RequestId, outcome: Option<Result<ToolOutput, McpError>>) -> Answer {
+    match outcome {
+        None => Answer::Nothing,
+        Some(Ok(ToolOutput::Result(result))) => Answer::Tool(id, result),
+        Some(Ok(created @ ToolOutput::Created(_))) => {
+            Answer::One(Message::response(id, created.into_value()))
+        }
+        Some(Err(e)) => Answer::One(Message::error(Some(id), e)),
     }
 }
 

@@ -38,7 +38,7 @@ impl std::fmt::Debug for RequestContext {
 impl RequestContext {
     pub(crate) fn new(session: Arc<Session>, req: &Request, cancel: CancellationToken) -> Self {
         let version = session.protocol_version();
-        Self::build(session, req, cancel, version)
+        Self::build(session, req.id.clone(), request_meta(req), cancel, version)
     }
 
     pub(crate) fn new_initialize(
@@ -46,21 +46,38 @@ impl RequestContext {
         req: &Request,
         version: ProtocolVersion,
     ) -> Self {
-        Self::build(session, req, CancellationToken::new(), Some(version))
+        Self::build(
+            session,
+            req.id.clone(),
+            request_meta(req),
+            CancellationToken::new(),
+            Some(version),
+        )
+    }
+
+    /// A context for request `id` whose `params._meta` was read apart from a [`Value`] tree:
+    /// `meta` is that member as it was (a non-object counts as none, as in [`Self::new`]).
+    pub(crate) fn with_meta(
+        session: Arc<Session>,
+        id: RequestId,
+        meta: Option<Value>,
+        cancel: CancellationToken,
+    ) -> Self {
+        let meta = match meta {
+            Some(Value::Object(m)) => Some(m),
+            _ => None,
+        };
+        let version = session.protocol_version();
+        Self::build(session, id, meta, cancel, version)
     }
 
     fn build(
         session: Arc<Session>,
-        req: &Request,
+        id: RequestId,
+        meta: Option<Map<String, Value>>,
         cancel: CancellationToken,
         version: Option<ProtocolVersion>,
     ) -> Self {
-        let meta = req
-            .params
-            .as_ref()
-            .and_then(|p| p.get("_meta"))
-            .and_then(Value::as_object)
-            .cloned();
         let progress = meta
             .as_ref()
             .and_then(|m| m.get("progressToken"))
@@ -68,14 +85,14 @@ impl RequestContext {
             .map(|token| ProgressReporter {
                 session: session.clone(),
                 token: token.clone(),
-                related: req.id.clone(),
+                related: id.clone(),
                 last: Arc::new(AtomicU64::new(f64::NEG_INFINITY.to_bits())),
                 done: Arc::new(AtomicBool::new(false)),
             });
         RequestContext {
             inner: Arc::new(ContextInner {
                 session,
-                id: req.id.clone(),
+                id,
                 meta,
                 version,
                 cancel,
@@ -236,6 +253,15 @@ impl RequestContext {
     pub fn session_ready(&self) -> bool {
         self.inner.session.state() == STATE_READY
     }
+}
+
+/// A request's `params._meta` object, if it has one.
+fn request_meta(req: &Request) -> Option<Map<String, Value>> {
+    req.params
+        .as_ref()
+        .and_then(|p| p.get("_meta"))
+        .and_then(Value::as_object)
+        .cloned()
 }
 
 /// Sends `notifications/progress` for one request, enforcing monotonic progress and silence

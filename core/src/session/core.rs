@@ -5,13 +5,16 @@ use crate::jsonrpc::{
     ErrorResponse, IdGenerator, Message, Notification, Request, RequestId, Response,
 };
 use crate::protocol::ProtocolVersion;
+use crate::server::{Server, ToolCallParams, ToolOutput};
 use crate::McpError;
 use futures_util::future::BoxFuture;
 use futures_util::FutureExt;
 use serde_json::{json, Value};
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
+use std::future::Future;
 use std::panic::AssertUnwindSafe;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 use tokio::sync::{oneshot, Notify};
@@ -97,6 +100,85 @@ pub(crate) fn has_capability(caps: &Value, path: &[&str]) -> bool {
     !matches!(v, Value::Bool(false))
 }
 
+/// The hasher of the maps keyed by request id (requests in flight, requests awaiting their
+/// answer): a folded multiply over the id's words, keyed per process. Far cheaper than SipHash on
+/// these short keys, and still keyed, so a peer cannot aim its ids at one bucket (the in-flight
+/// limit bounds those maps anyway).
+#[derive(Clone, Copy)]
+pub(crate) struct IdHash {
+    seed: u64,
+}
+
+impl IdHash {
+    /// The process's hasher.
+    pub(crate) fn get() -> IdHash {
+        static SEED: OnceLock<u64> = OnceLock::new();
+        let seed = *SEED.get_or_init(|| {
+            use std::hash::BuildHasher;
+            std::collections::hash_map::RandomState::new().hash_one(0x6d63_705f_6964_735fu64)
+        });
+        IdHash { seed }
+    }
+}
+
+impl std::hash::BuildHasher for IdHash {
+    type Hasher = IdHasher;
+    fn build_hasher(&self) -> IdHasher {
+        IdHasher(self.seed)
+    }
+}
+
+/// See [`IdHash`].
+pub(crate) struct IdHasher(u64);
+
+impl IdHasher {
+    #[inline]
+    fn mix(&mut self, word: u64) {
+        const K: u64 = 0x9e37_79b9_7f4a_7c15;
+        let m = u128::from(self.0 ^ word) * u128::from(K ^ self.0.rotate_left(29));
+        self.0 = (m as u64) ^ ((m >> 64) as u64);
+    }
+}
+
+impl std::hash::Hasher for IdHasher {
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.mix(u64::from_le_bytes(c.try_into().expect("8 bytes")));
+        }
+        let rest = chunks.remainder();
+        let mut last = [0u8; 8];
+        last[..rest.len()].copy_from_slice(rest);
+        // The length keeps "a" and "a\0" apart.
+        self.mix(u64::from_le_bytes(last) ^ ((rest.len() as u64) << 59));
+    }
+    #[inline]
+    fn write_u8(&mut self, n: u8) {
+        self.mix(u64::from(n));
+    }
+    #[inline]
+    fn write_u64(&mut self, n: u64) {
+        self.mix(n);
+    }
+    #[inline]
+    fn write_i64(&mut self, n: i64) {
+        self.mix(n as u64);
+    }
+    #[inline]
+    fn write_usize(&mut self, n: usize) {
+        self.mix(n as u64);
+    }
+    #[inline]
+    fn write_isize(&mut self, n: isize) {
+        self.mix(n as u64);
+    }
+}
+
 static NEXT_SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 pub(crate) const STATE_NEW: u8 = 0;
@@ -127,14 +209,14 @@ pub enum Incoming {
 /// One connection's protocol state: lifecycle, negotiated revision, requests in both directions.
 pub struct Session {
     pub(crate) role: Role,
-    pub(crate) config: SessionConfig,
+    pub(crate) config: Arc<SessionConfig>,
     pub(crate) service: Arc<dyn Service>,
     pub(crate) outbound: Outbound,
     state: AtomicU8,
     negotiated: OnceLock<Negotiated>,
     pub(crate) ids: IdGenerator,
-    pub(crate) pending: Mutex<HashMap<RequestId, PendingRequest>>,
-    in_flight: Mutex<HashMap<RequestId, CancellationToken>>,
+    pub(crate) pending: Mutex<HashMap<RequestId, PendingRequest, IdHash>>,
+    in_flight: Mutex<HashMap<RequestId, CancellationToken, IdHash>>,
     /// Minimum log level the peer asked for (`u8::MAX`: not set; server role).
     pub(crate) log_level: AtomicU8,
     /// Resource URIs the peer subscribed to (server role).
@@ -143,6 +225,9 @@ pub struct Session {
     session_id: Option<Arc<str>>,
     serial: u64,
     stream_closer: OnceLock<StreamCloser>,
+    /// Whether the server listed this session among its live sessions (see
+    /// [`crate::server::Server::live_sessions`]); one never listed has nothing to unlist.
+    pub(crate) listed: AtomicBool,
 }
 
 /// Closes the transport stream carrying a request's messages (Streamable HTTP's SSE polling);
@@ -168,6 +253,17 @@ impl Session {
         outbound: Outbound,
         session_id: Option<Arc<str>>,
     ) -> Arc<Session> {
+        Self::with_shared_config(role, service, Arc::new(config), outbound, session_id)
+    }
+
+    /// [`Session::new`] with a configuration shared by many sessions (a server's, over HTTP).
+    pub(crate) fn with_shared_config(
+        role: Role,
+        service: Arc<dyn Service>,
+        config: Arc<SessionConfig>,
+        outbound: Outbound,
+        session_id: Option<Arc<str>>,
+    ) -> Arc<Session> {
         Arc::new(Session {
             role,
             config,
@@ -176,14 +272,15 @@ impl Session {
             state: AtomicU8::new(STATE_NEW),
             negotiated: OnceLock::new(),
             ids: IdGenerator::new(),
-            pending: Mutex::new(HashMap::new()),
-            in_flight: Mutex::new(HashMap::new()),
+            pending: Mutex::new(HashMap::with_hasher(IdHash::get())),
+            in_flight: Mutex::new(HashMap::with_hasher(IdHash::get())),
             log_level: AtomicU8::new(u8::MAX),
             subscriptions: Mutex::new(HashSet::new()),
             closed: CancellationToken::new(),
             session_id,
             serial: NEXT_SERIAL.fetch_add(1, Ordering::Relaxed),
             stream_closer: OnceLock::new(),
+            listed: AtomicBool::new(false),
         })
     }
 
@@ -393,53 +490,115 @@ impl Session {
             "initialize" if self.role == Role::Server => return self.handle_initialize(req),
             _ => {}
         }
+        let token = match self.admit(&id, &req.method) {
+            Ok(token) => token,
+            Err(e) => return fail(e),
+        };
+        let ctx = RequestContext::new(self.clone(), &req, token);
+        let fut = self.service.handle_request(req, ctx.clone());
+        Incoming::Pending(Box::pin(self.clone().serve(
+            id,
+            ctx,
+            move |_| fut,
+            |id, outcome| match outcome {
+                None => None, // cancelled: no response is sent
+                Some(Ok(result)) => Some(Message::response(id, result)),
+                Some(Err(e)) => Some(Message::error(Some(id), e)),
+            },
+        )))
+    }
+
+    /// Starts `tools/call` request `id` on `server`, which must be this (server) session's
+    /// service, with params read as [`ToolCallParams`]: the admission, cancellation and
+    /// outcomes [`Self::handle_incoming`] gives the same request, in one future and without the
+    /// params as a [`Value`]. `answer` turns the outcome (`None`: cancelled) into what the
+    /// caller sends; a request refused at once is `Err` with its answer.
+    pub(crate) fn start_tool_call<T: Send + 'static>(
+        self: &Arc<Self>,
+        server: &Server,
+        id: RequestId,
+        params: ToolCallParams<'_>,
+        answer: fn(RequestId, Option<Result<ToolOutput, McpError>>) -> T,
+    ) -> Result<BoxFuture<'static, T>, T> {
+        debug_assert_eq!(self.role, Role::Server);
+        let token = match self.admit(&id, "tools/call") {
+            Ok(token) => token,
+            Err(e) => return Err(answer(id, Some(Err(e)))),
+        };
+        let ToolCallParams {
+            name,
+            arguments,
+            task,
+            meta,
+        } = params;
+        let ctx = RequestContext::with_meta(self.clone(), id.clone(), meta, token);
+        let (server, name) = (server.clone(), name.into_owned());
+        // The call's future is made inside `serve`, so that the boxed future holds it once.
+        let call = move |ctx| server.call_tool_fast(name, arguments, task, ctx);
+        Ok(Box::pin(self.clone().serve(id, ctx, call, answer)))
+    }
+
+    /// Lets request `id` (of `method`, neither ping nor initialize) in: the session must be
+    /// initializing or ready, the id unused by the requests in flight and their limit not
+    /// reached. Returns the request's cancellation token, registered as in flight.
+    fn admit(&self, id: &RequestId, method: &str) -> Result<CancellationToken, McpError> {
         let state = self.state();
         if state == STATE_CLOSED {
-            return fail(McpError::connection_closed("session closed"));
+            return Err(McpError::connection_closed("session closed"));
         }
         if state < STATE_INITIALIZING {
-            return fail(McpError::invalid_request(format!(
-                "{} received before initialization; only ping is allowed until initialize completes",
-                req.method
+            return Err(McpError::invalid_request(format!(
+                "{method} received before initialization; only ping is allowed until initialize completes"
             )));
         }
-        let token = self.closed.child_token();
-        {
-            let mut in_flight = self.in_flight.lock().unwrap();
-            if in_flight.contains_key(&id) {
-                return fail(McpError::invalid_request(format!(
-                    "duplicate request id {id}: a request with this id is in flight"
-                )));
+        // Not a child of `closed`: `close` cancels whatever is in flight itself, and a token
+        // registered after that is cancelled here, so no request outlives the session uncancelled.
+        let token = CancellationToken::new();
+        let mut in_flight = self.in_flight.lock().unwrap();
+        let full = in_flight.len() >= self.config.max_in_flight;
+        match in_flight.entry(id.clone()) {
+            Entry::Occupied(_) => Err(McpError::invalid_request(format!(
+                "duplicate request id {id}: a request with this id is in flight"
+            ))),
+            Entry::Vacant(_) if full => Err(McpError::internal(format!(
+                "server busy: {} requests already in flight",
+                self.config.max_in_flight
+            ))
+            .with_data(json!({ "limit": self.config.max_in_flight }))),
+            Entry::Vacant(slot) => {
+                slot.insert(token.clone());
+                // `close` marks the session closed before it cancels what is in flight (under
+                // this lock): a request registered after that is cancelled from birth.
+                if self.state.load(Ordering::Acquire) == STATE_CLOSED {
+                    token.cancel();
+                }
+                Ok(token)
             }
-            if in_flight.len() >= self.config.max_in_flight {
-                return fail(
-                    McpError::internal(format!(
-                        "server busy: {} requests already in flight",
-                        self.config.max_in_flight
-                    ))
-                    .with_data(json!({ "limit": self.config.max_in_flight })),
-                );
-            }
-            in_flight.insert(id.clone(), token.clone());
         }
-        let ctx = RequestContext::new(self.clone(), &req, token.clone());
-        let fut = self.service.handle_request(req, ctx.clone());
-        let session = self.clone();
-        Incoming::Pending(Box::pin(async move {
-            let outcome = tokio::select! {
-                biased;
-                r = AssertUnwindSafe(fut).catch_unwind() => Some(r),
-                _ = token.cancelled() => None,
-            };
-            ctx.finish();
-            session.in_flight.lock().unwrap().remove(&id);
-            match outcome {
-                None => None, // cancelled: no response is sent
-                Some(Ok(Ok(result))) => Some(Message::response(id, result)),
-                Some(Ok(Err(e))) => Some(Message::error(Some(id), e)),
-                Some(Err(panic)) => Some(Message::error(Some(id), panic_error(panic))),
-            }
-        }))
+    }
+
+    /// Runs admitted request `id`'s handler (the future `handler` makes of its context) until
+    /// it finishes, panics or is cancelled (through `ctx`'s token), then retires the request and
+    /// makes `answer` of the outcome (`None`: cancelled).
+    async fn serve<R, T, F: Future<Output = Result<R, McpError>>>(
+        self: Arc<Self>,
+        id: RequestId,
+        ctx: RequestContext,
+        handler: impl FnOnce(RequestContext) -> F,
+        answer: fn(RequestId, Option<Result<R, McpError>>) -> T,
+    ) -> T {
+        let fut = handler(ctx.clone());
+        let outcome = tokio::select! {
+            biased;
+            r = AssertUnwindSafe(fut).catch_unwind() => Some(r),
+            _ = ctx.cancellation().cancelled() => None,
+        };
+        ctx.finish();
+        self.in_flight.lock().unwrap().remove(&id);
+        answer(
+            id,
+            outcome.map(|r| r.unwrap_or_else(|panic| Err(panic_error(panic)))),
+        )
     }
 
     fn handle_initialize(self: &Arc<Self>, req: Request) -> Incoming {

@@ -298,11 +298,11 @@ impl HttpSession {
         events: Option<Arc<dyn EventStore>>,
         legacy: bool,
     ) -> Arc<HttpSession> {
-        let config = app.server.options().session.clone();
+        let config = app.server.session_config();
         let service = app.service.clone();
         let http = Arc::new_cyclic(|weak: &Weak<HttpSession>| {
             let sink: Weak<dyn OutboundSink> = weak.clone();
-            let session = Session::new(
+            let session = Session::with_shared_config(
                 Role::Server,
                 service,
                 config,
@@ -1064,16 +1064,29 @@ async fn handle_post(app: Arc<App>, req: Req) -> Response {
         Ok(v) => v,
         Err(r) => return r,
     };
-    let (items, batch) = match jsonrpc::parse(&body) {
-        Err(ErrorResponse { id, error }) => {
-            return rpc_error(StatusCode::BAD_REQUEST, id, error);
-        }
-        Ok(jsonrpc::Incoming::Single(m)) => (vec![Ok(m)], false),
-        Ok(jsonrpc::Incoming::Batch(items)) => (items, true),
+    /// One message of the body: as parsed, or a `tools/call` request on the engine's lane (its
+    /// params read straight into what the call uses; see `Session::start_tool_call`).
+    enum Item<'a> {
+        Msg(Message),
+        Call(RequestId, crate::server::ToolCallParams<'a>),
+    }
+    let lane = jsonrpc::parse_request_as::<crate::server::ToolCallParams<'_>>(&body, "tools/call");
+    let (items, batch) = match lane {
+        Some(jsonrpc::Fast::Typed(id, params)) => (vec![Ok(Item::Call(id, params))], false),
+        Some(jsonrpc::Fast::Message(m)) => (vec![Ok(Item::Msg(m))], false),
+        None => match jsonrpc::parse(&body) {
+            Err(ErrorResponse { id, error }) => {
+                return rpc_error(StatusCode::BAD_REQUEST, id, error);
+            }
+            Ok(jsonrpc::Incoming::Single(m)) => (vec![Ok(Item::Msg(m))], false),
+            Ok(jsonrpc::Incoming::Batch(items)) => {
+                (items.into_iter().map(|m| m.map(Item::Msg)).collect(), true)
+            }
+        },
     };
     let is_init = items
         .iter()
-        .any(|m| matches!(m, Ok(Message::Request(r)) if r.method == "initialize"));
+        .any(|m| matches!(m, Ok(Item::Msg(Message::Request(r))) if r.method == "initialize"));
     let sid = header_str(headers, SESSION_ID_HEADER);
     let mut new_session = false;
     let http = if app.options.stateless {
@@ -1152,7 +1165,8 @@ async fn handle_post(app: Arc<App>, req: Req) -> Response {
         }
     }
     let mut request_ids = items.iter().filter_map(|m| match m {
-        Ok(Message::Request(r)) => Some(&r.id),
+        Ok(Item::Msg(Message::Request(r))) => Some(&r.id),
+        Ok(Item::Call(id, _)) => Some(id),
         _ => None,
     });
     let pending = match (request_ids.next(), request_ids.next()) {
@@ -1165,8 +1179,11 @@ async fn handle_post(app: Arc<App>, req: Req) -> Response {
         }
     };
     if pending.is_empty() {
+        // No requests: every item is a message (a `tools/call` request has an id).
         for m in items.into_iter().flatten() {
-            let _ = http.session.handle_incoming(m);
+            if let Item::Msg(m) = m {
+                let _ = http.session.handle_incoming(m);
+            }
         }
         if app.options.stateless {
             http.session.close();
@@ -1225,11 +1242,31 @@ async fn handle_post(app: Arc<App>, req: Req) -> Response {
         http.schedule_close(&app, slot, 0);
     }
     for m in items.into_iter().flatten() {
-        let rid = match &m {
-            Message::Request(r) => Some(r.id.clone()),
-            _ => None,
+        let (rid, incoming) = match m {
+            Item::Msg(m) => {
+                let rid = match &m {
+                    Message::Request(r) => Some(r.id.clone()),
+                    _ => None,
+                };
+                (rid, http.session.handle_incoming(m))
+            }
+            Item::Call(id, params) => {
+                let rid = Some(id.clone());
+                let started = http.session.start_tool_call(
+                    &app.server,
+                    id,
+                    params,
+                    crate::server::tool_call_reply,
+                );
+                let incoming = match started {
+                    Ok(fut) => Incoming::Pending(fut),
+                    Err(Some(reply)) => Incoming::Reply(reply),
+                    Err(None) => Incoming::Nothing,
+                };
+                (rid, incoming)
+            }
         };
-        match http.session.handle_incoming(m) {
+        match incoming {
             Incoming::Nothing => {
                 if let Some(id) = rid {
                     http.finish_silently(&id);
