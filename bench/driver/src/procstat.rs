@@ -56,7 +56,12 @@ pub fn loadavg() -> f64 {
 pub fn pin(pid: u32, cpu: Option<usize>) -> bool {
     // SAFETY: cpu_set_t is plain data; the CPU_* helpers write within it.
     let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    let all = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // Not available_parallelism(): that follows this thread's affinity, which an earlier pin
+    // has narrowed.
+    // SAFETY: sysconf only reads a system setting.
+    let all = usize::try_from(unsafe { libc::sysconf(libc::_SC_NPROCESSORS_CONF) })
+        .unwrap_or(1)
+        .clamp(1, 1024);
     for c in 0..all {
         if cpu.is_none_or(|want| want == c) {
             // SAFETY: `c` is below the number of CPUs, well within CPU_SETSIZE.
