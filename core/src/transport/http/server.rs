@@ -47,7 +47,92 @@ const BACKLOG_LIMIT: usize = 1000;
 /// What a stream's receiver gets.
 enum Frame {
     Sse(Bytes),
+    Msg(Out),
+}
+
+/// A message on its way to a stream: as a [`Message`], or an answer already written as JSON
+/// text (a `tools/call` result goes from the tool's output to text without a JSON value tree,
+/// by the same writer the stdio connection uses).
+enum Out {
     Msg(Message),
+    Written(RequestId, String),
+}
+
+impl Out {
+    /// Whether this answers a request (a response, or an error with an id).
+    fn is_answer(&self) -> bool {
+        match self {
+            Out::Msg(m) => matches!(
+                m,
+                Message::Response(_) | Message::Error(ErrorResponse { id: Some(_), .. })
+            ),
+            Out::Written(..) => true,
+        }
+    }
+
+    fn id(&self) -> Option<&RequestId> {
+        match self {
+            Out::Msg(m) => m.id(),
+            Out::Written(id, _) => Some(id),
+        }
+    }
+
+    /// The message as JSON text.
+    fn text(&self) -> std::borrow::Cow<'_, str> {
+        match self {
+            Out::Msg(m) => serde_json::to_string(m).expect("messages serialize").into(),
+            Out::Written(_, t) => t.as_str().into(),
+        }
+    }
+
+    /// The message as a [`Message`] (a written answer is read back: only for the rare paths
+    /// that keep messages, such as a legacy stream's backlog).
+    fn into_message(self) -> Message {
+        match self {
+            Out::Msg(m) => m,
+            Out::Written(_, t) => match jsonrpc::parse(t.as_bytes()) {
+                Ok(jsonrpc::Incoming::Single(m)) => m,
+                _ => panic!("a written answer is one message"),
+            },
+        }
+    }
+}
+
+/// The answer to a `tools/call` started on the engine's lane, for an HTTP stream: a tool's
+/// result already written as text; anything else as a message.
+fn tool_call_out(
+    id: RequestId,
+    outcome: Option<Result<crate::server::ToolOutput, McpError>>,
+) -> Option<Out> {
+    match outcome? {
+        Ok(crate::server::ToolOutput::Result(result)) => {
+            let mut text = Vec::new();
+            crate::server::write_tool_response(&mut text, &id, result);
+            Some(Out::Written(
+                id,
+                String::from_utf8(text).expect("JSON text is UTF-8"),
+            ))
+        }
+        other => crate::server::tool_call_reply(id, Some(other)).map(Out::Msg),
+    }
+}
+
+/// The body of a JSON response: one message, or a batch's answers as an array.
+fn json_body(out: &[Out], batch: bool) -> Vec<u8> {
+    if !batch {
+        return out
+            .first()
+            .map_or_else(Vec::new, |o| o.text().into_owned().into_bytes());
+    }
+    let mut body = vec![b'['];
+    for (i, o) in out.iter().enumerate() {
+        if i > 0 {
+            body.push(b',');
+        }
+        body.extend_from_slice(o.text().as_bytes());
+    }
+    body.push(b']');
+    body
 }
 
 type Tx = StreamTx<Frame>;
@@ -324,6 +409,11 @@ impl HttpSession {
 
     /// Routes one message to the stream it belongs to.
     fn route(&self, msg: Message, related: Option<RequestId>) {
+        self.route_out(Out::Msg(msg), related);
+    }
+
+    /// [`Self::route`] for a message or a written answer.
+    fn route_out(&self, msg: Out, related: Option<RequestId>) {
         let mut r = self.routes.lock().unwrap();
         let finished = self.route_locked(&mut r, msg, related);
         drop(r);
@@ -335,9 +425,9 @@ impl HttpSession {
 
     /// [`Self::route`] under the routing lock; true when a stateless session has answered
     /// everything (the caller closes it once the lock is released).
-    fn route_locked(&self, r: &mut Routes, msg: Message, related: Option<RequestId>) -> bool {
+    fn route_locked(&self, r: &mut Routes, msg: Out, related: Option<RequestId>) -> bool {
         if self.legacy {
-            let data = serde_json::to_string(&msg).expect("messages serialize");
+            let data = msg.text().into_owned();
             match &r.get {
                 Some(tx) => {
                     if !offer(tx, Frame::Sse(encode(None, Some("message"), &data, None))) {
@@ -345,14 +435,11 @@ impl HttpSession {
                         r.get = None;
                     }
                 }
-                None => push_backlog(&mut r.backlog, msg),
+                None => push_backlog(&mut r.backlog, msg.into_message()),
             }
             return false;
         }
-        let is_answer = matches!(
-            msg,
-            Message::Response(_) | Message::Error(ErrorResponse { id: Some(_), .. })
-        );
+        let is_answer = msg.is_answer();
         if let Some(id) = related {
             if let Some(slot) = r.requests.get(&id).copied() {
                 let answer_here = is_answer && msg.id() == Some(&id);
@@ -360,7 +447,7 @@ impl HttpSession {
                 let mut msg = Some(msg);
                 if !route.json {
                     let m = msg.take().expect("present");
-                    let data = serde_json::to_string(&m).expect("messages serialize");
+                    let data = m.text();
                     // The stream's only event (its answer, nothing before it) can never be
                     // asked for again: the store hands out its id without keeping it.
                     let only = answer_here && !route.recorded && route.pending.is_only(&id);
@@ -393,7 +480,7 @@ impl HttpSession {
                 }
                 if let Some(m) = msg {
                     if !answer_here {
-                        self.to_get(r, m);
+                        self.to_get(r, m.into_message());
                     }
                 }
                 return finished;
@@ -403,7 +490,7 @@ impl HttpSession {
             tracing::debug!("answer for a finished request stream dropped");
             return false;
         }
-        self.to_get(r, msg);
+        self.to_get(r, msg.into_message());
         false
     }
 
@@ -474,9 +561,9 @@ impl HttpSession {
     }
 
     /// Hands a handler's outcome to the routing (the answer, or nothing when cancelled).
-    fn answered(&self, reply: Option<Message>, rid: Option<RequestId>) {
+    fn answered(&self, reply: Option<Out>, rid: Option<RequestId>) {
         match reply {
-            Some(reply) => self.route(reply, rid),
+            Some(reply) => self.route_out(reply, rid),
             None => {
                 if let Some(id) = rid {
                     self.finish_silently(&id);
@@ -1209,7 +1296,7 @@ async fn handle_post(app: Arc<App>, req: Req) -> Response {
         for e in items.iter().filter_map(|m| m.as_ref().err()) {
             let m = Message::error(e.id.clone(), e.error.clone());
             let frame = if json_mode {
-                Frame::Msg(m)
+                Frame::Msg(Out::Msg(m))
             } else {
                 Frame::Sse(encode(
                     None,
@@ -1242,49 +1329,34 @@ async fn handle_post(app: Arc<App>, req: Req) -> Response {
         http.schedule_close(&app, slot, 0);
     }
     for m in items.into_iter().flatten() {
-        let (rid, incoming) = match m {
+        match m {
             Item::Msg(m) => {
                 let rid = match &m {
                     Message::Request(r) => Some(r.id.clone()),
                     _ => None,
                 };
-                (rid, http.session.handle_incoming(m))
+                match http.session.handle_incoming(m) {
+                    Incoming::Nothing => {
+                        if let Some(id) = rid {
+                            http.finish_silently(&id);
+                        }
+                    }
+                    Incoming::Reply(reply) => http.route(reply, rid),
+                    Incoming::Pending(fut) => drive(&app, &http, fut, rid, Out::Msg),
+                }
             }
             Item::Call(id, params) => {
                 let rid = Some(id.clone());
-                let started = http.session.start_tool_call(
-                    &app.server,
-                    id,
-                    params,
-                    crate::server::tool_call_reply,
-                );
-                let incoming = match started {
-                    Ok(fut) => Incoming::Pending(fut),
-                    Err(Some(reply)) => Incoming::Reply(reply),
-                    Err(None) => Incoming::Nothing,
-                };
-                (rid, incoming)
-            }
-        };
-        match incoming {
-            Incoming::Nothing => {
-                if let Some(id) = rid {
-                    http.finish_silently(&id);
-                }
-            }
-            Incoming::Reply(reply) => http.route(reply, rid),
-            Incoming::Pending(mut fut) => {
-                // Most handlers finish on their first poll: run that poll here and answer from
-                // this request's own task; a handler still running goes on a task of its own
-                // (it outlives a client that disconnects, so its stream can be resumed).
-                match futures_util::poll!(&mut fut) {
-                    std::task::Poll::Ready(reply) => http.answered(reply, rid),
-                    std::task::Poll::Pending => {
-                        let h = http.clone();
-                        app.tasks.spawn(async move {
-                            let reply = fut.await;
-                            h.answered(reply, rid);
-                        });
+                match http
+                    .session
+                    .start_tool_call(&app.server, id, params, tool_call_out)
+                {
+                    Ok(fut) => drive(&app, &http, fut, rid, |o| o),
+                    Err(Some(reply)) => http.route_out(reply, rid),
+                    Err(None) => {
+                        if let Some(id) = rid {
+                            http.finish_silently(&id);
+                        }
                     }
                 }
             }
@@ -1292,7 +1364,7 @@ async fn handle_post(app: Arc<App>, req: Req) -> Response {
     }
     let sid_out = http.id.clone();
     if json_mode {
-        let mut out = Vec::new();
+        let mut out: Vec<Out> = Vec::new();
         match rx.take_finished() {
             Some(frames) => out.extend(frames.into_iter().filter_map(|f| match f {
                 Frame::Msg(m) => Some(m),
@@ -1307,21 +1379,26 @@ async fn handle_post(app: Arc<App>, req: Req) -> Response {
             }
         }
         if new_session {
-            let failed = out.is_empty() || matches!(out[0], Message::Error(_));
+            let failed = out.is_empty() || matches!(out[0], Out::Msg(Message::Error(_)));
             if failed {
                 if let Some(id) = &sid_out {
                     app.sessions.remove(id);
                 }
                 http.close();
-                return json_response(StatusCode::OK, &out.first(), None);
+                let body = if out.is_empty() {
+                    b"null".to_vec()
+                } else {
+                    json_body(&out, false)
+                };
+                return response_with(StatusCode::OK, Body::from(body), "application/json", None);
             }
         }
         let sid = sid_out.as_deref();
-        return match (batch, out.len()) {
-            (_, 0) => status_only(StatusCode::ACCEPTED),
-            (false, _) => json_response(StatusCode::OK, &out[0], sid),
-            (true, _) => json_response(StatusCode::OK, &out, sid),
-        };
+        if out.is_empty() {
+            return status_only(StatusCode::ACCEPTED);
+        }
+        let body = Body::from(json_body(&out, batch));
+        return response_with(StatusCode::OK, body, "application/json", sid);
     }
     // Every answer is already there: send the whole stream at once (one write, with a length).
     if let Some(frames) = rx.take_finished() {
@@ -1331,6 +1408,30 @@ async fn handle_post(app: Arc<App>, req: Req) -> Response {
     // The body keeps the session alive until the stream ends (stateless sessions have no other owner).
     let keep: Box<dyn FnOnce() + Send> = Box::new(move || drop(http));
     sse_response(sid_out.as_deref(), sse_body(rx, None, Some(keep)))
+}
+
+/// Runs a handler's first poll here, so that most requests are answered from their own POST
+/// task; a handler still running goes on a task of its own (it outlives a client that
+/// disconnects, so its stream can be resumed). `into` makes the answer routable.
+fn drive<T: Send + 'static>(
+    app: &App,
+    http: &Arc<HttpSession>,
+    mut fut: futures_util::future::BoxFuture<'static, Option<T>>,
+    rid: Option<RequestId>,
+    into: fn(T) -> Out,
+) {
+    // The first poll needs no waker: a future still pending is polled again by its own task.
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    match fut.as_mut().poll(&mut cx) {
+        std::task::Poll::Ready(reply) => http.answered(reply.map(into), rid),
+        std::task::Poll::Pending => {
+            let h = http.clone();
+            app.tasks.spawn(async move {
+                let reply = fut.await;
+                h.answered(reply.map(into), rid);
+            });
+        }
+    }
 }
 
 fn session_from_headers(app: &App, h: &Fields) -> Result<Arc<HttpSession>, Response> {
