@@ -3,7 +3,7 @@
 //! Foreign code never sees the engine's Rust types: it registers features with JSON definitions
 //! (the MCP wire shapes: a `Tool`, a `Resource`, ...) and object-safe handlers
 //! (`Arc<dyn Foreign*Handler>`) that receive JSON and a [`ForeignContext`] and answer JSON or an
-//! [`McpError`](crate::McpError). Everything protocol-related (validation, lifecycle, cancellation,
+//! [`McpError`]. Everything protocol-related (validation, lifecycle, cancellation,
 //! progress throttling, timeouts) stays in the engine.
 //!
 //! - [`EmbeddedServer`] wraps [`crate::server::Server`].

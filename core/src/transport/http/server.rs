@@ -1,10 +1,10 @@
 //! The Streamable HTTP server (2025-03-26 and later) and the legacy HTTP+SSE endpoints
 //! (2024-11-05), both driving the shared session engine.
 //!
-//! Every session has one routing table: the messages its outbound queue produces (progress, logs,
-//! server-to-client requests, list-changed notifications) and the answers of its handlers go
-//! through a single pump task in queue order, so a request's progress always precedes its
-//! response on that request's SSE stream. Unrelated messages go to the session's GET stream, or
+//! Every session has one routing table: the messages it sends (progress, logs, server-to-client
+//! requests, list-changed notifications) and the answers of its handlers are routed as they are
+//! sent, under one lock and in order, so a request's progress always precedes its response on
+//! that request's SSE stream. Unrelated messages go to the session's GET stream, or
 //! wait in a bounded backlog until one opens.
 
 // Handlers return ready-made HTTP responses as their error values.
@@ -1731,6 +1731,10 @@ impl HttpServerHandle {
 /// ([`HttpServerOptions::max_body_size`]), 30 s for a request to arrive once begun, and 5 minutes
 /// for an idle kept-alive connection. Use [`router`] to mount the endpoint in an axum app
 /// instead.
+///
+/// Serving runs on the caller's tokio runtime. Where the server shares a few cores with its
+/// clients, a current-thread runtime serves fastest (no wake-ups across workers; see
+/// `bench/servers/src/bin/ferromcp_echo.rs` for the measured difference).
 pub async fn serve_http(
     server: Server,
     addr: impl tokio::net::ToSocketAddrs,
