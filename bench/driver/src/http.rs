@@ -193,16 +193,12 @@ pub fn run(server: &Server, load: &Load) -> Result<Metrics, String> {
         c.call(id)?;
         id += 1;
     }
-    let (cpu0, own0) = (procstat::cpu_ns(pid), procstat::cpu_ns(me));
-    let start = Instant::now();
-    let mut lat = Vec::with_capacity(load.seq as usize);
-    while (lat.len() as u64) < load.seq && (lat.len() < 100 || start.elapsed() < load.phase) {
+    let timed = |c: &mut Conn, i| {
         let t = Instant::now();
-        c.call(id)?;
-        lat.push(t.elapsed().as_nanos() as u64);
-        id += 1;
-    }
-    let wall = start.elapsed().as_secs_f64();
+        c.call(i).map(|()| t.elapsed())
+    };
+    let (cpu0, own0) = (procstat::cpu_ns(pid), procstat::cpu_ns(me));
+    let (mut lat, wall) = crate::timed_calls(load, 100, &mut id, |i| timed(&mut c, i))?;
     let n1 = lat.len() as f64;
     crate::latency_metrics(&mut m, "c1", &mut lat, wall);
     if let (Some(a), Some(b)) = (cpu0, procstat::cpu_ns(pid)) {
@@ -217,15 +213,7 @@ pub fn run(server: &Server, load: &Load) -> Result<Metrics, String> {
             c.call(id)?;
             id += 1;
         }
-        let start = Instant::now();
-        let mut lat = Vec::with_capacity(load.seq as usize);
-        while (lat.len() as u64) < load.seq && (lat.len() < 100 || start.elapsed() < load.phase) {
-            let t = Instant::now();
-            c.call(id)?;
-            lat.push(t.elapsed().as_nanos() as u64);
-            id += 1;
-        }
-        let wall = start.elapsed().as_secs_f64();
+        let (mut lat, wall) = crate::timed_calls(load, 100, &mut id, |i| timed(&mut c, i))?;
         crate::latency_metrics(&mut m, "c1pin", &mut lat, wall);
     }
     procstat::pin(pid, None);

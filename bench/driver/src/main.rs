@@ -35,6 +35,24 @@ pub struct Load {
     pub phase: Duration,
 }
 
+/// Sequential calls, timed one by one: up to `load.seq` of them, for the phase's length (at
+/// least `min`). `call` makes call `id` and returns its latency. Returns the latencies (ns) and
+/// the wall time (s); `id` is left at the next unused id.
+pub fn timed_calls(
+    load: &Load,
+    min: usize,
+    id: &mut u64,
+    mut call: impl FnMut(u64) -> Result<std::time::Duration, String>,
+) -> Result<(Vec<u64>, f64), String> {
+    let start = std::time::Instant::now();
+    let mut lat = Vec::with_capacity(load.seq as usize);
+    while (lat.len() as u64) < load.seq && (lat.len() < min || start.elapsed() < load.phase) {
+        lat.push(call(*id)?.as_nanos() as u64);
+        *id += 1;
+    }
+    Ok((lat, start.elapsed().as_secs_f64()))
+}
+
 pub fn latency_metrics(m: &mut Metrics, prefix: &'static str, lat: &mut [u64], wall: f64) {
     lat.sort_unstable();
     let pick = |q: f64| lat[((lat.len() as f64 * q) as usize).min(lat.len() - 1)] as f64 / 1e3;

@@ -156,13 +156,7 @@ pub fn run(
         // Sequential.
         let cpu0 = procstat::cpu_ns(pid);
         let own0 = procstat::cpu_ns(me);
-        let start = Instant::now();
-        let mut lat = Vec::with_capacity(load.seq as usize);
-        while (lat.len() as u64) < load.seq && (lat.len() < 200 || start.elapsed() < load.phase) {
-            lat.push(p.call(id)?.as_nanos() as u64);
-            id += 1;
-        }
-        let wall = start.elapsed().as_secs_f64();
+        let (mut lat, wall) = crate::timed_calls(load, 200, &mut id, |i| p.call(i))?;
         let (cpu1, own1) = (procstat::cpu_ns(pid), procstat::cpu_ns(me));
         let n = lat.len() as f64;
         crate::latency_metrics(&mut m, "seq", &mut lat, wall);
@@ -178,14 +172,7 @@ pub fn run(
                 p.call(id)?;
                 id += 1;
             }
-            let start = Instant::now();
-            let mut lat = Vec::with_capacity(load.seq as usize);
-            while (lat.len() as u64) < load.seq && (lat.len() < 200 || start.elapsed() < load.phase)
-            {
-                lat.push(p.call(id)?.as_nanos() as u64);
-                id += 1;
-            }
-            let wall = start.elapsed().as_secs_f64();
+            let (mut lat, wall) = crate::timed_calls(load, 200, &mut id, |i| p.call(i))?;
             crate::latency_metrics(&mut m, "pin", &mut lat, wall);
         }
         procstat::pin(pid, None);
