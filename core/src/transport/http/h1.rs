@@ -482,10 +482,11 @@ impl Conn {
         out.extend_from_slice(status.canonical_reason().unwrap_or("").as_bytes());
         out.extend_from_slice(b"\r\n");
         for (name, value) in parts.headers.iter() {
-            if name == header::CONTENT_LENGTH || name == header::TRANSFER_ENCODING {
-                continue;
-            }
-            if name == header::CONNECTION {
+            // Framing and connection headers are this layer's to write.
+            if name == header::CONTENT_LENGTH
+                || name == header::TRANSFER_ENCODING
+                || name == header::CONNECTION
+            {
                 continue;
             }
             out.extend_from_slice(name.as_str().as_bytes());

@@ -710,11 +710,6 @@ fn status_only(status: StatusCode) -> Response {
     r
 }
 
-/// A header's value as text (`name` in lowercase).
-fn header_str<'a>(h: &'a Fields, name: &str) -> Option<&'a str> {
-    h.get_str(name)
-}
-
 /// (accepts JSON, accepts SSE)
 fn accepts(h: &Fields) -> (bool, bool) {
     let mut json = false;
@@ -808,7 +803,7 @@ impl HostGuard {
                 McpError::invalid_request(why),
             ))
         };
-        match header_str(h, "host") {
+        match h.get_str("host") {
             Some(host) => {
                 if !self.authority_allowed(host, 80) {
                     return forbid(format!("Host {host:?} is not allowed"));
@@ -816,7 +811,7 @@ impl HostGuard {
             }
             None => return forbid("Host header required".into()),
         }
-        if let Some(origin) = header_str(h, "origin") {
+        if let Some(origin) = h.get_str("origin") {
             if self.origins.iter().any(|o| o.eq_ignore_ascii_case(origin)) {
                 return Ok(());
             }
@@ -1113,7 +1108,7 @@ fn check_content_type(h: &Fields) -> Result<(), Response> {
     if h.get("content-type") == Some(b"application/json") {
         return Ok(());
     }
-    let ok = header_str(h, "content-type").is_some_and(|ct| {
+    let ok = h.get_str("content-type").is_some_and(|ct| {
         ct.split(';')
             .next()
             .unwrap_or("")
@@ -1174,7 +1169,7 @@ async fn handle_post(app: Arc<App>, req: Req) -> Response {
     let is_init = items
         .iter()
         .any(|m| matches!(m, Ok(Item::Msg(Message::Request(r))) if r.method == "initialize"));
-    let sid = header_str(headers, SESSION_ID_HEADER);
+    let sid = headers.get_str(SESSION_ID_HEADER);
     let mut new_session = false;
     let http = if app.options.stateless {
         // Stateless: a throwaway session with no id, no event store and no stream keys.
@@ -1435,7 +1430,7 @@ fn drive<T: Send + 'static>(
 }
 
 fn session_from_headers(app: &App, h: &Fields) -> Result<Arc<HttpSession>, Response> {
-    let Some(sid) = header_str(h, SESSION_ID_HEADER) else {
+    let Some(sid) = h.get_str(SESSION_ID_HEADER) else {
         return Err(rpc_error(
             StatusCode::BAD_REQUEST,
             None,
@@ -1475,7 +1470,7 @@ fn handle_get(app: Arc<App>, req: Req) -> Response {
     let cap = app.options.stream_queue_capacity.max(1);
     let sid = http.id.clone();
     let get_key = http.get_key();
-    if let Some(last) = header_str(h, "last-event-id") {
+    if let Some(last) = h.get_str("last-event-id") {
         if let Some((key, events)) = app.events.replay_after(last) {
             let prefix = http.key();
             if let Some(rest) = key.strip_prefix(&prefix) {
