@@ -6,14 +6,23 @@
 
 use super::{FrameReader, FrameWriter, ReadStatus};
 use std::io;
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+
+/// Bytes asked of the stream per read: a burst of pipelined frames is taken in one system call.
+const READ_BUFFER: usize = 64 * 1024;
 
 /// Reads newline-terminated frames from a byte stream.
 ///
 /// `read_frame` is cancel-safe: a partially read line is kept inside the reader, so dropping the
 /// future (e.g. in `select!`) loses nothing.
+///
+/// The read buffer is reserved, not zeroed: a process that reads one small message touches one
+/// page of it, not sixteen (part of a stdio server's cold start).
 pub struct LineReader<R> {
-    inner: BufReader<R>,
+    inner: R,
+    /// Bytes read and not yet consumed: `buf[pos..]`.
+    buf: Vec<u8>,
+    pos: usize,
     max_size: usize,
     partial: Vec<u8>,
     oversized: usize,
@@ -23,11 +32,28 @@ impl<R: AsyncRead + Unpin + Send + 'static> LineReader<R> {
     /// Wraps `inner`; frames longer than `max_size` bytes are reported as oversized.
     pub fn new(inner: R, max_size: usize) -> Self {
         Self {
-            inner: BufReader::with_capacity(64 * 1024, inner),
+            inner,
+            buf: Vec::new(),
+            pos: 0,
             max_size,
             partial: Vec::new(),
             oversized: 0,
         }
+    }
+
+    /// Reads more (one `read`) when every byte read so far is consumed; at EOF nothing is left
+    /// unconsumed.
+    async fn fill(&mut self) -> io::Result<()> {
+        if self.pos == self.buf.len() {
+            self.buf.clear();
+            self.pos = 0;
+            if self.buf.capacity() < READ_BUFFER {
+                self.buf.reserve_exact(READ_BUFFER);
+            }
+            // Reads into the reserved, uninitialized capacity.
+            self.inner.read_buf(&mut self.buf).await?;
+        }
+        Ok(())
     }
 
     fn finish(&mut self, buf: &mut Vec<u8>) -> Option<ReadStatus> {
@@ -53,7 +79,8 @@ impl<R: AsyncRead + Unpin + Send + 'static> FrameReader for LineReader<R> {
     async fn read_frame(&mut self, buf: &mut Vec<u8>) -> io::Result<ReadStatus> {
         buf.clear();
         loop {
-            let available = self.inner.fill_buf().await?;
+            self.fill().await?;
+            let available = &self.buf[self.pos..];
             if available.is_empty() {
                 // EOF: a final unterminated line still counts as a frame.
                 if self.oversized == 0 && self.partial.is_empty() {
@@ -75,7 +102,7 @@ impl<R: AsyncRead + Unpin + Send + 'static> FrameReader for LineReader<R> {
                 self.partial.extend_from_slice(chunk);
             }
             let consumed = found.unwrap_or(available.len());
-            self.inner.consume(consumed);
+            self.pos += consumed;
             if found.is_some() {
                 if let Some(status) = self.finish(buf) {
                     return Ok(status);
