@@ -33,6 +33,10 @@ pub struct Load {
     /// How long opening `big_sessions` may take before the row gives up.
     pub big_deadline: Duration,
     pub phase: Duration,
+    /// Spawns whose median is the cold-start figure (fewer once `cold_budget` is spent, at
+    /// least three).
+    pub cold: usize,
+    pub cold_budget: Duration,
 }
 
 /// Sequential calls, timed one by one: up to `load.seq` of them, for the phase's length (at
@@ -341,6 +345,8 @@ fn main() {
         big_sessions: if smoke { 1_000 } else { 10_000 },
         big_deadline: Duration::from_secs(if smoke { 10 } else { 60 }),
         phase: Duration::from_millis(phase_ms.unwrap_or(if smoke { 300 } else { 2_000 })),
+        cold: if smoke { 3 } else { 11 },
+        cold_budget: Duration::from_secs(if smoke { 1 } else { 3 }),
     };
     let mut specs = specs(&root, &bins);
     // Profiling aid: MCP_BENCH_WRAP="valgrind --tool=callgrind" (or "strace -f -c -o FILE") runs
