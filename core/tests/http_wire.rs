@@ -425,3 +425,36 @@ async fn router_mounts_in_an_axum_app() {
     .await;
     assert_eq!(r.status, 413);
 }
+
+/// A kept-alive connection is closed after 5 minutes without a request, counted from its last
+/// answer: requests 3 minutes apart keep it open (the idle timer is re-armed, not reset per
+/// request), and silence after them closes it at 5 minutes. Runs on tokio's paused clock.
+#[tokio::test(start_paused = true)]
+async fn idle_keep_alive_connections_close_after_five_silent_minutes() {
+    let (_h, addr) = json_server(1 << 20).await;
+    let mut w = Wire::connect(&addr).await;
+    for id in 1..=3 {
+        let body = json!({"jsonrpc":"2.0","id":id,"method":"ping"}).to_string();
+        w.send(post_raw(&addr, &body, "").as_bytes()).await;
+        let a = w.answer().await;
+        assert_eq!(
+            a.json()["id"],
+            id,
+            "request {id} 3 minutes after the last: {a:?}"
+        );
+        tokio::time::sleep(Duration::from_secs(180)).await;
+    }
+    // Three minutes of silence already; the server closes two minutes later, not before.
+    let silent_since = tokio::time::Instant::now() - Duration::from_secs(180);
+    let mut byte = [0u8; 1];
+    let n = w.tcp.read(&mut byte).await.unwrap_or(0);
+    assert_eq!(
+        n, 0,
+        "the server closes an idle connection without sending anything"
+    );
+    let idle = tokio::time::Instant::now() - silent_since;
+    assert!(
+        idle >= Duration::from_secs(300) && idle < Duration::from_secs(301),
+        "closed after {idle:?} of silence"
+    );
+}

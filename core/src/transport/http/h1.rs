@@ -102,10 +102,14 @@ pub(super) async fn serve_connection<S, F>(
         out: Vec::new(),
         eof: false,
     };
+    let mut idle = IdleTimer {
+        sleep: Box::pin(tokio::time::sleep(limits.idle_timeout)),
+        since: tokio::time::Instant::now(),
+    };
     let cancelled = shutdown.cancelled();
     tokio::pin!(cancelled);
     loop {
-        let head = match conn.read_head(&limits, cancelled.as_mut()).await {
+        let head = match conn.read_head(&limits, cancelled.as_mut(), &mut idle).await {
             Ok(h) => h,
             Err(Stop::Close) => return,
             Err(Stop::Refuse(status, msg)) => {
@@ -175,6 +179,15 @@ struct Conn {
     eof: bool,
 }
 
+/// A connection's idle timer. It is armed once and re-armed only when it fires early: per
+/// request only `since` moves, so a kept-alive connection touches the timer wheel once per idle
+/// timeout rather than once per request.
+struct IdleTimer {
+    sleep: std::pin::Pin<Box<tokio::time::Sleep>>,
+    /// When the connection last became idle.
+    since: tokio::time::Instant,
+}
+
 impl Conn {
     /// Gives back buffers grown past [`KEEP_BUFFER`] by an exchange.
     fn trim(&mut self) {
@@ -219,17 +232,30 @@ impl Conn {
         &mut self,
         limits: &Limits,
         mut cancelled: std::pin::Pin<&mut tokio_util::sync::WaitForCancellationFuture<'_>>,
+        idle: &mut IdleTimer,
     ) -> Result<Head, Stop> {
         // Idle: wait for the first byte, the idle timeout, or shutdown.
         if self.buf.is_empty() {
             if self.eof {
                 return Err(Stop::Close);
             }
-            tokio::select! {
-                biased;
-                more = self.fill() => if !more { return Err(Stop::Close) },
-                _ = cancelled.as_mut() => return Err(Stop::Close),
-                _ = tokio::time::sleep(limits.idle_timeout) => return Err(Stop::Close),
+            idle.since = tokio::time::Instant::now();
+            loop {
+                tokio::select! {
+                    biased;
+                    more = self.fill() => if more { break } else { return Err(Stop::Close) },
+                    _ = cancelled.as_mut() => return Err(Stop::Close),
+                    _ = idle.sleep.as_mut() => {
+                        // Fired: for this wait, or for an earlier one (then re-armed for this).
+                        let now = tokio::time::Instant::now();
+                        match idle.since.checked_add(limits.idle_timeout) {
+                            Some(due) if due <= now => return Err(Stop::Close),
+                            Some(due) => idle.sleep.as_mut().reset(due),
+                            // A timeout too long to represent: never.
+                            None => idle.sleep.as_mut().reset(now + Duration::from_secs(86_400 * 365)),
+                        }
+                    }
+                }
             }
         }
         let mut deadline = None;
@@ -359,6 +385,10 @@ impl Conn {
             }
             if n == 0 {
                 return Ok(Bytes::new());
+            }
+            if self.buf.len() >= n {
+                // The usual case: the body came with the head, in the same read.
+                return Ok(self.buf.split_to(n).freeze());
             }
         }
         let deadline = tokio::time::Instant::now() + limits.request_timeout;
