@@ -216,6 +216,20 @@ impl<'de> Deserialize<'de> for ToolCallParams<'de> {
     }
 }
 
+/// Room enough for [`write_tool_response`]'s text of `result` in the usual case (plain text
+/// blocks, few characters to escape), so that writing it does not grow the buffer step by step.
+pub(crate) fn tool_response_size_hint(result: &CallToolResult) -> usize {
+    let text: usize = result
+        .content
+        .iter()
+        .map(|b| match b {
+            ContentBlock::Text(t) => t.text.len() + 32,
+            _ => 256,
+        })
+        .sum();
+    96 + text + text / 8
+}
+
 /// Writes the response to `tools/call` request `id` with `result`, as one line without its
 /// newline: the same bytes as serializing [`Message::response`] of `tool_result_value(result)`,
 /// but the common shapes go straight from `result` to text instead of through a [`Value`]: the

@@ -121,6 +121,12 @@ impl IdHash {
     }
 }
 
+impl Default for IdHash {
+    fn default() -> IdHash {
+        IdHash::get()
+    }
+}
+
 impl std::hash::BuildHasher for IdHash {
     type Hasher = IdHasher;
     fn build_hasher(&self) -> IdHasher {

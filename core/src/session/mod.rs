@@ -17,7 +17,7 @@ mod peer;
 mod service;
 
 pub use self::core::Incoming;
-pub(crate) use self::core::STATE_READY;
+pub(crate) use self::core::{IdHash, STATE_READY};
 pub use self::core::{Negotiated, Role, Session, SessionConfig, StreamCloser};
 pub use capabilities::check_outgoing_request;
 pub use connection::Connection;

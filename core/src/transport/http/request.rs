@@ -80,17 +80,22 @@ impl Fields {
     /// The first value of header `name` as text, if it is visible ASCII (what
     /// `HeaderValue::to_str` accepts).
     pub(crate) fn get_str(&self, name: &str) -> Option<&str> {
-        let v = self.get(name)?;
-        if v.iter().all(|b| *b == b'\t' || (0x20..0x7f).contains(b)) {
-            std::str::from_utf8(v).ok()
-        } else {
-            None
-        }
+        visible_str(self.get(name)?)
     }
 
     /// Whether a comma-separated header lists `token` (ASCII case-insensitive).
     pub(crate) fn has_token(&self, name: &str, token: &str) -> bool {
         self.get_all(name).any(|v| lists_token(v, token.as_bytes()))
+    }
+}
+
+/// A header value as text, if it is visible ASCII (what `HeaderValue::to_str` accepts).
+pub(crate) fn visible_str(v: &[u8]) -> Option<&str> {
+    if v.iter().all(|b| *b == b'\t' || (0x20..0x7f).contains(b)) {
+        // Visible ASCII and tabs are UTF-8 as they are.
+        std::str::from_utf8(v).ok()
+    } else {
+        None
     }
 }
 

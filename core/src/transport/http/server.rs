@@ -106,7 +106,7 @@ fn tool_call_out(
 ) -> Option<Out> {
     match outcome? {
         Ok(crate::server::ToolOutput::Result(result)) => {
-            let mut text = Vec::new();
+            let mut text = Vec::with_capacity(crate::server::tool_response_size_hint(&result));
             crate::server::write_tool_response(&mut text, &id, result);
             Some(Out::Written(
                 id,
@@ -202,8 +202,8 @@ impl SmallIds {
 
 #[derive(Default)]
 struct Routes {
-    /// Request id → stream slot.
-    requests: HashMap<RequestId, u64>,
+    /// Request id → stream slot (hashed as the session's own request maps are).
+    requests: HashMap<RequestId, u64, crate::session::IdHash>,
     /// Open request streams (few at a time: a Vec beats a map, and allocates nothing when idle).
     streams: Vec<StreamRoute>,
     next_stream: u64,
@@ -223,7 +223,7 @@ impl Routes {
     fn clear(&mut self) {
         self.get = None;
         self.streams = Vec::new();
-        self.requests = HashMap::new();
+        self.requests = HashMap::default();
     }
 }
 
@@ -769,9 +769,24 @@ pub(crate) struct HostGuard {
     /// (host, port): `None` port matches any port.
     hosts: Vec<(String, Option<u16>)>,
     origins: Vec<String>,
+    /// `host:port` of every entry with a port, as a client usually sends it: a Host header equal
+    /// to one of these is allowed without parsing it.
+    exact: Vec<String>,
 }
 
 impl HostGuard {
+    fn new(hosts: Vec<(String, Option<u16>)>, origins: Vec<String>) -> HostGuard {
+        let exact = hosts
+            .iter()
+            .filter_map(|(h, p)| p.map(|p| format!("{h}:{p}")))
+            .collect();
+        HostGuard {
+            hosts,
+            origins,
+            exact,
+        }
+    }
+
     fn host_allowed(&self, host: &str, port: Option<u16>) -> bool {
         self.hosts
             .iter()
@@ -804,6 +819,7 @@ impl HostGuard {
             ))
         };
         match h.get_str("host") {
+            Some(host) if self.exact.iter().any(|e| e == host) => {}
             Some(host) => {
                 if !self.authority_allowed(host, 80) {
                     return forbid(format!("Host {host:?} is not allowed"));
@@ -857,10 +873,7 @@ pub(crate) fn resolve_host_guard(
             .map(|h| split_authority(h))
             .collect()
     };
-    Some(HostGuard {
-        hosts,
-        origins: opts.allowed_origins.clone(),
-    })
+    Some(HostGuard::new(hosts, opts.allowed_origins.clone()))
 }
 
 /// Host/Origin validation against DNS rebinding. `Err` carries the rejection.
@@ -874,8 +887,8 @@ fn check_origin(app: &App, h: &Fields) -> Result<(), Response> {
 fn check_version_header(app: &App, h: &Fields) -> Result<Option<ProtocolVersion>, Response> {
     match h.get(PROTOCOL_VERSION_HEADER) {
         None => Ok(None),
-        Some(_) => {
-            let s = h.get_str(PROTOCOL_VERSION_HEADER).unwrap_or("");
+        Some(raw) => {
+            let s = super::request::visible_str(raw).unwrap_or("");
             match ProtocolVersion::parse(s)
                 .filter(|v| app.server.options().session.supported_versions.contains(v))
             {
