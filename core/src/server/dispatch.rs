@@ -218,7 +218,7 @@ impl<'de> Deserialize<'de> for ToolCallParams<'de> {
 
 /// Room enough for [`write_tool_response`]'s text of `result` in the usual case (plain text
 /// blocks, few characters to escape), so that writing it does not grow the buffer step by step.
-pub(crate) fn tool_response_size_hint(result: &CallToolResult) -> usize {
+fn tool_response_size_hint(result: &CallToolResult) -> usize {
     let text: usize = result
         .content
         .iter()
@@ -236,6 +236,7 @@ pub(crate) fn tool_response_size_hint(result: &CallToolResult) -> usize {
 /// fixed parts are written as they are, and only the id, the text and the values go through the
 /// serializer.
 pub(crate) fn write_tool_response(out: &mut Vec<u8>, id: &RequestId, result: CallToolResult) {
+    out.reserve(tool_response_size_hint(&result));
     if result.meta.is_some() || !result.extra.is_empty() || !maps_sort_keys() {
         let m = Message::response(id.clone(), tool_result_value(result));
         serde_json::to_writer(out, &m).expect("messages always serialize");

@@ -13,9 +13,7 @@ mod tasks;
 mod typed;
 
 pub use api::{CompletionRef, Server, ServerBuilder, ServerOptions};
-pub(crate) use dispatch::{
-    tool_call_reply, tool_response_size_hint, write_tool_response, ToolCallParams, ToolOutput,
-};
+pub(crate) use dispatch::{tool_call_reply, write_tool_response, ToolCallParams, ToolOutput};
 pub use handlers::{
     completion_fn, method_fn, prompt_fn, resource_fn, tool_fn, CompletionFn, MethodFn, PromptFn,
     ReadRequest, ResourceFn, ToolFn,

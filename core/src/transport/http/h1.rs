@@ -247,13 +247,11 @@ impl Conn {
                     _ = cancelled.as_mut() => return Err(Stop::Close),
                     _ = idle.sleep.as_mut() => {
                         // Fired: for this wait, or for an earlier one (then re-armed for this).
-                        let now = tokio::time::Instant::now();
-                        match idle.since.checked_add(limits.idle_timeout) {
-                            Some(due) if due <= now => return Err(Stop::Close),
-                            Some(due) => idle.sleep.as_mut().reset(due),
-                            // A timeout too long to represent: never.
-                            None => idle.sleep.as_mut().reset(now + Duration::from_secs(86_400 * 365)),
+                        let due = idle.since + limits.idle_timeout;
+                        if due <= tokio::time::Instant::now() {
+                            return Err(Stop::Close);
                         }
+                        idle.sleep.as_mut().reset(due);
                     }
                 }
             }

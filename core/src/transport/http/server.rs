@@ -106,7 +106,7 @@ fn tool_call_out(
 ) -> Option<Out> {
     match outcome? {
         Ok(crate::server::ToolOutput::Result(result)) => {
-            let mut text = Vec::with_capacity(crate::server::tool_response_size_hint(&result));
+            let mut text = Vec::new();
             crate::server::write_tool_response(&mut text, &id, result);
             Some(Out::Written(
                 id,
@@ -793,9 +793,13 @@ impl HostGuard {
             .any(|(h, p)| h == host && (p.is_none() || *p == port))
     }
 
-    /// Whether `authority` (`name:port`) is an allowed host, without allocating when it is
-    /// plainly one of the allowed names (the usual case; anything unusual takes the full path).
+    /// Whether `authority` (`name:port`) is an allowed host: first as one of the precomputed
+    /// `host:port` strings, then without allocating when it is plainly one of the allowed names
+    /// (the usual cases; anything unusual takes the full path).
     fn authority_allowed(&self, authority: &str, default_port: u16) -> bool {
+        if self.exact.iter().any(|e| e == authority) {
+            return true;
+        }
         if let Some((name, port)) = authority.rsplit_once(':') {
             let plain = !name.contains([':', '[', ']', ' ']) && !port.is_empty();
             if plain {
@@ -819,7 +823,6 @@ impl HostGuard {
             ))
         };
         match h.get_str("host") {
-            Some(host) if self.exact.iter().any(|e| e == host) => {}
             Some(host) => {
                 if !self.authority_allowed(host, 80) {
                     return forbid(format!("Host {host:?} is not allowed"));
