@@ -382,6 +382,7 @@ fn main() {
     std::fs::create_dir_all(&raw).expect("create results dir");
     let mut samples: Vec<Sample> = Vec::new();
     let load_start = procstat::loadavg();
+    let idle_start = procstat::cpu_idle();
     for rep in 0..reps {
         for &i in &selected {
             let s = &specs[i];
@@ -465,6 +466,7 @@ fn main() {
         }
     }
     let load_end = procstat::loadavg();
+    let idle_end = procstat::cpu_idle();
     let python_pass_ms = selected
         .iter()
         .map(|&i| &specs[i])
@@ -478,6 +480,8 @@ fn main() {
         load: &load,
         load_start,
         load_end,
+        idle_start,
+        idle_end,
     };
     report::write(&out, &specs, &selected, &samples, &ctx);
 }

@@ -48,6 +48,33 @@ pub fn loadavg() -> f64 {
         .unwrap_or(f64::NAN)
 }
 
+/// How idle CPUs wait, as one line for the report: the cpuidle driver and governor, and on a KVM
+/// guest with the haltpoll driver its `guest_halt_poll_ns`.
+///
+/// On a VM this decides what a round trip between two processes costs: an idle vCPU that halts
+/// at once must be woken by the host (tens of microseconds here), one that polls first picks the
+/// hand-over up in a few. Every sequential and 1-client figure depends on it, for every server.
+pub fn cpu_idle() -> String {
+    let read = |p: &str| {
+        std::fs::read_to_string(p)
+            .ok()
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+    };
+    let driver = read("/sys/devices/system/cpu/cpuidle/current_driver");
+    let governor = read("/sys/devices/system/cpu/cpuidle/current_governor")
+        .or_else(|| read("/sys/devices/system/cpu/cpuidle/current_governor_ro"));
+    let mut out = match (driver, governor) {
+        (Some(d), Some(g)) => format!("cpuidle driver `{d}`, governor `{g}`"),
+        (Some(d), None) => format!("cpuidle driver `{d}`"),
+        (None, _) => "no cpuidle driver reported".to_string(),
+    };
+    if let Some(ns) = read("/sys/module/haltpoll/parameters/guest_halt_poll_ns") {
+        out.push_str(&format!(", `guest_halt_poll_ns` {ns}"));
+    }
+    out
+}
+
 /// Pins the calling thread and every thread of `pid` to CPU `cpu` (`None`: back to every CPU).
 ///
 /// The sequential-latency phases run once more pinned: on this kind of VM an idle vCPU's

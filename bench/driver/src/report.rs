@@ -11,6 +11,9 @@ pub struct Context<'a> {
     pub load: &'a Load,
     pub load_start: f64,
     pub load_end: f64,
+    /// How idle CPUs waited at the start and at the end of the run (`procstat::cpu_idle`).
+    pub idle_start: String,
+    pub idle_end: String,
     /// Median cold start (ms) of a bare `python -c pass` of the binding's interpreter.
     pub python_pass_ms: Option<f64>,
 }
@@ -204,6 +207,18 @@ pub fn write(out: &Path, specs: &[Spec], selected: &[usize], samples: &[Sample],
         ctx.load_start,
         ctx.load_end,
         ls.map(|s| format!(", over the runs min {:.2} / median {:.2} / max {:.2}", s.min, s.median, s.max)).unwrap_or_default()
+    );
+    let idle = if ctx.idle_start == ctx.idle_end {
+        ctx.idle_start.clone()
+    } else {
+        format!(
+            "{} at the start, {} at the end",
+            ctx.idle_start, ctx.idle_end
+        )
+    };
+    let _ = writeln!(
+        md,
+        "**Idle CPUs:** {idle}. On a VM this sets the price of every hand-over between two processes on different CPUs, for every server alike: a vCPU that halts at once (`guest_halt_poll_ns` 0) waits for the host to wake it, one that polls before halting picks the hand-over up itself. The sequential and 1-client columns carry that price twice per call; the \"one CPU\" columns and the throughput columns barely do. `scripts/bench --guest-halt-poll-ns N` runs the benchmark with another setting and restores the old one afterwards.\n"
     );
 
     // stdio table
@@ -573,9 +588,11 @@ fn ratios(md: &mut String, specs: &[Spec], selected: &[usize], agg: &Agg, ctx: &
     if let Some(fe) = find(specs, selected, |s| {
         s.kind == Kind::Ferro && s.lang == Lang::Rust
     }) {
+        let floor = find(specs, selected, |s| s.kind == Kind::Floor);
         let _ = writeln!(md, "### Targets (ferromcp, Rust handler)\n");
-        let _ = writeln!(md, "| transport | metric | target | measured | |");
-        let _ = writeln!(md, "|---|---|---:|---:|---|");
+        let _ = writeln!(md, "The floor's figure for the same metric (stdio, or its plain-JSON HTTP server) is beside each target: a target the floor misses too is out of reach of any server under this run's conditions.\n");
+        let _ = writeln!(md, "| transport | metric | target | measured | floor | |");
+        let _ = writeln!(md, "|---|---|---:|---:|---:|---|");
         for (t, k, limit, upper) in TARGETS {
             let label = if k == "big_rss_mib" {
                 "RSS with 10,000 idle sessions (MiB)".to_string()
@@ -598,9 +615,14 @@ fn ratios(md: &mut String, specs: &[Spec], selected: &[usize], agg: &Agg, ctx: &
                 ),
                 None => ("–".into(), "not measured"),
             };
+            let floor_t = if t == "stdio" { "stdio" } else { "http-json" };
+            let floor_v = floor
+                .and_then(|f| med(agg, f, floor_t, k))
+                .map(fmt)
+                .unwrap_or_else(|| "–".into());
             let _ = writeln!(
                 md,
-                "| {t} | {label} | {}{} | {measured} | {verdict} |",
+                "| {t} | {label} | {}{} | {measured} | {floor_v} | {verdict} |",
                 if upper { "≤ " } else { "≥ " },
                 fmt(limit)
             );
