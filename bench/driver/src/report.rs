@@ -218,7 +218,7 @@ pub fn write(out: &Path, specs: &[Spec], selected: &[usize], samples: &[Sample],
     };
     let _ = writeln!(
         md,
-        "**Idle CPUs:** {idle}. On a VM this sets the price of every hand-over between two processes on different CPUs, for every server alike: a vCPU that halts at once (`guest_halt_poll_ns` 0) waits for the host to wake it, one that polls before halting picks the hand-over up itself. The sequential and 1-client columns carry that price twice per call; the \"one CPU\" columns and the throughput columns barely do. `scripts/bench --guest-halt-poll-ns N` runs the benchmark with another setting and restores the old one afterwards.\n"
+        "**Idle CPUs:** {idle}. On a VM this sets the price of every hand-over between two processes on different CPUs, for every server alike: a vCPU that halts at once (`guest_halt_poll_ns` 0) waits for the host to wake it, one that polls before halting picks the hand-over up itself. The sequential and 1-client columns carry that price twice per call; the \"one CPU\" columns and the throughput columns barely do. `scripts/bench --guest-halt-poll-ns=N` runs the benchmark with another setting and restores the old one afterwards.\n"
     );
 
     // stdio table
