@@ -533,6 +533,16 @@ fn driver_cost(md: &mut String, specs: &[Spec], selected: &[usize], agg: &Agg, c
     let _ = writeln!(md);
 }
 
+/// The floor's transport to compare a figure of transport `t` with: the floor answers plain JSON
+/// in every HTTP mode, so its figures are filed under `http-json`.
+fn floor_transport(t: &str) -> &'static str {
+    if t == "stdio" {
+        "stdio"
+    } else {
+        "http-json"
+    }
+}
+
 fn ratios(md: &mut String, specs: &[Spec], selected: &[usize], agg: &Agg, ctx: &Context) {
     let floor = find(specs, selected, |s| s.kind == Kind::Floor);
     let rmcp = find(specs, selected, |s| {
@@ -570,13 +580,12 @@ fn ratios(md: &mut String, specs: &[Spec], selected: &[usize], agg: &Agg, ctx: &
                         .map(|d| format!("{:.2}", v / d))
                         .unwrap_or_else(|| "–".into())
                 };
-                let ft = if t == "stdio" { "stdio" } else { "http-json" };
                 let _ = writeln!(
                     md,
                     "| {} | {t} | {label} | {} | {} | {} | {} | {} |",
                     s.name,
                     fmt(v),
-                    r(floor, ft),
+                    r(floor, floor_transport(t)),
                     r(rmcp, t),
                     r(same, t),
                     r(ts, t)
@@ -615,9 +624,8 @@ fn ratios(md: &mut String, specs: &[Spec], selected: &[usize], agg: &Agg, ctx: &
                 ),
                 None => ("–".into(), "not measured"),
             };
-            let floor_t = if t == "stdio" { "stdio" } else { "http-json" };
             let floor_v = floor
-                .and_then(|f| med(agg, f, floor_t, k))
+                .and_then(|f| med(agg, f, floor_transport(t), k))
                 .map(fmt)
                 .unwrap_or_else(|| "–".into());
             let _ = writeln!(
