@@ -2,6 +2,7 @@
 //! methods on top of `request`.
 
 use crate::convert::{opt_value, py_to_value, value_to_py};
+use crate::error::to_py_err;
 use crate::handler::{LoopCell, PyClientHandler, PyHandler};
 use crate::runtime::{call_soon, future_into_py, Out};
 use crate::server::NativeServer;
@@ -90,11 +91,11 @@ impl NativeClient {
         config: &Bound<'py, PyAny>,
         handler: Option<(Py<PyAny>, Py<PyAny>)>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let config = ClientConfig(py_to_value(config)?);
+        let config = ClientConfig::from_json(py_to_value(config)?).map_err(|e| to_py_err(py, e))?;
         let (cell, h) = handler_for(py, handler)?;
         future_into_py(py, async move {
             let env = env.into_iter().collect();
-            let c = EmbeddedClient::connect_stdio(program, args, env, cwd, config, h).await?;
+            let c = EmbeddedClient::connect_stdio(program, args, env, cwd, &config, h).await?;
             Ok(wrap(c, cell))
         })
     }
@@ -110,10 +111,11 @@ impl NativeClient {
         config: &Bound<'py, PyAny>,
         handler: Option<(Py<PyAny>, Py<PyAny>)>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let config = ClientConfig(py_to_value(config)?);
+        let config = ClientConfig::from_json(py_to_value(config)?).map_err(|e| to_py_err(py, e))?;
         let (cell, h) = handler_for(py, handler)?;
         future_into_py(py, async move {
-            let c = EmbeddedClient::connect_http(&url, headers, legacy_fallback, config, h).await?;
+            let c =
+                EmbeddedClient::connect_http(&url, headers, legacy_fallback, &config, h).await?;
             Ok(wrap(c, cell))
         })
     }
@@ -127,13 +129,13 @@ impl NativeClient {
         config: &Bound<'py, PyAny>,
         handler: Option<(Py<PyAny>, Py<PyAny>)>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let config = ClientConfig(py_to_value(config)?);
+        let config = ClientConfig::from_json(py_to_value(config)?).map_err(|e| to_py_err(py, e))?;
         let srv = server.get();
         srv.bind_loop(py)?;
         let embedded = srv.server.clone();
         let (cell, h) = handler_for(py, handler)?;
         future_into_py(py, async move {
-            let c = EmbeddedClient::connect_memory(&embedded, config, h).await?;
+            let c = EmbeddedClient::connect_memory(&embedded, &config, h).await?;
             Ok(wrap(c, cell))
         })
     }

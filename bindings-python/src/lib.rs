@@ -27,6 +27,11 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<handler::NativeContext>()?;
     m.add_class::<handler::Responder>()?;
     m.add("ENGINE_VERSION", env!("CARGO_PKG_VERSION"))?;
+    let codes = pyo3::types::PyDict::new(m.py());
+    for c in ferromcp::embed::ERROR_CODES {
+        codes.set_item(c.name, c.code)?;
+    }
+    m.add("ERROR_CODES", codes)?;
     let shutdown = wrap_pyfunction!(runtime::_shutdown, m)?;
     m.add_function(shutdown.clone())?;
     m.py()

@@ -5,7 +5,7 @@ use crate::convert::py_to_value;
 use crate::error::to_py_err;
 use crate::handler::{LoopCell, PyHandler};
 use crate::runtime::{future_into_py, runtime, Out};
-use ferromcp::embed::{EmbeddedHttpServer, EmbeddedServer};
+use ferromcp::embed::{EmbeddedHttpServer, EmbeddedServer, HttpConfig};
 use pyo3::prelude::*;
 use std::sync::Arc;
 
@@ -22,7 +22,7 @@ impl NativeServer {
     #[new]
     fn new(py: Python<'_>, config: &Bound<'_, PyAny>) -> PyResult<Self> {
         let config = py_to_value(config)?;
-        let server = EmbeddedServer::new(config).map_err(|e| to_py_err(py, e))?;
+        let server = EmbeddedServer::from_json(config).map_err(|e| to_py_err(py, e))?;
         Ok(Self {
             server,
             event_loop: Default::default(),
@@ -164,10 +164,11 @@ impl NativeServer {
             Some(o) => py_to_value(o)?,
             None => serde_json::Value::Null,
         };
+        let config = HttpConfig::from_json(options).map_err(|e| to_py_err(py, e))?;
         self.bind_loop(py)?;
         let server = self.server.clone();
         future_into_py(py, async move {
-            let http = server.serve_http(&host, port, options).await?;
+            let http = server.serve_http(&host, port, &config).await?;
             Ok(Out::Obj(Box::new(move |py| {
                 Ok(Py::new(py, NativeHttpServer { http })?.into_any())
             })))

@@ -5,6 +5,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeAlias
 
 ENGINE_VERSION: str
+ERROR_CODES: dict[str, int]
 
 class NativeContext:
     @property

@@ -4,6 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import _native
+
+#: The engine's error-code table (``embed::ERROR_CODES``): name -> JSON-RPC code.
+CODES: dict[str, int] = dict(_native.ERROR_CODES)
+
 
 class McpError(Exception):
     """An error with a JSON-RPC ``code``, a ``message`` and optional ``data``.
@@ -11,7 +16,7 @@ class McpError(Exception):
     Raise it from a handler to answer the request with exactly this JSON-RPC error.
     """
 
-    default_code: int = -32603
+    default_code: int = CODES["InternalError"]
 
     def __init__(self, message: str, code: int | None = None, data: Any = None) -> None:
         super().__init__(message)
@@ -26,67 +31,67 @@ class McpError(Exception):
 class ParseError(McpError):
     """-32700: invalid JSON."""
 
-    default_code = -32700
+    default_code = CODES["ParseError"]
 
 
 class InvalidRequest(McpError):
     """-32600: not a valid request."""
 
-    default_code = -32600
+    default_code = CODES["InvalidRequest"]
 
 
 class MethodNotFound(McpError):
     """-32601: unknown or not negotiated method."""
 
-    default_code = -32601
+    default_code = CODES["MethodNotFound"]
 
 
 class InvalidParams(McpError):
     """-32602: invalid parameters (including schema validation failures)."""
 
-    default_code = -32602
+    default_code = CODES["InvalidParams"]
 
 
 class InternalError(McpError):
     """-32603: internal error."""
 
-    default_code = -32603
+    default_code = CODES["InternalError"]
 
 
 class ConnectionClosed(McpError):
     """The connection closed before an answer arrived."""
 
-    default_code = -32000
+    default_code = CODES["ConnectionClosed"]
 
 
 class RequestTimeout(McpError):
     """A request timed out."""
 
-    default_code = -32001
+    default_code = CODES["RequestTimeout"]
 
 
 class ResourceNotFound(McpError):
     """-32002: the resource does not exist."""
 
-    default_code = -32002
+    default_code = CODES["ResourceNotFound"]
 
 
 class TransportError(McpError):
     """A transport failed (I/O, spawn, HTTP)."""
 
-    default_code = -32010
+    default_code = CODES["TransportError"]
 
 
 class UnsupportedProtocolVersion(McpError):
     """The peer negotiated a protocol version we cannot speak."""
 
-    default_code = -32011
+    default_code = CODES["UnsupportedProtocolVersion"]
 
 
 class RequestCancelled(McpError):
     """The request was cancelled by this side."""
 
-    default_code = -32800
+    default_code = CODES["RequestCancelled"]
 
 
 _BY_CODE: dict[int, type[McpError]] = {

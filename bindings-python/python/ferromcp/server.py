@@ -253,35 +253,16 @@ async def _await(aw: Awaitable[Any]) -> Any:
     return await aw
 
 
-def _content_for(value: Any) -> list[dict[str, Any]]:
-    if isinstance(value, str):
-        return [{"type": "text", "text": value}]
+def _content_for(value: bytes | bytearray) -> list[dict[str, Any]]:
+    """Content for raw bytes returned by a tool: an image block when the bytes look like one,
+    else their base64 text."""
     import base64
-    import json
-    if isinstance(value, (bytes, bytearray)):
-        return [
-            {
-                "type": "image" if _looks_like_image(bytes(value)) else "text",
-                **(
-                    {"data": base64.b64encode(value).decode(), "mimeType": _image_mime(bytes(value))}
-                    if _looks_like_image(bytes(value))
-                    else {"text": base64.b64encode(value).decode()}
-                ),
-            }
-        ]
-    if isinstance(value, dict) and value.get("type") in (
-        "text",
-        "image",
-        "audio",
-        "resource",
-        "resource_link",
-    ):
-        return [value]
-    if isinstance(value, list) and all(
-        isinstance(v, dict) and "type" in v for v in value
-    ):
-        return list(value)
-    return [{"type": "text", "text": json.dumps(to_jsonable(value))}]
+
+    data = bytes(value)
+    encoded = base64.b64encode(data).decode()
+    if _looks_like_image(data):
+        return [{"type": "image", "data": encoded, "mimeType": _image_mime(data)}]
+    return [{"type": "text", "text": encoded}]
 
 
 def _image_mime(data: bytes) -> str:
@@ -393,8 +374,9 @@ class Server:
                 input_schema["required"] = required
         ret = hints.get("return", _EMPTY)
         structured = structured_output if structured_output is not None else is_structured(ret)
-        if structured and output_schema is None and ret is not _EMPTY:
-            output_schema = schema_for(ret)
+        if structured and output_schema is None:
+            # The engine answers with structuredContent exactly when the tool has an outputSchema.
+            output_schema = schema_for(ret) if ret is not _EMPTY else {"type": "object"}
             if output_schema.get("type") != "object":
                 output_schema = {"type": "object"}
         definition: dict[str, Any] = {
@@ -430,16 +412,11 @@ class Server:
             return kwargs
 
         def finish(value: Any, *_: Any) -> Any:
-            if isinstance(value, str) and not structured:
-                return {"content": [{"type": "text", "text": value}]}
-            if isinstance(value, dict) and ("content" in value and "isError" in value):
-                return value
-            if structured:
-                import json
-
-                data = to_jsonable(value)
-                return {"content": [{"type": "text", "text": json.dumps(data)}], "structuredContent": data}
-            return {"content": _content_for(to_jsonable(value) if not isinstance(value, (bytes, bytearray)) else value)}
+            # The engine shapes the answer (embed::shape::tool_result): strings, content blocks,
+            # structured values (the tool has an outputSchema) and full results.
+            if isinstance(value, (bytes, bytearray)):
+                return {"content": _content_for(value)}
+            return to_jsonable(value)
 
         self._native.add_tool(definition, self._adapt(fn, prepare, finish, errors_as_result=True))
 
@@ -547,8 +524,8 @@ class Server:
                     kwargs[ctx_name] = Context(native_ctx)
                 return kwargs
 
-            def finish(value: Any, read_uri: str, *_: Any) -> Any:
-                return _resource_contents(read_uri, value, mime_type)
+            def finish(value: Any, *_: Any) -> Any:
+                return _resource_value(value)
 
             handler = self._adapt(fn, prepare, finish)
             if is_template:
@@ -602,7 +579,7 @@ class Server:
                 return kwargs
 
             def finish(value: Any, *_: Any) -> Any:
-                return _prompt_result(value)
+                return to_jsonable(value)
 
             self._native.add_prompt(definition, self._adapt(fn, prepare, finish))
             return fn
@@ -809,39 +786,18 @@ def _takes_context(fn: Callable[..., Any]) -> bool:
     return "context" in _signature(fn).parameters
 
 
-def _resource_contents(uri: str, value: Any, mime_type: str | None) -> list[dict[str, Any]]:
+def _resource_value(value: Any) -> Any:
+    """A resource handler's answer as JSON: bytes become ``{"blob": base64}`` items; the engine
+    completes and shapes the rest (embed::shape::resource_contents)."""
     import base64
-    import json
 
     items = value if isinstance(value, list) else [value]
-    out: list[dict[str, Any]] = []
-    for item in items:
-        if isinstance(item, dict):
-            out.append({"uri": uri, **item})
-        elif isinstance(item, (bytes, bytearray)):
-            c: dict[str, Any] = {"uri": uri, "blob": base64.b64encode(item).decode()}
-            c["mimeType"] = mime_type or "application/octet-stream"
-            out.append(c)
-        else:
-            text = item if isinstance(item, str) else json.dumps(to_jsonable(item))
-            c = {"uri": uri, "text": text}
-            if mime_type:
-                c["mimeType"] = mime_type
-            out.append(c)
-    return out
-
-
-def _prompt_result(value: Any) -> dict[str, Any]:
-    if isinstance(value, dict) and "messages" in value:
-        return value
-    items = value if isinstance(value, list) else [value]
-    messages: list[dict[str, Any]] = []
-    for item in items:
-        if isinstance(item, str):
-            messages.append({"role": "user", "content": {"type": "text", "text": item}})
-        else:
-            messages.append(item)
-    return {"messages": messages}
+    if not any(isinstance(i, (bytes, bytearray)) for i in items):
+        return to_jsonable(value)
+    return [
+        {"blob": base64.b64encode(i).decode()} if isinstance(i, (bytes, bytearray)) else to_jsonable(i)
+        for i in items
+    ]
 
 
 Handler = Callable[..., Awaitable[Any]]

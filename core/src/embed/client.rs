@@ -1,8 +1,8 @@
 //! [`EmbeddedClient`]: an MCP client for foreign callers, JSON in and out.
 
-use super::{decode_result, EmbeddedServer, ForeignContext};
-use crate::client::{Client, ClientHandlers, ClientOptions};
-use crate::protocol::{CreateMessageResult, ElicitResult, ProtocolVersion, Root};
+use super::{decode_result, ClientConfig, EmbeddedServer, ForeignContext};
+use crate::client::{Client, ClientHandlers};
+use crate::protocol::{CreateMessageResult, ElicitResult, Root};
 use crate::session::{RequestContext, RequestOptions};
 use crate::McpError;
 use futures_util::future::BoxFuture;
@@ -27,37 +27,8 @@ pub trait ForeignClientHandler: Send + Sync + 'static {
     fn notification(&self, method: String, params: Value);
 }
 
-/// Client configuration (JSON): `{"name", "version", "protocolVersion"?, "requestTimeoutMs"?,
-/// "sampling"?: bool, "elicitation"?: bool, "elicitationUrl"?: bool, "roots"?: bool}`. Each of
-/// `sampling`, `elicitation` and `roots` set to true is advertised and routed to the handler.
-#[derive(Clone, Debug)]
-pub struct ClientConfig(pub Value);
-
 impl ClientConfig {
-    fn flag(&self, key: &str) -> bool {
-        self.0.get(key).and_then(Value::as_bool) == Some(true)
-    }
-
-    pub(crate) fn options(&self) -> Result<ClientOptions, McpError> {
-        let s = |k: &str, d: &str| {
-            self.0
-                .get(k)
-                .and_then(Value::as_str)
-                .unwrap_or(d)
-                .to_string()
-        };
-        let mut o = ClientOptions::new(s("name", "ferromcp-client"), s("version", "0.0.0"));
-        if let Some(v) = self.0.get("protocolVersion").and_then(Value::as_str) {
-            o.protocol_version = ProtocolVersion::parse(v).ok_or_else(|| {
-                McpError::invalid_params(format!("unknown protocol version {v:?}"))
-            })?;
-        }
-        if let Some(ms) = self.0.get("requestTimeoutMs").and_then(Value::as_u64) {
-            o.session.request_timeout = Some(Duration::from_millis(ms));
-        }
-        Ok(o)
-    }
-
+    /// The engine's handlers routing what this configuration offers to `handler`.
     pub(crate) fn handlers(
         &self,
         handler: Option<Arc<dyn ForeignClientHandler>>,
@@ -69,7 +40,7 @@ impl ClientConfig {
                 f.request(method.to_string(), params, ForeignContext::new(ctx))
             }
         };
-        if self.flag("roots") {
+        if self.roots {
             let c = call(f.clone(), "roots/list");
             h.roots = Some(Arc::new(move |ctx| {
                 let fut = c(json!({}), ctx);
@@ -82,7 +53,7 @@ impl ClientConfig {
                 })
             }));
         }
-        if self.flag("sampling") {
+        if self.sampling {
             let c = call(f.clone(), "sampling/createMessage");
             h.sampling = Some(Arc::new(move |p, ctx| {
                 let fut = c(serde_json::to_value(p).unwrap_or_default(), ctx);
@@ -90,15 +61,15 @@ impl ClientConfig {
                     decode_result::<CreateMessageResult>("CreateMessageResult", fut.await?)
                 })
             }));
-            h.sampling_tools = self.flag("samplingTools");
+            h.sampling_tools = self.sampling_tools;
         }
-        if self.flag("elicitation") {
+        if self.elicitation {
             let c = call(f.clone(), "elicitation/create");
             h.elicitation = Some(Arc::new(move |p, ctx| {
                 let fut = c(serde_json::to_value(p).unwrap_or_default(), ctx);
                 Box::pin(async move { decode_result::<ElicitResult>("ElicitResult", fut.await?) })
             }));
-            h.elicitation_url = self.flag("elicitationUrl");
+            h.elicitation_url = self.elicitation_url;
         }
         h.on_notification = Some(Arc::new(move |n| {
             f.notification(n.method, n.params.unwrap_or(Value::Null))
@@ -167,7 +138,7 @@ impl EmbeddedClient {
         args: Vec<String>,
         env: Vec<(String, String)>,
         cwd: Option<String>,
-        config: ClientConfig,
+        config: &ClientConfig,
         handler: Option<Arc<dyn ForeignClientHandler>>,
     ) -> Result<Self, McpError> {
         let mut process = crate::transport::ChildProcessOptions::new(program)
@@ -183,7 +154,7 @@ impl EmbeddedClient {
     /// Connects to an [`EmbeddedServer`] in the same process over an in-memory transport.
     pub async fn connect_memory(
         server: &EmbeddedServer,
-        config: ClientConfig,
+        config: &ClientConfig,
         handler: Option<Arc<dyn ForeignClientHandler>>,
     ) -> Result<Self, McpError> {
         let ((sr, sw), (cr, cw)) = crate::transport::memory_pair(64);

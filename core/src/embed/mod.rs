@@ -13,17 +13,27 @@
 //!   [`ForeignContext::cancel`]), progress, logging and requests back to the peer.
 //! - [`CancelHandle`] lets a foreign caller cancel an outgoing request explicitly (for runtimes
 //!   such as UniFFI that cannot drop a Rust future).
+//! - [`ServerConfig`], [`HttpConfig`] and [`ClientConfig`] are the typed configuration (camelCase
+//!   JSON, unknown keys rejected); [`shape`] turns plain handler answers into MCP results;
+//!   [`ERROR_CODES`] is the error-code table bindings build their error classes from.
 
 mod client;
+mod codes;
+mod config;
 mod context;
 #[cfg(feature = "http")]
 mod http;
 mod server;
+pub mod shape;
 
-pub use client::{CallOptions, CancelHandle, ClientConfig, EmbeddedClient, ForeignClientHandler};
+pub use client::{CallOptions, CancelHandle, EmbeddedClient, ForeignClientHandler};
+pub use codes::{is_transport_code, ErrorCode, ERROR_CODES};
+#[cfg(feature = "http")]
+pub use config::HttpConfig;
+pub use config::{ClientConfig, ServerConfig};
 pub use context::ForeignContext;
 #[cfg(feature = "http")]
-pub use http::{http_server_options, EmbeddedHttpServer};
+pub use http::EmbeddedHttpServer;
 pub use server::{
     EmbeddedServer, ForeignCompletionHandler, ForeignPromptHandler, ForeignResourceHandler,
     ForeignToolHandler,

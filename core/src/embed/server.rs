@@ -1,19 +1,20 @@
 //! [`EmbeddedServer`]: a server whose features are JSON definitions plus foreign handlers.
 
-use super::{decode, decode_result, ForeignContext};
-use crate::protocol::{CallToolResult, Completion, GetPromptResult, ResourceContents};
-use crate::server::{
-    completion_fn, prompt_fn, resource_fn, tool_fn, CompletionRef, Server, ServerOptions,
+use super::{decode, decode_result, shape, ForeignContext, ServerConfig};
+use crate::protocol::{
+    CallToolResult, Completion, GetPromptResult, Resource, ResourceContents, ResourceTemplate, Tool,
 };
+use crate::server::{completion_fn, prompt_fn, resource_fn, tool_fn, CompletionRef, Server};
 use crate::McpError;
 use futures_util::future::BoxFuture;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::sync::Arc;
 
 /// Answers `tools/call` for one tool. `arguments` was validated against the tool's
-/// `inputSchema`; the answer is a `CallToolResult` as JSON (`content`, `structuredContent`,
-/// `isError`). Return `Err` only for protocol errors: a tool that failed should answer
-/// `isError: true` so the model sees it.
+/// `inputSchema`; the answer is a `CallToolResult` or any value [`shape::tool_result`] turns
+/// into one (a string, content blocks, or the structured value of a tool with an
+/// `outputSchema`). Return `Err` only for protocol errors: a tool that failed should answer
+/// `isError: true` ([`shape::tool_error`]) so the model sees it.
 pub trait ForeignToolHandler: Send + Sync + 'static {
     /// Runs the tool.
     fn call(
@@ -24,8 +25,8 @@ pub trait ForeignToolHandler: Send + Sync + 'static {
 }
 
 /// Answers `resources/read` for a static resource or a template. `variables` is a JSON object of
-/// the template's variables (empty for a static resource). The answer is either an array of
-/// resource contents or an object with a `contents` array.
+/// the template's variables (empty for a static resource). The answer is shaped by
+/// [`shape::resource_contents`] (a string, contents objects, or a `ReadResourceResult`).
 pub trait ForeignResourceHandler: Send + Sync + 'static {
     /// Reads the resource.
     fn read(
@@ -36,8 +37,8 @@ pub trait ForeignResourceHandler: Send + Sync + 'static {
     ) -> BoxFuture<'static, Result<Value, McpError>>;
 }
 
-/// Answers `prompts/get` for one prompt; `arguments` is an object of strings. The answer is a
-/// `GetPromptResult` as JSON (`messages`, optional `description`).
+/// Answers `prompts/get` for one prompt; `arguments` is an object of strings. The answer is
+/// shaped by [`shape::prompt_result`] (a string, messages, or a `GetPromptResult`).
 pub trait ForeignPromptHandler: Send + Sync + 'static {
     /// Renders the prompt.
     fn get(
@@ -48,7 +49,8 @@ pub trait ForeignPromptHandler: Send + Sync + 'static {
 }
 
 /// Answers `completion/complete`; receives the request params (`ref`, `argument`, `context`) and
-/// answers a `Completion` (`values`, optional `total`, `hasMore`) or a list of strings.
+/// answers as [`shape::completion`] reads it (a list of strings, a `Completion` or a
+/// `CompleteResult`).
 pub trait ForeignCompletionHandler: Send + Sync + 'static {
     /// Completes the argument.
     fn complete(
@@ -69,25 +71,15 @@ fn opt_str(v: &Value, key: &str) -> Option<String> {
 }
 
 impl EmbeddedServer {
-    /// Creates a server from a JSON configuration:
-    /// `{"name": "...", "version": "...", "title"?, "instructions"?, "pageSize"?,
-    ///   "requestTimeoutMs"?}`.
-    pub fn new(config: Value) -> Result<Self, McpError> {
-        let name = opt_str(&config, "name")
-            .ok_or_else(|| McpError::invalid_params("server config: name is required"))?;
-        let version = opt_str(&config, "version").unwrap_or_else(|| "0.0.0".into());
-        let mut options = ServerOptions::new(name, version);
-        options.title = opt_str(&config, "title");
-        options.instructions = opt_str(&config, "instructions");
-        if let Some(n) = config.get("pageSize").and_then(Value::as_u64) {
-            options.page_size = n.max(1) as usize;
-        }
-        if let Some(ms) = config.get("requestTimeoutMs").and_then(Value::as_u64) {
-            options.session.request_timeout = Some(std::time::Duration::from_millis(ms));
-        }
-        options.enable_tools = config.get("enableTools").and_then(Value::as_bool) == Some(true);
-        let server = Server::builder_with(options).build()?;
+    /// Creates a server from its typed configuration.
+    pub fn new(config: &ServerConfig) -> Result<Self, McpError> {
+        let server = Server::builder_with(config.options()).build()?;
         Ok(Self { server })
+    }
+
+    /// Creates a server from the JSON form of [`ServerConfig`] (unknown keys are an error).
+    pub fn from_json(config: Value) -> Result<Self, McpError> {
+        Self::new(&ServerConfig::from_json(config)?)
     }
 
     /// Wraps an existing engine server.
@@ -107,12 +99,16 @@ impl EmbeddedServer {
         definition: Value,
         handler: Arc<dyn ForeignToolHandler>,
     ) -> Result<(), McpError> {
-        let tool = decode("tool definition", definition)?;
+        let tool: Tool = decode("tool definition", definition)?;
+        let structured = tool.output_schema.is_some();
         self.server.add_tool(
             tool,
             tool_fn(move |args, ctx| {
                 let fut = handler.call(Value::Object(args), ForeignContext::new(ctx));
-                async move { decode_result::<CallToolResult>("CallToolResult", fut.await?) }
+                async move {
+                    let v = shape::tool_result(fut.await?, structured);
+                    decode_result::<CallToolResult>("CallToolResult", v)
+                }
             }),
         )
     }
@@ -128,9 +124,10 @@ impl EmbeddedServer {
         definition: Value,
         handler: Arc<dyn ForeignResourceHandler>,
     ) -> Result<(), McpError> {
-        let resource = decode("resource definition", definition)?;
+        let resource: Resource = decode("resource definition", definition)?;
+        let mime = resource.mime_type.clone();
         self.server
-            .add_resource(resource, resource_handler(handler));
+            .add_resource(resource, resource_handler(handler, mime));
         Ok(())
     }
 
@@ -140,9 +137,10 @@ impl EmbeddedServer {
         definition: Value,
         handler: Arc<dyn ForeignResourceHandler>,
     ) -> Result<(), McpError> {
-        let template = decode("resource template definition", definition)?;
+        let template: ResourceTemplate = decode("resource template definition", definition)?;
+        let mime = template.mime_type.clone();
         self.server
-            .add_resource_template(template, resource_handler(handler))
+            .add_resource_template(template, resource_handler(handler, mime))
     }
 
     /// Removes a static resource; returns whether it existed.
@@ -161,7 +159,10 @@ impl EmbeddedServer {
             prompt,
             prompt_fn(move |args, ctx| {
                 let fut = handler.get(Value::Object(args), ForeignContext::new(ctx));
-                async move { decode_result::<GetPromptResult>("GetPromptResult", fut.await?) }
+                async move {
+                    let v = shape::prompt_result(fut.await?);
+                    decode_result::<GetPromptResult>("GetPromptResult", v)
+                }
             }),
         );
         Ok(())
@@ -184,17 +185,7 @@ impl EmbeddedServer {
         let f = completion_fn(move |params, ctx| {
             let params = serde_json::to_value(params).expect("protocol types serialize");
             let fut = handler.complete(params, ForeignContext::new(ctx));
-            async move {
-                let v = fut.await?;
-                let v = match v {
-                    Value::Array(values) => json!({ "values": values }),
-                    Value::Object(mut m) if m.contains_key("completion") => {
-                        m.remove("completion").unwrap_or_default()
-                    }
-                    other => other,
-                };
-                decode_result::<Completion>("Completion", v)
-            }
+            async move { decode_result::<Completion>("Completion", shape::completion(fut.await?)) }
         });
         if reference.is_null() {
             self.server.set_completion_fallback(f);
@@ -239,18 +230,17 @@ impl EmbeddedServer {
     }
 }
 
-fn resource_handler(handler: Arc<dyn ForeignResourceHandler>) -> crate::server::ResourceFn {
+fn resource_handler(
+    handler: Arc<dyn ForeignResourceHandler>,
+    mime_type: Option<String>,
+) -> crate::server::ResourceFn {
     resource_fn(move |req, ctx| {
         let vars = ForeignContext::vars_json(&req.variables);
-        let fut = handler.read(req.uri, vars, ForeignContext::new(ctx));
+        let uri = req.uri;
+        let fut = handler.read(uri.clone(), vars, ForeignContext::new(ctx));
+        let mime_type = mime_type.clone();
         async move {
-            let v = match fut.await? {
-                Value::Object(mut m) if m.contains_key("contents") => {
-                    m.remove("contents").unwrap_or_default()
-                }
-                v @ Value::Object(_) => Value::Array(vec![v]),
-                v => v,
-            };
+            let v = shape::resource_contents(&uri, fut.await?, mime_type.as_deref());
             decode_result::<Vec<ResourceContents>>("resource contents", v)
         }
     })

@@ -1,0 +1,86 @@
+//! The error-code table every binding maps to its own error classes, so no binding keeps a copy
+//! of the codes: Python builds its `McpError` subclasses from it, Node its `ErrorCode` object,
+//! Swift its `McpError` cases.
+
+use crate::error::codes;
+
+/// One named JSON-RPC / MCP error code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ErrorCode {
+    /// The name bindings use for it (PascalCase, e.g. `InvalidParams`).
+    pub name: &'static str,
+    /// The JSON-RPC code.
+    pub code: i32,
+    /// What it means, one line.
+    pub description: &'static str,
+}
+
+/// Every error code the engine produces or expects, by name.
+pub const ERROR_CODES: &[ErrorCode] = &[
+    ErrorCode {
+        name: "ParseError",
+        code: codes::PARSE_ERROR,
+        description: "invalid JSON was received",
+    },
+    ErrorCode {
+        name: "InvalidRequest",
+        code: codes::INVALID_REQUEST,
+        description: "not a valid JSON-RPC request",
+    },
+    ErrorCode {
+        name: "MethodNotFound",
+        code: codes::METHOD_NOT_FOUND,
+        description: "unknown or not negotiated method",
+    },
+    ErrorCode {
+        name: "InvalidParams",
+        code: codes::INVALID_PARAMS,
+        description: "invalid parameters (including schema validation failures)",
+    },
+    ErrorCode {
+        name: "InternalError",
+        code: codes::INTERNAL_ERROR,
+        description: "internal error (also: a handler failed or panicked)",
+    },
+    ErrorCode {
+        name: "ConnectionClosed",
+        code: codes::CONNECTION_CLOSED,
+        description: "the connection closed before an answer arrived (local)",
+    },
+    ErrorCode {
+        name: "RequestTimeout",
+        code: codes::REQUEST_TIMEOUT,
+        description: "a request timed out (local)",
+    },
+    ErrorCode {
+        name: "ResourceNotFound",
+        code: codes::RESOURCE_NOT_FOUND,
+        description: "the resource does not exist",
+    },
+    ErrorCode {
+        name: "TransportError",
+        code: codes::TRANSPORT_ERROR,
+        description: "a transport failed: I/O, spawn, HTTP status (local)",
+    },
+    ErrorCode {
+        name: "UnsupportedProtocolVersion",
+        code: codes::UNSUPPORTED_VERSION,
+        description: "the peer negotiated a protocol version we cannot speak (local)",
+    },
+    ErrorCode {
+        name: "UrlElicitationRequired",
+        code: codes::URL_ELICITATION_REQUIRED,
+        description: "the server needs URL-mode elicitation to proceed",
+    },
+    ErrorCode {
+        name: "RequestCancelled",
+        code: codes::REQUEST_CANCELLED,
+        description: "the request was cancelled by this side (local)",
+    },
+];
+
+/// Whether an error with this code was made locally by a transport rather than answered by the
+/// peer (connection closed, transport failure): bindings expose these as transport errors.
+pub fn is_transport_code(code: i32) -> bool {
+    code == codes::CONNECTION_CLOSED || code == codes::TRANSPORT_ERROR
+}

@@ -1,0 +1,298 @@
+//! The typed configuration every binding passes to embed: one struct per thing configured
+//! ([`ServerConfig`], [`HttpConfig`], [`ClientConfig`]), read from JSON with camelCase keys.
+//!
+//! Bindings build a JSON object in their own language (a Python dict, a JS object, a Swift
+//! `Codable`) and hand it over; the keys and their meaning are defined here once, so the three
+//! bindings cannot drift. Unknown keys are an error in every struct: a typo (`jsonResponce`) must
+//! fail loudly at start-up instead of being silently ignored.
+
+use crate::client::ClientOptions;
+use crate::protocol::ProtocolVersion;
+use crate::server::ServerOptions;
+use crate::McpError;
+use serde::{Deserialize, Deserializer};
+use serde_json::Value;
+use std::time::Duration;
+
+/// Reads a config struct from JSON; `null` gives the defaults, anything but an object or null is
+/// an error. Errors name the struct (`what`) and serde's reason (unknown key, wrong type).
+pub fn from_json<T: for<'de> Deserialize<'de> + Default>(
+    what: &str,
+    v: Value,
+) -> Result<T, McpError> {
+    match v {
+        Value::Null => Ok(T::default()),
+        Value::Object(_) => {
+            serde_json::from_value(v).map_err(|e| McpError::invalid_params(format!("{what}: {e}")))
+        }
+        other => Err(McpError::invalid_params(format!(
+            "{what} must be an object, not {}",
+            kind(&other)
+        ))),
+    }
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// A server's identity and limits (`serverInfo`, `instructions`, paging, timeouts).
+///
+/// JSON: `{"name": "demo", "version": "1.0.0", "title"?, "instructions"?, "websiteUrl"?,
+/// "icons"?, "pageSize"?, "requestTimeoutMs"?, "enableTools"?, "enableResources"?,
+/// "enablePrompts"?, "enableLogging"?}`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ServerConfig {
+    /// `serverInfo.name` (required).
+    pub name: String,
+    /// `serverInfo.version` (default `"0.0.0"`).
+    pub version: Option<String>,
+    /// `serverInfo.title`.
+    pub title: Option<String>,
+    /// `instructions` returned at initialize.
+    pub instructions: Option<String>,
+    /// `serverInfo.websiteUrl`.
+    pub website_url: Option<String>,
+    /// `serverInfo.icons` (MCP `Icon` objects).
+    pub icons: Option<Vec<Value>>,
+    /// Items per page of the list methods (default 100; at least 1).
+    pub page_size: Option<u64>,
+    /// Default timeout of requests the server sends to clients (sampling, elicitation, roots).
+    pub request_timeout_ms: Option<u64>,
+    /// Advertise tools even with none registered yet (so they can be added later).
+    #[serde(default)]
+    pub enable_tools: bool,
+    /// Advertise resources even with none registered yet.
+    #[serde(default)]
+    pub enable_resources: bool,
+    /// Advertise prompts even with none registered yet.
+    #[serde(default)]
+    pub enable_prompts: bool,
+    /// Advertise logging (default true).
+    pub enable_logging: Option<bool>,
+}
+
+impl ServerConfig {
+    /// Reads the JSON form (see the struct's documentation).
+    pub fn from_json(v: Value) -> Result<Self, McpError> {
+        let c: Self = from_json("server config", v)?;
+        if c.name.is_empty() {
+            return Err(McpError::invalid_params("server config: name is required"));
+        }
+        Ok(c)
+    }
+
+    /// The engine's options for this configuration.
+    pub fn options(&self) -> ServerOptions {
+        let mut o = ServerOptions::new(
+            self.name.clone(),
+            self.version.clone().unwrap_or_else(|| "0.0.0".into()),
+        );
+        o.title = self.title.clone();
+        o.instructions = self.instructions.clone();
+        if let Some(url) = &self.website_url {
+            o.info_extra
+                .insert("websiteUrl".into(), Value::String(url.clone()));
+        }
+        if let Some(icons) = &self.icons {
+            o.info_extra
+                .insert("icons".into(), Value::Array(icons.clone()));
+        }
+        if let Some(n) = self.page_size {
+            o.page_size = n.max(1) as usize;
+        }
+        if let Some(ms) = self.request_timeout_ms {
+            o.session.request_timeout = Some(Duration::from_millis(ms));
+        }
+        o.enable_tools = self.enable_tools;
+        o.enable_resources = self.enable_resources;
+        o.enable_prompts = self.enable_prompts;
+        if let Some(on) = self.enable_logging {
+            o.enable_logging = on;
+        }
+        o
+    }
+}
+
+/// Deserializes a field that distinguishes "absent" (outer `None`) from `null` (`Some(None)`).
+fn nullable<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+    d: D,
+) -> Result<Option<Option<T>>, D::Error> {
+    Option::<T>::deserialize(d).map(Some)
+}
+
+/// The Streamable HTTP server's options, in JSON form. Every key is optional; absent keys (and
+/// `null`, except for `retryIntervalMs`) keep the engine's defaults.
+///
+/// Keys: `path` (`"/mcp"`), `jsonResponse`, `stateless`, `enableGetStream`, `maxSessions`,
+/// `sessionIdleTimeoutMs`, `maxBodySize`, `dnsRebindingProtection` (`null`: decided from the
+/// bound address), `allowedHosts`, `allowedOrigins`, `streamQueueCapacity`,
+/// `closeStreamsAfterMs`, `retryIntervalMs` (`null`: no `retry:` hint), `legacySse`,
+/// `legacySsePath`, `legacyMessagesPath`. See [`crate::transport::http::HttpServerOptions`] for
+/// what each does.
+#[cfg(feature = "http")]
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct HttpConfig {
+    /// Path of the Streamable HTTP endpoint.
+    pub path: Option<String>,
+    /// Answer each POST with one JSON body instead of an SSE stream.
+    pub json_response: Option<bool>,
+    /// No sessions: every POST is a fresh, initialized session.
+    pub stateless: Option<bool>,
+    /// Offer the GET stream (405 when off).
+    pub enable_get_stream: Option<bool>,
+    /// Most sessions alive at once.
+    pub max_sessions: Option<u64>,
+    /// Idle sessions are removed after this long.
+    pub session_idle_timeout_ms: Option<u64>,
+    /// Largest request body accepted (413 beyond).
+    pub max_body_size: Option<u64>,
+    /// Force the `Host`/`Origin` checks on or off.
+    pub dns_rebinding_protection: Option<bool>,
+    /// Allowed `Host` values.
+    pub allowed_hosts: Option<Vec<String>>,
+    /// Allowed `Origin` values.
+    pub allowed_origins: Option<Vec<String>>,
+    /// Frames each SSE stream may hold waiting for its reader.
+    pub stream_queue_capacity: Option<u64>,
+    /// Polling mode: close request streams after this long.
+    pub close_streams_after_ms: Option<u64>,
+    /// The SSE `retry:` hint; `null` sends none, absent keeps the default (1 s).
+    #[serde(default, deserialize_with = "nullable")]
+    pub retry_interval_ms: Option<Option<u64>>,
+    /// Also serve the 2024-11-05 HTTP+SSE endpoints.
+    pub legacy_sse: Option<bool>,
+    /// Path of the legacy SSE endpoint.
+    pub legacy_sse_path: Option<String>,
+    /// Path of the legacy message endpoint.
+    pub legacy_messages_path: Option<String>,
+}
+
+#[cfg(feature = "http")]
+impl HttpConfig {
+    /// Reads the JSON form (see the struct's documentation).
+    pub fn from_json(v: Value) -> Result<Self, McpError> {
+        from_json("HTTP options", v)
+    }
+
+    /// The engine's options for this configuration.
+    pub fn options(&self) -> crate::transport::http::HttpServerOptions {
+        let mut o = crate::transport::http::HttpServerOptions::default();
+        let ms = |n: u64| Duration::from_millis(n.max(1));
+        if let Some(v) = &self.path {
+            o.path = v.clone();
+        }
+        if let Some(v) = self.json_response {
+            o.json_response = v;
+        }
+        if let Some(v) = self.stateless {
+            o.stateless = v;
+        }
+        if let Some(v) = self.enable_get_stream {
+            o.enable_get_stream = v;
+        }
+        if let Some(v) = self.max_sessions {
+            o.max_sessions = v.max(1) as usize;
+        }
+        if let Some(v) = self.session_idle_timeout_ms {
+            o.session_idle_timeout = ms(v);
+        }
+        if let Some(v) = self.max_body_size {
+            o.max_body_size = v.max(1) as usize;
+        }
+        o.dns_rebinding_protection = self.dns_rebinding_protection;
+        if let Some(v) = &self.allowed_hosts {
+            o.allowed_hosts = v.clone();
+        }
+        if let Some(v) = &self.allowed_origins {
+            o.allowed_origins = v.clone();
+        }
+        if let Some(v) = self.stream_queue_capacity {
+            o.stream_queue_capacity = v.max(1) as usize;
+        }
+        if let Some(v) = self.close_streams_after_ms {
+            o.close_streams_after = Some(ms(v));
+        }
+        if let Some(v) = self.retry_interval_ms {
+            o.retry_interval = v.map(Duration::from_millis);
+        }
+        if let Some(v) = self.legacy_sse {
+            o.legacy_sse = v;
+        }
+        if let Some(v) = &self.legacy_sse_path {
+            o.legacy_sse_path = v.clone();
+        }
+        if let Some(v) = &self.legacy_messages_path {
+            o.legacy_messages_path = v.clone();
+        }
+        o
+    }
+}
+
+/// A client's identity and the features it offers the server.
+///
+/// JSON: `{"name"?, "version"?, "protocolVersion"?, "requestTimeoutMs"?, "sampling"?,
+/// "samplingTools"?, "elicitation"?, "elicitationUrl"?, "roots"?}`. Each of `sampling`,
+/// `elicitation` and `roots` set to true is advertised and routed to the client handler.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ClientConfig {
+    /// `clientInfo.name` (default `"ferromcp-client"`).
+    pub name: Option<String>,
+    /// `clientInfo.version` (default `"0.0.0"`).
+    pub version: Option<String>,
+    /// The revision to ask for (default: the newest the engine speaks).
+    pub protocol_version: Option<String>,
+    /// Default timeout of requests (milliseconds).
+    pub request_timeout_ms: Option<u64>,
+    /// Offer `sampling/createMessage`.
+    #[serde(default)]
+    pub sampling: bool,
+    /// Offer tool use inside sampling (2025-11-25).
+    #[serde(default)]
+    pub sampling_tools: bool,
+    /// Offer `elicitation/create` (form mode).
+    #[serde(default)]
+    pub elicitation: bool,
+    /// Offer URL-mode elicitation too (2025-11-25).
+    #[serde(default)]
+    pub elicitation_url: bool,
+    /// Offer `roots/list`.
+    #[serde(default)]
+    pub roots: bool,
+}
+
+impl ClientConfig {
+    /// Reads the JSON form (see the struct's documentation).
+    pub fn from_json(v: Value) -> Result<Self, McpError> {
+        from_json("client config", v)
+    }
+
+    /// The engine's options for this configuration.
+    pub(crate) fn options(&self) -> Result<ClientOptions, McpError> {
+        let mut o = ClientOptions::new(
+            self.name
+                .clone()
+                .unwrap_or_else(|| "ferromcp-client".into()),
+            self.version.clone().unwrap_or_else(|| "0.0.0".into()),
+        );
+        if let Some(v) = &self.protocol_version {
+            o.protocol_version = ProtocolVersion::parse(v).ok_or_else(|| {
+                McpError::invalid_params(format!("unknown protocol version {v:?}"))
+            })?;
+        }
+        if let Some(ms) = self.request_timeout_ms {
+            o.session.request_timeout = Some(Duration::from_millis(ms));
+        }
+        Ok(o)
+    }
+}

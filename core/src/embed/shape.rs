@@ -1,0 +1,209 @@
+//! Result shaping: what a foreign handler returned (a string, a content block, a list, any JSON
+//! value, or the full MCP result) turned into the MCP result shape.
+//!
+//! Handlers in Python, JavaScript and Swift may answer with plain values; these rules say once, for
+//! all three bindings, what each value means. A full result passes through unchanged, so
+//! handlers that build their own result lose nothing.
+
+use serde_json::{json, Map, Value};
+
+/// The content block types of a tool result or a prompt message.
+const CONTENT_TYPES: [&str; 5] = ["text", "image", "audio", "resource", "resource_link"];
+
+fn is_content_block(v: &Value) -> bool {
+    v.get("type")
+        .and_then(Value::as_str)
+        .is_some_and(|t| CONTENT_TYPES.contains(&t))
+}
+
+fn text_block(text: String) -> Value {
+    json!({ "type": "text", "text": text })
+}
+
+/// Whether `v` is already a `CallToolResult` (an object whose `content` is a list).
+fn is_call_tool_result(v: &Value) -> bool {
+    v.get("content").is_some_and(Value::is_array)
+}
+
+/// A `CallToolResult` from a tool handler's answer.
+///
+/// - a `CallToolResult` (an object with a `content` list) passes through;
+/// - with `structured` (the tool declares an `outputSchema`), any other value becomes
+///   `structuredContent`, with its JSON text as the content (as the spec recommends for clients
+///   that do not read structured content);
+/// - a string is one text block; a content block (`{"type": "text" | "image" | "audio" |
+///   "resource" | "resource_link", ...}`) is the content; a list of content blocks is the content;
+/// - `null` is an empty content list; any other value is one text block with its JSON text.
+pub fn tool_result(value: Value, structured: bool) -> Value {
+    if is_call_tool_result(&value) {
+        return value;
+    }
+    if structured && !value.is_null() {
+        let text = value.to_string();
+        return json!({ "content": [text_block(text)], "structuredContent": value });
+    }
+    let content = match value {
+        Value::Null => Vec::new(),
+        Value::String(s) => vec![text_block(s)],
+        v if is_content_block(&v) => vec![v],
+        Value::Array(items) if !items.is_empty() && items.iter().all(is_content_block) => items,
+        other => vec![text_block(other.to_string())],
+    };
+    json!({ "content": content })
+}
+
+/// A tool execution error as the model should see it: `isError: true` with the message as text.
+pub fn tool_error(message: &str) -> Value {
+    json!({ "content": [text_block(message.to_string())], "isError": true })
+}
+
+/// The `contents` list of a `resources/read` result from a resource handler's answer.
+///
+/// - an object with a `contents` list (a `ReadResourceResult`) gives that list;
+/// - a list gives one item per element, anything else one item;
+/// - an item that is an object is a `ResourceContents` (`text` or `blob`), completed with the
+///   read `uri` and the registered `mime_type` where it has none (a `blob` without either is
+///   `application/octet-stream`);
+/// - a string is a text item; any other value is a text item holding its JSON text.
+pub fn resource_contents(uri: &str, value: Value, mime_type: Option<&str>) -> Value {
+    let items = match value {
+        Value::Object(mut m) if m.get("contents").is_some_and(Value::is_array) => {
+            match m.remove("contents") {
+                Some(Value::Array(items)) => items,
+                _ => Vec::new(),
+            }
+        }
+        Value::Array(items) => items,
+        other => vec![other],
+    };
+    let out = items
+        .into_iter()
+        .map(|item| {
+            let mut m = match item {
+                Value::Object(m) => m,
+                Value::String(s) => Map::from_iter([("text".to_string(), Value::String(s))]),
+                other => Map::from_iter([("text".to_string(), Value::String(other.to_string()))]),
+            };
+            if !m.contains_key("uri") {
+                m.insert("uri".into(), Value::String(uri.to_string()));
+            }
+            if !m.contains_key("mimeType") {
+                match mime_type {
+                    Some(t) => {
+                        m.insert("mimeType".into(), Value::String(t.to_string()));
+                    }
+                    None if m.contains_key("blob") => {
+                        m.insert("mimeType".into(), "application/octet-stream".into());
+                    }
+                    None => {}
+                }
+            }
+            Value::Object(m)
+        })
+        .collect();
+    Value::Array(out)
+}
+
+/// A `GetPromptResult` from a prompt handler's answer.
+///
+/// - an object with a `messages` list passes through;
+/// - a list gives one message per element, anything else one message;
+/// - a string is a user message with that text; a content block is a user message with that
+///   content; an object with a `role` is a `PromptMessage` as is.
+pub fn prompt_result(value: Value) -> Value {
+    if value.get("messages").is_some_and(Value::is_array) {
+        return value;
+    }
+    let items = match value {
+        Value::Array(items) => items,
+        other => vec![other],
+    };
+    let messages: Vec<Value> = items
+        .into_iter()
+        .map(|item| match item {
+            Value::String(s) => json!({ "role": "user", "content": text_block(s) }),
+            v if v.get("role").is_some() => v,
+            v if is_content_block(&v) => json!({ "role": "user", "content": v }),
+            other => json!({ "role": "user", "content": text_block(other.to_string()) }),
+        })
+        .collect();
+    json!({ "messages": messages })
+}
+
+/// A `Completion` from a completion handler's answer: a list of strings is the values; an
+/// object with `completion` (a `CompleteResult`) gives that; any other object is the completion.
+pub fn completion(value: Value) -> Value {
+    match value {
+        Value::Array(values) => json!({ "values": values }),
+        Value::Object(mut m) if m.contains_key("completion") => {
+            m.remove("completion").unwrap_or_default()
+        }
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_results() {
+        assert_eq!(
+            tool_result(json!("hi"), false),
+            json!({"content": [{"type": "text", "text": "hi"}]})
+        );
+        let full = json!({"content": [], "isError": true});
+        assert_eq!(tool_result(full.clone(), true), full);
+        assert_eq!(
+            tool_result(json!({"a": 1}), true),
+            json!({"content": [{"type": "text", "text": "{\"a\":1}"}], "structuredContent": {"a": 1}})
+        );
+        assert_eq!(
+            tool_result(
+                json!({"type": "image", "data": "AA==", "mimeType": "image/png"}),
+                false
+            )["content"][0]["type"],
+            "image"
+        );
+        assert_eq!(
+            tool_result(json!([1, 2]), false),
+            json!({"content": [{"type": "text", "text": "[1,2]"}]})
+        );
+        assert_eq!(tool_result(Value::Null, false), json!({"content": []}));
+    }
+
+    #[test]
+    fn resources() {
+        assert_eq!(
+            resource_contents("a://b", json!("x"), Some("text/plain")),
+            json!([{"uri": "a://b", "text": "x", "mimeType": "text/plain"}])
+        );
+        assert_eq!(
+            resource_contents("a://b", json!({"blob": "AA=="}), None),
+            json!([{"uri": "a://b", "blob": "AA==", "mimeType": "application/octet-stream"}])
+        );
+        assert_eq!(
+            resource_contents(
+                "a://b",
+                json!({"contents": [{"uri": "a://c", "text": "t"}]}),
+                None
+            ),
+            json!([{"uri": "a://c", "text": "t"}])
+        );
+    }
+
+    #[test]
+    fn prompts_and_completions() {
+        assert_eq!(
+            prompt_result(json!("hello")),
+            json!({"messages": [{"role": "user", "content": {"type": "text", "text": "hello"}}]})
+        );
+        let m = json!({"role": "assistant", "content": {"type": "text", "text": "x"}});
+        assert_eq!(prompt_result(json!([m.clone()])), json!({"messages": [m]}));
+        assert_eq!(completion(json!(["a"])), json!({"values": ["a"]}));
+        assert_eq!(
+            completion(json!({"completion": {"values": []}})),
+            json!({"values": []})
+        );
+    }
+}
