@@ -6,22 +6,27 @@ use tokio::sync::mpsc;
 
 /// The receiving half of an in-memory transport.
 pub struct MemoryReader {
-    rx: mpsc::Receiver<Vec<u8>>,
+    rx: mpsc::UnboundedReceiver<Vec<u8>>,
     max_size: usize,
 }
 
 /// The sending half of an in-memory transport.
 pub struct MemoryWriter {
-    tx: Option<mpsc::Sender<Vec<u8>>>,
+    tx: Option<mpsc::UnboundedSender<Vec<u8>>>,
 }
 
-/// Two connected transports: what one side writes, the other reads. Each direction holds at
-/// most `capacity` frames in flight.
+/// Two connected transports: what one side writes, the other reads.
+///
+/// Writes never wait. A connection reads and writes on one task, so two connections joined by
+/// bounded queues deadlock as soon as both queues fill (each side waits to write, neither reads):
+/// pipelining a few hundred requests did that. The bound is the peers' own: a session answers
+/// at most `max_in_flight` requests at once and rejects the rest. `_capacity` is kept for
+/// callers of the earlier bounded version.
 pub fn memory_pair(
-    capacity: usize,
+    _capacity: usize,
 ) -> ((MemoryReader, MemoryWriter), (MemoryReader, MemoryWriter)) {
-    let (tx_a, rx_a) = mpsc::channel(capacity);
-    let (tx_b, rx_b) = mpsc::channel(capacity);
+    let (tx_a, rx_a) = mpsc::unbounded_channel();
+    let (tx_b, rx_b) = mpsc::unbounded_channel();
     let max_size = crate::jsonrpc::DEFAULT_MAX_MESSAGE_SIZE;
     (
         (
@@ -63,7 +68,6 @@ impl FrameWriter for MemoryWriter {
             .as_ref()
             .ok_or_else(|| io::Error::from(io::ErrorKind::BrokenPipe))?;
         tx.send(frame.to_vec())
-            .await
             .map_err(|_| io::Error::from(io::ErrorKind::BrokenPipe))
     }
     async fn flush(&mut self) -> io::Result<()> {

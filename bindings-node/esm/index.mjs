@@ -1,0 +1,19 @@
+// The ES module entry point: re-exports the CommonJS build (one instance of every class, so
+// `instanceof McpError` holds whichever way the package was loaded). test/esm.test.mjs checks
+// that this list matches the CommonJS exports.
+import cjs from '../dist/index.js';
+
+export const {
+  Client,
+  RequestContext,
+  ErrorCode,
+  McpError,
+  TransportError,
+  completable,
+  HttpServer,
+  McpServer,
+  ResourceTemplate,
+  StdioServerTransport,
+  ENGINE_VERSION,
+} = cjs;
+export default cjs;

@@ -1,0 +1,190 @@
+//! `NativeServer`: the JavaScript face of [`EmbeddedServer`]. The facade's `McpServer` builds
+//! the JSON definitions, keeps the handler functions by id, and registers them here.
+
+use crate::error::{napi_result, to_napi};
+use crate::handler::{JsHandler, NativeDispatcher};
+use ferromcp::embed::{EmbeddedHttpServer, EmbeddedServer, HttpConfig, ServerConfig};
+use napi_derive::napi;
+use serde_json::Value;
+use std::sync::Arc;
+
+/// A server whose handlers are JavaScript functions.
+#[napi]
+pub struct NativeServer {
+    server: EmbeddedServer,
+    dispatcher: Arc<crate::handler::Dispatch>,
+}
+
+#[napi]
+impl NativeServer {
+    /// A server from its config (`ServerConfig`: `name`, `version`, `title`, `instructions`, ...)
+    /// whose handlers are called through `dispatcher`.
+    #[napi(constructor)]
+    pub fn new(config: Value, dispatcher: &NativeDispatcher) -> napi::Result<Self> {
+        let server =
+            crate::runtime::enter(|| EmbeddedServer::from_json(config)).map_err(to_napi)?;
+        Ok(Self {
+            server,
+            dispatcher: dispatcher.inner.clone(),
+        })
+    }
+
+    pub(crate) fn embedded(&self) -> &EmbeddedServer {
+        &self.server
+    }
+
+    fn handler(&self, id: u32) -> Arc<JsHandler> {
+        JsHandler::from_dispatch(self.dispatcher.clone(), id)
+    }
+
+    /// Registers (or replaces) a tool: `definition` is the MCP `Tool` object.
+    #[napi]
+    pub fn add_tool(&self, definition: Value, handler_id: u32) -> napi::Result<()> {
+        napi_result(
+            self.server
+                .add_tool_json(definition, self.handler(handler_id)),
+        )
+    }
+
+    /// Removes a tool; returns whether it existed.
+    #[napi]
+    pub fn remove_tool(&self, name: String) -> bool {
+        self.server.remove_tool(&name)
+    }
+
+    /// Registers (or replaces) a static resource (MCP `Resource` object).
+    #[napi]
+    pub fn add_resource(&self, definition: Value, handler_id: u32) -> napi::Result<()> {
+        napi_result(
+            self.server
+                .add_resource_json(definition, self.handler(handler_id)),
+        )
+    }
+
+    /// Registers (or replaces) a resource template (MCP `ResourceTemplate` object).
+    #[napi]
+    pub fn add_resource_template(&self, definition: Value, handler_id: u32) -> napi::Result<()> {
+        napi_result(
+            self.server
+                .add_resource_template_json(definition, self.handler(handler_id)),
+        )
+    }
+
+    /// Removes a static resource; returns whether it existed.
+    #[napi]
+    pub fn remove_resource(&self, uri: String) -> bool {
+        self.server.remove_resource(&uri)
+    }
+
+    /// Registers (or replaces) a prompt (MCP `Prompt` object).
+    #[napi]
+    pub fn add_prompt(&self, definition: Value, handler_id: u32) -> napi::Result<()> {
+        napi_result(
+            self.server
+                .add_prompt_json(definition, self.handler(handler_id)),
+        )
+    }
+
+    /// Removes a prompt; returns whether it existed.
+    #[napi]
+    pub fn remove_prompt(&self, name: String) -> bool {
+        self.server.remove_prompt(&name)
+    }
+
+    /// Registers a completion handler for `argument` of `reference` (`{type: "ref/prompt",
+    /// name}` or `{type: "ref/resource", uri}`); a null reference sets the fallback.
+    #[napi]
+    pub fn add_completion(
+        &self,
+        reference: Option<Value>,
+        argument: Option<String>,
+        handler_id: u32,
+    ) -> napi::Result<()> {
+        napi_result(self.server.add_completion_json(
+            reference.unwrap_or(Value::Null),
+            argument,
+            self.handler(handler_id),
+        ))
+    }
+
+    /// Tells subscribed sessions that a resource changed.
+    #[napi]
+    pub fn notify_resource_updated(&self, uri: String) {
+        crate::runtime::enter(|| self.server.notify_resource_updated(&uri))
+    }
+
+    /// Sends a log message to every live session (each session's level applies).
+    #[napi]
+    pub async fn log(
+        &self,
+        level: String,
+        data: Value,
+        logger: Option<String>,
+    ) -> napi::Result<()> {
+        self.server.log(&level, logger, data).await;
+        Ok(())
+    }
+
+    /// Serves one client over this process's stdin/stdout; resolves when stdin closes.
+    #[napi]
+    pub async fn serve_stdio(&self) -> napi::Result<()> {
+        napi_result(self.server.serve_stdio().await)
+    }
+
+    /// Binds `host:port` (0: any free port) and serves Streamable HTTP; resolves once listening.
+    /// `options` is an `HttpConfig` (camelCase keys; unknown keys are an error).
+    #[napi]
+    pub async fn serve_http(
+        &self,
+        host: String,
+        port: u32,
+        options: Option<Value>,
+    ) -> napi::Result<NativeHttpServer> {
+        let config = HttpConfig::from_json(options.unwrap_or(Value::Null)).map_err(to_napi)?;
+        let port = u16::try_from(port)
+            .map_err(|_| to_napi(ferromcp::McpError::invalid_params("port must be 0-65535")))?;
+        let http = napi_result(self.server.serve_http(&host, port, &config).await)?;
+        Ok(NativeHttpServer { http })
+    }
+}
+
+/// Checks a server config without creating a server (used by the facade's tests).
+#[napi]
+pub fn check_server_config(config: Value) -> napi::Result<()> {
+    ServerConfig::from_json(config).map(|_| ()).map_err(to_napi)
+}
+
+/// A running Streamable HTTP server.
+#[napi]
+pub struct NativeHttpServer {
+    http: Arc<EmbeddedHttpServer>,
+}
+
+#[napi]
+impl NativeHttpServer {
+    /// The endpoint URL (`http://HOST:PORT/PATH`).
+    #[napi(getter)]
+    pub fn url(&self) -> String {
+        self.http.url().to_string()
+    }
+
+    /// The bound port.
+    #[napi(getter)]
+    pub fn port(&self) -> u32 {
+        u32::from(self.http.port())
+    }
+
+    /// Stops the server: no new connections, in-flight requests finish, sessions close.
+    #[napi]
+    pub async fn close(&self) -> napi::Result<()> {
+        napi_result(self.http.close().await)
+    }
+
+    /// Resolves when the server has stopped. A pending `wait()` keeps the process alive, which
+    /// is how the facade's `listen()` keeps a serving process running.
+    #[napi]
+    pub async fn wait(&self) -> napi::Result<()> {
+        self.http.wait().await;
+        Ok(())
+    }
+}

@@ -1,0 +1,364 @@
+/**
+ * {@link Client}: connect to an MCP server (a child process over stdio, a Streamable HTTP URL,
+ * or an {@link McpServer} in this process) and call it. Sessions, timeouts, cancellation and
+ * the transports run in the Rust engine.
+ * @module
+ */
+import { EventEmitter } from 'node:events';
+import type { RequestContext } from './context';
+import { Dispatch } from './dispatch';
+import { call, ErrorCode, errorFromCode, McpError } from './errors';
+import native, { type NativeCallOptions, type NativeClient } from './native';
+import type { McpServer } from './server';
+import type {
+  CallToolResult,
+  CompleteRequestParams,
+  CompleteResult,
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  ElicitRequestParams,
+  ElicitResult,
+  GetPromptResult,
+  Implementation,
+  InitializeResult,
+  ListPromptsResult,
+  ListResourcesResult,
+  ListResourceTemplatesResult,
+  ListToolsResult,
+  LoggingLevel,
+  Notification,
+  Progress,
+  ReadResourceResult,
+  Root,
+  Tool,
+} from './types';
+
+/** Options of one request. */
+export interface RequestOptions {
+  /** Aborting it cancels the request (`notifications/cancelled` is sent). */
+  signal?: AbortSignal;
+  /** Timeout in ms (default: the client's `timeoutMs`, 60 s). */
+  timeout?: number;
+  /** Receives each progress notification of this request. */
+  onprogress?: (progress: Progress) => void;
+  /** Whether progress notifications restart the timeout. */
+  resetTimeoutOnProgress?: boolean;
+}
+
+/** Options of a client connection. */
+export interface ClientOptions {
+  /** `clientInfo.name` (default `ferromcp-node`). */
+  name?: string;
+  /** `clientInfo.version`. */
+  version?: string;
+  /** The revision to ask for (default: the newest the engine speaks). */
+  protocolVersion?: string;
+  /** Default request timeout in ms (default 60 000). */
+  timeoutMs?: number;
+  /** Answers `sampling/createMessage` (declares the `sampling` capability). */
+  sampling?: (params: CreateMessageRequestParams, ctx: RequestContext) => CreateMessageResult | Promise<CreateMessageResult>;
+  /** Answers `elicitation/create` (declares the `elicitation` capability). */
+  elicitation?: (params: ElicitRequestParams, ctx: RequestContext) => ElicitResult | Promise<ElicitResult>;
+  /** Also accept URL-mode elicitation. */
+  elicitationUrl?: boolean;
+  /** The roots offered to the server, or a function giving them (declares `roots`). */
+  roots?: Root[] | ((ctx: RequestContext) => Root[] | Promise<Root[]>);
+  /** Receives every server notification (also emitted as `'notification'` events). */
+  onNotification?: (n: Notification) => void;
+}
+
+/** Where to spawn a stdio server. */
+export interface StdioServerParameters {
+  /** The program to run. */
+  command: string;
+  /** Its arguments. */
+  args?: string[];
+  /** Variables added to this process's environment. */
+  env?: Record<string, string>;
+  /** Its working directory. */
+  cwd?: string;
+}
+
+/** Options of {@link Client.http}. */
+export interface HttpClientOptions extends ClientOptions {
+  /** Headers sent with every request (e.g. `Authorization`). */
+  headers?: Record<string, string>;
+  /** Retry with the 2024-11-05 HTTP+SSE transport when the server refuses Streamable HTTP. */
+  legacyFallback?: boolean;
+}
+
+type Connect = (config: Record<string, unknown>, d: Dispatch | null) => Promise<NativeClient>;
+
+/**
+ * A connected MCP client. Events: `'notification'` (every server notification),
+ * `'close'`. Server notifications can also be read with {@link Client.notifications}.
+ */
+export class Client extends EventEmitter {
+  readonly #native: NativeClient;
+  readonly #dispatch: Dispatch | null;
+  readonly #queues = new Set<{ push: (n: Notification) => void; end: () => void }>();
+  #closed = false;
+
+  private constructor(n: NativeClient, dispatch: Dispatch | null) {
+    super();
+    this.#native = n;
+    this.#dispatch = dispatch;
+  }
+
+  static async #connect(options: ClientOptions, connect: Connect): Promise<Client> {
+    const { sampling, elicitation, elicitationUrl, roots, onNotification } = options;
+    const config: Record<string, unknown> = {
+      name: options.name ?? 'ferromcp-node',
+      version: options.version ?? '0.1.0',
+      sampling: sampling !== undefined,
+      elicitation: elicitation !== undefined,
+      elicitationUrl: elicitationUrl === true,
+      roots: roots !== undefined,
+    };
+    if (options.protocolVersion) config.protocolVersion = options.protocolVersion;
+    if (options.timeoutMs !== undefined) config.requestTimeoutMs = options.timeoutMs;
+    let client: Client | undefined;
+    const pending: Notification[] = [];
+    const dispatch = new Dispatch((method, params) => {
+      const n: Notification = params == null ? { method } : { method, params: params as Record<string, unknown> };
+      if (client) client.#deliver(n, onNotification);
+      else pending.push(n);
+    });
+    dispatch.add(async (payload, ctx) => {
+      const { method, params } = payload as { method: string; params: unknown };
+      switch (method) {
+        case 'sampling/createMessage':
+          if (sampling) return sampling(params as CreateMessageRequestParams, ctx);
+          break;
+        case 'elicitation/create':
+          if (elicitation) return elicitation(params as ElicitRequestParams, ctx);
+          break;
+        case 'roots/list':
+          if (roots) return { roots: typeof roots === 'function' ? await roots(ctx) : roots };
+          break;
+      }
+      throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+    }, 0);
+    const n = await call(connect(config, dispatch));
+    client = new Client(n, dispatch);
+    for (const p of pending) client.#deliver(p, onNotification);
+    return client;
+  }
+
+  /** Spawns `command` and connects over its stdio; {@link close} ends the process tree. */
+  static stdio(server: StdioServerParameters, options: ClientOptions = {}): Promise<Client> {
+    return Client.#connect(options, (config, d) =>
+      native.NativeClient.connectStdio(server.command, server.args ?? [], server.env ?? null, server.cwd ?? null, config, d?.native ?? null),
+    );
+  }
+
+  /** Connects to a Streamable HTTP endpoint. */
+  static http(url: string | URL, options: HttpClientOptions = {}): Promise<Client> {
+    const { headers, legacyFallback = false, ...rest } = options;
+    return Client.#connect(rest, (config, d) =>
+      native.NativeClient.connectHttp(String(url), headers ?? null, legacyFallback, config, d?.native ?? null),
+    );
+  }
+
+  /** Connects to an {@link McpServer} in this process (no I/O; for tests and embedding). */
+  static memory(server: McpServer, options: ClientOptions = {}): Promise<Client> {
+    return Client.#connect(options, (config, d) =>
+      native.NativeClient.connectMemory(server._native, config, d?.native ?? null),
+    );
+  }
+
+  #deliver(n: Notification, hook?: (n: Notification) => void): void {
+    hook?.(n);
+    this.emit('notification', n);
+    for (const q of this.#queues) q.push(n);
+  }
+
+  /** The server's `initialize` result. */
+  get initializeResult(): InitializeResult {
+    return this.#native.initializeResult as InitializeResult;
+  }
+
+  /** The negotiated protocol revision. */
+  get protocolVersion(): string {
+    return this.#native.protocolVersion;
+  }
+
+  /** The server's `serverInfo`. */
+  getServerVersion(): Implementation {
+    return this.initializeResult.serverInfo;
+  }
+
+  /** The server's capabilities. */
+  getServerCapabilities(): Record<string, unknown> {
+    return this.initializeResult.capabilities;
+  }
+
+  /** The server's `instructions`. */
+  getInstructions(): string | undefined {
+    return this.initializeResult.instructions;
+  }
+
+  /** Sends any request and resolves with its result. */
+  async request<R = unknown>(method: string, params?: Record<string, unknown>, options: RequestOptions = {}): Promise<R> {
+    if (this.#closed) throw errorFromCode(ErrorCode.ConnectionClosed, 'client is closed');
+    const { signal, timeout, onprogress, resetTimeoutOnProgress } = options;
+    signal?.throwIfAborted();
+    const opts: NativeCallOptions = {};
+    if (timeout !== undefined) opts.timeoutMs = timeout;
+    if (resetTimeoutOnProgress !== undefined) opts.resetTimeoutOnProgress = resetTimeoutOnProgress;
+    let cancel = null;
+    let onAbort: (() => void) | undefined;
+    if (signal) {
+      const c = new native.NativeCancel();
+      cancel = c;
+      onAbort = () => c.cancel();
+      signal.addEventListener('abort', onAbort, { once: true });
+    }
+    const progress = onprogress ? (p: unknown) => onprogress(p as Progress) : null;
+    try {
+      return (await call(this.#native.request(method, params ?? null, opts, progress, cancel))) as R;
+    } finally {
+      if (signal && onAbort) signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** Sends a notification. */
+  async notification(n: Notification): Promise<void> {
+    await call(this.#native.notify(n.method, n.params ?? null));
+  }
+
+  /** `ping`. */
+  async ping(options?: RequestOptions): Promise<void> {
+    await this.request('ping', undefined, options);
+  }
+
+  /** `tools/list` (one page). */
+  listTools(params?: { cursor?: string }, options?: RequestOptions): Promise<ListToolsResult> {
+    return this.request('tools/list', params, options);
+  }
+
+  /** Every tool, following `nextCursor`. */
+  async listAllTools(options?: RequestOptions): Promise<Tool[]> {
+    const out: Tool[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.listTools(cursor ? { cursor } : undefined, options);
+      out.push(...page.tools);
+      cursor = page.nextCursor;
+    } while (cursor);
+    return out;
+  }
+
+  /** `tools/call`. A tool's own failure is a result with `isError: true`, not an exception. */
+  callTool(
+    params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> },
+    options?: RequestOptions,
+  ): Promise<CallToolResult> {
+    return this.request('tools/call', params, options);
+  }
+
+  /** `resources/list` (one page). */
+  listResources(params?: { cursor?: string }, options?: RequestOptions): Promise<ListResourcesResult> {
+    return this.request('resources/list', params, options);
+  }
+
+  /** `resources/templates/list` (one page). */
+  listResourceTemplates(params?: { cursor?: string }, options?: RequestOptions): Promise<ListResourceTemplatesResult> {
+    return this.request('resources/templates/list', params, options);
+  }
+
+  /** `resources/read`. */
+  readResource(params: { uri: string }, options?: RequestOptions): Promise<ReadResourceResult> {
+    return this.request('resources/read', params, options);
+  }
+
+  /** `resources/subscribe`: updates arrive as `notifications/resources/updated`. */
+  async subscribeResource(params: { uri: string }, options?: RequestOptions): Promise<void> {
+    await this.request('resources/subscribe', params, options);
+  }
+
+  /** `resources/unsubscribe`. */
+  async unsubscribeResource(params: { uri: string }, options?: RequestOptions): Promise<void> {
+    await this.request('resources/unsubscribe', params, options);
+  }
+
+  /** `prompts/list` (one page). */
+  listPrompts(params?: { cursor?: string }, options?: RequestOptions): Promise<ListPromptsResult> {
+    return this.request('prompts/list', params, options);
+  }
+
+  /** `prompts/get`. */
+  getPrompt(params: { name: string; arguments?: Record<string, string> }, options?: RequestOptions): Promise<GetPromptResult> {
+    return this.request('prompts/get', params, options);
+  }
+
+  /** `completion/complete`. */
+  complete(params: CompleteRequestParams, options?: RequestOptions): Promise<CompleteResult> {
+    return this.request('completion/complete', params as unknown as Record<string, unknown>, options);
+  }
+
+  /** `logging/setLevel`. */
+  async setLoggingLevel(level: LoggingLevel, options?: RequestOptions): Promise<void> {
+    await this.request('logging/setLevel', { level }, options);
+  }
+
+  /** Tells the server the roots changed (`notifications/roots/list_changed`). */
+  sendRootsListChanged(): Promise<void> {
+    return this.notification({ method: 'notifications/roots/list_changed' });
+  }
+
+  /** Server notifications as an async iterator (ends when the client closes). */
+  notifications(): AsyncIterableIterator<Notification> {
+    const buffered: Notification[] = [];
+    let wake: (() => void) | undefined;
+    let done = this.#closed;
+    const q = {
+      push: (n: Notification) => {
+        buffered.push(n);
+        wake?.();
+      },
+      end: () => {
+        done = true;
+        wake?.();
+      },
+    };
+    this.#queues.add(q);
+    const queues = this.#queues;
+    const it: AsyncIterableIterator<Notification> = {
+      async next(): Promise<IteratorResult<Notification>> {
+        while (buffered.length === 0 && !done) await new Promise<void>((r) => (wake = r));
+        wake = undefined;
+        const value = buffered.shift();
+        if (value) return { value, done: false };
+        queues.delete(q);
+        return { value: undefined, done: true };
+      },
+      async return(): Promise<IteratorResult<Notification>> {
+        queues.delete(q);
+        return { value: undefined, done: true };
+      },
+      [Symbol.asyncIterator]() {
+        return it;
+      },
+    };
+    return it;
+  }
+
+  /** Closes the session; a spawned server process (and its children) is ended. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await call(this.#native.close());
+    for (const q of this.#queues) q.end();
+    this.#queues.clear();
+    void this.#dispatch;
+    this.emit('close');
+  }
+
+  /** `await using client = await Client.stdio(...)` closes it at the end of the scope. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+}
+
+

@@ -1,0 +1,110 @@
+/**
+ * Errors: {@link McpError} carries a JSON-RPC `code` and optional `data`; {@link TransportError}
+ * (a subclass) marks failures of the connection itself (closed, spawn or I/O failure, HTTP
+ * status), so callers can tell "the server said no" from "the server is gone".
+ * @module
+ */
+import native from './native';
+
+/**
+ * The engine's error codes by name (`ParseError`, `InvalidRequest`, `MethodNotFound`,
+ * `InvalidParams`, `InternalError`, `ConnectionClosed`, `RequestTimeout`, `ResourceNotFound`,
+ * `TransportError`, `UnsupportedProtocolVersion`, `UrlElicitationRequired`, `RequestCancelled`).
+ * Read from the engine's own table, so every language uses the same numbers.
+ */
+export const ErrorCode: Readonly<Record<ErrorCodeName, number>> = Object.freeze(
+  native.errorCodes() as Record<ErrorCodeName, number>,
+);
+
+/** The names of {@link ErrorCode}. */
+export type ErrorCodeName =
+  | 'ParseError'
+  | 'InvalidRequest'
+  | 'MethodNotFound'
+  | 'InvalidParams'
+  | 'InternalError'
+  | 'ConnectionClosed'
+  | 'RequestTimeout'
+  | 'ResourceNotFound'
+  | 'TransportError'
+  | 'UnsupportedProtocolVersion'
+  | 'UrlElicitationRequired'
+  | 'RequestCancelled';
+
+/**
+ * An MCP / JSON-RPC error. Throw it from a handler to answer with exactly this JSON-RPC error;
+ * any other exception thrown by a tool becomes an `isError` tool result the model can read.
+ */
+export class McpError extends Error {
+  /** The JSON-RPC error code (see {@link ErrorCode}). */
+  readonly code: number;
+  /** Structured details, if any. */
+  readonly data?: unknown;
+
+  constructor(code: number, message: string, data?: unknown) {
+    super(message);
+    this.name = 'McpError';
+    this.code = code;
+    if (data !== undefined) this.data = data;
+  }
+}
+
+/** The connection failed or closed (codes `ConnectionClosed` and `TransportError`). */
+export class TransportError extends McpError {
+  constructor(code: number, message: string, data?: unknown) {
+    super(code, message, data);
+    this.name = 'TransportError';
+  }
+}
+
+const MARKER = '\u0001ferromcp-error:';
+
+/** Builds the right error class for a code. */
+export function errorFromCode(code: number, message: string, data?: unknown): McpError {
+  if (code === ErrorCode.ConnectionClosed || code === ErrorCode.TransportError) {
+    return new TransportError(code, message, data);
+  }
+  return new McpError(code, message, data);
+}
+
+/** Turns an error thrown by the native layer into an {@link McpError} (others pass through). */
+export function fromNative(e: unknown): unknown {
+  if (e instanceof Error && e.message.startsWith(MARKER)) {
+    try {
+      const body = JSON.parse(e.message.slice(MARKER.length)) as {
+        code: number;
+        message: string;
+        data?: unknown;
+      };
+      return errorFromCode(body.code, body.message, body.data ?? undefined);
+    } catch {
+      return e;
+    }
+  }
+  return e;
+}
+
+/** Awaits a native promise, converting its rejection with {@link fromNative}. */
+export async function call<T>(p: Promise<T>): Promise<T> {
+  try {
+    return await p;
+  } catch (e) {
+    throw fromNative(e);
+  }
+}
+
+/** Runs a native function, converting what it throws with {@link fromNative}. */
+export function callSync<T>(f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    throw fromNative(e);
+  }
+}
+
+/** The JSON-RPC error object for what a handler threw. */
+export function toErrorObject(e: unknown): { code: number; message: string; data?: unknown } {
+  if (e instanceof McpError) return { code: e.code, message: e.message, data: e.data };
+  if (e instanceof Error) return { code: ErrorCode.InternalError, message: `${e.name}: ${e.message}` };
+  return { code: ErrorCode.InternalError, message: String(e) };
+}

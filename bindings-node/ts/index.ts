@@ -1,0 +1,40 @@
+/**
+ * ferromcp for Node.js: MCP servers and clients on one Rust engine, in the shape of the official
+ * TypeScript SDK (`McpServer.registerTool`, `Client.callTool`, `McpError`).
+ *
+ * ```ts
+ * import { McpServer } from 'ferromcp';
+ * const server = new McpServer({ name: 'demo', version: '1.0.0' });
+ * server.registerTool('add', { inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } } },
+ *   ({ a, b }) => String(Number(a) + Number(b)));
+ * await server.connectStdio();
+ * ```
+ * @module
+ */
+export { Client } from './client';
+export type { ClientOptions, HttpClientOptions, RequestOptions, StdioServerParameters } from './client';
+export { RequestContext } from './context';
+export { ErrorCode, McpError, TransportError } from './errors';
+export type { ErrorCodeName } from './errors';
+export type { JsonSchema, SchemaInput, StandardJsonSchemaV1 } from './schema';
+export { completable, HttpServer, McpServer, ResourceTemplate, StdioServerTransport } from './server';
+export type {
+  CompleteCallback,
+  ListenOptions,
+  PromptConfig,
+  PromptResult,
+  ReadResourceCallback,
+  ReadResourceTemplateCallback,
+  Registered,
+  ResourceMetadata,
+  ResourceResult,
+  ServerInfo,
+  ServerOptions,
+  ToolArgs,
+  ToolCallback,
+  ToolConfig,
+  ToolResult,
+} from './server';
+export type * from './types';
+/** The engine's version. */
+export const ENGINE_VERSION: string = require('../native/index.js').engineVersion();

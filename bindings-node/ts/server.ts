@@ -1,0 +1,473 @@
+/**
+ * {@link McpServer}: register tools, resources and prompts with JavaScript handlers, then serve
+ * them over stdio ({@link McpServer.connectStdio}) or Streamable HTTP ({@link McpServer.listen}).
+ * Protocol work (validation, sessions, cancellation, paging) runs in the Rust engine.
+ * @module
+ */
+import type { RequestContext } from './context';
+import { Dispatch } from './dispatch';
+import { call, callSync, ErrorCode, McpError } from './errors';
+import native, { type NativeHttpServer, type NativeServer } from './native';
+import { type JsonSchema, type SchemaInput, toJsonSchema } from './schema';
+import type {
+  CallToolResult,
+  ContentBlock,
+  GetPromptResult,
+  Icon,
+  LoggingLevel,
+  PromptMessage,
+  ReadResourceResult,
+  ResourceContents,
+  ToolAnnotations,
+} from './types';
+
+/** `serverInfo` and server-wide options. */
+export interface ServerInfo {
+  /** `serverInfo.name`. */
+  name: string;
+  /** `serverInfo.version`. */
+  version: string;
+  /** `serverInfo.title`. */
+  title?: string;
+  /** `serverInfo.websiteUrl`. */
+  websiteUrl?: string;
+  /** `serverInfo.icons`. */
+  icons?: Icon[];
+}
+
+/** Options of {@link McpServer}. */
+export interface ServerOptions {
+  /** `instructions` sent at initialize. */
+  instructions?: string;
+  /** Items per page of the list methods (default 100). */
+  pageSize?: number;
+  /** Timeout of requests the server sends to clients (elicitation, sampling, roots), in ms. */
+  requestTimeoutMs?: number;
+}
+
+/** What a tool handler may return: a full `CallToolResult`, or a value the engine shapes (a
+ * string, content blocks, or — for a tool with an `outputSchema` — the structured value). */
+export type ToolResult = CallToolResult | string | ContentBlock | ContentBlock[] | Record<string, unknown>;
+
+/** Configuration of {@link McpServer.registerTool}. */
+export interface ToolConfig<In extends SchemaInput | undefined = SchemaInput | undefined> {
+  title?: string;
+  description?: string;
+  /** JSON Schema, a Standard Schema exporting JSON Schema (zod 4, arktype, valibot), or an object of them per property. */
+  inputSchema?: In;
+  /** Like `inputSchema`; a tool with one answers with `structuredContent`. */
+  outputSchema?: SchemaInput;
+  annotations?: ToolAnnotations;
+  icons?: Icon[];
+  /** Task support of the tool (2025-11-25 tasks). */
+  execution?: { taskSupport?: 'forbidden' | 'optional' | 'required' };
+  _meta?: Record<string, unknown>;
+}
+
+/** The argument type of a tool with input schema `S` (Standard Schema types are inferred). */
+export type ToolArgs<S> = S extends { readonly '~standard': { readonly types?: { readonly output: infer O } } }
+  ? O
+  : S extends { [k: string]: { readonly '~standard': { readonly types?: { readonly output: unknown } } } }
+    ? { [K in keyof S]: S[K] extends { readonly '~standard': { readonly types?: { readonly output: infer O } } } ? O : unknown }
+    : Record<string, unknown>;
+
+/** A tool handler: `(args, ctx)` with an input schema, `(ctx)` without. */
+export type ToolCallback<In extends SchemaInput | undefined> = In extends undefined
+  ? (ctx: RequestContext) => ToolResult | Promise<ToolResult>
+  : (args: ToolArgs<In>, ctx: RequestContext) => ToolResult | Promise<ToolResult>;
+
+/** Metadata of a resource or resource template. */
+export interface ResourceMetadata {
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  size?: number;
+  icons?: Icon[];
+  annotations?: Record<string, unknown>;
+  _meta?: Record<string, unknown>;
+}
+
+/** What a resource handler may return: a `ReadResourceResult`, contents, or text. */
+export type ResourceResult = ReadResourceResult | ResourceContents | ResourceContents[] | string | Uint8Array;
+/** Handler of a static resource. */
+export type ReadResourceCallback = (uri: URL, ctx: RequestContext) => ResourceResult | Promise<ResourceResult>;
+/** Handler of a resource template: `variables` holds the template's variables. */
+export type ReadResourceTemplateCallback = (
+  uri: URL,
+  variables: Record<string, string>,
+  ctx: RequestContext,
+) => ResourceResult | Promise<ResourceResult>;
+/** Completes a value: gets the partial value and the other arguments already given. */
+export type CompleteCallback = (
+  value: string,
+  context: { arguments?: Record<string, string> } | undefined,
+) => string[] | Promise<string[]>;
+
+/** A resource template: a URI template (RFC 6570) and completion callbacks of its variables. */
+export class ResourceTemplate {
+  /** The URI template, e.g. `file:///{path}`. */
+  readonly uriTemplate: string;
+  /** Completion callbacks by variable name. */
+  readonly complete: Record<string, CompleteCallback>;
+
+  /**
+   * `list` must be `undefined`: ferromcp lists a template as a template (enumerating its
+   * resources through a callback is not supported yet and is refused rather than ignored).
+   */
+  constructor(
+    uriTemplate: string,
+    options: { list: undefined; complete?: Record<string, CompleteCallback> },
+  ) {
+    if (options?.list !== undefined) {
+      throw new TypeError('ResourceTemplate: a list callback is not supported by ferromcp yet; pass list: undefined');
+    }
+    this.uriTemplate = uriTemplate;
+    this.complete = options?.complete ?? {};
+  }
+}
+
+const COMPLETE = Symbol.for('ferromcp.complete');
+
+/** Marks a prompt argument's schema as completable with `complete` (as the TypeScript SDK's `completable`). */
+export function completable<S extends object>(schema: S, complete: CompleteCallback): S {
+  Object.defineProperty(schema, COMPLETE, { value: complete, enumerable: false });
+  return schema;
+}
+
+/** What a prompt handler may return: a `GetPromptResult`, messages, or text (one user message). */
+export type PromptResult = GetPromptResult | PromptMessage | PromptMessage[] | string;
+
+/** Configuration of {@link McpServer.registerPrompt}. */
+export interface PromptConfig {
+  title?: string;
+  description?: string;
+  /** Arguments: an object of (string) schemas per argument, or a JSON Schema object. */
+  argsSchema?: SchemaInput;
+  icons?: Icon[];
+  _meta?: Record<string, unknown>;
+}
+
+/** Options of {@link McpServer.listen}: the engine's Streamable HTTP options. */
+export interface ListenOptions {
+  /** Port (0: any free port; default 3000). */
+  port?: number;
+  /** Interface to bind (default `127.0.0.1`). */
+  host?: string;
+  /** Endpoint path (default `/mcp`). */
+  path?: string;
+  /** No sessions: every POST is handled on its own. */
+  stateless?: boolean;
+  /** Answer each POST with one JSON body instead of an SSE stream. */
+  jsonResponse?: boolean;
+  /** Allowed `Host` header values (DNS-rebinding protection). */
+  allowedHosts?: string[];
+  /** Allowed `Origin` header values. */
+  allowedOrigins?: string[];
+  /** Force the Host/Origin checks on or off (default: on for a loopback bind). */
+  dnsRebindingProtection?: boolean;
+  /** Most sessions alive at once. */
+  maxSessions?: number;
+  /** Idle sessions are removed after this long (ms). */
+  sessionIdleTimeoutMs?: number;
+  /** Largest request body (bytes; 413 beyond). */
+  maxBodySize?: number;
+  /** SSE `retry:` hint in ms (`null`: none). */
+  retryIntervalMs?: number | null;
+  /** Offer the GET stream (default true). */
+  enableGetStream?: boolean;
+  /** Also serve the 2024-11-05 HTTP+SSE endpoints (default true). */
+  legacySse?: boolean;
+  /** Messages buffered per SSE stream before a slow reader's stream is closed. */
+  streamQueueCapacity?: number;
+  /** Close long-running request streams after this long (ms) so clients poll. */
+  closeStreamsAfterMs?: number;
+}
+
+/** A running Streamable HTTP server (from {@link McpServer.listen}). */
+export class HttpServer {
+  readonly #native: NativeHttpServer;
+  readonly #stopped: Promise<void>;
+
+  /** @internal */
+  constructor(n: NativeHttpServer) {
+    this.#native = n;
+    // A pending native wait() keeps the process alive while the server runs.
+    this.#stopped = call(n.wait());
+  }
+
+  /** The endpoint, e.g. `http://127.0.0.1:3000/mcp`. */
+  get url(): string {
+    return this.#native.url;
+  }
+
+  /** The bound port. */
+  get port(): number {
+    return this.#native.port;
+  }
+
+  /** Stops accepting connections, lets in-flight requests finish, closes the sessions. */
+  async close(): Promise<void> {
+    await call(this.#native.close());
+    await this.#stopped;
+  }
+
+  /** Resolves once the server has stopped. */
+  wait(): Promise<void> {
+    return this.#stopped;
+  }
+
+  /** `await using server = await mcp.listen(...)` closes it at the end of the scope. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+}
+
+/** The marker transport of `server.connect(new StdioServerTransport())`. */
+export class StdioServerTransport {}
+
+/** Registration handle, as the TypeScript SDK returns. */
+export interface Registered {
+  /** Removes the registration. */
+  remove(): void;
+}
+
+function parseUri(uri: string): URL {
+  try {
+    return new URL(uri);
+  } catch {
+    throw new McpError(ErrorCode.InvalidParams, `not a valid URI: ${uri}`);
+  }
+}
+
+function base64(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+}
+
+/** Resource answers with bytes become `{blob}` contents; the engine shapes the rest. */
+function resourceValue(v: ResourceResult): unknown {
+  if (v instanceof Uint8Array) return { blob: base64(v) };
+  return v;
+}
+
+/**
+ * An MCP server whose handlers are JavaScript functions, in the shape of the official
+ * TypeScript SDK's `McpServer`.
+ */
+export class McpServer {
+  readonly #dispatch = new Dispatch();
+  readonly #native: NativeServer;
+  /** `serverInfo` as given. */
+  readonly info: ServerInfo;
+  #http: HttpServer | undefined;
+  #stdio: Promise<void> | undefined;
+
+  constructor(info: ServerInfo, options: ServerOptions = {}) {
+    this.info = info;
+    const config: Record<string, unknown> = { ...info, ...options };
+    this.#native = callSync(() => new native.NativeServer(config, this.#dispatch.native));
+  }
+
+  /** @internal The native server (for `Client.memory`). */
+  get _native(): NativeServer {
+    return this.#native;
+  }
+
+  /**
+   * Registers a tool. With an `inputSchema` the handler gets `(args, ctx)` (arguments already
+   * validated by the engine), without one `(ctx)`. A thrown {@link McpError} answers with that
+   * JSON-RPC error; any other exception becomes an `isError` result the model can read.
+   */
+  registerTool<In extends SchemaInput | undefined = undefined>(
+    name: string,
+    config: ToolConfig<In>,
+    handler: ToolCallback<In>,
+  ): Registered {
+    const inputSchema = toJsonSchema(config.inputSchema, `tool ${name}: inputSchema`) ?? { type: 'object' };
+    const outputSchema = toJsonSchema(config.outputSchema, `tool ${name}: outputSchema`, 'output');
+    const definition: Record<string, unknown> = { name, inputSchema };
+    for (const k of ['title', 'description', 'annotations', 'icons', 'execution', '_meta'] as const) {
+      if (config[k] !== undefined) definition[k] = config[k];
+    }
+    if (outputSchema) definition.outputSchema = outputSchema;
+    const takesArgs = config.inputSchema !== undefined;
+    const id = this.#dispatch.add(async (args, ctx) => {
+      try {
+        return takesArgs
+          ? await (handler as (a: unknown, c: RequestContext) => unknown)(args, ctx)
+          : await (handler as (c: RequestContext) => unknown)(ctx);
+      } catch (e) {
+        if (e instanceof McpError) throw e;
+        const message = e instanceof Error ? e.message : String(e);
+        return { content: [{ type: 'text', text: message }], isError: true };
+      }
+    });
+    callSync(() => this.#native.addTool(definition, id));
+    return {
+      remove: () => {
+        this.#native.removeTool(name);
+        this.#dispatch.delete(id);
+      },
+    };
+  }
+
+  /** Registers a static resource (`uri`) or a resource template ({@link ResourceTemplate}). */
+  registerResource(name: string, uri: string, metadata: ResourceMetadata, read: ReadResourceCallback): Registered;
+  registerResource(
+    name: string,
+    template: ResourceTemplate,
+    metadata: ResourceMetadata,
+    read: ReadResourceTemplateCallback,
+  ): Registered;
+  registerResource(
+    name: string,
+    uriOrTemplate: string | ResourceTemplate,
+    metadata: ResourceMetadata,
+    read: ReadResourceCallback | ReadResourceTemplateCallback,
+  ): Registered {
+    const definition: Record<string, unknown> = { name, ...metadata };
+    if (typeof uriOrTemplate === 'string') {
+      definition.uri = uriOrTemplate;
+      const f = read as ReadResourceCallback;
+      const id = this.#dispatch.add(async (p, ctx) => {
+        const { uri } = p as { uri: string };
+        return resourceValue(await f(parseUri(uri), ctx));
+      });
+      callSync(() => this.#native.addResource(definition, id));
+      return {
+        remove: () => {
+          this.#native.removeResource(uriOrTemplate);
+          this.#dispatch.delete(id);
+        },
+      };
+    }
+    definition.uriTemplate = uriOrTemplate.uriTemplate;
+    const f = read as ReadResourceTemplateCallback;
+    const id = this.#dispatch.add(async (p, ctx) => {
+      const { uri, variables } = p as { uri: string; variables: Record<string, string> };
+      return resourceValue(await f(parseUri(uri), variables, ctx));
+    });
+    callSync(() => this.#native.addResourceTemplate(definition, id));
+    for (const [variable, complete] of Object.entries(uriOrTemplate.complete)) {
+      this.#addCompletion({ type: 'ref/resource', uri: uriOrTemplate.uriTemplate }, variable, complete);
+    }
+    return {
+      remove: () => {
+        this.#dispatch.delete(id);
+      },
+    };
+  }
+
+  /** Registers a prompt; the handler gets `(args, ctx)` (string arguments) and returns messages. */
+  registerPrompt(
+    name: string,
+    config: PromptConfig,
+    handler: (args: Record<string, string>, ctx: RequestContext) => PromptResult | Promise<PromptResult>,
+  ): Registered {
+    const definition: Record<string, unknown> = { name };
+    for (const k of ['title', 'description', 'icons', '_meta'] as const) {
+      if (config[k] !== undefined) definition[k] = config[k];
+    }
+    const schema = toJsonSchema(config.argsSchema, `prompt ${name}: argsSchema`);
+    if (schema) {
+      const props = (schema.properties ?? {}) as Record<string, JsonSchema>;
+      const required = new Set((schema.required as string[] | undefined) ?? []);
+      definition.arguments = Object.entries(props).map(([arg, s]) => {
+        const a: Record<string, unknown> = { name: arg, required: required.has(arg) };
+        if (typeof s.description === 'string') a.description = s.description;
+        if (typeof s.title === 'string') a.title = s.title;
+        return a;
+      });
+    }
+    const id = this.#dispatch.add((args, ctx) => handler((args ?? {}) as Record<string, string>, ctx));
+    callSync(() => this.#native.addPrompt(definition, id));
+    if (config.argsSchema && typeof config.argsSchema === 'object') {
+      for (const [arg, s] of Object.entries(config.argsSchema)) {
+        const complete = (s as { [COMPLETE]?: CompleteCallback })?.[COMPLETE];
+        if (complete) this.#addCompletion({ type: 'ref/prompt', name }, arg, complete);
+      }
+    }
+    return {
+      remove: () => {
+        this.#native.removePrompt(name);
+        this.#dispatch.delete(id);
+      },
+    };
+  }
+
+  /**
+   * Registers a completion handler for `argument` of a prompt (`{type: 'ref/prompt', name}`) or
+   * resource template (`{type: 'ref/resource', uri}`); without a reference, the fallback for
+   * every argument that has no handler of its own.
+   */
+  registerCompletion(
+    ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string } | undefined,
+    argument: string | undefined,
+    complete: CompleteCallback,
+  ): void {
+    this.#addCompletion(ref, argument, complete);
+  }
+
+  #addCompletion(ref: unknown, argument: string | undefined, complete: CompleteCallback): void {
+    const id = this.#dispatch.add(async (p) => {
+      const params = p as { argument: { value: string }; context?: { arguments?: Record<string, string> } };
+      const values = await complete(params.argument.value, params.context);
+      return { values: values.slice(0, 100), total: values.length, hasMore: values.length > 100 };
+    });
+    callSync(() => this.#native.addCompletion(ref ?? null, argument ?? null, id));
+  }
+
+  /** Tells clients subscribed to `uri` that it changed (`notifications/resources/updated`). */
+  sendResourceUpdated(params: { uri: string }): void {
+    this.#native.notifyResourceUpdated(params.uri);
+  }
+
+  /** Sends a log message to every connected client (each client's level applies). */
+  async sendLoggingMessage(params: { level: LoggingLevel; data: unknown; logger?: string }): Promise<void> {
+    await call(this.#native.log(params.level, params.data ?? null, params.logger));
+  }
+
+  /**
+   * Serves one client over this process's stdin/stdout; resolves when stdin closes. Nothing
+   * else may write to stdout meanwhile (use `console.error` for diagnostics).
+   */
+  connectStdio(): Promise<void> {
+    this.#stdio ??= call(this.#native.serveStdio());
+    return this.#stdio;
+  }
+
+  /** `serveStdio()` is `connectStdio()`. */
+  serveStdio(): Promise<void> {
+    return this.connectStdio();
+  }
+
+  /** `connect(new StdioServerTransport())`, as with the TypeScript SDK. */
+  async connect(transport: StdioServerTransport): Promise<void> {
+    if (!(transport instanceof StdioServerTransport)) {
+      throw new TypeError('connect() takes a StdioServerTransport; for HTTP use listen()');
+    }
+    void this.connectStdio();
+  }
+
+  /**
+   * Serves Streamable HTTP at `http://host:port/path` and resolves once listening. The
+   * returned {@link HttpServer} keeps the process alive until closed.
+   */
+  async listen(options: ListenOptions = {}): Promise<HttpServer> {
+    const { port = 3000, host = '127.0.0.1', ...http } = options;
+    const n = await call(this.#native.serveHttp(host, port, http));
+    this.#http = new HttpServer(n);
+    return this.#http;
+  }
+
+  /** Whether the server is serving (stdio or HTTP). */
+  isConnected(): boolean {
+    return this.#stdio !== undefined || this.#http !== undefined;
+  }
+
+  /** Stops the HTTP server started by {@link listen}, if any. */
+  async close(): Promise<void> {
+    const h = this.#http;
+    this.#http = undefined;
+    if (h) await h.close();
+  }
+}
