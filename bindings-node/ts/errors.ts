@@ -32,8 +32,10 @@ export type ErrorCodeName =
   | 'RequestCancelled';
 
 /**
- * An MCP / JSON-RPC error. Throw it from a handler to answer with exactly this JSON-RPC error;
- * any other exception thrown by a tool becomes an `isError` tool result the model can read.
+ * An MCP / JSON-RPC error. Thrown from a resource, prompt or completion handler (or a client's
+ * sampling/elicitation handler) it answers with exactly this JSON-RPC error. Tools are
+ * different: what a tool throws is a tool execution error (`isError: true`), except code
+ * `UrlElicitationRequired`.
  */
 export class McpError extends Error {
   /** The JSON-RPC error code (see {@link ErrorCode}). */

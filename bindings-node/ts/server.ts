@@ -239,6 +239,13 @@ function parseUri(uri: string): URL {
   }
 }
 
+/** The text of an `isError` result for what a tool threw (an engine error's reason included). */
+function toolErrorText(e: unknown): string {
+  if (!(e instanceof Error)) return String(e);
+  const reason = (e as { data?: { reason?: unknown } }).data?.reason;
+  return typeof reason === 'string' && !e.message.includes(reason) ? `${e.message} (${reason})` : e.message;
+}
+
 function base64(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
 }
@@ -274,8 +281,9 @@ export class McpServer {
 
   /**
    * Registers a tool. With an `inputSchema` the handler gets `(args, ctx)` (arguments already
-   * validated by the engine), without one `(ctx)`. A thrown {@link McpError} answers with that
-   * JSON-RPC error; any other exception becomes an `isError` result the model can read.
+   * validated by the engine), without one `(ctx)`. Whatever the handler throws becomes an
+   * `isError` result the model can read (as the TypeScript SDK does), except an
+   * {@link McpError} with code `UrlElicitationRequired`, which answers as that JSON-RPC error.
    */
   registerTool<In extends SchemaInput | undefined = undefined>(
     name: string,
@@ -296,9 +304,10 @@ export class McpServer {
           ? await (handler as (a: unknown, c: RequestContext) => unknown)(args, ctx)
           : await (handler as (c: RequestContext) => unknown)(ctx);
       } catch (e) {
-        if (e instanceof McpError) throw e;
-        const message = e instanceof Error ? e.message : String(e);
-        return { content: [{ type: 'text', text: message }], isError: true };
+        // Tool execution errors are results the model can read (spec: "Error Handling"); only
+        // URLElicitationRequired must stay a JSON-RPC error so the client can act on it.
+        if (e instanceof McpError && e.code === ErrorCode.UrlElicitationRequired) throw e;
+        return { content: [{ type: 'text', text: toolErrorText(e) }], isError: true };
       }
     });
     callSync(() => this.#native.addTool(definition, id));
