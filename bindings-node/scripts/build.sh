@@ -20,6 +20,6 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "$want" > "$stamp"
 fi
 log "native addon (napi build ${mode:-debug})"
-npx --no-install napi build --platform $mode --output-dir native --js index.js --dts index.d.ts >&2
+npx --no-install napi build --platform $mode ${mode:+--strip} --output-dir native --js index.js --dts index.d.ts >&2
 log "TypeScript facade (tsc)"
 npx --no-install tsc -p tsconfig.json >&2
