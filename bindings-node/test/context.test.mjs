@@ -27,6 +27,7 @@ function server() {
   s.registerTool('meta', {}, (ctx) => JSON.stringify({ id: ctx.requestId, meta: ctx._meta, v: ctx.protocolVersion, peer: ctx.peerInfo.name, caps: Object.keys(ctx.peerCapabilities ?? {}).sort() }));
   s.registerTool('notify', {}, async (ctx) => {
     await ctx.sendNotification('notifications/custom', { x: 1 });
+    await ctx.sendNotification({ method: 'notifications/custom', params: { x: 2 } });
     return 'sent';
   });
   return s;
@@ -55,6 +56,7 @@ test('logging honours the client level; notifications arrive as events and as an
   assert.deepEqual(first.value.params, { level: 'warning', logger: 'tests', data: { detail: 'loud' } });
   const second = await it.next();
   assert.deepEqual(second.value, { method: 'notifications/custom', params: { x: 1 } });
+  assert.deepEqual((await it.next()).value, { method: 'notifications/custom', params: { x: 2 } });
   assert.equal(events.filter((e) => e.method === 'notifications/message').length, 1, 'debug is filtered out at level info');
   await client.close();
   assert.equal((await it.next()).done, true, 'the iterator ends when the client closes');

@@ -91,17 +91,27 @@ export class RequestContext {
   }
 
   /**
-   * Sends a request to the client and resolves with its result. Fails with an
-   * {@link McpError} (`MethodNotFound`) when the client did not declare the capability.
+   * Sends a request to the client and resolves with its result: `sendRequest(method, params)`,
+   * or `sendRequest({ method, params })` as in the TypeScript SDK (a result schema given after
+   * it is not needed: results are plain JSON). Fails with an {@link McpError}
+   * (`MethodNotFound`) when the client did not declare the capability.
    */
-  async sendRequest<R = unknown>(method: string, params?: Record<string, unknown>): Promise<R> {
+  async sendRequest<R = unknown>(
+    method: string | { method: string; params?: Record<string, unknown> },
+    params?: unknown,
+  ): Promise<R> {
     if (this.signal.aborted) throw new McpError(ErrorCode.RequestCancelled, 'request cancelled');
-    return (await call(this.#native.request(method, params ?? null))) as R;
+    const [m, p] = typeof method === 'string' ? [method, params] : [method.method, method.params];
+    return (await call(this.#native.request(m, p ?? null))) as R;
   }
 
-  /** Sends a notification related to this request. */
-  async sendNotification(method: string, params?: Record<string, unknown>): Promise<void> {
-    await call(this.#native.notify(method, params ?? null));
+  /** Sends a notification related to this request: `(method, params)` or `({ method, params })`. */
+  async sendNotification(
+    method: string | { method: string; params?: Record<string, unknown> },
+    params?: Record<string, unknown>,
+  ): Promise<void> {
+    const [m, p] = typeof method === 'string' ? [method, params] : [method.method, method.params];
+    await call(this.#native.notify(m, p ?? null));
   }
 
   /** Asks the user for input (`elicitation/create`). */
