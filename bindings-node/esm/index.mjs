@@ -11,6 +11,7 @@ export const {
   TransportError,
   completable,
   HttpServer,
+  McpHttpHandler,
   McpServer,
   ResourceTemplate,
   StdioServerTransport,

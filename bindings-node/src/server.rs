@@ -3,7 +3,11 @@
 
 use crate::error::{napi_result, to_napi};
 use crate::handler::{JsHandler, NativeDispatcher};
-use ferromcp::embed::{EmbeddedHttpServer, EmbeddedServer, HttpConfig, ServerConfig};
+use ferromcp::embed::{
+    EmbeddedHttpHandler, EmbeddedHttpResponse, EmbeddedHttpServer, EmbeddedServer, HttpConfig,
+    HttpRequestParts, ServerConfig,
+};
+use napi::bindgen_prelude::Buffer;
 use napi_derive::napi;
 use serde_json::Value;
 use std::sync::Arc;
@@ -186,5 +190,90 @@ impl NativeHttpServer {
     pub async fn wait(&self) -> napi::Result<()> {
         self.http.wait().await;
         Ok(())
+    }
+}
+
+/// Streamable HTTP one request at a time, for a JavaScript framework that owns the listener
+/// (Node's `http`, Express, fetch-style handlers). The facade reads the request body and
+/// streams the response body.
+#[napi]
+pub struct NativeHttpHandler {
+    handler: EmbeddedHttpHandler,
+}
+
+#[napi]
+impl NativeServer {
+    /// A request-level handler with these HTTP options (`HttpConfig`; unknown keys are an error).
+    #[napi]
+    pub fn http_handler(&self, options: Option<Value>) -> napi::Result<NativeHttpHandler> {
+        let config = HttpConfig::from_json(options.unwrap_or(Value::Null)).map_err(to_napi)?;
+        let handler = crate::runtime::enter(|| self.server.http_handler(&config));
+        Ok(NativeHttpHandler { handler })
+    }
+}
+
+#[napi]
+impl NativeHttpHandler {
+    /// Answers one request. `rawHeaders` is Node's flat `[name, value, name, value, ...]` list.
+    #[napi]
+    pub async fn handle(
+        &self,
+        method: String,
+        uri: String,
+        raw_headers: Vec<String>,
+        body: Buffer,
+    ) -> napi::Result<NativeHttpResponse> {
+        let headers = raw_headers
+            .chunks(2)
+            .filter(|p| p.len() == 2)
+            .map(|p| (p[0].clone(), p[1].clone()))
+            .collect();
+        let req = HttpRequestParts {
+            method,
+            uri,
+            headers,
+            body: body.to_vec(),
+        };
+        let response = napi_result(self.handler.handle(req).await)?;
+        Ok(NativeHttpResponse {
+            response: Arc::new(response),
+        })
+    }
+}
+
+/// The answer to one request: status and headers, then the body chunk by chunk.
+#[napi]
+pub struct NativeHttpResponse {
+    response: Arc<EmbeddedHttpResponse>,
+}
+
+#[napi]
+impl NativeHttpResponse {
+    /// The status code.
+    #[napi(getter)]
+    pub fn status(&self) -> u32 {
+        u32::from(self.response.status)
+    }
+
+    /// The headers as a flat `[name, value, ...]` list.
+    #[napi(getter)]
+    pub fn raw_headers(&self) -> Vec<String> {
+        self.response
+            .headers
+            .iter()
+            .flat_map(|(k, v)| [k.clone(), v.clone()])
+            .collect()
+    }
+
+    /// The next body chunk, or null at the end.
+    #[napi]
+    pub async fn next_chunk(&self) -> napi::Result<Option<Buffer>> {
+        Ok(napi_result(self.response.next_chunk().await)?.map(Buffer::from))
+    }
+
+    /// Drops the rest of the body (the client went away): an SSE stream is closed.
+    #[napi]
+    pub fn cancel(&self) {
+        self.response.cancel()
     }
 }

@@ -15,6 +15,7 @@ export { Client } from './client';
 export type { ClientOptions, HttpClientOptions, RequestOptions, StdioServerParameters } from './client';
 export { RequestContext } from './context';
 export { ErrorCode, McpError, TransportError } from './errors';
+export { McpHttpHandler } from './http';
 export type { ErrorCodeName } from './errors';
 export type { JsonSchema, SchemaInput, StandardJsonSchemaV1 } from './schema';
 export { completable, HttpServer, McpServer, ResourceTemplate, StdioServerTransport } from './server';

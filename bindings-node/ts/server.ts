@@ -7,6 +7,7 @@
 import type { RequestContext } from './context';
 import { Dispatch } from './dispatch';
 import { call, callSync, ErrorCode, McpError } from './errors';
+import { McpHttpHandler } from './http';
 import native, { type NativeHttpServer, type NativeServer } from './native';
 import { type JsonSchema, type SchemaInput, toJsonSchema } from './schema';
 import type {
@@ -466,6 +467,18 @@ export class McpServer {
     const n = await call(this.#native.serveHttp(host, port, http));
     this.#http = new HttpServer(n);
     return this.#http;
+  }
+
+  /**
+   * A Streamable HTTP endpoint to mount in an app that owns its HTTP server (Node's `http`,
+   * Express, fetch-style frameworks): see {@link McpHttpHandler}. Options as for
+   * {@link listen} except `port` and `host`. Host/Origin checks: on by default for the loopback
+   * names; an app served under another name lists it in `allowedHosts` (or turns the check off
+   * with `dnsRebindingProtection: false` behind a proxy that checks it).
+   */
+  createHttpHandler(options: Omit<ListenOptions, 'port' | 'host'> = {}): McpHttpHandler {
+    const n = callSync(() => this.#native.httpHandler(options));
+    return new McpHttpHandler(n, options.maxBodySize ?? 4 * 1024 * 1024);
   }
 
   /** Whether the server is serving (stdio or HTTP). */

@@ -1,5 +1,7 @@
 //! Streamable HTTP for foreign callers: [`EmbeddedServer::serve_http`] binds a port and serves
-//! with an [`HttpConfig`], [`EmbeddedClient::connect_http`] connects a client to a URL.
+//! with an [`HttpConfig`]; [`EmbeddedServer::http_handler`] answers requests one at a time for a
+//! host framework that owns the listener (plain request and response values, no axum types);
+//! [`EmbeddedClient::connect_http`] connects a client to a URL.
 
 use super::{ClientConfig, EmbeddedClient, EmbeddedServer, ForeignClientHandler, HttpConfig};
 use crate::transport::http::{HttpClientOptions, HttpServerHandle};
@@ -89,5 +91,127 @@ impl EmbeddedClient {
             crate::transport::http::connect(url, config.options()?, config.handlers(handler), http)
                 .await?;
         Ok(Self::from_client(client))
+    }
+}
+
+/// One HTTP request handed over by a host framework (Node's `http`, Express, a fetch-style
+/// handler, ASGI): plain values, so it crosses any FFI.
+#[derive(Clone, Debug, Default)]
+pub struct HttpRequestParts {
+    /// The method (`GET`, `POST`, `DELETE`, ...).
+    pub method: String,
+    /// The request target: path and query (`/mcp?x=1`), or an absolute URL.
+    pub uri: String,
+    /// The header fields in order (repeated names allowed).
+    pub headers: Vec<(String, String)>,
+    /// The whole body (the host reads it; `maxBodySize` applies).
+    pub body: Vec<u8>,
+}
+
+/// The answer to an [`HttpRequestParts`]: status and headers at once, then the body in chunks
+/// ([`Self::next_chunk`]); an SSE stream stays open until the engine ends it or the host calls
+/// [`Self::cancel`] (its client went away).
+#[derive(Debug)]
+pub struct EmbeddedHttpResponse {
+    /// The status code.
+    pub status: u16,
+    /// The header fields.
+    pub headers: Vec<(String, String)>,
+    body: tokio::sync::Mutex<Option<axum::body::BodyDataStream>>,
+    cancelled: tokio_util::sync::CancellationToken,
+}
+
+impl EmbeddedHttpResponse {
+    /// The next chunk of the body; `None` at its end (or after [`Self::cancel`]).
+    pub async fn next_chunk(&self) -> Result<Option<Vec<u8>>, McpError> {
+        use futures_util::StreamExt;
+        let mut body = self.body.lock().await;
+        let Some(stream) = body.as_mut() else {
+            return Ok(None);
+        };
+        let next = tokio::select! {
+            n = stream.next() => n,
+            _ = self.cancelled.cancelled() => None,
+        };
+        match next {
+            Some(Ok(bytes)) => Ok(Some(bytes.to_vec())),
+            Some(Err(e)) => {
+                *body = None;
+                Err(McpError::new(
+                    crate::error::codes::TRANSPORT_ERROR,
+                    format!("response body failed: {e}"),
+                ))
+            }
+            None => {
+                *body = None;
+                Ok(None)
+            }
+        }
+    }
+
+    /// Drops the rest of the body (the host's client disconnected): an SSE stream is closed
+    /// as if its connection had ended, so the engine stops writing to it.
+    pub fn cancel(&self) {
+        self.cancelled.cancel();
+        if let Ok(mut body) = self.body.try_lock() {
+            *body = None;
+        }
+    }
+}
+
+/// Serves Streamable HTTP (and the legacy HTTP+SSE endpoints) one request at a time for a host
+/// framework that owns the listener. Cheap to clone. Host/Origin checks apply as configured;
+/// with no bound address known, the automatic choice is "on, loopback names with any port", so
+/// an app served under another name lists it in `allowedHosts`.
+#[derive(Clone, Debug)]
+pub struct EmbeddedHttpHandler {
+    router: axum::Router,
+}
+
+impl EmbeddedServer {
+    /// A request-level Streamable HTTP handler (see [`EmbeddedHttpHandler`]).
+    pub fn http_handler(&self, config: &HttpConfig) -> EmbeddedHttpHandler {
+        let router = crate::transport::http::router(self.server().clone(), config.options());
+        EmbeddedHttpHandler { router }
+    }
+}
+
+impl EmbeddedHttpHandler {
+    /// Answers one request. Malformed parts (a bad method, target or header) are an
+    /// invalid-params error; everything the endpoint decides is in the response.
+    pub async fn handle(&self, req: HttpRequestParts) -> Result<EmbeddedHttpResponse, McpError> {
+        use tower_service::Service;
+        let bad = |what: &str, e: &dyn std::fmt::Display| {
+            McpError::invalid_params(format!("HTTP request {what}: {e}"))
+        };
+        let mut builder = axum::http::Request::builder()
+            .method(
+                axum::http::Method::from_bytes(req.method.as_bytes())
+                    .map_err(|e| bad("method", &e))?,
+            )
+            .uri(req.uri.as_str());
+        for (k, v) in &req.headers {
+            builder = builder.header(k.as_str(), v.as_str());
+        }
+        let request = builder
+            .body(axum::body::Body::from(req.body))
+            .map_err(|e| bad("head", &e))?;
+        let mut router = self.router.clone();
+        let response = match router.call(request).await {
+            Ok(r) => r,
+            Err(never) => match never {},
+        };
+        let (parts, body) = response.into_parts();
+        let headers = parts
+            .headers
+            .iter()
+            .filter_map(|(k, v)| Some((k.as_str().to_string(), v.to_str().ok()?.to_string())))
+            .collect();
+        Ok(EmbeddedHttpResponse {
+            status: parts.status.as_u16(),
+            headers,
+            body: tokio::sync::Mutex::new(Some(body.into_data_stream())),
+            cancelled: Default::default(),
+        })
     }
 }

@@ -33,7 +33,7 @@ pub use config::HttpConfig;
 pub use config::{ClientConfig, ServerConfig};
 pub use context::ForeignContext;
 #[cfg(feature = "http")]
-pub use http::EmbeddedHttpServer;
+pub use http::{EmbeddedHttpHandler, EmbeddedHttpResponse, EmbeddedHttpServer, HttpRequestParts};
 pub use server::{
     EmbeddedServer, ForeignCompletionHandler, ForeignPromptHandler, ForeignResourceHandler,
     ForeignToolHandler,

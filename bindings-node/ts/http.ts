@@ -1,0 +1,109 @@
+/**
+ * {@link McpHttpHandler}: MCP's Streamable HTTP endpoint mounted in an app that owns the HTTP
+ * server — Node's `http` module, Express/Connect, or any fetch-style framework (`Request` in,
+ * `Response` out). Sessions, SSE streams, resumption and the Host/Origin checks stay in the
+ * engine; this module only moves request and response bytes.
+ * @module
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { call, McpError } from './errors';
+import type { NativeHttpHandler, NativeHttpResponse } from './native';
+
+/** Reads a Node request body whole, refusing more than `limit` bytes. */
+async function readBody(req: IncomingMessage & { body?: unknown }, limit: number): Promise<Buffer | 'too large'> {
+  // Express/Connect body parsers may have consumed the stream already.
+  if (req.body !== undefined && req.readableEnded) {
+    const b = req.body;
+    if (Buffer.isBuffer(b)) return b;
+    return Buffer.from(typeof b === 'string' ? b : JSON.stringify(b));
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) return 'too large';
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** A Streamable HTTP endpoint for an app's own HTTP server (from `McpServer.createHttpHandler`). */
+export class McpHttpHandler {
+  readonly #native: NativeHttpHandler;
+  readonly #limit: number;
+
+  /** @internal */
+  constructor(native: NativeHttpHandler, maxBodySize: number) {
+    this.#native = native;
+    this.#limit = maxBodySize;
+  }
+
+  /**
+   * Handles a Node `http` request: `http.createServer((req, res) => mcp.handleNode(req, res))`,
+   * or an Express route `app.all('/mcp', (req, res) => mcp.handleNode(req, res))`. The request
+   * target's path must be the handler's `path` (default `/mcp`); a body already parsed by
+   * `express.json()` is used as is.
+   */
+  async handleNode(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const body = await readBody(req, this.#limit);
+    if (body === 'too large') {
+      res.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request', data: 'request body too large' } }));
+      return;
+    }
+    const target = (req as { originalUrl?: string }).originalUrl ?? req.url ?? '/';
+    const response = await call(this.#native.handle(req.method ?? 'GET', target, req.rawHeaders, body));
+    res.writeHead(response.status, response.rawHeaders);
+    res.flushHeaders();
+    const gone = () => response.cancel();
+    res.once('close', gone);
+    try {
+      for (;;) {
+        const chunk = await call(response.nextChunk());
+        if (chunk === null || res.destroyed) break;
+        if (!res.write(chunk)) await new Promise<void>((r) => res.once('drain', () => r()).once('close', () => r()));
+      }
+    } finally {
+      res.off('close', gone);
+      response.cancel();
+      if (!res.writableEnded) res.end();
+    }
+  }
+
+  /** Handles a fetch-style request (`Request` in, `Response` out; the body streams). */
+  async handleFetch(request: Request): Promise<Response> {
+    const body = Buffer.from(await request.arrayBuffer());
+    if (body.length > this.#limit) {
+      return new Response(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request', data: 'request body too large' } }), {
+        status: 413,
+        headers: { 'content-type': 'application/json' },
+      });
+    }
+    const url = new URL(request.url);
+    const raw: string[] = [];
+    request.headers.forEach((v, k) => raw.push(k, v));
+    if (!request.headers.has('host')) raw.push('host', url.host);
+    const response: NativeHttpResponse = await call(this.#native.handle(request.method, url.pathname + url.search, raw, body));
+    const headers = new Headers();
+    const rh = response.rawHeaders;
+    for (let i = 0; i + 1 < rh.length; i += 2) headers.append(rh[i]!, rh[i + 1]!);
+    const noBody = request.method === 'HEAD' || response.status === 204 || response.status === 304;
+    const stream = noBody
+      ? null
+      : new ReadableStream<Uint8Array>({
+          async pull(controller) {
+            try {
+              const chunk = await call(response.nextChunk());
+              if (chunk === null) controller.close();
+              else controller.enqueue(new Uint8Array(chunk));
+            } catch (e) {
+              controller.error(e instanceof McpError ? e : new Error(String(e)));
+            }
+          },
+          cancel() {
+            response.cancel();
+          },
+        });
+    return new Response(stream, { status: response.status, headers });
+  }
+}
