@@ -49,51 +49,8 @@ RESULTS="$RESULTS/interop" tests/interop/run.sh \
   || fail "official SDK clients against the Python interop server"
 
 echo "run-python: ferromcp Python client -> official SDK servers" >&2
-mkdir -p "$RESULTS/reverse"
-passed=0 failed=0
-reverse() { # LABEL ARGS...
-  local label="$1"; shift
-  local out="$RESULTS/reverse/python-client-$label.json"
-  if timeout 60 "$PY" examples/python/interop_client.py "$@" >"$out" 2>"$out.stderr"; then
-    passed=$((passed + 1)); echo "PASS  python_client $label"
-  else
-    failed=$((failed + 1)); echo "FAIL  python_client $label  (report: $out)"
-    "$SDKPY" - "$out" <<'PYEOF' || tail -n 5 "$out.stderr"
-import json, sys
-r = json.load(open(sys.argv[1]))
-for c in r.get("checks", []):
-    if not c["ok"]:
-        print(f"        - {c['name']}: {json.dumps(c['detail'], default=str)[:300]}")
-if r.get("error"):
-    print(f"        - error: {r['error'][:500]}")
-PYEOF
-  fi
-}
-reverse py-stdio --stdio "$SDKPY" tests/interop/py_server.py --transport stdio
-reverse ts-stdio --stdio "$NODE" tests/interop/ts_server.mjs --transport stdio
-free_port() { "$SDKPY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-for peer in py ts; do
-  port="$(free_port)"
-  case "$peer" in
-    py) cmd=("$SDKPY" tests/interop/py_server.py --transport http --port "$port") ;;
-    ts) cmd=("$NODE" tests/interop/ts_server.mjs --transport http --port "$port") ;;
-  esac
-  set -m; "${cmd[@]}" >"$RESULTS/reverse/$peer-server-$port.log" 2>&1 & pid=$!; set +m
-  up=0
-  for _ in $(seq 1 150); do
-    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then up=1; break; fi
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.2
-  done
-  if [ "$up" = 1 ]; then
-    reverse "$peer-http" --http "http://127.0.0.1:$port/mcp"
-  else
-    failed=$((failed + 1)); echo "FAIL  $peer server did not listen on $port"
-  fi
-  kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
-done
-echo "run-python: python client: $passed passed, $failed failed"
-[ "$failed" = 0 ] || fail "ferromcp Python client against the official SDK servers"
+RESULTS="$RESULTS/reverse" tests/interop/reverse.sh python_client \
+  "$PY" examples/python/interop_client.py \
+  || fail "ferromcp Python client against the official SDK servers"
 echo "run-python: results in $RESULTS" >&2
 exit "$status"

@@ -1,0 +1,133 @@
+// The "everything" client on ferromcp's Node API.
+//
+//   MCP_CONFORMANCE_SCENARIO=NAME node everything_client.mjs URL
+//       the client the official conformance suite drives in client mode (`core` suite), like
+//       examples/python/everything_client.py; unknown scenario: lists the known ones, exit 1.
+//   node everything_client.mjs --interop --stdio CMD ARGS... | --interop --http URL
+//       checks a server exposing tests/interop/SURFACE.md and prints a JSON report
+//       {ok, checks: [{name, ok, detail}], error?}, like examples/python/interop_client.py.
+import { Client, ErrorCode } from '../../bindings-node/esm/index.mjs';
+
+const SCENARIOS = ['initialize', 'tools_call', 'elicitation-sep1034-client-defaults', 'sse-retry'];
+const firstText = (r) => (r.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join('');
+
+/** Fills every field the user left out with the schema's `default` (SEP-1034). */
+function applyDefaults(schema, content) {
+  const out = { ...content };
+  for (const [name, prop] of Object.entries(schema?.properties ?? {})) {
+    if (prop && typeof prop === 'object' && 'default' in prop && !(name in out)) out[name] = prop.default;
+  }
+  return out;
+}
+
+async function conformance(scenario, url) {
+  const client = await Client.http(url, {
+    name: 'ferromcp-everything-client',
+    version: '0.1.0',
+    sampling: async () => ({ role: 'assistant', content: { type: 'text', text: 'This is a test response from the client' }, model: 'test-model', stopReason: 'endTurn' }),
+    elicitation: async (params) => ({ action: 'accept', content: applyDefaults(params.requestedSchema ?? {}, {}) }),
+  });
+  try {
+    if (scenario === 'initialize') {
+      try {
+        await client.listTools();
+      } catch (e) {
+        if (e.code !== ErrorCode.MethodNotFound) throw e; // the mock server advertises no tools
+      }
+    } else if (scenario === 'tools_call') {
+      const tools = await client.listAllTools();
+      console.error('tools:', tools.map((t) => t.name));
+      console.error('add_numbers ->', firstText(await client.callTool({ name: 'add_numbers', arguments: { a: 5, b: 3 } })));
+    } else if (scenario === 'elicitation-sep1034-client-defaults') {
+      await client.listAllTools();
+      console.error('result ->', firstText(await client.callTool({ name: 'test_client_elicitation_defaults', arguments: {} })));
+    } else if (scenario === 'sse-retry') {
+      await client.listAllTools();
+      console.error('result ->', firstText(await client.callTool({ name: 'test_reconnection', arguments: {} })));
+    }
+  } finally {
+    await Promise.race([client.close(), new Promise((r) => setTimeout(r, 5000).unref())]);
+  }
+}
+
+async function interop(argv) {
+  const checks = [];
+  const add = (name, ok, detail) => checks.push({ name, ok: Boolean(ok), detail });
+  const logs = [];
+  const options = {
+    name: 'interop-node-ferromcp-client',
+    version: '1.0.0',
+    onNotification: (n) => n.method === 'notifications/message' && logs.push(n.params),
+  };
+  let client;
+  if (argv[0] === '--stdio' && argv.length >= 2) client = await Client.stdio({ command: argv[1], args: argv.slice(2) }, options);
+  else if (argv[0] === '--http' && argv.length === 2) client = await Client.http(argv[1], options);
+  else throw new Error('usage: everything_client.mjs --interop --stdio CMD ARGS... | --interop --http URL');
+  try {
+    const tools = (await client.listAllTools()).map((t) => t.name);
+    add('tools/list', ['echo', 'add', 'progress', 'log', 'fail'].every((w) => tools.includes(w)), { tools, protocolVersion: client.protocolVersion });
+    const text = 'interop ✓ text';
+    let got = firstText(await client.callTool({ name: 'echo', arguments: { text } }));
+    add('echo', got === text, { got });
+    got = firstText(await client.callTool({ name: 'add', arguments: { a: 2, b: 0.5 } }));
+    add('add', got === '2.5', { got });
+    const seen = [];
+    got = firstText(await client.callTool({ name: 'progress', arguments: { steps: 3 } }, { onprogress: (p) => seen.push({ progress: p.progress, total: p.total, message: p.message }) }));
+    add('progress', JSON.stringify(seen.map((p) => p.progress)) === '[1,2,3]' && seen.every((p) => p.total === 3) && got === 'done', { notifications: seen, result: got });
+    await client.setLoggingLevel('debug');
+    got = firstText(await client.callTool({ name: 'log', arguments: { message: 'interop log line', level: 'info' } }));
+    for (let i = 0; i < 20 && logs.length === 0; i++) await new Promise((r) => setTimeout(r, 25));
+    add('log', logs.some((m) => m.level === 'info' && m.data === 'interop log line') && got === 'logged', { messages: logs, result: got });
+    const r = await client.callTool({ name: 'fail', arguments: {} });
+    got = firstText(r);
+    add('fail', r.isError === true && got.includes('intentional failure'), { isError: r.isError, text: got });
+    const texts = (read) => read.contents.filter((c) => 'text' in c).map((c) => c.text);
+    const uris = (await client.listResources()).resources.map((x) => x.uri);
+    let gotTexts = texts(await client.readResource({ uri: 'mem://greeting' }));
+    add('resources', uris.includes('mem://greeting') && JSON.stringify(gotTexts) === '["hello"]', { uris, texts: gotTexts });
+    const templates = (await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate);
+    gotTexts = texts(await client.readResource({ uri: 'mem://items/42' }));
+    add('resource-templates', templates.includes('mem://items/{id}') && JSON.stringify(gotTexts) === '["item 42"]', { templates, texts: gotTexts });
+    const names = (await client.listPrompts()).prompts.map((p) => p.name);
+    const msgs = (await client.getPrompt({ name: 'greet', arguments: { name: 'Ferris' } })).messages;
+    add('prompts', names.includes('greet') && msgs.some((m) => m.role === 'user' && (m.content?.text ?? '').includes('Ferris')), { prompts: names, messages: msgs });
+  } finally {
+    await client.close();
+  }
+  return checks;
+}
+
+const argv = process.argv.slice(2);
+if (argv[0] === '--interop') {
+  const report = { ok: false, checks: [] };
+  const timer = setTimeout(() => {
+    report.error = 'timed out after 30 s';
+    console.log(JSON.stringify(report, null, 2));
+    process.exit(1);
+  }, 30_000);
+  try {
+    report.checks = await interop(argv.slice(1));
+  } catch (e) {
+    report.error = `${e.name}: ${e.message}`;
+  }
+  clearTimeout(timer);
+  report.ok = report.checks.length > 0 && report.checks.every((c) => c.ok) && !report.error;
+  console.log(JSON.stringify(report, null, 2));
+  process.exit(report.ok ? 0 : 1);
+} else {
+  if (argv.length !== 1) {
+    console.error('usage: MCP_CONFORMANCE_SCENARIO=NAME everything_client.mjs URL');
+    process.exit(2);
+  }
+  const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
+  if (!SCENARIOS.includes(scenario)) {
+    console.error(`unknown scenario '${scenario}'; known: ${SCENARIOS.join(', ')}`);
+    process.exit(1);
+  }
+  try {
+    await conformance(scenario, argv[0]);
+  } catch (e) {
+    console.error(`everything-client: ${scenario}: ${e.name}: ${e.message}`);
+    process.exit(1);
+  }
+}
