@@ -146,6 +146,7 @@ fn specs(root: &Path, bins: &Path) -> Vec<Spec> {
         },
         ferro_python("ferromcp (Python handler, sync def)", root, false),
         ferro_python("ferromcp (Python handler, async def)", root, true),
+        ferro_node(root, &node),
         Spec {
             name: "rmcp 3.9.0",
             lang: Lang::Rust,
@@ -262,13 +263,56 @@ fn ferro_python(name: &'static str, root: &Path, is_async: bool) -> Spec {
     }
 }
 
-/// Median of 5 cold starts (ms) of `py -c pass`: the baseline of the Python cold-start target.
-fn python_pass(py: &str) -> Option<f64> {
+/// A ferromcp row with a JavaScript handler (bindings-node/bench/echo_server.mjs). The binding is
+/// built by scripts/bench (`MCP_BENCH_FERROMCP_NODE_ERR` says why it could not be).
+fn ferro_node(root: &Path, node: &str) -> Spec {
+    let dir = root.join("bindings-node");
+    let na = match std::env::var("MCP_BENCH_FERROMCP_NODE_ERR") {
+        Ok(e) => Some(format!("not run: {e}")),
+        Err(_) if !dir.join("dist/index.js").exists() || !dir.join("native/index.js").exists() => {
+            Some("not run: bindings-node is not built (scripts/bench builds it with scripts/lib-node-binding.sh)".into())
+        }
+        Err(_) => None,
+    };
+    let base = vec![
+        node.to_string(),
+        dir.join("bench/echo_server.mjs").display().to_string(),
+    ];
+    let (stdio, http) = if na.is_some() {
+        (None, BTreeMap::new())
+    } else {
+        let mut stdio = base.clone();
+        stdio.push("stdio".into());
+        let http = MODES
+            .iter()
+            .map(|m| {
+                let mut c = base.clone();
+                c.extend(["http".to_string(), "{port}".to_string(), m.to_string()]);
+                (*m, c)
+            })
+            .collect();
+        (Some(stdio), http)
+    };
+    Spec {
+        name: "ferromcp (Node handler)",
+        lang: Lang::TypeScript,
+        kind: Kind::Ferro,
+        stdio,
+        http,
+        env: Vec::new(),
+        na,
+        smoke: true,
+    }
+}
+
+/// Median of 5 runs (ms) of `cmd args...` (a bare interpreter start): the baseline of a binding's
+/// cold-start target (`python -c pass`, `node -e 0`).
+fn bare_start(cmd: &str, args: &[&str]) -> Option<f64> {
     let mut xs = Vec::new();
     for _ in 0..5 {
         let t = std::time::Instant::now();
-        let ok = std::process::Command::new(py)
-            .args(["-c", "pass"])
+        let ok = std::process::Command::new(cmd)
+            .args(args)
             .status()
             .ok()?
             .success();
@@ -467,14 +511,17 @@ fn main() {
     }
     let load_end = procstat::loadavg();
     let idle_end = procstat::cpu_idle();
-    let python_pass_ms = selected
-        .iter()
-        .map(|&i| &specs[i])
-        .find(|s| s.kind == Kind::Ferro && s.lang == Lang::Python && s.na.is_none())
-        .and_then(|s| s.stdio.as_ref())
-        .and_then(|c| python_pass(&c[0]));
+    let bare = |lang: Lang, args: &[&str]| {
+        selected
+            .iter()
+            .map(|&i| &specs[i])
+            .find(|s| s.kind == Kind::Ferro && s.lang == lang && s.na.is_none())
+            .and_then(|s| s.stdio.as_ref())
+            .and_then(|c| bare_start(&c[0], args))
+    };
     let ctx = report::Context {
-        python_pass_ms,
+        python_pass_ms: bare(Lang::Python, &["-c", "pass"]),
+        node_zero_ms: bare(Lang::TypeScript, &["-e", "0"]),
         smoke,
         reps,
         load: &load,

@@ -16,6 +16,8 @@ pub struct Context<'a> {
     pub idle_end: String,
     /// Median cold start (ms) of a bare `python -c pass` of the binding's interpreter.
     pub python_pass_ms: Option<f64>,
+    /// Median cold start (ms) of a bare `node -e 0` of the Node binding's `node`.
+    pub node_zero_ms: Option<f64>,
 }
 
 pub fn print_progress(r: &Result<Metrics, String>) {
@@ -258,6 +260,7 @@ pub fn write(out: &Path, specs: &[Spec], selected: &[usize], samples: &[Sample],
     // Ratios and targets
     ratios(&mut md, specs, selected, &agg, ctx);
     python_targets(&mut md, specs, selected, &agg, ctx);
+    node_targets(&mut md, specs, selected, &agg, ctx);
     driver_cost(&mut md, specs, selected, &agg, ctx);
 
     // Notes (partial problems that did not fail a run)
@@ -409,18 +412,6 @@ const TARGETS: [(&str, &str, f64, bool); 11] = [
     ("http-stateful", "big_rss_mib", 100.0, true),
 ];
 
-/// The rates on which a Python handler must reach 10x the official Python SDK.
-const PY_RATES: [(&str, &str); 8] = [
-    ("stdio", "seq_rate"),
-    ("stdio", "pipe_rate"),
-    ("http-stateful", "c1_rate"),
-    ("http-stateful", "cN_rate"),
-    ("http-stateless", "c1_rate"),
-    ("http-stateless", "cN_rate"),
-    ("http-json", "c1_rate"),
-    ("http-json", "cN_rate"),
-];
-
 /// The header of a metric, by key.
 fn header(k: &str, load: &Load) -> String {
     STDIO_COLS
@@ -431,26 +422,97 @@ fn header(k: &str, load: &Load) -> String {
         .unwrap_or_else(|| k.to_string())
 }
 
+/// What a binding's rows must reach: rates as multiples of the best official SDK row of the same
+/// language in the same run, an absolute ceiling per metric, and a cold start within a margin of
+/// the bare interpreter's.
+struct BindingTargets {
+    lang: Lang,
+    title: &'static str,
+    official: &'static str,
+    /// (transport, metric, at least this many times the official figure)
+    rates: &'static [(&'static str, &'static str, f64)],
+    /// (transport, metric, at most this much)
+    ceilings: &'static [(&'static str, &'static str, f64)],
+    /// The bare interpreter's cold start (ms) and how it is named.
+    bare_ms: Option<f64>,
+    bare: &'static str,
+}
+
 /// The Python targets: every rate >= 10x the best official Python SDK row of the same run, and
 /// cold start within 30 ms of a bare `python -c pass`.
 fn python_targets(md: &mut String, specs: &[Spec], selected: &[usize], agg: &Agg, ctx: &Context) {
-    let rows: Vec<usize> = selected
-        .iter()
-        .copied()
-        .filter(|&i| specs[i].kind == Kind::Ferro && specs[i].lang == Lang::Python)
-        .collect();
+    const RATES: [(&str, &str, f64); 8] = [
+        ("stdio", "seq_rate", 10.0),
+        ("stdio", "pipe_rate", 10.0),
+        ("http-stateful", "c1_rate", 10.0),
+        ("http-stateful", "cN_rate", 10.0),
+        ("http-stateless", "c1_rate", 10.0),
+        ("http-stateless", "cN_rate", 10.0),
+        ("http-json", "c1_rate", 10.0),
+        ("http-json", "cN_rate", 10.0),
+    ];
+    let t = BindingTargets {
+        lang: Lang::Python,
+        title: "Python handlers",
+        official: "official Python SDK",
+        rates: &RATES,
+        ceilings: &[],
+        bare_ms: ctx.python_pass_ms,
+        bare: "python -c pass",
+    };
+    binding_targets(md, specs, selected, agg, ctx, &t);
+}
+
+/// The Node targets (issue 12): stdio pipelined >= 3x the TypeScript SDK, HTTP at 32 clients
+/// >= 10x in every mode, cold start within 30 ms of a bare `node -e 0`, idle session <= 5 KiB.
+fn node_targets(md: &mut String, specs: &[Spec], selected: &[usize], agg: &Agg, ctx: &Context) {
+    const RATES: [(&str, &str, f64); 4] = [
+        ("stdio", "pipe_rate", 3.0),
+        ("http-stateful", "cN_rate", 10.0),
+        ("http-stateless", "cN_rate", 10.0),
+        ("http-json", "cN_rate", 10.0),
+    ];
+    let t = BindingTargets {
+        lang: Lang::TypeScript,
+        title: "Node handlers",
+        official: "TypeScript SDK",
+        rates: &RATES,
+        ceilings: &[("http-stateful", "idle_kib", 5.0)],
+        bare_ms: ctx.node_zero_ms,
+        bare: "node -e 0",
+    };
+    binding_targets(md, specs, selected, agg, ctx, &t);
+}
+
+fn binding_targets(
+    md: &mut String,
+    specs: &[Spec],
+    selected: &[usize],
+    agg: &Agg,
+    ctx: &Context,
+    t: &BindingTargets,
+) {
+    let of = |kind: Kind| -> Vec<usize> {
+        selected
+            .iter()
+            .copied()
+            .filter(|&i| specs[i].kind == kind && specs[i].lang == t.lang)
+            .collect()
+    };
+    let (rows, officials) = (of(Kind::Ferro), of(Kind::Official));
     if rows.is_empty() {
         return;
     }
-    let officials: Vec<usize> = selected
-        .iter()
-        .copied()
-        .filter(|&i| specs[i].kind == Kind::Official && specs[i].lang == Lang::Python)
-        .collect();
-    let _ = writeln!(md, "### Targets (ferromcp, Python handlers)\n");
-    let _ = writeln!(md, "Each rate against the faster of the official Python SDK rows measured in this run (named in the table); cold start against a bare `python -c pass` of the binding's interpreter ({}).\n",
-        ctx.python_pass_ms.map(|v| format!("{} ms, median of 5", fmt(v))).unwrap_or_else(|| "not measured".into()));
-    let _ = writeln!(md, "| ferromcp row | transport | metric | target | measured | official SDK (best row) | ratio | |");
+    let bare = t.bare;
+    let _ = writeln!(md, "### Targets (ferromcp, {})\n", t.title);
+    let _ = writeln!(md, "Each rate against the faster of the {} rows measured in this run (named in the table); cold start against a bare `{bare}` of the same interpreter ({}).\n",
+        t.official,
+        t.bare_ms.map(|v| format!("{} ms, median of 5", fmt(v))).unwrap_or_else(|| "not measured".into()));
+    let _ = writeln!(
+        md,
+        "| ferromcp row | transport | metric | target | measured | {} (best row) | ratio | |",
+        t.official
+    );
     let _ = writeln!(md, "|---|---|---|---:|---:|---:|---:|---|");
     for &i in &rows {
         let name = specs[i].name;
@@ -458,38 +520,50 @@ fn python_targets(md: &mut String, specs: &[Spec], selected: &[usize], agg: &Agg
             let _ = writeln!(md, "| {name} | | | | {na} | | | not measured |");
             continue;
         }
-        for (t, k) in PY_RATES {
+        for &(tr, k, factor) in t.rates {
             let best = officials
                 .iter()
-                .filter_map(|&o| med(agg, o, t, k).map(|v| (o, v)))
+                .filter_map(|&o| med(agg, o, tr, k).map(|v| (o, v)))
                 .max_by(|a, b| a.1.partial_cmp(&b.1).unwrap());
-            let v = med(agg, i, t, k);
+            let v = med(agg, i, tr, k);
             let (measured, off, ratio, verdict) = match (v, best) {
                 (Some(v), Some((o, b))) if b > 0.0 => (
                     fmt(v),
                     format!("{} ({})", fmt(b), specs[o].name),
                     format!("{:.1}×", v / b),
-                    if v >= 10.0 * b { "met" } else { "**missed**" },
+                    if v >= factor * b { "met" } else { "**missed**" },
                 ),
                 (Some(v), _) => (fmt(v), "–".into(), "–".into(), "no official figure"),
                 (None, _) => ("–".into(), "–".into(), "–".into(), "not measured"),
             };
             let _ = writeln!(
                 md,
-                "| {name} | {t} | {} | ≥ 10× official | {measured} | {off} | {ratio} | {verdict} |",
+                "| {name} | {tr} | {} | ≥ {factor}× official | {measured} | {off} | {ratio} | {verdict} |",
                 header(k, ctx.load)
             );
         }
+        for &(tr, k, max) in t.ceilings {
+            let (measured, verdict) = match med(agg, i, tr, k) {
+                Some(v) => (fmt(v), if v <= max { "met" } else { "**missed**" }),
+                None => ("–".into(), "not measured"),
+            };
+            let _ = writeln!(
+                md,
+                "| {name} | {tr} | {} | ≤ {} | {measured} | | | {verdict} |",
+                header(k, ctx.load),
+                fmt(max)
+            );
+        }
         let cold = med(agg, i, "stdio", "cold_ms");
-        let (measured, verdict) = match (cold, ctx.python_pass_ms) {
+        let (measured, verdict) = match (cold, t.bare_ms) {
             (Some(c), Some(p)) => (fmt(c), if c <= p + 30.0 { "met" } else { "**missed**" }),
-            (Some(c), None) => (fmt(c), "no `python -c pass` figure"),
+            (Some(c), None) => (fmt(c), "no bare start figure"),
             _ => ("–".into(), "not measured"),
         };
-        let target = ctx
-            .python_pass_ms
-            .map(|p| format!("≤ {} (python -c pass + 30)", fmt(p + 30.0)))
-            .unwrap_or_else(|| "python -c pass + 30".into());
+        let target = t
+            .bare_ms
+            .map(|p| format!("≤ {} ({bare} + 30)", fmt(p + 30.0)))
+            .unwrap_or_else(|| format!("{bare} + 30"));
         let _ = writeln!(
             md,
             "| {name} | stdio | cold start ms | {target} | {measured} | | | {verdict} |"

@@ -1,0 +1,25 @@
+// Echo server on ferromcp's Node binding (a JavaScript handler), with the interface of the
+// other bench servers, written the way bindings-node/README.md tells users to write servers.
+//
+//   node echo_server.mjs stdio | http PORT [stateful|stateless|json]
+import { McpServer } from '../esm/index.mjs';
+
+const server = new McpServer({ name: 'bench-ferromcp-node', version: '1.0.0' });
+server.registerTool(
+  'echo',
+  { description: 'Echoes the text back', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } },
+  ({ text }) => text,
+);
+
+const [mode = 'stdio', port, flavour = 'stateful'] = process.argv.slice(2);
+if (mode === 'stdio') {
+  await server.connectStdio();
+} else {
+  const http = await server.listen({
+    host: '127.0.0.1',
+    port: Number(port),
+    stateless: flavour !== 'stateful',
+    jsonResponse: flavour === 'json',
+  });
+  process.on('SIGTERM', () => void http.close().then(() => process.exit(0)));
+}
