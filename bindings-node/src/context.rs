@@ -1,120 +1,95 @@
-//! [`NativeContext`]: the request context handed to JavaScript handlers (the facade wraps it as
-//! the handler's `ctx`, with an `AbortSignal` keyed by [`NativeContext::key`]).
+//! The request context of a running JavaScript handler call, reached by the call's key: the
+//! facade's `RequestContext` calls these methods of the [`NativeDispatcher`] that made the call.
+//! After the call has finished they fail with "this request has already finished".
 
 use crate::convert::opt;
-use crate::error::napi_result;
-use ferromcp::embed::ForeignContext;
+use crate::error::{napi_result, to_napi};
+use crate::handler::NativeDispatcher;
 use napi_derive::napi;
-use serde_json::Value;
-
-/// The context of one incoming request.
-#[napi]
-pub struct NativeContext {
-    ctx: ForeignContext,
-    key: u32,
-}
-
-impl NativeContext {
-    /// Wraps an engine context; `key` names the call's `AbortController` in the facade.
-    pub fn new(ctx: ForeignContext, key: u32) -> Self {
-        Self { ctx, key }
-    }
-}
+use serde_json::{json, Value};
 
 #[napi]
-impl NativeContext {
-    /// The key of this call's `AbortController` (see `NativeDispatcher`'s `cancel`).
-    #[napi(getter)]
-    pub fn key(&self) -> u32 {
-        self.key
-    }
-
-    /// The JSON-RPC request id (a number or a string).
-    #[napi(getter)]
-    pub fn request_id(&self) -> Value {
-        self.ctx.request_id()
-    }
-
-    /// The request's `_meta` object (null when absent).
-    #[napi(getter)]
-    pub fn meta(&self) -> Value {
-        self.ctx.meta()
-    }
-
-    /// The negotiated protocol revision.
-    #[napi(getter)]
-    pub fn protocol_version(&self) -> Option<String> {
-        self.ctx.protocol_version()
-    }
-
-    /// The peer's `clientInfo` (servers) or `serverInfo` (clients); null before negotiation.
-    #[napi(getter)]
-    pub fn peer_info(&self) -> Value {
-        self.ctx.peer_info()
-    }
-
-    /// The peer's capabilities; null before negotiation.
-    #[napi(getter)]
-    pub fn peer_capabilities(&self) -> Value {
-        self.ctx.peer_capabilities()
-    }
-
-    /// The request's progress token (null when the requester asked for no progress).
-    #[napi(getter)]
-    pub fn progress_token(&self) -> Value {
-        self.ctx.progress_token()
-    }
-
-    /// Whether the request was cancelled.
+impl NativeDispatcher {
+    /// What the call `key` is: `{requestId, meta, protocolVersion, peerInfo, peerCapabilities,
+    /// progressToken}` (one crossing; the facade caches it).
     #[napi]
-    pub fn is_cancelled(&self) -> bool {
-        self.ctx.is_cancelled()
+    pub fn ctx_info(&self, key: u32) -> napi::Result<Value> {
+        let c = self.inner.context(key).map_err(to_napi)?;
+        Ok(json!({
+            "requestId": c.request_id(),
+            "meta": c.meta(),
+            "protocolVersion": c.protocol_version(),
+            "peerInfo": c.peer_info(),
+            "peerCapabilities": c.peer_capabilities(),
+            "progressToken": c.progress_token(),
+        }))
     }
 
-    /// Cancels the request locally (its outstanding peer requests are cancelled too).
+    /// Whether the call `key` was cancelled (true once it has finished).
     #[napi]
-    pub fn cancel(&self) {
-        self.ctx.cancel()
+    pub fn ctx_is_cancelled(&self, key: u32) -> bool {
+        self.inner
+            .context(key)
+            .map(|c| c.is_cancelled())
+            .unwrap_or(true)
     }
 
-    /// Closes the SSE stream carrying this request (Streamable HTTP); the client resumes with
-    /// `Last-Event-ID`. False where there is no such stream.
+    /// Closes the SSE stream carrying the call `key` (Streamable HTTP); false where there is none.
     #[napi]
-    pub fn close_sse_stream(&self) -> bool {
-        self.ctx.close_sse_stream()
+    pub fn ctx_close_sse_stream(&self, key: u32) -> bool {
+        self.inner
+            .context(key)
+            .map(|c| c.close_sse_stream())
+            .unwrap_or(false)
     }
 
-    /// Sends `notifications/progress` (if the requester asked for progress).
+    /// Sends `notifications/progress` for the call `key` (if its requester asked for progress).
     #[napi]
-    pub async fn progress(
+    pub async fn ctx_progress(
         &self,
+        key: u32,
         progress: f64,
         total: Option<f64>,
         message: Option<String>,
     ) -> napi::Result<()> {
-        napi_result(self.ctx.progress(progress, total, message).await)
+        let c = self.inner.context(key).map_err(to_napi)?;
+        napi_result(c.progress(progress, total, message).await)
     }
 
-    /// Sends `notifications/message` at an RFC 5424 level.
+    /// Sends `notifications/message` at an RFC 5424 level, related to the call `key`.
     #[napi]
-    pub async fn log(
+    pub async fn ctx_log(
         &self,
+        key: u32,
         level: String,
         data: Value,
         logger: Option<String>,
     ) -> napi::Result<()> {
-        napi_result(self.ctx.log(&level, logger, data).await)
+        let c = self.inner.context(key).map_err(to_napi)?;
+        napi_result(c.log(&level, logger, data).await)
     }
 
-    /// Sends a request to the peer and resolves with its result.
+    /// Sends a request to the peer on behalf of the call `key`; resolves with its result.
     #[napi]
-    pub async fn request(&self, method: String, params: Option<Value>) -> napi::Result<Value> {
-        napi_result(self.ctx.request(&method, opt(params)).await)
+    pub async fn ctx_request(
+        &self,
+        key: u32,
+        method: String,
+        params: Option<Value>,
+    ) -> napi::Result<Value> {
+        let c = self.inner.context(key).map_err(to_napi)?;
+        napi_result(c.request(&method, opt(params)).await)
     }
 
-    /// Sends a notification related to this request.
+    /// Sends a notification related to the call `key`.
     #[napi]
-    pub async fn notify(&self, method: String, params: Option<Value>) -> napi::Result<()> {
-        napi_result(self.ctx.notify(&method, opt(params)).await)
+    pub async fn ctx_notify(
+        &self,
+        key: u32,
+        method: String,
+        params: Option<Value>,
+    ) -> napi::Result<()> {
+        let c = self.inner.context(key).map_err(to_napi)?;
+        napi_result(c.notify(&method, opt(params)).await)
     }
 }

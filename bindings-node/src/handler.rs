@@ -2,15 +2,19 @@
 //!
 //! A [`NativeDispatcher`] holds three JavaScript functions of the facade as weak threadsafe
 //! functions (they never keep the event loop alive by themselves):
-//! - `call(handlerId, payload, ctx)` runs the handler registered under `handlerId` and resolves
-//!   with an envelope (`{ok: true, value}` or `{ok: false, error: {code, message, data}}`);
-//! - `cancel(key)` aborts the `AbortSignal` of the call whose context has that key (MCP
+//! - `call(handlerId, payload, key)` runs the handler registered under `handlerId`. A handler
+//!   that finishes at once returns its envelope (`{ok: true, value}` or `{ok: false, error:
+//!   {code, message, data}}`) right there; one that returns a promise returns nothing and later
+//!   calls [`NativeDispatcher::complete`] with the envelope. Neither path creates a promise or a
+//!   closure on the native side: each handler call is one hop to the event loop and one back.
+//! - `cancel(key)` aborts the `AbortSignal` of the call with that key (MCP
 //!   `notifications/cancelled`, the session closing, the engine dropping the call);
 //! - `notify(method, params)` delivers a notification to a client.
 //!
-//! [`JsHandler`] implements every `embed::Foreign*Handler` trait on top of one dispatcher.
+//! While a call runs, its [`ForeignContext`] stays in the dispatcher under its key, which is
+//! how the facade's `RequestContext` reaches it (see [`crate::context`]). [`JsHandler`]
+//! implements every `embed::Foreign*Handler` trait on top of one dispatcher.
 
-use crate::context::NativeContext;
 use crate::convert::from_envelope;
 use crate::error::from_napi;
 use ferromcp::embed::{
@@ -19,35 +23,43 @@ use ferromcp::embed::{
 };
 use ferromcp::McpError;
 use futures_util::future::BoxFuture;
-use napi::bindgen_prelude::{FnArgs, Function, Promise};
+use napi::bindgen_prelude::{FnArgs, Function};
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::Status;
 use napi_derive::napi;
 use serde_json::{json, Value};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use tokio::sync::oneshot;
 
 /// One handler call on its way to JavaScript.
 pub struct Call {
     handler: u32,
     payload: Value,
-    ctx: ForeignContext,
     key: u32,
 }
 
-type CallArgs = FnArgs<(u32, Value, NativeContext)>;
-type CallFn = ThreadsafeFunction<Call, Promise<Value>, CallArgs, Status, false, true>;
+type CallArgs = FnArgs<(u32, Value, u32)>;
+type CallFn = ThreadsafeFunction<Call, Option<Value>, CallArgs, Status, false, true>;
 type CancelFn = ThreadsafeFunction<u32, (), FnArgs<(u32,)>, Status, false, true>;
 type NotifyFn =
     ThreadsafeFunction<(String, Value), (), FnArgs<(String, Value)>, Status, false, true>;
 
-/// Keys that tie a call to its `AbortController` on the JavaScript side.
+/// Keys that tie a call to its context and its `AbortController` on the JavaScript side.
 static NEXT_KEY: AtomicU32 = AtomicU32::new(1);
+
+/// A call in flight: where its answer goes, and its context.
+struct Running {
+    answer: Option<oneshot::Sender<Result<Value, McpError>>>,
+    ctx: ForeignContext,
+}
 
 pub(crate) struct Dispatch {
     call: CallFn,
     cancel: CancelFn,
     notify: Option<NotifyFn>,
+    running: Mutex<HashMap<u32, Running>>,
 }
 
 /// The facade's entry points for handler calls, cancellations and notifications.
@@ -58,14 +70,14 @@ pub struct NativeDispatcher {
 
 #[napi]
 impl NativeDispatcher {
-    /// `call(handlerId, payload, ctx) -> Promise<envelope>`, `cancel(key)`, and optionally
+    /// `call(handlerId, payload, key) -> envelope | undefined`, `cancel(key)`, and optionally
     /// `notify(method, params)` (clients).
     #[napi(
         constructor,
-        ts_args_type = "call: (handlerId: number, payload: any, ctx: NativeContext) => Promise<any>, cancel: (key: number) => void, notify?: ((method: string, params: any) => void) | undefined | null"
+        ts_args_type = "call: (handlerId: number, payload: any, key: number) => any, cancel: (key: number) => void, notify?: ((method: string, params: any) => void) | undefined | null"
     )]
     pub fn new(
-        call: Function<'_, CallArgs, Promise<Value>>,
+        call: Function<'_, CallArgs, Option<Value>>,
         cancel: Function<'_, FnArgs<(u32,)>, ()>,
         notify: Option<Function<'_, FnArgs<(String, Value)>, ()>>,
     ) -> napi::Result<Self> {
@@ -75,11 +87,7 @@ impl NativeDispatcher {
             .callee_handled::<false>()
             .build_callback(|cx| {
                 let c = cx.value;
-                Ok(FnArgs::from((
-                    c.handler,
-                    c.payload,
-                    NativeContext::new(c.ctx, c.key),
-                )))
+                Ok(FnArgs::from((c.handler, c.payload, c.key)))
             })?;
         let cancel = cancel
             .build_threadsafe_function::<u32>()
@@ -100,29 +108,50 @@ impl NativeDispatcher {
                 call,
                 cancel,
                 notify,
+                running: Mutex::new(HashMap::new()),
             }),
         })
     }
-}
 
-/// Tells JavaScript to abort a call the engine stopped waiting for.
-struct AbortOnDrop {
-    dispatch: Arc<Dispatch>,
-    key: u32,
-    armed: bool,
-}
+    /// Answers the call `key` that returned a promise: `envelope` is `{ok: true, value}` or
+    /// `{ok: false, error}`. Unknown keys (a call already cancelled) are ignored.
+    #[napi]
+    pub fn complete(&self, key: u32, envelope: Value) {
+        self.inner.finish(key, from_envelope(envelope));
+    }
 
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        if self.armed {
-            self.dispatch
-                .cancel
-                .call(self.key, ThreadsafeFunctionCallMode::NonBlocking);
-        }
+    /// Answers the call `key` with an internal error (the facade could not build an envelope,
+    /// e.g. a value that is not JSON).
+    #[napi]
+    pub fn fail(&self, key: u32, message: String) {
+        self.inner.finish(key, Err(McpError::internal(message)));
     }
 }
 
 impl Dispatch {
+    /// Sends the answer of call `key` (once; later answers are dropped).
+    fn finish(&self, key: u32, r: Result<Value, McpError>) {
+        let tx = self
+            .running
+            .lock()
+            .unwrap()
+            .get_mut(&key)
+            .and_then(|c| c.answer.take());
+        if let Some(tx) = tx {
+            let _ = tx.send(r);
+        }
+    }
+
+    /// The context of the running call `key`.
+    pub(crate) fn context(&self, key: u32) -> Result<ForeignContext, McpError> {
+        self.running
+            .lock()
+            .unwrap()
+            .get(&key)
+            .map(|c| c.ctx.clone())
+            .ok_or_else(|| McpError::invalid_request("this request has already finished"))
+    }
+
     /// Calls handler `handler` with `payload`; resolves with its answer. Cancellation of the
     /// request (or dropping the future) aborts the JavaScript call's signal.
     fn invoke(
@@ -138,33 +167,70 @@ impl Dispatch {
                 return Err(McpError::cancelled(Some("request cancelled")));
             }
             let key = NEXT_KEY.fetch_add(1, Ordering::Relaxed);
-            let mut guard = AbortOnDrop {
+            let (tx, rx) = oneshot::channel();
+            dispatch.running.lock().unwrap().insert(
+                key,
+                Running {
+                    answer: Some(tx),
+                    ctx,
+                },
+            );
+            let mut guard = Forget {
                 dispatch: dispatch.clone(),
                 key,
-                armed: true,
+                abort: true,
             };
-            let call = async {
-                let promise = dispatch
-                    .call
-                    .call_async_catch(Call {
-                        handler,
-                        payload,
-                        ctx,
-                        key,
-                    })
-                    .await
-                    .map_err(from_napi)?;
-                from_envelope(promise.await.map_err(from_napi)?)
-            };
+            let back = dispatch.clone();
+            let status = dispatch.call.call_with_return_value(
+                Call {
+                    handler,
+                    payload,
+                    key,
+                },
+                ThreadsafeFunctionCallMode::NonBlocking,
+                move |ret: napi::Result<Option<Value>>, _env| {
+                    match ret {
+                        Ok(Some(envelope)) => back.finish(key, from_envelope(envelope)),
+                        Ok(None) => {} // a promise: the facade calls complete() later
+                        Err(e) => back.finish(key, Err(from_napi(e))),
+                    }
+                    Ok(())
+                },
+            );
+            if status != Status::Ok {
+                guard.abort = false;
+                return Err(McpError::internal(format!(
+                    "the JavaScript event loop is gone ({status})"
+                )));
+            }
             let r = tokio::select! {
-                r = call => r,
+                r = rx => r.unwrap_or_else(|_| Err(McpError::internal("handler vanished"))),
                 _ = token.cancelled() => Err(McpError::cancelled(Some("request cancelled"))),
             };
             if r.is_ok() || !token.is_cancelled() {
-                guard.armed = false;
+                guard.abort = false;
             }
             r
         })
+    }
+}
+
+/// Removes a call from the dispatcher when the engine stops waiting for it, and tells
+/// JavaScript to abort it if it did not finish.
+struct Forget {
+    dispatch: Arc<Dispatch>,
+    key: u32,
+    abort: bool,
+}
+
+impl Drop for Forget {
+    fn drop(&mut self) {
+        self.dispatch.running.lock().unwrap().remove(&self.key);
+        if self.abort {
+            self.dispatch
+                .cancel
+                .call(self.key, ThreadsafeFunctionCallMode::NonBlocking);
+        }
     }
 }
 

@@ -4,8 +4,8 @@
  * client (elicitation, sampling, roots).
  * @module
  */
-import { call, ErrorCode, McpError } from './errors';
-import type { NativeContext } from './native';
+import { call, callSync, ErrorCode, McpError } from './errors';
+import type { NativeDispatcher } from './native';
 import type {
   CreateMessageRequestParams,
   CreateMessageResult,
@@ -17,57 +17,89 @@ import type {
   Root,
 } from './types';
 
+interface Info {
+  requestId: RequestId;
+  meta: Record<string, unknown> | null;
+  protocolVersion: string | null;
+  peerInfo: Implementation | null;
+  peerCapabilities: Record<string, unknown> | null;
+  progressToken: string | number | null;
+}
+
 /** The context of one request, passed to every handler as its last argument. */
 export class RequestContext {
   /** @internal */
-  readonly #native: NativeContext;
-  /** Aborted when the request is cancelled (MCP `notifications/cancelled`, or the session ends). */
-  readonly signal: AbortSignal;
+  readonly #native: NativeDispatcher;
+  /** @internal */
+  readonly #key: number;
+  #info: Info | undefined;
+  #controller: AbortController | undefined;
+  #aborted = false;
 
   /** @internal */
-  constructor(native: NativeContext, signal: AbortSignal) {
+  constructor(native: NativeDispatcher, key: number) {
     this.#native = native;
-    this.signal = signal;
+    this.#key = key;
+  }
+
+  /** @internal Called when the request is cancelled. */
+  _abort(): void {
+    this.#aborted = true;
+    this.#controller?.abort(new McpError(ErrorCode.RequestCancelled, 'request cancelled'));
+  }
+
+  /** Aborted when the request is cancelled (MCP `notifications/cancelled`, or the session ends). */
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#aborted) this.#controller.abort(new McpError(ErrorCode.RequestCancelled, 'request cancelled'));
+    }
+    return this.#controller.signal;
+  }
+
+  get #details(): Info {
+    this.#info ??= callSync(() => this.#native.ctxInfo(this.#key)) as Info;
+    return this.#info;
   }
 
   /** The JSON-RPC request id. */
   get requestId(): RequestId {
-    return this.#native.requestId as RequestId;
+    return this.#details.requestId;
   }
 
   /** The request's `_meta` (undefined when absent). */
   get _meta(): Record<string, unknown> | undefined {
-    return (this.#native.meta as Record<string, unknown> | null) ?? undefined;
+    return this.#details.meta ?? undefined;
   }
 
   /** The negotiated protocol revision (e.g. `"2025-11-25"`). */
   get protocolVersion(): string | undefined {
-    return this.#native.protocolVersion ?? undefined;
+    return this.#details.protocolVersion ?? undefined;
   }
 
   /** The client's `clientInfo` (or, in a client's handler, the server's `serverInfo`). */
   get peerInfo(): Implementation | undefined {
-    return (this.#native.peerInfo as Implementation | null) ?? undefined;
+    return this.#details.peerInfo ?? undefined;
   }
 
   /** The peer's declared capabilities. */
   get peerCapabilities(): Record<string, unknown> | undefined {
-    return (this.#native.peerCapabilities as Record<string, unknown> | null) ?? undefined;
+    return this.#details.peerCapabilities ?? undefined;
   }
 
   /** The request's progress token (undefined when the requester asked for no progress). */
   get progressToken(): string | number | undefined {
-    return (this.#native.progressToken as string | number | null) ?? undefined;
+    return this.#details.progressToken ?? undefined;
   }
 
   /** Reports progress (`notifications/progress`); a no-op when no progress was asked for. */
   async reportProgress(progress: number, total?: number, message?: string): Promise<void> {
-    await call(this.#native.progress(progress, total, message));
+    await call(this.#native.ctxProgress(this.#key, progress, total, message));
   }
 
   /** Sends a log message to the client (`notifications/message`), filtered by its level. */
   async log(level: LoggingLevel, data: unknown, logger?: string): Promise<void> {
-    await call(this.#native.log(level, data ?? null, logger));
+    await call(this.#native.ctxLog(this.#key, level, data ?? null, logger));
   }
 
   /** `log('debug', ...)`. */
@@ -102,7 +134,7 @@ export class RequestContext {
   ): Promise<R> {
     if (this.signal.aborted) throw new McpError(ErrorCode.RequestCancelled, 'request cancelled');
     const [m, p] = typeof method === 'string' ? [method, params] : [method.method, method.params];
-    return (await call(this.#native.request(m, p ?? null))) as R;
+    return (await call(this.#native.ctxRequest(this.#key, m, p ?? null))) as R;
   }
 
   /** Sends a notification related to this request: `(method, params)` or `({ method, params })`. */
@@ -111,7 +143,7 @@ export class RequestContext {
     params?: Record<string, unknown>,
   ): Promise<void> {
     const [m, p] = typeof method === 'string' ? [method, params] : [method.method, method.params];
-    await call(this.#native.notify(m, p ?? null));
+    await call(this.#native.ctxNotify(this.#key, m, p ?? null));
   }
 
   /** Asks the user for input (`elicitation/create`). */
@@ -135,6 +167,6 @@ export class RequestContext {
    * reconnects and gets the answer on the resumed stream. False where there is no such stream.
    */
   closeSseStream(): boolean {
-    return this.#native.closeSseStream();
+    return this.#native.ctxCloseSseStream(this.#key);
   }
 }

@@ -13,7 +13,6 @@ const native: typeof Native = require('../native/index.js');
 
 export type NativeServer = Native.NativeServer;
 export type NativeClient = Native.NativeClient;
-export type NativeContext = Native.NativeContext;
 export type NativeHttpServer = Native.NativeHttpServer;
 export type NativeHttpHandler = Native.NativeHttpHandler;
 export type NativeHttpResponse = Native.NativeHttpResponse;

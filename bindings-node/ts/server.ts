@@ -5,7 +5,7 @@
  * @module
  */
 import type { RequestContext } from './context';
-import { Dispatch } from './dispatch';
+import { Dispatch, isThenable, then } from './dispatch';
 import { call, callSync, ErrorCode, McpError } from './errors';
 import { McpHttpHandler } from './http';
 import native, { type NativeHttpServer, type NativeServer } from './native';
@@ -240,6 +240,15 @@ function parseUri(uri: string): URL {
   }
 }
 
+/**
+ * What a tool's exception answers: a tool execution error the model can read (spec: "Error
+ * Handling"); only URLElicitationRequired stays a JSON-RPC error so the client can act on it.
+ */
+function toolError(e: unknown): CallToolResult {
+  if (e instanceof McpError && e.code === ErrorCode.UrlElicitationRequired) throw e;
+  return { content: [{ type: 'text', text: toolErrorText(e) }], isError: true };
+}
+
 /** The text of an `isError` result for what a tool threw (an engine error's reason included). */
 function toolErrorText(e: unknown): string {
   if (!(e instanceof Error)) return String(e);
@@ -299,17 +308,17 @@ export class McpServer {
     }
     if (outputSchema) definition.outputSchema = outputSchema;
     const takesArgs = config.inputSchema !== undefined;
-    const id = this.#dispatch.add(async (args, ctx) => {
+    const invoke = takesArgs
+      ? (handler as (a: unknown, c: RequestContext) => unknown)
+      : (_a: unknown, c: RequestContext) => (handler as (c: RequestContext) => unknown)(c);
+    const id = this.#dispatch.add((args, ctx) => {
+      let out: unknown;
       try {
-        return takesArgs
-          ? await (handler as (a: unknown, c: RequestContext) => unknown)(args, ctx)
-          : await (handler as (c: RequestContext) => unknown)(ctx);
+        out = invoke(args, ctx);
       } catch (e) {
-        // Tool execution errors are results the model can read (spec: "Error Handling"); only
-        // URLElicitationRequired must stay a JSON-RPC error so the client can act on it.
-        if (e instanceof McpError && e.code === ErrorCode.UrlElicitationRequired) throw e;
-        return { content: [{ type: 'text', text: toolErrorText(e) }], isError: true };
+        return toolError(e);
       }
+      return isThenable(out) ? Promise.resolve(out).then(undefined, toolError) : out;
     });
     callSync(() => this.#native.addTool(definition, id));
     return {
@@ -338,10 +347,7 @@ export class McpServer {
     if (typeof uriOrTemplate === 'string') {
       definition.uri = uriOrTemplate;
       const f = read as ReadResourceCallback;
-      const id = this.#dispatch.add(async (p, ctx) => {
-        const { uri } = p as { uri: string };
-        return resourceValue(await f(parseUri(uri), ctx));
-      });
+      const id = this.#dispatch.add((p, ctx) => then(f(parseUri((p as { uri: string }).uri), ctx), resourceValue));
       callSync(() => this.#native.addResource(definition, id));
       return {
         remove: () => {
@@ -352,9 +358,9 @@ export class McpServer {
     }
     definition.uriTemplate = uriOrTemplate.uriTemplate;
     const f = read as ReadResourceTemplateCallback;
-    const id = this.#dispatch.add(async (p, ctx) => {
+    const id = this.#dispatch.add((p, ctx) => {
       const { uri, variables } = p as { uri: string; variables: Record<string, string> };
-      return resourceValue(await f(parseUri(uri), variables, ctx));
+      return then(f(parseUri(uri), variables, ctx), resourceValue);
     });
     callSync(() => this.#native.addResourceTemplate(definition, id));
     for (const [variable, complete] of Object.entries(uriOrTemplate.complete)) {
@@ -418,10 +424,13 @@ export class McpServer {
   }
 
   #addCompletion(ref: unknown, argument: string | undefined, complete: CompleteCallback): void {
-    const id = this.#dispatch.add(async (p) => {
+    const id = this.#dispatch.add((p) => {
       const params = p as { argument: { value: string }; context?: { arguments?: Record<string, string> } };
-      const values = await complete(params.argument.value, params.context);
-      return { values: values.slice(0, 100), total: values.length, hasMore: values.length > 100 };
+      return then(complete(params.argument.value, params.context), (values) => ({
+        values: values.slice(0, 100),
+        total: values.length,
+        hasMore: values.length > 100,
+      }));
     });
     callSync(() => this.#native.addCompletion(ref ?? null, argument ?? null, id));
   }
