@@ -11,7 +11,8 @@ use serde_json::{json, Value};
 #[napi]
 impl NativeDispatcher {
     /// What the call `key` is: `{requestId, meta, protocolVersion, peerInfo, peerCapabilities,
-    /// progressToken}` (one crossing; the facade caches it).
+    /// progressToken, httpHeaders}` (one crossing; the facade caches it). `httpHeaders` is a
+    /// list of `[name, value]` pairs, or null outside HTTP.
     #[napi]
     pub fn ctx_info(&self, key: u32) -> napi::Result<Value> {
         let c = self.inner.context(key).map_err(to_napi)?;
@@ -22,6 +23,7 @@ impl NativeDispatcher {
             "peerInfo": c.peer_info(),
             "peerCapabilities": c.peer_capabilities(),
             "progressToken": c.progress_token(),
+            "httpHeaders": c.http_headers(),
         }))
     }
 

@@ -27,6 +27,10 @@ test('node:http: a full session (SSE, progress, notifications) through handleNod
   const port = await listening(http);
   const client = await Client.http(`http://127.0.0.1:${port}/mcp`);
   assert.equal((await client.callTool({ name: 'add', arguments: { a: 2, b: 2 } })).content[0].text, '4');
+  mcp.registerTool('ua', {}, (ctx) => ctx.http?.headers['x-app'] ?? 'none');
+  const withHeader = await Client.http(`http://127.0.0.1:${port}/mcp`, { headers: { 'x-app': 'mounted' } });
+  assert.equal((await withHeader.callTool({ name: 'ua' })).content[0].text, 'mounted', 'headers reach handlers through the app too');
+  await withHeader.close();
   const progress = [];
   const logs = [];
   client.on('notification', (n) => n.method === 'notifications/message' && logs.push(n.params.data));

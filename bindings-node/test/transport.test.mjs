@@ -90,6 +90,22 @@ test('http: a handler context aborts when the client cancels; sessions interleav
   await server.close();
 });
 
+test('http: handlers see the request headers (ctx.http), other transports do not', async () => {
+  const server = demoServer();
+  server.registerTool('whoami', {}, (ctx) => JSON.stringify(ctx.http?.headers ?? null));
+  const http = await server.listen({ port: 0 });
+  const client = await Client.http(http.url, { headers: { authorization: 'Bearer t0k3n', 'x-tenant': 'acme' } });
+  const seen = JSON.parse((await client.callTool({ name: 'whoami' })).content[0].text);
+  assert.equal(seen.authorization, 'Bearer t0k3n');
+  assert.equal(seen['x-tenant'], 'acme');
+  assert.ok(seen['mcp-session-id']);
+  await client.close();
+  await server.close();
+  const mem = await Client.memory(server);
+  assert.equal((await mem.callTool({ name: 'whoami' })).content[0].text, 'null');
+  await mem.close();
+});
+
 test('http: hostile input gets precise errors and never stops the server', async () => {
   const server = demoServer();
   const http = await server.listen({ port: 0, maxBodySize: 4096 });

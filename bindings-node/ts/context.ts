@@ -24,6 +24,7 @@ interface Info {
   peerInfo: Implementation | null;
   peerCapabilities: Record<string, unknown> | null;
   progressToken: string | number | null;
+  httpHeaders: [string, string][] | null;
 }
 
 /** The context of one request, passed to every handler as its last argument. */
@@ -90,6 +91,19 @@ export class RequestContext {
   /** The request's progress token (undefined when the requester asked for no progress). */
   get progressToken(): string | number | undefined {
     return this.#details.progressToken ?? undefined;
+  }
+
+  /**
+   * The HTTP request this request arrived in (Streamable HTTP or the legacy HTTP+SSE
+   * endpoint): its headers, names in lowercase, repeated fields joined with `", "` as HTTP
+   * allows. Undefined on stdio and in-memory connections.
+   */
+  get http(): { headers: Record<string, string> } | undefined {
+    const pairs = this.#details.httpHeaders;
+    if (!pairs) return undefined;
+    const headers: Record<string, string> = {};
+    for (const [k, v] of pairs) headers[k] = k in headers ? `${headers[k]}, ${v}` : v;
+    return { headers };
   }
 
   /** Reports progress (`notifications/progress`); a no-op when no progress was asked for. */

@@ -452,6 +452,12 @@ impl NativeContext {
         value_to_py(py, &self.ctx.progress_token())
     }
 
+    /// The HTTP request's header fields as `[name, value]` pairs (None outside HTTP).
+    #[getter]
+    fn http_headers(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        value_to_py(py, &self.ctx.http_headers())
+    }
+
     /// Closes the SSE stream carrying this request (Streamable HTTP); the client resumes with
     /// `Last-Event-ID`. False where there is no such stream.
     fn close_sse_stream(&self) -> bool {

@@ -67,3 +67,21 @@ async def test_http_subscription_update() -> None:
             server.notify_resource_updated("mem://greeting")
             await asyncio.wait_for(got.wait(), 5)
             assert updates[0]["uri"] == "mem://greeting"
+
+
+async def test_http_headers_reach_handlers() -> None:
+    server = Server("headers", version="1.0.0")
+
+    @server.tool()
+    def whoami(ctx: Context) -> str:
+        """The caller's headers."""
+        headers = ctx.http_headers
+        return "none" if headers is None else headers.get("x-tenant", "missing")
+
+    async with await server.serve_http("127.0.0.1", 0) as http:
+        async with Client.http(http.url, headers={"x-tenant": "acme"}) as client:
+            r = await client.call_tool("whoami", {})
+            assert r["content"][0]["text"] == "acme"
+    async with Client.memory(server) as client:
+        r = await client.call_tool("whoami", {})
+        assert r["content"][0]["text"] == "none"

@@ -58,6 +58,18 @@ class Context:
         token: int | str | None = self._native.progress_token
         return token
 
+    @property
+    def http_headers(self) -> dict[str, str] | None:
+        """The headers of the HTTP request this request came in (names in lowercase, repeated
+        fields joined with ``", "``); ``None`` on stdio and in-memory connections."""
+        pairs: list[list[str]] | None = self._native.http_headers
+        if pairs is None:
+            return None
+        out: dict[str, str] = {}
+        for name, value in pairs:
+            out[name] = f"{out[name]}, {value}" if name in out else value
+        return out
+
     def close_sse_stream(self) -> bool:
         """Streamable HTTP only: closes the SSE stream carrying this request after its priming
         event; the client reconnects with ``Last-Event-ID`` and receives the rest (SSE polling,

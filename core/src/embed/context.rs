@@ -129,6 +129,20 @@ impl ForeignContext {
         self.inner.close_sse_stream()
     }
 
+    /// The header fields of the HTTP request this request arrived in, as a JSON array of
+    /// `[name, value]` pairs (names in lowercase, in order); JSON `null` on other transports.
+    pub fn http_headers(&self) -> Value {
+        match self.inner.http_headers() {
+            Some(pairs) => Value::Array(
+                pairs
+                    .into_iter()
+                    .map(|(k, v)| Value::Array(vec![Value::String(k), Value::String(v)]))
+                    .collect(),
+            ),
+            None => Value::Null,
+        }
+    }
+
     /// The request's `_meta.progressToken` (JSON `null` when absent).
     pub fn progress_token(&self) -> Value {
         self.inner

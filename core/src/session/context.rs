@@ -25,6 +25,18 @@ struct ContextInner {
     cancel: CancellationToken,
     progress: Option<ProgressReporter>,
     done: AtomicBool,
+    http_headers: Option<HttpHeaders>,
+}
+
+/// The header fields of the HTTP request a message arrived in, read when asked for: the HTTP
+/// transport shares what it already holds (no copy per request), and a handler that asks gets
+/// `(name, value)` pairs in the order they came.
+pub type HttpHeaders = Arc<dyn Fn() -> Vec<(String, String)> + Send + Sync>;
+
+tokio::task_local! {
+    /// Set by the Streamable HTTP endpoint around the handling of one POST, so that the
+    /// contexts of the requests it carries can give handlers the HTTP headers.
+    pub(crate) static HTTP_HEADERS: HttpHeaders;
 }
 
 impl std::fmt::Debug for RequestContext {
@@ -98,6 +110,7 @@ impl RequestContext {
                 cancel,
                 progress,
                 done: AtomicBool::new(false),
+                http_headers: HTTP_HEADERS.try_with(Arc::clone).ok(),
             }),
         }
     }
@@ -122,8 +135,15 @@ impl RequestContext {
                     done: Arc::new(AtomicBool::new(false)),
                 }),
                 done: AtomicBool::new(false),
+                http_headers: i.http_headers.clone(),
             }),
         }
+    }
+
+    /// The header fields of the HTTP request this request arrived in (Streamable HTTP and the
+    /// legacy HTTP+SSE endpoint), in order; `None` on other transports.
+    pub fn http_headers(&self) -> Option<Vec<(String, String)>> {
+        self.inner.http_headers.as_ref().map(|h| h())
     }
 
     /// Marks the request finished: progress and related messages stop.

@@ -87,6 +87,27 @@ impl Fields {
     pub(crate) fn has_token(&self, name: &str, token: &str) -> bool {
         self.get_all(name).any(|v| lists_token(v, token.as_bytes()))
     }
+
+    /// Every field as `(name in lowercase, value)` text (values that are not UTF-8 are
+    /// converted lossily).
+    pub(crate) fn pairs(&self) -> Vec<(String, String)> {
+        self.spans
+            .iter()
+            .map(|s| {
+                (
+                    String::from_utf8_lossy(self.name(s)).to_ascii_lowercase(),
+                    String::from_utf8_lossy(self.value(s)).into_owned(),
+                )
+            })
+            .collect()
+    }
+
+    /// The fields as the request contexts of this request give them to handlers (shared, read
+    /// only when a handler asks).
+    pub(crate) fn shared(&self) -> crate::session::HttpHeaders {
+        let fields = self.clone();
+        std::sync::Arc::new(move || fields.pairs())
+    }
 }
 
 /// A header value as text, if it is visible ASCII (what `HeaderValue::to_str` accepts).

@@ -1142,7 +1142,16 @@ fn check_content_type(h: &Fields) -> Result<(), Response> {
     }
 }
 
+/// [`handle_post_request`] with the request's headers available to the contexts of the
+/// requests it carries ([`crate::session::RequestContext::http_headers`]).
 async fn handle_post(app: Arc<App>, req: Req) -> Response {
+    let headers = req.headers.shared();
+    crate::session::HTTP_HEADERS
+        .scope(headers, handle_post_request(app, req))
+        .await
+}
+
+async fn handle_post_request(app: Arc<App>, req: Req) -> Response {
     let HttpRequest { headers, body, .. } = req;
     let headers = &headers;
     if let Err(r) = check_content_type(headers) {
@@ -1609,7 +1618,16 @@ async fn legacy_sse(app: Arc<App>, req: Req) -> Response {
     )
 }
 
+/// [`legacy_post_request`] with the request's headers available to the contexts of the requests
+/// it carries.
 async fn legacy_post(app: Arc<App>, req: Req) -> Response {
+    let headers = req.headers.shared();
+    crate::session::HTTP_HEADERS
+        .scope(headers, legacy_post_request(app, req))
+        .await
+}
+
+async fn legacy_post_request(app: Arc<App>, req: Req) -> Response {
     if app.shutdown.is_cancelled() {
         return shutting_down();
     }
