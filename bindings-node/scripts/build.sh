@@ -16,7 +16,7 @@ stamp=node_modules/.ferromcp-lock
 want="$(sha256sum package-lock.json | cut -d' ' -f1)"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   log "npm ci"
-  npm ci --no-audit --no-fund --loglevel=error >&2
+  npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >&2   # our own install hook would build twice
   echo "$want" > "$stamp"
 fi
 log "native addon (napi build ${mode:-debug})"
