@@ -28,6 +28,11 @@ fail() { status=1; echo "FAILED: $*" >&2; }
 echo "run-node: bindings-node/scripts/test.sh (build, tsc, node:test, package)" >&2
 bindings-node/scripts/test.sh || fail "bindings-node/scripts/test.sh"
 
+# Build up front (a no-op after test.sh) so that no startup timeout includes compilation.
+# shellcheck source=scripts/lib-node-binding.sh
+. "$ROOT/scripts/lib-node-binding.sh"
+node_binding_dir >/dev/null || { echo "run-node: cannot build the binding" >&2; exit 1; }
+
 echo "run-node: conformance server mode (everything_server.mjs, Streamable HTTP)" >&2
 tests/conformance/run-server.sh --results "$RESULTS/conformance-server" \
   -- scripts/everything-server node --transport http --port '{port}' || fail "conformance server mode"

@@ -53,12 +53,15 @@ server.registerPrompt(
 );
 
 const { values } = parseArgs({ options: { transport: { type: 'string', default: 'stdio' }, port: { type: 'string', default: '3000' } } });
-if (values.transport === 'http') {
+if (values.transport === 'stdio') {
+  await server.connectStdio();
+} else if (values.transport === 'http') {
   const http = await server.listen({ host: '127.0.0.1', port: Number(values.port) });
   console.error(`interop-server (node): serving MCP at ${http.url}`);
   const stop = () => void http.close().then(() => process.exit(0));
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
 } else {
-  await server.connectStdio();
+  console.error(`unknown transport ${values.transport} (use stdio or http)`);
+  process.exit(2);
 }
