@@ -3,7 +3,9 @@
 #   1. npm ci (the pinned build tools: @napi-rs/cli, typescript) when node_modules is missing
 #      or package-lock.json changed;
 #   2. the native addon: napi build --release -> native/ferromcp.<triple>.node, native/index.js
-#      (loader) and native/index.d.ts (types), via cargo (incremental: a no-op when unchanged);
+#      (loader) and native/index.d.ts (types), via cargo (incremental: a no-op when unchanged).
+#      Not stripped here: `--strip` changes the release profile, which compiles every dependency
+#      a second time beside the workspace's other release builds; `npm pack` strips;
 #   3. the TypeScript facade: tsc -> dist/ (CommonJS + .d.ts; esm/index.mjs re-exports it).
 # Usage: bindings-node/scripts/build.sh [--debug]      Honours CARGO_TARGET_DIR.
 set -euo pipefail
@@ -20,6 +22,6 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "$want" > "$stamp"
 fi
 log "native addon (napi build ${mode:-debug})"
-npx --no-install napi build --platform $mode ${mode:+--strip} --output-dir native --js index.js --dts index.d.ts >&2
+npx --no-install napi build --platform $mode --output-dir native --js index.js --dts index.d.ts >&2
 log "TypeScript facade (tsc)"
 npx --no-install tsc -p tsconfig.json >&2
