@@ -8,6 +8,8 @@ export const {
   RequestContext,
   ErrorCode,
   McpError,
+  ProtocolError,
+  ProtocolErrorCode,
   TransportError,
   completable,
   HttpServer,

@@ -25,6 +25,11 @@ function server() {
   });
   s.registerTool('roots', {}, async (ctx) => (await ctx.listRoots()).map((r) => r.uri).join(','));
   s.registerTool('meta', {}, (ctx) => JSON.stringify({ id: ctx.requestId, meta: ctx._meta, v: ctx.protocolVersion, peer: ctx.peerInfo.name, caps: Object.keys(ctx.peerCapabilities ?? {}).sort() }));
+  s.registerTool('v2', {}, async (ctx) => {
+    await ctx.mcpReq.log('info', 'via mcpReq');
+    const r = await ctx.mcpReq.elicitInput({ message: 'ok?', requestedSchema: { type: 'object', properties: {} } });
+    return `${ctx.mcpReq.id === ctx.requestId} ${ctx.mcpReq.signal === ctx.signal} ${r.action}`;
+  });
   s.registerTool('notify', {}, async (ctx) => {
     await ctx.sendNotification('notifications/custom', { x: 1 });
     await ctx.sendNotification({ method: 'notifications/custom', params: { x: 2 } });
@@ -89,6 +94,18 @@ test('a client handler that throws answers the server with an error', async () =
   const r = await client.callTool({ name: 'sample' });
   assert.equal(r.isError, true);
   assert.match(r.content[0].text, /no sampling today/);
+  await client.close();
+});
+
+test('the SDK v2 names: ctx.mcpReq, ProtocolError', async () => {
+  const { ProtocolError, ProtocolErrorCode } = await import('../esm/index.mjs');
+  assert.equal(ProtocolError, McpError);
+  assert.equal(ProtocolErrorCode.InvalidParams, ErrorCode.InvalidParams);
+  const client = await Client.memory(server(), { elicitation: () => ({ action: 'decline' }) });
+  const logs = [];
+  client.on('notification', (n) => n.method === 'notifications/message' && logs.push(n.params.data));
+  assert.equal((await client.callTool({ name: 'v2' })).content[0].text, 'true true decline');
+  assert.deepEqual(logs, ['via mcpReq']);
   await client.close();
 });
 

@@ -106,6 +106,33 @@ export class RequestContext {
     return { headers };
   }
 
+  /**
+   * The request as the TypeScript SDK v2 names it (`ctx.mcpReq`): `id`, `_meta`, `signal`,
+   * `log`, `notify`, `send`, `elicitInput`, `requestSampling`; the same operations as the
+   * members of this context.
+   */
+  get mcpReq(): {
+    id: RequestId;
+    _meta: Record<string, unknown> | undefined;
+    signal: AbortSignal;
+    log: (level: LoggingLevel, data: unknown, logger?: string) => Promise<void>;
+    notify: (n: { method: string; params?: Record<string, unknown> }) => Promise<void>;
+    send: <R = unknown>(r: { method: string; params?: Record<string, unknown> }) => Promise<R>;
+    elicitInput: (params: ElicitRequestParams) => Promise<ElicitResult>;
+    requestSampling: (params: CreateMessageRequestParams) => Promise<CreateMessageResult>;
+  } {
+    return {
+      id: this.requestId,
+      _meta: this._meta,
+      signal: this.signal,
+      log: (level, data, logger) => this.log(level, data, logger),
+      notify: (n) => this.sendNotification(n),
+      send: (r) => this.sendRequest(r),
+      elicitInput: (params) => this.elicitInput(params),
+      requestSampling: (params) => this.createMessage(params),
+    };
+  }
+
   /** Reports progress (`notifications/progress`); a no-op when no progress was asked for. */
   async reportProgress(progress: number, total?: number, message?: string): Promise<void> {
     await call(this.#native.ctxProgress(this.#key, progress, total, message));
