@@ -27,19 +27,8 @@ pub fn from_json<T: for<'de> Deserialize<'de> + Default>(
         }
         other => Err(McpError::invalid_params(format!(
             "{what} must be an object, not {}",
-            kind(&other)
+            crate::schema::json_type_name(&other)
         ))),
-    }
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 
