@@ -97,6 +97,28 @@ pub enum Kind {
 }
 
 pub const MODES: [&str; 3] = ["stateful", "stateless", "json"];
+/// The HTTP modes a smoke run measures.
+pub const SMOKE_MODES: [&str; 2] = ["stateful", "json"];
+
+/// `base http {port} MODE` per mode (the interface of every bench server; `{port}` is substituted
+/// at spawn).
+fn http_modes(base: &[String], modes: &[&'static str]) -> BTreeMap<&'static str, Vec<String>> {
+    modes
+        .iter()
+        .map(|m| {
+            let mut c = base.to_vec();
+            c.extend(["http".to_string(), "{port}".to_string(), m.to_string()]);
+            (*m, c)
+        })
+        .collect()
+}
+
+/// `base stdio`.
+fn stdio_cmd(base: &[String]) -> Vec<String> {
+    let mut c = base.to_vec();
+    c.push("stdio".into());
+    c
+}
 
 fn specs(root: &Path, bins: &Path) -> Vec<Spec> {
     let b = |n: &str| bins.join(n).display().to_string();
@@ -113,16 +135,7 @@ fn specs(root: &Path, bins: &Path) -> Vec<Spec> {
         .display()
         .to_string();
     let v = |xs: &[&str]| xs.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-    let modes = |base: Vec<String>, modes: &[&'static str]| {
-        modes
-            .iter()
-            .map(|m| {
-                let mut c = base.clone();
-                c.extend(["http".to_string(), "{port}".to_string(), m.to_string()]);
-                (*m, c)
-            })
-            .collect::<BTreeMap<_, _>>()
-    };
+    let modes = |base: Vec<String>, modes: &[&'static str]| http_modes(&base, modes);
     vec![
         Spec {
             name: "floor (serde_json, no MCP lib)",
@@ -233,18 +246,8 @@ fn ferro_python(name: &'static str, root: &Path, is_async: bool) -> Spec {
         .to_string();
     let (stdio, http, na) = match ferro_python_interpreter(root) {
         Ok(py) => {
-            let base = vec![py, script];
-            let mut stdio = base.clone();
-            stdio.push("stdio".into());
-            let http = MODES
-                .iter()
-                .map(|m| {
-                    let mut c = base.clone();
-                    c.extend(["http".to_string(), "{port}".to_string(), m.to_string()]);
-                    (*m, c)
-                })
-                .collect();
-            (Some(stdio), http, None)
+            let base = [py, script];
+            (Some(stdio_cmd(&base)), http_modes(&base, &MODES), None)
         }
         Err(e) => (None, BTreeMap::new(), Some(format!("not run: {e}"))),
     };
@@ -263,35 +266,30 @@ fn ferro_python(name: &'static str, root: &Path, is_async: bool) -> Spec {
     }
 }
 
-/// A ferromcp row with a JavaScript handler (bindings-node/bench/echo_server.mjs). The binding is
-/// built by scripts/bench (`MCP_BENCH_FERROMCP_NODE_ERR` says why it could not be).
+/// A ferromcp row with a JavaScript handler (bench/echo_server.mjs of the binding's directory:
+/// `MCP_BENCH_FERROMCP_NODE`, set by scripts/bench after building it, else bindings-node).
+/// `MCP_BENCH_FERROMCP_NODE_ERR` (from scripts/bench) says why the row cannot run.
 fn ferro_node(root: &Path, node: &str) -> Spec {
-    let dir = root.join("bindings-node");
+    let dir = std::env::var_os("MCP_BENCH_FERROMCP_NODE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("bindings-node"));
     let na = match std::env::var("MCP_BENCH_FERROMCP_NODE_ERR") {
         Ok(e) => Some(format!("not run: {e}")),
         Err(_) if !dir.join("dist/index.js").exists() || !dir.join("native/index.js").exists() => {
-            Some("not run: bindings-node is not built (scripts/bench builds it with scripts/lib-node-binding.sh)".into())
+            Some(format!(
+                "not run: {} is not built (scripts/bench builds it with scripts/lib-node-binding.sh)",
+                dir.display()
+            ))
         }
         Err(_) => None,
     };
-    let base = vec![
+    let base = [
         node.to_string(),
         dir.join("bench/echo_server.mjs").display().to_string(),
     ];
-    let (stdio, http) = if na.is_some() {
-        (None, BTreeMap::new())
-    } else {
-        let mut stdio = base.clone();
-        stdio.push("stdio".into());
-        let http = MODES
-            .iter()
-            .map(|m| {
-                let mut c = base.clone();
-                c.extend(["http".to_string(), "{port}".to_string(), m.to_string()]);
-                (*m, c)
-            })
-            .collect();
-        (Some(stdio), http)
+    let (stdio, http) = match na {
+        Some(_) => (None, BTreeMap::new()),
+        None => (Some(stdio_cmd(&base)), http_modes(&base, &MODES)),
     };
     Spec {
         name: "ferromcp (Node handler)",
@@ -463,9 +461,7 @@ fn main() {
                 });
             }
             for (mode, cmd) in &s.http {
-                if !wanted(&format!("http-{mode}"))
-                    || (smoke && *mode != "json" && *mode != "stateful")
-                {
+                if !wanted(&format!("http-{mode}")) || (smoke && !SMOKE_MODES.contains(mode)) {
                     continue;
                 }
                 let la = procstat::loadavg();

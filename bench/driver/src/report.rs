@@ -1,6 +1,6 @@
 //! Aggregation (medians over repetitions, spread, ratios), the Markdown report and SVG charts.
 
-use crate::{Kind, Lang, Load, Metrics, Sample, Spec, MODES};
+use crate::{Kind, Lang, Load, Metrics, Sample, Spec, MODES, SMOKE_MODES};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -484,6 +484,18 @@ fn node_targets(md: &mut String, specs: &[Spec], selected: &[usize], agg: &Agg, 
     binding_targets(md, specs, selected, agg, ctx, &t);
 }
 
+/// The verdict of a target with no figure: a smoke run leaves some HTTP modes out.
+fn not_measured(transport: &str, ctx: &Context) -> &'static str {
+    let skipped = transport
+        .strip_prefix("http-")
+        .is_some_and(|m| !SMOKE_MODES.contains(&m));
+    if ctx.smoke && skipped {
+        "not measured (smoke run)"
+    } else {
+        "not measured"
+    }
+}
+
 fn binding_targets(
     md: &mut String,
     specs: &[Spec],
@@ -534,7 +546,7 @@ fn binding_targets(
                     if v >= factor * b { "met" } else { "**missed**" },
                 ),
                 (Some(v), _) => (fmt(v), "–".into(), "–".into(), "no official figure"),
-                (None, _) => ("–".into(), "–".into(), "–".into(), "not measured"),
+                (None, _) => ("–".into(), "–".into(), "–".into(), not_measured(tr, ctx)),
             };
             let _ = writeln!(
                 md,
@@ -545,7 +557,7 @@ fn binding_targets(
         for &(tr, k, max) in t.ceilings {
             let (measured, verdict) = match med(agg, i, tr, k) {
                 Some(v) => (fmt(v), if v <= max { "met" } else { "**missed**" }),
-                None => ("–".into(), "not measured"),
+                None => ("–".into(), not_measured(tr, ctx)),
             };
             let _ = writeln!(
                 md,
