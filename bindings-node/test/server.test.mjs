@@ -155,6 +155,11 @@ test('prompts: argsSchema, string and message results, completable arguments', a
   await assert.rejects(client.getPrompt({ name: 'review', arguments: {} }), (e) => e.code === ErrorCode.InvalidParams);
   const c = await client.complete({ ref: { type: 'ref/prompt', name: 'review' }, argument: { name: 'lang', value: 'ru' } });
   assert.deepEqual(c.completion.values, ['rust', 'ruby']);
+  server.registerCompletion(undefined, undefined, () => Array.from({ length: 150 }, (_, i) => `v${i}`));
+  const many = await client.complete({ ref: { type: 'ref/prompt', name: 'review' }, argument: { name: 'code', value: '' } });
+  assert.equal(many.completion.values.length, 100);
+  assert.equal(many.completion.total, 150);
+  assert.equal(many.completion.hasMore, true);
   await client.close();
 });
 

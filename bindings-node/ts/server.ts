@@ -424,13 +424,10 @@ export class McpServer {
   }
 
   #addCompletion(ref: unknown, argument: string | undefined, complete: CompleteCallback): void {
+    // The engine shapes the list (embed::shape::completion caps it at 100 with total/hasMore).
     const id = this.#dispatch.add((p) => {
       const params = p as { argument: { value: string }; context?: { arguments?: Record<string, string> } };
-      return then(complete(params.argument.value, params.context), (values) => ({
-        values: values.slice(0, 100),
-        total: values.length,
-        hasMore: values.length > 100,
-      }));
+      return complete(params.argument.value, params.context);
     });
     callSync(() => this.#native.addCompletion(ref ?? null, argument ?? null, id));
   }

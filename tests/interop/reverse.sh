@@ -26,15 +26,7 @@ check() { # NAME ARGS...
     passed=$((passed + 1)); echo "PASS  $label $name"
   else
     failed=$((failed + 1)); echo "FAIL  $label $name  (report: $out)"
-    "$PY" - "$out" <<'PYEOF' || tail -n 5 "$out.stderr"
-import json, sys
-r = json.load(open(sys.argv[1]))
-for c in r.get("checks", []):
-    if not c["ok"]:
-        print(f"        - {c['name']}: {json.dumps(c['detail'], default=str)[:300]}")
-if r.get("error"):
-    print(f"        - error: {r['error'][:500]}")
-PYEOF
+    "$PY" tests/interop/failures.py "$out" || tail -n 5 "$out.stderr"
   fi
 }
 check py-stdio --stdio "$PY" tests/interop/py_server.py --transport stdio

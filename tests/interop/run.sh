@@ -63,15 +63,7 @@ client() { # NAME TRANSPORT-ARGS...
   if [ "$rc" = 0 ]; then passed=$((passed + 1)); echo "PASS  $name $*"
   else
     failed=$((failed + 1)); echo "FAIL  $name $*  (report: $out)"
-    "$PY" - "$out" <<'PYEOF' || tail -n 5 "$out.stderr"
-import json, sys
-r = json.load(open(sys.argv[1]))
-for c in r.get("checks", []):
-    if not c["ok"]:
-        print(f"        - {c['name']}: {json.dumps(c['detail'], default=str)[:300]}")
-if r.get("error"):
-    print(f"        - error: {r['error'][:500]}")
-PYEOF
+    "$PY" "$HERE/failures.py" "$out" || tail -n 5 "$out.stderr"
   fi
 }
 

@@ -14,7 +14,7 @@ use std::sync::Arc;
 /// `inputSchema`; the answer is a `CallToolResult` or any value [`shape::tool_result`] turns
 /// into one (a string, content blocks, or the structured value of a tool with an
 /// `outputSchema`). Return `Err` only for protocol errors: a tool that failed should answer
-/// `isError: true` ([`shape::tool_error`]) so the model sees it.
+/// `isError: true` with the message as text, so the model sees it.
 pub trait ForeignToolHandler: Send + Sync + 'static {
     /// Runs the tool.
     fn call(

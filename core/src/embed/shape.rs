@@ -52,11 +52,6 @@ pub fn tool_result(value: Value, structured: bool) -> Value {
     json!({ "content": content })
 }
 
-/// A tool execution error as the model should see it: `isError: true` with the message as text.
-pub fn tool_error(message: &str) -> Value {
-    json!({ "content": [text_block(message.to_string())], "isError": true })
-}
-
 /// The `contents` list of a `resources/read` result from a resource handler's answer.
 ///
 /// - an object with a `contents` list (a `ReadResourceResult`) gives that list;
@@ -130,16 +125,32 @@ pub fn prompt_result(value: Value) -> Value {
     json!({ "messages": messages })
 }
 
+/// The most values a `Completion` may carry (the spec's limit).
+const MAX_COMPLETIONS: usize = 100;
+
 /// A `Completion` from a completion handler's answer: a list of strings is the values; an
 /// object with `completion` (a `CompleteResult`) gives that; any other object is the completion.
+/// More than 100 values are cut to 100, with `total` (the full count, unless the handler gave
+/// one) and `hasMore: true`.
 pub fn completion(value: Value) -> Value {
-    match value {
+    let mut c = match value {
         Value::Array(values) => json!({ "values": values }),
         Value::Object(mut m) if m.contains_key("completion") => {
             m.remove("completion").unwrap_or_default()
         }
         other => other,
+    };
+    if let Some(Value::Array(values)) = c.get_mut("values") {
+        if values.len() > MAX_COMPLETIONS {
+            let total = values.len();
+            values.truncate(MAX_COMPLETIONS);
+            if c.get("total").is_none() {
+                c["total"] = json!(total);
+            }
+            c["hasMore"] = json!(true);
+        }
     }
+    c
 }
 
 #[cfg(test)]
@@ -204,6 +215,13 @@ mod tests {
         assert_eq!(
             completion(json!({"completion": {"values": []}})),
             json!({"values": []})
+        );
+        let many: Vec<String> = (0..150).map(|i| i.to_string()).collect();
+        let c = completion(json!(many));
+        assert_eq!(c["values"].as_array().unwrap().len(), 100);
+        assert_eq!(
+            (c["total"].clone(), c["hasMore"].clone()),
+            (json!(150), json!(true))
         );
     }
 }
