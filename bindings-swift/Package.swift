@@ -1,0 +1,41 @@
+// swift-tools-version:6.0
+// FerroMCP: MCP servers and clients for Swift on the ferromcp Rust engine.
+//
+// Build the engine first: `scripts/build.sh` (or `--release`) writes the static library to
+// .native/lib and generates Sources/FerroMCPFFI + Sources/FerroMCPNative. On Apple platforms
+// an app can use the prebuilt xcframework instead: see Package.xcframework.swift and README.md.
+import Foundation
+import PackageDescription
+
+let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent().path
+let nativeLibDir = ProcessInfo.processInfo.environment["FERROMCP_SWIFT_LIB_DIR"] ?? "\(here)/.native/lib"
+
+#if os(Linux)
+let systemLibraries: [LinkerSetting] = [.linkedLibrary("m"), .linkedLibrary("dl"), .linkedLibrary("pthread")]
+#else
+let systemLibraries: [LinkerSetting] = [.linkedFramework("SystemConfiguration"), .linkedFramework("Security")]
+#endif
+
+let package = Package(
+    name: "FerroMCP",
+    platforms: [.macOS(.v13), .iOS(.v16)],
+    products: [
+        .library(name: "FerroMCP", targets: ["FerroMCP"]),
+    ],
+    targets: [
+        // The C side of the generated bindings (header + module map from uniffi-bindgen-swift).
+        .systemLibrary(name: "FerroMCPFFI", path: "Sources/FerroMCPFFI"),
+        // The generated Swift bindings. Swift 5 mode: UniFFI 0.32's output crashes the Swift 6.0
+        // compiler in Swift 6 mode (uniffi-rs #2929); everything hand-written is Swift 6.
+        .target(
+            name: "FerroMCPNative",
+            dependencies: ["FerroMCPFFI"],
+            path: "Sources/FerroMCPNative",
+            swiftSettings: [.swiftLanguageMode(.v5)],
+            linkerSettings: [.unsafeFlags(["-L", nativeLibDir]), .linkedLibrary("ferromcp_swift")] + systemLibraries
+        ),
+        // The public API.
+        .target(name: "FerroMCP", dependencies: ["FerroMCPNative"], path: "Sources/FerroMCP"),
+        .testTarget(name: "FerroMCPTests", dependencies: ["FerroMCP"], path: "Tests/FerroMCPTests"),
+    ]
+)

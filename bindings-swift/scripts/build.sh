@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Builds what the FerroMCP Swift package links, in place (nothing here is committed):
+#   1. the engine and its UniFFI glue: cargo build -p ferromcp-swift -> libferromcp_swift.a,
+#      copied to .native/lib/ (the only library in that folder, so the linker takes the static
+#      one and the app needs no shared library at run time);
+#   2. the generated bindings, read from the built library by uniffi-bindgen-swift (same UniFFI
+#      version, pinned by Cargo.lock): Sources/FerroMCPFFI/{FerroMCPFFI.h,module.modulemap} (the C
+#      module) and Sources/FerroMCPNative/FerroMCPNative.swift (compiled in Swift 5 mode).
+# Incremental: cargo decides; the generated files are rewritten only when they change, so
+# `swift build` does not recompile them needlessly.
+# Usage: bindings-swift/scripts/build.sh [--release]      Honours CARGO_TARGET_DIR.
+set -euo pipefail
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ROOT="$(cd "$HERE/.." && pwd)"
+profile=debug
+flag=()
+if [ "${1:-}" = --release ]; then profile=release; flag=(--release); fi
+target_dir="${CARGO_TARGET_DIR:-$ROOT/target}"
+log() { echo "bindings-swift/build: $*" >&2; }
+
+log "cargo build -p ferromcp-swift ($profile)"
+cargo build --quiet -p ferromcp-swift "${flag[@]}" --manifest-path "$ROOT/Cargo.toml"
+log "uniffi-bindgen-swift"
+cargo build --quiet -p ferromcp-swift-bindgen --manifest-path "$ROOT/Cargo.toml"
+
+lib="$target_dir/$profile/libferromcp_swift"
+dylib="$lib.so"; [ "$(uname)" = Darwin ] && dylib="$lib.dylib"
+gen="$(mktemp -d)"
+trap 'rm -rf "$gen"' EXIT
+"$target_dir/debug/uniffi-bindgen-swift" --swift-sources --headers --modulemap \
+  --module-name FerroMCPFFI --modulemap-filename module.modulemap \
+  "$dylib" "$gen" >&2
+
+# Writes $1 into $2 only when it differs.
+put() { mkdir -p "$(dirname "$2")"; cmp -s "$1" "$2" || cp "$1" "$2"; }
+put "$gen/FerroMCPFFI.h" "$HERE/Sources/FerroMCPFFI/FerroMCPFFI.h"
+put "$gen/module.modulemap" "$HERE/Sources/FerroMCPFFI/module.modulemap"
+put "$gen/FerroMCPNative.swift" "$HERE/Sources/FerroMCPNative/FerroMCPNative.swift"
+put "$lib.a" "$HERE/.native/lib/libferromcp_swift.a"
+log "ready (.native/lib, Sources/FerroMCPFFI, Sources/FerroMCPNative)"

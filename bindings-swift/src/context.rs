@@ -1,0 +1,131 @@
+//! [`NativeContext`]: the context of one incoming request, as a Swift handler sees it (the
+//! facade's `RequestContext` wraps it).
+
+use crate::error::{parse_json, parse_opt_json, FfiError};
+use crate::runtime::run;
+use crate::NameValue;
+use ferromcp::embed::ForeignContext;
+use std::sync::Arc;
+
+/// The context of one request handled in Swift. JSON values are JSON text.
+#[derive(uniffi::Object)]
+pub struct NativeContext {
+    ctx: ForeignContext,
+}
+
+impl NativeContext {
+    /// Wraps an engine context.
+    pub fn new(ctx: ForeignContext) -> Arc<Self> {
+        Arc::new(Self { ctx })
+    }
+}
+
+#[uniffi::export]
+impl NativeContext {
+    /// The request id (JSON: a number or a string).
+    pub fn request_id(&self) -> String {
+        self.ctx.request_id().to_string()
+    }
+
+    /// The request's `_meta` object (JSON; `null` when absent).
+    pub fn meta(&self) -> String {
+        self.ctx.meta().to_string()
+    }
+
+    /// The request's progress token (JSON; `null` when the requester asked for no progress).
+    pub fn progress_token(&self) -> String {
+        self.ctx.progress_token().to_string()
+    }
+
+    /// The negotiated protocol revision.
+    pub fn protocol_version(&self) -> Option<String> {
+        self.ctx.protocol_version()
+    }
+
+    /// The peer's `clientInfo` / `serverInfo` (JSON; `null` before negotiation).
+    pub fn peer_info(&self) -> String {
+        self.ctx.peer_info().to_string()
+    }
+
+    /// The peer's capabilities (JSON; `null` before negotiation).
+    pub fn peer_capabilities(&self) -> String {
+        self.ctx.peer_capabilities().to_string()
+    }
+
+    /// The header fields of the HTTP request that carried this request (names in lowercase, in
+    /// order); `None` on other transports.
+    pub fn http_headers(&self) -> Option<Vec<NameValue>> {
+        let pairs = self.ctx.request_context().http_headers()?;
+        Some(
+            pairs
+                .into_iter()
+                .map(|(name, value)| NameValue { name, value })
+                .collect(),
+        )
+    }
+
+    /// Whether the request was cancelled (by the peer, the session closing, or [`Self::cancel`]).
+    pub fn is_cancelled(&self) -> bool {
+        self.ctx.is_cancelled()
+    }
+
+    /// Returns when the request is cancelled.
+    pub async fn cancelled(&self) {
+        self.ctx.cancellation_token().cancelled().await
+    }
+
+    /// Cancels the request locally (outstanding requests made through this context end).
+    pub fn cancel(&self) {
+        self.ctx.cancel()
+    }
+
+    /// Reports progress if the requester asked for it (throttled by the engine).
+    pub async fn progress(
+        &self,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<String>,
+    ) -> Result<(), FfiError> {
+        let ctx = self.ctx.clone();
+        Ok(run(async move { ctx.progress(progress, total, message).await }).await?)
+    }
+
+    /// Sends `notifications/message` at an RFC 5424 `level`; `data` is JSON text.
+    pub async fn log(
+        &self,
+        level: String,
+        logger: Option<String>,
+        data: String,
+    ) -> Result<(), FfiError> {
+        let ctx = self.ctx.clone();
+        let data = parse_json("log data", &data)?;
+        Ok(run(async move { ctx.log(&level, logger, data).await }).await?)
+    }
+
+    /// Sends a notification related to this request; `params` is JSON text.
+    pub async fn notify(&self, method: String, params: Option<String>) -> Result<(), FfiError> {
+        let ctx = self.ctx.clone();
+        let params = parse_opt_json("notification params", params)?;
+        Ok(run(async move { ctx.notify(&method, params).await }).await?)
+    }
+
+    /// Sends a request to the peer (`sampling/createMessage`, `elicitation/create`,
+    /// `roots/list`, ...) and returns its result as JSON text. Ends with code -32800 when this
+    /// request is cancelled meanwhile.
+    pub async fn request(
+        &self,
+        method: String,
+        params: Option<String>,
+    ) -> Result<String, FfiError> {
+        let ctx = self.ctx.clone();
+        let params = parse_opt_json("request params", params)?;
+        let v = run(async move { ctx.request(&method, params).await }).await?;
+        Ok(v.to_string())
+    }
+
+    /// Closes the SSE stream carrying this request (Streamable HTTP; the client resumes with
+    /// `Last-Event-ID`). False where there is no such stream.
+    pub fn close_sse_stream(&self) -> bool {
+        self.ctx.close_sse_stream()
+    }
+}

@@ -1,0 +1,82 @@
+//! Errors across the boundary: [`FfiError`] carries an engine `McpError` (code, message, JSON
+//! `data`) to Swift, where the facade turns it into `McpError`, and carries a Swift handler's
+//! failure back into the engine.
+
+use ferromcp::McpError;
+use serde_json::Value;
+
+/// An MCP / JSON-RPC error crossing the FFI in either direction.
+#[derive(Debug, Clone, uniffi::Error)]
+pub enum FfiError {
+    /// An error with its JSON-RPC code; `data` is JSON text (absent when the error has none).
+    Mcp {
+        /// The JSON-RPC code.
+        code: i32,
+        /// The message.
+        message: String,
+        /// The `data` member as JSON text.
+        data: Option<String>,
+    },
+}
+
+impl std::fmt::Display for FfiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let FfiError::Mcp { code, message, .. } = self;
+        write!(f, "{message} ({code})")
+    }
+}
+
+impl std::error::Error for FfiError {}
+
+impl From<McpError> for FfiError {
+    fn from(e: McpError) -> Self {
+        FfiError::Mcp {
+            code: e.code,
+            message: e.message,
+            data: e.data.map(|d| d.to_string()),
+        }
+    }
+}
+
+impl From<FfiError> for McpError {
+    fn from(e: FfiError) -> Self {
+        let FfiError::Mcp {
+            code,
+            message,
+            data,
+        } = e;
+        let mut err = McpError::new(code, message);
+        if let Some(d) = data {
+            err.data = Some(serde_json::from_str(&d).unwrap_or(Value::String(d)));
+        }
+        err
+    }
+}
+
+/// A Swift callback that failed in a way its signature does not declare (UniFFI reports it
+/// here instead of panicking): an internal error for the peer.
+impl From<uniffi::UnexpectedUniFFICallbackError> for FfiError {
+    fn from(e: uniffi::UnexpectedUniFFICallbackError) -> Self {
+        McpError::internal(format!("Swift handler failed: {}", e.reason)).into()
+    }
+}
+
+/// Parses JSON text from Swift; a bad text is invalid params naming `what`.
+pub(crate) fn parse_json(what: &str, text: &str) -> Result<Value, McpError> {
+    serde_json::from_str(text)
+        .map_err(|e| McpError::invalid_params(format!("{what} is not valid JSON: {e}")))
+}
+
+/// Parses optional JSON text (absent or empty: `None`).
+pub(crate) fn parse_opt_json(what: &str, text: Option<String>) -> Result<Option<Value>, McpError> {
+    match text {
+        Some(t) if !t.is_empty() => parse_json(what, &t).map(Some),
+        _ => Ok(None),
+    }
+}
+
+/// Parses what a Swift handler answered; a bad text is the handler's fault (internal error).
+pub(crate) fn parse_answer(text: &str) -> Result<Value, McpError> {
+    serde_json::from_str(text)
+        .map_err(|e| McpError::internal(format!("Swift handler answered invalid JSON: {e}")))
+}
