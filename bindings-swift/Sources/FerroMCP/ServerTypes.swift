@@ -1,0 +1,432 @@
+// ServerTypes: the values a server is configured with (ServerOptions, HTTPOptions) and the
+// values its handlers answer with (ToolResult, ResourceResult, PromptResult) or are handed
+// (CompletionRequest), each with the plain JSON the engine reads. The engine's
+// `embed::ServerConfig` / `HttpConfig` define the configuration keys and `embed::shape` what a
+// handler's answer means; nothing here re-implements either.
+
+import Foundation
+
+// MARK: - Configuration
+
+/// A server's optional identity fields, paging and limits (the engine's `ServerConfig`).
+public struct ServerOptions: Sendable {
+    /// `serverInfo.websiteUrl`.
+    public var websiteUrl: String?
+    /// `serverInfo.icons` (MCP `Icon` objects: `src`, `mimeType`, `sizes`, `theme`).
+    public var icons: [Value]?
+    /// Items per page of the list methods (engine default 100).
+    public var pageSize: Int?
+    /// Default timeout of the requests the server sends to clients (sampling, elicitation,
+    /// roots); nil keeps the engine's default.
+    public var requestTimeout: Duration?
+    /// Advertise tools even with none registered yet, so they can be added later.
+    public var enableTools: Bool
+    /// Advertise resources even with none registered yet.
+    public var enableResources: Bool
+    /// Advertise prompts even with none registered yet.
+    public var enablePrompts: Bool
+    /// Advertise logging (the engine's default is on).
+    public var enableLogging: Bool?
+    /// Configuration keys this type does not name (newer engine keys), passed through as they
+    /// are. The engine rejects unknown keys: `Server.init` then throws invalid params.
+    public var extra: [String: Value]
+
+    /// Options; every argument is optional.
+    public init(websiteUrl: String? = nil, icons: [Value]? = nil, pageSize: Int? = nil,
+                requestTimeout: Duration? = nil, enableTools: Bool = false,
+                enableResources: Bool = false, enablePrompts: Bool = false,
+                enableLogging: Bool? = nil, extra: [String: Value] = [:]) {
+        self.websiteUrl = websiteUrl
+        self.icons = icons
+        self.pageSize = pageSize
+        self.requestTimeout = requestTimeout
+        self.enableTools = enableTools
+        self.enableResources = enableResources
+        self.enablePrompts = enablePrompts
+        self.enableLogging = enableLogging
+        self.extra = extra
+    }
+}
+
+/// The Streamable HTTP endpoint's options (the engine's `HttpConfig`). Only the options set
+/// here are sent; the others keep the engine's defaults.
+public struct HTTPOptions: Sendable {
+    /// Path of the endpoint.
+    public var path: String
+    /// Answer each POST with one JSON body instead of an SSE stream.
+    public var jsonResponse: Bool?
+    /// No sessions: every POST is served by a fresh, initialized session.
+    public var stateless: Bool?
+    /// Offer the standalone GET stream (405 when off).
+    public var enableGetStream: Bool?
+    /// Most sessions alive at once.
+    public var maxSessions: Int?
+    /// Idle sessions are removed after this long.
+    public var sessionIdleTimeout: Duration?
+    /// Largest request body accepted, in bytes (413 beyond).
+    public var maxBodySize: Int?
+    /// Force the `Host` / `Origin` checks on or off (nil: decided from the bound address).
+    public var dnsRebindingProtection: Bool?
+    /// Allowed `Host` values.
+    public var allowedHosts: [String]?
+    /// Allowed `Origin` values.
+    public var allowedOrigins: [String]?
+    /// Frames each SSE stream may hold waiting for its reader.
+    public var streamQueueCapacity: Int?
+    /// Polling mode: close request streams after this long (clients resume them).
+    public var closeStreamsAfter: Duration?
+    /// The SSE `retry:` hint (nil keeps the engine's default, 1 s).
+    public var retryInterval: Duration?
+    /// Send no SSE `retry:` hint at all (overrides `retryInterval`).
+    public var omitRetryHint: Bool
+    /// Also serve the 2024-11-05 HTTP+SSE endpoints.
+    public var legacySSE: Bool?
+    /// Path of the legacy SSE endpoint.
+    public var legacySSEPath: String?
+    /// Path of the legacy message endpoint.
+    public var legacyMessagesPath: String?
+    /// Configuration keys this type does not name (newer engine keys), passed through as they
+    /// are. The engine rejects unknown keys: starting the server then throws invalid params.
+    public var extra: [String: Value]
+
+    /// Options; every argument is optional.
+    public init(path: String = "/mcp", jsonResponse: Bool? = nil, stateless: Bool? = nil,
+                enableGetStream: Bool? = nil, maxSessions: Int? = nil,
+                sessionIdleTimeout: Duration? = nil, maxBodySize: Int? = nil,
+                dnsRebindingProtection: Bool? = nil, allowedHosts: [String]? = nil,
+                allowedOrigins: [String]? = nil, streamQueueCapacity: Int? = nil,
+                closeStreamsAfter: Duration? = nil, retryInterval: Duration? = nil,
+                omitRetryHint: Bool = false, legacySSE: Bool? = nil, legacySSEPath: String? = nil,
+                legacyMessagesPath: String? = nil, extra: [String: Value] = [:]) {
+        self.path = path
+        self.jsonResponse = jsonResponse
+        self.stateless = stateless
+        self.enableGetStream = enableGetStream
+        self.maxSessions = maxSessions
+        self.sessionIdleTimeout = sessionIdleTimeout
+        self.maxBodySize = maxBodySize
+        self.dnsRebindingProtection = dnsRebindingProtection
+        self.allowedHosts = allowedHosts
+        self.allowedOrigins = allowedOrigins
+        self.streamQueueCapacity = streamQueueCapacity
+        self.closeStreamsAfter = closeStreamsAfter
+        self.retryInterval = retryInterval
+        self.omitRetryHint = omitRetryHint
+        self.legacySSE = legacySSE
+        self.legacySSEPath = legacySSEPath
+        self.legacyMessagesPath = legacyMessagesPath
+        self.extra = extra
+    }
+
+    /// The engine's `HttpConfig` JSON (only the keys set).
+    var value: Value {
+        var o = extra
+        o["path"] = .string(path)
+        o.set("jsonResponse", jsonResponse.map(Value.bool))
+        o.set("stateless", stateless.map(Value.bool))
+        o.set("enableGetStream", enableGetStream.map(Value.bool))
+        o.set("maxSessions", maxSessions.map(Value.int))
+        o.set("sessionIdleTimeoutMs", sessionIdleTimeout.map { .int($0.wholeMilliseconds) })
+        o.set("maxBodySize", maxBodySize.map(Value.int))
+        o.set("dnsRebindingProtection", dnsRebindingProtection.map(Value.bool))
+        o.set("allowedHosts", allowedHosts.map { .array($0.map(Value.string)) })
+        o.set("allowedOrigins", allowedOrigins.map { .array($0.map(Value.string)) })
+        o.set("streamQueueCapacity", streamQueueCapacity.map(Value.int))
+        o.set("closeStreamsAfterMs", closeStreamsAfter.map { .int($0.wholeMilliseconds) })
+        if omitRetryHint {
+            o["retryIntervalMs"] = .null
+        } else {
+            o.set("retryIntervalMs", retryInterval.map { .int($0.wholeMilliseconds) })
+        }
+        o.set("legacySse", legacySSE.map(Value.bool))
+        o.set("legacySsePath", legacySSEPath.map(Value.string))
+        o.set("legacyMessagesPath", legacyMessagesPath.map(Value.string))
+        return .object(o)
+    }
+}
+
+extension Dictionary where Key == String, Value == FerroMCP.Value {
+    /// Sets `key` when `value` is present (leaves the key out otherwise).
+    mutating func set(_ key: String, _ value: FerroMCP.Value?) {
+        if let value { self[key] = value }
+    }
+}
+
+extension Duration {
+    /// Whole milliseconds for the engine's `...Ms` keys: rounded up (a short positive duration
+    /// is not 0), negative as 0, clamped to what JSON carries exactly.
+    var wholeMilliseconds: Int {
+        let (s, attos) = components
+        let ms = Double(s) * 1000 + (Double(attos) / 1e15).rounded(.up)
+        return ms <= 0 ? 0 : Int(min(ms, 9.0e15))
+    }
+}
+
+// MARK: - Tools
+
+/// Hints about what a tool does (MCP `ToolAnnotations`); clients must not trust them.
+public struct ToolAnnotations: Sendable, Hashable {
+    /// A human-readable title.
+    public var title: String?
+    /// The tool does not modify its environment.
+    public var readOnlyHint: Bool?
+    /// The tool may perform destructive updates.
+    public var destructiveHint: Bool?
+    /// Calling the tool again with the same arguments has no further effect.
+    public var idempotentHint: Bool?
+    /// The tool interacts with an open world of external entities.
+    public var openWorldHint: Bool?
+
+    /// Annotations; every argument is optional.
+    public init(title: String? = nil, readOnlyHint: Bool? = nil, destructiveHint: Bool? = nil,
+                idempotentHint: Bool? = nil, openWorldHint: Bool? = nil) {
+        self.title = title
+        self.readOnlyHint = readOnlyHint
+        self.destructiveHint = destructiveHint
+        self.idempotentHint = idempotentHint
+        self.openWorldHint = openWorldHint
+    }
+
+    /// The MCP JSON form.
+    public var value: Value {
+        var o: [String: Value] = [:]
+        o.set("title", title.map(Value.string))
+        o.set("readOnlyHint", readOnlyHint.map(Value.bool))
+        o.set("destructiveHint", destructiveHint.map(Value.bool))
+        o.set("idempotentHint", idempotentHint.map(Value.bool))
+        o.set("openWorldHint", openWorldHint.map(Value.bool))
+        return .object(o)
+    }
+}
+
+/// What a tool answers (MCP `CallToolResult`). A string literal is one text block.
+public struct ToolResult: Sendable, Hashable, ExpressibleByStringLiteral {
+    /// The content blocks.
+    public var content: [Content]
+    /// Structured content (for a tool with an `outputSchema`; the engine checks it).
+    public var structuredContent: Value?
+    /// Whether the tool failed (the model sees the content as the error).
+    public var isError: Bool
+    /// `_meta`.
+    public var meta: Value?
+
+    /// A result with every field given.
+    public init(content: [Content] = [], structuredContent: Value? = nil, isError: Bool = false,
+                meta: Value? = nil) {
+        self.content = content
+        self.structuredContent = structuredContent
+        self.isError = isError
+        self.meta = meta
+    }
+
+    /// A result of these content blocks.
+    public init(_ content: Content...) {
+        self.init(content: content)
+    }
+
+    /// One text block.
+    public init(stringLiteral value: String) {
+        self.init(content: [.text(value)])
+    }
+
+    /// One text block.
+    public static func text(_ text: String) -> ToolResult {
+        ToolResult(content: [.text(text)])
+    }
+
+    /// A failed call: `isError` with the message as text, so the model can read it.
+    public static func error(_ message: String) -> ToolResult {
+        ToolResult(content: [.text(message)], isError: true)
+    }
+
+    /// The MCP JSON form (`CallToolResult`).
+    public var value: Value {
+        var o: [String: Value] = ["content": .array(content.map(\.value))]
+        o.set("structuredContent", structuredContent)
+        if isError { o["isError"] = true }
+        o.set("_meta", meta)
+        return .object(o)
+    }
+}
+
+// MARK: - Resources
+
+/// What a resource handler answers. The engine fills in each item's `uri` (the URI read) and
+/// `mimeType` (the one registered) where the answer has none.
+public enum ResourceResult: Sendable, Hashable, ExpressibleByStringLiteral {
+    /// Text contents.
+    case text(String)
+    /// Binary contents (sent as base64 `blob`; `application/octet-stream` unless a MIME type
+    /// was registered).
+    case data(Data)
+    /// Any number of contents, each with its own URI and MIME type if given.
+    case contents([ResourceContents])
+
+    /// Text contents.
+    public init(stringLiteral value: String) {
+        self = .text(value)
+    }
+
+    /// The JSON the engine shapes into `ReadResourceResult.contents`.
+    var value: Value {
+        switch self {
+        case .text(let t): .string(t)
+        case .data(let d): ["blob": .string(d.base64EncodedString())]
+        case .contents(let items): .array(items.map(\.value))
+        }
+    }
+}
+
+// MARK: - Prompts
+
+/// An argument a prompt accepts (MCP `PromptArgument`).
+public struct PromptArgument: Sendable, Hashable {
+    /// The argument's name.
+    public var name: String
+    /// A human-readable title.
+    public var title: String?
+    /// What the argument is for.
+    public var description: String?
+    /// Whether the argument must be given (the engine checks it).
+    public var required: Bool?
+
+    /// An argument.
+    public init(_ name: String, title: String? = nil, description: String? = nil,
+                required: Bool? = nil) {
+        self.name = name
+        self.title = title
+        self.description = description
+        self.required = required
+    }
+
+    /// The MCP JSON form.
+    public var value: Value {
+        var o: [String: Value] = ["name": .string(name)]
+        o.set("title", title.map(Value.string))
+        o.set("description", description.map(Value.string))
+        o.set("required", required.map(Value.bool))
+        return .object(o)
+    }
+}
+
+/// One message of a prompt (MCP `PromptMessage`).
+public struct PromptMessage: Sendable, Hashable {
+    /// Who says it.
+    public enum Role: String, Sendable, Hashable, Codable {
+        /// The user.
+        case user
+        /// The assistant.
+        case assistant
+    }
+
+    /// Who says it.
+    public var role: Role
+    /// What is said.
+    public var content: Content
+
+    /// A message.
+    public init(role: Role, content: Content) {
+        self.role = role
+        self.content = content
+    }
+
+    /// A user message.
+    public static func user(_ content: Content) -> PromptMessage {
+        PromptMessage(role: .user, content: content)
+    }
+
+    /// A user text message.
+    public static func user(_ text: String) -> PromptMessage {
+        PromptMessage(role: .user, content: .text(text))
+    }
+
+    /// An assistant message.
+    public static func assistant(_ content: Content) -> PromptMessage {
+        PromptMessage(role: .assistant, content: content)
+    }
+
+    /// An assistant text message.
+    public static func assistant(_ text: String) -> PromptMessage {
+        PromptMessage(role: .assistant, content: .text(text))
+    }
+
+    /// The MCP JSON form.
+    public var value: Value {
+        ["role": .string(role.rawValue), "content": content.value]
+    }
+}
+
+/// What a prompt handler answers (MCP `GetPromptResult`). A string literal is one user text
+/// message.
+public struct PromptResult: Sendable, Hashable, ExpressibleByStringLiteral {
+    /// A description of the rendered prompt.
+    public var description: String?
+    /// The messages.
+    public var messages: [PromptMessage]
+
+    /// A result.
+    public init(description: String? = nil, messages: [PromptMessage]) {
+        self.description = description
+        self.messages = messages
+    }
+
+    /// A result of these messages.
+    public init(_ messages: PromptMessage...) {
+        self.init(messages: messages)
+    }
+
+    /// One user text message.
+    public init(stringLiteral value: String) {
+        self.init(messages: [.user(value)])
+    }
+
+    /// The MCP JSON form (`GetPromptResult`).
+    public var value: Value {
+        var o: [String: Value] = ["messages": .array(messages.map(\.value))]
+        o.set("description", description.map(Value.string))
+        return .object(o)
+    }
+}
+
+// MARK: - Completions and logging
+
+/// A `completion/complete` request for one argument, as a completion handler gets it.
+public struct CompletionRequest: Sendable, Hashable {
+    /// The name of the argument being completed.
+    public var argumentName: String
+    /// What the user typed so far.
+    public var value: String
+    /// Arguments already resolved (`context.arguments`).
+    public var context: [String: String]
+    /// The request's params as sent (`ref`, `argument`, `context`).
+    public var raw: Value
+
+    /// Reads the `completion/complete` params.
+    init(_ params: Value) {
+        argumentName = params["argument"]?["name"]?.stringValue ?? ""
+        value = params["argument"]?["value"]?.stringValue ?? ""
+        context = (params["context"]?["arguments"]?.objectValue ?? [:])
+            .compactMapValues(\.stringValue)
+        raw = params
+    }
+}
+
+/// A log message's severity (RFC 5424, as MCP `LoggingLevel`), from least to most severe.
+public enum LogLevel: String, Sendable, Hashable, CaseIterable, Codable {
+    /// Debugging detail.
+    case debug
+    /// Information.
+    case info
+    /// Normal but significant.
+    case notice
+    /// A warning.
+    case warning
+    /// An error.
+    case error
+    /// A critical condition.
+    case critical
+    /// Action must be taken immediately.
+    case alert
+    /// The system is unusable.
+    case emergency
+}
