@@ -1,0 +1,217 @@
+// The "everything" client on FerroMCP's Swift API.
+//
+//   MCP_CONFORMANCE_SCENARIO=NAME EverythingClient URL
+//       the client the official conformance suite drives in client mode (`core` suite), like
+//       examples/node/everything_client.mjs; unknown scenario: lists the known ones, exit 1.
+//   EverythingClient --interop --stdio CMD ARGS... | --interop --http URL
+//       checks a server exposing tests/interop/SURFACE.md and prints a JSON report
+//       {ok, checks: [{name, ok, detail}], error?}, like examples/python/interop_client.py.
+
+import ExampleSupport
+import FerroMCP
+import Foundation
+
+let scenarios = ["initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry"]
+
+/// A value several tasks (and synchronous callbacks) append to.
+final class Collected<Element: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [Element] = []
+    func append(_ item: Element) { lock.withLock { items.append(item) } }
+    var all: [Element] { lock.withLock { items } }
+}
+
+/// Fills every field the user left out with the schema's `default` (SEP-1034).
+func applyDefaults(_ schema: Value, to content: [String: Value]) -> [String: Value] {
+    var out = content
+    for (name, property) in schema["properties"]?.objectValue ?? [:] {
+        if let value = property["default"], out[name] == nil { out[name] = value }
+    }
+    return out
+}
+
+/// Closes the client, giving up after `seconds` (the process exits next anyway).
+func close(_ client: Client, within seconds: Int) async {
+    let done = AsyncStream<Void> { c in
+        Task { await client.close(); c.finish() }
+        Task { try? await Task.sleep(for: .seconds(seconds)); c.finish() }
+    }
+    for await _ in done {}
+}
+
+// ---- conformance client mode ----------------------------------------------------------------
+
+struct AddNumbers: Encodable { var a: Double; var b: Double }
+
+func conformance(_ scenario: String, url: String) async throws {
+    let options = ClientOptions(
+        name: "ferromcp-everything-client", version: "0.1.0",
+        sampling: { _, _ in
+            ["role": "assistant", "content": ["type": "text", "text": "This is a test response from the client"],
+             "model": "test-model", "stopReason": "endTurn"]
+        },
+        elicitation: { params, _ in
+            ElicitResult(action: .accept, content: .object(applyDefaults(params["requestedSchema"] ?? [:], to: [:])))
+        })
+    let client = try await Client.http(url: url, options: options)
+    do {
+        switch scenario {
+        case "initialize":
+            do {
+                _ = try await client.listTools()
+            } catch let e as McpError where e.code == McpError.Code.methodNotFound.rawValue {
+                // the mock server advertises no tools
+            }
+        case "tools_call":
+            logLine("tools: \(try await client.listAllTools().map(\.name))")
+            logLine("add_numbers -> \(try await client.callTool("add_numbers", arguments: AddNumbers(a: 5, b: 3)).text)")
+        case "elicitation-sep1034-client-defaults":
+            _ = try await client.listAllTools()
+            logLine("result -> \(try await client.callTool("test_client_elicitation_defaults").text)")
+        case "sse-retry":
+            _ = try await client.listAllTools()
+            logLine("result -> \(try await client.callTool("test_reconnection").text)")
+        default:
+            break
+        }
+    } catch {
+        await close(client, within: 5)
+        throw error
+    }
+    await close(client, within: 5)
+}
+
+// ---- interop client mode --------------------------------------------------------------------
+
+/// The checks of tests/interop/SURFACE.md, in order.
+final class InteropChecks: @unchecked Sendable {
+    private let lock = NSLock()
+    private var checks: [Value] = []
+    func add(_ name: String, _ ok: Bool, _ detail: Value) {
+        lock.withLock { checks.append(["name": .string(name), "ok": .bool(ok), "detail": detail]) }
+    }
+    var all: [Value] { lock.withLock { checks } }
+}
+
+func interop(_ argv: [String], _ checks: InteropChecks) async throws {
+    let options = ClientOptions(name: "interop-swift-ferromcp-client", version: "1.0.0")
+    let client: Client
+    if argv.first == "--stdio", argv.count >= 2 {
+        client = try await Client.stdio(command: argv[1], arguments: Array(argv.dropFirst(2)), options: options)
+    } else if argv.first == "--http", argv.count == 2 {
+        client = try await Client.http(url: argv[1], options: options)
+    } else {
+        throw McpError(.invalidParams, "usage: EverythingClient --interop --stdio CMD ARGS... | --interop --http URL")
+    }
+    let logs = Collected<Value>()
+    let listener = Task {
+        for await n in client.notifications where n.method == ServerNotification.Method.logMessage {
+            logs.append(n.params ?? .null)
+        }
+    }
+    defer { listener.cancel() }
+    do {
+        try await interopChecks(client, checks, logs)
+    } catch {
+        await client.close()
+        throw error
+    }
+    await client.close()
+}
+
+func interopChecks(_ client: Client, _ checks: InteropChecks, _ logs: Collected<Value>) async throws {
+    let tools = try await client.listAllTools().map(\.name)
+    checks.add("tools/list", ["echo", "add", "progress", "log", "fail"].allSatisfy(tools.contains),
+               ["tools": .array(tools.map { .string($0) }), "protocolVersion": .string(client.protocolVersion)])
+
+    let text = "interop ✓ text"
+    var got = try await client.callTool("echo", arguments: ["text": .string(text)]).text
+    checks.add("echo", got == text, ["got": .string(got)])
+
+    got = try await client.callTool("add", arguments: ["a": 2, "b": 0.5]).text
+    checks.add("add", got == "2.5", ["got": .string(got)])
+
+    let seen = Collected<ProgressUpdate>()
+    got = try await client.callTool("progress", arguments: ["steps": 3],
+                                    options: RequestOptions(onProgress: { seen.append($0) })).text
+    let progress = seen.all
+    checks.add("progress", progress.map(\.progress) == [1, 2, 3] && progress.allSatisfy { $0.total == 3 } && got == "done", [
+        "notifications": .array(progress.map { p in
+            ["progress": .double(p.progress), "total": p.total.map(Value.double) ?? .null,
+             "message": p.message.map(Value.string) ?? .null]
+        }),
+        "result": .string(got),
+    ])
+
+    try await client.setLoggingLevel(.debug)
+    got = try await client.callTool("log", arguments: ["message": "interop log line", "level": "info"]).text
+    for _ in 0..<20 where logs.all.isEmpty { try await Task.sleep(for: .milliseconds(25)) }
+    let messages = logs.all
+    checks.add("log", messages.contains { $0["level"] == "info" && $0["data"] == "interop log line" } && got == "logged",
+               ["messages": .array(messages), "result": .string(got)])
+
+    let failed = try await client.callTool("fail")
+    checks.add("fail", failed.isError && failed.text.contains("intentional failure"),
+               ["isError": .bool(failed.isError), "text": .string(failed.text)])
+
+    let uris = try await client.listAllResources().map(\.uri)
+    var texts = try await client.readResource("mem://greeting").compactMap(\.text)
+    checks.add("resources", uris.contains("mem://greeting") && texts == ["hello"],
+               ["uris": .array(uris.map { .string($0) }), "texts": .array(texts.map { .string($0) })])
+
+    let templates = try await client.listAllResourceTemplates().map(\.uriTemplate)
+    texts = try await client.readResource("mem://items/42").compactMap(\.text)
+    checks.add("resource-templates", templates.contains("mem://items/{id}") && texts == ["item 42"],
+               ["templates": .array(templates.map { .string($0) }), "texts": .array(texts.map { .string($0) })])
+
+    let names = try await client.listAllPrompts().map(\.name)
+    let prompt = try await client.getPrompt("greet", arguments: ["name": "Ferris"])
+    checks.add("prompts", names.contains("greet") && prompt.messages.contains { $0.role == .user && ($0.content.text ?? "").contains("Ferris") },
+               ["prompts": .array(names.map { .string($0) }),
+                "messages": .array(prompt.messages.map { ["role": .string($0.role.rawValue), "content": $0.content.value] })])
+}
+
+/// Prints the interop report (pretty JSON, as the Node and Python clients do) and exits.
+func finish(_ checks: [Value], error: String?) -> Never {
+    let ok = !checks.isEmpty && checks.allSatisfy { $0["ok"] == true } && error == nil
+    var report: Value = ["ok": .bool(ok), "checks": .array(checks)]
+    if let error { report["error"] = .string(error) }
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    let text = (try? encoder.encode(report)).map { String(decoding: $0, as: UTF8.self) } ?? report.jsonText
+    print(text)
+    exit(ok ? 0 : 1)
+}
+
+// ---- main -----------------------------------------------------------------------------------
+
+let argv = Array(CommandLine.arguments.dropFirst())
+if argv.first == "--interop" {
+    let checks = InteropChecks()
+    Task.detached {
+        try? await Task.sleep(for: .seconds(30))
+        finish(checks.all, error: "timed out after 30 s")
+    }
+    do {
+        try await interop(Array(argv.dropFirst()), checks)
+        finish(checks.all, error: nil)
+    } catch {
+        finish(checks.all, error: String(describing: error))
+    }
+} else {
+    guard argv.count == 1 else {
+        logLine("usage: MCP_CONFORMANCE_SCENARIO=NAME EverythingClient URL")
+        exit(2)
+    }
+    let scenario = ProcessInfo.processInfo.environment["MCP_CONFORMANCE_SCENARIO"] ?? ""
+    guard scenarios.contains(scenario) else {
+        logLine("unknown scenario '\(scenario)'; known: \(scenarios.joined(separator: ", "))")
+        exit(1)
+    }
+    do {
+        try await conformance(scenario, url: argv[0])
+    } catch {
+        logLine("everything-client: \(scenario): \(error)")
+        exit(1)
+    }
+}
