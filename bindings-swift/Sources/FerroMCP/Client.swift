@@ -137,13 +137,14 @@ public final class Client: Sendable {
     /// Sends any request and returns its result.
     ///
     /// Cancelling the calling task cancels the request: the engine sends
-    /// `notifications/cancelled` and this throws `CancellationError` (also when the task was
-    /// cancelled before the call; then nothing is sent).
+    /// `notifications/cancelled` and this throws `CancellationError` (at once, sending nothing,
+    /// when the task is already cancelled).
     ///
     /// - Throws: `McpError` (the server's error answer; `.requestTimeout`; a transport error),
     ///   or `CancellationError`.
     public func sendRequest(method: String, params: Value? = nil,
                             options: RequestOptions = .init()) async throws -> Value {
+        try Task.checkCancellation()
         let cancel = NativeCancelHandle()
         let progress = options.onProgress.map(ProgressRelay.init)
         let timeoutMs = options.timeout.map { UInt64($0.wholeMilliseconds) }
@@ -379,8 +380,8 @@ private final class ClientBridge: ClientHandler {
     }
 
     func notification(method: String, params: String) {
-        let value = (try? Value(json: params))?.nonNull
-        continuation.yield(ServerNotification(method: method, params: value))
+        let value = try? Value(json: params)
+        continuation.yield(ServerNotification(method: method, params: value?.isNull == false ? value : nil))
     }
 }
 

@@ -196,7 +196,10 @@ extension Value {
     /// The member `key` as a string, nil when absent or not a string.
     func string(_ key: String) -> String? { self[key]?.stringValue }
     /// The member `key`, nil when absent or null.
-    func member(_ key: String) -> Value? { self[key]?.nonNull }
+    func member(_ key: String) -> Value? {
+        guard let v = self[key], !v.isNull else { return nil }
+        return v
+    }
 }
 
 /// Reads a list result's items: `key` must be an array of objects each `item` reads.
