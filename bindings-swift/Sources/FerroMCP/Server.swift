@@ -211,7 +211,12 @@ public final class Server: Sendable {
     // MARK: Serving
 
     /// Serves one session over this process's stdin and stdout until stdin closes.
+    ///
+    /// Sets `SIGPIPE` to be ignored (process-wide, as Python and Node do by default): a client
+    /// that goes away closes the pipe under a write, which should end the session, not the
+    /// process.
     public func serveStdio() async throws {
+        signal(SIGPIPE, SIG_IGN)
         try await bridged { try await native.serveStdio() }
     }
 

@@ -401,8 +401,8 @@ public struct CompletionRequest: Sendable, Hashable {
     /// The request's params as sent (`ref`, `argument`, `context`).
     public var raw: Value
 
-    /// Reads the `completion/complete` params.
-    init(_ params: Value) {
+    /// Reads the `completion/complete` params (`ref`, `argument`, `context`).
+    public init(_ params: Value) {
         argumentName = params["argument"]?["name"]?.stringValue ?? ""
         value = params["argument"]?["value"]?.stringValue ?? ""
         context = (params["context"]?["arguments"]?.objectValue ?? [:])
