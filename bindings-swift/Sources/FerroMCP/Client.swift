@@ -6,6 +6,11 @@
 
 import FerroMCPNative
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A connected, initialized MCP client.
 ///
@@ -71,6 +76,7 @@ public final class Client: Sendable {
                              environment: [String: String] = [:], currentDirectory: String? = nil,
                              options: ClientOptions = .init()) async throws -> Client {
         let env = environment.sorted { $0.key < $1.key }.map { NameValue(name: $0.key, value: $0.value) }
+        ignoreSIGPIPE
         return try await connect(options) { config, handler in
             try await NativeClient.stdio(program: command, arguments: arguments, env: env,
                                          cwd: currentDirectory, config: config, handler: handler)
@@ -337,6 +343,19 @@ public final class Client: Sendable {
         return out
     }
 }
+
+/// Writing to the stdin of a server that has exited raises SIGPIPE, whose default action ends
+/// the whole app (Rust programs, Node and Python ignore it at start-up; a Swift program does
+/// not). So the first `Client.stdio` ignores SIGPIPE (the write then fails with EPIPE and the
+/// call with a transport error), unless the app installed a handler of its own, which is put
+/// back. Spawned servers start with the default disposition again (the engine resets it).
+private let ignoreSIGPIPE: Void = {
+    let previous = signal(SIGPIPE, SIG_IGN)
+    let address = { (h: (@convention(c) (Int32) -> Void)?) in unsafeBitCast(h, to: Int.self) }
+    if previous != nil && address(previous) != address(SIG_IGN) && address(previous) != address(SIG_ERR) {
+        _ = signal(SIGPIPE, previous)
+    }
+}()
 
 /// Answers the server's requests with the handlers of `ClientOptions` and passes its
 /// notifications to `Client.notifications`.
