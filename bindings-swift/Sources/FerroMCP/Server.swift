@@ -101,12 +101,19 @@ public final class Server: Sendable {
         try addTool(definition) { args, ctx in
             let decoded = try Self.decodeArguments(args, as: Arguments.self, tool: name)
             let output = try await handler(decoded, ctx)
+            let value: Value
             do {
-                return try Value(encoding: output)
+                value = try Value(encoding: output)
             } catch {
                 throw ToolProtocolError(error: McpError(
                     .internalError, "tool \"\(name)\": cannot encode its output: \(error)"))
             }
+            // An output with a `content` list would pass for a whole CallToolResult in the
+            // engine's shaping: hand that one over as the result it stands for.
+            if value["content"]?.arrayValue != nil {
+                return ToolResult(content: [.text(value.jsonText)], structuredContent: value).value
+            }
+            return value
         }
     }
 

@@ -186,6 +186,15 @@ final class ServerTests: XCTestCase {
 
         let e = await T.mcpError { try await client.callTool("broken") }
         XCTAssertEqual(e?.code, McpError.Code.internalError.rawValue)
+
+        // An output that has a `content` list of its own is still the structured content.
+        let article: Value = ["title": "T", "content": ["p1", "p2"]]
+        let articleSchema: Value = ["type": "object", "required": ["title", "content"]]
+        try server.registerTool("article", arguments: Value.self, outputSchema: articleSchema) { _, _ in article }
+        let a = try await client.callTool("article")
+        XCTAssertFalse(a.isError)
+        XCTAssertEqual(a.structuredContent, article)
+        XCTAssertEqual(try Value(json: a.text), article)
         await client.close()
     }
 
