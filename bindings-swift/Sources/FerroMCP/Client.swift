@@ -40,7 +40,8 @@ public final class Client: Sendable {
 
     /// Server notifications (`notifications/message`, `.../list_changed`,
     /// `notifications/resources/updated`, ...), in the order they arrived, from the start of the
-    /// session; finished by `close()`.
+    /// session; finished by `close()` (or when the client is released). A session that ends by
+    /// itself (the server exited) does not finish it: the next request throws a transport error.
     ///
     /// One stream per client: iterate it from one task. Notifications nobody has read yet are
     /// buffered as `ClientOptions.notificationBufferSize` says (by default the newest 1024).
