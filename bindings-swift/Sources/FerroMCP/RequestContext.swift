@@ -141,7 +141,10 @@ public struct RequestContext: Sendable {
 
 extension Value {
     /// Self, or nil for `null`.
-    var nonNull: Value? { isNull ? nil : self }
+    var nonNull: Value? {
+        if isNull { return nil }
+        return self
+    }
 }
 
 /// One HTTP header field of the request that carried an MCP request.

@@ -69,10 +69,10 @@ extension Value {
 }
 
 // MARK: - Literals
+//
+// No `ExpressibleByNilLiteral`: with it, `nil` in a `Value?` context could mean `.null` or "absent",
+// and `x ?? nil`, `cond ? nil : v` silently pick `.null`. Write `.null` for JSON null.
 
-extension Value: ExpressibleByNilLiteral {
-    public init(nilLiteral: ()) { self = .null }
-}
 extension Value: ExpressibleByBooleanLiteral {
     public init(booleanLiteral value: Bool) { self = .bool(value) }
 }

@@ -29,7 +29,7 @@ final class ClientTests: XCTestCase {
     func testClientInfoAndProtocolVersionReachTheServer() async throws {
         let server = try Server(name: "mem", version: "1")
         try server.registerTool("who") { _, ctx in
-            .init(content: [], structuredContent: ["info": ctx.clientInfo ?? nil, "version": .string(ctx.protocolVersion ?? "")])
+            .init(content: [], structuredContent: ["info": ctx.clientInfo ?? .null, "version": .string(ctx.protocolVersion ?? "")])
         }
         let client = try await Client.connect(
             to: server, options: .init(name: "tester", version: "9.9", protocolVersion: "2025-06-18"))
@@ -110,8 +110,8 @@ final class ClientTests: XCTestCase {
         let typed = try await client.callTool("add", arguments: Add(a: 40, b: 2))
         XCTAssertEqual(try typed.decode(Sum.self).sum, 42)
 
-        let echo = try await client.callTool("echo", arguments: ["x": [1, "two", nil, true]])
-        XCTAssertEqual(try Value(json: echo.text), ["x": [1, "two", nil, true]])
+        let echo = try await client.callTool("echo", arguments: ["x": [1, "two", .null, true]])
+        XCTAssertEqual(try Value(json: echo.text), ["x": [1, "two", .null, true]])
 
         let failed = try await client.callTool("fails")
         XCTAssertTrue(failed.isError)
@@ -464,15 +464,15 @@ final class ClientTests: XCTestCase {
         try server.registerTool("roots") { _, ctx in
             .text(try await ctx.listRoots().map { "\($0.name ?? "") \($0.uri)" }.joined(separator: ","))
         }
-        try server.registerTool("caps") { _, ctx in .init(structuredContent: ctx.clientCapabilities ?? nil) }
+        try server.registerTool("caps") { _, ctx in .init(structuredContent: ctx.clientCapabilities ?? .null) }
 
-        let samplingParams = Locked<Value>(nil)
-        let serverName = Locked<Value>(nil)
+        let samplingParams = Locked<Value>(.null)
+        let serverName = Locked<Value>(.null)
         let rootsAsked = Locked(0)
         let options = ClientOptions(
             sampling: { params, ctx in
                 samplingParams.set(params)
-                serverName.set(ctx.clientInfo?["name"] ?? nil)
+                serverName.set(ctx.clientInfo?["name"] ?? .null)
                 let q = params["messages"]?[0]?["content"]?["text"]?.stringValue ?? ""
                 return ["role": "assistant", "content": ["type": "text", "text": .string(q.uppercased())],
                         "model": "echo-1", "stopReason": "endTurn"]

@@ -14,11 +14,11 @@ final class ServerContextTests: XCTestCase {
         try server.registerTool("whoami") { _, ctx in
             ToolResult(content: [.text("ok")], structuredContent: [
                 "requestId": ctx.requestId,
-                "meta": ctx.meta ?? nil,
-                "progressToken": ctx.progressToken ?? nil,
-                "protocolVersion": ctx.protocolVersion.map(Value.string) ?? nil,
-                "clientName": ctx.clientInfo?["name"] ?? nil,
-                "clientCapabilities": ctx.clientCapabilities ?? nil,
+                "meta": ctx.meta ?? .null,
+                "progressToken": ctx.progressToken ?? .null,
+                "protocolVersion": ctx.protocolVersion.map(Value.string) ?? .null,
+                "clientName": ctx.clientInfo?["name"] ?? .null,
+                "clientCapabilities": ctx.clientCapabilities ?? .null,
                 "onHTTP": .bool(ctx.httpHeaders != nil),
                 "cancelled": .bool(ctx.isCancelled),
             ])
@@ -94,9 +94,9 @@ final class ServerContextTests: XCTestCase {
             let roots = try await ctx.listRoots()
             let pong = try await ctx.sendRequest(method: "ping")
             return ToolResult(content: [.text("asked")], structuredContent: [
-                "sampled": sampled["content"]?["text"] ?? nil,
+                "sampled": sampled["content"]?["text"] ?? .null,
                 "action": .string(answer.action.rawValue),
-                "name": answer.content?["name"] ?? nil,
+                "name": answer.content?["name"] ?? .null,
                 "roots": .array(roots.map(\.value)),
                 "pong": pong,
             ])

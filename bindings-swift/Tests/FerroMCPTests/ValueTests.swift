@@ -3,7 +3,7 @@ import XCTest
 
 final class ValueTests: XCTestCase {
     func testRoundTrip() throws {
-        let v: Value = ["a": 1, "b": [true, nil, 2.5, "x\"y\n"], "c": ["d": "é😀"]]
+        let v: Value = ["a": 1, "b": [true, .null, 2.5, "x\"y\n"], "c": ["d": "é😀"]]
         XCTAssertEqual(try Value(json: v.jsonText), v)
         XCTAssertEqual(v.jsonText, #"{"a":1,"b":[true,null,2.5,"x\"y\n"],"c":{"d":"é😀"}}"#)
     }
