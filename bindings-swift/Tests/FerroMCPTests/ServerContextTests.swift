@@ -21,6 +21,7 @@ final class ServerContextTests: XCTestCase {
                 "clientCapabilities": ctx.clientCapabilities ?? .null,
                 "onHTTP": .bool(ctx.httpHeaders != nil),
                 "cancelled": .bool(ctx.isCancelled),
+                "absent": .array([ctx.meta, ctx.progressToken].map { .bool($0 == nil) }),
             ])
         }
         let client = try await Client.connect(to: server, options: ClientOptions(name: "context-test"))
@@ -35,6 +36,7 @@ final class ServerContextTests: XCTestCase {
         XCTAssertNotNil(plain["clientCapabilities"]?.objectValue)
         XCTAssertEqual(plain["onHTTP"], false)
         XCTAssertEqual(plain["cancelled"], false)
+        XCTAssertEqual(plain["absent"], [true, true], "no _meta: meta and progressToken are nil, not .null")
 
         let raw = try await client.sendRequest(
             method: "tools/call",
@@ -42,6 +44,7 @@ final class ServerContextTests: XCTestCase {
         let seen = try XCTUnwrap(raw["structuredContent"])
         XCTAssertEqual(seen["progressToken"], "tok-1")
         XCTAssertEqual(seen["meta"]?["trace"], "abc")
+        XCTAssertEqual(seen["absent"], [false, false])
         XCTAssertNotEqual(seen["requestId"], plain["requestId"])
         await client.close()
     }
