@@ -76,10 +76,10 @@ nonisolated(unsafe) private var signalPipe: (read: Int32, write: Int32) = (-1, -
 /// Returns when the process receives SIGTERM or SIGINT. A C signal handler writes a byte to a
 /// pipe (async-signal-safe) and a thread of its own reads it. (Blocking the signals and
 /// `sigwait` does not work here: libdispatch parks the main thread in `sigsuspend` with an
-/// empty mask, where a blocked signal still takes its default action.)
+/// empty mask, where a blocked signal still takes its default action on Linux.)
 private func terminationSignal() async {
     var fds: [Int32] = [-1, -1]
-    guard pipe(&fds) == 0 else { return await waitForever() }
+    precondition(pipe(&fds) == 0, "pipe() failed: errno \(errno)")
     signalPipe = (fds[0], fds[1])
     for sig in [SIGTERM, SIGINT] {
         signal(sig) { _ in
@@ -95,9 +95,4 @@ private func terminationSignal() async {
             done.resume()
         }
     }
-}
-
-/// Never returns (nothing to wait for).
-private func waitForever() async {
-    await withCheckedContinuation { (_: CheckedContinuation<Void, Never>) in }
 }

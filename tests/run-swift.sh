@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Everything about the Swift binding (bindings-swift/, module FerroMCP):
+#   1. bindings-swift/scripts/build.sh (the engine's static library and the generated bindings),
+#      then `swift test` of the package (through scripts/swift; its exit code decides);
+#   2. the official conformance suite against examples/swift's EverythingServer (server mode:
+#      0.1.16 --suite all and the alpha's 2025-11-25 requirement set) and EverythingClient
+#      (client mode, 0.1.16 core suite), via tests/conformance/run-server.sh / run-client.sh and
+#      scripts/everything-server|everything-client swift;
+#   3. interop (tests/interop/SURFACE.md): the official Python and TypeScript SDK clients against
+#      examples/swift's InteropServer over stdio and Streamable HTTP, and the ferromcp Swift
+#      client (EverythingClient --interop) against the official SDK servers.
+# Everything is built before the first suite starts, so no startup timeout includes compilation.
+# Exit status non-zero if any part failed (conformance: failures not in
+# tests/conformance/expected-failures.txt). Needs scripts/setup-test-deps (run here if missing)
+# and a Swift toolchain (scripts/swift prepares one on Linux when there is none).
+set -uo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+SDKPY="$ROOT/.tools/venv/bin/python"
+if [ ! -x "$SDKPY" ] || [ ! -d tests/node_modules/@modelcontextprotocol/sdk ] \
+   || [ ! -f tests/node_modules/conformance-alpha/dist/index.js ]; then
+  scripts/setup-test-deps || exit 1
+fi
+RESULTS="${RESULTS:-$(mktemp -d "${TMPDIR:-/tmp}/ferromcp-run-swift.XXXXXX")}"
+mkdir -p "$RESULTS"
+status=0
+fail() { status=1; echo "FAILED: $*" >&2; }
+
+echo "run-swift: bindings-swift/scripts/build.sh, swift test" >&2
+if bindings-swift/scripts/build.sh; then
+  (cd bindings-swift && ../scripts/swift test) || fail "swift test (bindings-swift)"
+else
+  fail "bindings-swift/scripts/build.sh"
+fi
+
+# Build the examples up front (the binding's natives are fresh after build.sh above).
+# shellcheck source=scripts/lib-swift-binding.sh
+. "$ROOT/scripts/lib-swift-binding.sh"
+bin="$(swift_examples_dir)" || { echo "run-swift: cannot build examples/swift" >&2; exit 1; }
+
+echo "run-swift: conformance server mode (EverythingServer, Streamable HTTP)" >&2
+tests/conformance/run-server.sh --results "$RESULTS/conformance-server" \
+  -- scripts/everything-server swift --transport http --port '{port}' || fail "conformance server mode"
+
+echo "run-swift: conformance client mode (EverythingClient, core suite)" >&2
+tests/conformance/run-client.sh --results "$RESULTS/conformance-client" \
+  -- scripts/everything-client swift || fail "conformance client mode"
+
+echo "run-swift: official SDK clients -> ferromcp Swift interop server" >&2
+server="$ROOT/scripts/swift --exec $bin/InteropServer"
+RESULTS="$RESULTS/interop" tests/interop/run.sh \
+  --stdio "$server --transport stdio" --http "$server --transport http --port {port}" \
+  || fail "official SDK clients against the Swift interop server"
+
+echo "run-swift: ferromcp Swift client -> official SDK servers" >&2
+RESULTS="$RESULTS/reverse" tests/interop/reverse.sh swift_client \
+  scripts/everything-client swift --interop \
+  || fail "ferromcp Swift client against the official SDK servers"
+echo "run-swift: results in $RESULTS" >&2
+exit "$status"
