@@ -39,15 +39,19 @@ _swift_examples_stale() {
 
 # Builds what is stale; the caller holds the build lock.
 _swift_build_examples() {
+  # Each stamp carries the time its build started (a source edited meanwhile stays newer).
+  local stamps="$SWIFT_EXAMPLES/.build"
   if _swift_natives_stale; then
+    touch "$stamps/ferromcp-native.stamp.new"
     "$ROOT/bindings-swift/scripts/build.sh" >&2 || { echo "lib-swift-binding: bindings-swift/scripts/build.sh failed" >&2; return 1; }
-    touch "$SWIFT_EXAMPLES/.build/ferromcp-native.stamp"
+    mv "$stamps/ferromcp-native.stamp.new" "$stamps/ferromcp-native.stamp"
   fi
   if _swift_examples_stale; then
     echo "lib-swift-binding: swift build (examples/swift)" >&2
+    touch "$stamps/ferromcp-examples.stamp.new"
     (cd "$SWIFT_EXAMPLES" && "$ROOT/scripts/swift" build >&2) \
       || { echo "lib-swift-binding: swift build of examples/swift failed" >&2; return 1; }
-    touch "$SWIFT_EXAMPLES/.build/ferromcp-examples.stamp"
+    mv "$stamps/ferromcp-examples.stamp.new" "$stamps/ferromcp-examples.stamp"
   fi
 }
 
