@@ -27,6 +27,12 @@ status=0
 fail() { status=1; echo "FAILED: $*" >&2; }
 
 echo "run-swift: bindings-swift/scripts/build.sh, swift test" >&2
+# The stdio client tests spawn the Rust everything-server (FERROMCP_TEST_SERVER; they skip
+# without it, so it is always set here and a missing binary fails the run).
+# shellcheck source=scripts/lib-example-bin.sh
+. "$ROOT/scripts/lib-example-bin.sh"
+FERROMCP_TEST_SERVER="$(example_bin everything-server)" || exit 1
+export FERROMCP_TEST_SERVER
 if bindings-swift/scripts/build.sh; then
   (cd bindings-swift && ../scripts/swift test) || fail "swift test (bindings-swift)"
 else
