@@ -2,7 +2,10 @@
 # Builds what the FerroMCP Swift package links, in place (nothing here is committed):
 #   1. the engine and its UniFFI glue: cargo build -p ferromcp-swift -> libferromcp_swift.a,
 #      copied to .native/lib/ (the only library in that folder, so the linker takes the static
-#      one and the app needs no shared library at run time);
+#      one and the app needs no shared library at run time); with --release to
+#      .native/release/lib/ instead, so a release build never replaces the debug library the
+#      tests and examples link: point Package.swift at it with
+#      FERROMCP_SWIFT_LIB_DIR=<bindings-swift>/.native/release/lib (as the bench does, bench/);
 #   2. the generated bindings, read from the built library by uniffi-bindgen-swift (same UniFFI
 #      version, pinned by Cargo.lock): Sources/FerroMCPFFI/{FerroMCPFFI.h,module.modulemap} (the C
 #      module) and Sources/FerroMCPNative/FerroMCPNative.swift (compiled in Swift 5 mode).
@@ -14,7 +17,8 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ROOT="$(cd "$HERE/.." && pwd)"
 profile=debug
 flag=()
-if [ "${1:-}" = --release ]; then profile=release; flag=(--release); fi
+libdir="$HERE/.native/lib"
+if [ "${1:-}" = --release ]; then profile=release; flag=(--release); libdir="$HERE/.native/release/lib"; fi
 target_dir="${CARGO_TARGET_DIR:-$ROOT/target}"
 log() { echo "bindings-swift/build: $*" >&2; }
 
@@ -36,5 +40,5 @@ put() { mkdir -p "$(dirname "$2")"; cmp -s "$1" "$2" || cp "$1" "$2"; }
 put "$gen/FerroMCPFFI.h" "$HERE/Sources/FerroMCPFFI/FerroMCPFFI.h"
 put "$gen/module.modulemap" "$HERE/Sources/FerroMCPFFI/module.modulemap"
 put "$gen/FerroMCPNative.swift" "$HERE/Sources/FerroMCPNative/FerroMCPNative.swift"
-put "$lib.a" "$HERE/.native/lib/libferromcp_swift.a"
-log "ready (.native/lib, Sources/FerroMCPFFI, Sources/FerroMCPNative)"
+put "$lib.a" "$libdir/libferromcp_swift.a"
+log "ready (${libdir#"$HERE/"}, Sources/FerroMCPFFI, Sources/FerroMCPNative)"
