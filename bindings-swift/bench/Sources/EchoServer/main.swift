@@ -1,0 +1,50 @@
+// Echo server on ferromcp's Swift binding (a Swift handler), with the interface of the other
+// bench servers (bench/servers, bindings-node/bench/echo_server.mjs,
+// bindings-python/bench/echo_server.py):
+//
+//   EchoServer stdio | http PORT [stateful|stateless|json]
+//
+// The tool is registered as the facade's documentation teaches: a JSON Schema and a Decodable
+// arguments type. HTTP runs until the process is killed (the driver sends SIGTERM); like the Rust
+// handler's echo server it sets the session cap (20,000) and idle timeout (30 min) explicitly,
+// because the driver holds 10,000 idle sessions while it reads RSS.
+
+import FerroMCP
+import Foundation
+
+struct EchoArguments: Decodable, Sendable {
+    let text: String
+}
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("EchoServer: \(message)\nusage: EchoServer stdio | http PORT [stateful|stateless|json]\n".utf8))
+    exit(2)
+}
+
+let server = try Server(name: "bench-ferromcp-swift", version: "1.0.0")
+try server.registerTool(
+    "echo", description: "Echoes the text back",
+    inputSchema: ["type": "object", "properties": ["text": ["type": "string"]], "required": ["text"]],
+    arguments: EchoArguments.self
+) { args, _ in
+    .text(args.text)
+}
+
+let args = Array(CommandLine.arguments.dropFirst())
+switch args.first ?? "stdio" {
+case "stdio":
+    try await server.serveStdio()
+case "http":
+    guard args.count >= 2, let port = Int(args[1]), (0...65535).contains(port) else { fail("http needs a PORT") }
+    let mode = args.count > 2 ? args[2] : "stateful"
+    guard ["stateful", "stateless", "json"].contains(mode) else { fail("unknown mode \(mode)") }
+    let http = try await server.startHTTP(
+        host: "127.0.0.1", port: port,
+        options: HTTPOptions(
+            jsonResponse: mode == "json", stateless: mode != "stateful",
+            maxSessions: 20_000, sessionIdleTimeout: .seconds(30 * 60)))
+    FileHandle.standardError.write(Data("EchoServer listening on \(http.url)\n".utf8))
+    await http.wait()
+default:
+    fail("unknown transport \(args[0])")
+}
