@@ -1,0 +1,61 @@
+# shellcheck shell=bash
+# Sourced by scripts/bench for the ferromcp Swift-handler row.
+#
+# swift_bench_bin: prints the path of bindings-swift/bench's release `EchoServer` after building
+# what is missing or older than its sources: the engine's release static library
+# (bindings-swift/scripts/build.sh --release, which writes bindings-swift/.native/release/lib and
+# leaves the debug library in .native/lib, which the tests and examples link, alone) and
+# `swift build -c release` of bindings-swift/bench (through scripts/swift, with
+# FERROMCP_SWIFT_LIB_DIR pointing the binding's Package.swift at the release library). Build
+# output goes to stderr; concurrent callers wait for each other (flock). Run the executable with
+# `scripts/swift --exec` (the Swift runtime may live in scripts/swift's trixie root).
+SWIFT_BENCH="$ROOT/bindings-swift/bench"
+SWIFT_BENCH_LIB_DIR="$ROOT/bindings-swift/.native/release/lib"
+
+# Whether the release library (or the generated bindings) is missing or older than its sources.
+_swift_bench_native_stale() {
+  local stamp="$SWIFT_BENCH/.build/ferromcp-native-release.stamp" bs="$ROOT/bindings-swift"
+  [ ! -f "$SWIFT_BENCH_LIB_DIR/libferromcp_swift.a" ] || [ ! -f "$stamp" ] \
+    || [ ! -f "$bs/Sources/FerroMCPNative/FerroMCPNative.swift" ] \
+    || [ -n "$(find "$ROOT/core/src" "$ROOT/core/Cargo.toml" "$bs/src" "$bs/bindgen" "$bs/Cargo.toml" \
+         "$bs/uniffi.toml" "$ROOT/Cargo.toml" "$ROOT/Cargo.lock" -newer "$stamp" -print -quit 2>/dev/null)" ]
+}
+
+# Whether EchoServer is missing or older than its sources (bench, facade, release library).
+_swift_bench_exe_stale() {
+  local stamp="$SWIFT_BENCH/.build/ferromcp-bench.stamp"
+  [ ! -x "$SWIFT_BENCH/.build/release/EchoServer" ] || [ ! -f "$stamp" ] \
+    || [ -n "$(find "$SWIFT_BENCH/Package.swift" "$SWIFT_BENCH/Sources" "$ROOT/bindings-swift/Package.swift" \
+         "$ROOT/bindings-swift/Sources" "$SWIFT_BENCH_LIB_DIR/libferromcp_swift.a" -newer "$stamp" -print -quit 2>/dev/null)" ]
+}
+
+# Builds what is stale; the caller holds the build lock. Each stamp carries the time its build
+# started, so a source edited during the build stays newer than it.
+_swift_bench_build() {
+  local stamps="$SWIFT_BENCH/.build"
+  if _swift_bench_native_stale; then
+    touch "$stamps/ferromcp-native-release.stamp.new"
+    "$ROOT/bindings-swift/scripts/build.sh" --release >&2 \
+      || { echo "lib-swift-bench: bindings-swift/scripts/build.sh --release failed" >&2; return 1; }
+    mv "$stamps/ferromcp-native-release.stamp.new" "$stamps/ferromcp-native-release.stamp"
+  fi
+  if _swift_bench_exe_stale; then
+    echo "lib-swift-bench: swift build -c release (bindings-swift/bench)" >&2
+    touch "$stamps/ferromcp-bench.stamp.new"
+    (cd "$SWIFT_BENCH" && FERROMCP_SWIFT_LIB_DIR="$SWIFT_BENCH_LIB_DIR" "$ROOT/scripts/swift" build -c release >&2) \
+      || { echo "lib-swift-bench: swift build -c release of bindings-swift/bench failed" >&2; return 1; }
+    mv "$stamps/ferromcp-bench.stamp.new" "$stamps/ferromcp-bench.stamp"
+  fi
+}
+
+swift_bench_bin() {
+  mkdir -p "$SWIFT_BENCH/.build"
+  if _swift_bench_native_stale || _swift_bench_exe_stale; then
+    if command -v flock >/dev/null 2>&1; then
+      ( flock 9 && _swift_bench_build ) 9>"$SWIFT_BENCH/.build/ferromcp-build.lock" || return 1
+    else
+      _swift_bench_build || return 1
+    fi
+  fi
+  printf '%s\n' "$SWIFT_BENCH/.build/release/EchoServer"
+}
