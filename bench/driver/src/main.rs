@@ -71,6 +71,7 @@ pub enum Lang {
     Rust,
     Python,
     TypeScript,
+    Swift,
 }
 
 /// One server under test.
@@ -160,6 +161,7 @@ fn specs(root: &Path, bins: &Path) -> Vec<Spec> {
         ferro_python("ferromcp (Python handler, sync def)", root, false),
         ferro_python("ferromcp (Python handler, async def)", root, true),
         ferro_node(root, &node),
+        ferro_swift(root),
         Spec {
             name: "rmcp 3.9.0",
             lang: Lang::Rust,
@@ -294,6 +296,59 @@ fn ferro_node(root: &Path, node: &str) -> Spec {
     Spec {
         name: "ferromcp (Node handler)",
         lang: Lang::TypeScript,
+        kind: Kind::Ferro,
+        stdio,
+        http,
+        env: Vec::new(),
+        na,
+        smoke: true,
+    }
+}
+
+/// scripts/swift, which runs what is linked against the Swift runtime (natively, or in its
+/// Debian trixie root through unshare + chroot).
+fn swift_launcher(root: &Path) -> String {
+    root.join("scripts/swift").display().to_string()
+}
+
+/// scripts/swift's trixie root (`--print-root`: empty when it uses a native toolchain).
+fn swift_root(root: &Path) -> Option<String> {
+    let out = std::process::Command::new(swift_launcher(root))
+        .arg("--print-root")
+        .output()
+        .ok()
+        .filter(|o| o.status.success())?;
+    Some(String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// A ferromcp row with a Swift handler: bindings-swift/bench's release `EchoServer`
+/// (`MCP_BENCH_FERROMCP_SWIFT`, set by scripts/bench after building it, else its place in
+/// bindings-swift/bench/.build), run as `scripts/swift --exec EchoServer ...`.
+/// `MCP_BENCH_FERROMCP_SWIFT_ERR` (from scripts/bench) says why the row cannot run.
+fn ferro_swift(root: &Path) -> Spec {
+    let bin = std::env::var_os("MCP_BENCH_FERROMCP_SWIFT")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("bindings-swift/bench/.build/release/EchoServer"));
+    let na = match std::env::var("MCP_BENCH_FERROMCP_SWIFT_ERR") {
+        Ok(e) => Some(format!("not run: {e}")),
+        Err(_) if !bin.exists() => Some(format!(
+            "not run: {} is not built (scripts/bench builds it with scripts/lib-swift-bench.sh)",
+            bin.display()
+        )),
+        Err(_) => None,
+    };
+    let base = [
+        swift_launcher(root),
+        "--exec".to_string(),
+        bin.display().to_string(),
+    ];
+    let (stdio, http) = match na {
+        Some(_) => (None, BTreeMap::new()),
+        None => (Some(stdio_cmd(&base)), http_modes(&base, &MODES)),
+    };
+    Spec {
+        name: "ferromcp (Swift handler)",
+        lang: Lang::Swift,
         kind: Kind::Ferro,
         stdio,
         http,
@@ -507,17 +562,28 @@ fn main() {
     }
     let load_end = procstat::loadavg();
     let idle_end = procstat::cpu_idle();
-    let bare = |lang: Lang, args: &[&str]| {
+    let runnable = |lang: Lang| {
         selected
             .iter()
             .map(|&i| &specs[i])
             .find(|s| s.kind == Kind::Ferro && s.lang == lang && s.na.is_none())
+    };
+    let bare = |lang: Lang, args: &[&str]| {
+        runnable(lang)
             .and_then(|s| s.stdio.as_ref())
             .and_then(|c| bare_start(&c[0], args))
     };
+    // What starting through scripts/swift costs (in its trixie root on Linux: unshare + chroot
+    // + two shells), beside the same program started directly.
+    let swift_launch_ms = runnable(Lang::Swift).and_then(|_| {
+        let via = bare_start(&swift_launcher(&root), &["--exec", "/bin/true"])?;
+        Some((via, bare_start("/bin/true", &[])?))
+    });
     let ctx = report::Context {
         python_pass_ms: bare(Lang::Python, &["-c", "pass"]),
         node_zero_ms: bare(Lang::TypeScript, &["-e", "0"]),
+        swift_launch_ms,
+        swift_root: swift_launch_ms.and_then(|_| swift_root(&root)),
         smoke,
         reps,
         load: &load,
