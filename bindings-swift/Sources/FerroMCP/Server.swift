@@ -206,6 +206,16 @@ public final class Server: Sendable {
         try addCompletion(["type": "ref/resource", "uri": .string(resourceTemplate)], argument, handler)
     }
 
+    /// Registers the fallback completion handler: it answers every `completion/complete` for
+    /// which no prompt- or template-specific handler is registered (the request's `ref` is in
+    /// `CompletionRequest.raw["ref"]`).
+    public func registerCompletion(
+        handler: @escaping @Sendable (CompletionRequest, RequestContext) async throws -> [String]
+    ) throws {
+        let adapter = CompletionAdapter(handler)
+        try bridged { try native.addCompletion(reference: nil, argument: nil, handler: adapter) }
+    }
+
     // MARK: Logging
 
     /// Sends a log message (`notifications/message`) to every live session whose logging

@@ -411,6 +411,21 @@ final class ServerTests: XCTestCase {
         await client.close()
     }
 
+    func testTheFallbackCompletionAnswersArgumentsWithoutTheirOwnHandler() async throws {
+        let server = try Server(name: "completions", version: "1.0.0")
+        try server.registerPrompt("greet", arguments: [PromptArgument("name"), PromptArgument("mood")]) { _, _ in "hi" }
+        try server.registerCompletion(prompt: "greet", argument: "name") { _, _ in ["specific"] }
+        try server.registerCompletion { req, _ in
+            ["fallback:\(req.raw["ref"]?["name"]?.stringValue ?? "?"):\(req.argumentName)=\(req.value)"]
+        }
+        let client = try await connect(server)
+        let specific = try await client.complete(prompt: "greet", argument: "name", value: "x")
+        XCTAssertEqual(specific.values, ["specific"])
+        let fallback = try await client.complete(prompt: "greet", argument: "mood", value: "ha")
+        XCTAssertEqual(fallback.values, ["fallback:greet:mood=ha"])
+        await client.close()
+    }
+
     // MARK: Configuration
 
     func testServerInfoInstructionsAndPaging() async throws {
