@@ -13,7 +13,8 @@ let nativeLibDir = ProcessInfo.processInfo.environment["FERROMCP_SWIFT_LIB_DIR"]
 #if os(Linux)
 let systemLibraries: [LinkerSetting] = [.linkedLibrary("m"), .linkedLibrary("dl"), .linkedLibrary("pthread")]
 #else
-let systemLibraries: [LinkerSetting] = [.linkedFramework("SystemConfiguration"), .linkedFramework("Security")]
+// What rustc reports the static library needs on Apple platforms (`--print native-static-libs`).
+let systemLibraries: [LinkerSetting] = [.linkedLibrary("iconv")]
 #endif
 
 let package = Package(

@@ -23,9 +23,10 @@ target_dir="${CARGO_TARGET_DIR:-$ROOT/target}"
 log() { echo "bindings-swift/build: $*" >&2; }
 
 log "cargo build -p ferromcp-swift ($profile)"
-cargo build --quiet -p ferromcp-swift "${flag[@]}" --manifest-path "$ROOT/Cargo.toml"
+cd "$ROOT"   # uniffi-bindgen-swift reads `cargo metadata` of the current directory
+cargo build --quiet -p ferromcp-swift ${flag[@]+"${flag[@]}"}
 log "uniffi-bindgen-swift"
-cargo build --quiet -p ferromcp-swift-bindgen --manifest-path "$ROOT/Cargo.toml"
+cargo build --quiet -p ferromcp-swift-bindgen
 
 lib="$target_dir/$profile/libferromcp_swift"
 dylib="$lib.so"; [ "$(uname)" = Darwin ] && dylib="$lib.dylib"
