@@ -458,3 +458,55 @@ async fn idle_keep_alive_connections_close_after_five_silent_minutes() {
         "closed after {idle:?} of silence"
     );
 }
+
+/// A POST whose handler answers a little later (a handler in another language, a short await)
+/// gets head, priming event and answer in one response with a length; a slow, silent one gets
+/// its head and priming event first and the answer as a chunk of the stream.
+#[tokio::test]
+async fn a_prompt_answer_leaves_with_its_head_and_a_slow_one_streams() {
+    let (_s, h, url) = start(HttpServerOptions::default()).await;
+    let addr = h.local_addr().to_string();
+    let sid = init_session(&url).await;
+    let mut w = Wire::connect(&addr).await;
+    let soon = call(2, "later", json!({"ms": 0})).to_string();
+    w.send(post_raw(&addr, &soon, &format!("Mcp-Session-Id: {sid}\r\n")).as_bytes())
+        .await;
+    let a = w.answer().await;
+    assert_eq!(a.status, 200, "{a:?}");
+    assert!(
+        a.header("content-length").is_some(),
+        "{}{}",
+        a.head,
+        String::from_utf8_lossy(&a.body)
+    );
+    assert!(String::from_utf8_lossy(&a.body).contains("later 0"));
+
+    let slow = call(3, "later", json!({"ms": 1500})).to_string();
+    w.send(post_raw(&addr, &slow, &format!("Mcp-Session-Id: {sid}\r\n")).as_bytes())
+        .await;
+    let (status, head) = w.head().await;
+    assert_eq!(status, 200, "{head}");
+    assert!(head.contains("transfer-encoding: chunked"), "{head}");
+    assert!(
+        !String::from_utf8_lossy(&w.buf).contains("later 1500"),
+        "the head came with the answer"
+    );
+    let mut body = Vec::new();
+    loop {
+        let size = w.chunk_size().await;
+        while w.buf.len() < size + 2 {
+            assert!(w.more().await, "chunk cut short");
+        }
+        body.extend(w.buf.drain(..size));
+        w.buf.drain(..2);
+        if size == 0 {
+            break;
+        }
+    }
+    let body = String::from_utf8_lossy(&body);
+    assert!(
+        body.starts_with("id: "),
+        "the priming event comes first: {body}"
+    );
+    assert!(body.contains("later 1500"), "{body}");
+}

@@ -64,6 +64,17 @@ pub fn demo_server() -> Server {
             },
         )
         .tool(
+            "later",
+            "Yields to the runtime once (its first poll is pending), sleeps `ms`, then answers",
+            |a: SleepArgs, _ctx| async move {
+                tokio::task::yield_now().await;
+                if a.ms > 0 {
+                    tokio::time::sleep(Duration::from_millis(a.ms)).await;
+                }
+                format!("later {}", a.ms)
+            },
+        )
+        .tool(
             "shout",
             "Sends `count` custom notifications of `size` bytes on its stream, then answers",
             |a: ShoutArgs, ctx| async move {

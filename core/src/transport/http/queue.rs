@@ -108,6 +108,24 @@ impl<T> StreamRx<T> {
         Poll::Pending
     }
 
+    /// How many items are queued.
+    pub(crate) fn len(&self) -> usize {
+        self.0.lock().unwrap().items.len()
+    }
+
+    /// Waits until more than `queued` items are queued or the sender is gone, taking nothing.
+    pub(crate) async fn grown_past(&self, queued: usize) {
+        std::future::poll_fn(|cx| {
+            let mut s = self.0.lock().unwrap();
+            if s.items.len() > queued || s.sender_gone {
+                return Poll::Ready(());
+            }
+            s.waker = Some(cx.waker().clone());
+            Poll::Pending
+        })
+        .await
+    }
+
     /// Waits for the next item; `None` once the stream has ended.
     pub(crate) async fn recv(&self) -> Option<T> {
         std::future::poll_fn(|cx| {

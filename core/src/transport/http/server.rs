@@ -44,6 +44,11 @@ pub const SESSION_ID_HEADER: &str = "mcp-session-id";
 pub const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
 const BACKLOG_LIMIT: usize = 1000;
 
+/// How long a POST answered with an SSE stream waits for a still-running handler's answer (or
+/// any new event) before sending the response head on its own (see the end of
+/// [`handle_post_request`]).
+const FIRST_EVENT_WAIT: std::time::Duration = std::time::Duration::from_millis(20);
+
 /// What a stream's receiver gets.
 enum Frame {
     Sse(Bytes),
@@ -1420,8 +1425,29 @@ async fn handle_post_request(app: Arc<App>, req: Req) -> Response {
         let body = Body::from(json_body(&out, batch));
         return response_with(StatusCode::OK, body, "application/json", sid);
     }
+    let mut finished = rx.take_finished();
+    if finished.is_none() {
+        // A handler is still running, typically in another language on another thread, and its
+        // answer is usually microseconds away. Wait briefly for it (or for any new event)
+        // before the head goes out, so that head, priming event and answer leave in one write:
+        // otherwise the head goes now and the answer later as a chunk, a second write and a
+        // second wake-up of the client per call. Bounded and short, so a slow tool's client
+        // gets its head and priming event (its resumption point) at once all the same.
+        let queued = rx.len();
+        if tokio::time::timeout(FIRST_EVENT_WAIT, rx.grown_past(queued))
+            .await
+            .is_ok()
+        {
+            finished = rx.take_finished();
+            if finished.is_none() {
+                // The answer's sender may be ending the stream on another worker right now.
+                tokio::task::yield_now().await;
+                finished = rx.take_finished();
+            }
+        }
+    }
     // Every answer is already there: send the whole stream at once (one write, with a length).
-    if let Some(frames) = rx.take_finished() {
+    if let Some(frames) = finished {
         let body = join_sse(frames).unwrap_or_default();
         return sse_response(sid_out.as_deref(), Body::from(body));
     }
