@@ -1,7 +1,7 @@
 //! [`NativeClient`]: a connected MCP client for Swift (stdio child process, Streamable HTTP, or
 //! an in-process server), raw JSON requests underneath the facade's typed methods.
 
-use crate::error::{parse_opt_json, FfiError};
+use crate::error::{json_text, parse_opt_json, FfiError};
 use crate::handler::{ClientHandler, ProgressListener, SwiftClient};
 use crate::runtime::run;
 use crate::server::NativeServer;
@@ -120,7 +120,7 @@ impl NativeClient {
 
     /// The server's `initialize` result (JSON text).
     pub fn initialize_result(&self) -> String {
-        self.inner.initialize_result().to_string()
+        json_text(&self.inner.initialize_result())
     }
 
     /// The negotiated protocol revision.
@@ -145,14 +145,14 @@ impl NativeClient {
             timeout_ms,
             reset_timeout_on_progress,
             on_progress: progress.map(|p| {
-                Arc::new(move |v: Value| p.progress(v.to_string()))
+                Arc::new(move |v: Value| p.progress(json_text(&v)))
                     as Arc<dyn Fn(Value) + Send + Sync>
             }),
             cancel: cancel.map(|c| c.inner.clone()),
         };
         let inner = self.inner.clone();
         let v = run(async move { inner.request(&method, params, options).await }).await?;
-        Ok(v.to_string())
+        Ok(json_text(&v))
     }
 
     /// Sends a notification (`params` JSON text).

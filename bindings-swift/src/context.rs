@@ -1,7 +1,7 @@
 //! [`NativeContext`]: the context of one incoming request, as a Swift handler sees it (the
 //! facade's `RequestContext` wraps it).
 
-use crate::error::{parse_json, parse_opt_json, FfiError};
+use crate::error::{json_text, parse_json, parse_opt_json, FfiError};
 use crate::runtime::run;
 use crate::NameValue;
 use ferromcp::embed::ForeignContext;
@@ -24,17 +24,17 @@ impl NativeContext {
 impl NativeContext {
     /// The request id (JSON: a number or a string).
     pub fn request_id(&self) -> String {
-        self.ctx.request_id().to_string()
+        json_text(&self.ctx.request_id())
     }
 
     /// The request's `_meta` object (JSON; `null` when absent).
     pub fn meta(&self) -> String {
-        self.ctx.meta().to_string()
+        json_text(&self.ctx.meta())
     }
 
     /// The request's progress token (JSON; `null` when the requester asked for no progress).
     pub fn progress_token(&self) -> String {
-        self.ctx.progress_token().to_string()
+        json_text(&self.ctx.progress_token())
     }
 
     /// The negotiated protocol revision.
@@ -44,12 +44,12 @@ impl NativeContext {
 
     /// The peer's `clientInfo` / `serverInfo` (JSON; `null` before negotiation).
     pub fn peer_info(&self) -> String {
-        self.ctx.peer_info().to_string()
+        json_text(&self.ctx.peer_info())
     }
 
     /// The peer's capabilities (JSON; `null` before negotiation).
     pub fn peer_capabilities(&self) -> String {
-        self.ctx.peer_capabilities().to_string()
+        json_text(&self.ctx.peer_capabilities())
     }
 
     /// The header fields of the HTTP request that carried this request (names in lowercase, in
@@ -120,7 +120,7 @@ impl NativeContext {
         let ctx = self.ctx.clone();
         let params = parse_opt_json("request params", params)?;
         let v = run(async move { ctx.request(&method, params).await }).await?;
-        Ok(v.to_string())
+        Ok(json_text(&v))
     }
 
     /// Closes the SSE stream carrying this request (Streamable HTTP; the client resumes with

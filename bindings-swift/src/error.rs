@@ -33,7 +33,7 @@ impl From<McpError> for FfiError {
         FfiError::Mcp {
             code: e.code,
             message: e.message,
-            data: e.data.map(|d| d.to_string()),
+            data: e.data.as_ref().map(json_text),
         }
     }
 }
@@ -73,6 +73,15 @@ pub(crate) fn parse_opt_json(what: &str, text: Option<String>) -> Result<Option<
         Some(t) if !t.is_empty() => parse_json(what, &t).map(Some),
         _ => Ok(None),
     }
+}
+
+/// A value as compact JSON text for Swift. `serde_json::to_string` writes into one buffer sized
+/// up front; `Value::to_string` (its `Display`) grows a `String` through the formatter from
+/// empty, and those reallocations were a measurable share of the engine thread's time per
+/// Swift handler call (bench/, the Swift-handler row: the buffers are freed on Swift's threads,
+/// which makes glibc's allocator take its slow path).
+pub(crate) fn json_text(v: &Value) -> String {
+    serde_json::to_string(v).expect("a serde_json::Value always serializes")
 }
 
 /// Parses what a Swift handler answered; a bad text is the handler's fault (internal error).

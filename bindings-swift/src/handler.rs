@@ -7,7 +7,7 @@
 //! running the handler, so `Task.isCancelled` / `Task.checkCancellation()` see it.
 
 use crate::context::NativeContext;
-use crate::error::{parse_answer, FfiError};
+use crate::error::{json_text, parse_answer, FfiError};
 use ferromcp::embed::{
     ForeignClientHandler, ForeignCompletionHandler, ForeignContext, ForeignPromptHandler,
     ForeignResourceHandler, ForeignToolHandler,
@@ -109,7 +109,7 @@ impl ForeignToolHandler for SwiftTool {
         ctx: ForeignContext,
     ) -> BoxFuture<'static, Result<Value, McpError>> {
         let h = self.0.clone();
-        answer(async move { h.call(arguments.to_string(), NativeContext::new(ctx)).await })
+        answer(async move { h.call(json_text(&arguments), NativeContext::new(ctx)).await })
     }
 }
 
@@ -125,7 +125,7 @@ impl ForeignResourceHandler for SwiftResource {
     ) -> BoxFuture<'static, Result<Value, McpError>> {
         let h = self.0.clone();
         answer(async move {
-            h.read(uri, variables.to_string(), NativeContext::new(ctx))
+            h.read(uri, json_text(&variables), NativeContext::new(ctx))
                 .await
         })
     }
@@ -141,7 +141,7 @@ impl ForeignPromptHandler for SwiftPrompt {
         ctx: ForeignContext,
     ) -> BoxFuture<'static, Result<Value, McpError>> {
         let h = self.0.clone();
-        answer(async move { h.get(arguments.to_string(), NativeContext::new(ctx)).await })
+        answer(async move { h.get(json_text(&arguments), NativeContext::new(ctx)).await })
     }
 }
 
@@ -156,7 +156,7 @@ impl ForeignCompletionHandler for SwiftCompletion {
     ) -> BoxFuture<'static, Result<Value, McpError>> {
         let h = self.0.clone();
         answer(async move {
-            h.complete(params.to_string(), NativeContext::new(ctx))
+            h.complete(json_text(&params), NativeContext::new(ctx))
                 .await
         })
     }
@@ -174,12 +174,12 @@ impl ForeignClientHandler for SwiftClient {
     ) -> BoxFuture<'static, Result<Value, McpError>> {
         let h = self.0.clone();
         answer(async move {
-            h.request(method, params.to_string(), NativeContext::new(ctx))
+            h.request(method, json_text(&params), NativeContext::new(ctx))
                 .await
         })
     }
 
     fn notification(&self, method: String, params: Value) {
-        self.0.notification(method, params.to_string())
+        self.0.notification(method, json_text(&params))
     }
 }
