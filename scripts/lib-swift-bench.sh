@@ -42,6 +42,11 @@ _swift_bench_build() {
   if _swift_bench_exe_stale; then
     echo "lib-swift-bench: swift build -c release (bindings-swift/bench)" >&2
     touch "$stamps/ferromcp-bench.stamp.new"
+    # SwiftPM does not see the static library (an -L flag) as an input: relink by hand after
+    # it changed, or EchoServer keeps the old engine.
+    if [ "$SWIFT_BENCH_LIB_DIR/libferromcp_swift.a" -nt "$SWIFT_BENCH/.build/release/EchoServer" ]; then
+      rm -f "$SWIFT_BENCH/.build/release/EchoServer"
+    fi
     (cd "$SWIFT_BENCH" && FERROMCP_SWIFT_LIB_DIR="$SWIFT_BENCH_LIB_DIR" "$ROOT/scripts/swift" build -c release >&2) \
       || { echo "lib-swift-bench: swift build -c release of bindings-swift/bench failed" >&2; return 1; }
     mv "$stamps/ferromcp-bench.stamp.new" "$stamps/ferromcp-bench.stamp"
