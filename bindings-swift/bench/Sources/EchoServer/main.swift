@@ -5,7 +5,8 @@
 //   EchoServer stdio | http PORT [stateful|stateless|json]
 //
 // The tool is registered as the facade's documentation teaches: a JSON Schema and a Decodable
-// arguments type. HTTP runs until the process is killed (the driver sends SIGTERM); like the Rust
+// arguments type (FERROMCP_BENCH_SWIFT_VALUE=1: the arguments as a Value instead, to profile the
+// Decodable path's share). HTTP runs until the process is killed (the driver sends SIGTERM); like the Rust
 // handler's echo server it sets the session cap (20,000) and idle timeout (30 min) explicitly,
 // because the driver holds 10,000 idle sessions while it reads RSS.
 
@@ -22,12 +23,18 @@ func fail(_ message: String) -> Never {
 }
 
 let server = try Server(name: "bench-ferromcp-swift", version: "1.0.0")
-try server.registerTool(
-    "echo", description: "Echoes the text back",
-    inputSchema: ["type": "object", "properties": ["text": ["type": "string"]], "required": ["text"]],
-    arguments: EchoArguments.self
-) { args, _ in
-    .text(args.text)
+let schema: Value = ["type": "object", "properties": ["text": ["type": "string"]], "required": ["text"]]
+if ProcessInfo.processInfo.environment["FERROMCP_BENCH_SWIFT_VALUE"] == "1" {
+    // For profiling: the arguments as a Value (no JSONDecoder).
+    try server.registerTool("echo", description: "Echoes the text back", inputSchema: schema) { args, _ in
+        .text(args["text"]?.stringValue ?? "")
+    }
+} else {
+    try server.registerTool(
+        "echo", description: "Echoes the text back", inputSchema: schema, arguments: EchoArguments.self
+    ) { args, _ in
+        .text(args.text)
+    }
 }
 
 let args = Array(CommandLine.arguments.dropFirst())
