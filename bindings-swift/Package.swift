@@ -1,9 +1,10 @@
 // swift-tools-version:6.0
 // FerroMCP: MCP servers and clients for Swift on the ferromcp Rust engine.
 //
-// Build the engine first: `scripts/build.sh` (or `--release`) writes the static library to
-// .native/lib and generates Sources/FerroMCPFFI + Sources/FerroMCPNative. On Apple platforms
-// an app can use the prebuilt xcframework instead: see Package.xcframework.swift and README.md.
+// Build the engine first: `scripts/build.sh` writes the static library to .native/lib
+// (`--release`: .native/release/lib; set FERROMCP_SWIFT_LIB_DIR to link that one) and
+// generates Sources/FerroMCPFFI + Sources/FerroMCPNative. On Apple platforms an app can use
+// the prebuilt xcframework instead: see Package.xcframework.swift and APPLE.md.
 import Foundation
 import PackageDescription
 

@@ -41,5 +41,10 @@ put() { mkdir -p "$(dirname "$2")"; cmp -s "$1" "$2" || cp "$1" "$2"; }
 put "$gen/FerroMCPFFI.h" "$HERE/Sources/FerroMCPFFI/FerroMCPFFI.h"
 put "$gen/module.modulemap" "$HERE/Sources/FerroMCPFFI/module.modulemap"
 put "$gen/FerroMCPNative.swift" "$HERE/Sources/FerroMCPNative/FerroMCPNative.swift"
-put "$lib.a" "$libdir/libferromcp_swift.a"
+if ! cmp -s "$lib.a" "$libdir/libferromcp_swift.a"; then
+  put "$lib.a" "$libdir/libferromcp_swift.a"
+  # SwiftPM does not see a library passed with -L as an input: touching the generated Swift
+  # makes every product that links the engine (tests, examples, apps) relink with the new one.
+  touch "$HERE/Sources/FerroMCPNative/FerroMCPNative.swift"
+fi
 log "ready (${libdir#"$HERE/"}, Sources/FerroMCPFFI, Sources/FerroMCPNative)"

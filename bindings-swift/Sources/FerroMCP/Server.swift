@@ -64,7 +64,7 @@ public final class Server: Sendable {
     ) throws {
         let definition = Self.toolDefinition(
             name, title, description, inputSchema, outputSchema, annotations, icons, meta)
-        try addTool(definition) { args, ctx in try await handler(args, ctx).value }
+        try addTool(definition) { text, ctx in try await handler(try Value(json: text), ctx).value }
     }
 
     /// Registers (or replaces) a tool whose handler gets its arguments decoded into
@@ -79,8 +79,8 @@ public final class Server: Sendable {
     ) throws {
         let definition = Self.toolDefinition(
             name, title, description, inputSchema, outputSchema, annotations, icons, meta)
-        try addTool(definition) { args, ctx in
-            let decoded = try Self.decodeArguments(args, as: Arguments.self, tool: name)
+        try addTool(definition) { text, ctx in
+            let decoded = try Self.decodeArguments(text, as: Arguments.self, tool: name)
             return try await handler(decoded, ctx).value
         }
     }
@@ -98,8 +98,8 @@ public final class Server: Sendable {
     ) throws {
         let definition = Self.toolDefinition(
             name, title, description, inputSchema, outputSchema, annotations, icons, meta)
-        try addTool(definition) { args, ctx in
-            let decoded = try Self.decodeArguments(args, as: Arguments.self, tool: name)
+        try addTool(definition) { text, ctx in
+            let decoded = try Self.decodeArguments(text, as: Arguments.self, tool: name)
             let output = try await handler(decoded, ctx)
             let value: Value
             do {
@@ -264,7 +264,7 @@ public final class Server: Sendable {
 
     private func addTool(
         _ definition: Value,
-        _ body: @escaping @Sendable (Value, RequestContext) async throws -> Value
+        _ body: @escaping @Sendable (String, RequestContext) async throws -> Value
     ) throws {
         let adapter = ToolAdapter(body)
         let text = definition.jsonText
@@ -305,9 +305,11 @@ public final class Server: Sendable {
 
     /// Decodes a tool's validated arguments; a failure is invalid params (-32602) with the
     /// problem's JSON pointer and message in `data.errors` (as the engine's schema errors).
-    static func decodeArguments<T: Decodable>(_ args: Value, as type: T.Type, tool: String) throws -> T {
+    /// Decodes the arguments' JSON text straight into `T` (no `Value` in between).
+    static func decodeArguments<T: Decodable>(_ text: String, as type: T.Type, tool: String) throws -> T {
         do {
-            return try args.decode(T.self)
+            if T.self == Value.self { return try Value(json: text) as! T }
+            return try JSONDecoder().decode(T.self, from: Data(text.utf8))
         } catch {
             let (path, message) = decodingProblem(error)
             let shown = path.isEmpty ? message : "\(path): \(message)"

@@ -16,17 +16,17 @@ struct ToolProtocolError: Error {
 /// Runs a tool closure. What it throws becomes an `isError` result the model can read, except
 /// `ToolProtocolError` and an `McpError` with code `urlElicitationRequired` (JSON-RPC errors).
 final class ToolAdapter: ToolHandler {
-    private let body: @Sendable (Value, RequestContext) async throws -> Value
+    private let body: @Sendable (String, RequestContext) async throws -> Value
 
-    /// `body` answers the JSON the engine shapes into a `CallToolResult`.
-    init(_ body: @escaping @Sendable (Value, RequestContext) async throws -> Value) {
+    /// `body` gets the arguments' JSON text (parsed or decoded as the handler wants it) and
+    /// answers the JSON the engine shapes into a `CallToolResult`.
+    init(_ body: @escaping @Sendable (String, RequestContext) async throws -> Value) {
         self.body = body
     }
 
     func call(arguments: String, context: NativeContext) async throws -> String {
         do {
-            let args = try Value(json: arguments)
-            return try await body(args, RequestContext(context)).jsonText
+            return try await body(arguments, RequestContext(context)).jsonText
         } catch {
             if let failure = protocolFailure(error, inTool: true) { throw failure }
             return ToolResult.error(errorText(error)).value.jsonText

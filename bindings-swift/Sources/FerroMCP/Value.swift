@@ -204,6 +204,12 @@ extension Value {
 
     private static func writeString(_ s: String, to out: inout String) {
         out += "\""
+        // Most strings need no escape: append them whole.
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
+            out += s
+            out += "\""
+            return
+        }
         for u in s.unicodeScalars {
             switch u {
             case "\"": out += "\\\""
