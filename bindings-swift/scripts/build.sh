@@ -24,7 +24,14 @@ log() { echo "bindings-swift/build: $*" >&2; }
 
 log "cargo build -p ferromcp-swift ($profile)"
 cd "$ROOT"   # uniffi-bindgen-swift reads `cargo metadata` of the current directory
-cargo build --quiet -p ferromcp-swift ${flag[@]+"${flag[@]}"}
+if [ "$profile" = debug ] && [ -n "${FERROMCP_WORKSPACE_TEST:-}" ]; then
+  # Under scripts/test: the workspace's test build made this library with the run's one feature
+  # set; the same selection finds it fresh (a -p build would rebuild the engine).
+  # shellcheck disable=SC2086
+  cargo test --quiet $FERROMCP_WORKSPACE_TEST --no-run
+else
+  cargo build --quiet -p ferromcp-swift ${flag[@]+"${flag[@]}"}
+fi
 log "uniffi-bindgen-swift"
 cargo build --quiet -p ferromcp-swift-bindgen
 
