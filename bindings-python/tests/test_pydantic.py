@@ -34,8 +34,9 @@ async def test_pydantic_schema_validation_and_structured_output() -> None:
     async with ferromcp.Client.memory(make_server()) as c:
         tools = await c.list_all_tools()
         tool = next(t for t in tools if t["name"] == "add_point")
-        props = tool["inputSchema"]["properties"]["p"]
-        assert "x" in str(props)
+        # pydantic's shape: the model is a $ref into the document's $defs.
+        assert tool["inputSchema"]["properties"]["p"] == {"$ref": "#/$defs/Point"}
+        assert "x" in tool["inputSchema"]["$defs"]["Point"]["properties"]
         assert tool["outputSchema"]["type"] == "object"
         r = await c.call_tool("add_point", {"p": {"x": 2, "y": 3}})
         assert r["structuredContent"] == {"total": 5}

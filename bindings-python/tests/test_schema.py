@@ -41,14 +41,19 @@ def test_containers_and_unions() -> None:
     }
     assert schema_for(Optional[int]) == {"anyOf": [{"type": "integer"}, {"type": "null"}]}
     assert schema_for(Union[int, str]) == {"anyOf": [{"type": "integer"}, {"type": "string"}]}
-    assert schema_for(Literal["a", "b"]) == {"enum": ["a", "b"]}
-    assert schema_for(Color) == {"enum": ["red", "blue"]}
+    assert schema_for(Literal["a", "b"]) == {"enum": ["a", "b"], "type": "string"}
+    assert schema_for(Color) == {"enum": ["red", "blue"], "title": "Color", "type": "string"}
 
 
 def test_records() -> None:
+    # pydantic's schemas (TypeAdapter(tp).json_schema()): titles and defaults included.
     assert schema_for(Point) == {
         "type": "object",
-        "properties": {"x": {"type": "integer"}, "y": {"type": "number"}},
+        "title": "Point",
+        "properties": {
+            "x": {"title": "X", "type": "integer"},
+            "y": {"default": 0.0, "title": "Y", "type": "number"},
+        },
         "required": ["x"],
     }
     assert schema_for(Movie)["required"] == ["title", "year"]
@@ -68,6 +73,6 @@ async def test_tool_schema_and_structured_output() -> None:
         (tool,) = await client.list_all_tools()
         assert tool["description"] == "Finds a movie."
         assert tool["inputSchema"]["required"] == ["p"]
-        assert tool["outputSchema"]["properties"]["year"] == {"type": "integer"}
+        assert tool["outputSchema"]["properties"]["year"] == {"title": "Year", "type": "integer"}
         r = await client.call_tool("where", {"p": {"x": 3}, "c": "blue"})
         assert r["structuredContent"] == {"title": "3 blue", "year": 2000}

@@ -9,9 +9,10 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from . import _native
-from .errors import McpError
+from .errors import InvalidParams, McpError
 from .schema import EMPTY as _EMPTY
-from .schema import from_jsonable, is_structured, schema_for, to_jsonable
+from ._func import ArgumentError, Params, output_for
+from .schema import inline_refs, schema_for, to_jsonable
 
 # Imported lazily (cold start: `python server.py` should answer `initialize` quickly): asyncio
 # (only when an async handler or HTTP needs the event loop), inspect (only for callables that
@@ -114,7 +115,7 @@ class Context:
         """Asks the user for input (``elicitation/create``, form mode). ``schema`` is a JSON
         Schema dict or a type (dataclass, TypedDict, pydantic model). Returns the result dict
         (``action`` and ``content``)."""
-        requested = schema if isinstance(schema, dict) else schema_for(schema)
+        requested = schema if isinstance(schema, dict) else inline_refs(schema_for(schema))
         result: dict[str, Any] = await self.request(
             "elicitation/create", {"message": message, "requestedSchema": requested}
         )
@@ -243,9 +244,16 @@ def _doc(fn: Callable[..., Any]) -> str | None:
     return "\n".join(out)
 
 
+def _is_context_type(tp: Any) -> bool:
+    if isinstance(tp, type):
+        return issubclass(tp, Context)
+    return any(_is_context_type(a) for a in typing.get_args(tp))
+
+
 def _context_param(sig: _Sig, hints: dict[str, Any]) -> str | None:
     for name in sig.parameters:
-        if hints.get(name) is Context:
+        tp = hints.get(name)
+        if tp is not None and _is_context_type(tp):
             return name
     return None
 
@@ -257,38 +265,103 @@ def _hints(fn: Callable[..., Any]) -> dict[str, Any]:
         return dict(getattr(fn, "__annotations__", {}))
 
 
-def _tool_error(e: Exception) -> dict[str, Any]:
-    return {"content": [{"type": "text", "text": f"{type(e).__name__}: {e}"}], "isError": True}
+def _params(
+    fn: Callable[..., Any], model_name: str, *, strings: bool = False
+) -> tuple[_Sig, dict[str, Any], str | None, Params]:
+    """``fn``'s signature, type hints, ``Context`` parameter and :class:`Params` (the others)."""
+    sig = _signature(fn)
+    hints = _hints(fn)
+    ctx_name = _context_param(sig, hints)
+    names: dict[str, tuple[Any, Any]] = {}
+    var_kw = False
+    for n, p in sig.parameters.items():
+        if n == ctx_name or p.kind == p.VAR_POSITIONAL:
+            continue
+        if p.kind == p.VAR_KEYWORD:
+            var_kw = True
+            continue
+        names[n] = (hints.get(n, _EMPTY), p.default)
+    return sig, hints, ctx_name, Params(model_name, names, var_kw=var_kw, strings=strings)
+
+
+def _logger() -> Any:
+    import logging
+
+    return logging.getLogger("ferromcp")
+
+
+def _log_failure(kind: str, name: str, e: BaseException) -> None:
+    """Logs a handler's exception with its traceback (logger ``ferromcp``)."""
+    _logger().error("%s %r failed", kind, name, exc_info=(type(e), e, e.__traceback__))
+
+
+def _tool_error(text: str) -> dict[str, Any]:
+    return {"content": [{"type": "text", "text": text}], "isError": True}
 
 
 async def _await(aw: Awaitable[Any]) -> Any:
     return await aw
 
 
-def _content_for(value: bytes | bytearray) -> list[dict[str, Any]]:
-    """Content for raw bytes returned by a tool: an image block when the bytes look like one,
-    else their base64 text."""
+def _bytes_content(value: bytes | bytearray) -> dict[str, Any]:
+    """Raw bytes returned by a tool: their base64 text (no guessing what they are; return
+    ``Image``, ``Audio`` or ``File`` to say it)."""
     import base64
 
-    data = bytes(value)
-    encoded = base64.b64encode(data).decode()
-    if _looks_like_image(data):
-        return [{"type": "image", "data": encoded, "mimeType": _image_mime(data)}]
-    return [{"type": "text", "text": encoded}]
+    return {"type": "text", "text": base64.b64encode(bytes(value)).decode()}
 
 
-def _image_mime(data: bytes) -> str:
-    if data.startswith(b"\x89PNG"):
-        return "image/png"
-    if data.startswith(b"\xff\xd8"):
-        return "image/jpeg"
-    if data.startswith(b"GIF8"):
-        return "image/gif"
-    return "image/webp"
+def _unstructured(value: Any) -> Any:
+    """A tool's value without an output schema, as JSON for the engine (embed::shape::tool_result:
+    strings, content blocks, lists of them, full results, other values as JSON text)."""
+    if isinstance(value, (bytes, bytearray)):
+        return {"content": [_bytes_content(value)]}
+    if isinstance(value, (list, tuple)) and any(
+        isinstance(v, (bytes, bytearray)) or getattr(type(v), "__mcp_content__", False) for v in value
+    ):
+        blocks = []
+        for v in value:
+            if isinstance(v, (bytes, bytearray)):
+                blocks.append(_bytes_content(v))
+            elif isinstance(v, str):
+                blocks.append({"type": "text", "text": v})
+            else:
+                blocks.append(to_jsonable(v))
+        return {"content": blocks}
+    return to_jsonable(value)
 
 
-def _looks_like_image(data: bytes) -> bool:
-    return data.startswith((b"\x89PNG", b"\xff\xd8", b"GIF8")) or data[8:12] == b"WEBP"
+def _annotations_dict(annotations: Any) -> dict[str, Any] | None:
+    """Tool annotations as the wire dict: a dict, a :class:`ToolAnnotations`, or any pydantic
+    model (such as the official SDK's ``ToolAnnotations``)."""
+    if annotations is None:
+        return None
+    if isinstance(annotations, dict):
+        return dict(annotations)
+    to_dict = getattr(annotations, "to_dict", None)
+    if callable(to_dict):
+        out: dict[str, Any] = to_dict()
+        return out
+    if hasattr(annotations, "model_dump"):
+        dumped: dict[str, Any] = annotations.model_dump(by_alias=True, exclude_none=True, mode="json")
+        return dumped
+    raise TypeError(f"annotations must be a dict or ToolAnnotations, not {type(annotations).__name__}")
+
+
+def _icons_list(icons: Any) -> list[dict[str, Any]] | None:
+    if icons is None:
+        return None
+    out: list[dict[str, Any]] = []
+    for icon in icons:
+        if isinstance(icon, dict):
+            out.append(dict(icon))
+        elif callable(getattr(icon, "to_dict", None)):
+            out.append(icon.to_dict())
+        elif hasattr(icon, "model_dump"):
+            out.append(icon.model_dump(by_alias=True, exclude_none=True, mode="json"))
+        else:
+            raise TypeError(f"an icon must be a dict or Icon, not {type(icon).__name__}")
+    return out
 
 
 class Server:
@@ -302,6 +375,8 @@ class Server:
         title: str | None = None,
         instructions: str | None = None,
         page_size: int | None = None,
+        website_url: str | None = None,
+        icons: list[Any] | None = None,
     ) -> None:
         config: dict[str, Any] = {"name": name, "version": version}
         if title is not None:
@@ -310,12 +385,23 @@ class Server:
             config["instructions"] = instructions
         if page_size is not None:
             config["pageSize"] = page_size
+        if website_url is not None:
+            config["websiteUrl"] = website_url
+        if icons is not None:
+            config["icons"] = _icons_list(icons)
         self.name = name
         self._native = _native.NativeServer(config)
         self._has_async = False
         self._loopless = False
+        self._tools: set[str] = set()
+        self._resources: set[str] = set()
+        self._prompts: set[str] = set()
 
     # ---- tools -------------------------------------------------------------------------------
+    @typing.overload
+    def tool(self, name: F) -> F: ...
+
+    @typing.overload
     def tool(
         self,
         name: str | None = None,
@@ -324,13 +410,42 @@ class Server:
         title: str | None = None,
         input_schema: dict[str, Any] | None = None,
         output_schema: dict[str, Any] | None = None,
-        annotations: dict[str, Any] | None = None,
+        annotations: Any = None,
+        icons: list[Any] | None = None,
+        meta: dict[str, Any] | None = None,
         task_support: str | None = None,
         structured_output: bool | None = None,
-    ) -> Callable[[F], F]:
-        """Registers a function as a tool. The input schema comes from the parameters' type
-        hints unless ``input_schema`` is given; an object-shaped return annotation (dict,
-        dataclass, TypedDict, pydantic model) gives ``structuredContent`` and ``outputSchema``."""
+    ) -> Callable[[F], F]: ...
+
+    def tool(
+        self,
+        name: Any = None,
+        *,
+        description: str | None = None,
+        title: str | None = None,
+        input_schema: dict[str, Any] | None = None,
+        output_schema: dict[str, Any] | None = None,
+        annotations: Any = None,
+        icons: list[Any] | None = None,
+        meta: dict[str, Any] | None = None,
+        task_support: str | None = None,
+        structured_output: bool | None = None,
+    ) -> Any:
+        """Registers a function as a tool (``@server.tool`` or ``@server.tool(...)``).
+
+        The input schema comes from the parameters' type hints as pydantic generates it (nested
+        models, ``Field(...)`` defaults and constraints, ``Annotated[int, Field(ge=1)]``, enums,
+        datetimes, ...) unless ``input_schema`` is given; arguments are converted to the
+        annotated types before the call. The return annotation gives the ``outputSchema``:
+        object-shaped types (pydantic model, dataclass, TypedDict, ``dict[str, T]``) as they
+        are, anything else wrapped as ``{"result": ...}``; ``structured_output=False`` turns it
+        off. ``annotations`` is a :class:`ToolAnnotations` or dict, ``icons`` a list of
+        :class:`Icon` or dicts. Registering a name twice raises ``ValueError``."""
+        if callable(name):
+            self.add_tool(name)
+            return name
+        if name is not None and not isinstance(name, str):
+            raise TypeError(f"tool name must be a string, not {type(name).__name__}")
 
         def deco(fn: F) -> F:
             self.add_tool(
@@ -341,6 +456,8 @@ class Server:
                 input_schema=input_schema,
                 output_schema=output_schema,
                 annotations=annotations,
+                icons=icons,
+                meta=meta,
                 task_support=task_support,
                 structured_output=structured_output,
             )
@@ -357,68 +474,60 @@ class Server:
         title: str | None = None,
         input_schema: dict[str, Any] | None = None,
         output_schema: dict[str, Any] | None = None,
-        annotations: dict[str, Any] | None = None,
+        annotations: Any = None,
+        icons: list[Any] | None = None,
+        meta: dict[str, Any] | None = None,
         task_support: str | None = None,
         structured_output: bool | None = None,
     ) -> None:
         """Registers ``fn`` as a tool (see :meth:`tool`)."""
-        sig = _signature(fn)
-        hints = _hints(fn)
-        ctx_name = _context_param(sig, hints)
-        params = {n: p for n, p in sig.parameters.items() if n != ctx_name}
+        tool_name = name or fn.__name__
+        if tool_name in self._tools:
+            raise ValueError(f"a tool named {tool_name!r} is already registered")
+        fn_name = getattr(fn, "__name__", tool_name)
+        try:
+            _, hints, ctx_name, params = _params(fn, f"{fn_name}Arguments")
+        except TypeError:
+            if input_schema is None:
+                raise
+            # An explicit schema: arguments are passed as they come.
+            sig = _signature(fn)
+            hints = _hints(fn)
+            ctx_name = _context_param(sig, hints)
+            params = Params(f"{fn_name}Arguments", {}, var_kw=True)
         if input_schema is None:
-            props: dict[str, Any] = {}
-            required: list[str] = []
-            for n, p in params.items():
-                if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-                    continue
-                s = schema_for(hints.get(n, Any))
-                if p.default is not p.empty:
-                    try:
-                        s = {**s, "default": to_jsonable(p.default)}
-                    except TypeError:
-                        pass
-                else:
-                    required.append(n)
-                props[n] = s
-            input_schema = {"type": "object", "properties": props}
-            if required:
-                input_schema["required"] = required
-        ret = hints.get("return", _EMPTY)
-        structured = structured_output if structured_output is not None else is_structured(ret)
-        if structured and output_schema is None:
-            # The engine answers with structuredContent exactly when the tool has an outputSchema.
-            output_schema = schema_for(ret) if ret is not _EMPTY else {"type": "object"}
-            if output_schema.get("type") != "object":
-                output_schema = {"type": "object"}
-        definition: dict[str, Any] = {
-            "name": name or fn.__name__,
-            "inputSchema": input_schema,
-        }
+            input_schema = params.schema
+        out = output_for(
+            hints.get("return", _EMPTY), fn_name, structured_output, output_schema, _unstructured
+        )
+        definition: dict[str, Any] = {"name": tool_name, "inputSchema": input_schema}
         doc = description or _doc(fn)
         if doc:
             definition["description"] = doc
         if title:
             definition["title"] = title
-        if output_schema is not None:
-            definition["outputSchema"] = output_schema
-        if annotations:
-            definition["annotations"] = annotations
+        if out.schema is not None:
+            definition["outputSchema"] = out.schema
+        ann = _annotations_dict(annotations)
+        if ann:
+            definition["annotations"] = ann
+        icon_list = _icons_list(icons)
+        if icon_list is not None:
+            definition["icons"] = icon_list
+        if meta is not None:
+            definition["_meta"] = meta
         if task_support is not None:
             if task_support not in ("forbidden", "optional", "required"):
                 raise ValueError(
                     f"task_support must be 'forbidden', 'optional' or 'required', not {task_support!r}"
                 )
             definition["execution"] = {"taskSupport": task_support}
-        types_ = {n: hints.get(n, Any) for n in params}
 
-        plain = all(t is Any or t in (str, int, float, bool) for t in types_.values())
+        convert = params.convert
+        finish_value = out.finish
 
         def prepare(arguments: dict[str, Any], native_ctx: _native.NativeContext) -> dict[str, Any]:
-            if plain:
-                kwargs = dict(arguments)
-            else:
-                kwargs = {k: from_jsonable(types_.get(k, Any), v) for k, v in arguments.items()}
+            kwargs = convert(arguments)
             if ctx_name is not None:
                 kwargs[ctx_name] = Context(native_ctx)
             return kwargs
@@ -426,11 +535,11 @@ class Server:
         def finish(value: Any, *_: Any) -> Any:
             # The engine shapes the answer (embed::shape::tool_result): strings, content blocks,
             # structured values (the tool has an outputSchema) and full results.
-            if isinstance(value, (bytes, bytearray)):
-                return {"content": _content_for(value)}
-            return to_jsonable(value)
+            return finish_value(value)
 
-        self._native.add_tool(definition, self._adapt(fn, prepare, finish, errors_as_result=True))
+        handler = self._adapt(fn, prepare, finish, kind="tool", name=tool_name)
+        self._native.add_tool(definition, handler)
+        self._tools.add(tool_name)
 
     def _adapt(
         self,
@@ -438,12 +547,32 @@ class Server:
         prepare: Callable[..., dict[str, Any]],
         finish: Callable[..., Any],
         *,
-        errors_as_result: bool = False,
+        kind: str,
+        name: str,
     ) -> Callable[..., Any]:
         """The native handler for ``fn``: ``prepare(*native_args)`` gives its keyword arguments,
-        ``finish(value, *native_args)`` the answer. A coroutine function gives an ``async def`` handler (runs
-        as a task on the event loop); any other function a plain one, which the native layer
-        calls directly on a worker thread (off the event loop, no asyncio round trip)."""
+        ``finish(value, *native_args)`` the answer. A coroutine function gives an ``async def``
+        handler (runs as a task on the event loop); any other function a plain one, which the
+        native layer calls directly on a worker thread (off the event loop, no asyncio round
+        trip).
+
+        Failures: ``McpError`` is the JSON-RPC error it names. For a tool, arguments that do not
+        convert answer ``isError`` with the reason, and any other exception answers ``isError``
+        with ``"<Type>: <message>"`` and is logged with its traceback (logger ``ferromcp``).
+        For other handlers, unconvertible arguments are ``InvalidParams`` and other exceptions
+        are logged and answered as internal errors."""
+        is_tool = kind == "tool"
+
+        def failed(e: Exception) -> Any:
+            if isinstance(e, ArgumentError):
+                if is_tool:
+                    return _tool_error(f"Invalid arguments for tool {name!r}: {e}")
+                raise InvalidParams(f"Invalid arguments for {kind} {name!r}: {e}") from None
+            _log_failure(kind, name, e)
+            if is_tool:
+                return _tool_error(f"{type(e).__name__}: {e}")
+            raise e
+
         if _is_async(fn):
             if self._loopless:
                 raise RuntimeError(
@@ -453,32 +582,26 @@ class Server:
             self._has_async = True
 
             async def run_async(*native_args: Any) -> Any:
-                kwargs = prepare(*native_args)
                 try:
-                    value = await fn(**kwargs)
+                    value = await fn(**prepare(*native_args))
+                    return finish(value, *native_args)
                 except McpError:
                     raise
                 except Exception as e:
-                    if errors_as_result:
-                        return _tool_error(e)
-                    raise
-                return finish(value, *native_args)
+                    return failed(e)
 
             return run_async
 
         def run_sync(*native_args: Any) -> Any:
-            kwargs = prepare(*native_args)
             try:
-                value = fn(**kwargs)
+                value = fn(**prepare(*native_args))
                 if _is_awaitable(value):
                     value = self._await_on_loop(value)
+                return finish(value, *native_args)
             except McpError:
                 raise
             except Exception as e:
-                if errors_as_result:
-                    return _tool_error(e)
-                raise
-            return finish(value, *native_args)
+                return failed(e)
 
         return run_sync
 
@@ -493,6 +616,7 @@ class Server:
 
     def remove_tool(self, name: str) -> bool:
         """Removes a tool; returns whether it existed."""
+        self._tools.discard(name)
         return self._native.remove_tool(name)
 
     # ---- resources ---------------------------------------------------------------------------
@@ -504,17 +628,27 @@ class Server:
         description: str | None = None,
         mime_type: str | None = None,
         title: str | None = None,
+        icons: list[Any] | None = None,
+        annotations: dict[str, Any] | None = None,
+        meta: dict[str, Any] | None = None,
     ) -> Callable[[F], F]:
         """Registers a resource (a URI) or a resource template (a URI with ``{variables}``,
-        passed to the function as keyword arguments). The function returns ``str`` (text),
-        ``bytes`` (blob), a contents dict, or a list of them."""
+        passed to the function as keyword arguments converted to their annotated types, e.g.
+        ``id: int``). The function returns ``str`` (text), ``bytes`` (blob), a contents dict
+        (``text`` or ``blob``, optional ``mimeType``), a list of them, or any other value
+        (a dict, list, pydantic model, dataclass), which is read as its JSON text
+        (``application/json`` unless ``mime_type`` says otherwise). Registering a URI twice
+        raises ``ValueError``."""
+        if callable(uri):
+            raise TypeError("use @server.resource(uri), with the resource's URI")
 
         def deco(fn: F) -> F:
-            sig = _signature(fn)
-            hints = _hints(fn)
-            ctx_name = _context_param(sig, hints)
+            if uri in self._resources:
+                raise ValueError(f"a resource {uri!r} is already registered")
+            fn_name = getattr(fn, "__name__", "resource")
+            _, _, ctx_name, params = _params(fn, f"{fn_name}Arguments", strings=True)
             is_template = "{" in uri
-            definition: dict[str, Any] = {"name": name or fn.__name__}
+            definition: dict[str, Any] = {"name": name or fn_name}
             definition["uriTemplate" if is_template else "uri"] = uri
             doc = description or _doc(fn)
             if doc:
@@ -523,27 +657,33 @@ class Server:
                 definition["mimeType"] = mime_type
             if title:
                 definition["title"] = title
+            icon_list = _icons_list(icons)
+            if icon_list is not None:
+                definition["icons"] = icon_list
+            if annotations is not None:
+                definition["annotations"] = annotations
+            if meta is not None:
+                definition["_meta"] = meta
+            convert = params.convert
+            known = params.names
 
             def prepare(
                 read_uri: str, variables: dict[str, str], native_ctx: _native.NativeContext
             ) -> dict[str, Any]:
-                kwargs: dict[str, Any] = {
-                    k: from_jsonable(hints.get(k, Any), v)
-                    for k, v in variables.items()
-                    if k in sig.parameters
-                }
+                kwargs = convert({k: v for k, v in variables.items() if k in known})
                 if ctx_name is not None:
                     kwargs[ctx_name] = Context(native_ctx)
                 return kwargs
 
             def finish(value: Any, *_: Any) -> Any:
-                return _resource_value(value)
+                return _resource_value(value, mime_type)
 
-            handler = self._adapt(fn, prepare, finish)
+            handler = self._adapt(fn, prepare, finish, kind="resource", name=uri)
             if is_template:
                 self._native.add_resource_template(definition, handler)
             else:
                 self._native.add_resource(definition, handler)
+            self._resources.add(uri)
             return fn
 
         return deco
@@ -553,6 +693,10 @@ class Server:
         self._native.notify_resource_updated(uri)
 
     # ---- prompts -----------------------------------------------------------------------------
+    @typing.overload
+    def prompt(self, name: F) -> F: ...
+
+    @typing.overload
     def prompt(
         self,
         name: str | None = None,
@@ -560,32 +704,65 @@ class Server:
         description: str | None = None,
         title: str | None = None,
         arguments: list[dict[str, Any]] | None = None,
-    ) -> Callable[[F], F]:
-        """Registers a prompt. Parameters become prompt arguments (required unless they have a
-        default) unless ``arguments`` (MCP ``PromptArgument`` dicts: ``name``, ``description``,
-        ``required``) is given. The function returns a string (one user message), a list of
-        strings or message dicts, or a full ``GetPromptResult`` dict."""
+        icons: list[Any] | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> Callable[[F], F]: ...
+
+    def prompt(
+        self,
+        name: Any = None,
+        *,
+        description: str | None = None,
+        title: str | None = None,
+        arguments: list[dict[str, Any]] | None = None,
+        icons: list[Any] | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> Any:
+        """Registers a prompt (``@server.prompt`` or ``@server.prompt(...)``). Parameters become
+        prompt arguments (required unless they have a default; descriptions from
+        ``Field(description=...)``) unless ``arguments`` (MCP ``PromptArgument`` dicts: ``name``,
+        ``description``, ``required``) is given; the string values are converted to the
+        annotated types (``flag: bool`` gets ``False`` from ``"false"``). The function returns a
+        string (one user message), a list of strings or message dicts, or a full
+        ``GetPromptResult`` dict. Registering a name twice raises ``ValueError``."""
+        if callable(name):
+            return self.prompt()(name)
+        if name is not None and not isinstance(name, str):
+            raise TypeError(f"prompt name must be a string, not {type(name).__name__}")
 
         def deco(fn: F) -> F:
-            sig = _signature(fn)
-            hints = _hints(fn)
-            ctx_name = _context_param(sig, hints)
-            args = arguments if arguments is not None else [
-                {"name": n, "required": p.default is p.empty}
-                for n, p in sig.parameters.items()
-                if n != ctx_name and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
-            ]
-            definition: dict[str, Any] = {"name": name or fn.__name__, "arguments": args}
+            prompt_name = name or fn.__name__
+            if prompt_name in self._prompts:
+                raise ValueError(f"a prompt named {prompt_name!r} is already registered")
+            _, _, ctx_name, params = _params(fn, f"{fn.__name__}Arguments", strings=True)
+            if arguments is not None:
+                args = arguments
+            else:
+                descriptions = params.descriptions()
+                args = []
+                for n, (_, default) in params.names.items():
+                    arg: dict[str, Any] = {"name": n}
+                    if n in descriptions:
+                        arg["description"] = descriptions[n]
+                    arg["required"] = default is _EMPTY
+                    args.append(arg)
+            definition: dict[str, Any] = {"name": prompt_name, "arguments": args}
             doc = description or _doc(fn)
             if doc:
                 definition["description"] = doc
             if title:
                 definition["title"] = title
+            icon_list = _icons_list(icons)
+            if icon_list is not None:
+                definition["icons"] = icon_list
+            if meta is not None:
+                definition["_meta"] = meta
+            convert = params.convert
 
             def prepare(
                 arguments: dict[str, str], native_ctx: _native.NativeContext
             ) -> dict[str, Any]:
-                kwargs: dict[str, Any] = dict(arguments)
+                kwargs = convert(arguments)
                 if ctx_name is not None:
                     kwargs[ctx_name] = Context(native_ctx)
                 return kwargs
@@ -593,7 +770,9 @@ class Server:
             def finish(value: Any, *_: Any) -> Any:
                 return to_jsonable(value)
 
-            self._native.add_prompt(definition, self._adapt(fn, prepare, finish))
+            handler = self._adapt(fn, prepare, finish, kind="prompt", name=prompt_name)
+            self._native.add_prompt(definition, handler)
+            self._prompts.add(prompt_name)
             return fn
 
         return deco
@@ -627,7 +806,10 @@ class Server:
                     return result
                 return list(result)
 
-            self._native.add_completion(reference, argument, self._adapt(fn, prepare, finish))
+            handler = self._adapt(
+                fn, prepare, finish, kind="completion", name=argument or fn.__name__
+            )
+            self._native.add_completion(reference, argument, handler)
             return fn
 
         return deco
@@ -798,18 +980,48 @@ def _takes_context(fn: Callable[..., Any]) -> bool:
     return "context" in _signature(fn).parameters
 
 
-def _resource_value(value: Any) -> Any:
-    """A resource handler's answer as JSON: bytes become ``{"blob": base64}`` items; the engine
-    completes and shapes the rest (embed::shape::resource_contents)."""
+_CONTENTS_KEYS = frozenset(("uri", "mimeType", "text", "blob", "_meta", "name", "title", "annotations"))
+
+
+def _is_contents(value: Any) -> bool:
+    """Whether a dict is a ``ResourceContents`` (``text`` or ``blob`` and only contents keys)."""
+    return (
+        isinstance(value, dict)
+        and ("text" in value or "blob" in value)
+        and value.keys() <= _CONTENTS_KEYS
+    )
+
+
+def _resource_item(value: Any, json_mime: str | None) -> Any:
     import base64
 
-    items = value if isinstance(value, list) else [value]
-    if not any(isinstance(i, (bytes, bytearray)) for i in items):
-        return to_jsonable(value)
-    return [
-        {"blob": base64.b64encode(i).decode()} if isinstance(i, (bytes, bytearray)) else to_jsonable(i)
-        for i in items
-    ]
+    if isinstance(value, str) or _is_contents(value):
+        return value
+    if isinstance(value, (bytes, bytearray)):
+        return {"blob": base64.b64encode(value).decode()}
+    import json
+
+    item: dict[str, Any] = {"text": json.dumps(to_jsonable(value), ensure_ascii=False)}
+    if json_mime is not None:
+        item["mimeType"] = json_mime
+    return item
+
+
+def _resource_value(value: Any, mime_type: str | None) -> Any:
+    """A resource handler's answer as JSON for the engine (embed::shape::resource_contents,
+    which completes ``uri`` and ``mimeType``): a string is text, bytes a base64 ``blob``, a
+    contents dict stays as it is, a list of those gives several contents, a
+    ``{"contents": [...]}`` result passes through; any other value (a dict, a list of data, a
+    model, a dataclass) is one text item with its JSON (``application/json`` unless the
+    resource declared a MIME type)."""
+    json_mime = None if mime_type else "application/json"
+    if isinstance(value, dict) and isinstance(value.get("contents"), list):
+        return value
+    if isinstance(value, list) and value and all(
+        isinstance(i, (str, bytes, bytearray)) or _is_contents(i) for i in value
+    ):
+        return [_resource_item(i, json_mime) for i in value]
+    return _resource_item(value, json_mime)
 
 
 Handler = Callable[..., Awaitable[Any]]

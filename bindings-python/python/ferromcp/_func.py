@@ -1,0 +1,394 @@
+"""What a handler's signature means on the wire: the input schema of its parameters, converting
+arguments to the annotated types, and the output schema of its return annotation. Private.
+
+Schemas and conversions are pydantic's (a model built from the signature with ``create_model``,
+a ``TypeAdapter`` for the return type), so ``Field(...)``, ``Annotated[..., Field(...)]``, nested
+models, dataclasses, TypedDicts, enums, datetimes and the rest behave as in pydantic. Signatures
+made only of ``str``/``int``/``float``/``bool`` (the common case) take a path that does not import
+pydantic (its import alone costs ~150 ms of a server's cold start) and gives the same schema."""
+
+from __future__ import annotations
+
+import sys
+import types
+import typing
+from collections.abc import Callable
+from typing import Any, Literal, Union, get_args, get_origin
+
+from .schema import EMPTY, _is_empty, _is_pydantic, _is_typeddict, inline_root_ref, to_jsonable
+
+_PLAIN_TYPES: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
+_PLAIN_DEFAULTS = (str, int, float, bool, type(None))
+_NoneType = type(None)
+
+
+class ArgumentError(ValueError):
+    """Arguments that do not convert to the annotated types (a tool answers ``isError``)."""
+
+
+def _title(name: str) -> str:
+    """pydantic's default title of a field."""
+    return name.title().replace("_", " ")
+
+
+def _plain(tp: Any) -> bool:
+    return tp is Any or _is_empty(tp) or tp in _PLAIN_TYPES
+
+
+class Params:
+    """The parameters of a handler (less the ``Context`` one) as a JSON Schema and a converter
+    from JSON arguments (or URI/prompt strings) to keyword arguments of the annotated types.
+
+    ``names``: parameter name -> (annotation, default); ``var_kw``: the function takes
+    ``**kwargs`` (unknown arguments go there; otherwise they are dropped); ``lax_strings``: the
+    values are strings (URI template variables, prompt arguments) to be parsed into the types."""
+
+    def __init__(
+        self,
+        model_name: str,
+        names: dict[str, tuple[Any, Any]],
+        *,
+        var_kw: bool = False,
+        strings: bool = False,
+    ) -> None:
+        self.names = names
+        self.var_kw = var_kw
+        self.strings = strings
+        self._model: Any = None
+        self._aliases: list[tuple[str, str]] = []
+        if all(
+            _plain(tp) and (d is EMPTY or type(d) in _PLAIN_DEFAULTS) for tp, d in names.values()
+        ) and not (strings and any(tp not in (str, Any) and not _is_empty(tp) for tp, _ in names.values())):
+            self.schema = self._plain_schema(model_name)
+            floats = [n for n, (tp, _) in names.items() if tp is float]
+            self.convert: Callable[[dict[str, Any]], dict[str, Any]] = self._plain_converter(floats)
+        else:
+            self._build_model(model_name)
+            self.convert = self._model_convert
+
+    # ---- without pydantic --------------------------------------------------------------------
+    def _plain_schema(self, model_name: str) -> dict[str, Any]:
+        props: dict[str, Any] = {}
+        required: list[str] = []
+        for n, (tp, default) in self.names.items():
+            s: dict[str, Any] = {"title": _title(n)}
+            if tp in _PLAIN_TYPES:
+                s["type"] = _PLAIN_TYPES[tp]
+            if default is EMPTY:
+                required.append(n)
+            else:
+                s["default"] = default
+            props[n] = s
+        schema: dict[str, Any] = {"properties": props}
+        if required:
+            schema["required"] = required
+        schema["title"] = model_name
+        schema["type"] = "object"
+        return schema
+
+    def _plain_converter(self, floats: list[str]) -> Callable[[dict[str, Any]], dict[str, Any]]:
+        known = set(self.names)
+        var_kw = self.var_kw
+
+        def convert(arguments: dict[str, Any]) -> dict[str, Any]:
+            if var_kw or arguments.keys() <= known:
+                kwargs = dict(arguments)
+            else:
+                kwargs = {k: v for k, v in arguments.items() if k in known}
+            for n in floats:
+                v = kwargs.get(n)
+                if type(v) is int:
+                    kwargs[n] = float(v)
+            return kwargs
+
+        return convert
+
+    # ---- with pydantic -----------------------------------------------------------------------
+    def _build_model(self, model_name: str) -> None:
+        from pydantic import BaseModel, ConfigDict, Field, create_model
+        from pydantic.fields import FieldInfo
+
+        fields: dict[str, Any] = {}
+        for n, (tp, default) in self.names.items():
+            ann = pydantic_ready(Any if _is_empty(tp) else tp)
+            internal = n
+            if n.startswith("_") or hasattr(BaseModel, n):
+                # A name pydantic reserves (private attribute, BaseModel attribute): an alias.
+                internal = f"field_{n.lstrip('_')}_"
+                ann = typing.Annotated[ann, Field(alias=n)]
+            self._aliases.append((internal, n))
+            if default is EMPTY:
+                fields[internal] = (ann, ...)
+            elif isinstance(default, FieldInfo):
+                fields[internal] = (ann, default)
+            else:
+                fields[internal] = (ann, default)
+        config = ConfigDict(arbitrary_types_allowed=True, protected_namespaces=())
+        self._model = create_model(model_name, __config__=config, **fields)
+        try:
+            self.schema = self._model.model_json_schema()
+        except Exception as e:  # noqa: BLE001 - pydantic's errors, re-raised as one kind
+            raise TypeError(
+                f"cannot infer a JSON Schema for the parameters of {model_name!r}: {e}; "
+                "annotate them with JSON-compatible types or pass input_schema= explicitly"
+            ) from e
+
+    def _model_convert(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        from pydantic import ValidationError
+
+        known = self.names
+        data = {k: v for k, v in arguments.items() if k in known}
+        if self.strings:
+            data = {k: _parse_json_string(known[k][0], v) for k, v in data.items()}
+        try:
+            model = self._model.model_validate(data)
+        except ValidationError as e:
+            raise ArgumentError(_validation_message(e)) from None
+        kwargs = {name: getattr(model, internal) for internal, name in self._aliases}
+        if self.var_kw:
+            kwargs.update((k, v) for k, v in arguments.items() if k not in known)
+        return kwargs
+
+    def descriptions(self) -> dict[str, str]:
+        """Each parameter's description (from ``Field(description=...)``)."""
+        props = self.schema.get("properties", {})
+        return {
+            n: props[n]["description"]
+            for n in self.names
+            if isinstance(props.get(n), dict) and isinstance(props[n].get("description"), str)
+        }
+
+
+def _parse_json_string(tp: Any, value: Any) -> Any:
+    """A string argument for a parameter that is not a string: JSON text of a list or object is
+    parsed (clients send those as strings); anything else is left to pydantic's lax parsing."""
+    if not isinstance(value, str) or tp is str or _is_empty(tp) or tp is Any:
+        return value
+    text = value.lstrip()
+    if not text.startswith(("[", "{")):
+        return value
+    import json
+
+    try:
+        return json.loads(value)
+    except ValueError:
+        return value
+
+
+def _validation_message(e: Any) -> str:
+    parts = []
+    for err in e.errors(include_url=False):
+        loc = ".".join(str(x) for x in err.get("loc", ()))
+        parts.append(f"{loc}: {err.get('msg')}" if loc else str(err.get("msg")))
+    return "; ".join(parts) or str(e)
+
+
+# ---- return annotations ----------------------------------------------------------------------
+def _compact(value: Any) -> str:
+    import json
+
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def _is_full_result(value: Any) -> bool:
+    return isinstance(value, dict) and isinstance(value.get("content"), list)
+
+
+class Output:
+    """How a tool's return value becomes its result: ``schema`` is its ``outputSchema`` (``None``:
+    unstructured), ``finish(value)`` the JSON the engine shapes into a ``CallToolResult``."""
+
+    def __init__(self, schema: dict[str, Any] | None, finish: Callable[[Any], Any]) -> None:
+        self.schema = schema
+        self.finish = finish
+
+
+def output_for(
+    ret: Any,
+    name: str,
+    structured_output: bool | None,
+    output_schema: dict[str, Any] | None,
+    unstructured: Callable[[Any], Any],
+) -> Output:
+    """The output plan for the return annotation ``ret`` of the function ``name``:
+
+    - no annotation, ``structured_output=False``, or content (``Image``/``Audio``/``File``):
+      unstructured (``unstructured(value)``), unless ``structured_output=True`` (then an error
+      without an annotation);
+    - an object-shaped type (pydantic model, dataclass, TypedDict, ``dict[str, T]``): its schema,
+      the value as ``structuredContent``;
+    - anything else (``str``, ``int``, lists, unions, ``None``, enums, ...): the schema wrapped as
+      ``{"result": ...}`` (as the official SDK does), the value as ``{"result": value}`` and as text.
+
+    A full ``CallToolResult`` dict (a ``content`` list) returned by the tool passes through."""
+    if output_schema is not None:
+        return Output(output_schema, _structured_passthrough)
+    if structured_output is False:
+        return Output(None, unstructured)
+    if _is_empty(ret):
+        if structured_output:
+            raise TypeError(f"{name}: structured_output=True needs a return annotation")
+        return Output(None, unstructured)
+    if structured_output is None and _returns_content(ret):
+        return Output(None, unstructured)
+    if ret in _PLAIN_TYPES or ret is None or ret is _NoneType:
+        return _plain_wrapped(ret, name, unstructured)
+    try:
+        return _pydantic_output(ret, name, unstructured)
+    except Exception as e:  # noqa: BLE001 - pydantic cannot describe it
+        if structured_output:
+            raise TypeError(f"{name}: the return type {ret!r} cannot be structured output: {e}") from e
+        return Output(None, unstructured)
+
+
+def _structured_passthrough(value: Any) -> Any:
+    return to_jsonable(value)
+
+
+def _plain_wrapped(ret: Any, name: str, unstructured: Callable[[Any], Any]) -> Output:
+    null = ret is None or ret is _NoneType
+    inner: dict[str, Any] = {"title": "Result", "type": "null" if null else _PLAIN_TYPES[ret]}
+    schema = {
+        "properties": {"result": inner},
+        "required": ["result"],
+        "title": f"{name}Output",
+        "type": "object",
+    }
+    expected: Any = ret
+
+    def finish(value: Any) -> Any:
+        if null:
+            if value is not None:
+                return unstructured(value)
+            return {"content": [], "structuredContent": {"result": None}}
+        if not (isinstance(value, expected) or (expected is float and type(value) is int)):
+            return unstructured(value)
+        text = value if isinstance(value, str) else _compact(value)
+        return {"content": [{"type": "text", "text": text}], "structuredContent": {"result": value}}
+
+    return Output(schema, finish)
+
+
+def _pydantic_output(ret: Any, name: str, unstructured: Callable[[Any], Any]) -> Output:
+    from pydantic import TypeAdapter, create_model
+
+    tp = pydantic_ready(ret)
+    base = get_args(tp)[0] if get_origin(tp) is typing.Annotated else tp
+    origin = get_origin(base)
+    object_shaped = (
+        base is dict
+        or (origin is dict and (not get_args(base) or get_args(base)[0] is str))
+        or _is_pydantic(base)
+        or _is_typeddict(base)
+        or (isinstance(base, type) and hasattr(base, "__dataclass_fields__"))
+    )
+    if object_shaped:
+        adapter: Any = TypeAdapter(tp)
+        schema = inline_root_ref(adapter.json_schema())
+        if schema.get("type") != "object":
+            schema = {**schema, "type": "object"}
+
+        def finish(value: Any) -> Any:
+            if _is_full_result(value):
+                return value
+            try:
+                return adapter.dump_python(adapter.validate_python(value), mode="json")
+            except Exception:  # noqa: BLE001 - not of the annotated type: as it is
+                return to_jsonable(value)
+
+        return Output(schema, finish)
+    wrapper: Any = create_model(f"{name}Output", result=(tp, ...))
+    schema = wrapper.model_json_schema()
+
+    def finish_wrapped(value: Any) -> Any:
+        if _is_full_result(value) or _returns_content_value(value):
+            return unstructured(value)
+        dumped = wrapper.model_validate({"result": value}).model_dump(mode="json")
+        result = dumped["result"]
+        if result is None:
+            content: list[Any] = []
+        else:
+            content = [{"type": "text", "text": result if isinstance(result, str) else _compact(result)}]
+        return {"content": content, "structuredContent": dumped}
+
+    return Output(schema, finish_wrapped)
+
+
+def _is_content_type(tp: Any) -> bool:
+    return isinstance(tp, type) and getattr(tp, "__mcp_content__", False) is True
+
+
+def _returns_content(tp: Any) -> bool:
+    """Whether a return annotation is content (``Image``/``Audio``/``File``), bare, in a list or
+    tuple, or as one arm of a union."""
+    if _is_content_type(tp):
+        return True
+    origin = get_origin(tp)
+    if origin is typing.Annotated:
+        return _returns_content(get_args(tp)[0])
+    if origin in (list, tuple, Union) or (
+        hasattr(types, "UnionType") and isinstance(tp, types.UnionType)
+    ):
+        return any(_returns_content(a) for a in get_args(tp))
+    return False
+
+
+def _returns_content_value(value: Any) -> bool:
+    if getattr(type(value), "__mcp_content__", False) is True:
+        return True
+    return isinstance(value, (list, tuple)) and any(_returns_content_value(v) for v in value)
+
+
+# ---- stdlib TypedDict on Python < 3.12 ---------------------------------------------------------
+_rebuilt: dict[Any, Any] = {}
+
+
+def pydantic_ready(tp: Any) -> Any:
+    """``tp`` with every ``typing.TypedDict`` in it rebuilt as a ``typing_extensions.TypedDict``:
+    pydantic refuses the former below Python 3.12. Other types come back unchanged."""
+    if sys.version_info >= (3, 12):
+        return tp
+    return _ready(tp)
+
+
+def _ready(tp: Any) -> Any:
+    if _is_typeddict(tp) and type(tp).__module__ == "typing":
+        return _rebuild_typeddict(tp)
+    origin = get_origin(tp)
+    args = get_args(tp)
+    if origin is None or not args or origin is Literal:
+        return tp
+    new = tuple(_ready(a) if not isinstance(a, (list, str, int)) else a for a in args)
+    if all(a is b for a, b in zip(new, args)):
+        return tp
+    if origin is typing.Annotated:
+        return typing.Annotated[(new[0], *tp.__metadata__)]
+    if origin is Union or (hasattr(types, "UnionType") and isinstance(tp, types.UnionType)):
+        return Union[new]
+    try:
+        return origin[new if len(new) > 1 else new[0]]
+    except TypeError:
+        return tp
+
+
+def _rebuild_typeddict(td: Any) -> Any:
+    done = _rebuilt.get(td)
+    if done is not None:
+        return done
+    import typing_extensions as te
+
+    hints = typing.get_type_hints(td, include_extras=True)
+    required = getattr(td, "__required_keys__", frozenset(hints))
+    items: dict[str, Any] = {}
+    for key, hint in hints.items():
+        if getattr(get_origin(hint), "_name", None) in ("Required", "NotRequired"):
+            hint = get_args(hint)[0]
+        inner = _ready(hint)
+        items[key] = te.Required[inner] if key in required else te.NotRequired[inner]
+    make: Any = te.TypedDict  # the functional form, which type checkers cannot follow
+    rebuilt: Any = make(td.__name__, items)
+    rebuilt.__doc__ = td.__doc__
+    rebuilt.__module__ = td.__module__
+    rebuilt.__qualname__ = getattr(td, "__qualname__", td.__name__)
+    _rebuilt[td] = rebuilt
+    return rebuilt

@@ -1,0 +1,135 @@
+"""Errors a user can see: logged tracebacks, decorators without parentheses, duplicates."""
+
+from __future__ import annotations
+
+import logging
+
+import ferromcp
+import pytest
+from ferromcp import Server
+
+
+async def test_tool_exception_is_logged_with_traceback(caplog: pytest.LogCaptureFixture) -> None:
+    server = Server("t")
+
+    def helper() -> None:
+        raise ValueError("kaput")
+
+    @server.tool()
+    def boom() -> str:
+        helper()
+        return "never"
+
+    @server.tool()
+    async def aboom() -> str:
+        raise KeyError("missing")
+
+    with caplog.at_level(logging.ERROR, logger="ferromcp"):
+        async with ferromcp.Client.memory(server) as c:
+            r = await c.call_tool("boom")
+            assert r["isError"] is True
+            assert r["content"][0]["text"] == "ValueError: kaput"
+            r = await c.call_tool("aboom")
+            assert r["isError"] is True
+    records = [r for r in caplog.records if r.name == "ferromcp"]
+    assert len(records) == 2
+    assert "boom" in records[0].getMessage()
+    assert records[0].exc_info is not None
+    assert "helper" in caplog.text  # the traceback reaches the handler's frames
+    assert "KeyError" in caplog.text
+
+
+async def test_resource_and_prompt_exceptions_are_logged(caplog: pytest.LogCaptureFixture) -> None:
+    server = Server("t")
+
+    @server.resource("r://x")
+    def res() -> str:
+        raise RuntimeError("resource broke")
+
+    @server.prompt()
+    def pr() -> str:
+        raise RuntimeError("prompt broke")
+
+    with caplog.at_level(logging.ERROR, logger="ferromcp"):
+        async with ferromcp.Client.memory(server) as c:
+            with pytest.raises(ferromcp.McpError):
+                await c.read_resource("r://x")
+            with pytest.raises(ferromcp.McpError):
+                await c.get_prompt("pr")
+    assert "resource broke" in caplog.text
+    assert "prompt broke" in caplog.text
+
+
+async def test_mcp_errors_are_not_logged(caplog: pytest.LogCaptureFixture) -> None:
+    server = Server("t")
+
+    @server.tool()
+    def strict() -> str:
+        raise ferromcp.InvalidParams("no")
+
+    with caplog.at_level(logging.ERROR, logger="ferromcp"):
+        async with ferromcp.Client.memory(server) as c:
+            with pytest.raises(ferromcp.InvalidParams):
+                await c.call_tool("strict")
+    assert caplog.records == []
+
+
+async def test_decorators_without_parentheses() -> None:
+    server = Server("t")
+
+    @server.tool
+    def add(a: int, b: int) -> int:
+        """Adds."""
+        return a + b
+
+    @server.prompt
+    def hello(name: str) -> str:
+        return f"hi {name}"
+
+    assert add(1, 2) == 3  # the function is returned unchanged
+    async with ferromcp.Client.memory(server) as c:
+        (tool,) = await c.list_all_tools()
+        assert tool["name"] == "add" and tool["description"] == "Adds."
+        assert (await c.call_tool("add", {"a": 1, "b": 2}))["structuredContent"] == {"result": 3}
+        r = await c.get_prompt("hello", {"name": "x"})
+        assert r["messages"][0]["content"]["text"] == "hi x"
+
+
+def test_resource_without_uri_raises() -> None:
+    server = Server("t")
+    with pytest.raises(TypeError, match="URI"):
+
+        @server.resource  # type: ignore[arg-type]
+        def r() -> str:
+            return ""
+
+
+def test_duplicate_names_raise() -> None:
+    server = Server("t")
+
+    @server.tool()
+    def a() -> str:
+        return ""
+
+    def b() -> str:
+        return ""
+
+    with pytest.raises(ValueError, match="'a' is already registered"):
+        server.tool(name="a")(b)
+
+    server.remove_tool("a")
+    server.add_tool(b, name="a")  # free again after removal
+
+    @server.prompt()
+    def p() -> str:
+        return ""
+
+    with pytest.raises(ValueError, match="already registered"):
+        server.prompt(name="p")(b)
+
+    @server.resource("r://x")
+    def r() -> str:
+        return ""
+
+    with pytest.raises(ValueError, match="already registered"):
+        server.resource("r://x")(b)
