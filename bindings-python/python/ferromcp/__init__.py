@@ -11,6 +11,7 @@
 from typing import TYPE_CHECKING, Any
 
 from ._native import ENGINE_VERSION, CancelHandle
+from .content import Audio, File, Icon, Image, ToolAnnotations
 from .errors import (
     ConnectionClosed,
     InternalError,
@@ -43,11 +44,15 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "ENGINE_VERSION",
+    "Audio",
     "CancelHandle",
     "Client",
     "ConnectionClosed",
     "Context",
+    "File",
     "HttpServer",
+    "Icon",
+    "Image",
     "InternalError",
     "InvalidParams",
     "InvalidRequest",
@@ -58,6 +63,7 @@ __all__ = [
     "RequestTimeout",
     "ResourceNotFound",
     "Server",
+    "ToolAnnotations",
     "TransportError",
     "UnsupportedProtocolVersion",
     "schema_for",

@@ -212,7 +212,7 @@ def output_for(
 ) -> Output:
     """The output plan for the return annotation ``ret`` of the function ``name``:
 
-    - no annotation, ``structured_output=False``, or content (``Image``/``Audio``/``File``):
+    - no annotation, ``Any``, ``structured_output=False``, or content (``Image``/``Audio``/``File``):
       unstructured (``unstructured(value)``), unless ``structured_output=True`` (then an error
       without an annotation);
     - an object-shaped type (pydantic model, dataclass, TypedDict, ``dict[str, T]``): its schema,
@@ -229,7 +229,7 @@ def output_for(
         if structured_output:
             raise TypeError(f"{name}: structured_output=True needs a return annotation")
         return Output(None, unstructured)
-    if structured_output is None and _returns_content(ret):
+    if structured_output is None and (_returns_content(ret) or ret is Any or ret is object):
         return Output(None, unstructured)
     if ret in _PLAIN_TYPES or ret is None or ret is _NoneType:
         return _plain_wrapped(ret, name, unstructured)
@@ -301,8 +301,14 @@ def _pydantic_output(ret: Any, name: str, unstructured: Callable[[Any], Any]) ->
     schema = wrapper.model_json_schema()
 
     def finish_wrapped(value: Any) -> Any:
-        if _is_full_result(value) or _returns_content_value(value):
-            return unstructured(value)
+        if _is_full_result(value):
+            return value
+        if _returns_content_value(value):
+            # Image/Audio/File in a value of a data type (``list[Any]``): the blocks are the
+            # content, their JSON the structured result.
+            shaped = unstructured(value)
+            blocks = shaped["content"] if _is_full_result(shaped) else [shaped]
+            return {"content": blocks, "structuredContent": {"result": to_jsonable(value)}}
         dumped = wrapper.model_validate({"result": value}).model_dump(mode="json")
         result = dumped["result"]
         if result is None:
