@@ -57,6 +57,8 @@ class Client:
         self._roots = roots
         self._on_notification = on_notification
         self._native: _native.NativeClient | None = None
+        self._server: Server | None = None
+        self._uses_server = True
 
     # ---- construction ------------------------------------------------------------------------
     @classmethod
@@ -107,18 +109,35 @@ class Client:
         def connect(config: dict[str, Any], handler: Any) -> Awaitable[_native.NativeClient]:
             return _native.NativeClient.connect_memory(server._native, config, handler)
 
-        return cls(connect, **options)
+        client = cls(connect, **options)
+        client._server = server
+        return client
 
     async def connect(self) -> Self:
-        """Connects and performs the handshake."""
-        self._native = await self._connect(self._config, (self._on_request, self._notification))
+        """Connects and performs the handshake (for :meth:`memory`, within the server's
+        lifespan)."""
+        server = self._server if self._uses_server else None
+        if server is not None:
+            await server._start_use()
+        try:
+            self._native = await self._connect(
+                self._config, (self._on_request, self._notification)
+            )
+        except BaseException:
+            if server is not None:
+                await server._end_use()
+            raise
         return self
 
     async def close(self) -> None:
         """Closes the session (a spawned server is shut down)."""
         if self._native is not None:
-            await self._native.close()
-            self._native = None
+            native, self._native = self._native, None
+            try:
+                await native.close()
+            finally:
+                if self._server is not None and self._uses_server:
+                    await self._server._end_use()
 
     async def __aenter__(self) -> Self:
         return await self.connect()

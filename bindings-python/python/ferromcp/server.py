@@ -25,8 +25,25 @@ class Context:
     """What a handler can do besides computing its result. Declare a parameter annotated
     ``Context`` to receive it."""
 
-    def __init__(self, native: _native.NativeContext) -> None:
+    def __init__(self, native: _native.NativeContext, server: Server | None = None) -> None:
         self._native = native
+        self._server = server
+
+    @property
+    def server(self) -> Server | None:
+        """The server serving this request (``None`` in a client's handlers)."""
+        return self._server
+
+    @property
+    def lifespan_context(self) -> Any:
+        """What the server's ``lifespan`` yielded (``None`` without one)."""
+        return None if self._server is None else self._server.lifespan_context
+
+    @property
+    def request_context(self) -> RequestContext:
+        """FastMCP's ``ctx.request_context``: ``lifespan_context``, ``request_id``, ``meta``,
+        ``headers``."""
+        return RequestContext(self)
 
     @property
     def request_id(self) -> int | str:
@@ -70,6 +87,11 @@ class Context:
         for name, value in pairs:
             out[name] = f"{out[name]}, {value}" if name in out else value
         return out
+
+    @property
+    def headers(self) -> dict[str, str]:
+        """The HTTP request headers (:attr:`http_headers`), empty on stdio and in memory."""
+        return self.http_headers or {}
 
     def close_sse_stream(self) -> bool:
         """Streamable HTTP only: closes the SSE stream carrying this request after its priming
@@ -139,11 +161,70 @@ class Context:
         result: dict[str, Any] = await self.request("sampling/createMessage", params)
         return result
 
+    async def read_resource(self, uri: str) -> list[dict[str, Any]]:
+        """Reads one of this server's resources (static or through a template) and returns its
+        ``contents`` list (dicts with ``uri``, ``mimeType`` and ``text`` or ``blob``). Unknown
+        URIs raise ``ResourceNotFound``."""
+        if self._server is None:
+            raise RuntimeError("read_resource needs a server context")
+        return await self._server._read_own_resource(uri)
+
+    async def notify(self, method: str, params: Any = None) -> None:
+        """Sends a notification to the client of this request."""
+        await self._native.notify(method, to_jsonable(params))
+
+    async def notify_tool_list_changed(self) -> None:
+        """``notifications/tools/list_changed`` to this client (adding or removing a tool sends
+        it to every client already)."""
+        await self.notify("notifications/tools/list_changed")
+
+    async def notify_resource_list_changed(self) -> None:
+        """``notifications/resources/list_changed`` to this client."""
+        await self.notify("notifications/resources/list_changed")
+
+    async def notify_prompt_list_changed(self) -> None:
+        """``notifications/prompts/list_changed`` to this client."""
+        await self.notify("notifications/prompts/list_changed")
+
+    async def notify_resource_updated(self, uri: str) -> None:
+        """``notifications/resources/updated`` to every client subscribed to ``uri``."""
+        if self._server is None:
+            await self.notify("notifications/resources/updated", {"uri": uri})
+        else:
+            self._server.notify_resource_updated(uri)
+
     async def list_roots(self) -> list[dict[str, Any]]:
         """The client's roots (``roots/list``)."""
         result = await self.request("roots/list")
         roots: list[dict[str, Any]] = result.get("roots", [])
         return roots
+
+
+class RequestContext:
+    """``ctx.request_context`` (FastMCP's name for the per-request state)."""
+
+    __slots__ = ("_ctx",)
+
+    def __init__(self, ctx: Context) -> None:
+        self._ctx = ctx
+
+    @property
+    def lifespan_context(self) -> Any:
+        """What the server's ``lifespan`` yielded."""
+        return self._ctx.lifespan_context
+
+    @property
+    def request_id(self) -> int | str:
+        return self._ctx.request_id
+
+    @property
+    def meta(self) -> dict[str, Any] | None:
+        return self._ctx.meta
+
+    @property
+    def headers(self) -> dict[str, str]:
+        """The HTTP request headers (empty on stdio and in memory)."""
+        return self._ctx.headers
 
 
 class _Param:
@@ -377,7 +458,12 @@ class Server:
         page_size: int | None = None,
         website_url: str | None = None,
         icons: list[Any] | None = None,
+        lifespan: Callable[[Server], Any] | None = None,
     ) -> None:
+        """``lifespan(server)``: an async context manager (``@asynccontextmanager`` function)
+        entered when the server starts serving (``run``, ``serve_http``, a ``Client.memory``
+        connection) and left when it stops; what it yields is ``ctx.lifespan_context`` (and
+        ``server.lifespan_context``). It is entered once however many of these overlap."""
         config: dict[str, Any] = {"name": name, "version": version}
         if title is not None:
             config["title"] = title
@@ -396,6 +482,96 @@ class Server:
         self._tools: set[str] = set()
         self._resources: set[str] = set()
         self._prompts: set[str] = set()
+        self._lifespan = lifespan
+        self._lifespan_cm: Any = None
+        self._lifespan_state: Any = None
+        self._users = 0
+        self._self_clients: dict[Any, Any] = {}
+        if lifespan is not None:
+            self._has_async = True  # entering it needs an event loop
+
+    # ---- lifespan ----------------------------------------------------------------------------
+    @property
+    def lifespan_context(self) -> Any:
+        """What ``lifespan`` yielded, while the server is serving (``None`` otherwise)."""
+        return self._lifespan_state
+
+    async def _start_use(self) -> None:
+        """One more user (a serving transport or in-memory client); the first enters the
+        lifespan."""
+        self._users += 1
+        if self._users == 1 and self._lifespan is not None:
+            cm = self._lifespan(self)
+            if hasattr(cm, "__anext__") and not hasattr(cm, "__aenter__"):
+                # An undecorated async generator function: used as if decorated.
+                import contextlib
+
+                gen = cm
+                cm = contextlib.asynccontextmanager(lambda: gen)()
+            if not hasattr(cm, "__aenter__"):
+                self._users -= 1
+                close = getattr(cm, "close", None)
+                if close is not None:
+                    close()  # a coroutine: not awaited
+                raise TypeError(
+                    "lifespan must return an async context manager (decorate it with "
+                    "contextlib.asynccontextmanager)"
+                )
+            try:
+                self._lifespan_state = await cm.__aenter__()
+            except BaseException:
+                self._users -= 1
+                raise
+            self._lifespan_cm = cm
+
+    async def _end_use(self) -> None:
+        """One user fewer; the last closes the server's own clients and leaves the lifespan."""
+        self._users -= 1
+        if self._users > 0:
+            return
+        clients, self._self_clients = self._self_clients, {}
+        for client in clients.values():
+            if hasattr(client, "cancel"):  # still connecting
+                client.cancel()
+                continue
+            try:
+                await client.close()
+            except Exception:  # noqa: BLE001 - closing anyway (another loop, already closed)
+                pass
+        cm, self._lifespan_cm = self._lifespan_cm, None
+        if cm is not None:
+            try:
+                await cm.__aexit__(None, None, None)
+            finally:
+                self._lifespan_state = None
+
+    async def _read_own_resource(self, uri: str) -> list[dict[str, Any]]:
+        """``resources/read`` of this server through an in-memory client (one per event loop),
+        so templates, MIME types and errors are exactly those a client sees."""
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        pending = self._self_clients.get(loop)
+        if pending is None:
+            from .client import Client
+
+            client = Client.memory(self, name=f"{self.name} (ctx.read_resource)")
+            client._uses_server = False
+            pending = asyncio.ensure_future(client.connect())
+            self._self_clients[loop] = pending
+        if isinstance(pending, asyncio.Future):
+            try:
+                client = await asyncio.shield(pending)
+            except BaseException:
+                if self._self_clients.get(loop) is pending:
+                    del self._self_clients[loop]
+                raise
+            self._self_clients[loop] = client
+        else:
+            client = pending
+        r = await client.read_resource(uri)
+        contents: list[dict[str, Any]] = r.get("contents", [])
+        return contents
 
     # ---- tools -------------------------------------------------------------------------------
     @typing.overload
@@ -529,7 +705,7 @@ class Server:
         def prepare(arguments: dict[str, Any], native_ctx: _native.NativeContext) -> dict[str, Any]:
             kwargs = convert(arguments)
             if ctx_name is not None:
-                kwargs[ctx_name] = Context(native_ctx)
+                kwargs[ctx_name] = Context(native_ctx, self)
             return kwargs
 
         def finish(value: Any, *_: Any) -> Any:
@@ -672,7 +848,7 @@ class Server:
             ) -> dict[str, Any]:
                 kwargs = convert({k: v for k, v in variables.items() if k in known})
                 if ctx_name is not None:
-                    kwargs[ctx_name] = Context(native_ctx)
+                    kwargs[ctx_name] = Context(native_ctx, self)
                 return kwargs
 
             def finish(value: Any, *_: Any) -> Any:
@@ -764,7 +940,7 @@ class Server:
             ) -> dict[str, Any]:
                 kwargs = convert(arguments)
                 if ctx_name is not None:
-                    kwargs[ctx_name] = Context(native_ctx)
+                    kwargs[ctx_name] = Context(native_ctx, self)
                 return kwargs
 
             def finish(value: Any, *_: Any) -> Any:
@@ -820,8 +996,19 @@ class Server:
         await self._native.log(level, to_jsonable(data), logger)
 
     async def run_stdio_async(self) -> None:
-        """Serves one client over stdin/stdout until stdin closes."""
-        await self._native.serve_stdio()
+        """Serves one client over stdin/stdout until stdin closes (within the lifespan)."""
+        await self._start_use()
+        try:
+            await self._native.serve_stdio()
+        finally:
+            await self._end_use()
+
+    async def _finish_stdio(self, started: _native.NativeStdioRun) -> None:
+        await self._start_use()
+        try:
+            await started.finish()
+        finally:
+            await self._end_use()
 
     async def serve_http(
         self,
@@ -884,8 +1071,13 @@ class Server:
             options["streamQueueCapacity"] = stream_queue_capacity
         if close_streams_after is not None:
             options["closeStreamsAfterMs"] = int(close_streams_after * 1000)
-        native = await self._native.serve_http(host, port, options)
-        return HttpServer(native)
+        await self._start_use()
+        try:
+            native = await self._native.serve_http(host, port, options)
+        except BaseException:
+            await self._end_use()
+            raise
+        return HttpServer(native, self)
 
     async def run_http_async(self, host: str = "127.0.0.1", port: int = 8000, **options: Any) -> None:
         """Serves Streamable HTTP until SIGINT/SIGTERM (or cancellation), then shuts down
@@ -928,10 +1120,14 @@ class Server:
             # The engine starts serving before asyncio is imported (that import alone takes tens
             # of milliseconds): the handshake is answered meanwhile, and calls of async handlers
             # wait until the loop below is up.
-            started = self._native.start_stdio()
             import asyncio
 
-            asyncio.run(_finish(started))
+            if self._lifespan is not None:
+                # The lifespan is entered before the first request is read.
+                asyncio.run(self.run_stdio_async())
+                return
+            started = self._native.start_stdio()
+            asyncio.run(self._finish_stdio(started))
         elif transport in ("http", "streamable-http"):
             import asyncio
 
@@ -940,16 +1136,13 @@ class Server:
             raise ValueError(f"unknown transport {transport!r} (use 'stdio' or 'http')")
 
 
-async def _finish(started: _native.NativeStdioRun) -> None:
-    await started.finish()
-
-
 class HttpServer:
     """A running Streamable HTTP server (from :meth:`Server.serve_http`). Use ``await
     close()`` or ``async with`` to stop it."""
 
-    def __init__(self, native: _native.NativeHttpServer) -> None:
+    def __init__(self, native: _native.NativeHttpServer, server: Server | None = None) -> None:
         self._native = native
+        self._server = server
 
     @property
     def url(self) -> str:
@@ -962,8 +1155,12 @@ class HttpServer:
         return self._native.port
 
     async def close(self) -> None:
-        """Stops accepting connections, lets in-flight requests finish, closes the sessions."""
+        """Stops accepting connections, lets in-flight requests finish, closes the sessions
+        (and leaves the server's lifespan if nothing else serves)."""
         await self._native.close()
+        server, self._server = self._server, None
+        if server is not None:
+            await server._end_use()
 
     async def wait(self) -> None:
         """Resolves once the server has stopped."""
