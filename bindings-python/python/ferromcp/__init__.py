@@ -32,6 +32,9 @@ from .server import Context, HttpServer, Server
 if TYPE_CHECKING:
     from .client import Client
 
+__version__: str = ENGINE_VERSION
+"""The package version (the same as the native module's)."""
+
 
 def __getattr__(name: str) -> Any:
     # The client (and asyncio, which it needs) is imported on first use: a server started as
@@ -43,6 +46,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'ferromcp' has no attribute {name!r}")
 
 __all__ = [
+    "__version__",
     "ENGINE_VERSION",
     "Audio",
     "CancelHandle",

@@ -1,0 +1,124 @@
+"""The ``ferromcp`` command and ``ferromcp.__version__``."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import ferromcp
+import pytest
+from ferromcp import Context, Server
+
+ROOT = Path(__file__).resolve().parents[2]
+
+SERVER = textwrap.dedent(
+    """
+    import asyncio
+    from ferromcp import Context, Server
+
+    server = Server("cli-test")
+
+    @server.tool
+    def add(a: int, b: int = 2) -> int:
+        '''Adds two numbers.'''
+        return a + b
+
+    @server.tool
+    async def slow(ctx: Context, steps: int = 2) -> str:
+        for i in range(1, steps + 1):
+            await ctx.report_progress(i, steps, f"step {i}")
+        return "done"
+
+    @server.tool
+    def fail() -> str:
+        raise RuntimeError("nope")
+
+    server.run()
+    """
+)
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "ferromcp", *args], capture_output=True, text=True, timeout=60
+    )
+
+
+@pytest.fixture
+def server_py(tmp_path: Path) -> str:
+    path = tmp_path / "server.py"
+    path.write_text(SERVER)
+    return str(path)
+
+
+def test_version() -> None:
+    from importlib.metadata import version
+
+    assert ferromcp.__version__ == version("ferromcp")
+    assert ferromcp.__version__ == ferromcp.ENGINE_VERSION
+
+
+def test_console_script_is_declared() -> None:
+    text = (ROOT / "bindings-python" / "pyproject.toml").read_text()
+    assert 'ferromcp = "ferromcp.cli:main"' in text
+
+
+def test_list_over_stdio(server_py: str) -> None:
+    r = cli("list", server_py)
+    assert r.returncode == 0, r.stderr
+    assert "add(a: integer, b?: integer)" in r.stdout
+    assert "    Adds two numbers." in r.stdout
+    r = cli("list", "--json", "--", sys.executable, server_py)
+    assert r.returncode == 0, r.stderr
+    assert {t["name"] for t in json.loads(r.stdout)} == {"add", "slow", "fail"}
+
+
+def test_call_with_arguments_and_progress(server_py: str) -> None:
+    r = cli("call", "add", "a=40", "--", server_py)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout) == {"result": 42}
+    r = cli("call", "add", "--json", '{"a": 1, "b": 1}', "--raw", "--", server_py)
+    assert json.loads(r.stdout)["structuredContent"] == {"result": 2}
+    r = cli("call", "slow", "steps=3", "--", server_py)
+    assert r.returncode == 0, r.stderr
+    assert "progress 3/3 step 3" in r.stderr
+    r = cli("call", "fail", "--", server_py)
+    assert r.returncode == 1
+    assert "RuntimeError: nope" in r.stdout
+
+
+def test_usage_and_unreachable_errors(server_py: str) -> None:
+    assert cli("call", "add", "a=1").returncode == 2
+    r = cli("call", "add", "a", "--", server_py)
+    assert r.returncode != 0 and "KEY=VALUE" in r.stderr
+    r = cli("list", "/nonexistent/program")
+    assert r.returncode == 3
+
+
+async def test_over_http() -> None:
+    import asyncio
+
+    server = Server("http-cli")
+
+    @server.tool
+    def who(ctx: Context) -> str:
+        return ctx.headers.get("x-user", "?")
+
+    async with await server.serve_http("127.0.0.1", 0) as http:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "ferromcp", "call", "who", "-H", "X-User: ada", "--", http.url,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        )
+        out, err = await asyncio.wait_for(proc.communicate(), 60)
+        assert proc.returncode == 0, err
+        assert json.loads(out) == {"result": "ada"}
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "ferromcp", "list", http.url,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        )
+        out, err = await asyncio.wait_for(proc.communicate(), 60)
+        assert proc.returncode == 0, err
+        assert out.decode().startswith("who()")
