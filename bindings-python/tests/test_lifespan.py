@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import enum
 import sys
 import textwrap
 from collections.abc import AsyncIterator
@@ -219,3 +221,49 @@ async def test_request_headers_in_the_context() -> None:
         ) as c:
             r = await c.call_tool("who")
             assert r["structuredContent"] == {"auth": "Bearer t0k", "custom": "yes"}
+
+
+class Priority(enum.Enum):
+    LOW = "low"
+    HIGH = "high"
+
+
+@dataclasses.dataclass
+class Ticket:
+    title: str
+    priority: Priority = Priority.LOW
+    count: int = 1
+
+
+async def test_elicit_with_a_type_inlines_refs_and_validates() -> None:
+    server = Server("t")
+    asked: list[dict[str, Any]] = []
+
+    @server.tool()
+    async def file_ticket(ctx: Context) -> str:
+        r = await ctx.elicit("New ticket?", Ticket)
+        assert r["action"] == r.action
+        if r.action != "accept":
+            return r.action
+        ticket = r.data
+        assert isinstance(ticket, Ticket)
+        return f"{ticket.title} {ticket.priority.name} {ticket.count}"
+
+    answers = [
+        {"action": "accept", "content": {"title": "Bug", "priority": "high"}},
+        {"action": "decline"},
+    ]
+
+    async def elicitation(params: dict[str, Any], ctx: Context) -> dict[str, Any]:
+        asked.append(params["requestedSchema"])
+        return answers.pop(0)
+
+    async with ferromcp.Client.memory(server, elicitation_handler=elicitation) as c:
+        r = await c.call_tool("file_ticket")
+        assert r["structuredContent"] == {"result": "Bug HIGH 1"}
+        r = await c.call_tool("file_ticket")
+        assert r["structuredContent"] == {"result": "decline"}
+    schema = asked[0]
+    assert "$defs" not in schema and "$ref" not in str(schema)
+    assert schema["properties"]["priority"]["enum"] == ["low", "high"]
+    assert schema["required"] == ["title"]

@@ -27,7 +27,7 @@ from .errors import (
     UnsupportedProtocolVersion,
 )
 from .schema import schema_for
-from .server import Context, HttpServer, Server
+from .server import Context, ElicitResult, HttpServer, RequestContext, Server
 
 if TYPE_CHECKING:
     from .client import Client
@@ -53,6 +53,7 @@ __all__ = [
     "Client",
     "ConnectionClosed",
     "Context",
+    "ElicitResult",
     "File",
     "HttpServer",
     "Icon",
@@ -64,6 +65,7 @@ __all__ = [
     "MethodNotFound",
     "ParseError",
     "RequestCancelled",
+    "RequestContext",
     "RequestTimeout",
     "ResourceNotFound",
     "Server",

@@ -133,14 +133,26 @@ class Context:
         """Sends a request to the client and returns its result."""
         return await self._native.request(method, to_jsonable(params))
 
-    async def elicit(self, message: str, schema: Any) -> dict[str, Any]:
+    async def elicit(self, message: str, schema: Any) -> ElicitResult:
         """Asks the user for input (``elicitation/create``, form mode). ``schema`` is a JSON
-        Schema dict or a type (dataclass, TypedDict, pydantic model). Returns the result dict
-        (``action`` and ``content``)."""
+        Schema dict or a type (dataclass, TypedDict, pydantic model; its ``$defs`` are inlined,
+        as elicitation schemas take no references). Returns the result dict (``action`` and
+        ``content``) as an :class:`ElicitResult`, whose ``data`` is the accepted content
+        validated into ``schema`` when it is a type (a ``pydantic.ValidationError``, a
+        ``ValueError``, when the content does not fit)."""
         requested = schema if isinstance(schema, dict) else inline_refs(schema_for(schema))
-        result: dict[str, Any] = await self.request(
+        raw: dict[str, Any] = await self.request(
             "elicitation/create", {"message": message, "requestedSchema": requested}
         )
+        result = ElicitResult(raw)
+        if not isinstance(schema, dict) and result.action == "accept":
+            from pydantic import TypeAdapter
+
+            from ._func import pydantic_ready
+
+            result.data = TypeAdapter(pydantic_ready(schema)).validate_python(
+                result.content or {}
+            )
         return result
 
     async def sample(
@@ -198,6 +210,24 @@ class Context:
         result = await self.request("roots/list")
         roots: list[dict[str, Any]] = result.get("roots", [])
         return roots
+
+
+class ElicitResult(dict[str, Any]):
+    """The result of :meth:`Context.elicit`: the ``ElicitResult`` dict (``action``,
+    ``content``), with ``data``, the accepted content converted to the requested type."""
+
+    data: Any = None
+
+    @property
+    def action(self) -> str:
+        """``"accept"``, ``"decline"`` or ``"cancel"``."""
+        return str(self.get("action", ""))
+
+    @property
+    def content(self) -> dict[str, Any] | None:
+        """The submitted values (accepted results only)."""
+        c = self.get("content")
+        return c if isinstance(c, dict) else None
 
 
 class RequestContext:
