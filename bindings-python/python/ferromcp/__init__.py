@@ -26,6 +26,7 @@ from .errors import (
     TransportError,
     UnsupportedProtocolVersion,
 )
+from .results import CallToolResult, GetPromptResult, ReadResourceResult, Tool
 from .schema import schema_for
 from .server import Context, ElicitResult, HttpServer, RequestContext, Server
 
@@ -49,12 +50,14 @@ __all__ = [
     "__version__",
     "ENGINE_VERSION",
     "Audio",
+    "CallToolResult",
     "CancelHandle",
     "Client",
     "ConnectionClosed",
     "Context",
     "ElicitResult",
     "File",
+    "GetPromptResult",
     "HttpServer",
     "Icon",
     "Image",
@@ -64,11 +67,13 @@ __all__ = [
     "McpError",
     "MethodNotFound",
     "ParseError",
+    "ReadResourceResult",
     "RequestCancelled",
     "RequestContext",
     "RequestTimeout",
     "ResourceNotFound",
     "Server",
+    "Tool",
     "ToolAnnotations",
     "TransportError",
     "UnsupportedProtocolVersion",

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import inspect
+import json
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from types import TracebackType
@@ -11,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 from . import _native
 from .errors import MethodNotFound
+from .results import CallToolResult, GetPromptResult, ReadResourceResult, Tool
+from .schema import to_jsonable
 from .server import Context, Server
 
 if TYPE_CHECKING:
@@ -229,13 +232,15 @@ class Client:
         await self.request("ping")
 
     async def list_tools(self, cursor: str | None = None) -> dict[str, Any]:
-        """One page of ``tools/list`` (``tools``, ``nextCursor``)."""
+        """One page of ``tools/list`` (``tools``, as :class:`Tool` dicts, ``nextCursor``)."""
         r: dict[str, Any] = await self.request("tools/list", _page(cursor))
+        if isinstance(r.get("tools"), list):
+            r["tools"] = [Tool(t) if isinstance(t, dict) else t for t in r["tools"]]
         return r
 
-    async def list_all_tools(self) -> list[dict[str, Any]]:
+    async def list_all_tools(self) -> list[Tool]:
         """Every tool, following ``nextCursor``."""
-        return [t async for t in _paginate(self.list_tools, "tools")]
+        return [Tool(t) async for t in _paginate(self.list_tools, "tools")]
 
     async def call_tool(
         self,
@@ -245,8 +250,9 @@ class Client:
         progress: Callable[[float, float | None, str | None], Any] | None = None,
         timeout: float | None = None,
         cancel: _native.CancelHandle | None = None,
-    ) -> dict[str, Any]:
-        """``tools/call``; returns the ``CallToolResult`` dict."""
+    ) -> CallToolResult:
+        """``tools/call``; returns the ``CallToolResult`` dict, with typed properties
+        (``.content``, ``.structured_content``, ``.data``, ``.is_error``, ``.text``)."""
         r: dict[str, Any] = await self.request(
             "tools/call",
             {"name": name, "arguments": arguments or {}},
@@ -254,7 +260,7 @@ class Client:
             timeout=timeout,
             cancel=cancel,
         )
-        return r
+        return CallToolResult(r)
 
     async def call_tool_as_task(
         self, name: str, arguments: dict[str, Any] | None = None, *, ttl: float | None = None
@@ -299,10 +305,10 @@ class Client:
         r: dict[str, Any] = await self.request("resources/templates/list", _page(cursor))
         return r
 
-    async def read_resource(self, uri: str) -> dict[str, Any]:
-        """``resources/read``."""
+    async def read_resource(self, uri: str) -> ReadResourceResult:
+        """``resources/read`` (``.contents``, ``.text``, ``.blob``)."""
         r: dict[str, Any] = await self.request("resources/read", {"uri": uri})
-        return r
+        return ReadResourceResult(r)
 
     async def subscribe(self, uri: str) -> None:
         """``resources/subscribe``."""
@@ -317,12 +323,17 @@ class Client:
         r: dict[str, Any] = await self.request("prompts/list", _page(cursor))
         return r
 
-    async def get_prompt(self, name: str, arguments: dict[str, str] | None = None) -> dict[str, Any]:
-        """``prompts/get``."""
-        r: dict[str, Any] = await self.request(
-            "prompts/get", {"name": name, "arguments": arguments or {}}
-        )
-        return r
+    async def get_prompt(
+        self, name: str, arguments: dict[str, Any] | None = None
+    ) -> GetPromptResult:
+        """``prompts/get`` (``.messages``, ``.description``). Argument values that are not
+        strings are sent as their JSON text (prompt arguments are strings on the wire)."""
+        args = {
+            k: v if isinstance(v, str) else json.dumps(to_jsonable(v))
+            for k, v in (arguments or {}).items()
+        }
+        r: dict[str, Any] = await self.request("prompts/get", {"name": name, "arguments": args})
+        return GetPromptResult(r)
 
     async def complete(
         self,
