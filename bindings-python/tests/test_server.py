@@ -112,3 +112,40 @@ async def test_error_classes() -> None:
             await c.list_prompts()
     with pytest.raises(ferromcp.TransportError):
         await ferromcp.Client.stdio("/nonexistent/program").connect()
+
+
+async def test_missing_client_capability_is_a_clear_tool_error() -> None:
+    server = Server("t")
+
+    @server.tool()
+    async def ask(ctx: Context) -> str:
+        try:
+            await ctx.elicit("name?", {"type": "object", "properties": {}})
+        except ferromcp.ClientCapabilityError as e:
+            return f"caught: {e.capability}"
+        return "asked"
+
+    @server.tool()
+    async def sample(ctx: Context) -> str:
+        await ctx.sample("hi")
+        return "sampled"
+
+    @server.tool()
+    async def roots(ctx: Context) -> int:
+        return len(await ctx.list_roots())
+
+    async with ferromcp.Client.memory(server) as c:
+        r = await c.call_tool("ask")
+        assert r["structuredContent"] == {"result": "caught: elicitation"}
+        r = await c.call_tool("sample")  # uncaught: an isError result, not a JSON-RPC error
+        assert r["isError"] is True
+        assert "does not support sampling" in r["content"][0]["text"]
+        r = await c.call_tool("roots")
+        assert r["isError"] is True and "roots" in r["content"][0]["text"]
+
+    async def elicitation(params: dict[str, Any], ctx: Context) -> dict[str, Any]:
+        return {"action": "decline"}
+
+    async with ferromcp.Client.memory(server, elicitation_handler=elicitation) as c:
+        r = await c.call_tool("ask")
+        assert r["structuredContent"] == {"result": "asked"}

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from ._native import ENGINE_VERSION, CancelHandle
 from .content import Audio, File, Icon, Image, ToolAnnotations
 from .errors import (
+    ClientCapabilityError,
     ConnectionClosed,
     InternalError,
     InvalidParams,
@@ -53,6 +54,7 @@ __all__ = [
     "CallToolResult",
     "CancelHandle",
     "Client",
+    "ClientCapabilityError",
     "ConnectionClosed",
     "Context",
     "ElicitResult",

@@ -118,7 +118,23 @@ def from_code(code: int, message: str, data: Any = None) -> McpError:
     return cls(message, code=code, data=data)
 
 
+class ClientCapabilityError(RuntimeError):
+    """A handler asked the client for something (``ctx.sample``, ``ctx.elicit``,
+    ``ctx.list_roots``) that the client did not declare in its capabilities. Not an
+    :class:`McpError`: left uncaught in a tool it answers ``isError`` with this message instead
+    of failing the whole ``tools/call``."""
+
+    def __init__(self, capability: str, method: str) -> None:
+        super().__init__(
+            f"the client does not support {capability} (it did not declare the "
+            f"'{capability}' capability), so {method} cannot be sent"
+        )
+        self.capability = capability
+        self.method = method
+
+
 __all__ = [
+    "ClientCapabilityError",
     "ConnectionClosed",
     "InternalError",
     "InvalidParams",

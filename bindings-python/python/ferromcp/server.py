@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from . import _native
-from .errors import InvalidParams, McpError
+from .errors import ClientCapabilityError, InvalidParams, McpError
 from .schema import EMPTY as _EMPTY
 from ._func import ArgumentError, Params, output_for
 from .schema import inline_refs, schema_for, to_jsonable
@@ -129,6 +129,16 @@ class Context:
         """``log("error", ...)``."""
         await self.log("error", data, logger)
 
+    def supports(self, capability: str) -> bool:
+        """Whether the client declared ``capability`` (``"sampling"``, ``"elicitation"``,
+        ``"roots"``, ...) in its ``initialize`` request."""
+        caps = self.client_capabilities
+        return isinstance(caps, dict) and caps.get(capability) is not None
+
+    def _require(self, capability: str, method: str) -> None:
+        if not self.supports(capability):
+            raise ClientCapabilityError(capability, method)
+
     async def request(self, method: str, params: Any = None) -> Any:
         """Sends a request to the client and returns its result."""
         return await self._native.request(method, to_jsonable(params))
@@ -139,7 +149,9 @@ class Context:
         as elicitation schemas take no references). Returns the result dict (``action`` and
         ``content``) as an :class:`ElicitResult`, whose ``data`` is the accepted content
         validated into ``schema`` when it is a type (a ``pydantic.ValidationError``, a
-        ``ValueError``, when the content does not fit)."""
+        ``ValueError``, when the content does not fit). Raises :class:`ClientCapabilityError`
+        when the client has no elicitation capability."""
+        self._require("elicitation", "elicitation/create")
         requested = schema if isinstance(schema, dict) else inline_refs(schema_for(schema))
         raw: dict[str, Any] = await self.request(
             "elicitation/create", {"message": message, "requestedSchema": requested}
@@ -165,6 +177,7 @@ class Context:
     ) -> dict[str, Any]:
         """Asks the client's model (``sampling/createMessage``). ``messages`` is a string (one
         user message) or MCP ``SamplingMessage`` dicts. Returns the result dict."""
+        self._require("sampling", "sampling/createMessage")
         if isinstance(messages, str):
             messages = [{"role": "user", "content": {"type": "text", "text": messages}}]
         params: dict[str, Any] = {"messages": messages, "maxTokens": max_tokens, **extra}
@@ -207,6 +220,7 @@ class Context:
 
     async def list_roots(self) -> list[dict[str, Any]]:
         """The client's roots (``roots/list``)."""
+        self._require("roots", "roots/list")
         result = await self.request("roots/list")
         roots: list[dict[str, Any]] = result.get("roots", [])
         return roots
