@@ -415,3 +415,22 @@ async def test_context_parameter_is_not_an_argument() -> None:
         assert list(tool["inputSchema"]["properties"]) == ["x"]
         r = await c.call_tool("f", {"x": "2020-02-02"})
         assert r["structuredContent"] == {"result": "2020 True"}
+
+
+META = {"note": "a dict makes the annotation unhashable"}
+
+
+async def test_unhashable_annotations() -> None:
+    from ferromcp import schema_for
+
+    meta = META
+    assert schema_for(Annotated[int, meta]) == {"type": "integer"}
+    server = Server("t")
+
+    @server.tool()
+    def f(x: Annotated[int, META]) -> Annotated[int, META]:
+        return x + 1
+
+    async with ferromcp.Client.memory(server) as c:
+        r = await c.call_tool("f", {"x": 1})
+        assert r["structuredContent"] == {"result": 2}

@@ -31,8 +31,17 @@ def _title(name: str) -> str:
     return name.title().replace("_", " ")
 
 
+def _plain_type(tp: Any) -> str | None:
+    """The JSON type of ``str``/``int``/``float``/``bool`` (by identity: annotations may be
+    unhashable, e.g. ``Annotated`` with a dict)."""
+    for t, name in _PLAIN_TYPES.items():
+        if tp is t:
+            return name
+    return None
+
+
 def _plain(tp: Any) -> bool:
-    return tp is Any or _is_empty(tp) or tp in _PLAIN_TYPES
+    return tp is Any or _is_empty(tp) or _plain_type(tp) is not None
 
 
 class Params:
@@ -72,8 +81,9 @@ class Params:
         required: list[str] = []
         for n, (tp, default) in self.names.items():
             s: dict[str, Any] = {"title": _title(n)}
-            if tp in _PLAIN_TYPES:
-                s["type"] = _PLAIN_TYPES[tp]
+            json_type = _plain_type(tp)
+            if json_type is not None:
+                s["type"] = json_type
             if default is EMPTY:
                 required.append(n)
             else:
@@ -231,7 +241,7 @@ def output_for(
         return Output(None, unstructured)
     if structured_output is None and (_returns_content(ret) or ret is Any or ret is object):
         return Output(None, unstructured)
-    if ret in _PLAIN_TYPES or ret is None or ret is _NoneType:
+    if _plain_type(ret) is not None or ret is None or ret is _NoneType:
         return _plain_wrapped(ret, name, unstructured)
     try:
         return _pydantic_output(ret, name, unstructured)
@@ -247,7 +257,7 @@ def _structured_passthrough(value: Any) -> Any:
 
 def _plain_wrapped(ret: Any, name: str, unstructured: Callable[[Any], Any]) -> Output:
     null = ret is None or ret is _NoneType
-    inner: dict[str, Any] = {"title": "Result", "type": "null" if null else _PLAIN_TYPES[ret]}
+    inner: dict[str, Any] = {"title": "Result", "type": "null" if null else _plain_type(ret)}
     schema = {
         "properties": {"result": inner},
         "required": ["result"],

@@ -36,9 +36,9 @@ def schema_for(tp: Any) -> dict[str, Any]:
         return {}
     if tp is None or tp is _NoneType:
         return {"type": "null"}
-    prim = _PRIMITIVES.get(tp)
-    if prim is not None:
-        return dict(prim)
+    for t, prim in _PRIMITIVES.items():
+        if tp is t:  # by identity: annotations may be unhashable
+            return dict(prim)
     from pydantic import TypeAdapter
 
     from ._func import pydantic_ready
