@@ -70,7 +70,9 @@ class Params:
         ) and not (strings and any(tp not in (str, Any) and not _is_empty(tp) for tp, _ in names.values())):
             self.schema = self._plain_schema(model_name)
             floats = [n for n, (tp, _) in names.items() if tp is float]
-            self.convert: Callable[[dict[str, Any]], dict[str, Any]] = self._plain_converter(floats)
+            # ``convert(arguments, *ignored)``: extra positional arguments (the native context)
+            # are accepted so that it can serve as a handler's prepare step directly.
+            self.convert: Callable[..., dict[str, Any]] = self._plain_converter(floats)
         else:
             self._build_model(model_name)
             self.convert = self._model_convert
@@ -96,11 +98,20 @@ class Params:
         schema["type"] = "object"
         return schema
 
-    def _plain_converter(self, floats: list[str]) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    def _plain_converter(self, floats: list[str]) -> Callable[..., dict[str, Any]]:
         known = set(self.names)
         var_kw = self.var_kw
 
-        def convert(arguments: dict[str, Any]) -> dict[str, Any]:
+        if not floats and not var_kw:
+
+            def convert_plain(arguments: dict[str, Any], *_: Any) -> dict[str, Any]:
+                if arguments.keys() <= known:
+                    return dict(arguments)
+                return {k: v for k, v in arguments.items() if k in known}
+
+            return convert_plain
+
+        def convert(arguments: dict[str, Any], *_: Any) -> dict[str, Any]:
             if var_kw or arguments.keys() <= known:
                 kwargs = dict(arguments)
             else:
@@ -143,7 +154,7 @@ class Params:
                 "annotate them with JSON-compatible types or pass input_schema= explicitly"
             ) from e
 
-    def _model_convert(self, arguments: dict[str, Any]) -> dict[str, Any]:
+    def _model_convert(self, arguments: dict[str, Any], *_: Any) -> dict[str, Any]:
         from pydantic import ValidationError
 
         known = self.names
@@ -206,7 +217,9 @@ def _is_full_result(value: Any) -> bool:
 
 class Output:
     """How a tool's return value becomes its result: ``schema`` is its ``outputSchema`` (``None``:
-    unstructured), ``finish(value)`` the JSON the engine shapes into a ``CallToolResult``."""
+    unstructured), ``finish(value, *ignored)`` the JSON the engine shapes into a
+    ``CallToolResult`` (extra positional arguments, the native ones, are ignored so that it
+    can serve as a handler's finish step directly)."""
 
     def __init__(self, schema: dict[str, Any] | None, finish: Callable[[Any], Any]) -> None:
         self.schema = schema
@@ -251,7 +264,7 @@ def output_for(
         return Output(None, unstructured)
 
 
-def _structured_passthrough(value: Any) -> Any:
+def _structured_passthrough(value: Any, *_: Any) -> Any:
     return to_jsonable(value)
 
 
@@ -266,7 +279,9 @@ def _plain_wrapped(ret: Any, name: str, unstructured: Callable[[Any], Any]) -> O
     }
     expected: Any = ret
 
-    def finish(value: Any) -> Any:
+    def finish(value: Any, *_: Any) -> Any:
+        if type(value) is str and not null and expected is str:
+            return {"content": [{"type": "text", "text": value}], "structuredContent": {"result": value}}
         if null:
             if value is not None:
                 return unstructured(value)
@@ -298,7 +313,7 @@ def _pydantic_output(ret: Any, name: str, unstructured: Callable[[Any], Any]) ->
         if schema.get("type") != "object":
             schema = {**schema, "type": "object"}
 
-        def finish(value: Any) -> Any:
+        def finish(value: Any, *_: Any) -> Any:
             if _is_full_result(value):
                 return value
             try:
@@ -310,7 +325,7 @@ def _pydantic_output(ret: Any, name: str, unstructured: Callable[[Any], Any]) ->
     wrapper: Any = create_model(f"{name}Output", result=(tp, ...))
     schema = wrapper.model_json_schema()
 
-    def finish_wrapped(value: Any) -> Any:
+    def finish_wrapped(value: Any, *_: Any) -> Any:
         if _is_full_result(value):
             return value
         if _returns_content_value(value):

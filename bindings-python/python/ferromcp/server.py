@@ -436,9 +436,11 @@ def _bytes_content(value: bytes | bytearray) -> dict[str, Any]:
     return {"type": "text", "text": base64.b64encode(bytes(value)).decode()}
 
 
-def _unstructured(value: Any) -> Any:
+def _unstructured(value: Any, *_: Any) -> Any:
     """A tool's value without an output schema, as JSON for the engine (embed::shape::tool_result:
     strings, content blocks, lists of them, full results, other values as JSON text)."""
+    if type(value) is str:
+        return value
     if isinstance(value, (bytes, bytearray)):
         return {"content": [_bytes_content(value)]}
     if isinstance(value, (list, tuple)) and any(
@@ -744,20 +746,19 @@ class Server:
             definition["execution"] = {"taskSupport": task_support}
 
         convert = params.convert
-        finish_value = out.finish
+        prepare: Callable[..., dict[str, Any]] = convert
+        if ctx_name is not None:
 
-        def prepare(arguments: dict[str, Any], native_ctx: _native.NativeContext) -> dict[str, Any]:
-            kwargs = convert(arguments)
-            if ctx_name is not None:
+            def prepare(
+                arguments: dict[str, Any], native_ctx: _native.NativeContext
+            ) -> dict[str, Any]:
+                kwargs = convert(arguments)
                 kwargs[ctx_name] = Context(native_ctx, self)
-            return kwargs
+                return kwargs
 
-        def finish(value: Any, *_: Any) -> Any:
-            # The engine shapes the answer (embed::shape::tool_result): strings, content blocks,
-            # structured values (the tool has an outputSchema) and full results.
-            return finish_value(value)
-
-        handler = self._adapt(fn, prepare, finish, kind="tool", name=tool_name)
+        # The engine shapes the answer (embed::shape::tool_result): strings, content blocks,
+        # structured values (the tool has an outputSchema) and full results.
+        handler = self._adapt(fn, prepare, out.finish, kind="tool", name=tool_name)
         self._native.add_tool(definition, handler)
         self._tools.add(tool_name)
 
