@@ -133,3 +133,30 @@ def test_duplicate_names_raise() -> None:
 
     with pytest.raises(ValueError, match="already registered"):
         server.resource("r://x")(b)
+
+
+async def test_resource_parameters_must_match_the_uri() -> None:
+    server = Server("t")
+    with pytest.raises(ValueError, match="no parameter for the URI variable"):
+
+        @server.resource("items://{id}")
+        def item(item_id: str) -> str:
+            return item_id
+
+    with pytest.raises(ValueError, match="not URI variables"):
+
+        @server.resource("static://x")
+        def needs(arg: str) -> str:
+            return arg
+
+    @server.resource("repo://{owner}/{+path}{?ref,depth}")
+    def ok(owner: str, path: str, ref: str = "main", depth: int = 1) -> str:
+        return owner
+
+    @server.resource("any://{a}/{b}")
+    def kw(**parts: str) -> str:
+        return ",".join(parts)
+
+    async with ferromcp.Client.memory(server) as c:
+        assert (await c.read_resource("any://x/y")).text == "a,b"
+        assert (await c.read_resource("repo://me/src/lib.rs?ref=dev")).text == "me"

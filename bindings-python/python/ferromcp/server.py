@@ -885,13 +885,13 @@ class Server:
                 definition["annotations"] = annotations
             if meta is not None:
                 definition["_meta"] = meta
+            _check_template_params(uri, fn_name, params)
             convert = params.convert
-            known = params.names
 
             def prepare(
                 read_uri: str, variables: dict[str, str], native_ctx: _native.NativeContext
             ) -> dict[str, Any]:
-                kwargs = convert({k: v for k, v in variables.items() if k in known})
+                kwargs = convert(variables)
                 if ctx_name is not None:
                     kwargs[ctx_name] = Context(native_ctx, self)
                 return kwargs
@@ -1220,6 +1220,37 @@ class HttpServer:
 
 def _takes_context(fn: Callable[..., Any]) -> bool:
     return "context" in _signature(fn).parameters
+
+
+def _template_variables(uri: str) -> list[str]:
+    """The variable names of an RFC 6570 URI template (``{id}``, ``{+path}``, ``{?a,b*}``)."""
+    import re
+
+    names: list[str] = []
+    for expr in re.findall(r"\{([^}]*)\}", uri):
+        for spec in expr.lstrip("+#./;?&").split(","):
+            name = spec.split(":", 1)[0].rstrip("*").strip()
+            if name:
+                names.append(name)
+    return names
+
+
+def _check_template_params(uri: str, fn_name: str, params: Params) -> None:
+    """A resource function's parameters must match its URI's variables: each variable is a
+    parameter (unless it takes ``**kwargs``), each parameter without a default a variable."""
+    variables = _template_variables(uri)
+    missing = [v for v in variables if v not in params.names]
+    if missing and not params.var_kw:
+        raise ValueError(
+            f"resource {uri!r}: {fn_name}() has no parameter for the URI variable(s) "
+            + ", ".join(missing)
+        )
+    unbound = [n for n, (_, d) in params.names.items() if d is _EMPTY and n not in variables]
+    if unbound:
+        raise ValueError(
+            f"resource {uri!r}: the parameter(s) {', '.join(unbound)} of {fn_name}() are not "
+            "URI variables (give them defaults, or add {" + unbound[0] + "} to the URI)"
+        )
 
 
 _CONTENTS_KEYS = frozenset(("uri", "mimeType", "text", "blob", "_meta", "name", "title", "annotations"))
