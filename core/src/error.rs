@@ -35,6 +35,15 @@ pub mod codes {
     pub const TRANSPORT_ERROR: i32 = -32010;
     /// The peer negotiated a protocol version we cannot speak (engine-local).
     pub const UNSUPPORTED_VERSION: i32 = -32011;
+    /// 2026-07-28: HTTP headers do not match the body, or a required header is missing or
+    /// malformed (`HeaderMismatchError`; HTTP 400).
+    pub const HEADER_MISMATCH: i32 = -32020;
+    /// 2026-07-28: serving the request needs a capability the client did not declare in its
+    /// `_meta` (`MissingRequiredClientCapabilityError`; HTTP 400).
+    pub const MISSING_CLIENT_CAPABILITY: i32 = -32021;
+    /// 2026-07-28: the request's protocol version is unknown or not served here
+    /// (`UnsupportedProtocolVersionError`; HTTP 400).
+    pub const UNSUPPORTED_PROTOCOL_VERSION: i32 = -32022;
 }
 
 /// An error with a JSON-RPC code, a human-readable message and optional structured `data`.

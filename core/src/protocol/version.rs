@@ -1,7 +1,9 @@
 //! Protocol revisions and what each one allows.
 //!
-//! The engine speaks every handshake-era revision. Feature checks are methods on
-//! [`ProtocolVersion`] so that code asks "does this revision have X?" instead of comparing dates.
+//! The engine speaks every handshake-era revision (an `initialize` handshake opens a session)
+//! and the per-request era that follows it (2026-07-28: every request carries its version and
+//! client capabilities in `_meta`). Feature checks are methods on [`ProtocolVersion`] so that
+//! code asks "does this revision have X?" instead of comparing dates.
 
 use std::fmt;
 use std::str::FromStr;
@@ -17,12 +19,20 @@ pub enum ProtocolVersion {
     V2025_06_18,
     /// 2025-11-25: tasks, icons, URL elicitation, sampling with tools.
     V2025_11_25,
+    /// 2026-07-28: stateless; no handshake and no sessions, per-request `_meta`,
+    /// `server/discover`, multi round-trip requests, `subscriptions/listen`.
+    V2026_07_28,
 }
 
 impl ProtocolVersion {
-    /// The newest revision the engine speaks.
+    /// The newest handshake-era revision (what a client offers in `initialize`).
     pub const LATEST: ProtocolVersion = ProtocolVersion::V2025_11_25;
-    /// Every revision the engine speaks, oldest first.
+    /// The newest per-request-era revision.
+    pub const LATEST_PER_REQUEST: ProtocolVersion = ProtocolVersion::V2026_07_28;
+    /// Every per-request-era revision the engine speaks, oldest first.
+    pub const PER_REQUEST: [ProtocolVersion; 1] = [ProtocolVersion::V2026_07_28];
+    /// Every handshake-era revision the engine speaks (the ones `initialize` negotiates),
+    /// oldest first.
     pub const ALL: [ProtocolVersion; 4] = [
         ProtocolVersion::V2024_11_05,
         ProtocolVersion::V2025_03_26,
@@ -37,12 +47,22 @@ impl ProtocolVersion {
             ProtocolVersion::V2025_03_26 => "2025-03-26",
             ProtocolVersion::V2025_06_18 => "2025-06-18",
             ProtocolVersion::V2025_11_25 => "2025-11-25",
+            ProtocolVersion::V2026_07_28 => "2026-07-28",
         }
     }
 
-    /// Parses a revision date; `None` for revisions the engine does not speak.
+    /// Parses a revision date (either era); `None` for revisions the engine does not speak.
     pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|v| v.as_str() == s)
+        Self::ALL
+            .into_iter()
+            .chain(Self::PER_REQUEST)
+            .find(|v| v.as_str() == s)
+    }
+
+    /// Whether this revision belongs to the per-request era (no handshake, no session: version,
+    /// client capabilities and client info travel in every request's `_meta`).
+    pub fn is_per_request(self) -> bool {
+        self >= ProtocolVersion::V2026_07_28
     }
 
     /// Whether JSON-RPC batches are allowed (only 2025-03-26 has them).

@@ -2,7 +2,6 @@
 
 use super::handlers::{CompletionFn, MethodFn, PromptFn, ResourceFn, ToolFn};
 use super::registry::{PromptEntry, Registry, ResourceEntry, TemplateEntry, ToolEntry};
-use crate::jsonrpc::Message;
 use crate::protocol::{Prompt, Resource, ResourceTemplate, Tool};
 use crate::schema::{CompiledSchema, SchemaCache};
 use crate::session::{Connection, Session, SessionConfig};
@@ -373,12 +372,9 @@ impl Server {
     pub fn notify_resource_updated(&self, uri: &str) {
         for s in self.live_sessions() {
             if s.subscriptions.lock().unwrap().contains(uri) {
-                let _ = s.outbound.try_send(
-                    Message::notification(
-                        "notifications/resources/updated",
-                        Some(json!({ "uri": uri })),
-                    ),
-                    None,
+                s.notify_change(
+                    "notifications/resources/updated",
+                    Some(json!({ "uri": uri })),
                 );
             }
         }
@@ -400,9 +396,7 @@ impl Server {
     fn broadcast(&self, method: &str, cap: &[&str]) {
         for s in self.live_sessions() {
             if s.negotiated().is_some_and(|n| n.own_has(cap)) {
-                let _ = s
-                    .outbound
-                    .try_send(Message::notification(method, None), None);
+                s.notify_change(method, None);
             }
         }
     }
@@ -469,7 +463,8 @@ impl Server {
             .unwrap()
             .iter()
             .any(|e| e.tool.task_support() != crate::protocol::TaskSupport::Forbidden);
-        if task_tools && version.has_tasks() {
+        // 2026-07-28 moved tasks into an extension (`io.modelcontextprotocol/tasks`), not served yet.
+        if task_tools && version.has_tasks() && !version.is_per_request() {
             caps.insert(
                 "tasks".into(),
                 json!({ "list": {}, "cancel": {}, "requests": { "tools": { "call": {} } } }),

@@ -338,6 +338,81 @@ impl Service for Server {
 }
 
 impl Server {
+    /// The server's `Implementation` object (`serverInfo`).
+    fn info(&self) -> Map<String, Value> {
+        let o = &self.inner.options;
+        let mut info = o.info_extra.clone();
+        info.insert("name".into(), json!(o.name));
+        info.insert("version".into(), json!(o.version));
+        if let Some(t) = &o.title {
+            info.insert("title".into(), json!(t));
+        }
+        info
+    }
+
+    /// `subscriptions/listen`: acknowledges the part of the filter this server honours, then
+    /// carries the change notifications it asks for until the client goes away.
+    async fn listen(
+        &self,
+        p: Map<String, Value>,
+        caps: &Value,
+        ctx: RequestContext,
+    ) -> Result<Value, McpError> {
+        let Some(asked) = p.get("notifications").and_then(Value::as_object) else {
+            return Err(McpError::invalid_params(
+                "subscriptions/listen: params.notifications (object) is required",
+            ));
+        };
+        let on = |key: &str| asked.get(key).and_then(Value::as_bool) == Some(true);
+        let cap = |path: &[&str]| crate::session::has_capability(caps, path);
+        let uris: Vec<String> = match asked.get("resourceSubscriptions") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(a)) => a
+                .iter()
+                .map(|u| u.as_str().map(str::to_string))
+                .collect::<Option<_>>()
+                .ok_or_else(|| {
+                    McpError::invalid_params("resourceSubscriptions must be an array of URIs")
+                })?,
+            Some(_) => {
+                return Err(McpError::invalid_params(
+                    "resourceSubscriptions must be an array of URIs",
+                ))
+            }
+        };
+        let filter = crate::session::ListenFilter {
+            tools_list_changed: on("toolsListChanged") && cap(&["tools", "listChanged"]),
+            prompts_list_changed: on("promptsListChanged") && cap(&["prompts", "listChanged"]),
+            resources_list_changed: on("resourcesListChanged")
+                && cap(&["resources", "listChanged"]),
+            resource_subscriptions: if cap(&["resources", "subscribe"]) {
+                uris
+            } else {
+                Vec::new()
+            },
+        };
+        let id = ctx.request_id().to_value();
+        let meta = json!({ crate::session::per_request::META_SUBSCRIPTION_ID: id });
+        // The acknowledgement goes first: nothing is delivered before the session is listed.
+        ctx.notify(
+            "notifications/subscriptions/acknowledged",
+            Some(json!({ "notifications": filter.to_value(), "_meta": meta })),
+        )
+        .await?;
+        let session = ctx.session().clone();
+        session.start_listening(ctx.request_id().clone(), filter)?;
+        session
+            .listed
+            .store(true, std::sync::atomic::Ordering::Release);
+        self.inner
+            .sessions
+            .lock()
+            .unwrap()
+            .insert(Arc::as_ptr(&session) as usize, Arc::downgrade(&session));
+        ctx.cancellation().cancelled().await;
+        Ok(json!({ "_meta": meta }))
+    }
+
     /// One page of a list method: pages over the registry entries, serializes only that page.
     fn list_page<T>(
         &self,
@@ -368,18 +443,26 @@ impl Server {
         let has = |k: &str| caps.get(k).is_some();
         match method.as_str() {
             "initialize" => {
-                let o = &self.inner.options;
-                let mut info = o.info_extra.clone();
-                info.insert("name".into(), json!(o.name));
-                info.insert("version".into(), json!(o.version));
-                if let Some(t) = &o.title {
-                    info.insert("title".into(), json!(t));
-                }
-                let mut result = json!({ "capabilities": *caps, "serverInfo": info });
-                if let Some(i) = &o.instructions {
+                let mut result = json!({ "capabilities": *caps, "serverInfo": self.info() });
+                if let Some(i) = &self.inner.options.instructions {
                     result["instructions"] = json!(i);
                 }
                 Ok(result)
+            }
+            "server/discover" if version.is_per_request() => {
+                let supported = &ctx.session().config().supported_versions;
+                let mut result = json!({
+                    "supportedVersions": crate::session::per_request::supported_list(supported),
+                    "capabilities": *caps,
+                    "_meta": { crate::session::per_request::META_SERVER_INFO: self.info() },
+                });
+                if let Some(i) = &self.inner.options.instructions {
+                    result["instructions"] = json!(i);
+                }
+                Ok(result)
+            }
+            "subscriptions/listen" if version.is_per_request() => {
+                self.listen(params_object(params)?, &caps, ctx).await
             }
             "tools/list" if has("tools") => {
                 let entries: Vec<_> = self.inner.tools.read().unwrap().iter().cloned().collect();

@@ -2,7 +2,8 @@
 //!
 //! Nobody sends what was not negotiated: a server does not ask for sampling from a client that
 //! did not offer it, a client does not call tools on a server without tools, and before the
-//! handshake completes only `initialize`/`ping` (and server logging) go out.
+//! handshake completes only `initialize`/`ping` (and server logging) go out. In the per-request
+//! era a server sends its client no request at all.
 
 use super::core::{Role, Session, STATE_INITIALIZING, STATE_READY};
 use crate::McpError;
@@ -41,6 +42,9 @@ pub fn check_outgoing_request(
         return Err(McpError::invalid_request("session not initialized"));
     };
     let version = n.version;
+    if version.is_per_request() && session.role() == Role::Server {
+        return per_request_outgoing(n, method);
+    }
     let need = |path: &[&str], what: &str| -> Result<(), McpError> {
         if n.peer_has(path) {
             Ok(())
@@ -111,4 +115,26 @@ pub fn check_outgoing_request(
         (Role::Client, "logging/setLevel") => need(&["logging"], "logging"),
         _ => Ok(()),
     }
+}
+
+/// What a server may send its client in the per-request era: no request at all on a request's
+/// stream. A request needing a capability the client did not declare in its `_meta` is
+/// `MissingRequiredClientCapabilityError` (`-32021`); one it declared would need a multi
+/// round-trip (`input_required`) result, which this engine does not produce yet.
+fn per_request_outgoing(n: &super::Negotiated, method: &str) -> Result<(), McpError> {
+    let path: &[&str] = match method {
+        "sampling/createMessage" => &["sampling"],
+        "elicitation/create" => &["elicitation"],
+        "roots/list" => &["roots"],
+        _ => &[],
+    };
+    if !path.is_empty() && !n.peer_has(path) {
+        return Err(super::per_request::missing_capability(path));
+    }
+    Err(McpError::internal(format!(
+        "{method}: a server cannot send requests to the client in protocol revision {}, and \
+         multi round-trip (input_required) results are not implemented yet",
+        n.version
+    ))
+    .with_data(serde_json::json!({ "method": method })))
 }

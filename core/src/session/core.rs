@@ -1,6 +1,6 @@
 //! The per-connection protocol state and the routing of every incoming message.
 
-use super::{Outbound, Peer, RequestContext, Service};
+use super::{per_request, Outbound, Peer, RequestContext, Service};
 use crate::jsonrpc::{
     ErrorResponse, IdGenerator, Message, Notification, Request, RequestId, Response,
 };
@@ -42,7 +42,9 @@ pub struct SessionConfig {
     pub request_timeout: Option<Duration>,
     /// Upper bound on a request's total time even when progress keeps resetting its timeout.
     pub max_total_timeout: Option<Duration>,
-    /// Revisions this side will negotiate, any order.
+    /// Revisions this side will speak, any order: the handshake-era ones `initialize`
+    /// negotiates, and the per-request-era ones a request may name in its `_meta` (a server
+    /// without any of those refuses per-request-era requests).
     pub supported_versions: Vec<ProtocolVersion>,
     /// How long in-flight handlers may run after the peer hung up, before they are cancelled.
     pub drain_timeout: Duration,
@@ -56,7 +58,10 @@ impl Default for SessionConfig {
             outbound_capacity: 1024,
             request_timeout: Some(Duration::from_secs(60)),
             max_total_timeout: Some(Duration::from_secs(600)),
-            supported_versions: ProtocolVersion::ALL.to_vec(),
+            supported_versions: ProtocolVersion::ALL
+                .into_iter()
+                .chain(ProtocolVersion::PER_REQUEST)
+                .collect(),
             drain_timeout: Duration::from_secs(5),
         }
     }
@@ -227,6 +232,8 @@ pub struct Session {
     pub(crate) log_level: AtomicU8,
     /// Resource URIs the peer subscribed to (server role).
     pub(crate) subscriptions: Mutex<HashSet<String>>,
+    /// The subscription this per-request session carries (`subscriptions/listen`).
+    pub(crate) listen: OnceLock<super::listen::Listen>,
     pub(crate) closed: CancellationToken,
     session_id: Option<Arc<str>>,
     serial: u64,
@@ -282,6 +289,7 @@ impl Session {
             in_flight: Mutex::new(HashMap::with_hasher(IdHash::get())),
             log_level: AtomicU8::new(u8::MAX),
             subscriptions: Mutex::new(HashSet::new()),
+            listen: OnceLock::new(),
             closed: CancellationToken::new(),
             session_id,
             serial: NEXT_SERIAL.fetch_add(1, Ordering::Relaxed),
@@ -332,6 +340,31 @@ impl Session {
     /// The negotiated revision, once negotiated.
     pub fn protocol_version(&self) -> Option<ProtocolVersion> {
         self.negotiated.get().map(|n| n.version)
+    }
+
+    /// Whether this session serves a per-request-era request (opened by
+    /// [`Self::begin_per_request`], not by a handshake).
+    pub fn is_per_request(&self) -> bool {
+        self.protocol_version().is_some_and(|v| v.is_per_request())
+    }
+
+    /// Opens this new session for one per-request-era request whose `_meta` said `meta`: the
+    /// client's capabilities and identity are that request's, this side's capabilities are
+    /// `own_capabilities`, logs pass only at or above the level the request asked for (none when
+    /// it asked for none), and the session is ready at once (there is no handshake).
+    pub fn begin_per_request(&self, meta: super::RequestMeta, own_capabilities: Arc<Value>) {
+        self.log_level.store(
+            meta.log_level.unwrap_or(super::per_request::LOG_OFF),
+            Ordering::Release,
+        );
+        self.set_negotiated(Negotiated {
+            version: meta.version,
+            peer_info: meta.client_info,
+            peer_capabilities: meta.client_capabilities,
+            own_capabilities,
+            instructions: None,
+        });
+        self.set_state(STATE_READY);
     }
 
     /// Whether the handshake has completed.
@@ -491,6 +524,10 @@ impl Session {
                 req.method
             )));
         }
+        let per_request = self.is_per_request();
+        if per_request && per_request::is_removed(&req.method) {
+            return fail(McpError::method_not_found(&req.method));
+        }
         match req.method.as_str() {
             "ping" => return Incoming::Reply(Message::response(req.id, json!({}))),
             "initialize" if self.role == Role::Server => return self.handle_initialize(req),
@@ -501,15 +538,24 @@ impl Session {
             Err(e) => return fail(e),
         };
         let ctx = RequestContext::new(self.clone(), &req, token);
+        // Per-request era: every result carries `resultType` (and cacheable ones their hints).
+        let shape = per_request.then(|| req.method.clone());
         let fut = self.service.handle_request(req, ctx.clone());
         Incoming::Pending(Box::pin(self.clone().serve(
             id,
             ctx,
             move |_| fut,
-            |id, outcome| match outcome {
-                None => None, // cancelled: no response is sent
-                Some(Ok(result)) => Some(Message::response(id, result)),
-                Some(Err(e)) => Some(Message::error(Some(id), e)),
+            move |id, outcome| match (outcome, shape) {
+                (None, _) => None, // cancelled: no response is sent
+                (Some(Ok(result)), None) => Some(Message::response(id, result)),
+                (Some(Err(e)), None) => Some(Message::error(Some(id), e)),
+                (Some(Ok(mut result)), Some(method)) => {
+                    per_request::shape_result(&method, &mut result);
+                    Some(Message::response(id, result))
+                }
+                (Some(Err(e)), Some(_)) => {
+                    Some(Message::error(Some(id), per_request::shape_error(e)))
+                }
             },
         )))
     }
@@ -541,7 +587,22 @@ impl Session {
         let (server, name) = (server.clone(), name.into_owned());
         // The call's future is made inside `serve`, so that the boxed future holds it once.
         let call = move |ctx| server.call_tool_fast(name, arguments, task, ctx);
-        Ok(Box::pin(self.clone().serve(id, ctx, call, answer)))
+        if !self.is_per_request() {
+            return Ok(Box::pin(self.clone().serve(id, ctx, call, answer)));
+        }
+        // Per-request era: the result as a value, with `resultType`; renumbered errors.
+        let shaped = move |id, outcome: Option<Result<ToolOutput, McpError>>| {
+            let outcome = outcome.map(|r| match r {
+                Ok(output) => {
+                    let mut v = output.into_value();
+                    per_request::shape_result("tools/call", &mut v);
+                    Ok(ToolOutput::Created(v))
+                }
+                Err(e) => Err(per_request::shape_error(e)),
+            });
+            answer(id, outcome)
+        };
+        Ok(Box::pin(self.clone().serve(id, ctx, call, shaped)))
     }
 
     /// Lets request `id` (of `method`, neither ping nor initialize) in: the session must be
@@ -591,7 +652,7 @@ impl Session {
         id: RequestId,
         ctx: RequestContext,
         handler: impl FnOnce(RequestContext) -> F,
-        answer: fn(RequestId, Option<Result<R, McpError>>) -> T,
+        answer: impl FnOnce(RequestId, Option<Result<R, McpError>>) -> T,
     ) -> T {
         let fut = handler(ctx.clone());
         let outcome = tokio::select! {
@@ -649,13 +710,14 @@ impl Session {
                 "initialize may be sent only once per session",
             ));
         }
+        // The handshake negotiates handshake-era revisions only.
+        let handshake =
+            |v: &ProtocolVersion| !v.is_per_request() && self.config.supported_versions.contains(v);
         let version = ProtocolVersion::parse(requested)
-            .filter(|v| self.config.supported_versions.contains(v))
+            .filter(handshake)
             .unwrap_or_else(|| {
-                self.config
-                    .supported_versions
-                    .iter()
-                    .copied()
+                let all = ProtocolVersion::ALL.into_iter();
+                all.filter(handshake)
                     .max()
                     .unwrap_or(ProtocolVersion::LATEST)
             });

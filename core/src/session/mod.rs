@@ -7,22 +7,30 @@
 //! child process, in-memory, WebSocket); the HTTP transport drives sessions per request.
 //! What a side *does* with requests lives behind the [`Service`] trait (the server's registries or
 //! the client's handlers); what the protocol *allows* lives here.
+//!
+//! A revision is a strategy chosen per session: a handshake-era session is opened by
+//! `initialize` and lives as long as its connection; a per-request-era session (2026-07-28) is
+//! opened by a transport for one request, from that request's `_meta` ([`per_request`]).
 
 mod capabilities;
 mod connection;
 mod context;
 mod core;
+mod listen;
 mod outbound;
 mod peer;
+pub mod per_request;
 mod service;
 
 pub use self::core::Incoming;
-pub(crate) use self::core::{IdHash, STATE_READY};
+pub(crate) use self::core::{has_capability, IdHash, STATE_READY};
 pub use self::core::{Negotiated, Role, Session, SessionConfig, StreamCloser};
 pub use capabilities::check_outgoing_request;
 pub use connection::Connection;
 pub(crate) use context::HTTP_HEADERS;
 pub use context::{HttpHeaders, ProgressReporter, RequestContext};
+pub use listen::ListenFilter;
 pub use outbound::{Outbound, OutboundMessage, OutboundSink};
 pub use peer::{log_level_rank, Peer, RequestOptions};
+pub use per_request::RequestMeta;
 pub use service::Service;

@@ -15,6 +15,7 @@
 
 mod client;
 mod h1;
+mod per_request;
 mod queue;
 mod request;
 mod server;
@@ -25,6 +26,7 @@ pub use client::{
     connect, connect_legacy, legacy_transport, streamable_transport, HttpClientOptions, HttpReader,
     HttpWriter,
 };
+pub use per_request::{decode_value as decode_header_value, METHOD_HEADER, NAME_HEADER};
 pub use server::{
     router, serve_http, HttpServerHandle, HttpSession, PROTOCOL_VERSION_HEADER, SESSION_ID_HEADER,
 };

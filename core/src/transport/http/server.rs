@@ -10,6 +10,7 @@
 // Handlers return ready-made HTTP responses as their error values.
 #![allow(clippy::result_large_err)]
 
+use super::per_request;
 use super::queue::{stream_queue, Refused, StreamRx, StreamTx};
 use super::request::{Fields, HttpRequest};
 use super::sse::encode;
@@ -1172,8 +1173,13 @@ async fn handle_post_request(app: Arc<App>, req: Req) -> Response {
             ),
         );
     }
+    let sid = headers.get_str(SESSION_ID_HEADER);
+    // 2026-07-28 and later: no session, the version in every request (see `per_request`).
+    let modern =
+        sid.is_none() && per_request::is_per_request_post(headers.get(PROTOCOL_VERSION_HEADER));
     let header_version = match check_version_header(&app, headers) {
         Ok(v) => v,
+        Err(_) if modern => None,
         Err(r) => return r,
     };
     /// One message of the body: as parsed, or a `tools/call` request on the engine's lane (its
@@ -1199,9 +1205,44 @@ async fn handle_post_request(app: Arc<App>, req: Req) -> Response {
     let is_init = items
         .iter()
         .any(|m| matches!(m, Ok(Item::Msg(Message::Request(r))) if r.method == "initialize"));
-    let sid = headers.get_str(SESSION_ID_HEADER);
     let mut new_session = false;
-    let http = if app.options.stateless {
+    // Per-request era: whether the request asked for progress or logs (then SSE, else JSON).
+    let mut modern_stream = false;
+    let http = if modern {
+        if batch {
+            return rpc_error(
+                StatusCode::BAD_REQUEST,
+                None,
+                McpError::invalid_request(
+                    "JSON-RPC batches are not allowed in this protocol revision",
+                ),
+            );
+        }
+        let request = match items.as_slice() {
+            [Ok(Item::Msg(Message::Request(r)))] => Some((
+                &r.id,
+                r.method.as_str(),
+                per_request::name_of(&r.method, r.params.as_ref()),
+                r.params.as_ref().and_then(|p| p.get("_meta")),
+            )),
+            [Ok(Item::Call(id, p))] => Some((id, "tools/call", Some(&*p.name), p.meta.as_ref())),
+            _ => None, // a notification or a response: accepted, nothing to serve
+        };
+        let Some((id, method, name, meta)) = request else {
+            return status_only(StatusCode::ACCEPTED);
+        };
+        let supported = &app.server.options().session.supported_versions;
+        let checked = per_request::check(headers, method, name, meta, supported);
+        let meta_read = match checked {
+            Ok(m) => m,
+            Err(e) => return rpc_error(StatusCode::BAD_REQUEST, Some(id.clone()), e),
+        };
+        modern_stream = method == "subscriptions/listen" || per_request::wants_stream(meta);
+        let h = HttpSession::new(&app, None, None, false);
+        let caps = app.server.capabilities_shared(meta_read.version);
+        h.session.begin_per_request(meta_read, caps);
+        h
+    } else if app.options.stateless {
         // Stateless: a throwaway session with no id, no event store and no stream keys.
         let h = HttpSession::new(&app, None, None, false);
         if !is_init {
@@ -1254,13 +1295,26 @@ async fn handle_post_request(app: Arc<App>, req: Req) -> Response {
         new_session = true;
         h
     } else {
-        return rpc_error(
-            StatusCode::BAD_REQUEST,
-            None,
-            McpError::invalid_request("Mcp-Session-Id header is required"),
-        );
+        // A per-request-era request that left out its version header.
+        let modern_body = items.iter().any(|m| match m {
+            Ok(Item::Msg(Message::Request(r))) => {
+                per_request::names_meta_version(r.params.as_ref())
+            }
+            Ok(Item::Call(_, p)) => {
+                per_request::names_meta_version(Some(&json!({ "_meta": p.meta })))
+            }
+            _ => false,
+        });
+        let error = if modern_body {
+            crate::session::per_request::header_mismatch(
+                "the MCP-Protocol-Version header is required",
+            )
+        } else {
+            McpError::invalid_request("Mcp-Session-Id header is required")
+        };
+        return rpc_error(StatusCode::BAD_REQUEST, None, error);
     };
-    if !app.options.stateless {
+    if !app.options.stateless && !modern {
         http.touch();
     }
     if batch {
@@ -1302,7 +1356,7 @@ async fn handle_post_request(app: Arc<App>, req: Req) -> Response {
         }
         return status_only(StatusCode::ACCEPTED);
     }
-    let json_mode = app.options.json_response || new_session;
+    let json_mode = app.options.json_response || new_session || (modern && !modern_stream);
     let (tx, rx) = stream_queue(app.options.stream_queue_capacity.max(items.len() + 2));
     let version = header_version
         .or_else(|| http.session.protocol_version())
@@ -1422,8 +1476,12 @@ async fn handle_post_request(app: Arc<App>, req: Req) -> Response {
         if out.is_empty() {
             return status_only(StatusCode::ACCEPTED);
         }
+        let status = match out.as_slice() {
+            [Out::Msg(Message::Error(e))] if modern => per_request::error_status(e.error.code),
+            _ => StatusCode::OK,
+        };
         let body = Body::from(json_body(&out, batch));
-        return response_with(StatusCode::OK, body, "application/json", sid);
+        return response_with(status, body, "application/json", sid);
     }
     let mut finished = rx.take_finished();
     if finished.is_none() {
@@ -1452,7 +1510,12 @@ async fn handle_post_request(app: Arc<App>, req: Req) -> Response {
         return sse_response(sid_out.as_deref(), Body::from(body));
     }
     // The body keeps the session alive until the stream ends (stateless sessions have no other owner).
-    let keep: Box<dyn FnOnce() + Send> = Box::new(move || drop(http));
+    // Per-request era: a closed response stream cancels its request (and ends a subscription).
+    let keep: Box<dyn FnOnce() + Send> = if modern {
+        Box::new(move || http.session.close())
+    } else {
+        Box::new(move || drop(http))
+    };
     sse_response(sid_out.as_deref(), sse_body(rx, None, Some(keep)))
 }
 

@@ -1,0 +1,114 @@
+//! `subscriptions/listen` (2026-07-28): a per-request-era session that stays open to carry the
+//! change notifications its client opted in to, each tagged with the subscription's id.
+//!
+//! The server tells every live session about a change through [`Session::notify_change`]; a
+//! handshake-era session gets the notification as it always did, a listening one only when its
+//! filter asks for that kind, on the stream of its `subscriptions/listen` request.
+
+use super::per_request::META_SUBSCRIPTION_ID;
+use super::Session;
+use crate::jsonrpc::{Message, RequestId};
+use crate::McpError;
+use serde_json::{json, Value};
+
+/// What a `subscriptions/listen` request opted in to (the part the server honours).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ListenFilter {
+    /// `notifications/tools/list_changed`.
+    pub tools_list_changed: bool,
+    /// `notifications/prompts/list_changed`.
+    pub prompts_list_changed: bool,
+    /// `notifications/resources/list_changed`.
+    pub resources_list_changed: bool,
+    /// `notifications/resources/updated` for these URIs.
+    pub resource_subscriptions: Vec<String>,
+}
+
+impl ListenFilter {
+    /// The filter as the acknowledgement states it (`SubscriptionFilter`; types not honoured
+    /// are left out).
+    pub fn to_value(&self) -> Value {
+        let mut m = serde_json::Map::new();
+        for (key, on) in [
+            ("toolsListChanged", self.tools_list_changed),
+            ("promptsListChanged", self.prompts_list_changed),
+            ("resourcesListChanged", self.resources_list_changed),
+        ] {
+            if on {
+                m.insert(key.into(), json!(true));
+            }
+        }
+        if !self.resource_subscriptions.is_empty() {
+            m.insert(
+                "resourceSubscriptions".into(),
+                json!(self.resource_subscriptions),
+            );
+        }
+        Value::Object(m)
+    }
+}
+
+/// A session's subscription: the listen request's id (the subscription id) and its filter.
+#[derive(Debug)]
+pub(crate) struct Listen {
+    pub id: RequestId,
+    pub filter: ListenFilter,
+}
+
+impl Session {
+    /// Makes this per-request session the subscription of its `subscriptions/listen` request
+    /// `id`: from now on [`Self::notify_change`] delivers what `filter` asks for. A session
+    /// listens once.
+    pub(crate) fn start_listening(
+        &self,
+        id: RequestId,
+        filter: ListenFilter,
+    ) -> Result<(), McpError> {
+        self.subscriptions
+            .lock()
+            .unwrap()
+            .extend(filter.resource_subscriptions.iter().cloned());
+        self.listen
+            .set(Listen { id, filter })
+            .map_err(|_| McpError::invalid_request("this request is already a subscription"))
+    }
+
+    /// Tells the peer about a change (`notifications/*/list_changed`, or
+    /// `notifications/resources/updated` for a URI it subscribed to). A handshake-era session
+    /// gets it on its unrelated stream; a per-request-era one only if it is listening and its
+    /// filter asks for it, tagged with the subscription id and on the listen request's stream.
+    pub(crate) fn notify_change(&self, method: &str, params: Option<Value>) {
+        if !self.is_per_request() {
+            let _ = self
+                .outbound
+                .try_send(Message::notification(method, params), None);
+            return;
+        }
+        let Some(listen) = self.listen.get() else {
+            return;
+        };
+        let f = &listen.filter;
+        let wanted = match method {
+            "notifications/tools/list_changed" => f.tools_list_changed,
+            "notifications/prompts/list_changed" => f.prompts_list_changed,
+            "notifications/resources/list_changed" => f.resources_list_changed,
+            "notifications/resources/updated" => true, // the caller checked the URI
+            _ => false,
+        };
+        if !wanted {
+            return;
+        }
+        let mut params = match params {
+            Some(Value::Object(m)) => m,
+            _ => serde_json::Map::new(),
+        };
+        params.insert(
+            "_meta".into(),
+            json!({ META_SUBSCRIPTION_ID: listen.id.to_value() }),
+        );
+        let _ = self.outbound.try_send(
+            Message::notification(method, Some(Value::Object(params))),
+            Some(listen.id.clone()),
+        );
+    }
+}

@@ -1,0 +1,198 @@
+//! Streamable HTTP in the per-request era (2026-07-28): which POSTs belong to it, the request
+//! metadata headers checked against the body, and the HTTP status of an answer.
+//!
+//! One endpoint serves both eras. A POST without `Mcp-Session-Id` whose `MCP-Protocol-Version`
+//! names no handshake-era revision is a per-request-era POST: its one request is served on a
+//! session opened for it alone (see [`crate::session::per_request`]). Everything else (an
+//! `initialize`, a session's traffic) keeps the handshake era's rules.
+
+use super::request::{visible_str, Fields};
+use crate::protocol::ProtocolVersion;
+use crate::session::per_request::{header_mismatch, meta_version};
+use crate::session::RequestMeta;
+use crate::McpError;
+use axum::http::StatusCode;
+use serde_json::Value;
+
+/// Header naming the JSON-RPC method of the body.
+pub const METHOD_HEADER: &str = "mcp-method";
+/// Header naming the tool or prompt (`params.name`) or resource (`params.uri`) of the body.
+pub const NAME_HEADER: &str = "mcp-name";
+
+/// Whether a POST with protocol version header `raw` and no session id belongs to the
+/// per-request era: the header names a per-request revision, or something that is no
+/// handshake-era revision at all (answered with `UnsupportedProtocolVersionError`).
+pub(super) fn is_per_request_post(raw: Option<&[u8]>) -> bool {
+    let Some(raw) = raw else { return false };
+    match visible_str(raw).and_then(ProtocolVersion::parse) {
+        Some(v) => v.is_per_request(),
+        None => true,
+    }
+}
+
+/// Whether `params` (of a POST that is neither per-request era nor in a session) carry a
+/// per-request-era `_meta`: a modern client that left out the protocol version header.
+pub(super) fn names_meta_version(params: Option<&Value>) -> bool {
+    meta_version(params).is_some()
+}
+
+/// Checks one per-request-era request (`method`, its `params._meta` as `meta` and the value its
+/// `Mcp-Name` must mirror as `name`) against the POST's headers, and reads its `_meta`.
+///
+/// The protocol version header must equal `_meta`'s version, `Mcp-Method` the method and, for
+/// `tools/call`, `prompts/get` and `resources/read`, `Mcp-Name` the name or URI (decoded when
+/// Base64-encoded): otherwise `HeaderMismatchError` (`-32020`). `_meta` itself is checked by
+/// [`RequestMeta::read`] (`-32602`, `-32022`).
+pub(super) fn check(
+    headers: &Fields,
+    method: &str,
+    name: Option<&str>,
+    meta: Option<&Value>,
+    supported: &[ProtocolVersion],
+) -> Result<RequestMeta, McpError> {
+    let Some(header_version) = headers.get(super::server::PROTOCOL_VERSION_HEADER) else {
+        return Err(header_mismatch(
+            "the MCP-Protocol-Version header is required",
+        ));
+    };
+    let header_version = visible_str(header_version).unwrap_or("");
+    let read = RequestMeta::read(meta, supported);
+    // A malformed `_meta` first; then a version that differs from the header is a mismatch
+    // before it is an unsupported one.
+    if let Err(e) = &read {
+        if e.code == crate::error::codes::INVALID_PARAMS {
+            return read;
+        }
+    }
+    let body_version = meta
+        .and_then(|m| m.get(crate::session::per_request::META_PROTOCOL_VERSION))
+        .and_then(Value::as_str);
+    if body_version != Some(header_version) {
+        return Err(header_mismatch(format!(
+            "MCP-Protocol-Version header {header_version:?} does not match the body's {:?}",
+            body_version.unwrap_or("")
+        )));
+    }
+    let meta = read?;
+    match headers.get(METHOD_HEADER).map(visible_str) {
+        None => return Err(header_mismatch("the Mcp-Method header is required")),
+        Some(Some(m)) if m == method => {}
+        Some(m) => {
+            return Err(header_mismatch(format!(
+                "Mcp-Method header value {:?} does not match body value {method:?}",
+                m.unwrap_or("(not visible ASCII)")
+            )))
+        }
+    }
+    if matches!(method, "tools/call" | "prompts/get" | "resources/read") {
+        let Some(raw) = headers.get(NAME_HEADER) else {
+            return Err(header_mismatch("the Mcp-Name header is required"));
+        };
+        let value = visible_str(raw).and_then(decode_value);
+        if value.as_deref() != name || name.is_none() {
+            return Err(header_mismatch(format!(
+                "Mcp-Name header value {:?} does not match body value {:?}",
+                value.as_deref().unwrap_or("(invalid)"),
+                name.unwrap_or("(none)")
+            )));
+        }
+    }
+    Ok(meta)
+}
+
+/// The value a header carries: as it is, or decoded from the `=?base64?...?=` sentinel form
+/// (`None` when that form does not hold valid Base64 of UTF-8).
+pub fn decode_value(raw: &str) -> Option<String> {
+    match raw
+        .strip_prefix("=?base64?")
+        .and_then(|r| r.strip_suffix("?="))
+    {
+        Some(encoded) => String::from_utf8(base64_decode(encoded)?).ok(),
+        None => Some(raw.to_string()),
+    }
+}
+
+/// Standard Base64 (RFC 4648, padding optional) to bytes; `None` on any other character.
+fn base64_decode(s: &str) -> Option<Vec<u8>> {
+    fn sextet(c: u8) -> Option<u32> {
+        Some(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        } as u32)
+    }
+    let s = s.trim_end_matches('=').as_bytes();
+    if s.len() % 4 == 1 {
+        return None;
+    }
+    let mut out = Vec::with_capacity(s.len() * 3 / 4);
+    for chunk in s.chunks(4) {
+        let mut n = 0u32;
+        for (i, c) in chunk.iter().enumerate() {
+            n |= sextet(*c)? << (18 - 6 * i);
+        }
+        let bytes = n.to_be_bytes();
+        out.extend_from_slice(&bytes[1..chunk.len()]);
+    }
+    Some(out)
+}
+
+/// The value a request's `Mcp-Name` must mirror: `params.name` (tools, prompts) or
+/// `params.uri` (resources).
+pub(super) fn name_of<'a>(method: &str, params: Option<&'a Value>) -> Option<&'a str> {
+    let key = match method {
+        "tools/call" | "prompts/get" => "name",
+        "resources/read" => "uri",
+        _ => return None,
+    };
+    params?.get(key)?.as_str()
+}
+
+/// Whether a per-request-era request asked for messages besides its answer (progress or logs),
+/// which need an SSE response; otherwise the answer goes as one JSON body.
+pub(super) fn wants_stream(meta: Option<&Value>) -> bool {
+    meta.is_some_and(|m| {
+        m.get("progressToken").is_some()
+            || m.get(crate::session::per_request::META_LOG_LEVEL)
+                .is_some_and(|l| !l.is_null())
+    })
+}
+
+/// The HTTP status of a per-request-era error answer with `code`: 404 for an unknown method,
+/// 400 for the era's protocol errors, 200 otherwise.
+pub(super) fn error_status(code: i32) -> StatusCode {
+    use crate::error::codes;
+    match code {
+        codes::METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
+        codes::HEADER_MISMATCH
+        | codes::MISSING_CLIENT_CAPABILITY
+        | codes::UNSUPPORTED_PROTOCOL_VERSION => StatusCode::BAD_REQUEST,
+        _ => StatusCode::OK,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decodes_the_base64_sentinel() {
+        assert_eq!(decode_value("plain").as_deref(), Some("plain"));
+        assert_eq!(
+            decode_value("=?base64?SGVsbG8sIOS4lueVjA==?=").as_deref(),
+            Some("Hello, 世界")
+        );
+        assert_eq!(decode_value("=?base64?****?="), None);
+    }
+
+    #[test]
+    fn era_of_a_post() {
+        assert!(!is_per_request_post(None));
+        assert!(!is_per_request_post(Some(b"2025-11-25")));
+        assert!(is_per_request_post(Some(b"2026-07-28")));
+        assert!(is_per_request_post(Some(b"v999.0.0")));
+    }
+}
