@@ -2,7 +2,7 @@
 # The official MCP conformance suite against ferromcp's Rust everything-server and
 # everything-client:
 #   server mode: tests/conformance/run-server.sh (0.1.16 --suite all, and the alpha's
-#                2025-11-25 requirement set) over Streamable HTTP;
+#                2025-11-25 and 2026-07-28 requirement sets) over Streamable HTTP;
 #   client mode: tests/conformance/run-client.sh (0.1.16 --suite core), when this build has
 #                a Streamable HTTP client transport (otherwise reported as SKIP).
 # Exit status non-zero on any failing scenario not in tests/conformance/expected-failures.txt.
@@ -24,6 +24,7 @@ status=0
 
 echo "run-conformance: server mode (everything-server, Streamable HTTP)" >&2
 tests/conformance/run-server.sh --results "$RESULTS/server" \
+  --runs v0.1.16,alpha-2025-11-25,alpha-2026-07-28 \
   -- scripts/everything-server rust --transport http --port '{port}' || status=1
 
 if "$client" --has-http-client; then

@@ -9,7 +9,12 @@
 #   --port N          port the server listens on (default: a free port, found at start)
 #   --path P          MCP endpoint path (default /mcp)
 #   --results DIR     where results go (default: a new temp dir; kept and printed)
-#   --only RUN        run only "v0.1.16" (--suite all) or "alpha-2025-11-25" (--requirements 2025-11-25)
+#   --runs LIST       comma-separated runs (default "v0.1.16,alpha-2025-11-25"): "v0.1.16"
+#                     (--suite all), "alpha-2025-11-25" (--requirements 2025-11-25),
+#                     "alpha-2026-07-28" (--requirements 2026-07-28: the stateless per-request era
+#                     on the same endpoint; it always runs last, as its scenarios change the
+#                     server's tool and prompt lists)
+#   --only RUN        the same as --runs RUN
 #   --scenario NAME   run a single scenario in each run (for debugging)
 #   --startup-timeout S  seconds to wait for the port (default 30)
 # Exit status: non-zero on any failing scenario not listed in
@@ -25,16 +30,16 @@ CLI_OLD="$NM/@modelcontextprotocol/conformance/dist/index.js"
 CLI_ALPHA="$NM/conformance-alpha/dist/index.js"
 EXPECTED="$HERE/expected-failures.txt"
 
-port="" mcp_path="/mcp" results="" only="" scenario="" startup_timeout=30
+port="" mcp_path="/mcp" results="" runs="v0.1.16,alpha-2025-11-25" scenario="" startup_timeout=30
 while [ $# -gt 0 ]; do
   case "$1" in
     --port) port="$2"; shift 2 ;;
     --path) mcp_path="$2"; shift 2 ;;
     --results) results="$2"; shift 2 ;;
-    --only) only="$2"; shift 2 ;;
+    --only|--runs) runs="$2"; shift 2 ;;
     --scenario) scenario="$2"; shift 2 ;;
     --startup-timeout) startup_timeout="$2"; shift 2 ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
     --) shift; break ;;
     -*) echo "run-server: unknown option $1" >&2; exit 2 ;;
     *) break ;;
@@ -101,12 +106,17 @@ run_one() { # LABEL CLI ARGS...
   "$NODE22" "$cli" server --url "$url" "$@" "${sargs[@]}" -o "$out" >"$out/cli.log" 2>&1 || true
 }
 
-if [ -z "$only" ] || [ "$only" = v0.1.16 ]; then
+wants() { case ",$runs," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
+for r in ${runs//,/ }; do
+  case "$r" in v0.1.16|alpha-2025-11-25|alpha-2026-07-28) ;; *) echo "run-server: unknown run $r" >&2; exit 2 ;; esac
+done
+
+if wants v0.1.16; then
   run_one v0.1.16 "$CLI_OLD" --suite all
   "$NODE22" "$HERE/summarize.mjs" --mode server --run v0.1.16 --dir "$results/v0.1.16" \
     --expected "$EXPECTED" | tee "$results/v0.1.16.summary" || status=1
 fi
-if [ -z "$only" ] || [ "$only" = alpha-2025-11-25 ]; then
+if wants alpha-2025-11-25; then
   if [ -n "$scenario" ]; then
     run_one alpha-2025-11-25 "$CLI_ALPHA" --spec-version 2025-11-25
   else
@@ -115,6 +125,16 @@ if [ -z "$only" ] || [ "$only" = alpha-2025-11-25 ]; then
   "$NODE22" "$HERE/summarize.mjs" --mode server --run alpha-2025-11-25 --dir "$results/alpha-2025-11-25" \
     --expected "$EXPECTED" --requirements "$NM/conformance-alpha/requirements/2025-11-25.yaml" \
     | tee "$results/alpha-2025-11-25.summary" || status=1
+fi
+if wants alpha-2026-07-28; then
+  if [ -n "$scenario" ]; then
+    run_one alpha-2026-07-28 "$CLI_ALPHA" --spec-version 2026-07-28
+  else
+    run_one alpha-2026-07-28 "$CLI_ALPHA" --requirements 2026-07-28
+  fi
+  "$NODE22" "$HERE/summarize.mjs" --mode server --run alpha-2026-07-28 --dir "$results/alpha-2026-07-28" \
+    --expected "$EXPECTED" --requirements "$NM/conformance-alpha/requirements/2026-07-28.yaml" \
+    | tee "$results/alpha-2026-07-28.summary" || status=1
 fi
 # The server must still be alive after the suite: a crash is a failure of its own.
 if ! kill -0 "$server_pid" 2>/dev/null; then

@@ -6,11 +6,12 @@
 //! 127.0.0.1 and serves `/mcp`). Logs go to stderr.
 
 use ferromcp::protocol::{CallToolResult, Prompt, Resource, ResourceTemplate, Tool};
-use ferromcp::server::{completion_fn, prompt_fn, resource_fn, tool_fn, Server};
+use ferromcp::server::{completion_fn, prompt_fn, resource_fn, tool_fn, PromptFn, Server, ToolFn};
 use ferromcp::session::RequestContext;
 use ferromcp::McpError;
 use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
+use std::sync::OnceLock;
 use std::time::Duration;
 
 /// A 1x1 PNG, base64.
@@ -76,8 +77,74 @@ async fn elicit(
     }
 }
 
+/// The running server, for the diagnostic tools that change its lists.
+static SERVER: OnceLock<Server> = OnceLock::new();
+
+fn trigger_tool() -> Tool {
+    tool(
+        "test_trigger_tool_change",
+        "Registers itself again, so the server announces a tools list change",
+        no_args(),
+    )
+}
+
+fn trigger_tool_handler() -> ToolFn {
+    tool_fn(|_, _| async {
+        if let Some(server) = SERVER.get() {
+            server.add_tool(trigger_tool(), trigger_tool_handler())?;
+        }
+        text_result("Tool list changed")
+    })
+}
+
+/// Diagnostic tools of the 2026-07-28 conformance scenarios (`server-stateless`).
+fn add_diagnostic_tools(b: ferromcp::server::ServerBuilder) -> ferromcp::server::ServerBuilder {
+    b.tool_raw(trigger_tool(), trigger_tool_handler())
+        .tool_raw(
+            tool(
+                "test_trigger_prompt_change",
+                "Registers test_simple_prompt again, so the server announces a prompts list change",
+                no_args(),
+            ),
+            tool_fn(|_, _| async {
+                if let Some(server) = SERVER.get() {
+                    server.add_prompt(simple_prompt(), simple_prompt_handler());
+                }
+                text_result("Prompt list changed")
+            }),
+        )
+        .tool_raw(
+            tool(
+                "test_missing_capability",
+                "Asks the client for sampling whether or not it declared the capability",
+                no_args(),
+            ),
+            tool_fn(|_, ctx| async move {
+                let params = json!({
+                    "messages": [{ "role": "user", "content": { "type": "text", "text": "hi" } }],
+                    "maxTokens": 10
+                });
+                ctx.request("sampling/createMessage", Some(params)).await?;
+                text_result("Sampling succeeded")
+            }),
+        )
+        .tool_raw(
+            tool(
+                "test_logging_tool",
+                "Sends a log message (only delivered when the request asked for a log level)",
+                no_args(),
+            ),
+            tool_fn(|_, ctx| async move {
+                ctx.log("info", Some(LOGGER), json!("test_logging_tool ran"))
+                    .await
+                    .ok();
+                text_result("Logging tool executed")
+            }),
+        )
+}
+
 fn add_tools(b: ferromcp::server::ServerBuilder) -> ferromcp::server::ServerBuilder {
-    b.tool_raw(
+    add_diagnostic_tools(b).tool_raw(
         tool("test_simple_text", "Returns a simple text response", no_args()),
         tool_fn(|_, _| async { text_result("This is a simple text response for testing.") }),
     )
@@ -423,16 +490,23 @@ fn arg(args: &Map<String, Value>, name: &str) -> String {
         .to_string()
 }
 
-fn add_prompts(b: ferromcp::server::ServerBuilder) -> ferromcp::server::ServerBuilder {
-    b.prompt(
-        from_json::<Prompt>(json!({ "name": "test_simple_prompt", "title": "Simple Test Prompt",
-                                    "description": "A simple prompt without arguments" })),
-        prompt_fn(|_, _| async {
-            Ok(from_json(json!({ "messages": [
-                { "role": "user", "content": { "type": "text", "text": "This is a simple prompt for testing." } }
-            ] })))
-        }),
+fn simple_prompt() -> Prompt {
+    from_json(
+        json!({ "name": "test_simple_prompt", "title": "Simple Test Prompt",
+                      "description": "A simple prompt without arguments" }),
     )
+}
+
+fn simple_prompt_handler() -> PromptFn {
+    prompt_fn(|_, _| async {
+        Ok(from_json(json!({ "messages": [
+            { "role": "user", "content": { "type": "text", "text": "This is a simple prompt for testing." } }
+        ] })))
+    })
+}
+
+fn add_prompts(b: ferromcp::server::ServerBuilder) -> ferromcp::server::ServerBuilder {
+    b.prompt(simple_prompt(), simple_prompt_handler())
     .prompt(
         from_json::<Prompt>(json!({
             "name": "test_prompt_with_arguments", "title": "Prompt With Arguments",
@@ -490,6 +564,7 @@ fn build() -> Result<Server, McpError> {
         o.enable_prompts = true;
     });
     let server = add_prompts(add_resources(add_tools(b))).build()?;
+    let _ = SERVER.set(server.clone());
     // Completion: suggestions from a small fixed list, filtered by the typed prefix.
     server.set_completion_fallback(completion_fn(|p, _| async move {
         let prefix = p.argument.value.clone();
