@@ -11,6 +11,7 @@
 from typing import TYPE_CHECKING, Any
 
 from ._native import ENGINE_VERSION, CancelHandle
+from .compat import FastMCP, MCPServer
 from .content import Audio, File, Icon, Image, ToolAnnotations
 from .errors import (
     ClientCapabilityError,
@@ -58,6 +59,7 @@ __all__ = [
     "ConnectionClosed",
     "Context",
     "ElicitResult",
+    "FastMCP",
     "File",
     "GetPromptResult",
     "HttpServer",
@@ -66,6 +68,7 @@ __all__ = [
     "InternalError",
     "InvalidParams",
     "InvalidRequest",
+    "MCPServer",
     "McpError",
     "MethodNotFound",
     "ParseError",

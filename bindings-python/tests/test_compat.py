@@ -1,0 +1,112 @@
+"""A FastMCP (official SDK) server ported by changing its imports."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import sys
+import textwrap
+from pathlib import Path
+
+import ferromcp
+import pytest
+from ferromcp import FastMCP, MCPServer
+
+# The same server the official SDK 1.x documents, with only the imports changed.
+PORTED = textwrap.dedent(
+    """
+    import sys
+    from contextlib import asynccontextmanager
+    from typing import Annotated
+    from pydantic import BaseModel, Field
+    from ferromcp import FastMCP, Context, Image   # was: from mcp.server.fastmcp import ...
+
+    class Order(BaseModel):
+        item: str
+        qty: Annotated[int, Field(ge=1)] = 1
+
+    @asynccontextmanager
+    async def lifespan(server):
+        yield {"stock": {"apple": 3}}
+
+    mcp = FastMCP("shop", instructions="A shop.", lifespan=lifespan, port=int(sys.argv[2]))
+
+    @mcp.tool()
+    def order(o: Order, ctx: Context) -> dict:
+        '''Places an order.'''
+        stock = ctx.request_context.lifespan_context["stock"]
+        return {"item": o.item, "ok": stock.get(o.item, 0) >= o.qty}
+
+    @mcp.resource("stock://{item}")
+    def stock(item: str) -> str:
+        return "3"
+
+    @mcp.prompt()
+    def ask(item: str) -> str:
+        return f"Do you have {item}?"
+
+    if __name__ == "__main__":
+        mcp.run(transport=sys.argv[1])
+    """
+)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+async def exercise(client: ferromcp.Client) -> None:
+    assert client.initialize_result["instructions"] == "A shop."
+    r = await client.call_tool("order", {"o": {"item": "apple", "qty": 2}})
+    assert r.data == {"item": "apple", "ok": True}
+    assert (await client.read_resource("stock://apple")).text == "3"
+    p = await client.get_prompt("ask", {"item": "pears"})
+    assert p.messages[0]["content"]["text"] == "Do you have pears?"
+
+
+async def test_ported_server_over_stdio(tmp_path: Path) -> None:
+    script = tmp_path / "shop.py"
+    script.write_text(PORTED)
+    async with ferromcp.Client.stdio(sys.executable, [str(script), "stdio", "0"]) as c:
+        await exercise(c)
+
+
+async def test_ported_server_over_streamable_http(tmp_path: Path) -> None:
+    script = tmp_path / "shop.py"
+    script.write_text(PORTED)
+    port = free_port()
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, str(script), "streamable-http", str(port),
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        assert proc.stderr is not None
+        line = await asyncio.wait_for(proc.stderr.readline(), 30)
+        assert f"http://127.0.0.1:{port}/mcp" in line.decode()
+        async with ferromcp.Client.http(f"http://127.0.0.1:{port}/mcp") as c:
+            await exercise(c)
+    finally:
+        proc.terminate()
+        await proc.wait()
+
+
+def test_constructor_and_run_arguments() -> None:
+    assert FastMCP is MCPServer
+    s = MCPServer("x", debug=True, log_level="DEBUG", host="0.0.0.0", port=9, stateless_http=True)
+    assert s._http_options({"port": 10, "json_response": True}) == {
+        "host": "0.0.0.0",
+        "port": 10,
+        "stateless": True,
+        "json_response": True,
+    }
+    with pytest.raises(TypeError, match="auth"):
+        MCPServer("x", auth=object())
+    with pytest.raises(TypeError, match="event_store"):
+        s.run("streamable-http", event_store=object())
+    with pytest.raises(ValueError, match="Unknown transport"):
+        s.run("carrier-pigeon")
+    with pytest.raises(NotImplementedError, match="serve_http"):
+        s.streamable_http_app()
