@@ -10,7 +10,7 @@ from pathlib import Path
 
 import ferromcp
 import pytest
-from ferromcp import FastMCP, MCPServer
+from ferromcp import Context, FastMCP, MCPServer
 
 # The same server the official SDK 1.x documents, with only the imports changed.
 PORTED = textwrap.dedent(
@@ -110,3 +110,51 @@ def test_constructor_and_run_arguments() -> None:
         s.run("carrier-pigeon")
     with pytest.raises(NotImplementedError, match="serve_http"):
         s.streamable_http_app()
+
+
+class ServerSession:
+    """Stands in for mcp.server.session.ServerSession in ported annotations."""
+
+
+class AppContext:
+    def __init__(self) -> None:
+        self.db = "db"
+
+
+async def test_fastmcp_context_idioms() -> None:
+    from collections.abc import AsyncIterator
+    from contextlib import asynccontextmanager
+
+    @asynccontextmanager
+    async def lifespan(server: FastMCP) -> AsyncIterator[AppContext]:
+        yield AppContext()
+
+    mcp = FastMCP("idioms", lifespan=lifespan)
+
+    @mcp.resource("config://app", mime_type="application/json")
+    def config() -> dict[str, bool]:
+        return {"debug": True}
+
+    @mcp.resource("logo://png")
+    def logo() -> bytes:
+        return b"\x89PNG"
+
+    @mcp.tool()
+    async def query(ctx: Context[ServerSession, AppContext]) -> list[str]:
+        app = ctx.request_context.lifespan_context
+        (cfg,) = await ctx.read_resource("config://app")
+        (png,) = await ctx.read_resource("logo://png")
+        assert ctx.fastmcp is mcp
+        assert isinstance(png.content, bytes)
+        return [app.db, str(cfg.content), str(cfg.mime_type), png.content.hex()]
+
+    async with ferromcp.Client.memory(mcp) as c:
+        (tool,) = await c.list_all_tools()
+        assert tool.input_schema["properties"] == {}  # the context is not an argument
+        r = await c.call_tool("query")
+        assert r.data == ["db", '{"debug": true}', "application/json", "89504e47"]
+        res = await c.read_resource("logo://png")
+        assert res.contents[0].content == b"\x89PNG"
+
+    with pytest.raises(NotImplementedError, match="serve_http"):
+        mcp.custom_route("/health", methods=["GET"])

@@ -434,3 +434,21 @@ async def test_unhashable_annotations() -> None:
     async with ferromcp.Client.memory(server) as c:
         r = await c.call_tool("f", {"x": 1})
         assert r["structuredContent"] == {"result": 2}
+
+
+async def test_one_unresolvable_annotation_does_not_hide_the_others() -> None:
+    class Local:  # not resolvable from the module's globals (string annotations)
+        pass
+
+    server = Server("t")
+
+    @server.tool()
+    def f(x: dt.date, ctx: Context) -> Local:
+        return f"{x.year} {ctx.request_id is not None}"  # type: ignore[return-value]
+
+    async with ferromcp.Client.memory(server) as c:
+        (tool,) = await c.list_all_tools()
+        assert list(tool["inputSchema"]["properties"]) == ["x"]
+        assert "outputSchema" not in tool
+        r = await c.call_tool("f", {"x": "2021-01-01"})
+        assert r["content"][0]["text"] == "2021 True"

@@ -28,7 +28,13 @@ from .errors import (
     TransportError,
     UnsupportedProtocolVersion,
 )
-from .results import CallToolResult, GetPromptResult, ReadResourceResult, Tool
+from .results import (
+    CallToolResult,
+    GetPromptResult,
+    ReadResourceResult,
+    ResourceContents,
+    Tool,
+)
 from .schema import schema_for
 from .server import Context, ElicitResult, HttpServer, RequestContext, Server
 
@@ -76,6 +82,7 @@ __all__ = [
     "RequestCancelled",
     "RequestContext",
     "RequestTimeout",
+    "ResourceContents",
     "ResourceNotFound",
     "Server",
     "Tool",

@@ -112,6 +112,13 @@ class MCPServer(Server):
         """As :meth:`run_streamable_http_async` (the server also serves the SSE endpoints)."""
         await self.run_streamable_http_async()
 
+    def custom_route(self, path: str, methods: list[str], **_: Any) -> Any:
+        raise NotImplementedError(
+            f"custom_route({path!r}): the Rust HTTP server serves MCP only; serve custom routes "
+            "from your own ASGI app and run `await server.serve_http(...)` in its lifespan "
+            "(see the README)"
+        )
+
     def streamable_http_app(self) -> Any:
         raise NotImplementedError(
             "ferromcp serves HTTP from its Rust engine, not as an ASGI app: start "

@@ -86,13 +86,35 @@ class Tool(dict[str, Any]):
         return a if isinstance(a, dict) else {}
 
 
+class ResourceContents(dict[str, Any]):
+    """One item of a ``resources/read`` result (``uri``, ``mimeType``, ``text`` or ``blob``)."""
+
+    @property
+    def uri(self) -> str:
+        return str(self.get("uri", ""))
+
+    @property
+    def mime_type(self) -> str | None:
+        m = self.get("mimeType")
+        return m if isinstance(m, str) else None
+
+    @property
+    def content(self) -> str | bytes:
+        """The text, or the blob's bytes (FastMCP's ``ReadResourceContents.content``)."""
+        if "blob" in self:
+            import base64
+
+            return base64.b64decode(self["blob"])
+        return str(self.get("text", ""))
+
+
 class ReadResourceResult(dict[str, Any]):
     """A ``resources/read`` result."""
 
     @property
-    def contents(self) -> list[dict[str, Any]]:
+    def contents(self) -> list[ResourceContents]:
         """The contents items (``uri``, ``mimeType``, ``text`` or ``blob``)."""
-        return _list(self.get("contents"))
+        return [ResourceContents(c) for c in _list(self.get("contents"))]
 
     @property
     def text(self) -> str:

@@ -18,16 +18,29 @@ from .schema import inline_refs, schema_for, to_jsonable
 # (only when an async handler or HTTP needs the event loop), inspect (only for callables that
 # are not plain functions), json, base64, signal.
 
+if typing.TYPE_CHECKING:
+    from .results import ResourceContents
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 class Context:
     """What a handler can do besides computing its result. Declare a parameter annotated
-    ``Context`` to receive it."""
+    ``Context`` to receive it (``Context[ServerSession, AppState]``, the official SDK's
+    spelling, is accepted too and means the same)."""
 
     def __init__(self, native: _native.NativeContext, server: Server | None = None) -> None:
         self._native = native
         self._server = server
+
+    def __class_getitem__(cls, params: Any) -> type[Context]:
+        # FastMCP code annotates ``ctx: Context[ServerSession, AppContext]``.
+        return cls
+
+    @property
+    def fastmcp(self) -> Server | None:
+        """The server (FastMCP's name for :attr:`server`)."""
+        return self._server
 
     @property
     def server(self) -> Server | None:
@@ -186,13 +199,16 @@ class Context:
         result: dict[str, Any] = await self.request("sampling/createMessage", params)
         return result
 
-    async def read_resource(self, uri: str) -> list[dict[str, Any]]:
+    async def read_resource(self, uri: str) -> list[ResourceContents]:
         """Reads one of this server's resources (static or through a template) and returns its
-        ``contents`` list (dicts with ``uri``, ``mimeType`` and ``text`` or ``blob``). Unknown
-        URIs raise ``ResourceNotFound``."""
+        ``contents`` list: dicts with ``uri``, ``mimeType`` and ``text`` or ``blob``, which also
+        have FastMCP's ``.content`` (text, or the blob's bytes) and ``.mime_type``. Unknown URIs
+        raise ``ResourceNotFound``."""
         if self._server is None:
             raise RuntimeError("read_resource needs a server context")
-        return await self._server._read_own_resource(uri)
+        from .results import ResourceContents
+
+        return [ResourceContents(c) for c in await self._server._read_own_resource(uri)]
 
     async def notify(self, method: str, params: Any = None) -> None:
         """Sends a notification to the client of this request."""
@@ -386,8 +402,19 @@ def _context_param(sig: _Sig, hints: dict[str, Any]) -> str | None:
 def _hints(fn: Callable[..., Any]) -> dict[str, Any]:
     try:
         return typing.get_type_hints(fn, include_extras=True)
-    except Exception:  # noqa: BLE001 - unresolved forward refs: fall back to raw annotations
-        return dict(getattr(fn, "__annotations__", {}))
+    except Exception:  # noqa: BLE001 - some forward reference does not resolve
+        # Resolve the annotations one by one, so that one unresolvable name (a class local to
+        # a function, under `from __future__ import annotations`) does not hide the others.
+        globalns = getattr(fn, "__globals__", {})
+        out: dict[str, Any] = {}
+        for name, ann in dict(getattr(fn, "__annotations__", {})).items():
+            if isinstance(ann, str):
+                try:
+                    ann = eval(ann, globalns)  # noqa: S307 - what get_type_hints does
+                except Exception:  # noqa: BLE001 - left as the string
+                    pass
+            out[name] = ann
+        return out
 
 
 def _params(
