@@ -79,12 +79,13 @@ def test_list_over_stdio(server_py: str) -> None:
 def test_call_with_arguments_and_progress(server_py: str) -> None:
     r = cli("call", "add", "a=40", "--", server_py)
     assert r.returncode == 0, r.stderr
-    assert json.loads(r.stdout) == {"result": 42}
+    assert r.stdout == "42\n"  # a wrapped {"result": ...} prints as its text
     r = cli("call", "add", "--json", '{"a": 1, "b": 1}', "--raw", "--", server_py)
     assert json.loads(r.stdout)["structuredContent"] == {"result": 2}
     r = cli("call", "slow", "steps=3", "--", server_py)
     assert r.returncode == 0, r.stderr
     assert "progress 3/3 step 3" in r.stderr
+    assert r.stdout == "done\n"
     r = cli("call", "fail", "--", server_py)
     assert r.returncode == 1
     assert "RuntimeError: nope" in r.stdout
@@ -114,7 +115,7 @@ async def test_over_http() -> None:
         )
         out, err = await asyncio.wait_for(proc.communicate(), 60)
         assert proc.returncode == 0, err
-        assert json.loads(out) == {"result": "ada"}
+        assert out == b"ada\n"
         proc = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "ferromcp", "list", http.url,
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
@@ -122,3 +123,18 @@ async def test_over_http() -> None:
         out, err = await asyncio.wait_for(proc.communicate(), 60)
         assert proc.returncode == 0, err
         assert out.decode().startswith("who()")
+
+
+def test_object_results_print_as_json(tmp_path: Path) -> None:
+    path = tmp_path / "obj.py"
+    path.write_text(
+        "from ferromcp import Server\n"
+        "s = Server('o')\n"
+        "@s.tool\n"
+        "def point(x: int) -> dict:\n"
+        "    return {'x': x, 'y': 0}\n"
+        "s.run()\n"
+    )
+    r = cli("call", "point", "x=3", "--", str(path))
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout) == {"x": 3, "y": 0}

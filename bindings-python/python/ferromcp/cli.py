@@ -97,6 +97,8 @@ def _print_tools(tools: list[dict[str, Any]]) -> None:
 
 def _print_result(result: dict[str, Any]) -> None:
     structured = result.get("structuredContent")
+    if isinstance(structured, dict) and structured.keys() == {"result"}:
+        structured = None  # a wrapped value: its text block says it
     for block in result.get("content") or []:
         kind = block.get("type")
         if kind == "text":
