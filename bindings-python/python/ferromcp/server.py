@@ -16,7 +16,8 @@ from .schema import inline_refs, schema_for, to_jsonable
 
 # Imported lazily (cold start: `python server.py` should answer `initialize` quickly): asyncio
 # (only when an async handler or HTTP needs the event loop), inspect (only for callables that
-# are not plain functions), json, base64, signal.
+# are not plain functions), json, base64, signal, logging (on a handler's failure), pydantic
+# (only for signatures beyond str/int/float/bool: see _func), the client (ctx.read_resource).
 
 if typing.TYPE_CHECKING:
     from .results import ResourceContents
