@@ -271,14 +271,15 @@ async fn undeclared_client_capabilities_are_reported() {
     let e = &r.json()["error"];
     assert_eq!(e["code"], -32021);
     assert_eq!(e["data"]["requiredCapabilities"], json!({ "sampling": {} }));
-    // Declared, it would need a multi round-trip result: refused, never sent as a request.
+    // Declared: an input_required result, never a request of its own on the stream.
     let body = request(
         8,
         "tools/call",
         json!({ "name": "sample", "arguments": {}, "_meta": meta(json!({ "sampling": {} })) }),
     );
     let r = post_modern(&url, &body).await;
-    assert!(answer(&r)["error"]["code"].is_i64(), "{}", r.body);
+    let res = &answer(&r)["result"];
+    assert_eq!(res["resultType"], "input_required", "{}", r.body);
     assert!(r.sse_messages().iter().all(|m| m.get("method").is_none()));
 }
 

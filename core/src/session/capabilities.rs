@@ -117,10 +117,10 @@ pub fn check_outgoing_request(
     }
 }
 
-/// What a server may send its client in the per-request era: no request at all on a request's
-/// stream. A request needing a capability the client did not declare in its `_meta` is
-/// `MissingRequiredClientCapabilityError` (`-32021`); one it declared would need a multi
-/// round-trip (`input_required`) result, which this engine does not produce yet.
+/// What a server may send its client in the per-request era: no request at all. A request
+/// needing a capability the client did not declare in its `_meta` is
+/// `MissingRequiredClientCapabilityError` (`-32021`); one it declared can only be asked through
+/// the request context (`ctx.request`), which turns it into an `input_required` result.
 fn per_request_outgoing(n: &super::Negotiated, method: &str) -> Result<(), McpError> {
     let path: &[&str] = match method {
         "sampling/createMessage" => &["sampling"],
@@ -132,8 +132,8 @@ fn per_request_outgoing(n: &super::Negotiated, method: &str) -> Result<(), McpEr
         return Err(super::per_request::missing_capability(path));
     }
     Err(McpError::internal(format!(
-        "{method}: a server cannot send requests to the client in protocol revision {}, and \
-         multi round-trip (input_required) results are not implemented yet",
+        "{method}: a server sends no requests to the client in protocol revision {}; ask \
+         through the request context (ctx.request), which answers input_required",
         n.version
     ))
     .with_data(serde_json::json!({ "method": method })))

@@ -26,6 +26,8 @@ struct ContextInner {
     progress: Option<ProgressReporter>,
     done: AtomicBool,
     http_headers: Option<HttpHeaders>,
+    /// Per-request era: this round of a multi round-trip request.
+    input: Option<Arc<super::mrtr::InputRound>>,
 }
 
 /// The header fields of the HTTP request a message arrived in, read when asked for: the HTTP
@@ -111,6 +113,7 @@ impl RequestContext {
                 progress,
                 done: AtomicBool::new(false),
                 http_headers: HTTP_HEADERS.try_with(Arc::clone).ok(),
+                input: None,
             }),
         }
     }
@@ -136,8 +139,29 @@ impl RequestContext {
                 }),
                 done: AtomicBool::new(false),
                 http_headers: i.http_headers.clone(),
+                input: i.input.clone(),
             }),
         }
+    }
+
+    /// Attaches the multi round-trip state of a per-request-era request (right after
+    /// construction, before anyone else holds the context).
+    pub(crate) fn set_input_round(&mut self, round: Arc<super::mrtr::InputRound>) {
+        Arc::get_mut(&mut self.inner)
+            .expect("a fresh context has one owner")
+            .input = Some(round);
+    }
+
+    /// Per-request era (2026-07-28): the client's answer to the input request `key` of an
+    /// earlier [`super::input_required`] result, carried by this retry's `inputResponses`.
+    pub fn input_response(&self, key: &str) -> Option<&Value> {
+        self.inner.input.as_ref()?.response(key)
+    }
+
+    /// Per-request era (2026-07-28): the state the handler gave [`super::input_required`] in
+    /// the previous round, verified (the client cannot alter it).
+    pub fn request_state(&self) -> Option<&Value> {
+        self.inner.input.as_ref()?.state()
     }
 
     /// The header fields of the HTTP request this request arrived in (Streamable HTTP and the
@@ -238,7 +262,14 @@ impl RequestContext {
 
     /// Sends a request to the peer while serving this one (e.g. `sampling/createMessage`,
     /// `elicitation/create`, `roots/list`), related to this request.
+    ///
+    /// In the per-request era (2026-07-28) nothing is sent: the request answers
+    /// `input_required` with this one among its input requests, and when the client retries
+    /// with the answer the handler runs again and this call returns it.
     pub async fn request(&self, method: &str, params: Option<Value>) -> Result<Value, McpError> {
+        if let Some(round) = &self.inner.input {
+            return self.input_request(round, method, params);
+        }
         let opts = RequestOptions {
             related: Some(self.inner.id.clone()),
             cancel: Some(self.inner.cancel.clone()),
@@ -254,11 +285,28 @@ impl RequestContext {
         params: Option<Value>,
         mut opts: RequestOptions,
     ) -> Result<Value, McpError> {
+        if let Some(round) = &self.inner.input {
+            return self.input_request(round, method, params);
+        }
         opts.related = Some(self.inner.id.clone());
         if opts.cancel.is_none() {
             opts.cancel = Some(self.inner.cancel.clone());
         }
         self.peer().request(method, params, opts).await
+    }
+
+    fn input_request(
+        &self,
+        round: &super::mrtr::InputRound,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<Value, McpError> {
+        let caps = self
+            .inner
+            .session
+            .negotiated()
+            .map(|n| &n.peer_capabilities);
+        round.request(caps.unwrap_or(&Value::Null), method, params)
     }
 
     /// Closes the transport stream that carries this request's messages (Streamable HTTP with

@@ -48,6 +48,9 @@ pub struct SessionConfig {
     pub supported_versions: Vec<ProtocolVersion>,
     /// How long in-flight handlers may run after the peer hung up, before they are cancelled.
     pub drain_timeout: Duration,
+    /// Keys sealing the `requestState` of multi round-trip requests (2026-07-28). The default
+    /// is one random key of this process; replicas that serve the same clients share a ring.
+    pub request_state_keys: super::KeyRing,
 }
 
 impl Default for SessionConfig {
@@ -63,6 +66,7 @@ impl Default for SessionConfig {
                 .chain(ProtocolVersion::PER_REQUEST)
                 .collect(),
             drain_timeout: Duration::from_secs(5),
+            request_state_keys: super::KeyRing::default(),
         }
     }
 }
@@ -537,25 +541,58 @@ impl Session {
             Ok(token) => token,
             Err(e) => return fail(e),
         };
-        let ctx = RequestContext::new(self.clone(), &req, token);
-        // Per-request era: every result carries `resultType` (and cacheable ones their hints).
-        let shape = per_request.then(|| req.method.clone());
+        let mut ctx = RequestContext::new(self.clone(), &req, token);
+        if !per_request {
+            let fut = self.service.handle_request(req, ctx.clone());
+            return Incoming::Pending(Box::pin(self.clone().serve(
+                id,
+                ctx,
+                move |_| fut,
+                |id, outcome| match outcome {
+                    None => None, // cancelled: no response is sent
+                    Some(Ok(result)) => Some(Message::response(id, result)),
+                    Some(Err(e)) => Some(Message::error(Some(id), e)),
+                },
+            )));
+        }
+        // Per-request era: input from earlier rounds, `input_required` results, and every
+        // result with `resultType` (cacheable ones with their hints).
+        let round = if super::mrtr::allows_input(&req.method) {
+            match super::mrtr::InputRound::read(&req, &self.config.request_state_keys) {
+                Ok(round) => Some(Arc::new(round)),
+                Err(e) => {
+                    self.in_flight.lock().unwrap().remove(&id);
+                    return fail(e);
+                }
+            }
+        } else {
+            None
+        };
+        if let Some(round) = &round {
+            ctx.set_input_round(round.clone());
+        }
+        let method = req.method.clone();
+        let session = self.clone();
         let fut = self.service.handle_request(req, ctx.clone());
         Incoming::Pending(Box::pin(self.clone().serve(
             id,
             ctx,
             move |_| fut,
-            move |id, outcome| match (outcome, shape) {
-                (None, _) => None, // cancelled: no response is sent
-                (Some(Ok(result)), None) => Some(Message::response(id, result)),
-                (Some(Err(e)), None) => Some(Message::error(Some(id), e)),
-                (Some(Ok(mut result)), Some(method)) => {
-                    per_request::shape_result(&method, &mut result);
-                    Some(Message::response(id, result))
-                }
-                (Some(Err(e)), Some(_)) => {
-                    Some(Message::error(Some(id), per_request::shape_error(e)))
-                }
+            move |id, outcome| {
+                let outcome = outcome?; // cancelled: no response is sent
+                let caps = session.negotiated().map(|n| &n.peer_capabilities);
+                let keys = &session.config.request_state_keys;
+                let outcome = match &round {
+                    Some(round) => round.finish(caps.unwrap_or(&Value::Null), keys, outcome),
+                    None => super::mrtr::no_input(outcome),
+                };
+                Some(match outcome {
+                    Ok(mut result) => {
+                        per_request::shape_result(&method, &mut result);
+                        Message::response(id, result)
+                    }
+                    Err(e) => Message::error(Some(id), per_request::shape_error(e)),
+                })
             },
         )))
     }

@@ -1188,7 +1188,13 @@ async fn handle_post_request(app: Arc<App>, req: Req) -> Response {
         Msg(Message),
         Call(RequestId, crate::server::ToolCallParams<'a>),
     }
-    let lane = jsonrpc::parse_request_as::<crate::server::ToolCallParams<'_>>(&body, "tools/call");
+    // Per-request era: a call needs its `inputResponses` and `requestState`, which the lane skips.
+    let lane = match modern {
+        true => None,
+        false => {
+            jsonrpc::parse_request_as::<crate::server::ToolCallParams<'_>>(&body, "tools/call")
+        }
+    };
     let (items, batch) = match lane {
         Some(jsonrpc::Fast::Typed(id, params)) => (vec![Ok(Item::Call(id, params))], false),
         Some(jsonrpc::Fast::Message(m)) => (vec![Ok(Item::Msg(m))], false),

@@ -1,0 +1,218 @@
+//! Multi round-trip requests (2026-07-28): a handler that needs something from the client
+//! (elicitation, sampling, roots) answers with an `input_required` result instead of sending
+//! a request, and the client retries with `inputResponses` and the sealed `requestState`.
+//!
+//! Two ways for a handler, both era-aware through the [`super::RequestContext`]:
+//! - explicit: return [`input_required`] (named input requests, optional own state), and read
+//!   the answers on the retry with [`super::RequestContext::input_response`] and
+//!   [`super::RequestContext::request_state`];
+//! - unchanged handler code: `ctx.request("elicitation/create", ..)` records an input request
+//!   under a generated key; the request answers `input_required`, and on the retry the handler
+//!   runs again and the same call returns the client's answer (answers of earlier rounds travel
+//!   in `requestState`).
+
+use super::per_request::missing_capability;
+use super::request_state::KeyRing;
+use crate::error::codes;
+use crate::jsonrpc::Request;
+use crate::McpError;
+use serde_json::{json, Map, Value};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// Engine-local code of the error a handler returns to ask for input ([`input_required`]);
+/// never sent: the session turns it into an `input_required` result.
+pub const INPUT_REQUIRED: i32 = -32012;
+
+/// Prefix of the keys of input requests recorded by `ctx.request` (unchanged handler code).
+const AUTO_PREFIX: &str = "ferromcp.";
+
+/// What a handler returns to ask the client for input: `requests` maps keys of the handler's
+/// choosing to `{ "method": ..., "params": ... }` (`elicitation/create`,
+/// `sampling/createMessage`, `roots/list`); `state` comes back, sealed, on the retry
+/// ([`super::RequestContext::request_state`]). Only in the per-request era.
+pub fn input_required(requests: Map<String, Value>, state: Option<Value>) -> McpError {
+    McpError::new(INPUT_REQUIRED, "input required")
+        .with_data(json!({ "inputRequests": requests, "state": state }))
+}
+
+/// Whether requests of `method` may answer `input_required` (the others never do; their
+/// handlers' `ctx.request` fails as it would have without a client to ask).
+pub(crate) fn allows_input(method: &str) -> bool {
+    matches!(method, "tools/call" | "prompts/get" | "resources/read")
+}
+
+/// The answer of a request whose method cannot ask for input: a handler's [`input_required`]
+/// becomes an internal error.
+pub(crate) fn no_input(outcome: Result<Value, McpError>) -> Result<Value, McpError> {
+    match outcome {
+        Err(e) if e.code == INPUT_REQUIRED => Err(McpError::internal(
+            "only tools/call, prompts/get and resources/read may answer input_required",
+        )),
+        other => other,
+    }
+}
+
+/// One round of a per-request-era request: what the client answered, and what the handler
+/// asks for this time.
+#[derive(Debug)]
+pub(crate) struct InputRound {
+    /// What the sealed state is bound to (method and name).
+    binding: String,
+    /// `inputResponses` of this request.
+    responses: Map<String, Value>,
+    /// Answers to generated keys of earlier rounds (from `requestState`).
+    carried: Map<String, Value>,
+    /// The handler's own state (from `requestState`).
+    state: Option<Value>,
+    /// Generated keys handed out so far in this round.
+    next_auto: AtomicUsize,
+    /// Input requests recorded by `ctx.request` this round.
+    pending: Mutex<Map<String, Value>>,
+}
+
+impl InputRound {
+    /// Reads `inputResponses` and opens `requestState` of `req` (`-32602` when either is
+    /// malformed or the state fails its check).
+    pub(crate) fn read(req: &Request, keys: &KeyRing) -> Result<InputRound, McpError> {
+        let params = req.params.as_ref();
+        let name = params
+            .and_then(|p| p.get("name").or_else(|| p.get("uri")))
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let binding = format!("{} {name}", req.method);
+        let responses = match params.and_then(|p| p.get("inputResponses")) {
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(m)) if m.values().all(Value::is_object) => m.clone(),
+            Some(_) => {
+                return Err(McpError::invalid_params(
+                    "inputResponses must be an object of result objects",
+                ))
+            }
+        };
+        let (mut carried, mut state) = (Map::new(), None);
+        match params.and_then(|p| p.get("requestState")) {
+            None | Some(Value::Null) => {}
+            Some(Value::String(token)) => {
+                let opened = keys.open(&binding, token)?;
+                if let Some(Value::Object(m)) = opened.get("auto") {
+                    carried = m.clone();
+                }
+                state = opened.get("user").cloned().filter(|v| !v.is_null());
+            }
+            Some(_) => return Err(McpError::invalid_params("requestState must be a string")),
+        }
+        Ok(InputRound {
+            binding,
+            responses,
+            carried,
+            state,
+            next_auto: AtomicUsize::new(0),
+            pending: Mutex::new(Map::new()),
+        })
+    }
+
+    /// The client's answer to input request `key` in this request.
+    pub(crate) fn response(&self, key: &str) -> Option<&Value> {
+        self.responses.get(key)
+    }
+
+    /// The handler's state from `requestState`.
+    pub(crate) fn state(&self) -> Option<&Value> {
+        self.state.as_ref()
+    }
+
+    /// `ctx.request(method, params)` in the per-request era: the answer when the client gave
+    /// it (this round or an earlier one), else the request is recorded and the call fails (the
+    /// request then answers `input_required`, whatever the handler does with the failure).
+    pub(crate) fn request(
+        &self,
+        peer_caps: &Value,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<Value, McpError> {
+        let key = format!(
+            "{AUTO_PREFIX}{}",
+            self.next_auto.fetch_add(1, Ordering::Relaxed)
+        );
+        if let Some(v) = self.responses.get(&key).or_else(|| self.carried.get(&key)) {
+            return Ok(v.clone());
+        }
+        check_capability(peer_caps, method)?;
+        let mut request = json!({ "method": method });
+        if let Some(p) = params {
+            request["params"] = p;
+        }
+        self.pending.lock().unwrap().insert(key, request);
+        Err(McpError::new(
+            INPUT_REQUIRED,
+            format!("{method}: waiting for the client's answer (input required)"),
+        ))
+    }
+
+    /// The final answer of the request: an `input_required` result when the handler asked for
+    /// input (recorded by `ctx.request` or returned as [`input_required`]), else `outcome`.
+    pub(crate) fn finish(
+        &self,
+        peer_caps: &Value,
+        keys: &KeyRing,
+        outcome: Result<Value, McpError>,
+    ) -> Result<Value, McpError> {
+        let pending = std::mem::take(&mut *self.pending.lock().unwrap());
+        let (requests, user_state) = match outcome {
+            _ if !pending.is_empty() => (pending, None),
+            Err(e) if e.code == INPUT_REQUIRED => {
+                let mut data = e.data.unwrap_or(Value::Null);
+                let requests = match data.get_mut("inputRequests").map(Value::take) {
+                    Some(Value::Object(m)) if !m.is_empty() => m,
+                    _ => {
+                        return Err(McpError::internal(
+                            "input_required needs at least one input request",
+                        ))
+                    }
+                };
+                for r in requests.values() {
+                    let method = r.get("method").and_then(Value::as_str).unwrap_or("");
+                    check_capability(peer_caps, method)?;
+                }
+                (requests, data.get_mut("state").map(Value::take))
+            }
+            other => return other,
+        };
+        // Answers to generated keys go forward, so that the handler's earlier calls return
+        // them again on the next round.
+        let mut auto = self.carried.clone();
+        for (k, v) in &self.responses {
+            if k.starts_with(AUTO_PREFIX) {
+                auto.insert(k.clone(), v.clone());
+            }
+        }
+        let state = json!({ "auto": auto, "user": user_state });
+        Ok(json!({
+            "resultType": "input_required",
+            "inputRequests": requests,
+            "requestState": keys.seal(&self.binding, state),
+        }))
+    }
+}
+
+/// The client capability an input request needs: `-32021` when the client did not declare it,
+/// `-32602` for a method that is not an input request.
+fn check_capability(peer_caps: &Value, method: &str) -> Result<(), McpError> {
+    let cap = match method {
+        "elicitation/create" => "elicitation",
+        "sampling/createMessage" => "sampling",
+        "roots/list" => "roots",
+        _ => {
+            return Err(McpError::new(
+                codes::INVALID_PARAMS,
+                format!("{method} cannot be an input request"),
+            ))
+        }
+    };
+    if super::core::has_capability(peer_caps, &[cap]) {
+        Ok(())
+    } else {
+        Err(missing_capability(&[cap]))
+    }
+}
