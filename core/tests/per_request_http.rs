@@ -241,6 +241,10 @@ async fn results_carry_result_type_and_caching_hints() {
     assert_eq!(res["resultType"], "complete", "{}", r.body);
     assert_eq!(res["content"][0]["text"], "{\"a\":1}");
     assert!(res.get("ttlMs").is_none());
+    assert_eq!(
+        res["_meta"]["io.modelcontextprotocol/serverInfo"],
+        json!({ "name": "modern-test", "version": "2.0" })
+    );
     let r = post_modern(&url, &request(4, "prompts/get", json!({ "name": "hi" }))).await;
     assert_eq!(answer(&r)["result"]["resultType"], "complete", "{}", r.body);
 }

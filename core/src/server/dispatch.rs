@@ -306,7 +306,23 @@ impl Service for Server {
         ctx: RequestContext,
     ) -> BoxFuture<'static, Result<Value, McpError>> {
         let server = self.clone();
-        Box::pin(async move { server.dispatch(request, ctx).await })
+        Box::pin(async move {
+            let per_request = ctx.protocol_version().is_some_and(|v| v.is_per_request());
+            let mut result = server.dispatch(request, ctx).await;
+            // Per-request era: every result names the server in `_meta` (SHOULD).
+            if let (true, Ok(Value::Object(map))) = (per_request, &mut result) {
+                let meta = map.entry("_meta").or_insert_with(|| json!({}));
+                if let Value::Object(meta) = meta {
+                    meta.entry(crate::session::per_request::META_SERVER_INFO)
+                        .or_insert_with(|| Value::Object(server.info()));
+                }
+            }
+            result
+        })
+    }
+
+    fn capabilities(&self, version: ProtocolVersion) -> Option<Arc<Value>> {
+        Some(self.capabilities_shared(version))
     }
 
     fn handle_notification(&self, notification: Notification, _peer: &Peer) {

@@ -259,6 +259,9 @@ async fn poll_once<F: Future>(fut: F) -> Poll<F::Output> {
 /// Handles one frame; an answer that needs handlers to finish is pushed by the caller.
 /// `server` is the session's service when it is a server (its `tools/call` lane).
 fn on_frame(session: &Arc<Session>, server: Option<&Server>, frame: &[u8]) -> FrameOutcome {
+    // Before a handshake the typed lane has nothing to do: a handshake-era call would be refused,
+    // and a per-request-era one needs its `inputResponses` and `requestState`.
+    let server = server.filter(|_| session.state() >= STATE_INITIALIZING);
     if let Some(server) = server {
         match jsonrpc::parse_request_as::<ToolCallParams>(frame, "tools/call") {
             Some(jsonrpc::Fast::Typed(id, params)) => {

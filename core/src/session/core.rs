@@ -238,6 +238,8 @@ pub struct Session {
     pub(crate) subscriptions: Mutex<HashSet<String>>,
     /// The subscription this per-request session carries (`subscriptions/listen`).
     pub(crate) listen: OnceLock<super::listen::Listen>,
+    /// Per-request-era children of a message-stream connection (see `per_request_stream`).
+    pub(crate) children: super::per_request_stream::Children,
     pub(crate) closed: CancellationToken,
     session_id: Option<Arc<str>>,
     serial: u64,
@@ -294,6 +296,7 @@ impl Session {
             log_level: AtomicU8::new(u8::MAX),
             subscriptions: Mutex::new(HashSet::new()),
             listen: OnceLock::new(),
+            children: Mutex::new(HashMap::with_hasher(IdHash::get())),
             closed: CancellationToken::new(),
             session_id,
             serial: NEXT_SERIAL.fetch_add(1, Ordering::Relaxed),
@@ -414,6 +417,7 @@ impl Session {
             token.cancel();
         }
         self.fail_pending("connection closed");
+        self.close_children();
         self.service.on_closed(&self.peer());
         self.outbound.session_closed();
     }
@@ -477,7 +481,9 @@ impl Session {
                 // Late or unknown cancellations are ignored; initialize is never registered.
                 if let Some(token) = self.in_flight.lock().unwrap().get(&id) {
                     token.cancel();
+                    return;
                 }
+                self.cancel_child(&id, n);
             }
             "notifications/progress" => {
                 let Some(params) = n.params else { return };
@@ -527,6 +533,9 @@ impl Session {
                 "{} is a notification and must not carry an id",
                 req.method
             )));
+        }
+        if self.opens_per_request(&req) {
+            return self.serve_in_child(req);
         }
         let per_request = self.is_per_request();
         if per_request && per_request::is_removed(&req.method) {

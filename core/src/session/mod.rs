@@ -21,6 +21,7 @@ mod mrtr;
 mod outbound;
 mod peer;
 pub mod per_request;
+mod per_request_stream;
 mod request_state;
 mod service;
 

@@ -120,6 +120,11 @@ impl Outbound {
         }
     }
 
+    /// Whether this is a queue (a message-stream transport's), not a sink.
+    pub(crate) fn is_queue(&self) -> bool {
+        matches!(self.target, Target::Queue(_))
+    }
+
     /// Tells a sink that its session closed (queues notice by themselves).
     pub(crate) fn session_closed(&self) {
         if let Target::Sink(s) = &self.target {

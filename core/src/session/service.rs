@@ -5,6 +5,7 @@ use crate::jsonrpc::{Notification, Request};
 use crate::McpError;
 use futures_util::future::BoxFuture;
 use serde_json::Value;
+use std::sync::Arc;
 
 /// Answers incoming requests and notifications for one side of a session.
 ///
@@ -21,6 +22,14 @@ pub trait Service: Send + Sync + 'static {
         request: Request,
         ctx: RequestContext,
     ) -> BoxFuture<'static, Result<Value, McpError>>;
+
+    /// The capabilities this side offers a peer speaking `version`, for sessions opened
+    /// without a handshake (the per-request era on a message stream). `None` (the default):
+    /// this side does not serve the per-request era there.
+    fn capabilities(&self, version: crate::protocol::ProtocolVersion) -> Option<Arc<Value>> {
+        let _ = version;
+        None
+    }
 
     /// Handles a notification the session did not consume itself (it consumes
     /// `notifications/cancelled`, `notifications/progress` and `notifications/initialized`).
