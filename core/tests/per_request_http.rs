@@ -26,6 +26,13 @@ fn server() -> Server {
             }),
         )
         .tool_raw(
+            ferromcp::protocol::Tool::new("region").with_input_schema(json!({
+                "type": "object", "properties": {
+                    "region": { "type": "string", "x-mcp-header": "Region" },
+                    "limit": { "type": "integer", "x-mcp-header": "Limit" } } })),
+            tool_fn(|_, _| async move { Ok(ferromcp::protocol::CallToolResult::text("ok")) }),
+        )
+        .tool_raw(
             ferromcp::protocol::Tool::new("log"),
             tool_fn(|_, ctx| async move {
                 ctx.log("info", None, json!("info line")).await?;
@@ -361,6 +368,57 @@ async fn handshake_sessions_keep_their_rules_on_the_same_endpoint() {
     let msgs = r.json();
     assert_eq!(
         msgs["result"]["protocolVersion"], "2025-11-25",
+        "{}",
+        r.body
+    );
+}
+
+#[tokio::test]
+async fn mirrored_tool_parameters_must_match_their_headers() {
+    let (_h, url) = start().await;
+    let body = request(
+        1,
+        "tools/call",
+        json!({ "name": "region", "arguments": { "region": "Hello", "limit": 5 } }),
+    );
+    let base = headers_for(&body);
+    let with = |region: Option<&str>, limit: Option<&str>| {
+        let h = with_header(base.clone(), "mcp-param-region", region);
+        with_header(h, "mcp-param-limit", limit)
+    };
+    for (region, limit, ok) in [
+        (Some("Hello"), Some("5"), true),
+        (Some("=?base64?SGVsbG8=?="), Some("5.0"), true),
+        (None, Some("5"), false),
+        (Some("Hello"), None, false),
+        (Some("Bye"), Some("5"), false),
+        (Some("Hello"), Some("6"), false),
+        (Some("=?base64?SGVsbG8?="), Some("5"), false),
+        (Some("=?base64?SGVs!!!bG8=?="), Some("5"), false),
+    ] {
+        let r = post_with(&url, &with(region, limit), &body).await;
+        if ok {
+            assert_eq!(
+                answer(&r)["result"]["content"][0]["text"],
+                "ok",
+                "{region:?}: {}",
+                r.body
+            );
+        } else {
+            assert_eq!(r.status, 400, "{region:?} {limit:?}: {}", r.body);
+            assert_eq!(r.json()["error"]["code"], -32020);
+        }
+    }
+    // No value in the body: no header expected.
+    let body = request(
+        2,
+        "tools/call",
+        json!({ "name": "region", "arguments": {} }),
+    );
+    let r = post_modern(&url, &body).await;
+    assert_eq!(
+        answer(&r)["result"]["content"][0]["text"],
+        "ok",
         "{}",
         r.body
     );

@@ -228,12 +228,20 @@ impl Server {
             })?),
             None => None,
         };
+        let headers = super::header_params(&tool.input_schema).into();
         Ok(ToolEntry {
             tool,
             handler,
             input,
             output,
+            headers,
         })
+    }
+
+    /// The `x-mcp-header` parameters of tool `name` (`None`: no such tool).
+    pub(crate) fn tool_header_params(&self, name: &str) -> Option<Arc<[super::HeaderParam]>> {
+        let entry = self.inner.tools.read().unwrap().get(name)?;
+        Some(entry.headers.clone())
     }
 
     /// Removes a tool; returns whether it existed.

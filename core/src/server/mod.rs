@@ -7,6 +7,7 @@
 mod api;
 mod dispatch;
 mod handlers;
+mod header_params;
 mod pagination;
 mod registry;
 mod tasks;
@@ -18,6 +19,7 @@ pub use handlers::{
     completion_fn, method_fn, prompt_fn, resource_fn, tool_fn, CompletionFn, MethodFn, PromptFn,
     ReadRequest, ResourceFn, ToolFn,
 };
+pub use header_params::{header_params, HeaderParam};
 pub use pagination::paginate;
 pub use tasks::TaskOptions;
 pub use typed::{schema_of, IntoToolResult, Json, ToolError};

@@ -56,6 +56,8 @@ pub(crate) struct ToolEntry {
     pub handler: ToolFn,
     pub input: Arc<CompiledSchema>,
     pub output: Option<Arc<CompiledSchema>>,
+    /// Its `x-mcp-header` parameters (2026-07-28 Streamable HTTP).
+    pub headers: Arc<[super::HeaderParam]>,
 }
 
 /// A registered static resource.

@@ -36,14 +36,39 @@ pub(super) fn names_meta_version(params: Option<&Value>) -> bool {
     meta_version(params).is_some()
 }
 
-/// Checks one per-request-era request (`method`, its `params._meta` as `meta` and the value its
-/// `Mcp-Name` must mirror as `name`) against the POST's headers, and reads its `_meta`.
+/// Checks one per-request-era request of `server` (`method` with `params`) against the POST's
+/// headers, and reads its `_meta`.
 ///
-/// The protocol version header must equal `_meta`'s version, `Mcp-Method` the method and, for
-/// `tools/call`, `prompts/get` and `resources/read`, `Mcp-Name` the name or URI (decoded when
-/// Base64-encoded): otherwise `HeaderMismatchError` (`-32020`). `_meta` itself is checked by
+/// The protocol version header must equal `_meta`'s version, `Mcp-Method` the method, for
+/// `tools/call`, `prompts/get` and `resources/read` `Mcp-Name` the name or URI (decoded when
+/// Base64-encoded), and the `Mcp-Param-*` headers of a tool's `x-mcp-header` parameters their
+/// arguments: otherwise `HeaderMismatchError` (`-32020`). `_meta` itself is checked by
 /// [`RequestMeta::read`] (`-32602`, `-32022`).
 pub(super) fn check(
+    headers: &Fields,
+    server: &crate::server::Server,
+    method: &str,
+    params: Option<&Value>,
+) -> Result<RequestMeta, McpError> {
+    let name = name_of(method, params);
+    let meta = check_meta(
+        headers,
+        method,
+        name,
+        params.and_then(|p| p.get("_meta")),
+        &server.options().session.supported_versions,
+    )?;
+    if method == "tools/call" {
+        if let Some(tool) = name.and_then(|n| server.tool_header_params(n)) {
+            let arguments = params.and_then(|p| p.get("arguments"));
+            check_param_headers(headers, &tool, arguments)?;
+        }
+    }
+    Ok(meta)
+}
+
+/// [`check`] without the tool parameters.
+fn check_meta(
     headers: &Fields,
     method: &str,
     name: Option<&str>,
@@ -112,7 +137,53 @@ pub fn decode_value(raw: &str) -> Option<String> {
     }
 }
 
-/// Standard Base64 (RFC 4648, padding optional) to bytes; `None` on any other character.
+/// Checks the `Mcp-Param-{Name}` headers of a `tools/call` against its `arguments`: every
+/// parameter with a value must have its header, equal to the value once decoded (numbers
+/// compare as numbers); otherwise `HeaderMismatchError` (`-32020`).
+fn check_param_headers(
+    headers: &Fields,
+    params: &[crate::server::HeaderParam],
+    arguments: Option<&Value>,
+) -> Result<(), McpError> {
+    for p in params {
+        let Some(value) = p.value_in(arguments) else {
+            continue;
+        };
+        let header = format!("mcp-param-{}", p.name.to_ascii_lowercase());
+        let Some(raw) = headers.get(&header) else {
+            return Err(header_mismatch(format!(
+                "the Mcp-Param-{} header is required: the body has a value for it",
+                p.name
+            )));
+        };
+        let Some(got) = visible_str(raw).and_then(decode_value) else {
+            return Err(header_mismatch(format!(
+                "Mcp-Param-{} header value is not valid (characters or Base64)",
+                p.name
+            )));
+        };
+        let same = match value {
+            Value::String(s) => *s == got,
+            Value::Bool(b) => got == if *b { "true" } else { "false" },
+            Value::Number(n) => got
+                .parse::<f64>()
+                .ok()
+                .zip(n.as_f64())
+                .is_some_and(|(a, b)| a == b),
+            _ => false,
+        };
+        if !same {
+            return Err(header_mismatch(format!(
+                "Mcp-Param-{} header value {got:?} does not match body value {value}",
+                p.name
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Standard Base64 (RFC 4648, with its padding) to bytes; `None` on any other character or a
+/// wrong length or padding.
 fn base64_decode(s: &str) -> Option<Vec<u8>> {
     fn sextet(c: u8) -> Option<u32> {
         Some(match c {
@@ -124,7 +195,14 @@ fn base64_decode(s: &str) -> Option<Vec<u8>> {
             _ => return None,
         } as u32)
     }
-    let s = s.trim_end_matches('=').as_bytes();
+    if s.len() % 4 != 0 {
+        return None;
+    }
+    let trimmed = s.trim_end_matches('=');
+    if s.len() - trimmed.len() > 2 {
+        return None;
+    }
+    let s = trimmed.as_bytes();
     if s.len() % 4 == 1 {
         return None;
     }
@@ -142,7 +220,7 @@ fn base64_decode(s: &str) -> Option<Vec<u8>> {
 
 /// The value a request's `Mcp-Name` must mirror: `params.name` (tools, prompts) or
 /// `params.uri` (resources).
-pub(super) fn name_of<'a>(method: &str, params: Option<&'a Value>) -> Option<&'a str> {
+fn name_of<'a>(method: &str, params: Option<&'a Value>) -> Option<&'a str> {
     let key = match method {
         "tools/call" | "prompts/get" => "name",
         "resources/read" => "uri",
@@ -186,6 +264,16 @@ mod tests {
             Some("Hello, 世界")
         );
         assert_eq!(decode_value("=?base64?****?="), None);
+        // Padding is required; text without the whole sentinel is literal.
+        assert_eq!(decode_value("=?base64?SGVsbG8?="), None);
+        assert_eq!(
+            decode_value("=?base64?SGVsbG8=?=").as_deref(),
+            Some("Hello")
+        );
+        assert_eq!(
+            decode_value("=?base64?SGVsbG8=").as_deref(),
+            Some("=?base64?SGVsbG8=")
+        );
     }
 
     #[test]

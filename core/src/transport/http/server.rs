@@ -1224,22 +1224,17 @@ async fn handle_post_request(app: Arc<App>, req: Req) -> Response {
                 ),
             );
         }
-        let request = match items.as_slice() {
-            [Ok(Item::Msg(Message::Request(r)))] => Some((
-                &r.id,
-                r.method.as_str(),
-                per_request::name_of(&r.method, r.params.as_ref()),
-                r.params.as_ref().and_then(|p| p.get("_meta")),
-            )),
-            [Ok(Item::Call(id, p))] => Some((id, "tools/call", Some(&*p.name), p.meta.as_ref())),
-            _ => None, // a notification or a response: accepted, nothing to serve
-        };
-        let Some((id, method, name, meta)) = request else {
+        // The typed lane is off in this era: a request is a message.
+        let [Ok(Item::Msg(Message::Request(r)))] = items.as_slice() else {
+            // A notification or a response: accepted, nothing to serve.
             return status_only(StatusCode::ACCEPTED);
         };
-        let supported = &app.server.options().session.supported_versions;
-        let checked = per_request::check(headers, method, name, meta, supported);
-        let meta_read = match checked {
+        let (id, method, meta) = (
+            &r.id,
+            r.method.as_str(),
+            r.params.as_ref().and_then(|p| p.get("_meta")),
+        );
+        let meta_read = match per_request::check(headers, &app.server, method, r.params.as_ref()) {
             Ok(m) => m,
             Err(e) => return rpc_error(StatusCode::BAD_REQUEST, Some(id.clone()), e),
         };
