@@ -130,6 +130,17 @@ fn add_diagnostic_tools(b: ferromcp::server::ServerBuilder) -> ferromcp::server:
         )
         .tool_raw(
             tool(
+                "test_header_param",
+                "Echoes its region, which clients mirror into the Mcp-Param-Region header",
+                json!({ "type": "object", "properties": {
+                    "region": { "type": "string", "x-mcp-header": "Region" } } }),
+            ),
+            tool_fn(
+                |args, _| async move { text_result(format!("region: {}", arg(&args, "region"))) },
+            ),
+        )
+        .tool_raw(
+            tool(
                 "test_logging_tool",
                 "Sends a log message (only delivered when the request asked for a log level)",
                 no_args(),
@@ -586,9 +597,19 @@ fn add_tools(b: ferromcp::server::ServerBuilder) -> ferromcp::server::ServerBuil
             json!({
                 "$schema": "https://json-schema.org/draft/2020-12/schema",
                 "type": "object",
-                "$defs": { "address": { "type": "object", "properties": {
+                "$defs": { "address": { "$anchor": "addressDef", "type": "object", "properties": {
                     "street": { "type": "string" }, "city": { "type": "string" } } } },
-                "properties": { "name": { "type": "string" }, "address": { "$ref": "#/$defs/address" } },
+                "properties": {
+                    "name": { "type": "string" },
+                    "address": { "$ref": "#/$defs/address" },
+                    "contactMethod": { "type": "string", "enum": ["phone", "email"] },
+                    "phone": { "type": "string" },
+                    "email": { "type": "string" }
+                },
+                "allOf": [{ "anyOf": [{ "required": ["phone"] }, { "required": ["email"] }] }],
+                "if": { "properties": { "contactMethod": { "const": "phone" } }, "required": ["contactMethod"] },
+                "then": { "required": ["phone"] },
+                "else": { "required": ["email"] },
                 "additionalProperties": false
             }),
         ),
