@@ -70,7 +70,10 @@ async fn open(url: &str, body: &Value) -> (u16, Stream) {
         b = b.header(k, v);
     }
     let req = b.body(Full::new(Bytes::from(body.to_string()))).unwrap();
-    let r = common_http::client().request(req).await.unwrap();
+    let r = tokio::time::timeout(Duration::from_secs(5), common_http::client().request(req))
+        .await
+        .expect("response head within 5 s")
+        .unwrap();
     let status = r.status().as_u16();
     let stream = Stream {
         body: r.into_body(),
@@ -160,4 +163,23 @@ async fn listen_needs_a_filter() {
     let (_, mut s) = open(&url, &body).await;
     let m = s.next().await.expect("an answer");
     assert_eq!(m["error"]["code"], -32602, "{m}");
+}
+
+#[tokio::test]
+async fn listen_streams_even_when_the_server_answers_json() {
+    let opts = HttpServerOptions {
+        json_response: true,
+        ..Default::default()
+    };
+    let h = serve_http(server(), "127.0.0.1:0", opts).await.unwrap();
+    let url = h.url("/mcp");
+    let body = request(
+        2,
+        "subscriptions/listen",
+        json!({ "notifications": { "toolsListChanged": true } }),
+    );
+    let (status, mut s) = open(&url, &body).await;
+    assert_eq!(status, 200);
+    let ack = s.next().await.expect("acknowledgement on a stream");
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
 }

@@ -606,8 +606,8 @@ impl Session {
         )))
     }
 
-    /// Starts `tools/call` request `id` on `server`, which must be this (server) session's
-    /// service, with params read as [`ToolCallParams`]: the admission, cancellation and
+    /// Starts `tools/call` request `id` on `server`, which must be this (handshake-era, server)
+    /// session's service, with params read as [`ToolCallParams`]: the admission, cancellation and
     /// outcomes [`Self::handle_incoming`] gives the same request, in one future and without the
     /// params as a [`Value`]. `answer` turns the outcome (`None`: cancelled) into what the
     /// caller sends; a request refused at once is `Err` with its answer.
@@ -619,6 +619,9 @@ impl Session {
         answer: fn(RequestId, Option<Result<ToolOutput, McpError>>) -> T,
     ) -> Result<BoxFuture<'static, T>, T> {
         debug_assert_eq!(self.role, Role::Server);
+        // The per-request era needs the whole params (`inputResponses`, `requestState`) and
+        // shapes its results: its calls take `handle_incoming`.
+        debug_assert!(!self.is_per_request());
         let token = match self.admit(&id, "tools/call") {
             Ok(token) => token,
             Err(e) => return Err(answer(id, Some(Err(e)))),
@@ -633,22 +636,7 @@ impl Session {
         let (server, name) = (server.clone(), name.into_owned());
         // The call's future is made inside `serve`, so that the boxed future holds it once.
         let call = move |ctx| server.call_tool_fast(name, arguments, task, ctx);
-        if !self.is_per_request() {
-            return Ok(Box::pin(self.clone().serve(id, ctx, call, answer)));
-        }
-        // Per-request era: the result as a value, with `resultType`; renumbered errors.
-        let shaped = move |id, outcome: Option<Result<ToolOutput, McpError>>| {
-            let outcome = outcome.map(|r| match r {
-                Ok(output) => {
-                    let mut v = output.into_value();
-                    per_request::shape_result("tools/call", &mut v);
-                    Ok(ToolOutput::Created(v))
-                }
-                Err(e) => Err(per_request::shape_error(e)),
-            });
-            answer(id, outcome)
-        };
-        Ok(Box::pin(self.clone().serve(id, ctx, call, shaped)))
+        Ok(Box::pin(self.clone().serve(id, ctx, call, answer)))
     }
 
     /// Lets request `id` (of `method`, neither ping nor initialize) in: the session must be

@@ -1212,8 +1212,8 @@ async fn handle_post_request(app: Arc<App>, req: Req) -> Response {
         .iter()
         .any(|m| matches!(m, Ok(Item::Msg(Message::Request(r))) if r.method == "initialize"));
     let mut new_session = false;
-    // Per-request era: whether the request asked for progress or logs (then SSE, else JSON).
-    let mut modern_stream = false;
+    // Per-request era: whether the request asked for progress or logs, or is a subscription.
+    let (mut modern_stream, mut modern_listen) = (false, false);
     let http = if modern {
         if batch {
             return rpc_error(
@@ -1238,7 +1238,8 @@ async fn handle_post_request(app: Arc<App>, req: Req) -> Response {
             Ok(m) => m,
             Err(e) => return rpc_error(StatusCode::BAD_REQUEST, Some(id.clone()), e),
         };
-        modern_stream = method == "subscriptions/listen" || per_request::wants_stream(meta);
+        modern_listen = method == "subscriptions/listen";
+        modern_stream = per_request::wants_stream(meta);
         let h = HttpSession::new(&app, None, None, false);
         let caps = app.server.capabilities_shared(meta_read.version);
         h.session.begin_per_request(meta_read, caps);
@@ -1357,7 +1358,12 @@ async fn handle_post_request(app: Arc<App>, req: Req) -> Response {
         }
         return status_only(StatusCode::ACCEPTED);
     }
-    let json_mode = app.options.json_response || new_session || (modern && !modern_stream);
+    // Per-request era: JSON unless the request asked for progress or logs (the server's JSON
+    // choice still holds then); a subscription is always a stream.
+    let json_mode = match modern {
+        true => !modern_listen && (app.options.json_response || !modern_stream),
+        false => app.options.json_response || new_session,
+    };
     let (tx, rx) = stream_queue(app.options.stream_queue_capacity.max(items.len() + 2));
     let version = header_version
         .or_else(|| http.session.protocol_version())
