@@ -36,6 +36,9 @@ log "uniffi-bindgen-swift"
 cargo build --quiet -p ferromcp-swift-bindgen
 
 lib="$target_dir/$profile/libferromcp_swift"
+# A test build leaves the library in deps/ (cargo copies it up only for `cargo build`); its name
+# there carries no hash, so it is the one the build above just made.
+if [ "$profile" = debug ] && [ -n "${FERROMCP_WORKSPACE_TEST:-}" ]; then lib="$target_dir/debug/deps/libferromcp_swift"; fi
 dylib="$lib.so"; [ "$(uname)" = Darwin ] && dylib="$lib.dylib"
 gen="$(mktemp -d)"
 trap 'rm -rf "$gen"' EXIT
