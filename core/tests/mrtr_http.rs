@@ -5,6 +5,7 @@
 
 mod common_http;
 mod common_modern;
+mod support;
 
 use common_modern::{answer, meta, post_modern, request};
 use ferromcp::protocol::{CallToolResult, Tool};
@@ -46,6 +47,27 @@ fn server() -> Server {
                     Some(_) => Ok(CallToolResult::text("state accepted")),
                     None => Err(input_required(ask("who"), Some(json!({ "n": 1 })))),
                 }
+            }),
+        )
+        .tool_raw(
+            Tool::new("both"),
+            // One handler for both eras: ctx.input, twice in turn.
+            tool_fn(|_, ctx| async move {
+                let first = ctx.input(ask("name")).await?;
+                let mut more = Map::new();
+                more.insert(
+                    "llm".into(),
+                    json!({ "method": "sampling/createMessage",
+                            "params": { "messages": [], "maxTokens": 5 } }),
+                );
+                more.insert("roots".into(), json!({ "method": "roots/list" }));
+                let more = ctx.input(more).await?;
+                Ok(CallToolResult::text(format!(
+                    "{}/{}/{}",
+                    first["name"]["content"]["name"].as_str().unwrap_or("?"),
+                    more["llm"]["content"]["text"].as_str().unwrap_or("?"),
+                    more["roots"]["roots"].as_array().map_or(0, Vec::len)
+                )))
             }),
         )
         .tool_raw(
@@ -195,4 +217,75 @@ async fn input_needs_the_declared_capability() {
             json!({ "elicitation": {} })
         );
     }
+}
+
+const ADA: &str = r#"{ "action": "accept", "content": { "name": "Ada" } }"#;
+const HI: &str = r#"{ "role": "assistant", "content": { "type": "text", "text": "hi" }, "model": "m", "stopReason": "endTurn" }"#;
+const ROOTS: &str = r#"{ "roots": [{ "uri": "file:///r" }] }"#;
+
+#[tokio::test]
+async fn ctx_input_in_the_per_request_era() {
+    let (_h, url) = start().await;
+    let r = post_modern(&url, &call("both", json!({}), all_caps())).await;
+    let res = answer(&r)["result"].clone();
+    assert_eq!(res["resultType"], "input_required", "{}", r.body);
+    assert_eq!(res["inputRequests"].as_object().unwrap().len(), 1);
+    assert!(res["inputRequests"]["name"].is_object());
+
+    let ada: Value = serde_json::from_str(ADA).unwrap();
+    let retry = json!({ "inputResponses": { "name": ada }, "requestState": res["requestState"] });
+    let r = post_modern(&url, &call("both", retry, all_caps())).await;
+    let res = answer(&r)["result"].clone();
+    assert_eq!(res["resultType"], "input_required", "{}", r.body);
+    let mut keys: Vec<&String> = res["inputRequests"].as_object().unwrap().keys().collect();
+    keys.sort();
+    assert_eq!(keys, ["llm", "roots"]);
+
+    // Only this round's answers: the first comes back from requestState.
+    let retry = json!({
+        "inputResponses": {
+            "llm": serde_json::from_str::<Value>(HI).unwrap(),
+            "roots": serde_json::from_str::<Value>(ROOTS).unwrap(),
+        },
+        "requestState": res["requestState"],
+    });
+    let r = post_modern(&url, &call("both", retry, all_caps())).await;
+    assert_eq!(
+        answer(&r)["result"]["content"][0]["text"],
+        "Ada/hi/1",
+        "{}",
+        r.body
+    );
+}
+
+#[tokio::test]
+async fn ctx_input_in_the_handshake_era_asks_the_client() {
+    let mut p = support::RawPeer::start(&server());
+    p.request(
+        json!("init"),
+        "initialize",
+        json!({ "protocolVersion": "2025-11-25", "capabilities": all_caps(),
+                "clientInfo": { "name": "t", "version": "1" } }),
+    )
+    .await;
+    p.send(json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }))
+        .await;
+    p.send(json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                   "params": { "name": "both", "arguments": {} } }))
+        .await;
+    let answers = [
+        ("elicitation/create", ADA),
+        ("sampling/createMessage", HI),
+        ("roots/list", ROOTS),
+    ];
+    for (method, answer) in answers {
+        let m = p.recv().await;
+        assert_eq!(m["method"], method, "{m}");
+        let result: Value = serde_json::from_str(answer).unwrap();
+        p.send(json!({ "jsonrpc": "2.0", "id": m["id"], "result": result }))
+            .await;
+    }
+    let m = p.response(json!(1)).await;
+    assert_eq!(m["result"]["content"][0]["text"], "Ada/hi/1", "{m}");
+    assert!(m["result"].get("resultType").is_none());
 }

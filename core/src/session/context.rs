@@ -295,6 +295,35 @@ impl RequestContext {
         self.peer().request(method, params, opts).await
     }
 
+    /// Asks the client for several things at once: `requests` maps keys of the handler's
+    /// choosing to `{ "method": ..., "params": ... }` (`elicitation/create`,
+    /// `sampling/createMessage`, `roots/list`); the answers come back under the same keys.
+    ///
+    /// Handshake era: each is sent to the client as a request. Per-request era (2026-07-28):
+    /// the request answers `input_required` with those it has no answer for yet; the client
+    /// retries with the answers, the handler runs again, and this call returns them (answers of
+    /// earlier rounds travel in `requestState`, so a handler may call it several times in turn).
+    pub async fn input(
+        &self,
+        requests: Map<String, Value>,
+    ) -> Result<Map<String, Value>, McpError> {
+        if let Some(round) = &self.inner.input {
+            let caps = self
+                .inner
+                .session
+                .negotiated()
+                .map(|n| &n.peer_capabilities);
+            return round.input(caps.unwrap_or(&Value::Null), requests);
+        }
+        let mut answers = Map::new();
+        for (key, request) in requests {
+            let method = request.get("method").and_then(Value::as_str).unwrap_or("");
+            let answer = self.request(method, request.get("params").cloned()).await?;
+            answers.insert(key, answer);
+        }
+        Ok(answers)
+    }
+
     fn input_request(
         &self,
         round: &super::mrtr::InputRound,

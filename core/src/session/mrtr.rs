@@ -150,6 +150,38 @@ impl InputRound {
         ))
     }
 
+    /// `ctx.input(requests)` in the per-request era: the answers when the client gave them all
+    /// (this round or an earlier one), else the missing ones are recorded and the call fails
+    /// (the request then answers `input_required`).
+    pub(crate) fn input(
+        &self,
+        peer_caps: &Value,
+        requests: Map<String, Value>,
+    ) -> Result<Map<String, Value>, McpError> {
+        let mut answers = Map::new();
+        let mut missing = Map::new();
+        for (key, request) in requests {
+            match self.responses.get(&key).or_else(|| self.carried.get(&key)) {
+                Some(v) => {
+                    answers.insert(key, v.clone());
+                }
+                None => {
+                    let method = request.get("method").and_then(Value::as_str).unwrap_or("");
+                    check_capability(peer_caps, method)?;
+                    missing.insert(key, request);
+                }
+            }
+        }
+        if missing.is_empty() {
+            return Ok(answers);
+        }
+        self.pending.lock().unwrap().extend(missing);
+        Err(McpError::new(
+            INPUT_REQUIRED,
+            "waiting for the client's answers (input required)",
+        ))
+    }
+
     /// The final answer of the request: an `input_required` result when the handler asked for
     /// input (recorded by `ctx.request` or returned as [`input_required`]), else `outcome`.
     pub(crate) fn finish(
@@ -179,13 +211,11 @@ impl InputRound {
             }
             other => return other,
         };
-        // Answers to generated keys go forward, so that the handler's earlier calls return
-        // them again on the next round.
+        // Every answer so far goes forward, so that the handler's earlier `ctx.request` and
+        // `ctx.input` calls return them again on the next round.
         let mut auto = self.carried.clone();
         for (k, v) in &self.responses {
-            if k.starts_with(AUTO_PREFIX) {
-                auto.insert(k.clone(), v.clone());
-            }
+            auto.insert(k.clone(), v.clone());
         }
         let state = json!({ "auto": auto, "user": user_state });
         Ok(json!({
