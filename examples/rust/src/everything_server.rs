@@ -189,14 +189,13 @@ fn add_input_required_tools(b: ferromcp::server::ServerBuilder) -> ferromcp::ser
             "Asks for the user's name (input_required), then greets",
             no_args(),
         ),
+        // ctx.input: the same handler asks through input_required (2026-07-28) or by sending
+        // the request (handshake era).
         tool_fn(|_, ctx| async move {
-            match accepted(&ctx, "user_name").and_then(|c| c["name"].as_str().map(str::to_string)) {
-                Some(name) => text_result(format!("Hello, {name}!")),
-                None => Err(input_required(
-                    inputs(vec![("user_name", elicit_input("What is your name?", "name", "string"))]),
-                    None,
-                )),
-            }
+            let ask = inputs(vec![("user_name", elicit_input("What is your name?", "name", "string"))]);
+            let answers = ctx.input(ask).await?;
+            let name = answers["user_name"]["content"]["name"].as_str().unwrap_or("stranger");
+            text_result(format!("Hello, {name}!"))
         }),
     )
     .tool_raw(
@@ -206,16 +205,10 @@ fn add_input_required_tools(b: ferromcp::server::ServerBuilder) -> ferromcp::ser
             no_args(),
         ),
         tool_fn(|_, ctx| async move {
-            match ctx.input_response("capital_question") {
-                Some(r) => text_result(format!(
-                    "LLM response: {}",
-                    r["content"]["text"].as_str().unwrap_or_default()
-                )),
-                None => Err(input_required(
-                    inputs(vec![("capital_question", sampling_input("What is the capital of France?", 100))]),
-                    None,
-                )),
-            }
+            let ask = inputs(vec![("capital_question", sampling_input("What is the capital of France?", 100))]);
+            let answers = ctx.input(ask).await?;
+            let text = answers["capital_question"]["content"]["text"].as_str().unwrap_or_default();
+            text_result(format!("LLM response: {text}"))
         }),
     )
     .tool_raw(
@@ -225,19 +218,13 @@ fn add_input_required_tools(b: ferromcp::server::ServerBuilder) -> ferromcp::ser
             no_args(),
         ),
         tool_fn(|_, ctx| async move {
-            match ctx.input_response("client_roots") {
-                Some(r) => {
-                    let uris: Vec<&str> = r["roots"]
-                        .as_array()
-                        .map(|a| a.iter().filter_map(|x| x["uri"].as_str()).collect())
-                        .unwrap_or_default();
-                    text_result(format!("Client roots: {}", uris.join(", ")))
-                }
-                None => Err(input_required(
-                    inputs(vec![("client_roots", json!({ "method": "roots/list", "params": {} }))]),
-                    None,
-                )),
-            }
+            let ask = inputs(vec![("client_roots", json!({ "method": "roots/list", "params": {} }))]);
+            let answers = ctx.input(ask).await?;
+            let uris: Vec<&str> = answers["client_roots"]["roots"]
+                .as_array()
+                .map(|a| a.iter().filter_map(|x| x["uri"].as_str()).collect())
+                .unwrap_or_default();
+            text_result(format!("Client roots: {}", uris.join(", ")))
         }),
     )
     .tool_raw(
