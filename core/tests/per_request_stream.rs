@@ -215,3 +215,45 @@ async fn an_initialized_connection_keeps_the_handshake_era() {
         .await;
     assert_eq!(error_code(&m), -32601, "{m}");
 }
+
+#[tokio::test]
+async fn requests_in_flight_stay_bounded_without_a_handshake() {
+    // A server whose connections take at most 2 requests at once.
+    let server = Server::builder("bounded", "1.0")
+        .options(|o| o.session.max_in_flight = 2)
+        .tool_raw(
+            Tool::new("wait"),
+            tool_fn(|_, _| async move {
+                tokio::time::sleep(Duration::from_millis(500)).await;
+                Ok(CallToolResult::text("slept"))
+            }),
+        )
+        .build()
+        .unwrap();
+    let mut p = RawPeer::start(&server);
+    for id in [1, 2] {
+        p.send(json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call",
+                       "params": { "name": "wait", "arguments": {}, "_meta": meta(json!({})) } }))
+            .await;
+    }
+    let m = p
+        .request(
+            json!(1),
+            "tools/call",
+            json!({ "name": "wait", "arguments": {}, "_meta": meta(json!({})) }),
+        )
+        .await;
+    assert_eq!(error_code(&m), -32600, "duplicate id: {m}");
+    let m = p
+        .request(
+            json!(3),
+            "tools/call",
+            json!({ "name": "wait", "arguments": {}, "_meta": meta(json!({})) }),
+        )
+        .await;
+    assert_eq!(error_code(&m), -32603, "over the limit: {m}");
+    assert_eq!(
+        p.response(json!(2)).await["result"]["content"][0]["text"],
+        "slept"
+    );
+}

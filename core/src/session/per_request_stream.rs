@@ -48,11 +48,23 @@ impl Session {
             self.outbound.clone(),
             None,
         );
+        {
+            // The connection's limit on requests in flight holds for its children too.
+            let mut children = self.children.lock().unwrap();
+            if children.contains_key(&id) {
+                return fail(McpError::invalid_request(format!(
+                    "duplicate request id {id}: a request with this id is in flight"
+                )));
+            }
+            if children.len() >= self.config.max_in_flight {
+                return fail(McpError::internal(format!(
+                    "server busy: {} requests already in flight",
+                    self.config.max_in_flight
+                )));
+            }
+            children.insert(id.clone(), Arc::downgrade(&child));
+        }
         child.begin_per_request(meta, caps);
-        self.children
-            .lock()
-            .unwrap()
-            .insert(id.clone(), Arc::downgrade(&child));
         let parent = self.clone();
         let done = move |child: &Arc<Session>| {
             parent.children.lock().unwrap().remove(&id);
