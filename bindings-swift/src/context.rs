@@ -5,23 +5,67 @@ use crate::error::{json_text, parse_json, parse_opt_json, FfiError};
 use crate::runtime::run;
 use crate::NameValue;
 use ferromcp::embed::ForeignContext;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use tokio::sync::oneshot;
+
+/// What a server handler call answers: JSON text, or a JSON-RPC error.
+pub(crate) type Answer = Result<String, FfiError>;
 
 /// The context of one request handled in Swift. JSON values are JSON text.
 #[derive(uniffi::Object)]
 pub struct NativeContext {
     ctx: ForeignContext,
+    /// Where a server handler's answer goes ([`Self::answer`], [`Self::fail`]); taken by the
+    /// first of them.
+    reply: Mutex<Option<oneshot::Sender<Answer>>>,
 }
 
 impl NativeContext {
-    /// Wraps an engine context.
+    /// Wraps an engine context (a client handler's: answers are its foreign future's output).
     pub fn new(ctx: ForeignContext) -> Arc<Self> {
-        Arc::new(Self { ctx })
+        Arc::new(Self {
+            ctx,
+            reply: Mutex::new(None),
+        })
+    }
+
+    /// Wraps an engine context for a server handler call, and the receiver of its answer (an
+    /// error when Swift lets the context go without answering).
+    pub(crate) fn answering(ctx: ForeignContext) -> (Arc<Self>, oneshot::Receiver<Answer>) {
+        let (tx, rx) = oneshot::channel();
+        let native = Arc::new(Self {
+            ctx,
+            reply: Mutex::new(Some(tx)),
+        });
+        (native, rx)
+    }
+
+    fn reply(&self, answer: Answer) {
+        let tx = self.reply.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(tx) = tx {
+            // The engine may have dropped the call (cancelled): nobody to tell.
+            let _ = tx.send(answer);
+        }
     }
 }
 
 #[uniffi::export]
 impl NativeContext {
+    /// Answers a server handler call with JSON text (the first answer counts; later ones and
+    /// answers to a cancelled call are dropped).
+    pub fn answer(&self, result: String) {
+        self.reply(Ok(result))
+    }
+
+    /// Answers a server handler call with a JSON-RPC error (`data`: JSON text).
+    pub fn fail(&self, code: i32, message: String, data: Option<String>) {
+        self.reply(Err(FfiError::Mcp {
+            code,
+            message,
+            data,
+        }))
+    }
+
     /// The request id (JSON: a number or a string).
     pub fn request_id(&self) -> String {
         json_text(&self.ctx.request_id())

@@ -2,12 +2,15 @@
 //! their adapters to the engine's `embed::Foreign*Handler` traits.
 //!
 //! Each call hands Swift its JSON input as text and a [`NativeContext`]; Swift answers JSON
-//! text or an [`FfiError`]. The engine drops a handler's future when the request is cancelled
-//! (MCP `notifications/cancelled`, the session closing); UniFFI then cancels the Swift `Task`
-//! running the handler, so `Task.isCancelled` / `Task.checkCancellation()` see it.
+//! text or an [`FfiError`]. Server handlers (tools, resources, prompts, completions) start
+//! synchronously and answer through their context (see [`ToolHandler`]); the client handler is
+//! a UniFFI foreign async trait. The engine drops a handler's future when the request is
+//! cancelled (MCP `notifications/cancelled`, the session closing); the Swift `Task` running the
+//! handler is then cancelled, so `Task.isCancelled` / `Task.checkCancellation()` see it.
 
 use crate::context::NativeContext;
 use crate::error::{json_text, parse_answer, FfiError};
+use crate::runtime::start_inline;
 use ferromcp::embed::{
     ForeignClientHandler, ForeignCompletionHandler, ForeignContext, ForeignPromptHandler,
     ForeignResourceHandler, ForeignToolHandler,
@@ -18,51 +21,71 @@ use serde_json::Value;
 use std::future::Future;
 use std::sync::Arc;
 
+/// How a server handler call crosses into Swift (the four server traits below share it):
+///
+/// 1. When the engine first polls the call, Rust calls the handler's `start` synchronously on
+///    the engine thread, with the input as JSON text and a [`NativeContext`].
+/// 2. With `run_inline` (the engine thread was idle just before: [`crate::runtime::start_inline`]),
+///    Swift starts a `Task` for the closure and runs it on that same thread until it first
+///    suspends (a task executor that drains its jobs inline, then hands later ones to Swift's
+///    global executor): a handler that does not suspend has answered before `start` returns.
+///    Without it (the engine has a backlog), the task starts on Swift's global executor, so
+///    handlers run on another core beside the engine.
+/// 3. Swift answers exactly once through [`NativeContext::answer`] or [`NativeContext::fail`],
+///    from whichever thread the task ends on; that completes the engine's oneshot.
+/// 4. `start` returns 0 when the answer was given before it returned, else a handle to the
+///    running call; the engine passes that handle to `cancel` once, when it is done with the
+///    call (answered, or dropped by MCP cancellation: then Swift cancels the task).
+///
+/// So a call that does not suspend costs no thread hop and no wake-up; UniFFI's foreign async
+/// traits would start the task on Swift's global executor and wake the engine to finish
+/// (bindings-swift/README.md, "What a Swift handler call costs").
+///
 /// Runs a tool: `arguments` is the validated arguments object as JSON text; the answer is JSON
 /// text of any value `embed::shape::tool_result` accepts.
 #[uniffi::export(foreign)]
-#[async_trait::async_trait]
 pub trait ToolHandler: Send + Sync {
-    /// Runs the tool.
-    async fn call(
-        &self,
-        arguments: String,
-        context: Arc<NativeContext>,
-    ) -> Result<String, FfiError>;
+    /// Starts the tool; returns 0 once answered, else a call handle for [`Self::cancel`].
+    fn start(&self, arguments: String, context: Arc<NativeContext>, run_inline: bool) -> u64;
+    /// Ends a running call (see [`ToolHandler`]): cancels its task if it still runs.
+    fn cancel(&self, call: u64);
 }
 
-/// Reads a resource (static, or a template's match with its `variables` as a JSON object).
+/// Reads a resource (static, or a template's match with its `variables` as a JSON object);
+/// answers JSON text `embed::shape::resource_contents` accepts. Called as [`ToolHandler`] is.
 #[uniffi::export(foreign)]
-#[async_trait::async_trait]
 pub trait ResourceHandler: Send + Sync {
-    /// Reads the resource; answers JSON text `embed::shape::resource_contents` accepts.
-    async fn read(
+    /// Starts the read; returns 0 once answered, else a call handle for [`Self::cancel`].
+    fn start(
         &self,
         uri: String,
         variables: String,
         context: Arc<NativeContext>,
-    ) -> Result<String, FfiError>;
+        run_inline: bool,
+    ) -> u64;
+    /// Ends a running call: cancels its task if it still runs.
+    fn cancel(&self, call: u64);
 }
 
-/// Renders a prompt from its arguments (a JSON object of strings).
+/// Renders a prompt from its arguments (a JSON object of strings); answers JSON text
+/// `embed::shape::prompt_result` accepts. Called as [`ToolHandler`] is.
 #[uniffi::export(foreign)]
-#[async_trait::async_trait]
 pub trait PromptHandler: Send + Sync {
-    /// Renders the prompt; answers JSON text `embed::shape::prompt_result` accepts.
-    async fn get(&self, arguments: String, context: Arc<NativeContext>)
-        -> Result<String, FfiError>;
+    /// Starts rendering; returns 0 once answered, else a call handle for [`Self::cancel`].
+    fn start(&self, arguments: String, context: Arc<NativeContext>, run_inline: bool) -> u64;
+    /// Ends a running call: cancels its task if it still runs.
+    fn cancel(&self, call: u64);
 }
 
-/// Completes an argument; `params` is the `completion/complete` params as JSON text.
+/// Completes an argument; `params` is the `completion/complete` params as JSON text; answers
+/// JSON text `embed::shape::completion` accepts (a list of strings, ...). Called as
+/// [`ToolHandler`] is.
 #[uniffi::export(foreign)]
-#[async_trait::async_trait]
 pub trait CompletionHandler: Send + Sync {
-    /// Answers JSON text `embed::shape::completion` accepts (a list of strings, ...).
-    async fn complete(
-        &self,
-        params: String,
-        context: Arc<NativeContext>,
-    ) -> Result<String, FfiError>;
+    /// Starts the completion; returns 0 once answered, else a call handle for [`Self::cancel`].
+    fn start(&self, params: String, context: Arc<NativeContext>, run_inline: bool) -> u64;
+    /// Ends a running call: cancels its task if it still runs.
+    fn cancel(&self, call: u64);
 }
 
 /// What a Swift client answers when its server asks (`sampling/createMessage`,
@@ -89,13 +112,52 @@ pub trait ProgressListener: Send + Sync {
     fn progress(&self, params: String);
 }
 
-/// Awaits a Swift answer and parses it.
+/// Awaits a Swift answer and parses it (the client handler's UniFFI foreign future).
 fn answer(
     fut: impl Future<Output = Result<String, FfiError>> + Send + 'static,
 ) -> BoxFuture<'static, Result<Value, McpError>> {
     Box::pin(async move {
         let text = fut.await.map_err(McpError::from)?;
         parse_answer(&text)
+    })
+}
+
+/// A started Swift call the engine is not done with: ends it (cancelling its task if it still
+/// runs) when dropped, whether answered or dropped by cancellation.
+struct Started<C: FnMut(u64)> {
+    call: u64,
+    cancel: C,
+}
+
+impl<C: FnMut(u64)> Drop for Started<C> {
+    fn drop(&mut self) {
+        if self.call != 0 {
+            (self.cancel)(self.call)
+        }
+    }
+}
+
+/// One server handler call (see [`ToolHandler`]): `start` runs on the first poll, on the
+/// engine thread, and gets the context the answer comes back through; `cancel` ends a call
+/// that was still running when `start` returned.
+fn swift_call(
+    ctx: ForeignContext,
+    start: impl FnOnce(Arc<NativeContext>, bool) -> u64 + Send + 'static,
+    cancel: impl FnMut(u64) + Send + 'static,
+) -> BoxFuture<'static, Result<Value, McpError>> {
+    Box::pin(async move {
+        let (native, answered) = NativeContext::answering(ctx);
+        let _started = Started {
+            call: start(native, start_inline()),
+            cancel,
+        };
+        match answered.await {
+            Ok(Ok(text)) => parse_answer(&text),
+            Ok(Err(e)) => Err(e.into()),
+            Err(_) => Err(McpError::internal(
+                "the Swift handler ended without answering",
+            )),
+        }
     })
 }
 
@@ -108,8 +170,12 @@ impl ForeignToolHandler for SwiftTool {
         arguments: Value,
         ctx: ForeignContext,
     ) -> BoxFuture<'static, Result<Value, McpError>> {
-        let h = self.0.clone();
-        answer(async move { h.call(json_text(&arguments), NativeContext::new(ctx)).await })
+        let (h, c) = (self.0.clone(), self.0.clone());
+        swift_call(
+            ctx,
+            move |native, inline| h.start(json_text(&arguments), native, inline),
+            move |call| c.cancel(call),
+        )
     }
 }
 
@@ -123,11 +189,12 @@ impl ForeignResourceHandler for SwiftResource {
         variables: Value,
         ctx: ForeignContext,
     ) -> BoxFuture<'static, Result<Value, McpError>> {
-        let h = self.0.clone();
-        answer(async move {
-            h.read(uri, json_text(&variables), NativeContext::new(ctx))
-                .await
-        })
+        let (h, c) = (self.0.clone(), self.0.clone());
+        swift_call(
+            ctx,
+            move |native, inline| h.start(uri, json_text(&variables), native, inline),
+            move |call| c.cancel(call),
+        )
     }
 }
 
@@ -140,8 +207,12 @@ impl ForeignPromptHandler for SwiftPrompt {
         arguments: Value,
         ctx: ForeignContext,
     ) -> BoxFuture<'static, Result<Value, McpError>> {
-        let h = self.0.clone();
-        answer(async move { h.get(json_text(&arguments), NativeContext::new(ctx)).await })
+        let (h, c) = (self.0.clone(), self.0.clone());
+        swift_call(
+            ctx,
+            move |native, inline| h.start(json_text(&arguments), native, inline),
+            move |call| c.cancel(call),
+        )
     }
 }
 
@@ -154,11 +225,12 @@ impl ForeignCompletionHandler for SwiftCompletion {
         params: Value,
         ctx: ForeignContext,
     ) -> BoxFuture<'static, Result<Value, McpError>> {
-        let h = self.0.clone();
-        answer(async move {
-            h.complete(json_text(&params), NativeContext::new(ctx))
-                .await
-        })
+        let (h, c) = (self.0.clone(), self.0.clone());
+        swift_call(
+            ctx,
+            move |native, inline| h.start(json_text(&params), native, inline),
+            move |call| c.cancel(call),
+        )
     }
 }
 

@@ -3,14 +3,51 @@
 //! Swift polls the futures of exported `async` functions from its own executor threads, where
 //! there is no tokio context. So every engine call that needs tokio (I/O, timers, spawned
 //! tasks) runs as a task on this runtime, and Swift awaits its `JoinHandle`, which any executor
-//! can poll. One worker thread by default: a Swift handler call already crosses threads twice,
-//! and extra workers add cross-thread wake-ups that cost more than the engine's work per call.
-//! `FERROMCP_SWIFT_WORKERS=N` picks another count.
+//! can poll. One thread by default, a current-thread runtime driven by a thread of its own
+//! ("ferromcp-worker"): Swift handlers run on it until they first suspend (see `handler`), and
+//! a current-thread runtime has no cross-worker wake-ups (the choice and A/B figures of
+//! bench/servers' Rust echo server, whose HTTP runs the same way).
+//! `FERROMCP_SWIFT_WORKERS=N` (N > 1) makes a multi-thread runtime with N workers instead.
 
 use ferromcp::McpError;
+use std::cell::Cell;
 use std::future::Future;
 use std::sync::OnceLock;
 use tokio::runtime::Runtime;
+
+thread_local! {
+    /// Swift handler calls this engine thread started since it last went idle (parked).
+    static STARTED_SINCE_IDLE: Cell<u32> = const { Cell::new(0) };
+}
+
+/// How many handler calls an engine thread runs inline (on itself) between two idle moments:
+/// `FERROMCP_SWIFT_INLINE=N`, default 2. 0: never (every call starts on Swift's executor).
+fn inline_burst() -> u32 {
+    static N: OnceLock<u32> = OnceLock::new();
+    *N.get_or_init(|| {
+        std::env::var("FERROMCP_SWIFT_INLINE")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(2)
+    })
+}
+
+/// Whether the Swift handler call about to start should run inline, on this engine thread,
+/// until it first suspends. Yes for the first calls after the thread was idle: a lone call
+/// then costs no thread hop. Calls beyond that burst arrive while the engine has a backlog
+/// (pipelined requests, many clients): those start on Swift's global executor, so the
+/// handlers run beside the engine on another core instead of queueing on its thread.
+pub(crate) fn start_inline() -> bool {
+    STARTED_SINCE_IDLE.with(|n| {
+        let started = n.get();
+        n.set(started.saturating_add(1));
+        started < inline_burst()
+    })
+}
+
+fn went_idle() {
+    STARTED_SINCE_IDLE.with(|n| n.set(0));
+}
 
 fn runtime() -> &'static Runtime {
     static RT: OnceLock<Runtime> = OnceLock::new();
@@ -20,12 +57,26 @@ fn runtime() -> &'static Runtime {
             .and_then(|v| v.parse::<usize>().ok())
             .filter(|&n| n > 0)
             .unwrap_or(1);
-        tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(workers)
-            .thread_name("ferromcp-worker")
+        if workers > 1 {
+            return tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(workers)
+                .thread_name("ferromcp-worker")
+                .on_thread_park(went_idle)
+                .enable_all()
+                .build()
+                .expect("the tokio runtime starts");
+        }
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .on_thread_park(went_idle)
             .enable_all()
             .build()
-            .expect("the tokio runtime starts")
+            .expect("the tokio runtime starts");
+        // The thread that runs every task spawned onto it, for the life of the process.
+        std::thread::Builder::new()
+            .name("ferromcp-worker".into())
+            .spawn(|| runtime().block_on(std::future::pending::<()>()))
+            .expect("the engine thread starts");
+        rt
     })
 }
 

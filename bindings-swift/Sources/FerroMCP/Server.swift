@@ -19,7 +19,10 @@ import Foundation
 /// ```
 ///
 /// Handlers are `@Sendable` closures, run concurrently, each in its own task; `RequestContext`
-/// describes the request. A tool that throws answers an `isError` result with the error's
+/// describes the request. A handler's task starts on the engine's thread and runs there until
+/// it first suspends (an `await` that waits), then continues on Swift's global executor: a
+/// handler that answers without waiting costs no thread hop. Long synchronous work holds up
+/// the engine meanwhile; run it elsewhere (`await Task.detached { ... }.value`). A tool that throws answers an `isError` result with the error's
 /// message (the model sees it), except `McpError` with code `urlElicitationRequired`, which is
 /// that JSON-RPC error. A resource, prompt or completion handler that throws `McpError` answers
 /// that JSON-RPC error; any other error answers an internal error with its description.

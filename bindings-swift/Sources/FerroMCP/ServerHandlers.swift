@@ -1,8 +1,9 @@
 // ServerHandlers: the classes the engine calls for a Server's tools, resources, prompts and
 // completions (implementations of the generated ToolHandler / ResourceHandler / PromptHandler /
 // CompletionHandler protocols). Each turns the JSON text it is handed into Values and a
-// RequestContext, runs the Swift closure, hands back plain JSON for the engine to shape, and
-// maps what the closure throws onto the error rules of the facade.
+// RequestContext, runs the Swift closure (in a task started by HandlerCalls), hands back plain
+// JSON for the engine to shape, and maps what the closure throws onto the error rules of the
+// facade.
 
 import FerroMCPNative
 import Foundation
@@ -24,14 +25,18 @@ final class ToolAdapter: ToolHandler {
         self.body = body
     }
 
-    func call(arguments: String, context: NativeContext) async throws -> String {
-        do {
-            return try await body(arguments, RequestContext(context)).jsonText
-        } catch {
-            if let failure = protocolFailure(error, inTool: true) { throw failure }
-            return ToolResult.error(errorText(error)).value.jsonText
+    func start(arguments: String, context: NativeContext, runInline inline: Bool) -> UInt64 {
+        HandlerCalls.start(context, inline: inline) { [body] in
+            do {
+                return try await body(arguments, RequestContext(context)).jsonText
+            } catch {
+                if let failure = protocolFailure(error, inTool: true) { throw failure }
+                return ToolResult.error(errorText(error)).value.jsonText
+            }
         }
     }
+
+    func cancel(call: UInt64) { HandlerCalls.end(call) }
 }
 
 /// Runs a resource closure (a static resource: `variables` is empty).
@@ -42,14 +47,18 @@ final class ResourceAdapter: ResourceHandler {
         self.body = body
     }
 
-    func read(uri: String, variables: String, context: NativeContext) async throws -> String {
-        do {
-            let vars = (try Value(json: variables).objectValue ?? [:]).compactMapValues(\.stringValue)
-            return try await body(uri, vars, RequestContext(context)).value.jsonText
-        } catch {
-            throw handlerFailure(error)
+    func start(uri: String, variables: String, context: NativeContext, runInline inline: Bool) -> UInt64 {
+        HandlerCalls.start(context, inline: inline) { [body] in
+            do {
+                let vars = (try Value(json: variables).objectValue ?? [:]).compactMapValues(\.stringValue)
+                return try await body(uri, vars, RequestContext(context)).value.jsonText
+            } catch {
+                throw handlerFailure(error)
+            }
         }
     }
+
+    func cancel(call: UInt64) { HandlerCalls.end(call) }
 }
 
 /// Runs a prompt closure.
@@ -60,14 +69,18 @@ final class PromptAdapter: PromptHandler {
         self.body = body
     }
 
-    func get(arguments: String, context: NativeContext) async throws -> String {
-        do {
-            let args = (try Value(json: arguments).objectValue ?? [:]).compactMapValues(\.stringValue)
-            return try await body(args, RequestContext(context)).value.jsonText
-        } catch {
-            throw handlerFailure(error)
+    func start(arguments: String, context: NativeContext, runInline inline: Bool) -> UInt64 {
+        HandlerCalls.start(context, inline: inline) { [body] in
+            do {
+                let args = (try Value(json: arguments).objectValue ?? [:]).compactMapValues(\.stringValue)
+                return try await body(args, RequestContext(context)).value.jsonText
+            } catch {
+                throw handlerFailure(error)
+            }
         }
     }
+
+    func cancel(call: UInt64) { HandlerCalls.end(call) }
 }
 
 /// Runs a completion closure.
@@ -78,15 +91,19 @@ final class CompletionAdapter: CompletionHandler {
         self.body = body
     }
 
-    func complete(params: String, context: NativeContext) async throws -> String {
-        do {
-            let request = CompletionRequest(try Value(json: params))
-            let values = try await body(request, RequestContext(context))
-            return Value.array(values.map(Value.string)).jsonText
-        } catch {
-            throw handlerFailure(error)
+    func start(params: String, context: NativeContext, runInline inline: Bool) -> UInt64 {
+        HandlerCalls.start(context, inline: inline) { [body] in
+            do {
+                let request = CompletionRequest(try Value(json: params))
+                let values = try await body(request, RequestContext(context))
+                return Value.array(values.map(Value.string)).jsonText
+            } catch {
+                throw handlerFailure(error)
+            }
         }
     }
+
+    func cancel(call: UInt64) { HandlerCalls.end(call) }
 }
 
 /// The JSON-RPC error for what a resource, prompt or completion closure threw: an `McpError`
