@@ -14,7 +14,8 @@
 //! - [`context::NativeContext`] is what a handler gets: ids, `_meta`, progress, logging,
 //!   requests back to the peer and cancellation.
 //! - MCP cancellation reaches Swift as `Task` cancellation: the engine drops the handler's
-//!   future, and UniFFI cancels the Swift task behind it.
+//!   future, which cancels the Swift task behind it (a server handler's through its `cancel`
+//!   call, the client handler's through UniFFI's foreign future).
 //!
 //! The classes here are the facade's private layer (Swift module `FerroMCPNative`); Swift code
 //! uses `FerroMCP` (`Server`, `Client`, `McpError`).
