@@ -30,7 +30,10 @@ test('tools: zod object and raw shape schemas become JSON Schema, validated by t
   assert.deepEqual(r.structuredContent, { sq: 16 });
   assert.deepEqual(JSON.parse(r.content[0].text), { sq: 16 });
   assert.equal((await client.callTool({ name: 'greet', arguments: { name: 'x', shout: true } })).content[0].text, 'HI x');
-  await assert.rejects(client.callTool({ name: 'square', arguments: { n: 1.5 } }), (e) => e instanceof McpError && e.code === ErrorCode.InvalidParams);
+  // Arguments the schema refuses: a tool execution error the model can read (SEP-1303).
+  const bad = await client.callTool({ name: 'square', arguments: { n: 1.5 } });
+  assert.equal(bad.isError, true);
+  assert.match(bad.content[0].text, /^Invalid arguments of tool "square":\n- \/n: /);
   await client.close();
 });
 

@@ -40,5 +40,7 @@ async def test_pydantic_schema_validation_and_structured_output() -> None:
         assert tool["outputSchema"]["type"] == "object"
         r = await c.call_tool("add_point", {"p": {"x": 2, "y": 3}})
         assert r["structuredContent"] == {"total": 5}
-        with pytest.raises(ferromcp.InvalidParams):
-            await c.call_tool("add_point", {"p": {"x": "two"}})
+        # Arguments the schema refuses: a tool execution error the model can read (SEP-1303).
+        bad = await c.call_tool("add_point", {"p": {"x": "two"}})
+        assert bad["isError"] is True
+        assert bad["content"][0]["text"].startswith('Invalid arguments of tool "add_point":')

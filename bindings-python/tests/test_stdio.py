@@ -43,12 +43,13 @@ async def test_client_against_stdio_server(echo_server_cmd: list[str], dispatch:
         await c.ping()
 
 
-async def test_validation_error_is_invalid_params(echo_server_cmd: list[str]) -> None:
+async def test_validation_error_is_a_tool_error(echo_server_cmd: list[str]) -> None:
     async with ferromcp.Client.stdio(echo_server_cmd[0], echo_server_cmd[1:]) as c:
-        with pytest.raises(ferromcp.InvalidParams) as e:
-            await c.call_tool("add", {"a": "x", "b": 2})
-        assert e.value.code == -32602
-        with pytest.raises(ferromcp.InvalidParams):
+        # SEP-1303: arguments the schema refuses are a tool execution error, not -32602.
+        r = await c.call_tool("add", {"a": "x", "b": 2})
+        assert r["isError"] is True
+        assert "/a: " in r["content"][0]["text"]
+        with pytest.raises(ferromcp.InvalidParams):  # an unknown tool stays a protocol error
             await c.call_tool("nope", {})
         with pytest.raises(ferromcp.ResourceNotFound):
             await c.read_resource("missing://x")

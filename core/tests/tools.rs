@@ -147,7 +147,7 @@ async fn call_and_structured_output() {
 }
 
 #[tokio::test]
-async fn argument_validation_names_failing_paths() {
+async fn argument_validation_failures_are_tool_errors_naming_every_path() {
     let mut p = RawPeer::start(&server());
     p.initialize("2025-11-25").await;
     let m = p
@@ -157,15 +157,19 @@ async fn argument_validation_names_failing_paths() {
             json!({"name": "nested", "arguments": {"name": 5, "inner": {"count": "many"}}}),
         )
         .await;
-    assert_eq!(error_code(&m), codes::INVALID_PARAMS as i64, "{m}");
-    let errors = m["error"]["data"]["errors"]
-        .as_array()
-        .unwrap_or_else(|| panic!("no data.errors: {m}"));
-    let paths: Vec<&str> = errors.iter().map(|e| e["path"].as_str().unwrap()).collect();
-    assert!(paths.contains(&"/name"), "{paths:?}");
+    // A tool execution error (SEP-1303), so the model can retry: every failing path is named.
+    assert_eq!(m["result"]["isError"], json!(true), "{m}");
+    let text = m["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no text: {m}"));
     assert!(
-        paths.contains(&"/inner/count"),
-        "nested path must be named: {paths:?}"
+        text.starts_with("Invalid arguments of tool \"nested\":"),
+        "{text}"
+    );
+    assert!(text.contains("\n- /name: "), "{text}");
+    assert!(
+        text.contains("\n- /inner/count: "),
+        "nested path must be named: {text}"
     );
     // missing required property
     let m = p
@@ -175,7 +179,13 @@ async fn argument_validation_names_failing_paths() {
             json!({"name": "nested", "arguments": {"name": "x"}}),
         )
         .await;
-    assert_eq!(error_code(&m), codes::INVALID_PARAMS as i64);
+    assert_eq!(m["result"]["isError"], json!(true), "{m}");
+    assert!(
+        m["result"]["content"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("inner")),
+        "{m}"
+    );
     // arguments not an object
     let m = p
         .request(

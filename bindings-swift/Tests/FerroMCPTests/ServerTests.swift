@@ -140,17 +140,17 @@ final class ServerTests: XCTestCase {
         await client.close()
     }
 
-    func testSchemaInvalidArgumentsAreInvalidParamsWithData() async throws {
+    func testSchemaInvalidArgumentsAreToolErrors() async throws {
         let server = try Server(name: "tools", version: "1.0.0")
         try server.registerTool("add", inputSchema: addSchema, arguments: Add.self) { args, _ in
             .text("\(args.a + args.b)")
         }
         let client = try await connect(server)
-        let e = await T.mcpError { try await client.callTool("add", arguments: ["a": "one", "b": 2]) }
-        XCTAssertEqual(e?.code, -32602)
-        let issues = try XCTUnwrap(e?.data?["errors"]?.arrayValue)
-        XCTAssertEqual(issues.first?["path"], "/a")
-        XCTAssertTrue(e?.message.contains(#"arguments of tool "add""#) ?? false, e?.message ?? "")
+        // SEP-1303: the engine's schema check answers with an isError result the model can read.
+        let r = try await client.callTool("add", arguments: ["a": "one", "b": 2])
+        XCTAssertTrue(r.isError)
+        XCTAssertTrue(r.text.hasPrefix(#"Invalid arguments of tool "add":"#), r.text)
+        XCTAssertTrue(r.text.contains("\n- /a: "), r.text)
         await client.close()
     }
 

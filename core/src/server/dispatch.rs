@@ -634,10 +634,15 @@ impl Server {
             }
         };
         if let Err(issues) = entry.input.validate(&args) {
-            return Err(crate::schema::validation_error(
-                &format!("arguments of tool \"{name}\""),
-                &issues,
-            ));
+            // A tool execution error, not a protocol error (2025-11-25, SEP-1303): the model
+            // reads the message and can retry with corrected arguments.
+            // Every issue is named, one per line, so one retry can fix them all.
+            let mut text = format!("Invalid arguments of tool \"{name}\":");
+            for issue in &issues {
+                text.push_str("\n- ");
+                text.push_str(&issue.to_string());
+            }
+            return Ok(ToolOutput::Result(CallToolResult::error_text(text)));
         }
         let Value::Object(args) = args else {
             unreachable!("checked above")

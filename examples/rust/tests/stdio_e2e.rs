@@ -1,5 +1,5 @@
 //! End-to-end over real stdio: the Rust `Client` spawns the `stdio-server` example binary through
-//! `Client::spawn`, exercises tools (progress callback, `isError`, -32602), resources and prompts,
+//! `Client::spawn`, exercises tools (progress callback, `isError` for handler and argument failures, -32602 for an unknown tool), resources and prompts,
 //! and `close()` leaves no child process behind.
 
 use ferromcp::client::{Client, ClientHandlers, ClientOptions};
@@ -99,10 +99,16 @@ async fn spawned_stdio_server_end_to_end() {
         .unwrap();
     assert!(r.is_error());
     assert_eq!(r.content[0].as_text(), Some("division by zero"));
-    let err = within(client.call_tool("divide", json!({"a": "one", "b": 2})))
+    // Arguments the schema refuses: a tool execution error the model can read (SEP-1303).
+    let r = within(client.call_tool("divide", json!({"a": "one", "b": 2})))
         .await
-        .unwrap_err();
-    assert_eq!(err.code, codes::INVALID_PARAMS);
+        .unwrap();
+    assert!(r.is_error());
+    let text = r.content[0].as_text().unwrap_or_default();
+    assert!(
+        text.starts_with("Invalid arguments of tool \"divide\":") && text.contains("/a: "),
+        "{text}"
+    );
     let err = within(client.call_tool("nope", json!({})))
         .await
         .unwrap_err();
