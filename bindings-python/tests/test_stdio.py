@@ -98,7 +98,8 @@ def test_raw_json_lines() -> None:
         )
         assert r["result"]["content"][0]["text"] == "yo"
         r = _rpc(proc, '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{}}}')
-        assert r["error"]["code"] == -32602
+        assert r["result"]["isError"] is True  # a schema-refused call is a tool error (SEP-1303)
+        assert '"text" is a required property' in r["result"]["content"][0]["text"]
     finally:
         assert proc.stdin is not None
         proc.stdin.close()
