@@ -28,7 +28,10 @@ test('stdio: spawn, call, progress, errors, close ends the child', async () => {
   assert.deepEqual(seen, [1, 2, 3]);
   const failed = await client.callTool({ name: 'fail' });
   assert.equal(failed.isError, true);
-  await assert.rejects(client.callTool({ name: 'echo', arguments: {} }), (e) => e instanceof McpError && e.code === ErrorCode.InvalidParams);
+  const refused = await client.callTool({ name: 'echo', arguments: {} }); // schema-refused: a tool error (SEP-1303)
+  assert.equal(refused.isError, true);
+  assert.match(refused.content[0].text, /^Invalid arguments of tool "echo":/);
+  await assert.rejects(client.callTool({ name: 'nope' }), (e) => e instanceof McpError && e.code === ErrorCode.InvalidParams);
   const pid = Number((await client.callTool({ name: 'pid' })).content[0].text);
   assert.ok(alive(pid));
   await client.close();
