@@ -306,9 +306,9 @@ public final class Server: Sendable {
         d.set("_meta", meta)
     }
 
-    /// Decodes a tool's validated arguments; a failure is invalid params (-32602) with the
-    /// problem's JSON pointer and message in `data.errors` (as the engine's schema errors).
-    /// Decodes the arguments' JSON text straight into `T` (no `Value` in between).
+    /// Decodes a tool's validated arguments' JSON text straight into `T` (no `Value` in
+    /// between). A failure is a tool execution error (`isError`, SEP-1303) worded as the
+    /// engine words its schema failures, so the model can retry with corrected arguments.
     static func decodeArguments<T: Decodable>(_ text: String, as type: T.Type, tool: String) throws -> T {
         do {
             if T.self == Value.self { return try Value(json: text) as! T }
@@ -316,9 +316,9 @@ public final class Server: Sendable {
         } catch {
             let (path, message) = decodingProblem(error)
             let shown = path.isEmpty ? message : "\(path): \(message)"
-            throw ToolProtocolError(error: McpError(
-                .invalidParams, "Invalid arguments of tool \"\(tool)\": \(shown)",
-                data: ["errors": [["path": .string(path), "message": .string(message)]]]))
+            throw McpError(
+                .invalidParams, "Invalid arguments of tool \"\(tool)\":\n- \(shown)",
+                data: ["errors": [["path": .string(path), "message": .string(message)]]])
         }
     }
 }

@@ -9,7 +9,7 @@ import FerroMCPNative
 import Foundation
 
 /// Says that a tool call fails with this JSON-RPC error instead of an `isError` result
-/// (arguments that do not decode into the handler's `Decodable` type).
+/// (an output that cannot be encoded: the tool's fault, not the model's).
 struct ToolProtocolError: Error {
     let error: McpError
 }

@@ -124,7 +124,10 @@ final class ClientTests: XCTestCase {
         XCTAssertEqual(mixed.text, "a\nb")
         XCTAssertEqual(mixed.meta, ["k": "v"])
 
-        await assertMcpError(.invalidParams) { _ = try await client.callTool("add", arguments: ["a": "x"]) }
+        // Schema-refused arguments are a tool error (SEP-1303); an unknown tool is -32602.
+        let refused = try await client.callTool("add", arguments: ["a": "x"])
+        XCTAssertTrue(refused.isError)
+        XCTAssertTrue(refused.text.hasPrefix("Invalid arguments of tool \"add\":"), refused.text)
         await assertMcpError(.invalidParams) { _ = try await client.callTool("nope") }
     }
 

@@ -114,7 +114,7 @@ final class ServerTests: XCTestCase {
         await client.close()
     }
 
-    func testArgumentsThatDoNotDecodeAreInvalidParamsNamingTheProblem() async throws {
+    func testArgumentsThatDoNotDecodeAreToolErrorsNamingTheProblem() async throws {
         let server = try Server(name: "tools", version: "1.0.0")
         let ran = T.Box(false)
         // The schema lets anything through: decoding is what fails.
@@ -124,16 +124,16 @@ final class ServerTests: XCTestCase {
         }
         let client = try await connect(server)
 
-        let missing = await T.mcpError { try await client.callTool("point", arguments: ["x": 1]) }
-        XCTAssertEqual(missing?.code, McpError.Code.invalidParams.rawValue)
-        XCTAssertEqual(missing?.message, #"Invalid arguments of tool "point": missing required property "y""#)
-        XCTAssertEqual(missing?.data?["errors"]?[0]?["path"], "")
+        // Arguments that do not decode are a tool execution error (SEP-1303), worded as the
+        // engine words its schema failures.
+        let missing = try await client.callTool("point", arguments: ["x": 1])
+        XCTAssertTrue(missing.isError)
+        XCTAssertEqual(missing.text, "Invalid arguments of tool \"point\":\n- missing required property \"y\"")
 
-        let wrongType = await T.mcpError { try await client.callTool("point", arguments: ["x": 1, "y": "two"]) }
-        XCTAssertEqual(wrongType?.code, McpError.Code.invalidParams.rawValue)
-        XCTAssertEqual(wrongType?.data?["errors"]?[0]?["path"], "/y")
-        XCTAssertTrue(wrongType?.message.hasPrefix(#"Invalid arguments of tool "point": /y: expected Int"#) ?? false,
-                      wrongType?.message ?? "")
+        let wrongType = try await client.callTool("point", arguments: ["x": 1, "y": "two"])
+        XCTAssertTrue(wrongType.isError)
+        XCTAssertTrue(wrongType.text.hasPrefix("Invalid arguments of tool \"point\":\n- /y: expected Int"),
+                      wrongType.text)
         XCTAssertFalse(ran.value, "the handler must not run with arguments that do not decode")
         let good = try await client.callTool("point", arguments: ["x": 1, "y": 2])
         XCTAssertEqual(good.text, "1,2")
