@@ -185,37 +185,8 @@ fn check_param_headers(
 /// Standard Base64 (RFC 4648, with its padding) to bytes; `None` on any other character or a
 /// wrong length or padding.
 fn base64_decode(s: &str) -> Option<Vec<u8>> {
-    fn sextet(c: u8) -> Option<u32> {
-        Some(match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            _ => return None,
-        } as u32)
-    }
-    if s.len() % 4 != 0 {
-        return None;
-    }
-    let trimmed = s.trim_end_matches('=');
-    if s.len() - trimmed.len() > 2 {
-        return None;
-    }
-    let s = trimmed.as_bytes();
-    if s.len() % 4 == 1 {
-        return None;
-    }
-    let mut out = Vec::with_capacity(s.len() * 3 / 4);
-    for chunk in s.chunks(4) {
-        let mut n = 0u32;
-        for (i, c) in chunk.iter().enumerate() {
-            n |= sextet(*c)? << (18 - 6 * i);
-        }
-        let bytes = n.to_be_bytes();
-        out.extend_from_slice(&bytes[1..chunk.len()]);
-    }
-    Some(out)
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.decode(s).ok()
 }
 
 /// The value a request's `Mcp-Name` must mirror: `params.name` (tools, prompts) or
