@@ -1,0 +1,108 @@
+//! [`router`]: the endpoints as an axum router, for mounting in an existing app; buffers each
+//! body (within the size limit) and hands the request to the same handlers as the own listener.
+
+use super::super::request::{Fields, HttpRequest};
+use super::super::HttpServerOptions;
+use super::app::App;
+use super::legacy::{legacy_post, legacy_sse};
+use super::responses::rpc_error;
+use super::streamable::handle;
+use crate::server::Server;
+use crate::McpError;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::Response;
+use axum::Router;
+use bytes::Bytes;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+/// Reads an axum request's body whole, within [`HttpServerOptions::max_body_size`] (413 beyond).
+pub(super) async fn buffered(app: &App, req: Request) -> Result<HttpRequest, Response> {
+    let (parts, body) = req.into_parts();
+    let body = read_body(app, &parts.headers, body).await?;
+    Ok(from_axum(parts, body))
+}
+
+/// The endpoint's view of an axum request's head, with `body`.
+fn from_axum(parts: axum::http::request::Parts, body: Bytes) -> HttpRequest {
+    let target = parts.uri.path_and_query().map_or_else(
+        || Bytes::from_static(b"/"),
+        |pq| Bytes::copy_from_slice(pq.as_str().as_bytes()),
+    );
+    HttpRequest {
+        method: parts.method,
+        target,
+        headers: Fields::from_map(&parts.headers),
+        body,
+    }
+}
+
+/// [`handle`] for axum's router.
+async fn handle_axum(State(app): State<Arc<App>>, req: Request) -> Response {
+    match buffered(&app, req).await {
+        Ok(req) => handle(app, req).await,
+        Err(r) => r,
+    }
+}
+
+/// [`legacy_sse`] for axum's router.
+async fn legacy_sse_axum(State(app): State<Arc<App>>, req: Request) -> Response {
+    let (parts, _) = req.into_parts();
+    legacy_sse(app, from_axum(parts, Bytes::new())).await
+}
+
+/// [`legacy_post`] for axum's router.
+async fn legacy_post_axum(State(app): State<Arc<App>>, req: Request) -> Response {
+    match buffered(&app, req).await {
+        Ok(req) => legacy_post(app, req).await,
+        Err(r) => r,
+    }
+}
+
+async fn read_body(app: &App, headers: &HeaderMap, body: Body) -> Result<Bytes, Response> {
+    let limit = app.options.max_body_size;
+    let too_large = || {
+        rpc_error(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            None,
+            McpError::invalid_request(format!("request body exceeds {limit} bytes")),
+        )
+    };
+    if let Some(len) =
+        (headers.get(header::CONTENT_LENGTH)).and_then(|v| v.to_str().ok()?.parse::<usize>().ok())
+    {
+        if len > limit {
+            return Err(too_large());
+        }
+    }
+    axum::body::to_bytes(body, limit)
+        .await
+        .map_err(|_| too_large())
+}
+
+fn build(
+    server: Server,
+    options: HttpServerOptions,
+    bound: Option<SocketAddr>,
+) -> (Router, Arc<App>) {
+    let app = App::new(server, options, bound);
+    let o = &app.options;
+    let mut router = Router::new().route(&o.path, axum::routing::any(handle_axum));
+    if o.legacy_sse {
+        router = router
+            .route(&o.legacy_sse_path, axum::routing::get(legacy_sse_axum))
+            .route(
+                &o.legacy_messages_path,
+                axum::routing::post(legacy_post_axum),
+            );
+    }
+    (router.with_state(app.clone()), app)
+}
+
+/// An axum [`Router`] serving `server` over Streamable HTTP at `options.path` (and, when
+/// `options.legacy_sse` is set, the 2024-11-05 endpoints). Merge or nest it into your own app.
+pub fn router(server: Server, options: HttpServerOptions) -> Router {
+    build(server, options, None).0
+}

@@ -1,0 +1,118 @@
+//! What travels on a stream's queue: SSE frames ready to write and answers kept as messages
+//! (or as JSON text already written), plus the bodies of JSON responses built from them.
+
+use super::super::queue::{Refused, StreamRx, StreamTx};
+use crate::jsonrpc::{self, ErrorResponse, Message, RequestId};
+use crate::McpError;
+use bytes::Bytes;
+
+/// What a stream's receiver gets.
+pub(super) enum Frame {
+    Sse(Bytes),
+    Msg(Out),
+}
+
+/// A message on its way to a stream: as a [`Message`], or an answer already written as JSON
+/// text (a `tools/call` result goes from the tool's output to text without a JSON value tree,
+/// by the same writer the stdio connection uses).
+pub(super) enum Out {
+    Msg(Message),
+    Written(RequestId, String),
+}
+
+impl Out {
+    /// Whether this answers a request (a response, or an error with an id).
+    pub(super) fn is_answer(&self) -> bool {
+        match self {
+            Out::Msg(m) => matches!(
+                m,
+                Message::Response(_) | Message::Error(ErrorResponse { id: Some(_), .. })
+            ),
+            Out::Written(..) => true,
+        }
+    }
+
+    /// The id of the request this answers or makes, if any.
+    pub(super) fn id(&self) -> Option<&RequestId> {
+        match self {
+            Out::Msg(m) => m.id(),
+            Out::Written(id, _) => Some(id),
+        }
+    }
+
+    /// The message as JSON text.
+    pub(super) fn text(&self) -> std::borrow::Cow<'_, str> {
+        match self {
+            Out::Msg(m) => serde_json::to_string(m).expect("messages serialize").into(),
+            Out::Written(_, t) => t.as_str().into(),
+        }
+    }
+
+    /// The message as a [`Message`] (a written answer is read back: only for the rare paths
+    /// that keep messages, such as a legacy stream's backlog).
+    pub(super) fn into_message(self) -> Message {
+        match self {
+            Out::Msg(m) => m,
+            Out::Written(_, t) => match jsonrpc::parse(t.as_bytes()) {
+                Ok(jsonrpc::Incoming::Single(m)) => m,
+                _ => panic!("a written answer is one message"),
+            },
+        }
+    }
+}
+
+/// The answer to a `tools/call` started on the engine's lane, for an HTTP stream: a tool's
+/// result already written as text; anything else as a message.
+pub(super) fn tool_call_out(
+    id: RequestId,
+    outcome: Option<Result<crate::server::ToolOutput, McpError>>,
+) -> Option<Out> {
+    match outcome? {
+        Ok(crate::server::ToolOutput::Result(result)) => {
+            let mut text = Vec::new();
+            crate::server::write_tool_response(&mut text, &id, result);
+            Some(Out::Written(
+                id,
+                String::from_utf8(text).expect("JSON text is UTF-8"),
+            ))
+        }
+        other => crate::server::tool_call_reply(id, Some(other)).map(Out::Msg),
+    }
+}
+
+/// The body of a JSON response: one message, or a batch's answers as an array.
+pub(super) fn json_body(out: &[Out], batch: bool) -> Vec<u8> {
+    if !batch {
+        return out
+            .first()
+            .map_or_else(Vec::new, |o| o.text().into_owned().into_bytes());
+    }
+    let mut body = vec![b'['];
+    for (i, o) in out.iter().enumerate() {
+        if i > 0 {
+            body.push(b',');
+        }
+        body.extend_from_slice(o.text().as_bytes());
+    }
+    body.push(b']');
+    body
+}
+
+/// The sending side of a stream's bounded queue.
+pub(super) type Tx = StreamTx<Frame>;
+/// The receiving side of a stream's bounded queue.
+pub(super) type Rx = StreamRx<Frame>;
+
+/// Offers a frame to a stream without waiting. False when the stream is gone or its reader has
+/// fallen a whole queue behind; the caller then drops the sender, which ends that stream (its
+/// events stay in the event store for resumption) rather than blocking the session.
+pub(super) fn offer(tx: &Tx, frame: Frame) -> bool {
+    match tx.try_send(frame) {
+        Ok(()) => true,
+        Err(Refused::Full) => {
+            tracing::warn!("an SSE stream's reader is too slow; closing that stream");
+            false
+        }
+        Err(Refused::Closed) => false,
+    }
+}

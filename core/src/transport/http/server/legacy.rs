@@ -1,0 +1,132 @@
+//! The legacy HTTP+SSE endpoints (2024-11-05): the SSE stream that opens a session and names its
+//! message endpoint, and the POST endpoint that takes the session's messages.
+
+use super::super::queue::stream_queue;
+use super::super::request::HttpRequest;
+use super::super::sse::encode;
+use super::app::{new_session_id, App};
+use super::checks::check_content_type;
+use super::frames::{offer, Frame};
+use super::responses::{rpc_error, shutting_down, sse_response};
+use super::sse_body::sse_body;
+use crate::jsonrpc::{self, ErrorResponse};
+use crate::session::Incoming;
+use crate::McpError;
+use axum::body::Body;
+use axum::http::StatusCode;
+use axum::response::Response;
+use std::sync::Arc;
+
+/// GET on the legacy SSE endpoint: opens a session whose stream first names its message endpoint.
+pub(super) async fn legacy_sse(app: Arc<App>, req: HttpRequest) -> Response {
+    if app.shutdown.is_cancelled() {
+        return shutting_down();
+    }
+    app.start_reaper();
+    if let Err(r) = app.check_origin(req.headers()) {
+        return r;
+    }
+    if app.sessions.len() >= app.options.max_sessions {
+        app.reap();
+        if app.sessions.len() >= app.options.max_sessions {
+            return rpc_error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                None,
+                McpError::internal("too many sessions"),
+            );
+        }
+    }
+    let id = new_session_id();
+    let http = app.new_session(Some(id.clone()), Some(app.events.clone()), true);
+    app.sessions.insert(id.clone(), http.clone());
+    let (tx, rx) = stream_queue(app.options.stream_queue_capacity.max(1));
+    let endpoint = format!("{}?sessionId={}", app.options.legacy_messages_path, id);
+    offer(
+        &tx,
+        Frame::Sse(encode(None, Some("endpoint"), &endpoint, None)),
+    );
+    http.routes.lock().unwrap().get = Some(tx);
+    let weak_app = Arc::downgrade(&app);
+    let on_drop: Box<dyn FnOnce() + Send> = Box::new(move || {
+        if let Some(app) = weak_app.upgrade() {
+            if let Some(s) = app.sessions.remove(&id) {
+                s.close();
+            }
+        }
+    });
+    sse_response(
+        None,
+        sse_body(rx, Some(app.shutdown.clone()), Some(on_drop)),
+    )
+}
+
+/// [`legacy_post_request`] with the request's headers available to the contexts of the requests
+/// it carries.
+pub(super) async fn legacy_post(app: Arc<App>, req: HttpRequest) -> Response {
+    let headers = req.headers.shared();
+    crate::session::HTTP_HEADERS
+        .scope(headers, legacy_post_request(app, req))
+        .await
+}
+
+async fn legacy_post_request(app: Arc<App>, req: HttpRequest) -> Response {
+    if app.shutdown.is_cancelled() {
+        return shutting_down();
+    }
+    if let Err(r) = app.check_origin(req.headers()) {
+        return r;
+    }
+    let sid = req.query().and_then(|q| {
+        q.split('&')
+            .filter_map(|kv| kv.split_once('='))
+            .find(|(k, _)| *k == "sessionId" || *k == "session_id")
+            .map(|(_, v)| v.to_string())
+    });
+    let Some(sid) = sid else {
+        return rpc_error(
+            StatusCode::BAD_REQUEST,
+            None,
+            McpError::invalid_request("sessionId query parameter is required"),
+        );
+    };
+    let http = match app.sessions.get(&sid) {
+        Some(s) if s.legacy && !s.session.is_closed() => s,
+        _ => {
+            return rpc_error(
+                StatusCode::NOT_FOUND,
+                None,
+                McpError::invalid_request("session not found"),
+            )
+        }
+    };
+    let HttpRequest { headers, body, .. } = req;
+    if let Err(r) = check_content_type(&headers) {
+        return r;
+    }
+    http.touch();
+    let items = match jsonrpc::parse(&body) {
+        Err(ErrorResponse { id, error }) => {
+            return rpc_error(StatusCode::BAD_REQUEST, id, error);
+        }
+        Ok(jsonrpc::Incoming::Single(m)) => vec![m],
+        Ok(jsonrpc::Incoming::Batch(items)) => items.into_iter().flatten().collect(),
+    };
+    for m in items {
+        match http.session.handle_incoming(m) {
+            Incoming::Nothing => {}
+            Incoming::Reply(reply) => http.route(reply, None),
+            Incoming::Pending(fut) => {
+                let h = http.clone();
+                app.tasks.spawn(async move {
+                    if let Some(reply) = fut.await {
+                        h.route(reply, None);
+                    }
+                });
+            }
+        }
+    }
+    Response::builder()
+        .status(StatusCode::ACCEPTED)
+        .body(Body::from("Accepted"))
+        .expect("valid response")
+}

@@ -1,0 +1,161 @@
+//! [`serve_http`]: binds a port and serves the endpoints on ferromcp's own HTTP/1.1 layer (the
+//! accept loop, routing by path, graceful shutdown), and the [`HttpServerHandle`] it returns.
+
+use super::super::h1;
+use super::super::request::HttpRequest;
+use super::super::HttpServerOptions;
+use super::app::App;
+use super::legacy::{legacy_post, legacy_sse};
+use super::responses::{allow_only, refusal, status_only};
+use super::streamable::handle;
+use crate::server::Server;
+use axum::http::{Method, StatusCode};
+use axum::response::Response;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+/// A running HTTP server started by [`serve_http`].
+#[derive(Debug)]
+pub struct HttpServerHandle {
+    local_addr: SocketAddr,
+    shutdown: CancellationToken,
+    task: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+impl HttpServerHandle {
+    /// The address the server is listening on.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// The server's base URL with the MCP path, e.g. `http://127.0.0.1:3000/mcp`.
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{}", self.local_addr, path)
+    }
+
+    /// Stops accepting connections, ends open GET streams, lets in-flight requests finish, then
+    /// closes every session.
+    pub async fn shutdown(self) -> std::io::Result<()> {
+        self.shutdown.cancel();
+        self.task.await.map_err(std::io::Error::other)?
+    }
+
+    /// Runs until the server stops (for example after a shutdown from another task).
+    pub async fn wait(self) -> std::io::Result<()> {
+        self.task.await.map_err(std::io::Error::other)?
+    }
+
+    /// A token that stops the server when cancelled.
+    pub fn shutdown_token(&self) -> CancellationToken {
+        self.shutdown.clone()
+    }
+}
+
+/// Binds `addr` and serves `server` over HTTP on a spawned task.
+///
+/// Connections are served by ferromcp's own HTTP/1.1 layer (see the `h1` module): keep-alive,
+/// pipelining, chunked bodies, `Expect: 100-continue`, limits on the head (64 KiB) and the body
+/// ([`HttpServerOptions::max_body_size`]), 30 s for a request to arrive once begun, and 5 minutes
+/// for an idle kept-alive connection. Use [`router`] to mount the endpoint in an axum app
+/// instead.
+///
+/// Serving runs on the caller's tokio runtime. Where the server shares a few cores with its
+/// clients, a current-thread runtime serves fastest (no wake-ups across workers; see
+/// `bench/servers/src/bin/ferromcp_echo.rs` for the measured difference).
+pub async fn serve_http(
+    server: Server,
+    addr: impl tokio::net::ToSocketAddrs,
+    options: HttpServerOptions,
+) -> std::io::Result<HttpServerHandle> {
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    let local_addr = listener.local_addr()?;
+    let app = App::new(server, options, Some(local_addr));
+    let shutdown = app.shutdown.clone();
+    let task = tokio::spawn(accept_loop(listener, app));
+    Ok(HttpServerHandle {
+        local_addr,
+        shutdown,
+        task,
+    })
+}
+
+/// Accepts connections until shutdown, then lets them finish and closes every session.
+async fn accept_loop(listener: tokio::net::TcpListener, app: Arc<App>) -> std::io::Result<()> {
+    let limits = h1::Limits {
+        max_head: 64 * 1024,
+        max_body: app.options.max_body_size,
+        request_timeout: Duration::from_secs(30),
+        idle_timeout: Duration::from_secs(5 * 60),
+    };
+    let connections = TaskTracker::new();
+    loop {
+        let accepted = tokio::select! {
+            biased;
+            _ = app.shutdown.cancelled() => break,
+            r = listener.accept() => r,
+        };
+        let tcp = match accepted {
+            Ok((tcp, _)) => tcp,
+            Err(e) => {
+                use std::io::ErrorKind::*;
+                // A connection that failed before it was accepted concerns only that peer;
+                // anything else (out of file descriptors, say) is worth a pause.
+                if !matches!(
+                    e.kind(),
+                    ConnectionRefused | ConnectionAborted | ConnectionReset
+                ) {
+                    tracing::warn!(error = %e, "accept failed; retrying in 1 s");
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                }
+                continue;
+            }
+        };
+        // Answers are small writes (an SSE event, then the stream's end): without TCP_NODELAY,
+        // Nagle's algorithm and delayed ACKs add ~40 ms to every request.
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::debug!(error = %e, "TCP_NODELAY failed");
+        }
+        let app = app.clone();
+        let token = app.shutdown.clone();
+        connections.spawn(h1::serve_connection(
+            tcp,
+            limits.clone(),
+            refusal,
+            token,
+            move |req| endpoint(app.clone(), req),
+        ));
+    }
+    drop(listener);
+    connections.close();
+    connections.wait().await;
+    app.tasks.close();
+    let _ = tokio::time::timeout(Duration::from_secs(30), app.tasks.wait()).await;
+    app.close_all();
+    Ok(())
+}
+
+/// Routes a request to the Streamable HTTP endpoint or the legacy ones (what [`router`] does
+/// with axum's router).
+pub(super) async fn endpoint(app: Arc<App>, req: HttpRequest) -> Response {
+    let o = &app.options;
+    let path = req.path();
+    if path == o.path {
+        return handle(app, req).await;
+    }
+    if o.legacy_sse && path == o.legacy_sse_path {
+        if *req.method() == Method::GET {
+            return legacy_sse(app, req).await;
+        }
+        return allow_only("GET");
+    }
+    if o.legacy_sse && path == o.legacy_messages_path {
+        if *req.method() == Method::POST {
+            return legacy_post(app, req).await;
+        }
+        return allow_only("POST");
+    }
+    status_only(StatusCode::NOT_FOUND)
+}

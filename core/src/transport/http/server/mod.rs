@@ -1,0 +1,46 @@
+//! The Streamable HTTP server (2025-03-26 and later) and the legacy HTTP+SSE endpoints
+//! (2024-11-05), both driving the shared session engine.
+//!
+//! Every session has one routing table: the messages it sends (progress, logs, server-to-client
+//! requests, list-changed notifications) and the answers of its handlers are routed as they are
+//! sent, under one lock and in order, so a request's progress always precedes its response on
+//! that request's SSE stream. Unrelated messages go to the session's GET stream, or
+//! wait in a bounded backlog until one opens.
+//!
+//! One job per module, dependencies pointing down the list (no cycles):
+//! - [`headers`]: the MCP header names;
+//! - [`responses`]: ready-made HTTP responses (JSON-RPC errors, SSE heads, refusals);
+//! - [`checks`]: checks of a request's head (Accept, Content-Type, MCP-Protocol-Version);
+//! - [`host_guard`]: the Host/Origin allow-list against DNS rebinding;
+//! - [`frames`]: what travels on a stream's queue (frames, answers written as text);
+//! - [`routes`]: a session's routing table (request streams, GET stream, backlog);
+//! - [`session`]: [`HttpSession`], the engine session with its routing (its outbound sink);
+//! - [`sse_body`]: the streaming SSE response body;
+//! - [`app`]: the state of one mounted endpoint and its session table;
+//! - [`post`], [`streamable`]: the Streamable HTTP endpoint (POST; GET, DELETE and dispatch);
+//! - [`legacy`]: the 2024-11-05 HTTP+SSE endpoints;
+//! - [`axum_adapter`]: [`router`], the endpoints as an axum router;
+//! - [`listener`]: [`serve_http`], the accept loop on ferromcp's own HTTP/1.1 layer.
+
+// Handlers return ready-made HTTP responses as their error values.
+#![allow(clippy::result_large_err)]
+
+mod app;
+mod axum_adapter;
+mod checks;
+mod frames;
+mod headers;
+mod host_guard;
+mod legacy;
+mod listener;
+mod post;
+mod responses;
+mod routes;
+mod session;
+mod sse_body;
+mod streamable;
+
+pub use axum_adapter::router;
+pub use headers::{PROTOCOL_VERSION_HEADER, SESSION_ID_HEADER};
+pub use listener::{serve_http, HttpServerHandle};
+pub use session::HttpSession;

@@ -1,0 +1,433 @@
+//! POST on the Streamable HTTP endpoint: parses the body, finds or creates the session (per
+//! session, stateless or per-request era), starts each request and answers with JSON or an SSE
+//! stream.
+
+use super::super::per_request;
+use super::super::queue::stream_queue;
+use super::super::request::HttpRequest;
+use super::super::sse::encode;
+use super::app::{new_session_id, App};
+use super::checks::{accepts, check_content_type, check_version_header};
+use super::frames::{json_body, offer, tool_call_out, Frame, Out};
+use super::headers::{PROTOCOL_VERSION_HEADER, SESSION_ID_HEADER};
+use super::responses::{response_with, rpc_error, sse_response, status_only};
+use super::routes::{SmallIds, StreamRoute};
+use super::session::HttpSession;
+use super::sse_body::{join_sse, sse_body};
+use crate::jsonrpc::{self, ErrorResponse, Message, RequestId};
+use crate::protocol::ProtocolVersion;
+use crate::session::{Incoming, Negotiated, STATE_READY};
+use crate::McpError;
+use axum::body::Body;
+use axum::http::StatusCode;
+use axum::response::Response;
+use serde_json::json;
+use std::collections::HashSet;
+use std::sync::Arc;
+
+/// How long a POST answered with an SSE stream waits for a still-running handler's answer (or
+/// any new event) before sending the response head on its own (see the end of
+/// [`handle_post_request`]).
+const FIRST_EVENT_WAIT: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// [`handle_post_request`] with the request's headers available to the contexts of the
+/// requests it carries ([`crate::session::RequestContext::http_headers`]).
+pub(super) async fn handle_post(app: Arc<App>, req: HttpRequest) -> Response {
+    let headers = req.headers.shared();
+    crate::session::HTTP_HEADERS
+        .scope(headers, handle_post_request(app, req))
+        .await
+}
+
+async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
+    let HttpRequest { headers, body, .. } = req;
+    let headers = &headers;
+    if let Err(r) = check_content_type(headers) {
+        return r;
+    }
+    let (json_ok, sse_ok) = accepts(headers);
+    if !json_ok || (!app.options.json_response && !sse_ok) {
+        return rpc_error(
+            StatusCode::NOT_ACCEPTABLE,
+            None,
+            McpError::invalid_request(
+                "Accept must list both application/json and text/event-stream",
+            ),
+        );
+    }
+    let sid = headers.get_str(SESSION_ID_HEADER);
+    // 2026-07-28 and later: no session, the version in every request (see `per_request`).
+    let modern =
+        sid.is_none() && per_request::is_per_request_post(headers.get(PROTOCOL_VERSION_HEADER));
+    let header_version = match check_version_header(app.supported_versions(), headers) {
+        Ok(v) => v,
+        Err(_) if modern => None,
+        Err(r) => return r,
+    };
+    /// One message of the body: as parsed, or a `tools/call` request on the engine's lane (its
+    /// params read straight into what the call uses; see `Session::start_tool_call`).
+    enum Item<'a> {
+        Msg(Message),
+        Call(RequestId, crate::server::ToolCallParams<'a>),
+    }
+    // Per-request era: a call needs its `inputResponses` and `requestState`, which the lane skips.
+    let lane = match modern {
+        true => None,
+        false => {
+            jsonrpc::parse_request_as::<crate::server::ToolCallParams<'_>>(&body, "tools/call")
+        }
+    };
+    let (items, batch) = match lane {
+        Some(jsonrpc::Fast::Typed(id, params)) => (vec![Ok(Item::Call(id, params))], false),
+        Some(jsonrpc::Fast::Message(m)) => (vec![Ok(Item::Msg(m))], false),
+        None => match jsonrpc::parse(&body) {
+            Err(ErrorResponse { id, error }) => {
+                return rpc_error(StatusCode::BAD_REQUEST, id, error);
+            }
+            Ok(jsonrpc::Incoming::Single(m)) => (vec![Ok(Item::Msg(m))], false),
+            Ok(jsonrpc::Incoming::Batch(items)) => {
+                (items.into_iter().map(|m| m.map(Item::Msg)).collect(), true)
+            }
+        },
+    };
+    let is_init = items
+        .iter()
+        .any(|m| matches!(m, Ok(Item::Msg(Message::Request(r))) if r.method == "initialize"));
+    let mut new_session = false;
+    // Per-request era: whether the request asked for progress or logs, or is a subscription.
+    let (mut modern_stream, mut modern_listen) = (false, false);
+    let http = if modern {
+        if batch {
+            return rpc_error(
+                StatusCode::BAD_REQUEST,
+                None,
+                McpError::invalid_request(
+                    "JSON-RPC batches are not allowed in this protocol revision",
+                ),
+            );
+        }
+        // The typed lane is off in this era: a request is a message.
+        let [Ok(Item::Msg(Message::Request(r)))] = items.as_slice() else {
+            // A notification or a response: accepted, nothing to serve.
+            return status_only(StatusCode::ACCEPTED);
+        };
+        let (id, method, meta) = (
+            &r.id,
+            r.method.as_str(),
+            r.params.as_ref().and_then(|p| p.get("_meta")),
+        );
+        let meta_read = match per_request::check(headers, &app.server, method, r.params.as_ref()) {
+            Ok(m) => m,
+            Err(e) => return rpc_error(StatusCode::BAD_REQUEST, Some(id.clone()), e),
+        };
+        modern_listen = method == "subscriptions/listen";
+        modern_stream = per_request::wants_stream(meta);
+        let h = app.new_session(None, None, false);
+        let caps = app.server.capabilities_shared(meta_read.version);
+        h.session.begin_per_request(meta_read, caps);
+        h
+    } else if app.options.stateless {
+        // Stateless: a throwaway session with no id, no event store and no stream keys.
+        let h = app.new_session(None, None, false);
+        if !is_init {
+            let version = header_version.unwrap_or(ProtocolVersion::LATEST);
+            h.session.set_negotiated(Negotiated {
+                version,
+                peer_info: json!({}),
+                peer_capabilities: json!({}),
+                own_capabilities: app.server.capabilities_shared(version),
+                instructions: None,
+            });
+            h.session.set_state(STATE_READY);
+        }
+        h
+    } else if let Some(sid) = sid {
+        match app.sessions.get(sid) {
+            Some(h) if !h.session.is_closed() && !h.legacy => h,
+            _ => {
+                return rpc_error(
+                    StatusCode::NOT_FOUND,
+                    None,
+                    McpError::invalid_request("session not found (unknown, expired or deleted)"),
+                )
+            }
+        }
+    } else if is_init {
+        if batch {
+            return rpc_error(
+                StatusCode::BAD_REQUEST,
+                None,
+                McpError::invalid_request("initialize must not be part of a JSON-RPC batch"),
+            );
+        }
+        if app.sessions.len() >= app.options.max_sessions {
+            app.reap();
+            if app.sessions.len() >= app.options.max_sessions {
+                return rpc_error(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    None,
+                    McpError::internal(format!(
+                        "too many sessions (limit {}); try again later",
+                        app.options.max_sessions
+                    )),
+                );
+            }
+        }
+        let id = new_session_id();
+        let h = app.new_session(Some(id.clone()), Some(app.events.clone()), false);
+        app.sessions.insert(id, h.clone());
+        new_session = true;
+        h
+    } else {
+        // A per-request-era request that left out its version header.
+        let modern_body = items.iter().any(|m| match m {
+            Ok(Item::Msg(Message::Request(r))) => {
+                per_request::names_meta_version(r.params.as_ref())
+            }
+            Ok(Item::Call(_, p)) => {
+                per_request::names_meta_version(Some(&json!({ "_meta": p.meta })))
+            }
+            _ => false,
+        });
+        let error = if modern_body {
+            crate::session::per_request::header_mismatch(
+                "the MCP-Protocol-Version header is required",
+            )
+        } else {
+            McpError::invalid_request("Mcp-Session-Id header is required")
+        };
+        return rpc_error(StatusCode::BAD_REQUEST, None, error);
+    };
+    if !app.options.stateless && !modern {
+        http.touch();
+    }
+    if batch {
+        let s = &http.session;
+        let allowed = s.protocol_version().is_some_and(|v| v.supports_batches());
+        if !allowed {
+            return rpc_error(
+                StatusCode::BAD_REQUEST,
+                None,
+                McpError::invalid_request(
+                    "JSON-RPC batches are not allowed in this protocol revision",
+                ),
+            );
+        }
+    }
+    let mut request_ids = items.iter().filter_map(|m| match m {
+        Ok(Item::Msg(Message::Request(r))) => Some(&r.id),
+        Ok(Item::Call(id, _)) => Some(id),
+        _ => None,
+    });
+    let pending = match (request_ids.next(), request_ids.next()) {
+        (None, _) => SmallIds::Empty,
+        (Some(a), None) => SmallIds::One(a.clone()),
+        (Some(a), Some(b)) => {
+            let mut set: HashSet<RequestId> = [a.clone(), b.clone()].into_iter().collect();
+            set.extend(request_ids.cloned());
+            SmallIds::Many(set)
+        }
+    };
+    if pending.is_empty() {
+        // No requests: every item is a message (a `tools/call` request has an id).
+        for m in items.into_iter().flatten() {
+            if let Item::Msg(m) = m {
+                let _ = http.session.handle_incoming(m);
+            }
+        }
+        if app.options.stateless {
+            http.session.close();
+        }
+        return status_only(StatusCode::ACCEPTED);
+    }
+    // Per-request era: JSON unless the request asked for progress or logs (the server's JSON
+    // choice still holds then); a subscription is always a stream.
+    let json_mode = match modern {
+        true => !modern_listen && (app.options.json_response || !modern_stream),
+        false => app.options.json_response || new_session,
+    };
+    let (tx, rx) = stream_queue(app.options.stream_queue_capacity.max(items.len() + 2));
+    let version = header_version
+        .or_else(|| http.session.protocol_version())
+        .unwrap_or(ProtocolVersion::V2025_03_26);
+    // Resumable (primed) streams need the event store: none in stateless mode.
+    let polling = !json_mode && version >= ProtocolVersion::V2025_11_25 && http.events.is_some();
+    let slot = {
+        let mut r = http.routes.lock().unwrap();
+        let slot = r.next_stream;
+        r.next_stream += 1;
+        if polling {
+            let eid = http.record(|| http.stream_key(slot), "");
+            let retry = app.options.retry_interval.map(|d| d.as_millis() as u64);
+            offer(&tx, Frame::Sse(encode(eid.as_deref(), None, "", retry)));
+        }
+        for e in items.iter().filter_map(|m| m.as_ref().err()) {
+            let m = Message::error(e.id.clone(), e.error.clone());
+            let frame = if json_mode {
+                Frame::Msg(Out::Msg(m))
+            } else {
+                Frame::Sse(encode(
+                    None,
+                    None,
+                    &serde_json::to_string(&m).expect("serializes"),
+                    None,
+                ))
+            };
+            offer(&tx, frame);
+        }
+        let ids: Vec<&RequestId> = match &pending {
+            SmallIds::One(id) => vec![id],
+            SmallIds::Many(set) => set.iter().collect(),
+            SmallIds::Empty => Vec::new(),
+        };
+        for id in ids {
+            r.requests.insert(id.clone(), slot);
+        }
+        r.streams.push(StreamRoute {
+            slot,
+            tx: Some(tx),
+            pending,
+            json: json_mode,
+            generation: 0,
+            recorded: polling,
+        });
+        slot
+    };
+    if polling {
+        http.schedule_close(app.options.close_streams_after, slot, 0);
+    }
+    for m in items.into_iter().flatten() {
+        match m {
+            Item::Msg(m) => {
+                let rid = match &m {
+                    Message::Request(r) => Some(r.id.clone()),
+                    _ => None,
+                };
+                match http.session.handle_incoming(m) {
+                    Incoming::Nothing => {
+                        if let Some(id) = rid {
+                            http.finish_silently(&id);
+                        }
+                    }
+                    Incoming::Reply(reply) => http.route(reply, rid),
+                    Incoming::Pending(fut) => drive(&app, &http, fut, rid, Out::Msg),
+                }
+            }
+            Item::Call(id, params) => {
+                let rid = Some(id.clone());
+                match http
+                    .session
+                    .start_tool_call(&app.server, id, params, tool_call_out)
+                {
+                    Ok(fut) => drive(&app, &http, fut, rid, |o| o),
+                    Err(Some(reply)) => http.route_out(reply, rid),
+                    Err(None) => {
+                        if let Some(id) = rid {
+                            http.finish_silently(&id);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let sid_out = http.id.clone();
+    if json_mode {
+        let mut out: Vec<Out> = Vec::new();
+        match rx.take_finished() {
+            Some(frames) => out.extend(frames.into_iter().filter_map(|f| match f {
+                Frame::Msg(m) => Some(m),
+                Frame::Sse(_) => None,
+            })),
+            None => {
+                while let Some(f) = rx.recv().await {
+                    if let Frame::Msg(m) = f {
+                        out.push(m);
+                    }
+                }
+            }
+        }
+        if new_session {
+            let failed = out.is_empty() || matches!(out[0], Out::Msg(Message::Error(_)));
+            if failed {
+                if let Some(id) = &sid_out {
+                    app.sessions.remove(id);
+                }
+                http.close();
+                let body = if out.is_empty() {
+                    b"null".to_vec()
+                } else {
+                    json_body(&out, false)
+                };
+                return response_with(StatusCode::OK, Body::from(body), "application/json", None);
+            }
+        }
+        let sid = sid_out.as_deref();
+        if out.is_empty() {
+            return status_only(StatusCode::ACCEPTED);
+        }
+        let status = match out.as_slice() {
+            [Out::Msg(Message::Error(e))] if modern => per_request::error_status(e.error.code),
+            _ => StatusCode::OK,
+        };
+        let body = Body::from(json_body(&out, batch));
+        return response_with(status, body, "application/json", sid);
+    }
+    let mut finished = rx.take_finished();
+    if finished.is_none() {
+        // A handler is still running, typically in another language on another thread, and its
+        // answer is usually microseconds away. Wait briefly for it (or for any new event)
+        // before the head goes out, so that head, priming event and answer leave in one write:
+        // otherwise the head goes now and the answer later as a chunk, a second write and a
+        // second wake-up of the client per call. Bounded and short, so a slow tool's client
+        // gets its head and priming event (its resumption point) at once all the same.
+        let queued = rx.len();
+        if tokio::time::timeout(FIRST_EVENT_WAIT, rx.grown_past(queued))
+            .await
+            .is_ok()
+        {
+            finished = rx.take_finished();
+            if finished.is_none() {
+                // The answer's sender may be ending the stream on another worker right now.
+                tokio::task::yield_now().await;
+                finished = rx.take_finished();
+            }
+        }
+    }
+    // Every answer is already there: send the whole stream at once (one write, with a length).
+    if let Some(frames) = finished {
+        let body = join_sse(frames).unwrap_or_default();
+        return sse_response(sid_out.as_deref(), Body::from(body));
+    }
+    // The body keeps the session alive until the stream ends (stateless sessions have no other owner).
+    // Per-request era: a closed response stream cancels its request (and ends a subscription).
+    let keep: Box<dyn FnOnce() + Send> = if modern {
+        Box::new(move || http.session.close())
+    } else {
+        Box::new(move || drop(http))
+    };
+    sse_response(sid_out.as_deref(), sse_body(rx, None, Some(keep)))
+}
+
+/// Runs a handler's first poll here, so that most requests are answered from their own POST
+/// task; a handler still running goes on a task of its own (it outlives a client that
+/// disconnects, so its stream can be resumed). `into` makes the answer routable.
+fn drive<T: Send + 'static>(
+    app: &App,
+    http: &Arc<HttpSession>,
+    mut fut: futures_util::future::BoxFuture<'static, Option<T>>,
+    rid: Option<RequestId>,
+    into: fn(T) -> Out,
+) {
+    // The first poll needs no waker: a future still pending is polled again by its own task.
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    match fut.as_mut().poll(&mut cx) {
+        std::task::Poll::Ready(reply) => http.answered(reply.map(into), rid),
+        std::task::Poll::Pending => {
+            let h = http.clone();
+            app.tasks.spawn(async move {
+                let reply = fut.await;
+                h.answered(reply.map(into), rid);
+            });
+        }
+    }
+}

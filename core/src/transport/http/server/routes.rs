@@ -1,0 +1,97 @@
+//! A session's routing table: which open stream each request's messages go to, the session's
+//! GET stream, and the bounded backlog of messages waiting for a GET stream to open.
+
+use super::frames::Tx;
+use crate::jsonrpc::{Message, RequestId};
+use std::collections::{HashMap, HashSet, VecDeque};
+
+const BACKLOG_LIMIT: usize = 1000;
+
+/// One open request stream (a POST answered with SSE or JSON).
+pub(super) struct StreamRoute {
+    pub(super) slot: u64,
+    pub(super) tx: Option<Tx>,
+    /// Requests of this stream still unanswered (usually one: no set is allocated for it).
+    pub(super) pending: SmallIds,
+    pub(super) json: bool,
+    /// Bumped each time a client (re)attaches to the stream, so that a polling-mode close
+    /// scheduled for an earlier attachment leaves a later one alone.
+    pub(super) generation: u64,
+    /// Whether an event of this stream is in the event store (its priming event, or a message
+    /// sent before the last answer); until then no client holds an id to resume it from.
+    pub(super) recorded: bool,
+}
+
+/// A few request ids, without a heap allocation for the common single one.
+pub(super) enum SmallIds {
+    One(RequestId),
+    Many(HashSet<RequestId>),
+    Empty,
+}
+
+impl SmallIds {
+    /// Forgets `id` (answered or cancelled).
+    pub(super) fn remove(&mut self, id: &RequestId) {
+        match self {
+            SmallIds::One(x) if x == id => *self = SmallIds::Empty,
+            SmallIds::Many(set) => {
+                set.remove(id);
+            }
+            _ => {}
+        }
+    }
+    /// Whether `id` is the only id left.
+    pub(super) fn is_only(&self, id: &RequestId) -> bool {
+        match self {
+            SmallIds::One(x) => x == id,
+            SmallIds::Many(set) => set.len() == 1 && set.contains(id),
+            SmallIds::Empty => false,
+        }
+    }
+    /// Whether every request is answered.
+    pub(super) fn is_empty(&self) -> bool {
+        match self {
+            SmallIds::Empty => true,
+            SmallIds::One(_) => false,
+            SmallIds::Many(set) => set.is_empty(),
+        }
+    }
+}
+
+#[derive(Default)]
+pub(super) struct Routes {
+    /// Request id → stream slot (hashed as the session's own request maps are).
+    pub(super) requests: HashMap<RequestId, u64, crate::session::IdHash>,
+    /// Open request streams (few at a time: a Vec beats a map, and allocates nothing when idle).
+    pub(super) streams: Vec<StreamRoute>,
+    pub(super) next_stream: u64,
+    pub(super) get: Option<Tx>,
+    pub(super) backlog: VecDeque<Message>,
+}
+
+impl Routes {
+    /// The open request stream `slot`.
+    pub(super) fn stream(&mut self, slot: u64) -> Option<&mut StreamRoute> {
+        self.streams.iter_mut().find(|s| s.slot == slot)
+    }
+    /// Forgets request stream `slot` (all its requests answered).
+    pub(super) fn remove_stream(&mut self, slot: u64) {
+        if let Some(i) = self.streams.iter().position(|s| s.slot == slot) {
+            self.streams.swap_remove(i);
+        }
+    }
+    /// Drops every stream (ending them) when the session closes.
+    pub(super) fn clear(&mut self) {
+        self.get = None;
+        self.streams = Vec::new();
+        self.requests = HashMap::default();
+    }
+}
+
+/// Keeps a message for the next GET stream, dropping the oldest beyond the limit.
+pub(super) fn push_backlog(backlog: &mut VecDeque<Message>, msg: Message) {
+    if backlog.len() >= BACKLOG_LIMIT {
+        backlog.pop_front();
+    }
+    backlog.push_back(msg);
+}
