@@ -3,7 +3,7 @@
 #   1. bindings-python/scripts/test.sh: build into .tools/venv-python-binding, ruff, mypy --strict,
 #      pytest;
 #   2. the official conformance suite against examples/python/everything_server.py (server mode:
-#      0.1.16 --suite all and the alpha's 2025-11-25 requirement set) and everything_client.py
+#      0.1.16 --suite all and the alpha's 2025-11-25 and 2026-07-28 requirement sets) and everything_client.py
 #      (client mode, 0.1.16 core suite), via tests/conformance/run-server.sh / run-client.sh and
 #      scripts/everything-server|everything-client python;
 #   3. interop (tests/interop/SURFACE.md): the official Python and TypeScript SDK clients against
@@ -36,6 +36,7 @@ PY="$(python_binding_py)" || { echo "run-python: cannot build the binding" >&2; 
 
 echo "run-python: conformance server mode (everything_server.py, Streamable HTTP)" >&2
 tests/conformance/run-server.sh --results "$RESULTS/conformance-server" \
+  --runs v0.1.16,alpha-2025-11-25,alpha-2026-07-28 \
   -- scripts/everything-server python --transport http --port '{port}' || fail "conformance server mode"
 
 echo "run-python: conformance client mode (everything_client.py, core suite)" >&2

@@ -531,6 +531,29 @@ impl NativeContext {
         })
     }
 
+    /// Asks the client for several inputs at once (`{key: {"method", "params"}}`); returns the
+    /// answers by key (2026-07-28: through `input_required` and the client's retry).
+    fn input<'py>(
+        &self,
+        py: Python<'py>,
+        requests: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let requests = py_to_value(requests)?;
+        let ctx = self.ctx.clone();
+        future_into_py(py, async move { Ok(Out::Json(ctx.input(requests).await?)) })
+    }
+
+    /// The client's answer to input request `key` carried by this retry (None when absent).
+    fn input_response(&self, py: Python<'_>, key: &str) -> PyResult<Py<PyAny>> {
+        value_to_py(py, &self.ctx.input_response(key))
+    }
+
+    /// The verified state of the previous `input_required` round (None when absent).
+    #[getter]
+    fn request_state(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        value_to_py(py, &self.ctx.request_state())
+    }
+
     /// Sends a notification related to this request.
     #[pyo3(signature = (method, params=None))]
     fn notify<'py>(

@@ -33,8 +33,10 @@ pub mod codes {
     pub const URL_ELICITATION_REQUIRED: i32 = -32042;
     /// A transport failed (I/O error, spawn failure, HTTP status) (engine-local, never sent).
     pub const TRANSPORT_ERROR: i32 = -32010;
-    /// The peer negotiated a protocol version we cannot speak (engine-local).
-    pub const UNSUPPORTED_VERSION: i32 = -32011;
+    /// A protocol version that one side cannot speak: the peer negotiated one this client does
+    /// not speak, or a request named one this server does not serve. The same code as the
+    /// 2026-07-28 `UnsupportedProtocolVersionError`, so every binding has one error for both.
+    pub const UNSUPPORTED_VERSION: i32 = UNSUPPORTED_PROTOCOL_VERSION;
     /// 2026-07-28: HTTP headers do not match the body, or a required header is missing or
     /// malformed (`HeaderMismatchError`; HTTP 400).
     pub const HEADER_MISMATCH: i32 = -32020;

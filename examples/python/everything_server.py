@@ -16,7 +16,7 @@ import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from ferromcp import Context, Server
+from ferromcp import Context, InvalidParams, Server, input_required
 
 PNG = (
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
@@ -276,11 +276,22 @@ async def elicitation_enums(ctx: Context) -> dict[str, Any]:
         "type": "object",
         "$defs": {
             "address": {
+                "$anchor": "addressDef",
                 "type": "object",
                 "properties": {"street": {"type": "string"}, "city": {"type": "string"}},
             }
         },
-        "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"}},
+        "properties": {
+            "name": {"type": "string"},
+            "address": {"$ref": "#/$defs/address"},
+            "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+            "phone": {"type": "string"},
+            "email": {"type": "string"},
+        },
+        "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+        "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+        "then": {"required": ["phone"]},
+        "else": {"required": ["email"]},
         "additionalProperties": False,
     },
 )
@@ -299,6 +310,174 @@ async def reconnection(ctx: Context) -> dict[str, Any]:
         "Reconnection test completed successfully. If you received this, the client properly "
         "reconnected after stream closure."
     )
+
+
+# ---- 2026-07-28: diagnostics of server-stateless -------------------------------------------------
+def trigger_tool_change() -> dict[str, Any]:
+    server.remove_tool("test_trigger_tool_change")
+    tool("test_trigger_tool_change", "Registers itself again (a tools list change)")(
+        trigger_tool_change
+    )
+    return text("Tool list changed")
+
+
+tool("test_trigger_tool_change", "Registers itself again (a tools list change)")(
+    trigger_tool_change
+)
+
+
+@tool("test_trigger_prompt_change", "Registers test_simple_prompt again (a prompts list change)")
+def trigger_prompt_change() -> dict[str, Any]:
+    server.remove_prompt("test_simple_prompt")
+    register_simple_prompt()
+    return text("Prompt list changed")
+
+
+@tool("test_missing_capability", "Asks for sampling whether or not the client declared it")
+async def missing_capability(ctx: Context) -> dict[str, Any]:
+    # ctx.request, not ctx.sample: the engine answers -32021 when the request's client
+    # capabilities lack sampling (2026-07-28).
+    params = {"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}], "maxTokens": 10}
+    await ctx.request("sampling/createMessage", params)
+    return text("Sampling succeeded")
+
+
+@tool(
+    "test_header_param",
+    "Echoes its region, which clients mirror into the Mcp-Param-Region header",
+    {"type": "object", "properties": {"region": {"type": "string", "x-mcp-header": "Region"}}},
+)
+def header_param(region: str = "") -> dict[str, Any]:
+    return text(f"region: {region}")
+
+
+@tool("test_logging_tool", "Sends a log message (delivered only when the request asked for a level)")
+async def logging_tool(ctx: Context) -> dict[str, Any]:
+    await ctx.info("test_logging_tool ran", logger=LOGGER)
+    return text("Logging tool executed")
+
+
+# ---- 2026-07-28: multi round-trip requests (input_required) --------------------------------------
+def elicit_input(message: str, prop: str, kind: str) -> dict[str, Any]:
+    schema = {"type": "object", "properties": {prop: {"type": kind}}, "required": [prop]}
+    return {"method": "elicitation/create", "params": {"message": message, "requestedSchema": schema}}
+
+
+def sampling_input(prompt: str, max_tokens: int) -> dict[str, Any]:
+    messages = [{"role": "user", "content": {"type": "text", "text": prompt}}]
+    return {"method": "sampling/createMessage", "params": {"messages": messages, "maxTokens": max_tokens}}
+
+
+ROOTS_INPUT: dict[str, Any] = {"method": "roots/list", "params": {}}
+
+
+def accepted(ctx: Context, key: str) -> dict[str, Any] | None:
+    """The content of an accepted elicitation answer to ``key``, if this retry carries one."""
+    answer = ctx.input_response(key)
+    if isinstance(answer, dict) and answer.get("action") == "accept":
+        content = answer.get("content")
+        return content if isinstance(content, dict) else {}
+    return None
+
+
+@tool("test_input_required_result_elicitation", "Asks for the user's name, then greets")
+async def ir_elicitation(ctx: Context) -> dict[str, Any]:
+    # ctx.input serves both eras: input_required (2026-07-28) or a request to the client.
+    answers = await ctx.input({"user_name": elicit_input("What is your name?", "name", "string")})
+    name = (answers["user_name"].get("content") or {}).get("name", "stranger")
+    return text(f"Hello, {name}!")
+
+
+@tool("test_input_required_result_sampling", "Asks the client's LLM a question, then reports it")
+async def ir_sampling(ctx: Context) -> dict[str, Any]:
+    answers = await ctx.input(
+        {"capital_question": sampling_input("What is the capital of France?", 100)}
+    )
+    return text(f"LLM response: {(answers['capital_question'].get('content') or {}).get('text', '')}")
+
+
+@tool("test_input_required_result_list_roots", "Asks for the client's roots, then lists them")
+async def ir_list_roots(ctx: Context) -> dict[str, Any]:
+    answers = await ctx.input({"client_roots": ROOTS_INPUT})
+    uris = [r.get("uri", "") for r in answers["client_roots"].get("roots", [])]
+    return text(f"Client roots: {', '.join(uris)}")
+
+
+def confirm_with_state(ctx: Context) -> dict[str, Any]:
+    """Round 1 asks for a confirmation with state; round 2 finds the state intact (the engine
+    refuses an altered one before the tool runs)."""
+    state = ctx.request_state
+    state_ok = isinstance(state, dict) and state.get("nonce") == "state-ok"
+    if ctx.input_response("confirm") is None:
+        raise input_required(
+            {"confirm": elicit_input("Please confirm", "ok", "boolean")}, state={"nonce": "state-ok"}
+        )
+    if not state_ok:
+        raise InvalidParams("requestState is missing")
+    return text("state-ok: confirmation received with valid requestState")
+
+
+@tool("test_input_required_result_request_state", "Asks for a confirmation with requestState")
+def ir_request_state(ctx: Context) -> dict[str, Any]:
+    return confirm_with_state(ctx)
+
+
+@tool("test_input_required_result_tampered_state", "The same; a tampered requestState is refused")
+def ir_tampered_state(ctx: Context) -> dict[str, Any]:
+    return confirm_with_state(ctx)
+
+
+@tool("test_input_required_result_multiple_inputs", "Asks for three inputs in one round")
+def ir_multiple_inputs(ctx: Context) -> dict[str, Any]:
+    keys = ["user_name", "greeting", "client_roots"]
+    if all(ctx.input_response(k) is not None for k in keys):
+        return text("Received all inputs: user_name, greeting, client_roots")
+    raise input_required(
+        {
+            "user_name": elicit_input("What is your name?", "name", "string"),
+            "greeting": sampling_input("Generate a greeting", 50),
+            "client_roots": ROOTS_INPUT,
+        },
+        state={"round": 1},
+    )
+
+
+@tool("test_input_required_result_multi_round", "Two questions in two rounds, state carried")
+def ir_multi_round(ctx: Context) -> dict[str, Any]:
+    state = ctx.request_state if isinstance(ctx.request_state, dict) else {}
+    step = state.get("step", 0)
+    if step == 1 and (first := accepted(ctx, "step1")) and isinstance(first.get("name"), str):
+        raise input_required(
+            {"step2": elicit_input("Step 2: What is your favorite color?", "color", "string")},
+            state={"step": 2, "name": first["name"]},
+        )
+    if step == 2 and (second := accepted(ctx, "step2")) and isinstance(second.get("color"), str):
+        return text(f"{state.get('name', '?')} likes {second['color']}")
+    raise input_required(
+        {"step1": elicit_input("Step 1: What is your name?", "name", "string")}, state={"step": 1}
+    )
+
+
+@tool("test_input_required_result_capabilities", "Asks only for what the client can answer")
+def ir_capabilities(ctx: Context) -> dict[str, Any]:
+    if ctx.input_response("llm") is not None or ctx.input_response("user") is not None:
+        return text("Received the input")
+    wanted: dict[str, Any] = {}
+    if client_has(ctx, "sampling"):
+        wanted["llm"] = sampling_input("Say hello", 20)
+    if client_has(ctx, "elicitation"):
+        wanted["user"] = elicit_input("Your name?", "name", "string")
+    if not wanted:
+        return text("The client declared no capability to ask with")
+    raise input_required(wanted)
+
+
+@tool("test_streaming_elicitation", "Elicits through ctx.request (input_required in 2026-07-28)")
+async def streaming_elicitation(ctx: Context) -> dict[str, Any]:
+    answer = await ctx.request(
+        "elicitation/create", elicit_input("Your name?", "name", "string")["params"]
+    )
+    return text(f"Elicitation answered: {answer.get('action', '?')}")
 
 
 # ---- resources ----------------------------------------------------------------------------------
@@ -347,11 +526,32 @@ def template_data(id: str) -> str:  # noqa: A002 - the template variable's name
 
 
 # ---- prompts ------------------------------------------------------------------------------------
-@server.prompt(
-    "test_simple_prompt", title="Simple Test Prompt", description="A simple prompt without arguments"
-)
 def simple_prompt() -> str:
     return "This is a simple prompt for testing."
+
+
+def register_simple_prompt() -> None:
+    server.prompt(
+        "test_simple_prompt",
+        title="Simple Test Prompt",
+        description="A simple prompt without arguments",
+    )(simple_prompt)
+
+
+register_simple_prompt()
+
+
+@server.prompt(
+    "test_input_required_result_prompt",
+    description="Asks for context (input_required) before it is built",
+)
+def input_required_prompt(ctx: Context) -> str:
+    answer = accepted(ctx, "user_context")
+    if answer is None:
+        raise input_required(
+            {"user_context": elicit_input("What context should the prompt use?", "context", "string")}
+        )
+    return f"Context: {answer.get('context', '')}"
 
 
 @server.prompt(

@@ -83,9 +83,56 @@ class TransportError(McpError):
 
 
 class UnsupportedProtocolVersion(McpError):
-    """The peer negotiated a protocol version we cannot speak."""
+    """A protocol version one side cannot speak: the server chose one this client does not
+    speak, or a 2026-07-28 request named one the server does not serve (``data`` lists the
+    ``supported`` revisions and the ``requested`` one)."""
 
     default_code = CODES["UnsupportedProtocolVersion"]
+
+
+class HeaderMismatch(McpError):
+    """2026-07-28: the HTTP headers of a request are missing, malformed or do not match its
+    body (``Mcp-Method``, ``Mcp-Name``, ``Mcp-Param-*``)."""
+
+    default_code = CODES["HeaderMismatch"]
+
+
+class MissingRequiredClientCapability(McpError):
+    """2026-07-28: serving the request needs a capability (sampling, elicitation, roots) the
+    client did not declare in the request's ``_meta``."""
+
+    default_code = CODES["MissingRequiredClientCapability"]
+
+
+class InputRequired(McpError):
+    """A handler asks the client for input (2026-07-28): build it with :func:`input_required`
+    and raise it; the engine answers an ``input_required`` result and runs the handler again
+    when the client retries with the answers. :meth:`Context.request`, :meth:`Context.elicit`,
+    :meth:`Context.sample` and :meth:`Context.input` raise it themselves in that era: let it
+    propagate (do not catch it with a bare ``except McpError``)."""
+
+    default_code = CODES["InputRequired"]
+
+
+def input_required(requests: dict[str, dict[str, Any]], state: Any = None) -> InputRequired:
+    """The exception that answers ``input_required`` (2026-07-28): ``requests`` maps keys of
+    your choosing to ``{"method": ..., "params": ...}`` (``elicitation/create``,
+    ``sampling/createMessage``, ``roots/list``); ``state`` (any JSON value) comes back, sealed
+    so the client cannot alter it, as :attr:`Context.request_state` on the retry, where
+    :meth:`Context.input_response` gives the answers::
+
+        name = ctx.input_response("user_name")
+        if name is None:
+            raise input_required({"user_name": {"method": "elicitation/create", "params": {...}}})
+    """
+    if not isinstance(requests, dict) or not requests:
+        raise TypeError("input_required needs a non-empty dict of input requests")
+    for key, request in requests.items():
+        if not isinstance(request, dict) or not isinstance(request.get("method"), str):
+            raise TypeError(f"input request {key!r} needs a string 'method'")
+    return InputRequired(
+        "input required", data={"inputRequests": requests, "state": state}
+    )
 
 
 class RequestCancelled(McpError):
@@ -107,6 +154,9 @@ _BY_CODE: dict[int, type[McpError]] = {
         ResourceNotFound,
         TransportError,
         UnsupportedProtocolVersion,
+        HeaderMismatch,
+        MissingRequiredClientCapability,
+        InputRequired,
         RequestCancelled,
     )
 }
@@ -136,11 +186,14 @@ class ClientCapabilityError(RuntimeError):
 __all__ = [
     "ClientCapabilityError",
     "ConnectionClosed",
+    "HeaderMismatch",
+    "InputRequired",
     "InternalError",
     "InvalidParams",
     "InvalidRequest",
     "McpError",
     "MethodNotFound",
+    "MissingRequiredClientCapability",
     "ParseError",
     "RequestCancelled",
     "RequestTimeout",
@@ -148,4 +201,5 @@ __all__ = [
     "TransportError",
     "UnsupportedProtocolVersion",
     "from_code",
+    "input_required",
 ]

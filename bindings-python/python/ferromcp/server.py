@@ -157,6 +157,27 @@ class Context:
         """Sends a request to the client and returns its result."""
         return await self._native.request(method, to_jsonable(params))
 
+    async def input(self, requests: dict[str, dict[str, Any]]) -> dict[str, Any]:
+        """Asks the client for several things at once: ``requests`` maps keys of your choosing
+        to ``{"method": ..., "params": ...}`` (``elicitation/create``,
+        ``sampling/createMessage``, ``roots/list``); returns the client's results under the
+        same keys. Before 2026-07-28 each is sent to the client as a request; in the 2026-07-28
+        era this raises :class:`InputRequired` (let it propagate), the client answers, and the
+        handler runs again, when this call returns the answers. One handler serves both eras."""
+        answers: dict[str, Any] = await self._native.input(to_jsonable(requests))
+        return answers
+
+    def input_response(self, key: str) -> Any:
+        """2026-07-28: the client's answer to input request ``key`` of an earlier
+        :func:`input_required` (``None`` when this request carries none)."""
+        return self._native.input_response(key)
+
+    @property
+    def request_state(self) -> Any:
+        """2026-07-28: the ``state`` given to :func:`input_required` in the previous round,
+        verified by the engine (``None`` on a first round and before 2026-07-28)."""
+        return self._native.request_state
+
     async def elicit(self, message: str, schema: Any) -> ElicitResult:
         """Asks the user for input (``elicitation/create``, form mode). ``schema`` is a JSON
         Schema dict or a type (dataclass, TypedDict, pydantic model; its ``$defs`` are inlined,
@@ -869,6 +890,12 @@ class Server:
         return self._native.remove_tool(name)
 
     # ---- resources ---------------------------------------------------------------------------
+    def remove_resource(self, uri: str) -> bool:
+        """Removes a resource or resource template (by its URI or URI template); returns whether
+        it existed."""
+        self._resources.discard(uri)
+        return self._native.remove_resource(uri)
+
     def resource(
         self,
         uri: str,
@@ -1025,6 +1052,11 @@ class Server:
             return fn
 
         return deco
+
+    def remove_prompt(self, name: str) -> bool:
+        """Removes a prompt; returns whether it existed."""
+        self._prompts.discard(name)
+        return self._native.remove_prompt(name)
 
     # ---- completion --------------------------------------------------------------------------
     def completion(

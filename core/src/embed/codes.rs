@@ -64,8 +64,25 @@ pub const ERROR_CODES: &[ErrorCode] = &[
     },
     ErrorCode {
         name: "UnsupportedProtocolVersion",
-        code: codes::UNSUPPORTED_VERSION,
-        description: "the peer negotiated a protocol version we cannot speak (local)",
+        code: codes::UNSUPPORTED_PROTOCOL_VERSION,
+        description: "a protocol version one side cannot speak (data: supported, requested)",
+    },
+    ErrorCode {
+        name: "HeaderMismatch",
+        code: codes::HEADER_MISMATCH,
+        description: "2026-07-28: HTTP headers missing, malformed or not matching the body",
+    },
+    ErrorCode {
+        name: "MissingRequiredClientCapability",
+        code: codes::MISSING_CLIENT_CAPABILITY,
+        description:
+            "2026-07-28: serving the request needs a capability the client did not declare",
+    },
+    ErrorCode {
+        name: "InputRequired",
+        code: crate::session::INPUT_REQUIRED,
+        description:
+            "a handler asks the client for input (local; answered as an input_required result)",
     },
     ErrorCode {
         name: "UrlElicitationRequired",

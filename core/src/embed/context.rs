@@ -122,6 +122,33 @@ impl ForeignContext {
         self.request("roots/list", None).await
     }
 
+    /// Asks the client for several things at once: `requests` is a JSON object mapping keys of
+    /// the handler's choosing to `{"method": ..., "params": ...}` (`elicitation/create`,
+    /// `sampling/createMessage`, `roots/list`); the answer is an object with the client's
+    /// results under the same keys. In the handshake era each is sent as a request; in the
+    /// 2026-07-28 era the call fails with [`crate::session::INPUT_REQUIRED`], which the engine
+    /// turns into an `input_required` result, and returns the answers when the client's retry
+    /// runs the handler again (so handlers must not catch that error).
+    pub async fn input(&self, requests: Value) -> Result<Value, McpError> {
+        let requests = input_requests(requests)?;
+        self.inner.input(requests).await.map(Value::Object)
+    }
+
+    /// 2026-07-28 era: the client's answer to input request `key` of an earlier
+    /// `input_required` result (JSON `null` when this request carries none).
+    pub fn input_response(&self, key: &str) -> Value {
+        self.inner
+            .input_response(key)
+            .cloned()
+            .unwrap_or(Value::Null)
+    }
+
+    /// 2026-07-28 era: the state a handler gave [`input_required`] in the previous round,
+    /// verified by the engine (JSON `null` on a first round or in the handshake era).
+    pub fn request_state(&self) -> Value {
+        self.inner.request_state().cloned().unwrap_or(Value::Null)
+    }
+
     /// Closes the SSE stream carrying this request (Streamable HTTP): the client reconnects with
     /// `Last-Event-ID` and gets the answer on the resumed stream. False where there is no such
     /// stream (stdio, JSON-response mode).
@@ -177,4 +204,38 @@ impl ForeignContext {
                 .collect::<Map<String, Value>>(),
         )
     }
+}
+
+/// The error a foreign handler returns (raises, throws) to answer `input_required` in the
+/// 2026-07-28 era: `requests` maps keys to `{"method": ..., "params": ...}` input requests, and
+/// `state` (any JSON, `null` for none) comes back sealed on the retry as
+/// [`ForeignContext::request_state`]. A malformed `requests` gives an internal error instead
+/// (the handler's fault, not the client's).
+pub fn input_required(requests: Value, state: Value) -> McpError {
+    match input_requests(requests) {
+        Ok(map) => crate::session::input_required(map, (!state.is_null()).then_some(state)),
+        Err(e) => e,
+    }
+}
+
+/// `requests` as a map of input requests, each an object with a string `method`.
+fn input_requests(requests: Value) -> Result<Map<String, Value>, McpError> {
+    let Value::Object(map) = requests else {
+        return Err(McpError::internal(
+            "input requests must be an object mapping keys to {method, params}",
+        ));
+    };
+    if map.is_empty() {
+        return Err(McpError::internal(
+            "input requests must name at least one request",
+        ));
+    }
+    for (key, request) in &map {
+        if request.get("method").and_then(Value::as_str).is_none() {
+            return Err(McpError::internal(format!(
+                "input request {key:?} needs a string \"method\" (elicitation/create, sampling/createMessage or roots/list)"
+            )));
+        }
+    }
+    Ok(map)
 }

@@ -10,7 +10,8 @@
 //! - [`EmbeddedClient`] wraps [`crate::client::Client`].
 //! - [`ForeignContext`] is what a handler gets: request id, `_meta`, cancellation (observe it with
 //!   [`ForeignContext::cancelled`] / [`ForeignContext::on_cancel`], trigger it with
-//!   [`ForeignContext::cancel`]), progress, logging and requests back to the peer.
+//!   [`ForeignContext::cancel`]), progress, logging, requests back to the peer, and the
+//!   2026-07-28 multi round-trip input ([`ForeignContext::input`], [`input_required`]).
 //! - [`CancelHandle`] lets a foreign caller cancel an outgoing request explicitly (for runtimes
 //!   such as UniFFI that cannot drop a Rust future).
 //! - [`ServerConfig`], [`HttpConfig`] and [`ClientConfig`] are the typed configuration (camelCase
@@ -31,7 +32,7 @@ pub use codes::{is_transport_code, ErrorCode, ERROR_CODES};
 #[cfg(feature = "http")]
 pub use config::HttpConfig;
 pub use config::{ClientConfig, ServerConfig};
-pub use context::ForeignContext;
+pub use context::{input_required, ForeignContext};
 #[cfg(feature = "http")]
 pub use http::{EmbeddedHttpHandler, EmbeddedHttpResponse, EmbeddedHttpServer, HttpRequestParts};
 pub use server::{
