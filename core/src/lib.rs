@@ -6,6 +6,8 @@
 
 #![warn(missing_docs)]
 
+#[cfg(feature = "http")]
+pub mod auth;
 pub mod client;
 pub mod embed;
 pub mod error;

@@ -25,6 +25,83 @@ const SCENARIOS: &[&str] = &[
     "sse-retry",
 ];
 
+/// The `auth/*` scenarios (OAuth against the suite's mock authorization server).
+const AUTH_SCENARIOS: &[&str] = &[
+    "auth/metadata-default",
+    "auth/metadata-var1",
+    "auth/metadata-var2",
+    "auth/metadata-var3",
+    "auth/basic-cimd",
+    "auth/scope-from-www-authenticate",
+    "auth/scope-from-scopes-supported",
+    "auth/scope-omitted-when-undefined",
+    "auth/scope-step-up",
+    "auth/scope-retry-limit",
+    "auth/token-endpoint-auth-basic",
+    "auth/token-endpoint-auth-post",
+    "auth/token-endpoint-auth-none",
+    "auth/pre-registration",
+    "auth/client-credentials-basic",
+    "auth/2025-03-26-oauth-metadata-backcompat",
+    "auth/2025-03-26-oauth-endpoint-fallback",
+    "auth/resource-mismatch",
+    "auth/offline-access-scope",
+    "auth/offline-access-not-supported",
+];
+
+/// The Client ID Metadata Document URL the suite expects (`auth/basic-cimd`).
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+
+/// The OAuth client for an `auth/*` scenario: the mock authorization server approves at once,
+/// so the redirect step just reads its `Location`. Pre-registered credentials and client
+/// credentials come from `MCP_CONFORMANCE_CONTEXT`.
+fn conformance_auth() -> std::sync::Arc<ferromcp::auth::OAuthClient> {
+    use ferromcp::auth::{AutoApprove, OAuthClient, OAuthConfig};
+    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|c| serde_json::from_str(&c).ok())
+        .unwrap_or(Value::Null);
+    let id = context["client_id"].as_str();
+    let secret = context["client_secret"].as_str();
+    let config = match (context["name"].as_str(), id, secret) {
+        (Some(n), Some(id), Some(secret)) if n.starts_with("auth/client-credentials") => {
+            OAuthConfig::client_credentials(id, secret)
+        }
+        (_, Some(id), secret) => {
+            OAuthConfig::new(Arc::new(AutoApprove::new("http://localhost:3000/callback")))
+                .pre_registered(id, secret.map(str::to_string))
+        }
+        _ => OAuthConfig::new(Arc::new(AutoApprove::new("http://localhost:3000/callback"))),
+    };
+    let config = config
+        .client_name("ferromcp-everything-client")
+        .client_metadata_url(CLIENT_METADATA_URL);
+    Arc::new(OAuthClient::new(config))
+}
+
+/// An `auth/*` scenario: connect (authorizing on the first 401), list the tools, call each.
+async fn run_auth_scenario(url: &str) -> Result<(), McpError> {
+    use ferromcp::transport::http::{connect, HttpClientOptions};
+    let http = HttpClientOptions {
+        legacy_fallback: false,
+        open_get_stream: false,
+        ..Default::default()
+    }
+    .auth(conformance_auth());
+    let options = ClientOptions::new("ferromcp-everything-client", env!("CARGO_PKG_VERSION"));
+    let client = connect(url, options, ClientHandlers::default(), http).await?;
+    let outcome = async {
+        let tools = client.list_all_tools().await?;
+        for tool in tools {
+            client.call_tool(&tool.name, json!({})).await?;
+        }
+        Ok::<(), McpError>(())
+    }
+    .await;
+    client.close().await;
+    outcome
+}
+
 /// Where the server is.
 enum Target {
     /// Spawn a server process and talk over its stdio.
@@ -400,14 +477,19 @@ async fn main() {
         usage()
     };
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
-    if !SCENARIOS.contains(&scenario.as_str()) {
+    let run = if AUTH_SCENARIOS.contains(&scenario.as_str()) {
+        run_auth_scenario(url).await
+    } else if SCENARIOS.contains(&scenario.as_str()) {
+        run_scenario(&scenario, url).await
+    } else {
         eprintln!(
-            "everything-client: unknown or unsupported scenario {scenario:?}; known: {}",
-            SCENARIOS.join(", ")
+            "everything-client: unknown or unsupported scenario {scenario:?}; known: {}, {}",
+            SCENARIOS.join(", "),
+            AUTH_SCENARIOS.join(", ")
         );
         std::process::exit(1);
-    }
-    match run_scenario(&scenario, url).await {
+    };
+    match run {
         Ok(()) => {
             eprintln!("everything-client: scenario {scenario} done");
         }

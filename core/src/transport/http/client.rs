@@ -4,6 +4,7 @@
 
 use super::sse::SseParser;
 use super::{PROTOCOL_VERSION_HEADER, SESSION_ID_HEADER};
+use crate::auth::OAuthClient;
 use crate::client::{Client, ClientHandlers, ClientOptions};
 use crate::transport::{FrameReader, FrameWriter, ReadStatus};
 use crate::McpError;
@@ -42,6 +43,10 @@ pub struct HttpClientOptions {
     /// initialize). Off: such requests fail with a transport error whose data carries
     /// `httpStatus: 404`.
     pub reinitialize_on_expiry: bool,
+    /// OAuth 2.1 authorization: the client's bearer token goes with every request, and a 401
+    /// (or 403 `insufficient_scope`) runs its flow and retries the request (see
+    /// [`crate::auth`]). `None`: no authorization (a 401 fails the request).
+    pub auth: Option<Arc<OAuthClient>>,
 }
 
 impl Default for HttpClientOptions {
@@ -53,6 +58,7 @@ impl Default for HttpClientOptions {
             max_reconnects: 5,
             default_retry: Duration::from_secs(1),
             reinitialize_on_expiry: true,
+            auth: None,
         }
     }
 }
@@ -63,6 +69,20 @@ impl HttpClientOptions {
         self.headers.push((name.into(), value.into()));
         self
     }
+
+    /// Authorizes with `auth` (OAuth 2.1; see [`HttpClientOptions::auth`]).
+    pub fn auth(mut self, auth: Arc<OAuthClient>) -> Self {
+        self.auth = Some(auth);
+        self
+    }
+}
+
+/// What one message may still spend on retries.
+struct Retries {
+    /// A new session may replace an expired one.
+    renew: bool,
+    /// Authorizations left (401 / 403 step-up).
+    auth: usize,
 }
 
 type Hyper = HyperClient<HttpConnector, Full<Bytes>>;
@@ -220,6 +240,9 @@ impl Shared {
         for (k, v) in &self.headers {
             b = b.header(k, v);
         }
+        if let Some(token) = self.options.auth.as_ref().and_then(|a| a.bearer()) {
+            b = b.header("authorization", format!("Bearer {token}"));
+        }
         if method == Method::POST {
             b = b
                 .header("content-type", "application/json")
@@ -276,14 +299,61 @@ impl Shared {
     }
 
     async fn post(self: Arc<Self>, frame: Vec<u8>) {
-        if let Some(frame) = self.clone().post_once(frame, true).await {
-            self.post_once(frame, false).await;
+        let mut retries = Retries {
+            renew: true,
+            auth: self.options.auth.as_ref().map_or(0, |a| a.max_attempts()),
+        };
+        let mut frame = frame;
+        while let Some(again) = self.clone().post_once(frame, &mut retries).await {
+            frame = again;
         }
     }
 
-    /// POSTs one frame and routes its answers. Returns the frame back when the session had
-    /// expired and a new one replaced it, for the caller to send once more.
-    async fn post_once(self: Arc<Self>, frame: Vec<u8>, may_renew: bool) -> Option<Vec<u8>> {
+    /// On a 401, or a 403 `insufficient_scope`, with authorization configured: runs the OAuth
+    /// flow. `None`: not an authorization answer; `Some(Ok)`: send again; `Some(Err)`: give up.
+    async fn authorize(
+        &self,
+        status: StatusCode,
+        headers: &HeaderMap,
+        used_token: Option<&str>,
+        retries: &mut Retries,
+    ) -> Option<Result<(), McpError>> {
+        let auth = self.options.auth.as_ref()?;
+        let challenges: Vec<&str> = headers
+            .get_all("www-authenticate")
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .collect();
+        let step_up = status == StatusCode::FORBIDDEN
+            && crate::auth::BearerChallenge::parse(challenges.iter().copied())
+                .is_some_and(|c| c.is_insufficient_scope());
+        if status != StatusCode::UNAUTHORIZED && !step_up {
+            return None;
+        }
+        let data = |kind: &str| json!({ "httpStatus": status.as_u16(), "authError": kind });
+        if retries.auth == 0 {
+            let e = crate::auth::AuthError::RetryLimit {
+                attempts: auth.max_attempts(),
+                status: status.as_u16(),
+            };
+            return Some(Err(McpError::from(e.clone()).with_data(data(e.kind()))));
+        }
+        retries.auth -= 1;
+        let url = self.url.to_string();
+        Some(
+            auth.handle_challenge(&url, status.as_u16(), challenges, used_token)
+                .await
+                .map_err(|e| McpError::from(e.clone()).with_data(data(e.kind()))),
+        )
+    }
+
+    /// POSTs one frame and routes its answers. Returns the frame back when it is to be sent
+    /// again: the session had expired and a new one replaced it, or a new token was obtained.
+    async fn post_once(self: Arc<Self>, frame: Vec<u8>, retries: &mut Retries) -> Option<Vec<u8>> {
+        let may_renew = retries.renew;
+        if let Some(auth) = &self.options.auth {
+            auth.prepare(&self.url.to_string()).await;
+        }
         let legacy = self.legacy_endpoint.lock().unwrap().clone();
         let uri = legacy.clone().unwrap_or_else(|| self.url.clone());
         let method = serde_json::from_slice::<Value>(&frame)
@@ -294,6 +364,7 @@ impl Shared {
             *self.init_frame.lock().unwrap() = Some(frame.clone());
         }
         let used_sid = self.session_id.lock().unwrap().clone();
+        let used_token = self.options.auth.as_ref().and_then(|a| a.bearer());
         let req = match self.request(Method::POST, uri, Bytes::from(frame.clone())) {
             Ok(r) => r,
             Err(e) => {
@@ -330,6 +401,7 @@ impl Shared {
             }
         }
         if !status.is_success() {
+            let headers = resp.headers().clone();
             let body = resp
                 .into_body()
                 .collect()
@@ -337,12 +409,24 @@ impl Shared {
                 .map(|b| b.to_bytes())
                 .unwrap_or_default();
             let text = String::from_utf8_lossy(&body);
+            match self
+                .authorize(status, &headers, used_token.as_deref(), retries)
+                .await
+            {
+                Some(Ok(())) => return Some(frame),
+                Some(Err(e)) => {
+                    self.fail(&frame, e).await;
+                    return None;
+                }
+                None => {}
+            }
             let expired = status == StatusCode::NOT_FOUND && legacy.is_none();
             if let (true, true, Some(stale)) = (
                 expired && may_renew && self.options.reinitialize_on_expiry,
                 method.as_deref() != Some("initialize"),
                 used_sid.as_deref(),
             ) {
+                retries.renew = false;
                 match self.renew_session(stale).await {
                     Ok(()) => return Some(frame),
                     Err(e) => tracing::warn!(error = %e, "starting a new HTTP session failed"),
@@ -818,7 +902,7 @@ pub async fn connect(
     let (reader, writer) = streamable_transport(url, &http)?;
     match Client::connect(options.clone(), handlers.clone(), reader, writer).await {
         Ok(c) => Ok(c),
-        Err(e) if http.legacy_fallback && is_4xx(&e) => {
+        Err(e) if http.legacy_fallback && is_4xx(&e) && !is_auth(&e) => {
             tracing::info!(error = %e, "Streamable HTTP refused; falling back to HTTP+SSE");
             connect_legacy(url, options, handlers, http).await
         }
@@ -835,6 +919,13 @@ pub async fn connect_legacy(
 ) -> Result<Client, McpError> {
     let (reader, writer) = legacy_transport(url, &http).await?;
     Client::connect(options, handlers, reader, writer).await
+}
+
+/// An authorization failure (a 401/403 the OAuth flow could not resolve).
+fn is_auth(e: &McpError) -> bool {
+    e.data
+        .as_ref()
+        .is_some_and(|d| d.get("authError").is_some())
 }
 
 fn is_4xx(e: &McpError) -> bool {

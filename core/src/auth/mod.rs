@@ -1,0 +1,23 @@
+//! OAuth 2.1 authorization for MCP clients (the 2025-11-25 and 2026-07-28 authorization pages):
+//! on a 401 the HTTP client transport asks an [`OAuthClient`] to discover the server's Protected
+//! Resource Metadata (RFC 9728) and authorization server (RFC 8414 / OpenID discovery), identify
+//! the client (pre-registered, Client ID Metadata Document or dynamic registration), run the
+//! authorization code flow with PKCE `S256` and the `resource` parameter (RFC 8707), check `iss`
+//! (RFC 9207), and store the tokens; later 401s refresh, 403 `insufficient_scope` steps up.
+
+mod challenge;
+mod error;
+mod flow;
+mod http;
+mod metadata;
+mod pkce;
+mod redirect;
+mod store;
+mod url;
+
+pub use challenge::BearerChallenge;
+pub use error::AuthError;
+pub use flow::{Grant, OAuthClient, OAuthConfig};
+pub use metadata::{ResourceMetadata, ServerMetadata};
+pub use redirect::{AutoApprove, FnRedirect, LoopbackRedirect, RedirectHandler};
+pub use store::{ClientInfo, FileTokenStore, MemoryTokenStore, StoredAuth, TokenSet, TokenStore};
