@@ -38,7 +38,7 @@ tests/conformance/run-server.sh --results "$RESULTS/conformance-server" \
   -- scripts/everything-server node --transport http --port '{port}' || fail "conformance server mode"
 
 echo "run-node: conformance client mode (everything_client.mjs, core suite)" >&2
-tests/conformance/run-client.sh --results "$RESULTS/conformance-client" \
+tests/conformance/run-client.sh --results "$RESULTS/conformance-client" --label client-core-node \
   -- scripts/everything-client node || fail "conformance client mode"
 
 echo "run-node: official SDK clients -> ferromcp Node interop server" >&2

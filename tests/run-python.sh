@@ -40,7 +40,7 @@ tests/conformance/run-server.sh --results "$RESULTS/conformance-server" \
   -- scripts/everything-server python --transport http --port '{port}' || fail "conformance server mode"
 
 echo "run-python: conformance client mode (everything_client.py, core suite)" >&2
-tests/conformance/run-client.sh --results "$RESULTS/conformance-client" \
+tests/conformance/run-client.sh --results "$RESULTS/conformance-client" --label client-core-python \
   -- scripts/everything-client python || fail "conformance client mode"
 
 echo "run-python: official SDK clients -> ferromcp Python interop server" >&2

@@ -49,7 +49,7 @@ tests/conformance/run-server.sh --results "$RESULTS/conformance-server" \
   -- scripts/everything-server swift --transport http --port '{port}' || fail "conformance server mode"
 
 echo "run-swift: conformance client mode (EverythingClient, core suite)" >&2
-tests/conformance/run-client.sh --results "$RESULTS/conformance-client" \
+tests/conformance/run-client.sh --results "$RESULTS/conformance-client" --label client-core-swift \
   -- scripts/everything-client swift || fail "conformance client mode"
 
 echo "run-swift: official SDK clients -> ferromcp Swift interop server" >&2

@@ -11,6 +11,8 @@
 #   --results DIR     where results go (default: a new temp dir; kept and printed)
 #   --suite NAME      suite to run (default: core)
 #   --scenario NAME   run one scenario instead of the suite
+#   --label NAME      the run's label in the summary and in expected-failures.txt
+#                     (default client-SUITE; the binding runs use client-core-LANG)
 #   --timeout MS      per-scenario timeout (default 60000: the suite runs scenarios in parallel
 #                     and this machine has 2 cores)
 #   --no-serial-retry do not re-run the timing-sensitive scenarios (sse-retry) on their own
@@ -27,15 +29,16 @@ CLI="$ROOT/tests/node_modules/@modelcontextprotocol/conformance/dist/index.js"
 EXPECTED="$HERE/expected-failures.txt"
 SERIAL_SCENARIOS=(sse-retry)
 
-results="" suite="core" scenario="" timeout=60000 serial_retry=1
+results="" suite="core" scenario="" timeout=60000 serial_retry=1 label_opt=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --results) results="$2"; shift 2 ;;
     --suite) suite="$2"; shift 2 ;;
     --scenario) scenario="$2"; shift 2 ;;
+    --label) label_opt="$2"; shift 2 ;;
     --timeout) timeout="$2"; shift 2 ;;
     --no-serial-retry) serial_retry=0; shift ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     --) shift; break ;;
     -*) echo "run-client: unknown option $1" >&2; exit 2 ;;
     *) break ;;
@@ -57,7 +60,7 @@ wrapper="$wrapdir/client"
 } >"$wrapper"
 chmod +x "$wrapper"
 
-label="client-$suite"
+label="${label_opt:-client-$suite}"
 out="$results/$label"
 if [ -n "$scenario" ]; then
   label="client-$scenario"; label="${label//\//_}"

@@ -53,7 +53,8 @@ function collect(base) {
 const results = collect(dir);
 for (const [k, v] of collect(overrideDir)) results.set(k, v);
 
-// expected-failures.txt: "scenario  # reason", optionally "LABEL:scenario" to limit to one run,
+// expected-failures.txt: "scenario  # reason", optionally "LABEL:scenario" to limit to one run
+// (LABEL may list several runs, comma-separated),
 // or "LABEL:scenario:check-id" to excuse one failing check of a scenario (its other checks
 // must still pass).
 const expected = new Map();
@@ -66,14 +67,14 @@ if (expectedFile && fs.existsSync(expectedFile)) {
     let name = line.split(/\s+/)[0];
     const c = /^([^:]+):([^:]+):(.+)$/.exec(name);
     if (c) {
-      if (c[1] !== run) continue;
+      if (!c[1].split(',').includes(run)) continue;
       if (!expectedChecks.has(c[2])) expectedChecks.set(c[2], new Map());
       expectedChecks.get(c[2]).set(c[3], reason);
       continue;
     }
     const m = /^([^:]+):(.+)$/.exec(name);
     if (m) {
-      if (m[1] !== run) continue;
+      if (!m[1].split(',').includes(run)) continue;
       name = m[2];
     }
     expected.set(name, reason);
