@@ -422,6 +422,8 @@ impl OAuthClient {
             "grant_types": ["authorization_code", "refresh_token"],
             "response_types": ["code"],
         });
+        // SEP-837: "native" for loopback / localhost redirects and custom schemes, else "web".
+        body["application_type"] = json!(application_type(&redirect.redirect_uri()));
         let public_ok = meta
             .token_endpoint_auth_methods_supported
             .as_ref()
@@ -629,6 +631,27 @@ impl OAuthClient {
     }
 }
 
+/// The OIDC `application_type` for a redirect URI: `native` when it points at this machine
+/// (loopback, `localhost`) or uses a custom scheme, `web` otherwise.
+fn application_type(redirect_uri: &str) -> &'static str {
+    let uri: Option<http::Uri> = redirect_uri.parse().ok();
+    match uri
+        .as_ref()
+        .filter(|u| matches!(u.scheme_str(), Some("http" | "https")))
+    {
+        Some(u) => {
+            let host = u.host().unwrap_or("");
+            let host = host.trim_start_matches('[').trim_end_matches(']');
+            if host.eq_ignore_ascii_case("localhost") || host == "::1" || host.starts_with("127.") {
+                "native"
+            } else {
+                "web"
+            }
+        }
+        None => "native",
+    }
+}
+
 /// The token endpoint authentication method for `client`: its registered one, else the best the
 /// server supports for a client with (basic, post) or without (none) a secret.
 fn auth_method<'a>(client: &'a ClientInfo, meta: &ServerMetadata) -> &'a str {
@@ -686,4 +709,23 @@ fn parse_token_answer(answer: &Answer, url: &str) -> Result<TokenSet, AuthError>
         expires_at: v["expires_in"].as_u64().map(|s| now_secs() + s),
         scope: v["scope"].as_str().map(|s| split_scopes(Some(s)).join(" ")),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn application_type_follows_the_redirect_host() {
+        assert_eq!(
+            application_type("http://127.0.0.1:33333/callback"),
+            "native"
+        );
+        assert_eq!(application_type("http://localhost:3000/callback"), "native");
+        assert_eq!(application_type("http://[::1]:8080/cb"), "native");
+        assert_eq!(application_type("http://localhost/cb"), "native");
+        assert_eq!(application_type("com.example.app:/oauth"), "native");
+        assert_eq!(application_type("https://app.example.com/cb"), "web");
+        assert_eq!(application_type("https://localhost.example.com/cb"), "web");
+    }
 }

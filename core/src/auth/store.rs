@@ -193,7 +193,7 @@ mod tests {
             tokens: Some(TokenSet {
                 access_token: "at".into(),
                 refresh_token: Some("rt".into()),
-                expires_at: Some(now_secs() + 3600),
+                expires_at: Some(4_000_000_000),
                 scope: Some("a b".into()),
             }),
             client: Some(ClientInfo {

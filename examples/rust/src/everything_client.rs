@@ -477,7 +477,8 @@ async fn main() {
         usage()
     };
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
-    let run = if AUTH_SCENARIOS.contains(&scenario.as_str()) {
+    // Every `auth/*` scenario runs the same OAuth client; the list names the ones checked.
+    let run = if AUTH_SCENARIOS.contains(&scenario.as_str()) || scenario.starts_with("auth/") {
         run_auth_scenario(url).await
     } else if SCENARIOS.contains(&scenario.as_str()) {
         run_scenario(&scenario, url).await
