@@ -227,3 +227,59 @@ impl RedirectHandler for LoopbackRedirect {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Read, Write};
+
+    #[tokio::test]
+    async fn loopback_returns_the_callback_url_and_ignores_other_paths() {
+        let lb = LoopbackRedirect::bind(0, |url: &str| {
+            // The "browser": checks the URL it was given, then comes back twice.
+            assert_eq!(url, "http://as.example/authorize?x=1");
+            Ok(())
+        })
+        .unwrap();
+        let redirect_uri = lb.redirect_uri();
+        let port = redirect_uri
+            .strip_prefix("http://127.0.0.1:")
+            .and_then(|r| r.strip_suffix("/callback"))
+            .unwrap()
+            .to_string();
+        let browser = std::thread::spawn(move || {
+            let mut pages = Vec::new();
+            for target in ["/favicon.ico", "/callback?code=c%201&state=s"] {
+                let mut sock = std::net::TcpStream::connect(format!("127.0.0.1:{port}")).unwrap();
+                write!(sock, "GET {target} HTTP/1.1\r\nhost: x\r\n\r\n").unwrap();
+                let mut page = String::new();
+                sock.read_to_string(&mut page).unwrap();
+                pages.push(page);
+            }
+            pages
+        });
+        let got = lb
+            .authorize("http://as.example/authorize?x=1".into())
+            .await
+            .unwrap();
+        assert_eq!(got, format!("{}?code=c%201&state=s", redirect_uri));
+        let pages = browser.join().unwrap();
+        assert!(pages[0].starts_with("HTTP/1.1 404"), "{}", pages[0]);
+        assert!(pages[1].starts_with("HTTP/1.1 200"), "{}", pages[1]);
+    }
+
+    #[tokio::test]
+    async fn loopback_times_out_and_open_errors_surface() {
+        let lb = LoopbackRedirect::bind(0, |_: &str| Ok(()))
+            .unwrap()
+            .timeout(Duration::from_millis(100));
+        let e = lb.authorize("http://as/a".into()).await.unwrap_err();
+        assert!(
+            matches!(e, AuthError::Redirect(ref d) if d.contains("within")),
+            "{e}"
+        );
+        let lb = LoopbackRedirect::bind(0, |_: &str| Err("no browser".into())).unwrap();
+        let e = lb.authorize("http://as/a".into()).await.unwrap_err();
+        assert_eq!(e, AuthError::Redirect("no browser".into()));
+    }
+}
