@@ -102,7 +102,8 @@ impl NativeClient {
 
     /// Connects to a Streamable HTTP endpoint (awaitable of `NativeClient`).
     #[staticmethod]
-    #[pyo3(signature = (url, headers, legacy_fallback, config, handler=None))]
+    /// `auth`: the dict of `ferromcp.OAuth` (OAuth 2.1 authorization), or `None`.
+    #[pyo3(signature = (url, headers, legacy_fallback, config, handler=None, auth=None))]
     fn connect_http<'py>(
         py: Python<'py>,
         url: String,
@@ -110,12 +111,17 @@ impl NativeClient {
         legacy_fallback: bool,
         config: &Bound<'py, PyAny>,
         handler: Option<(Py<PyAny>, Py<PyAny>)>,
+        auth: Option<&Bound<'py, pyo3::types::PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let config = ClientConfig::from_json(py_to_value(config)?).map_err(|e| to_py_err(py, e))?;
         let (cell, h) = handler_for(py, handler)?;
+        let auth = auth
+            .map(|d| crate::auth::oauth_from_py(d, cell.clone()))
+            .transpose()?;
         future_into_py(py, async move {
             let c =
-                EmbeddedClient::connect_http(&url, headers, legacy_fallback, &config, h).await?;
+                EmbeddedClient::connect_http_auth(&url, headers, legacy_fallback, auth, &config, h)
+                    .await?;
             Ok(wrap(c, cell))
         })
     }

@@ -164,7 +164,7 @@ impl PyHandler {
         args: ArgsFn,
     ) -> BoxFuture<'static, Result<Value, McpError>> {
         if self.sync {
-            return self.invoke_sync(ctx, args);
+            return self.invoke_sync(ctx.cancellation_token(), args);
         }
         let token = ctx.cancellation_token();
         if self.event_loop.must_wait() {
@@ -261,11 +261,10 @@ impl PyHandler {
     /// answers at once and drops the result; the Python call itself runs to its end.
     fn invoke_sync(
         &self,
-        ctx: &ForeignContext,
+        token: tokio_util::sync::CancellationToken,
         args: ArgsFn,
     ) -> BoxFuture<'static, Result<Value, McpError>> {
         let (tx, rx) = oneshot::channel();
-        let token = ctx.cancellation_token();
         let func = self.func.clone();
         let job_token = token.clone();
         post_sync(move |py| {
@@ -290,6 +289,20 @@ impl PyHandler {
                 _ = token.cancelled() => Err(McpError::cancelled(Some("request cancelled"))),
             }
         })
+    }
+}
+
+impl PyHandler {
+    /// Calls `func(*values)` outside any MCP request (e.g. the OAuth redirect callback): on the
+    /// loop if it is a coroutine function, else on a sync-handler worker.
+    pub fn call_values(&self, values: Vec<Value>) -> BoxFuture<'static, Result<Value, McpError>> {
+        let token = tokio_util::sync::CancellationToken::new();
+        let args: ArgsFn = Box::new(move |py| values.iter().map(|v| value_to_py(py, v)).collect());
+        if self.sync {
+            self.invoke_sync(token, args)
+        } else {
+            self.invoke_async(token, args)
+        }
     }
 }
 

@@ -11,13 +11,80 @@ interop_client.py.)
 from __future__ import annotations
 
 import asyncio
+import http.client
+import json
 import os
 import sys
+import urllib.parse
 from typing import Any
 
-from ferromcp import Client, Context, MethodNotFound
+from ferromcp import Client, Context, MethodNotFound, OAuth
 
 SCENARIOS = ["initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry"]
+"""Every ``auth/*`` scenario runs the OAuth client (``run_auth``)."""
+
+# The Client ID Metadata Document URL the suite expects (auth/basic-cimd).
+CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"
+REDIRECT_URI = "http://localhost:3000/callback"
+
+
+def approve(authorization_url: str) -> str:
+    """The redirect step against the suite's mock authorization server, which approves at once:
+    request the authorization URL and return the Location it redirects to (a real host would
+    show the URL to the user instead)."""
+    u = urllib.parse.urlsplit(authorization_url)
+    conn = http.client.HTTPConnection(u.hostname or "localhost", u.port or 80, timeout=30)
+    try:
+        conn.request("GET", u.path + (f"?{u.query}" if u.query else ""))
+        resp = conn.getresponse()
+        location = resp.getheader("Location")
+        if resp.status // 100 != 3 or not location:
+            raise RuntimeError(f"authorization endpoint answered HTTP {resp.status}, no redirect")
+        return location
+    finally:
+        conn.close()
+
+
+async def on_redirect(authorization_url: str) -> str:
+    return await asyncio.to_thread(approve, authorization_url)
+
+
+def conformance_auth() -> OAuth:
+    """Pre-registered credentials and client credentials come from MCP_CONFORMANCE_CONTEXT."""
+    context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+    client_id = context.get("client_id")
+    secret = context.get("client_secret")
+    return OAuth(
+        on_redirect=on_redirect,
+        redirect_uri=REDIRECT_URI,
+        client_name="ferromcp-everything-client",
+        client_id=client_id,
+        client_secret=secret,
+        client_metadata_url=CLIENT_METADATA_URL,
+        client_credentials=str(context.get("name", "")).startswith("auth/client-credentials")
+        and client_id is not None
+        and secret is not None,
+    )
+
+
+async def run_auth(url: str) -> None:
+    """Connect (authorizing on the first 401), list the tools, call each one."""
+    client = Client.http(
+        url,
+        legacy_fallback=False,
+        auth=conformance_auth(),
+        name="ferromcp-everything-client",
+        version="0.1.0",
+    )
+    await client.connect()
+    try:
+        for tool in await client.list_all_tools():
+            await client.call_tool(tool["name"], {})
+    finally:
+        try:
+            await asyncio.wait_for(client.close(), 5)
+        except asyncio.TimeoutError:
+            print("everything-client: close timed out", file=sys.stderr)
 
 
 def apply_defaults(schema: dict[str, Any], content: dict[str, Any]) -> dict[str, Any]:
@@ -95,11 +162,14 @@ def main() -> int:
         print("usage: MCP_CONFORMANCE_SCENARIO=NAME everything_client.py URL", file=sys.stderr)
         return 2
     scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
-    if scenario not in SCENARIOS:
-        print(f"unknown scenario {scenario!r}; known: {', '.join(SCENARIOS)}", file=sys.stderr)
+    is_auth = scenario.startswith("auth/")
+    if scenario not in SCENARIOS and not is_auth:
+        print(
+            f"unknown scenario {scenario!r}; known: {', '.join(SCENARIOS)}, auth/*", file=sys.stderr
+        )
         return 1
     try:
-        asyncio.run(run(scenario, sys.argv[1]))
+        asyncio.run(run_auth(sys.argv[1]) if is_auth else run(scenario, sys.argv[1]))
     except Exception as e:  # noqa: BLE001 - reported, exit status 1
         print(f"everything-client: {scenario}: {type(e).__name__}: {e}", file=sys.stderr)
         return 1

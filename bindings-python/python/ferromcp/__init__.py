@@ -11,6 +11,7 @@
 from typing import TYPE_CHECKING, Any
 
 from ._native import ENGINE_VERSION, CancelHandle
+from .auth import OAuth, TokenStore
 from .compat import FastMCP, MCPServer
 from .content import Audio, File, Icon, Image, ToolAnnotations
 from .errors import (
@@ -83,6 +84,7 @@ __all__ = [
     "MCPServer",
     "McpError",
     "MethodNotFound",
+    "OAuth",
     "MissingRequiredClientCapability",
     "ParseError",
     "ReadResourceResult",
@@ -93,6 +95,7 @@ __all__ = [
     "ResourceNotFound",
     "Server",
     "Tool",
+    "TokenStore",
     "ToolAnnotations",
     "TransportError",
     "UnsupportedProtocolVersion",

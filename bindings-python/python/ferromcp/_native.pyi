@@ -108,6 +108,7 @@ class NativeClient:
         legacy_fallback: bool,
         config: dict[str, Any],
         handler: _ClientHandler | None = None,
+        auth: dict[str, Any] | None = None,
     ) -> Awaitable[NativeClient]: ...
     @staticmethod
     def connect_memory(

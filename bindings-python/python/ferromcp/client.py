@@ -11,6 +11,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from . import _native
+from .auth import OAuth
 from .errors import MethodNotFound
 from .results import CallToolResult, GetPromptResult, ReadResourceResult, Tool
 from .schema import to_jsonable
@@ -92,16 +93,21 @@ class Client:
         *,
         headers: dict[str, str] | None = None,
         legacy_fallback: bool = True,
+        auth: OAuth | None = None,
         **options: Any,
     ) -> Client:
         """A client for a Streamable HTTP endpoint (connects on ``__aenter__``). ``headers`` go
         with every request (e.g. ``Authorization``); with ``legacy_fallback`` a server refusing
         the Streamable HTTP initialize with a 4xx is retried over the 2024-11-05 HTTP+SSE
-        transport."""
+        transport. ``auth``: OAuth 2.1 authorization with a protected server (see
+        ``ferromcp.OAuth``); failures raise ``TransportError`` with ``data["authError"]``."""
         hdrs = list((headers or {}).items())
+        auth_config = auth._native_config() if auth is not None else None
 
         def connect(config: dict[str, Any], handler: Any) -> Awaitable[_native.NativeClient]:
-            return _native.NativeClient.connect_http(url, hdrs, legacy_fallback, config, handler)
+            return _native.NativeClient.connect_http(
+                url, hdrs, legacy_fallback, config, handler, auth_config
+            )
 
         return cls(connect, **options)
 

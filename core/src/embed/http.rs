@@ -82,9 +82,23 @@ impl EmbeddedClient {
         config: &ClientConfig,
         handler: Option<Arc<dyn ForeignClientHandler>>,
     ) -> Result<Self, McpError> {
+        Self::connect_http_auth(url, headers, legacy_fallback, None, config, handler).await
+    }
+
+    /// [`Self::connect_http`] with OAuth 2.1 authorization (see [`crate::auth`]): the bindings
+    /// build the [`crate::auth::OAuthClient`] from their own callbacks and stores.
+    pub async fn connect_http_auth(
+        url: &str,
+        headers: Vec<(String, String)>,
+        legacy_fallback: bool,
+        auth: Option<Arc<crate::auth::OAuthClient>>,
+        config: &ClientConfig,
+        handler: Option<Arc<dyn ForeignClientHandler>>,
+    ) -> Result<Self, McpError> {
         let http = HttpClientOptions {
             headers,
             legacy_fallback,
+            auth,
             ..Default::default()
         };
         let client =

@@ -1,0 +1,99 @@
+"""OAuth 2.1 authorization for ``Client.http(url, auth=OAuth(...))``.
+
+The engine runs the flow (metadata discovery, client registration, PKCE, the ``resource``
+parameter, ``iss`` check, refresh, step-up on 403 ``insufficient_scope``); this class only
+says how to reach the user and where tokens live.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+
+
+class TokenStore(Protocol):
+    """Keeps tokens and dynamic registrations between runs, keyed by the server's URL. The
+    values are JSON-compatible dicts; ``load`` returns ``None`` for an unknown key."""
+
+    def load(self, key: str) -> dict[str, Any] | None: ...
+    def save(self, key: str, value: dict[str, Any]) -> None: ...
+    def remove(self, key: str) -> None: ...
+
+
+class OAuth:
+    """How a client authorizes with a protected MCP server.
+
+    Redirect step (authorization code flow), one of:
+
+    * ``on_redirect(authorization_url) -> redirect_url`` (sync or async) with ``redirect_uri``:
+      show the URL to the user, return the full URL the authorization server redirected back
+      to (with ``code`` and ``state``);
+    * otherwise a loopback listener on ``127.0.0.1:loopback_port`` (0: any free port) receives
+      the browser's redirect; ``open_browser(url)`` shows the URL (default: printed to stderr;
+      pass ``webbrowser.open`` to launch the browser).
+
+    Client identity, in the spec's order: ``client_id`` (and ``client_secret``) of a
+    pre-registered client, a client registered earlier (kept in the token store),
+    ``client_metadata_url`` (an HTTPS Client ID Metadata Document URL) where the server accepts
+    it, else dynamic registration under ``client_name``. ``client_credentials=True`` uses the
+    client credentials grant with ``client_id``/``client_secret`` (no user, no redirect).
+
+    ``token_store``: ``None`` (memory), a path (a JSON file, owner-only), or a ``TokenStore``.
+    ``scopes``: requested when neither the server's challenge nor its metadata names any.
+    ``max_attempts``: authorizations per request before giving up (401 and 403 together).
+    """
+
+    def __init__(
+        self,
+        *,
+        on_redirect: Callable[[str], Awaitable[str] | str] | None = None,
+        redirect_uri: str | None = None,
+        loopback_port: int = 0,
+        open_browser: Callable[[str], Any] | None = None,
+        client_name: str = "ferromcp client",
+        client_id: str | None = None,
+        client_secret: str | None = None,
+        client_metadata_url: str | None = None,
+        client_credentials: bool = False,
+        token_store: str | os.PathLike[str] | TokenStore | None = None,
+        scopes: list[str] | None = None,
+        max_attempts: int = 3,
+    ) -> None:
+        if on_redirect is not None and redirect_uri is None:
+            raise ValueError("on_redirect needs redirect_uri (the URI registered for it)")
+        if client_credentials and (client_id is None or client_secret is None):
+            raise ValueError("client_credentials needs client_id and client_secret")
+        if max_attempts < 1:
+            raise ValueError("max_attempts must be at least 1")
+        self.on_redirect = on_redirect
+        self.redirect_uri = redirect_uri
+        self.loopback_port = loopback_port
+        self.open_browser = open_browser
+        self.client_name = client_name
+        self.client_id = client_id
+        self.client_secret = client_secret
+        self.client_metadata_url = client_metadata_url
+        self.client_credentials = client_credentials
+        self.token_store = token_store
+        self.scopes = scopes
+        self.max_attempts = max_attempts
+
+    def _native_config(self) -> dict[str, Any]:
+        store = self.token_store
+        path = os.fspath(store) if isinstance(store, (str, os.PathLike)) else None
+        return {
+            "grant": "client_credentials" if self.client_credentials else "authorization_code",
+            "on_redirect": self.on_redirect,
+            "redirect_uri": self.redirect_uri,
+            "loopback_port": self.loopback_port,
+            "open_browser": self.open_browser,
+            "client_name": self.client_name,
+            "client_id": self.client_id,
+            "client_secret": self.client_secret,
+            "client_metadata_url": self.client_metadata_url,
+            "scopes": self.scopes,
+            "max_attempts": self.max_attempts,
+            "token_file": path,
+            "token_store": None if path is not None else store,
+        }
