@@ -17,6 +17,8 @@
 //! dropped, as when any other transport closes. Malformed requests get 400 and the connection is
 //! closed.
 
+use super::chunked;
+use super::gauges::Gauges;
 use super::request::{lists_token, Fields, HttpRequest};
 use axum::body::Body;
 use bytes::{Buf, Bytes, BytesMut};
@@ -24,6 +26,7 @@ use http::header;
 use http::{Method, Response, StatusCode, Version};
 use http_body_util::BodyExt;
 use std::future::Future;
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -31,8 +34,6 @@ use tokio_util::sync::CancellationToken;
 
 /// Most headers a request may carry.
 const MAX_HEADERS: usize = 64;
-/// Longest chunk-size line (with extensions) or trailer line of a chunked body.
-const MAX_CHUNK_LINE: usize = 4096;
 /// While an answer is pending or streaming, bytes of a next (pipelined) request read ahead at
 /// most; beyond it reading pauses until the answer is done.
 const READ_AHEAD: usize = 64 * 1024;
@@ -48,6 +49,8 @@ pub(super) struct Limits {
     pub request_timeout: Duration,
     /// Time a kept-alive connection may sit idle between requests before it is closed.
     pub idle_timeout: Duration,
+    /// The server's counters and memory budget, shared by its connections.
+    pub gauges: Arc<Gauges>,
 }
 
 /// Builds the answer to a request the connection refuses by itself (bad framing, limits).
@@ -96,12 +99,16 @@ pub(super) async fn serve_connection<S, F>(
     S: Fn(HttpRequest) -> F,
     F: Future<Output = Response<Body>>,
 {
+    let _open = limits.gauges.connection();
     let mut conn = Conn {
         io,
         buf: BytesMut::with_capacity(4 * 1024),
         out: Vec::new(),
         eof: false,
+        gauges: limits.gauges.clone(),
+        charged: 0,
     };
+    conn.account();
     let mut idle = IdleTimer {
         sleep: Box::pin(tokio::time::sleep(limits.idle_timeout)),
         since: tokio::time::Instant::now(),
@@ -177,6 +184,16 @@ struct Conn {
     out: Vec<u8>,
     /// The peer has closed its side.
     eof: bool,
+    /// The server's counters.
+    gauges: Arc<Gauges>,
+    /// Bytes of this connection counted in the server's buffered total.
+    charged: usize,
+}
+
+impl Drop for Conn {
+    fn drop(&mut self) {
+        self.gauges.recharge(self.charged, 0);
+    }
 }
 
 /// A connection's idle timer. It is armed once and re-armed only when it fires early: per
@@ -189,6 +206,17 @@ struct IdleTimer {
 }
 
 impl Conn {
+    /// Brings this connection's charge in the server's buffered total up to date; false when
+    /// the budget does not allow what it now holds.
+    fn account(&mut self) -> bool {
+        let now = self.buf.capacity();
+        let ok = self.gauges.recharge(self.charged, now);
+        if ok {
+            self.charged = now;
+        }
+        ok
+    }
+
     /// Gives back buffers grown past [`KEEP_BUFFER`] by an exchange.
     fn trim(&mut self) {
         if self.out.capacity() > KEEP_BUFFER {
@@ -199,6 +227,7 @@ impl Conn {
             fresh.extend_from_slice(&self.buf);
             self.buf = fresh;
         }
+        self.account();
     }
 
     /// Reads more bytes into the buffer; false on end of stream or a read error.
@@ -206,7 +235,10 @@ impl Conn {
         if self.buf.capacity() - self.buf.len() < 1024 {
             self.buf.reserve(8 * 1024);
         }
-        match self.io.read_buf(&mut self.buf).await {
+        self.account();
+        let read = self.io.read_buf(&mut self.buf).await;
+        self.account();
+        match read {
             Ok(0) | Err(_) => {
                 self.eof = true;
                 false
@@ -278,6 +310,7 @@ impl Conn {
         }
         let mut slots =
             [const { std::mem::MaybeUninit::<httparse::Header<'_>>::uninit() }; MAX_HEADERS];
+        self.gauges.scanned(self.buf.len());
         let mut parsed = httparse::Request::new(&mut []);
         let len = match parsed.parse_with_uninit_headers(&self.buf, &mut slots) {
             Ok(httparse::Status::Complete(n)) => n,
@@ -412,49 +445,86 @@ impl Conn {
             }
             Framing::Chunked => {
                 let mut body = BytesMut::new();
+                let mut extensions = 0usize;
                 loop {
                     let line = self.line(deadline).await?;
-                    let size = line
-                        .split(|b| *b == b';')
-                        .next()
-                        .map(<[u8]>::trim_ascii)
-                        .filter(|s| !s.is_empty() && s.len() <= 16)
-                        .and_then(|s| std::str::from_utf8(s).ok())
-                        .and_then(|s| usize::from_str_radix(s, 16).ok())
-                        .ok_or_else(|| Stop::bad("malformed chunk size"))?;
+                    let (size, ext) = chunked::parse_size_line(&line).map_err(Stop::bad)?;
+                    extensions += ext;
+                    if extensions > chunked::MAX_EXTENSIONS {
+                        return Err(Stop::bad("chunk extensions too large"));
+                    }
                     if size == 0 {
-                        // Trailer fields, ignored, up to the blank line.
-                        while !self.line(deadline).await?.is_empty() {}
+                        self.trailers(deadline).await?;
                         return Ok(body.freeze());
                     }
-                    if body.len().saturating_add(size) > limits.max_body {
-                        return Err(too_large());
+                    let mut left = usize::try_from(size)
+                        .ok()
+                        .filter(|s| body.len().saturating_add(*s) <= limits.max_body)
+                        .ok_or_else(too_large)?;
+                    while left > 0 {
+                        if self.buf.is_empty() {
+                            self.fill_by(deadline).await?;
+                        }
+                        let take = left.min(self.buf.len());
+                        body.extend_from_slice(&self.buf[..take]);
+                        self.buf.advance(take);
+                        left -= take;
                     }
-                    while self.buf.len() < size + 2 {
+                    while self.buf.len() < 2 {
                         self.fill_by(deadline).await?;
                     }
-                    body.extend_from_slice(&self.buf[..size]);
-                    if &self.buf[size..size + 2] != b"\r\n" {
+                    if &self.buf[..2] != b"\r\n" {
                         return Err(Stop::bad("malformed chunk"));
                     }
-                    self.buf.advance(size + 2);
+                    self.buf.advance(2);
                 }
             }
         }
     }
 
     /// One CRLF-terminated line of a chunked body, without its CRLF.
+    /// Lines end with CRLF: a bare LF or CR is refused, and so is a line over
+    /// [`chunked::MAX_LINE`]. Each byte is searched once however the line arrives.
     async fn line(&mut self, deadline: tokio::time::Instant) -> Result<Bytes, Stop> {
+        let mut from = 0;
         loop {
-            if let Some(i) = self.buf.windows(2).position(|w| w == b"\r\n") {
-                let line = self.buf.split_to(i).freeze();
-                self.buf.advance(2);
-                return Ok(line);
+            match chunked::find_crlf(&self.buf, from) {
+                Ok(Some(i)) if i <= chunked::MAX_LINE => {
+                    let line = self.buf.split_to(i).freeze();
+                    self.buf.advance(2);
+                    return Ok(line);
+                }
+                Ok(Some(_)) => return Err(Stop::bad("chunk line too long")),
+                Ok(None) => {}
+                Err(e) => return Err(Stop::bad(e)),
             }
-            if self.buf.len() > MAX_CHUNK_LINE {
+            if self.buf.len() > chunked::MAX_LINE {
                 return Err(Stop::bad("chunk line too long"));
             }
+            // A CR at the end is looked at again once its LF may have come.
+            from = self.buf.len().saturating_sub(1);
             self.fill_by(deadline).await?;
+        }
+    }
+
+    /// The trailer section of a chunked body, up to its blank line: each field checked, their
+    /// number and size capped (431 beyond), their content ignored.
+    async fn trailers(&mut self, deadline: tokio::time::Instant) -> Result<(), Stop> {
+        let (mut bytes, mut fields) = (0usize, 0usize);
+        loop {
+            let line = self.line(deadline).await?;
+            if line.is_empty() {
+                return Ok(());
+            }
+            bytes += line.len() + 2;
+            fields += 1;
+            if bytes > chunked::MAX_TRAILERS || fields > chunked::MAX_TRAILER_FIELDS {
+                return Err(Stop::Refuse(
+                    StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+                    "chunk trailers too large".into(),
+                ));
+            }
+            chunked::check_trailer_line(&line).map_err(Stop::bad)?;
         }
     }
 

@@ -13,7 +13,9 @@
 //! carried, then `notifications/initialized`, and retries the failed message once, so the
 //! [`crate::client::Client`]'s negotiated state stays valid.
 
+mod chunked;
 mod client;
+mod gauges;
 mod h1;
 mod per_request;
 mod queue;
@@ -26,6 +28,7 @@ pub use client::{
     connect, connect_legacy, legacy_transport, streamable_transport, HttpClientOptions, HttpReader,
     HttpWriter,
 };
+pub use gauges::HttpServerStats;
 pub use per_request::{decode_value as decode_header_value, METHOD_HEADER, NAME_HEADER};
 pub use server::{
     router, serve_http, HttpServerHandle, HttpSession, PROTOCOL_VERSION_HEADER, SESSION_ID_HEADER,
@@ -54,8 +57,29 @@ pub struct HttpServerOptions {
     /// Sessions idle this long (no request, no open stream, nothing in flight) are removed
     /// (default 30 minutes; the reaper runs every quarter of it, at most every minute).
     pub session_idle_timeout: Duration,
-    /// Largest request body accepted (413 beyond).
+    /// Largest request body accepted (413 beyond). Default 4 MiB.
     pub max_body_size: usize,
+    /// Largest request head (request line and header fields) accepted by [`serve_http`] (431
+    /// beyond). Default 64 KiB.
+    pub max_head_size: usize,
+    /// Most connections [`serve_http`] serves at once; further ones wait in the listen backlog
+    /// until one closes. Default 1,024.
+    pub max_connections: usize,
+    /// Time a new connection has to send its first request's complete head (a silent or slow
+    /// connection is closed after it, with 408 if it had begun). Default 10 s.
+    pub header_read_timeout: Duration,
+    /// Time a request may take to arrive once its first byte has (head and body); 408 beyond.
+    /// Default 30 s.
+    pub request_timeout: Duration,
+    /// Time a kept-alive connection may sit idle between requests. Default 5 minutes.
+    pub keep_alive_timeout: Duration,
+    /// Time a write to a client may go without progress (a client that stops reading); the
+    /// connection is closed after it. Default 30 s.
+    pub write_timeout: Duration,
+    /// Bytes all connections of [`serve_http`] may hold in read buffers and request bodies
+    /// together; a request that would go beyond it is refused with 503 and its connection
+    /// closed. Default 256 MiB.
+    pub max_buffered_bytes: usize,
     /// Check `Host` and `Origin` against the allow-lists (403 otherwise), against DNS rebinding.
     ///
     /// `None` (the default) decides from the bound address: on for a loopback bind (allowing
@@ -113,6 +137,13 @@ impl Default for HttpServerOptions {
             max_sessions: 10_000,
             session_idle_timeout: Duration::from_secs(30 * 60),
             max_body_size: 4 * 1024 * 1024,
+            max_head_size: 64 * 1024,
+            max_connections: 1024,
+            header_read_timeout: Duration::from_secs(10),
+            request_timeout: Duration::from_secs(30),
+            keep_alive_timeout: Duration::from_secs(5 * 60),
+            write_timeout: Duration::from_secs(30),
+            max_buffered_bytes: 256 * 1024 * 1024,
             dns_rebinding_protection: None,
             allowed_hosts: Vec::new(),
             allowed_origins: Vec::new(),

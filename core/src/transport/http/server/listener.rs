@@ -1,6 +1,7 @@
 //! [`serve_http`]: binds a port and serves the endpoints on ferromcp's own HTTP/1.1 layer (the
 //! accept loop, routing by path, graceful shutdown), and the [`HttpServerHandle`] it returns.
 
+use super::super::gauges::{Gauges, HttpServerStats};
 use super::super::h1;
 use super::super::request::HttpRequest;
 use super::super::HttpServerOptions;
@@ -23,6 +24,7 @@ pub struct HttpServerHandle {
     local_addr: SocketAddr,
     shutdown: CancellationToken,
     task: tokio::task::JoinHandle<std::io::Result<()>>,
+    gauges: Arc<Gauges>,
 }
 
 impl HttpServerHandle {
@@ -46,6 +48,11 @@ impl HttpServerHandle {
     /// Runs until the server stops (for example after a shutdown from another task).
     pub async fn wait(self) -> std::io::Result<()> {
         self.task.await.map_err(std::io::Error::other)?
+    }
+
+    /// Counters of the connection layer: open connections, buffered bytes, bytes scanned.
+    pub fn stats(&self) -> HttpServerStats {
+        self.gauges.snapshot()
     }
 
     /// A token that stops the server when cancelled.
@@ -74,21 +81,29 @@ pub async fn serve_http(
     let local_addr = listener.local_addr()?;
     let app = App::new(server, options, Some(local_addr));
     let shutdown = app.shutdown.clone();
-    let task = tokio::spawn(accept_loop(listener, app));
+    let gauges = Arc::new(Gauges::new(app.options.max_buffered_bytes));
+    let task = tokio::spawn(accept_loop(listener, app, gauges.clone()));
     Ok(HttpServerHandle {
         local_addr,
         shutdown,
         task,
+        gauges,
     })
 }
 
 /// Accepts connections until shutdown, then lets them finish and closes every session.
-async fn accept_loop(listener: tokio::net::TcpListener, app: Arc<App>) -> std::io::Result<()> {
+async fn accept_loop(
+    listener: tokio::net::TcpListener,
+    app: Arc<App>,
+    gauges: Arc<Gauges>,
+) -> std::io::Result<()> {
+    let o = &app.options;
     let limits = h1::Limits {
-        max_head: 64 * 1024,
-        max_body: app.options.max_body_size,
-        request_timeout: Duration::from_secs(30),
-        idle_timeout: Duration::from_secs(5 * 60),
+        max_head: o.max_head_size,
+        max_body: o.max_body_size,
+        request_timeout: o.request_timeout,
+        idle_timeout: o.keep_alive_timeout,
+        gauges,
     };
     let connections = TaskTracker::new();
     loop {

@@ -1,0 +1,112 @@
+//! Hardening of the HTTP server against hostile peers (issue 16), each case spoken over raw TCP:
+//! strict chunked bodies with capped extensions and trailers, heads sent a byte at a time,
+//! declared lengths not allocated up front, the memory budget, Host/Origin edge cases, the
+//! connection cap and timeouts, the session table under an initialize flood, and 413 answers
+//! that the client can read.
+
+mod common_http;
+mod common_wire;
+use common_http::*;
+use common_wire::*;
+use ferromcp::transport::http::{HttpServerHandle, HttpServerOptions};
+
+const PING: &str = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+
+/// A stateless JSON-response server with `opts` on top: every POST stands alone.
+async fn server(opts: HttpServerOptions) -> (HttpServerHandle, String) {
+    let (_s, h, _url) = start(HttpServerOptions {
+        stateless: true,
+        json_response: true,
+        ..opts
+    })
+    .await;
+    let addr = h.local_addr().to_string();
+    (h, addr)
+}
+
+/// The head of a chunked POST to /mcp.
+fn chunked_head(addr: &str) -> String {
+    format!("POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
+}
+
+/// Sends `raw` on a fresh connection and reads one answer.
+async fn exchange(addr: &str, raw: &[u8]) -> Answer {
+    let mut w = Wire::connect(addr).await;
+    w.send(raw).await;
+    w.answer().await
+}
+
+#[tokio::test]
+async fn chunk_sizes_with_a_sign_or_spaces_are_refused() {
+    let (_h, addr) = server(HttpServerOptions::default()).await;
+    let n = PING.len();
+    // Accepted: plain hex, and spaces after the size (as hyper).
+    let ok = format!("{}{n:x} \r\n{PING}\r\n0\r\n\r\n", chunked_head(&addr));
+    assert_eq!(exchange(&addr, ok.as_bytes()).await.status, 200);
+    for size in [
+        format!("+{n:x}"),
+        format!(" {n:x}"),
+        format!("-{n:x}"),
+        format!("0x{n:x}"),
+    ] {
+        let raw = format!("{}{size}\r\n{PING}\r\n0\r\n\r\n", chunked_head(&addr));
+        let a = exchange(&addr, raw.as_bytes()).await;
+        assert_eq!(a.status, 400, "chunk size {size:?} → {a:?}");
+    }
+}
+
+#[tokio::test]
+async fn bare_lf_and_control_bytes_in_chunk_lines_are_refused() {
+    let (_h, addr) = server(HttpServerOptions::default()).await;
+    let n = PING.len();
+    let cases = [
+        format!("{n:x}\n{PING}\r\n0\r\n\r\n"),
+        format!("{n:x};a=b\n{PING}\r\n0\r\n\r\n"),
+        format!("{n:x};a\u{1}b\r\n{PING}\r\n0\r\n\r\n"),
+        format!("{n:x};a\rb\r\n{PING}\r\n0\r\n\r\n"),
+        format!("{n:x}\r\n{PING}\r\n0\r\nX-T: a\u{1}b\r\n\r\n"),
+        format!("{n:x}\r\n{PING}\r\n0\r\nX-T: a\nX-U: b\r\n\r\n"),
+        format!("{n:x}\r\n{PING}\r\n0\r\n folded: x\r\n\r\n"),
+        format!("{n:x}\r\n{PING}\r\n0\n\r\n"),
+    ];
+    for case in cases {
+        let raw = format!("{}{case}", chunked_head(&addr));
+        let a = exchange(&addr, raw.as_bytes()).await;
+        assert_eq!(a.status, 400, "{case:?} → {a:?}");
+    }
+}
+
+#[tokio::test]
+async fn chunk_extensions_and_trailers_are_capped() {
+    let (_h, addr) = server(HttpServerOptions::default()).await;
+    // Extensions: 4,000 bytes on each of 8 one-byte chunks (32 KB in all, each line under the
+    // per-line cap) go past the 16 KiB cap for a body.
+    let ext = format!(";e={}", "x".repeat(4000));
+    let mut raw = chunked_head(&addr);
+    for b in PING.bytes().take(8) {
+        raw.push_str(&format!("1{ext}\r\n{}\r\n", b as char));
+    }
+    raw.push_str(&format!(
+        "{:x}\r\n{}\r\n0\r\n\r\n",
+        PING.len() - 8,
+        &PING[8..]
+    ));
+    let a = exchange(&addr, raw.as_bytes()).await;
+    assert_eq!(a.status, 400, "{a:?}");
+    // Trailers: 8 fields of 4,000 bytes (32 KB) go past the 16 KiB cap.
+    let mut raw = format!("{}{:x}\r\n{PING}\r\n0\r\n", chunked_head(&addr), PING.len());
+    for i in 0..8 {
+        raw.push_str(&format!("X-T{i}: {}\r\n", "t".repeat(4000)));
+    }
+    raw.push_str("\r\n");
+    let a = exchange(&addr, raw.as_bytes()).await;
+    assert_eq!(a.status, 431, "{a:?}");
+    // Trailers: more fields than a head may carry.
+    let mut raw = format!("{}{:x}\r\n{PING}\r\n0\r\n", chunked_head(&addr), PING.len());
+    for i in 0..100 {
+        raw.push_str(&format!("X-T{i}: t\r\n"));
+    }
+    raw.push_str("\r\n");
+    let a = exchange(&addr, raw.as_bytes()).await;
+    assert_eq!(a.status, 431, "{a:?}");
+}
