@@ -9,6 +9,8 @@ mod common_wire;
 use common_http::*;
 use common_wire::*;
 use ferromcp::transport::http::{HttpServerHandle, HttpServerOptions};
+use tokio::io::AsyncWriteExt;
+use tokio::net::TcpStream;
 
 const PING: &str = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
 
@@ -109,4 +111,27 @@ async fn chunk_extensions_and_trailers_are_capped() {
     raw.push_str("\r\n");
     let a = exchange(&addr, raw.as_bytes()).await;
     assert_eq!(a.status, 431, "{a:?}");
+}
+
+#[tokio::test]
+async fn a_head_sent_a_byte_at_a_time_is_scanned_once() {
+    let (h, addr) = server(HttpServerOptions::default()).await;
+    let pad = "p".repeat(60 * 1024);
+    let raw = post_raw(&addr, PING, &format!("X-Pad: {pad}\r\n"));
+    let head_len = raw.len() - PING.len();
+    let tcp = TcpStream::connect(&addr).await.unwrap();
+    tcp.set_nodelay(true).unwrap();
+    let mut w = Wire::over(tcp);
+    for b in raw.as_bytes() {
+        w.tcp.write_all(std::slice::from_ref(b)).await.unwrap();
+    }
+    let a = w.answer().await;
+    assert_eq!(a.status, 200, "{a:?}");
+    let scanned = h.stats().head_bytes_scanned;
+    assert!(scanned >= head_len as u64, "counted {scanned}");
+    // Each byte about once while waiting for the end, once more for the final parse.
+    assert!(
+        scanned <= 3 * head_len as u64,
+        "{scanned} bytes examined for a {head_len}-byte head"
+    );
 }

@@ -107,6 +107,7 @@ pub(super) async fn serve_connection<S, F>(
         eof: false,
         gauges: limits.gauges.clone(),
         charged: 0,
+        scanned: 0,
     };
     conn.account();
     let mut idle = IdleTimer {
@@ -188,6 +189,9 @@ struct Conn {
     gauges: Arc<Gauges>,
     /// Bytes of this connection counted in the server's buffered total.
     charged: usize,
+    /// How much of `buf` has been searched for the end of a head (so each byte is searched
+    /// once however the head is split into reads).
+    scanned: usize,
 }
 
 impl Drop for Conn {
@@ -289,9 +293,17 @@ impl Conn {
             }
         }
         let mut deadline = None;
+        self.scanned = 0;
         loop {
-            if let Some(head) = self.parse_head(limits)? {
-                return Ok(head);
+            // Blank lines before a request line are allowed (RFC 9112 §2.2).
+            while self.buf.starts_with(b"\r\n") {
+                self.buf.advance(2);
+                self.scanned = 0;
+            }
+            if self.head_end_seen() {
+                if let Some(head) = self.parse_head(limits)? {
+                    return Ok(head);
+                }
             }
             if self.buf.len() > limits.max_head {
                 return Err(head_too_large());
@@ -302,12 +314,32 @@ impl Conn {
         }
     }
 
-    /// Parses a complete head at the front of the buffer and consumes it; `None` if incomplete.
-    fn parse_head(&mut self, limits: &Limits) -> Result<Option<Head>, Stop> {
-        // Blank lines before a request line are allowed (RFC 9112 §2.2).
-        while self.buf.starts_with(b"\r\n") {
-            self.buf.advance(2);
+    /// Whether the bytes read so far hold the blank line that ends a head (`\n\n` or
+    /// `\n\r\n`, as `httparse` takes them). Only the bytes that arrived since the last call are
+    /// searched (with two before them, where a line end may have begun).
+    fn head_end_seen(&mut self) -> bool {
+        let from = self.scanned.saturating_sub(2);
+        let buf = &self.buf[..];
+        let mut found = false;
+        let mut i = from;
+        while let Some(at) = buf[i..].iter().position(|b| *b == b'\n') {
+            let lf = i + at;
+            match (buf.get(lf + 1), buf.get(lf + 2)) {
+                (Some(b'\n'), _) | (Some(b'\r'), Some(b'\n')) => {
+                    found = true;
+                    break;
+                }
+                _ => i = lf + 1,
+            }
         }
+        self.gauges.scanned(buf.len() - from);
+        self.scanned = buf.len();
+        found
+    }
+
+    /// Parses a complete head at the front of the buffer and consumes it; `None` if incomplete
+    /// (called once [`Self::head_end_seen`]).
+    fn parse_head(&mut self, limits: &Limits) -> Result<Option<Head>, Stop> {
         let mut slots =
             [const { std::mem::MaybeUninit::<httparse::Header<'_>>::uninit() }; MAX_HEADERS];
         self.gauges.scanned(self.buf.len());
@@ -343,6 +375,7 @@ impl Conn {
             })
             .collect();
         let head = self.buf.split_to(len).freeze();
+        self.scanned = 0;
         let target = head.slice(target);
         let headers = Fields::from_ranges(head, ranges);
 
