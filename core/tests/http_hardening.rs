@@ -9,6 +9,7 @@ mod common_wire;
 use common_http::*;
 use common_wire::*;
 use ferromcp::transport::http::{HttpServerHandle, HttpServerOptions};
+use std::time::Duration;
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
@@ -36,6 +37,18 @@ async fn exchange(addr: &str, raw: &[u8]) -> Answer {
     let mut w = Wire::connect(addr).await;
     w.send(raw).await;
     w.answer().await
+}
+
+/// Polls `f` until it holds or `wait` passes.
+async fn eventually(wait: Duration, mut f: impl FnMut() -> bool) -> bool {
+    let deadline = tokio::time::Instant::now() + wait;
+    while tokio::time::Instant::now() < deadline {
+        if f() {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    f()
 }
 
 #[tokio::test]
@@ -133,5 +146,71 @@ async fn a_head_sent_a_byte_at_a_time_is_scanned_once() {
     assert!(
         scanned <= 3 * head_len as u64,
         "{scanned} bytes examined for a {head_len}-byte head"
+    );
+}
+
+#[tokio::test]
+async fn declared_lengths_are_not_allocated_up_front() {
+    let (h, addr) = server(HttpServerOptions::default()).await;
+    let declared = 4_000_000;
+    let mut conns = Vec::new();
+    for _ in 0..20 {
+        let mut w = Wire::connect(&addr).await;
+        let head = format!("POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {declared}\r\n\r\n{{\"jsonrpc\"");
+        w.send(head.as_bytes()).await;
+        conns.push(w);
+    }
+    assert!(eventually(Duration::from_secs(5), || h.stats().open_connections == 20).await);
+    // Every connection has read its head and the body's first bytes.
+    assert!(
+        eventually(Duration::from_secs(5), || h.stats().buffered_bytes
+            > 20 * 10)
+        .await
+    );
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let held = h.stats().buffered_bytes;
+    assert!(
+        held < 20 * declared / 8,
+        "{held} bytes held for 20 bodies that sent 10 bytes each"
+    );
+    drop(conns);
+    assert!(eventually(Duration::from_secs(5), || h.stats().buffered_bytes == 0).await);
+}
+
+#[tokio::test]
+async fn bodies_beyond_the_memory_budget_are_refused() {
+    let (h, addr) = server(HttpServerOptions {
+        max_buffered_bytes: 1 << 20,
+        ..Default::default()
+    })
+    .await;
+    // Six connections each send 300 KB of a 400 KB body: 1.8 MB would be held, over 1 MiB.
+    let part = vec![b' '; 300_000];
+    let mut conns = Vec::new();
+    for _ in 0..6 {
+        let mut w = Wire::connect(&addr).await;
+        let head = format!("POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: 400000\r\n\r\n");
+        w.send(head.as_bytes()).await;
+        let _ = w.tcp.write_all(&part).await;
+        conns.push(w);
+    }
+    let mut refused = 0;
+    for w in &mut conns {
+        if w.answers_within(Duration::from_millis(500)).await {
+            let a = w.answer().await;
+            assert_eq!(a.status, 503, "{a:?}");
+            refused += 1;
+        }
+    }
+    assert!(refused >= 1, "nothing refused");
+    assert!(h.stats().buffered_bytes <= 1 << 20);
+    drop(conns);
+    // The server serves again once the memory is given back.
+    assert!(eventually(Duration::from_secs(5), || h.stats().buffered_bytes == 0).await);
+    assert_eq!(
+        exchange(&addr, post_raw(&addr, PING, "").as_bytes())
+            .await
+            .status,
+        200
     );
 }

@@ -107,6 +107,8 @@ pub(super) async fn serve_connection<S, F>(
         eof: false,
         gauges: limits.gauges.clone(),
         charged: 0,
+        held: 0,
+        over_budget: false,
         scanned: 0,
     };
     conn.account();
@@ -189,6 +191,10 @@ struct Conn {
     gauges: Arc<Gauges>,
     /// Bytes of this connection counted in the server's buffered total.
     charged: usize,
+    /// Bytes of a chunked body being assembled (outside `buf`).
+    held: usize,
+    /// A read was refused because the server's memory budget was spent.
+    over_budget: bool,
     /// How much of `buf` has been searched for the end of a head (so each byte is searched
     /// once however the head is split into reads).
     scanned: usize,
@@ -213,7 +219,7 @@ impl Conn {
     /// Brings this connection's charge in the server's buffered total up to date; false when
     /// the budget does not allow what it now holds.
     fn account(&mut self) -> bool {
-        let now = self.buf.capacity();
+        let now = self.buf.capacity() + self.held;
         let ok = self.gauges.recharge(self.charged, now);
         if ok {
             self.charged = now;
@@ -239,7 +245,11 @@ impl Conn {
         if self.buf.capacity() - self.buf.len() < 1024 {
             self.buf.reserve(8 * 1024);
         }
-        self.account();
+        if !self.account() {
+            // Over the server's budget: this connection gets no more bytes.
+            self.over_budget = true;
+            return false;
+        }
         let read = self.io.read_buf(&mut self.buf).await;
         self.account();
         match read {
@@ -255,6 +265,7 @@ impl Conn {
     async fn fill_by(&mut self, deadline: tokio::time::Instant) -> Result<(), Stop> {
         match tokio::time::timeout_at(deadline, self.fill()).await {
             Ok(true) => Ok(()),
+            Ok(false) if self.over_budget => Err(over_budget()),
             Ok(false) => Err(Stop::Close),
             Err(_) => Err(Stop::Refuse(
                 StatusCode::REQUEST_TIMEOUT,
@@ -470,8 +481,13 @@ impl Conn {
         }
         match framing {
             Framing::Length(n) => {
+                // The buffer grows with what arrives (doubling, at most to the declared
+                // length), never to a declared length up front.
                 while self.buf.len() < n {
-                    self.buf.reserve(n - self.buf.len());
+                    let want = (n - self.buf.len()).min(self.buf.len().max(8 * 1024));
+                    if self.buf.capacity() - self.buf.len() < want {
+                        self.buf.reserve(want);
+                    }
                     self.fill_by(deadline).await?;
                 }
                 Ok(self.buf.split_to(n).freeze())
@@ -488,6 +504,9 @@ impl Conn {
                     }
                     if size == 0 {
                         self.trailers(deadline).await?;
+                        // The body is the handler's now, no longer this connection's.
+                        self.held = 0;
+                        self.account();
                         return Ok(body.freeze());
                     }
                     let mut left = usize::try_from(size)
@@ -502,6 +521,10 @@ impl Conn {
                         body.extend_from_slice(&self.buf[..take]);
                         self.buf.advance(take);
                         left -= take;
+                        self.held = body.capacity();
+                        if !self.account() {
+                            return Err(over_budget());
+                        }
                     }
                     while self.buf.len() < 2 {
                         self.fill_by(deadline).await?;
@@ -709,6 +732,14 @@ impl Conn {
             }
         }
     }
+}
+
+/// 503 for a request that would take the server past its memory budget.
+fn over_budget() -> Stop {
+    Stop::Refuse(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "the server is holding too much request data; try again later".into(),
+    )
 }
 
 /// 431 for a head over the limit.
