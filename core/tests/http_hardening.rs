@@ -9,6 +9,7 @@ mod common_wire;
 use common_http::*;
 use common_wire::*;
 use ferromcp::transport::http::{HttpServerHandle, HttpServerOptions};
+use serde_json::json;
 use std::time::Duration;
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
@@ -213,4 +214,73 @@ async fn bodies_beyond_the_memory_budget_are_refused() {
             .status,
         200
     );
+}
+
+#[tokio::test]
+async fn silent_and_slow_connections_are_closed_after_the_header_read_timeout() {
+    let (h, addr) = server(HttpServerOptions {
+        header_read_timeout: Duration::from_millis(300),
+        ..Default::default()
+    })
+    .await;
+    // Silent: closed without an answer.
+    let mut w = Wire::connect(&addr).await;
+    assert!(
+        w.closed_by_server().await,
+        "a silent connection stayed open"
+    );
+    // A head begun but not finished: 408.
+    let mut w = Wire::connect(&addr).await;
+    w.send(format!("POST /mcp HTTP/1.1\r\nHost: {addr}\r\n").as_bytes())
+        .await;
+    assert_eq!(w.answer().await.status, 408);
+    assert!(eventually(Duration::from_secs(2), || h.stats().open_connections == 0).await);
+}
+
+#[tokio::test]
+async fn connections_beyond_the_cap_wait_for_a_free_slot() {
+    let (_h, addr) = server(HttpServerOptions {
+        max_connections: 2,
+        ..Default::default()
+    })
+    .await;
+    let ping = post_raw(&addr, PING, "");
+    let mut first = Wire::connect(&addr).await;
+    first.send(ping.as_bytes()).await;
+    assert_eq!(first.answer().await.status, 200);
+    let mut second = Wire::connect(&addr).await;
+    second.send(ping.as_bytes()).await;
+    assert_eq!(second.answer().await.status, 200);
+    let mut third = Wire::connect(&addr).await;
+    third.send(ping.as_bytes()).await;
+    assert!(
+        !third.answers_within(Duration::from_millis(500)).await,
+        "a third connection was served past the cap of 2"
+    );
+    drop(first);
+    assert_eq!(third.answer().await.status, 200);
+}
+
+#[tokio::test]
+async fn a_client_that_never_reads_is_dropped_after_the_write_timeout() {
+    let (_s, h, _url) = start(HttpServerOptions {
+        stateless: true,
+        write_timeout: Duration::from_millis(500),
+        ..Default::default()
+    })
+    .await;
+    let addr = h.local_addr().to_string();
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(4096).unwrap();
+    let tcp = socket.connect(h.local_addr()).await.unwrap();
+    let mut w = Wire::over(tcp);
+    // About 24 MB of notifications on the call's stream, none of it read.
+    let body = call(1, "shout", json!({"count": 400, "size": 60_000})).to_string();
+    w.send(post_raw(&addr, &body, "").as_bytes()).await;
+    assert!(eventually(Duration::from_secs(2), || h.stats().open_connections == 1).await);
+    assert!(
+        eventually(Duration::from_secs(10), || h.stats().open_connections == 0).await,
+        "the connection of a client that never reads is still open"
+    );
+    drop(w);
 }

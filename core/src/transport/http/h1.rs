@@ -49,6 +49,11 @@ pub(super) struct Limits {
     pub request_timeout: Duration,
     /// Time a kept-alive connection may sit idle between requests before it is closed.
     pub idle_timeout: Duration,
+    /// Time a new connection has to send its first request's whole head, and any later request
+    /// its head once begun (at most `request_timeout`).
+    pub header_read_timeout: Duration,
+    /// Time a write may go without progress before the connection is closed.
+    pub write_timeout: Duration,
     /// The server's counters and memory budget, shared by its connections.
     pub gauges: Arc<Gauges>,
 }
@@ -100,6 +105,8 @@ pub(super) async fn serve_connection<S, F>(
     F: Future<Output = Response<Body>>,
 {
     let _open = limits.gauges.connection();
+    let accepted = tokio::time::Instant::now();
+    let mut first = true;
     let mut conn = Conn {
         io,
         buf: BytesMut::with_capacity(4 * 1024),
@@ -110,6 +117,7 @@ pub(super) async fn serve_connection<S, F>(
         held: 0,
         over_budget: false,
         scanned: 0,
+        write_timeout: limits.write_timeout,
     };
     conn.account();
     let mut idle = IdleTimer {
@@ -119,7 +127,12 @@ pub(super) async fn serve_connection<S, F>(
     let cancelled = shutdown.cancelled();
     tokio::pin!(cancelled);
     loop {
-        let head = match conn.read_head(&limits, cancelled.as_mut(), &mut idle).await {
+        let since = first.then_some(accepted);
+        first = false;
+        let head = match conn
+            .read_head(&limits, since, cancelled.as_mut(), &mut idle)
+            .await
+        {
             Ok(h) => h,
             Err(Stop::Close) => return,
             Err(Stop::Refuse(status, msg)) => {
@@ -198,6 +211,8 @@ struct Conn {
     /// How much of `buf` has been searched for the end of a head (so each byte is searched
     /// once however the head is split into reads).
     scanned: usize,
+    /// Time a write may go without progress.
+    write_timeout: Duration,
 }
 
 impl Drop for Conn {
@@ -274,36 +289,55 @@ impl Conn {
         }
     }
 
-    /// Waits for the next request's head and parses it.
+    /// Waits for the next request's head and parses it. `first` is when the connection was
+    /// accepted, for its first request: the whole head must then arrive within
+    /// [`Limits::header_read_timeout`] of it (a connection that stays silent is closed).
     async fn read_head(
         &mut self,
         limits: &Limits,
+        first: Option<tokio::time::Instant>,
         mut cancelled: std::pin::Pin<&mut tokio_util::sync::WaitForCancellationFuture<'_>>,
         idle: &mut IdleTimer,
     ) -> Result<Head, Stop> {
-        // Idle: wait for the first byte, the idle timeout, or shutdown.
+        // Idle: wait for the first byte, the idle (or first head's) timeout, or shutdown.
         if self.buf.is_empty() {
             if self.eof {
                 return Err(Stop::Close);
             }
-            idle.since = tokio::time::Instant::now();
-            loop {
+            if let Some(accepted) = first {
                 tokio::select! {
                     biased;
-                    more = self.fill() => if more { break } else { return Err(Stop::Close) },
+                    more = self.fill() => if !more { return Err(Stop::Close) },
                     _ = cancelled.as_mut() => return Err(Stop::Close),
-                    _ = idle.sleep.as_mut() => {
-                        // Fired: for this wait, or for an earlier one (then re-armed for this).
-                        let due = idle.since + limits.idle_timeout;
-                        if due <= tokio::time::Instant::now() {
-                            return Err(Stop::Close);
+                    _ = tokio::time::sleep_until(accepted + limits.header_read_timeout) => {
+                        return Err(Stop::Close)
+                    }
+                }
+            } else {
+                idle.since = tokio::time::Instant::now();
+                loop {
+                    tokio::select! {
+                        biased;
+                        more = self.fill() => if more { break } else { return Err(Stop::Close) },
+                        _ = cancelled.as_mut() => return Err(Stop::Close),
+                        _ = idle.sleep.as_mut() => {
+                            // Fired: for this wait, or for an earlier one (then re-armed).
+                            let due = idle.since + limits.idle_timeout;
+                            if due <= tokio::time::Instant::now() {
+                                return Err(Stop::Close);
+                            }
+                            idle.sleep.as_mut().reset(due);
                         }
-                        idle.sleep.as_mut().reset(due);
                     }
                 }
             }
         }
-        let mut deadline = None;
+        let deadline = match first {
+            Some(accepted) => accepted + limits.header_read_timeout,
+            None => {
+                tokio::time::Instant::now() + limits.header_read_timeout.min(limits.request_timeout)
+            }
+        };
         self.scanned = 0;
         loop {
             // Blank lines before a request line are allowed (RFC 9112 §2.2).
@@ -319,9 +353,7 @@ impl Conn {
             if self.buf.len() > limits.max_head {
                 return Err(head_too_large());
             }
-            let d = *deadline
-                .get_or_insert_with(|| tokio::time::Instant::now() + limits.request_timeout);
-            self.fill_by(d).await?;
+            self.fill_by(deadline).await?;
         }
     }
 
@@ -477,7 +509,9 @@ impl Conn {
             } else {
                 b"HTTP/1.1 100 Continue\r\n\r\n"
             };
-            self.io.write_all(line).await.map_err(|_| Stop::Close)?;
+            write_timed(&mut self.io, line, self.write_timeout)
+                .await
+                .map_err(|_| Stop::Close)?;
         }
         match framing {
             Framing::Length(n) => {
@@ -664,7 +698,7 @@ impl Conn {
         out.extend_from_slice(b"\r\n");
 
         if bodiless || head_only {
-            return self.io.write_all(&self.out).await;
+            return write_timed(&mut self.io, &self.out, self.write_timeout).await;
         }
         if exact.is_some() {
             // Complete bodies are ready at once: gather them after the head, one write.
@@ -673,7 +707,7 @@ impl Conn {
                     self.out.extend_from_slice(&data);
                 }
             }
-            return self.io.write_all(&self.out).await;
+            return write_timed(&mut self.io, &self.out, self.write_timeout).await;
         }
         // A stream: the head goes out at once (the client learns the status and that events
         // will follow), then each frame as it comes, while watching for the client leaving.
@@ -688,7 +722,7 @@ impl Conn {
                     match futures_util::poll!(next.as_mut()) {
                         std::task::Poll::Ready(f) => Some(f),
                         std::task::Poll::Pending => {
-                            self.io.write_all(&self.out).await?;
+                            write_timed(&mut self.io, &self.out, self.write_timeout).await?;
                             self.out.clear();
                             head_pending = false;
                             None
@@ -707,7 +741,7 @@ impl Conn {
                     if chunked {
                         self.out.extend_from_slice(b"0\r\n\r\n");
                     }
-                    return self.io.write_all(&self.out).await;
+                    return write_timed(&mut self.io, &self.out, self.write_timeout).await;
                 }
                 Some(frame) => {
                     let Ok(data) = frame.map_err(std::io::Error::other)?.into_data() else {
@@ -725,13 +759,32 @@ impl Conn {
                     } else {
                         self.out.extend_from_slice(&data);
                     }
-                    self.io.write_all(&self.out).await?;
+                    write_timed(&mut self.io, &self.out, self.write_timeout).await?;
                     self.out.clear();
                     head_pending = false;
                 }
             }
         }
     }
+}
+
+/// Writes all of `buf`, each write making progress within `timeout` (a client that stops
+/// reading gets its connection closed, rather than holding it forever).
+async fn write_timed(io: &mut TcpStream, mut buf: &[u8], timeout: Duration) -> std::io::Result<()> {
+    while !buf.is_empty() {
+        match tokio::time::timeout(timeout, io.write(buf)).await {
+            Ok(Ok(0)) => return Err(std::io::ErrorKind::WriteZero.into()),
+            Ok(Ok(n)) => buf = &buf[n..],
+            Ok(Err(e)) => return Err(e),
+            Err(_) => {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::TimedOut,
+                    "the client stopped reading",
+                ))
+            }
+        }
+    }
+    Ok(())
 }
 
 /// 503 for a request that would take the server past its memory budget.

@@ -64,9 +64,11 @@ impl HttpServerHandle {
 /// Binds `addr` and serves `server` over HTTP on a spawned task.
 ///
 /// Connections are served by ferromcp's own HTTP/1.1 layer (see the `h1` module): keep-alive,
-/// pipelining, chunked bodies, `Expect: 100-continue`, limits on the head (64 KiB) and the body
-/// ([`HttpServerOptions::max_body_size`]), 30 s for a request to arrive once begun, and 5 minutes
-/// for an idle kept-alive connection. Use [`router`] to mount the endpoint in an axum app
+/// pipelining, chunked bodies, `Expect: 100-continue`, and the limits of [`HttpServerOptions`]:
+/// head and body size, connections at once, time for a new connection's first head, for a
+/// request to arrive, for an idle kept-alive connection and for a write to make progress, and
+/// the memory all connections may buffer together. [`HttpServerHandle::stats`] shows the
+/// connection layer's counters. Use [`super::router`] to mount the endpoint in an axum app
 /// instead.
 ///
 /// Serving runs on the caller's tokio runtime. Where the server shares a few cores with its
@@ -103,10 +105,20 @@ async fn accept_loop(
         max_body: o.max_body_size,
         request_timeout: o.request_timeout,
         idle_timeout: o.keep_alive_timeout,
+        header_read_timeout: o.header_read_timeout,
+        write_timeout: o.write_timeout,
         gauges,
     };
     let connections = TaskTracker::new();
+    // One permit per connection served: beyond the cap, new connections wait in the listen
+    // backlog until one closes.
+    let slots = Arc::new(tokio::sync::Semaphore::new(o.max_connections.max(1)));
     loop {
+        let slot = tokio::select! {
+            biased;
+            _ = app.shutdown.cancelled() => break,
+            p = slots.clone().acquire_owned() => p.expect("the semaphore is never closed"),
+        };
         let accepted = tokio::select! {
             biased;
             _ = app.shutdown.cancelled() => break,
@@ -135,13 +147,13 @@ async fn accept_loop(
         }
         let app = app.clone();
         let token = app.shutdown.clone();
-        connections.spawn(h1::serve_connection(
-            tcp,
-            limits.clone(),
-            refusal,
-            token,
-            move |req| endpoint(app.clone(), req),
-        ));
+        let serve = h1::serve_connection(tcp, limits.clone(), refusal, token, move |req| {
+            endpoint(app.clone(), req)
+        });
+        connections.spawn(async move {
+            serve.await;
+            drop(slot);
+        });
     }
     drop(listener);
     connections.close();
