@@ -284,3 +284,32 @@ async fn a_client_that_never_reads_is_dropped_after_the_write_timeout() {
     );
     drop(w);
 }
+
+#[tokio::test]
+async fn a_413_is_read_by_the_client_rather_than_reset() {
+    let (_h, addr) = server(HttpServerOptions {
+        max_body_size: 1024,
+        ..Default::default()
+    })
+    .await;
+    let body = vec![b' '; 3_000_000];
+    let head = format!("POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n", body.len());
+    let tcp = TcpStream::connect(&addr).await.unwrap();
+    let (mut rd, mut wr) = tcp.into_split();
+    let writer = tokio::spawn(async move {
+        let _ = wr.write_all(head.as_bytes()).await;
+        let _ = wr.write_all(&body).await;
+        wr
+    });
+    let mut answer = Vec::new();
+    let read = tokio::time::timeout(
+        Duration::from_secs(10),
+        tokio::io::AsyncReadExt::read_to_end(&mut rd, &mut answer),
+    )
+    .await
+    .expect("no answer within 10 s");
+    let _ = writer.await;
+    let text = String::from_utf8_lossy(&answer);
+    assert!(read.is_ok(), "read failed ({read:?}) after {text:?}");
+    assert!(text.starts_with("HTTP/1.1 413"), "{text:?}");
+}

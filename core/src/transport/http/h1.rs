@@ -139,6 +139,7 @@ pub(super) async fn serve_connection<S, F>(
                 let _ = conn
                     .answer(refuse(status, msg), true, Version::HTTP_11, false)
                     .await;
+                conn.linger().await;
                 return;
             }
         };
@@ -157,6 +158,7 @@ pub(super) async fn serve_connection<S, F>(
             Err(Stop::Close) => return,
             Err(Stop::Refuse(status, msg)) => {
                 let _ = conn.answer(refuse(status, msg), true, version, false).await;
+                conn.linger().await;
                 return;
             }
         };
@@ -179,6 +181,11 @@ pub(super) async fn serve_connection<S, F>(
         conn.trim();
     }
 }
+
+/// Longest a refused request's connection reads on (and discards) before it closes.
+const LINGER_TIME: Duration = Duration::from_secs(2);
+/// Most bytes a refused request's connection reads on (and discards) before it closes.
+const LINGER_BYTES: usize = 16 * 1024 * 1024;
 
 /// Buffers a connection keeps between requests; a larger one (after a big body or answer) is
 /// given back, so that idle kept-alive connections stay small.
@@ -615,6 +622,23 @@ impl Conn {
                 ));
             }
             chunked::check_trailer_line(&line).map_err(Stop::bad)?;
+        }
+    }
+
+    /// After a refusal has been written: ends the write side (the client reads the answer, then
+    /// the end) and reads on and discards what the client still sends, for at most
+    /// [`LINGER_TIME`] and [`LINGER_BYTES`], so that closing with unread bytes does not reset the
+    /// connection before the client has read the answer (a 413 for a body still arriving).
+    async fn linger(&mut self) {
+        let _ = tokio::time::timeout(self.write_timeout, self.io.shutdown()).await;
+        let deadline = tokio::time::Instant::now() + LINGER_TIME;
+        let mut scratch = [0u8; 16 * 1024];
+        let mut drained = 0;
+        while drained < LINGER_BYTES {
+            match tokio::time::timeout_at(deadline, self.io.read(&mut scratch)).await {
+                Ok(Ok(n)) if n > 0 => drained += n,
+                _ => return,
+            }
         }
     }
 

@@ -164,7 +164,7 @@ async fn accept_loop(
     Ok(())
 }
 
-/// Routes a request to the Streamable HTTP endpoint or the legacy ones (what [`router`] does
+/// Routes a request to the Streamable HTTP endpoint or the legacy ones (what [`super::router`] does
 /// with axum's router).
 pub(super) async fn endpoint(app: Arc<App>, req: HttpRequest) -> Response {
     let o = &app.options;
