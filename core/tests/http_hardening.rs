@@ -217,6 +217,38 @@ async fn bodies_beyond_the_memory_budget_are_refused() {
 }
 
 #[tokio::test]
+async fn host_and_origin_edge_cases() {
+    let (_h, addr) = server(HttpServerOptions::default()).await;
+    let post = |extra: &str| post_raw(&addr, PING, extra);
+    // A non-ASCII Origin does not switch the check off.
+    let mut raw = post("").into_bytes();
+    let at = raw.windows(2).position(|w| w == b"\r\n").unwrap() + 2;
+    raw.splice(
+        at..at,
+        b"Origin: http://\xc3\xa9vil.example\r\n".iter().copied(),
+    );
+    assert_eq!(exchange(&addr, &raw).await.status, 403);
+    // Duplicate Host or Origin: 400.
+    let a = exchange(&addr, post("Host: evil.example\r\n").as_bytes()).await;
+    assert_eq!(a.status, 400, "{a:?}");
+    let two_origins = format!("Origin: http://{addr}\r\nOrigin: http://evil.example\r\n");
+    assert_eq!(
+        exchange(&addr, post(&two_origins).as_bytes()).await.status,
+        400
+    );
+    // Absolute-form target: its authority is the one checked (RFC 9112 §3.2.2).
+    let evil = post("").replacen("POST /mcp", "POST http://evil.example/mcp", 1);
+    assert_eq!(exchange(&addr, evil.as_bytes()).await.status, 403);
+    let good = post("")
+        .replacen("POST /mcp", &format!("POST http://{addr}/mcp"), 1)
+        .replacen(&format!("Host: {addr}"), "Host: evil.example", 1);
+    assert_eq!(exchange(&addr, good.as_bytes()).await.status, 200);
+    // Still fine: one Host, one allowed Origin.
+    let ok = post(&format!("Origin: http://{addr}\r\n"));
+    assert_eq!(exchange(&addr, ok.as_bytes()).await.status, 200);
+}
+
+#[tokio::test]
 async fn silent_and_slow_connections_are_closed_after_the_header_read_timeout() {
     let (h, addr) = server(HttpServerOptions {
         header_read_timeout: Duration::from_millis(300),

@@ -151,6 +151,25 @@ impl HttpRequest {
         &self.headers
     }
 
+    /// The authority of an absolute-form target (`http://host:port/path`) and its scheme's
+    /// default port; `None` for an origin-form target (`/path`).
+    pub(crate) fn absolute_authority(&self) -> Option<(&str, u16)> {
+        if self.target.starts_with(b"/") {
+            return None;
+        }
+        let t = std::str::from_utf8(&self.target).ok()?;
+        let (scheme, rest) = t.split_once("://")?;
+        let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+        // Userinfo is not part of the host.
+        let authority = rest[..end].rsplit('@').next().unwrap_or("");
+        let port = if scheme.eq_ignore_ascii_case("https") {
+            443
+        } else {
+            80
+        };
+        Some((authority, port))
+    }
+
     /// The target without its query (the path of an absolute-form target).
     pub(crate) fn path(&self) -> &str {
         let t = std::str::from_utf8(&self.target).unwrap_or("");

@@ -1,7 +1,7 @@
 //! The shared state of one mounted HTTP endpoint: the server, its options, the session table
 //! (with the idle-session reaper), the event store, the Host/Origin guard and shutdown.
 
-use super::super::request::Fields;
+use super::super::request::HttpRequest;
 use super::super::store::{EventStore, InMemoryEventStore, InMemorySessionStore, SessionStore};
 use super::super::HttpServerOptions;
 use super::host_guard::{resolve_host_guard, HostGuard};
@@ -110,9 +110,9 @@ impl App {
 
 impl App {
     /// Host/Origin validation against DNS rebinding. `Err` carries the rejection.
-    pub(super) fn check_origin(&self, h: &Fields) -> Result<(), Response> {
+    pub(super) fn check_origin(&self, req: &HttpRequest) -> Result<(), Response> {
         match &self.guard {
-            Some(g) => g.check(h),
+            Some(g) => g.check(req.absolute_authority(), req.headers()),
             None => Ok(()),
         }
     }

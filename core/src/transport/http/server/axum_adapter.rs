@@ -27,10 +27,15 @@ pub(super) async fn buffered(app: &App, req: Request) -> Result<HttpRequest, Res
 
 /// The endpoint's view of an axum request's head, with `body`.
 fn from_axum(parts: axum::http::request::Parts, body: Bytes) -> HttpRequest {
-    let target = parts.uri.path_and_query().map_or_else(
-        || Bytes::from_static(b"/"),
-        |pq| Bytes::copy_from_slice(pq.as_str().as_bytes()),
-    );
+    // An absolute-form target (or HTTP/2's `:authority`) stays whole: its authority is the
+    // request's host.
+    let target = match (parts.uri.scheme(), parts.uri.authority()) {
+        (Some(_), Some(_)) => Bytes::from(parts.uri.to_string()),
+        _ => parts.uri.path_and_query().map_or_else(
+            || Bytes::from_static(b"/"),
+            |pq| Bytes::copy_from_slice(pq.as_str().as_bytes()),
+        ),
+    };
     HttpRequest {
         method: parts.method,
         target,

@@ -1,7 +1,7 @@
 //! The DNS-rebinding guard: the Host/Origin allow-list of one endpoint, resolved from the options
 //! and the bound address, and the check of each request against it.
 
-use super::super::request::Fields;
+use super::super::request::{visible_str, Fields};
 use super::super::HttpServerOptions;
 use super::responses::rpc_error;
 use crate::McpError;
@@ -84,8 +84,11 @@ impl HostGuard {
         self.host_allowed(&name, port.or(Some(default_port)))
     }
 
-    /// Checks a request's `Host` and `Origin`; `Err` is the 403 to answer.
-    pub(super) fn check(&self, h: &Fields) -> Result<(), Response> {
+    /// Checks a request's host and `Origin`; `Err` is the answer (403, or 400 for a duplicate
+    /// `Host` or `Origin`). The host is `target` (the authority of an absolute-form target,
+    /// with its scheme's default port) when there is one (RFC 9112 §3.2.2), else `Host`. A
+    /// `Host` or `Origin` that is not visible ASCII is refused, not skipped.
+    pub(super) fn check(&self, target: Option<(&str, u16)>, h: &Fields) -> Result<(), Response> {
         let forbid = |why: String| {
             Err(rpc_error(
                 StatusCode::FORBIDDEN,
@@ -93,15 +96,38 @@ impl HostGuard {
                 McpError::invalid_request(why),
             ))
         };
-        match h.get_str("host") {
-            Some(host) => {
-                if !self.authority_allowed(host, 80) {
-                    return forbid(format!("Host {host:?} is not allowed"));
-                }
-            }
-            None => return forbid("Host header required".into()),
+        let duplicate = |name: &str| {
+            Err(rpc_error(
+                StatusCode::BAD_REQUEST,
+                None,
+                McpError::invalid_request(format!("more than one {name} header")),
+            ))
+        };
+        let mut hosts = h.get_all("host");
+        let host = hosts.next();
+        if hosts.next().is_some() {
+            return duplicate("Host");
         }
-        if let Some(origin) = h.get_str("origin") {
+        let mut origins = h.get_all("origin");
+        let origin = origins.next();
+        if origins.next().is_some() {
+            return duplicate("Origin");
+        }
+        let (authority, default_port) = match (target, host) {
+            (Some(t), _) => t,
+            (None, Some(raw)) => match visible_str(raw) {
+                Some(host) => (host, 80),
+                None => return forbid("Host header is not visible ASCII".into()),
+            },
+            (None, None) => return forbid("Host header required".into()),
+        };
+        if !self.authority_allowed(authority, default_port) {
+            return forbid(format!("Host {authority:?} is not allowed"));
+        }
+        if let Some(raw) = origin {
+            let Some(origin) = visible_str(raw) else {
+                return forbid("Origin header is not visible ASCII".into());
+            };
             if self.origins.iter().any(|o| o.eq_ignore_ascii_case(origin)) {
                 return Ok(());
             }
@@ -170,27 +196,37 @@ mod tests {
         let lo6: SocketAddr = "[::1]:4000".parse().unwrap();
         let any: SocketAddr = "0.0.0.0:4000".parse().unwrap();
         let g = resolve_host_guard(&o, Some(lo)).expect("on for a loopback bind");
-        assert!(g.check(&headers(&[("host", "127.0.0.1:4000")])).is_ok());
-        assert!(g.check(&headers(&[("host", "localhost:4000")])).is_ok());
-        assert!(g.check(&headers(&[("host", "[::1]:4000")])).is_ok());
-        assert!(g.check(&headers(&[("host", "127.0.0.1:4001")])).is_err());
-        assert!(g.check(&headers(&[("host", "127.0.0.1")])).is_err());
-        assert!(g.check(&headers(&[("host", "evil.example:4000")])).is_err());
-        assert!(g.check(&headers(&[])).is_err());
+        assert!(g
+            .check(None, &headers(&[("host", "127.0.0.1:4000")]))
+            .is_ok());
+        assert!(g
+            .check(None, &headers(&[("host", "localhost:4000")]))
+            .is_ok());
+        assert!(g.check(None, &headers(&[("host", "[::1]:4000")])).is_ok());
+        assert!(g
+            .check(None, &headers(&[("host", "127.0.0.1:4001")]))
+            .is_err());
+        assert!(g.check(None, &headers(&[("host", "127.0.0.1")])).is_err());
+        assert!(g
+            .check(None, &headers(&[("host", "evil.example:4000")]))
+            .is_err());
+        assert!(g.check(None, &headers(&[])).is_err());
         let ok_origin = headers(&[
             ("host", "localhost:4000"),
             ("origin", "http://localhost:4000"),
         ]);
-        assert!(g.check(&ok_origin).is_ok());
+        assert!(g.check(None, &ok_origin).is_ok());
         let bad_origin = headers(&[
             ("host", "localhost:4000"),
             ("origin", "http://localhost:5173"),
         ]);
-        assert!(g.check(&bad_origin).is_err());
+        assert!(g.check(None, &bad_origin).is_err());
         assert!(resolve_host_guard(&o, Some(lo6)).is_some());
         // Unknown bind (router()): on, loopback names with any port.
         let g = resolve_host_guard(&o, None).expect("on");
-        assert!(g.check(&headers(&[("host", "localhost:1234")])).is_ok());
+        assert!(g
+            .check(None, &headers(&[("host", "localhost:1234")]))
+            .is_ok());
         // Non-loopback bind: off unless configured.
         assert_eq!(resolve_host_guard(&o, Some(any)), None);
         let configured = HttpServerOptions {
@@ -199,9 +235,11 @@ mod tests {
         };
         let g = resolve_host_guard(&configured, Some(any)).expect("on when configured");
         assert!(g
-            .check(&headers(&[("host", "mcp.example.com:4000")]))
+            .check(None, &headers(&[("host", "mcp.example.com:4000")]))
             .is_ok());
-        assert!(g.check(&headers(&[("host", "localhost:4000")])).is_err());
+        assert!(g
+            .check(None, &headers(&[("host", "localhost:4000")]))
+            .is_err());
         let origins = HttpServerOptions {
             allowed_origins: vec!["https://app.example.com".into()],
             ..Default::default()
@@ -213,8 +251,12 @@ mod tests {
             ..Default::default()
         };
         let g = resolve_host_guard(&forced, Some(any)).expect("forced on");
-        assert!(g.check(&headers(&[("host", "127.0.0.1:4000")])).is_ok());
-        assert!(g.check(&headers(&[("host", "10.0.0.5:4000")])).is_err());
+        assert!(g
+            .check(None, &headers(&[("host", "127.0.0.1:4000")]))
+            .is_ok());
+        assert!(g
+            .check(None, &headers(&[("host", "10.0.0.5:4000")]))
+            .is_err());
         let off = HttpServerOptions {
             dns_rebinding_protection: Some(false),
             ..Default::default()
@@ -234,15 +276,17 @@ mod tests {
             ..Default::default()
         };
         let g = resolve_host_guard(&o, None).unwrap();
-        assert!(g.check(&headers(&[("host", "A.example:1")])).is_ok());
-        assert!(g.check(&headers(&[("host", "b.example:8080")])).is_ok());
-        assert!(g.check(&headers(&[("host", "b.example")])).is_err());
-        assert!(g.check(&headers(&[("host", "[::1]:9")])).is_ok());
+        assert!(g.check(None, &headers(&[("host", "A.example:1")])).is_ok());
+        assert!(g
+            .check(None, &headers(&[("host", "b.example:8080")]))
+            .is_ok());
+        assert!(g.check(None, &headers(&[("host", "b.example")])).is_err());
+        assert!(g.check(None, &headers(&[("host", "[::1]:9")])).is_ok());
         let h = headers(&[("host", "a.example"), ("origin", "https://ui.example")]);
-        assert!(g.check(&h).is_ok());
+        assert!(g.check(None, &h).is_ok());
         let h = headers(&[("host", "a.example"), ("origin", "https://a.example")]);
-        assert!(g.check(&h).is_ok());
+        assert!(g.check(None, &h).is_ok());
         let h = headers(&[("host", "a.example"), ("origin", "null")]);
-        assert!(g.check(&h).is_err());
+        assert!(g.check(None, &h).is_err());
     }
 }

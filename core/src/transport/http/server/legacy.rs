@@ -23,7 +23,7 @@ pub(super) async fn legacy_sse(app: Arc<App>, req: HttpRequest) -> Response {
         return shutting_down();
     }
     app.start_reaper();
-    if let Err(r) = app.check_origin(req.headers()) {
+    if let Err(r) = app.check_origin(&req) {
         return r;
     }
     if app.sessions.len() >= app.options.max_sessions {
@@ -73,7 +73,7 @@ async fn legacy_post_request(app: Arc<App>, req: HttpRequest) -> Response {
     if app.shutdown.is_cancelled() {
         return shutting_down();
     }
-    if let Err(r) = app.check_origin(req.headers()) {
+    if let Err(r) = app.check_origin(&req) {
         return r;
     }
     let sid = req.query().and_then(|q| {

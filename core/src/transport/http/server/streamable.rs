@@ -25,7 +25,7 @@ pub(super) async fn handle(app: Arc<App>, req: HttpRequest) -> Response {
         return shutting_down();
     }
     app.start_reaper();
-    if let Err(r) = app.check_origin(req.headers()) {
+    if let Err(r) = app.check_origin(&req) {
         return r;
     }
     match *req.method() {
