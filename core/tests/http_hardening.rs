@@ -266,6 +266,7 @@ async fn silent_and_slow_connections_are_closed_after_the_header_read_timeout() 
     w.send(format!("POST /mcp HTTP/1.1\r\nHost: {addr}\r\n").as_bytes())
         .await;
     assert_eq!(w.answer().await.status, 408);
+    drop(w);
     assert!(eventually(Duration::from_secs(2), || h.stats().open_connections == 0).await);
 }
 
@@ -315,6 +316,28 @@ async fn a_client_that_never_reads_is_dropped_after_the_write_timeout() {
         "the connection of a client that never reads is still open"
     );
     drop(w);
+}
+
+#[tokio::test]
+async fn an_initialize_flood_evicts_the_least_recently_active_idle_session() {
+    let (_s, _h, url) = start(HttpServerOptions {
+        max_sessions: 3,
+        ..Default::default()
+    })
+    .await;
+    let s1 = init_session(&url).await;
+    let s2 = init_session(&url).await;
+    let s3 = init_session(&url).await;
+    let ping = json!({"jsonrpc":"2.0","id":5,"method":"ping"});
+    // s1 is used again: s2 is now the least recently active.
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    assert_eq!(post(&url, Some(&s1), ping.clone()).await.status, 200);
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    let s4 = init_session(&url).await;
+    assert_eq!(post(&url, Some(&s2), ping.clone()).await.status, 404);
+    for s in [&s1, &s3, &s4] {
+        assert_eq!(post(&url, Some(s), ping.clone()).await.status, 200);
+    }
 }
 
 #[tokio::test]

@@ -313,7 +313,7 @@ async fn close_streams_after_puts_long_requests_in_polling_mode() {
 }
 
 #[tokio::test]
-async fn session_flood_past_the_limit_leaves_existing_sessions_working() {
+async fn session_flood_past_the_limit_evicts_idle_sessions_and_spares_busy_ones() {
     bounded(async {
         let (_s, h, url) = start(HttpServerOptions {
             max_sessions: 4,
@@ -324,7 +324,7 @@ async fn session_flood_past_the_limit_leaves_existing_sessions_working() {
         let mut slow = open_post(
             &url,
             &a,
-            call(2, "count", json!({"steps": 3, "delay_ms": 100})),
+            call(2, "count", json!({"steps": 10, "delay_ms": 100})),
         )
         .await;
         let flood = (0..40).map(|_| {
@@ -340,8 +340,10 @@ async fn session_flood_past_the_limit_leaves_existing_sessions_working() {
                 other => panic!("unexpected status {other}"),
             }
         }
-        assert_eq!(ok, 3);
-        assert_eq!(refused, 37);
+        // Each initialize closes the least recently active idle session (an earlier one of the
+        // flood); the busy session (a call in flight) is spared.
+        assert_eq!(ok, 40);
+        assert_eq!(refused, 0);
         // The existing session still answers, and its in-flight call completes.
         let r = post(
             &url,
@@ -353,7 +355,7 @@ async fn session_flood_past_the_limit_leaves_existing_sessions_working() {
         assert_eq!(r.sse_messages().last().unwrap()["id"], 5);
         let mut text = String::new();
         assert!(
-            read_until(&mut slow, &mut text, "counted to 3").await,
+            read_until(&mut slow, &mut text, "counted to 10").await,
             "{text}"
         );
         // Freeing a slot admits a new session.

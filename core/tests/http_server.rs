@@ -210,17 +210,29 @@ async fn stateless_mode() {
 }
 
 #[tokio::test]
-async fn session_limit_answers_503() {
+async fn session_limit_answers_503_when_every_session_is_busy() {
     let (_s, h, url) = start(HttpServerOptions {
-        max_sessions: 2,
+        max_sessions: 1,
         ..Default::default()
     })
     .await;
-    init_session(&url).await;
-    init_session(&url).await;
+    let sid = init_session(&url).await;
+    // An open GET stream makes the only session busy: it is not closed to make room.
+    let req = http::Request::builder()
+        .method("GET")
+        .uri(&url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &sid)
+        .body(Full::new(Bytes::new()))
+        .unwrap();
+    let stream = client().request(req).await.unwrap();
+    assert_eq!(stream.status(), 200);
     let r = post(&url, None, init_body("2025-11-25")).await;
     assert_eq!(r.status, 503);
     assert!(r.json()["error"]["code"].is_i64());
+    let ping = json!({"jsonrpc":"2.0","id":3,"method":"ping"});
+    assert_eq!(post(&url, Some(&sid), ping).await.status, 200);
+    drop(stream);
     h.shutdown().await.unwrap();
 }
 

@@ -50,9 +50,12 @@ pub struct HttpServerOptions {
     pub stateless: bool,
     /// Offer the GET (server-to-client) stream; when off, GET answers 405.
     pub enable_get_stream: bool,
-    /// Most sessions alive at once; initialize beyond it answers 503 (after first reaping idle
-    /// ones). Default 10,000: an idle session costs about 3 KiB, so a full table of idle sessions
-    /// stays around 30 MiB.
+    /// Most sessions alive at once. Default 10,000: an idle session costs about 3 KiB, so a full
+    /// table of idle sessions stays around 30 MiB. When the table is full, initialize first
+    /// removes expired sessions, then closes the least recently active idle session (no open
+    /// stream, nothing in flight; its client gets 404 and initializes again); only when every
+    /// session is busy does it answer 503. So an initialize flood pushes out sessions idle for
+    /// longer than `max_sessions` / (flood rate), rather than locking every new client out.
     pub max_sessions: usize,
     /// Sessions idle this long (no request, no open stream, nothing in flight) are removed
     /// (default 30 minutes; the reaper runs every quarter of it, at most every minute).

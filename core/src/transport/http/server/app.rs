@@ -98,6 +98,49 @@ impl App {
         }
     }
 
+    /// Makes room in a full session table for a new session; false when every session is busy.
+    ///
+    /// The policy, so that an initialize flood cannot lock clients out until sessions expire:
+    /// first the closed and expired sessions go (as the reaper would remove them); if the
+    /// table is still full, the least recently active idle session (no open stream, nothing
+    /// in flight) is closed to make room. Its client's next request gets 404 and, as the
+    /// transport says, it initializes again (ferromcp's client does so by itself). Only
+    /// when every session is busy does initialize answer 503.
+    pub(super) fn make_room(&self) -> bool {
+        let max = self.options.max_sessions;
+        if self.sessions.len() < max {
+            return true;
+        }
+        self.reap();
+        if self.sessions.len() < max {
+            return true;
+        }
+        let mut oldest: Option<(Instant, Arc<str>)> = None;
+        for id in self.sessions.ids() {
+            let Some(s) = self.sessions.get(&id) else {
+                continue;
+            };
+            if s.has_open_stream() || s.session().in_flight_count() > 0 {
+                continue;
+            }
+            let at = s.last_active();
+            if oldest.as_ref().is_none_or(|(t, _)| at < *t) {
+                oldest = Some((at, id));
+            }
+        }
+        match oldest.and_then(|(_, id)| self.sessions.remove(&id)) {
+            Some(s) => {
+                tracing::info!(
+                    session = s.id().unwrap_or_default(),
+                    "session table full: closing the least recently active idle session"
+                );
+                s.close();
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Removes and closes every session (at the end of shutdown).
     pub(super) fn close_all(&self) {
         for id in self.sessions.ids() {

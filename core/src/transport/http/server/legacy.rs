@@ -26,15 +26,12 @@ pub(super) async fn legacy_sse(app: Arc<App>, req: HttpRequest) -> Response {
     if let Err(r) = app.check_origin(&req) {
         return r;
     }
-    if app.sessions.len() >= app.options.max_sessions {
-        app.reap();
-        if app.sessions.len() >= app.options.max_sessions {
-            return rpc_error(
-                StatusCode::SERVICE_UNAVAILABLE,
-                None,
-                McpError::internal("too many sessions"),
-            );
-        }
+    if !app.make_room() {
+        return rpc_error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            None,
+            McpError::internal("too many busy sessions"),
+        );
     }
     let id = new_session_id();
     let http = app.new_session(Some(id.clone()), Some(app.events.clone()), true);

@@ -160,18 +160,15 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
                 McpError::invalid_request("initialize must not be part of a JSON-RPC batch"),
             );
         }
-        if app.sessions.len() >= app.options.max_sessions {
-            app.reap();
-            if app.sessions.len() >= app.options.max_sessions {
-                return rpc_error(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    None,
-                    McpError::internal(format!(
-                        "too many sessions (limit {}); try again later",
-                        app.options.max_sessions
-                    )),
-                );
-            }
+        if !app.make_room() {
+            return rpc_error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                None,
+                McpError::internal(format!(
+                    "too many busy sessions (limit {}); try again later",
+                    app.options.max_sessions
+                )),
+            );
         }
         let id = new_session_id();
         let h = app.new_session(Some(id.clone()), Some(app.events.clone()), false);
