@@ -1,21 +1,24 @@
-//! The OAuth client end to end: a small authorization server and a protected MCP server, both
-//! written here, and the ferromcp HTTP client authorizing (dynamic registration, authorization
+//! The OAuth client end to end: a small authorization server written here, a ferromcp server
+//! protected by `ResourceAuth` (its handler reads the identity), and the ferromcp HTTP client
+//! authorizing (dynamic registration, authorization
 //! code with PKCE S256, `resource`, `iss`), refreshing before expiry and after a revoked token,
 //! and refusing authorization servers it must not use.
 
 use axum::body::Bytes;
-use axum::extract::{Query, Request, State};
-use axum::http::{HeaderMap, StatusCode};
-use axum::middleware::Next;
+use axum::extract::{Query, State};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
-use ferromcp::auth::{AutoApprove, MemoryTokenStore, OAuthClient, OAuthConfig, TokenStore};
+use ferromcp::auth::{
+    AuthInfo, AutoApprove, MemoryTokenStore, OAuthClient, OAuthConfig, ResourceAuth, TokenStore,
+};
 use ferromcp::client::{ClientHandlers, ClientOptions};
 use ferromcp::server::Server;
 use ferromcp::transport::http::{connect, router, HttpClientOptions, HttpServerOptions};
+use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 use std::collections::{HashMap, HashSet};
@@ -186,48 +189,35 @@ async fn start(configure: impl FnOnce(&mut AsState)) -> (Shared, String) {
     state.lock().unwrap().resource = mcp_url.clone();
     let server = Server::builder("protected", "1.0")
         .tool("whoami", "Answers", |_: NoArgs, _ctx| async move {
-            "you".to_string()
+            "alice".to_string()
         })
         .build()
         .unwrap();
-    let prm_url = format!("{rs_base}/.well-known/oauth-protected-resource/mcp");
-    let guard_state = state.clone();
-    let guarded = router(server, HttpServerOptions::default()).layer(axum::middleware::from_fn(
-        move |headers: HeaderMap, req: Request, next: Next| {
-            let state = guard_state.clone();
-            let prm_url = prm_url.clone();
-            async move {
-                let token = headers
-                    .get("authorization")
-                    .and_then(|v| v.to_str().ok())
-                    .and_then(|v| v.strip_prefix("Bearer "))
-                    .map(str::to_string);
-                let ok = token.is_some_and(|t| state.lock().unwrap().valid.contains(&t));
-                if !ok {
-                    return (
-                        StatusCode::UNAUTHORIZED,
-                        [(
-                            "www-authenticate",
-                            format!(r#"Bearer resource_metadata="{prm_url}", scope="mcp""#),
-                        )],
-                    )
-                        .into_response();
-                }
-                next.run(req).await
+    // The protected server: ferromcp's own bearer check, verifying against the tokens the
+    // authorization server issued.
+    let verify_state = state.clone();
+    let resource = mcp_url.clone();
+    let verifier = move |token: &str| -> BoxFuture<'static, Result<AuthInfo, String>> {
+        let known = verify_state.lock().unwrap().valid.contains(token);
+        let resource = resource.clone();
+        Box::pin(async move {
+            if !known {
+                return Err("unknown or revoked token".into());
             }
-        },
-    ));
-    let prm = json!({
-        "resource": mcp_url,
-        "authorization_servers": [as_base],
-        "scopes_supported": ["mcp"],
-    });
-    let app = Router::new()
-        .route(
-            "/.well-known/oauth-protected-resource/mcp",
-            get(move || async move { json_answer(StatusCode::OK, prm) }),
-        )
-        .merge(guarded);
+            Ok(AuthInfo {
+                subject: Some("alice".into()),
+                scopes: vec!["mcp".into()],
+                audience: vec![resource],
+                ..Default::default()
+            })
+        })
+    };
+    let protection = ResourceAuth::new(&mcp_url, vec![as_base], Arc::new(verifier));
+    let options = HttpServerOptions {
+        auth: Some(Arc::new(protection.require_scopes(&["mcp"]))),
+        ..Default::default()
+    };
+    let app = router(server, options);
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
     (state, mcp_url)
 }
@@ -271,7 +261,7 @@ async fn authorizes_refreshes_and_reuses_stored_tokens() {
         .await;
         let store: Arc<dyn TokenStore> = Arc::new(MemoryTokenStore::new());
         let auth = oauth(store.clone());
-        assert_eq!(call(&url, auth.clone()).await.unwrap(), "you");
+        assert_eq!(call(&url, auth.clone()).await.unwrap(), "alice");
         {
             let s = state.lock().unwrap();
             assert_eq!(s.registrations, 1);
@@ -281,13 +271,13 @@ async fn authorizes_refreshes_and_reuses_stored_tokens() {
         }
         // A revoked token: the 401 is answered by a refresh, then the call succeeds.
         state.lock().unwrap().valid.clear();
-        assert_eq!(call(&url, auth.clone()).await.unwrap(), "you");
+        assert_eq!(call(&url, auth.clone()).await.unwrap(), "alice");
         assert_eq!(
             state.lock().unwrap().grants,
             ["authorization_code", "refresh_token", "refresh_token"]
         );
         // A new client on the same store reuses the stored token and registration.
-        assert_eq!(call(&url, oauth(store.clone())).await.unwrap(), "you");
+        assert_eq!(call(&url, oauth(store.clone())).await.unwrap(), "alice");
         let s = state.lock().unwrap();
         assert_eq!(
             (s.registrations, s.authorizations.len(), s.grants.len()),

@@ -4,6 +4,8 @@
 //! the client (pre-registered, Client ID Metadata Document or dynamic registration), run the
 //! authorization code flow with PKCE `S256` and the `resource` parameter (RFC 8707), check `iss`
 //! (RFC 9207), and store the tokens; later 401s refresh, 403 `insufficient_scope` steps up.
+//! On the server side, [`ResourceAuth`] protects an HTTP endpoint (bearer verification,
+//! audience, scopes, Protected Resource Metadata).
 
 mod challenge;
 mod error;
@@ -12,6 +14,7 @@ mod http;
 mod metadata;
 mod pkce;
 mod redirect;
+mod resource;
 mod store;
 mod url;
 
@@ -20,4 +23,5 @@ pub use error::AuthError;
 pub use flow::{Grant, OAuthClient, OAuthConfig};
 pub use metadata::{ResourceMetadata, ServerMetadata};
 pub use redirect::{AutoApprove, FnRedirect, LoopbackRedirect, RedirectHandler};
+pub use resource::{AuthInfo, Denial, ResourceAuth, TokenVerifier};
 pub use store::{ClientInfo, FileTokenStore, MemoryTokenStore, StoredAuth, TokenSet, TokenStore};

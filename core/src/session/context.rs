@@ -26,6 +26,7 @@ struct ContextInner {
     progress: Option<ProgressReporter>,
     done: AtomicBool,
     http_headers: Option<HttpHeaders>,
+    auth: Option<Arc<AuthInfo>>,
     /// Per-request era: this round of a multi round-trip request.
     input: Option<Arc<super::mrtr::InputRound>>,
 }
@@ -39,6 +40,29 @@ tokio::task_local! {
     /// Set by the Streamable HTTP endpoint around the handling of one POST, so that the
     /// contexts of the requests it carries can give handlers the HTTP headers.
     pub(crate) static HTTP_HEADERS: HttpHeaders;
+    /// Set by a protected HTTP endpoint around the handling of one request: the verified
+    /// bearer token's identity.
+    pub(crate) static AUTH_INFO: Arc<AuthInfo>;
+}
+
+/// The identity a verified bearer token grants (protected HTTP servers, see
+/// `ferromcp::auth::ResourceAuth`): filled by the token verifier.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AuthInfo {
+    /// The token itself (set by the server after verification).
+    pub token: String,
+    /// The subject (user) the token was issued for.
+    pub subject: Option<String>,
+    /// The client the token was issued to.
+    pub client_id: Option<String>,
+    /// The granted scopes.
+    pub scopes: Vec<String>,
+    /// The audiences (`aud`) the token is valid for.
+    pub audience: Vec<String>,
+    /// Expiry, Unix seconds.
+    pub expires_at: Option<u64>,
+    /// Any other claims the verifier wants handlers to see.
+    pub claims: Value,
 }
 
 impl std::fmt::Debug for RequestContext {
@@ -113,6 +137,7 @@ impl RequestContext {
                 progress,
                 done: AtomicBool::new(false),
                 http_headers: HTTP_HEADERS.try_with(Arc::clone).ok(),
+                auth: AUTH_INFO.try_with(Arc::clone).ok(),
                 input: None,
             }),
         }
@@ -139,6 +164,7 @@ impl RequestContext {
                 }),
                 done: AtomicBool::new(false),
                 http_headers: i.http_headers.clone(),
+                auth: i.auth.clone(),
                 input: i.input.clone(),
             }),
         }
@@ -168,6 +194,12 @@ impl RequestContext {
     /// legacy HTTP+SSE endpoint), in order; `None` on other transports.
     pub fn http_headers(&self) -> Option<Vec<(String, String)>> {
         self.inner.http_headers.as_ref().map(|h| h())
+    }
+
+    /// The identity of the verified bearer token the HTTP request carried (protected servers,
+    /// see `ferromcp::auth::ResourceAuth`); `None` otherwise.
+    pub fn auth(&self) -> Option<&AuthInfo> {
+        self.inner.auth.as_deref()
     }
 
     /// Marks the request finished: progress and related messages stop.

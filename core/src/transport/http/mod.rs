@@ -117,6 +117,11 @@ pub struct HttpServerOptions {
     pub legacy_sse_path: String,
     /// Path of the legacy message endpoint (default `/messages`).
     pub legacy_messages_path: String,
+    /// Protect the endpoints with OAuth bearer tokens: every request's token is verified
+    /// (401 / 403 with a `WWW-Authenticate` challenge otherwise), the Protected Resource
+    /// Metadata is served at [`crate::auth::ResourceAuth::metadata_path`], and handlers see the
+    /// identity in [`crate::session::RequestContext::auth`]. `None`: no protection.
+    pub auth: Option<Arc<crate::auth::ResourceAuth>>,
 }
 
 impl std::fmt::Debug for HttpServerOptions {
@@ -158,6 +163,7 @@ impl Default for HttpServerOptions {
             legacy_sse: true,
             legacy_sse_path: "/sse".into(),
             legacy_messages_path: "/messages".into(),
+            auth: None,
         }
     }
 }

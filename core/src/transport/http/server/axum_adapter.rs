@@ -5,6 +5,7 @@ use super::super::request::{Fields, HttpRequest};
 use super::super::HttpServerOptions;
 use super::app::App;
 use super::legacy::{legacy_post, legacy_sse};
+use super::protect::{metadata_path, metadata_response};
 use super::responses::rpc_error;
 use super::streamable::handle;
 use crate::server::Server;
@@ -52,6 +53,14 @@ async fn handle_axum(State(app): State<Arc<App>>, req: Request) -> Response {
     }
 }
 
+/// The Protected Resource Metadata for axum's router.
+async fn metadata_axum(State(app): State<Arc<App>>) -> Response {
+    match &app.options.auth {
+        Some(auth) => metadata_response(auth),
+        None => Response::default(),
+    }
+}
+
 /// [`legacy_sse`] for axum's router.
 async fn legacy_sse_axum(State(app): State<Arc<App>>, req: Request) -> Response {
     let (parts, _) = req.into_parts();
@@ -95,6 +104,9 @@ fn build(
     let app = App::new(server, options, bound);
     let o = &app.options;
     let mut router = Router::new().route(&o.path, axum::routing::any(handle_axum));
+    if let Some(path) = metadata_path(&app) {
+        router = router.route(&path, axum::routing::get(metadata_axum));
+    }
     if o.legacy_sse {
         router = router
             .route(&o.legacy_sse_path, axum::routing::get(legacy_sse_axum))

@@ -7,6 +7,7 @@ use super::super::sse::encode;
 use super::app::{new_session_id, App};
 use super::checks::check_content_type;
 use super::frames::{offer, Frame};
+use super::protect::guarded;
 use super::responses::{rpc_error, shutting_down, sse_response};
 use super::sse_body::sse_body;
 use crate::jsonrpc::{self, ErrorResponse};
@@ -19,6 +20,14 @@ use std::sync::Arc;
 
 /// GET on the legacy SSE endpoint: opens a session whose stream first names its message endpoint.
 pub(super) async fn legacy_sse(app: Arc<App>, req: HttpRequest) -> Response {
+    if app.options.auth.is_none() {
+        return legacy_sse_stream(app, req).await;
+    }
+    let (a, fields) = (app.clone(), req.headers.clone());
+    guarded(&a, &fields, legacy_sse_stream(app, req)).await
+}
+
+async fn legacy_sse_stream(app: Arc<App>, req: HttpRequest) -> Response {
     if app.shutdown.is_cancelled() {
         return shutting_down();
     }
@@ -61,9 +70,12 @@ pub(super) async fn legacy_sse(app: Arc<App>, req: HttpRequest) -> Response {
 /// it carries.
 pub(super) async fn legacy_post(app: Arc<App>, req: HttpRequest) -> Response {
     let headers = req.headers.shared();
-    crate::session::HTTP_HEADERS
-        .scope(headers, legacy_post_request(app, req))
-        .await
+    let fields = app.options.auth.is_some().then(|| req.headers.clone());
+    let post = crate::session::HTTP_HEADERS.scope(headers, legacy_post_request(app.clone(), req));
+    match fields {
+        None => post.await,
+        Some(fields) => guarded(&app, &fields, post).await,
+    }
 }
 
 async fn legacy_post_request(app: Arc<App>, req: HttpRequest) -> Response {

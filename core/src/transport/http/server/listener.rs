@@ -7,6 +7,7 @@ use super::super::request::HttpRequest;
 use super::super::HttpServerOptions;
 use super::app::App;
 use super::legacy::{legacy_post, legacy_sse};
+use super::protect::metadata_response;
 use super::responses::{allow_only, refusal, status_only};
 use super::streamable::handle;
 use crate::server::Server;
@@ -169,6 +170,12 @@ async fn accept_loop(
 pub(super) async fn endpoint(app: Arc<App>, req: HttpRequest) -> Response {
     let o = &app.options;
     let path = req.path();
+    if let Some(auth) = o.auth.as_ref().filter(|a| a.metadata_path() == path) {
+        if *req.method() == Method::GET {
+            return metadata_response(auth);
+        }
+        return allow_only("GET");
+    }
     if path == o.path {
         return handle(app, req).await;
     }

@@ -18,6 +18,7 @@
 //! - [`sse_body`]: the streaming SSE response body;
 //! - [`app`]: the state of one mounted endpoint and its session table;
 //! - [`post`], [`streamable`]: the Streamable HTTP endpoint (POST; GET, DELETE and dispatch);
+//! - [`protect`]: the bearer-token check of protected endpoints and their metadata document;
 //! - [`legacy`]: the 2024-11-05 HTTP+SSE endpoints;
 //! - [`axum_adapter`]: [`router`], the endpoints as an axum router;
 //! - [`listener`]: [`serve_http`], the accept loop on ferromcp's own HTTP/1.1 layer.
@@ -34,6 +35,7 @@ mod host_guard;
 mod legacy;
 mod listener;
 mod post;
+mod protect;
 mod responses;
 mod routes;
 mod session;

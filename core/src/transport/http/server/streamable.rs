@@ -9,6 +9,7 @@ use super::checks::{accepts, check_version_header};
 use super::frames::{offer, Frame};
 use super::headers::SESSION_ID_HEADER;
 use super::post::handle_post;
+use super::protect::guarded;
 use super::responses::{rpc_error, shutting_down, sse_response, status_only};
 use super::session::HttpSession;
 use super::sse_body::sse_body;
@@ -28,6 +29,14 @@ pub(super) async fn handle(app: Arc<App>, req: HttpRequest) -> Response {
     if let Err(r) = app.check_origin(&req) {
         return r;
     }
+    if app.options.auth.is_none() {
+        return dispatch(app, req).await;
+    }
+    let (a, fields) = (app.clone(), req.headers.clone());
+    guarded(&a, &fields, dispatch(app, req)).await
+}
+
+async fn dispatch(app: Arc<App>, req: HttpRequest) -> Response {
     match *req.method() {
         Method::POST => handle_post(app, req).await,
         Method::GET => handle_get(app, req),
