@@ -4,12 +4,14 @@
 //! batch), classifies malformed input into the precise JSON-RPC error it deserves, and writes
 //! messages back out. Transports hand it frames; the session layer gets typed envelopes.
 
+mod envelope_scan;
 mod fast;
 mod id;
 mod message;
 mod parse;
 mod scan;
 
+pub(crate) use envelope_scan::scan_envelope;
 pub(crate) use fast::{parse_request_as, Fast, Str};
 pub use id::{IdGenerator, RequestId};
 pub use message::{ErrorResponse, Message, Notification, Request, Response};

@@ -168,11 +168,11 @@ impl<R: FrameReader, W: FrameWriter> Connection<R, W> {
                         match r {
                             // The session's limit applies whatever limit the transport itself enforces.
                             Ok(ReadStatus::Frame) if frame.len() > session.config.max_message_size => {
-                                let e = McpError::invalid_request(format!(
-                                    "message of {} bytes exceeds the limit of {} bytes", frame.len(), session.config.max_message_size
-                                ));
+                                let refusal = refuse_oversized(&session, &frame, frame.len());
                                 frame.clear();
-                                emit!(&Message::error(None, e));
+                                if let Some(m) = refusal {
+                                    emit!(&m);
+                                }
                             }
                             Ok(ReadStatus::Frame) => match on_frame(&session, server.as_ref(), &frame) {
                                 FrameOutcome::Now(a) => answer!(a),
@@ -184,10 +184,10 @@ impl<R: FrameReader, W: FrameWriter> Connection<R, W> {
                                 },
                             },
                             Ok(ReadStatus::Oversized(size)) => {
-                                let e = McpError::invalid_request(format!(
-                                    "message of {size} bytes exceeds the limit of {} bytes", session.config.max_message_size
-                                ));
-                                emit!(&Message::error(None, e));
+                                // `frame` holds the message's first bytes when the transport kept them.
+                                if let Some(m) = refuse_oversized(&session, &frame, size) {
+                                    emit!(&m);
+                                }
                             }
                             Ok(ReadStatus::Eof) | Err(_) => {
                                 if let Err(e) = r { tracing::debug!(error = %e, "transport read failed"); }
@@ -346,4 +346,36 @@ fn tool_answer(id: RequestId, outcome: Option<Result<ToolOutput, McpError>>) -> 
 enum FrameOutcome {
     Now(Answer),
     Later(BoxFuture<'static, Answer>),
+}
+
+/// A message over the size limit (`prefix` holds its first bytes, or all of it): what to answer.
+///
+/// A request gets its error with its own id (found in the first bytes), so the peer can match
+/// it; a response fails the request waiting for it at once, with a clear error, instead of
+/// leaving it to wait forever; a notification (seen whole, without id) is dropped (nothing may
+/// answer it); a message whose first bytes do not reach its id gets an error without id.
+fn refuse_oversized(session: &Session, prefix: &[u8], size: usize) -> Option<Message> {
+    let max = session.config.max_message_size;
+    let env = crate::jsonrpc::scan_envelope(prefix);
+    match (env.id, env.method, env.answer) {
+        (Some(id), false, true) => {
+            session.fail_request(
+                &id,
+                McpError::internal(format!(
+                    "the response of {size} bytes exceeds the limit of {max} bytes (max_message_size)"
+                )),
+            );
+            None
+        }
+        (None, true, _) if env.complete => {
+            tracing::warn!(size, max, "notification over the size limit dropped");
+            None
+        }
+        (id, _, _) => Some(Message::error(
+            id,
+            McpError::invalid_request(format!(
+                "message of {size} bytes exceeds the limit of {max} bytes"
+            )),
+        )),
+    }
 }

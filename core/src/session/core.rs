@@ -457,6 +457,12 @@ impl Session {
         }
     }
 
+    /// Fails the request `id` is waiting for with `error` (an answer that cannot be taken,
+    /// such as a response over the size limit).
+    pub(crate) fn fail_request(&self, id: &RequestId, error: McpError) {
+        self.resolve(id, Err(error));
+    }
+
     fn resolve(&self, id: &RequestId, result: Result<Value, McpError>) {
         let pending = self.pending.lock().unwrap().remove(id);
         match pending {

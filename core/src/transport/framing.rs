@@ -26,7 +26,13 @@ pub struct LineReader<R> {
     max_size: usize,
     partial: Vec<u8>,
     oversized: usize,
+    /// The first bytes of an oversized line (at most [`OVERSIZED_PREFIX`]), handed over with
+    /// [`ReadStatus::Oversized`] so the refusal can name the message's id.
+    prefix: Vec<u8>,
 }
+
+/// Bytes of an oversized line kept for its refusal.
+const OVERSIZED_PREFIX: usize = 4096;
 
 impl<R: AsyncRead + Unpin + Send + 'static> LineReader<R> {
     /// Wraps `inner`; frames longer than `max_size` bytes are reported as oversized.
@@ -38,6 +44,7 @@ impl<R: AsyncRead + Unpin + Send + 'static> LineReader<R> {
             max_size,
             partial: Vec::new(),
             oversized: 0,
+            prefix: Vec::new(),
         }
     }
 
@@ -60,6 +67,8 @@ impl<R: AsyncRead + Unpin + Send + 'static> LineReader<R> {
         if self.oversized > 0 {
             let size = std::mem::take(&mut self.oversized);
             self.partial.clear();
+            std::mem::swap(buf, &mut self.prefix);
+            self.prefix.clear();
             return Some(ReadStatus::Oversized(size));
         }
         if self.partial.last() == Some(&b'\r') {
@@ -96,7 +105,16 @@ impl<R: AsyncRead + Unpin + Send + 'static> FrameReader for LineReader<R> {
                 None => (available, None),
             };
             if self.oversized > 0 || self.partial.len() + chunk.len() > self.max_size {
-                self.oversized += self.partial.len() + chunk.len();
+                let size = self.partial.len() + chunk.len();
+                if self.oversized == 0 {
+                    // Keep the first bytes: the refusal reads the message's id from them.
+                    self.partial.truncate(OVERSIZED_PREFIX);
+                    let more = OVERSIZED_PREFIX - self.partial.len();
+                    self.partial
+                        .extend_from_slice(&chunk[..more.min(chunk.len())]);
+                    std::mem::swap(&mut self.prefix, &mut self.partial);
+                }
+                self.oversized += size;
                 self.partial.clear();
             } else {
                 self.partial.extend_from_slice(chunk);

@@ -51,7 +51,12 @@ impl MemoryReader {
 impl FrameReader for MemoryReader {
     async fn read_frame(&mut self, buf: &mut Vec<u8>) -> io::Result<ReadStatus> {
         match self.rx.recv().await {
-            Some(frame) if frame.len() > self.max_size => Ok(ReadStatus::Oversized(frame.len())),
+            Some(frame) if frame.len() > self.max_size => {
+                // The first bytes, from which the refusal reads the message's id.
+                buf.clear();
+                buf.extend_from_slice(&frame[..frame.len().min(4096)]);
+                Ok(ReadStatus::Oversized(frame.len()))
+            }
             Some(frame) => {
                 *buf = frame;
                 Ok(ReadStatus::Frame)
