@@ -1,13 +1,14 @@
 //! OAuth for `Client.http(..., auth=OAuth(...))`: builds the engine's [`OAuthClient`] from the
 //! dict `ferromcp.OAuth` packs: the redirect callback (a Python function, or the loopback
 //! helper with a Python `open`), the token store (memory, a file, or a Python object with
-//! `load` / `save` / `remove`) and the client identity.
+//! `load` / `save` / `remove`) and the client identity; and the server side, [`ResourceAuth`]
+//! around a Python `verify(token)` function (`serve_http(auth=ProtectedResource(...))`).
 
 use crate::convert::{py_to_value, value_to_py};
 use crate::handler::{LoopCell, PyHandler};
 use ferromcp::auth::{
-    AuthError, FileTokenStore, FnRedirect, LoopbackRedirect, MemoryTokenStore, OAuthClient,
-    OAuthConfig, RedirectHandler, StoredAuth, TokenStore,
+    AuthError, AuthInfo, FileTokenStore, FnRedirect, LoopbackRedirect, MemoryTokenStore,
+    OAuthClient, OAuthConfig, RedirectHandler, ResourceAuth, StoredAuth, TokenStore,
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -149,4 +150,68 @@ pub fn oauth_from_py(d: &Bound<'_, PyDict>, cell: LoopCell) -> PyResult<Arc<OAut
     };
     config = config.store(store);
     Ok(Arc::new(OAuthClient::new(config)))
+}
+
+/// What a Python `verify(token)` returned, as the engine's identity: a dict with `subject`,
+/// `client_id`, `scopes`, `audience`, `expires_at` and `claims` (all optional); `None` refuses.
+fn auth_info(v: serde_json::Value) -> Result<AuthInfo, String> {
+    let strings = |v: &serde_json::Value| -> Vec<String> {
+        match v {
+            serde_json::Value::String(s) => s
+                .split(' ')
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+                .collect(),
+            serde_json::Value::Array(a) => a
+                .iter()
+                .filter_map(|x| x.as_str().map(str::to_string))
+                .collect(),
+            _ => Vec::new(),
+        }
+    };
+    match v {
+        serde_json::Value::Null => Err("invalid token".into()),
+        serde_json::Value::Object(m) => {
+            let get = |k: &str| m.get(k).cloned().unwrap_or(serde_json::Value::Null);
+            Ok(AuthInfo {
+                subject: get("subject").as_str().map(str::to_string),
+                client_id: get("client_id").as_str().map(str::to_string),
+                scopes: strings(&get("scopes")),
+                audience: strings(&get("audience")),
+                expires_at: get("expires_at").as_f64().map(|f| f as u64),
+                claims: get("claims"),
+                ..Default::default()
+            })
+        }
+        other => Err(format!("verify must return a dict or None, not {other}")),
+    }
+}
+
+/// Builds the engine's [`ResourceAuth`] from the dict of `ferromcp.ProtectedResource`.
+pub fn resource_auth_from_py(d: &Bound<'_, PyDict>, cell: LoopCell) -> PyResult<Arc<ResourceAuth>> {
+    let resource: String =
+        get(d, "resource")?.ok_or_else(|| PyValueError::new_err("resource is required"))?;
+    let servers: Vec<String> = get(d, "authorization_servers")?.unwrap_or_default();
+    let verify = d
+        .get_item("verify")?
+        .filter(|v| !v.is_none())
+        .ok_or_else(|| PyValueError::new_err("verify is required"))?;
+    let handler = PyHandler::new(verify.unbind(), cell);
+    let verifier =
+        move |token: &str| -> futures_util::future::BoxFuture<'static, Result<AuthInfo, String>> {
+            let call = handler.call_values(vec![serde_json::Value::String(token.to_string())]);
+            Box::pin(async move {
+                match call.await {
+                    Ok(v) => auth_info(v),
+                    Err(e) => Err(e.message),
+                }
+            })
+        };
+    let mut auth = ResourceAuth::new(resource, servers, Arc::new(verifier));
+    auth.required_scopes = get(d, "required_scopes")?.unwrap_or_default();
+    auth.scopes_supported = get(d, "scopes_supported")?;
+    if let Some(c) = get::<bool>(d, "check_audience")? {
+        auth.check_audience = c;
+    }
+    Ok(Arc::new(auth))
 }

@@ -465,6 +465,12 @@ impl NativeContext {
         value_to_py(py, &self.ctx.progress_token())
     }
 
+    /// The verified bearer token's identity on a protected HTTP server (None otherwise).
+    #[getter]
+    fn auth(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        value_to_py(py, &self.ctx.auth())
+    }
+
     /// The HTTP request's header fields as `[name, value]` pairs (None outside HTTP).
     #[getter]
     fn http_headers(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {

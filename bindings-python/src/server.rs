@@ -152,13 +152,15 @@ impl NativeServer {
 
     /// Binds `host:port` and serves Streamable HTTP (awaitable of `NativeHttpServer`; binds the
     /// running loop). `options` is a dict of the engine's HTTP options (camelCase keys).
-    #[pyo3(signature = (host, port, options=None))]
+    /// `auth`: the dict of `ferromcp.ProtectedResource` (bearer-token protection), or `None`.
+    #[pyo3(signature = (host, port, options=None, auth=None))]
     fn serve_http<'py>(
         &self,
         py: Python<'py>,
         host: String,
         port: u16,
         options: Option<&Bound<'py, PyAny>>,
+        auth: Option<&Bound<'py, pyo3::types::PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let options = match options {
             Some(o) => py_to_value(o)?,
@@ -166,9 +168,12 @@ impl NativeServer {
         };
         let config = HttpConfig::from_json(options).map_err(|e| to_py_err(py, e))?;
         self.bind_loop(py)?;
+        let auth = auth
+            .map(|d| crate::auth::resource_auth_from_py(d, self.event_loop.clone()))
+            .transpose()?;
         let server = self.server.clone();
         future_into_py(py, async move {
-            let http = server.serve_http(&host, port, &config).await?;
+            let http = server.serve_http_auth(&host, port, &config, auth).await?;
             Ok(Out::Obj(Box::new(move |py| {
                 Ok(Py::new(py, NativeHttpServer { http })?.into_any())
             })))

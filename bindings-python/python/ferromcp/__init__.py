@@ -11,7 +11,7 @@
 from typing import TYPE_CHECKING, Any
 
 from ._native import ENGINE_VERSION, CancelHandle
-from .auth import OAuth, TokenStore
+from .auth import OAuth, ProtectedResource, TokenStore
 from .compat import FastMCP, MCPServer
 from .content import Audio, File, Icon, Image, ToolAnnotations
 from .errors import (
@@ -87,6 +87,7 @@ __all__ = [
     "OAuth",
     "MissingRequiredClientCapability",
     "ParseError",
+    "ProtectedResource",
     "ReadResourceResult",
     "RequestCancelled",
     "RequestContext",

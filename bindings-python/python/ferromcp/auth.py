@@ -1,4 +1,5 @@
-"""OAuth 2.1 authorization for ``Client.http(url, auth=OAuth(...))``.
+"""OAuth 2.1 authorization for ``Client.http(url, auth=OAuth(...))``, and bearer-token
+protection for ``Server.serve_http(auth=ProtectedResource(...))``.
 
 The engine runs the flow (metadata discovery, client registration, PKCE, the ``resource``
 parameter, ``iss`` check, refresh, step-up on 403 ``insufficient_scope``); this class only
@@ -96,4 +97,48 @@ class OAuth:
             "max_attempts": self.max_attempts,
             "token_file": path,
             "token_store": None if path is not None else store,
+        }
+
+
+class ProtectedResource:
+    """Bearer-token protection of an HTTP server (``serve_http(auth=...)``).
+
+    ``resource``: this server's URL (e.g. ``https://mcp.example.com/mcp``), the audience tokens
+    must carry. ``authorization_servers``: issuer URLs, published in the Protected Resource
+    Metadata. ``verify(token)`` (sync or async) checks a token (JWT validation, introspection,
+    a lookup) and returns ``None`` to refuse it (or raises: the message becomes the
+    ``error_description``), else a dict with ``subject``, ``client_id``, ``scopes`` (list or
+    space-separated), ``audience`` (list or str), ``expires_at`` (Unix seconds) and ``claims``.
+    The engine then refuses expired tokens and tokens whose audience lacks ``resource`` (401
+    ``invalid_token``; ``check_audience=False`` when ``verify`` checked it) and tokens without
+    ``required_scopes`` (403 ``insufficient_scope``). Handlers read the identity as ``ctx.auth``.
+    """
+
+    def __init__(
+        self,
+        *,
+        resource: str,
+        verify: Callable[[str], Awaitable[dict[str, Any] | None] | dict[str, Any] | None],
+        authorization_servers: list[str],
+        required_scopes: list[str] | None = None,
+        scopes_supported: list[str] | None = None,
+        check_audience: bool = True,
+    ) -> None:
+        if not authorization_servers:
+            raise ValueError("authorization_servers must name at least one issuer")
+        self.resource = resource
+        self.verify = verify
+        self.authorization_servers = list(authorization_servers)
+        self.required_scopes = list(required_scopes or [])
+        self.scopes_supported = scopes_supported
+        self.check_audience = check_audience
+
+    def _native_config(self) -> dict[str, Any]:
+        return {
+            "resource": self.resource,
+            "verify": self.verify,
+            "authorization_servers": self.authorization_servers,
+            "required_scopes": self.required_scopes,
+            "scopes_supported": self.scopes_supported,
+            "check_audience": self.check_audience,
         }

@@ -20,6 +20,7 @@ from .schema import inline_refs, schema_for, to_jsonable
 # (only for signatures beyond str/int/float/bool: see _func), the client (ctx.read_resource).
 
 if typing.TYPE_CHECKING:
+    from .auth import ProtectedResource
     from .results import ResourceContents
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -106,6 +107,14 @@ class Context:
     def headers(self) -> dict[str, str]:
         """The HTTP request headers (:attr:`http_headers`), empty on stdio and in memory."""
         return self.http_headers or {}
+
+    @property
+    def auth(self) -> dict[str, Any] | None:
+        """On a protected HTTP server (``serve_http(auth=ProtectedResource(...))``), the verified
+        token's identity: ``subject``, ``clientId``, ``scopes``, ``audience``, ``expiresAt``,
+        ``claims``; ``None`` otherwise."""
+        info: dict[str, Any] | None = self._native.auth
+        return info
 
     def close_sse_stream(self) -> bool:
         """Streamable HTTP only: closes the SSE stream carrying this request after its priming
@@ -1134,6 +1143,7 @@ class Server:
         legacy_sse: bool = True,
         stream_queue_capacity: int | None = None,
         close_streams_after: float | None = None,
+        auth: ProtectedResource | None = None,
     ) -> HttpServer:
         """Starts serving Streamable HTTP at ``http://host:port{path}`` in this process and
         returns at once with a running :class:`HttpServer` (``port=0`` picks a free port).
@@ -1152,6 +1162,9 @@ class Server:
           (bytes, 413 beyond), ``retry_interval`` (seconds, the SSE ``retry:`` hint; ``None``: none),
           ``enable_get_stream`` (405 to GET when off), ``legacy_sse`` (also serve the 2024-11-05
           ``/sse`` + ``/messages`` endpoints).
+        - ``auth``: protect the endpoint with OAuth bearer tokens (:class:`ProtectedResource`):
+          401/403 with a ``WWW-Authenticate`` challenge, the Protected Resource Metadata at
+          ``/.well-known/oauth-protected-resource{path}``, the identity in ``ctx.auth``.
         """
         options: dict[str, Any] = {
             "path": path,
@@ -1178,7 +1191,9 @@ class Server:
             options["closeStreamsAfterMs"] = int(close_streams_after * 1000)
         await self._start_use()
         try:
-            native = await self._native.serve_http(host, port, options)
+            native = await self._native.serve_http(
+                host, port, options, auth._native_config() if auth is not None else None
+            )
         except BaseException:
             await self._end_use()
             raise

@@ -156,6 +156,23 @@ impl ForeignContext {
         self.inner.close_sse_stream()
     }
 
+    /// The verified bearer token's identity on a protected HTTP server, as JSON
+    /// (`subject`, `clientId`, `scopes`, `audience`, `expiresAt`, `claims`; not the token);
+    /// JSON `null` when the server is not protected.
+    pub fn auth(&self) -> Value {
+        match self.inner.auth() {
+            Some(a) => serde_json::json!({
+                "subject": a.subject,
+                "clientId": a.client_id,
+                "scopes": a.scopes,
+                "audience": a.audience,
+                "expiresAt": a.expires_at,
+                "claims": a.claims,
+            }),
+            None => Value::Null,
+        }
+    }
+
     /// The header fields of the HTTP request this request arrived in, as a JSON array of
     /// `[name, value]` pairs (names in lowercase, in order); JSON `null` on other transports.
     pub fn http_headers(&self) -> Value {

@@ -56,7 +56,20 @@ impl EmbeddedServer {
         port: u16,
         config: &HttpConfig,
     ) -> Result<Arc<EmbeddedHttpServer>, McpError> {
-        let o = config.options();
+        self.serve_http_auth(host, port, config, None).await
+    }
+
+    /// [`Self::serve_http`] protected by OAuth bearer tokens (see [`crate::auth::ResourceAuth`];
+    /// the bindings build it around their own verifier function).
+    pub async fn serve_http_auth(
+        &self,
+        host: &str,
+        port: u16,
+        config: &HttpConfig,
+        auth: Option<Arc<crate::auth::ResourceAuth>>,
+    ) -> Result<Arc<EmbeddedHttpServer>, McpError> {
+        let mut o = config.options();
+        o.auth = auth;
         let path = o.path.clone();
         let handle = crate::transport::http::serve_http(self.server().clone(), (host, port), o)
             .await
