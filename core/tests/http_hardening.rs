@@ -368,3 +368,19 @@ async fn a_413_is_read_by_the_client_rather_than_reset() {
     assert!(read.is_ok(), "read failed ({read:?}) after {text:?}");
     assert!(text.starts_with("HTTP/1.1 413"), "{text:?}");
 }
+
+#[tokio::test]
+async fn a_request_over_the_size_limit_is_answered_with_its_id() {
+    let (_h, addr) = server(HttpServerOptions {
+        max_body_size: 1024,
+        ..Default::default()
+    })
+    .await;
+    let body = json!({"jsonrpc":"2.0","id":77,"method":"tools/call",
+        "params":{"name":"count","arguments":{"pad":"p".repeat(3000)}}})
+    .to_string();
+    let a = exchange(&addr, post_raw(&addr, &body, "").as_bytes()).await;
+    assert_eq!(a.status, 413, "{a:?}");
+    assert_eq!(a.json()["id"], 77, "{a:?}");
+    assert_eq!(a.json()["error"]["code"], -32600, "{a:?}");
+}

@@ -58,8 +58,10 @@ pub(super) struct Limits {
     pub gauges: Arc<Gauges>,
 }
 
-/// Builds the answer to a request the connection refuses by itself (bad framing, limits).
-pub(super) type Refusal = fn(StatusCode, String) -> Response<Body>;
+/// Builds the answer to a request the connection refuses by itself (bad framing, limits), from
+/// its status, a message and the first bytes of the refused body (empty unless a body over the
+/// size limit had begun to arrive: the answer can then name the JSON-RPC request it refuses).
+pub(super) type Refusal = fn(StatusCode, String, &[u8]) -> Response<Body>;
 
 /// Why reading a request stopped.
 enum Stop {
@@ -76,6 +78,7 @@ impl Stop {
 }
 
 /// How a request's body is framed.
+#[derive(Clone, Copy)]
 enum Framing {
     Length(usize),
     Chunked,
@@ -137,7 +140,7 @@ pub(super) async fn serve_connection<S, F>(
             Err(Stop::Close) => return,
             Err(Stop::Refuse(status, msg)) => {
                 let _ = conn
-                    .answer(refuse(status, msg), true, Version::HTTP_11, false)
+                    .answer(refuse(status, msg, &[]), true, Version::HTTP_11, false)
                     .await;
                 conn.linger().await;
                 return;
@@ -157,7 +160,16 @@ pub(super) async fn serve_connection<S, F>(
             Ok(b) => b,
             Err(Stop::Close) => return,
             Err(Stop::Refuse(status, msg)) => {
-                let _ = conn.answer(refuse(status, msg), true, version, false).await;
+                // A body over the limit: its first bytes, so the answer can carry the request's
+                // id (a body announced by Content-Length and already being sent).
+                let prefix = match framing {
+                    Framing::Length(_) if status == StatusCode::PAYLOAD_TOO_LARGE => {
+                        conn.body_prefix(!expect_continue).await
+                    }
+                    _ => Bytes::new(),
+                };
+                let answer = refuse(status, msg, &prefix);
+                let _ = conn.answer(answer, true, version, false).await;
                 conn.linger().await;
                 return;
             }
@@ -181,6 +193,11 @@ pub(super) async fn serve_connection<S, F>(
         conn.trim();
     }
 }
+
+/// Bytes of a body over the size limit read to find its JSON-RPC id.
+const BODY_PREFIX: usize = 4096;
+/// Longest wait for those bytes.
+const BODY_PREFIX_WAIT: Duration = Duration::from_millis(500);
 
 /// Longest a refused request's connection reads on (and discards) before it closes.
 const LINGER_TIME: Duration = Duration::from_secs(2);
@@ -623,6 +640,19 @@ impl Conn {
             }
             chunked::check_trailer_line(&line).map_err(Stop::bad)?;
         }
+    }
+
+    /// The first [`BODY_PREFIX`] bytes of a body being refused (what has arrived, waiting at
+    /// most [`BODY_PREFIX_WAIT`] for more when `wait`).
+    async fn body_prefix(&mut self, wait: bool) -> Bytes {
+        let deadline = tokio::time::Instant::now() + BODY_PREFIX_WAIT;
+        while wait && self.buf.len() < BODY_PREFIX {
+            match tokio::time::timeout_at(deadline, self.fill()).await {
+                Ok(true) => {}
+                _ => break,
+            }
+        }
+        Bytes::copy_from_slice(&self.buf[..self.buf.len().min(BODY_PREFIX)])
     }
 
     /// After a refusal has been written: ends the write side (the client reads the answer, then
