@@ -9,7 +9,10 @@ import http.client as http_client
 import json
 import pathlib
 import socket
+import threading
 import time
+import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -142,3 +145,113 @@ async def test_protected_server_checks_tokens_and_passes_identity() -> None:
         assert doc["resource"] == resource
         assert doc["authorization_servers"] == ["http://as.example"]
     assert "good" in seen and "narrow" in seen
+
+
+class MiniAS(BaseHTTPRequestHandler):
+    """A tiny authorization server: approves at once, issues ``tok-N``."""
+
+    counts: dict[str, int] = {}
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def answer(self, status: int, body: dict[str, Any] | None = None, **headers: str) -> None:
+        data = json.dumps(body or {}).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        for k, v in headers.items():
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self) -> None:
+        base = f"http://127.0.0.1:{self.server.server_address[1]}"
+        url = urllib.parse.urlsplit(self.path)
+        MiniAS.counts[url.path] = MiniAS.counts.get(url.path, 0) + 1
+        if url.path == "/.well-known/oauth-authorization-server":
+            self.answer(
+                200,
+                {
+                    "issuer": base,
+                    "authorization_endpoint": f"{base}/authorize",
+                    "token_endpoint": f"{base}/token",
+                    "registration_endpoint": f"{base}/register",
+                    "code_challenge_methods_supported": ["S256"],
+                },
+            )
+        elif url.path == "/authorize":
+            q = dict(urllib.parse.parse_qsl(url.query))
+            target = f"{q['redirect_uri']}?code=c1&state={urllib.parse.quote(q['state'])}"
+            self.answer(302, location=target)
+        else:
+            self.answer(404)
+
+    def do_POST(self) -> None:
+        MiniAS.counts[self.path] = MiniAS.counts.get(self.path, 0) + 1
+        self.rfile.read(int(self.headers.get("content-length", "0")))
+        if self.path == "/register":
+            self.answer(201, {"client_id": "py-client"})
+        elif self.path == "/token":
+            n = MiniAS.counts[self.path]
+            self.answer(
+                200,
+                {
+                    "access_token": f"tok-{n}",
+                    "token_type": "Bearer",
+                    "expires_in": 3600,
+                    "refresh_token": f"r{n}",
+                },
+            )
+        else:
+            self.answer(404)
+
+
+def approve(url: str) -> str:
+    u = urllib.parse.urlsplit(url)
+    conn = http_client.HTTPConnection(u.hostname or "", u.port or 80, timeout=10)
+    conn.request("GET", f"{u.path}?{u.query}")
+    r = conn.getresponse()
+    r.read()
+    conn.close()
+    return r.getheader("Location") or ""
+
+
+async def test_client_authorizes_with_python_callbacks_and_store() -> None:
+    MiniAS.counts = {}
+    as_server = ThreadingHTTPServer(("127.0.0.1", 0), MiniAS)
+    threading.Thread(target=as_server.serve_forever, daemon=True).start()
+    as_url = f"http://127.0.0.1:{as_server.server_address[1]}"
+    port = free_port()
+    resource = f"http://127.0.0.1:{port}/mcp"
+
+    def verify(token: str) -> dict[str, Any] | None:
+        if not token.startswith("tok-"):
+            return None
+        return {"subject": token, "scopes": ["mcp"], "audience": resource}
+
+    server = Server("protected")
+
+    @server.tool()
+    async def whoami(ctx: Context) -> str:
+        return str((ctx.auth or {}).get("subject"))
+
+    protection = ProtectedResource(resource=resource, verify=verify, authorization_servers=[as_url])
+    store = DictStore()
+    try:
+        async with await server.serve_http("127.0.0.1", port, auth=protection) as http:
+            for _ in range(2):
+                auth = OAuth(
+                    on_redirect=approve, redirect_uri="http://127.0.0.1:1/cb", token_store=store
+                )
+                async with Client.http(http.url, auth=auth, legacy_fallback=False) as client:
+                    r = await client.call_tool("whoami", {})
+                    assert r["content"][0]["text"] == "tok-1"
+    finally:
+        as_server.shutdown()
+    # The second client reused the stored token and registration: one authorization in all.
+    assert (MiniAS.counts.get("/register"), MiniAS.counts.get("/authorize")) == (1, 1)
+    assert MiniAS.counts.get("/token") == 1
+    saved = store.data[resource]
+    assert saved["tokens"]["access_token"] == "tok-1"
+    assert saved["client"]["client_id"] == "py-client"
