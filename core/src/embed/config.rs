@@ -35,7 +35,7 @@ pub fn from_json<T: for<'de> Deserialize<'de> + Default>(
 /// A server's identity and limits (`serverInfo`, `instructions`, paging, timeouts).
 ///
 /// JSON: `{"name": "demo", "version": "1.0.0", "title"?, "instructions"?, "websiteUrl"?,
-/// "icons"?, "pageSize"?, "requestTimeoutMs"?, "enableTools"?, "enableResources"?,
+/// "icons"?, "pageSize"?, "requestTimeoutMs"?, "maxMessageSize"?, "enableTools"?, "enableResources"?,
 /// "enablePrompts"?, "enableLogging"?}`.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -56,6 +56,9 @@ pub struct ServerConfig {
     pub page_size: Option<u64>,
     /// Default timeout of requests the server sends to clients (sampling, elicitation, roots).
     pub request_timeout_ms: Option<u64>,
+    /// Largest message accepted (default 4 MiB): a request over it is answered with an error
+    /// carrying its id, a response over it fails the call waiting for it.
+    pub max_message_size: Option<u64>,
     /// Advertise tools even with none registered yet (so they can be added later).
     #[serde(default)]
     pub enable_tools: bool,
@@ -101,6 +104,9 @@ impl ServerConfig {
         if let Some(ms) = self.request_timeout_ms {
             o.session.request_timeout = Some(Duration::from_millis(ms));
         }
+        if let Some(n) = self.max_message_size {
+            o.session.max_message_size = usize::try_from(n.max(1)).unwrap_or(usize::MAX);
+        }
         o.enable_tools = self.enable_tools;
         o.enable_resources = self.enable_resources;
         o.enable_prompts = self.enable_prompts;
@@ -125,7 +131,9 @@ fn nullable<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
 /// `sessionIdleTimeoutMs`, `maxBodySize`, `dnsRebindingProtection` (`null`: decided from the
 /// bound address), `allowedHosts`, `allowedOrigins`, `streamQueueCapacity`,
 /// `closeStreamsAfterMs`, `retryIntervalMs` (`null`: no `retry:` hint), `legacySse`,
-/// `legacySsePath`, `legacyMessagesPath`. See [`crate::transport::http::HttpServerOptions`] for
+/// `legacySsePath`, `legacyMessagesPath`, and the connection limits `maxHeadSize`,
+/// `maxConnections`, `headerReadTimeoutMs`, `requestTimeoutMs`, `keepAliveTimeoutMs`,
+/// `writeTimeoutMs`, `maxBufferedBytes`. See [`crate::transport::http::HttpServerOptions`] for
 /// what each does.
 #[cfg(feature = "http")]
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -164,6 +172,20 @@ pub struct HttpConfig {
     pub legacy_sse_path: Option<String>,
     /// Path of the legacy message endpoint.
     pub legacy_messages_path: Option<String>,
+    /// Largest request head (431 beyond).
+    pub max_head_size: Option<u64>,
+    /// Most connections served at once.
+    pub max_connections: Option<u64>,
+    /// Time a new connection has to send its first head.
+    pub header_read_timeout_ms: Option<u64>,
+    /// Time a request may take to arrive once begun.
+    pub request_timeout_ms: Option<u64>,
+    /// Time a kept-alive connection may sit idle.
+    pub keep_alive_timeout_ms: Option<u64>,
+    /// Time a write may go without progress.
+    pub write_timeout_ms: Option<u64>,
+    /// Bytes all connections may buffer together.
+    pub max_buffered_bytes: Option<u64>,
 }
 
 #[cfg(feature = "http")]
@@ -223,13 +245,36 @@ impl HttpConfig {
         if let Some(v) = &self.legacy_messages_path {
             o.legacy_messages_path = v.clone();
         }
+        let size = |n: u64| usize::try_from(n.max(1)).unwrap_or(usize::MAX);
+        if let Some(v) = self.max_head_size {
+            o.max_head_size = size(v);
+        }
+        if let Some(v) = self.max_connections {
+            o.max_connections = size(v);
+        }
+        if let Some(v) = self.header_read_timeout_ms {
+            o.header_read_timeout = ms(v);
+        }
+        if let Some(v) = self.request_timeout_ms {
+            o.request_timeout = ms(v);
+        }
+        if let Some(v) = self.keep_alive_timeout_ms {
+            o.keep_alive_timeout = ms(v);
+        }
+        if let Some(v) = self.write_timeout_ms {
+            o.write_timeout = ms(v);
+        }
+        if let Some(v) = self.max_buffered_bytes {
+            o.max_buffered_bytes = size(v);
+        }
         o
     }
 }
 
 /// A client's identity and the features it offers the server.
 ///
-/// JSON: `{"name"?, "version"?, "protocolVersion"?, "requestTimeoutMs"?, "sampling"?,
+/// JSON: `{"name"?, "version"?, "protocolVersion"?, "requestTimeoutMs"?, "maxMessageSize"?,
+/// "sampling"?,
 /// "samplingTools"?, "elicitation"?, "elicitationUrl"?, "roots"?}`. Each of `sampling`,
 /// `elicitation` and `roots` set to true is advertised and routed to the client handler.
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -243,6 +288,9 @@ pub struct ClientConfig {
     pub protocol_version: Option<String>,
     /// Default timeout of requests (milliseconds).
     pub request_timeout_ms: Option<u64>,
+    /// Largest message accepted (default 4 MiB): a response over it fails the call waiting
+    /// for it.
+    pub max_message_size: Option<u64>,
     /// Offer `sampling/createMessage`.
     #[serde(default)]
     pub sampling: bool,
@@ -282,6 +330,51 @@ impl ClientConfig {
         if let Some(ms) = self.request_timeout_ms {
             o.session.request_timeout = Some(Duration::from_millis(ms));
         }
+        if let Some(n) = self.max_message_size {
+            o.session.max_message_size = usize::try_from(n.max(1)).unwrap_or(usize::MAX);
+        }
         Ok(o)
+    }
+}
+
+#[cfg(all(test, feature = "http"))]
+mod http_config_tests {
+    use super::*;
+
+    #[test]
+    fn connection_and_message_limits_reach_the_options() {
+        let c = HttpConfig::from_json(serde_json::json!({
+            "maxHeadSize": 8192, "maxConnections": 7, "headerReadTimeoutMs": 1500,
+            "requestTimeoutMs": 2500, "keepAliveTimeoutMs": 3500, "writeTimeoutMs": 4500,
+            "maxBufferedBytes": 1048576
+        }))
+        .unwrap();
+        let o = c.options();
+        assert_eq!(o.max_head_size, 8192);
+        assert_eq!(o.max_connections, 7);
+        assert_eq!(o.header_read_timeout, Duration::from_millis(1500));
+        assert_eq!(o.request_timeout, Duration::from_millis(2500));
+        assert_eq!(o.keep_alive_timeout, Duration::from_millis(3500));
+        assert_eq!(o.write_timeout, Duration::from_millis(4500));
+        assert_eq!(o.max_buffered_bytes, 1 << 20);
+        let server =
+            ServerConfig::from_json(serde_json::json!({"name": "s", "maxMessageSize": 2048}))
+                .unwrap()
+                .options();
+        assert_eq!(server.session.max_message_size, 2048);
+        let client = ClientConfig::from_json(serde_json::json!({"maxMessageSize": 4096}))
+            .unwrap()
+            .options()
+            .unwrap();
+        assert_eq!(client.session.max_message_size, 4096);
+        // Absent keys keep the engine's defaults.
+        let d = HttpConfig::from_json(serde_json::json!({}))
+            .unwrap()
+            .options();
+        let e = crate::transport::http::HttpServerOptions::default();
+        assert_eq!(
+            (d.max_connections, d.write_timeout, d.max_buffered_bytes),
+            (e.max_connections, e.write_timeout, e.max_buffered_bytes)
+        );
     }
 }
