@@ -39,6 +39,7 @@ class Client:
         version: str = "0.1.0",
         protocol_version: str | None = None,
         timeout: float | None = None,
+        max_message_size: int | None = None,
         sampling_handler: Handler | None = None,
         elicitation_handler: Handler | None = None,
         roots: list[dict[str, Any]] | Handler | None = None,
@@ -56,6 +57,8 @@ class Client:
             self._config["protocolVersion"] = protocol_version
         if timeout is not None:
             self._config["requestTimeoutMs"] = int(timeout * 1000)
+        if max_message_size is not None:
+            self._config["maxMessageSize"] = max_message_size
         self._sampling = sampling_handler
         self._elicitation = elicitation_handler
         self._roots = roots

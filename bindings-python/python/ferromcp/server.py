@@ -1143,6 +1143,13 @@ class Server:
         legacy_sse: bool = True,
         stream_queue_capacity: int | None = None,
         close_streams_after: float | None = None,
+        max_connections: int | None = None,
+        max_head_size: int | None = None,
+        header_read_timeout: float | None = None,
+        request_timeout: float | None = None,
+        keep_alive_timeout: float | None = None,
+        write_timeout: float | None = None,
+        max_buffered_bytes: int | None = None,
         auth: ProtectedResource | None = None,
     ) -> HttpServer:
         """Starts serving Streamable HTTP at ``http://host:port{path}`` in this process and
@@ -1162,6 +1169,12 @@ class Server:
           (bytes, 413 beyond), ``retry_interval`` (seconds, the SSE ``retry:`` hint; ``None``: none),
           ``enable_get_stream`` (405 to GET when off), ``legacy_sse`` (also serve the 2024-11-05
           ``/sse`` + ``/messages`` endpoints).
+        - Connection limits (``None`` keeps the engine's default): ``max_connections`` (1024;
+          more wait), ``max_head_size`` (64 KiB, 431 beyond), ``header_read_timeout`` (10 s for a
+          new connection's first head), ``request_timeout`` (30 s for a request once begun),
+          ``keep_alive_timeout`` (300 s idle), ``write_timeout`` (30 s without progress: a client
+          that stops reading is dropped), ``max_buffered_bytes`` (256 MiB buffered by all
+          connections, 503 beyond).
         - ``auth``: protect the endpoint with OAuth bearer tokens (:class:`ProtectedResource`):
           401/403 with a ``WWW-Authenticate`` challenge, the Protected Resource Metadata at
           ``/.well-known/oauth-protected-resource{path}``, the identity in ``ctx.auth``.
@@ -1189,6 +1202,21 @@ class Server:
             options["streamQueueCapacity"] = stream_queue_capacity
         if close_streams_after is not None:
             options["closeStreamsAfterMs"] = int(close_streams_after * 1000)
+        for key, size in (
+            ("maxConnections", max_connections),
+            ("maxHeadSize", max_head_size),
+            ("maxBufferedBytes", max_buffered_bytes),
+        ):
+            if size is not None:
+                options[key] = size
+        for key, seconds in (
+            ("headerReadTimeoutMs", header_read_timeout),
+            ("requestTimeoutMs", request_timeout),
+            ("keepAliveTimeoutMs", keep_alive_timeout),
+            ("writeTimeoutMs", write_timeout),
+        ):
+            if seconds is not None:
+                options[key] = int(seconds * 1000)
         await self._start_use()
         try:
             native = await self._native.serve_http(
