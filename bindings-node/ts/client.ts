@@ -55,6 +55,8 @@ export interface ClientOptions {
   protocolVersion?: string;
   /** Default request timeout in ms (default 60 000). */
   timeoutMs?: number;
+  /** Largest message accepted in bytes (default 4 MiB): a response over it fails that call. */
+  maxMessageSize?: number;
   /** Answers `sampling/createMessage` (declares the `sampling` capability). */
   sampling?: (params: CreateMessageRequestParams, ctx: RequestContext) => CreateMessageResult | Promise<CreateMessageResult>;
   /** Answers `elicitation/create` (declares the `elicitation` capability). */
@@ -117,6 +119,7 @@ export class Client extends EventEmitter {
     };
     if (options.protocolVersion) config.protocolVersion = options.protocolVersion;
     if (options.timeoutMs !== undefined) config.requestTimeoutMs = options.timeoutMs;
+    if (options.maxMessageSize !== undefined) config.maxMessageSize = options.maxMessageSize;
     let client: Client | undefined;
     const pending: Notification[] = [];
     const dispatch = new Dispatch((method, params) => {

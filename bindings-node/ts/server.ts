@@ -182,6 +182,20 @@ export interface ListenOptions {
   streamQueueCapacity?: number;
   /** Close long-running request streams after this long (ms) so clients poll. */
   closeStreamsAfterMs?: number;
+  /** Most connections served at once (default 1024; more wait). `listen` only. */
+  maxConnections?: number;
+  /** Largest request head in bytes (default 64 KiB; 431 beyond). `listen` only. */
+  maxHeadSize?: number;
+  /** Time a new connection has to send its first head (ms, default 10 000). `listen` only. */
+  headerReadTimeoutMs?: number;
+  /** Time a request may take to arrive once begun (ms, default 30 000; 408). `listen` only. */
+  requestTimeoutMs?: number;
+  /** Time a kept-alive connection may sit idle (ms, default 300 000). `listen` only. */
+  keepAliveTimeoutMs?: number;
+  /** Time a write may go without progress before the connection closes (ms, default 30 000). `listen` only. */
+  writeTimeoutMs?: number;
+  /** Bytes all connections may buffer together (default 256 MiB; 503 beyond). `listen` only. */
+  maxBufferedBytes?: number;
 }
 
 /** A running Streamable HTTP server (from {@link McpServer.listen}). */
