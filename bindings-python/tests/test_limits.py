@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ferromcp import Client, Server
+from ferromcp import Client, McpError, Server
 
 
 def make_server() -> Server:
@@ -49,3 +49,20 @@ async def test_connection_limits_are_options() -> None:
         with pytest.raises(Exception):
             async with Client.http(http.url, headers={"X-Big": "a" * 4096}, legacy_fallback=False):
                 pass
+
+
+async def test_a_request_over_the_server_limit_is_refused_and_the_session_goes_on() -> None:
+    server = Server("limits", version="1.0.0", max_message_size=1024)
+
+    @server.tool()
+    def echo(text: str) -> str:
+        """Echoes."""
+        return text
+
+    async with Client.memory(server) as client:
+        with pytest.raises(McpError) as refused:
+            await client.call_tool("echo", {"text": "t" * 4000})
+        assert refused.value.code == -32600
+        assert "exceeds the limit of 1024 bytes" in str(refused.value.data)
+        small = await client.call_tool("echo", {"text": "ok"})
+        assert small["content"][0]["text"] == "ok"

@@ -99,8 +99,12 @@ class Server(Serving):
         website_url: str | None = None,
         icons: list[Any] | None = None,
         lifespan: Callable[[Server], Any] | None = None,
+        max_message_size: int | None = None,
     ) -> None:
-        """``lifespan(server)``: an async context manager (``@asynccontextmanager`` function)
+        """``max_message_size``: the largest message accepted in bytes (default 4 MiB); a request
+        over it is answered with an error carrying its id.
+
+        ``lifespan(server)``: an async context manager (``@asynccontextmanager`` function)
         entered when the server starts serving (``run``, ``serve_http``, a ``Client.memory``
         connection) and left when it stops; what it yields is ``ctx.lifespan_context`` (and
         ``server.lifespan_context``). It is entered once however many of these overlap."""
@@ -115,6 +119,8 @@ class Server(Serving):
             config["websiteUrl"] = website_url
         if icons is not None:
             config["icons"] = _icons_list(icons)
+        if max_message_size is not None:
+            config["maxMessageSize"] = max_message_size
         self.name = name
         self._native = _native.NativeServer(config)
         self._has_async = False
