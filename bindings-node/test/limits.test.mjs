@@ -49,3 +49,20 @@ test('connection limits are listen() options', async () => {
     await h.close();
   }
 });
+
+test('a request over the server limit is refused with its id and the session goes on', async () => {
+  const server = new McpServer({ name: 'limits', version: '1.0.0' }, { maxMessageSize: 1024 });
+  server.registerTool(
+    'echo',
+    { description: 'Echoes', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } },
+    ({ text }) => text,
+  );
+  const client = await Client.memory(server);
+  await assert.rejects(client.callTool({ name: 'echo', arguments: { text: 't'.repeat(4000) } }), (e) => {
+    assert.equal(e.code, -32600);
+    assert.match(JSON.stringify(e.data), /exceeds the limit of 1024 bytes/);
+    return true;
+  });
+  assert.equal((await client.callTool({ name: 'echo', arguments: { text: 'ok' } })).content[0].text, 'ok');
+  await client.close();
+});

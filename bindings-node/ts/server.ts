@@ -44,6 +44,9 @@ export interface ServerOptions {
   pageSize?: number;
   /** Timeout of requests the server sends to clients (elicitation, sampling, roots), in ms. */
   requestTimeoutMs?: number;
+  /** Largest message accepted in bytes (default 4 MiB): a request over it is answered with an
+   * error carrying its id. */
+  maxMessageSize?: number;
 }
 
 /** What a tool handler may return: a full `CallToolResult`, or a value the engine shapes (a
