@@ -11,6 +11,9 @@ pub mod auth;
 pub mod client;
 pub mod embed;
 pub mod error;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod jsonrpc;
 pub mod protocol;
 pub mod schema;

@@ -32,7 +32,7 @@ pub(crate) enum Fast<P> {
 }
 
 /// Parses `bytes` as one message if it is plainly valid; `None` defers to the full parser.
-pub(super) fn parse(bytes: &[u8]) -> Option<Message> {
+pub(crate) fn parse(bytes: &[u8]) -> Option<Message> {
     match parse_envelope::<IgnoredAny>(bytes, None)? {
         Fast::Message(m) => Some(m),
         Fast::Typed(..) => None,

@@ -5,11 +5,11 @@
 //! messages back out. Transports hand it frames; the session layer gets typed envelopes.
 
 mod envelope_scan;
-mod fast;
+pub(crate) mod fast;
 mod id;
 mod message;
-mod parse;
-mod scan;
+pub(crate) mod parse;
+pub(crate) mod scan;
 
 pub(crate) use envelope_scan::scan_envelope;
 pub(crate) use fast::{parse_request_as, Fast, Str};

@@ -49,7 +49,7 @@ pub fn parse(bytes: &[u8]) -> Result<Incoming, ErrorResponse> {
 }
 
 /// The full parser: every input, every error classified. [`parse`] tries the fast path first.
-fn parse_full(bytes: &[u8]) -> Result<Incoming, ErrorResponse> {
+pub(crate) fn parse_full(bytes: &[u8]) -> Result<Incoming, ErrorResponse> {
     let first = bytes.iter().copied().find(|b| !b.is_ascii_whitespace());
     if first == Some(b'[') {
         let items: Vec<Value> = serde_json::from_slice(bytes).map_err(|e| ErrorResponse {

@@ -22,7 +22,7 @@ const MAX_DEPTH: u32 = 100;
 
 /// The input is outside the subset (or a visitor refused it): read it with `serde_json`.
 #[derive(Debug)]
-pub(super) struct Outside;
+pub(crate) struct Outside;
 
 impl fmt::Display for Outside {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -40,7 +40,7 @@ impl de::Error for Outside {
 
 /// Reads `bytes` as one value with `read` (e.g. `|d| d.deserialize_map(visitor)`), requiring
 /// nothing but whitespace after it.
-pub(super) fn read<'a, T>(
+pub(crate) fn read<'a, T>(
     bytes: &'a [u8],
     read: impl FnOnce(&mut Scanner<'a>) -> Result<T, Outside>,
 ) -> Result<T, Outside> {
@@ -58,7 +58,7 @@ pub(super) fn read<'a, T>(
 }
 
 /// The reader: a position in the frame.
-pub(super) struct Scanner<'a> {
+pub(crate) struct Scanner<'a> {
     b: &'a [u8],
     i: usize,
     depth: u32,

@@ -22,7 +22,7 @@ pub struct HttpServerStats {
 
 /// The live counters behind [`HttpServerStats`].
 #[derive(Debug)]
-pub(super) struct Gauges {
+pub(crate) struct Gauges {
     open: AtomicUsize,
     buffered: AtomicUsize,
     head_scanned: AtomicU64,
@@ -31,7 +31,7 @@ pub(super) struct Gauges {
 
 impl Gauges {
     /// Counters for a server allowing `budget` buffered bytes in all.
-    pub(super) fn new(budget: usize) -> Gauges {
+    pub(crate) fn new(budget: usize) -> Gauges {
         Gauges {
             open: AtomicUsize::new(0),
             buffered: AtomicUsize::new(0),

@@ -28,8 +28,7 @@ use http_body_util::BodyExt;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio_util::sync::CancellationToken;
 
 /// Most headers a request may carry.
@@ -40,7 +39,7 @@ const READ_AHEAD: usize = 64 * 1024;
 
 /// The limits a connection enforces.
 #[derive(Debug, Clone)]
-pub(super) struct Limits {
+pub(crate) struct Limits {
     /// Largest request head (request line and headers); 431 beyond.
     pub max_head: usize,
     /// Largest request body; 413 beyond.
@@ -61,7 +60,7 @@ pub(super) struct Limits {
 /// Builds the answer to a request the connection refuses by itself (bad framing, limits), from
 /// its status, a message and the first bytes of the refused body (empty unless a body over the
 /// size limit had begun to arrive: the answer can then name the JSON-RPC request it refuses).
-pub(super) type Refusal = fn(StatusCode, String, &[u8]) -> Response<Body>;
+pub(crate) type Refusal = fn(StatusCode, String, &[u8]) -> Response<Body>;
 
 /// Why reading a request stopped.
 enum Stop {
@@ -97,13 +96,14 @@ struct Head {
 
 /// Serves one connection until the peer closes it, an exchange requires closing it, or
 /// `shutdown` is cancelled while the connection is idle (a request in progress finishes first).
-pub(super) async fn serve_connection<S, F>(
-    io: TcpStream,
+pub(crate) async fn serve_connection<IO, S, F>(
+    io: IO,
     limits: Limits,
     refuse: Refusal,
     shutdown: CancellationToken,
     service: S,
 ) where
+    IO: AsyncRead + AsyncWrite + Unpin,
     S: Fn(HttpRequest) -> F,
     F: Future<Output = Response<Body>>,
 {
@@ -216,8 +216,8 @@ fn response_closes(r: &Response<Body>) -> bool {
         .any(|v| lists_token(v.as_bytes(), b"close"))
 }
 
-struct Conn {
-    io: TcpStream,
+struct Conn<IO> {
+    io: IO,
     /// Bytes read and not yet consumed.
     buf: BytesMut,
     /// The answer being written.
@@ -239,7 +239,7 @@ struct Conn {
     write_timeout: Duration,
 }
 
-impl Drop for Conn {
+impl<IO> Drop for Conn<IO> {
     fn drop(&mut self) {
         self.gauges.recharge(self.charged, 0);
     }
@@ -254,7 +254,7 @@ struct IdleTimer {
     since: tokio::time::Instant,
 }
 
-impl Conn {
+impl<IO: AsyncRead + AsyncWrite + Unpin> Conn<IO> {
     /// Brings this connection's charge in the server's buffered total up to date; false when
     /// the budget does not allow what it now holds.
     fn account(&mut self) -> bool {
@@ -824,7 +824,11 @@ impl Conn {
 
 /// Writes all of `buf`, each write making progress within `timeout` (a client that stops
 /// reading gets its connection closed, rather than holding it forever).
-async fn write_timed(io: &mut TcpStream, mut buf: &[u8], timeout: Duration) -> std::io::Result<()> {
+async fn write_timed<IO: AsyncWrite + Unpin>(
+    io: &mut IO,
+    mut buf: &[u8],
+    timeout: Duration,
+) -> std::io::Result<()> {
     while !buf.is_empty() {
         match tokio::time::timeout(timeout, io.write(buf)).await {
             Ok(Ok(0)) => return Err(std::io::ErrorKind::WriteZero.into()),

@@ -15,13 +15,13 @@
 
 mod chunked;
 mod client;
-mod gauges;
-mod h1;
+pub(crate) mod gauges;
+pub(crate) mod h1;
 mod per_request;
 mod queue;
-mod request;
+pub(crate) mod request;
 mod server;
-mod sse;
+pub(crate) mod sse;
 mod store;
 
 pub use client::{
