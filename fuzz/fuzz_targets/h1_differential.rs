@@ -1,0 +1,151 @@
+//! ferromcp's HTTP/1.1 server connection against hyper's: the same bytes are sent to both over
+//! an in-memory stream, each handing every request it reads to an endpoint that answers
+//! `200 ok`. Both must hand over the same requests (method, target, header fields, body), in
+//! the same order, and refuse the same ones.
+//!
+//! Known, deliberate differences (each checked narrowly below, so that anything else fails):
+//! - A request target that is not a URI (`GET a%zz HTTP/1.1`): hyper answers 400; ferromcp hands
+//!   the raw target to the endpoint, which routes by path and answers 404 to anything but its
+//!   own path. Nothing is framed differently, so the comparison stops at that request.
+//! - More than 64 header fields: ferromcp answers 431, hyper reads up to 100. An MCP request
+//!   carries a handful.
+//! - After a `CONNECT` request answered 2xx, hyper treats the connection as a tunnel and reads
+//!   no more requests; ferromcp keeps reading HTTP (its endpoint never answers CONNECT with 2xx).
+//! - A request with both `Transfer-Encoding` and `Content-Length`: both read it as chunked;
+//!   ferromcp then closes the connection as RFC 9112 §6.3 requires of a server, so requests
+//!   pipelined after it are not read. hyper also drops the `Content-Length` field from such a
+//!   request; ferromcp keeps it (nothing reads it once the body is framed as chunked), so it is
+//!   left out of the comparison.
+//! - Repeated `Content-Length` fields with one value (`3` and `3`): both read the body the same;
+//!   hyper keeps one of the fields, ferromcp all, so repeats are compared once.
+#![no_main]
+
+use bytes::Bytes;
+use ferromcp::fuzzing::h1::{exchange, Seen};
+use http::Uri;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use std::cell::RefCell;
+use std::convert::Infallible;
+use std::rc::Rc;
+
+/// A request as hyper read it.
+#[derive(Debug)]
+struct HyperSeen {
+    method: String,
+    uri: Uri,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+fn hyper_serve(bytes: &[u8]) -> Vec<HyperSeen> {
+    let seen = Rc::new(RefCell::new(Vec::new()));
+    let record = seen.clone();
+    ferromcp::fuzzing::block_on(exchange(bytes, move |io| async move {
+        let service = hyper::service::service_fn(move |req: hyper::Request<Incoming>| {
+            let record = record.clone();
+            async move {
+                let (parts, body) = req.into_parts();
+                if let Ok(body) = body.collect().await {
+                    record.borrow_mut().push(HyperSeen {
+                        method: parts.method.as_str().to_owned(),
+                        uri: parts.uri,
+                        headers: parts
+                            .headers
+                            .iter()
+                            .map(|(n, v)| {
+                                (
+                                    n.as_str().to_owned(),
+                                    String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                                )
+                            })
+                            .collect(),
+                        body: body.to_bytes().to_vec(),
+                    });
+                }
+                Ok::<_, Infallible>(hyper::Response::new(Full::new(Bytes::from_static(b"ok"))))
+            }
+        });
+        let _ = hyper::server::conn::http1::Builder::new()
+            .serve_connection(hyper_util::rt::TokioIo::new(io), service)
+            .await;
+    }));
+    let requests = std::mem::take(&mut *seen.borrow_mut());
+    requests
+}
+
+/// Header fields grouped by name (hyper's map keeps the order of values per name only), without
+/// `Content-Length` when `Transfer-Encoding` frames the body (hyper drops it).
+fn grouped(headers: &[(String, String)]) -> Vec<(String, String)> {
+    let mut h = headers.to_vec();
+    if has(headers, "transfer-encoding") {
+        h.retain(|(n, _)| n != "content-length");
+    }
+    let mut lengths = h.iter().filter(|(n, _)| n == "content-length");
+    if let Some(first) = lengths.next().cloned() {
+        if lengths.all(|l| *l == first) {
+            h.retain(|(n, _)| n != "content-length");
+            h.push(first);
+        }
+    }
+    h.sort_by(|a, b| a.0.cmp(&b.0));
+    h
+}
+
+fn has(headers: &[(String, String)], name: &str) -> bool {
+    headers.iter().any(|(n, _)| n == name)
+}
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    let ours: Vec<Seen> = ferromcp::fuzzing::h1::serve(data).requests;
+    let theirs = hyper_serve(data);
+    for i in 0..ours.len().max(theirs.len()) {
+        let (o, t) = match (ours.get(i), theirs.get(i)) {
+            (Some(o), Some(t)) => (o, t),
+            (Some(o), None) => {
+                // ferromcp read a request hyper refused or never reached.
+                if Uri::try_from(o.target.as_slice()).is_err() {
+                    return; // hyper refuses targets that are not URIs (documented above).
+                }
+                if i > 0 && ours[i - 1].method == "CONNECT" {
+                    return; // hyper made the connection a tunnel (documented above).
+                }
+                panic!(
+                    "ferromcp read request {i} and hyper did not: {o:?}\ninput: {:?}",
+                    String::from_utf8_lossy(data)
+                );
+            }
+            (None, Some(t)) => {
+                if t.headers.len() > 64 {
+                    return; // ferromcp's cap on header fields (documented above).
+                }
+                if i > 0
+                    && has(&ours[i - 1].headers, "transfer-encoding")
+                    && has(&ours[i - 1].headers, "content-length")
+                {
+                    return; // ferromcp closed after ambiguous framing (documented above).
+                }
+                panic!(
+                    "hyper read request {i} and ferromcp did not: {t:?}\ninput: {:?}",
+                    String::from_utf8_lossy(data)
+                );
+            }
+            (None, None) => unreachable!(),
+        };
+        let ctx = || format!("request {i}\ninput: {:?}", String::from_utf8_lossy(data));
+        assert_eq!(o.method, t.method, "method of {}", ctx());
+        let target = Uri::try_from(o.target.as_slice())
+            .unwrap_or_else(|e| panic!("hyper read a target ferromcp's is not ({e}): {}", ctx()));
+        assert_eq!(target, t.uri, "target of {}", ctx());
+        assert_eq!(
+            grouped(&o.headers),
+            grouped(&t.headers),
+            "header fields of {}",
+            ctx()
+        );
+        assert_eq!(o.body, t.body, "body of {}", ctx());
+        if o.method == "CONNECT" {
+            return;
+        }
+    }
+});
