@@ -885,8 +885,14 @@ fn extract_named(e: &Expression, body: &str, sep: char, vars: &mut HashMap<Strin
             continue;
         }
         let (name, value) = item.split_once('=').unwrap_or((item, ""));
-        let name = decode(name);
-        if let Some(spec) = e.vars.iter().find(|v| v.name == name) {
+        // A template's variable names may hold percent-encoded octets (RFC 6570 section 2.3);
+        // expansion writes them as they are, so they are compared as written, then decoded.
+        let decoded = decode(name);
+        if let Some(spec) = e
+            .vars
+            .iter()
+            .find(|v| v.name == name || v.name == decoded || decode(&v.name) == decoded)
+        {
             let value = decode(value);
             vars.entry(spec.name.clone())
                 .and_modify(|existing| {

@@ -524,3 +524,26 @@ fn hostile_uris_are_bounded() {
         started.elapsed()
     );
 }
+
+/// Found by the `uri_template` fuzz target: a variable name may contain percent-encoded octets
+/// (RFC 6570 section 2.3); a named expression writes the name as it is, and matching must find
+/// that variable again (the names in the URI are decoded, the template's were not).
+#[test]
+fn named_variables_with_percent_encoded_names_match_back() {
+    for template in ["mem://{a}x{&%C3%A9t%C3%A9}", "q{?%41b}", "p{;%7E}"] {
+        let t = UriTemplate::parse(template).unwrap();
+        let name = t.variable_names()[t.variable_names().len() - 1].to_string();
+        let mut vars = HashMap::new();
+        vars.insert(name.clone(), s("v1"));
+        vars.insert("a".to_string(), s("z"));
+        let uri = t.expand(&vars);
+        let found = t
+            .match_uri(&uri)
+            .unwrap_or_else(|| panic!("{template} does not match {uri}"));
+        assert_eq!(
+            found.get(&name).map(String::as_str),
+            Some("v1"),
+            "{template} {uri}"
+        );
+    }
+}
