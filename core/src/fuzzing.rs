@@ -42,6 +42,8 @@ pub mod jsonrpc {
     /// - a message the fast path builds is the one the full parser builds;
     /// - a `tools/call` request whose params the typed path reads has the id and params the full
     ///   parser reads;
+    /// - the id the envelope scanner reads (for refusing an oversized message) is the one the
+    ///   full parser reads, from the whole message and from any prefix of it;
     /// - the full parser and [`crate::jsonrpc::parse`] never panic.
     pub fn check(bytes: &[u8]) {
         if let Ok(v) = scan::read(bytes, |d| Value::deserialize(d)) {
@@ -52,6 +54,7 @@ pub mod jsonrpc {
         }
         let full = parse::parse_full(bytes);
         let _ = crate::jsonrpc::parse(bytes);
+        check_envelope_scan(bytes, &full);
         if let Some(m) = fast::parse(bytes) {
             match &full {
                 Ok(crate::jsonrpc::Incoming::Single(f)) => {
@@ -85,6 +88,32 @@ pub mod jsonrpc {
                 }
                 other => panic!("the typed path read a tools/call, the full parser {other:?}"),
             },
+        }
+    }
+
+    /// The envelope scanner reads the id of a valid request or response as the full parser
+    /// does (or not at all: escaped keys and ids are left unread), and a prefix of the message
+    /// never shows another id or kind than the whole.
+    fn check_envelope_scan(
+        bytes: &[u8],
+        full: &Result<crate::jsonrpc::Incoming, crate::jsonrpc::ErrorResponse>,
+    ) {
+        let whole = crate::jsonrpc::scan_envelope(bytes);
+        let id = match full {
+            Ok(crate::jsonrpc::Incoming::Single(Message::Request(r))) => &r.id,
+            Ok(crate::jsonrpc::Incoming::Single(Message::Response(r))) => &r.id,
+            _ => return,
+        };
+        if let Some(seen) = &whole.id {
+            assert_eq!(seen, id, "the envelope scanner read another id");
+        }
+        for cut in [bytes.len() / 3, bytes.len() / 2, bytes.len() * 2 / 3] {
+            let part = crate::jsonrpc::scan_envelope(&bytes[..cut]);
+            if let Some(seen) = &part.id {
+                assert_eq!(seen, id, "a prefix of {cut} bytes shows another id");
+            }
+            assert!(!part.method || whole.method, "a prefix shows a method");
+            assert!(!part.answer || whole.answer, "a prefix shows a result");
         }
     }
 }
