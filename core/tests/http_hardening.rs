@@ -383,4 +383,23 @@ async fn a_request_over_the_size_limit_is_answered_with_its_id() {
     assert_eq!(a.status, 413, "{a:?}");
     assert_eq!(a.json()["id"], 77, "{a:?}");
     assert_eq!(a.json()["error"]["code"], -32600, "{a:?}");
+    // Chunked: the same, whether the body goes over in its first chunk or a later one.
+    let (head, tail) = body.split_at(40);
+    for raw in [
+        format!(
+            "{}{:x}\r\n{body}\r\n0\r\n\r\n",
+            chunked_head(&addr),
+            body.len()
+        ),
+        format!(
+            "{}{:x}\r\n{head}\r\n{:x}\r\n{tail}\r\n0\r\n\r\n",
+            chunked_head(&addr),
+            head.len(),
+            tail.len()
+        ),
+    ] {
+        let a = exchange(&addr, raw.as_bytes()).await;
+        assert_eq!(a.status, 413, "{a:?}");
+        assert_eq!(a.json()["id"], 77, "{a:?}");
+    }
 }

@@ -121,6 +121,7 @@ pub(crate) async fn serve_connection<IO, S, F>(
         over_budget: false,
         scanned: 0,
         write_timeout: limits.write_timeout,
+        refused_prefix: Bytes::new(),
     };
     conn.account();
     let mut idle = IdleTimer {
@@ -166,6 +167,7 @@ pub(crate) async fn serve_connection<IO, S, F>(
                     Framing::Length(_) if status == StatusCode::PAYLOAD_TOO_LARGE => {
                         conn.body_prefix(!expect_continue).await
                     }
+                    Framing::Chunked => std::mem::take(&mut conn.refused_prefix),
                     _ => Bytes::new(),
                 };
                 let answer = refuse(status, msg, &prefix);
@@ -237,6 +239,8 @@ struct Conn<IO> {
     scanned: usize,
     /// Time a write may go without progress.
     write_timeout: Duration,
+    /// The first bytes of a chunked body refused as too large.
+    refused_prefix: Bytes,
 }
 
 impl<IO> Drop for Conn<IO> {
@@ -567,10 +571,17 @@ impl<IO: AsyncRead + AsyncWrite + Unpin> Conn<IO> {
                         self.account();
                         return Ok(body.freeze());
                     }
-                    let mut left = usize::try_from(size)
+                    let Some(mut left) = usize::try_from(size)
                         .ok()
                         .filter(|s| body.len().saturating_add(*s) <= limits.max_body)
-                        .ok_or_else(too_large)?;
+                    else {
+                        // The body's first bytes (decoded so far, or the start of this chunk),
+                        // so the 413 can carry the request's id.
+                        let first: &[u8] = if body.is_empty() { &self.buf } else { &body };
+                        self.refused_prefix =
+                            Bytes::copy_from_slice(&first[..first.len().min(BODY_PREFIX)]);
+                        return Err(too_large());
+                    };
                     while left > 0 {
                         if self.buf.is_empty() {
                             self.fill_by(deadline).await?;
