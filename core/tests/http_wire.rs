@@ -135,6 +135,8 @@ async fn limits_and_malformed_requests_are_refused() {
         format!("POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{{}}"),
         format!("POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Length: -1\r\n\r\n"),
         format!("POST /mcp HTTP/1.1\r\nHost: {addr}\r\nTransfer-Encoding: gzip\r\n\r\n"),
+        // Found by the h1_differential fuzz target: a coding that is not a token (obs-text).
+        format!("POST /mcp HTTP/1.1\r\nHost: {addr}\r\nTransfer-Encoding: g\u{e9}ip, chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"),
         format!("POST /mcp HTTP/1.1\r\nHost: {addr}\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"),
         format!("POST /mcp HTTP/1.1\r\nHost: {addr}\r\nBad Name: x\r\n\r\n"),
     ] {

@@ -29,7 +29,7 @@ fn is_ctl(b: u8) -> bool {
 }
 
 /// A token character (RFC 9110 §5.6.2).
-fn is_tchar(b: u8) -> bool {
+pub(crate) fn is_tchar(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
 }
 

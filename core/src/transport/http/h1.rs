@@ -459,7 +459,11 @@ impl<IO: AsyncRead + AsyncWrite + Unpin> Conn<IO> {
                 .rsplit(|b| *b == b',')
                 .next()
                 .is_some_and(|t| t.trim_ascii().eq_ignore_ascii_case(b"chunked"));
-            if !chunked_last || version == Version::HTTP_10 {
+            // Every coding a token (as hyper requires): obs-text or controls are refused.
+            let tokens = te
+                .split(|b| *b == b',')
+                .all(|t| t.trim_ascii().iter().all(|&b| super::chunked::is_tchar(b)));
+            if !chunked_last || !tokens || version == Version::HTTP_10 {
                 return Err(Stop::bad("unsupported Transfer-Encoding"));
             }
             if headers.get("content-length").is_some() {
