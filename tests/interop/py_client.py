@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Official Python SDK (PyPI `mcp`) client that checks a server's interop surface (SURFACE.md).
 
-Usage: py_client.py [--mode legacy|auto] --stdio CMD [ARGS...]
-       py_client.py [--mode legacy|auto] --http URL
+Usage: py_client.py [--mode legacy|auto] [--expect-version V] --stdio CMD [ARGS...]
+       py_client.py [--mode legacy|auto] [--expect-version V] --http URL
 Prints a JSON report to stdout; exits 1 on any mismatch, 2 on usage errors.
 --mode legacy (default) uses the initialize handshake (2025-11-25 era). --mode auto lets the
-SDK probe server/discover (2026-07-28) first; logging is gone in 2026-07-28, so there the
-log check fails by design (experimental).
+SDK probe server/discover and speak 2026-07-28 when the server offers it (the report's
+"protocolVersion" says which was used; `--expect-version V` fails the run on another one). In
+2026-07-28 `logging/setLevel` is gone: the client opts in to log messages per request
+(`_meta` `io.modelcontextprotocol/logLevel`, the SDK's `log_level`) instead.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ def _text_of(content: list[Any]) -> list[str]:
     return [c.text for c in content if getattr(c, "type", None) == "text"]
 
 
-async def run(target: Any, mode: str) -> dict[str, Any]:
+async def run(target: Any, mode: str, expect_version: str | None = None) -> dict[str, Any]:
     report: dict[str, Any] = {"client": f"python mcp {mcp.__version__ if hasattr(mcp, '__version__') else ''}".strip(),
                               "mode": mode, "checks": []}
     logs: list[Any] = []
@@ -41,7 +43,12 @@ async def run(target: Any, mode: str) -> dict[str, Any]:
     def check(name: str, ok: bool, detail: Any = None) -> None:
         report["checks"].append({"name": name, "ok": bool(ok), "detail": detail})
 
-    async with Client(target, mode=mode, logging_callback=on_log) as client:
+    async with Client(target, mode=mode, logging_callback=on_log, log_level="debug") as client:
+        version = client.protocol_version
+        report["protocolVersion"] = version
+        modern = version >= "2026-07-28"
+        if expect_version is not None:
+            check(f"negotiated protocol version {expect_version}", version == expect_version, version)
         # tools/list
         tools = await client.list_tools()
         names = sorted(t.name for t in tools.tools)
@@ -69,7 +76,8 @@ async def run(target: Any, mode: str) -> dict[str, Any]:
               {"result": _text_of(r.content), "progress": seen})
 
         # logging
-        await client.set_logging_level("debug")
+        if not modern:  # 2026-07-28: the log_level opt-in above rides every request's _meta
+            await client.set_logging_level("debug")
         logs.clear()
         r = await client.call_tool("log", {"message": "interop log line", "level": "info"})
         deadline = time.monotonic() + 2
@@ -114,8 +122,13 @@ async def run(target: Any, mode: str) -> dict[str, Any]:
 def main() -> int:
     argv = sys.argv[1:]
     mode = "legacy"
-    if len(argv) >= 2 and argv[0] == "--mode":
-        mode, argv = argv[1], argv[2:]
+    expect_version: str | None = None
+    while len(argv) >= 2 and argv[0] in ("--mode", "--expect-version"):
+        if argv[0] == "--mode":
+            mode = argv[1]
+        else:
+            expect_version = argv[1]
+        argv = argv[2:]
     if len(argv) >= 2 and argv[0] == "--http":
         target: Any = argv[1]
         where = f"http {argv[1]}"
@@ -126,7 +139,7 @@ def main() -> int:
         print(__doc__, file=sys.stderr)
         return 2
     try:
-        report = anyio.run(_with_timeout, target, mode)
+        report = anyio.run(_with_timeout, target, mode, expect_version)
     except Exception as e:  # noqa: BLE001 - a crash is a failed check, reported as JSON
         report = {"ok": False, "checks": [], "error": _describe(e)}
     report["target"] = where
@@ -141,9 +154,9 @@ def _describe(e: BaseException) -> str:
     return f"{type(e).__name__}: {e}"
 
 
-async def _with_timeout(target: Any, mode: str) -> dict[str, Any]:
+async def _with_timeout(target: Any, mode: str, expect_version: str | None) -> dict[str, Any]:
     with anyio.fail_after(TIMEOUT_S):
-        return await run(target, mode)
+        return await run(target, mode, expect_version)
 
 
 if __name__ == "__main__":

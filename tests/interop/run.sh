@@ -9,6 +9,10 @@
 #   --url URL            an already-running Streamable HTTP server (repeatable)
 #   --self-check         the official SDK servers (py_server.py, ts_server.mjs) as targets:
 #                        validates this harness independently of ferromcp
+# Every target gets the official Python client twice: in the handshake era (--mode legacy) and
+# with --mode auto --expect-version 2026-07-28 (server/discover, per-request _meta), and the
+# official TypeScript client (handshake era; its SDK 1.x has no 2026-07-28). The TypeScript
+# SDK's own server (ts_server.mjs, --self-check) speaks only the handshake era: no 2026 run.
 # Example (our server): tests/interop/run.sh --stdio 'target/debug/interop-server --transport stdio' \
 #                         --http 'target/debug/interop-server --transport http --port {port}'
 # Reports go to $RESULTS (default: a temp dir). Exit status non-zero if any client failed.
@@ -22,6 +26,7 @@ NODE="${NODE:-node}"
 [ -d "$ROOT/tests/node_modules/@modelcontextprotocol/sdk" ] || { echo "run.sh: npm deps missing; run scripts/setup-test-deps" >&2; exit 2; }
 
 stdio=() http=() urls=()
+handshake_only="" # targets (a word of their command) that speak only the handshake era
 while [ $# -gt 0 ]; do
   case "$1" in
     --stdio) stdio+=("$2"); shift 2 ;;
@@ -30,6 +35,7 @@ while [ $# -gt 0 ]; do
     --self-check)
       stdio+=("$PY $HERE/py_server.py --transport stdio" "$NODE $HERE/ts_server.mjs --transport stdio")
       http+=("$PY $HERE/py_server.py --transport http --port {port}" "$NODE $HERE/ts_server.mjs --transport http --port {port}")
+      handshake_only="ts_server.mjs"
       shift ;;
     -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
@@ -69,9 +75,13 @@ client() { # NAME TRANSPORT-ARGS...
 
 free_port() { "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
+# speaks_2026 CMD: whether the target is expected to speak 2026-07-28.
+speaks_2026() { [ -z "$handshake_only" ] || [[ "$1" != *"$handshake_only"* ]]; }
+
 for cmd in "${stdio[@]}"; do
   read -ra words <<<"$cmd"
   client py_client --stdio "${words[@]}"
+  if speaks_2026 "$cmd"; then client py_client --mode auto --expect-version 2026-07-28 --stdio "${words[@]}"; fi
   client ts_client --stdio "${words[@]}"
 done
 
@@ -88,16 +98,18 @@ for cmd in "${http[@]}"; do
   done
   if [ "$ok" != 1 ]; then
     echo "FAIL  server did not listen on $port: ${words[*]} (log: $log)"; tail -n 10 "$log"
-    failed=$((failed + 2)); stop_server; continue
+    failed=$((failed + 3)); stop_server; continue
   fi
   echo "      server: ${words[*]}"
   client py_client --http "http://127.0.0.1:$port/mcp"
+  if speaks_2026 "$cmd"; then client py_client --mode auto --expect-version 2026-07-28 --http "http://127.0.0.1:$port/mcp"; fi
   client ts_client --http "http://127.0.0.1:$port/mcp"
   stop_server
 done
 
 for url in "${urls[@]}"; do
   client py_client --http "$url"
+  client py_client --mode auto --expect-version 2026-07-28 --http "$url"
   client ts_client --http "$url"
 done
 
