@@ -3,7 +3,7 @@
 #   1. bindings-node/scripts/test.sh: build (napi build --release, tsc), tsc --strict on the
 #      facade and the examples, the node:test suite, the npm package as a user installs it;
 #   2. the official conformance suite against examples/node/everything_server.mjs (server mode:
-#      0.1.16 --suite all and the alpha's 2025-11-25 requirement set) and everything_client.mjs
+#      0.1.16 --suite all and the alpha's 2025-11-25 and 2026-07-28 requirement sets) and everything_client.mjs
 #      (client mode, 0.1.16 core suite), via tests/conformance/run-server.sh / run-client.sh and
 #      scripts/everything-server|everything-client node;
 #   3. interop (tests/interop/SURFACE.md): the official Python and TypeScript SDK clients against
@@ -35,6 +35,7 @@ node_binding_dir >/dev/null || { echo "run-node: cannot build the binding" >&2; 
 
 echo "run-node: conformance server mode (everything_server.mjs, Streamable HTTP)" >&2
 tests/conformance/run-server.sh --results "$RESULTS/conformance-server" \
+  --runs v0.1.16,alpha-2025-11-25,alpha-2026-07-28 \
   -- scripts/everything-server node --transport http --port '{port}' || fail "conformance server mode"
 
 echo "run-node: conformance client mode (everything_client.mjs, core suite)" >&2

@@ -7,6 +7,7 @@ export const {
   Client,
   RequestContext,
   ErrorCode,
+  inputRequired,
   McpError,
   ProtocolError,
   ProtocolErrorCode,

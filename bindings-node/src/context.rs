@@ -11,8 +11,9 @@ use serde_json::{json, Value};
 #[napi]
 impl NativeDispatcher {
     /// What the call `key` is: `{requestId, meta, protocolVersion, peerInfo, peerCapabilities,
-    /// progressToken, httpHeaders}` (one crossing; the facade caches it). `httpHeaders` is a
-    /// list of `[name, value]` pairs, or null outside HTTP.
+    /// progressToken, httpHeaders, requestState}` (one crossing; the facade caches it).
+    /// `httpHeaders` is a list of `[name, value]` pairs, or null outside HTTP; `requestState`
+    /// the verified state of the previous `input_required` round (2026-07-28), or null.
     #[napi]
     pub fn ctx_info(&self, key: u32) -> napi::Result<Value> {
         let c = self.inner.context(key).map_err(to_napi)?;
@@ -24,6 +25,7 @@ impl NativeDispatcher {
             "peerCapabilities": c.peer_capabilities(),
             "progressToken": c.progress_token(),
             "httpHeaders": c.http_headers(),
+            "requestState": c.request_state(),
         }))
     }
 
@@ -93,5 +95,22 @@ impl NativeDispatcher {
     ) -> napi::Result<()> {
         let c = self.inner.context(key).map_err(to_napi)?;
         napi_result(c.notify(&method, opt(params)).await)
+    }
+
+    /// Asks the client for the input requests `requests` (`{key: {method, params}}`) on behalf
+    /// of the call `key`; resolves with the answers by key (2026-07-28: rejects with
+    /// `InputRequired`, and the retried call's handler gets the answers).
+    #[napi]
+    pub async fn ctx_input(&self, key: u32, requests: Value) -> napi::Result<Value> {
+        let c = self.inner.context(key).map_err(to_napi)?;
+        napi_result(c.input(requests).await)
+    }
+
+    /// The client's answer to input request `name` carried by the call `key` (2026-07-28), or
+    /// null.
+    #[napi]
+    pub fn ctx_input_response(&self, key: u32, name: String) -> napi::Result<Value> {
+        let c = self.inner.context(key).map_err(to_napi)?;
+        Ok(c.input_response(&name))
     }
 }

@@ -5,6 +5,7 @@
  * @module
  */
 import { call, callSync, ErrorCode, McpError } from './errors';
+import type { InputRequest } from './errors';
 import type { NativeDispatcher } from './native';
 import type {
   CreateMessageRequestParams,
@@ -25,6 +26,7 @@ interface Info {
   peerCapabilities: Record<string, unknown> | null;
   progressToken: string | number | null;
   httpHeaders: [string, string][] | null;
+  requestState: unknown;
 }
 
 /** The context of one request, passed to every handler as its last argument. */
@@ -185,6 +187,34 @@ export class RequestContext {
   ): Promise<void> {
     const [m, p] = typeof method === 'string' ? [method, params] : [method.method, method.params];
     await call(this.#native.ctxNotify(this.#key, m, p ?? null));
+  }
+
+  /**
+   * Asks the client for several things at once: `requests` maps keys of your choosing to
+   * `{ method, params }` (`elicitation/create`, `sampling/createMessage`, `roots/list`); resolves
+   * with the client's results under the same keys. Before 2026-07-28 each is sent as a request;
+   * in the 2026-07-28 era this rejects with code `InputRequired` (let it propagate), the engine
+   * answers `input_required`, and when the client retries with the answers the handler runs
+   * again and this call resolves with them. One handler serves both eras.
+   */
+  async input(requests: Record<string, InputRequest>): Promise<Record<string, unknown>> {
+    return (await call(this.#native.ctxInput(this.#key, requests))) as Record<string, unknown>;
+  }
+
+  /**
+   * 2026-07-28: the client's answer to input request `key` of an earlier
+   * {@link inputRequired} (undefined when this request carries none).
+   */
+  inputResponse(key: string): unknown {
+    return callSync(() => this.#native.ctxInputResponse(this.#key, key)) ?? undefined;
+  }
+
+  /**
+   * 2026-07-28: the `state` given to {@link inputRequired} in the previous round, verified by
+   * the engine (undefined on a first round and before 2026-07-28).
+   */
+  get requestState(): unknown {
+    return this.#details.requestState ?? undefined;
   }
 
   /** Asks the user for input (`elicitation/create`). */

@@ -9,7 +9,8 @@ import native from './native';
 /**
  * The engine's error codes by name (`ParseError`, `InvalidRequest`, `MethodNotFound`,
  * `InvalidParams`, `InternalError`, `ConnectionClosed`, `RequestTimeout`, `ResourceNotFound`,
- * `TransportError`, `UnsupportedProtocolVersion`, `UrlElicitationRequired`, `RequestCancelled`).
+ * `TransportError`, `UnsupportedProtocolVersion`, `HeaderMismatch`, `MissingRequiredClientCapability`,
+ * `InputRequired`, `UrlElicitationRequired`, `RequestCancelled`).
  * Read from the engine's own table, so every language uses the same numbers.
  */
 export const ErrorCode: Readonly<Record<ErrorCodeName, number>> = Object.freeze(
@@ -28,6 +29,9 @@ export type ErrorCodeName =
   | 'ResourceNotFound'
   | 'TransportError'
   | 'UnsupportedProtocolVersion'
+  | 'HeaderMismatch'
+  | 'MissingRequiredClientCapability'
+  | 'InputRequired'
   | 'UrlElicitationRequired'
   | 'RequestCancelled';
 
@@ -57,6 +61,42 @@ export class TransportError extends McpError {
     super(code, message, data);
     this.name = 'TransportError';
   }
+}
+
+/** One input request of {@link inputRequired} and `RequestContext.input`. */
+export interface InputRequest {
+  /** `elicitation/create`, `sampling/createMessage` or `roots/list`. */
+  method: string;
+  /** The request's params. */
+  params?: Record<string, unknown>;
+}
+
+/**
+ * The error that answers `input_required` (2026-07-28): throw it from a tool, prompt or
+ * resource handler. `requests` maps keys of your choosing to input requests; `state` (any JSON)
+ * comes back, sealed so the client cannot alter it, as `ctx.requestState` on the retry, where
+ * `ctx.inputResponse(key)` gives the answers.
+ */
+export function inputRequired(requests: Record<string, InputRequest>, state?: unknown): McpError {
+  const entries = Object.entries(requests ?? {});
+  if (entries.length === 0) throw new TypeError('inputRequired needs at least one input request');
+  for (const [key, r] of entries) {
+    if (typeof r?.method !== 'string') throw new TypeError(`input request ${JSON.stringify(key)} needs a string method`);
+  }
+  return new McpError(ErrorCode.InputRequired, 'input required', { inputRequests: requests, state: state ?? null });
+}
+
+/**
+ * Errors a tool's handler passes on as JSON-RPC errors rather than `isError` results: the
+ * client must act on them (URL elicitation, a 2026-07-28 input round, a missing capability).
+ */
+export function isProtocolSignal(e: unknown): boolean {
+  return (
+    e instanceof McpError &&
+    (e.code === ErrorCode.UrlElicitationRequired ||
+      e.code === ErrorCode.InputRequired ||
+      e.code === ErrorCode.MissingRequiredClientCapability)
+  );
 }
 
 const MARKER = '\u0001ferromcp-error:';

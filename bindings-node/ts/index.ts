@@ -14,11 +14,11 @@
 export { Client } from './client';
 export type { ClientOptions, HttpClientOptions, RequestOptions, StdioServerParameters } from './client';
 export { RequestContext } from './context';
-export { ErrorCode, McpError, TransportError } from './errors';
+export { ErrorCode, inputRequired, McpError, TransportError } from './errors';
 /** The TypeScript SDK v2 names of {@link McpError} and {@link ErrorCode}. */
 export { McpError as ProtocolError, ErrorCode as ProtocolErrorCode } from './errors';
 export { McpHttpHandler } from './http';
-export type { ErrorCodeName } from './errors';
+export type { ErrorCodeName, InputRequest } from './errors';
 export type { JsonSchema, SchemaInput, StandardJsonSchemaV1 } from './schema';
 export { completable, HttpServer, McpServer, ResourceTemplate, StdioServerTransport } from './server';
 export type {

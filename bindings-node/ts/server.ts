@@ -6,7 +6,7 @@
  */
 import type { RequestContext } from './context';
 import { Dispatch, isThenable, then } from './dispatch';
-import { call, callSync, ErrorCode, McpError } from './errors';
+import { call, callSync, ErrorCode, isProtocolSignal, McpError } from './errors';
 import { McpHttpHandler } from './http';
 import native, { type NativeHttpServer, type NativeServer } from './native';
 import { type JsonSchema, type SchemaInput, toJsonSchema } from './schema';
@@ -259,10 +259,11 @@ function parseUri(uri: string): URL {
 
 /**
  * What a tool's exception answers: a tool execution error the model can read (spec: "Error
- * Handling"); only URLElicitationRequired stays a JSON-RPC error so the client can act on it.
+ * Handling"); URL elicitation, a 2026-07-28 input round and a missing client capability stay
+ * JSON-RPC errors so that the engine and the client can act on them ({@link isProtocolSignal}).
  */
 function toolError(e: unknown): CallToolResult {
-  if (e instanceof McpError && e.code === ErrorCode.UrlElicitationRequired) throw e;
+  if (isProtocolSignal(e)) throw e;
   return { content: [{ type: 'text', text: toolErrorText(e) }], isError: true };
 }
 
@@ -310,7 +311,9 @@ export class McpServer {
    * Registers a tool. With an `inputSchema` the handler gets `(args, ctx)` (arguments already
    * validated by the engine), without one `(ctx)`. Whatever the handler throws becomes an
    * `isError` result the model can read (as the TypeScript SDK does), except an
-   * {@link McpError} with code `UrlElicitationRequired`, which answers as that JSON-RPC error.
+   * {@link McpError} with code `UrlElicitationRequired`, `InputRequired` (2026-07-28: also what
+   * `ctx.input`, `ctx.elicitInput`, ... throw in that era) or `MissingRequiredClientCapability`,
+   * which answers as that JSON-RPC error.
    */
   registerTool<In extends SchemaInput | undefined = undefined>(
     name: string,

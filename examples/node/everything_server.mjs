@@ -7,7 +7,7 @@
 // HTTP serves Streamable HTTP at http://127.0.0.1:N/mcp (stateful sessions, SSE responses,
 // `retry: 5000` on priming events). Logs go to stderr only.
 import { parseArgs } from 'node:util';
-import { McpServer, ResourceTemplate } from '../../bindings-node/esm/index.mjs';
+import { inputRequired, McpError, ErrorCode, McpServer, ResourceTemplate } from '../../bindings-node/esm/index.mjs';
 
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
 const WAV = 'UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=';
@@ -156,8 +156,18 @@ tool(
   {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     type: 'object',
-    $defs: { address: { type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
-    properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
+    $defs: { address: { $anchor: 'addressDef', type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
+    properties: {
+      name: { type: 'string' },
+      address: { $ref: '#/$defs/address' },
+      contactMethod: { type: 'string', enum: ['phone', 'email'] },
+      phone: { type: 'string' },
+      email: { type: 'string' },
+    },
+    allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+    if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+    then: { required: ['phone'] },
+    else: { required: ['email'] },
     additionalProperties: false,
   },
 );
@@ -194,7 +204,14 @@ server.registerResource(
 );
 
 // ---- prompts --------------------------------------------------------------------------------
-server.registerPrompt('test_simple_prompt', { title: 'Simple Test Prompt', description: 'A simple prompt without arguments' }, () => 'This is a simple prompt for testing.');
+const registerSimplePrompt = () =>
+  server.registerPrompt('test_simple_prompt', { title: 'Simple Test Prompt', description: 'A simple prompt without arguments' }, () => 'This is a simple prompt for testing.');
+let simplePrompt = registerSimplePrompt();
+server.registerPrompt('test_input_required_result_prompt', { description: 'Asks for context (input_required) before it is built' }, (_args, ctx) => {
+  const answer = accepted(ctx, 'user_context');
+  if (!answer) throw inputRequired({ user_context: elicitInput('What context should the prompt use?', 'context', 'string') });
+  return `Context: ${answer.context ?? ''}`;
+});
 server.registerPrompt(
   'test_prompt_with_arguments',
   {
@@ -224,6 +241,106 @@ server.registerPrompt('test_prompt_with_image', { title: 'Prompt With Image', de
   { role: 'user', content: { type: 'image', data: PNG, mimeType: 'image/png' } },
   { role: 'user', content: { type: 'text', text: 'Please analyze the image above.' } },
 ]);
+
+// ---- 2026-07-28: diagnostics of server-stateless -----------------------------------------------
+let triggerTool;
+const registerTriggerTool = () =>
+  server.registerTool('test_trigger_tool_change', { description: 'Registers itself again (a tools list change)', inputSchema: NO_ARGS }, () => {
+    triggerTool.remove();
+    triggerTool = registerTriggerTool();
+    return text('Tool list changed');
+  });
+triggerTool = registerTriggerTool();
+tool('test_trigger_prompt_change', 'Registers test_simple_prompt again (a prompts list change)', () => {
+  simplePrompt.remove();
+  simplePrompt = registerSimplePrompt();
+  return text('Prompt list changed');
+});
+// ctx.sendRequest, not ctx.createMessage's capability-free path: the engine answers -32021 when
+// the request's client capabilities lack sampling (2026-07-28).
+tool('test_missing_capability', 'Asks for sampling whether or not the client declared it', async (_args, ctx) => {
+  await ctx.sendRequest('sampling/createMessage', { messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 10 });
+  return text('Sampling succeeded');
+});
+tool(
+  'test_header_param',
+  'Echoes its region, which clients mirror into the Mcp-Param-Region header',
+  ({ region = '' }) => text(`region: ${region}`),
+  { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' } } },
+);
+tool('test_logging_tool', 'Sends a log message (delivered only when the request asked for a level)', async (_args, ctx) => {
+  await ctx.info('test_logging_tool ran', LOGGER);
+  return text('Logging tool executed');
+});
+
+// ---- 2026-07-28: multi round-trip requests (input_required) --------------------------------------
+function elicitInput(message, prop, kind) {
+  return { method: 'elicitation/create', params: { message, requestedSchema: { type: 'object', properties: { [prop]: { type: kind } }, required: [prop] } } };
+}
+function samplingInput(prompt, maxTokens) {
+  return { method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: prompt } }], maxTokens } };
+}
+const ROOTS_INPUT = { method: 'roots/list', params: {} };
+/** The content of an accepted elicitation answer to `key`, if this retry carries one. */
+function accepted(ctx, key) {
+  const answer = ctx.inputResponse(key);
+  return answer?.action === 'accept' ? (answer.content ?? {}) : undefined;
+}
+// ctx.input serves both eras: input_required (2026-07-28) or a request to the client.
+tool('test_input_required_result_elicitation', "Asks for the user's name, then greets", async (_args, ctx) => {
+  const answers = await ctx.input({ user_name: elicitInput('What is your name?', 'name', 'string') });
+  return text(`Hello, ${answers.user_name.content?.name ?? 'stranger'}!`);
+});
+tool('test_input_required_result_sampling', "Asks the client's LLM a question, then reports it", async (_args, ctx) => {
+  const answers = await ctx.input({ capital_question: samplingInput('What is the capital of France?', 100) });
+  return text(`LLM response: ${answers.capital_question.content?.text ?? ''}`);
+});
+tool('test_input_required_result_list_roots', "Asks for the client's roots, then lists them", async (_args, ctx) => {
+  const answers = await ctx.input({ client_roots: ROOTS_INPUT });
+  return text(`Client roots: ${(answers.client_roots.roots ?? []).map((r) => r.uri).join(', ')}`);
+});
+/** Round 1 asks for a confirmation with state; round 2 finds the state intact (the engine
+ * refuses an altered one before the tool runs). */
+function confirmWithState(_args, ctx) {
+  if (ctx.inputResponse('confirm') === undefined) {
+    throw inputRequired({ confirm: elicitInput('Please confirm', 'ok', 'boolean') }, { nonce: 'state-ok' });
+  }
+  if (ctx.requestState?.nonce !== 'state-ok') throw new McpError(ErrorCode.InvalidParams, 'requestState is missing');
+  return text('state-ok: confirmation received with valid requestState');
+}
+tool('test_input_required_result_request_state', 'Asks for a confirmation with requestState', confirmWithState);
+tool('test_input_required_result_tampered_state', 'The same; a tampered requestState is refused', confirmWithState);
+tool('test_input_required_result_multiple_inputs', 'Asks for three inputs in one round', (_args, ctx) => {
+  if (['user_name', 'greeting', 'client_roots'].every((k) => ctx.inputResponse(k) !== undefined)) {
+    return text('Received all inputs: user_name, greeting, client_roots');
+  }
+  throw inputRequired(
+    { user_name: elicitInput('What is your name?', 'name', 'string'), greeting: samplingInput('Generate a greeting', 50), client_roots: ROOTS_INPUT },
+    { round: 1 },
+  );
+});
+tool('test_input_required_result_multi_round', 'Two questions in two rounds, state carried', (_args, ctx) => {
+  const state = ctx.requestState ?? {};
+  const first = state.step === 1 ? accepted(ctx, 'step1') : undefined;
+  if (typeof first?.name === 'string') {
+    throw inputRequired({ step2: elicitInput('Step 2: What is your favorite color?', 'color', 'string') }, { step: 2, name: first.name });
+  }
+  const second = state.step === 2 ? accepted(ctx, 'step2') : undefined;
+  if (typeof second?.color === 'string') return text(`${state.name ?? '?'} likes ${second.color}`);
+  throw inputRequired({ step1: elicitInput('Step 1: What is your name?', 'name', 'string') }, { step: 1 });
+});
+tool('test_input_required_result_capabilities', 'Asks only for what the client can answer', (_args, ctx) => {
+  if (ctx.inputResponse('llm') !== undefined || ctx.inputResponse('user') !== undefined) return text('Received the input');
+  const wanted = {};
+  if (clientHas(ctx, 'sampling')) wanted.llm = samplingInput('Say hello', 20);
+  if (clientHas(ctx, 'elicitation')) wanted.user = elicitInput('Your name?', 'name', 'string');
+  if (Object.keys(wanted).length === 0) return text('The client declared no capability to ask with');
+  throw inputRequired(wanted);
+});
+tool('test_streaming_elicitation', 'Elicits through ctx.elicitInput (input_required in 2026-07-28)', async (_args, ctx) => {
+  const answer = await ctx.elicitInput(elicitInput('Your name?', 'name', 'string').params);
+  return text(`Elicitation answered: ${answer.action ?? '?'}`);
+});
 
 // ---- completion -----------------------------------------------------------------------------
 server.registerCompletion(undefined, undefined, (value) => ['test', 'testValue1', 'testValue2', 'example'].filter((v) => v.startsWith(value)));
