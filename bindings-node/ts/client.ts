@@ -51,8 +51,18 @@ export interface ClientOptions {
   name?: string;
   /** `clientInfo.version`. */
   version?: string;
-  /** The revision to ask for (default: the newest the engine speaks). */
+  /**
+   * The revision to ask for (default: the newest handshake revision). `'2026-07-28'` speaks the
+   * per-request era (no `initialize`; see {@link ClientOptions.protocolMode}).
+   */
   protocolVersion?: string;
+  /**
+   * `'handshake'` (the default: `initialize`), `'auto'` (probe `server/discover`, fall back to
+   * the handshake on older servers) or `'perRequest'` (2026-07-28 only). In the per-request era
+   * every request carries the client's `_meta`, and `input_required` results are answered with
+   * the `sampling`, `elicitation` and `roots` handlers and retried.
+   */
+  protocolMode?: 'handshake' | 'auto' | 'perRequest';
   /** Default request timeout in ms (default 60 000). */
   timeoutMs?: number;
   /** Largest message accepted in bytes (default 4 MiB): a response over it fails that call. */
@@ -118,6 +128,7 @@ export class Client extends EventEmitter {
       roots: roots !== undefined,
     };
     if (options.protocolVersion) config.protocolVersion = options.protocolVersion;
+    if (options.protocolMode) config.protocolMode = options.protocolMode;
     if (options.timeoutMs !== undefined) config.requestTimeoutMs = options.timeoutMs;
     if (options.maxMessageSize !== undefined) config.maxMessageSize = options.maxMessageSize;
     let client: Client | undefined;

@@ -208,3 +208,22 @@ def test_error_classes_follow_the_engine_table() -> None:
     with pytest.raises(TypeError):
         input_required({"k": {"params": {}}})
     assert not isinstance(err, InvalidParams)
+
+
+@pytest.mark.parametrize("options", [{"protocol_mode": "auto"}, {"protocol_version": "2026-07-28"}])
+async def test_python_client_speaks_2026(options: dict[str, Any]) -> None:
+    asked: list[str] = []
+
+    async def on_elicit(params: dict[str, Any], _ctx: Context) -> dict[str, Any]:
+        asked.append(params["message"])
+        return {"action": "accept", "content": {"name": "Di"}}
+
+    async with await make_server().serve_http("127.0.0.1", 0) as http:
+        async with Client.http(http.url, elicitation_handler=on_elicit, **options) as c:
+            assert c.protocol_version == V
+            # input_required answered by the client's own handler, then retried
+            r = await c.call_tool("greet", {})
+            assert r["content"][0]["text"] == "Hello, Di!"
+            r = await c.call_tool("explicit", {})
+            assert r["content"][0]["text"] == "Di 42"
+    assert asked == ["name?", "name?"]

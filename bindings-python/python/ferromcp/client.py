@@ -38,6 +38,7 @@ class Client:
         name: str = "ferromcp-python",
         version: str = "0.1.0",
         protocol_version: str | None = None,
+        protocol_mode: str | None = None,
         timeout: float | None = None,
         max_message_size: int | None = None,
         sampling_handler: Handler | None = None,
@@ -55,6 +56,8 @@ class Client:
         }
         if protocol_version:
             self._config["protocolVersion"] = protocol_version
+        if protocol_mode:
+            self._config["protocolMode"] = protocol_mode
         if timeout is not None:
             self._config["requestTimeoutMs"] = int(timeout * 1000)
         if max_message_size is not None:

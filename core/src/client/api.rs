@@ -1,5 +1,7 @@
-//! [`Client`]: connects, performs the handshake and offers a typed call for every server method.
+//! [`Client`]: connects, performs the handshake (or, in the per-request era, the
+//! `server/discover` probe) and offers a typed call for every server method.
 
+use super::per_request::{self, PerRequestMeta, ProtocolMode};
 use super::ClientHandlers;
 use crate::protocol::*;
 use crate::session::{Connection, Negotiated, Peer, RequestOptions, Role, Session, SessionConfig};
@@ -24,6 +26,9 @@ pub struct ClientOptions {
     pub info_extra: Map<String, Value>,
     /// The revision to request at initialize (default: the latest).
     pub protocol_version: ProtocolVersion,
+    /// Which protocol era to speak: the `initialize` handshake (the default), the 2026-07-28
+    /// per-request era, or `Auto` (probe `server/discover`, fall back to the handshake).
+    pub mode: ProtocolMode,
     /// Session limits and timeouts.
     pub session: SessionConfig,
 }
@@ -37,6 +42,7 @@ impl ClientOptions {
             title: None,
             info_extra: Map::new(),
             protocol_version: ProtocolVersion::LATEST,
+            mode: ProtocolMode::Handshake,
             session: SessionConfig::default(),
         }
     }
@@ -47,7 +53,10 @@ pub struct Client {
     session: Arc<Session>,
     task: Mutex<Option<JoinHandle<Result<(), McpError>>>>,
     child: Mutex<Option<crate::transport::ChildHandle>>,
+    /// The handshake's `initialize` result, or the `server/discover` result.
     init: Value,
+    /// Set in the per-request era: what every request carries in its `_meta`.
+    per_request: Option<Arc<PerRequestMeta>>,
 }
 
 impl std::fmt::Debug for Client {
@@ -109,13 +118,156 @@ impl Client {
             task: Mutex::new(Some(task)),
             child: Mutex::new(child),
             init: Value::Null,
+            per_request: None,
         };
-        match client.handshake(&options, own_capabilities).await {
-            Ok(init) => Ok(Client { init, ..client }),
+        match client.negotiate(&options, own_capabilities).await {
+            Ok((init, per_request)) => Ok(Client {
+                init,
+                per_request,
+                ..client
+            }),
             Err(e) => {
                 client.close().await;
                 Err(e)
             }
+        }
+    }
+
+    /// The `clientInfo` object for `version`.
+    fn client_info(options: &ClientOptions, version: ProtocolVersion) -> Value {
+        let mut info = options.info_extra.clone();
+        info.insert("name".into(), json!(options.name));
+        info.insert("version".into(), json!(options.version));
+        if let Some(t) = &options.title {
+            if version >= ProtocolVersion::V2025_06_18 {
+                info.insert("title".into(), json!(t));
+            }
+        }
+        Value::Object(info)
+    }
+
+    /// The per-request era when `options.mode` asks for it and the server offers it, else the
+    /// handshake.
+    async fn negotiate(
+        &self,
+        options: &ClientOptions,
+        own_capabilities: Value,
+    ) -> Result<(Value, Option<Arc<PerRequestMeta>>), McpError> {
+        if options.mode != ProtocolMode::Handshake {
+            match self.discover(options, &own_capabilities).await {
+                Ok((result, meta)) => return Ok((result, Some(meta))),
+                Err(e) if options.mode == ProtocolMode::PerRequest => return Err(e),
+                // The connection is gone: nothing to fall back on.
+                Err(e) if e.code == crate::codes::CONNECTION_CLOSED => return Err(e),
+                Err(e) => {
+                    tracing::debug!(error = %e, "server/discover failed; using the initialize handshake");
+                }
+            }
+        }
+        self.handshake(options, own_capabilities)
+            .await
+            .map(|r| (r, None))
+    }
+
+    /// `server/discover` at the newest per-request revision this client speaks (once more at
+    /// the one a `-32022` answer names, if it speaks that one); adopts the result.
+    async fn discover(
+        &self,
+        options: &ClientOptions,
+        own_capabilities: &Value,
+    ) -> Result<(Value, Arc<PerRequestMeta>), McpError> {
+        let ours: Vec<ProtocolVersion> = options
+            .session
+            .supported_versions
+            .iter()
+            .copied()
+            .filter(|v| v.is_per_request())
+            .collect();
+        let Some(mut version) = ours.iter().copied().max() else {
+            return Err(McpError::new(
+                crate::codes::UNSUPPORTED_PROTOCOL_VERSION,
+                "this client's supported versions include no per-request revision (2026-07-28)",
+            ));
+        };
+        let mut retried = false;
+        loop {
+            let meta = Arc::new(PerRequestMeta::new(
+                version,
+                own_capabilities.clone(),
+                Self::client_info(options, version),
+            ));
+            let outcome = self
+                .peer()
+                .request(
+                    "server/discover",
+                    Some(meta.stamp(None)),
+                    RequestOptions::default(),
+                )
+                .await;
+            let result = match outcome {
+                Ok(r) => r,
+                Err(e) => match per_request::supported_alternative(&e, &ours) {
+                    Some(v) if !retried => {
+                        retried = true;
+                        version = v;
+                        continue;
+                    }
+                    _ => return Err(e),
+                },
+            };
+            let offered = result
+                .get("supportedVersions")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(Value::as_str).collect::<Vec<_>>())
+                .unwrap_or_default();
+            if !offered.contains(&version.as_str()) {
+                match offered
+                    .iter()
+                    .filter_map(|v| ProtocolVersion::parse(v))
+                    .find(|v| ours.contains(v))
+                {
+                    Some(v) if !retried => {
+                        retried = true;
+                        version = v;
+                        continue;
+                    }
+                    _ => {
+                        return Err(McpError::new(
+                            crate::codes::UNSUPPORTED_PROTOCOL_VERSION,
+                            format!("the server offers {offered:?}, none of which this client speaks in the per-request era"),
+                        )
+                        .with_data(json!({ "supported": offered, "requested": version.as_str() })))
+                    }
+                }
+            }
+            // The server's info travels in `_meta` (2026-07-28); older drafts put it beside
+            // the capabilities. Kept as `serverInfo` either way, as after a handshake.
+            let mut result = result;
+            if result.get("serverInfo").is_none() {
+                let info = result
+                    .get("_meta")
+                    .and_then(|m| m.get(crate::session::per_request::META_SERVER_INFO))
+                    .cloned();
+                if let (Some(info), Some(obj)) = (info, result.as_object_mut()) {
+                    obj.insert("serverInfo".into(), info);
+                }
+            }
+            self.session.set_negotiated(Negotiated {
+                version,
+                peer_info: result.get("serverInfo").cloned().unwrap_or(Value::Null),
+                peer_capabilities: result
+                    .get("capabilities")
+                    .cloned()
+                    .unwrap_or_else(|| json!({})),
+                own_capabilities: Arc::new(own_capabilities.clone()),
+                instructions: result
+                    .get("instructions")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+            });
+            self.session.set_state(crate::session::STATE_READY);
+            self.session.service.on_initialized(&self.peer());
+            return Ok((result, meta));
         }
     }
 
@@ -124,14 +276,7 @@ impl Client {
         options: &ClientOptions,
         own_capabilities: Value,
     ) -> Result<Value, McpError> {
-        let mut info = options.info_extra.clone();
-        info.insert("name".into(), json!(options.name));
-        info.insert("version".into(), json!(options.version));
-        if let Some(t) = &options.title {
-            if options.protocol_version >= ProtocolVersion::V2025_06_18 {
-                info.insert("title".into(), json!(t));
-            }
-        }
+        let info = Self::client_info(options, options.protocol_version);
         let params = json!({
             "protocolVersion": options.protocol_version.as_str(),
             "capabilities": &own_capabilities,
@@ -220,14 +365,41 @@ impl Client {
         self.init.get("instructions").and_then(Value::as_str)
     }
 
-    /// Sends a raw request.
+    /// Whether this client speaks the per-request era (2026-07-28) with its server.
+    pub fn is_per_request(&self) -> bool {
+        self.per_request.is_some()
+    }
+
+    /// Sends a raw request. In the per-request era the request carries the client's `_meta`
+    /// (version, capabilities, info, log level), and an `input_required` result is answered
+    /// with this client's own handlers and retried (up to
+    /// [`per_request::MAX_INPUT_ROUNDS`] rounds) until the server's result is complete.
     pub async fn request(
         &self,
         method: &str,
         params: Option<Value>,
         opts: RequestOptions,
     ) -> Result<Value, McpError> {
-        self.peer().request(method, params, opts).await
+        let Some(meta) = &self.per_request else {
+            return self.peer().request(method, params, opts).await;
+        };
+        let cancel = opts.cancel.clone().unwrap_or_default();
+        let mut round_params = params.clone();
+        for _ in 0..per_request::MAX_INPUT_ROUNDS {
+            let result = self
+                .peer()
+                .request(method, Some(meta.stamp(round_params.clone())), opts.clone())
+                .await?;
+            if !per_request::wants_input(&result) {
+                return Ok(result);
+            }
+            let answers = per_request::answer_inputs(&self.session, &result, &cancel).await?;
+            round_params = Some(per_request::retry_params(&params, &result, answers));
+        }
+        Err(McpError::internal(format!(
+            "{method}: the server still asked for input after {} rounds",
+            per_request::MAX_INPUT_ROUNDS
+        )))
     }
 
     async fn call<T: DeserializeOwned>(&self, method: &str, params: Value) -> Result<T, McpError> {
@@ -433,8 +605,14 @@ impl Client {
         self.call("completion/complete", p).await
     }
 
-    /// `logging/setLevel`.
+    /// `logging/setLevel`. In the per-request era (where that method does not exist) every
+    /// later request opts in to log messages at `level` and above through its `_meta`.
     pub async fn set_logging_level(&self, level: LoggingLevel) -> Result<(), McpError> {
+        if let Some(meta) = &self.per_request {
+            let level = serde_json::to_value(level).expect("serializes");
+            meta.set_log_level(level.as_str().unwrap_or("info"));
+            return Ok(());
+        }
         self.request(
             "logging/setLevel",
             Some(json!({ "level": level })),

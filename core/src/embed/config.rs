@@ -6,7 +6,7 @@
 //! bindings cannot drift. Unknown keys are an error in every struct: a typo (`jsonResponce`) must
 //! fail loudly at start-up instead of being silently ignored.
 
-use crate::client::ClientOptions;
+use crate::client::{ClientOptions, ProtocolMode};
 use crate::protocol::ProtocolVersion;
 use crate::server::ServerOptions;
 use crate::McpError;
@@ -284,8 +284,12 @@ pub struct ClientConfig {
     pub name: Option<String>,
     /// `clientInfo.version` (default `"0.0.0"`).
     pub version: Option<String>,
-    /// The revision to ask for (default: the newest the engine speaks).
+    /// The revision to ask for (default: the newest handshake revision). A per-request
+    /// revision (`"2026-07-28"`) means `protocolMode: "perRequest"`.
     pub protocol_version: Option<String>,
+    /// `"handshake"` (the default: `initialize`), `"auto"` (probe `server/discover`, fall back
+    /// to the handshake) or `"perRequest"` (2026-07-28 only).
+    pub protocol_mode: Option<String>,
     /// Default timeout of requests (milliseconds).
     pub request_timeout_ms: Option<u64>,
     /// Largest message accepted (default 4 MiB): a response over it fails the call waiting
@@ -323,9 +327,26 @@ impl ClientConfig {
             self.version.clone().unwrap_or_else(|| "0.0.0".into()),
         );
         if let Some(v) = &self.protocol_version {
-            o.protocol_version = ProtocolVersion::parse(v).ok_or_else(|| {
+            let v = ProtocolVersion::parse(v).ok_or_else(|| {
                 McpError::invalid_params(format!("unknown protocol version {v:?}"))
             })?;
+            if v.is_per_request() {
+                o.mode = ProtocolMode::PerRequest;
+            } else {
+                o.protocol_version = v;
+            }
+        }
+        if let Some(m) = &self.protocol_mode {
+            o.mode = match m.as_str() {
+                "handshake" => ProtocolMode::Handshake,
+                "auto" => ProtocolMode::Auto,
+                "perRequest" => ProtocolMode::PerRequest,
+                other => {
+                    return Err(McpError::invalid_params(format!(
+                        "unknown protocolMode {other:?} (handshake, auto or perRequest)"
+                    )))
+                }
+            };
         }
         if let Some(ms) = self.request_timeout_ms {
             o.session.request_timeout = Some(Duration::from_millis(ms));

@@ -21,7 +21,7 @@ pub fn check_outgoing_request(
     let state = session.state();
     match session.role() {
         Role::Client => {
-            if method == "initialize" {
+            if method == "initialize" || method == "server/discover" {
                 return Ok(());
             }
             if state < STATE_INITIALIZING {

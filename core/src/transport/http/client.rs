@@ -366,7 +366,17 @@ impl Shared {
         let used_sid = self.session_id.lock().unwrap().clone();
         let used_token = self.options.auth.as_ref().and_then(|a| a.bearer());
         let req = match self.request(Method::POST, uri, Bytes::from(frame.clone())) {
-            Ok(r) => r,
+            Ok(mut r) => {
+                // Per-request era (2026-07-28): the request metadata headers of the body.
+                if let Ok(body) = serde_json::from_slice::<Value>(&frame) {
+                    for (name, value) in super::per_request::client_headers(&body) {
+                        if let Ok(v) = http::HeaderValue::from_str(&value) {
+                            r.headers_mut().insert(name, v);
+                        }
+                    }
+                }
+                r
+            }
             Err(e) => {
                 self.fail(&frame, e).await;
                 return None;
@@ -431,6 +441,12 @@ impl Shared {
                     Ok(()) => return Some(frame),
                     Err(e) => tracing::warn!(error = %e, "starting a new HTTP session failed"),
                 }
+            }
+            // Per-request era (2026-07-28): errors come with a 4xx status and a JSON-RPC error
+            // body for the request (-32020/-32021/-32022, invalid params, ...): deliver that.
+            if let Some(answer) = per_request_error_answer(&frame, &body) {
+                self.push(&answer).await;
+                return None;
             }
             let err = if expired && used_sid.is_some() {
                 transport_err(
@@ -934,4 +950,13 @@ fn is_4xx(e: &McpError) -> bool {
         .and_then(|d| d.get("httpStatus"))
         .and_then(Value::as_u64)
         .is_some_and(|s| (400..500).contains(&s))
+}
+
+/// The JSON-RPC error answer in `body` (a non-2xx response) to the per-request-era request in
+/// `frame`, if it is one: a single message with that request's id and an `error`.
+fn per_request_error_answer(frame: &[u8], body: &[u8]) -> Option<Vec<u8>> {
+    let sent: Value = serde_json::from_slice(frame).ok()?;
+    crate::session::per_request::meta_version(sent.get("params"))?;
+    let got: Value = serde_json::from_slice(body).ok()?;
+    (got.get("error").is_some() && got.get("id") == sent.get("id")).then(|| body.to_vec())
 }

@@ -19,6 +19,30 @@ pub const METHOD_HEADER: &str = "mcp-method";
 /// Header naming the tool or prompt (`params.name`) or resource (`params.uri`) of the body.
 pub const NAME_HEADER: &str = "mcp-name";
 
+/// The headers a per-request-era client sends with `body` (one JSON-RPC message): the
+/// revision its `_meta` names as `MCP-Protocol-Version`, `Mcp-Method`, and `Mcp-Name` for
+/// `tools/call` and `prompts/get` (`params.name`) and `resources/read` (`params.uri`). Empty for
+/// a handshake-era message (no `_meta` revision), whose headers the session supplies.
+pub(crate) fn client_headers(body: &Value) -> Vec<(&'static str, String)> {
+    let params = body.get("params");
+    let Some(version) = meta_version(params) else {
+        return Vec::new();
+    };
+    let mut out = vec![(super::PROTOCOL_VERSION_HEADER, version.to_string())];
+    if let Some(method) = body.get("method").and_then(Value::as_str) {
+        out.push((METHOD_HEADER, method.to_string()));
+        let name = match method {
+            "tools/call" | "prompts/get" => params.and_then(|p| p.get("name")),
+            "resources/read" => params.and_then(|p| p.get("uri")),
+            _ => None,
+        };
+        if let Some(n) = name.and_then(Value::as_str) {
+            out.push((NAME_HEADER, n.to_string()));
+        }
+    }
+    out
+}
+
 /// Whether a POST with protocol version header `raw` and no session id belongs to the
 /// per-request era: the header names a per-request revision, or something that is no
 /// handshake-era revision at all (answered with `UnsupportedProtocolVersionError`).

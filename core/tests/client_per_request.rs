@@ -1,0 +1,217 @@
+//! The client in the per-request era (2026-07-28), against ferromcp's own server over
+//! Streamable HTTP and over an in-memory message stream: the `server/discover` probe, `_meta`
+//! on every request, `input_required` answered with the client's handlers and retried, the
+//! log level as a per-request opt-in, and `Auto` falling back to the handshake on a server
+//! that does not serve 2026-07-28.
+
+use ferromcp::client::{Client, ClientHandlers, ClientOptions, ProtocolMode};
+use ferromcp::protocol::{
+    CallToolResult, ElicitAction, ElicitResult, LoggingLevel, ProtocolVersion, Tool,
+};
+use ferromcp::server::{tool_fn, Server};
+use ferromcp::session::input_required;
+use ferromcp::transport::http::{connect, serve_http, HttpClientOptions, HttpServerOptions};
+use ferromcp::transport::memory_pair;
+use serde_json::{json, Map, Value};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+fn ask(key: &str) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert(
+        key.into(),
+        json!({ "method": "elicitation/create", "params": {
+            "message": "name?", "requestedSchema": { "type": "object",
+                "properties": { "name": { "type": "string" } } } } }),
+    );
+    m
+}
+
+fn server() -> Server {
+    Server::builder("per-request-client-test", "1.0")
+        .tool_raw(
+            Tool::new("greet"),
+            tool_fn(|_, ctx| async move {
+                let answers = ctx.input(ask("who")).await?;
+                Ok(CallToolResult::text(format!(
+                    "Hello, {}!",
+                    answers["who"]["content"]["name"].as_str().unwrap_or("?")
+                )))
+            }),
+        )
+        .tool_raw(
+            Tool::new("two_rounds"),
+            tool_fn(|_, ctx| async move {
+                match (ctx.input_response("second"), ctx.request_state()) {
+                    (Some(_), Some(state)) => {
+                        Ok(CallToolResult::text(format!("state {}", state["n"])))
+                    }
+                    _ if ctx.input_response("first").is_some() => {
+                        Err(input_required(ask("second"), Some(json!({ "n": 2 }))))
+                    }
+                    _ => Err(input_required(ask("first"), None)),
+                }
+            }),
+        )
+        .tool_raw(
+            Tool::new("whoami"),
+            tool_fn(|_, ctx| async move {
+                ctx.log("info", None, json!("whoami ran")).await.ok();
+                Ok(CallToolResult::text(format!(
+                    "{} {}",
+                    ctx.protocol_version().map(|v| v.as_str()).unwrap_or("?"),
+                    ctx.peer()
+                        .peer_info()
+                        .map(|i| i["name"].clone())
+                        .unwrap_or(Value::Null)
+                )))
+            }),
+        )
+        .build()
+        .unwrap()
+}
+
+fn handlers(asked: Arc<Mutex<Vec<String>>>, logs: Arc<Mutex<Vec<Value>>>) -> ClientHandlers {
+    ClientHandlers {
+        elicitation: Some(Arc::new(move |params, _ctx| {
+            let asked = asked.clone();
+            Box::pin(async move {
+                let message = serde_json::to_value(&params).unwrap()["message"].clone();
+                asked
+                    .lock()
+                    .unwrap()
+                    .push(message.as_str().unwrap_or("").to_string());
+                let mut r = ElicitResult::new(ElicitAction::Accept);
+                r.content = Some(serde_json::from_value(json!({ "name": "Ada" })).unwrap());
+                Ok(r)
+            })
+        })),
+        on_notification: Some(Arc::new(move |n| {
+            if n.method == "notifications/message" {
+                logs.lock().unwrap().push(n.params.unwrap_or(Value::Null));
+            }
+        })),
+        ..Default::default()
+    }
+}
+
+fn options(mode: ProtocolMode) -> ClientOptions {
+    let mut o = ClientOptions::new("per-request-client", "1.0");
+    o.mode = mode;
+    o
+}
+
+fn text(r: &CallToolResult) -> String {
+    serde_json::to_value(r).unwrap()["content"][0]["text"]
+        .as_str()
+        .unwrap_or("")
+        .to_string()
+}
+
+#[tokio::test]
+async fn http_client_speaks_the_per_request_era() {
+    tokio::time::timeout(Duration::from_secs(20), async {
+        let h = serve_http(server(), "127.0.0.1:0", HttpServerOptions::default())
+            .await
+            .unwrap();
+        let asked = Arc::new(Mutex::new(Vec::new()));
+        let logs = Arc::new(Mutex::new(Vec::new()));
+        let client = connect(
+            &h.url("/mcp"),
+            options(ProtocolMode::Auto),
+            handlers(asked.clone(), logs.clone()),
+            HttpClientOptions::default(),
+        )
+        .await
+        .unwrap();
+        assert!(client.is_per_request(), "discover succeeded");
+        assert_eq!(client.protocol_version(), ProtocolVersion::V2026_07_28);
+        assert_eq!(
+            client.server_info().unwrap()["name"],
+            "per-request-client-test"
+        );
+        // Every request carries the client's _meta: the server sees its version and info.
+        let r = client.call_tool("whoami", json!({})).await.unwrap();
+        assert_eq!(text(&r), "2026-07-28 \"per-request-client\"");
+        assert!(
+            logs.lock().unwrap().is_empty(),
+            "no log level asked for yet"
+        );
+        // input_required: answered with the client's elicitation handler, then retried.
+        let r = client.call_tool("greet", json!({})).await.unwrap();
+        assert_eq!(text(&r), "Hello, Ada!");
+        // Two rounds, the second with the server's sealed state echoed back.
+        let r = client.call_tool("two_rounds", json!({})).await.unwrap();
+        assert_eq!(text(&r), "state 2");
+        assert_eq!(asked.lock().unwrap().len(), 3);
+        // The log level rides each later request's _meta.
+        client.set_logging_level(LoggingLevel::Debug).await.unwrap();
+        client.call_tool("whoami", json!({})).await.unwrap();
+        assert_eq!(logs.lock().unwrap().len(), 1, "{:?}", logs.lock().unwrap());
+        client.close().await;
+        h.shutdown().await.unwrap();
+    })
+    .await
+    .unwrap();
+}
+
+#[tokio::test]
+async fn message_stream_client_speaks_the_per_request_era() {
+    let ((r_c, w_c), (r_s, w_s)) = memory_pair(16);
+    let srv = server();
+    tokio::spawn(async move { srv.serve(r_s, w_s).await });
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let logs = Arc::new(Mutex::new(Vec::new()));
+    let client = Client::connect(
+        options(ProtocolMode::PerRequest),
+        handlers(asked.clone(), logs),
+        r_c,
+        w_c,
+    )
+    .await
+    .unwrap();
+    assert!(client.is_per_request());
+    let r = client.call_tool("greet", json!({})).await.unwrap();
+    assert_eq!(text(&r), "Hello, Ada!");
+    client.close().await;
+}
+
+#[tokio::test]
+async fn auto_falls_back_to_the_handshake() {
+    let srv = Server::builder("handshake-only", "1.0")
+        .options(|o| o.session.supported_versions.retain(|v| !v.is_per_request()))
+        .tool_raw(
+            Tool::new("whoami"),
+            tool_fn(|_, ctx| async move {
+                Ok(CallToolResult::text(
+                    ctx.protocol_version().map(|v| v.as_str()).unwrap_or("?"),
+                ))
+            }),
+        )
+        .build()
+        .unwrap();
+    let h = serve_http(srv, "127.0.0.1:0", HttpServerOptions::default())
+        .await
+        .unwrap();
+    let client = connect(
+        &h.url("/mcp"),
+        options(ProtocolMode::Auto),
+        ClientHandlers::default(),
+        HttpClientOptions::default(),
+    )
+    .await
+    .unwrap();
+    assert!(!client.is_per_request());
+    let r = client.call_tool("whoami", json!({})).await.unwrap();
+    assert_eq!(text(&r), ProtocolVersion::LATEST.as_str());
+    client.close().await;
+    let refused = connect(
+        &h.url("/mcp"),
+        options(ProtocolMode::PerRequest),
+        ClientHandlers::default(),
+        HttpClientOptions::default(),
+    )
+    .await;
+    assert!(refused.is_err(), "PerRequest does not fall back");
+    h.shutdown().await.unwrap();
+}
