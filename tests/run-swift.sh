@@ -3,7 +3,7 @@
 #   1. bindings-swift/scripts/build.sh (the engine's static library and the generated bindings),
 #      then `swift test` of the package (through scripts/swift; its exit code decides);
 #   2. the official conformance suite against examples/swift's EverythingServer (server mode:
-#      0.1.16 --suite all and the alpha's 2025-11-25 requirement set) and EverythingClient
+#      0.1.16 --suite all and the alpha's 2025-11-25 and 2026-07-28 requirement sets) and EverythingClient
 #      (client mode, 0.1.16 core suite), via tests/conformance/run-server.sh / run-client.sh and
 #      scripts/everything-server|everything-client swift;
 #   3. interop (tests/interop/SURFACE.md): the official Python and TypeScript SDK clients against
@@ -46,6 +46,7 @@ bin="$(swift_examples_dir)" || { echo "run-swift: cannot build examples/swift" >
 
 echo "run-swift: conformance server mode (EverythingServer, Streamable HTTP)" >&2
 tests/conformance/run-server.sh --results "$RESULTS/conformance-server" \
+  --runs v0.1.16,alpha-2025-11-25,alpha-2026-07-28 \
   -- scripts/everything-server swift --transport http --port '{port}' || fail "conformance server mode"
 
 echo "run-swift: conformance client mode (EverythingClient, core suite)" >&2

@@ -167,6 +167,29 @@ impl NativeContext {
         Ok(json_text(&v))
     }
 
+    /// Asks the client for the input requests `requests` (JSON text: `{key: {method, params}}`)
+    /// and returns the answers by key as JSON text. In the 2026-07-28 era it fails with the
+    /// engine's `InputRequired` code, which the engine turns into an `input_required` result;
+    /// the retried call's handler gets the answers.
+    pub async fn input(&self, requests: String) -> Result<String, FfiError> {
+        let ctx = self.ctx.clone();
+        let requests = parse_json("input requests", &requests)?;
+        let v = run(async move { ctx.input(requests).await }).await?;
+        Ok(json_text(&v))
+    }
+
+    /// The client's answer to input request `key` carried by this retry (2026-07-28; JSON,
+    /// `null` when absent).
+    pub fn input_response(&self, key: String) -> String {
+        json_text(&self.ctx.input_response(&key))
+    }
+
+    /// The verified state of the previous `input_required` round (2026-07-28; JSON, `null`
+    /// when absent).
+    pub fn request_state(&self) -> String {
+        json_text(&self.ctx.request_state())
+    }
+
     /// Closes the SSE stream carrying this request (Streamable HTTP; the client resumes with
     /// `Last-Event-ID`). False where there is no such stream.
     pub fn close_sse_stream(&self) -> bool {

@@ -30,7 +30,9 @@ public struct ClientOptions: Sendable {
     public var name: String
     /// `clientInfo.version` (default: the FerroMCP engine's version).
     public var version: String
-    /// The protocol revision to ask for (e.g. `"2025-06-18"`); nil: the newest the engine speaks.
+    /// The protocol revision to ask for (e.g. `"2025-06-18"`); nil: the newest handshake revision.
+    /// `"2026-07-28"` speaks the per-request era: no `initialize`, the client's `_meta` on every
+    /// request, and `input_required` results answered with `sampling`, `elicitation` and `roots`.
     public var protocolVersion: String?
     /// The default timeout of every request; nil keeps the engine's default (60 s).
     public var requestTimeout: Duration?

@@ -70,12 +70,38 @@ extension McpError {
         public static let resourceNotFound = named("ResourceNotFound")
         /// A transport failed: I/O, spawn, HTTP status (local).
         public static let transportError = named("TransportError")
-        /// The peer negotiated a protocol version we cannot speak (local).
+        /// A protocol version one side cannot speak (`data`: `supported`, `requested`).
         public static let unsupportedProtocolVersion = named("UnsupportedProtocolVersion")
+        /// 2026-07-28: HTTP headers missing, malformed or not matching the body.
+        public static let headerMismatch = named("HeaderMismatch")
+        /// 2026-07-28: serving the request needs a capability the client did not declare.
+        public static let missingRequiredClientCapability = named("MissingRequiredClientCapability")
+        /// A handler asks the client for input (2026-07-28; see `McpError.inputRequired`).
+        public static let inputRequired = named("InputRequired")
         /// The server needs URL-mode elicitation to proceed.
         public static let urlElicitationRequired = named("UrlElicitationRequired")
         /// The request was cancelled by this side (local).
         public static let requestCancelled = named("RequestCancelled")
+    }
+}
+
+extension McpError {
+    /// The error that answers `input_required` (2026-07-28): throw it from a tool, prompt or
+    /// resource handler. `requests` maps keys of your choosing to
+    /// `["method": ..., "params": ...]` input requests; `state` (any JSON) comes back, sealed so
+    /// the client cannot alter it, as `context.requestState` on the retry, where
+    /// `context.inputResponse(key)` gives the answers.
+    public static func inputRequired(_ requests: [String: Value], state: Value? = nil) -> McpError {
+        McpError(.inputRequired, "input required",
+                 data: ["inputRequests": .object(requests), "state": state ?? .null])
+    }
+
+    /// Whether a tool passes this error on as a JSON-RPC error rather than an `isError`
+    /// result: the client must act on it (URL elicitation, a 2026-07-28 input round, a
+    /// missing client capability).
+    var isProtocolSignal: Bool {
+        code == Code.urlElicitationRequired.rawValue || code == Code.inputRequired.rawValue
+            || code == Code.missingRequiredClientCapability.rawValue
     }
 }
 

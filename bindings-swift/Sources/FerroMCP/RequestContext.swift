@@ -112,6 +112,27 @@ public struct RequestContext: Sendable {
         return try roots.map(Root.init)
     }
 
+    /// Asks the client for several things at once: `requests` maps keys of your choosing to
+    /// `["method": ..., "params": ...]` (`elicitation/create`, `sampling/createMessage`,
+    /// `roots/list`); returns the client's results under the same keys. Before 2026-07-28 each
+    /// is sent as a request; in the 2026-07-28 era this throws `McpError` with code
+    /// `inputRequired` (let it propagate), the engine answers `input_required`, and when the
+    /// client retries with the answers the handler runs again and this call returns them.
+    public func input(_ requests: [String: Value]) async throws -> [String: Value] {
+        let text = try await bridged { try await native.input(requests: Value.object(requests).jsonText) }
+        return try Value(json: text).objectValue ?? [:]
+    }
+
+    /// 2026-07-28: the client's answer to input request `key` of an earlier
+    /// `McpError.inputRequired(_:state:)` (nil when this request carries none).
+    public func inputResponse(_ key: String) -> Value? {
+        Self.json(native.inputResponse(key: key)).nonNull
+    }
+
+    /// 2026-07-28: the `state` given to `McpError.inputRequired(_:state:)` in the previous
+    /// round, verified by the engine (nil on a first round and before 2026-07-28).
+    public var requestState: Value? { Self.json(native.requestState()).nonNull }
+
     /// Sends any request to the peer, related to this one, and returns its result. Throws
     /// `McpError` with the peer's error, or `requestCancelled` when this request is cancelled
     /// meanwhile.

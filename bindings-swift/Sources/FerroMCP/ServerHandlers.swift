@@ -15,7 +15,8 @@ struct ToolProtocolError: Error {
 }
 
 /// Runs a tool closure. What it throws becomes an `isError` result the model can read, except
-/// `ToolProtocolError` and an `McpError` with code `urlElicitationRequired` (JSON-RPC errors).
+/// `ToolProtocolError` and an `McpError` the client must act on (`isProtocolSignal`: URL
+/// elicitation, a 2026-07-28 input round, a missing capability), which are JSON-RPC errors.
 final class ToolAdapter: ToolHandler {
     private let body: @Sendable (String, RequestContext) async throws -> Value
 
@@ -119,7 +120,7 @@ private func protocolFailure(_ error: Error, inTool: Bool) -> FfiError? {
     switch error {
     case let e as ToolProtocolError:
         return e.error.native
-    case let e as McpError where !inTool || e.code == McpError.Code.urlElicitationRequired.rawValue:
+    case let e as McpError where !inTool || e.isProtocolSignal:
         return e.native
     case let e as FfiError:
         return protocolFailure(McpError(e), inTool: inTool)

@@ -169,8 +169,19 @@ try tool("test_elicitation_sep1330_enums", "Elicits every enum variant of SEP-13
 try tool("json_schema_2020_12_tool", "A tool whose input schema uses JSON Schema 2020-12 features ($defs, $ref)", schema: [
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "type": "object",
-    "$defs": ["address": ["type": "object", "properties": ["street": ["type": "string"], "city": ["type": "string"]]]],
-    "properties": ["name": ["type": "string"], "address": ["$ref": "#/$defs/address"]],
+    "$defs": ["address": ["$anchor": "addressDef", "type": "object",
+                          "properties": ["street": ["type": "string"], "city": ["type": "string"]]]],
+    "properties": [
+        "name": ["type": "string"],
+        "address": ["$ref": "#/$defs/address"],
+        "contactMethod": ["type": "string", "enum": ["phone", "email"]],
+        "phone": ["type": "string"],
+        "email": ["type": "string"],
+    ],
+    "allOf": [["anyOf": [["required": ["phone"]], ["required": ["email"]]]]],
+    "if": ["properties": ["contactMethod": ["const": "phone"]], "required": ["contactMethod"]],
+    "then": ["required": ["phone"]],
+    "else": ["required": ["email"]],
     "additionalProperties": false,
 ]) { args, _ in
     text("JSON Schema 2020-12 tool called with: \(args.jsonText)")
@@ -179,6 +190,125 @@ try tool("test_reconnection", "Checks that the client reconnects after the serve
     _ = ctx.closeSSEStream()
     try await Task.sleep(for: .milliseconds(100))
     return text("Reconnection test completed successfully. If you received this, the client properly reconnected after stream closure.")
+}
+
+// ---- 2026-07-28: diagnostics of server-stateless ----------------------------------------------
+func registerTriggerTool() throws {
+    try tool("test_trigger_tool_change", "Registers itself again (a tools list change)") { _, _ in
+        server.removeTool("test_trigger_tool_change")
+        try registerTriggerTool()
+        return text("Tool list changed")
+    }
+}
+try registerTriggerTool()
+try tool("test_trigger_prompt_change", "Registers test_simple_prompt again (a prompts list change)") { _, _ in
+    server.removePrompt("test_simple_prompt")
+    try registerSimplePrompt()
+    return text("Prompt list changed")
+}
+// sendRequest, not sample: the engine answers -32021 when the request's client capabilities
+// lack sampling (2026-07-28).
+try tool("test_missing_capability", "Asks for sampling whether or not the client declared it") { _, ctx in
+    _ = try await ctx.sendRequest(method: "sampling/createMessage", params: [
+        "messages": [["role": "user", "content": ["type": "text", "text": "hi"]]], "maxTokens": 10,
+    ])
+    return text("Sampling succeeded")
+}
+try tool("test_header_param", "Echoes its region, which clients mirror into the Mcp-Param-Region header",
+         schema: ["type": "object", "properties": ["region": ["type": "string", "x-mcp-header": "Region"]]]) { args, _ in
+    text("region: \(args["region"]?.stringValue ?? "")")
+}
+try tool("test_logging_tool", "Sends a log message (delivered only when the request asked for a level)") { _, ctx in
+    try await ctx.log(.info, "test_logging_tool ran", logger: logger)
+    return text("Logging tool executed")
+}
+
+// ---- 2026-07-28: multi round-trip requests (input_required) ----------------------------------
+func elicitInput(_ message: String, _ property: String, _ kind: String) -> Value {
+    ["method": "elicitation/create", "params": [
+        "message": .string(message),
+        "requestedSchema": ["type": "object", "properties": [property: ["type": .string(kind)]], "required": [.string(property)]],
+    ]]
+}
+
+func samplingInput(_ prompt: String, _ maxTokens: Int) -> Value {
+    ["method": "sampling/createMessage", "params": [
+        "messages": [["role": "user", "content": ["type": "text", "text": .string(prompt)]]], "maxTokens": .int(maxTokens),
+    ]]
+}
+
+let rootsInput: Value = ["method": "roots/list", "params": [:]]
+
+/// The content of an accepted elicitation answer to `key`, if this retry carries one.
+func accepted(_ ctx: RequestContext, _ key: String) -> Value? {
+    guard let answer = ctx.inputResponse(key), answer["action"]?.stringValue == "accept" else { return nil }
+    return answer["content"] ?? [:]
+}
+
+// ctx.input serves both eras: input_required (2026-07-28) or a request to the client.
+try tool("test_input_required_result_elicitation", "Asks for the user's name, then greets") { _, ctx in
+    let answers = try await ctx.input(["user_name": elicitInput("What is your name?", "name", "string")])
+    return text("Hello, \(answers["user_name"]?["content"]?["name"]?.stringValue ?? "stranger")!")
+}
+try tool("test_input_required_result_sampling", "Asks the client's LLM a question, then reports it") { _, ctx in
+    let answers = try await ctx.input(["capital_question": samplingInput("What is the capital of France?", 100)])
+    return text("LLM response: \(answers["capital_question"]?["content"]?["text"]?.stringValue ?? "")")
+}
+try tool("test_input_required_result_list_roots", "Asks for the client's roots, then lists them") { _, ctx in
+    let answers = try await ctx.input(["client_roots": rootsInput])
+    let uris = (answers["client_roots"]?["roots"]?.arrayValue ?? []).compactMap { $0["uri"]?.stringValue }
+    return text("Client roots: \(uris.joined(separator: ", "))")
+}
+
+/// Round 1 asks for a confirmation with state; round 2 finds the state intact (the engine
+/// refuses an altered one before the tool runs).
+func confirmWithState(_ ctx: RequestContext) throws -> ToolResult {
+    guard ctx.inputResponse("confirm") != nil else {
+        throw McpError.inputRequired(["confirm": elicitInput("Please confirm", "ok", "boolean")], state: ["nonce": "state-ok"])
+    }
+    guard ctx.requestState?["nonce"]?.stringValue == "state-ok" else {
+        throw McpError(.invalidParams, "requestState is missing")
+    }
+    return text("state-ok: confirmation received with valid requestState")
+}
+try tool("test_input_required_result_request_state", "Asks for a confirmation with requestState") { _, ctx in
+    try confirmWithState(ctx)
+}
+try tool("test_input_required_result_tampered_state", "The same; a tampered requestState is refused") { _, ctx in
+    try confirmWithState(ctx)
+}
+try tool("test_input_required_result_multiple_inputs", "Asks for three inputs in one round") { _, ctx in
+    if ["user_name", "greeting", "client_roots"].allSatisfy({ ctx.inputResponse($0) != nil }) {
+        return text("Received all inputs: user_name, greeting, client_roots")
+    }
+    throw McpError.inputRequired([
+        "user_name": elicitInput("What is your name?", "name", "string"),
+        "greeting": samplingInput("Generate a greeting", 50),
+        "client_roots": rootsInput,
+    ], state: ["round": 1])
+}
+try tool("test_input_required_result_multi_round", "Two questions in two rounds, state carried") { _, ctx in
+    let step = ctx.requestState?["step"]?.intValue ?? 0
+    if step == 1, let name = accepted(ctx, "step1")?["name"]?.stringValue {
+        throw McpError.inputRequired(["step2": elicitInput("Step 2: What is your favorite color?", "color", "string")],
+                                     state: ["step": 2, "name": .string(name)])
+    }
+    if step == 2, let color = accepted(ctx, "step2")?["color"]?.stringValue {
+        return text("\(ctx.requestState?["name"]?.stringValue ?? "?") likes \(color)")
+    }
+    throw McpError.inputRequired(["step1": elicitInput("Step 1: What is your name?", "name", "string")], state: ["step": 1])
+}
+try tool("test_input_required_result_capabilities", "Asks only for what the client can answer") { _, ctx in
+    if ctx.inputResponse("llm") != nil || ctx.inputResponse("user") != nil { return text("Received the input") }
+    var wanted: [String: Value] = [:]
+    if clientHas(ctx, "sampling") { wanted["llm"] = samplingInput("Say hello", 20) }
+    if clientHas(ctx, "elicitation") { wanted["user"] = elicitInput("Your name?", "name", "string") }
+    if wanted.isEmpty { return text("The client declared no capability to ask with") }
+    throw McpError.inputRequired(wanted)
+}
+try tool("test_streaming_elicitation", "Elicits through ctx.elicit (input_required in 2026-07-28)") { _, ctx in
+    let answer = try await ctx.elicit(elicitInput("Your name?", "name", "string")["params"] ?? [:])
+    return text("Elicitation answered: \(answer.action.rawValue)")
 }
 
 // ---- resources ------------------------------------------------------------------------------
@@ -203,9 +333,19 @@ try server.registerResourceTemplate("test://template/{id}/data", name: "template
 }
 
 // ---- prompts --------------------------------------------------------------------------------
-try server.registerPrompt("test_simple_prompt", title: "Simple Test Prompt",
-                          description: "A simple prompt without arguments") { _, _ in
-    "This is a simple prompt for testing."
+func registerSimplePrompt() throws {
+    try server.registerPrompt("test_simple_prompt", title: "Simple Test Prompt",
+                              description: "A simple prompt without arguments") { _, _ in
+        "This is a simple prompt for testing."
+    }
+}
+try registerSimplePrompt()
+try server.registerPrompt("test_input_required_result_prompt",
+                          description: "Asks for context (input_required) before it is built") { _, ctx in
+    guard let answer = accepted(ctx, "user_context") else {
+        throw McpError.inputRequired(["user_context": elicitInput("What context should the prompt use?", "context", "string")])
+    }
+    return PromptResult(stringLiteral: "Context: \(answer["context"]?.stringValue ?? "")")
 }
 try server.registerPrompt("test_prompt_with_arguments", title: "Prompt With Arguments",
                           description: "A prompt with required arguments",
