@@ -252,23 +252,29 @@ impl Client {
                     obj.insert("serverInfo".into(), info);
                 }
             }
-            self.session.set_negotiated(Negotiated {
-                version,
-                peer_info: result.get("serverInfo").cloned().unwrap_or(Value::Null),
-                peer_capabilities: result
-                    .get("capabilities")
-                    .cloned()
-                    .unwrap_or_else(|| json!({})),
-                own_capabilities: Arc::new(own_capabilities.clone()),
-                instructions: result
-                    .get("instructions")
-                    .and_then(Value::as_str)
-                    .map(str::to_string),
-            });
-            self.session.set_state(crate::session::STATE_READY);
+            self.adopt(version, &result, own_capabilities.clone());
             self.session.service.on_initialized(&self.peer());
             return Ok((result, meta));
         }
+    }
+
+    /// Records what negotiation settled (`result`: the `initialize` or `server/discover`
+    /// result) and marks the session ready.
+    fn adopt(&self, version: ProtocolVersion, result: &Value, own_capabilities: Value) {
+        self.session.set_negotiated(Negotiated {
+            version,
+            peer_info: result.get("serverInfo").cloned().unwrap_or(Value::Null),
+            peer_capabilities: result
+                .get("capabilities")
+                .cloned()
+                .unwrap_or_else(|| json!({})),
+            own_capabilities: Arc::new(own_capabilities),
+            instructions: result
+                .get("instructions")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+        });
+        self.session.set_state(crate::session::STATE_READY);
     }
 
     async fn handshake(
@@ -301,20 +307,7 @@ impl Client {
                 "supported": options.session.supported_versions.iter().map(|v| v.as_str()).collect::<Vec<_>>(),
             }))
         })?;
-        self.session.set_negotiated(Negotiated {
-            version,
-            peer_info: result.get("serverInfo").cloned().unwrap_or(Value::Null),
-            peer_capabilities: result
-                .get("capabilities")
-                .cloned()
-                .unwrap_or_else(|| json!({})),
-            own_capabilities: Arc::new(own_capabilities),
-            instructions: result
-                .get("instructions")
-                .and_then(Value::as_str)
-                .map(str::to_string),
-        });
-        self.session.set_state(crate::session::STATE_READY);
+        self.adopt(version, &result, own_capabilities);
         self.peer()
             .notify("notifications/initialized", None)
             .await?;
