@@ -198,7 +198,19 @@ pub struct EmbeddedHttpHandler {
 impl EmbeddedServer {
     /// A request-level Streamable HTTP handler (see [`EmbeddedHttpHandler`]).
     pub fn http_handler(&self, config: &HttpConfig) -> EmbeddedHttpHandler {
-        let router = crate::transport::http::router(self.server().clone(), config.options());
+        self.http_handler_auth(config, None)
+    }
+
+    /// [`Self::http_handler`] protected by OAuth bearer tokens (the Protected Resource Metadata
+    /// is answered at its well-known path too, so mount the handler there as well).
+    pub fn http_handler_auth(
+        &self,
+        config: &HttpConfig,
+        auth: Option<Arc<crate::auth::ResourceAuth>>,
+    ) -> EmbeddedHttpHandler {
+        let mut o = config.options();
+        o.auth = auth;
+        let router = crate::transport::http::router(self.server().clone(), o);
         EmbeddedHttpHandler { router }
     }
 }

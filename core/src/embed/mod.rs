@@ -18,6 +18,8 @@
 //!   JSON, unknown keys rejected); [`shape`] turns plain handler answers into MCP results;
 //!   [`ERROR_CODES`] is the error-code table bindings build their error classes from.
 
+#[cfg(feature = "http")]
+mod auth;
 mod client;
 mod codes;
 mod config;
@@ -27,6 +29,10 @@ mod http;
 mod server;
 pub mod shape;
 
+#[cfg(feature = "http")]
+pub use auth::{
+    auth_info_from_json, ForeignOpener, ForeignRedirect, OAuthSettings, ProtectionSettings,
+};
 pub use client::{CallOptions, CancelHandle, EmbeddedClient, ForeignClientHandler};
 pub use codes::{is_transport_code, ErrorCode, ERROR_CODES};
 #[cfg(feature = "http")]

@@ -1,0 +1,298 @@
+//! OAuth for foreign callers, in plain values: [`OAuthSettings`] (a client's OAuth options as
+//! camelCase JSON) builds the engine's [`OAuthClient`] around the binding's own redirect
+//! callback and token store; [`ProtectionSettings`] builds a [`ResourceAuth`] around the
+//! binding's `verify(token)` function, whose JSON answer [`auth_info_from_json`] reads. Node and
+//! Swift share these, so the option names and checks are the same in every language.
+
+use super::decode;
+use crate::auth::{
+    AuthError, AuthInfo, FileTokenStore, FnRedirect, LoopbackRedirect, MemoryTokenStore,
+    OAuthClient, OAuthConfig, RedirectHandler, ResourceAuth, TokenStore, TokenVerifier,
+};
+use crate::McpError;
+use futures_util::future::BoxFuture;
+use serde::Deserialize;
+use serde_json::Value;
+use std::sync::Arc;
+
+/// A foreign redirect step: receives the authorization URL, resolves with the full URL the
+/// authorization server redirected back to (or a message saying why not).
+pub type ForeignRedirect =
+    Arc<dyn Fn(String) -> BoxFuture<'static, Result<String, String>> + Send + Sync>;
+
+/// A foreign "show this URL" function for the loopback redirect (typically opens a browser).
+pub type ForeignOpener = Arc<dyn Fn(&str) -> Result<(), String> + Send + Sync>;
+
+/// A client's OAuth options (camelCase JSON; unknown keys are an error).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+pub struct OAuthSettings {
+    /// Use the client credentials grant (needs `clientId` and `clientSecret`; no redirect).
+    pub client_credentials: bool,
+    /// The redirect URI registered for the redirect callback (required with one).
+    pub redirect_uri: Option<String>,
+    /// Without a redirect callback: the loopback listener's port (0: any free port).
+    pub loopback_port: u16,
+    /// `client_name` for dynamic registration (default "ferromcp client").
+    pub client_name: Option<String>,
+    /// A pre-registered client's id.
+    pub client_id: Option<String>,
+    /// A pre-registered client's secret (none for a public client).
+    pub client_secret: Option<String>,
+    /// The HTTPS URL of this client's Client ID Metadata Document.
+    pub client_metadata_url: Option<String>,
+    /// Scopes requested when neither the challenge nor the metadata names any.
+    pub scopes: Option<Vec<String>>,
+    /// Authorizations per request before giving up (default 3, at least 1).
+    pub max_attempts: Option<usize>,
+    /// Keep tokens in this JSON file (owner-only) instead of memory.
+    pub token_file: Option<String>,
+}
+
+impl OAuthSettings {
+    /// Reads the settings (JSON `null`: all defaults).
+    pub fn from_json(v: Value) -> Result<Self, McpError> {
+        if v.is_null() {
+            return Ok(Self::default());
+        }
+        decode("OAuth options", v)
+    }
+
+    /// The OAuth client. `redirect` is the foreign redirect step (with `redirectUri`); without
+    /// one a loopback listener is bound now and `open` shows the URL (default: printed to
+    /// stderr). `store` replaces the memory or file store. Inconsistent settings are an
+    /// invalid-params error.
+    pub fn build(
+        &self,
+        redirect: Option<ForeignRedirect>,
+        open: Option<ForeignOpener>,
+        store: Option<Arc<dyn TokenStore>>,
+    ) -> Result<Arc<OAuthClient>, McpError> {
+        let bad = |m: &str| McpError::invalid_params(m.to_string());
+        if self.max_attempts == Some(0) {
+            return Err(bad("maxAttempts must be at least 1"));
+        }
+        if store.is_some() && self.token_file.is_some() {
+            return Err(bad("give either a token store or a token file, not both"));
+        }
+        let mut config = if self.client_credentials {
+            let (Some(id), Some(secret)) = (&self.client_id, &self.client_secret) else {
+                return Err(bad("clientCredentials needs clientId and clientSecret"));
+            };
+            OAuthConfig::client_credentials(id.clone(), secret.clone())
+        } else {
+            let step: Arc<dyn RedirectHandler> = match redirect {
+                Some(f) => {
+                    let uri = self
+                        .redirect_uri
+                        .clone()
+                        .ok_or_else(|| bad("a redirect callback needs redirectUri"))?;
+                    Arc::new(FnRedirect::new(uri, move |url: String| {
+                        let fut = f(url);
+                        Box::pin(async move { fut.await.map_err(AuthError::Redirect) })
+                            as BoxFuture<'static, _>
+                    }))
+                }
+                None => {
+                    let lb =
+                        LoopbackRedirect::bind(self.loopback_port, move |url: &str| match &open {
+                            Some(f) => f(url),
+                            None => {
+                                eprintln!("Open this URL to authorize: {url}");
+                                Ok(())
+                            }
+                        })
+                        .map_err(|e| bad(&format!("loopback listener: {e}")))?;
+                    Arc::new(lb)
+                }
+            };
+            let mut c = OAuthConfig::new(step);
+            if let Some(id) = &self.client_id {
+                c = c.pre_registered(id.clone(), self.client_secret.clone());
+            }
+            c
+        };
+        if let Some(name) = &self.client_name {
+            config = config.client_name(name.clone());
+        }
+        if let Some(url) = &self.client_metadata_url {
+            config = config.client_metadata_url(url.clone());
+        }
+        if let Some(scopes) = &self.scopes {
+            config.default_scopes = scopes.clone();
+        }
+        if let Some(n) = self.max_attempts {
+            config.max_attempts = n;
+        }
+        let store: Arc<dyn TokenStore> = match (store, &self.token_file) {
+            (Some(s), _) => s,
+            (None, Some(path)) => Arc::new(FileTokenStore::new(path)),
+            (None, None) => Arc::new(MemoryTokenStore::new()),
+        };
+        Ok(Arc::new(OAuthClient::new(config.store(store))))
+    }
+}
+
+/// A protected server's options (camelCase JSON; unknown keys are an error).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ProtectionSettings {
+    /// This server's URL, the audience tokens must carry.
+    pub resource: String,
+    /// The accepted authorization servers (issuer URLs), at least one.
+    pub authorization_servers: Vec<String>,
+    /// Scopes every request needs (403 `insufficient_scope` without them).
+    #[serde(default)]
+    pub required_scopes: Vec<String>,
+    /// `scopes_supported` of the Protected Resource Metadata.
+    #[serde(default)]
+    pub scopes_supported: Option<Vec<String>>,
+    /// Refuse tokens whose audience lacks `resource` (default true).
+    #[serde(default = "yes")]
+    pub check_audience: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl ProtectionSettings {
+    /// Reads the settings; a missing `resource` or an empty `authorizationServers` is an error.
+    pub fn from_json(v: Value) -> Result<Self, McpError> {
+        let s: Self = decode("protection options", v)?;
+        if s.authorization_servers.is_empty() {
+            return Err(McpError::invalid_params(
+                "authorizationServers must name at least one issuer",
+            ));
+        }
+        Ok(s)
+    }
+
+    /// The protection, with `verifier` checking tokens.
+    pub fn build(&self, verifier: Arc<dyn TokenVerifier>) -> Arc<ResourceAuth> {
+        let mut auth = ResourceAuth::new(
+            self.resource.clone(),
+            self.authorization_servers.clone(),
+            verifier,
+        );
+        auth.required_scopes = self.required_scopes.clone();
+        auth.scopes_supported = self.scopes_supported.clone();
+        auth.check_audience = self.check_audience;
+        Arc::new(auth)
+    }
+}
+
+/// What a foreign `verify(token)` answered, as the engine's identity: an object with
+/// `subject`, `clientId`, `scopes` (array or space-separated string), `audience` (array or
+/// string), `expiresAt` (Unix seconds) and `claims`, all optional (snake_case names are
+/// accepted too); `null` refuses the token.
+pub fn auth_info_from_json(v: Value) -> Result<AuthInfo, String> {
+    fn strings(v: Option<&Value>) -> Result<Vec<String>, String> {
+        match v {
+            None | Some(Value::Null) => Ok(Vec::new()),
+            Some(Value::String(s)) => Ok(s.split_whitespace().map(str::to_string).collect()),
+            Some(Value::Array(a)) => a
+                .iter()
+                .map(|x| {
+                    x.as_str()
+                        .map(str::to_string)
+                        .ok_or_else(|| format!("verify returned a non-string in a list: {x}"))
+                })
+                .collect(),
+            Some(other) => Err(format!("verify returned {other} where a list was expected")),
+        }
+    }
+    let m = match v {
+        Value::Null => return Err("invalid token".into()),
+        Value::Object(m) => m,
+        other => return Err(format!("verify must return an object or null, not {other}")),
+    };
+    let field = |camel: &str, snake: &str| m.get(camel).or_else(|| m.get(snake));
+    let text = |camel: &str, snake: &str| -> Result<Option<String>, String> {
+        match field(camel, snake) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(other) => Err(format!("verify returned {camel} = {other}, not a string")),
+        }
+    };
+    let expires_at = match field("expiresAt", "expires_at") {
+        None | Some(Value::Null) => None,
+        Some(n) => Some(
+            n.as_f64()
+                .filter(|f| f.is_finite() && *f >= 0.0)
+                .ok_or_else(|| format!("verify returned expiresAt = {n}, not Unix seconds"))?
+                as u64,
+        ),
+    };
+    Ok(AuthInfo {
+        subject: text("subject", "subject")?,
+        client_id: text("clientId", "client_id")?,
+        scopes: strings(field("scopes", "scopes"))?,
+        audience: strings(field("audience", "audience"))?,
+        expires_at,
+        claims: m.get("claims").cloned().unwrap_or(Value::Null),
+        ..Default::default()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn identity_from_json() {
+        let a = auth_info_from_json(json!({
+            "subject": "alice", "clientId": "c1", "scopes": "a  b", "audience": "http://x/mcp",
+            "expiresAt": 12.5, "claims": {"t": 1}
+        }))
+        .unwrap();
+        assert_eq!(a.subject.as_deref(), Some("alice"));
+        assert_eq!(a.client_id.as_deref(), Some("c1"));
+        assert_eq!(a.scopes, ["a", "b"]);
+        assert_eq!(a.audience, ["http://x/mcp"]);
+        assert_eq!(a.expires_at, Some(12));
+        assert_eq!(a.claims, json!({"t": 1}));
+        let b = auth_info_from_json(json!({"client_id": "c2", "scopes": ["x"]})).unwrap();
+        assert_eq!(b.client_id.as_deref(), Some("c2"));
+        assert!(auth_info_from_json(Value::Null).is_err());
+        assert!(auth_info_from_json(json!("token")).is_err());
+        assert!(auth_info_from_json(json!({"scopes": [1]})).is_err());
+        assert!(auth_info_from_json(json!({"expiresAt": "soon"})).is_err());
+        assert!(auth_info_from_json(json!({"subject": 3})).is_err());
+    }
+
+    #[test]
+    fn settings_are_checked() {
+        assert!(OAuthSettings::from_json(json!({"nope": 1})).is_err());
+        let s = OAuthSettings::from_json(json!({"maxAttempts": 0})).unwrap();
+        assert!(s.build(None, None, None).is_err());
+        let s =
+            OAuthSettings::from_json(json!({"clientCredentials": true, "clientId": "a"})).unwrap();
+        assert!(s.build(None, None, None).is_err());
+        let s = OAuthSettings::from_json(json!({})).unwrap();
+        let f: ForeignRedirect = Arc::new(|u| Box::pin(async move { Ok(u) }));
+        assert!(
+            s.build(Some(f), None, None).is_err(),
+            "a callback needs redirectUri"
+        );
+        let s = OAuthSettings::from_json(
+            json!({"clientCredentials": true, "clientId": "a", "clientSecret": "b", "maxAttempts": 2}),
+        )
+        .unwrap();
+        assert_eq!(s.build(None, None, None).unwrap().max_attempts(), 2);
+        assert!(ProtectionSettings::from_json(
+            json!({"resource": "http://x/mcp", "authorizationServers": []})
+        )
+        .is_err());
+        let p = ProtectionSettings::from_json(
+            json!({"resource": "http://x/mcp", "authorizationServers": ["http://as"], "requiredScopes": ["m"]}),
+        )
+        .unwrap();
+        let v: Arc<dyn TokenVerifier> =
+            Arc::new(|_: &str| Box::pin(async { Err("no".to_string()) }) as BoxFuture<'static, _>);
+        let auth = p.build(v);
+        assert!(auth.check_audience);
+        assert_eq!(auth.required_scopes, ["m"]);
+    }
+}
