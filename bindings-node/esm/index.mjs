@@ -4,6 +4,8 @@
 import cjs from '../dist/index.js';
 
 export const {
+  OAuth,
+  ProtectedResource,
   Client,
   RequestContext,
   ErrorCode,

@@ -114,6 +114,37 @@ impl NativeClient {
         })
     }
 
+    /// [`Self::connect_http`] with OAuth 2.1 authorization: a 401 from the server runs `auth`'s
+    /// flow, later 401s refresh, a 403 `insufficient_scope` steps up.
+    #[napi(ts_return_type = "Promise<NativeClient>")]
+    pub fn connect_http_auth<'env>(
+        env: &'env Env,
+        url: String,
+        headers: Option<HashMap<String, String>>,
+        legacy_fallback: bool,
+        auth: &crate::auth::NativeOAuth,
+        config: Value,
+        dispatcher: Option<&NativeDispatcher>,
+    ) -> napi::Result<PromiseRaw<'env, NativeClient>> {
+        let (config, handler) = client_setup(config, dispatcher)?;
+        let headers = pairs(headers);
+        let auth = Some(auth.client.clone());
+        env.spawn_future(async move {
+            let c = EmbeddedClient::connect_http_auth(
+                &url,
+                headers,
+                legacy_fallback,
+                auth,
+                &config,
+                handler,
+            )
+            .await;
+            napi_result(c).map(|c| NativeClient {
+                client: Arc::new(c),
+            })
+        })
+    }
+
     /// Connects to a server in this process over an in-memory transport.
     #[napi(ts_return_type = "Promise<NativeClient>")]
     pub fn connect_memory<'env>(

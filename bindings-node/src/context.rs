@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 #[napi]
 impl NativeDispatcher {
     /// What the call `key` is: `{requestId, meta, protocolVersion, peerInfo, peerCapabilities,
-    /// progressToken, httpHeaders, requestState}` (one crossing; the facade caches it).
+    /// progressToken, httpHeaders, requestState, auth}` (one crossing; the facade caches it).
     /// `httpHeaders` is a list of `[name, value]` pairs, or null outside HTTP; `requestState`
     /// the verified state of the previous `input_required` round (2026-07-28), or null.
     #[napi]
@@ -26,6 +26,7 @@ impl NativeDispatcher {
             "progressToken": c.progress_token(),
             "httpHeaders": c.http_headers(),
             "requestState": c.request_state(),
+            "auth": c.auth(),
         }))
     }
 

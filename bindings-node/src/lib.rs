@@ -12,6 +12,7 @@
 //! `{ok: false, error}`); MCP cancellation reaches the handler's `AbortSignal` through the
 //! cancel function. See `bindings-node/README.md` ("How it works").
 
+pub mod auth;
 pub mod client;
 pub mod context;
 pub mod convert;

@@ -150,6 +150,29 @@ impl NativeServer {
         let http = napi_result(self.server.serve_http(&host, port, &config).await)?;
         Ok(NativeHttpServer { http })
     }
+
+    /// [`Self::serve_http`] protected by bearer tokens (`protection`): requests without a valid
+    /// token are answered 401/403 with `WWW-Authenticate`, and the Protected Resource Metadata
+    /// is served at its well-known path.
+    #[napi]
+    pub async fn serve_http_auth(
+        &self,
+        host: String,
+        port: u32,
+        options: Option<Value>,
+        protection: &crate::auth::NativeProtection,
+    ) -> napi::Result<NativeHttpServer> {
+        let config = HttpConfig::from_json(options.unwrap_or(Value::Null)).map_err(to_napi)?;
+        let port = u16::try_from(port)
+            .map_err(|_| to_napi(ferromcp::McpError::invalid_params("port must be 0-65535")))?;
+        let auth = Some(protection.auth.clone());
+        let http = napi_result(
+            self.server
+                .serve_http_auth(&host, port, &config, auth)
+                .await,
+        )?;
+        Ok(NativeHttpServer { http })
+    }
 }
 
 /// Checks a server config without creating a server (used by the facade's tests).
@@ -208,6 +231,20 @@ impl NativeServer {
     pub fn http_handler(&self, options: Option<Value>) -> napi::Result<NativeHttpHandler> {
         let config = HttpConfig::from_json(options.unwrap_or(Value::Null)).map_err(to_napi)?;
         let handler = crate::runtime::enter(|| self.server.http_handler(&config));
+        Ok(NativeHttpHandler { handler })
+    }
+
+    /// [`Self::http_handler`] protected by bearer tokens (`protection`); the handler also
+    /// answers the Protected Resource Metadata's well-known path.
+    #[napi]
+    pub fn http_handler_auth(
+        &self,
+        options: Option<Value>,
+        protection: &crate::auth::NativeProtection,
+    ) -> napi::Result<NativeHttpHandler> {
+        let config = HttpConfig::from_json(options.unwrap_or(Value::Null)).map_err(to_napi)?;
+        let auth = Some(protection.auth.clone());
+        let handler = crate::runtime::enter(|| self.server.http_handler_auth(&config, auth));
         Ok(NativeHttpHandler { handler })
     }
 }

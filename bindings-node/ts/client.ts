@@ -5,6 +5,7 @@
  * @module
  */
 import { EventEmitter } from 'node:events';
+import { OAuth, type OAuthOptions } from './auth';
 import type { RequestContext } from './context';
 import { Dispatch } from './dispatch';
 import { call, ErrorCode, errorFromCode, McpError } from './errors';
@@ -97,6 +98,11 @@ export interface HttpClientOptions extends ClientOptions {
   headers?: Record<string, string>;
   /** Retry with the 2024-11-05 HTTP+SSE transport when the server refuses Streamable HTTP. */
   legacyFallback?: boolean;
+  /**
+   * OAuth 2.1 authorization with a protected server: a 401 runs the flow, later 401s refresh
+   * the token, a 403 `insufficient_scope` steps up (see {@link OAuth}).
+   */
+  auth?: OAuth | OAuthOptions;
 }
 
 type Connect = (config: Record<string, unknown>, d: Dispatch | null) => Promise<NativeClient>;
@@ -168,7 +174,13 @@ export class Client extends EventEmitter {
 
   /** Connects to a Streamable HTTP endpoint. */
   static http(url: string | URL, options: HttpClientOptions = {}): Promise<Client> {
-    const { headers, legacyFallback = false, ...rest } = options;
+    const { headers, legacyFallback = false, auth, ...rest } = options;
+    if (auth !== undefined) {
+      const oauth = auth instanceof OAuth ? auth : new OAuth(auth);
+      return Client.#connect(rest, (config, d) =>
+        native.NativeClient.connectHttpAuth(String(url), headers ?? null, legacyFallback, oauth._native(), config, d?.native ?? null),
+      );
+    }
     return Client.#connect(rest, (config, d) =>
       native.NativeClient.connectHttp(String(url), headers ?? null, legacyFallback, config, d?.native ?? null),
     );

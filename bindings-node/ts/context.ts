@@ -6,6 +6,7 @@
  */
 import { call, callSync, ErrorCode, McpError } from './errors';
 import type { InputRequest } from './errors';
+import type { AuthInfo } from './auth';
 import type { NativeDispatcher } from './native';
 import type {
   CreateMessageRequestParams,
@@ -27,6 +28,7 @@ interface Info {
   progressToken: string | number | null;
   httpHeaders: [string, string][] | null;
   requestState: unknown;
+  auth: AuthInfo | null;
 }
 
 /** The context of one request, passed to every handler as its last argument. */
@@ -106,6 +108,15 @@ export class RequestContext {
     const headers: Record<string, string> = {};
     for (const [k, v] of pairs) headers[k] = k in headers ? `${headers[k]}, ${v}` : v;
     return { headers };
+  }
+
+  /**
+   * The verified bearer token's identity on a protected HTTP server (see
+   * `ProtectedResource`); undefined when the server is not protected. The token itself
+   * is not included.
+   */
+  get auth(): AuthInfo | undefined {
+    return this.#details.auth ?? undefined;
   }
 
   /**

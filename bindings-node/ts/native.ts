@@ -19,5 +19,7 @@ export type NativeHttpResponse = Native.NativeHttpResponse;
 export type NativeCallOptions = Native.NativeCallOptions;
 export type NativeCancel = Native.NativeCancel;
 export type NativeDispatcher = Native.NativeDispatcher;
+export type NativeOAuth = Native.NativeOAuth;
+export type NativeProtection = Native.NativeProtection;
 
 export default native;

@@ -4,6 +4,7 @@
  * Protocol work (validation, sessions, cancellation, paging) runs in the Rust engine.
  * @module
  */
+import type { ProtectedResource } from './auth';
 import type { RequestContext } from './context';
 import { Dispatch, isThenable, then } from './dispatch';
 import { call, callSync, ErrorCode, isProtocolSignal, McpError } from './errors';
@@ -199,6 +200,11 @@ export interface ListenOptions {
   writeTimeoutMs?: number;
   /** Bytes all connections may buffer together (default 256 MiB; 503 beyond). `listen` only. */
   maxBufferedBytes?: number;
+  /**
+   * Bearer-token protection (OAuth 2.1 resource server): see {@link ProtectedResource}.
+   * Handlers read the verified identity as `ctx.auth`.
+   */
+  auth?: ProtectedResource;
 }
 
 /** A running Streamable HTTP server (from {@link McpServer.listen}). */
@@ -489,8 +495,10 @@ export class McpServer {
    * returned {@link HttpServer} keeps the process alive until closed.
    */
   async listen(options: ListenOptions = {}): Promise<HttpServer> {
-    const { port = 3000, host = '127.0.0.1', ...http } = options;
-    const n = await call(this.#native.serveHttp(host, port, http));
+    const { port = 3000, host = '127.0.0.1', auth, ...http } = options;
+    const n = await call(
+      auth ? this.#native.serveHttpAuth(host, port, http, auth._native()) : this.#native.serveHttp(host, port, http),
+    );
     this.#http = new HttpServer(n);
     return this.#http;
   }
@@ -500,10 +508,12 @@ export class McpServer {
    * Express, fetch-style frameworks): see {@link McpHttpHandler}. Options as for
    * {@link listen} except `port` and `host`. Host/Origin checks: on by default for the loopback
    * names; an app served under another name lists it in `allowedHosts` (or turns the check off
-   * with `dnsRebindingProtection: false` behind a proxy that checks it).
+   * with `dnsRebindingProtection: false` behind a proxy that checks it). With `auth`, also
+   * route the Protected Resource Metadata's path ({@link ProtectedResource.metadataPath}) to it.
    */
   createHttpHandler(options: Omit<ListenOptions, 'port' | 'host'> = {}): McpHttpHandler {
-    const n = callSync(() => this.#native.httpHandler(options));
+    const { auth, ...http } = options;
+    const n = callSync(() => (auth ? this.#native.httpHandlerAuth(http, auth._native()) : this.#native.httpHandler(http)));
     return new McpHttpHandler(n, options.maxBodySize ?? 4 * 1024 * 1024);
   }
 

@@ -6,9 +6,13 @@
 //   node everything_client.mjs --interop --stdio CMD ARGS... | --interop --http URL
 //       checks a server exposing tests/interop/SURFACE.md and prints a JSON report
 //       {ok, checks: [{name, ok, detail}], error?}, like examples/python/interop_client.py.
-import { Client, ErrorCode } from '../../bindings-node/esm/index.mjs';
+import { Client, ErrorCode, OAuth } from '../../bindings-node/esm/index.mjs';
 
+/** Every `auth/*` scenario runs the OAuth client too (`conformanceAuth`). */
 const SCENARIOS = ['initialize', 'tools_call', 'elicitation-sep1034-client-defaults', 'sse-retry'];
+/** The Client ID Metadata Document URL the suite expects (auth/basic-cimd). */
+const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
+const REDIRECT_URI = 'http://localhost:3000/callback';
 const firstText = (r) => (r.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join('');
 
 /** Fills every field the user left out with the schema's `default` (SEP-1034). */
@@ -20,7 +24,45 @@ function applyDefaults(schema, content) {
   return out;
 }
 
+/**
+ * The redirect step against the suite's mock authorization server, which approves at once:
+ * request the authorization URL and return the Location it redirects to (a real host would
+ * show the URL to the user instead).
+ */
+async function approve(authorizationUrl) {
+  const r = await fetch(authorizationUrl, { redirect: 'manual' });
+  const location = r.headers.get('location');
+  if (Math.floor(r.status / 100) !== 3 || !location) {
+    throw new Error(`authorization endpoint answered HTTP ${r.status}, no redirect`);
+  }
+  return location;
+}
+
+/** Connects with OAuth (pre-registered or client credentials from MCP_CONFORMANCE_CONTEXT),
+ * lists the tools and calls each one. */
+async function conformanceAuth(url) {
+  const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || '{}');
+  const { client_id: clientId, client_secret: clientSecret } = context;
+  const auth = new OAuth({
+    onRedirect: approve,
+    redirectUri: REDIRECT_URI,
+    clientName: 'ferromcp-everything-client',
+    clientId,
+    clientSecret,
+    clientMetadataUrl: CLIENT_METADATA_URL,
+    clientCredentials: String(context.name ?? '').startsWith('auth/client-credentials') && clientId !== undefined && clientSecret !== undefined,
+  });
+  const client = await Client.http(url, { auth, name: 'ferromcp-everything-client', version: '0.1.0' });
+  try {
+    const { tools } = await client.listTools();
+    for (const tool of tools) await client.callTool({ name: tool.name, arguments: {} });
+  } finally {
+    await client.close();
+  }
+}
+
 async function conformance(scenario, url) {
+  if (scenario.startsWith('auth/')) return conformanceAuth(url);
   const client = await Client.http(url, {
     name: 'ferromcp-everything-client',
     version: '0.1.0',
@@ -120,8 +162,8 @@ if (argv[0] === '--interop') {
     process.exit(2);
   }
   const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
-  if (!SCENARIOS.includes(scenario)) {
-    console.error(`unknown scenario '${scenario}'; known: ${SCENARIOS.join(', ')}`);
+  if (!SCENARIOS.includes(scenario) && !scenario.startsWith('auth/')) {
+    console.error(`unknown scenario '${scenario}'; known: ${SCENARIOS.join(', ')}, auth/*`);
     process.exit(1);
   }
   try {
