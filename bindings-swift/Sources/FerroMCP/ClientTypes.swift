@@ -51,6 +51,9 @@ public struct ClientOptions: Sendable {
     /// ones are kept, older ones dropped, so a client that never reads the stream does not grow
     /// without bound. nil keeps every notification.
     public var notificationBufferSize: Int?
+    /// Largest incoming message in bytes (engine default 4 MiB): a response over it fails that
+    /// one call with an error saying so.
+    public var maxMessageSize: Int?
 
     /// Options; every argument is optional.
     public init(name: String = "ferromcp-swift", version: String? = nil,
@@ -58,7 +61,7 @@ public struct ClientOptions: Sendable {
                 sampling: SamplingHandler? = nil, samplingTools: Bool = false,
                 elicitation: ElicitationHandler? = nil, elicitationURL: Bool = false,
                 roots: RootsHandler? = nil,
-                notificationBufferSize: Int? = 1024) {
+                notificationBufferSize: Int? = 1024, maxMessageSize: Int? = nil) {
         self.name = name
         self.version = version ?? engineVersion()
         self.protocolVersion = protocolVersion
@@ -69,6 +72,7 @@ public struct ClientOptions: Sendable {
         self.elicitationURL = elicitationURL
         self.roots = roots
         self.notificationBufferSize = notificationBufferSize
+        self.maxMessageSize = maxMessageSize
     }
 
     /// The engine's `ClientConfig` JSON: capability flags only for the handlers given.
@@ -76,6 +80,7 @@ public struct ClientOptions: Sendable {
         var o: [String: Value] = ["name": .string(name), "version": .string(version)]
         o.set("protocolVersion", protocolVersion.map(Value.string))
         o.set("requestTimeoutMs", requestTimeout.map { .int($0.wholeMilliseconds) })
+        o.set("maxMessageSize", maxMessageSize.map(Value.int))
         if sampling != nil {
             o["sampling"] = true
             if samplingTools { o["samplingTools"] = true }

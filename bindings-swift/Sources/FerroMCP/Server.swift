@@ -43,6 +43,7 @@ public final class Server: Sendable {
         o.set("icons", options.icons.map(Value.array))
         o.set("pageSize", options.pageSize.map(Value.int))
         o.set("requestTimeoutMs", options.requestTimeout.map { .int($0.wholeMilliseconds) })
+        o.set("maxMessageSize", options.maxMessageSize.map(Value.int))
         if options.enableTools { o["enableTools"] = true }
         if options.enableResources { o["enableResources"] = true }
         if options.enablePrompts { o["enablePrompts"] = true }

@@ -27,6 +27,9 @@ public struct ServerOptions: Sendable {
     public var enablePrompts: Bool
     /// Advertise logging (the engine's default is on).
     public var enableLogging: Bool?
+    /// Largest incoming message in bytes (engine default 4 MiB): a request over it is answered
+    /// with an invalid request error (-32600) carrying its id, and the session goes on.
+    public var maxMessageSize: Int?
     /// Configuration keys this type does not name (newer engine keys), passed through as they
     /// are. The engine rejects unknown keys: `Server.init` then throws invalid params.
     public var extra: [String: Value]
@@ -35,7 +38,8 @@ public struct ServerOptions: Sendable {
     public init(websiteUrl: String? = nil, icons: [Value]? = nil, pageSize: Int? = nil,
                 requestTimeout: Duration? = nil, enableTools: Bool = false,
                 enableResources: Bool = false, enablePrompts: Bool = false,
-                enableLogging: Bool? = nil, extra: [String: Value] = [:]) {
+                enableLogging: Bool? = nil, maxMessageSize: Int? = nil,
+                extra: [String: Value] = [:]) {
         self.websiteUrl = websiteUrl
         self.icons = icons
         self.pageSize = pageSize
@@ -44,6 +48,7 @@ public struct ServerOptions: Sendable {
         self.enableResources = enableResources
         self.enablePrompts = enablePrompts
         self.enableLogging = enableLogging
+        self.maxMessageSize = maxMessageSize
         self.extra = extra
     }
 }
@@ -85,6 +90,20 @@ public struct HTTPOptions: Sendable {
     public var legacySSEPath: String?
     /// Path of the legacy message endpoint.
     public var legacyMessagesPath: String?
+    /// Most connections served at once (engine default 1024; more wait to be accepted).
+    public var maxConnections: Int?
+    /// Largest request head in bytes (engine default 64 KiB; 431 beyond).
+    public var maxHeadSize: Int?
+    /// Time a new connection has to send its first request head (engine default 10 s).
+    public var headerReadTimeout: Duration?
+    /// Time a request may take to arrive once begun (engine default 30 s; 408 beyond).
+    public var requestTimeout: Duration?
+    /// Time a kept-alive connection may sit idle between requests (engine default 300 s).
+    public var keepAliveTimeout: Duration?
+    /// Time a write may go without progress before the connection closes (engine default 30 s).
+    public var writeTimeout: Duration?
+    /// Bytes all connections may buffer together (engine default 256 MiB; 503 beyond).
+    public var maxBufferedBytes: Int?
     /// Configuration keys this type does not name (newer engine keys), passed through as they
     /// are. The engine rejects unknown keys: starting the server then throws invalid params.
     public var extra: [String: Value]
@@ -97,7 +116,11 @@ public struct HTTPOptions: Sendable {
                 allowedOrigins: [String]? = nil, streamQueueCapacity: Int? = nil,
                 closeStreamsAfter: Duration? = nil, retryInterval: Duration? = nil,
                 omitRetryHint: Bool = false, legacySSE: Bool? = nil, legacySSEPath: String? = nil,
-                legacyMessagesPath: String? = nil, extra: [String: Value] = [:]) {
+                legacyMessagesPath: String? = nil, maxConnections: Int? = nil,
+                maxHeadSize: Int? = nil, headerReadTimeout: Duration? = nil,
+                requestTimeout: Duration? = nil, keepAliveTimeout: Duration? = nil,
+                writeTimeout: Duration? = nil, maxBufferedBytes: Int? = nil,
+                extra: [String: Value] = [:]) {
         self.path = path
         self.jsonResponse = jsonResponse
         self.stateless = stateless
@@ -115,6 +138,13 @@ public struct HTTPOptions: Sendable {
         self.legacySSE = legacySSE
         self.legacySSEPath = legacySSEPath
         self.legacyMessagesPath = legacyMessagesPath
+        self.maxConnections = maxConnections
+        self.maxHeadSize = maxHeadSize
+        self.headerReadTimeout = headerReadTimeout
+        self.requestTimeout = requestTimeout
+        self.keepAliveTimeout = keepAliveTimeout
+        self.writeTimeout = writeTimeout
+        self.maxBufferedBytes = maxBufferedBytes
         self.extra = extra
     }
 
@@ -141,6 +171,13 @@ public struct HTTPOptions: Sendable {
         o.set("legacySse", legacySSE.map(Value.bool))
         o.set("legacySsePath", legacySSEPath.map(Value.string))
         o.set("legacyMessagesPath", legacyMessagesPath.map(Value.string))
+        o.set("maxConnections", maxConnections.map(Value.int))
+        o.set("maxHeadSize", maxHeadSize.map(Value.int))
+        o.set("headerReadTimeoutMs", headerReadTimeout.map { .int($0.wholeMilliseconds) })
+        o.set("requestTimeoutMs", requestTimeout.map { .int($0.wholeMilliseconds) })
+        o.set("keepAliveTimeoutMs", keepAliveTimeout.map { .int($0.wholeMilliseconds) })
+        o.set("writeTimeoutMs", writeTimeout.map { .int($0.wholeMilliseconds) })
+        o.set("maxBufferedBytes", maxBufferedBytes.map(Value.int))
         return .object(o)
     }
 }
