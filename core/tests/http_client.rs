@@ -205,10 +205,17 @@ async fn client_renews_an_expired_session_with_the_get_stream_on() {
             ..Default::default()
         })
         .await;
+        let (note_tx, mut notes) = tokio::sync::mpsc::unbounded_channel();
+        let handlers = ClientHandlers {
+            on_notification: Some(Arc::new(move |n| {
+                let _ = note_tx.send(n.method);
+            })),
+            ..Default::default()
+        };
         let client = connect(
             &url,
             ClientOptions::new("c", "1"),
-            ClientHandlers::default(),
+            handlers,
             HttpClientOptions::default(),
         )
         .await
@@ -216,21 +223,41 @@ async fn client_renews_an_expired_session_with_the_get_stream_on() {
         round_trip(&client).await;
         // The server forgets the session (as after a restart or an administrative DELETE).
         use ferromcp::transport::http::SessionStore;
-        let ids = store.ids();
+        let ids = store.ids().await.unwrap();
         assert_eq!(ids.len(), 1);
         let old = ids[0].to_string();
+        let state = store.get(old.clone()).await.unwrap().unwrap();
+        assert!(state.initialized);
+        assert_eq!(state.client_info["name"], "c");
         let d = send("DELETE", &url, &[("mcp-session-id", &old)], "").await;
         assert_eq!(d.status, 200);
         round_trip(&client).await;
-        let ids = store.ids();
+        let ids = store.ids().await.unwrap();
         assert_eq!(ids.len(), 1);
-        assert_ne!(ids[0].as_ref(), old);
+        assert_ne!(ids[0].as_str(), old);
         // The reopened GET stream carries server-initiated messages of the new session.
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        let s = store.get(&ids[0]).unwrap();
+        let session = server
+            .live_sessions()
+            .into_iter()
+            .find(|s| s.session_id() == Some(ids[0].as_str()))
+            .expect("the new session is live");
+        let mut received = false;
+        for _ in 0..100 {
+            session
+                .peer()
+                .notify("notifications/ping-test", None)
+                .await
+                .unwrap();
+            let got = tokio::time::timeout(Duration::from_millis(100), notes.recv()).await;
+            if let Ok(Some(m)) = got {
+                assert_eq!(m, "notifications/ping-test");
+                received = true;
+                break;
+            }
+        }
         assert!(
-            s.has_open_stream(),
-            "the GET stream is open on the new session"
+            received,
+            "a notification reached the client on its GET stream"
         );
         drop(server);
         client.close().await;

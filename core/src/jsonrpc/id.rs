@@ -81,6 +81,11 @@ impl IdGenerator {
         Self::default()
     }
 
+    /// Makes the next id `n` (a session copy on another replica starts far from the others).
+    pub(crate) fn start_at(&self, n: i64) {
+        self.0.store(n, Ordering::Relaxed);
+    }
+
     /// The next unused id.
     pub fn next_id(&self) -> RequestId {
         RequestId::Number(self.0.fetch_add(1, Ordering::Relaxed))

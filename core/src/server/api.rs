@@ -87,7 +87,14 @@ pub(crate) struct ServerInner {
     /// `options.session`, shared by the sessions made per HTTP request (set on first use: the
     /// options are final once the server is built).
     pub session_config: OnceLock<Arc<SessionConfig>>,
+    /// Where server-wide notifications also go: the other replicas of an HTTP deployment
+    /// (each hook returns false once its endpoint is gone, and is then dropped).
+    pub fanout: Mutex<Vec<Fanout>>,
 }
+
+/// A hook passing a server-wide notification (`method`, `params`) on to other replicas; it
+/// returns whether its endpoint is still there (called with an empty method only to ask that).
+pub(crate) type Fanout = Arc<dyn Fn(&str, Option<&Value>) -> bool + Send + Sync>;
 
 /// Cached capabilities objects; `generation` counts registry changes so that a value computed
 /// across a change is never stored.
@@ -141,6 +148,7 @@ impl Server {
                     tasks: Default::default(),
                     caps_cache: Default::default(),
                     session_config: OnceLock::new(),
+                    fanout: Mutex::new(Vec::new()),
                 }),
             },
             error: None,
@@ -376,16 +384,61 @@ impl Server {
         Ok(())
     }
 
-    /// Tells every subscribed session that a resource changed (`notifications/resources/updated`).
+    /// Tells every subscribed session that a resource changed (`notifications/resources/updated`),
+    /// on every replica of an HTTP deployment.
     pub fn notify_resource_updated(&self, uri: &str) {
+        let params = json!({ "uri": uri });
+        self.fan_out("notifications/resources/updated", Some(&params));
+        self.notify_here("notifications/resources/updated", Some(params));
+    }
+
+    /// Delivers a server-wide notification to the sessions of this process: list-changed to
+    /// the sessions told to expect it, resource updates to the sessions subscribed to the URI.
+    /// Sessions whose stream another replica holds are left to that replica.
+    pub(crate) fn notify_here(&self, method: &str, params: Option<Value>) {
+        let cap: &[&str] = match method {
+            "notifications/tools/list_changed" => &["tools", "listChanged"],
+            "notifications/prompts/list_changed" => &["prompts", "listChanged"],
+            "notifications/resources/list_changed" => &["resources", "listChanged"],
+            "notifications/resources/updated" => &[],
+            _ => return,
+        };
+        let uri = params
+            .as_ref()
+            .and_then(|p| p.get("uri"))
+            .and_then(Value::as_str);
         for s in self.live_sessions() {
-            if s.subscriptions.lock().unwrap().contains(uri) {
-                s.notify_change(
-                    "notifications/resources/updated",
-                    Some(json!({ "uri": uri })),
-                );
+            if !s.outbound.takes_broadcasts() {
+                continue;
+            }
+            let wanted = match uri {
+                Some(uri) if cap.is_empty() => s.subscriptions.lock().unwrap().contains(uri),
+                _ => !cap.is_empty() && s.negotiated().is_some_and(|n| n.own_has(cap)),
+            };
+            if wanted {
+                s.notify_change(method, params.clone());
             }
         }
+    }
+
+    /// Hands a server-wide notification to the fan-out hooks (other replicas).
+    fn fan_out(&self, method: &str, params: Option<&Value>) {
+        let hooks: Vec<Fanout> = self.inner.fanout.lock().unwrap().clone();
+        if hooks.is_empty() {
+            return;
+        }
+        let mut dead = false;
+        for h in &hooks {
+            dead |= !h(method, params);
+        }
+        if dead {
+            self.inner.fanout.lock().unwrap().retain(|h| h("", None));
+        }
+    }
+
+    /// Adds a fan-out hook (an HTTP endpoint whose replicas share an event bus).
+    pub(crate) fn add_fanout(&self, hook: Fanout) {
+        self.inner.fanout.lock().unwrap().push(hook);
     }
 
     /// Sessions that completed their handshake and are still open.
@@ -400,13 +453,11 @@ impl Server {
             .collect()
     }
 
-    /// Sends `method` to every ready session that was told it can expect it (`cap` advertised).
-    fn broadcast(&self, method: &str, cap: &[&str]) {
-        for s in self.live_sessions() {
-            if s.negotiated().is_some_and(|n| n.own_has(cap)) {
-                s.notify_change(method, None);
-            }
-        }
+    /// Sends `method` to every ready session that was told it can expect it (`cap` advertised),
+    /// on every replica of an HTTP deployment.
+    fn broadcast(&self, method: &str, _cap: &[&str]) {
+        self.fan_out(method, None);
+        self.notify_here(method, None);
     }
 
     /// The `capabilities` object this server advertises to a client speaking `version`.

@@ -398,6 +398,16 @@ impl Session {
         self.in_flight.lock().unwrap().len()
     }
 
+    /// Whether incoming request `id` is being handled here.
+    pub(crate) fn is_in_flight(&self, id: &RequestId) -> bool {
+        self.in_flight.lock().unwrap().contains_key(id)
+    }
+
+    /// Whether a request this side sent as `id` still waits for its answer here.
+    pub(crate) fn is_waiting_for(&self, id: &RequestId) -> bool {
+        self.pending.lock().unwrap().contains_key(id)
+    }
+
     /// Records the handshake outcome (client role: after the `initialize` response).
     pub(crate) fn set_negotiated(&self, n: Negotiated) {
         let _ = self.negotiated.set(n);

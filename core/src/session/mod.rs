@@ -26,7 +26,7 @@ mod request_state;
 mod service;
 
 pub use self::core::Incoming;
-pub(crate) use self::core::{has_capability, IdHash, STATE_READY};
+pub(crate) use self::core::{has_capability, IdHash, STATE_INITIALIZING, STATE_READY};
 pub use self::core::{Negotiated, Role, Session, SessionConfig, StreamCloser};
 pub use capabilities::check_outgoing_request;
 pub use connection::Connection;

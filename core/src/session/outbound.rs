@@ -35,6 +35,11 @@ pub trait OutboundSink: Send + Sync + 'static {
     fn close_request_stream(&self, _id: &RequestId) -> bool {
         false
     }
+    /// Whether server-wide notifications for this session should be sent from this process;
+    /// false when another replica holds the session's stream and delivers them there.
+    fn takes_broadcasts(&self) -> bool {
+        true
+    }
 }
 
 #[derive(Clone)]
@@ -69,6 +74,15 @@ impl Outbound {
             },
             rx,
         )
+    }
+
+    /// Whether server-wide notifications should be sent from this process (see
+    /// [`OutboundSink::takes_broadcasts`]).
+    pub(crate) fn takes_broadcasts(&self) -> bool {
+        match &self.target {
+            Target::Queue(_) => true,
+            Target::Sink(s) => s.upgrade().is_some_and(|s| s.takes_broadcasts()),
+        }
     }
 
     /// An outbound that hands every message to `sink` as it is sent. The sink is held weakly (it

@@ -34,7 +34,10 @@ pub use server::{
     router, serve_http, HttpServerHandle, HttpSession, PROTOCOL_VERSION_HEADER, SESSION_ID_HEADER,
 };
 pub use sse::{SseEvent, SseParser};
-pub use store::{EventStore, InMemoryEventStore, InMemorySessionStore, SessionStore};
+pub use store::{
+    BusMessage, BusReceiver, EventBus, EventStore, InMemoryEventBus, InMemoryEventStore,
+    InMemorySessionStore, SessionState, SessionStore, StoreError, StoreFuture,
+};
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -109,8 +112,12 @@ pub struct HttpServerOptions {
     pub retry_interval: Option<Duration>,
     /// Where SSE events are kept for resumption (default: [`InMemoryEventStore`]).
     pub event_store: Option<Arc<dyn EventStore>>,
-    /// Where sessions are kept (default: [`InMemorySessionStore`]).
+    /// Where the sessions' state is kept (default: [`InMemorySessionStore`]). Replicas sharing
+    /// one session store, one [`Self::event_store`] and one [`Self::event_bus`] serve each
+    /// other's sessions: any request may go to any replica.
     pub session_store: Option<Arc<dyn SessionStore>>,
+    /// How replicas reach each other (default: [`InMemoryEventBus`], one process).
+    pub event_bus: Option<Arc<dyn EventBus>>,
     /// Also serve the legacy 2024-11-05 HTTP+SSE endpoints.
     pub legacy_sse: bool,
     /// Path of the legacy SSE endpoint (default `/sse`).
@@ -160,6 +167,7 @@ impl Default for HttpServerOptions {
             retry_interval: Some(Duration::from_secs(1)),
             event_store: None,
             session_store: None,
+            event_bus: None,
             legacy_sse: true,
             legacy_sse_path: "/sse".into(),
             legacy_messages_path: "/messages".into(),

@@ -1,16 +1,26 @@
-//! The shared state of one mounted HTTP endpoint: the server, its options, the session table
-//! (with the idle-session reaper), the event store, the Host/Origin guard and shutdown.
+//! The shared state of one mounted HTTP endpoint: the server, its options, this replica's table
+//! of live sessions (with the idle-session reaper) and the session store behind it, the event
+//! store and bus, the Host/Origin guard and shutdown.
 
 use super::super::request::HttpRequest;
-use super::super::store::{EventStore, InMemoryEventStore, InMemorySessionStore, SessionStore};
+use super::super::store::{
+    run_detached, BusMessage, BusReceiver, InMemoryEventBus, InMemoryEventStore,
+    InMemorySessionStore, SessionStore,
+};
 use super::super::HttpServerOptions;
 use super::host_guard::{resolve_host_guard, HostGuard};
+use super::replica::Replica;
+use super::responses::rpc_error;
 use super::session::HttpSession;
+use crate::jsonrpc::{self, Message};
 use crate::server::Server;
+use crate::McpError;
+use axum::http::StatusCode;
 use axum::response::Response;
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -21,8 +31,13 @@ pub(super) struct App {
     /// `server` as every session's service: one allocation shared by all of them.
     service: Arc<dyn crate::session::Service>,
     pub(super) options: HttpServerOptions,
-    pub(super) sessions: Arc<dyn SessionStore>,
-    pub(super) events: Arc<dyn EventStore>,
+    /// The state of every session, shared with the other replicas.
+    store: Arc<dyn SessionStore>,
+    /// The sessions live on this replica (private to it).
+    live: Mutex<HashMap<Arc<str>, Arc<HttpSession>>>,
+    pub(super) replica: Arc<Replica>,
+    /// What the other replicas publish, until the bus task takes it.
+    bus_rx: Mutex<Option<BusReceiver>>,
     pub(super) shutdown: CancellationToken,
     pub(super) tasks: TaskTracker,
     reaper_started: AtomicBool,
@@ -37,7 +52,7 @@ impl App {
         bound: Option<SocketAddr>,
     ) -> Arc<App> {
         let guard = resolve_host_guard(&options, bound);
-        let sessions = options
+        let store = options
             .session_store
             .clone()
             .unwrap_or_else(|| Arc::new(InMemorySessionStore::default()));
@@ -45,24 +60,53 @@ impl App {
             .event_store
             .clone()
             .unwrap_or_else(|| Arc::new(InMemoryEventStore::default()));
+        let bus = options
+            .event_bus
+            .clone()
+            .unwrap_or_else(|| Arc::new(InMemoryEventBus::default()));
+        let name: Arc<str> = Arc::from(format!("{:08x}", rand::random::<u32>()));
+        let bus_rx = bus.subscribe(&name);
         let service: Arc<dyn crate::session::Service> = Arc::new(server.clone());
-        Arc::new(App {
+        let app = Arc::new(App {
             server,
             service,
             options,
-            sessions,
-            events,
+            store,
+            live: Mutex::new(HashMap::new()),
+            replica: Arc::new(Replica { events, bus, name }),
+            bus_rx: Mutex::new(Some(bus_rx)),
             shutdown: CancellationToken::new(),
             tasks: TaskTracker::new(),
             reaper_started: AtomicBool::new(false),
             guard,
-        })
+        });
+        if !app.options.stateless {
+            // Server-wide notifications reach the sessions held by the other replicas too.
+            let weak = Arc::downgrade(&app);
+            app.server.add_fanout(Arc::new(move |method, params| {
+                let Some(app) = weak.upgrade().filter(|a| !a.shutdown.is_cancelled()) else {
+                    return false;
+                };
+                if !method.is_empty() && app.replica.has_peers() {
+                    app.replica.publish(BusMessage::Notify {
+                        method: method.to_string(),
+                        params: params.map(|p| p.to_string()),
+                    });
+                }
+                true
+            }));
+        }
+        app
     }
 
-    /// Starts the idle-session reaper once (not in stateless mode); it stops on shutdown.
+    /// Starts the idle-session reaper and the bus listener once (not in stateless mode); they
+    /// stop on shutdown.
     pub(super) fn start_reaper(self: &Arc<Self>) {
         if self.reaper_started.swap(true, Ordering::AcqRel) || self.options.stateless {
             return;
+        }
+        if let Some(rx) = self.bus_rx.lock().unwrap().take() {
+            self.start_bus_listener(rx);
         }
         let weak = Arc::downgrade(self);
         let every = (self.options.session_idle_timeout / 4)
@@ -82,17 +126,188 @@ impl App {
         });
     }
 
+    /// Handles what the other replicas publish, until shutdown.
+    fn start_bus_listener(self: &Arc<Self>, mut rx: BusReceiver) {
+        let weak = Arc::downgrade(self);
+        let shutdown = self.shutdown.clone();
+        tokio::spawn(async move {
+            loop {
+                let msg = tokio::select! {
+                    m = rx.recv() => m,
+                    _ = shutdown.cancelled() => None,
+                };
+                let (Some(msg), Some(app)) = (msg, weak.upgrade()) else {
+                    break;
+                };
+                app.on_bus(msg);
+            }
+        });
+    }
+
+    /// One message from another replica.
+    fn on_bus(&self, msg: BusMessage) {
+        fn parse(text: &str) -> Option<Message> {
+            match jsonrpc::parse(text.as_bytes()) {
+                Ok(jsonrpc::Incoming::Single(m)) => Some(m),
+                _ => None,
+            }
+        }
+        match msg {
+            BusMessage::FromClient { session, message } => {
+                let (Some(h), Some(m)) = (self.live_get(&session), parse(&message)) else {
+                    return;
+                };
+                if consumes(&h, &m) {
+                    let _ = h.session.handle_incoming(m);
+                }
+            }
+            BusMessage::ToGetStream { session, message } => {
+                if let (Some(h), Some(m)) = (self.live_get(&session), parse(&message)) {
+                    h.to_get_from_bus(m);
+                }
+            }
+            BusMessage::StreamEvent {
+                stream,
+                seq,
+                data,
+                last,
+            } => {
+                let sid = stream.split('/').next().unwrap_or_default();
+                if let Some(h) = self.live_get(sid) {
+                    h.remote_event(&stream, seq, data, last);
+                }
+            }
+            BusMessage::SessionState { session, state } => {
+                if let Some(h) = self.live_get(&session) {
+                    h.refresh(&state);
+                }
+            }
+            BusMessage::SessionClosed { session } => {
+                let h = self.live.lock().unwrap().remove(session.as_str());
+                if let Some(h) = h {
+                    h.close_here();
+                }
+            }
+            BusMessage::Notify { method, params } => {
+                let params = params.and_then(|p| serde_json::from_str(&p).ok());
+                self.server.notify_here(&method, params);
+            }
+        }
+    }
+
+    /// The session `sid` if it is live on this replica.
+    pub(super) fn live_get(&self, sid: &str) -> Option<Arc<HttpSession>> {
+        self.live.lock().unwrap().get(sid).cloned()
+    }
+
+    /// Adds a session to this replica's live table.
+    pub(super) fn add_live(&self, id: Arc<str>, h: Arc<HttpSession>) {
+        self.live.lock().unwrap().insert(id, h);
+    }
+
+    /// Session `sid`: live here, or rebuilt from the session store (`Ok(None)`: no such
+    /// session). `Err` is the answer to give when the store fails.
+    pub(super) async fn session(&self, sid: &str) -> Result<Option<Arc<HttpSession>>, Response> {
+        if let Some(h) = self.live_get(sid) {
+            if !h.legacy && !h.session.is_ready() && !h.session.is_closed() {
+                // Its `notifications/initialized` may have reached another replica.
+                if let Ok(Some(state)) = self.store.get(sid.to_string()).await {
+                    h.refresh(&state);
+                }
+            }
+            return Ok(Some(h));
+        }
+        let state = match self.store.get(sid.to_string()).await {
+            Ok(Some(s)) => s,
+            Ok(None) => return Ok(None),
+            Err(e) => return Err(store_failed(e)),
+        };
+        if !self.make_room() {
+            return Err(rpc_error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                None,
+                McpError::internal("too many busy sessions; try again later"),
+            ));
+        }
+        let id: Arc<str> = Arc::from(sid);
+        let h = self.new_session(Some(id.clone()), true, false);
+        if !h.restore(&state, |v| self.server.capabilities_shared(v)) {
+            return Ok(None);
+        }
+        let mut live = self.live.lock().unwrap();
+        // Another request may have rebuilt it meanwhile: theirs stays.
+        Ok(Some(live.entry(id).or_insert(h).clone()))
+    }
+
+    /// Writes `h`'s state to the session store (when it has one yet).
+    pub(super) async fn save(&self, h: &HttpSession) -> Result<(), Response> {
+        let (Some(id), Some(state)) = (h.id(), h.state()) else {
+            return Ok(());
+        };
+        self.store
+            .put(id.to_string(), state.clone())
+            .await
+            .map_err(store_failed)?;
+        if self.replica.has_peers() {
+            self.replica.publish(BusMessage::SessionState {
+                session: id.to_string(),
+                state,
+            });
+        }
+        Ok(())
+    }
+
+    /// Removes session `id` here and from the store, and tells the other replicas.
+    pub(super) async fn remove_session(&self, id: &str) {
+        self.live.lock().unwrap().remove(id);
+        if let Err(e) = self.store.remove(id.to_string()).await {
+            tracing::warn!(error = %e, "removing a session from the store failed");
+        }
+        if self.replica.has_peers() {
+            self.replica.publish(BusMessage::SessionClosed {
+                session: id.to_string(),
+            });
+        }
+    }
+
+    /// Removes session `id` from this replica's table and, unless it is a legacy session
+    /// (which lives on its connection's replica only), from the store.
+    fn forget(&self, id: &str, legacy: bool) -> Option<Arc<HttpSession>> {
+        let h = self.live.lock().unwrap().remove(id);
+        if !legacy {
+            let store = self.store.clone();
+            let id = id.to_string();
+            run_detached(
+                Box::pin(async move { store.remove(id).await.map(|_| ()) }),
+                "removing a session from the store",
+            );
+        }
+        h
+    }
+
+    /// Removes a legacy session (its stream ended).
+    pub(super) fn remove_legacy(&self, id: &str) -> Option<Arc<HttpSession>> {
+        self.forget(id, true)
+    }
+
+    /// Sessions live here, as `(id, session)`.
+    fn live_sessions(&self) -> Vec<(Arc<str>, Arc<HttpSession>)> {
+        self.live
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
+    }
+
     /// Removes sessions idle longer than the timeout (with no open stream and nothing in flight).
     pub(super) fn reap(&self) {
         let now = Instant::now();
-        for id in self.sessions.ids() {
-            let Some(s) = self.sessions.get(&id) else {
-                continue;
-            };
+        for (id, s) in self.live_sessions() {
             let idle = now.duration_since(s.last_active()) > self.options.session_idle_timeout;
             let busy = s.has_open_stream() || s.session.in_flight_count() > 0;
             if s.session.is_closed() || (idle && !busy) {
-                self.sessions.remove(&id);
+                self.forget(&id, s.legacy);
                 s.close();
             }
         }
@@ -108,27 +323,24 @@ impl App {
     /// when every session is busy does initialize answer 503.
     pub(super) fn make_room(&self) -> bool {
         let max = self.options.max_sessions;
-        if self.sessions.len() < max {
+        if self.live.lock().unwrap().len() < max {
             return true;
         }
         self.reap();
-        if self.sessions.len() < max {
+        if self.live.lock().unwrap().len() < max {
             return true;
         }
-        let mut oldest: Option<(Instant, Arc<str>)> = None;
-        for id in self.sessions.ids() {
-            let Some(s) = self.sessions.get(&id) else {
-                continue;
-            };
+        let mut oldest: Option<(Instant, Arc<str>, bool)> = None;
+        for (id, s) in self.live_sessions() {
             if s.has_open_stream() || s.session().in_flight_count() > 0 {
                 continue;
             }
             let at = s.last_active();
-            if oldest.as_ref().is_none_or(|(t, _)| at < *t) {
-                oldest = Some((at, id));
+            if oldest.as_ref().is_none_or(|(t, _, _)| at < *t) {
+                oldest = Some((at, id, s.legacy));
             }
         }
-        match oldest.and_then(|(_, id)| self.sessions.remove(&id)) {
+        match oldest.and_then(|(_, id, legacy)| self.forget(&id, legacy)) {
             Some(s) => {
                 tracing::info!(
                     session = s.id().unwrap_or_default(),
@@ -141,14 +353,41 @@ impl App {
         }
     }
 
-    /// Removes and closes every session (at the end of shutdown).
+    /// Ends every session live here (at the end of shutdown). Their state and events stay in
+    /// the stores, for the other replicas.
     pub(super) fn close_all(&self) {
-        for id in self.sessions.ids() {
-            if let Some(s) = self.sessions.remove(&id) {
-                s.close();
-            }
+        let all: Vec<_> = self.live.lock().unwrap().drain().collect();
+        for (_, s) in all {
+            s.close_here();
         }
     }
+}
+
+/// Whether a message from the client that this replica's copy of the session cannot consume
+/// (an answer to a request another replica sent, a cancellation of a request running on
+/// another replica) should go to the other replicas; true when `h` takes it here.
+pub(super) fn consumes(h: &HttpSession, m: &Message) -> bool {
+    match m {
+        Message::Response(r) => h.session.is_waiting_for(&r.id),
+        Message::Error(jsonrpc::ErrorResponse { id: Some(id), .. }) => h.session.is_waiting_for(id),
+        Message::Notification(n) if n.method == "notifications/cancelled" => n
+            .params
+            .as_ref()
+            .and_then(|p| p.get("requestId"))
+            .and_then(jsonrpc::RequestId::from_value)
+            .is_some_and(|id| h.session.is_in_flight(&id)),
+        _ => true,
+    }
+}
+
+/// The answer when the session store fails.
+fn store_failed(e: super::super::store::StoreError) -> Response {
+    tracing::warn!(error = %e, "session store failed");
+    rpc_error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        None,
+        McpError::internal(e.to_string()),
+    )
 }
 
 impl App {
@@ -165,18 +404,19 @@ impl App {
         &self.server.options().session.supported_versions
     }
 
-    /// A new session of this endpoint (not yet in the session table).
+    /// A new session of this endpoint (not yet in the session table); `resumable` keeps its
+    /// streams' events (not in stateless mode).
     pub(super) fn new_session(
         &self,
         id: Option<Arc<str>>,
-        events: Option<Arc<dyn EventStore>>,
+        resumable: bool,
         legacy: bool,
     ) -> Arc<HttpSession> {
         HttpSession::new(
             self.server.session_config(),
             self.service.clone(),
             id,
-            events,
+            resumable.then(|| self.replica.clone()),
             legacy,
         )
     }

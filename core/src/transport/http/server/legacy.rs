@@ -43,8 +43,8 @@ async fn legacy_sse_stream(app: Arc<App>, req: HttpRequest) -> Response {
         );
     }
     let id = new_session_id();
-    let http = app.new_session(Some(id.clone()), Some(app.events.clone()), true);
-    app.sessions.insert(id.clone(), http.clone());
+    let http = app.new_session(Some(id.clone()), true, true);
+    app.add_live(id.clone(), http.clone());
     let (tx, rx) = stream_queue(app.options.stream_queue_capacity.max(1));
     let endpoint = format!("{}?sessionId={}", app.options.legacy_messages_path, id);
     offer(
@@ -55,7 +55,7 @@ async fn legacy_sse_stream(app: Arc<App>, req: HttpRequest) -> Response {
     let weak_app = Arc::downgrade(&app);
     let on_drop: Box<dyn FnOnce() + Send> = Box::new(move || {
         if let Some(app) = weak_app.upgrade() {
-            if let Some(s) = app.sessions.remove(&id) {
+            if let Some(s) = app.remove_legacy(&id) {
                 s.close();
             }
         }
@@ -98,7 +98,7 @@ async fn legacy_post_request(app: Arc<App>, req: HttpRequest) -> Response {
             McpError::invalid_request("sessionId query parameter is required"),
         );
     };
-    let http = match app.sessions.get(&sid) {
+    let http = match app.live_get(&sid) {
         Some(s) if s.legacy && !s.session.is_closed() => s,
         _ => {
             return rpc_error(

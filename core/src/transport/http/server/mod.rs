@@ -14,9 +14,13 @@
 //! - [`host_guard`]: the Host/Origin allow-list against DNS rebinding;
 //! - [`frames`]: what travels on a stream's queue (frames, answers written as text);
 //! - [`routes`]: a session's routing table (request streams, GET stream, backlog);
-//! - [`session`]: [`HttpSession`], the engine session with its routing (its outbound sink);
+//! - [`replica`]: the event store and bus a session shares with the other replicas, and the
+//!   store writes and bus messages a routing step leaves for after its lock;
+//! - [`session`]: [`HttpSession`], the engine session with its routing (its outbound sink) and
+//!   its state for the session store;
 //! - [`sse_body`]: the streaming SSE response body;
-//! - [`app`]: the state of one mounted endpoint and its session table;
+//! - [`app`]: the state of one mounted endpoint: its table of live sessions (private to this
+//!   replica, rebuilt from the session store on a miss) and its bus listener;
 //! - [`post`], [`streamable`]: the Streamable HTTP endpoint (POST; GET, DELETE and dispatch);
 //! - [`protect`]: the bearer-token check of protected endpoints and their metadata document;
 //! - [`legacy`]: the 2024-11-05 HTTP+SSE endpoints;
@@ -36,6 +40,7 @@ mod legacy;
 mod listener;
 mod post;
 mod protect;
+mod replica;
 mod responses;
 mod routes;
 mod session;

@@ -6,10 +6,12 @@ use super::super::per_request;
 use super::super::queue::stream_queue;
 use super::super::request::HttpRequest;
 use super::super::sse::encode;
-use super::app::{new_session_id, App};
+use super::super::store::BusMessage;
+use super::app::{consumes, new_session_id, App};
 use super::checks::{accepts, check_content_type, check_version_header};
 use super::frames::{json_body, offer, tool_call_out, Frame, Out};
 use super::headers::{PROTOCOL_VERSION_HEADER, SESSION_ID_HEADER};
+use super::replica::Effects;
 use super::responses::{response_with, rpc_error, sse_response, status_only};
 use super::routes::{SmallIds, StreamRoute};
 use super::session::HttpSession;
@@ -29,6 +31,13 @@ use std::sync::Arc;
 /// any new event) before sending the response head on its own (see the end of
 /// [`handle_post_request`]).
 const FIRST_EVENT_WAIT: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// The requests that change a session's stored state ([`super::super::SessionState`]).
+const STATE_METHODS: [&str; 3] = [
+    "logging/setLevel",
+    "resources/subscribe",
+    "resources/unsubscribe",
+];
 
 /// [`handle_post_request`] with the request's headers available to the contexts of the
 /// requests it carries ([`crate::session::RequestContext::http_headers`]).
@@ -122,13 +131,13 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
         };
         modern_listen = method == "subscriptions/listen";
         modern_stream = per_request::wants_stream(meta);
-        let h = app.new_session(None, None, false);
+        let h = app.new_session(None, false, false);
         let caps = app.server.capabilities_shared(meta_read.version);
         h.session.begin_per_request(meta_read, caps);
         h
     } else if app.options.stateless {
         // Stateless: a throwaway session with no id, no event store and no stream keys.
-        let h = app.new_session(None, None, false);
+        let h = app.new_session(None, false, false);
         if !is_init {
             let version = header_version.unwrap_or(ProtocolVersion::LATEST);
             h.session.set_negotiated(Negotiated {
@@ -142,8 +151,9 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
         }
         h
     } else if let Some(sid) = sid {
-        match app.sessions.get(sid) {
-            Some(h) if !h.session.is_closed() && !h.legacy => h,
+        match app.session(sid).await {
+            Err(r) => return r,
+            Ok(Some(h)) if !h.session.is_closed() && !h.legacy => h,
             _ => {
                 return rpc_error(
                     StatusCode::NOT_FOUND,
@@ -171,8 +181,8 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
             );
         }
         let id = new_session_id();
-        let h = app.new_session(Some(id.clone()), Some(app.events.clone()), false);
-        app.sessions.insert(id, h.clone());
+        let h = app.new_session(Some(id.clone()), true, false);
+        app.add_live(id, h.clone());
         new_session = true;
         h
     } else {
@@ -225,15 +235,39 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
             SmallIds::Many(set)
         }
     };
+    // Whether the client changes the session's stored state (saved before answering, so the
+    // client's next request finds it on any replica).
+    let changes_state = !new_session
+        && !modern
+        && !app.options.stateless
+        && items.iter().any(|m| match m {
+            Ok(Item::Msg(Message::Request(r))) => STATE_METHODS.contains(&r.method.as_str()),
+            Ok(Item::Msg(Message::Notification(n))) => n.method == "notifications/initialized",
+            _ => false,
+        });
     if pending.is_empty() {
         // No requests: every item is a message (a `tools/call` request has an id).
+        let shared = http.id.is_some() && app.replica.has_peers();
         for m in items.into_iter().flatten() {
             if let Item::Msg(m) = m {
+                if shared && !consumes(&http, &m) {
+                    // An answer to (or a cancellation of) what another replica runs.
+                    app.replica.publish(BusMessage::FromClient {
+                        session: http.id.as_deref().unwrap_or_default().to_string(),
+                        message: serde_json::to_string(&m).expect("messages serialize"),
+                    });
+                    continue;
+                }
                 let _ = http.session.handle_incoming(m);
             }
         }
         if app.options.stateless {
             http.session.close();
+        }
+        if changes_state {
+            if let Err(r) = app.save(&http).await {
+                return r;
+            }
         }
         return status_only(StatusCode::ACCEPTED);
     }
@@ -248,15 +282,16 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
         .or_else(|| http.session.protocol_version())
         .unwrap_or(ProtocolVersion::V2025_03_26);
     // Resumable (primed) streams need the event store: none in stateless mode.
-    let polling = !json_mode && version >= ProtocolVersion::V2025_11_25 && http.events.is_some();
+    let polling = !json_mode && version >= ProtocolVersion::V2025_11_25 && http.replica.is_some();
+    let mut fx = Effects::default();
     let slot = {
         let mut r = http.routes.lock().unwrap();
         let slot = r.next_stream;
         r.next_stream += 1;
         if polling {
-            let eid = http.record(|| http.stream_key(slot), "");
+            let eid = http.record(&mut fx, http.stream_key(slot), 0, "");
             let retry = app.options.retry_interval.map(|d| d.as_millis() as u64);
-            offer(&tx, Frame::Sse(encode(eid.as_deref(), None, "", retry)));
+            offer(&tx, Frame::Sse(encode(Some(&eid), None, "", retry)));
         }
         for e in items.iter().filter_map(|m| m.as_ref().err()) {
             let m = Message::error(e.id.clone(), e.error.clone());
@@ -287,9 +322,11 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
             json: json_mode,
             generation: 0,
             recorded: polling,
+            next_seq: u64::from(polling),
         });
         slot
     };
+    fx.run(http.replica.as_deref());
     if polling {
         http.schedule_close(app.options.close_streams_after, slot, 0);
     }
@@ -327,6 +364,12 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
             }
         }
     }
+    if changes_state {
+        // The built-in handlers that change it answer at once (on their first poll).
+        if let Err(r) = app.save(&http).await {
+            return r;
+        }
+    }
     let sid_out = http.id.clone();
     if json_mode {
         let mut out: Vec<Out> = Vec::new();
@@ -345,11 +388,18 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
         }
         if new_session {
             let failed = out.is_empty() || matches!(out[0], Out::Msg(Message::Error(_)));
-            if failed {
+            let saved = match failed {
+                true => Ok(()),
+                false => app.save(&http).await,
+            };
+            if failed || saved.is_err() {
                 if let Some(id) = &sid_out {
-                    app.sessions.remove(id);
+                    app.remove_session(id).await;
                 }
                 http.close();
+                if let Err(r) = saved {
+                    return r;
+                }
                 let body = if out.is_empty() {
                     b"null".to_vec()
                 } else {

@@ -20,6 +20,19 @@ pub(super) struct StreamRoute {
     /// Whether an event of this stream is in the event store (its priming event, or a message
     /// sent before the last answer); until then no client holds an id to resume it from.
     pub(super) recorded: bool,
+    /// The number of this stream's next event.
+    pub(super) next_seq: u64,
+}
+
+/// A request stream of another replica that a client resumed here: its events arrive on the
+/// bus (the replica running the request publishes them while no client is attached there).
+pub(super) struct RemoteStream {
+    pub(super) key: String,
+    pub(super) tx: Tx,
+    /// The number of the next event to forward (earlier ones were replayed or sent).
+    pub(super) next: u64,
+    /// Events that arrived while the replay was read, forwarded once it has been.
+    pub(super) held: Option<Vec<(u64, String, bool)>>,
 }
 
 /// A few request ids, without a heap allocation for the common single one.
@@ -66,7 +79,15 @@ pub(super) struct Routes {
     pub(super) streams: Vec<StreamRoute>,
     pub(super) next_stream: u64,
     pub(super) get: Option<Tx>,
+    /// The event-store key of the GET stream (a new one per fresh GET stream; a resumed one
+    /// keeps its key) and the number of its next event.
+    pub(super) get_key: String,
+    pub(super) get_seq: u64,
+    /// Fresh GET streams opened so far (part of their keys).
+    pub(super) get_streams: u64,
     pub(super) backlog: VecDeque<Message>,
+    /// Request streams of other replicas followed here.
+    pub(super) remote: Vec<RemoteStream>,
 }
 
 impl Routes {
@@ -85,6 +106,7 @@ impl Routes {
         self.get = None;
         self.streams = Vec::new();
         self.requests = HashMap::default();
+        self.remote = Vec::new();
     }
 }
 

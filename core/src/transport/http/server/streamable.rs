@@ -4,13 +4,16 @@
 use super::super::queue::stream_queue;
 use super::super::request::{Fields, HttpRequest};
 use super::super::sse::encode;
+use super::super::store::StoreError;
 use super::app::App;
 use super::checks::{accepts, check_version_header};
 use super::frames::{offer, Frame};
 use super::headers::SESSION_ID_HEADER;
 use super::post::handle_post;
 use super::protect::guarded;
+use super::replica::{parse_event_id, Effects};
 use super::responses::{rpc_error, shutting_down, sse_response, status_only};
+use super::routes::RemoteStream;
 use super::session::HttpSession;
 use super::sse_body::sse_body;
 use crate::protocol::ProtocolVersion;
@@ -39,8 +42,8 @@ pub(super) async fn handle(app: Arc<App>, req: HttpRequest) -> Response {
 async fn dispatch(app: Arc<App>, req: HttpRequest) -> Response {
     match *req.method() {
         Method::POST => handle_post(app, req).await,
-        Method::GET => handle_get(app, req),
-        Method::DELETE => handle_delete(app, req),
+        Method::GET => handle_get(app, req).await,
+        Method::DELETE => handle_delete(app, req).await,
         _ => method_not_allowed(&app),
     }
 }
@@ -63,7 +66,7 @@ fn method_not_allowed(app: &App) -> Response {
     r
 }
 
-fn session_from_headers(app: &App, h: &Fields) -> Result<Arc<HttpSession>, Response> {
+async fn session_from_headers(app: &App, h: &Fields) -> Result<Arc<HttpSession>, Response> {
     let Some(sid) = h.get_str(SESSION_ID_HEADER) else {
         return Err(rpc_error(
             StatusCode::BAD_REQUEST,
@@ -71,7 +74,7 @@ fn session_from_headers(app: &App, h: &Fields) -> Result<Arc<HttpSession>, Respo
             McpError::invalid_request("Mcp-Session-Id header is required"),
         ));
     };
-    match app.sessions.get(sid) {
+    match app.session(sid).await? {
         Some(s) if !s.session.is_closed() && !s.legacy => Ok(s),
         _ => Err(rpc_error(
             StatusCode::NOT_FOUND,
@@ -81,7 +84,7 @@ fn session_from_headers(app: &App, h: &Fields) -> Result<Arc<HttpSession>, Respo
     }
 }
 
-fn handle_get(app: Arc<App>, req: HttpRequest) -> Response {
+async fn handle_get(app: Arc<App>, req: HttpRequest) -> Response {
     if app.options.stateless || !app.options.enable_get_stream {
         return method_not_allowed(&app);
     }
@@ -96,45 +99,21 @@ fn handle_get(app: Arc<App>, req: HttpRequest) -> Response {
     if let Err(r) = check_version_header(app.supported_versions(), h) {
         return r;
     }
-    let http = match session_from_headers(&app, h) {
+    let http = match session_from_headers(&app, h).await {
         Ok(s) => s,
         Err(r) => return r,
     };
     http.touch();
     let cap = app.options.stream_queue_capacity.max(1);
     let sid = http.id.clone();
-    let get_key = http.get_key();
     if let Some(last) = h.get_str("last-event-id") {
-        if let Some((key, events)) = app.events.replay_after(last) {
-            let prefix = http.key();
-            if let Some(rest) = key.strip_prefix(&prefix) {
-                let (tx, rx) = stream_queue(cap + events.len());
-                let mut r = http.routes.lock().unwrap();
-                for (eid, data) in &events {
-                    if !data.is_empty() {
-                        offer(&tx, Frame::Sse(encode(Some(eid), None, data, None)));
-                    }
-                }
-                if key == get_key {
-                    r.get = Some(tx);
-                } else if let Some(route) = rest.parse::<u64>().ok().and_then(|n| r.stream(n)) {
-                    route.tx = Some(tx);
-                    route.generation += 1;
-                    let (slot, generation) = (route.slot, route.generation);
-                    drop(r);
-                    http.schedule_close(app.options.close_streams_after, slot, generation);
-                }
-                return sse_response(
-                    sid.as_deref(),
-                    sse_body(rx, Some(app.shutdown.clone()), None),
-                );
-            }
-        } else if http.is_finished_only_event(last) {
-            // Not kept (`EventStore::append_only_event`): nothing follows it, so the resumed
-            // stream ends at once, as it would have after replaying nothing.
-            return sse_response(sid.as_deref(), Body::empty());
+        match resume(&app, &http, last, cap).await {
+            Ok(Some(body)) => return sse_response(sid.as_deref(), body),
+            Ok(None) => {}
+            Err(r) => return r,
         }
     }
+    let mut fx = Effects::default();
     let rx = {
         let mut r = http.routes.lock().unwrap();
         if r.get.as_ref().is_some_and(|t| !t.is_closed()) {
@@ -149,35 +128,222 @@ fn handle_get(app: Arc<App>, req: HttpRequest) -> Response {
             .protocol_version()
             .unwrap_or(ProtocolVersion::V2025_03_26);
         let (tx, rx) = stream_queue(cap + r.backlog.len() + 1);
+        // A fresh GET stream gets a key of its own: this replica alone writes it.
+        r.get_streams += 1;
+        r.get_key = format!("{}g{}-{}", http.key(), app.replica.name, r.get_streams);
+        r.get_seq = 0;
         if version >= ProtocolVersion::V2025_11_25 {
-            let eid = app.events.append(&get_key, "");
+            let eid = http.record(&mut fx, r.get_key.clone(), 0, "");
+            r.get_seq = 1;
             let retry = app.options.retry_interval.map(|d| d.as_millis() as u64);
             offer(&tx, Frame::Sse(encode(Some(&eid), None, "", retry)));
         }
         while let Some(m) = r.backlog.pop_front() {
             let data = serde_json::to_string(&m).expect("serializes");
-            let eid = app.events.append(&get_key, &data);
+            let seq = r.get_seq;
+            r.get_seq += 1;
+            let eid = http.record(&mut fx, r.get_key.clone(), seq, &data);
             offer(&tx, Frame::Sse(encode(Some(&eid), None, &data, None)));
         }
         r.get = Some(tx);
         rx
     };
+    http.apply(fx);
     sse_response(
         sid.as_deref(),
         sse_body(rx, Some(app.shutdown.clone()), None),
     )
 }
 
-fn handle_delete(app: Arc<App>, req: HttpRequest) -> Response {
+/// Resumes the stream `last` (a `Last-Event-ID`) belongs to, on this replica whichever wrote
+/// it: the body replaying what followed and carrying what comes next. `Ok(None)`: the id names
+/// no stream of this session (a fresh GET stream opens instead).
+async fn resume(
+    app: &Arc<App>,
+    http: &Arc<HttpSession>,
+    last: &str,
+    cap: usize,
+) -> Result<Option<Body>, Response> {
+    let Some((stream, seq)) = parse_event_id(last) else {
+        return Ok(None);
+    };
+    if !stream.starts_with(http.key().as_str()) {
+        return Ok(None);
+    }
+    let stream = stream.to_string();
+    let events = &app.replica.events;
+    let replay = |after: u64| {
+        let f = events.replay_after(stream.clone(), after);
+        async move { f.await.map_err(|e| store_error(&e)) }
+    };
+    let body = |rx| sse_body(rx, Some(app.shutdown.clone()), None);
+    if http.is_get_key(&stream) {
+        let Some(evs) = replay(seq).await? else {
+            return Ok(None);
+        };
+        let (tx, rx) = stream_queue(cap + evs.len());
+        let mut next = seq + 1;
+        for (s, data) in &evs {
+            if !data.is_empty() {
+                offer(
+                    &tx,
+                    Frame::Sse(encode(Some(&format!("{stream}:{s}")), None, data, None)),
+                );
+            }
+            next = s + 1;
+        }
+        let mut r = http.routes.lock().unwrap();
+        if r.get_key == stream {
+            next = next.max(r.get_seq);
+        }
+        r.get = Some(tx);
+        r.get_key = stream;
+        r.get_seq = next;
+        return Ok(Some(body(rx)));
+    }
+    if let Some(slot) = http.own_slot(&stream) {
+        // This replica's request stream: replay, then attach once nothing newer is missing.
+        let mut frames: Vec<(u64, String)> = Vec::new();
+        let mut after = seq;
+        for round in 0.. {
+            let Some(evs) = replay(after).await? else {
+                if round == 0 && http.is_finished_only_event(last) {
+                    // Not kept: nothing follows it, so the resumed stream ends at once, as it
+                    // would have after replaying nothing.
+                    return Ok(Some(Body::empty()));
+                }
+                if round == 0 {
+                    return Ok(None);
+                }
+                break;
+            };
+            for (s, d) in evs {
+                if s > after {
+                    after = s;
+                    frames.push((s, d));
+                }
+            }
+            let (tx, rx) = stream_queue(cap + frames.len());
+            for (s, data) in &frames {
+                if !data.is_empty() {
+                    offer(
+                        &tx,
+                        Frame::Sse(encode(Some(&format!("{stream}:{s}")), None, data, None)),
+                    );
+                }
+            }
+            let attached = {
+                let mut r = http.routes.lock().unwrap();
+                match r.stream(slot) {
+                    // Finished: everything it sent is in the store.
+                    None => Some(None),
+                    Some(route) if route.next_seq <= after + 1 || round >= 50 => {
+                        route.tx = Some(tx);
+                        route.generation += 1;
+                        Some(Some(route.generation))
+                    }
+                    // Events were routed since the replay was read (their writes may still be
+                    // on their way to a remote store): read again.
+                    Some(_) => None,
+                }
+            };
+            match attached {
+                Some(generation) => {
+                    if let Some(generation) = generation {
+                        http.schedule_close(app.options.close_streams_after, slot, generation);
+                    }
+                    return Ok(Some(body(rx)));
+                }
+                None if round > 0 => {
+                    tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+                }
+                None => {}
+            }
+        }
+        return Ok(Some(Body::empty()));
+    }
+    // Another replica's request stream: what it sends next arrives on the bus.
+    let (tx, rx) = stream_queue(cap + 256);
+    http.routes.lock().unwrap().remote.push(RemoteStream {
+        key: stream.clone(),
+        tx,
+        next: seq + 1,
+        held: Some(Vec::new()),
+    });
+    let evs = match replay(seq).await {
+        Ok(Some(evs)) => evs,
+        other => {
+            http.routes
+                .lock()
+                .unwrap()
+                .remote
+                .retain(|s| s.key != stream);
+            return match other {
+                Err(r) => Err(r),
+                // Its only event, never stored: nothing follows it.
+                _ if seq == 0 => Ok(Some(Body::empty())),
+                _ => Ok(None),
+            };
+        }
+    };
+    let mut r = http.routes.lock().unwrap();
+    let Some(i) = r.remote.iter().position(|s| s.key == stream) else {
+        return Ok(Some(body(rx)));
+    };
+    let rs = &mut r.remote[i];
+    let held = rs.held.take().unwrap_or_default();
+    let mut ended = false;
+    let mut all: Vec<(u64, String, bool)> = evs
+        .into_iter()
+        .map(|(s, d)| {
+            let end = s > 0 && d.is_empty();
+            (s, d, end)
+        })
+        .chain(held)
+        .collect();
+    all.sort_by_key(|e| e.0);
+    for (s, data, end) in all {
+        if s < rs.next {
+            continue;
+        }
+        rs.next = s + 1;
+        if !data.is_empty() {
+            offer(
+                &rs.tx,
+                Frame::Sse(encode(Some(&format!("{stream}:{s}")), None, &data, None)),
+            );
+        }
+        if end {
+            ended = true;
+            break;
+        }
+    }
+    if ended {
+        r.remote.swap_remove(i);
+    }
+    Ok(Some(body(rx)))
+}
+
+/// The answer when the event store fails.
+fn store_error(e: &StoreError) -> Response {
+    tracing::warn!(error = %e, "event store failed");
+    rpc_error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        None,
+        McpError::internal(e.to_string()),
+    )
+}
+
+async fn handle_delete(app: Arc<App>, req: HttpRequest) -> Response {
     if app.options.stateless {
         return method_not_allowed(&app);
     }
-    let http = match session_from_headers(&app, req.headers()) {
+    let http = match session_from_headers(&app, req.headers()).await {
         Ok(s) => s,
         Err(r) => return r,
     };
     if let Some(id) = &http.id {
-        app.sessions.remove(id);
+        app.remove_session(id).await;
     }
     http.close();
     status_only(StatusCode::OK)

@@ -1,0 +1,64 @@
+//! Storage seams of the HTTP server, which let several replicas serve the same sessions:
+//! - [`EventStore`]: the events sent on SSE streams, so a client can resume with `Last-Event-ID`
+//!   on any replica;
+//! - [`SessionStore`]: each session's serializable state ([`SessionState`]), so a replica that
+//!   never saw a session can rebuild it (the live session objects stay private to a replica);
+//! - [`EventBus`]: what one replica must tell the others ([`BusMessage`]).
+//!
+//! Each has an in-memory default, which serves one process. The traits are asynchronous and
+//! fallible so that a networked store (Redis, behind the `redis` feature) can back them; the
+//! server never calls them while a routing lock is held.
+
+mod bus;
+mod events;
+mod sessions;
+
+pub use bus::{BusMessage, BusReceiver, EventBus, InMemoryEventBus};
+pub use events::{EventStore, InMemoryEventStore};
+pub use sessions::{InMemorySessionStore, SessionState, SessionStore};
+
+use futures_util::future::BoxFuture;
+
+/// Why a store or bus operation failed (a network or server error of a remote store).
+#[derive(Debug, Clone)]
+pub struct StoreError(pub String);
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "session store: {}", self.0)
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+impl From<StoreError> for crate::McpError {
+    fn from(e: StoreError) -> Self {
+        crate::McpError::internal(e.to_string())
+    }
+}
+
+/// The future a store operation returns. It owns what it needs (`'static`), so the server can
+/// start it, poll it once and hand it to a task only when it is not done at once.
+pub type StoreFuture<T> = BoxFuture<'static, Result<T, StoreError>>;
+
+/// A future already complete with `value` (what the in-memory stores return).
+pub(crate) fn ready<T: Send + 'static>(value: T) -> StoreFuture<T> {
+    Box::pin(std::future::ready(Ok(value)))
+}
+
+/// Runs `fut` to completion: here when it completes on its first poll (the in-memory stores
+/// always do), else on a task of its own. A failure is logged: the caller has moved on.
+pub(crate) fn run_detached(mut fut: StoreFuture<()>, what: &'static str) {
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    match fut.as_mut().poll(&mut cx) {
+        std::task::Poll::Ready(Ok(())) => {}
+        std::task::Poll::Ready(Err(e)) => tracing::warn!(error = %e, "{what} failed"),
+        std::task::Poll::Pending => {
+            tokio::spawn(async move {
+                if let Err(e) = fut.await {
+                    tracing::warn!(error = %e, "{what} failed");
+                }
+            });
+        }
+    }
+}
