@@ -3,7 +3,8 @@
 # everything-client:
 #   server mode: tests/conformance/run-server.sh (0.1.16 --suite all, and the alpha's
 #                2025-11-25 and 2026-07-28 requirement sets) over Streamable HTTP;
-#   client mode: tests/conformance/run-client.sh (0.1.16 --suite core), when this build has
+#   client mode: tests/conformance/run-client.sh (0.1.16 --suite core and the alpha's non-auth
+#                2026-07-28 client scenarios), when this build has
 #                a Streamable HTTP client transport (otherwise reported as SKIP).
 # Exit status non-zero on any failing scenario not in tests/conformance/expected-failures.txt.
 # Needs scripts/setup-test-deps (run here if missing).
@@ -29,7 +30,8 @@ tests/conformance/run-server.sh --results "$RESULTS/server" \
 
 if "$client" --has-http-client; then
   echo "run-conformance: client mode (everything-client, core suite)" >&2
-  tests/conformance/run-client.sh --results "$RESULTS/client" -- scripts/everything-client rust || status=1
+  tests/conformance/run-client.sh --results "$RESULTS/client" --runs v0.1.16,alpha-2026-07-28 \
+    -- scripts/everything-client rust || status=1
 else
   echo "SKIP  conformance client mode: ferromcp has no Streamable HTTP client transport yet" \
        "(ferromcp::transport::http client side, being written on branch http)"

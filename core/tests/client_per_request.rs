@@ -215,3 +215,72 @@ async fn auto_falls_back_to_the_handshake() {
     assert!(refused.is_err(), "PerRequest does not fall back");
     h.shutdown().await.unwrap();
 }
+
+/// `x-mcp-header` end to end: the client learns the tool's header parameters from
+/// `tools/list`, mirrors them as `Mcp-Param-*` (Base64 where the value is not header-safe), and
+/// ferromcp's server, which checks them against the body, accepts the call; before `tools/list`
+/// the client knows no schema and the server refuses the call (-32020). A tool whose
+/// annotation breaks the rules is left out of the client's list.
+#[tokio::test]
+async fn http_client_mirrors_x_mcp_header_arguments() {
+    tokio::time::timeout(Duration::from_secs(20), async {
+        let srv = Server::builder("param-headers", "1.0")
+            .tool_raw(
+                Tool::new("sql").with_input_schema(json!({ "type": "object", "properties": {
+                    "region": { "type": "string", "x-mcp-header": "Region" },
+                    "opts": { "type": "object", "properties": {
+                        "limit": { "type": "integer", "x-mcp-header": "Limit" } } },
+                    "query": { "type": "string" } } })),
+                tool_fn(|args, _ctx| async move {
+                    let region = args.get("region").cloned().unwrap_or(Value::Null);
+                    let limit = args.get("opts").and_then(|o| o.get("limit")).cloned();
+                    Ok(CallToolResult::text(format!(
+                        "{region} {}",
+                        limit.unwrap_or(Value::Null)
+                    )))
+                }),
+            )
+            .tool_raw(
+                Tool::new("bad").with_input_schema(json!({ "type": "object", "properties": {
+                    "score": { "type": "number", "x-mcp-header": "Score" } } })),
+                tool_fn(|_, _| async move { Ok(CallToolResult::text("bad")) }),
+            )
+            .build()
+            .unwrap();
+        let h = serve_http(srv, "127.0.0.1:0", HttpServerOptions::default())
+            .await
+            .unwrap();
+        let client = connect(
+            &h.url("/mcp"),
+            options(ProtocolMode::PerRequest),
+            ClientHandlers::default(),
+            HttpClientOptions::default(),
+        )
+        .await
+        .unwrap();
+        let args = json!({ "region": "Hello, \u{4e16}\u{754c} ", "opts": { "limit": 7 },
+            "query": "select 1" });
+        let e = client.call_tool("sql", args.clone()).await.unwrap_err();
+        assert_eq!(e.code, -32020, "{e}");
+        let names: Vec<String> = client
+            .list_all_tools()
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|t| t.name)
+            .collect();
+        assert_eq!(names, vec!["sql".to_string()]);
+        let r = client.call_tool("sql", args).await.unwrap();
+        assert_eq!(text(&r), "\"Hello, \u{4e16}\u{754c} \" 7");
+        // An absent argument has no header, and the server expects none.
+        let r = client
+            .call_tool("sql", json!({ "opts": {}, "query": "q" }))
+            .await
+            .unwrap();
+        assert_eq!(text(&r), "null null");
+        client.close().await;
+        h.shutdown().await.unwrap();
+    })
+    .await
+    .unwrap();
+}

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs the official MCP conformance suite (client mode, `--suite core` of 0.1.16) against
-# an MCP client command.
+# Runs the official MCP conformance suite (client mode) against an MCP client command: 0.1.16's
+# `--suite core` (the 2025-11-25 era), and the alpha's non-auth 2026-07-28 client scenarios.
 #
 # Usage: tests/conformance/run-client.sh [options] [--] CLIENT_CMD...
 #   For every scenario the suite runs CLIENT_CMD with the mock server's URL appended as the
@@ -13,6 +13,10 @@
 #   --scenario NAME   run one scenario instead of the suite
 #   --label NAME      the run's label in the summary and in expected-failures.txt
 #                     (default client-SUITE; the binding runs use client-core-LANG)
+#   --runs LIST       comma-separated: "v0.1.16" (default: 0.1.16 --suite SUITE, labelled as
+#                     above) and/or "alpha-2026-07-28" (the alpha's 2026-07-28 client scenarios
+#                     but auth/*, one by one, labelled client-2026-LANG for a label client-core-LANG,
+#                     else client-2026)
 #   --timeout MS      per-scenario timeout (default 60000: the suite runs scenarios in parallel
 #                     and this machine has 2 cores)
 #   --no-serial-retry do not re-run the timing-sensitive scenarios (sse-retry) on their own
@@ -26,10 +30,15 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 NODE22="$ROOT/scripts/node22"
 CLI="$ROOT/tests/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+CLI_ALPHA="$ROOT/tests/node_modules/conformance-alpha/dist/index.js"
+# The alpha's (pinned 0.2.0-alpha.12) client scenarios required at 2026-07-28, auth/* aside
+# (`conformance list --client`); json-schema-2020-12-preservation is there "added after release".
+ALPHA_2026_SCENARIOS=(tools_call request-metadata sep-2322-client-request-state http-standard-headers
+  http-custom-headers http-invalid-tool-headers json-schema-ref-no-deref json-schema-2020-12-preservation)
 EXPECTED="$HERE/expected-failures.txt"
 SERIAL_SCENARIOS=(sse-retry)
 
-results="" suite="core" scenario="" timeout=60000 serial_retry=1 label_opt=""
+results="" suite="core" scenario="" timeout=60000 serial_retry=1 label_opt="" runs="v0.1.16"
 while [ $# -gt 0 ]; do
   case "$1" in
     --results) results="$2"; shift 2 ;;
@@ -38,7 +47,8 @@ while [ $# -gt 0 ]; do
     --label) label_opt="$2"; shift 2 ;;
     --timeout) timeout="$2"; shift 2 ;;
     --no-serial-retry) serial_retry=0; shift ;;
-    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+    --runs) runs="$2"; shift 2 ;;
+    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
     --) shift; break ;;
     -*) echo "run-client: unknown option $1" >&2; exit 2 ;;
     *) break ;;
@@ -59,6 +69,26 @@ wrapper="$wrapdir/client"
   printf 'exec'; printf ' %q' "$@"; printf ' "$@"\n'
 } >"$wrapper"
 chmod +x "$wrapper"
+
+status=0
+if [[ ",$runs," == *,alpha-2026-07-28,* ]]; then
+  [ -f "$CLI_ALPHA" ] || { echo "run-client: $CLI_ALPHA missing; run scripts/setup-test-deps" >&2; exit 2; }
+  label26="client-2026"
+  case "$label_opt" in client-core-*) label26="client-2026-${label_opt#client-core-}" ;; esac
+  out26="$results/$label26"
+  mkdir -p "$out26"
+  echo "run-client: conformance-alpha client, 2026-07-28 scenarios one by one (${#ALPHA_2026_SCENARIOS[@]})" >&2
+  for s in "${ALPHA_2026_SCENARIOS[@]}"; do
+    "$NODE22" "$CLI_ALPHA" client --command "$wrapper" --scenario "$s" --spec-version 2026-07-28 \
+      --timeout "$timeout" -o "$out26" >>"$out26/cli.log" 2>&1 || true
+  done
+  "$NODE22" "$HERE/summarize.mjs" --mode client --run "$label26" --dir "$out26" --expected "$EXPECTED" \
+    | tee "$results/$label26.summary" || status=1
+fi
+if [[ ",$runs," != *,v0.1.16,* ]]; then
+  echo "run-client: results in $results" >&2
+  exit "$status"
+fi
 
 label="${label_opt:-client-$suite}"
 out="$results/$label"
@@ -86,7 +116,6 @@ else
     done
   fi
 fi
-status=0
 "$NODE22" "$HERE/summarize.mjs" --mode client --run "$label" --dir "$out" \
   ${override:+--override-dir "$override"} --expected "$EXPECTED" | tee "$results/$label.summary" || status=1
 echo "run-client: results in $results (cli.log; checks.json, stdout.txt, stderr.txt per scenario)" >&2

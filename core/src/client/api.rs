@@ -366,7 +366,8 @@ impl Client {
     /// Sends a raw request. In the per-request era the request carries the client's `_meta`
     /// (version, capabilities, info, log level), and an `input_required` result is answered
     /// with this client's own handlers and retried (up to
-    /// [`per_request::MAX_INPUT_ROUNDS`] rounds) until the server's result is complete.
+    /// [`per_request::MAX_INPUT_ROUNDS`] rounds) until the server's result is complete; a
+    /// `tools/list` result leaves out the tools whose `x-mcp-header` annotations are invalid.
     pub async fn request(
         &self,
         method: &str,
@@ -384,6 +385,9 @@ impl Client {
                 .request(method, Some(meta.stamp(round_params.clone())), opts.clone())
                 .await?;
             if !per_request::wants_input(&result) {
+                if method == "tools/list" {
+                    return Ok(per_request::without_invalid_header_tools(result));
+                }
                 return Ok(result);
             }
             let answers = per_request::answer_inputs(&self.session, &result, &cancel).await?;

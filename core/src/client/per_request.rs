@@ -97,6 +97,35 @@ pub(crate) fn wants_input(result: &Value) -> bool {
     result.get("resultType").and_then(Value::as_str) == Some("input_required")
 }
 
+/// A `tools/list` result without the tools whose `x-mcp-header` annotations break the spec's
+/// rules (2026-07-28: a client must leave such a tool out, and should log why). The other tools
+/// stay, unchanged.
+pub(crate) fn without_invalid_header_tools(mut result: Value) -> Value {
+    if let Some(tools) = result.get_mut("tools").and_then(Value::as_array_mut) {
+        tools.retain(|tool| {
+            let Some(schema) = tool.get("inputSchema") else {
+                return true;
+            };
+            match crate::server::checked_header_params(schema) {
+                Ok(_) => true,
+                Err(reason) => {
+                    let name = tool
+                        .get("name")
+                        .and_then(Value::as_str)
+                        .unwrap_or("(unnamed)");
+                    tracing::warn!(
+                        tool = %name,
+                        %reason,
+                        "leaving out a tool with an invalid x-mcp-header annotation"
+                    );
+                    false
+                }
+            }
+        });
+    }
+    result
+}
+
 /// The answers to one `input_required` result, from this client's own handlers: each input
 /// request runs as if the server had sent it. A request the client cannot answer (no handler)
 /// fails the call with that handler's error.

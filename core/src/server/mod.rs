@@ -19,7 +19,7 @@ pub use handlers::{
     completion_fn, method_fn, prompt_fn, resource_fn, tool_fn, CompletionFn, MethodFn, PromptFn,
     ReadRequest, ResourceFn, ToolFn,
 };
-pub use header_params::{header_params, HeaderParam};
+pub use header_params::{checked_header_params, encode_header_value, header_params, HeaderParam};
 pub use pagination::paginate;
 pub use tasks::TaskOptions;
 pub use typed::{schema_of, IntoToolResult, Json, ToolError};

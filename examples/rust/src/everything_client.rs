@@ -17,12 +17,20 @@ use serde_json::{json, Map, Value};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-/// Scenarios of the conformance suite's `core` client suite this client knows.
+/// Scenarios of the conformance suite's `core` client suite this client knows, and the
+/// alpha's 2026-07-28 client scenarios (run in `Auto` mode like every other one).
 const SCENARIOS: &[&str] = &[
     "initialize",
     "tools_call",
     "elicitation-sep1034-client-defaults",
     "sse-retry",
+    "request-metadata",
+    "sep-2322-client-request-state",
+    "http-standard-headers",
+    "http-custom-headers",
+    "http-invalid-tool-headers",
+    "json-schema-ref-no-deref",
+    "json-schema-2020-12-preservation",
 ];
 
 /// The `auth/*` scenarios (OAuth against the suite's mock authorization server).
@@ -187,9 +195,61 @@ fn conformance_handlers() -> ClientHandlers {
     }
 }
 
+/// The tool calls a scenario's `MCP_CONFORMANCE_CONTEXT` asks for (`toolCalls: [{name,
+/// arguments}]`), if any.
+fn context_tool_calls() -> Option<Vec<(String, Value)>> {
+    let context: Value =
+        serde_json::from_str(&std::env::var("MCP_CONFORMANCE_CONTEXT").ok()?).ok()?;
+    let calls = context.get("toolCalls")?.as_array()?;
+    Some(
+        calls
+            .iter()
+            .filter_map(|c| {
+                Some((
+                    c.get("name")?.as_str()?.to_string(),
+                    c.get("arguments").cloned().unwrap_or_else(|| json!({})),
+                ))
+            })
+            .collect(),
+    )
+}
+
+/// The 2026-07-28 client scenarios' common run: the tool calls the context names, or else every
+/// listed tool called with `{}`, then every resource read and every prompt got where the server
+/// offers them.
+async fn exercise(client: &Client) -> Result<(), McpError> {
+    let tools = client.list_all_tools().await?;
+    match context_tool_calls() {
+        Some(calls) => {
+            for (name, arguments) in calls {
+                client.call_tool(&name, arguments).await?;
+            }
+        }
+        None => {
+            for tool in &tools {
+                client.call_tool(&tool.name, json!({})).await?;
+            }
+        }
+    }
+    let caps = client.server_capabilities().cloned().unwrap_or_default();
+    if caps.get("resources").is_some() {
+        for r in client.list_resources(None).await?.resources {
+            client.read_resource(&r.uri).await?;
+        }
+    }
+    if caps.get("prompts").is_some() {
+        for p in client.list_prompts(None).await?.prompts {
+            client.get_prompt(&p.name, Map::new()).await?;
+        }
+    }
+    Ok(())
+}
+
 async fn run_scenario(scenario: &str, url: &str) -> Result<(), McpError> {
     let target = Target::Http(url.to_string());
-    let options = ClientOptions::new("ferromcp-everything-client", env!("CARGO_PKG_VERSION"));
+    let mut options = ClientOptions::new("ferromcp-everything-client", env!("CARGO_PKG_VERSION"));
+    // Both eras: server/discover first, the initialize handshake where it is not offered.
+    options.mode = ferromcp::client::ProtocolMode::Auto;
     let client = connect(&target, options, conformance_handlers()).await?;
     let outcome = async {
         match scenario {
@@ -234,6 +294,26 @@ async fn run_scenario(scenario: &str, url: &str) -> Result<(), McpError> {
                     r.content.first().and_then(|c| c.as_text())
                 );
             }
+            "json-schema-ref-no-deref" => {
+                // Listing is the scenario: the schema's network `$ref` must not be fetched.
+                client.list_all_tools().await?;
+            }
+            "json-schema-2020-12-preservation" => {
+                let tools = client.list_all_tools().await?;
+                let schema = tools
+                    .iter()
+                    .find(|t| t.name == "json_schema_2020_12_tool")
+                    .map(|t| t.input_schema.clone())
+                    .ok_or_else(|| McpError::internal("json_schema_2020_12_tool not listed"))?;
+                client
+                    .call_tool("json_schema_echo", json!({ "schema": schema }))
+                    .await?;
+            }
+            "request-metadata"
+            | "sep-2322-client-request-state"
+            | "http-standard-headers"
+            | "http-custom-headers"
+            | "http-invalid-tool-headers" => exercise(&client).await?,
             _ => unreachable!("checked by the caller"),
         }
         Ok::<(), McpError>(())

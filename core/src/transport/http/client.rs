@@ -105,6 +105,8 @@ struct Shared {
     init_frame: Mutex<Option<Vec<u8>>>,
     /// Held while a new session replaces an expired one.
     reinit: tokio::sync::Mutex<()>,
+    /// The tools' `x-mcp-header` parameters, learned from `tools/list` answers (2026-07-28).
+    tool_headers: super::tool_headers::ToolHeaders,
 }
 
 /// The receiving half: messages from POST answers, the GET stream and resumed streams.
@@ -264,6 +266,7 @@ impl Shared {
 
     async fn push(&self, data: &[u8]) {
         self.observe(data);
+        self.tool_headers.received(data);
         let _ = self.inbox.send(data.to_vec()).await;
     }
 
@@ -372,6 +375,18 @@ impl Shared {
                     for (name, value) in super::per_request::client_headers(&body) {
                         if let Ok(v) = http::HeaderValue::from_str(&value) {
                             r.headers_mut().insert(name, v);
+                        }
+                    }
+                    // `x-mcp-header` arguments of a tools/call, mirrored as `Mcp-Param-*`.
+                    if r.headers().contains_key(super::per_request::METHOD_HEADER) {
+                        self.tool_headers.sent(&body);
+                        for (name, value) in self.tool_headers.headers(&body) {
+                            if let (Ok(n), Ok(v)) = (
+                                http::HeaderName::from_bytes(name.as_bytes()),
+                                http::HeaderValue::from_str(&value),
+                            ) {
+                                r.headers_mut().insert(n, v);
+                            }
                         }
                     }
                 }
@@ -797,6 +812,7 @@ fn make_shared(
         get_generation: AtomicU64::new(0),
         init_frame: Mutex::new(None),
         reinit: tokio::sync::Mutex::new(()),
+        tool_headers: Default::default(),
     });
     Ok((shared, HttpReader { rx, closed }))
 }

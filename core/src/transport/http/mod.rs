@@ -23,6 +23,7 @@ pub(crate) mod request;
 mod server;
 pub(crate) mod sse;
 mod store;
+mod tool_headers;
 
 pub use client::{
     connect, connect_legacy, legacy_transport, streamable_transport, HttpClientOptions, HttpReader,

@@ -21,7 +21,8 @@ pub const NAME_HEADER: &str = "mcp-name";
 
 /// The headers a per-request-era client sends with `body` (one JSON-RPC message): the
 /// revision its `_meta` names as `MCP-Protocol-Version`, `Mcp-Method`, and `Mcp-Name` for
-/// `tools/call` and `prompts/get` (`params.name`) and `resources/read` (`params.uri`). Empty for
+/// `tools/call` and `prompts/get` (`params.name`) and `resources/read` (`params.uri`), Base64-encoded
+/// when not header-safe. Empty for
 /// a handshake-era message (no `_meta` revision), whose headers the session supplies.
 pub(crate) fn client_headers(body: &Value) -> Vec<(&'static str, String)> {
     let params = body.get("params");
@@ -37,7 +38,7 @@ pub(crate) fn client_headers(body: &Value) -> Vec<(&'static str, String)> {
             _ => None,
         };
         if let Some(n) = name.and_then(Value::as_str) {
-            out.push((NAME_HEADER, n.to_string()));
+            out.push((NAME_HEADER, crate::server::encode_header_value(n)));
         }
     }
     out
