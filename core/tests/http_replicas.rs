@@ -1,8 +1,9 @@
 //! Several replicas of one server sharing a session store, an event store and an event bus (the
 //! in-memory defaults, shared in one process), behind a round-robin proxy: any replica serves
 //! any request of any session. Server-to-client requests, cancellations, resumed streams and
-//! server-wide notifications cross replicas. (`redis_replicas.rs` does the same across
-//! processes on Redis.)
+//! server-wide notifications cross replicas. With the `redis` feature each scenario runs again
+//! with every replica on its own connections to a real `redis-server` started by the test
+//! (`tests/run-redis.sh` runs the everything-server's processes and the conformance suite).
 
 mod common_http;
 mod common_replicas;
@@ -63,11 +64,19 @@ struct Replicas {
     handles: Vec<Option<HttpServerHandle>>,
     addrs: Vec<String>,
     events: mpsc::UnboundedReceiver<String>,
-    store: Arc<InMemorySessionStore>,
+    store: Arc<dyn SessionStore>,
+}
+
+/// Where the replicas keep what they share.
+#[derive(Clone)]
+enum Backend {
+    Memory,
+    #[cfg(feature = "redis")]
+    Redis(String),
 }
 
 impl Replicas {
-    async fn start(n: usize) -> Replicas {
+    async fn start(n: usize, backend: &Backend) -> Replicas {
         let store = Arc::new(InMemorySessionStore::default());
         let events: Arc<dyn EventStore> = Arc::new(InMemoryEventStore::default());
         let bus: Arc<dyn EventBus> = Arc::new(InMemoryEventBus::default());
@@ -77,22 +86,38 @@ impl Replicas {
             handles: Vec::new(),
             addrs: Vec::new(),
             events: rx,
-            store: store.clone(),
+            store: match backend {
+                Backend::Memory => store.clone(),
+                #[cfg(feature = "redis")]
+                Backend::Redis(url) => Arc::new(
+                    ferromcp::transport::http::RedisStore::open(
+                        url,
+                        Duration::from_secs(60),
+                        256,
+                        Duration::from_secs(60),
+                    )
+                    .unwrap(),
+                ),
+            },
         };
         for _ in 0..n {
             let server = replica_server(tx.clone());
-            let h = serve_http(
-                server.clone(),
-                "127.0.0.1:0",
-                HttpServerOptions {
+            let opts = match backend {
+                Backend::Memory => HttpServerOptions {
                     session_store: Some(store.clone()),
                     event_store: Some(events.clone()),
                     event_bus: Some(bus.clone()),
                     ..Default::default()
                 },
-            )
-            .await
-            .unwrap();
+                #[cfg(feature = "redis")]
+                Backend::Redis(url) => HttpServerOptions {
+                    redis_url: Some(url.clone()),
+                    ..Default::default()
+                },
+            };
+            let h = serve_http(server.clone(), "127.0.0.1:0", opts)
+                .await
+                .unwrap();
             r.addrs.push(h.local_addr().to_string());
             r.servers.push(server);
             r.handles.push(Some(h));
@@ -143,10 +168,9 @@ fn client_handlers() -> ClientHandlers {
     }
 }
 
-#[tokio::test]
-async fn every_request_of_a_session_goes_to_another_replica() {
+async fn every_request_of_a_session_goes_to_another_replica(backend: Backend) {
     tokio::time::timeout(Duration::from_secs(60), async {
-        let r = Replicas::start(3).await;
+        let r = Replicas::start(3, &backend).await;
         let p = proxy(r.addrs.clone()).await;
         let client = connect(
             &format!("{}/mcp", p.base),
@@ -221,10 +245,9 @@ async fn every_request_of_a_session_goes_to_another_replica() {
     .unwrap();
 }
 
-#[tokio::test]
-async fn cancellation_crosses_replicas() {
+async fn cancellation_crosses_replicas(backend: Backend) {
     tokio::time::timeout(Duration::from_secs(60), async {
-        let mut r = Replicas::start(2).await;
+        let mut r = Replicas::start(2, &backend).await;
         let p = proxy(r.addrs.clone()).await;
         let client = connect(
             &format!("{}/mcp", p.base),
@@ -277,10 +300,9 @@ async fn notify(server: &Server, sid: &str, i: u64) {
         .unwrap();
 }
 
-#[tokio::test]
-async fn a_get_stream_resumes_on_another_replica_after_its_replica_is_killed() {
+async fn a_get_stream_resumes_on_another_replica_after_its_replica_is_killed(backend: Backend) {
     tokio::time::timeout(Duration::from_secs(60), async {
-        let mut r = Replicas::start(2).await;
+        let mut r = Replicas::start(2, &backend).await;
         let sid = init_session(&r.url(0)).await;
         let (status, mut get) = SseReader::get(&r.url(0), &sid, None).await;
         assert_eq!(status, 200);
@@ -313,10 +335,9 @@ async fn a_get_stream_resumes_on_another_replica_after_its_replica_is_killed() {
     .unwrap();
 }
 
-#[tokio::test]
-async fn a_request_stream_resumes_on_another_replica() {
+async fn a_request_stream_resumes_on_another_replica(backend: Backend) {
     tokio::time::timeout(Duration::from_secs(60), async {
-        let r = Replicas::start(2).await;
+        let r = Replicas::start(2, &backend).await;
         let sid = init_session(&r.url(0)).await;
         // `poll` closes its SSE stream at once and answers 300 ms later, on replica 0.
         let resp = post(&r.url(0), Some(&sid), call(7, "poll", json!({"ms": 300}))).await;
@@ -346,10 +367,9 @@ async fn a_request_stream_resumes_on_another_replica() {
     .unwrap();
 }
 
-#[tokio::test]
-async fn server_wide_notifications_reach_sessions_held_by_other_replicas_once() {
+async fn server_wide_notifications_reach_sessions_held_by_other_replicas_once(backend: Backend) {
     tokio::time::timeout(Duration::from_secs(60), async {
-        let r = Replicas::start(2).await;
+        let r = Replicas::start(2, &backend).await;
         let sid = init_session(&r.url(0)).await;
         let sub = post(
             &r.url(1),
@@ -382,4 +402,55 @@ async fn server_wide_notifications_reach_sessions_held_by_other_replicas_once() 
     })
     .await
     .unwrap();
+}
+
+/// One test per scenario and backend.
+macro_rules! scenarios {
+    ($($name:ident),*) => {
+        mod in_memory {
+            $(#[tokio::test]
+            async fn $name() {
+                super::$name(super::Backend::Memory).await
+            })*
+        }
+        #[cfg(feature = "redis")]
+        mod on_redis {
+            $(#[tokio::test]
+            async fn $name() {
+                let redis = super::common_replicas::redis_server().await;
+                super::$name(super::Backend::Redis(redis.url.clone())).await
+            })*
+        }
+    };
+}
+
+scenarios!(
+    every_request_of_a_session_goes_to_another_replica,
+    cancellation_crosses_replicas,
+    a_get_stream_resumes_on_another_replica_after_its_replica_is_killed,
+    a_request_stream_resumes_on_another_replica,
+    server_wide_notifications_reach_sessions_held_by_other_replicas_once
+);
+
+#[tokio::test]
+async fn a_redis_url_this_build_cannot_use_is_refused_at_start() {
+    // Without the feature any URL is refused; with it, one that is not a Redis URL.
+    let url = if cfg!(feature = "redis") {
+        "http://not-redis"
+    } else {
+        "redis://127.0.0.1:6379"
+    };
+    let started = serve_http(
+        demo_server(),
+        "127.0.0.1:0",
+        HttpServerOptions {
+            redis_url: Some(url.into()),
+            ..Default::default()
+        },
+    )
+    .await;
+    let Err(err) = started else {
+        panic!("a server started with redis_url {url}");
+    };
+    assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput, "{err}");
 }

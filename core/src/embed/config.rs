@@ -133,8 +133,9 @@ fn nullable<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
 /// `closeStreamsAfterMs`, `retryIntervalMs` (`null`: no `retry:` hint), `legacySse`,
 /// `legacySsePath`, `legacyMessagesPath`, and the connection limits `maxHeadSize`,
 /// `maxConnections`, `headerReadTimeoutMs`, `requestTimeoutMs`, `keepAliveTimeoutMs`,
-/// `writeTimeoutMs`, `maxBufferedBytes`. See [`crate::transport::http::HttpServerOptions`] for
-/// what each does.
+/// `writeTimeoutMs`, `maxBufferedBytes`, and `redisUrl` (sessions, events and the replicas'
+/// bus on Redis/Valkey; needs the `redis` feature). See
+/// [`crate::transport::http::HttpServerOptions`] for what each does.
 #[cfg(feature = "http")]
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -186,6 +187,8 @@ pub struct HttpConfig {
     pub write_timeout_ms: Option<u64>,
     /// Bytes all connections may buffer together.
     pub max_buffered_bytes: Option<u64>,
+    /// Redis/Valkey URL of the stores shared by replicas.
+    pub redis_url: Option<String>,
 }
 
 #[cfg(feature = "http")]
@@ -267,6 +270,7 @@ impl HttpConfig {
         if let Some(v) = self.max_buffered_bytes {
             o.max_buffered_bytes = size(v);
         }
+        o.redis_url = self.redis_url.clone();
         o
     }
 }
@@ -361,6 +365,17 @@ impl ClientConfig {
 #[cfg(all(test, feature = "http"))]
 mod http_config_tests {
     use super::*;
+
+    #[test]
+    fn redis_url_reaches_the_options() {
+        let c = HttpConfig::from_json(serde_json::json!({"redisUrl": "redis://10.0.0.5:6379/2"}))
+            .unwrap();
+        assert_eq!(
+            c.options().redis_url.as_deref(),
+            Some("redis://10.0.0.5:6379/2")
+        );
+        assert_eq!(HttpConfig::default().options().redis_url, None);
+    }
 
     #[test]
     fn connection_and_message_limits_reach_the_options() {

@@ -178,3 +178,43 @@ pub fn notes() -> (ferromcp::client::NotificationFn, Arc<Mutex<Vec<String>>>) {
         seen,
     )
 }
+
+/// A `redis-server` of the test's own on a free port, stopped when dropped.
+pub struct RedisServer {
+    /// `redis://127.0.0.1:PORT`.
+    pub url: String,
+    _child: tokio::process::Child,
+}
+
+/// Starts a `redis-server` (persistence off) on a free port and waits until it answers.
+///
+/// # Panics
+/// When `redis-server` is not installed (`scripts/setup-test-deps` installs it).
+pub async fn redis_server() -> RedisServer {
+    for _ in 0..5 {
+        let port = {
+            let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            l.local_addr().unwrap().port()
+        };
+        let child = tokio::process::Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no"])
+            .stdout(std::process::Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("redis-server not found: run scripts/setup-test-deps (apt-get install redis-server)");
+        for _ in 0..100 {
+            if tokio::net::TcpStream::connect(("127.0.0.1", port))
+                .await
+                .is_ok()
+            {
+                return RedisServer {
+                    url: format!("redis://127.0.0.1:{port}"),
+                    _child: child,
+                };
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+    panic!("redis-server did not start");
+}

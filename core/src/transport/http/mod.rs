@@ -35,6 +35,8 @@ pub use server::{
     router, serve_http, HttpServerHandle, HttpSession, PROTOCOL_VERSION_HEADER, SESSION_ID_HEADER,
 };
 pub use sse::{SseEvent, SseParser};
+#[cfg(feature = "redis")]
+pub use store::RedisStore;
 pub use store::{
     BusMessage, BusReceiver, EventBus, EventStore, InMemoryEventBus, InMemoryEventStore,
     InMemorySessionStore, SessionState, SessionStore, StoreError, StoreFuture,
@@ -119,6 +121,12 @@ pub struct HttpServerOptions {
     pub session_store: Option<Arc<dyn SessionStore>>,
     /// How replicas reach each other (default: [`InMemoryEventBus`], one process).
     pub event_bus: Option<Arc<dyn EventBus>>,
+    /// Keep sessions, SSE events and the bus on this Redis/Valkey
+    /// (`redis://[user:password@]host:port[/db]`), so that replicas in any number of processes
+    /// serve any session: the stores not set above become one `RedisStore` (sessions expire
+    /// after [`Self::session_idle_timeout`], each stream keeps its last 256 events for an hour).
+    /// Needs the `redis` feature; [`serve_http`] connects before it listens.
+    pub redis_url: Option<String>,
     /// Also serve the legacy 2024-11-05 HTTP+SSE endpoints.
     pub legacy_sse: bool,
     /// Path of the legacy SSE endpoint (default `/sse`).
@@ -169,6 +177,7 @@ impl Default for HttpServerOptions {
             event_store: None,
             session_store: None,
             event_bus: None,
+            redis_url: None,
             legacy_sse: true,
             legacy_sse_path: "/sse".into(),
             legacy_messages_path: "/messages".into(),

@@ -120,6 +120,14 @@ fn build(
 
 /// An axum [`Router`] serving `server` over Streamable HTTP at `options.path` (and, when
 /// `options.legacy_sse` is set, the 2024-11-05 endpoints). Merge or nest it into your own app.
-pub fn router(server: Server, options: HttpServerOptions) -> Router {
+///
+/// With [`HttpServerOptions::redis_url`] the store connects on first use.
+///
+/// # Panics
+/// When `redis_url` is not a valid Redis URL, or is set in a build without the `redis` feature.
+pub fn router(server: Server, mut options: HttpServerOptions) -> Router {
+    if let Err(e) = super::super::store::apply_redis_url(&mut options) {
+        panic!("ferromcp router: {e}");
+    }
     build(server, options, None).0
 }

@@ -78,8 +78,13 @@ impl HttpServerHandle {
 pub async fn serve_http(
     server: Server,
     addr: impl tokio::net::ToSocketAddrs,
-    options: HttpServerOptions,
+    mut options: HttpServerOptions,
 ) -> std::io::Result<HttpServerHandle> {
+    let check = super::super::store::apply_redis_url(&mut options)
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
+    if let Some(check) = check {
+        check.await.map_err(std::io::Error::other)?;
+    }
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let local_addr = listener.local_addr()?;
     let app = App::new(server, options, Some(local_addr));

@@ -11,10 +11,14 @@
 
 mod bus;
 mod events;
+#[cfg(feature = "redis")]
+mod redis;
 mod sessions;
 
 pub use bus::{BusMessage, BusReceiver, EventBus, InMemoryEventBus};
 pub use events::{EventStore, InMemoryEventStore};
+#[cfg(feature = "redis")]
+pub use redis::RedisStore;
 pub use sessions::{InMemorySessionStore, SessionState, SessionStore};
 
 use futures_util::future::BoxFuture;
@@ -60,5 +64,36 @@ pub(crate) fn run_detached(mut fut: StoreFuture<()>, what: &'static str) {
                 }
             });
         }
+    }
+}
+
+/// Sets the stores that `options.redis_url` names (those not set already) and returns the
+/// connection check to run before serving; an error when the URL is bad or this build has no
+/// `redis` feature.
+pub(crate) fn apply_redis_url(
+    options: &mut super::HttpServerOptions,
+) -> Result<Option<StoreFuture<()>>, StoreError> {
+    let Some(url) = options.redis_url.clone() else {
+        return Ok(None);
+    };
+    #[cfg(feature = "redis")]
+    {
+        let store = std::sync::Arc::new(RedisStore::open(
+            &url,
+            options.session_idle_timeout,
+            256,
+            std::time::Duration::from_secs(3600),
+        )?);
+        options.session_store.get_or_insert_with(|| store.clone());
+        options.event_store.get_or_insert_with(|| store.clone());
+        options.event_bus.get_or_insert_with(|| store.clone());
+        Ok(Some(Box::pin(async move { store.connect().await })))
+    }
+    #[cfg(not(feature = "redis"))]
+    {
+        let _ = url;
+        Err(StoreError(
+            "redis_url is set but this build of ferromcp has no `redis` feature".into(),
+        ))
     }
 }

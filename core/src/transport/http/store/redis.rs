@@ -1,0 +1,373 @@
+//! [`RedisStore`]: the session store, event store and event bus on Redis or Valkey, so that
+//! replicas in different processes or machines serve each other's sessions.
+//!
+//! Layout (every key under a prefix, `ferromcp:` by default):
+//! - `{prefix}s:{session}`: the session's [`SessionState`] as JSON, expiring after the idle
+//!   timeout (refreshed whenever it is read or written);
+//! - `{prefix}e:{stream}`: a Redis stream per SSE stream, one entry per event (`seq`, `data`),
+//!   capped with `MAXLEN ~` and expiring after the event TTL;
+//! - `{prefix}k:{session}`: the set of a session's stream keys, so they can be removed at once;
+//! - `{prefix}bus`: the pub/sub channel of the [`EventBus`].
+//!
+//! Each operation is one round trip (several commands go in one pipeline); the store counts
+//! them ([`RedisStore::round_trips`]) for the benchmark.
+
+use super::{
+    BusMessage, BusReceiver, EventBus, EventStore, SessionState, SessionStore, StoreError,
+    StoreFuture,
+};
+use futures_util::StreamExt;
+use redis::aio::ConnectionManager;
+use serde::{Deserialize, Serialize};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::{mpsc, OnceCell};
+
+/// The session store, event store and event bus of replicas sharing one Redis (or Valkey).
+/// Cheap to clone; connects on first use (or with [`RedisStore::connect`]).
+#[derive(Clone)]
+pub struct RedisStore {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    client: redis::Client,
+    conn: OnceCell<ConnectionManager>,
+    prefix: String,
+    per_stream: usize,
+    event_ttl: Duration,
+    session_ttl: Duration,
+    round_trips: AtomicU64,
+}
+
+impl std::fmt::Debug for RedisStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisStore")
+            .field("prefix", &self.inner.prefix)
+            .finish_non_exhaustive()
+    }
+}
+
+fn err(e: impl std::fmt::Display) -> StoreError {
+    StoreError(format!("redis: {e}"))
+}
+
+impl RedisStore {
+    /// A store on the Redis at `url` (`redis://[user:password@]host:port[/db]`, or `rediss://`
+    /// for TLS where the build supports it): sessions expire after `session_ttl` without use,
+    /// each SSE stream keeps its last `per_stream` events for `event_ttl`.
+    pub fn open(
+        url: &str,
+        session_ttl: Duration,
+        per_stream: usize,
+        event_ttl: Duration,
+    ) -> Result<RedisStore, StoreError> {
+        let client = redis::Client::open(url).map_err(err)?;
+        Ok(RedisStore {
+            inner: Arc::new(Inner {
+                client,
+                conn: OnceCell::new(),
+                prefix: "ferromcp:".into(),
+                per_stream: per_stream.max(1),
+                event_ttl,
+                session_ttl,
+                round_trips: AtomicU64::new(0),
+            }),
+        })
+    }
+
+    /// Connects now (a server checks its Redis when it starts).
+    pub async fn connect(&self) -> Result<(), StoreError> {
+        self.inner.conn().await.map(|_| ())
+    }
+
+    /// Round trips to Redis so far (commands and pipelines sent).
+    pub fn round_trips(&self) -> u64 {
+        self.inner.round_trips.load(Ordering::Relaxed)
+    }
+}
+
+impl Inner {
+    async fn conn(&self) -> Result<ConnectionManager, StoreError> {
+        self.conn
+            .get_or_try_init(|| async {
+                let config = redis::aio::ConnectionManagerConfig::new()
+                    .set_connection_timeout(Some(Duration::from_secs(5)))
+                    .set_response_timeout(Some(Duration::from_secs(5)));
+                ConnectionManager::new_with_config(self.client.clone(), config)
+                    .await
+                    .map_err(err)
+            })
+            .await
+            .cloned()
+    }
+
+    async fn query<T: redis::FromRedisValue>(&self, p: &redis::Pipeline) -> Result<T, StoreError> {
+        let mut c = self.conn().await?;
+        self.round_trips.fetch_add(1, Ordering::Relaxed);
+        p.query_async(&mut c).await.map_err(err)
+    }
+
+    fn session_key(&self, id: &str) -> String {
+        format!("{}s:{id}", self.prefix)
+    }
+
+    fn stream_key(&self, stream: &str) -> String {
+        format!("{}e:{stream}", self.prefix)
+    }
+
+    /// The set of the stream keys of the session `stream` belongs to.
+    fn streams_set(&self, stream: &str) -> String {
+        let session = stream.split('/').next().unwrap_or(stream);
+        format!("{}k:{session}", self.prefix)
+    }
+
+    fn channel(&self) -> String {
+        format!("{}bus", self.prefix)
+    }
+}
+
+fn millis(d: Duration) -> u64 {
+    d.as_millis().clamp(1, u64::MAX as u128) as u64
+}
+
+impl EventStore for RedisStore {
+    fn append(&self, stream: String, seq: u64, data: String) -> StoreFuture<()> {
+        let inner = self.inner.clone();
+        Box::pin(async move {
+            let key = inner.stream_key(&stream);
+            let set = inner.streams_set(&stream);
+            let ttl = millis(inner.event_ttl);
+            let mut p = redis::pipe();
+            p.cmd("XADD")
+                .arg(&key)
+                .arg("MAXLEN")
+                .arg("~")
+                .arg(inner.per_stream)
+                .arg("*")
+                .arg("seq")
+                .arg(seq)
+                .arg("data")
+                .arg(data)
+                .ignore();
+            p.cmd("PEXPIRE").arg(&key).arg(ttl).ignore();
+            p.cmd("SADD").arg(&set).arg(&key).ignore();
+            p.cmd("PEXPIRE").arg(&set).arg(ttl).ignore();
+            inner.query::<()>(&p).await
+        })
+    }
+
+    fn replay_after(&self, stream: String, seq: u64) -> StoreFuture<Option<Vec<(u64, String)>>> {
+        let inner = self.inner.clone();
+        Box::pin(async move {
+            let mut p = redis::pipe();
+            p.cmd("XRANGE")
+                .arg(inner.stream_key(&stream))
+                .arg("-")
+                .arg("+");
+            let (entries,): (Vec<(String, Vec<String>)>,) = inner.query(&p).await?;
+            if entries.is_empty() {
+                return Ok(None);
+            }
+            let mut events: Vec<(u64, String)> = entries
+                .into_iter()
+                .filter_map(|(_, fields)| {
+                    let mut s = None;
+                    let mut d = None;
+                    for kv in fields.chunks(2) {
+                        match (kv[0].as_str(), kv.get(1)) {
+                            ("seq", Some(v)) => s = v.parse::<u64>().ok(),
+                            ("data", Some(v)) => d = Some(v.clone()),
+                            _ => {}
+                        }
+                    }
+                    Some((s?, d?))
+                })
+                .filter(|(s, _)| *s > seq)
+                .collect();
+            // Writes may land out of order; events go out by number.
+            events.sort_by_key(|e| e.0);
+            events.dedup_by_key(|e| e.0);
+            Ok(Some(events))
+        })
+    }
+
+    fn remove_streams(&self, prefix: String) -> StoreFuture<()> {
+        let inner = self.inner.clone();
+        Box::pin(async move {
+            let set = inner.streams_set(&prefix);
+            let mut p = redis::pipe();
+            p.cmd("SMEMBERS").arg(&set);
+            let (keys,): (Vec<String>,) = inner.query(&p).await?;
+            let own = inner.stream_key(&prefix);
+            let keys: Vec<String> = keys.into_iter().filter(|k| k.starts_with(&own)).collect();
+            let mut p = redis::pipe();
+            if !keys.is_empty() {
+                p.cmd("DEL").arg(&keys).ignore();
+            }
+            p.cmd("SREM").arg(&set).arg(&keys).ignore();
+            if keys.is_empty() {
+                return Ok(());
+            }
+            inner.query::<()>(&p).await
+        })
+    }
+}
+
+impl SessionStore for RedisStore {
+    fn put(&self, id: String, state: SessionState) -> StoreFuture<()> {
+        let inner = self.inner.clone();
+        Box::pin(async move {
+            let json = serde_json::to_string(&state).map_err(err)?;
+            let mut p = redis::pipe();
+            p.cmd("SET")
+                .arg(inner.session_key(&id))
+                .arg(json)
+                .arg("PX")
+                .arg(millis(inner.session_ttl))
+                .ignore();
+            inner.query::<()>(&p).await
+        })
+    }
+
+    fn get(&self, id: String) -> StoreFuture<Option<SessionState>> {
+        let inner = self.inner.clone();
+        Box::pin(async move {
+            let mut p = redis::pipe();
+            p.cmd("GETEX")
+                .arg(inner.session_key(&id))
+                .arg("PX")
+                .arg(millis(inner.session_ttl));
+            let (v,): (Option<String>,) = inner.query(&p).await?;
+            match v {
+                None => Ok(None),
+                Some(s) => serde_json::from_str(&s).map(Some).map_err(err),
+            }
+        })
+    }
+
+    fn remove(&self, id: String) -> StoreFuture<bool> {
+        let inner = self.inner.clone();
+        Box::pin(async move {
+            let mut p = redis::pipe();
+            p.cmd("DEL").arg(inner.session_key(&id));
+            let (n,): (u64,) = inner.query(&p).await?;
+            Ok(n > 0)
+        })
+    }
+
+    fn ids(&self) -> StoreFuture<Vec<String>> {
+        let inner = self.inner.clone();
+        Box::pin(async move {
+            let mut c = inner.conn().await?;
+            let prefix = inner.session_key("");
+            let mut cursor: u64 = 0;
+            let mut out = Vec::new();
+            loop {
+                inner.round_trips.fetch_add(1, Ordering::Relaxed);
+                let (next, keys): (u64, Vec<String>) = redis::cmd("SCAN")
+                    .arg(cursor)
+                    .arg("MATCH")
+                    .arg(format!("{prefix}*"))
+                    .arg("COUNT")
+                    .arg(1000)
+                    .query_async(&mut c)
+                    .await
+                    .map_err(err)?;
+                out.extend(
+                    keys.iter()
+                        .filter_map(|k| k.strip_prefix(&prefix))
+                        .map(String::from),
+                );
+                if next == 0 {
+                    return Ok(out);
+                }
+                cursor = next;
+            }
+        })
+    }
+}
+
+/// What goes on the channel: the sender and the message.
+#[derive(Serialize, Deserialize)]
+struct Envelope {
+    from: String,
+    msg: BusMessage,
+}
+
+impl EventBus for RedisStore {
+    fn subscribe(&self, replica: &str) -> BusReceiver {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let inner = self.inner.clone();
+        let me = replica.to_string();
+        let Ok(rt) = tokio::runtime::Handle::try_current() else {
+            tracing::error!("redis event bus: no tokio runtime to listen on");
+            return rx;
+        };
+        rt.spawn(async move {
+            // Reconnects while this replica listens (its receiver is open).
+            while !tx.is_closed() {
+                match listen(&inner, &me, &tx).await {
+                    Ok(()) => break,
+                    Err(e) => {
+                        tracing::warn!(error = %e, "redis event bus: reconnecting");
+                        tokio::time::sleep(Duration::from_millis(500)).await;
+                    }
+                }
+            }
+        });
+        rx
+    }
+
+    fn publish(&self, replica: &str, msg: BusMessage) -> StoreFuture<()> {
+        let inner = self.inner.clone();
+        let env = Envelope {
+            from: replica.to_string(),
+            msg,
+        };
+        Box::pin(async move {
+            let json = serde_json::to_string(&env).map_err(err)?;
+            let mut p = redis::pipe();
+            p.cmd("PUBLISH").arg(inner.channel()).arg(json).ignore();
+            inner.query::<()>(&p).await
+        })
+    }
+
+    fn has_peers(&self, _replica: &str) -> bool {
+        true
+    }
+}
+
+/// Forwards the channel's messages from other replicas to `tx` until it closes (`Ok`) or the
+/// connection fails (`Err`).
+async fn listen(
+    inner: &Inner,
+    me: &str,
+    tx: &mpsc::UnboundedSender<BusMessage>,
+) -> Result<(), StoreError> {
+    let mut ps = inner.client.get_async_pubsub().await.map_err(err)?;
+    ps.subscribe(inner.channel()).await.map_err(err)?;
+    let mut messages = ps.on_message();
+    loop {
+        let m = tokio::select! {
+            m = messages.next() => m,
+            _ = tx.closed() => return Ok(()),
+        };
+        let Some(m) = m else {
+            return Err(StoreError("redis: subscription ended".into()));
+        };
+        let Ok(text) = m.get_payload::<String>() else {
+            continue;
+        };
+        match serde_json::from_str::<Envelope>(&text) {
+            Ok(env) if env.from != me => {
+                if tx.send(env.msg).is_err() {
+                    return Ok(());
+                }
+            }
+            Ok(_) => {}
+            Err(e) => tracing::warn!(error = %e, "redis event bus: unreadable message"),
+        }
+    }
+}
