@@ -100,6 +100,38 @@ impl NativeClient {
         }))
     }
 
+    /// [`Self::http`] with OAuth 2.1 authorization: a 401 from the server runs `auth`'s flow,
+    /// later 401s refresh, a 403 `insufficient_scope` steps up.
+    #[uniffi::constructor]
+    pub async fn http_auth(
+        url: String,
+        headers: Vec<NameValue>,
+        legacy_fallback: bool,
+        auth: Arc<crate::auth::NativeOAuth>,
+        config: Option<String>,
+        handler: Option<Arc<dyn ClientHandler>>,
+    ) -> Result<Arc<Self>, FfiError> {
+        let config = client_config(config)?;
+        let headers = headers.into_iter().map(Into::into).collect();
+        let handler = foreign(handler);
+        let auth = Some(auth.client.clone());
+        let inner = run(async move {
+            EmbeddedClient::connect_http_auth(
+                &url,
+                headers,
+                legacy_fallback,
+                auth,
+                &config,
+                handler,
+            )
+            .await
+        })
+        .await?;
+        Ok(Arc::new(Self {
+            inner: Arc::new(inner),
+        }))
+    }
+
     /// Connects to a server in this process over an in-memory transport.
     #[uniffi::constructor]
     pub async fn memory(

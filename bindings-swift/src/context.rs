@@ -190,6 +190,12 @@ impl NativeContext {
         json_text(&self.ctx.request_state())
     }
 
+    /// The verified bearer token's identity on a protected HTTP server (JSON text: `subject`,
+    /// `clientId`, `scopes`, `audience`, `expiresAt`, `claims`; `null` when not protected).
+    pub fn auth(&self) -> String {
+        json_text(&self.ctx.auth())
+    }
+
     /// Closes the SSE stream carrying this request (Streamable HTTP; the client resumes with
     /// `Last-Event-ID`). False where there is no such stream.
     pub fn close_sse_stream(&self) -> bool {

@@ -20,6 +20,7 @@
 //! The classes here are the facade's private layer (Swift module `FerroMCPNative`); Swift code
 //! uses `FerroMCP` (`Server`, `Client`, `McpError`).
 
+pub mod auth;
 pub mod client;
 pub mod context;
 pub mod error;

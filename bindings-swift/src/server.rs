@@ -152,6 +152,25 @@ impl NativeServer {
         let server = run(async move { inner.serve_http(&host, port, &config).await }).await?;
         Ok(Arc::new(NativeHttpServer { inner: server }))
     }
+
+    /// [`Self::serve_http`] protected by bearer tokens (`protection`): requests without a valid
+    /// token are answered 401/403 with `WWW-Authenticate`, and the Protected Resource Metadata
+    /// is served at its well-known path.
+    pub async fn serve_http_auth(
+        &self,
+        host: String,
+        port: u16,
+        config: Option<String>,
+        protection: Arc<crate::auth::NativeProtection>,
+    ) -> Result<Arc<NativeHttpServer>, FfiError> {
+        let config =
+            HttpConfig::from_json(parse_opt_json("HTTP config", config)?.unwrap_or(Value::Null))?;
+        let inner = self.inner.clone();
+        let auth = Some(protection.auth.clone());
+        let server =
+            run(async move { inner.serve_http_auth(&host, port, &config, auth).await }).await?;
+        Ok(Arc::new(NativeHttpServer { inner: server }))
+    }
 }
 
 /// A running Streamable HTTP endpoint.

@@ -114,7 +114,7 @@ public final class Client: Sendable {
     }
 
     /// Makes the notification stream and the handler, then connects with `open`.
-    private static func connect(
+    static func connect(
         _ options: ClientOptions,
         _ open: (String, ClientHandler) async throws -> NativeClient
     ) async throws -> Client {
