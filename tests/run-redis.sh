@@ -7,6 +7,10 @@
 #   Last-Event-ID on another replica after its replica is killed, losing no event; a request
 #   stream resumes on another replica; list_changed and resource updates reach the replica
 #   holding the session's stream, once.
+# Then processes: tests/scale/cluster.mjs starts a redis-server, three everything-server
+# replicas (built with the `redis` feature, --redis-url) and a round-robin proxy, and the
+# official conformance suite's server mode (0.1.16 --suite all, the alpha's 2025-11-25 and
+# 2026-07-28 requirement sets) runs through the proxy, each request on the next replica.
 # Needs redis-server (scripts/setup-test-deps installs it); without it, says so and skips.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -27,4 +31,18 @@ if grep -qE '^test result: FAILED|^error(\[|:)' "$log" || ! grep -q '^test resul
   echo "run-redis: cargo test failed; full log: $log" >&2
   status=1
 fi
+
+if [ ! -f tests/node_modules/@modelcontextprotocol/conformance/dist/index.js ] \
+   || [ ! -f tests/node_modules/conformance-alpha/dist/index.js ]; then
+  scripts/setup-test-deps --node-only
+fi
+echo "run-redis: building everything-server with the redis feature" >&2
+cargo build --quiet -p ferromcp-examples --features redis --bin everything-server
+RESULTS="${RESULTS:-$(mktemp -d "${TMPDIR:-/tmp}/ferromcp-run-redis.XXXXXX")}"
+echo "run-redis: conformance server mode through a round-robin proxy over three replicas" >&2
+tests/conformance/run-server.sh --results "$RESULTS/cluster" \
+  --runs v0.1.16,alpha-2025-11-25,alpha-2026-07-28 \
+  -- scripts/node22 tests/scale/cluster.mjs --port '{port}' --replicas 3 || status=1
+grep -h "cluster: requests per replica" "$RESULTS/cluster/server.log" >&2 || true
+echo "run-redis: results in $RESULTS" >&2
 exit "$status"

@@ -2,8 +2,10 @@
 //! (tools `test_*`, resources `test://...`, prompts `test_*`, completion, logging), as listed in
 //! `tests/conformance/SCENARIOS.md`.
 //!
-//! `everything-server [--transport stdio|http] [--port N]` (default stdio; HTTP binds
-//! 127.0.0.1 and serves `/mcp`). Logs go to stderr.
+//! `everything-server [--transport stdio|http] [--port N] [--redis-url URL]` (default stdio;
+//! HTTP binds 127.0.0.1 and serves `/mcp`; with `--redis-url`, built with the `redis` feature,
+//! replicas sharing the URL serve each other's sessions; they share `FERROMCP_REQUEST_STATE_KEY`,
+//! 64 hex digits, to open each other's 2026-07-28 `requestState`). Logs go to stderr.
 
 use ferromcp::protocol::{CallToolResult, Prompt, Resource, ResourceTemplate, Tool};
 use ferromcp::server::{completion_fn, prompt_fn, resource_fn, tool_fn, PromptFn, Server, ToolFn};
@@ -791,10 +793,24 @@ fn add_prompts(b: ferromcp::server::ServerBuilder) -> ferromcp::server::ServerBu
 
 /// Builds the everything server.
 fn build() -> Result<Server, McpError> {
+    // Replicas serving the same clients seal 2026-07-28 `requestState` with one shared key.
+    let ring = match std::env::var("FERROMCP_REQUEST_STATE_KEY") {
+        Ok(hex) => Some(ferromcp::session::KeyRing::new(vec![(
+            "shared".into(),
+            (0..hex.len() / 2)
+                .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16))
+                .collect::<Result<Vec<u8>, _>>()
+                .map_err(|_| McpError::invalid_params("FERROMCP_REQUEST_STATE_KEY must be hex"))?,
+        )])?),
+        Err(_) => None,
+    };
     let b = Server::builder("mcp-conformance-test-server", "1.0.0").options(|o| {
         o.enable_tools = true;
         o.enable_resources = true;
         o.enable_prompts = true;
+        if let Some(ring) = ring {
+            o.session.request_state_keys = ring;
+        }
     });
     let server = add_prompts(add_resources(add_tools(b))).build()?;
     let _ = SERVER.set(server.clone());
@@ -815,7 +831,7 @@ fn build() -> Result<Server, McpError> {
 }
 
 fn usage() -> ! {
-    eprintln!("usage: everything-server [--transport stdio|http] [--port N]");
+    eprintln!("usage: everything-server [--transport stdio|http] [--port N] [--redis-url URL]");
     std::process::exit(2);
 }
 
@@ -823,6 +839,7 @@ fn usage() -> ! {
 async fn main() {
     let mut transport = "stdio".to_string();
     let mut port: u16 = 3000;
+    let mut redis_url = None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -833,6 +850,7 @@ async fn main() {
                     .and_then(|p| p.parse().ok())
                     .unwrap_or_else(|| usage())
             }
+            "--redis-url" => redis_url = Some(args.next().unwrap_or_else(|| usage())),
             "-h" | "--help" => usage(),
             _ => usage(),
         }
@@ -856,7 +874,7 @@ async fn main() {
     });
     let outcome = match transport.as_str() {
         "stdio" => server.serve_stdio().await,
-        "http" => serve_http(server, port).await,
+        "http" => serve_http(server, port, redis_url).await,
         _ => usage(),
     };
     if let Err(e) = outcome {
@@ -866,10 +884,11 @@ async fn main() {
 }
 
 /// Serves Streamable HTTP on 127.0.0.1:`port`, endpoint `/mcp`, until the process is stopped.
-async fn serve_http(server: Server, port: u16) -> Result<(), McpError> {
+async fn serve_http(server: Server, port: u16, redis_url: Option<String>) -> Result<(), McpError> {
     use ferromcp::transport::http::{serve_http, HttpServerOptions};
     let options = HttpServerOptions {
         retry_interval: Some(Duration::from_millis(5000)),
+        redis_url,
         ..Default::default()
     };
     let handle = serve_http(server, ("127.0.0.1", port), options)

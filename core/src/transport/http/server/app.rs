@@ -209,6 +209,18 @@ impl App {
     /// session). `Err` is the answer to give when the store fails.
     pub(super) async fn session(&self, sid: &str) -> Result<Option<Arc<HttpSession>>, Response> {
         if let Some(h) = self.live_get(sid) {
+            if !h.legacy && self.replica.has_peers() {
+                // Deleted or expired on another replica: gone here too.
+                match self.store.touch(sid.to_string()).await {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        self.live.lock().unwrap().remove(sid);
+                        h.close_here();
+                        return Ok(None);
+                    }
+                    Err(e) => return Err(store_failed(e)),
+                }
+            }
             if !h.legacy && !h.session.is_ready() && !h.session.is_closed() {
                 // Its `notifications/initialized` may have reached another replica.
                 if let Ok(Some(state)) = self.store.get(sid.to_string()).await {

@@ -3,7 +3,7 @@
 //!
 //! Layout (every key under a prefix, `ferromcp:` by default):
 //! - `{prefix}s:{session}`: the session's [`SessionState`] as JSON, expiring after the idle
-//!   timeout (refreshed whenever it is read or written);
+//!   timeout (renewed by every request: [`SessionStore::touch`]);
 //! - `{prefix}e:{stream}`: a Redis stream per SSE stream, one entry per event (`seq`, `data`),
 //!   capped with `MAXLEN ~` and expiring after the event TTL;
 //! - `{prefix}k:{session}`: the set of a session's stream keys, so they can be removed at once;
@@ -244,6 +244,18 @@ impl SessionStore for RedisStore {
                 None => Ok(None),
                 Some(s) => serde_json::from_str(&s).map(Some).map_err(err),
             }
+        })
+    }
+
+    fn touch(&self, id: String) -> StoreFuture<bool> {
+        let inner = self.inner.clone();
+        Box::pin(async move {
+            let mut p = redis::pipe();
+            p.cmd("PEXPIRE")
+                .arg(inner.session_key(&id))
+                .arg(millis(inner.session_ttl));
+            let (n,): (u64,) = inner.query(&p).await?;
+            Ok(n > 0)
         })
     }
 

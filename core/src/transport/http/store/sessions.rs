@@ -43,6 +43,10 @@ pub trait SessionStore: Send + Sync + 'static {
     fn put(&self, id: String, state: SessionState) -> StoreFuture<()>;
     /// The state of session `id`; `None` when there is no such session.
     fn get(&self, id: String) -> StoreFuture<Option<SessionState>>;
+    /// Whether session `id` is still there, renewing its time to live. With several replicas
+    /// the server asks on every request, so a session deleted or expired on one replica is
+    /// gone on all of them at once.
+    fn touch(&self, id: String) -> StoreFuture<bool>;
     /// Removes session `id`; whether it was there.
     fn remove(&self, id: String) -> StoreFuture<bool>;
     /// Every session id held (for administration and tests; may be slow on a large store).
@@ -70,6 +74,9 @@ impl SessionStore for InMemorySessionStore {
     }
     fn get(&self, id: String) -> StoreFuture<Option<SessionState>> {
         ready(self.map.lock().unwrap().get(&id).cloned())
+    }
+    fn touch(&self, id: String) -> StoreFuture<bool> {
+        ready(self.map.lock().unwrap().contains_key(&id))
     }
     fn remove(&self, id: String) -> StoreFuture<bool> {
         ready(self.map.lock().unwrap().remove(&id).is_some())
