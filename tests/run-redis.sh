@@ -10,7 +10,9 @@
 # Then processes: tests/scale/cluster.mjs starts a redis-server, three everything-server
 # replicas (built with the `redis` feature, --redis-url) and a round-robin proxy, and the
 # official conformance suite's server mode (0.1.16 --suite all, the alpha's 2025-11-25 and
-# 2026-07-28 requirement sets) runs through the proxy, each request on the next replica.
+# 2026-07-28 requirement sets) runs through the proxy, each request on the next replica; and
+# tests/scale/kill_resume.mjs kills (SIGKILL) the replica holding a client's GET stream, and the
+# client resumes on another replica with Last-Event-ID, losing no event.
 # Needs redis-server (scripts/setup-test-deps installs it); without it, says so and skips.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -44,5 +46,8 @@ tests/conformance/run-server.sh --results "$RESULTS/cluster" \
   --runs v0.1.16,alpha-2025-11-25,alpha-2026-07-28 \
   -- scripts/node22 tests/scale/cluster.mjs --port '{port}' --replicas 3 || status=1
 grep -h "cluster: requests per replica" "$RESULTS/cluster/server.log" >&2 || true
+echo "run-redis: a replica killed mid-stream" >&2
+# (pipefail: the script's exit status decides)
+scripts/node22 tests/scale/kill_resume.mjs 2>&1 | grep '^kill_resume' >&2 || status=1
 echo "run-redis: results in $RESULTS" >&2
 exit "$status"

@@ -5,10 +5,8 @@
 // responses, SSE included, are streamed through). Stops everything on SIGTERM/SIGINT.
 //   node tests/scale/cluster.mjs --port P [--replicas 3] [--server PATH]
 // Prints "cluster: ready ..." on stderr once every replica listens.
-import { spawn } from "node:child_process";
 import http from "node:http";
-import net from "node:net";
-import { randomBytes } from "node:crypto";
+import { startRedis, startReplicas, stopAll } from "./lib.mjs";
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => {
@@ -23,45 +21,8 @@ if (!port) {
   process.exit(2);
 }
 
-const children = [];
-function stopAll() {
-  for (const c of children) {
-    try { c.kill("SIGKILL"); } catch {}
-  }
-}
-process.on("SIGTERM", () => { stopAll(); process.exit(0); });
-process.on("SIGINT", () => { stopAll(); process.exit(0); });
-process.on("exit", stopAll);
-
-const freePort = () => new Promise((resolve) => {
-  const s = net.createServer();
-  s.listen(0, "127.0.0.1", () => { const p = s.address().port; s.close(() => resolve(p)); });
-});
-const waitPort = async (p) => {
-  for (let i = 0; i < 300; i++) {
-    const ok = await new Promise((r) => {
-      const c = net.connect(p, "127.0.0.1", () => { c.destroy(); r(true); });
-      c.on("error", () => r(false));
-    });
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`nothing listens on ${p}`);
-};
-
-const redisPort = await freePort();
-children.push(spawn("redis-server", ["--port", String(redisPort), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: ["ignore", "ignore", "inherit"] }));
-await waitPort(redisPort);
-const backends = [];
-// One requestState key for every replica (2026-07-28 multi round trips cross replicas).
-const env = { ...process.env, FERROMCP_REQUEST_STATE_KEY: randomBytes(32).toString("hex") };
-for (let i = 0; i < replicas; i++) {
-  const p = await freePort();
-  const c = spawn(serverBin, ["--transport", "http", "--port", String(p), "--redis-url", `redis://127.0.0.1:${redisPort}`], { stdio: ["ignore", "ignore", "inherit"], env });
-  children.push(c);
-  backends.push(p);
-}
-for (const p of backends) await waitPort(p);
+const redisPort = await startRedis();
+const backends = (await startReplicas(serverBin, redisPort, replicas)).map((r) => r.port);
 
 let next = 0;
 const hits = backends.map(() => 0);
