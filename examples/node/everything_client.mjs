@@ -52,7 +52,11 @@ async function conformanceAuth(url) {
     clientMetadataUrl: CLIENT_METADATA_URL,
     clientCredentials: String(context.name ?? '').startsWith('auth/client-credentials') && clientId !== undefined && clientSecret !== undefined,
   });
-  const client = await Client.http(url, { auth, name: 'ferromcp-everything-client', version: '0.1.0' });
+  // The revision the suite runs at: 2026-07-28 speaks the per-request era (server/discover,
+  // MCP-Protocol-Version on every request), falling back to the handshake on older servers.
+  const revision = process.env.MCP_CONFORMANCE_PROTOCOL_VERSION;
+  const era = revision && revision >= '2026-07-28' ? { protocolVersion: revision, protocolMode: 'auto' } : {};
+  const client = await Client.http(url, { auth, name: 'ferromcp-everything-client', version: '0.1.0', ...era });
   try {
     const { tools } = await client.listTools();
     for (const tool of tools) await client.callTool({ name: tool.name, arguments: {} });

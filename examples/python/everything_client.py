@@ -69,12 +69,18 @@ def conformance_auth() -> OAuth:
 
 async def run_auth(url: str) -> None:
     """Connect (authorizing on the first 401), list the tools, call each one."""
+    # The revision the suite runs at: 2026-07-28 speaks the per-request era (server/discover,
+    # MCP-Protocol-Version on every request), falling back to the handshake on older servers.
+    revision = os.environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION") or ""
+    per_request = revision >= "2026-07-28"
     client = Client.http(
         url,
         legacy_fallback=False,
         auth=conformance_auth(),
         name="ferromcp-everything-client",
         version="0.1.0",
+        protocol_version=revision if per_request else None,
+        protocol_mode="auto" if per_request else None,
     )
     await client.connect()
     try:

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite (client mode) against an MCP client command: 0.1.16's
-# `--suite core` (the 2025-11-25 era), and the alpha's non-auth 2026-07-28 client scenarios.
+# `--suite core` (the 2025-11-25 era), the alpha's non-auth 2026-07-28 client scenarios, and the
+# alpha's auth/* client scenarios of 2025-11-25 and 2026-07-28.
 #
 # Usage: tests/conformance/run-client.sh [options] [--] CLIENT_CMD...
 #   For every scenario the suite runs CLIENT_CMD with the mock server's URL appended as the
@@ -16,7 +17,10 @@
 #   --runs LIST       comma-separated: "v0.1.16" (default: 0.1.16 --suite SUITE, labelled as
 #                     above) and/or "alpha-2026-07-28" (the alpha's 2026-07-28 client scenarios
 #                     but auth/*, one by one, labelled client-2026-LANG for a label client-core-LANG,
-#                     else client-2026)
+#                     else client-2026), "alpha-auth-2025-11-25" and/or "alpha-auth-2026-07-28"
+#                     (the alpha's required auth/* client scenarios of that revision, one by one
+#                     at its wire: MCP_CONFORMANCE_PROTOCOL_VERSION, 2026-07-28 being the
+#                     per-request era; labelled client-auth-REV-LANG, else client-auth-REV)
 #   --timeout MS      per-scenario timeout (default 60000: the suite runs scenarios in parallel
 #                     and this machine has 2 cores)
 #   --no-serial-retry do not re-run the timing-sensitive scenarios (sse-retry) on their own
@@ -48,7 +52,7 @@ while [ $# -gt 0 ]; do
     --timeout) timeout="$2"; shift 2 ;;
     --no-serial-retry) serial_retry=0; shift ;;
     --runs) runs="$2"; shift 2 ;;
-    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
     --) shift; break ;;
     -*) echo "run-client: unknown option $1" >&2; exit 2 ;;
     *) break ;;
@@ -85,6 +89,25 @@ if [[ ",$runs," == *,alpha-2026-07-28,* ]]; then
   "$NODE22" "$HERE/summarize.mjs" --mode client --run "$label26" --dir "$out26" --expected "$EXPECTED" \
     | tee "$results/$label26.summary" || status=1
 fi
+# The alpha's required auth/* scenarios per revision: the plain `  - auth/NAME` entries of its
+# requirement file (the `not_scored` extensions are `- scenario: NAME` entries).
+for rev in 2025-11-25 2026-07-28; do
+  [[ ",$runs," == *,alpha-auth-$rev,* ]] || continue
+  reqs="$ROOT/tests/node_modules/conformance-alpha/requirements/$rev.yaml"
+  [ -f "$CLI_ALPHA" ] && [ -f "$reqs" ] || { echo "run-client: the alpha is missing; run scripts/setup-test-deps" >&2; exit 2; }
+  alabel="client-auth-$rev"
+  case "$label_opt" in client-core-*) alabel="client-auth-$rev-${label_opt#client-core-}" ;; esac
+  aout="$results/$alabel"
+  mkdir -p "$aout"
+  mapfile -t auth_scenarios < <(sed -n 's/^  - \(auth\/[A-Za-z0-9_-]*\)$/\1/p' "$reqs")
+  echo "run-client: conformance-alpha client, $rev auth/* scenarios one by one (${#auth_scenarios[@]})" >&2
+  for s in "${auth_scenarios[@]}"; do
+    "$NODE22" "$CLI_ALPHA" client --command "$wrapper" --scenario "$s" --spec-version "$rev" \
+      --timeout "$timeout" -o "$aout" >>"$aout/cli.log" 2>&1 || true
+  done
+  "$NODE22" "$HERE/summarize.mjs" --mode client --run "$alabel" --dir "$aout" --expected "$EXPECTED" \
+    | tee "$results/$alabel.summary" || status=1
+done
 if [[ ",$runs," != *,v0.1.16,* ]]; then
   echo "run-client: results in $results" >&2
   exit "$status"

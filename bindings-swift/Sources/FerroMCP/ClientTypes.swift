@@ -75,12 +75,18 @@ public struct ClientOptions: Sendable {
         self.maxMessageSize = maxMessageSize
     }
 
+    /// Which protocol era to speak: the `initialize` handshake (nil or `.handshake`, the
+    /// default), `.auto` (probe 2026-07-28's `server/discover`, fall back to the handshake) or
+    /// `.perRequest` (2026-07-28 only; set `protocolVersion` to it).
+    public var protocolMode: ProtocolMode?
+
     /// The engine's `ClientConfig` JSON: capability flags only for the handlers given.
     var configJSON: String {
         var o: [String: Value] = ["name": .string(name), "version": .string(version)]
         o.set("protocolVersion", protocolVersion.map(Value.string))
         o.set("requestTimeoutMs", requestTimeout.map { .int($0.wholeMilliseconds) })
         o.set("maxMessageSize", maxMessageSize.map(Value.int))
+        o.set("protocolMode", protocolMode.map { .string($0.rawValue) })
         if sampling != nil {
             o["sampling"] = true
             if samplingTools { o["samplingTools"] = true }
@@ -533,4 +539,14 @@ public struct Completion: Sendable, Hashable {
         hasMore = c["hasMore"]?.boolValue
         raw = value
     }
+}
+
+/// The protocol era a client speaks (`ClientOptions.protocolMode`).
+public enum ProtocolMode: String, Sendable {
+    /// The `initialize` handshake (revisions up to 2025-11-25).
+    case handshake
+    /// `server/discover` first (2026-07-28), the handshake where it is not offered.
+    case auto
+    /// The 2026-07-28 per-request era only.
+    case perRequest
 }

@@ -96,7 +96,19 @@ async fn run_auth_scenario(url: &str) -> Result<(), McpError> {
         ..Default::default()
     }
     .auth(conformance_auth());
-    let options = ClientOptions::new("ferromcp-everything-client", env!("CARGO_PKG_VERSION"));
+    let mut options = ClientOptions::new("ferromcp-everything-client", env!("CARGO_PKG_VERSION"));
+    // The revision the suite runs at: a per-request one (2026-07-28) is spoken as such
+    // (server/discover, MCP-Protocol-Version on every request), with the handshake as fallback.
+    let revision = std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION").ok();
+    if let Some(v) = revision
+        .as_deref()
+        .and_then(ferromcp::ProtocolVersion::parse)
+    {
+        if v.is_per_request() {
+            options.protocol_version = v;
+            options.mode = ferromcp::client::ProtocolMode::Auto;
+        }
+    }
     let client = connect(url, options, ClientHandlers::default(), http).await?;
     let outcome = async {
         let tools = client.list_all_tools().await?;

@@ -11,7 +11,11 @@ import ExampleSupport
 import FerroMCP
 import Foundation
 
+/// Every `auth/*` scenario runs the OAuth client too (`conformanceAuth`).
 let scenarios = ["initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry"]
+/// The Client ID Metadata Document URL the suite expects (auth/basic-cimd).
+let clientMetadataURL = "https://conformance-test.local/client-metadata.json"
+let redirectURI = "http://localhost:3000/callback"
 
 /// A value several tasks (and synchronous callbacks) append to.
 final class Collected<Element: Sendable>: @unchecked Sendable {
@@ -40,6 +44,93 @@ func close(_ client: Client, within seconds: Int) async {
 }
 
 // ---- conformance client mode ----------------------------------------------------------------
+
+#if canImport(Glibc)
+import Glibc
+let streamSocket = Int32(SOCK_STREAM.rawValue)
+func closeSocket(_ fd: Int32) { Glibc.close(fd) }
+#else
+import Darwin
+let streamSocket = SOCK_STREAM
+func closeSocket(_ fd: Int32) { Darwin.close(fd) }
+#endif
+
+/// The redirect step against the suite's mock authorization server, which approves at once:
+/// request the authorization URL (a plain-HTTP GET over a socket) and return the `Location` it
+/// redirects to. A real host would show the URL to the user instead.
+func approve(_ authorizationURL: String) throws -> String {
+    guard let url = URLComponents(string: authorizationURL), url.scheme == "http", let host = url.host else {
+        throw McpError(.invalidParams, "not a plain-HTTP authorization URL: \(authorizationURL)")
+    }
+    let target = url.percentEncodedPath + (url.percentEncodedQuery.map { "?\($0)" } ?? "")
+    var hints = addrinfo()
+    hints.ai_socktype = streamSocket
+    var info: UnsafeMutablePointer<addrinfo>?
+    guard getaddrinfo(host, String(url.port ?? 80), &hints, &info) == 0, let first = info else {
+        throw McpError(.internalError, "cannot resolve \(host)")
+    }
+    defer { freeaddrinfo(info) }
+    var fd: Int32 = -1
+    var candidate: UnsafeMutablePointer<addrinfo>? = first
+    while let a = candidate {
+        fd = socket(a.pointee.ai_family, a.pointee.ai_socktype, a.pointee.ai_protocol)
+        if fd >= 0 && connect(fd, a.pointee.ai_addr, a.pointee.ai_addrlen) == 0 { break }
+        if fd >= 0 { closeSocket(fd); fd = -1 }
+        candidate = a.pointee.ai_next
+    }
+    guard fd >= 0 else { throw McpError(.internalError, "cannot connect to \(host)") }
+    defer { closeSocket(fd) }
+    let request = "GET \(target) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n"
+    _ = request.withCString { write(fd, $0, strlen($0)) }
+    var response = [UInt8]()
+    var buf = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let n = read(fd, &buf, buf.count)
+        if n <= 0 { break }
+        response += buf[0..<n]
+    }
+    let head = String(decoding: response, as: UTF8.self).components(separatedBy: "\r\n\r\n").first ?? ""
+    let lines = head.components(separatedBy: "\r\n")
+    let status = lines.first?.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+    let location = lines.dropFirst().first { $0.lowercased().hasPrefix("location:") }
+        .map { String($0.dropFirst("location:".count)).trimmingCharacters(in: .whitespaces) }
+    guard status / 100 == 3, let location else {
+        throw McpError(.internalError, "authorization endpoint answered HTTP \(status), no redirect")
+    }
+    return location
+}
+
+/// Connects with OAuth (pre-registered or client credentials from MCP_CONFORMANCE_CONTEXT),
+/// lists the tools and calls each one.
+func conformanceAuth(url: String) async throws {
+    let text = ProcessInfo.processInfo.environment["MCP_CONFORMANCE_CONTEXT"] ?? "{}"
+    let context = (try? Value(json: text.isEmpty ? "{}" : text)) ?? [:]
+    let clientId = context["client_id"]?.stringValue
+    let secret = context["client_secret"]?.stringValue
+    let credentials = (context["name"]?.stringValue ?? "").hasPrefix("auth/client-credentials")
+        && clientId != nil && secret != nil
+    let auth = OAuth(onRedirect: { try approve($0) }, redirectURI: redirectURI,
+                     clientName: "ferromcp-everything-client", clientId: clientId, clientSecret: secret,
+                     clientMetadataURL: clientMetadataURL, clientCredentials: credentials)
+    // The revision the suite runs at: 2026-07-28 speaks the per-request era (server/discover,
+    // MCP-Protocol-Version on every request), falling back to the handshake on older servers.
+    var options = ClientOptions(name: "ferromcp-everything-client", version: "0.1.0")
+    if let revision = ProcessInfo.processInfo.environment["MCP_CONFORMANCE_PROTOCOL_VERSION"],
+       revision >= "2026-07-28" {
+        options.protocolVersion = revision
+        options.protocolMode = .auto
+    }
+    let client = try await Client.http(url: url, legacyFallback: false, auth: auth, options: options)
+    do {
+        for tool in try await client.listAllTools() {
+            _ = try await client.callTool(tool.name)
+        }
+    } catch {
+        await close(client, within: 5)
+        throw error
+    }
+    await close(client, within: 5)
+}
 
 struct AddNumbers: Encodable { var a: Double; var b: Double }
 
@@ -204,12 +295,16 @@ if argv.first == "--interop" {
         exit(2)
     }
     let scenario = ProcessInfo.processInfo.environment["MCP_CONFORMANCE_SCENARIO"] ?? ""
-    guard scenarios.contains(scenario) else {
-        logLine("unknown scenario '\(scenario)'; known: \(scenarios.joined(separator: ", "))")
+    guard scenarios.contains(scenario) || scenario.hasPrefix("auth/") else {
+        logLine("unknown scenario '\(scenario)'; known: \(scenarios.joined(separator: ", ")), auth/*")
         exit(1)
     }
     do {
-        try await conformance(scenario, url: argv[0])
+        if scenario.hasPrefix("auth/") {
+            try await conformanceAuth(url: argv[0])
+        } else {
+            try await conformance(scenario, url: argv[0])
+        }
     } catch {
         logLine("everything-client: \(scenario): \(error)")
         exit(1)
