@@ -20,8 +20,29 @@ from typing import Any
 
 from ferromcp import Client, Context, MethodNotFound, OAuth
 
-SCENARIOS = ["initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry"]
+SCENARIOS = [
+    "initialize",
+    "tools_call",
+    "elicitation-sep1034-client-defaults",
+    "sse-retry",
+    # The alpha's 2026-07-28 client scenarios (every scenario runs in protocol_mode="auto").
+    "request-metadata",
+    "sep-2322-client-request-state",
+    "http-standard-headers",
+    "http-custom-headers",
+    "http-invalid-tool-headers",
+    "json-schema-ref-no-deref",
+    "json-schema-2020-12-preservation",
+]
 """Every ``auth/*`` scenario runs the OAuth client (``run_auth``)."""
+EXERCISED = {
+    "request-metadata",
+    "sep-2322-client-request-state",
+    "http-standard-headers",
+    "http-custom-headers",
+    "http-invalid-tool-headers",
+}
+"""Scenarios run by ``exercise``."""
 
 # The Client ID Metadata Document URL the suite expects (auth/basic-cimd).
 CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"
@@ -126,6 +147,8 @@ async def run(scenario: str, url: str) -> None:
         legacy_fallback=False,
         name="ferromcp-everything-client",
         version="0.1.0",
+        # Both eras: server/discover first, the initialize handshake where it is not offered.
+        protocol_mode="auto",
         sampling_handler=sampling,
         elicitation_handler=elicitation,
     )
@@ -141,9 +164,43 @@ async def run(scenario: str, url: str) -> None:
             print("everything-client: close timed out", file=sys.stderr)
 
 
+def context_tool_calls() -> list[tuple[str, dict[str, Any]]] | None:
+    """The tool calls MCP_CONFORMANCE_CONTEXT asks for (``toolCalls: [{name, arguments}]``)."""
+    context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+    calls = context.get("toolCalls")
+    if not isinstance(calls, list):
+        return None
+    return [(c["name"], c.get("arguments") or {}) for c in calls if isinstance(c, dict)]
+
+
+async def exercise(client: Client) -> None:
+    """The 2026-07-28 scenarios' common run: the tool calls the context names, or else every
+    listed tool called with ``{}``, then every resource read and every prompt got where the
+    server offers them."""
+    tools = await client.list_all_tools()
+    calls = context_tool_calls()
+    for name, arguments in calls if calls is not None else [(t["name"], {}) for t in tools]:
+        await client.call_tool(name, arguments)
+    caps = client.initialize_result.get("capabilities") or {}
+    if "resources" in caps:
+        for r in (await client.list_resources()).get("resources", []):
+            await client.read_resource(r["uri"])
+    if "prompts" in caps:
+        for p in (await client.list_prompts()).get("prompts", []):
+            await client.get_prompt(p["name"])
+
+
 async def scenario_steps(client: Client, scenario: str) -> None:
     if True:
-        if scenario == "initialize":
+        if scenario in EXERCISED:
+            await exercise(client)
+        elif scenario == "json-schema-ref-no-deref":
+            await client.list_all_tools()  # listing is the scenario: no network $ref fetched
+        elif scenario == "json-schema-2020-12-preservation":
+            tools = await client.list_all_tools()
+            schema = next(t["inputSchema"] for t in tools if t["name"] == "json_schema_2020_12_tool")
+            await client.call_tool("json_schema_echo", {"schema": schema})
+        elif scenario == "initialize":
             try:
                 await client.list_tools()
             except MethodNotFound:
