@@ -153,7 +153,30 @@ async fn altered_or_foreign_state_is_refused() {
         let retry = json!({ "inputResponses": responses, "requestState": token });
         let r = post_modern(&url, &call(tool, retry, all_caps())).await;
         assert_eq!(answer(&r)["error"]["code"], -32602, "{tool}: {}", r.body);
+        assert_eq!(
+            answer(&r)["error"]["data"]["reason"],
+            "tampered",
+            "{}",
+            r.body
+        );
     }
+    // The genuine state still works (refusals used nothing up), once; again it is a replay.
+    let retry = json!({ "inputResponses": responses, "requestState": state });
+    let r = post_modern(&url, &call("explicit", retry.clone(), all_caps())).await;
+    assert_eq!(
+        answer(&r)["result"]["content"][0]["text"],
+        "Ada 42",
+        "{}",
+        r.body
+    );
+    let r = post_modern(&url, &call("explicit", retry, all_caps())).await;
+    assert_eq!(answer(&r)["error"]["code"], -32602, "{}", r.body);
+    assert_eq!(
+        answer(&r)["error"]["data"]["reason"],
+        "replayed",
+        "{}",
+        r.body
+    );
     // Malformed inputResponses.
     let retry = json!({ "inputResponses": { "who": 12345 } });
     let r = post_modern(&url, &call("explicit", retry, all_caps())).await;

@@ -37,5 +37,5 @@ pub use mrtr::{input_required, INPUT_REQUIRED};
 pub use outbound::{Outbound, OutboundMessage, OutboundSink};
 pub use peer::{log_level_rank, Peer, RequestOptions};
 pub use per_request::RequestMeta;
-pub use request_state::{KeyRing, REQUEST_STATE_TTL};
+pub use request_state::{KeyRing, DEFAULT_REPLAY_CAPACITY, REQUEST_STATE_TTL};
 pub use service::Service;
