@@ -178,12 +178,18 @@ impl Server {
     }
 
     /// Serves one session over a message transport until the peer hangs up.
+    ///
+    /// On a multi-threaded tokio runtime the session runs as a task of its own on the runtime's
+    /// workers, whoever awaits this: under `#[tokio::main]` the awaiting future is `main`'s, which
+    /// runs on the main thread, outside the workers, and every message would otherwise cross
+    /// from the worker that saw the input to the main thread and back. Dropping the returned
+    /// future stops the session.
     pub async fn serve<R: FrameReader, W: FrameWriter>(
         &self,
         reader: R,
         writer: W,
     ) -> Result<(), McpError> {
-        self.connection(reader, writer).run().await
+        crate::session::serve_on_worker(self.connection(reader, writer).run()).await
     }
 
     /// Serves one session over this process's stdin/stdout until stdin closes.

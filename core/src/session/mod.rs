@@ -24,6 +24,7 @@ pub mod per_request;
 mod per_request_stream;
 mod request_state;
 mod service;
+mod worker;
 
 pub use self::core::Incoming;
 pub(crate) use self::core::{has_capability, IdHash, STATE_INITIALIZING, STATE_READY};
@@ -39,3 +40,4 @@ pub use peer::{log_level_rank, Peer, RequestOptions};
 pub use per_request::RequestMeta;
 pub use request_state::{KeyRing, DEFAULT_REPLAY_CAPACITY, REQUEST_STATE_TTL};
 pub use service::Service;
+pub(crate) use worker::serve_on_worker;

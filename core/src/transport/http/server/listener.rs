@@ -72,9 +72,10 @@ impl HttpServerHandle {
 /// connection layer's counters. Use [`super::router`] to mount the endpoint in an axum app
 /// instead.
 ///
-/// Serving runs on the caller's tokio runtime. Where the server shares a few cores with its
-/// clients, a current-thread runtime serves fastest (no wake-ups across workers; see
-/// `bench/servers/src/bin/ferromcp_echo.rs` for the measured difference).
+/// Serving runs on the caller's tokio runtime, each connection a task of its own whose
+/// handlers get their first poll inline, so a request is read, answered and written by one
+/// worker whichever runtime the caller picked. The benchmark measures both a `#[tokio::main]`
+/// server and a current-thread one (`bench/servers`, the two "ferromcp (Rust handler)" rows).
 pub async fn serve_http(
     server: Server,
     addr: impl tokio::net::ToSocketAddrs,
