@@ -132,3 +132,56 @@ async fn server_request_for_unoffered_sampling_fails_locally() {
     );
     client.close().await;
 }
+
+/// The capabilities a server session keeps as its own are exactly what its `initialize` answer
+/// sent, and sessions opened while the server's registries are unchanged share one copy (a copy
+/// per session was most of an idle HTTP session's memory); after a registry changes, a new
+/// session keeps the new capabilities.
+#[tokio::test]
+async fn sessions_keep_the_capabilities_they_were_sent_and_share_them() {
+    let server = Server::builder("caps", "1")
+        .tool_raw(
+            Tool::new("t"),
+            tool_fn(|_a, _ctx| async move { Ok(CallToolResult::text("ok")) }),
+        )
+        .build()
+        .unwrap();
+    let own = |s: &std::sync::Arc<ferromcp::session::Session>| {
+        s.negotiated().unwrap().own_capabilities.clone()
+    };
+    let mut a = RawPeer::start(&server);
+    let sent_a = a.initialize("2025-11-25").await["capabilities"].clone();
+    let mut b = RawPeer::start(&server);
+    let sent_b = b.initialize("2025-11-25").await["capabilities"].clone();
+    // A ping answered means `notifications/initialized` was handled: the session is listed.
+    a.assert_alive().await;
+    b.assert_alive().await;
+    let sessions = server.live_sessions();
+    assert_eq!(sessions.len(), 2);
+    assert_eq!(sent_a, sent_b);
+    assert_eq!(*own(&sessions[0]), sent_a);
+    assert_eq!(*own(&sessions[1]), sent_a);
+    assert!(std::sync::Arc::ptr_eq(
+        &own(&sessions[0]),
+        &own(&sessions[1])
+    ));
+    assert!(sent_a.get("prompts").is_none());
+
+    // A registry change: the next session is sent, and keeps, the new capabilities.
+    server.add_prompt(
+        ferromcp::protocol::Prompt::new("p"),
+        ferromcp::server::prompt_fn(|_a, _ctx| async move {
+            Ok(ferromcp::protocol::GetPromptResult::default())
+        }),
+    );
+    let mut c = RawPeer::start(&server);
+    let sent_c = c.initialize("2025-11-25").await["capabilities"].clone();
+    c.assert_alive().await;
+    assert!(sent_c.get("prompts").is_some());
+    let sessions = server.live_sessions();
+    let kept: Vec<Value> = sessions.iter().map(|s| (*own(s)).clone()).collect();
+    assert!(kept.contains(&sent_c), "{kept:?} lacks {sent_c}");
+    for p in [&mut a, &mut b, &mut c] {
+        p.assert_alive().await;
+    }
+}
