@@ -198,9 +198,14 @@ pub fn run(server: &Server, load: &Load) -> Result<Metrics, String> {
         c.call(i).map(|()| t.elapsed())
     };
     let (cpu0, own0) = (procstat::cpu_ns(pid), procstat::cpu_ns(me));
+    let sw0 = procstat::voluntary_switches(pid);
     let (mut lat, wall) = crate::timed_calls(load, 100, &mut id, |i| timed(&mut c, i))?;
+    let sw1 = procstat::voluntary_switches(pid);
     let n1 = lat.len() as f64;
     crate::latency_metrics(&mut m, "c1", &mut lat, wall);
+    if let (Some(a), Some(b)) = (sw0, sw1) {
+        m.insert("c1_csw", (b - a) as f64 / n1);
+    }
     if let (Some(a), Some(b)) = (cpu0, procstat::cpu_ns(pid)) {
         m.insert("c1_cpu_us", (b - a) as f64 / 1e3 / n1);
     }
@@ -262,7 +267,14 @@ fn settled_rss(pid: u32) -> Result<u64, String> {
 /// then the RSS with `load.big_sessions` idle sessions in all. Sessions are opened by 16
 /// keep-alive connections (initialize + notifications/initialized each, no GET stream) and left
 /// idle; the connections stay open while RSS is read (after it settles, /proc/PID/status VmRSS).
-pub fn idle_sessions(server: &Server, load: &Load, m: &mut Metrics) -> Result<(), String> {
+///
+/// With `huge`, it goes on to `load.huge_sessions` idle sessions and reads the RSS again.
+pub fn idle_sessions(
+    server: &Server,
+    load: &Load,
+    huge: bool,
+    m: &mut Metrics,
+) -> Result<(), String> {
     let rt = httpload::runtime()?;
     let pid = server.pid();
     let port = server.port;
@@ -310,6 +322,29 @@ pub fn idle_sessions(server: &Server, load: &Load, m: &mut Metrics) -> Result<()
         "big_kib",
         (big as f64 - before as f64) / total.max(1) as f64,
     );
+    if huge {
+        // Then on to `load.huge_sessions` in all (ferromcp's Rust rows: issue 19's target).
+        let more = load.huge_sessions.saturating_sub(total);
+        let deadline = Instant::now() + load.big_deadline * 3;
+        let (c3, opened3, err) = rt.block_on(httpload::open_sessions(port, 16, more, deadline));
+        let all = total + opened3;
+        if let Some(e) = err {
+            return Err(format!(
+                "{} idle sessions: {e} (after {all})",
+                load.huge_sessions
+            ));
+        }
+        if all < load.huge_sessions {
+            return Err(format!(
+                "{} idle sessions: only {all} opened in {} s",
+                load.huge_sessions,
+                (load.big_deadline * 3).as_secs()
+            ));
+        }
+        let huge = settled_rss(pid)?;
+        m.insert("huge_rss_mib", huge as f64 / 1024.0);
+        drop(c3);
+    }
     drop((c1, c2));
     Ok(())
 }

@@ -30,6 +30,9 @@ pub struct Load {
     pub sessions: usize,
     /// Idle sessions held in all for the "RSS with N idle sessions" figure.
     pub big_sessions: usize,
+    /// Idle sessions held in all for the "RSS with N idle sessions" figure of the rows with
+    /// `Spec::huge_sessions` (on from `big_sessions`, same server).
+    pub huge_sessions: usize,
     /// How long opening `big_sessions` may take before the row gives up.
     pub big_deadline: Duration,
     pub phase: Duration,
@@ -88,6 +91,9 @@ pub struct Spec {
     /// Why a row is missing, for rows that cannot run.
     pub na: Option<String>,
     pub smoke: bool,
+    /// Whether the idle-session phase goes on to `Load::huge_sessions` (ferromcp's Rust rows,
+    /// whose servers set a session cap above it).
+    pub huge_sessions: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -147,7 +153,9 @@ fn specs(root: &Path, bins: &Path) -> Vec<Spec> {
             env: Vec::new(),
             na: None,
             smoke: true,
+            huge_sessions: false,
         },
+        // As the README writes it: #[tokio::main] (multi-threaded), serve_stdio / serve_http.
         Spec {
             name: "ferromcp (Rust handler)",
             lang: Lang::Rust,
@@ -157,6 +165,19 @@ fn specs(root: &Path, bins: &Path) -> Vec<Spec> {
             env: Vec::new(),
             na: None,
             smoke: true,
+            huge_sessions: true,
+        },
+        // The same server on a current-thread runtime.
+        Spec {
+            name: "ferromcp (Rust handler, current-thread runtime)",
+            lang: Lang::Rust,
+            kind: Kind::Ferro,
+            stdio: Some(v(&[&b("ferromcp-echo-current-thread"), "stdio"])),
+            http: modes(v(&[&b("ferromcp-echo-current-thread")]), &MODES),
+            env: Vec::new(),
+            na: None,
+            smoke: false,
+            huge_sessions: true,
         },
         ferro_python("ferromcp (Python handler, sync def)", root, false),
         ferro_python("ferromcp (Python handler, async def)", root, true),
@@ -171,6 +192,7 @@ fn specs(root: &Path, bins: &Path) -> Vec<Spec> {
             env: Vec::new(),
             na: None,
             smoke: false,
+            huge_sessions: false,
         },
         Spec {
             name: "TS SDK 1.32.2 (McpServer)",
@@ -181,6 +203,7 @@ fn specs(root: &Path, bins: &Path) -> Vec<Spec> {
             env: Vec::new(),
             na: None,
             smoke: true,
+            huge_sessions: false,
         },
         Spec {
             name: "Python SDK 2.3.0 (MCPServer)",
@@ -195,6 +218,7 @@ fn specs(root: &Path, bins: &Path) -> Vec<Spec> {
             env: Vec::new(),
             na: None,
             smoke: false,
+            huge_sessions: false,
         },
         Spec {
             name: "Python SDK 2.3.0 (low-level Server)",
@@ -209,6 +233,7 @@ fn specs(root: &Path, bins: &Path) -> Vec<Spec> {
             env: Vec::new(),
             na: None,
             smoke: true,
+            huge_sessions: false,
         },
     ]
 }
@@ -265,6 +290,7 @@ fn ferro_python(name: &'static str, root: &Path, is_async: bool) -> Spec {
         )],
         na,
         smoke: true,
+        huge_sessions: false,
     }
 }
 
@@ -302,6 +328,7 @@ fn ferro_node(root: &Path, node: &str) -> Spec {
         env: Vec::new(),
         na,
         smoke: true,
+        huge_sessions: false,
     }
 }
 
@@ -355,6 +382,7 @@ fn ferro_swift(root: &Path) -> Spec {
         env: Vec::new(),
         na,
         smoke: true,
+        huge_sessions: false,
     }
 }
 
@@ -440,6 +468,7 @@ fn main() {
         clients: 32,
         sessions: if smoke { 200 } else { 1_000 },
         big_sessions: if smoke { 1_000 } else { 10_000 },
+        huge_sessions: if smoke { 2_000 } else { 100_000 },
         big_deadline: Duration::from_secs(if smoke { 10 } else { 60 }),
         phase: Duration::from_millis(phase_ms.unwrap_or(if smoke { 300 } else { 2_000 })),
         cold: if smoke { 3 } else { 11 },
@@ -540,7 +569,7 @@ fn main() {
                     let log = raw.join(format!("{slug}.http-{mode}.sessions.stderr"));
                     let port = http::free_port();
                     if let Err(e) = http::Server::spawn(&on_port(port), &s.env, port, &log)
-                        .and_then(|srv| http::idle_sessions(&srv, &load, m))
+                        .and_then(|srv| http::idle_sessions(&srv, &load, s.huge_sessions, m))
                     {
                         notes.push(e);
                     }

@@ -29,6 +29,31 @@ pub fn cpu_ns(pid: u32) -> Option<u64> {
     Some(ticks * 10_000_000)
 }
 
+/// Voluntary context switches of all live threads of `pid` (/proc/PID/task/*/status): each is a
+/// thread going to sleep to wait (for input, a lock, another thread), so per call it counts the
+/// hand-overs a call costs, whatever else runs on the machine.
+pub fn voluntary_switches(pid: u32) -> Option<u64> {
+    let mut total = 0u64;
+    let mut any = false;
+    for e in std::fs::read_dir(format!("/proc/{pid}/task"))
+        .ok()?
+        .flatten()
+    {
+        let Ok(s) = std::fs::read_to_string(e.path().join("status")) else {
+            continue;
+        };
+        if let Some(n) = s
+            .lines()
+            .find_map(|l| l.strip_prefix("voluntary_ctxt_switches:"))
+            .and_then(|v| v.trim().parse::<u64>().ok())
+        {
+            total += n;
+            any = true;
+        }
+    }
+    any.then_some(total)
+}
+
 /// Resident set size of `pid` in KiB.
 pub fn rss_kib(pid: u32) -> Option<u64> {
     let s = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;

@@ -209,10 +209,15 @@ pub fn run(
         // Sequential.
         let cpu0 = procstat::cpu_ns(pid);
         let own0 = procstat::cpu_ns(me);
+        let sw0 = procstat::voluntary_switches(pid);
         let (mut lat, wall) = crate::timed_calls(load, 200, &mut id, |i| p.call(i))?;
         let (cpu1, own1) = (procstat::cpu_ns(pid), procstat::cpu_ns(me));
+        let sw1 = procstat::voluntary_switches(pid);
         let n = lat.len() as f64;
         crate::latency_metrics(&mut m, "seq", &mut lat, wall);
+        if let (Some(a), Some(b)) = (sw0, sw1) {
+            m.insert("seq_csw", (b - a) as f64 / n);
+        }
         if let (Some(a), Some(b)) = (cpu0, cpu1) {
             m.insert("seq_cpu_us", (b - a) as f64 / 1e3 / n);
         }

@@ -1,0 +1,64 @@
+//! What both ferromcp echo binaries share: the server (the `echo` tool, as the README writes a
+//! tool) and the HTTP options the benchmark sets explicitly.
+
+use ferromcp::server::Server;
+use ferromcp::transport::http::HttpServerOptions;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+#[derive(Deserialize, JsonSchema)]
+struct EchoArgs {
+    /// The text to send back.
+    text: String,
+}
+
+/// The benchmark's `echo` server.
+pub fn build() -> Server {
+    Server::builder("ferromcp-bench", env!("CARGO_PKG_VERSION"))
+        .tool(
+            "echo",
+            "Echoes the text back",
+            |a: EchoArgs, _ctx| async move { a.text },
+        )
+        .build()
+        .expect("server builds")
+}
+
+/// The options for `mode` (`stateful`, `stateless` or `json`). Only the session cap and the
+/// idle timeout differ from the defaults, and only because the driver holds 100,000 idle sessions
+/// (plus the few of its load phases, which it DELETEs): it must not hit the cap (503) or lose
+/// sessions to idle reaping while it reads RSS. Nothing here is a speed setting.
+pub fn http_options(mode: &str) -> HttpServerOptions {
+    HttpServerOptions {
+        stateless: mode != "stateful",
+        json_response: mode == "json",
+        max_sessions: 110_000,
+        session_idle_timeout: std::time::Duration::from_secs(30 * 60),
+        ..HttpServerOptions::default()
+    }
+}
+
+/// The command line: `stdio`, or `http PORT MODE`.
+pub enum Mode {
+    Stdio,
+    Http(u16, String),
+}
+
+/// Reads the command line (`PROG [stdio | http PORT [stateful|stateless|json]]`).
+pub fn mode() -> Mode {
+    let args: Vec<String> = std::env::args().collect();
+    match args.get(1).map(String::as_str) {
+        None | Some("stdio") => Mode::Stdio,
+        Some("http") => Mode::Http(
+            args.get(2).and_then(|p| p.parse().ok()).unwrap_or(0),
+            args.get(3).cloned().unwrap_or_else(|| "stateful".into()),
+        ),
+        Some(other) => {
+            eprintln!(
+                "usage: {} [stdio | http PORT [stateful|stateless|json]] (got {other})",
+                args[0]
+            );
+            std::process::exit(2);
+        }
+    }
+}
