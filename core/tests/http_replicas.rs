@@ -454,3 +454,53 @@ async fn a_redis_url_this_build_cannot_use_is_refused_at_start() {
     };
     assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput, "{err}");
 }
+
+#[tokio::test]
+async fn a_replica_dropping_its_idle_copy_leaves_the_session_to_the_others() {
+    tokio::time::timeout(Duration::from_secs(30), async {
+        let store: Arc<dyn SessionStore> = Arc::new(InMemorySessionStore::default());
+        let events: Arc<dyn EventStore> = Arc::new(InMemoryEventStore::default());
+        let bus: Arc<dyn EventBus> = Arc::new(InMemoryEventBus::default());
+        let mut handles = Vec::new();
+        let mut urls = Vec::new();
+        // Replica 0 drops copies idle for 150 ms; replica 1 keeps them.
+        for idle in [Duration::from_millis(150), Duration::from_secs(600)] {
+            let h = serve_http(
+                demo_server(),
+                "127.0.0.1:0",
+                HttpServerOptions {
+                    session_store: Some(store.clone()),
+                    event_store: Some(events.clone()),
+                    event_bus: Some(bus.clone()),
+                    session_idle_timeout: idle,
+                    ..Default::default()
+                },
+            )
+            .await
+            .unwrap();
+            urls.push(h.url("/mcp"));
+            handles.push(h);
+        }
+        let sid = init_session(&urls[0]).await;
+        for i in 0..8 {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            let r = post(
+                &urls[1],
+                Some(&sid),
+                call(10 + i, "count", json!({"steps": 1})),
+            )
+            .await;
+            assert_eq!(r.status, 200, "{}", r.body);
+        }
+        // Replica 0's copy went idle long ago; the session is still there, on both.
+        assert_eq!(store.ids().await.unwrap(), vec![sid.clone()]);
+        let r = post(&urls[0], Some(&sid), call(30, "count", json!({"steps": 1}))).await;
+        assert_eq!(r.status, 200, "{}", r.body);
+        assert!(r.body.contains("counted to 1"));
+        for h in handles {
+            h.shutdown().await.unwrap();
+        }
+    })
+    .await
+    .unwrap();
+}

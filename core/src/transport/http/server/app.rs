@@ -282,10 +282,22 @@ impl App {
         }
     }
 
-    /// Removes session `id` from this replica's table and, unless it is a legacy session
-    /// (which lives on its connection's replica only), from the store.
+    /// Removes session `id` from this replica's table and ends it. A session shared with
+    /// other replicas stays theirs: only this copy goes (the store's time to live, renewed by
+    /// every request on any replica, decides when the session itself expires). Otherwise it
+    /// is removed from the store too, with its events (a legacy session lives on its
+    /// connection's replica only, and is in no store).
     fn forget(&self, id: &str, legacy: bool) -> Option<Arc<HttpSession>> {
         let h = self.live.lock().unwrap().remove(id);
+        if !legacy && self.replica.has_peers() {
+            if let Some(h) = &h {
+                h.close_here();
+            }
+            return h;
+        }
+        if let Some(h) = &h {
+            h.close();
+        }
         if !legacy {
             let store = self.store.clone();
             let id = id.to_string();
@@ -320,7 +332,6 @@ impl App {
             let busy = s.has_open_stream() || s.session.in_flight_count() > 0;
             if s.session.is_closed() || (idle && !busy) {
                 self.forget(&id, s.legacy);
-                s.close();
             }
         }
     }
@@ -358,7 +369,6 @@ impl App {
                     session = s.id().unwrap_or_default(),
                     "session table full: closing the least recently active idle session"
                 );
-                s.close();
                 true
             }
             None => false,

@@ -55,9 +55,7 @@ async fn legacy_sse_stream(app: Arc<App>, req: HttpRequest) -> Response {
     let weak_app = Arc::downgrade(&app);
     let on_drop: Box<dyn FnOnce() + Send> = Box::new(move || {
         if let Some(app) = weak_app.upgrade() {
-            if let Some(s) = app.remove_legacy(&id) {
-                s.close();
-            }
+            app.remove_legacy(&id);
         }
     });
     sse_response(
