@@ -83,7 +83,7 @@ test('without the capability, ctx requests fail inside the handler (an isError r
   const client = await Client.memory(server());
   const r = await client.callTool({ name: 'ask' });
   assert.equal(r.isError, true);
-  assert.match(r.content[0].text, /did not advertise the elicitation capability/);
+  assert.match(r.content[0].text, /did not declare the elicitation capability/);
   await client.close();
 });
 

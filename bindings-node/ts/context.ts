@@ -180,7 +180,9 @@ export class RequestContext {
    * Sends a request to the client and resolves with its result: `sendRequest(method, params)`,
    * or `sendRequest({ method, params })` as in the TypeScript SDK (a result schema given after
    * it is not needed: results are plain JSON). Fails with an {@link McpError}
-   * (`MethodNotFound`) when the client did not declare the capability.
+   * (`MissingRequiredClientCapability`, -32021) when the client did not declare the capability;
+   * left uncaught in a tool, that is an `isError` result for a 2025-era client and the -32021
+   * answer for a 2026-07-28 one.
    */
   async sendRequest<R = unknown>(
     method: string | { method: string; params?: Record<string, unknown> },

@@ -86,19 +86,6 @@ export function inputRequired(requests: Record<string, InputRequest>, state?: un
   return new McpError(ErrorCode.InputRequired, 'input required', { inputRequests: requests, state: state ?? null });
 }
 
-/**
- * Errors a tool's handler passes on as JSON-RPC errors rather than `isError` results: the
- * client must act on them (URL elicitation, a 2026-07-28 input round, a missing capability).
- */
-export function isProtocolSignal(e: unknown): boolean {
-  return (
-    e instanceof McpError &&
-    (e.code === ErrorCode.UrlElicitationRequired ||
-      e.code === ErrorCode.InputRequired ||
-      e.code === ErrorCode.MissingRequiredClientCapability)
-  );
-}
-
 const MARKER = '\u0001ferromcp-error:';
 
 /** Builds the right error class for a code. */

@@ -7,7 +7,7 @@
 import type { ProtectedResource } from './auth';
 import type { RequestContext } from './context';
 import { Dispatch, isThenable, then } from './dispatch';
-import { call, callSync, ErrorCode, isProtocolSignal, McpError } from './errors';
+import { call, callSync, ErrorCode, McpError } from './errors';
 import { McpHttpHandler } from './http';
 import native, { type NativeHttpServer, type NativeServer } from './native';
 import { type JsonSchema, type SchemaInput, toJsonSchema } from './schema';
@@ -264,20 +264,15 @@ function parseUri(uri: string): URL {
 }
 
 /**
- * What a tool's exception answers: a tool execution error the model can read (spec: "Error
- * Handling"); URL elicitation, a 2026-07-28 input round and a missing client capability stay
- * JSON-RPC errors so that the engine and the client can act on them ({@link isProtocolSignal}).
+ * What a tool's exception answers. An {@link McpError} goes to the engine as it is: the engine
+ * makes it a tool execution error the model can read (spec: "Error Handling"), except the
+ * errors the client must act on (URL elicitation, a 2026-07-28 input round or missing client
+ * capability), which stay JSON-RPC errors; one policy for every language (`embed::is_tool_signal`).
+ * Any other exception is a tool execution error with its message.
  */
 function toolError(e: unknown): CallToolResult {
-  if (isProtocolSignal(e)) throw e;
-  return { content: [{ type: 'text', text: toolErrorText(e) }], isError: true };
-}
-
-/** The text of an `isError` result for what a tool threw (an engine error's reason included). */
-function toolErrorText(e: unknown): string {
-  if (!(e instanceof Error)) return String(e);
-  const reason = (e as { data?: { reason?: unknown } }).data?.reason;
-  return typeof reason === 'string' && !e.message.includes(reason) ? `${e.message} (${reason})` : e.message;
+  if (e instanceof McpError) throw e;
+  return { content: [{ type: 'text', text: e instanceof Error ? e.message : String(e) }], isError: true };
 }
 
 function base64(bytes: Uint8Array): string {

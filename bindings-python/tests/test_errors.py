@@ -67,10 +67,16 @@ async def test_mcp_errors_are_not_logged(caplog: pytest.LogCaptureFixture) -> No
     def strict() -> str:
         raise ferromcp.InvalidParams("no")
 
+    @server.prompt()
+    def strict_prompt() -> str:
+        raise ferromcp.InvalidParams("not now")
+
     with caplog.at_level(logging.ERROR, logger="ferromcp"):
         async with ferromcp.Client.memory(server) as c:
-            with pytest.raises(ferromcp.InvalidParams):
-                await c.call_tool("strict")
+            r = await c.call_tool("strict")  # in a tool: a tool execution error
+            assert r["isError"] is True and r["content"][0]["text"] == "no"
+            with pytest.raises(ferromcp.InvalidParams):  # elsewhere: the JSON-RPC error
+                await c.get_prompt("strict_prompt")
     assert caplog.records == []
 
 

@@ -65,6 +65,12 @@ def make_server() -> Server:
         await ctx.request("sampling/createMessage", {"messages": [], "maxTokens": 5})
         return "sampled"
 
+    @server.tool()
+    async def samples(ctx: Context) -> str:
+        """Handshake-era code asking for sampling through the helper."""
+        await ctx.sample("hi")
+        return "sampled"
+
     @server.prompt()
     def framed(ctx: Context) -> str:
         """A prompt that needs context first."""
@@ -167,6 +173,10 @@ async def test_missing_capability_is_32021() -> None:
     async with await make_server().serve_http("127.0.0.1", 0) as http:
         answer = await call(http.url, "needs_sampling", {"elicitation": {}})
         assert answer["error"]["code"] == CODES["MissingRequiredClientCapability"] == -32021
+        # ctx.sample too: the engine's -32021 is the answer under 2026-07-28 (not an isError).
+        answer = await call(http.url, "samples", {"elicitation": {}})
+        assert answer["error"]["code"] == -32021
+        assert answer["error"]["data"]["requiredCapabilities"] == {"sampling": {}}
 
 
 async def test_prompt_asks_for_input() -> None:

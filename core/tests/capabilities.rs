@@ -1,7 +1,7 @@
 //! Proves capability enforcement in all three places: the server answers -32601 for a feature it
 //! did not advertise; the client refuses locally (-32601, nothing sent) to call a method the
 //! server did not advertise; a server handler asking a client for sampling it did not offer gets
-//! -32601 and can report it.
+//! -32021 (missing client capability, the code 2026-07-28 gives it) and can report it.
 
 mod support;
 
@@ -128,7 +128,7 @@ async fn server_request_for_unoffered_sampling_fails_locally() {
     assert_eq!(r.is_error, Some(true));
     assert_eq!(
         r.content[0].as_text(),
-        Some(format!("sampling failed: {}", codes::METHOD_NOT_FOUND).as_str())
+        Some(format!("sampling failed: {}", codes::MISSING_CLIENT_CAPABILITY).as_str())
     );
     client.close().await;
 }

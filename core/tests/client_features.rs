@@ -120,7 +120,7 @@ async fn sampling_with_and_without_tools() {
     assert_eq!(seen.lock().unwrap()[0]["maxTokens"], 20);
     assert_eq!(
         ask(&client, "sampling/createMessage", with_tools.clone()).await,
-        Err(codes::METHOD_NOT_FOUND as i64)
+        Err(codes::MISSING_CLIENT_CAPABILITY as i64)
     );
     assert_eq!(
         seen.lock().unwrap().len(),
@@ -293,7 +293,7 @@ async fn url_mode_refused_without_url_capability() {
     let params = json!({"mode": "url", "message": "log in", "url": "https://example.com/login", "elicitationId": "e-2"});
     assert_eq!(
         ask(&client, "elicitation/create", params).await,
-        Err(codes::METHOD_NOT_FOUND as i64)
+        Err(codes::MISSING_CLIENT_CAPABILITY as i64)
     );
     assert!(calls.lock().unwrap().is_empty());
     client.close().await;

@@ -1,5 +1,5 @@
 //! Proves sampling with tools (2025-11-25): a server's `sampling/createMessage` carrying
-//! `tools`/`toolChoice` is refused (-32601, before anything is sent) when the client did not
+//! `tools`/`toolChoice` is refused (-32021, before anything is sent) when the client did not
 //! advertise `sampling.tools`, and is served when it did, with `tool_use` content going back to
 //! the server and a follow-up carrying `tool_result` reaching `ClientHandlers.sampling` intact.
 //! On earlier revisions tools in sampling are refused even with the capability.
@@ -143,7 +143,7 @@ async fn tools_in_sampling_are_refused_without_sampling_tools() {
     assert!(r.is_error());
     assert_eq!(
         r.content[0].as_text().unwrap(),
-        codes::METHOD_NOT_FOUND.to_string()
+        codes::MISSING_CLIENT_CAPABILITY.to_string()
     );
     assert!(seen.lock().unwrap().is_empty(), "the request went out");
 }

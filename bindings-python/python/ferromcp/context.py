@@ -9,7 +9,6 @@ import typing
 from typing import Any
 
 from . import _native
-from .errors import ClientCapabilityError
 from .schema import inline_refs, schema_for, to_jsonable
 
 if typing.TYPE_CHECKING:
@@ -149,10 +148,6 @@ class Context:
         caps = self.client_capabilities
         return isinstance(caps, dict) and caps.get(capability) is not None
 
-    def _require(self, capability: str, method: str) -> None:
-        if not self.supports(capability):
-            raise ClientCapabilityError(capability, method)
-
     async def request(self, method: str, params: Any = None) -> Any:
         """Sends a request to the client and returns its result."""
         return await self._native.request(method, to_jsonable(params))
@@ -186,7 +181,6 @@ class Context:
         validated into ``schema`` when it is a type (a ``pydantic.ValidationError``, a
         ``ValueError``, when the content does not fit). Raises :class:`ClientCapabilityError`
         when the client has no elicitation capability."""
-        self._require("elicitation", "elicitation/create")
         requested = schema if isinstance(schema, dict) else inline_refs(schema_for(schema))
         raw: dict[str, Any] = await self.request(
             "elicitation/create", {"message": message, "requestedSchema": requested}
@@ -212,7 +206,6 @@ class Context:
     ) -> dict[str, Any]:
         """Asks the client's model (``sampling/createMessage``). ``messages`` is a string (one
         user message) or MCP ``SamplingMessage`` dicts. Returns the result dict."""
-        self._require("sampling", "sampling/createMessage")
         if isinstance(messages, str):
             messages = [{"role": "user", "content": {"type": "text", "text": messages}}]
         params: dict[str, Any] = {"messages": messages, "maxTokens": max_tokens, **extra}
@@ -258,7 +251,6 @@ class Context:
 
     async def list_roots(self) -> list[dict[str, Any]]:
         """The client's roots (``roots/list``)."""
-        self._require("roots", "roots/list")
         result = await self.request("roots/list")
         roots: list[dict[str, Any]] = result.get("roots", [])
         return roots

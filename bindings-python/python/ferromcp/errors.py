@@ -168,19 +168,35 @@ def from_code(code: int, message: str, data: Any = None) -> McpError:
     return cls(message, code=code, data=data)
 
 
-class ClientCapabilityError(RuntimeError):
+class ClientCapabilityError(MissingRequiredClientCapability):
     """A handler asked the client for something (``ctx.sample``, ``ctx.elicit``,
-    ``ctx.list_roots``) that the client did not declare in its capabilities. Not an
-    :class:`McpError`: left uncaught in a tool it answers ``isError`` with this message instead
-    of failing the whole ``tools/call``."""
+    ``ctx.list_roots``, ``ctx.request``) that the client did not declare in its capabilities:
+    the engine's ``-32021`` in every protocol revision, so ``except ClientCapabilityError`` and
+    ``except MissingRequiredClientCapability`` catch the same thing. Left uncaught in a tool, it
+    answers ``isError`` with this message for a handshake-era client (which knows no such
+    code) and is the ``-32021`` answer the spec asks for under 2026-07-28.
+    :attr:`capability` names the capability (``"sampling"``, ``"elicitation.url"``, ...),
+    :attr:`method` the request that was not sent (``None`` under 2026-07-28)."""
 
-    def __init__(self, capability: str, method: str) -> None:
-        super().__init__(
-            f"the client does not support {capability} (it did not declare the "
-            f"'{capability}' capability), so {method} cannot be sent"
-        )
-        self.capability = capability
-        self.method = method
+    @property
+    def capability(self) -> str | None:
+        """The missing capability as a dotted path, read from ``data.requiredCapabilities``."""
+        required = self.data.get("requiredCapabilities") if isinstance(self.data, dict) else None
+        path: list[str] = []
+        while isinstance(required, dict) and len(required) == 1:
+            key, required = next(iter(required.items()))
+            path.append(key)
+        return ".".join(path) or None
+
+    @property
+    def method(self) -> str | None:
+        """The request that could not be sent (handshake era)."""
+        m = self.data.get("method") if isinstance(self.data, dict) else None
+        return m if isinstance(m, str) else None
+
+
+# A -32021 from the engine is raised as ClientCapabilityError (a MissingRequiredClientCapability).
+_BY_CODE[ClientCapabilityError.default_code] = ClientCapabilityError
 
 
 __all__ = [

@@ -327,9 +327,14 @@ class Server(Serving):
         native layer calls directly on a worker thread (off the event loop, no asyncio round
         trip).
 
-        Failures: ``McpError`` is the JSON-RPC error it names. For a tool, arguments that do not
-        convert answer ``isError`` with the reason, and any other exception answers ``isError``
-        with ``"<Type>: <message>"`` and is logged with its traceback (logger ``ferromcp``).
+        Failures: ``McpError`` goes to the engine as it is. From a tool the engine answers it
+        ``isError`` with its message (as the official SDKs do), except the errors the client
+        must act on (``UrlElicitationRequired``, a 2026-07-28 input round or missing client
+        capability), which stay JSON-RPC errors: one policy for every language
+        (``embed::is_tool_signal``). From other handlers it is the JSON-RPC error it names.
+        For a tool, arguments that do not convert answer ``isError`` with the reason, and any
+        other exception answers ``isError`` with ``"<Type>: <message>"`` and is logged with its
+        traceback (logger ``ferromcp``).
         For other handlers, unconvertible arguments are ``InvalidParams`` and other exceptions
         are logged and answered as internal errors."""
         is_tool = kind == "tool"

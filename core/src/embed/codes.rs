@@ -96,6 +96,26 @@ pub const ERROR_CODES: &[ErrorCode] = &[
     },
 ];
 
+/// Whether an error a tool's handler failed with stays a JSON-RPC error, because the client must
+/// act on it, rather than becoming an `isError` result the model reads (the spec's "tool
+/// execution error"). The engine applies it to every foreign tool handler, so Python, Node and
+/// Swift tools behave alike:
+/// - URL elicitation required (`-32042`), in every revision;
+/// - a 2026-07-28 input round (the local [`crate::session::INPUT_REQUIRED`], which the engine
+///   answers as an `input_required` result);
+/// - a missing client capability (`-32021`) under 2026-07-28 (`per_request`), where the spec
+///   makes it the request's answer. In the handshake era the code is only this engine's way of
+///   telling a handler that the client lacks the capability: left uncaught, it is a tool
+///   execution error whose text says so, since a 2025-era client knows no such code.
+///
+/// Every other failure, an `McpError` of any other code included, is a tool execution error, as
+/// in the official SDKs.
+pub fn is_tool_signal(code: i32, per_request: bool) -> bool {
+    code == codes::URL_ELICITATION_REQUIRED
+        || code == crate::session::INPUT_REQUIRED
+        || (per_request && code == codes::MISSING_CLIENT_CAPABILITY)
+}
+
 /// Whether an error with this code was made locally by a transport rather than answered by the
 /// peer (connection closed, transport failure): bindings expose these as transport errors.
 pub fn is_transport_code(code: i32) -> bool {

@@ -34,7 +34,7 @@ pub use auth::{
     auth_info_from_json, ForeignOpener, ForeignRedirect, OAuthSettings, ProtectionSettings,
 };
 pub use client::{CallOptions, CancelHandle, EmbeddedClient, ForeignClientHandler};
-pub use codes::{is_transport_code, ErrorCode, ERROR_CODES};
+pub use codes::{is_tool_signal, is_transport_code, ErrorCode, ERROR_CODES};
 #[cfg(feature = "http")]
 pub use config::HttpConfig;
 pub use config::{ClientConfig, ServerConfig};

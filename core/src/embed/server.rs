@@ -1,6 +1,6 @@
 //! [`EmbeddedServer`]: a server whose features are JSON definitions plus foreign handlers.
 
-use super::{decode, decode_result, shape, ForeignContext, ServerConfig};
+use super::{codes, decode, decode_result, shape, ForeignContext, ServerConfig};
 use crate::protocol::{
     CallToolResult, Completion, GetPromptResult, Resource, ResourceContents, ResourceTemplate, Tool,
 };
@@ -13,8 +13,9 @@ use std::sync::Arc;
 /// Answers `tools/call` for one tool. `arguments` was validated against the tool's
 /// `inputSchema`; the answer is a `CallToolResult` or any value [`shape::tool_result`] turns
 /// into one (a string, content blocks, or the structured value of a tool with an
-/// `outputSchema`). Return `Err` only for protocol errors: a tool that failed should answer
-/// `isError: true` with the message as text, so the model sees it.
+/// `outputSchema`). An `Err` becomes an `isError` result with its message as text, so the model
+/// sees it, except the errors the client must act on ([`super::is_tool_signal`]), which stay
+/// JSON-RPC errors; a binding passes every failure on as it is and lets the engine decide.
 pub trait ForeignToolHandler: Send + Sync + 'static {
     /// Runs the tool.
     fn call(
@@ -104,9 +105,14 @@ impl EmbeddedServer {
         self.server.add_tool(
             tool,
             tool_fn(move |args, ctx| {
+                let per_request = ctx.protocol_version().is_some_and(|v| v.is_per_request());
                 let fut = handler.call(Value::Object(args), ForeignContext::new(ctx));
                 async move {
-                    let v = shape::tool_result(fut.await?, structured);
+                    let v = match fut.await {
+                        Ok(v) => shape::tool_result(v, structured),
+                        Err(e) if codes::is_tool_signal(e.code, per_request) => return Err(e),
+                        Err(e) => shape::tool_error(&e),
+                    };
                     decode_result::<CallToolResult>("CallToolResult", v)
                 }
             }),

@@ -5,6 +5,7 @@
 //! all three bindings, what each value means. A full result passes through unchanged, so
 //! handlers that build their own result lose nothing.
 
+use crate::McpError;
 use serde_json::{json, Map, Value};
 
 /// The content block types of a tool result or a prompt message.
@@ -50,6 +51,23 @@ pub fn tool_result(value: Value, structured: bool) -> Value {
         other => vec![text_block(other.to_string())],
     };
     json!({ "content": content })
+}
+
+/// The `isError` result a tool answers for `error` (see [`super::is_tool_signal`] for
+/// the errors that stay JSON-RPC errors): its message, followed by `data.reason` when the
+/// engine gave one that the message does not already hold.
+pub fn tool_error(error: &McpError) -> Value {
+    let reason = error
+        .data
+        .as_ref()
+        .and_then(|d| d.get("reason"))
+        .and_then(Value::as_str)
+        .filter(|r| !error.message.contains(r));
+    let text = match reason {
+        Some(r) => format!("{} ({r})", error.message),
+        None => error.message.clone(),
+    };
+    json!({ "content": [text_block(text)], "isError": true })
 }
 
 /// The `contents` list of a `resources/read` result from a resource handler's answer.
@@ -181,6 +199,22 @@ mod tests {
             json!({"content": [{"type": "text", "text": "[1,2]"}]})
         );
         assert_eq!(tool_result(Value::Null, false), json!({"content": []}));
+    }
+
+    #[test]
+    fn tool_errors() {
+        let e = McpError::new(-32602, "bad input")
+            .with_data(json!({"reason": "the client did not declare sampling"}));
+        assert_eq!(
+            tool_error(&e),
+            json!({"content": [{"type": "text", "text": "bad input (the client did not declare sampling)"}], "isError": true})
+        );
+        let e = McpError::new(-32603, "boom: x").with_data(json!({"reason": "x"}));
+        assert_eq!(tool_error(&e)["content"][0]["text"], "boom: x");
+        assert_eq!(
+            tool_error(&McpError::new(-32603, "plain"))["content"][0]["text"],
+            "plain"
+        );
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Capability and lifecycle rules for what this side may send.
 //!
 //! Nobody sends what was not negotiated: a server does not ask for sampling from a client that
-//! did not offer it, a client does not call tools on a server without tools, and before the
+//! did not offer it (its handler gets `-32021`, missing client capability, in every revision), a client does not call tools on a server without tools, and before the
 //! handshake completes only `initialize`/`ping` (and server logging) go out. In the per-request
 //! era a server sends its client no request at all.
 
@@ -48,6 +48,13 @@ pub fn check_outgoing_request(
     let need = |path: &[&str], what: &str| -> Result<(), McpError> {
         if n.peer_has(path) {
             Ok(())
+        } else if session.role() == Role::Server {
+            // A server's handler asking its client for something the client did not offer: the
+            // code 2026-07-28 gives this (-32021), in every revision, so a handler written once
+            // catches one error. Left uncaught in a tool of the handshake era, the engine makes
+            // it a tool execution error (embed::is_tool_signal); it never reaches that client
+            // as a JSON-RPC error.
+            Err(missing_client_capability(path, method))
         } else {
             Err(
                 McpError::method_not_found(method).with_data(serde_json::json!({
@@ -115,6 +122,21 @@ pub fn check_outgoing_request(
         (Role::Client, "logging/setLevel") => need(&["logging"], "logging"),
         _ => Ok(()),
     }
+}
+
+/// `-32021` for a server request (`method`) needing client capability `path` in the handshake
+/// era: the 2026-07-28 error (`data.requiredCapabilities`), with `data.method` and a message
+/// saying what was not sent.
+fn missing_client_capability(path: &[&str], method: &str) -> McpError {
+    let mut e = super::per_request::missing_capability(path);
+    e.message = format!(
+        "the client did not declare the {} capability, so {method} cannot be sent",
+        path.join(".")
+    );
+    if let Some(Value::Object(data)) = e.data.as_mut() {
+        data.insert("method".into(), Value::String(method.into()));
+    }
+    e
 }
 
 /// What a server may send its client in the per-request era: no request at all. A request
