@@ -8,8 +8,17 @@ use ferromcp::embed::ForeignContext;
 use std::sync::{Arc, Mutex};
 use tokio::sync::oneshot;
 
-/// What a server handler call answers: JSON text, or a JSON-RPC error.
-pub(crate) type Answer = Result<String, FfiError>;
+/// What a server handler call answered: JSON text, or a finished tool result (see
+/// [`NativeContext::answer_tool_text`]).
+pub(crate) enum Answered {
+    /// JSON text of any value the engine's shaping accepts.
+    Json(String),
+    /// A tool's `CallToolResult` with one text block (`isError` when `is_error`).
+    ToolText { text: String, is_error: bool },
+}
+
+/// What a server handler call answers, or its JSON-RPC error.
+pub(crate) type Answer = Result<Answered, FfiError>;
 
 /// The context of one request handled in Swift. JSON values are JSON text.
 #[derive(uniffi::Object)]
@@ -54,7 +63,15 @@ impl NativeContext {
     /// Answers a server handler call with JSON text (the first answer counts; later ones and
     /// answers to a cancelled call are dropped).
     pub fn answer(&self, result: String) {
-        self.reply(Ok(result))
+        self.reply(Ok(Answered::Json(result)))
+    }
+
+    /// Answers a tool call with a `CallToolResult` of one text block (`isError` when
+    /// `is_error`), the most common answer, without JSON: the engine builds the result directly
+    /// (no text to write in Swift, none to parse and shape in Rust). Only for tool calls: any
+    /// other handler answering this way fails with an internal error.
+    pub fn answer_tool_text(&self, text: String, is_error: bool) {
+        self.reply(Ok(Answered::ToolText { text, is_error }))
     }
 
     /// Answers a server handler call with a JSON-RPC error (`data`: JSON text).

@@ -8,13 +8,14 @@
 //! cancelled (MCP `notifications/cancelled`, the session closing); the Swift `Task` running the
 //! handler is then cancelled, so `Task.isCancelled` / `Task.checkCancellation()` see it.
 
-use crate::context::NativeContext;
+use crate::context::{Answered, NativeContext};
 use crate::error::{json_text, parse_answer, FfiError};
 use crate::runtime::start_inline;
 use ferromcp::embed::{
     ForeignClientHandler, ForeignCompletionHandler, ForeignContext, ForeignPromptHandler,
-    ForeignResourceHandler, ForeignToolHandler,
+    ForeignResourceHandler, ForeignToolAnswerHandler, ToolAnswer,
 };
+use ferromcp::protocol::CallToolResult;
 use ferromcp::McpError;
 use futures_util::future::BoxFuture;
 use serde_json::Value;
@@ -42,7 +43,8 @@ use std::sync::Arc;
 /// (bindings-swift/README.md, "What a Swift handler call costs").
 ///
 /// Runs a tool: `arguments` is the validated arguments object as JSON text; the answer is JSON
-/// text of any value `embed::shape::tool_result` accepts.
+/// text of any value `embed::shape::tool_result` accepts ([`NativeContext::answer`]), or one
+/// text block without JSON ([`NativeContext::answer_tool_text`]).
 #[uniffi::export(foreign)]
 pub trait ToolHandler: Send + Sync {
     /// Starts the tool; returns 0 once answered, else a call handle for [`Self::cancel`].
@@ -139,12 +141,14 @@ impl<C: FnMut(u64)> Drop for Started<C> {
 
 /// One server handler call (see [`ToolHandler`]): `start` runs on the first poll, on the
 /// engine thread, and gets the context the answer comes back through; `cancel` ends a call
-/// that was still running when `start` returned.
-fn swift_call(
+/// that was still running when `start` returned; `read` turns the answer into what the engine
+/// wants.
+fn swift_call<T: Send + 'static>(
     ctx: ForeignContext,
     start: impl FnOnce(Arc<NativeContext>, bool) -> u64 + Send + 'static,
     cancel: impl FnMut(u64) + Send + 'static,
-) -> BoxFuture<'static, Result<Value, McpError>> {
+    read: fn(Answered) -> Result<T, McpError>,
+) -> BoxFuture<'static, Result<T, McpError>> {
     Box::pin(async move {
         let (native, answered) = NativeContext::answering(ctx);
         let _started = Started {
@@ -152,7 +156,7 @@ fn swift_call(
             cancel,
         };
         match answered.await {
-            Ok(Ok(text)) => parse_answer(&text),
+            Ok(Ok(answer)) => read(answer),
             Ok(Err(e)) => Err(e.into()),
             Err(_) => Err(McpError::internal(
                 "the Swift handler ended without answering",
@@ -161,20 +165,43 @@ fn swift_call(
     })
 }
 
+/// A resource, prompt or completion handler's answer: JSON text to parse.
+fn json_answer(answer: Answered) -> Result<Value, McpError> {
+    match answer {
+        Answered::Json(text) => parse_answer(&text),
+        Answered::ToolText { .. } => Err(McpError::internal(
+            "a Swift handler answered a tool result to a request that is not a tool call",
+        )),
+    }
+}
+
+/// A tool's answer: a finished text result as it is, JSON text for the engine to shape.
+fn tool_answer(answer: Answered) -> Result<ToolAnswer, McpError> {
+    match answer {
+        Answered::Json(text) => parse_answer(&text).map(ToolAnswer::Value),
+        Answered::ToolText { text, is_error } => Ok(ToolAnswer::Result(if is_error {
+            CallToolResult::error_text(text)
+        } else {
+            CallToolResult::text(text)
+        })),
+    }
+}
+
 /// The engine's view of a Swift tool handler.
 pub(crate) struct SwiftTool(pub Arc<dyn ToolHandler>);
 
-impl ForeignToolHandler for SwiftTool {
+impl ForeignToolAnswerHandler for SwiftTool {
     fn call(
         &self,
         arguments: Value,
         ctx: ForeignContext,
-    ) -> BoxFuture<'static, Result<Value, McpError>> {
+    ) -> BoxFuture<'static, Result<ToolAnswer, McpError>> {
         let (h, c) = (self.0.clone(), self.0.clone());
         swift_call(
             ctx,
             move |native, inline| h.start(json_text(&arguments), native, inline),
             move |call| c.cancel(call),
+            tool_answer,
         )
     }
 }
@@ -194,6 +221,7 @@ impl ForeignResourceHandler for SwiftResource {
             ctx,
             move |native, inline| h.start(uri, json_text(&variables), native, inline),
             move |call| c.cancel(call),
+            json_answer,
         )
     }
 }
@@ -212,6 +240,7 @@ impl ForeignPromptHandler for SwiftPrompt {
             ctx,
             move |native, inline| h.start(json_text(&arguments), native, inline),
             move |call| c.cancel(call),
+            json_answer,
         )
     }
 }
@@ -230,6 +259,7 @@ impl ForeignCompletionHandler for SwiftCompletion {
             ctx,
             move |native, inline| h.start(json_text(&params), native, inline),
             move |call| c.cancel(call),
+            json_answer,
         )
     }
 }

@@ -37,7 +37,8 @@ impl NativeServer {
     ) -> Result<(), FfiError> {
         let def = parse_json("tool definition", &definition)?;
         Ok(enter(|| {
-            self.inner.add_tool_json(def, Arc::new(SwiftTool(handler)))
+            self.inner
+                .add_tool_answering(def, Arc::new(SwiftTool(handler)))
         })?)
     }
 

@@ -9,13 +9,34 @@
 import FerroMCPNative
 import Foundation
 
+/// What a handler call answers the engine.
+enum HandlerAnswer: Sendable {
+    /// JSON text of a value the engine shapes into the request's result.
+    case json(String)
+    /// A tool result of one text block (`isError` when set), which the engine builds without
+    /// JSON: the most common answer costs no text to write here and none to parse there.
+    case toolText(String, isError: Bool)
+}
+
+extension ToolResult {
+    /// This result as the engine takes it: one plain text block without structured content or
+    /// `_meta` as `toolText`, anything else as the JSON of a `CallToolResult`.
+    var answer: HandlerAnswer {
+        if content.count == 1, structuredContent == nil, meta == nil,
+           case .text(let text, let annotations) = content[0], annotations == nil {
+            return .toolText(text, isError: isError)
+        }
+        return .json(value.jsonText)
+    }
+}
+
 enum HandlerCalls {
     /// Starts `body` for one engine call (`inline`: on this thread until it first suspends) and
     /// answers `context` with what it returns or throws (an `FfiError`; anything else is an
     /// internal error). Returns 0 when the answer was given before returning, else a handle the
     /// engine passes to `end(_:)` once.
     static func start(_ context: NativeContext, inline: Bool,
-                      _ body: @escaping @Sendable () async throws -> String) -> UInt64 {
+                      _ body: @escaping @Sendable () async throws -> HandlerAnswer) -> UInt64 {
         if inline, #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *) {
             let executor = InlineExecutor()
             let task = Task(executorPreference: executor) {
@@ -36,9 +57,12 @@ enum HandlerCalls {
     }
 
     private static func answer(_ context: NativeContext,
-                               _ body: @Sendable () async throws -> String) async {
+                               _ body: @Sendable () async throws -> HandlerAnswer) async {
         do {
-            context.answer(result: try await body())
+            switch try await body() {
+            case .json(let text): context.answer(result: text)
+            case .toolText(let text, let isError): context.answerToolText(text: text, isError: isError)
+            }
         } catch let FfiError.Mcp(code, message, data) {
             context.fail(code: code, message: message, data: data)
         } catch {

@@ -68,7 +68,7 @@ public final class Server: Sendable {
     ) throws {
         let definition = Self.toolDefinition(
             name, title, description, inputSchema, outputSchema, annotations, icons, meta)
-        try addTool(definition) { text, ctx in try await handler(try Value(json: text), ctx).value }
+        try addTool(definition) { text, ctx in try await handler(try Value(json: text), ctx).answer }
     }
 
     /// Registers (or replaces) a tool whose handler gets its arguments decoded into
@@ -85,7 +85,7 @@ public final class Server: Sendable {
             name, title, description, inputSchema, outputSchema, annotations, icons, meta)
         try addTool(definition) { text, ctx in
             let decoded = try Self.decodeArguments(text, as: Arguments.self, tool: name)
-            return try await handler(decoded, ctx).value
+            return try await handler(decoded, ctx).answer
         }
     }
 
@@ -115,9 +115,9 @@ public final class Server: Sendable {
             // An output with a `content` list would pass for a whole CallToolResult in the
             // engine's shaping: hand that one over as the result it stands for.
             if value["content"]?.arrayValue != nil {
-                return ToolResult(content: [.text(value.jsonText)], structuredContent: value).value
+                return ToolResult(content: [.text(value.jsonText)], structuredContent: value).answer
             }
-            return value
+            return .json(value.jsonText)
         }
     }
 
@@ -268,7 +268,7 @@ public final class Server: Sendable {
 
     private func addTool(
         _ definition: Value,
-        _ body: @escaping @Sendable (String, RequestContext) async throws -> Value
+        _ body: @escaping @Sendable (String, RequestContext) async throws -> HandlerAnswer
     ) throws {
         let adapter = ToolAdapter(body)
         let text = definition.jsonText
@@ -307,13 +307,16 @@ public final class Server: Sendable {
         d.set("_meta", meta)
     }
 
+    /// One decoder for every tool call (its options never change) instead of one per call.
+    private static let argumentDecoder = JSONDecoder()
+
     /// Decodes a tool's validated arguments' JSON text straight into `T` (no `Value` in
     /// between). A failure is a tool execution error (`isError`, SEP-1303) worded as the
     /// engine words its schema failures, so the model can retry with corrected arguments.
     static func decodeArguments<T: Decodable>(_ text: String, as type: T.Type, tool: String) throws -> T {
         do {
             if T.self == Value.self { return try Value(json: text) as! T }
-            return try JSONDecoder().decode(T.self, from: Data(text.utf8))
+            return try argumentDecoder.decode(T.self, from: Data(text.utf8))
         } catch {
             let (path, message) = decodingProblem(error)
             let shown = path.isEmpty ? message : "\(path): \(message)"

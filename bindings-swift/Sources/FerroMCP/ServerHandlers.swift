@@ -18,21 +18,21 @@ struct ToolProtocolError: Error {
 /// `ToolProtocolError` and an `McpError` the client must act on (`isProtocolSignal`: URL
 /// elicitation, a 2026-07-28 input round, a missing capability), which are JSON-RPC errors.
 final class ToolAdapter: ToolHandler {
-    private let body: @Sendable (String, RequestContext) async throws -> Value
+    private let body: @Sendable (String, RequestContext) async throws -> HandlerAnswer
 
     /// `body` gets the arguments' JSON text (parsed or decoded as the handler wants it) and
-    /// answers the JSON the engine shapes into a `CallToolResult`.
-    init(_ body: @escaping @Sendable (String, RequestContext) async throws -> Value) {
+    /// answers the `CallToolResult` (or a value the engine shapes into one).
+    init(_ body: @escaping @Sendable (String, RequestContext) async throws -> HandlerAnswer) {
         self.body = body
     }
 
     func start(arguments: String, context: NativeContext, runInline inline: Bool) -> UInt64 {
         HandlerCalls.start(context, inline: inline) { [body] in
             do {
-                return try await body(arguments, RequestContext(context)).jsonText
+                return try await body(arguments, RequestContext(context))
             } catch {
                 if let failure = protocolFailure(error, inTool: true) { throw failure }
-                return ToolResult.error(errorText(error)).value.jsonText
+                return .toolText(errorText(error), isError: true)
             }
         }
     }
@@ -52,7 +52,7 @@ final class ResourceAdapter: ResourceHandler {
         HandlerCalls.start(context, inline: inline) { [body] in
             do {
                 let vars = (try Value(json: variables).objectValue ?? [:]).compactMapValues(\.stringValue)
-                return try await body(uri, vars, RequestContext(context)).value.jsonText
+                return .json(try await body(uri, vars, RequestContext(context)).value.jsonText)
             } catch {
                 throw handlerFailure(error)
             }
@@ -74,7 +74,7 @@ final class PromptAdapter: PromptHandler {
         HandlerCalls.start(context, inline: inline) { [body] in
             do {
                 let args = (try Value(json: arguments).objectValue ?? [:]).compactMapValues(\.stringValue)
-                return try await body(args, RequestContext(context)).value.jsonText
+                return .json(try await body(args, RequestContext(context)).value.jsonText)
             } catch {
                 throw handlerFailure(error)
             }
@@ -97,7 +97,7 @@ final class CompletionAdapter: CompletionHandler {
             do {
                 let request = CompletionRequest(try Value(json: params))
                 let values = try await body(request, RequestContext(context))
-                return Value.array(values.map(Value.string)).jsonText
+                return .json(Value.array(values.map(Value.string)).jsonText)
             } catch {
                 throw handlerFailure(error)
             }

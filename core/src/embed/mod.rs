@@ -43,7 +43,7 @@ pub use context::{input_required, ForeignContext};
 pub use http::{EmbeddedHttpHandler, EmbeddedHttpResponse, EmbeddedHttpServer, HttpRequestParts};
 pub use server::{
     EmbeddedServer, ForeignCompletionHandler, ForeignPromptHandler, ForeignResourceHandler,
-    ForeignToolHandler,
+    ForeignToolAnswerHandler, ForeignToolHandler, ToolAnswer,
 };
 
 use crate::McpError;

@@ -25,6 +25,29 @@ pub trait ForeignToolHandler: Send + Sync + 'static {
     ) -> BoxFuture<'static, Result<Value, McpError>>;
 }
 
+/// What a [`ForeignToolAnswerHandler`] answered.
+#[derive(Debug)]
+pub enum ToolAnswer {
+    /// Any value [`shape::tool_result`] turns into a `CallToolResult` (what a
+    /// [`ForeignToolHandler`] answers).
+    Value(Value),
+    /// A finished result, sent as it is: no `Value` round trip, no shaping. A binding whose
+    /// handler answered a known shape (one text block, say) builds it directly.
+    Result(CallToolResult),
+}
+
+/// A [`ForeignToolHandler`] that may also answer a finished `CallToolResult`
+/// ([`ToolAnswer::Result`]), skipping the JSON round trip and the shaping of its answer
+/// ([`EmbeddedServer::add_tool_answering`]). Everything else is as for [`ForeignToolHandler`].
+pub trait ForeignToolAnswerHandler: Send + Sync + 'static {
+    /// Runs the tool.
+    fn call(
+        &self,
+        arguments: Value,
+        ctx: ForeignContext,
+    ) -> BoxFuture<'static, Result<ToolAnswer, McpError>>;
+}
+
 /// Answers `resources/read` for a static resource or a template. `variables` is a JSON object of
 /// the template's variables (empty for a static resource). The answer is shaped by
 /// [`shape::resource_contents`] (a string, contents objects, or a `ReadResourceResult`).
@@ -114,6 +137,33 @@ impl EmbeddedServer {
                         Err(e) => shape::tool_error(&e),
                     };
                     decode_result::<CallToolResult>("CallToolResult", v)
+                }
+            }),
+        )
+    }
+
+    /// Registers (or replaces) a tool as [`Self::add_tool_json`] does, with a handler that may
+    /// answer a finished `CallToolResult` ([`ToolAnswer::Result`], sent as it is) as well as a
+    /// value to shape ([`ToolAnswer::Value`]).
+    pub fn add_tool_answering(
+        &self,
+        definition: Value,
+        handler: Arc<dyn ForeignToolAnswerHandler>,
+    ) -> Result<(), McpError> {
+        let tool: Tool = decode("tool definition", definition)?;
+        let structured = tool.output_schema.is_some();
+        self.server.add_tool(
+            tool,
+            tool_fn(move |args, ctx| {
+                let fut = handler.call(Value::Object(args), ForeignContext::new(ctx));
+                async move {
+                    match fut.await? {
+                        ToolAnswer::Result(r) => Ok(r),
+                        ToolAnswer::Value(v) => decode_result::<CallToolResult>(
+                            "CallToolResult",
+                            shape::tool_result(v, structured),
+                        ),
+                    }
                 }
             }),
         )
@@ -250,4 +300,61 @@ fn resource_handler(
             decode_result::<Vec<ResourceContents>>("resource contents", v)
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::embed::{CallOptions, ClientConfig, EmbeddedClient};
+    use serde_json::json;
+
+    /// Answers a finished result for `{"text": ...}`, and the value in `{"value": ...}` to shape.
+    struct Answering;
+
+    impl ForeignToolAnswerHandler for Answering {
+        fn call(
+            &self,
+            arguments: Value,
+            _ctx: ForeignContext,
+        ) -> BoxFuture<'static, Result<ToolAnswer, McpError>> {
+            Box::pin(async move {
+                Ok(match arguments.get("text").and_then(Value::as_str) {
+                    Some(t) => ToolAnswer::Result(CallToolResult::error_text(t)),
+                    None => ToolAnswer::Value(arguments["value"].clone()),
+                })
+            })
+        }
+    }
+
+    #[tokio::test]
+    async fn a_tool_answers_a_finished_result_or_a_value_to_shape() {
+        let server = EmbeddedServer::from_json(json!({"name": "s", "version": "1"})).unwrap();
+        let def = json!({"name": "t", "inputSchema": {"type": "object"}});
+        server.add_tool_answering(def, Arc::new(Answering)).unwrap();
+        let client = EmbeddedClient::connect_memory(&server, &ClientConfig::default(), None)
+            .await
+            .unwrap();
+        let call = |args: Value| {
+            client.request(
+                "tools/call",
+                Some(json!({"name": "t", "arguments": args})),
+                CallOptions::default(),
+            )
+        };
+        assert_eq!(
+            call(json!({"text": "as is"})).await.unwrap(),
+            json!({"content": [{"type": "text", "text": "as is"}], "isError": true})
+        );
+        assert_eq!(
+            call(json!({"value": "shaped"})).await.unwrap(),
+            json!({"content": [{"type": "text", "text": "shaped"}]})
+        );
+        assert_eq!(
+            call(json!({"value": {"type": "text", "text": "a block"}}))
+                .await
+                .unwrap(),
+            json!({"content": [{"type": "text", "text": "a block"}]})
+        );
+        client.close().await;
+    }
 }
