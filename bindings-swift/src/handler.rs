@@ -10,7 +10,7 @@
 
 use crate::context::{Answered, NativeContext};
 use crate::error::{json_text, parse_answer, FfiError};
-use crate::runtime::start_inline;
+use crate::runtime::{ran_inline, start_inline};
 use ferromcp::embed::{
     ForeignClientHandler, ForeignCompletionHandler, ForeignContext, ForeignPromptHandler,
     ForeignResourceHandler, ForeignToolAnswerHandler, ToolAnswer,
@@ -21,6 +21,7 @@ use futures_util::future::BoxFuture;
 use serde_json::Value;
 use std::future::Future;
 use std::sync::Arc;
+use std::time::Instant;
 
 /// How a server handler call crosses into Swift (the four server traits below share it):
 ///
@@ -151,10 +152,15 @@ fn swift_call<T: Send + 'static>(
 ) -> BoxFuture<'static, Result<T, McpError>> {
     Box::pin(async move {
         let (native, answered) = NativeContext::answering(ctx);
-        let _started = Started {
-            call: start(native, start_inline()),
-            cancel,
+        let call = if start_inline() {
+            let began = Instant::now();
+            let call = start(native, true);
+            ran_inline(call == 0, began.elapsed());
+            call
+        } else {
+            start(native, false)
         };
+        let _started = Started { call, cancel };
         match answered.await {
             Ok(Ok(answer)) => read(answer),
             Ok(Err(e)) => Err(e.into()),

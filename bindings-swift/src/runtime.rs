@@ -13,11 +13,28 @@ use ferromcp::McpError;
 use std::cell::Cell;
 use std::future::Future;
 use std::sync::OnceLock;
+use std::time::Duration;
 use tokio::runtime::Runtime;
 
 thread_local! {
     /// Swift handler calls this engine thread started since it last went idle (parked).
     static STARTED_SINCE_IDLE: Cell<u32> = const { Cell::new(0) };
+    /// Whether the last handler call this engine thread ran inline answered before its `start`
+    /// returned, within [`quick_limit`]: then the next calls run inline too, backlog or not.
+    static LAST_INLINE_QUICK: Cell<bool> = const { Cell::new(false) };
+}
+
+/// How long an inline call may take and still count as quick: `FERROMCP_SWIFT_INLINE_QUICK_US`,
+/// default 50 µs; 0 turns the rule off (only the burst after an idle moment runs inline).
+fn quick_limit() -> Option<Duration> {
+    static LIMIT: OnceLock<u64> = OnceLock::new();
+    let us = *LIMIT.get_or_init(|| {
+        std::env::var("FERROMCP_SWIFT_INLINE_QUICK_US")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(50)
+    });
+    (us > 0).then(|| Duration::from_micros(us))
 }
 
 /// How many handler calls an engine thread runs inline (on itself) between two idle moments:
@@ -35,14 +52,28 @@ fn inline_burst() -> u32 {
 /// Whether the Swift handler call about to start should run inline, on this engine thread,
 /// until it first suspends. Yes for the first calls after the thread was idle: a lone call
 /// then costs no thread hop. Calls beyond that burst arrive while the engine has a backlog
-/// (pipelined requests, many clients): those start on Swift's global executor, so the
+/// (pipelined requests, many clients): they run inline too while the last inline call
+/// answered quickly without suspending (a handler such as an echo costs less than the hand-over
+/// to another thread and back); otherwise they start on Swift's global executor, so slow
 /// handlers run beside the engine on another core instead of queueing on its thread.
 pub(crate) fn start_inline() -> bool {
-    STARTED_SINCE_IDLE.with(|n| {
+    let burst = inline_burst();
+    if burst == 0 {
+        return false;
+    }
+    let started = STARTED_SINCE_IDLE.with(|n| {
         let started = n.get();
         n.set(started.saturating_add(1));
-        started < inline_burst()
-    })
+        started
+    });
+    started < burst || LAST_INLINE_QUICK.with(Cell::get)
+}
+
+/// Records how a call started inline went: whether it had answered when `start` returned, and
+/// how long `start` took.
+pub(crate) fn ran_inline(answered: bool, took: Duration) {
+    let quick = answered && quick_limit().is_some_and(|limit| took <= limit);
+    LAST_INLINE_QUICK.with(|q| q.set(quick));
 }
 
 fn went_idle() {
