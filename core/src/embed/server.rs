@@ -142,9 +142,9 @@ impl EmbeddedServer {
         )
     }
 
-    /// Registers (or replaces) a tool as [`Self::add_tool_json`] does, with a handler that may
-    /// answer a finished `CallToolResult` ([`ToolAnswer::Result`], sent as it is) as well as a
-    /// value to shape ([`ToolAnswer::Value`]).
+    /// Registers (or replaces) a tool as [`Self::add_tool_json`] does (the same error policy),
+    /// with a handler that may answer a finished `CallToolResult` ([`ToolAnswer::Result`], sent
+    /// as it is) as well as a value to shape ([`ToolAnswer::Value`]).
     pub fn add_tool_answering(
         &self,
         definition: Value,
@@ -155,15 +155,17 @@ impl EmbeddedServer {
         self.server.add_tool(
             tool,
             tool_fn(move |args, ctx| {
+                let per_request = ctx.protocol_version().is_some_and(|v| v.is_per_request());
                 let fut = handler.call(Value::Object(args), ForeignContext::new(ctx));
                 async move {
-                    match fut.await? {
-                        ToolAnswer::Result(r) => Ok(r),
-                        ToolAnswer::Value(v) => decode_result::<CallToolResult>(
-                            "CallToolResult",
-                            shape::tool_result(v, structured),
-                        ),
-                    }
+                    // The same error policy as `add_tool_json`.
+                    let v = match fut.await {
+                        Ok(ToolAnswer::Result(r)) => return Ok(r),
+                        Ok(ToolAnswer::Value(v)) => shape::tool_result(v, structured),
+                        Err(e) if codes::is_tool_signal(e.code, per_request) => return Err(e),
+                        Err(e) => shape::tool_error(&e),
+                    };
+                    decode_result::<CallToolResult>("CallToolResult", v)
                 }
             }),
         )
