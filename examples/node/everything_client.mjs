@@ -8,8 +8,11 @@
 //       {ok, checks: [{name, ok, detail}], error?}, like examples/python/interop_client.py.
 import { Client, ErrorCode, OAuth } from '../../bindings-node/esm/index.mjs';
 
-/** Every `auth/*` scenario runs the OAuth client too (`conformanceAuth`). */
-const SCENARIOS = ['initialize', 'tools_call', 'elicitation-sep1034-client-defaults', 'sse-retry'];
+// The 0.1.16 core suite and the alpha's 2026-07-28 client scenarios (every scenario runs with
+// protocolMode 'auto': server/discover first, the initialize handshake where it is not offered).
+// Every `auth/*` scenario runs the OAuth client too (`conformanceAuth`).
+const EXERCISED = ['request-metadata', 'sep-2322-client-request-state', 'http-standard-headers', 'http-custom-headers', 'http-invalid-tool-headers'];
+const SCENARIOS = ['initialize', 'tools_call', 'elicitation-sep1034-client-defaults', 'sse-retry', ...EXERCISED, 'json-schema-ref-no-deref', 'json-schema-2020-12-preservation'];
 /** The Client ID Metadata Document URL the suite expects (auth/basic-cimd). */
 const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
 const REDIRECT_URI = 'http://localhost:3000/callback';
@@ -65,16 +68,39 @@ async function conformanceAuth(url) {
   }
 }
 
+/**
+ * The 2026-07-28 scenarios' common run: the tool calls MCP_CONFORMANCE_CONTEXT names
+ * (`toolCalls: [{name, arguments}]`), or else every listed tool called with `{}`, then every
+ * resource read and every prompt got where the server offers them.
+ */
+async function exercise(client) {
+  const tools = await client.listAllTools();
+  const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || '{}');
+  const calls = Array.isArray(context.toolCalls) ? context.toolCalls : tools.map((t) => ({ name: t.name, arguments: {} }));
+  for (const c of calls) await client.callTool({ name: c.name, arguments: c.arguments ?? {} });
+  const caps = client.getServerCapabilities() ?? {};
+  if (caps.resources) for (const r of (await client.listResources()).resources) await client.readResource({ uri: r.uri });
+  if (caps.prompts) for (const p of (await client.listPrompts()).prompts) await client.getPrompt({ name: p.name, arguments: {} });
+}
+
 async function conformance(scenario, url) {
   if (scenario.startsWith('auth/')) return conformanceAuth(url);
   const client = await Client.http(url, {
     name: 'ferromcp-everything-client',
     version: '0.1.0',
+    protocolMode: 'auto',
     sampling: async () => ({ role: 'assistant', content: { type: 'text', text: 'This is a test response from the client' }, model: 'test-model', stopReason: 'endTurn' }),
     elicitation: async (params) => ({ action: 'accept', content: applyDefaults(params.requestedSchema ?? {}, {}) }),
   });
   try {
-    if (scenario === 'initialize') {
+    if (EXERCISED.includes(scenario)) {
+      await exercise(client);
+    } else if (scenario === 'json-schema-ref-no-deref') {
+      await client.listAllTools(); // listing is the scenario: no network $ref fetched
+    } else if (scenario === 'json-schema-2020-12-preservation') {
+      const tool = (await client.listAllTools()).find((t) => t.name === 'json_schema_2020_12_tool');
+      await client.callTool({ name: 'json_schema_echo', arguments: { schema: tool.inputSchema } });
+    } else if (scenario === 'initialize') {
       try {
         await client.listTools();
       } catch (e) {
