@@ -9,12 +9,23 @@
 # FERROMCP_SWIFT_LIB_DIR pointing the binding's Package.swift at the release library). Build
 # output goes to stderr; concurrent callers wait for each other (flock). Run the executable with
 # `scripts/swift --exec` (the Swift runtime may live in scripts/swift's trixie root).
+#
+# SWIFT_BENCH_PROFILE=debug (scripts/bench --check) builds the debug EchoServer instead, on the
+# debug engine library the Swift tests already built (bindings-swift/scripts/build.sh without
+# --release, .native/lib): a harness check, not a measurement.
 SWIFT_BENCH="$ROOT/bindings-swift/bench"
-SWIFT_BENCH_LIB_DIR="$ROOT/bindings-swift/.native/release/lib"
+SWIFT_BENCH_PROFILE="${SWIFT_BENCH_PROFILE:-release}"
+if [ "$SWIFT_BENCH_PROFILE" = debug ]; then
+  SWIFT_BENCH_LIB_DIR="$ROOT/bindings-swift/.native/lib"
+  _swift_bench_native_flag=()
+else
+  SWIFT_BENCH_LIB_DIR="$ROOT/bindings-swift/.native/release/lib"
+  _swift_bench_native_flag=(--release)
+fi
 
 # Whether the release library (or the generated bindings) is missing or older than its sources.
 _swift_bench_native_stale() {
-  local stamp="$SWIFT_BENCH/.build/ferromcp-native-release.stamp" bs="$ROOT/bindings-swift"
+  local stamp="$SWIFT_BENCH/.build/ferromcp-native-$SWIFT_BENCH_PROFILE.stamp" bs="$ROOT/bindings-swift"
   [ ! -f "$SWIFT_BENCH_LIB_DIR/libferromcp_swift.a" ] || [ ! -f "$stamp" ] \
     || [ ! -f "$bs/Sources/FerroMCPNative/FerroMCPNative.swift" ] \
     || [ -n "$(find "$ROOT/core/src" "$ROOT/core/Cargo.toml" "$bs/src" "$bs/bindgen" "$bs/Cargo.toml" \
@@ -23,8 +34,8 @@ _swift_bench_native_stale() {
 
 # Whether EchoServer is missing or older than its sources (bench, facade, release library).
 _swift_bench_exe_stale() {
-  local stamp="$SWIFT_BENCH/.build/ferromcp-bench.stamp"
-  [ ! -x "$SWIFT_BENCH/.build/release/EchoServer" ] || [ ! -f "$stamp" ] \
+  local stamp="$SWIFT_BENCH/.build/ferromcp-bench-$SWIFT_BENCH_PROFILE.stamp"
+  [ ! -x "$SWIFT_BENCH/.build/$SWIFT_BENCH_PROFILE/EchoServer" ] || [ ! -f "$stamp" ] \
     || [ -n "$(find "$SWIFT_BENCH/Package.swift" "$SWIFT_BENCH/Sources" "$ROOT/bindings-swift/Package.swift" \
          "$ROOT/bindings-swift/Sources" "$SWIFT_BENCH_LIB_DIR/libferromcp_swift.a" -newer "$stamp" -print -quit 2>/dev/null)" ]
 }
@@ -34,22 +45,22 @@ _swift_bench_exe_stale() {
 _swift_bench_build() {
   local stamps="$SWIFT_BENCH/.build"
   if _swift_bench_native_stale; then
-    touch "$stamps/ferromcp-native-release.stamp.new"
-    "$ROOT/bindings-swift/scripts/build.sh" --release >&2 \
-      || { echo "lib-swift-bench: bindings-swift/scripts/build.sh --release failed" >&2; return 1; }
-    mv "$stamps/ferromcp-native-release.stamp.new" "$stamps/ferromcp-native-release.stamp"
+    touch "$stamps/ferromcp-native-$SWIFT_BENCH_PROFILE.stamp.new"
+    "$ROOT/bindings-swift/scripts/build.sh" ${_swift_bench_native_flag[@]+"${_swift_bench_native_flag[@]}"} >&2 \
+      || { echo "lib-swift-bench: bindings-swift/scripts/build.sh ($SWIFT_BENCH_PROFILE) failed" >&2; return 1; }
+    mv "$stamps/ferromcp-native-$SWIFT_BENCH_PROFILE.stamp.new" "$stamps/ferromcp-native-$SWIFT_BENCH_PROFILE.stamp"
   fi
   if _swift_bench_exe_stale; then
-    echo "lib-swift-bench: swift build -c release (bindings-swift/bench)" >&2
-    touch "$stamps/ferromcp-bench.stamp.new"
+    echo "lib-swift-bench: swift build -c $SWIFT_BENCH_PROFILE (bindings-swift/bench)" >&2
+    touch "$stamps/ferromcp-bench-$SWIFT_BENCH_PROFILE.stamp.new"
     # SwiftPM does not see the static library (an -L flag) as an input: relink by hand after
     # it changed, or EchoServer keeps the old engine.
-    if [ "$SWIFT_BENCH_LIB_DIR/libferromcp_swift.a" -nt "$SWIFT_BENCH/.build/release/EchoServer" ]; then
-      rm -f "$SWIFT_BENCH/.build/release/EchoServer"
+    if [ "$SWIFT_BENCH_LIB_DIR/libferromcp_swift.a" -nt "$SWIFT_BENCH/.build/$SWIFT_BENCH_PROFILE/EchoServer" ]; then
+      rm -f "$SWIFT_BENCH/.build/$SWIFT_BENCH_PROFILE/EchoServer"
     fi
-    (cd "$SWIFT_BENCH" && FERROMCP_SWIFT_LIB_DIR="$SWIFT_BENCH_LIB_DIR" "$ROOT/scripts/swift" build -c release >&2) \
-      || { echo "lib-swift-bench: swift build -c release of bindings-swift/bench failed" >&2; return 1; }
-    mv "$stamps/ferromcp-bench.stamp.new" "$stamps/ferromcp-bench.stamp"
+    (cd "$SWIFT_BENCH" && FERROMCP_SWIFT_LIB_DIR="$SWIFT_BENCH_LIB_DIR" "$ROOT/scripts/swift" build -c "$SWIFT_BENCH_PROFILE" >&2) \
+      || { echo "lib-swift-bench: swift build -c $SWIFT_BENCH_PROFILE of bindings-swift/bench failed" >&2; return 1; }
+    mv "$stamps/ferromcp-bench-$SWIFT_BENCH_PROFILE.stamp.new" "$stamps/ferromcp-bench-$SWIFT_BENCH_PROFILE.stamp"
   fi
 }
 
@@ -62,5 +73,5 @@ swift_bench_bin() {
       _swift_bench_build || return 1
     fi
   fi
-  printf '%s\n' "$SWIFT_BENCH/.build/release/EchoServer"
+  printf '%s\n' "$SWIFT_BENCH/.build/$SWIFT_BENCH_PROFILE/EchoServer"
 }
