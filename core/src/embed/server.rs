@@ -130,14 +130,7 @@ impl EmbeddedServer {
             tool_fn(move |args, ctx| {
                 let per_request = ctx.protocol_version().is_some_and(|v| v.is_per_request());
                 let fut = handler.call(Value::Object(args), ForeignContext::new(ctx));
-                async move {
-                    let v = match fut.await {
-                        Ok(v) => shape::tool_result(v, structured),
-                        Err(e) if codes::is_tool_signal(e.code, per_request) => return Err(e),
-                        Err(e) => shape::tool_error(&e),
-                    };
-                    decode_result::<CallToolResult>("CallToolResult", v)
-                }
+                async move { tool_outcome(fut.await.map(ToolAnswer::Value), structured, per_request) }
             }),
         )
     }
@@ -157,16 +150,7 @@ impl EmbeddedServer {
             tool_fn(move |args, ctx| {
                 let per_request = ctx.protocol_version().is_some_and(|v| v.is_per_request());
                 let fut = handler.call(Value::Object(args), ForeignContext::new(ctx));
-                async move {
-                    // The same error policy as `add_tool_json`.
-                    let v = match fut.await {
-                        Ok(ToolAnswer::Result(r)) => return Ok(r),
-                        Ok(ToolAnswer::Value(v)) => shape::tool_result(v, structured),
-                        Err(e) if codes::is_tool_signal(e.code, per_request) => return Err(e),
-                        Err(e) => shape::tool_error(&e),
-                    };
-                    decode_result::<CallToolResult>("CallToolResult", v)
-                }
+                async move { tool_outcome(fut.await, structured, per_request) }
             }),
         )
     }
@@ -286,6 +270,23 @@ impl EmbeddedServer {
     pub async fn serve_stdio(&self) -> Result<(), McpError> {
         self.server.serve_stdio().await
     }
+}
+
+/// What a foreign tool's answer becomes, for every way of registering one: a finished result as
+/// it is, a value shaped by [`shape::tool_result`], an error the client must act on
+/// ([`codes::is_tool_signal`]) as a JSON-RPC error, any other error an `isError` result.
+fn tool_outcome(
+    answer: Result<ToolAnswer, McpError>,
+    structured: bool,
+    per_request: bool,
+) -> Result<CallToolResult, McpError> {
+    let v = match answer {
+        Ok(ToolAnswer::Result(r)) => return Ok(r),
+        Ok(ToolAnswer::Value(v)) => shape::tool_result(v, structured),
+        Err(e) if codes::is_tool_signal(e.code, per_request) => return Err(e),
+        Err(e) => shape::tool_error(&e),
+    };
+    decode_result::<CallToolResult>("CallToolResult", v)
 }
 
 fn resource_handler(
