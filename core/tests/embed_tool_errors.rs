@@ -31,6 +31,11 @@ impl ForeignToolHandler for Fails {
     }
 }
 
+/// A minimal `sampling/createMessage` request.
+fn sampling_params() -> Value {
+    json!({"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}], "maxTokens": 5})
+}
+
 /// A tool that asks the client for sampling and passes the outcome on, as a handler that does
 /// not catch anything would.
 struct Samples;
@@ -41,10 +46,7 @@ impl ForeignToolHandler for Samples {
         _args: Value,
         ctx: ForeignContext,
     ) -> BoxFuture<'static, Result<Value, McpError>> {
-        Box::pin(async move {
-            let params = json!({"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}], "maxTokens": 5});
-            ctx.sample(params).await
-        })
+        Box::pin(async move { ctx.sample(sampling_params()).await })
     }
 }
 
@@ -58,8 +60,7 @@ impl ForeignToolHandler for CatchesSampling {
         ctx: ForeignContext,
     ) -> BoxFuture<'static, Result<Value, McpError>> {
         Box::pin(async move {
-            let params = json!({"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}], "maxTokens": 5});
-            match ctx.sample(params).await {
+            match ctx.sample(sampling_params()).await {
                 Ok(_) => Ok(json!("sampled")),
                 Err(e) => Ok(json!(format!("caught {}: {}", e.code, e.message))),
             }
