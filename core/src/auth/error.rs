@@ -108,6 +108,8 @@ pub enum AuthError {
     },
     /// The token store failed.
     Store(String),
+    /// A setting is unusable (e.g. a JWT verifier's algorithm list names `none` or `HS256`).
+    Config(String),
 }
 
 impl AuthError {
@@ -131,6 +133,7 @@ impl AuthError {
             AuthError::Token { .. } => "token",
             AuthError::RetryLimit { .. } => "retry_limit",
             AuthError::Store(_) => "store",
+            AuthError::Config(_) => "config",
         }
     }
 }
@@ -201,6 +204,7 @@ impl fmt::Display for AuthError {
                 "the server still answers HTTP {status} after {attempts} authorization attempts"
             ),
             AuthError::Store(d) => write!(f, "token store failed: {d}"),
+            AuthError::Config(d) => write!(f, "unusable setting: {d}"),
         }
     }
 }

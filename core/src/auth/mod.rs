@@ -5,13 +5,16 @@
 //! authorization code flow with PKCE `S256` and the `resource` parameter (RFC 8707), check `iss`
 //! (RFC 9207), and store the tokens; later 401s refresh, 403 `insufficient_scope` steps up.
 //! On the server side, [`ResourceAuth`] protects an HTTP endpoint (bearer verification,
-//! audience, scopes, Protected Resource Metadata).
+//! audience, scopes, Protected Resource Metadata), with built-in verifiers for JWT access tokens
+//! ([`JwtVerifier`], keys from a JWKS) and token introspection ([`IntrospectionVerifier`]).
 
 mod challenge;
 mod error;
 mod flow;
 mod http;
 mod introspect;
+mod jwk;
+mod jwt;
 mod metadata;
 mod pkce;
 mod redirect;
@@ -23,6 +26,7 @@ pub use challenge::BearerChallenge;
 pub use error::AuthError;
 pub use flow::{Grant, OAuthClient, OAuthConfig};
 pub use introspect::IntrospectionVerifier;
+pub use jwt::JwtVerifier;
 pub use metadata::{ResourceMetadata, ServerMetadata};
 pub use redirect::{AutoApprove, FnRedirect, LoopbackRedirect, RedirectHandler};
 pub use resource::{AuthInfo, Denial, ResourceAuth, TokenVerifier};
