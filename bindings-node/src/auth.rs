@@ -195,7 +195,7 @@ impl NativeProtection {
             })
         };
         Ok(Self {
-            auth: settings.build(Arc::new(verifier)),
+            auth: settings.build(Some(Arc::new(verifier))).map_err(to_napi)?,
         })
     }
 }

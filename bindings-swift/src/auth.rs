@@ -159,7 +159,7 @@ impl NativeProtection {
             })
         };
         Ok(Arc::new(Self {
-            auth: settings.build(Arc::new(verify)),
+            auth: settings.build(Some(Arc::new(verify)))?,
         }))
     }
 

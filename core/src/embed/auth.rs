@@ -1,19 +1,23 @@
 //! OAuth for foreign callers, in plain values: [`OAuthSettings`] (a client's OAuth options as
 //! camelCase JSON) builds the engine's [`OAuthClient`] around the binding's own redirect
-//! callback and token store; [`ProtectionSettings`] builds a [`ResourceAuth`] around the
-//! binding's `verify(token)` function, whose JSON answer [`auth_info_from_json`] reads. Node and
-//! Swift share these, so the option names and checks are the same in every language.
+//! callback and token store; [`ProtectionSettings`] builds a [`ResourceAuth`] around one
+//! verifier: the binding's `verify(token)` function (whose JSON answer [`auth_info_from_json`]
+//! reads), or a built-in one described in plain values ([`JwtSettings`]: JWT access tokens and a
+//! JWKS; [`IntrospectionSettings`]: RFC 7662). Every binding shares these, so the option names
+//! and checks are the same in every language.
 
 use super::decode;
 use crate::auth::{
-    AuthError, AuthInfo, FileTokenStore, FnRedirect, LoopbackRedirect, MemoryTokenStore,
-    OAuthClient, OAuthConfig, RedirectHandler, ResourceAuth, TokenStore, TokenVerifier,
+    AuthError, AuthInfo, FileTokenStore, FnRedirect, IntrospectionVerifier, JwtVerifier,
+    LoopbackRedirect, MemoryTokenStore, OAuthClient, OAuthConfig, RedirectHandler, ResourceAuth,
+    TokenStore, TokenVerifier,
 };
 use crate::McpError;
 use futures_util::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::Value;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// A foreign redirect step: receives the authorization URL, resolves with the full URL the
 /// authorization server redirected back to (or a message saying why not).
@@ -147,13 +151,115 @@ pub struct ProtectionSettings {
     /// `scopes_supported` of the Protected Resource Metadata.
     #[serde(default)]
     pub scopes_supported: Option<Vec<String>>,
-    /// Refuse tokens whose audience lacks `resource` (default true).
+    /// Refuse tokens whose audience lacks `resource` (default true). With `jwt` the JWT
+    /// verifier checks the audience itself (its `audience`, default `resource`).
     #[serde(default = "yes")]
     pub check_audience: bool,
+    /// Verify tokens as JWT access tokens with a JWKS (instead of a `verify` function).
+    #[serde(default)]
+    pub jwt: Option<JwtSettings>,
+    /// Verify tokens by RFC 7662 introspection (instead of a `verify` function).
+    #[serde(default)]
+    pub introspection: Option<IntrospectionSettings>,
+}
+
+/// The built-in JWT verifier's options ([`JwtVerifier`]; camelCase JSON).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+pub struct JwtSettings {
+    /// The authorization server's JWKS URL (fetched on first use, cached, fetched again on an
+    /// unknown `kid` at most every 30 s). Give this or `jwks`.
+    pub jwks_url: Option<String>,
+    /// The JWKS document itself (`{"keys": [...]}`), never fetched.
+    pub jwks: Option<Value>,
+    /// The accepted `iss` (default: any of `authorizationServers`).
+    pub issuer: Option<String>,
+    /// The required `aud` (default: `resource`).
+    pub audience: Option<String>,
+    /// Accepted algorithms (default: RS256/384/512, PS256/384/512, ES256, ES384, EdDSA;
+    /// `none` and `HS*` are refused).
+    pub algorithms: Option<Vec<String>>,
+    /// Clock skew allowed on `exp` / `nbf`, seconds (default 60).
+    pub leeway_seconds: Option<u64>,
+}
+
+/// The built-in introspection verifier's options ([`IntrospectionVerifier`]; camelCase JSON).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct IntrospectionSettings {
+    /// The RFC 7662 introspection endpoint.
+    pub endpoint: String,
+    /// This resource server's client id at the authorization server (HTTP Basic).
+    #[serde(default)]
+    pub client_id: Option<String>,
+    /// Its client secret.
+    #[serde(default)]
+    pub client_secret: Option<String>,
 }
 
 fn yes() -> bool {
     true
+}
+
+fn invalid(e: AuthError) -> McpError {
+    match e {
+        AuthError::Config(m) => McpError::invalid_params(m),
+        other => McpError::invalid_params(other.to_string()),
+    }
+}
+
+impl JwtSettings {
+    /// The verifier for a server at `resource` accepting tokens of `issuers`.
+    pub fn build(&self, resource: &str, issuers: &[String]) -> Result<JwtVerifier, McpError> {
+        let mut issuers = match &self.issuer {
+            Some(i) => vec![i.clone()],
+            None => issuers.to_vec(),
+        }
+        .into_iter();
+        let first = issuers.next().unwrap_or_default();
+        let audience = self
+            .audience
+            .clone()
+            .unwrap_or_else(|| resource.to_string());
+        let v = match (&self.jwks_url, &self.jwks) {
+            (Some(url), None) => JwtVerifier::from_jwks_url(url, first, audience),
+            (None, Some(doc)) => JwtVerifier::from_jwks(doc, first, audience),
+            _ => {
+                return Err(McpError::invalid_params(
+                    "jwt needs exactly one of jwksUrl and jwks",
+                ))
+            }
+        }
+        .map_err(invalid)?
+        .also_issuers(issuers);
+        let v = match &self.algorithms {
+            Some(a) => v.algorithms(a).map_err(invalid)?,
+            None => v,
+        };
+        Ok(match self.leeway_seconds {
+            Some(s) => v.leeway(Duration::from_secs(s)),
+            None => v,
+        })
+    }
+}
+
+impl IntrospectionSettings {
+    /// The verifier.
+    pub fn build(&self) -> Result<IntrospectionVerifier, McpError> {
+        if self.endpoint.is_empty() {
+            return Err(McpError::invalid_params("introspection needs an endpoint"));
+        }
+        let v = IntrospectionVerifier::new(&self.endpoint);
+        Ok(match (&self.client_id, &self.client_secret) {
+            (Some(id), Some(secret)) => v.client_credentials(id, secret),
+            (None, None) => v,
+            _ => {
+                return Err(McpError::invalid_params(
+                    "introspection needs both clientId and clientSecret, or neither",
+                ))
+            }
+        })
+    }
 }
 
 impl ProtectionSettings {
@@ -168,8 +274,33 @@ impl ProtectionSettings {
         Ok(s)
     }
 
-    /// The protection, with `verifier` checking tokens.
-    pub fn build(&self, verifier: Arc<dyn TokenVerifier>) -> Arc<ResourceAuth> {
+    /// The protection, with exactly one verifier: `verify` (the binding's function), or the
+    /// built-in `jwt` or `introspection` of the settings. Bad verifier settings, none or more
+    /// than one verifier are an invalid-params error.
+    pub fn build(
+        &self,
+        verify: Option<Arc<dyn TokenVerifier>>,
+    ) -> Result<Arc<ResourceAuth>, McpError> {
+        let given = [
+            verify.is_some(),
+            self.jwt.is_some(),
+            self.introspection.is_some(),
+        ];
+        if given.iter().filter(|g| **g).count() != 1 {
+            return Err(McpError::invalid_params(
+                "give exactly one of verify, jwt and introspection",
+            ));
+        }
+        let mut check_audience = self.check_audience;
+        let verifier: Arc<dyn TokenVerifier> = match (verify, &self.jwt, &self.introspection) {
+            (Some(v), _, _) => v,
+            (None, Some(jwt), _) => {
+                check_audience = false;
+                Arc::new(jwt.build(&self.resource, &self.authorization_servers)?)
+            }
+            (None, None, Some(i)) => Arc::new(i.build()?),
+            (None, None, None) => unreachable!("counted above"),
+        };
         let mut auth = ResourceAuth::new(
             self.resource.clone(),
             self.authorization_servers.clone(),
@@ -177,8 +308,8 @@ impl ProtectionSettings {
         );
         auth.required_scopes = self.required_scopes.clone();
         auth.scopes_supported = self.scopes_supported.clone();
-        auth.check_audience = self.check_audience;
-        Arc::new(auth)
+        auth.check_audience = check_audience;
+        Ok(Arc::new(auth))
     }
 }
 
@@ -291,8 +422,44 @@ mod tests {
         .unwrap();
         let v: Arc<dyn TokenVerifier> =
             Arc::new(|_: &str| Box::pin(async { Err("no".to_string()) }) as BoxFuture<'static, _>);
-        let auth = p.build(v);
+        let auth = p.build(Some(v.clone())).unwrap();
         assert!(auth.check_audience);
         assert_eq!(auth.required_scopes, ["m"]);
+        assert!(p.build(None).is_err(), "no verifier");
+        let base = json!({"resource": "http://x/mcp", "authorizationServers": ["http://as"]});
+        let with = |k: &str, val: Value| {
+            let mut s = base.clone();
+            s[k] = val;
+            ProtectionSettings::from_json(s)
+        };
+        let jwt = with("jwt", json!({"jwksUrl": "http://as/jwks"})).unwrap();
+        assert!(jwt.build(Some(v)).is_err(), "verify and jwt");
+        let auth = jwt.build(None).unwrap();
+        assert!(!auth.check_audience, "the JWT verifier checks aud");
+        for bad in [
+            json!({}),
+            json!({"jwksUrl": "http://as/jwks", "jwks": {"keys": []}}),
+            json!({"jwks": {"keys": []}}),
+            json!({"jwksUrl": "http://as/jwks", "algorithms": ["HS256"]}),
+            json!({"jwksUrl": "http://as/jwks", "algorithms": ["none"]}),
+        ] {
+            assert!(
+                with("jwt", bad.clone()).unwrap().build(None).is_err(),
+                "{bad}"
+            );
+        }
+        assert!(with("jwt", json!({"jwksUrl": "x", "nope": 1})).is_err());
+        let i = with(
+            "introspection",
+            json!({"endpoint": "http://as/introspect", "clientId": "a", "clientSecret": "b"}),
+        )
+        .unwrap();
+        assert!(i.build(None).unwrap().check_audience);
+        let half = with(
+            "introspection",
+            json!({"endpoint": "http://as/i", "clientId": "a"}),
+        )
+        .unwrap();
+        assert!(half.build(None).is_err());
     }
 }

@@ -31,7 +31,8 @@ pub mod shape;
 
 #[cfg(feature = "http")]
 pub use auth::{
-    auth_info_from_json, ForeignOpener, ForeignRedirect, OAuthSettings, ProtectionSettings,
+    auth_info_from_json, ForeignOpener, ForeignRedirect, IntrospectionSettings, JwtSettings,
+    OAuthSettings, ProtectionSettings,
 };
 pub use client::{CallOptions, CancelHandle, EmbeddedClient, ForeignClientHandler};
 pub use codes::{is_tool_signal, is_transport_code, ErrorCode, ERROR_CODES};
