@@ -2,14 +2,17 @@
 //! dict `ferromcp.OAuth` packs: the redirect callback (a Python function, or the loopback
 //! helper with a Python `open`), the token store (memory, a file, or a Python object with
 //! `load` / `save` / `remove`) and the client identity; and the server side, [`ResourceAuth`]
-//! around a Python `verify(token)` function (`serve_http(auth=ProtectedResource(...))`).
+//! from the engine's `ProtectionSettings` around a Python `verify(token)` function or a built-in
+//! JWT / introspection verifier (`serve_http(auth=ProtectedResource(...))`).
 
 use crate::convert::{py_to_value, value_to_py};
 use crate::handler::{LoopCell, PyHandler};
 use ferromcp::auth::{
     AuthError, AuthInfo, FileTokenStore, FnRedirect, LoopbackRedirect, MemoryTokenStore,
-    OAuthClient, OAuthConfig, RedirectHandler, ResourceAuth, StoredAuth, TokenStore,
+    OAuthClient, OAuthConfig, RedirectHandler, ResourceAuth, StoredAuth, TokenStore, TokenVerifier,
 };
+use ferromcp::embed::{auth_info_from_json, ProtectionSettings};
+use futures_util::future::BoxFuture;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -152,66 +155,33 @@ pub fn oauth_from_py(d: &Bound<'_, PyDict>, cell: LoopCell) -> PyResult<Arc<OAut
     Ok(Arc::new(OAuthClient::new(config)))
 }
 
-/// What a Python `verify(token)` returned, as the engine's identity: a dict with `subject`,
-/// `client_id`, `scopes`, `audience`, `expires_at` and `claims` (all optional); `None` refuses.
-fn auth_info(v: serde_json::Value) -> Result<AuthInfo, String> {
-    let strings = |v: &serde_json::Value| -> Vec<String> {
-        match v {
-            serde_json::Value::String(s) => s
-                .split(' ')
-                .filter(|s| !s.is_empty())
-                .map(str::to_string)
-                .collect(),
-            serde_json::Value::Array(a) => a
-                .iter()
-                .filter_map(|x| x.as_str().map(str::to_string))
-                .collect(),
-            _ => Vec::new(),
+/// Builds the engine's [`ResourceAuth`] from the dict of `ferromcp.ProtectedResource`:
+/// `settings` (the engine's `ProtectionSettings` as camelCase JSON, with a built-in `jwt` or
+/// `introspection` verifier) and `verify` (a Python function, or `None` with a built-in one).
+pub fn resource_auth_from_py(d: &Bound<'_, PyDict>, cell: LoopCell) -> PyResult<Arc<ResourceAuth>> {
+    let settings = d
+        .get_item("settings")?
+        .ok_or_else(|| PyValueError::new_err("settings are required"))?;
+    let settings = ProtectionSettings::from_json(py_to_value(&settings)?).map_err(to_py)?;
+    let verifier = match d.get_item("verify")?.filter(|v| !v.is_none()) {
+        None => None,
+        Some(verify) => {
+            let handler = PyHandler::new(verify.unbind(), cell);
+            let verifier = move |token: &str| -> BoxFuture<'static, Result<AuthInfo, String>> {
+                let call = handler.call_values(vec![serde_json::Value::String(token.to_string())]);
+                Box::pin(async move {
+                    match call.await {
+                        Ok(v) => auth_info_from_json(v),
+                        Err(e) => Err(e.message),
+                    }
+                })
+            };
+            Some(Arc::new(verifier) as Arc<dyn TokenVerifier>)
         }
     };
-    match v {
-        serde_json::Value::Null => Err("invalid token".into()),
-        serde_json::Value::Object(m) => {
-            let get = |k: &str| m.get(k).cloned().unwrap_or(serde_json::Value::Null);
-            Ok(AuthInfo {
-                subject: get("subject").as_str().map(str::to_string),
-                client_id: get("client_id").as_str().map(str::to_string),
-                scopes: strings(&get("scopes")),
-                audience: strings(&get("audience")),
-                expires_at: get("expires_at").as_f64().map(|f| f as u64),
-                claims: get("claims"),
-                ..Default::default()
-            })
-        }
-        other => Err(format!("verify must return a dict or None, not {other}")),
-    }
+    settings.build(verifier).map_err(to_py)
 }
 
-/// Builds the engine's [`ResourceAuth`] from the dict of `ferromcp.ProtectedResource`.
-pub fn resource_auth_from_py(d: &Bound<'_, PyDict>, cell: LoopCell) -> PyResult<Arc<ResourceAuth>> {
-    let resource: String =
-        get(d, "resource")?.ok_or_else(|| PyValueError::new_err("resource is required"))?;
-    let servers: Vec<String> = get(d, "authorization_servers")?.unwrap_or_default();
-    let verify = d
-        .get_item("verify")?
-        .filter(|v| !v.is_none())
-        .ok_or_else(|| PyValueError::new_err("verify is required"))?;
-    let handler = PyHandler::new(verify.unbind(), cell);
-    let verifier =
-        move |token: &str| -> futures_util::future::BoxFuture<'static, Result<AuthInfo, String>> {
-            let call = handler.call_values(vec![serde_json::Value::String(token.to_string())]);
-            Box::pin(async move {
-                match call.await {
-                    Ok(v) => auth_info(v),
-                    Err(e) => Err(e.message),
-                }
-            })
-        };
-    let mut auth = ResourceAuth::new(resource, servers, Arc::new(verifier));
-    auth.required_scopes = get(d, "required_scopes")?.unwrap_or_default();
-    auth.scopes_supported = get(d, "scopes_supported")?;
-    if let Some(c) = get::<bool>(d, "check_audience")? {
-        auth.check_audience = c;
-    }
-    Ok(Arc::new(auth))
+fn to_py(e: ferromcp::McpError) -> PyErr {
+    PyValueError::new_err(e.message)
 }

@@ -11,7 +11,7 @@
 from typing import TYPE_CHECKING, Any
 
 from ._native import ENGINE_VERSION, CancelHandle
-from .auth import OAuth, ProtectedResource, TokenStore
+from .auth import IntrospectionVerifier, JwtVerifier, OAuth, ProtectedResource, TokenStore
 from .compat import FastMCP, MCPServer
 from .content import Audio, File, Icon, Image, ToolAnnotations
 from .errors import (
@@ -79,8 +79,10 @@ __all__ = [
     "Image",
     "InputRequired",
     "InternalError",
+    "IntrospectionVerifier",
     "InvalidParams",
     "InvalidRequest",
+    "JwtVerifier",
     "MCPServer",
     "McpError",
     "MethodNotFound",

@@ -1,5 +1,6 @@
 """OAuth 2.1 authorization for ``Client.http(url, auth=OAuth(...))``, and bearer-token
-protection for ``Server.serve_http(auth=ProtectedResource(...))``.
+protection for ``Server.serve_http(auth=ProtectedResource(...))`` (with the built-in
+``JwtVerifier`` or ``IntrospectionVerifier``, or your own ``verify`` function).
 
 The engine runs the flow (metadata discovery, client registration, PKCE, the ``resource``
 parameter, ``iss`` check, refresh, step-up on 403 ``insufficient_scope``); this class only
@@ -100,45 +101,127 @@ class OAuth:
         }
 
 
+class JwtVerifier:
+    """The built-in verifier of JWT access tokens (``ProtectedResource(jwt=...)``).
+
+    Keys: ``jwks_url`` (the authorization server's JWKS, fetched on first use, cached, fetched
+    again for an unknown ``kid`` at most every 30 s) or ``jwks`` (the document itself,
+    ``{"keys": [...]}``). A token passes when its ``alg`` is one of ``algorithms`` (default RS256,
+    RS384, RS512, PS256, PS384, PS512, ES256, ES384, EdDSA; ``none`` and ``HS*`` are always
+    refused) and fits the key, its signature verifies, ``iss`` is ``issuer`` (default: any of the
+    ``authorization_servers``), ``aud`` holds ``audience`` (default: the ``resource``) and
+    ``exp``/``nbf`` hold, give or take ``leeway_seconds`` (default 60). ``ctx.auth`` then has the
+    ``subject`` (``sub``), ``client_id``, ``scopes`` (``scope`` or ``scp``) and every claim.
+    """
+
+    def __init__(
+        self,
+        *,
+        jwks_url: str | None = None,
+        jwks: dict[str, Any] | None = None,
+        issuer: str | None = None,
+        audience: str | None = None,
+        algorithms: list[str] | None = None,
+        leeway_seconds: int | None = None,
+    ) -> None:
+        if (jwks_url is None) == (jwks is None):
+            raise ValueError("JwtVerifier needs exactly one of jwks_url and jwks")
+        self.jwks_url = jwks_url
+        self.jwks = jwks
+        self.issuer = issuer
+        self.audience = audience
+        self.algorithms = algorithms
+        self.leeway_seconds = leeway_seconds
+
+    def _settings(self) -> dict[str, Any]:
+        s = {
+            "jwksUrl": self.jwks_url,
+            "jwks": self.jwks,
+            "issuer": self.issuer,
+            "audience": self.audience,
+            "algorithms": self.algorithms,
+            "leewaySeconds": self.leeway_seconds,
+        }
+        return {k: v for k, v in s.items() if v is not None}
+
+
+class IntrospectionVerifier:
+    """The built-in RFC 7662 token introspection verifier (``ProtectedResource(introspection=...)``):
+    each token is sent to the authorization server's ``endpoint``, authenticating with
+    ``client_id``/``client_secret`` (HTTP Basic) when given; an active token's ``sub``,
+    ``client_id``, ``scope``, ``aud``, ``exp`` and other members become ``ctx.auth``."""
+
+    def __init__(
+        self, *, endpoint: str, client_id: str | None = None, client_secret: str | None = None
+    ) -> None:
+        if (client_id is None) != (client_secret is None):
+            raise ValueError("IntrospectionVerifier needs both client_id and client_secret, or neither")
+        self.endpoint = endpoint
+        self.client_id = client_id
+        self.client_secret = client_secret
+
+    def _settings(self) -> dict[str, Any]:
+        s = {"endpoint": self.endpoint, "clientId": self.client_id, "clientSecret": self.client_secret}
+        return {k: v for k, v in s.items() if v is not None}
+
+
 class ProtectedResource:
     """Bearer-token protection of an HTTP server (``serve_http(auth=...)``).
 
     ``resource``: this server's URL (e.g. ``https://mcp.example.com/mcp``), the audience tokens
     must carry. ``authorization_servers``: issuer URLs, published in the Protected Resource
-    Metadata. ``verify(token)`` (sync or async) checks a token (JWT validation, introspection,
-    a lookup) and returns ``None`` to refuse it (or raises: the message becomes the
-    ``error_description``), else a dict with ``subject``, ``client_id``, ``scopes`` (list or
-    space-separated), ``audience`` (list or str), ``expires_at`` (Unix seconds) and ``claims``.
+    Metadata. Tokens are checked by exactly one of:
+
+    * ``jwt=JwtVerifier(jwks_url=...)``: JWT access tokens signed by the authorization server;
+    * ``introspection=IntrospectionVerifier(endpoint=...)``: RFC 7662 introspection;
+    * ``verify(token)`` (sync or async): your own check (a lookup, a JWT library...), returning
+      ``None`` to refuse the token (or raising: the message becomes the ``error_description``),
+      else a dict with ``subject``, ``client_id``, ``scopes`` (list or space-separated),
+      ``audience`` (list or str), ``expires_at`` (Unix seconds) and ``claims``.
+
     The engine then refuses expired tokens and tokens whose audience lacks ``resource`` (401
-    ``invalid_token``; ``check_audience=False`` when ``verify`` checked it) and tokens without
-    ``required_scopes`` (403 ``insufficient_scope``). Handlers read the identity as ``ctx.auth``.
+    ``invalid_token``; ``check_audience=False`` when ``verify`` checked it; with ``jwt`` the
+    verifier checks its ``audience``) and tokens without ``required_scopes`` (403
+    ``insufficient_scope``). Handlers read the identity as ``ctx.auth``.
     """
 
     def __init__(
         self,
         *,
         resource: str,
-        verify: Callable[[str], Awaitable[dict[str, Any] | None] | dict[str, Any] | None],
         authorization_servers: list[str],
+        verify: Callable[[str], Awaitable[dict[str, Any] | None] | dict[str, Any] | None]
+        | None = None,
+        jwt: JwtVerifier | None = None,
+        introspection: IntrospectionVerifier | None = None,
         required_scopes: list[str] | None = None,
         scopes_supported: list[str] | None = None,
         check_audience: bool = True,
     ) -> None:
         if not authorization_servers:
             raise ValueError("authorization_servers must name at least one issuer")
+        if sum(x is not None for x in (verify, jwt, introspection)) != 1:
+            raise ValueError("give exactly one of verify, jwt and introspection")
         self.resource = resource
         self.verify = verify
+        self.jwt = jwt
+        self.introspection = introspection
         self.authorization_servers = list(authorization_servers)
         self.required_scopes = list(required_scopes or [])
         self.scopes_supported = scopes_supported
         self.check_audience = check_audience
 
     def _native_config(self) -> dict[str, Any]:
-        return {
+        settings: dict[str, Any] = {
             "resource": self.resource,
-            "verify": self.verify,
-            "authorization_servers": self.authorization_servers,
-            "required_scopes": self.required_scopes,
-            "scopes_supported": self.scopes_supported,
-            "check_audience": self.check_audience,
+            "authorizationServers": self.authorization_servers,
+            "requiredScopes": self.required_scopes,
+            "checkAudience": self.check_audience,
         }
+        if self.scopes_supported is not None:
+            settings["scopesSupported"] = self.scopes_supported
+        if self.jwt is not None:
+            settings["jwt"] = self.jwt._settings()
+        if self.introspection is not None:
+            settings["introspection"] = self.introspection._settings()
+        return {"settings": settings, "verify": self.verify}
