@@ -11,8 +11,14 @@ import ExampleSupport
 import FerroMCP
 import Foundation
 
-/// Every `auth/*` scenario runs the OAuth client too (`conformanceAuth`).
+/// The alpha's 2026-07-28 scenarios run by `exercise`.
+let exercised = ["request-metadata", "sep-2322-client-request-state", "http-standard-headers",
+                 "http-custom-headers", "http-invalid-tool-headers"]
+/// The 0.1.16 core suite and the alpha's 2026-07-28 client scenarios (every scenario runs with
+/// `protocolMode: .auto`: server/discover first, the initialize handshake where it is not offered).
 let scenarios = ["initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry"]
+    + exercised + ["json-schema-ref-no-deref", "json-schema-2020-12-preservation"]
+/// Every `auth/*` scenario runs the OAuth client too (`conformanceAuth`).
 /// The Client ID Metadata Document URL the suite expects (auth/basic-cimd).
 let clientMetadataURL = "https://conformance-test.local/client-metadata.json"
 let redirectURI = "http://localhost:3000/callback"
@@ -134,8 +140,27 @@ func conformanceAuth(url: String) async throws {
 
 struct AddNumbers: Encodable { var a: Double; var b: Double }
 
+/// The 2026-07-28 scenarios' common run: the tool calls MCP_CONFORMANCE_CONTEXT names
+/// (`toolCalls: [{name, arguments}]`), or else every listed tool called with `{}`, then every
+/// resource read and every prompt got where the server offers them.
+func exercise(_ client: Client) async throws {
+    let tools = try await client.listAllTools()
+    let context = try Value(json: ProcessInfo.processInfo.environment["MCP_CONFORMANCE_CONTEXT"] ?? "{}")
+    let calls: [(String, Value)] = context["toolCalls"]?.arrayValue.map { list in
+        list.compactMap { c in c["name"]?.stringValue.map { ($0, c["arguments"] ?? [:]) } }
+    } ?? tools.map { ($0.name, [:]) }
+    for (name, arguments) in calls { _ = try await client.callTool(name, arguments: arguments) }
+    let caps = client.serverCapabilities
+    if caps?["resources"] != nil {
+        for r in try await client.listResources().resources { _ = try await client.readResource(r.uri) }
+    }
+    if caps?["prompts"] != nil {
+        for p in try await client.listPrompts().prompts { _ = try await client.getPrompt(p.name) }
+    }
+}
+
 func conformance(_ scenario: String, url: String) async throws {
-    let options = ClientOptions(
+    var options = ClientOptions(
         name: "ferromcp-everything-client", version: "0.1.0",
         sampling: { _, _ in
             ["role": "assistant", "content": ["type": "text", "text": "This is a test response from the client"],
@@ -144,9 +169,17 @@ func conformance(_ scenario: String, url: String) async throws {
         elicitation: { params, _ in
             ElicitResult(action: .accept, content: .object(applyDefaults(params["requestedSchema"] ?? [:], to: [:])))
         })
+    options.protocolMode = .auto
     let client = try await Client.http(url: url, options: options)
     do {
         switch scenario {
+        case _ where exercised.contains(scenario):
+            try await exercise(client)
+        case "json-schema-ref-no-deref":
+            _ = try await client.listAllTools() // listing is the scenario: no network $ref fetched
+        case "json-schema-2020-12-preservation":
+            let tool = try await client.listAllTools().first { $0.name == "json_schema_2020_12_tool" }
+            _ = try await client.callTool("json_schema_echo", arguments: ["schema": tool?.inputSchema ?? [:]])
         case "initialize":
             do {
                 _ = try await client.listTools()
