@@ -176,6 +176,44 @@ async fn message_stream_client_speaks_the_per_request_era() {
     client.close().await;
 }
 
+/// A raw `logging/setLevel` (what the bindings send) means in the per-request era what
+/// `set_logging_level` does: the level rides later requests' `_meta`; a bad level is refused.
+#[tokio::test]
+async fn raw_set_level_rides_the_meta() {
+    let ((r_c, w_c), (r_s, w_s)) = memory_pair(16);
+    let srv = server();
+    tokio::spawn(async move { srv.serve(r_s, w_s).await });
+    let logs = Arc::new(Mutex::new(Vec::new()));
+    let client = Client::connect(
+        options(ProtocolMode::PerRequest),
+        handlers(Arc::new(Mutex::new(Vec::new())), logs.clone()),
+        r_c,
+        w_c,
+    )
+    .await
+    .unwrap();
+    let none = Default::default();
+    let e = client
+        .request("logging/setLevel", Some(json!({ "level": "loud" })), none)
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, -32602, "{e}");
+    client.call_tool("whoami", json!({})).await.unwrap();
+    assert!(logs.lock().unwrap().is_empty(), "no level asked for yet");
+    let r = client
+        .request(
+            "logging/setLevel",
+            Some(json!({ "level": "info" })),
+            Default::default(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(r, json!({}));
+    client.call_tool("whoami", json!({})).await.unwrap();
+    assert_eq!(logs.lock().unwrap().len(), 1, "{:?}", logs.lock().unwrap());
+    client.close().await;
+}
+
 #[tokio::test]
 async fn auto_falls_back_to_the_handshake() {
     let srv = Server::builder("handshake-only", "1.0")
@@ -218,9 +256,10 @@ async fn auto_falls_back_to_the_handshake() {
 
 /// `x-mcp-header` end to end: the client learns the tool's header parameters from
 /// `tools/list`, mirrors them as `Mcp-Param-*` (Base64 where the value is not header-safe), and
-/// ferromcp's server, which checks them against the body, accepts the call; before `tools/list`
-/// the client knows no schema and the server refuses the call (-32020). A tool whose
-/// annotation breaks the rules is left out of the client's list.
+/// ferromcp's server, which checks them against the body, accepts the call. Before `tools/list`
+/// the client knows no schema: the server refuses the first attempt (-32020), the client lists
+/// the tools and retries once, and the call succeeds. A tool whose annotation breaks the rules
+/// is left out of the client's list, and its call fails with -32020 after the one retry.
 #[tokio::test]
 async fn http_client_mirrors_x_mcp_header_arguments() {
     tokio::time::timeout(Duration::from_secs(20), async {
@@ -260,7 +299,12 @@ async fn http_client_mirrors_x_mcp_header_arguments() {
         .unwrap();
         let args = json!({ "region": "Hello, \u{4e16}\u{754c} ", "opts": { "limit": 7 },
             "query": "select 1" });
-        let e = client.call_tool("sql", args.clone()).await.unwrap_err();
+        let r = client.call_tool("sql", args.clone()).await.unwrap();
+        assert_eq!(text(&r), "\"Hello, \u{4e16}\u{754c} \" 7");
+        let e = client
+            .call_tool("bad", json!({ "score": 1.5 }))
+            .await
+            .unwrap_err();
         assert_eq!(e.code, -32020, "{e}");
         let names: Vec<String> = client
             .list_all_tools()
@@ -278,6 +322,64 @@ async fn http_client_mirrors_x_mcp_header_arguments() {
             .await
             .unwrap();
         assert_eq!(text(&r), "null null");
+        client.close().await;
+        h.shutdown().await.unwrap();
+    })
+    .await
+    .unwrap();
+}
+
+/// A stale `Mcp-Param-*` cache: the client listed the tools, then the server changed the tool's
+/// header parameter. The first attempt carries the old header and is refused (-32020); the
+/// client lists the tools again (once) and the retry carries the new one.
+#[tokio::test]
+async fn http_client_relists_tools_after_a_header_mismatch() {
+    tokio::time::timeout(Duration::from_secs(20), async {
+        let tool = |header: &str| {
+            Tool::new("geo").with_input_schema(json!({ "type": "object", "properties": {
+                "place": { "type": "string", "x-mcp-header": header } } }))
+        };
+        let handler = || {
+            tool_fn(|args, _ctx| async move {
+                Ok(CallToolResult::text(
+                    args["place"].as_str().unwrap_or("?").to_string(),
+                ))
+            })
+        };
+        let srv = Server::builder("stale-headers", "1.0")
+            .tool_raw(tool("Region"), handler())
+            .build()
+            .unwrap();
+        let h = serve_http(srv.clone(), "127.0.0.1:0", HttpServerOptions::default())
+            .await
+            .unwrap();
+        let client = connect(
+            &h.url("/mcp"),
+            options(ProtocolMode::PerRequest),
+            ClientHandlers::default(),
+            HttpClientOptions::default(),
+        )
+        .await
+        .unwrap();
+        assert_eq!(client.list_all_tools().await.unwrap().len(), 1);
+        let r = client
+            .call_tool("geo", json!({ "place": "eu" }))
+            .await
+            .unwrap();
+        assert_eq!(text(&r), "eu");
+        // The server renames the header: the client's cache is now stale.
+        srv.add_tool(tool("Zone"), handler()).unwrap();
+        let r = client
+            .call_tool("geo", json!({ "place": "us" }))
+            .await
+            .unwrap();
+        assert_eq!(text(&r), "us");
+        // And it stays fresh: the next call needs no retry.
+        let r = client
+            .call_tool("geo", json!({ "place": "ap" }))
+            .await
+            .unwrap();
+        assert_eq!(text(&r), "ap");
         client.close().await;
         h.shutdown().await.unwrap();
     })

@@ -368,6 +368,11 @@ impl Client {
     /// with this client's own handlers and retried (up to
     /// [`per_request::MAX_INPUT_ROUNDS`] rounds) until the server's result is complete; a
     /// `tools/list` result leaves out the tools whose `x-mcp-header` annotations are invalid.
+    /// `logging/setLevel`, which that era removed, sets the level later requests carry (as
+    /// [`Self::set_logging_level`] does). A `tools/call` refused with a header mismatch
+    /// (`-32020`) is retried once after listing
+    /// the tools again: the `Mcp-Param-*` headers the HTTP transport adds come from the last
+    /// `tools/list`, which may predate the tool's current schema.
     pub async fn request(
         &self,
         method: &str,
@@ -377,13 +382,47 @@ impl Client {
         let Some(meta) = &self.per_request else {
             return self.peer().request(method, params, opts).await;
         };
+        if method == "logging/setLevel" {
+            // Removed in this era: the level travels in every later request's `_meta`, so a
+            // binding's raw `logging/setLevel` means what `set_logging_level` does.
+            let level = params
+                .as_ref()
+                .and_then(|p| p.get("level"))
+                .cloned()
+                .and_then(|l| serde_json::from_value::<LoggingLevel>(l).ok())
+                .ok_or_else(|| {
+                    McpError::invalid_params("logging/setLevel: params.level must be a log level")
+                })?;
+            let level = serde_json::to_value(level).expect("serializes");
+            meta.set_log_level(level.as_str().unwrap_or("info"));
+            return Ok(json!({}));
+        }
         let cancel = opts.cancel.clone().unwrap_or_default();
         let mut round_params = params.clone();
+        let mut relisted = false;
         for _ in 0..per_request::MAX_INPUT_ROUNDS {
-            let result = self
+            let sent = self
                 .peer()
                 .request(method, Some(meta.stamp(round_params.clone())), opts.clone())
-                .await?;
+                .await;
+            let result = match sent {
+                Err(e)
+                    if e.code == crate::error::codes::HEADER_MISMATCH
+                        && method == "tools/call"
+                        && !relisted =>
+                {
+                    relisted = true;
+                    // Boxed: listing goes through this method again (no `tools/call` there).
+                    // If even listing fails, the mismatch is the error worth reporting.
+                    if Box::pin(self.list_all_tools()).await.is_err() {
+                        return Err(e);
+                    }
+                    self.peer()
+                        .request(method, Some(meta.stamp(round_params.clone())), opts.clone())
+                        .await?
+                }
+                other => other?,
+            };
             if !per_request::wants_input(&result) {
                 if method == "tools/list" {
                     return Ok(per_request::without_invalid_header_tools(result));
