@@ -8,7 +8,10 @@
 #      scripts/everything-server|everything-client swift;
 #   3. interop (tests/interop/SURFACE.md): the official Python and TypeScript SDK clients against
 #      examples/swift's InteropServer over stdio and Streamable HTTP, and the ferromcp Swift
-#      client (EverythingClient --interop) against the official SDK servers.
+#      client (EverythingClient --interop) against the official SDK servers;
+#   4. both eras (tests/interop/both-eras.sh): examples/swift's InteropServer, started once over
+#      Streamable HTTP, serves the Swift client in the handshake era (2025-11-25) and in the
+#      per-request era (2026-07-28), one after the other and side by side (EverythingClient --both-eras).
 # Everything is built before the first suite starts, so no startup timeout includes compilation.
 # Exit status non-zero if any part failed (conformance: failures not in
 # tests/conformance/expected-failures.txt). Needs scripts/setup-test-deps (run here if missing)
@@ -59,6 +62,10 @@ server="$ROOT/scripts/swift --exec $bin/InteropServer"
 RESULTS="$RESULTS/interop" tests/interop/run.sh \
   --stdio "$server --transport stdio" --http "$server --transport http --port {port}" \
   || fail "official SDK clients against the Swift interop server"
+
+echo "run-swift: one Swift example server under both eras (InteropServer, Swift client)" >&2
+RESULTS="$RESULTS/both-eras" tests/interop/both-eras.sh swift "$server --transport http --port {port}" \
+  scripts/everything-client swift || fail "the Swift interop server under both protocol eras"
 
 echo "run-swift: ferromcp Swift client -> official SDK servers" >&2
 RESULTS="$RESULTS/reverse" tests/interop/reverse.sh swift_client \

@@ -6,6 +6,11 @@
 //   EverythingClient --interop --stdio CMD ARGS... | --interop --http URL
 //       checks a server exposing tests/interop/SURFACE.md and prints a JSON report
 //       {ok, checks: [{name, ok, detail}], error?}, like examples/python/interop_client.py.
+//   EverythingClient --both-eras URL
+//       one running server under both protocol eras: the interop checks with a handshake client
+//       (2025-11-25, `initialize`), then a per-request client (`.auto`, which must settle on
+//       2026-07-28: `server/discover`, `_meta` on every request), then both side by side; every
+//       check's name starts with its client's revision. Same JSON report; exit 1 on any failure.
 
 import ExampleSupport
 import FerroMCP
@@ -235,7 +240,7 @@ func interop(_ argv: [String], _ checks: InteropChecks) async throws {
     }
     defer { listener.cancel() }
     do {
-        try await interopChecks(client, checks, logs)
+        try await interopChecks(client, ScopedChecks(checks), logs)
     } catch {
         await client.close()
         throw error
@@ -243,7 +248,72 @@ func interop(_ argv: [String], _ checks: InteropChecks) async throws {
     await client.close()
 }
 
-func interopChecks(_ client: Client, _ checks: InteropChecks, _ logs: Collected<Value>) async throws {
+/// Runs the interop checks against `url` with one client speaking `mode`, first checking that it
+/// settled on revision `expected`; every check's name starts with that revision.
+func eraChecks(url: String, mode: ProtocolMode, expected: String, _ checks: InteropChecks) async throws {
+    var options = ClientOptions(name: "both-eras-swift-ferromcp-client", version: "1.0.0")
+    options.protocolMode = mode
+    let client = try await Client.http(url: url, legacyFallback: false, options: options)
+    let era = ScopedChecks(checks, prefix: "\(expected) ")
+    era.add("protocolVersion", client.protocolVersion == expected,
+            ["mode": .string(mode.rawValue), "protocolVersion": .string(client.protocolVersion)])
+    let logs = Collected<Value>()
+    let listener = Task {
+        for await n in client.notifications where n.method == ServerNotification.Method.logMessage {
+            logs.append(n.params ?? .null)
+        }
+    }
+    defer { listener.cancel() }
+    do {
+        try await interopChecks(client, era, logs)
+        // The client's log level filters (a session's setting in the handshake era, every
+        // request's `_meta` in the per-request era): below it nothing arrives, at it one message.
+        try await client.setLoggingLevel(.warning)
+        let before = logs.all.count
+        _ = try await client.callTool("log", arguments: ["message": "below the level", "level": "info"])
+        _ = try await client.callTool("log", arguments: ["message": "at the level", "level": "warning"])
+        for _ in 0..<40 where logs.all.count == before { try await Task.sleep(for: .milliseconds(25)) }
+        try await Task.sleep(for: .milliseconds(50))  // room for a message that should not come
+        let seen = Array(logs.all.dropFirst(before))
+        era.add("log level", seen.count == 1 && seen[0]["level"] == "warning" && seen[0]["data"] == "at the level",
+                ["messages": .array(seen)])
+    } catch {
+        await client.close()
+        throw error
+    }
+    await client.close()
+}
+
+/// Both eras against one running server: one after the other, then side by side.
+func bothEras(url: String, _ checks: InteropChecks) async throws {
+    let eras: [(ProtocolMode, String)] = [(.handshake, "2025-11-25"), (.auto, "2026-07-28")]
+    for (mode, expected) in eras {
+        try await eraChecks(url: url, mode: mode, expected: expected, checks)
+    }
+    let sideBySide = InteropChecks()
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for (mode, expected) in eras {
+            group.addTask { try await eraChecks(url: url, mode: mode, expected: expected, sideBySide) }
+        }
+        try await group.waitForAll()
+    }
+    for check in sideBySide.all {
+        checks.add("side by side: \(check["name"]?.stringValue ?? "")", check["ok"] == true, check["detail"] ?? .null)
+    }
+}
+
+/// Adds checks under a name prefix (the revision of the client that ran them).
+struct ScopedChecks: Sendable {
+    let checks: InteropChecks
+    let prefix: String
+    init(_ checks: InteropChecks, prefix: String = "") {
+        self.checks = checks
+        self.prefix = prefix
+    }
+    func add(_ name: String, _ ok: Bool, _ detail: Value) { checks.add(prefix + name, ok, detail) }
+}
+
+func interopChecks(_ client: Client, _ checks: ScopedChecks, _ logs: Collected<Value>) async throws {
     let tools = try await client.listAllTools().map(\.name)
     checks.add("tools/list", ["echo", "add", "progress", "log", "fail"].allSatisfy(tools.contains),
                ["tools": .array(tools.map { .string($0) }), "protocolVersion": .string(client.protocolVersion)])
@@ -310,14 +380,21 @@ func finish(_ checks: [Value], error: String?) -> Never {
 // ---- main -----------------------------------------------------------------------------------
 
 let argv = Array(CommandLine.arguments.dropFirst())
-if argv.first == "--interop" {
+if argv.first == "--interop" || argv.first == "--both-eras" {
     let checks = InteropChecks()
+    let limit = argv.first == "--interop" ? 30 : 60
     Task.detached {
-        try? await Task.sleep(for: .seconds(30))
-        finish(checks.all, error: "timed out after 30 s")
+        try? await Task.sleep(for: .seconds(limit))
+        finish(checks.all, error: "timed out after \(limit) s")
     }
     do {
-        try await interop(Array(argv.dropFirst()), checks)
+        if argv.first == "--interop" {
+            try await interop(Array(argv.dropFirst()), checks)
+        } else if argv.count == 2 {
+            try await bothEras(url: argv[1], checks)
+        } else {
+            throw McpError(.invalidParams, "usage: EverythingClient --both-eras URL")
+        }
         finish(checks.all, error: nil)
     } catch {
         finish(checks.all, error: String(describing: error))
