@@ -95,14 +95,6 @@ extension McpError {
         McpError(.inputRequired, "input required",
                  data: ["inputRequests": .object(requests), "state": state ?? .null])
     }
-
-    /// Whether a tool passes this error on as a JSON-RPC error rather than an `isError`
-    /// result: the client must act on it (URL elicitation, a 2026-07-28 input round, a
-    /// missing client capability).
-    var isProtocolSignal: Bool {
-        code == Code.urlElicitationRequired.rawValue || code == Code.inputRequired.rawValue
-            || code == Code.missingRequiredClientCapability.rawValue
-    }
 }
 
 extension McpError {

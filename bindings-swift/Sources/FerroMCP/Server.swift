@@ -23,9 +23,12 @@ import Foundation
 /// it first suspends (an `await` that waits), then continues on Swift's global executor: a
 /// handler that answers without waiting costs no thread hop. Long synchronous work holds up
 /// the engine meanwhile; run it elsewhere (`await Task.detached { ... }.value`). A tool that throws answers an `isError` result with the error's
-/// message (the model sees it), except `McpError` with code `urlElicitationRequired`, which is
-/// that JSON-RPC error. A resource, prompt or completion handler that throws `McpError` answers
-/// that JSON-RPC error; any other error answers an internal error with its description.
+/// message (the model sees it), `McpError` of any code included, except the errors the client
+/// must act on, which are that JSON-RPC error: `urlElicitationRequired`, a 2026-07-28 input
+/// round (`McpError.inputRequired`) and, under 2026-07-28, `missingRequiredClientCapability`.
+/// The engine decides this for every language's tools. A resource, prompt or completion
+/// handler that throws `McpError` answers that JSON-RPC error; any other error answers an
+/// internal error with its description.
 public final class Server: Sendable {
     /// The engine's server (`Client.connect(to:)` connects to it).
     let native: NativeServer
@@ -109,8 +112,8 @@ public final class Server: Sendable {
             do {
                 value = try Value(encoding: output)
             } catch {
-                throw ToolProtocolError(error: McpError(
-                    .internalError, "tool \"\(name)\": cannot encode its output: \(error)"))
+                // The tool's failure like any other (the engine makes it an `isError` result).
+                throw McpError(.internalError, "tool \"\(name)\": cannot encode its output: \(error)")
             }
             // An output with a `content` list would pass for a whole CallToolResult in the
             // engine's shaping: hand that one over as the result it stands for.

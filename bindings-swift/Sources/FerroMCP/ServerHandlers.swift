@@ -1,22 +1,19 @@
 // ServerHandlers: the classes the engine calls for a Server's tools, resources, prompts and
 // completions (implementations of the generated ToolHandler / ResourceHandler / PromptHandler /
 // CompletionHandler protocols). Each turns the JSON text it is handed into Values and a
-// RequestContext, runs the Swift closure (in a task started by HandlerCalls), hands back plain
-// JSON for the engine to shape, and maps what the closure throws onto the error rules of the
-// facade.
+// RequestContext, runs the Swift closure (in a task started by HandlerCalls), and hands back
+// plain JSON for the engine to shape, or what the closure threw as an engine error
+// (`handlerFailure`). What a failure answers is the engine's decision, the same for every
+// language: this file has no error policy of its own.
 
 import FerroMCPNative
 import Foundation
 
-/// Says that a tool call fails with this JSON-RPC error instead of an `isError` result
-/// (an output that cannot be encoded: the tool's fault, not the model's).
-struct ToolProtocolError: Error {
-    let error: McpError
-}
-
-/// Runs a tool closure. What it throws becomes an `isError` result the model can read, except
-/// `ToolProtocolError` and an `McpError` the client must act on (`isProtocolSignal`: URL
-/// elicitation, a 2026-07-28 input round, a missing capability), which are JSON-RPC errors.
+/// Runs a tool closure. What it throws goes to the engine as it is (`handlerFailure`), which
+/// answers an `isError` result with the message (the model reads it) for any failure, an
+/// `McpError` of any code included, except the errors the client must act on (URL elicitation,
+/// a 2026-07-28 input round, a missing client capability under 2026-07-28), which stay JSON-RPC
+/// errors (`embed::is_tool_signal`, shared with the Node and Python bindings).
 final class ToolAdapter: ToolHandler {
     private let body: @Sendable (String, RequestContext) async throws -> HandlerAnswer
 
@@ -31,8 +28,7 @@ final class ToolAdapter: ToolHandler {
             do {
                 return try await body(arguments, RequestContext(context))
             } catch {
-                if let failure = protocolFailure(error, inTool: true) { throw failure }
-                return .toolText(errorText(error), isError: true)
+                throw handlerFailure(error)
             }
         }
     }
@@ -107,27 +103,21 @@ final class CompletionAdapter: CompletionHandler {
     func cancel(call: UInt64) { HandlerCalls.end(call) }
 }
 
-/// The JSON-RPC error for what a resource, prompt or completion closure threw: an `McpError`
-/// as it is, anything else an internal error with its description.
-func handlerFailure(_ error: Error) -> FfiError {
-    protocolFailure(error, inTool: false) ?? McpError(.internalError, errorText(error)).native
-}
-
-/// The JSON-RPC error `error` stands for, or nil when it is a tool's failure (`isError`).
-/// Cancellation of the handler's task after the engine dropped the call answers
+/// What a handler's failure hands the engine: an `McpError` (or the engine's own error) as it
+/// is, any other error an internal error with its text (`errorText`). A tool's failure becomes
+/// what `embed::is_tool_signal` says; a resource, prompt or completion failure is that JSON-RPC
+/// error. Cancellation of the handler's task after the engine dropped the call answers
 /// `requestCancelled`, which the engine discards.
-private func protocolFailure(_ error: Error, inTool: Bool) -> FfiError? {
+func handlerFailure(_ error: Error) -> FfiError {
     switch error {
-    case let e as ToolProtocolError:
-        return e.error.native
-    case let e as McpError where !inTool || e.isProtocolSignal:
+    case let e as McpError:
         return e.native
     case let e as FfiError:
-        return protocolFailure(McpError(e), inTool: inTool)
+        return e
     case is CancellationError where Task.isCancelled:
         return McpError(.requestCancelled, "the request was cancelled").native
     default:
-        return nil
+        return McpError(.internalError, errorText(error)).native
     }
 }
 

@@ -1,6 +1,6 @@
 // ServerTests: the Server facade against the real engine, through an in-memory Client: tools
-// (every kind of answer, Decodable arguments, structured output, the error rules), resources,
-// templates, prompts, completions, and configuration errors.
+// (every kind of answer, Decodable arguments, structured output, the error rules in both eras,
+// which the engine decides), resources, templates, prompts, completions, and configuration errors.
 
 import FerroMCP
 import Foundation
@@ -26,6 +26,11 @@ private struct Forecast: Codable, Sendable, Equatable {
 
 private struct Boom: Error, CustomStringConvertible {
     var description: String { "the widget exploded" }
+}
+
+/// An output whose encoding fails.
+private struct Unencodable: Encodable, Sendable {
+    func encode(to encoder: Encoder) throws { throw Boom() }
 }
 
 private let addSchema: Value = [
@@ -217,7 +222,7 @@ final class ServerTests: XCTestCase {
         await client.close()
     }
 
-    func testUrlElicitationRequiredStaysAJsonRpcError() async throws {
+    func testUrlElicitationRequiredStaysAJsonRpcErrorInBothEras() async throws {
         let server = try Server(name: "tools", version: "1.0.0")
         let data: Value = ["elicitations": [[
             "mode": "url", "elicitationId": "e1", "url": "https://example.com/auth", "message": "Sign in",
@@ -225,11 +230,76 @@ final class ServerTests: XCTestCase {
         try server.registerTool("needs-auth") { _, _ in
             throw McpError(.urlElicitationRequired, "authorization needed", data: data)
         }
+        for version in [nil, "2026-07-28"] {
+            let client = try await Client.connect(to: server, options: ClientOptions(protocolVersion: version))
+            let e = await T.mcpError { try await client.callTool("needs-auth") }
+            XCTAssertEqual(e?.code, McpError.Code.urlElicitationRequired.rawValue, "\(client.protocolVersion)")
+            XCTAssertEqual(e?.message, "authorization needed")
+            XCTAssertEqual(e?.data, data)
+            await client.close()
+        }
+    }
+
+    /// The engine, not the facade, shapes a tool's failure: an `McpError`'s `data.reason` is
+    /// appended to its `isError` text, as for Node and Python tools.
+    func testTheEngineShapesAToolsMcpErrorWithItsReason() async throws {
+        let server = try Server(name: "tools", version: "1.0.0")
+        try server.registerTool("refuse") { _, _ in
+            throw McpError(.invalidParams, "no such widget", data: ["reason": "widget 7 was removed"])
+        }
+        for version in [nil, "2026-07-28"] {
+            let client = try await Client.connect(to: server, options: ClientOptions(protocolVersion: version))
+            let r = try await client.callTool("refuse")
+            XCTAssertTrue(r.isError, "\(client.protocolVersion)")
+            XCTAssertEqual(r.text, "no such widget (widget 7 was removed)", "\(client.protocolVersion)")
+            await client.close()
+        }
+    }
+
+    /// A client without the capability a tool asks for: in the handshake era an `isError` naming
+    /// it (a 2025 client knows no -32021); under 2026-07-28 the -32021 JSON-RPC error the spec
+    /// asks for. The same whether the tool lets the engine's error through or throws its own.
+    func testAMissingClientCapabilityIsAnIsErrorThenAJsonRpcErrorUnder2026() async throws {
+        let server = try Server(name: "tools", version: "1.0.0")
+        try server.registerTool("roots") { _, ctx in
+            _ = try await ctx.listRoots()
+            return "unreachable"
+        }
+        try server.registerTool("own") { _, _ in
+            throw McpError(.missingRequiredClientCapability, "this tool needs sampling",
+                           data: ["requiredCapabilities": ["sampling": [:]]])
+        }
+        let old = try await Client.connect(to: server)
+        XCTAssertNotEqual(old.protocolVersion, "2026-07-28")
+        let roots = try await old.callTool("roots")
+        XCTAssertTrue(roots.isError)
+        XCTAssertTrue(roots.text.contains("roots"), roots.text)
+        let own = try await old.callTool("own")
+        XCTAssertTrue(own.isError)
+        XCTAssertEqual(own.text, "this tool needs sampling")
+        await old.close()
+
+        let new = try await Client.connect(to: server, options: ClientOptions(protocolVersion: "2026-07-28"))
+        XCTAssertEqual(new.protocolVersion, "2026-07-28")
+        let e = await T.mcpError { try await new.callTool("roots") }
+        XCTAssertEqual(e?.code, McpError.Code.missingRequiredClientCapability.rawValue)
+        XCTAssertNotNil(e?.data?["requiredCapabilities"]?["roots"], "\(String(describing: e?.data))")
+        let e2 = await T.mcpError { try await new.callTool("own") }
+        XCTAssertEqual(e2?.code, McpError.Code.missingRequiredClientCapability.rawValue)
+        XCTAssertEqual(e2?.data?["requiredCapabilities"], ["sampling": [:]])
+        await new.close()
+    }
+
+    /// An output the tool cannot encode is its failure like any other: an `isError` saying so.
+    func testAnOutputThatCannotBeEncodedIsAToolError() async throws {
+        let server = try Server(name: "tools", version: "1.0.0")
+        try server.registerTool("unencodable", arguments: Value.self, outputSchema: ["type": "object"]) { _, _ in
+            Unencodable()
+        }
         let client = try await connect(server)
-        let e = await T.mcpError { try await client.callTool("needs-auth") }
-        XCTAssertEqual(e?.code, McpError.Code.urlElicitationRequired.rawValue)
-        XCTAssertEqual(e?.message, "authorization needed")
-        XCTAssertEqual(e?.data, data)
+        let r = try await client.callTool("unencodable")
+        XCTAssertTrue(r.isError)
+        XCTAssertTrue(r.text.hasPrefix("tool \"unencodable\": cannot encode its output"), r.text)
         await client.close()
     }
 
