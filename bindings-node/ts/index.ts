@@ -24,6 +24,7 @@ export type { ErrorCodeName, InputRequest } from './errors';
 export type { JsonSchema, SchemaInput, StandardJsonSchemaV1 } from './schema';
 export { completable, HttpServer, McpServer, ResourceTemplate, StdioServerTransport } from './server';
 export type {
+  CacheScope,
   CompleteCallback,
   ListenOptions,
   PromptConfig,

@@ -48,7 +48,26 @@ export interface ServerOptions {
   /** Largest message accepted in bytes (default 4 MiB): a request over it is answered with an
    * error carrying its id. */
   maxMessageSize?: number;
+  /** `ttlMs` of cacheable 2026-07-28 results (`server/discover`, the list methods,
+   * `resources/read`); default 0 (immediately stale). */
+  cacheTtlMs?: number;
+  /** `cacheScope` of cacheable results (default `'private'`). */
+  cacheScope?: CacheScope;
+  /** Per method overrides, e.g. `{ 'tools/list': { ttlMs: 60000, cacheScope: 'public' } }`;
+   * only cacheable methods may be named. */
+  cacheHints?: Record<string, { ttlMs?: number; cacheScope?: CacheScope }>;
+  /** Most `subscriptions/listen` streams open at once (default 1024); one more is refused. */
+  maxListenStreams?: number;
+  /** The key ring sealing 2026-07-28 `requestState` (share it between replicas): the first key
+   * seals, every key opens (rotation). `secret`: 32 bytes as 64 hex digits. Default: one
+   * random key of this process. */
+  requestStateKeys?: { id: string; secret: string }[];
+  /** Opened `requestState` tokens remembered for single use (default 131072). */
+  requestStateReplayCapacity?: number;
 }
+
+/** Who may cache a result: `'private'` (one authorization context) or `'public'` (anyone). */
+export type CacheScope = 'private' | 'public';
 
 /** What a tool handler may return: a full `CallToolResult`, or a value the engine shapes (a
  * string, content blocks, or — for a tool with an `outputSchema` — the structured value). */

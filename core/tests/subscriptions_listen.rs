@@ -183,3 +183,61 @@ async fn listen_streams_even_when_the_server_answers_json() {
     let ack = s.next().await.expect("acknowledgement on a stream");
     assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
 }
+
+/// `max_listen_streams`: one stream past the cap is refused with an error naming the limit;
+/// closing a stream frees its slot.
+#[tokio::test]
+async fn listen_streams_are_capped() {
+    let server = Server::builder("listen-cap", "1.0")
+        .options(|o| {
+            o.enable_tools = true;
+            o.max_listen_streams = 2;
+        })
+        .build()
+        .unwrap();
+    let h = serve_http(server, "127.0.0.1:0", HttpServerOptions::default())
+        .await
+        .unwrap();
+    let url = h.url("/mcp");
+    let listen = |id: u64| {
+        request(
+            id,
+            "subscriptions/listen",
+            json!({ "notifications": { "toolsListChanged": true } }),
+        )
+    };
+    let mut open_streams = Vec::new();
+    for id in 1..=2 {
+        let (_, mut s) = open(&url, &listen(id)).await;
+        let ack = s.next().await.expect("acknowledgement");
+        assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+        open_streams.push(s);
+    }
+    let (_, mut s) = open(&url, &listen(3)).await;
+    let m = s.next().await.expect("an answer");
+    assert_eq!(m["id"], 3, "{m}");
+    assert_eq!(m["error"]["code"], -32603, "{m}");
+    assert_eq!(m["error"]["data"]["reason"], "tooManyListenStreams", "{m}");
+    assert_eq!(m["error"]["data"]["limit"], 2, "{m}");
+    assert!(
+        m["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("2 subscriptions/listen streams already open"),
+        "{m}"
+    );
+    // A closed stream gives its slot back.
+    drop(open_streams.pop());
+    let mut acked = false;
+    for id in 10..60 {
+        let (_, mut s) = open(&url, &listen(id)).await;
+        let m = s.next().await.expect("an answer");
+        if m["method"] == "notifications/subscriptions/acknowledged" {
+            acked = true;
+            break;
+        }
+        assert_eq!(m["error"]["data"]["reason"], "tooManyListenStreams", "{m}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(acked, "the closed stream's slot was never freed");
+}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import typing
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from . import _native
 from ._func import ArgumentError, Params, output_for
@@ -100,9 +100,28 @@ class Server(Serving):
         icons: list[Any] | None = None,
         lifespan: Callable[[Server], Any] | None = None,
         max_message_size: int | None = None,
+        cache_ttl_ms: int | None = None,
+        cache_scope: Literal["private", "public"] | None = None,
+        cache_hints: dict[str, dict[str, Any]] | None = None,
+        max_listen_streams: int | None = None,
+        request_state_keys: list[dict[str, str]] | None = None,
+        request_state_replay_capacity: int | None = None,
     ) -> None:
         """``max_message_size``: the largest message accepted in bytes (default 4 MiB); a request
         over it is answered with an error carrying its id.
+
+        ``cache_ttl_ms`` / ``cache_scope``: the ``ttlMs`` (default 0, immediately stale) and
+        ``cacheScope`` (``"private"`` or ``"public"``; default ``"private"``) of cacheable
+        2026-07-28 results (``server/discover``, the list methods, ``resources/read``);
+        ``cache_hints`` overrides them per method, with the spec's key names:
+        ``{"tools/list": {"ttlMs": 60000, "cacheScope": "public"}}``.
+
+        ``max_listen_streams``: most ``subscriptions/listen`` streams open at once (default 1024).
+
+        ``request_state_keys``: the key ring sealing 2026-07-28 ``requestState``, shared by
+        replicas: ``[{"id": "k2", "secret": "<64 hex digits>"}, ...]``, the first seals, every
+        one opens (default: one random key of this process). ``request_state_replay_capacity``:
+        opened tokens remembered for single use (default 131072).
 
         ``lifespan(server)``: an async context manager (``@asynccontextmanager`` function)
         entered when the server starts serving (``run``, ``serve_http``, a ``Client.memory``
@@ -121,6 +140,16 @@ class Server(Serving):
             config["icons"] = _icons_list(icons)
         if max_message_size is not None:
             config["maxMessageSize"] = max_message_size
+        for key, value in (
+            ("cacheTtlMs", cache_ttl_ms),
+            ("cacheScope", cache_scope),
+            ("cacheHints", cache_hints),
+            ("maxListenStreams", max_listen_streams),
+            ("requestStateKeys", request_state_keys),
+            ("requestStateReplayCapacity", request_state_replay_capacity),
+        ):
+            if value is not None:
+                config[key] = value
         self.name = name
         self._native = _native.NativeServer(config)
         self._has_async = False

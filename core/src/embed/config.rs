@@ -9,9 +9,11 @@
 use crate::client::{ClientOptions, ProtocolMode};
 use crate::protocol::ProtocolVersion;
 use crate::server::ServerOptions;
+use crate::session::{CacheHint, CacheHints, CacheScope, KeyRing, DEFAULT_REPLAY_CAPACITY};
 use crate::McpError;
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 /// Reads a config struct from JSON; `null` gives the defaults, anything but an object or null is
@@ -36,7 +38,8 @@ pub fn from_json<T: for<'de> Deserialize<'de> + Default>(
 ///
 /// JSON: `{"name": "demo", "version": "1.0.0", "title"?, "instructions"?, "websiteUrl"?,
 /// "icons"?, "pageSize"?, "requestTimeoutMs"?, "maxMessageSize"?, "enableTools"?, "enableResources"?,
-/// "enablePrompts"?, "enableLogging"?}`.
+/// "enablePrompts"?, "enableLogging"?, "cacheTtlMs"?, "cacheScope"?, "cacheHints"?,
+/// "maxListenStreams"?, "requestStateKeys"?, "requestStateReplayCapacity"?}`.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ServerConfig {
@@ -70,6 +73,52 @@ pub struct ServerConfig {
     pub enable_prompts: bool,
     /// Advertise logging (default true).
     pub enable_logging: Option<bool>,
+    /// `ttlMs` of cacheable 2026-07-28 results (`server/discover`, the list methods,
+    /// `resources/read`; default 0, immediately stale).
+    pub cache_ttl_ms: Option<u64>,
+    /// `cacheScope` of cacheable results: `"private"` (the default) or `"public"`.
+    pub cache_scope: Option<CacheScope>,
+    /// Per method overrides of the two above:
+    /// `{"tools/list": {"ttlMs": 60000, "cacheScope": "public"}}`; a key left out of an
+    /// override keeps the server-wide value. Only cacheable methods may be named.
+    pub cache_hints: Option<BTreeMap<String, CacheHintConfig>>,
+    /// Most `subscriptions/listen` streams open at once (default 1024).
+    pub max_listen_streams: Option<u64>,
+    /// The key ring sealing 2026-07-28 `requestState` (replicas serving the same clients share
+    /// it): `[{"id": "k2", "secret": "<64 hex digits>"}, ...]`, the first seals, every one
+    /// opens (rotation). Default: one random key of this process.
+    pub request_state_keys: Option<Vec<RequestStateKeyConfig>>,
+    /// How many opened `requestState` tokens are remembered for single use (default 131072);
+    /// past that, a token is refused as `overloaded` rather than risk a replay.
+    pub request_state_replay_capacity: Option<u64>,
+}
+
+/// A per method override of the caching hints (see [`ServerConfig::cache_hints`]).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CacheHintConfig {
+    /// `ttlMs` of this method's results.
+    pub ttl_ms: Option<u64>,
+    /// `cacheScope` of this method's results.
+    pub cache_scope: Option<CacheScope>,
+}
+
+/// One key of the `requestState` key ring (see [`ServerConfig::request_state_keys`]).
+#[derive(Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RequestStateKeyConfig {
+    /// The key id (ASCII letters and digits), written into every token it seals.
+    pub id: String,
+    /// The 32-byte secret as 64 hex digits.
+    pub secret: String,
+}
+
+impl std::fmt::Debug for RequestStateKeyConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RequestStateKeyConfig")
+            .field("id", &self.id)
+            .finish_non_exhaustive()
+    }
 }
 
 impl ServerConfig {
@@ -79,7 +128,51 @@ impl ServerConfig {
         if c.name.is_empty() {
             return Err(McpError::invalid_params("server config: name is required"));
         }
+        c.cache_hints()?;
+        c.key_ring()?;
         Ok(c)
+    }
+
+    /// The caching hints this configuration asks for.
+    fn cache_hints(&self) -> Result<CacheHints, McpError> {
+        let mut hints = CacheHints::default();
+        hints.default = CacheHint {
+            ttl_ms: self.cache_ttl_ms.unwrap_or(0),
+            scope: self.cache_scope.unwrap_or_default(),
+        };
+        for (method, o) in self.cache_hints.iter().flatten() {
+            let hint = CacheHint {
+                ttl_ms: o.ttl_ms.unwrap_or(hints.default.ttl_ms),
+                scope: o.cache_scope.unwrap_or(hints.default.scope),
+            };
+            hints
+                .set_method(method, hint)
+                .map_err(|e| McpError::invalid_params(format!("server config: {}", e.message)))?;
+        }
+        Ok(hints)
+    }
+
+    /// The `requestState` key ring this configuration asks for (`None`: the engine's default).
+    fn key_ring(&self) -> Result<Option<KeyRing>, McpError> {
+        let fail = |m: String| McpError::invalid_params(format!("server config: {m}"));
+        let capacity = match self.request_state_replay_capacity {
+            Some(0) => return Err(fail("requestStateReplayCapacity must be at least 1".into())),
+            Some(n) => usize::try_from(n).unwrap_or(usize::MAX),
+            None => DEFAULT_REPLAY_CAPACITY,
+        };
+        let keys = match &self.request_state_keys {
+            Some(keys) => keys
+                .iter()
+                .map(|k| Ok((k.id.clone(), hex_secret(&k.id, &k.secret).map_err(fail)?)))
+                .collect::<Result<Vec<_>, McpError>>()?,
+            None if self.request_state_replay_capacity.is_some() => {
+                vec![("r".to_string(), rand::random::<[u8; 32]>().to_vec())]
+            }
+            None => return Ok(None),
+        };
+        KeyRing::with_replay_capacity(keys, capacity)
+            .map(Some)
+            .map_err(|e| fail(format!("requestStateKeys: {}", e.message)))
     }
 
     /// The engine's options for this configuration.
@@ -113,8 +206,28 @@ impl ServerConfig {
         if let Some(on) = self.enable_logging {
             o.enable_logging = on;
         }
+        // Both were checked by `from_json`; a struct built by hand falls back to the defaults.
+        o.session.cache_hints = self.cache_hints().unwrap_or_default();
+        if let Ok(Some(ring)) = self.key_ring() {
+            o.session.request_state_keys = ring;
+        }
+        if let Some(n) = self.max_listen_streams {
+            o.max_listen_streams = usize::try_from(n).unwrap_or(usize::MAX);
+        }
         o
     }
+}
+
+/// A 32-byte secret written as 64 hex digits.
+fn hex_secret(id: &str, hex: &str) -> Result<Vec<u8>, String> {
+    let bad =
+        || format!("requestStateKeys: the secret of key {id:?} must be 64 hex digits (32 bytes)");
+    if hex.len() != 64 || !hex.is_ascii() {
+        return Err(bad());
+    }
+    (0..32)
+        .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).map_err(|_| bad()))
+        .collect()
 }
 
 /// Deserializes a field that distinguishes "absent" (outer `None`) from `null` (`Some(None)`).

@@ -39,7 +39,13 @@ pub struct ServerOptions {
     pub enable_logging: bool,
     /// Limits of task-augmented tool calls.
     pub tasks: super::tasks::TaskOptions,
+    /// Most `subscriptions/listen` streams (2026-07-28) open at once on this server; one more
+    /// is refused with an error saying so (default 1024).
+    pub max_listen_streams: usize,
 }
+
+/// The default of [`ServerOptions::max_listen_streams`].
+pub const DEFAULT_MAX_LISTEN_STREAMS: usize = 1024;
 
 impl ServerOptions {
     /// Options with the given name and version and defaults elsewhere.
@@ -57,6 +63,7 @@ impl ServerOptions {
             enable_prompts: false,
             enable_logging: true,
             tasks: Default::default(),
+            max_listen_streams: DEFAULT_MAX_LISTEN_STREAMS,
         }
     }
 }
@@ -90,6 +97,8 @@ pub(crate) struct ServerInner {
     /// Where server-wide notifications also go: the other replicas of an HTTP deployment
     /// (each hook returns false once its endpoint is gone, and is then dropped).
     pub fanout: Mutex<Vec<Fanout>>,
+    /// `subscriptions/listen` streams open now (at most `options.max_listen_streams`).
+    pub listen_streams: std::sync::atomic::AtomicUsize,
 }
 
 /// A hook passing a server-wide notification (`method`, `params`) on to other replicas; it
@@ -149,6 +158,7 @@ impl Server {
                     caps_cache: Default::default(),
                     session_config: OnceLock::new(),
                     fanout: Mutex::new(Vec::new()),
+                    listen_streams: Default::default(),
                 }),
             },
             error: None,

@@ -407,6 +407,7 @@ impl Server {
                 Vec::new()
             },
         };
+        let _slot = ListenSlot::take(self)?;
         let id = ctx.request_id().to_value();
         let meta = json!({ crate::session::per_request::META_SUBSCRIPTION_ID: id });
         // The acknowledgement goes first: nothing is delivered before the session is listed.
@@ -847,6 +848,42 @@ fn downgrade_content(content: &mut [ContentBlock], version: ProtocolVersion) {
         if let Some(r) = replacement {
             *block = r;
         }
+    }
+}
+
+/// One open `subscriptions/listen` stream, counted against
+/// [`ServerOptions::max_listen_streams`](super::ServerOptions::max_listen_streams) for as
+/// long as it lives.
+struct ListenSlot(Server);
+
+impl ListenSlot {
+    /// Takes a slot, or refuses the request when every slot is in use.
+    fn take(server: &Server) -> Result<Self, McpError> {
+        use std::sync::atomic::Ordering;
+        let limit = server.inner.options.max_listen_streams;
+        server
+            .inner
+            .listen_streams
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < limit).then_some(n + 1)
+            })
+            .map_err(|_| {
+                McpError::internal(format!(
+                    "server busy: {limit} subscriptions/listen streams already open \
+                     (max_listen_streams); close one or retry later"
+                ))
+                .with_data(json!({ "reason": "tooManyListenStreams", "limit": limit }))
+            })?;
+        Ok(Self(server.clone()))
+    }
+}
+
+impl Drop for ListenSlot {
+    fn drop(&mut self) {
+        self.0
+            .inner
+            .listen_streams
+            .fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
     }
 }
 

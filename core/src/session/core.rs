@@ -51,6 +51,9 @@ pub struct SessionConfig {
     /// Keys sealing the `requestState` of multi round-trip requests (2026-07-28). The default
     /// is one random key of this process; replicas that serve the same clients share a ring.
     pub request_state_keys: super::KeyRing,
+    /// `ttlMs` / `cacheScope` on cacheable per-request-era results (default: `0` and
+    /// `"private"` everywhere).
+    pub cache_hints: super::CacheHints,
 }
 
 impl Default for SessionConfig {
@@ -67,6 +70,7 @@ impl Default for SessionConfig {
                 .collect(),
             drain_timeout: Duration::from_secs(5),
             request_state_keys: super::KeyRing::default(),
+            cache_hints: super::CacheHints::default(),
         }
     }
 }
@@ -613,7 +617,13 @@ impl Session {
                 };
                 Some(match outcome {
                     Ok(mut result) => {
-                        per_request::shape_result(&method, &mut result);
+                        // A retried round's result depends on inputs outside the cache key:
+                        // the spec forbids caching it.
+                        let hint = match &round {
+                            Some(round) if round.is_retry() => super::CacheHint::UNCACHED,
+                            _ => session.config.cache_hints.for_method(&method),
+                        };
+                        per_request::shape_result(&method, &mut result, hint);
                         Message::response(id, result)
                     }
                     Err(e) => Message::error(Some(id), per_request::shape_error(e)),

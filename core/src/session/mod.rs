@@ -12,6 +12,7 @@
 //! `initialize` and lives as long as its connection; a per-request-era session (2026-07-28) is
 //! opened by a transport for one request, from that request's `_meta` ([`per_request`]).
 
+mod cache_hints;
 mod capabilities;
 mod connection;
 mod context;
@@ -29,6 +30,7 @@ mod worker;
 pub use self::core::Incoming;
 pub(crate) use self::core::{has_capability, IdHash, STATE_INITIALIZING, STATE_READY};
 pub use self::core::{Negotiated, Role, Session, SessionConfig, StreamCloser};
+pub use cache_hints::{CacheHint, CacheHints, CacheScope};
 pub use capabilities::check_outgoing_request;
 pub use connection::Connection;
 pub use context::{AuthInfo, HttpHeaders, ProgressReporter, RequestContext};

@@ -69,6 +69,9 @@ pub(crate) struct InputRound {
     next_auto: AtomicUsize,
     /// Input requests recorded by `ctx.request` this round.
     pending: Mutex<Map<String, Value>>,
+    /// Whether the request carries `inputResponses` or `requestState` (a retry, whose result
+    /// the spec forbids caching).
+    retried: bool,
 }
 
 impl InputRound {
@@ -81,6 +84,12 @@ impl InputRound {
             .and_then(Value::as_str)
             .unwrap_or("");
         let binding = format!("{} {name}", req.method);
+        let present = |key: &str| {
+            params
+                .and_then(|p| p.get(key))
+                .is_some_and(|v| !v.is_null())
+        };
+        let retried = present("inputResponses") || present("requestState");
         let responses = match params.and_then(|p| p.get("inputResponses")) {
             None | Some(Value::Null) => Map::new(),
             Some(Value::Object(m)) if m.values().all(Value::is_object) => m.clone(),
@@ -108,8 +117,15 @@ impl InputRound {
             carried,
             state,
             next_auto: AtomicUsize::new(0),
+            retried,
             pending: Mutex::new(Map::new()),
         })
+    }
+
+    /// Whether this request retries an earlier round (it carries `inputResponses` or
+    /// `requestState`).
+    pub(crate) fn is_retry(&self) -> bool {
+        self.retried
     }
 
     /// The client's answer to input request `key` in this request.

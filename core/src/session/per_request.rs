@@ -184,19 +184,21 @@ pub fn is_cacheable(method: &str) -> bool {
 
 /// Gives a result of `method` what every per-request-era result carries: `resultType`
 /// (`"complete"` unless the handler said otherwise) and, on cacheable results, the caching hints
-/// `ttlMs` (0: immediately stale) and `cacheScope` (`"private"`) unless the handler set them.
-pub(crate) fn shape_result(method: &str, result: &mut Value) {
+/// `ttlMs` and `cacheScope` from `hint` unless the handler set them.
+pub(crate) fn shape_result(method: &str, result: &mut Value, hint: super::CacheHint) {
     let Value::Object(map) = result else { return };
-    shape_map(map, is_cacheable(method));
+    shape_map(map, is_cacheable(method).then_some(hint));
 }
 
-fn shape_map(map: &mut Map<String, Value>, cacheable: bool) {
-    map.entry("resultType")
+fn shape_map(map: &mut Map<String, Value>, hint: Option<super::CacheHint>) {
+    let kind = map
+        .entry("resultType")
         .or_insert_with(|| Value::String("complete".into()));
-    if cacheable {
-        map.entry("ttlMs").or_insert_with(|| json!(0));
+    // Interim (`input_required`) results are not cacheable and carry no hints.
+    if let Some(hint) = hint.filter(|_| kind == "complete") {
+        map.entry("ttlMs").or_insert_with(|| json!(hint.ttl_ms));
         map.entry("cacheScope")
-            .or_insert_with(|| Value::String("private".into()));
+            .or_insert_with(|| Value::String(hint.scope.as_str().into()));
     }
 }
 
