@@ -174,28 +174,38 @@ pub struct NativeProtection {
 
 #[napi]
 impl NativeProtection {
-    /// `options`: the engine's protection settings (camelCase: `resource`,
-    /// `authorizationServers`, `requiredScopes`, `scopesSupported`, `checkAudience`).
+    /// `options`: the engine's `ProtectionSettings` (camelCase: `resource`,
+    /// `authorizationServers`, `requiredScopes`, `scopesSupported`, `checkAudience`, and a
+    /// built-in `jwt` or `introspection` verifier, or neither when `verify` is given).
     /// `verify(token)` resolves with the identity object or null (refused); a rejection's
     /// message becomes the `error_description`.
     #[napi(
         constructor,
-        ts_args_type = "options: any, verify: (token: string) => Promise<any>"
+        ts_args_type = "options: any, verify?: ((token: string) => Promise<any>) | undefined | null"
     )]
-    pub fn new(options: Value, verify: Function<'_, String, Promise<Value>>) -> napi::Result<Self> {
+    pub fn new(
+        options: Value,
+        verify: Option<Function<'_, String, Promise<Value>>>,
+    ) -> napi::Result<Self> {
         let settings = ProtectionSettings::from_json(options).map_err(to_napi)?;
-        let tsfn = promise_fn(verify)?;
-        let verifier = move |token: &str| -> BoxFuture<'static, Result<AuthInfo, String>> {
-            let tsfn = tsfn.clone();
-            let token = token.to_string();
-            Box::pin(async move {
-                let promise = tsfn.call_async(token).await.map_err(|e| e.reason)?;
-                let v = promise.await.map_err(|e| e.reason)?;
-                auth_info_from_json(v)
-            })
+        let verifier = match verify {
+            None => None,
+            Some(verify) => {
+                let tsfn = promise_fn(verify)?;
+                let verifier = move |token: &str| -> BoxFuture<'static, Result<AuthInfo, String>> {
+                    let tsfn = tsfn.clone();
+                    let token = token.to_string();
+                    Box::pin(async move {
+                        let promise = tsfn.call_async(token).await.map_err(|e| e.reason)?;
+                        let v = promise.await.map_err(|e| e.reason)?;
+                        auth_info_from_json(v)
+                    })
+                };
+                Some(Arc::new(verifier) as Arc<dyn ferromcp::auth::TokenVerifier>)
+            }
         };
         Ok(Self {
-            auth: settings.build(Some(Arc::new(verifier))).map_err(to_napi)?,
+            auth: settings.build(verifier).map_err(to_napi)?,
         })
     }
 }

@@ -134,22 +134,67 @@ export interface VerifiedToken {
   claims?: unknown;
 }
 
-/** Options of {@link ProtectedResource}. */
+/**
+ * The built-in JWT access-token verifier (`new ProtectedResource({ ..., jwt: {...} })`). Give
+ * `jwksUrl` (the authorization server's JWKS: fetched on first use, cached, fetched again for an
+ * unknown `kid` at most every 30 s) or `jwks` (the document itself, `{ keys: [...] }`). A token
+ * passes when its `alg` is one of `algorithms` and fits the key (`none` and `HS*` are always
+ * refused), its signature verifies, `iss` is `issuer`, `aud` holds `audience` and `exp`/`nbf`
+ * hold, give or take `leewaySeconds`. `ctx.auth` then has `subject` (`sub`), `clientId`,
+ * `scopes` (`scope` or `scp`) and every claim.
+ */
+export interface JwtVerifierOptions {
+  /** The JWKS URL (plain `http://`, like the rest of the HTTP client). */
+  jwksUrl?: string;
+  /** The JWKS document, instead of a URL. */
+  jwks?: { keys: unknown[] };
+  /** The accepted `iss` (default: any of `authorizationServers`). */
+  issuer?: string;
+  /** The required `aud` (default: `resource`). */
+  audience?: string;
+  /** Accepted algorithms (default: RS256/384/512, PS256/384/512, ES256, ES384, EdDSA). */
+  algorithms?: string[];
+  /** Clock skew allowed on `exp`/`nbf`, seconds (default 60). */
+  leewaySeconds?: number;
+}
+
+/**
+ * The built-in RFC 7662 token introspection verifier (`new ProtectedResource({ ...,
+ * introspection: {...} })`): each token goes to the authorization server's `endpoint`,
+ * authenticated with `clientId`/`clientSecret` (HTTP Basic) when given.
+ */
+export interface IntrospectionOptions {
+  /** The introspection endpoint. */
+  endpoint: string;
+  /** This resource server's client id at the authorization server. */
+  clientId?: string;
+  /** Its client secret. */
+  clientSecret?: string;
+}
+
+/** Options of {@link ProtectedResource}. Give exactly one of `verify`, `jwt` and `introspection`. */
 export interface ProtectedResourceOptions {
   /** This server's URL (e.g. `https://mcp.example.com/mcp`): the audience tokens must carry. */
   resource: string;
   /**
-   * Checks a token (JWT validation, introspection, a lookup): the identity, or `null`/`undefined`
+   * Checks a token yourself (a lookup, a JWT library): the identity, or `null`/`undefined`
    * to refuse it (a thrown error's message becomes the `error_description`).
    */
-  verify: (token: string) => VerifiedToken | null | undefined | Promise<VerifiedToken | null | undefined>;
+  verify?: (token: string) => VerifiedToken | null | undefined | Promise<VerifiedToken | null | undefined>;
+  /** Verify JWT access tokens with the authorization server's keys (built in). */
+  jwt?: JwtVerifierOptions;
+  /** Verify tokens by RFC 7662 introspection (built in). */
+  introspection?: IntrospectionOptions;
   /** The accepted authorization servers (issuer URLs), published in the metadata. */
   authorizationServers: string[];
   /** Scopes every request needs (403 `insufficient_scope` without them). */
   requiredScopes?: string[];
   /** `scopes_supported` of the Protected Resource Metadata (default: `requiredScopes`). */
   scopesSupported?: string[];
-  /** Refuse tokens whose audience lacks `resource` (default true; off when `verify` checks it). */
+  /**
+   * Refuse tokens whose audience lacks `resource` (default true; off when `verify` checks it;
+   * with `jwt` the verifier checks its `audience`).
+   */
   checkAudience?: boolean;
 }
 
@@ -157,14 +202,18 @@ export interface ProtectedResourceOptions {
  * Bearer-token protection of an HTTP server. Requests without a valid token get 401 (or 403
  * for missing scopes) with a `WWW-Authenticate` naming the Protected Resource Metadata, which
  * is served at `/.well-known/oauth-protected-resource` + the resource's path. The engine refuses
- * expired tokens and tokens for another audience after `verify` accepted them.
+ * expired tokens and tokens for another audience after the verifier accepted them.
  */
 export class ProtectedResource {
   readonly options: Readonly<ProtectedResourceOptions>;
   #native: NativeProtection | undefined;
 
   constructor(options: ProtectedResourceOptions) {
-    if (typeof options.verify !== 'function') throw new TypeError('verify must be a function');
+    const { verify, jwt, introspection } = options;
+    if (verify !== undefined && typeof verify !== 'function') throw new TypeError('verify must be a function');
+    if ([verify, jwt, introspection].filter((x) => x !== undefined).length !== 1) {
+      throw new TypeError('give exactly one of verify, jwt and introspection');
+    }
     if (!options.authorizationServers?.length) {
       throw new TypeError('authorizationServers must name at least one issuer');
     }
@@ -179,12 +228,16 @@ export class ProtectedResource {
   /** @internal */
   _native(): NativeProtection {
     if (!this.#native) {
-      const { verify, resource, authorizationServers, requiredScopes, scopesSupported, checkAudience } = this.options;
+      const { verify, resource, authorizationServers, requiredScopes, scopesSupported, checkAudience, jwt, introspection } =
+        this.options;
       const settings: Record<string, unknown> = { resource, authorizationServers };
       if (requiredScopes !== undefined) settings.requiredScopes = requiredScopes;
       if (scopesSupported !== undefined) settings.scopesSupported = scopesSupported;
       if (checkAudience !== undefined) settings.checkAudience = checkAudience;
-      const check = async (token: string): Promise<unknown> => (await verify(token)) ?? null;
+      if (jwt !== undefined) settings.jwt = jwt;
+      if (introspection !== undefined) settings.introspection = introspection;
+      const check =
+        verify === undefined ? undefined : async (token: string): Promise<unknown> => (await verify(token)) ?? null;
       this.#native = callSync(() => new native.NativeProtection(settings, check));
     }
     return this.#native;

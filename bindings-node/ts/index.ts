@@ -12,7 +12,16 @@
  * @module
  */
 export { OAuth, ProtectedResource } from './auth';
-export type { AuthInfo, OAuthOptions, ProtectedResourceOptions, StoredAuth, TokenStore, VerifiedToken } from './auth';
+export type {
+  AuthInfo,
+  IntrospectionOptions,
+  JwtVerifierOptions,
+  OAuthOptions,
+  ProtectedResourceOptions,
+  StoredAuth,
+  TokenStore,
+  VerifiedToken,
+} from './auth';
 export { Client } from './client';
 export type { ClientOptions, HttpClientOptions, RequestOptions, StdioServerParameters } from './client';
 export { RequestContext } from './context';
