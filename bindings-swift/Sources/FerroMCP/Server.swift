@@ -47,6 +47,14 @@ public final class Server: Sendable {
         o.set("pageSize", options.pageSize.map(Value.int))
         o.set("requestTimeoutMs", options.requestTimeout.map { .int($0.wholeMilliseconds) })
         o.set("maxMessageSize", options.maxMessageSize.map(Value.int))
+        o.set("cacheTtlMs", options.cacheTtlMs.map(Value.int))
+        o.set("cacheScope", options.cacheScope.map { .string($0.rawValue) })
+        o.set("cacheHints", options.cacheHints.map { .object($0.mapValues(\.value)) })
+        o.set("maxListenStreams", options.maxListenStreams.map(Value.int))
+        o.set("requestStateKeys", options.requestStateKeys.map { keys in
+            .array(keys.map { .object(["id": .string($0.id), "secret": .string($0.secret)]) })
+        })
+        o.set("requestStateReplayCapacity", options.requestStateReplayCapacity.map(Value.int))
         if options.enableTools { o["enableTools"] = true }
         if options.enableResources { o["enableResources"] = true }
         if options.enablePrompts { o["enablePrompts"] = true }

@@ -30,6 +30,21 @@ public struct ServerOptions: Sendable {
     /// Largest incoming message in bytes (engine default 4 MiB): a request over it is answered
     /// with an invalid request error (-32600) carrying its id, and the session goes on.
     public var maxMessageSize: Int?
+    /// `ttlMs` of cacheable 2026-07-28 results (`server/discover`, the list methods,
+    /// `resources/read`); engine default 0 (immediately stale).
+    public var cacheTtlMs: Int?
+    /// `cacheScope` of cacheable results (engine default `.private`).
+    public var cacheScope: CacheScope?
+    /// Per method overrides of the two above, e.g. `["tools/list": CacheHint(ttlMs: 60_000,
+    /// cacheScope: .public)]`; only cacheable methods may be named.
+    public var cacheHints: [String: CacheHint]?
+    /// Most `subscriptions/listen` streams open at once (engine default 1024).
+    public var maxListenStreams: Int?
+    /// The key ring sealing 2026-07-28 `requestState` (replicas share it): the first key seals,
+    /// every key opens. Engine default: one random key of this process.
+    public var requestStateKeys: [RequestStateKey]?
+    /// Opened `requestState` tokens remembered for single use (engine default 131072).
+    public var requestStateReplayCapacity: Int?
     /// Configuration keys this type does not name (newer engine keys), passed through as they
     /// are. The engine rejects unknown keys: `Server.init` then throws invalid params.
     public var extra: [String: Value]
@@ -39,6 +54,10 @@ public struct ServerOptions: Sendable {
                 requestTimeout: Duration? = nil, enableTools: Bool = false,
                 enableResources: Bool = false, enablePrompts: Bool = false,
                 enableLogging: Bool? = nil, maxMessageSize: Int? = nil,
+                cacheTtlMs: Int? = nil, cacheScope: CacheScope? = nil,
+                cacheHints: [String: CacheHint]? = nil, maxListenStreams: Int? = nil,
+                requestStateKeys: [RequestStateKey]? = nil,
+                requestStateReplayCapacity: Int? = nil,
                 extra: [String: Value] = [:]) {
         self.websiteUrl = websiteUrl
         self.icons = icons
@@ -49,7 +68,51 @@ public struct ServerOptions: Sendable {
         self.enablePrompts = enablePrompts
         self.enableLogging = enableLogging
         self.maxMessageSize = maxMessageSize
+        self.cacheTtlMs = cacheTtlMs
+        self.cacheScope = cacheScope
+        self.cacheHints = cacheHints
+        self.maxListenStreams = maxListenStreams
+        self.requestStateKeys = requestStateKeys
+        self.requestStateReplayCapacity = requestStateReplayCapacity
         self.extra = extra
+    }
+}
+
+/// Who may cache a result (`cacheScope`): one authorization context, or anyone.
+public enum CacheScope: String, Sendable {
+    case `private`
+    case `public`
+}
+
+/// A method's caching hints (`ttlMs`, `cacheScope`); nil keeps the server-wide value.
+public struct CacheHint: Sendable {
+    /// `ttlMs`.
+    public var ttlMs: Int?
+    /// `cacheScope`.
+    public var cacheScope: CacheScope?
+
+    public init(ttlMs: Int? = nil, cacheScope: CacheScope? = nil) {
+        self.ttlMs = ttlMs
+        self.cacheScope = cacheScope
+    }
+
+    var value: Value {
+        var o: [String: Value] = [:]
+        o.set("ttlMs", ttlMs.map(Value.int))
+        o.set("cacheScope", cacheScope.map { .string($0.rawValue) })
+        return .object(o)
+    }
+}
+
+/// One key of the `requestState` key ring: an id (ASCII letters and digits) and a 32-byte
+/// secret as 64 hex digits.
+public struct RequestStateKey: Sendable {
+    public var id: String
+    public var secret: String
+
+    public init(id: String, secret: String) {
+        self.id = id
+        self.secret = secret
     }
 }
 
