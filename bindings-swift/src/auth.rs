@@ -138,28 +138,35 @@ pub struct NativeProtection {
 #[uniffi::export]
 impl NativeProtection {
     /// `settings`: `embed::ProtectionSettings` JSON text (`resource`, `authorizationServers`,
-    /// `requiredScopes`, `scopesSupported`, `checkAudience`); `verifier` checks tokens.
+    /// `requiredScopes`, `scopesSupported`, `checkAudience`, and a built-in `jwt` or
+    /// `introspection` verifier); `verifier` checks tokens when neither is given.
     #[uniffi::constructor]
-    pub fn new(settings: String, verifier: Arc<dyn TokenVerifier>) -> Result<Arc<Self>, FfiError> {
+    pub fn new(
+        settings: String,
+        verifier: Option<Arc<dyn TokenVerifier>>,
+    ) -> Result<Arc<Self>, FfiError> {
         let settings =
             ProtectionSettings::from_json(parse_json("protection settings", &settings)?)?;
-        let verify = move |token: &str| -> BoxFuture<'static, Result<AuthInfo, String>> {
-            let v = verifier.clone();
-            let token = token.to_string();
-            Box::pin(async move {
-                match v.verify(token).await {
-                    Ok(None) => Err("invalid token".into()),
-                    Ok(Some(text)) => {
-                        let value = serde_json::from_str(&text)
-                            .map_err(|e| format!("verify answered invalid JSON: {e}"))?;
-                        auth_info_from_json(value)
+        let verify = verifier.map(|verifier| {
+            let verify = move |token: &str| -> BoxFuture<'static, Result<AuthInfo, String>> {
+                let v = verifier.clone();
+                let token = token.to_string();
+                Box::pin(async move {
+                    match v.verify(token).await {
+                        Ok(None) => Err("invalid token".into()),
+                        Ok(Some(text)) => {
+                            let value = serde_json::from_str(&text)
+                                .map_err(|e| format!("verify answered invalid JSON: {e}"))?;
+                            auth_info_from_json(value)
+                        }
+                        Err(FfiError::Mcp { message, .. }) => Err(message),
                     }
-                    Err(FfiError::Mcp { message, .. }) => Err(message),
-                }
-            })
-        };
+                })
+            };
+            Arc::new(verify) as Arc<dyn ferromcp::auth::TokenVerifier>
+        });
         Ok(Arc::new(Self {
-            auth: settings.build(Some(Arc::new(verify)))?,
+            auth: settings.build(verify)?,
         }))
     }
 

@@ -1,6 +1,7 @@
 // OAuth 2.1: `OAuth` authorizes a client with a protected server
 // (`Client.http(url:auth:)`), `ProtectedResource` protects a server with bearer tokens
-// (`startHTTP(..., auth:)` / `serveHTTP(..., auth:)`), and handlers read the verified identity
+// (`startHTTP(..., auth:)` / `serveHTTP(..., auth:)`; with the built-in `JWTVerifier` or
+// `IntrospectionVerifier`, or your own `verify`), and handlers read the verified identity
 // as `ctx.auth`. The engine runs the flow (discovery, registration, PKCE, `resource`, the `iss`
 // check, refresh, step-up) and the checks (expiry, audience, scopes, `WWW-Authenticate`, the
 // Protected Resource Metadata); these types only say how to reach the user, where tokens live
@@ -154,10 +155,101 @@ public struct AuthInfo: Sendable, Equatable {
     }
 }
 
+/// The built-in verifier of JWT access tokens (`ProtectedResource(..., jwt:)`). A token passes
+/// when its `alg` is one of `algorithms` and fits the key (`none` and `HS*` are always refused),
+/// its signature verifies with a key of the authorization server's JWKS, `iss` is `issuer`
+/// (default: any of the `authorizationServers`), `aud` holds `audience` (default: the
+/// `resource`) and `exp`/`nbf` hold, give or take `leewaySeconds` (default 60). `ctx.auth` then
+/// has the subject (`sub`), client id, scopes (`scope` or `scp`) and every claim.
+public struct JWTVerifier: Sendable {
+    /// Where the keys come from.
+    public enum Keys: Sendable {
+        /// The JWKS URL: fetched on first use, cached, fetched again for an unknown `kid` at
+        /// most every 30 s.
+        case url(String)
+        /// The JWKS document itself (`{"keys": [...]}`), never fetched.
+        case jwks(Value)
+    }
+
+    /// Where the keys come from.
+    public var keys: Keys
+    /// The accepted `iss` (nil: any of the authorization servers).
+    public var issuer: String?
+    /// The required `aud` (nil: the resource).
+    public var audience: String?
+    /// Accepted algorithms (nil: RS256/384/512, PS256/384/512, ES256, ES384, EdDSA).
+    public var algorithms: [String]?
+    /// Clock skew allowed on `exp`/`nbf`, seconds (nil: 60).
+    public var leewaySeconds: Int?
+
+    /// Tokens signed with a key of the JWKS at `jwksURL`; the other fields are described on
+    /// their properties.
+    public init(jwksURL: String, issuer: String? = nil, audience: String? = nil, algorithms: [String]? = nil,
+                leewaySeconds: Int? = nil) {
+        self.init(keys: .url(jwksURL), issuer: issuer, audience: audience, algorithms: algorithms,
+                  leewaySeconds: leewaySeconds)
+    }
+
+    /// Tokens signed with a key of `jwks` (a JWKS document).
+    public init(jwks: Value, issuer: String? = nil, audience: String? = nil, algorithms: [String]? = nil,
+                leewaySeconds: Int? = nil) {
+        self.init(keys: .jwks(jwks), issuer: issuer, audience: audience, algorithms: algorithms,
+                  leewaySeconds: leewaySeconds)
+    }
+
+    private init(keys: Keys, issuer: String?, audience: String?, algorithms: [String]?, leewaySeconds: Int?) {
+        self.keys = keys
+        self.issuer = issuer
+        self.audience = audience
+        self.algorithms = algorithms
+        self.leewaySeconds = leewaySeconds
+    }
+
+    var settings: Value {
+        var o: [String: Value] = [:]
+        switch keys {
+        case .url(let url): o["jwksUrl"] = .string(url)
+        case .jwks(let doc): o["jwks"] = doc
+        }
+        o.set("issuer", issuer.map(Value.string))
+        o.set("audience", audience.map(Value.string))
+        o.set("algorithms", algorithms.map { .array($0.map(Value.string)) })
+        o.set("leewaySeconds", leewaySeconds.map { .int($0) })
+        return .object(o)
+    }
+}
+
+/// The built-in RFC 7662 token introspection verifier (`ProtectedResource(..., introspection:)`):
+/// each token goes to the authorization server's `endpoint`, authenticated with
+/// `clientId`/`clientSecret` (HTTP Basic) when given.
+public struct IntrospectionVerifier: Sendable {
+    /// The introspection endpoint.
+    public var endpoint: String
+    /// This resource server's client id at the authorization server.
+    public var clientId: String?
+    /// Its client secret.
+    public var clientSecret: String?
+
+    /// A verifier; every field is described on its property.
+    public init(endpoint: String, clientId: String? = nil, clientSecret: String? = nil) {
+        self.endpoint = endpoint
+        self.clientId = clientId
+        self.clientSecret = clientSecret
+    }
+
+    var settings: Value {
+        var o: [String: Value] = ["endpoint": .string(endpoint)]
+        o.set("clientId", clientId.map(Value.string))
+        o.set("clientSecret", clientSecret.map(Value.string))
+        return .object(o)
+    }
+}
+
 /// Bearer-token protection of an HTTP server. Requests without a valid token get 401 (403 for
 /// missing scopes) with a `WWW-Authenticate` naming the Protected Resource Metadata, served at
-/// `metadataPath`. The engine refuses expired tokens and tokens for another audience after
-/// `verify` accepted them.
+/// `metadataPath`. Tokens are checked by exactly one of `verify`, `jwt` and `introspection`;
+/// the engine refuses expired tokens and tokens for another audience after the verifier
+/// accepted them.
 public struct ProtectedResource: Sendable {
     /// This server's URL (e.g. `https://mcp.example.com/mcp`): the audience tokens must carry.
     public var resource: String
@@ -167,13 +259,18 @@ public struct ProtectedResource: Sendable {
     public var requiredScopes: [String]
     /// `scopes_supported` of the metadata (default: `requiredScopes`).
     public var scopesSupported: [String]?
-    /// Refuse tokens whose audience lacks `resource` (turn off only when `verify` checks it).
+    /// Refuse tokens whose audience lacks `resource` (turn off only when `verify` checks it;
+    /// with `jwt` the verifier checks its `audience`).
     public var checkAudience: Bool
-    /// Checks a token (JWT validation, introspection, a lookup): its identity, or nil to refuse
-    /// it (a thrown error's message becomes the `error_description`).
-    public var verify: @Sendable (String) async throws -> AuthInfo?
+    /// Checks a token yourself (a lookup, a JWT library): its identity, or nil to refuse it (a
+    /// thrown error's message becomes the `error_description`).
+    public var verify: (@Sendable (String) async throws -> AuthInfo?)?
+    /// The built-in JWT verifier.
+    public var jwt: JWTVerifier?
+    /// The built-in introspection verifier.
+    public var introspection: IntrospectionVerifier?
 
-    /// A protection; every field is described on its property.
+    /// A protection checking tokens with `verify`; every field is described on its property.
     public init(resource: String, authorizationServers: [String], requiredScopes: [String] = [],
                 scopesSupported: [String]? = nil, checkAudience: Bool = true,
                 verify: @escaping @Sendable (String) async throws -> AuthInfo?) {
@@ -185,7 +282,31 @@ public struct ProtectedResource: Sendable {
         self.verify = verify
     }
 
-    /// The engine's protection. Throws `invalidParams` for bad settings (no authorization server).
+    /// A protection checking JWT access tokens with the authorization server's keys.
+    public init(resource: String, authorizationServers: [String], requiredScopes: [String] = [],
+                scopesSupported: [String]? = nil, jwt: JWTVerifier) {
+        self.resource = resource
+        self.authorizationServers = authorizationServers
+        self.requiredScopes = requiredScopes
+        self.scopesSupported = scopesSupported
+        self.checkAudience = true
+        self.jwt = jwt
+    }
+
+    /// A protection checking tokens by introspection at the authorization server.
+    public init(resource: String, authorizationServers: [String], requiredScopes: [String] = [],
+                scopesSupported: [String]? = nil, checkAudience: Bool = true,
+                introspection: IntrospectionVerifier) {
+        self.resource = resource
+        self.authorizationServers = authorizationServers
+        self.requiredScopes = requiredScopes
+        self.scopesSupported = scopesSupported
+        self.checkAudience = checkAudience
+        self.introspection = introspection
+    }
+
+    /// The engine's protection. Throws `invalidParams` for bad settings (no authorization
+    /// server, bad verifier settings, not exactly one verifier).
     func native() throws -> NativeProtection {
         var s: [String: Value] = [
             "resource": .string(resource),
@@ -194,8 +315,11 @@ public struct ProtectedResource: Sendable {
             "checkAudience": .bool(checkAudience),
         ]
         s.set("scopesSupported", scopesSupported.map { .array($0.map(Value.string)) })
+        s.set("jwt", jwt?.settings)
+        s.set("introspection", introspection?.settings)
         let settings = Value.object(s).jsonText
-        return try bridged { try NativeProtection(settings: settings, verifier: VerifierBridge(verify)) }
+        let bridge = verify.map { VerifierBridge($0) }
+        return try bridged { try NativeProtection(settings: settings, verifier: bridge) }
     }
 
     /// The path the Protected Resource Metadata is served at
