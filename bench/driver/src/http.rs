@@ -21,6 +21,8 @@ pub struct Conn {
     body: Vec<u8>,
     /// The MCP session of the last handshake (stateful servers).
     pub session: Option<String>,
+    /// Speaks the per-request era (2026-07-28): no handshake, `_meta` on every call.
+    pub per_request: bool,
 }
 
 impl Conn {
@@ -38,6 +40,7 @@ impl Conn {
             req: Vec::with_capacity(1024),
             body: Vec::with_capacity(256),
             session: None,
+            per_request: false,
         })
     }
 
@@ -50,6 +53,7 @@ impl Conn {
             self.port,
             self.session.as_deref(),
             body,
+            self.per_request && method == "POST",
         );
         self.stream
             .write_all(&self.req)
@@ -60,9 +64,9 @@ impl Conn {
                 self.buf.copy_within(used..self.len, 0);
                 self.len -= used;
                 if r.close {
-                    let session = self.session.take();
+                    let (session, per_request) = (self.session.take(), self.per_request);
                     *self = Conn::connect(self.port)?;
-                    self.session = session;
+                    (self.session, self.per_request) = (session, per_request);
                 }
                 return Ok(r);
             }
@@ -83,8 +87,12 @@ impl Conn {
     }
 
     /// initialize + notifications/initialized; keeps the session id if the server gave one.
+    /// Nothing in the per-request era (it has no handshake).
     pub fn handshake(&mut self) -> Result<(), String> {
         self.session = None;
+        if self.per_request {
+            return Ok(());
+        }
         let r = self.request("POST", proto::initialize(0).as_bytes())?;
         self.session = httpwire::check_initialize_reply(r)?;
         let r = self.request("POST", proto::INITIALIZED.as_bytes())?;
@@ -95,7 +103,11 @@ impl Conn {
     pub fn call(&mut self, id: u64) -> Result<(), String> {
         let mut body = std::mem::take(&mut self.body);
         body.clear();
-        proto::push_call(&mut body, id);
+        if self.per_request {
+            proto::push_call_per_request(&mut body, id);
+        } else {
+            proto::push_call(&mut body, id);
+        }
         let r = self.request("POST", &body);
         self.body = body;
         httpwire::check_call_reply(&r?, id)
@@ -180,13 +192,14 @@ impl Drop for Server {
 }
 
 /// Runs one HTTP measurement of a server already listening: 1 client (blocking socket), then
-/// `load.clients` clients on one epoll thread.
-pub fn run(server: &Server, load: &Load) -> Result<Metrics, String> {
+/// `load.clients` clients on one epoll thread; `per_request`: as 2026-07-28 clients.
+pub fn run(server: &Server, load: &Load, per_request: bool) -> Result<Metrics, String> {
     let mut m = Metrics::new();
     let pid = server.pid();
     let me = std::process::id();
     // 1 client.
     let mut c = Conn::connect(server.port)?;
+    c.per_request = per_request;
     c.handshake()?;
     let mut id = 1u64;
     for _ in 0..load.warmup {
@@ -232,6 +245,7 @@ pub fn run(server: &Server, load: &Load) -> Result<Metrics, String> {
         load.clients,
         load.warmup / 10 + 1,
         load.phase,
+        per_request,
         || marks.set((procstat::cpu_ns(pid), procstat::cpu_ns(me))),
     ))?;
     let (cpu0, own0) = marks.get();

@@ -21,6 +21,8 @@ pub struct AConn {
     body: Vec<u8>,
     /// The MCP session of this connection's last handshake (stateful servers).
     pub session: Option<String>,
+    /// Speaks the per-request era (2026-07-28): no handshake, `_meta` on every call.
+    pub per_request: bool,
 }
 
 impl AConn {
@@ -38,6 +40,7 @@ impl AConn {
             req: Vec::with_capacity(1024),
             body: Vec::with_capacity(256),
             session: None,
+            per_request: false,
         })
     }
 
@@ -50,6 +53,7 @@ impl AConn {
             self.port,
             self.session.as_deref(),
             body,
+            self.per_request && method == "POST",
         );
         self.stream
             .write_all(&self.req)
@@ -61,9 +65,9 @@ impl AConn {
                 self.buf.copy_within(used..self.len, 0);
                 self.len -= used;
                 if r.close {
-                    let session = self.session.take();
+                    let (session, per_request) = (self.session.take(), self.per_request);
                     *self = AConn::connect(self.port).await?;
-                    self.session = session;
+                    (self.session, self.per_request) = (session, per_request);
                 }
                 return Ok(r);
             }
@@ -84,9 +88,13 @@ impl AConn {
         }
     }
 
-    /// initialize + notifications/initialized; keeps the session id the server gave.
+    /// initialize + notifications/initialized; keeps the session id the server gave. Nothing
+    /// in the per-request era (it has no handshake).
     pub async fn handshake(&mut self) -> Result<(), String> {
         self.session = None;
+        if self.per_request {
+            return Ok(());
+        }
         let r = self
             .request("POST", proto::initialize(0).as_bytes())
             .await?;
@@ -99,7 +107,11 @@ impl AConn {
     pub async fn call(&mut self, id: u64) -> Result<(), String> {
         let mut body = std::mem::take(&mut self.body);
         body.clear();
-        proto::push_call(&mut body, id);
+        if self.per_request {
+            proto::push_call_per_request(&mut body, id);
+        } else {
+            proto::push_call(&mut body, id);
+        }
         let r = self.request("POST", &body).await;
         self.body = body;
         httpwire::check_call_reply(&r?, id)
@@ -124,11 +136,13 @@ pub fn runtime() -> Result<tokio::runtime::Runtime, String> {
 
 /// Closed loop with `clients` connections for `phase`: returns every call's latency (ns) and the
 /// measured wall time. `at_start` runs once all connections are ready, just before the clock.
+/// `per_request`: the clients speak the per-request era (2026-07-28).
 pub async fn closed_loop(
     port: u16,
     clients: usize,
     warm: u64,
     phase: Duration,
+    per_request: bool,
     at_start: impl FnOnce(),
 ) -> Result<(Vec<u64>, f64), String> {
     let ready = Rc::new(tokio::sync::Barrier::new(clients + 1));
@@ -140,6 +154,7 @@ pub async fn closed_loop(
             let base = (k as u64 + 1) << 32;
             let prep = async {
                 let mut c = AConn::connect(port).await?;
+                c.per_request = per_request;
                 c.handshake().await?;
                 for id in base..base + warm {
                     c.call(id).await?;

@@ -19,20 +19,29 @@ pub struct Reply {
 }
 
 /// Appends one request to `out`: `method` on `/mcp`, with the MCP headers, the session header
-/// when `session` is set and `body` (sent with Content-Length).
+/// when `session` is set and `body` (sent with Content-Length). `per_request`: a per-request-era
+/// (2026-07-28) `tools/call echo`, with that version and its `Mcp-Method` / `Mcp-Name` headers.
 pub fn push_request(
     out: &mut Vec<u8>,
     method: &str,
     port: u16,
     session: Option<&str>,
     body: &[u8],
+    per_request: bool,
 ) {
+    let version = if per_request {
+        proto::PER_REQUEST_VERSION
+    } else {
+        proto::PROTOCOL_VERSION
+    };
     let _ = write!(
         out,
-        "{method} /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: {}\r\nContent-Length: {}\r\n",
-        proto::PROTOCOL_VERSION,
+        "{method} /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: {version}\r\nContent-Length: {}\r\n",
         body.len()
     );
+    if per_request {
+        out.extend_from_slice(b"Mcp-Method: tools/call\r\nMcp-Name: echo\r\n");
+    }
     if let Some(s) = session {
         let _ = write!(out, "Mcp-Session-Id: {s}\r\n");
     }

@@ -103,18 +103,29 @@ pub enum Kind {
     Official,
 }
 
-pub const MODES: [&str; 3] = ["stateful", "stateless", "json"];
+pub const MODES: [&str; 4] = ["stateful", "stateless", "json", PER_REQUEST];
+/// The HTTP modes of servers that speak only the handshake era (up to 2025-11-25).
+pub const HANDSHAKE_MODES: [&str; 3] = ["stateful", "stateless", "json"];
 /// The HTTP modes a smoke run measures.
-pub const SMOKE_MODES: [&str; 2] = ["stateful", "json"];
+pub const SMOKE_MODES: [&str; 3] = ["stateful", "json", PER_REQUEST];
+/// The per-request era (2026-07-28): the driver's clients send no `initialize` and no session,
+/// every `tools/call` carries `_meta` and `Mcp-Method` / `Mcp-Name`; the server runs as in
+/// `stateless` (ferromcp serves both eras on one endpoint in any mode).
+pub const PER_REQUEST: &str = "per-request";
 
 /// `base http {port} MODE` per mode (the interface of every bench server; `{port}` is substituted
-/// at spawn).
+/// at spawn); the per-request mode starts the server `stateless`.
 fn http_modes(base: &[String], modes: &[&'static str]) -> BTreeMap<&'static str, Vec<String>> {
     modes
         .iter()
         .map(|m| {
             let mut c = base.to_vec();
-            c.extend(["http".to_string(), "{port}".to_string(), m.to_string()]);
+            let server_mode = if *m == PER_REQUEST { "stateless" } else { m };
+            c.extend([
+                "http".to_string(),
+                "{port}".to_string(),
+                server_mode.to_string(),
+            ]);
             (*m, c)
         })
         .collect()
@@ -188,7 +199,7 @@ fn specs(root: &Path, bins: &Path) -> Vec<Spec> {
             lang: Lang::Rust,
             kind: Kind::Official,
             stdio: Some(v(&[&b("rmcp-echo"), "stdio"])),
-            http: modes(v(&[&b("rmcp-echo")]), &MODES),
+            http: modes(v(&[&b("rmcp-echo")]), &HANDSHAKE_MODES),
             env: Vec::new(),
             na: None,
             smoke: false,
@@ -199,7 +210,7 @@ fn specs(root: &Path, bins: &Path) -> Vec<Spec> {
             lang: Lang::TypeScript,
             kind: Kind::Official,
             stdio: Some(vec![node.clone(), nodescript.clone(), "stdio".into()]),
-            http: modes(vec![node, nodescript], &MODES),
+            http: modes(vec![node, nodescript], &HANDSHAKE_MODES),
             env: Vec::new(),
             na: None,
             smoke: true,
@@ -562,7 +573,7 @@ fn main() {
                 let mut notes = Vec::new();
                 let log = raw.join(format!("{slug}.http-{mode}.stderr"));
                 let mut r = http::Server::spawn(&cmd, &s.env, port, &log)
-                    .and_then(|srv| http::run(&srv, &load));
+                    .and_then(|srv| http::run(&srv, &load, *mode == PER_REQUEST));
                 if let (Ok(m), true) = (&mut r, *mode == "stateful") {
                     // Memory on a fresh server, so the load phases' freed heap does not hide
                     // the sessions' growth.

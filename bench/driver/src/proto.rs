@@ -6,6 +6,9 @@ use std::borrow::Cow;
 use std::io::Write as _;
 
 pub const PROTOCOL_VERSION: &str = "2025-06-18";
+/// The per-request era's revision: no `initialize`, no session; every request carries the
+/// client's `_meta` and the `Mcp-Method` / `Mcp-Name` headers.
+pub const PER_REQUEST_VERSION: &str = "2026-07-28";
 
 pub fn initialize(id: u64) -> String {
     format!(
@@ -22,6 +25,15 @@ pub fn push_call(out: &mut Vec<u8>, id: u64) {
     let _ = write!(
         out,
         r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"bench-{id}"}}}}}}"#
+    );
+}
+
+/// [`push_call`] for the per-request era (2026-07-28): the same call with the `_meta` every
+/// such request carries (version, client capabilities, client info).
+pub fn push_call_per_request(out: &mut Vec<u8>, id: u64) {
+    let _ = write!(
+        out,
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"bench-{id}"}},"_meta":{{"io.modelcontextprotocol/protocolVersion":"{PER_REQUEST_VERSION}","io.modelcontextprotocol/clientCapabilities":{{}},"io.modelcontextprotocol/clientInfo":{{"name":"mcp-bench","version":"0"}}}}}}}}"#
     );
 }
 

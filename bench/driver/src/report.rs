@@ -255,6 +255,7 @@ pub fn write(out: &Path, specs: &[Spec], selected: &[usize], samples: &[Sample],
         let _ = writeln!(md, "## Streamable HTTP, {}\n", match mode {
             "stateful" => "stateful (sessions, SSE responses)",
             "stateless" => "stateless (SSE responses)",
+            crate::PER_REQUEST => "per-request era, 2026-07-28 (no initialize, no session: `_meta`, `Mcp-Method` and `Mcp-Name` on every call; the server started as in stateless; only the servers that speak this revision)",
             _ => "stateless, JSON responses (the floor answers plain JSON in every mode and is listed here)",
         });
         let cols: Vec<(&str, String)> = HTTP_COLS
