@@ -316,8 +316,50 @@ impl UriTemplate {
                 }
             }
         }
+        // A prefixed variable that was not bounded while matching (one of several in an
+        // expression, or a named one) is checked here: more than N characters is no expansion.
+        if !self.fits_prefixes(&vars) {
+            return None;
+        }
         Some(vars)
     }
+
+    /// Whether every `{x:N}` variable in `vars` holds at most N characters.
+    fn fits_prefixes(&self, vars: &HashMap<String, String>) -> bool {
+        self.parts.iter().all(|part| match part {
+            Part::Expression(e) => e.vars.iter().all(|spec| match spec.modifier {
+                Modifier::Prefix(n) => vars
+                    .get(&spec.name)
+                    .is_none_or(|v| v.chars().nth(n).is_none()),
+                _ => true,
+            }),
+            Part::Literal(_) => true,
+        })
+    }
+}
+
+/// Where a value of at most `n` characters starting at `from` can end in `uri` (not past
+/// `hi`): characters are counted as decoded, a percent-escape being the byte it stands for and
+/// a UTF-8 continuation byte not starting a character.
+fn prefix_end(uri: &[u8], from: usize, n: usize, hi: usize) -> usize {
+    let mut at = from;
+    let mut count = 0;
+    while at < hi.min(uri.len()) {
+        let (byte, width) = if is_pct_triplet(&uri[at..]) {
+            let hex = |b: u8| (b as char).to_digit(16).unwrap_or(0) as u8;
+            (hex(uri[at + 1]) * 16 + hex(uri[at + 2]), 3)
+        } else {
+            (uri[at], 1)
+        };
+        if byte & 0xC0 != 0x80 {
+            if count == n {
+                break;
+            }
+            count += 1;
+        }
+        at += width;
+    }
+    at.min(hi)
 }
 
 impl fmt::Display for UriTemplate {
@@ -675,8 +717,31 @@ impl<'a> Matcher<'a> {
     }
 
     /// Where an expression starting at `start` may end: whether it may match nothing, and the
-    /// inclusive range of non-empty ends (byte offsets; callers skip non-boundaries).
+    /// inclusive range of non-empty ends (byte offsets; callers skip non-boundaries). A lone
+    /// unnamed `{x:N}` ends within N characters of its value (an expansion never holds more).
     fn candidates(&mut self, e: &Expression, start: usize) -> (bool, Option<(usize, usize)>) {
+        let (allow_empty, range) = self.unbounded_candidates(e, start);
+        let (Some((lo, hi)), [spec]) = (range, e.vars.as_slice()) else {
+            return (allow_empty, range);
+        };
+        let Modifier::Prefix(n) = spec.modifier else {
+            return (allow_empty, range);
+        };
+        if e.op.named() {
+            return (allow_empty, range); // Checked on the whole match (`fits_prefixes`).
+        }
+        let content = start + e.op.first().len();
+        let limit = prefix_end(self.uri.as_bytes(), content, n, hi);
+        self.work = self.work.saturating_add(limit - content);
+        (allow_empty, (limit >= lo).then_some((lo, hi.min(limit))))
+    }
+
+    /// [`Self::candidates`] before a prefix length is applied.
+    fn unbounded_candidates(
+        &mut self,
+        e: &Expression,
+        start: usize,
+    ) -> (bool, Option<(usize, usize)>) {
         let bytes = self.uri.as_bytes();
         let len = bytes.len();
         let non_empty = |lo: usize, hi: usize| (hi >= lo).then_some((lo, hi));

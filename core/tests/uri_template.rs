@@ -422,6 +422,54 @@ fn non_matches() {
     }
 }
 
+/// `{x:N}` expands to at most N characters of the value, so a URI holding more is not an
+/// expansion (found by the `uri_template` fuzz target: the matcher took any length).
+#[test]
+fn prefix_variables_match_at_most_their_length() {
+    let matches = [
+        ("x://{d:3}/end", "x://abc/end", vec![("d", "abc")]),
+        ("x://{d:3}/end", "x://ab/end", vec![("d", "ab")]),
+        // Characters are counted decoded: one escape, or one multi-byte character, is one.
+        ("x://{d:2}/end", "x://%20a/end", vec![("d", " a")]),
+        ("x://{d:2}/end", "x://%C3%A9b/end", vec![("d", "\u{e9}b")]),
+        ("x://{+d:3}", "x://a/b", vec![("d", "a/b")]),
+        ("x://{/d:2}/rest", "x:///ab/rest", vec![("d", "ab")]),
+        (
+            "x://{a:2,b}",
+            "x://ab,cdef",
+            vec![("a", "ab"), ("b", "cdef")],
+        ),
+        ("x://y{?q:3}", "x://y?q=abc", vec![("q", "abc")]),
+    ];
+    for (template, uri, want) in matches {
+        let t = UriTemplate::parse(template).unwrap();
+        assert_eq!(
+            t.match_uri(uri),
+            Some(vars_of(&want)),
+            "{template} against {uri}"
+        );
+    }
+    let refused = [
+        ("x://{d:3}/end", "x://abcd/end"),
+        ("x://{d:2}/end", "x://%20ab/end"),
+        ("x://{d:1}/end", "x://%C3%A9b/end"),
+        ("x://{+d:3}", "x://a/bc"),
+        ("x://{/d:2}/rest", "x:///abc/rest"),
+        ("x://{a:2,b}", "x://abc,d"),
+        ("x://y{?q:3}", "x://y?q=abcd"),
+        ("x://{;p:1}", "x://;p=ab"),
+    ];
+    for (template, uri) in refused {
+        let t = UriTemplate::parse(template).unwrap();
+        assert_eq!(t.match_uri(uri), None, "{template} should not match {uri}");
+    }
+    // The round trip the fuzz target checks: a longer value expands truncated and matches back.
+    let t = UriTemplate::parse("x://{d:3}/end").unwrap();
+    let uri = t.expand(&HashMap::from([("d".to_string(), s("abcdef"))]));
+    assert_eq!(uri, "x://abc/end");
+    assert_eq!(t.match_uri(&uri), Some(vars_of(&[("d", "abc")])));
+}
+
 /// A small deterministic xorshift generator, so the fuzz test needs no dependency.
 struct Rng(u64);
 
