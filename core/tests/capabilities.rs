@@ -185,3 +185,59 @@ async fn sessions_keep_the_capabilities_they_were_sent_and_share_them() {
         p.assert_alive().await;
     }
 }
+
+/// Sessions whose clients sent the same `clientInfo` and `capabilities` hold one copy of each
+/// (an idle HTTP session kept its own, ~630 B for a two-field `clientInfo`); a client that sent
+/// other values keeps its own, and every session reads back exactly what its client sent.
+#[tokio::test]
+async fn sessions_of_the_same_client_share_its_info_and_capabilities() {
+    let server = Server::builder("caps-shared", "1").build().unwrap();
+    let init = |info: Value, caps: Value| {
+        let server = server.clone();
+        async move {
+            let mut p = RawPeer::start(&server);
+            let m = p
+                .request(
+                    json!("init"),
+                    "initialize",
+                    json!({"protocolVersion": "2025-11-25", "capabilities": caps, "clientInfo": info}),
+                )
+                .await;
+            assert!(m.get("result").is_some(), "{m}");
+            p.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+                .await;
+            p.assert_alive().await;
+            p
+        }
+    };
+    let same_info = json!({"name": "shared-client", "version": "7.1"});
+    let same_caps = json!({"sampling": {}, "roots": {"listChanged": true}});
+    let _a = init(same_info.clone(), same_caps.clone()).await;
+    let _b = init(same_info.clone(), same_caps.clone()).await;
+    let other_info = json!({"name": "other-client", "version": "1"});
+    let _c = init(other_info.clone(), same_caps.clone()).await;
+    let sessions = server.live_sessions();
+    assert_eq!(sessions.len(), 3);
+    let info =
+        |s: &std::sync::Arc<ferromcp::session::Session>| s.negotiated().unwrap().peer_info.clone();
+    let caps = |s: &std::sync::Arc<ferromcp::session::Session>| {
+        s.negotiated().unwrap().peer_capabilities.clone()
+    };
+    let (same, other): (Vec<_>, Vec<_>) = sessions.iter().partition(|s| *info(s) == same_info);
+    assert_eq!(same.len(), 2);
+    assert_eq!(other.len(), 1);
+    assert_eq!(*info(other[0]), other_info);
+    assert!(std::sync::Arc::ptr_eq(&info(same[0]), &info(same[1])));
+    assert!(!std::sync::Arc::ptr_eq(&info(same[0]), &info(other[0])));
+    for s in &sessions {
+        assert_eq!(*caps(s), same_caps);
+    }
+    assert!(std::sync::Arc::ptr_eq(
+        &caps(&sessions[0]),
+        &caps(&sessions[1])
+    ));
+    assert!(std::sync::Arc::ptr_eq(
+        &caps(&sessions[1]),
+        &caps(&sessions[2])
+    ));
+}

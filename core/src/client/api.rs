@@ -263,11 +263,13 @@ impl Client {
     fn adopt(&self, version: ProtocolVersion, result: &Value, own_capabilities: Value) {
         self.session.set_negotiated(Negotiated {
             version,
-            peer_info: result.get("serverInfo").cloned().unwrap_or(Value::Null),
-            peer_capabilities: result
-                .get("capabilities")
-                .cloned()
-                .unwrap_or_else(|| json!({})),
+            peer_info: Arc::new(result.get("serverInfo").cloned().unwrap_or(Value::Null)),
+            peer_capabilities: Arc::new(
+                result
+                    .get("capabilities")
+                    .cloned()
+                    .unwrap_or_else(|| json!({})),
+            ),
             own_capabilities: Arc::new(own_capabilities),
             instructions: result
                 .get("instructions")

@@ -344,7 +344,7 @@ impl RequestContext {
                 .inner
                 .session
                 .negotiated()
-                .map(|n| &n.peer_capabilities);
+                .map(|n| &*n.peer_capabilities);
             return round.input(caps.unwrap_or(&Value::Null), requests);
         }
         let mut answers = Map::new();
@@ -366,7 +366,7 @@ impl RequestContext {
             .inner
             .session
             .negotiated()
-            .map(|n| &n.peer_capabilities);
+            .map(|n| &*n.peer_capabilities);
         round.request(caps.unwrap_or(&Value::Null), method, params)
     }
 

@@ -80,10 +80,11 @@ impl Default for SessionConfig {
 pub struct Negotiated {
     /// The protocol revision in use.
     pub version: ProtocolVersion,
-    /// The peer's `clientInfo` / `serverInfo` object.
-    pub peer_info: Value,
-    /// The peer's capabilities object.
-    pub peer_capabilities: Value,
+    /// The peer's `clientInfo` / `serverInfo` object (shared by the sessions of clients that
+    /// sent the same one, and with the saved session state).
+    pub peer_info: Arc<Value>,
+    /// The peer's capabilities object (shared like `peer_info`).
+    pub peer_capabilities: Arc<Value>,
     /// This side's own capabilities, as advertised (shared: a server hands every session the
     /// same cached object).
     pub own_capabilities: Arc<Value>,
@@ -370,8 +371,8 @@ impl Session {
         );
         self.set_negotiated(Negotiated {
             version: meta.version,
-            peer_info: meta.client_info,
-            peer_capabilities: meta.client_capabilities,
+            peer_info: Arc::new(meta.client_info),
+            peer_capabilities: Arc::new(meta.client_capabilities),
             own_capabilities,
             instructions: None,
         });
@@ -609,7 +610,7 @@ impl Session {
             move |_| fut,
             move |id, outcome| {
                 let outcome = outcome?; // cancelled: no response is sent
-                let caps = session.negotiated().map(|n| &n.peer_capabilities);
+                let caps = session.negotiated().map(|n| &*n.peer_capabilities);
                 let keys = &session.config.request_state_keys;
                 let outcome = match &round {
                     Some(round) => round.finish(caps.unwrap_or(&Value::Null), keys, outcome),
@@ -781,8 +782,9 @@ impl Session {
                     .max()
                     .unwrap_or(ProtocolVersion::LATEST)
             });
-        let peer_info = client_info.clone();
-        let peer_capabilities = capabilities.clone();
+        // Sessions of the same client software share one copy of each (see shared_values).
+        let peer_info = super::shared_values::share(client_info.clone());
+        let peer_capabilities = super::shared_values::share(capabilities.clone());
         // Initialize cannot be cancelled, so its token is never registered.
         let ctx = RequestContext::new_initialize(self.clone(), &req, version);
         let fut = self.service.handle_request(req, ctx);

@@ -25,6 +25,7 @@ pub mod per_request;
 mod per_request_stream;
 mod request_state;
 mod service;
+mod shared_values;
 mod worker;
 
 pub use self::core::Incoming;

@@ -95,12 +95,12 @@ impl Peer {
 
     /// The peer's info object (`clientInfo` or `serverInfo`), once negotiated.
     pub fn peer_info(&self) -> Option<&Value> {
-        self.session.negotiated().map(|n| &n.peer_info)
+        self.session.negotiated().map(|n| &*n.peer_info)
     }
 
     /// The peer's capabilities, once negotiated.
     pub fn peer_capabilities(&self) -> Option<&Value> {
-        self.session.negotiated().map(|n| &n.peer_capabilities)
+        self.session.negotiated().map(|n| &*n.peer_capabilities)
     }
 
     /// Sends a notification.

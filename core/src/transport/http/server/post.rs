@@ -142,8 +142,8 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
             let version = header_version.unwrap_or(ProtocolVersion::LATEST);
             h.session.set_negotiated(Negotiated {
                 version,
-                peer_info: json!({}),
-                peer_capabilities: json!({}),
+                peer_info: Arc::new(json!({})),
+                peer_capabilities: Arc::new(json!({})),
                 own_capabilities: app.server.capabilities_shared(version),
                 instructions: None,
             });

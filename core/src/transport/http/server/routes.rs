@@ -95,10 +95,18 @@ impl Routes {
     pub(super) fn stream(&mut self, slot: u64) -> Option<&mut StreamRoute> {
         self.streams.iter_mut().find(|s| s.slot == slot)
     }
-    /// Forgets request stream `slot` (all its requests answered).
+    /// Forgets request stream `slot` (all its requests answered). When it was the last one,
+    /// the stream list and the request map give their memory back: an idle session kept
+    /// them at full capacity (384 B of an idle session's ~3.3 KB, dhat).
     pub(super) fn remove_stream(&mut self, slot: u64) {
         if let Some(i) = self.streams.iter().position(|s| s.slot == slot) {
             self.streams.swap_remove(i);
+        }
+        if self.streams.is_empty() {
+            self.streams = Vec::new();
+            if self.requests.is_empty() {
+                self.requests = HashMap::default();
+            }
         }
     }
     /// Drops every stream (ending them) when the session closes.

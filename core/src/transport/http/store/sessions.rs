@@ -15,10 +15,12 @@ use std::sync::{Arc, Mutex};
 pub struct SessionState {
     /// The negotiated protocol revision (`"2025-11-25"`).
     pub protocol_version: String,
-    /// The client's `clientInfo`.
-    pub client_info: Value,
-    /// The client's capabilities.
-    pub client_capabilities: Value,
+    /// The client's `clientInfo` (the live session's own copy, not another).
+    #[serde(with = "shared_json")]
+    pub client_info: Arc<Value>,
+    /// The client's capabilities (the live session's own copy, not another).
+    #[serde(with = "shared_json")]
+    pub client_capabilities: Arc<Value>,
     /// Whether `notifications/initialized` has arrived.
     pub initialized: bool,
     /// The minimum log level the client set (`logging/setLevel`), as its name.
@@ -83,5 +85,21 @@ impl SessionStore for InMemorySessionStore {
     }
     fn ids(&self) -> StoreFuture<Vec<String>> {
         ready(self.map.lock().unwrap().keys().cloned().collect())
+    }
+}
+
+/// (De)serializes an `Arc<Value>` as the value it holds (serde's own support for `Arc` is a
+/// feature this workspace does not turn on for one field).
+mod shared_json {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use serde_json::Value;
+    use std::sync::Arc;
+
+    pub fn serialize<S: Serializer>(value: &Arc<Value>, s: S) -> Result<S::Ok, S::Error> {
+        value.as_ref().serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Arc<Value>, D::Error> {
+        Value::deserialize(d).map(Arc::new)
     }
 }
