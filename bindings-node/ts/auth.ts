@@ -144,7 +144,7 @@ export interface VerifiedToken {
  * `scopes` (`scope` or `scp`) and every claim.
  */
 export interface JwtVerifierOptions {
-  /** The JWKS URL (plain `http://`, like the rest of the HTTP client). */
+  /** The JWKS URL (`https://` or `http://`, like the rest of the HTTP client). */
   jwksUrl?: string;
   /** The JWKS document, instead of a URL. */
   jwks?: { keys: unknown[] };

@@ -52,6 +52,9 @@ pub struct OAuthConfig {
     /// Authorizations attempted for one request before giving up (401 and 403 step-ups
     /// together; default 3).
     pub max_attempts: usize,
+    /// Extra trusted root certificates (PEM text each) for `https://` metadata, registration
+    /// and token endpoints (e.g. a private CA); Mozilla's roots are always trusted.
+    pub extra_root_certificates: Vec<String>,
 }
 
 impl std::fmt::Debug for OAuthConfig {
@@ -78,6 +81,7 @@ impl OAuthConfig {
             grant: Grant::AuthorizationCode,
             default_scopes: Vec::new(),
             max_attempts: 3,
+            extra_root_certificates: Vec::new(),
         }
     }
 
@@ -172,8 +176,8 @@ impl OAuthClient {
     /// A client with `config`.
     pub fn new(config: OAuthConfig) -> Self {
         Self {
+            http: AuthHttp::with_roots(&config.extra_root_certificates),
             config,
-            http: AuthHttp::default(),
             current: Mutex::default(),
             state: tokio::sync::Mutex::default(),
         }

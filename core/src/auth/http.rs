@@ -2,10 +2,10 @@
 //! GET and POST with bounded bodies and a timeout, redirects never followed.
 
 use super::AuthError;
+use crate::transport::http::tls::{error_chain, Connector};
 use bytes::Bytes;
 use http::{HeaderMap, Method, Request, StatusCode};
 use http_body_util::{BodyExt, Full, Limited};
-use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::client::legacy::Client as HyperClient;
 use hyper_util::rt::TokioExecutor;
 use serde_json::Value;
@@ -40,16 +40,27 @@ impl Answer {
     }
 }
 
-/// The OAuth flow's HTTP client (plain `http://` only, like the MCP HTTP transport).
+/// The OAuth flow's HTTP client (`http://` and `https://`, through the same connector as the
+/// MCP HTTP transport: rustls with Mozilla's roots plus any extra roots given).
 #[derive(Clone)]
 pub(crate) struct AuthHttp {
-    client: HyperClient<HttpConnector, Full<Bytes>>,
+    /// The client, or why it could not be made (a bad extra root certificate), reported by
+    /// every request.
+    client: Result<HyperClient<Connector, Full<Bytes>>, String>,
 }
 
 impl Default for AuthHttp {
     fn default() -> Self {
+        Self::with_roots(&[])
+    }
+}
+
+impl AuthHttp {
+    /// A client that also trusts the CA certificates in `extra_roots_pem` (PEM text each).
+    pub fn with_roots(extra_roots_pem: &[String]) -> Self {
         Self {
-            client: HyperClient::builder(TokioExecutor::new()).build(HttpConnector::new()),
+            client: Connector::new(extra_roots_pem)
+                .map(|c| HyperClient::builder(TokioExecutor::new()).build(c)),
         }
     }
 }
@@ -71,12 +82,13 @@ impl AuthHttp {
             url: url.to_string(),
             detail: format!("{e}"),
         })?;
-        if uri.scheme_str() != Some("http") {
+        if !matches!(uri.scheme_str(), Some("http" | "https")) {
             return Err(AuthError::InvalidUrl {
                 url: url.to_string(),
-                detail: "only http:// URLs are supported by this client".into(),
+                detail: "only http:// and https:// URLs are supported".into(),
             });
         }
+        let client = self.client.as_ref().map_err(|e| err(e.clone()))?;
         let mut b = Request::builder()
             .method(method)
             .uri(uri)
@@ -95,11 +107,10 @@ impl AuthHttp {
             .body(Full::new(payload))
             .map_err(|e| err(format!("bad request: {e}")))?;
         let exchange = async {
-            let resp = self
-                .client
+            let resp = client
                 .request(req)
                 .await
-                .map_err(|e| err(format!("{e}")))?;
+                .map_err(|e| err(error_chain(&e)))?;
             let (parts, body) = resp.into_parts();
             let body = Limited::new(body, MAX_BODY)
                 .collect()

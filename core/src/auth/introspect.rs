@@ -11,8 +11,7 @@ use base64::Engine;
 use futures_util::future::BoxFuture;
 use serde_json::Value;
 
-/// Verifies bearer tokens at an RFC 7662 introspection endpoint (plain `http://`, like the rest
-/// of the HTTP client).
+/// Verifies bearer tokens at an RFC 7662 introspection endpoint (`http://` or `https://`).
 #[derive(Clone)]
 pub struct IntrospectionVerifier {
     endpoint: String,
@@ -37,6 +36,14 @@ impl IntrospectionVerifier {
             basic: None,
             http: AuthHttp::default(),
         }
+    }
+
+    /// Also trusts the CA certificates in `pems` (PEM text each) for an `https://` endpoint
+    /// (e.g. a private CA); Mozilla's roots are always trusted. A bad certificate fails every
+    /// introspection with the reason.
+    pub fn root_certificates(mut self, pems: &[String]) -> Self {
+        self.http = AuthHttp::with_roots(pems);
+        self
     }
 
     /// Authenticates the introspection requests as `client_id`/`client_secret` (HTTP Basic,

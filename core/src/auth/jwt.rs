@@ -103,8 +103,7 @@ impl JwtVerifier {
     }
 
     /// Tokens of `issuer` (exact `iss`) for `audience` (this resource's URL, RFC 8707), signed
-    /// by a key of the JWKS at `jwks_url` (plain `http://`, like the rest of the HTTP client;
-    /// fetched on first use).
+    /// by a key of the JWKS at `jwks_url` (`https://` or `http://`; fetched on first use).
     pub fn from_jwks_url(
         jwks_url: impl Into<String>,
         issuer: impl Into<String>,
@@ -130,6 +129,24 @@ impl JwtVerifier {
 
     fn edit(mut self, f: impl FnOnce(&mut Config)) -> Self {
         f(Arc::make_mut(&mut self.inner));
+        self
+    }
+
+    /// Also trusts the CA certificates in `pems` (PEM text each) when fetching an `https://`
+    /// JWKS (e.g. a private CA); Mozilla's roots are always trusted. A bad certificate fails
+    /// every fetch with the reason. The key cache starts again (shared only by later clones).
+    pub fn root_certificates(mut self, pems: &[String]) -> Self {
+        let cache = self
+            .state
+            .cache
+            .read()
+            .map(|c| c.clone())
+            .unwrap_or_default();
+        self.state = Arc::new(State {
+            http: AuthHttp::with_roots(pems),
+            cache: RwLock::new(cache),
+            fetching: tokio::sync::Mutex::new(None),
+        });
         self
     }
 

@@ -98,6 +98,28 @@ impl EmbeddedClient {
         Self::connect_http_auth(url, headers, legacy_fallback, None, config, handler).await
     }
 
+    /// [`Self::connect_http_auth`] with every HTTP option (extra trusted root certificates for
+    /// `https://` too).
+    pub async fn connect_http_with(
+        url: &str,
+        options: HttpConnectOptions,
+        auth: Option<Arc<crate::auth::OAuthClient>>,
+        config: &ClientConfig,
+        handler: Option<Arc<dyn ForeignClientHandler>>,
+    ) -> Result<Self, McpError> {
+        let http = HttpClientOptions {
+            headers: options.headers,
+            legacy_fallback: options.legacy_fallback,
+            extra_root_certificates: options.extra_root_certificates,
+            auth,
+            ..Default::default()
+        };
+        let client =
+            crate::transport::http::connect(url, config.options()?, config.handlers(handler), http)
+                .await?;
+        Ok(Self::from_client(client))
+    }
+
     /// [`Self::connect_http`] with OAuth 2.1 authorization (see [`crate::auth`]): the bindings
     /// build the [`crate::auth::OAuthClient`] from their own callbacks and stores.
     pub async fn connect_http_auth(
@@ -108,17 +130,26 @@ impl EmbeddedClient {
         config: &ClientConfig,
         handler: Option<Arc<dyn ForeignClientHandler>>,
     ) -> Result<Self, McpError> {
-        let http = HttpClientOptions {
+        let options = HttpConnectOptions {
             headers,
             legacy_fallback,
-            auth,
-            ..Default::default()
+            extra_root_certificates: Vec::new(),
         };
-        let client =
-            crate::transport::http::connect(url, config.options()?, config.handlers(handler), http)
-                .await?;
-        Ok(Self::from_client(client))
+        Self::connect_http_with(url, options, auth, config, handler).await
     }
+}
+
+/// How an embedded client connects over HTTP: plain values, so every binding can fill them.
+#[derive(Clone, Debug, Default)]
+pub struct HttpConnectOptions {
+    /// Headers sent with every request (e.g. `Authorization`).
+    pub headers: Vec<(String, String)>,
+    /// Retry with the 2024-11-05 HTTP+SSE transport when the server refuses the Streamable
+    /// HTTP initialize with a 4xx.
+    pub legacy_fallback: bool,
+    /// Extra trusted root certificates for `https://` (PEM text each), e.g. a private CA's;
+    /// Mozilla's roots are always trusted and verification is always on.
+    pub extra_root_certificates: Vec<String>,
 }
 
 /// One HTTP request handed over by a host framework (Node's `http`, Express, a fetch-style

@@ -41,7 +41,10 @@ pub use config::HttpConfig;
 pub use config::{ClientConfig, ServerConfig};
 pub use context::{input_required, ForeignContext};
 #[cfg(feature = "http")]
-pub use http::{EmbeddedHttpHandler, EmbeddedHttpResponse, EmbeddedHttpServer, HttpRequestParts};
+pub use http::{
+    EmbeddedHttpHandler, EmbeddedHttpResponse, EmbeddedHttpServer, HttpConnectOptions,
+    HttpRequestParts,
+};
 pub use server::{
     EmbeddedServer, ForeignCompletionHandler, ForeignPromptHandler, ForeignResourceHandler,
     ForeignToolAnswerHandler, ForeignToolHandler, ToolAnswer,

@@ -3,6 +3,7 @@
 //! [`FrameReader`]/[`FrameWriter`] pair so the whole [`Client`] API works over HTTP unchanged.
 
 use super::sse::SseParser;
+use super::tls::{error_chain, Connector};
 use super::{PROTOCOL_VERSION_HEADER, SESSION_ID_HEADER};
 use crate::auth::OAuthClient;
 use crate::client::{Client, ClientHandlers, ClientOptions};
@@ -11,7 +12,6 @@ use crate::McpError;
 use bytes::Bytes;
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, StatusCode, Uri};
 use http_body_util::{BodyExt, Full};
-use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::client::legacy::Client as HyperClient;
 use hyper_util::rt::TokioExecutor;
 use serde_json::{json, Value};
@@ -47,6 +47,10 @@ pub struct HttpClientOptions {
     /// (or 403 `insufficient_scope`) runs its flow and retries the request (see
     /// [`crate::auth`]). `None`: no authorization (a 401 fails the request).
     pub auth: Option<Arc<OAuthClient>>,
+    /// Extra trusted root certificates for `https://` URLs (PEM text, one or more `CERTIFICATE`
+    /// blocks per entry), e.g. a private CA's; Mozilla's roots are always trusted too.
+    /// Certificate verification and SNI are always on.
+    pub extra_root_certificates: Vec<String>,
 }
 
 impl Default for HttpClientOptions {
@@ -59,6 +63,7 @@ impl Default for HttpClientOptions {
             default_retry: Duration::from_secs(1),
             reinitialize_on_expiry: true,
             auth: None,
+            extra_root_certificates: Vec::new(),
         }
     }
 }
@@ -67,6 +72,13 @@ impl HttpClientOptions {
     /// Adds a header sent with every request.
     pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Trusts the CA certificate(s) in `pem` for `https://` URLs (see
+    /// [`HttpClientOptions::extra_root_certificates`]).
+    pub fn root_certificate(mut self, pem: impl Into<String>) -> Self {
+        self.extra_root_certificates.push(pem.into());
         self
     }
 
@@ -85,7 +97,7 @@ struct Retries {
     auth: usize,
 }
 
-type Hyper = HyperClient<HttpConnector, Full<Bytes>>;
+type Hyper = HyperClient<Connector, Full<Bytes>>;
 
 struct Shared {
     http: Hyper,
@@ -406,7 +418,7 @@ impl Shared {
             Err(e) => {
                 self.fail(
                     &frame,
-                    transport_err(None, format!("HTTP request failed: {e}")),
+                    transport_err(None, format!("HTTP request failed: {}", error_chain(&e))),
                 )
                 .await;
                 return None;
@@ -523,7 +535,9 @@ impl Shared {
                     Ok(r) => {
                         tracing::debug!(status = %r.status(), "resuming an SSE stream failed");
                     }
-                    Err(e) => tracing::debug!(error = %e, "resuming an SSE stream failed"),
+                    Err(e) => {
+                        tracing::debug!(error = %error_chain(&e), "resuming an SSE stream failed")
+                    }
                 }
             }
             if !pending.is_empty() && !self.closed.is_cancelled() {
@@ -573,11 +587,9 @@ impl Shared {
             self.build_request(Method::POST, self.url.clone(), Bytes::from(init), false)?;
         req.headers_mut().remove(PROTOCOL_VERSION_HEADER);
         let exchange = async {
-            let resp = self
-                .http
-                .request(req)
-                .await
-                .map_err(|e| transport_err(None, format!("HTTP request failed: {e}")))?;
+            let resp = self.http.request(req).await.map_err(|e| {
+                transport_err(None, format!("HTTP request failed: {}", error_chain(&e)))
+            })?;
             let status = resp.status();
             let sid = resp
                 .headers()
@@ -643,7 +655,9 @@ impl Shared {
         let resp = tokio::time::timeout(Duration::from_secs(30), self.http.request(req))
             .await
             .map_err(|_| McpError::timeout("notifications/initialized timed out"))?
-            .map_err(|e| transport_err(None, format!("HTTP request failed: {e}")))?;
+            .map_err(|e| {
+                transport_err(None, format!("HTTP request failed: {}", error_chain(&e)))
+            })?;
         if !resp.status().is_success() {
             return Err(transport_err(
                 Some(resp.status()),
@@ -779,11 +793,13 @@ fn make_shared(
     let uri: Uri = url
         .parse()
         .map_err(|e| McpError::transport(format!("invalid URL {url:?}: {e}")))?;
-    if uri.scheme_str() != Some("http") {
+    if !matches!(uri.scheme_str(), Some("http" | "https")) {
         return Err(McpError::transport(format!(
-            "unsupported URL scheme in {url:?}: this client speaks plain http only"
+            "unsupported URL scheme in {url:?}: this client speaks http and https"
         )));
     }
+    let connector =
+        Connector::new(&options.extra_root_certificates).map_err(McpError::transport)?;
     let mut headers = HeaderMap::new();
     for (k, v) in &options.headers {
         let name = HeaderName::from_bytes(k.as_bytes())
@@ -795,11 +811,7 @@ fn make_shared(
     let (tx, rx) = mpsc::channel(1024);
     let closed = CancellationToken::new();
     let shared = Arc::new(Shared {
-        http: {
-            let mut connector = HttpConnector::new();
-            connector.set_nodelay(true);
-            HyperClient::builder(TokioExecutor::new()).build(connector)
-        },
+        http: HyperClient::builder(TokioExecutor::new()).build(connector),
         url: uri,
         headers,
         options: options.clone(),
@@ -834,11 +846,10 @@ pub async fn legacy_transport(
 ) -> Result<(HttpReader, HttpWriter), McpError> {
     let (shared, reader) = make_shared(url, options)?;
     let req = shared.request(Method::GET, shared.url.clone(), Bytes::new())?;
-    let resp = shared
-        .http
-        .request(req)
-        .await
-        .map_err(|e| transport_err(None, format!("HTTP request failed: {e}")))?;
+    let resp =
+        shared.http.request(req).await.map_err(|e| {
+            transport_err(None, format!("HTTP request failed: {}", error_chain(&e)))
+        })?;
     if !resp.status().is_success() {
         return Err(transport_err(
             Some(resp.status()),

@@ -23,6 +23,7 @@ pub(crate) mod request;
 mod server;
 pub(crate) mod sse;
 mod store;
+pub(crate) mod tls;
 mod tool_headers;
 
 pub use client::{
