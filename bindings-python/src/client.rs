@@ -102,8 +102,10 @@ impl NativeClient {
 
     /// Connects to a Streamable HTTP endpoint (awaitable of `NativeClient`).
     #[staticmethod]
-    /// `auth`: the dict of `ferromcp.OAuth` (OAuth 2.1 authorization), or `None`.
-    #[pyo3(signature = (url, headers, legacy_fallback, config, handler=None, auth=None))]
+    /// `auth`: the dict of `ferromcp.OAuth` (OAuth 2.1 authorization), or `None`;
+    /// `root_certificates`: extra trusted CA certificates (PEM text each) for `https://`.
+    #[pyo3(signature = (url, headers, legacy_fallback, config, handler=None, auth=None, root_certificates=Vec::new()))]
+    #[allow(clippy::too_many_arguments)]
     fn connect_http<'py>(
         py: Python<'py>,
         url: String,
@@ -112,6 +114,7 @@ impl NativeClient {
         config: &Bound<'py, PyAny>,
         handler: Option<(Py<PyAny>, Py<PyAny>)>,
         auth: Option<&Bound<'py, pyo3::types::PyDict>>,
+        root_certificates: Vec<String>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let config = ClientConfig::from_json(py_to_value(config)?).map_err(|e| to_py_err(py, e))?;
         let (cell, h) = handler_for(py, handler)?;
@@ -119,9 +122,12 @@ impl NativeClient {
             .map(|d| crate::auth::oauth_from_py(d, cell.clone()))
             .transpose()?;
         future_into_py(py, async move {
-            let c =
-                EmbeddedClient::connect_http_auth(&url, headers, legacy_fallback, auth, &config, h)
-                    .await?;
+            let options = ferromcp::embed::HttpConnectOptions {
+                headers,
+                legacy_fallback,
+                extra_root_certificates: root_certificates,
+            };
+            let c = EmbeddedClient::connect_http_with(&url, options, auth, &config, h).await?;
             Ok(wrap(c, cell))
         })
     }

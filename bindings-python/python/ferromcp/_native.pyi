@@ -115,6 +115,7 @@ class NativeClient:
         config: dict[str, Any],
         handler: _ClientHandler | None = None,
         auth: dict[str, Any] | None = None,
+        root_certificates: list[str] = ...,
     ) -> Awaitable[NativeClient]: ...
     @staticmethod
     def connect_memory(

@@ -100,19 +100,24 @@ class Client:
         headers: dict[str, str] | None = None,
         legacy_fallback: bool = True,
         auth: OAuth | None = None,
+        root_certificates: list[str] | None = None,
         **options: Any,
     ) -> Client:
         """A client for a Streamable HTTP endpoint (connects on ``__aenter__``). ``headers`` go
         with every request (e.g. ``Authorization``); with ``legacy_fallback`` a server refusing
         the Streamable HTTP initialize with a 4xx is retried over the 2024-11-05 HTTP+SSE
         transport. ``auth``: OAuth 2.1 authorization with a protected server (see
-        ``ferromcp.OAuth``); failures raise ``TransportError`` with ``data["authError"]``."""
+        ``ferromcp.OAuth``); failures raise ``TransportError`` with ``data["authError"]``.
+        ``https://`` URLs are verified against Mozilla's root certificates plus
+        ``root_certificates`` (PEM text each, e.g. a private CA's); a certificate failure raises
+        ``TransportError`` with the reason."""
         hdrs = list((headers or {}).items())
         auth_config = auth._native_config() if auth is not None else None
+        roots = list(root_certificates or [])
 
         def connect(config: dict[str, Any], handler: Any) -> Awaitable[_native.NativeClient]:
             return _native.NativeClient.connect_http(
-                url, hdrs, legacy_fallback, config, handler, auth_config
+                url, hdrs, legacy_fallback, config, handler, auth_config, roots
             )
 
         return cls(connect, **options)
