@@ -6,7 +6,7 @@
 # Prints, per target, the executions and the coverage libFuzzer reached.
 #
 # FUZZ_SECONDS (default 20) is the time per target; FUZZ_TARGETS limits the run to some targets
-# (FUZZ_TARGETS=all runs every one).
+# (FUZZ_TARGETS=all runs every one); FUZZ_JOBS (default: the CPU count) targets run at once.
 #
 # It builds with plain cargo and the rustc flags cargo-fuzz 0.13 passes (SanitizerCoverage with
 # inline 8-bit counters, PC table, compare tracing and stack depth; `--cfg fuzzing`;
@@ -69,16 +69,36 @@ fi
 echo "run-fuzz: built in $((SECONDS - started)) s" >&2
 bindir="fuzz/target/$triple/fuzz-ci"
 
-status=0
-printf '%-16s %10s %8s %8s %7s  %s\n' target executions exec/s cov corpus result
-for t in $targets; do
+# The targets run side by side, one per CPU (FUZZ_JOBS; each is one single-threaded libFuzzer
+# process), in batches so that plain `wait` suffices (macOS ships bash 3.2, without `wait -n`).
+jobs_max="${FUZZ_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)}"
+[ "$jobs_max" -ge 1 ] 2>/dev/null || jobs_max=1
+run_one() {
+  local t=$1
   mkdir -p "$scratch/$t" "fuzz/artifacts/$t"
-  log="$scratch/$t.log"
   # -rss_limit_mb: a leak or runaway allocation is a finding; -timeout: so is one slow input.
   "$bindir/$t" -artifact_prefix="fuzz/artifacts/$t/" "$scratch/$t" "fuzz/corpus/$t" \
     -max_total_time="$SECONDS_PER_TARGET" -rss_limit_mb=2048 -timeout=10 -max_len=8192 \
-    -print_final_stats=1 >"$log" 2>&1
-  rc=$?
+    -print_final_stats=1 >"$scratch/$t.log" 2>&1
+  echo $? >"$scratch/$t.rc"
+}
+batch=0
+for t in $targets; do
+  run_one "$t" &
+  batch=$((batch + 1))
+  if [ "$batch" -ge "$jobs_max" ]; then
+    wait
+    batch=0
+  fi
+done
+wait
+
+status=0
+echo "run-fuzz: $SECONDS_PER_TARGET s per target, $jobs_max at a time" >&2
+printf '%-16s %10s %8s %8s %7s  %s\n' target executions exec/s cov corpus result
+for t in $targets; do
+  log="$scratch/$t.log"
+  rc=$(cat "$scratch/$t.rc" 2>/dev/null || echo 1)
   runs=$(grep -oE '^stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' | tail -1)
   speed=$(grep -oE '^stat::average_exec_per_sec: *[0-9]+' "$log" | grep -oE '[0-9]+$' | tail -1)
   cov=$(grep -oE 'cov: [0-9]+' "$log" | tail -1 | grep -oE '[0-9]+')
