@@ -56,9 +56,8 @@ pub(crate) fn share(value: Value) -> Arc<Value> {
 
 impl Table {
     fn share(&mut self, value: Value) -> Arc<Value> {
-        let table = self;
         let mut free = None;
-        for (i, slot) in table.slots.iter().enumerate() {
+        for (i, slot) in self.slots.iter().enumerate() {
             match slot.upgrade() {
                 Some(shared) if *shared == value => return shared,
                 Some(_) => {}
@@ -68,13 +67,13 @@ impl Table {
         let shared = Arc::new(value);
         let weak = Arc::downgrade(&shared);
         if let Some(i) = free {
-            table.slots[i] = weak;
-        } else if table.slots.len() < SLOTS {
-            table.slots.push(weak);
+            self.slots[i] = weak;
+        } else if self.slots.len() < SLOTS {
+            self.slots.push(weak);
         } else {
-            let i = table.next;
-            table.slots[i] = weak;
-            table.next = (i + 1) % SLOTS;
+            let i = self.next;
+            self.slots[i] = weak;
+            self.next = (i + 1) % SLOTS;
         }
         shared
     }
