@@ -307,8 +307,17 @@ pub struct HttpConfig {
 #[cfg(feature = "http")]
 impl HttpConfig {
     /// Reads the JSON form (see the struct's documentation).
+    /// A `redisUrl` is checked here (its form, not the connection), so that a mistyped URL is
+    /// an invalid-params error when the options are read, for a listening server and a mounted
+    /// handler alike.
     pub fn from_json(v: Value) -> Result<Self, McpError> {
-        from_json("HTTP options", v)
+        let c: Self = from_json("HTTP options", v)?;
+        if let Some(url) = &c.redis_url {
+            crate::transport::http::check_redis_url(url).map_err(|e| {
+                McpError::invalid_params(format!("HTTP options: redisUrl: {}", e.0))
+            })?;
+        }
+        Ok(c)
     }
 
     /// The engine's options for this configuration.
@@ -479,6 +488,7 @@ impl ClientConfig {
 mod http_config_tests {
     use super::*;
 
+    #[cfg(feature = "redis")]
     #[test]
     fn redis_url_reaches_the_options() {
         let c = HttpConfig::from_json(serde_json::json!({"redisUrl": "redis://10.0.0.5:6379/2"}))
@@ -488,6 +498,23 @@ mod http_config_tests {
             Some("redis://10.0.0.5:6379/2")
         );
         assert_eq!(HttpConfig::default().options().redis_url, None);
+    }
+
+    #[test]
+    fn a_redis_url_that_cannot_be_used_is_invalid_params_when_read() {
+        // With the feature, a URL that is not a Redis one; without it, any URL.
+        let url = if cfg!(feature = "redis") {
+            "http://10.0.0.5:6379"
+        } else {
+            "redis://10.0.0.5:6379"
+        };
+        let err = HttpConfig::from_json(serde_json::json!({ "redisUrl": url })).unwrap_err();
+        assert_eq!(err.code, crate::error::codes::INVALID_PARAMS, "{err:?}");
+        assert!(
+            err.message.starts_with("HTTP options: redisUrl: "),
+            "{}",
+            err.message
+        );
     }
 
     #[test]

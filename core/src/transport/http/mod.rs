@@ -39,8 +39,8 @@ pub use sse::{SseEvent, SseParser};
 #[cfg(feature = "redis")]
 pub use store::RedisStore;
 pub use store::{
-    BusMessage, BusReceiver, EventBus, EventStore, InMemoryEventBus, InMemoryEventStore,
-    InMemorySessionStore, SessionState, SessionStore, StoreError, StoreFuture,
+    check_redis_url, BusMessage, BusReceiver, EventBus, EventStore, InMemoryEventBus,
+    InMemoryEventStore, InMemorySessionStore, SessionState, SessionStore, StoreError, StoreFuture,
 };
 
 use std::sync::Arc;

@@ -67,6 +67,24 @@ pub(crate) fn run_detached(mut fut: StoreFuture<()>, what: &'static str) {
     }
 }
 
+/// Checks the form of a Redis URL without connecting: an error when it is not one, or when
+/// this build has no `redis` feature.
+pub fn check_redis_url(url: &str) -> Result<(), StoreError> {
+    #[cfg(feature = "redis")]
+    {
+        ::redis::Client::open(url)
+            .map(|_| ())
+            .map_err(|e| StoreError(format!("not a Redis URL ({e})")))
+    }
+    #[cfg(not(feature = "redis"))]
+    {
+        let _ = url;
+        Err(StoreError(
+            "this build of ferromcp has no `redis` feature".into(),
+        ))
+    }
+}
+
 /// Sets the stores that `options.redis_url` names (those not set already) and returns the
 /// connection check to run before serving; an error when the URL is bad or this build has no
 /// `redis` feature.
