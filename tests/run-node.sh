@@ -20,6 +20,8 @@ if [ ! -x "$SDKPY" ] || [ ! -d tests/node_modules/@modelcontextprotocol/sdk ] \
    || [ ! -f tests/node_modules/conformance-alpha/dist/index.js ]; then
   scripts/setup-test-deps || exit 1
 fi
+# test/redis.test.mjs needs a redis-server (it skips, saying so, only where none can be installed).
+command -v redis-server >/dev/null 2>&1 || scripts/setup-test-deps --redis-only || true
 RESULTS="${RESULTS:-$(mktemp -d "${TMPDIR:-/tmp}/ferromcp-run-node.XXXXXX")}"
 mkdir -p "$RESULTS"
 status=0

@@ -27,7 +27,9 @@ fi
 echo "run-redis: $(redis-server --version | head -n 1)" >&2
 log=$(mktemp)
 status=0
-cargo test -p ferromcp --features redis --test http_replicas 2>&1 | tee "$log" \
+# Under scripts/test, its workspace selection (the bindings enable `redis`): nothing to rebuild.
+# shellcheck disable=SC2086
+cargo test ${FERROMCP_WORKSPACE_TEST:--p ferromcp --features redis} --test http_replicas 2>&1 | tee "$log" \
   | grep -E '^(test |test result|error|failures:|---- |thread .* panicked)' || true
 if grep -qE '^test result: FAILED|^error(\[|:)' "$log" || ! grep -q '^test result: ok' "$log"; then
   echo "run-redis: cargo test failed; full log: $log" >&2

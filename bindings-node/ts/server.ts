@@ -220,6 +220,14 @@ export interface ListenOptions {
   /** Bytes all connections may buffer together (default 256 MiB; 503 beyond). `listen` only. */
   maxBufferedBytes?: number;
   /**
+   * Keep sessions, SSE events and the replicas' bus on this Redis/Valkey
+   * (`redis://[user:password@]host:port[/db]`), so that several servers (processes or machines)
+   * behind one load balancer serve the same sessions. `listen` connects before it listens: a
+   * URL that is not a Redis URL rejects with an `McpError` of code -32602, a Redis that cannot
+   * be reached with -32603.
+   */
+  redisUrl?: string;
+  /**
    * Bearer-token protection (OAuth 2.1 resource server): see {@link ProtectedResource}.
    * Handlers read the verified identity as `ctx.auth`.
    */

@@ -135,6 +135,7 @@ class Serving:
         keep_alive_timeout: float | None = None,
         write_timeout: float | None = None,
         max_buffered_bytes: int | None = None,
+        redis_url: str | None = None,
         auth: ProtectedResource | None = None,
     ) -> HttpServer:
         """Starts serving Streamable HTTP at ``http://host:port{path}`` in this process and
@@ -160,6 +161,11 @@ class Serving:
           ``keep_alive_timeout`` (300 s idle), ``write_timeout`` (30 s without progress: a client
           that stops reading is dropped), ``max_buffered_bytes`` (256 MiB buffered by all
           connections, 503 beyond).
+        - ``redis_url``: keep sessions, SSE events and the replicas' bus on this Redis/Valkey
+          (``redis://[user:password@]host:port[/db]``), so that several servers (processes or
+          machines) behind one load balancer serve the same sessions; the server connects
+          before it listens. A URL that is not a Redis URL raises :class:`InvalidParams`; a Redis
+          that cannot be reached raises :class:`InternalError`.
         - ``auth``: protect the endpoint with OAuth bearer tokens (:class:`ProtectedResource`):
           401/403 with a ``WWW-Authenticate`` challenge, the Protected Resource Metadata at
           ``/.well-known/oauth-protected-resource{path}``, the identity in ``ctx.auth``.
@@ -177,6 +183,8 @@ class Serving:
             options["allowedHosts"] = list(allowed_hosts)
         if allowed_origins is not None:
             options["allowedOrigins"] = list(allowed_origins)
+        if redis_url is not None:
+            options["redisUrl"] = redis_url
         # Counts and sizes pass as they are, durations (seconds) as milliseconds; None: the
         # engine's default.
         for key, size in (

@@ -167,6 +167,12 @@ public struct HTTPOptions: Sendable {
     public var writeTimeout: Duration?
     /// Bytes all connections may buffer together (engine default 256 MiB; 503 beyond).
     public var maxBufferedBytes: Int?
+    /// Keep sessions, SSE events and the replicas' bus on this Redis/Valkey
+    /// (`redis://[user:password@]host:port[/db]`), so that several servers (processes or
+    /// machines) behind one load balancer serve the same sessions. The server connects before
+    /// it listens: a URL that is not a Redis URL throws `McpError(.invalidParams)`, a Redis that
+    /// cannot be reached `McpError(.internalError)`.
+    public var redisURL: String?
     /// Configuration keys this type does not name (newer engine keys), passed through as they
     /// are. The engine rejects unknown keys: starting the server then throws invalid params.
     public var extra: [String: Value]
@@ -183,7 +189,7 @@ public struct HTTPOptions: Sendable {
                 maxHeadSize: Int? = nil, headerReadTimeout: Duration? = nil,
                 requestTimeout: Duration? = nil, keepAliveTimeout: Duration? = nil,
                 writeTimeout: Duration? = nil, maxBufferedBytes: Int? = nil,
-                extra: [String: Value] = [:]) {
+                redisURL: String? = nil, extra: [String: Value] = [:]) {
         self.path = path
         self.jsonResponse = jsonResponse
         self.stateless = stateless
@@ -208,6 +214,7 @@ public struct HTTPOptions: Sendable {
         self.keepAliveTimeout = keepAliveTimeout
         self.writeTimeout = writeTimeout
         self.maxBufferedBytes = maxBufferedBytes
+        self.redisURL = redisURL
         self.extra = extra
     }
 
@@ -241,6 +248,7 @@ public struct HTTPOptions: Sendable {
         o.set("keepAliveTimeoutMs", keepAliveTimeout.map { .int($0.wholeMilliseconds) })
         o.set("writeTimeoutMs", writeTimeout.map { .int($0.wholeMilliseconds) })
         o.set("maxBufferedBytes", maxBufferedBytes.map(Value.int))
+        o.set("redisUrl", redisURL.map(Value.string))
         return .object(o)
     }
 }
