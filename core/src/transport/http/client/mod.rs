@@ -5,7 +5,6 @@
 use super::sse::SseParser;
 use super::tls::{error_chain, Connector};
 use super::{PROTOCOL_VERSION_HEADER, SESSION_ID_HEADER};
-use crate::auth::OAuthClient;
 use crate::client::{Client, ClientHandlers, ClientOptions};
 use crate::transport::{FrameReader, FrameWriter, ReadStatus};
 use crate::McpError;
@@ -23,71 +22,11 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-/// Options of the HTTP client transport.
-#[derive(Clone, Debug)]
-pub struct HttpClientOptions {
-    /// Extra headers sent with every request (e.g. `Authorization: Bearer ...`).
-    pub headers: Vec<(String, String)>,
-    /// Fall back to the legacy HTTP+SSE transport when the Streamable HTTP initialize gets a 4xx.
-    pub legacy_fallback: bool,
-    /// Open the GET stream for server-initiated messages after initialization.
-    pub open_get_stream: bool,
-    /// Reconnection attempts when an SSE stream ends before its answers arrived.
-    pub max_reconnects: usize,
-    /// Reconnection delay when the server sent no `retry:` hint.
-    pub default_retry: Duration,
-    /// When the server answers 404 to a request carrying the session id (the session expired or
-    /// was deleted), start a new session transparently: re-send the initialize request this
-    /// transport carried, then `notifications/initialized`, reopen the GET stream, and retry the
-    /// failed message once. The [`Client`] keeps its negotiated state (same server, same
-    /// initialize). Off: such requests fail with a transport error whose data carries
-    /// `httpStatus: 404`.
-    pub reinitialize_on_expiry: bool,
-    /// OAuth 2.1 authorization: the client's bearer token goes with every request, and a 401
-    /// (or 403 `insufficient_scope`) runs its flow and retries the request (see
-    /// [`crate::auth`]). `None`: no authorization (a 401 fails the request).
-    pub auth: Option<Arc<OAuthClient>>,
-    /// Extra trusted root certificates for `https://` URLs (PEM text, one or more `CERTIFICATE`
-    /// blocks per entry), e.g. a private CA's; Mozilla's roots are always trusted too.
-    /// Certificate verification and SNI are always on.
-    pub extra_root_certificates: Vec<String>,
-}
+mod legacy;
+mod options;
 
-impl Default for HttpClientOptions {
-    fn default() -> Self {
-        Self {
-            headers: Vec::new(),
-            legacy_fallback: true,
-            open_get_stream: true,
-            max_reconnects: 5,
-            default_retry: Duration::from_secs(1),
-            reinitialize_on_expiry: true,
-            auth: None,
-            extra_root_certificates: Vec::new(),
-        }
-    }
-}
-
-impl HttpClientOptions {
-    /// Adds a header sent with every request.
-    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
-        self.headers.push((name.into(), value.into()));
-        self
-    }
-
-    /// Trusts the CA certificate(s) in `pem` for `https://` URLs (see
-    /// [`HttpClientOptions::extra_root_certificates`]).
-    pub fn root_certificate(mut self, pem: impl Into<String>) -> Self {
-        self.extra_root_certificates.push(pem.into());
-        self
-    }
-
-    /// Authorizes with `auth` (OAuth 2.1; see [`HttpClientOptions::auth`]).
-    pub fn auth(mut self, auth: Arc<OAuthClient>) -> Self {
-        self.auth = Some(auth);
-        self
-    }
-}
+pub use legacy::{connect_legacy, legacy_transport};
+pub use options::HttpClientOptions;
 
 /// What one message may still spend on retries.
 struct Retries {
@@ -838,102 +777,6 @@ pub fn streamable_transport(
     Ok((reader, HttpWriter { shared }))
 }
 
-/// A legacy (2024-11-05) HTTP+SSE transport: opens the SSE stream at `url` and waits for its
-/// `endpoint` event.
-pub async fn legacy_transport(
-    url: &str,
-    options: &HttpClientOptions,
-) -> Result<(HttpReader, HttpWriter), McpError> {
-    let (shared, reader) = make_shared(url, options)?;
-    let req = shared.request(Method::GET, shared.url.clone(), Bytes::new())?;
-    let resp =
-        shared.http.request(req).await.map_err(|e| {
-            transport_err(None, format!("HTTP request failed: {}", error_chain(&e)))
-        })?;
-    if !resp.status().is_success() {
-        return Err(transport_err(
-            Some(resp.status()),
-            format!("legacy SSE endpoint answered HTTP {}", resp.status()),
-        ));
-    }
-    let mut body = resp.into_body();
-    let mut parser = SseParser::new();
-    let mut early = Vec::new();
-    let endpoint = loop {
-        let frame = tokio::time::timeout(Duration::from_secs(30), body.frame())
-            .await
-            .map_err(|_| McpError::timeout("no endpoint event from the legacy SSE server"))?;
-        let Some(Ok(frame)) = frame else {
-            return Err(McpError::transport(
-                "legacy SSE stream ended before the endpoint event",
-            ));
-        };
-        let Ok(data) = frame.into_data() else {
-            continue;
-        };
-        let mut found = None;
-        for ev in parser.feed(&data) {
-            if ev.event.as_deref() == Some("endpoint") {
-                found = Some(ev.data);
-            } else if found.is_some() {
-                early.push(ev);
-            }
-        }
-        if let Some(e) = found {
-            break e;
-        }
-    };
-    let endpoint = resolve(&shared.url, endpoint.trim())?;
-    *shared.legacy_endpoint.lock().unwrap() = Some(endpoint);
-    let s = shared.clone();
-    tokio::spawn(async move {
-        for ev in early {
-            if ev.event.as_deref().unwrap_or("message") == "message" {
-                s.push(ev.data.as_bytes()).await;
-            }
-        }
-        loop {
-            let frame = tokio::select! {
-                f = body.frame() => f,
-                _ = s.closed.cancelled() => return,
-            };
-            let Some(Ok(frame)) = frame else { break };
-            let Ok(data) = frame.into_data() else {
-                continue;
-            };
-            for ev in parser.feed(&data) {
-                if ev.event.as_deref().unwrap_or("message") == "message" && !ev.data.is_empty() {
-                    s.push(ev.data.as_bytes()).await;
-                }
-            }
-        }
-        // The stream is the connection: its end closes the transport.
-        s.closed.cancel();
-    });
-    Ok((reader, HttpWriter { shared }))
-}
-
-/// Resolves the legacy `endpoint` (absolute URL, absolute path or relative path) against `base`.
-fn resolve(base: &Uri, endpoint: &str) -> Result<Uri, McpError> {
-    let bad = |e: &dyn std::fmt::Display| {
-        McpError::transport(format!("invalid endpoint {endpoint:?}: {e}"))
-    };
-    if endpoint.starts_with("http://") || endpoint.starts_with("https://") {
-        return endpoint.parse().map_err(|e| bad(&e));
-    }
-    let authority = base.authority().map(|a| a.as_str()).unwrap_or("");
-    let scheme = base.scheme_str().unwrap_or("http");
-    let path = if endpoint.starts_with('/') {
-        endpoint.to_string()
-    } else {
-        let dir = base.path().rsplit_once('/').map(|(d, _)| d).unwrap_or("");
-        format!("{dir}/{endpoint}")
-    };
-    format!("{scheme}://{authority}{path}")
-        .parse()
-        .map_err(|e| bad(&e))
-}
-
 /// Connects a [`Client`] to `url` over Streamable HTTP; when `http.legacy_fallback` is set and the
 /// server answers the initialize POST with a 4xx, retries with the legacy HTTP+SSE transport.
 pub async fn connect(
@@ -951,17 +794,6 @@ pub async fn connect(
         }
         Err(e) => Err(e),
     }
-}
-
-/// Connects a [`Client`] over the legacy HTTP+SSE transport (GET `url` for the event stream).
-pub async fn connect_legacy(
-    url: &str,
-    options: ClientOptions,
-    handlers: ClientHandlers,
-    http: HttpClientOptions,
-) -> Result<Client, McpError> {
-    let (reader, writer) = legacy_transport(url, &http).await?;
-    Client::connect(options, handlers, reader, writer).await
 }
 
 /// An authorization failure (a 401/403 the OAuth flow could not resolve).

@@ -1,0 +1,72 @@
+//! The HTTP client transport's options: extra headers, the legacy fallback, the GET stream,
+//! reconnection, session renewal, OAuth and extra trusted roots.
+
+use crate::auth::OAuthClient;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Options of the HTTP client transport.
+#[derive(Clone, Debug)]
+pub struct HttpClientOptions {
+    /// Extra headers sent with every request (e.g. `Authorization: Bearer ...`).
+    pub headers: Vec<(String, String)>,
+    /// Fall back to the legacy HTTP+SSE transport when the Streamable HTTP initialize gets a 4xx.
+    pub legacy_fallback: bool,
+    /// Open the GET stream for server-initiated messages after initialization.
+    pub open_get_stream: bool,
+    /// Reconnection attempts when an SSE stream ends before its answers arrived.
+    pub max_reconnects: usize,
+    /// Reconnection delay when the server sent no `retry:` hint.
+    pub default_retry: Duration,
+    /// When the server answers 404 to a request carrying the session id (the session expired or
+    /// was deleted), start a new session transparently: re-send the initialize request this
+    /// transport carried, then `notifications/initialized`, reopen the GET stream, and retry the
+    /// failed message once. The [`Client`](crate::client::Client) keeps its negotiated state (same server, same
+    /// initialize). Off: such requests fail with a transport error whose data carries
+    /// `httpStatus: 404`.
+    pub reinitialize_on_expiry: bool,
+    /// OAuth 2.1 authorization: the client's bearer token goes with every request, and a 401
+    /// (or 403 `insufficient_scope`) runs its flow and retries the request (see
+    /// [`crate::auth`]). `None`: no authorization (a 401 fails the request).
+    pub auth: Option<Arc<OAuthClient>>,
+    /// Extra trusted root certificates for `https://` URLs (PEM text, one or more `CERTIFICATE`
+    /// blocks per entry), e.g. a private CA's; Mozilla's roots are always trusted too.
+    /// Certificate verification and SNI are always on.
+    pub extra_root_certificates: Vec<String>,
+}
+
+impl Default for HttpClientOptions {
+    fn default() -> Self {
+        Self {
+            headers: Vec::new(),
+            legacy_fallback: true,
+            open_get_stream: true,
+            max_reconnects: 5,
+            default_retry: Duration::from_secs(1),
+            reinitialize_on_expiry: true,
+            auth: None,
+            extra_root_certificates: Vec::new(),
+        }
+    }
+}
+
+impl HttpClientOptions {
+    /// Adds a header sent with every request.
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Trusts the CA certificate(s) in `pem` for `https://` URLs (see
+    /// [`HttpClientOptions::extra_root_certificates`]).
+    pub fn root_certificate(mut self, pem: impl Into<String>) -> Self {
+        self.extra_root_certificates.push(pem.into());
+        self
+    }
+
+    /// Authorizes with `auth` (OAuth 2.1; see [`HttpClientOptions::auth`]).
+    pub fn auth(mut self, auth: Arc<OAuthClient>) -> Self {
+        self.auth = Some(auth);
+        self
+    }
+}
