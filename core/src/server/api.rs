@@ -99,6 +99,8 @@ pub(crate) struct ServerInner {
     pub fanout: Mutex<Vec<Fanout>>,
     /// `subscriptions/listen` streams open now (at most `options.max_listen_streams`).
     pub listen_streams: std::sync::atomic::AtomicUsize,
+    /// [`Server::server_info_json`], made on first use.
+    pub server_info_json: OnceLock<Box<str>>,
 }
 
 /// A hook passing a server-wide notification (`method`, `params`) on to other replicas; it
@@ -159,6 +161,7 @@ impl Server {
                     session_config: OnceLock::new(),
                     fanout: Mutex::new(Vec::new()),
                     listen_streams: Default::default(),
+                    server_info_json: OnceLock::new(),
                 }),
             },
             error: None,

@@ -140,6 +140,11 @@ pub(crate) struct ToolCallParams<'a> {
     pub task: Option<Value>,
     /// `_meta`, as given.
     pub meta: Option<Value>,
+    /// `inputResponses`, as given (per-request era: the answers of a multi round-trip retry;
+    /// the handshake era ignores it, as it ignores any other member).
+    pub input_responses: Option<Value>,
+    /// `requestState`, as given (per-request era, like `input_responses`).
+    pub request_state: Option<Value>,
 }
 
 impl<'de> Deserialize<'de> for ToolCallParams<'de> {
@@ -149,6 +154,8 @@ impl<'de> Deserialize<'de> for ToolCallParams<'de> {
             Arguments,
             Task,
             Meta,
+            InputResponses,
+            RequestState,
             Other,
         }
         impl<'de> Deserialize<'de> for Key {
@@ -165,6 +172,8 @@ impl<'de> Deserialize<'de> for ToolCallParams<'de> {
                             "arguments" => Key::Arguments,
                             "task" => Key::Task,
                             "_meta" => Key::Meta,
+                            "inputResponses" => Key::InputResponses,
+                            "requestState" => Key::RequestState,
                             _ => Key::Other,
                         })
                     }
@@ -191,12 +200,15 @@ impl<'de> Deserialize<'de> for ToolCallParams<'de> {
                 }
                 let mut name: Option<Str<'de>> = None;
                 let (mut arguments, mut task, mut meta) = (None, None, None);
+                let (mut input_responses, mut request_state) = (None, None);
                 while let Some(key) = map.next_key::<Key>()? {
                     match key {
                         Key::Name => set(&mut map, &mut name)?,
                         Key::Arguments => set(&mut map, &mut arguments)?,
                         Key::Task => set(&mut map, &mut task)?,
                         Key::Meta => set(&mut map, &mut meta)?,
+                        Key::InputResponses => set(&mut map, &mut input_responses)?,
+                        Key::RequestState => set(&mut map, &mut request_state)?,
                         Key::Other => {
                             map.next_value::<de::IgnoredAny>()?;
                         }
@@ -208,6 +220,8 @@ impl<'de> Deserialize<'de> for ToolCallParams<'de> {
                     arguments,
                     task,
                     meta,
+                    input_responses,
+                    request_state,
                 })
             }
         }
@@ -236,9 +250,41 @@ fn tool_response_size_hint(result: &CallToolResult) -> usize {
 /// fixed parts are written as they are, and only the id, the text and the values go through the
 /// serializer.
 pub(crate) fn write_tool_response(out: &mut Vec<u8>, id: &RequestId, result: CallToolResult) {
-    out.reserve(tool_response_size_hint(&result));
+    write_response(out, id, result, None);
+}
+
+/// [`write_tool_response`] for the per-request era (2026-07-28): the result also carries
+/// `resultType: "complete"` and, in `_meta`, the server's identity (`server_info`, the JSON
+/// text of [`Server::server_info_json`]): the same bytes as serializing the response the
+/// generic path builds ([`Server::add_server_info`], then `resultType`).
+pub(crate) fn write_per_request_tool_response(
+    out: &mut Vec<u8>,
+    id: &RequestId,
+    result: CallToolResult,
+    server_info: &str,
+) {
+    write_response(out, id, result, Some(server_info));
+}
+
+fn write_response(
+    out: &mut Vec<u8>,
+    id: &RequestId,
+    result: CallToolResult,
+    server_info: Option<&str>,
+) {
+    out.reserve(tool_response_size_hint(&result) + server_info.map_or(0, |s| s.len() + 96));
     if result.meta.is_some() || !result.extra.is_empty() || !maps_sort_keys() {
-        let m = Message::response(id.clone(), tool_result_value(result));
+        let mut value = tool_result_value(result);
+        if let Some(info) = server_info {
+            let info: Value = serde_json::from_str(info).expect("server info is JSON");
+            insert_server_info(&mut value, info);
+            crate::session::per_request::shape_result(
+                "tools/call",
+                &mut value,
+                crate::session::CacheHint::UNCACHED,
+            );
+        }
+        let m = Message::response(id.clone(), value);
         serde_json::to_writer(out, &m).expect("messages always serialize");
         return;
     }
@@ -252,7 +298,15 @@ pub(crate) fn write_tool_response(out: &mut Vec<u8>, id: &RequestId, result: Cal
         RequestId::Number(n) => json(out, n),
         RequestId::String(s) => json(out, &**s),
     }
-    out.extend_from_slice(b",\"result\":{\"content\":[");
+    out.extend_from_slice(b",\"result\":{");
+    if let Some(info) = server_info {
+        out.extend_from_slice(b"\"_meta\":{\"");
+        out.extend_from_slice(crate::session::per_request::META_SERVER_INFO.as_bytes());
+        out.extend_from_slice(b"\":");
+        out.extend_from_slice(info.as_bytes());
+        out.extend_from_slice(b"},");
+    }
+    out.extend_from_slice(b"\"content\":[");
     for (i, block) in result.content.iter().enumerate() {
         if i > 0 {
             out.push(b',');
@@ -274,11 +328,26 @@ pub(crate) fn write_tool_response(out: &mut Vec<u8>, id: &RequestId, result: Cal
         Some(false) => out.extend_from_slice(b",\"isError\":false"),
         None => {}
     }
+    if server_info.is_some() {
+        out.extend_from_slice(b",\"resultType\":\"complete\"");
+    }
     if let Some(sc) = &result.structured_content {
         out.extend_from_slice(b",\"structuredContent\":");
         json(out, sc);
     }
     out.extend_from_slice(b"}}");
+}
+
+/// Puts the server's identity `info` in `result`'s `_meta` (per-request era: every result names
+/// the server, SHOULD), unless the handler already named one there.
+fn insert_server_info(result: &mut Value, info: Value) {
+    if let Value::Object(map) = result {
+        let meta = map.entry("_meta").or_insert_with(|| json!({}));
+        if let Value::Object(meta) = meta {
+            meta.entry(crate::session::per_request::META_SERVER_INFO)
+                .or_insert(info);
+        }
+    }
 }
 
 /// Whether a JSON object ([`Map`]) keeps its keys sorted, as it does unless some crate in the
@@ -310,12 +379,8 @@ impl Service for Server {
             let per_request = ctx.protocol_version().is_some_and(|v| v.is_per_request());
             let mut result = server.dispatch(request, ctx).await;
             // Per-request era: every result names the server in `_meta` (SHOULD).
-            if let (true, Ok(Value::Object(map))) = (per_request, &mut result) {
-                let meta = map.entry("_meta").or_insert_with(|| json!({}));
-                if let Value::Object(meta) = meta {
-                    meta.entry(crate::session::per_request::META_SERVER_INFO)
-                        .or_insert_with(|| Value::Object(server.info()));
-                }
+            if let (true, Ok(result)) = (per_request, &mut result) {
+                server.add_server_info(result);
             }
             result
         })
@@ -354,6 +419,24 @@ impl Service for Server {
 }
 
 impl Server {
+    /// Per-request era: names the server in `result`'s `_meta` (every result SHOULD), unless
+    /// the handler already named one there; a result that is not an object is left alone.
+    pub(crate) fn add_server_info(&self, result: &mut Value) {
+        if result.is_object() {
+            insert_server_info(result, Value::Object(self.info()));
+        }
+    }
+
+    /// The server's `Implementation` object (`serverInfo`) as JSON text, made once (the
+    /// server's options are final once it is built).
+    pub(crate) fn server_info_json(&self) -> &str {
+        self.inner.server_info_json.get_or_init(|| {
+            serde_json::to_string(&Value::Object(self.info()))
+                .expect("JSON values always serialize")
+                .into()
+        })
+    }
+
     /// The server's `Implementation` object (`serverInfo`).
     fn info(&self) -> Map<String, Value> {
         let o = &self.inner.options;
@@ -897,7 +980,32 @@ mod tests {
         for id in [RequestId::Number(7), RequestId::from("a\"b")] {
             let mut written = Vec::new();
             write_tool_response(&mut written, &id, result.clone());
-            let message = Message::response(id, to_value(&result));
+            let message = Message::response(id.clone(), to_value(&result));
+            assert_eq!(
+                String::from_utf8(written).unwrap(),
+                serde_json::to_string(&message).unwrap()
+            );
+            // Per-request era: what the generic path sends (serverInfo in `_meta`, then
+            // `resultType`), byte for byte.
+            let server = Server::builder("srv \"x\"", "1.2").build().unwrap();
+            let mut written = Vec::new();
+            write_per_request_tool_response(
+                &mut written,
+                &id,
+                result.clone(),
+                server.server_info_json(),
+            );
+            let mut value = to_value(&result);
+            server.add_server_info(&mut value);
+            crate::session::per_request::shape_result(
+                "tools/call",
+                &mut value,
+                crate::session::CacheHint::UNCACHED,
+            );
+            assert_eq!(value["resultType"], "complete");
+            let info = &value["_meta"][crate::session::per_request::META_SERVER_INFO];
+            assert_eq!(info["name"], "srv \"x\"");
+            let message = Message::response(id, value);
             assert_eq!(
                 String::from_utf8(written).unwrap(),
                 serde_json::to_string(&message).unwrap()
@@ -948,6 +1056,14 @@ mod tests {
         assert_eq!(p.arguments, Some(json!({ "text": "hi" })));
         assert_eq!(p.task, Some(Value::Null));
         assert_eq!(p.meta, Some(json!({ "progressToken": "t" })));
+        let p =
+            params(r#"{"name":"e","inputResponses":{"k":{"action":"accept"}},"requestState":"s"}"#)
+                .unwrap();
+        assert_eq!(
+            p.input_responses,
+            Some(json!({ "k": { "action": "accept" } }))
+        );
+        assert_eq!(p.request_state, Some(json!("s")));
         let p = params(r#"{"name":"a\u0062"}"#).unwrap();
         assert_eq!(p.name, "ab");
         assert_eq!((p.arguments, p.task, p.meta), (None, None, None));
@@ -958,6 +1074,7 @@ mod tests {
             r#"{"name":1}"#,
             r#"{"name":"a","name":"b"}"#,
             r#"{"name":"a","arguments":{},"arguments":{}}"#,
+            r#"{"name":"a","requestState":"x","requestState":"y"}"#,
             r#"["echo",{}]"#,
             r#"null"#,
         ] {

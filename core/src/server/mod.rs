@@ -14,7 +14,10 @@ mod tasks;
 mod typed;
 
 pub use api::{CompletionRef, Server, ServerBuilder, ServerOptions, DEFAULT_MAX_LISTEN_STREAMS};
-pub(crate) use dispatch::{tool_call_reply, write_tool_response, ToolCallParams, ToolOutput};
+pub(crate) use dispatch::{
+    tool_call_reply, write_per_request_tool_response, write_tool_response, ToolCallParams,
+    ToolOutput,
+};
 pub use handlers::{
     completion_fn, method_fn, prompt_fn, resource_fn, tool_fn, CompletionFn, MethodFn, PromptFn,
     ReadRequest, ResourceFn, ToolFn,

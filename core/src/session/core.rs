@@ -216,6 +216,15 @@ pub(crate) struct PendingRequest {
     pub activity: Option<Arc<Notify>>,
 }
 
+/// The answer of a per-request-era `tools/call` started with
+/// [`Session::start_per_request_tool_call`].
+pub(crate) enum LaneAnswer {
+    /// A tool's result, already written as the response's JSON text.
+    Written(RequestId, String),
+    /// Any other answer (an error, `input_required`, a created task), as a message.
+    Msg(Message),
+}
+
 /// What the session made of one incoming message.
 pub enum Incoming {
     /// Nothing to send back.
@@ -609,27 +618,120 @@ impl Session {
             ctx,
             move |_| fut,
             move |id, outcome| {
-                let outcome = outcome?; // cancelled: no response is sent
-                let caps = session.negotiated().map(|n| &*n.peer_capabilities);
-                let keys = &session.config.request_state_keys;
-                let outcome = match &round {
-                    Some(round) => round.finish(caps.unwrap_or(&Value::Null), keys, outcome),
-                    None => super::mrtr::no_input(outcome),
-                };
-                Some(match outcome {
-                    Ok(mut result) => {
-                        // A retried round's result depends on inputs outside the cache key:
-                        // the spec forbids caching it.
-                        let hint = match &round {
-                            Some(round) if round.is_retry() => super::CacheHint::UNCACHED,
-                            _ => session.config.cache_hints.for_method(&method),
-                        };
-                        per_request::shape_result(&method, &mut result, hint);
-                        Message::response(id, result)
-                    }
-                    Err(e) => Message::error(Some(id), per_request::shape_error(e)),
-                })
+                // Cancelled: no response is sent.
+                Some(session.per_request_answer(&method, round.as_deref(), id, outcome?))
             },
+        )))
+    }
+
+    /// The answer of per-request-era request `id` (of `method`, on this per-request session)
+    /// whose handler ended with `outcome`: an `input_required` result when the handler asked for
+    /// input this `round`, else the outcome with what every result of the era carries
+    /// (`resultType`, and the caching hints on cacheable ones) and the era's error codes.
+    fn per_request_answer(
+        &self,
+        method: &str,
+        round: Option<&super::mrtr::InputRound>,
+        id: RequestId,
+        outcome: Result<Value, McpError>,
+    ) -> Message {
+        let caps = self.negotiated().map(|n| &*n.peer_capabilities);
+        let keys = &self.config.request_state_keys;
+        let outcome = match round {
+            Some(round) => round.finish(caps.unwrap_or(&Value::Null), keys, outcome),
+            None => super::mrtr::no_input(outcome),
+        };
+        match outcome {
+            Ok(mut result) => {
+                // A retried round's result depends on inputs outside the cache key: the spec
+                // forbids caching it.
+                let hint = match round {
+                    Some(round) if round.is_retry() => super::CacheHint::UNCACHED,
+                    _ => self.config.cache_hints.for_method(method),
+                };
+                per_request::shape_result(method, &mut result, hint);
+                Message::response(id, result)
+            }
+            Err(e) => Message::error(Some(id), per_request::shape_error(e)),
+        }
+    }
+
+    /// Starts `tools/call` request `id` on `server`, which must be this per-request-era
+    /// (server) session's service, with params read as [`ToolCallParams`]: what
+    /// [`Self::handle_incoming`] does with the same request (admission, the multi round-trip
+    /// round from `inputResponses` and `requestState`, cancellation, `serverInfo` and
+    /// `resultType` on the result, `input_required`, the era's error codes), in one future and
+    /// without the params or the result as a [`Value`] tree. A request refused at once is `Err`
+    /// with its answer.
+    pub(crate) fn start_per_request_tool_call(
+        self: &Arc<Self>,
+        server: &Server,
+        id: RequestId,
+        params: ToolCallParams<'_>,
+    ) -> Result<BoxFuture<'static, Option<LaneAnswer>>, Message> {
+        debug_assert_eq!(self.role, Role::Server);
+        debug_assert!(self.is_per_request());
+        let token = match self.admit(&id, "tools/call") {
+            Ok(token) => token,
+            Err(e) => return Err(Message::error(Some(id), e)),
+        };
+        let ToolCallParams {
+            name,
+            arguments,
+            task,
+            meta,
+            input_responses,
+            request_state,
+        } = params;
+        let round = match super::mrtr::InputRound::read_parts(
+            "tools/call",
+            &name,
+            input_responses.as_ref(),
+            request_state.as_ref(),
+            &self.config.request_state_keys,
+        ) {
+            Ok(round) => Arc::new(round),
+            Err(e) => {
+                self.in_flight.lock().unwrap().remove(&id);
+                return Err(Message::error(Some(id), e));
+            }
+        };
+        let mut ctx = RequestContext::with_meta(self.clone(), id.clone(), meta, token);
+        ctx.set_input_round(round.clone());
+        let (server, name) = (server.clone(), name.into_owned());
+        let session = self.clone();
+        let answer = move |id, outcome: Option<Result<ToolOutput, McpError>>, server: Server| {
+            Some(match outcome? {
+                // The common answer: the tool's result, written straight to text.
+                Ok(ToolOutput::Result(result)) if !round.has_pending() => {
+                    let mut text = Vec::new();
+                    crate::server::write_per_request_tool_response(
+                        &mut text,
+                        &id,
+                        result,
+                        server.server_info_json(),
+                    );
+                    LaneAnswer::Written(id, String::from_utf8(text).expect("JSON text is UTF-8"))
+                }
+                other => {
+                    let outcome = other.map(|output| {
+                        let mut result = output.into_value();
+                        server.add_server_info(&mut result);
+                        result
+                    });
+                    let m = session.per_request_answer("tools/call", Some(&round), id, outcome);
+                    LaneAnswer::Msg(m)
+                }
+            })
+        };
+        let call_server = server.clone();
+        // The call's future is made inside `serve`, so that the boxed future holds it once.
+        let call = move |ctx| call_server.call_tool_fast(name, arguments, task, ctx);
+        Ok(Box::pin(self.clone().serve(
+            id,
+            ctx,
+            call,
+            move |id, outcome| answer(id, outcome, server),
         )))
     }
 
@@ -658,6 +760,7 @@ impl Session {
             arguments,
             task,
             meta,
+            ..
         } = params;
         let ctx = RequestContext::with_meta(self.clone(), id.clone(), meta, token);
         let (server, name) = (server.clone(), name.into_owned());

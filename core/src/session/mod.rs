@@ -29,7 +29,7 @@ mod shared_values;
 mod worker;
 
 pub use self::core::Incoming;
-pub(crate) use self::core::{has_capability, IdHash, STATE_INITIALIZING, STATE_READY};
+pub(crate) use self::core::{has_capability, IdHash, LaneAnswer, STATE_INITIALIZING, STATE_READY};
 pub use self::core::{Negotiated, Role, Session, SessionConfig, StreamCloser};
 pub use cache_hints::{CacheHint, CacheHints, CacheScope};
 pub use capabilities::check_outgoing_request;

@@ -83,14 +83,28 @@ impl InputRound {
             .and_then(|p| p.get("name").or_else(|| p.get("uri")))
             .and_then(Value::as_str)
             .unwrap_or("");
-        let binding = format!("{} {name}", req.method);
-        let present = |key: &str| {
-            params
-                .and_then(|p| p.get(key))
-                .is_some_and(|v| !v.is_null())
-        };
-        let retried = present("inputResponses") || present("requestState");
-        let responses = match params.and_then(|p| p.get("inputResponses")) {
+        Self::read_parts(
+            &req.method,
+            name,
+            params.and_then(|p| p.get("inputResponses")),
+            params.and_then(|p| p.get("requestState")),
+            keys,
+        )
+    }
+
+    /// [`Self::read`] from the parts of a request read apart: its `method`, the `name` (or
+    /// URI) the state is bound to, and its `inputResponses` and `requestState` members.
+    pub(crate) fn read_parts(
+        method: &str,
+        name: &str,
+        input_responses: Option<&Value>,
+        request_state: Option<&Value>,
+        keys: &KeyRing,
+    ) -> Result<InputRound, McpError> {
+        let binding = format!("{method} {name}");
+        let present = |v: Option<&Value>| v.is_some_and(|v| !v.is_null());
+        let retried = present(input_responses) || present(request_state);
+        let responses = match input_responses {
             None | Some(Value::Null) => Map::new(),
             Some(Value::Object(m)) if m.values().all(Value::is_object) => m.clone(),
             Some(_) => {
@@ -100,7 +114,7 @@ impl InputRound {
             }
         };
         let (mut carried, mut state) = (Map::new(), None);
-        match params.and_then(|p| p.get("requestState")) {
+        match request_state {
             None | Some(Value::Null) => {}
             Some(Value::String(token)) => {
                 let opened = keys.open(&binding, token)?;
@@ -120,6 +134,12 @@ impl InputRound {
             retried,
             pending: Mutex::new(Map::new()),
         })
+    }
+
+    /// Whether the handler recorded input requests this round (`ctx.request` / `ctx.input`
+    /// found no answer): the request then answers `input_required`.
+    pub(crate) fn has_pending(&self) -> bool {
+        !self.pending.lock().unwrap().is_empty()
     }
 
     /// Whether this request retries an earlier round (it carries `inputResponses` or

@@ -76,20 +76,40 @@ pub(super) fn check(
     params: Option<&Value>,
 ) -> Result<RequestMeta, McpError> {
     let name = name_of(method, params);
-    let meta = check_meta(
+    let meta = params.and_then(|p| p.get("_meta"));
+    if method == "tools/call" {
+        let arguments = params.and_then(|p| p.get("arguments"));
+        return check_tool_call(headers, server, name, meta, arguments);
+    }
+    check_meta(
         headers,
         method,
         name,
-        params.and_then(|p| p.get("_meta")),
+        meta,
+        &server.options().session.supported_versions,
+    )
+}
+
+/// [`check`] for a `tools/call` whose params were read apart: its `name` (`None` when not a
+/// string), `_meta` and `arguments` members.
+pub(super) fn check_tool_call(
+    headers: &Fields,
+    server: &crate::server::Server,
+    name: Option<&str>,
+    meta: Option<&Value>,
+    arguments: Option<&Value>,
+) -> Result<RequestMeta, McpError> {
+    let read = check_meta(
+        headers,
+        "tools/call",
+        name,
+        meta,
         &server.options().session.supported_versions,
     )?;
-    if method == "tools/call" {
-        if let Some(tool) = name.and_then(|n| server.tool_header_params(n)) {
-            let arguments = params.and_then(|p| p.get("arguments"));
-            check_param_headers(headers, &tool, arguments)?;
-        }
+    if let Some(tool) = name.and_then(|n| server.tool_header_params(n)) {
+        check_param_headers(headers, &tool, arguments)?;
     }
-    Ok(meta)
+    Ok(read)
 }
 
 /// [`check`] without the tool parameters.

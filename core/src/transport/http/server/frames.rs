@@ -61,6 +61,15 @@ impl Out {
     }
 }
 
+impl From<crate::session::LaneAnswer> for Out {
+    fn from(a: crate::session::LaneAnswer) -> Out {
+        match a {
+            crate::session::LaneAnswer::Written(id, text) => Out::Written(id, text),
+            crate::session::LaneAnswer::Msg(m) => Out::Msg(m),
+        }
+    }
+}
+
 /// The answer to a `tools/call` started on the engine's lane, for an HTTP stream: a tool's
 /// result already written as text; anything else as a message.
 pub(super) fn tool_call_out(

@@ -79,13 +79,9 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
         Msg(Message),
         Call(RequestId, crate::server::ToolCallParams<'a>),
     }
-    // Per-request era: a call needs its `inputResponses` and `requestState`, which the lane skips.
-    let lane = match modern {
-        true => None,
-        false => {
-            jsonrpc::parse_request_as::<crate::server::ToolCallParams<'_>>(&body, "tools/call")
-        }
-    };
+    // Both eras: a call's params read straight into what the call uses (in the per-request
+    // era with its `inputResponses` and `requestState`).
+    let lane = jsonrpc::parse_request_as::<crate::server::ToolCallParams<'_>>(&body, "tools/call");
     let (items, batch) = match lane {
         Some(jsonrpc::Fast::Typed(id, params)) => (vec![Ok(Item::Call(id, params))], false),
         Some(jsonrpc::Fast::Message(m)) => (vec![Ok(Item::Msg(m))], false),
@@ -115,21 +111,33 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
                 ),
             );
         }
-        // The typed lane is off in this era: a request is a message.
-        let [Ok(Item::Msg(Message::Request(r)))] = items.as_slice() else {
+        let (id, meta, checked) = match items.as_slice() {
+            // A `tools/call` on the lane: checked from the members it was read into.
+            [Ok(Item::Call(id, p))] => {
+                let meta = p.meta.as_ref();
+                let checked = per_request::check_tool_call(
+                    headers,
+                    &app.server,
+                    Some(&p.name),
+                    meta,
+                    p.arguments.as_ref(),
+                );
+                (id, meta, checked)
+            }
+            [Ok(Item::Msg(Message::Request(r)))] => {
+                let method = r.method.as_str();
+                modern_listen = method == "subscriptions/listen";
+                let meta = r.params.as_ref().and_then(|p| p.get("_meta"));
+                let checked = per_request::check(headers, &app.server, method, r.params.as_ref());
+                (&r.id, meta, checked)
+            }
             // A notification or a response: accepted, nothing to serve.
-            return status_only(StatusCode::ACCEPTED);
+            _ => return status_only(StatusCode::ACCEPTED),
         };
-        let (id, method, meta) = (
-            &r.id,
-            r.method.as_str(),
-            r.params.as_ref().and_then(|p| p.get("_meta")),
-        );
-        let meta_read = match per_request::check(headers, &app.server, method, r.params.as_ref()) {
+        let meta_read = match checked {
             Ok(m) => m,
             Err(e) => return rpc_error(StatusCode::BAD_REQUEST, Some(id.clone()), e),
         };
-        modern_listen = method == "subscriptions/listen";
         modern_stream = per_request::wants_stream(meta);
         let h = app.new_session(None, false, false);
         let caps = app.server.capabilities_shared(meta_read.version);
@@ -345,6 +353,16 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
                     }
                     Incoming::Reply(reply) => http.route(reply, rid),
                     Incoming::Pending(fut) => drive(&app, &http, fut, rid, Out::Msg),
+                }
+            }
+            Item::Call(id, params) if modern => {
+                let rid = Some(id.clone());
+                match http
+                    .session
+                    .start_per_request_tool_call(&app.server, id, params)
+                {
+                    Ok(fut) => drive(&app, &http, fut, rid, Out::from),
+                    Err(reply) => http.route(reply, rid),
                 }
             }
             Item::Call(id, params) => {
