@@ -263,6 +263,10 @@ fn embed_config_refuses_bad_settings() {
             json!({ "requestStateReplayCapacity": 0 }),
             "requestStateReplayCapacity must be at least 1",
         ),
+        (
+            json!({ "maxListenStreams": 0 }),
+            "maxListenStreams must be at least 1",
+        ),
     ] {
         let mut c = config.clone();
         c["name"] = json!("bad");

@@ -184,6 +184,20 @@ async fn listen_streams_even_when_the_server_answers_json() {
     assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
 }
 
+/// A cap of 0 would refuse every `subscriptions/listen`: the builder refuses it.
+#[test]
+fn a_listen_cap_of_zero_is_refused() {
+    let e = Server::builder("listen-cap", "1.0")
+        .options(|o| o.max_listen_streams = 0)
+        .build()
+        .unwrap_err();
+    assert_eq!(e.code, -32602);
+    assert!(
+        e.message.contains("max_listen_streams must be at least 1"),
+        "{e}"
+    );
+}
+
 /// `max_listen_streams`: one stream past the cap is refused with an error naming the limit;
 /// closing a stream frees its slot.
 #[tokio::test]

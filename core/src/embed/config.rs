@@ -82,7 +82,7 @@ pub struct ServerConfig {
     /// `{"tools/list": {"ttlMs": 60000, "cacheScope": "public"}}`; a key left out of an
     /// override keeps the server-wide value. Only cacheable methods may be named.
     pub cache_hints: Option<BTreeMap<String, CacheHintConfig>>,
-    /// Most `subscriptions/listen` streams open at once (default 1024).
+    /// Most `subscriptions/listen` streams open at once (default 1024; at least 1).
     pub max_listen_streams: Option<u64>,
     /// The key ring sealing 2026-07-28 `requestState` (replicas serving the same clients share
     /// it): `[{"id": "k2", "secret": "<64 hex digits>"}, ...]`, the first seals, every one
@@ -130,6 +130,11 @@ impl ServerConfig {
         }
         c.cache_hints()?;
         c.key_ring()?;
+        if c.max_listen_streams == Some(0) {
+            return Err(McpError::invalid_params(
+                "server config: maxListenStreams must be at least 1 (0 would refuse every subscriptions/listen)",
+            ));
+        }
         Ok(c)
     }
 

@@ -40,7 +40,8 @@ pub struct ServerOptions {
     /// Limits of task-augmented tool calls.
     pub tasks: super::tasks::TaskOptions,
     /// Most `subscriptions/listen` streams (2026-07-28) open at once on this server; one more
-    /// is refused with an error saying so (default 1024).
+    /// is refused with an error saying so (default 1024; at least 1, [`ServerBuilder::build`]
+    /// refuses 0).
     pub max_listen_streams: usize,
 }
 
@@ -620,12 +621,18 @@ impl ServerBuilder {
         self
     }
 
-    /// Finishes the server; fails if any registration was invalid (bad schema, bad template).
+    /// Finishes the server; fails if any registration was invalid (bad schema, bad template)
+    /// or an option is out of range ([`ServerOptions::max_listen_streams`] of 0).
     pub fn build(self) -> Result<Server, McpError> {
-        match self.error {
-            Some(e) => Err(e),
-            None => Ok(self.server),
+        if let Some(e) = self.error {
+            return Err(e);
         }
+        if self.server.inner.options.max_listen_streams == 0 {
+            return Err(McpError::invalid_params(
+                "max_listen_streams must be at least 1: 0 would refuse every subscriptions/listen",
+            ));
+        }
+        Ok(self.server)
     }
 
     pub(crate) fn server(&self) -> &Server {
