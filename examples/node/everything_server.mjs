@@ -5,7 +5,9 @@
 //   node everything_server.mjs [--transport stdio|http] [--port N]
 //
 // HTTP serves Streamable HTTP at http://127.0.0.1:N/mcp (stateful sessions, SSE responses,
-// `retry: 5000` on priming events). Logs go to stderr only.
+// `retry: 5000` on priming events). Logs go to stderr only. Replicas serving the same clients
+// seal 2026-07-28 `requestState` with one shared key: FERROMCP_REQUEST_STATE_KEY (64 hex digits),
+// as the Rust everything server reads it.
 import { parseArgs } from 'node:util';
 import { inputRequired, McpError, ErrorCode, McpServer, ResourceTemplate } from '../../bindings-node/esm/index.mjs';
 
@@ -15,7 +17,11 @@ const LOGGER = 'conformance-test-server';
 const NO_ARGS = { type: 'object', properties: {} };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-const server = new McpServer({ name: 'mcp-conformance-test-server', version: '1.0.0' });
+const stateKey = process.env.FERROMCP_REQUEST_STATE_KEY;
+const server = new McpServer(
+  { name: 'mcp-conformance-test-server', version: '1.0.0' },
+  stateKey ? { requestStateKeys: [{ id: 'shared', secret: stateKey }] } : {},
+);
 
 const result = (content, isError = false) => ({ content, isError });
 const text = (t, isError = false) => result([{ type: 'text', text: t }], isError);

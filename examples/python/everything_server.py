@@ -4,7 +4,9 @@
     python everything_server.py [--transport stdio|http] [--port N]
 
 HTTP serves Streamable HTTP at http://127.0.0.1:N/mcp (stateful sessions, SSE responses,
-`retry: 5000` on priming events). Logs go to stderr only.
+`retry: 5000` on priming events). Logs go to stderr only. Replicas serving the same clients
+seal 2026-07-28 `requestState` with one shared key: `FERROMCP_REQUEST_STATE_KEY` (64 hex
+digits), as the Rust everything server reads it.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -25,7 +28,12 @@ WAV = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA="
 LOGGER = "conformance-test-server"
 NO_ARGS: dict[str, Any] = {"type": "object", "properties": {}}
 
-server = Server("mcp-conformance-test-server", version="1.0.0")
+_STATE_KEY = os.environ.get("FERROMCP_REQUEST_STATE_KEY")
+server = Server(
+    "mcp-conformance-test-server",
+    version="1.0.0",
+    request_state_keys=[{"id": "shared", "secret": _STATE_KEY}] if _STATE_KEY else None,
+)
 F = TypeVar("F", bound=Callable[..., Any])
 
 
