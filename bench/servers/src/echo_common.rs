@@ -28,12 +28,15 @@ pub fn build() -> Server {
 /// idle timeout differ from the defaults, and only because the driver holds 100,000 idle sessions
 /// (plus the few of its load phases, which it DELETEs): it must not hit the cap (503) or lose
 /// sessions to idle reaping while it reads RSS. Nothing here is a speed setting.
+/// With `FERROMCP_BENCH_REDIS_URL` set, the sessions, events and bus are on that Redis (the
+/// replicas rows of `mcp-bench-replicas`, issue 17).
 pub fn http_options(mode: &str) -> HttpServerOptions {
     HttpServerOptions {
         stateless: mode != "stateful",
         json_response: mode == "json",
         max_sessions: 110_000,
         session_idle_timeout: std::time::Duration::from_secs(30 * 60),
+        redis_url: std::env::var("FERROMCP_BENCH_REDIS_URL").ok(),
         ..HttpServerOptions::default()
     }
 }
