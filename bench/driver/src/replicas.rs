@@ -9,7 +9,8 @@
 //! Rows are interleaved per repetition; each figure is the median over repetitions. Per call it
 //! reports the Redis commands (the sum of `INFO commandstats` calls over the measured phase,
 //! divided by the calls; a pipeline is one round trip of several commands) and the CPU time of
-//! the server processes and of redis-server (/proc/PID/task/*/schedstat).
+//! the server processes and of redis-server (/proc/PID/task/*/schedstat), and the servers'
+//! voluntary context switches (thread sleeps, i.e. hand-overs).
 //!
 //! Usage: mcp-bench-replicas [--bin-dir DIR] [--reps N] [--phase-ms MS] [--clients N] [--out FILE]
 
@@ -174,11 +175,20 @@ struct Sample {
     redis_per_call: f64,
     server_cpu_us: f64,
     redis_cpu_us: f64,
+    server_sleeps: f64,
     per_command: BTreeMap<String, f64>,
 }
 
 fn cpu(pids: &[u32]) -> u64 {
     pids.iter().filter_map(|p| procstat::cpu_ns(*p)).sum()
+}
+
+/// Voluntary context switches of the servers' threads: the hand-overs (a thread going to
+/// sleep to wait for another, or for I/O) that calls cost.
+fn sleeps(pids: &[u32]) -> u64 {
+    pids.iter()
+        .filter_map(|p| procstat::voluntary_switches(*p))
+        .sum()
 }
 
 /// Runs one row: spawns its servers (and a fresh redis-server), N clients in closed loops for
@@ -283,7 +293,7 @@ fn run_row(
             Ok::<_, String>(lat)
         }));
     }
-    let (lat, wall, calls_before, calls_after, cpu_s, cpu_r) = set.block_on(&rt, async {
+    let (lat, wall, calls_before, calls_after, cpu_s, cpu_r, slept) = set.block_on(&rt, async {
         ready.wait().await;
         let before = if row.redis {
             command_stats(redis_port)?
@@ -291,10 +301,12 @@ fn run_row(
             BTreeMap::new()
         };
         let (s0, r0) = (cpu(&server_pids), redis_pid.map(|p| cpu(&[p])).unwrap_or(0));
+        let v0 = sleeps(&server_pids);
         let start = Instant::now();
         done.wait().await;
         let wall = start.elapsed().as_secs_f64();
         let (s1, r1) = (cpu(&server_pids), redis_pid.map(|p| cpu(&[p])).unwrap_or(0));
+        let v1 = sleeps(&server_pids);
         let after = if row.redis {
             command_stats(redis_port)?
         } else {
@@ -315,7 +327,7 @@ fn run_row(
         }
         match err {
             Some(e) => Err(e),
-            None => Ok((all, wall, before, after, s1 - s0, r1 - r0)),
+            None => Ok((all, wall, before, after, s1 - s0, r1 - r0, v1 - v0)),
         }
     })?;
     drop(servers);
@@ -340,6 +352,7 @@ fn run_row(
         redis_per_call: total as f64 / n,
         server_cpu_us: cpu_s as f64 / n / 1000.0,
         redis_cpu_us: cpu_r as f64 / n / 1000.0,
+        server_sleeps: slept as f64 / n,
         per_command,
     })
 }
@@ -401,12 +414,12 @@ fn main() {
          on one driver thread, {reps} interleaved repetitions of {phase_ms} ms (medians); \
          loadavg before {load_before}, after {load_after}.\n\n"
     ));
-    md.push_str("| row | calls/s | p50 µs | p99 µs | Redis commands / call | server CPU µs / call | redis-server CPU µs / call | calls/s vs in-memory, 1 process | p50 vs in-memory, 1 process |\n|---|---|---|---|---|---|---|---|---|\n");
+    md.push_str("| row | calls/s | p50 µs | p99 µs | Redis commands / call | server CPU µs / call | redis-server CPU µs / call | server thread sleeps / call | calls/s vs in-memory, 1 process | p50 vs in-memory, 1 process |\n|---|---|---|---|---|---|---|---|---|---|\n");
     let (base_rate, base_p50) = (med(0, |s| s.rate), med(0, |s| s.p50_us));
     for (i, row) in ROWS.iter().enumerate() {
         let (rate, p50) = (med(i, |s| s.rate), med(i, |s| s.p50_us));
         md.push_str(&format!(
-            "| {} | {:.0} | {:.0} | {:.0} | {} | {:.1} | {} | {:.2}x | {:.2}x |\n",
+            "| {} | {:.0} | {:.0} | {:.0} | {} | {:.1} | {} | {:.2} | {:.2}x | {:.2}x |\n",
             row.name,
             rate,
             p50,
@@ -422,6 +435,7 @@ fn main() {
             } else {
                 "-".into()
             },
+            med(i, |s| s.server_sleeps),
             rate / base_rate,
             p50 / base_p50,
         ));
