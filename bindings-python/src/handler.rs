@@ -19,6 +19,7 @@ use ferromcp::embed::{
 use ferromcp::McpError;
 use futures_util::future::BoxFuture;
 use pyo3::prelude::*;
+use pyo3::sync::GILOnceCell;
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
 use tokio::sync::oneshot;
@@ -85,6 +86,19 @@ impl Responder {
         self.send(result);
     }
 
+    /// The handler finished in its first step (no task was created) and returned `value`.
+    fn value(&self, value: &Bound<'_, PyAny>) {
+        self.send(
+            py_to_value(value)
+                .map_err(|e| McpError::internal(format!("handler returned a non-JSON value: {e}"))),
+        );
+    }
+
+    /// The handler raised `CancelledError` in its first step (no task was created).
+    fn cancelled(&self) {
+        self.send(Err(McpError::cancelled(Some("handler task was cancelled"))));
+    }
+
     /// Reports an error from `start` itself (the handler could not be started).
     fn fail(&self, py: Python<'_>, exc: &Bound<'_, PyAny>) {
         let err = PyErr::from_value(exc.clone());
@@ -100,6 +114,12 @@ impl Responder {
             let _ = tx.send(r);
         }
     }
+}
+
+/// `ferromcp._bridge.start`, looked up once.
+fn bridge_start(py: Python<'_>) -> PyResult<&Py<PyAny>> {
+    static START: GILOnceCell<Py<PyAny>> = GILOnceCell::new();
+    START.get_or_try_init(py, || Ok(bridge(py)?.getattr("start")?.unbind()))
 }
 
 /// Cancels the Python task if the engine stops waiting before it finished.
@@ -226,11 +246,11 @@ impl PyHandler {
                 Ok(r) => r,
                 Err(e) => return fail(from_py_err(py, &e)),
             };
-            match bridge(py).and_then(|b| b.getattr("start")) {
+            match bridge_start(py) {
                 Ok(start) => call_soon(
                     py,
                     &lp,
-                    start,
+                    start.bind(py).clone(),
                     vec![func, args.into_any().unbind(), responder.into_any()],
                 ),
                 Err(e) => fail(from_py_err(py, &e)),

@@ -1,8 +1,9 @@
 //! The binding's tokio runtime, its GIL-holding threads (sync-handler pool, "Python thread"), and the
 //! bridge from Rust futures to asyncio futures.
 //!
-//! - One multi-threaded tokio runtime per process, created lazily and re-created after `fork()`
-//!   (a forked child inherits the runtime's memory but none of its threads).
+//! - One multi-threaded tokio runtime per process (two workers, see [`tokio_workers`]),
+//!   created lazily and re-created after `fork()` (a forked child inherits the runtime's memory
+//!   but none of its threads).
 //! - Tokio workers never take the GIL. Work for Python is queued and pulled: sync handlers by a
 //!   pool of worker threads ([`post_sync`]); work for an asyncio loop by the loop itself through
 //!   its inbox (`crate::inbox`); when a loop has no inbox (`FERROMCP_ASYNC_DISPATCH=callback`,
@@ -42,7 +43,7 @@ fn with_state<T>(f: impl FnOnce(&State) -> T) -> T {
             std::mem::forget(old);
         }
         let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
+            .worker_threads(tokio_workers())
             .thread_name("ferromcp-tokio")
             .enable_all()
             .build()
@@ -60,6 +61,24 @@ fn with_state<T>(f: impl FnOnce(&State) -> T) -> T {
         });
     }
     f(guard.as_ref().expect("state initialized"))
+}
+
+/// How many tokio workers the binding's runtime has: `FERROMCP_TOKIO_WORKERS` (1 to 64), else 2.
+///
+/// With two, an answer coming back from a Python thread is a remote wake-up, after which tokio
+/// also wakes the other worker to look for work (it finds none and parks again): 2.6-3.2 worker
+/// sleeps per sequential stdio call where one worker has 2.0-2.3, the hand-over count that
+/// costs tens of µs per wake-up of an idle vCPU on a VM. One worker was measured as the
+/// default and not kept: on the shared 2-core machine its 32-client HTTP rates came out lower
+/// (one thread's share of the CPUs carries all the engine's HTTP work) and its 1-client rates
+/// no better (bench/results/issue18-python-rows.md). Blocking work never runs on a worker
+/// (sync handlers have their own threads), so any count is safe.
+fn tokio_workers() -> usize {
+    std::env::var("FERROMCP_TOKIO_WORKERS")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|n| (1..=64).contains(n))
+        .unwrap_or(2)
 }
 
 /// Set at interpreter exit (`atexit`): the Python thread stops taking the GIL, so it never

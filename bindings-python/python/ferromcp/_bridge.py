@@ -40,14 +40,10 @@ def start(func: Callable[..., Awaitable[Any]], args: tuple[Any, ...], responder:
     try:
         yielded = ctx.run(coro.send, None)
     except StopIteration as stop:
-        fut = _done_future()
-        fut.set_result(stop.value)
-        responder.done(fut)
+        responder.value(stop.value)
         return
     except asyncio.CancelledError:
-        fut = _done_future()
-        fut.cancel()
-        responder.done(fut)
+        responder.cancelled()
         return
     except BaseException as e:  # noqa: BLE001 - reported to the peer
         responder.fail(e)
@@ -55,10 +51,6 @@ def start(func: Callable[..., Awaitable[Any]], args: tuple[Any, ...], responder:
     task = asyncio.get_running_loop().create_task(_Resume(coro, yielded).run(), context=ctx)
     responder.set_task(task)
     task.add_done_callback(responder.done)
-
-
-def _done_future() -> asyncio.Future[Any]:
-    return asyncio.get_running_loop().create_future()
 
 
 def _as_task(aw: Awaitable[Any], responder: Any) -> None:
