@@ -79,6 +79,7 @@ test('options 2026: bad values throw at construction', () => {
     [{ cacheHints: { 'tools/call': { ttlMs: 1 } } }, /has no cacheable result/],
     [{ requestStateKeys: [{ id: 'k1', secret: 'abcd' }] }, /must be 64 hex digits/],
     [{ requestStateReplayCapacity: 0 }, /must be at least 1/],
+    [{ maxListenStreams: 0 }, /maxListenStreams must be at least 1/],
   ]) {
     assert.throws(() => server(options), says, JSON.stringify(options));
   }

@@ -64,6 +64,7 @@ async def test_cache_hints_default_and_per_method() -> None:
         ({"cache_hints": {"tools/call": {"ttlMs": 1}}}, "has no cacheable result"),
         ({"request_state_keys": [{"id": "k1", "secret": "abcd"}]}, "must be 64 hex digits"),
         ({"request_state_replay_capacity": 0}, "must be at least 1"),
+        ({"max_listen_streams": 0}, "maxListenStreams must be at least 1"),
     ],
 )
 def test_bad_options_fail_at_construction(options: dict[str, Any], says: str) -> None:

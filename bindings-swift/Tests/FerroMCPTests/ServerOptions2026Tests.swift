@@ -42,6 +42,9 @@ final class ServerOptions2026Tests: XCTestCase {
         XCTAssertThrowsError(try server(.init(requestStateReplayCapacity: 0))) {
             XCTAssertTrue("\($0)".contains("must be at least 1"), "\($0)")
         }
+        XCTAssertThrowsError(try server(.init(maxListenStreams: 0))) {
+            XCTAssertTrue("\($0)".contains("maxListenStreams must be at least 1"), "\($0)")
+        }
         XCTAssertThrowsError(try server(.init(cacheHints: ["tools/call": CacheHint(ttlMs: 1)]))) {
             XCTAssertTrue("\($0)".contains("has no cacheable result"), "\($0)")
         }
