@@ -11,13 +11,10 @@ mod header_params;
 mod pagination;
 mod registry;
 mod tasks;
+mod tool_wire;
 mod typed;
 
 pub use api::{CompletionRef, Server, ServerBuilder, ServerOptions, DEFAULT_MAX_LISTEN_STREAMS};
-pub(crate) use dispatch::{
-    tool_call_reply, write_per_request_tool_response, write_tool_response, ToolCallParams,
-    ToolOutput,
-};
 pub use handlers::{
     completion_fn, method_fn, prompt_fn, resource_fn, tool_fn, CompletionFn, MethodFn, PromptFn,
     ReadRequest, ResourceFn, ToolFn,
@@ -25,4 +22,8 @@ pub use handlers::{
 pub use header_params::{checked_header_params, encode_header_value, header_params, HeaderParam};
 pub use pagination::paginate;
 pub use tasks::TaskOptions;
+pub(crate) use tool_wire::{
+    tool_call_reply, write_per_request_tool_response, write_tool_response, ToolCallParams,
+    ToolOutput,
+};
 pub use typed::{schema_of, IntoToolResult, Json, ToolError};
