@@ -1,4 +1,4 @@
-//! Server-side CPU time and memory from /proc.
+//! Server-side CPU time and memory from /proc, and stopping a server process.
 
 /// CPU time (ns) of all live threads of `pid`, from /proc/PID/task/*/schedstat; falls back to
 /// utime+stime of /proc/PID/stat (10 ms ticks) when schedstat is unavailable.
@@ -140,4 +140,20 @@ pub fn current_cpu() -> usize {
     // SAFETY: sched_getcpu takes no arguments and returns -1 on failure.
     let c = unsafe { libc::sched_getcpu() };
     usize::try_from(c).unwrap_or(0)
+}
+
+/// Stops a server process: SIGTERM first (lets a profiler wrapper write its data), SIGKILL if it
+/// is still running after 3 s; reaps it either way.
+pub fn terminate(child: &mut std::process::Child) {
+    // SAFETY: kill(2) on our own child's pid; no memory is shared.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(3);
+    while std::time::Instant::now() < deadline {
+        if let Ok(Some(_)) = child.try_wait() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
 }
