@@ -39,7 +39,7 @@ pub fn from_json<T: for<'de> Deserialize<'de> + Default>(
 /// JSON: `{"name": "demo", "version": "1.0.0", "title"?, "instructions"?, "websiteUrl"?,
 /// "icons"?, "pageSize"?, "requestTimeoutMs"?, "maxMessageSize"?, "enableTools"?, "enableResources"?,
 /// "enablePrompts"?, "enableLogging"?, "cacheTtlMs"?, "cacheScope"?, "cacheHints"?,
-/// "maxListenStreams"?, "requestStateKeys"?, "requestStateReplayCapacity"?}`.
+/// "maxListenStreams"?, "requestStateKeys"?, "requestStateReplayCapacity"?, "tasksExtension"?}`.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ServerConfig {
@@ -91,6 +91,10 @@ pub struct ServerConfig {
     /// How many opened `requestState` tokens are remembered for single use (default 131072);
     /// past that, a token is refused as `overloaded` rather than risk a replay.
     pub request_state_replay_capacity: Option<u64>,
+    /// Declare and serve the tasks extension `io.modelcontextprotocol/tasks` to 2026-07-28
+    /// clients (default false; see `ServerOptions::tasks_extension`).
+    #[serde(default)]
+    pub tasks_extension: bool,
 }
 
 /// A per method override of the caching hints (see [`ServerConfig::cache_hints`]).
@@ -219,6 +223,7 @@ impl ServerConfig {
         if let Some(n) = self.max_listen_streams {
             o.max_listen_streams = usize::try_from(n).unwrap_or(usize::MAX);
         }
+        o.tasks_extension = self.tasks_extension;
         o
     }
 }

@@ -90,6 +90,15 @@ impl Tool {
         self
     }
 
+    /// Sets the tool's task support (`execution.taskSupport`): whether calls may (or must) run
+    /// as tasks (2025-11-25 tasks; the tasks extension of 2026-07-28).
+    pub fn with_task_support(mut self, support: TaskSupport) -> Self {
+        self.execution
+            .get_or_insert_with(Default::default)
+            .task_support = Some(support);
+        self
+    }
+
     /// The tool's task support; `Forbidden` when not declared.
     pub fn task_support(&self) -> TaskSupport {
         self.execution

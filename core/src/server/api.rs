@@ -37,8 +37,14 @@ pub struct ServerOptions {
     pub enable_prompts: bool,
     /// Advertise logging (default on).
     pub enable_logging: bool,
-    /// Limits of task-augmented tool calls.
+    /// Limits of task-augmented tool calls (2025-11-25 tasks and the tasks extension's).
     pub tasks: super::tasks::TaskOptions,
+    /// Declare and serve the tasks extension `io.modelcontextprotocol/tasks` (SEP-2663) to
+    /// per-request-era (2026-07-28) clients: `capabilities.extensions` names it, and calls of
+    /// tools whose `taskSupport` is `optional` or `required` from requests that declare it
+    /// are answered with task handles (`tasks/get`, `tasks/update`, `tasks/cancel`). Default
+    /// off; the 2025-11-25 tasks of handshake-era sessions do not depend on it.
+    pub tasks_extension: bool,
     /// Most `subscriptions/listen` streams (2026-07-28) open at once on this server; one more
     /// is refused with an error saying so (default 1024; at least 1, [`ServerBuilder::build`]
     /// refuses 0).
@@ -64,6 +70,7 @@ impl ServerOptions {
             enable_prompts: false,
             enable_logging: true,
             tasks: Default::default(),
+            tasks_extension: false,
             max_listen_streams: DEFAULT_MAX_LISTEN_STREAMS,
         }
     }
@@ -90,6 +97,8 @@ pub(crate) struct ServerInner {
     pub schemas: SchemaCache,
     pub sessions: Mutex<HashMap<usize, Weak<Session>>>,
     pub tasks: super::tasks::TaskStore,
+    /// Tasks of the tasks extension (2026-07-28).
+    pub ext_tasks: super::tasks_ext::ExtTaskStore,
     /// [`Server::capabilities`] per protocol revision, emptied whenever a registry changes.
     pub caps_cache: Mutex<CapsCache>,
     /// `options.session`, shared by the sessions made per HTTP request (set on first use: the
@@ -158,6 +167,7 @@ impl Server {
                     schemas: SchemaCache::default(),
                     sessions: Default::default(),
                     tasks: Default::default(),
+                    ext_tasks: Default::default(),
                     caps_cache: Default::default(),
                     session_config: OnceLock::new(),
                     fanout: Mutex::new(Vec::new()),
@@ -542,11 +552,18 @@ impl Server {
             .unwrap()
             .iter()
             .any(|e| e.tool.task_support() != crate::protocol::TaskSupport::Forbidden);
-        // 2026-07-28 moved tasks into an extension (`io.modelcontextprotocol/tasks`), not served yet.
+        // 2026-07-28 moved tasks into an extension (`io.modelcontextprotocol/tasks`), declared
+        // when the options ask for it.
         if task_tools && version.has_tasks() && !version.is_per_request() {
             caps.insert(
                 "tasks".into(),
                 json!({ "list": {}, "cancel": {}, "requests": { "tools": { "call": {} } } }),
+            );
+        }
+        if o.tasks_extension && version.is_per_request() {
+            caps.insert(
+                "extensions".into(),
+                json!({ super::tasks_ext::TASKS_EXTENSION: {} }),
             );
         }
         Value::Object(caps)

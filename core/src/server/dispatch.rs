@@ -143,6 +143,7 @@ impl Server {
                 "subscriptions/listen: params.notifications (object) is required",
             ));
         };
+        self.check_listen_task_ids(asked, &ctx)?;
         let on = |key: &str| asked.get(key).and_then(Value::as_bool) == Some(true);
         let cap = |path: &[&str]| crate::session::has_capability(caps, path);
         let uris: Vec<String> = match asked.get("resourceSubscriptions") {
@@ -309,6 +310,9 @@ impl Server {
             }
             "prompts/get" if has("prompts") => self.get_prompt(params_object(params)?, ctx).await,
             "completion/complete" if has("completions") => self.complete(params, ctx).await,
+            "tasks/get" | "tasks/update" | "tasks/cancel" if self.tasks_ext_on(version) => {
+                self.tasks_ext_request(&method, &params_object(params)?, &ctx)
+            }
             "tasks/get" | "tasks/result" | "tasks/cancel" if has("tasks") => {
                 let p = params_object(params)?;
                 let id = required_str(&p, "taskId", &method)?;
@@ -412,8 +416,13 @@ impl Server {
         let Value::Object(args) = args else {
             unreachable!("checked above")
         };
-        let task = task.filter(|t| !t.is_null());
+        // The tasks extension has no `task` param (the server decides): a 2025-11-25 one is
+        // tolerated and ignored.
+        let task = task.filter(|t| !t.is_null() && !self.tasks_ext_on(version));
         let support = entry.tool.task_support();
+        if support != TaskSupport::Forbidden && self.tasks_ext_on(version) {
+            return self.call_tool_as_task(entry, args, ctx, version).await;
+        }
         match (&task, support) {
             (Some(_), _) if !version.has_tasks() => {
                 return Err(McpError::invalid_params(format!(
@@ -452,7 +461,7 @@ impl Server {
         Ok(ToolOutput::Result(result))
     }
 
-    async fn finish_tool_call(
+    pub(super) async fn finish_tool_call(
         &self,
         entry: &super::registry::ToolEntry,
         args: Map<String, Value>,

@@ -11,6 +11,7 @@ mod header_params;
 mod pagination;
 mod registry;
 mod tasks;
+mod tasks_ext;
 mod tool_wire;
 mod typed;
 
@@ -21,7 +22,9 @@ pub use handlers::{
 };
 pub use header_params::{checked_header_params, encode_header_value, header_params, HeaderParam};
 pub use pagination::paginate;
+pub(crate) use tasks::rfc3339_now;
 pub use tasks::TaskOptions;
+pub use tasks_ext::TASKS_EXTENSION;
 pub(crate) use tool_wire::{
     tool_call_reply, write_per_request_tool_response, write_tool_response, ToolCallParams,
     ToolOutput,

@@ -29,6 +29,8 @@ struct ContextInner {
     auth: Option<Arc<AuthInfo>>,
     /// Per-request era: this round of a multi round-trip request.
     input: Option<Arc<super::mrtr::InputRound>>,
+    /// A task of the tasks extension: where its input requests are parked.
+    task_inputs: Option<Arc<super::TaskInputs>>,
 }
 
 /// The header fields of the HTTP request a message arrived in, read when asked for: the HTTP
@@ -139,6 +141,7 @@ impl RequestContext {
                 http_headers: HTTP_HEADERS.try_with(Arc::clone).ok(),
                 auth: AUTH_INFO.try_with(Arc::clone).ok(),
                 input: None,
+                task_inputs: None,
             }),
         }
     }
@@ -166,8 +169,45 @@ impl RequestContext {
                 http_headers: i.http_headers.clone(),
                 auth: i.auth.clone(),
                 input: i.input.clone(),
+                task_inputs: None,
             }),
         }
+    }
+
+    /// A context for a task of the tasks extension (2026-07-28): same session, id, `_meta`,
+    /// identity and multi round-trip round (answers gathered before the task was made stay
+    /// readable), its own cancellation, no progress (the extension carries none); what the
+    /// handler asks of the client (`request`, `input`) is parked in `inputs` until a
+    /// `tasks/update` answers it.
+    pub(crate) fn for_task(
+        &self,
+        cancel: CancellationToken,
+        inputs: Arc<super::TaskInputs>,
+    ) -> RequestContext {
+        let i = &self.inner;
+        RequestContext {
+            inner: Arc::new(ContextInner {
+                session: i.session.clone(),
+                id: i.id.clone(),
+                meta: i.meta.clone(),
+                version: i.version,
+                cancel,
+                progress: None,
+                done: AtomicBool::new(false),
+                http_headers: i.http_headers.clone(),
+                auth: i.auth.clone(),
+                input: i.input.clone(),
+                task_inputs: Some(inputs),
+            }),
+        }
+    }
+
+    /// The capabilities the client declared (for this request, in the per-request era).
+    fn peer_capabilities(&self) -> Value {
+        self.inner
+            .session
+            .negotiated()
+            .map_or(Value::Null, |n| (*n.peer_capabilities).clone())
     }
 
     /// Attaches the multi round-trip state of a per-request-era request (right after
@@ -298,7 +338,15 @@ impl RequestContext {
     /// In the per-request era (2026-07-28) nothing is sent: the request answers
     /// `input_required` with this one among its input requests, and when the client retries
     /// with the answer the handler runs again and this call returns it.
+    ///
+    /// In a task of the tasks extension, it is parked as one of the task's `inputRequests`
+    /// (`tasks/get`) and this call returns when a `tasks/update` answers it.
     pub async fn request(&self, method: &str, params: Option<Value>) -> Result<Value, McpError> {
+        if let Some(inputs) = &self.inner.task_inputs {
+            return inputs
+                .request(&self.peer_capabilities(), method, params)
+                .await;
+        }
         if let Some(round) = &self.inner.input {
             return self.input_request(round, method, params);
         }
@@ -317,6 +365,11 @@ impl RequestContext {
         params: Option<Value>,
         mut opts: RequestOptions,
     ) -> Result<Value, McpError> {
+        if let Some(inputs) = &self.inner.task_inputs {
+            return inputs
+                .request(&self.peer_capabilities(), method, params)
+                .await;
+        }
         if let Some(round) = &self.inner.input {
             return self.input_request(round, method, params);
         }
@@ -335,10 +388,16 @@ impl RequestContext {
     /// the request answers `input_required` with those it has no answer for yet; the client
     /// retries with the answers, the handler runs again, and this call returns them (answers of
     /// earlier rounds travel in `requestState`, so a handler may call it several times in turn).
+    ///
+    /// In a task of the tasks extension, they are parked as the task's `inputRequests` and
+    /// this call returns once `tasks/update` has answered them all (in one go or several).
     pub async fn input(
         &self,
         requests: Map<String, Value>,
     ) -> Result<Map<String, Value>, McpError> {
+        if let Some(inputs) = &self.inner.task_inputs {
+            return inputs.ask(&self.peer_capabilities(), requests).await;
+        }
         if let Some(round) = &self.inner.input {
             let caps = self
                 .inner

@@ -26,6 +26,7 @@ mod per_request_stream;
 mod request_state;
 mod service;
 mod shared_values;
+mod task_input;
 mod worker;
 
 pub use self::core::Incoming;
@@ -43,4 +44,5 @@ pub use peer::{log_level_rank, Peer, RequestOptions};
 pub use per_request::RequestMeta;
 pub use request_state::{KeyRing, DEFAULT_REPLAY_CAPACITY, REQUEST_STATE_TTL};
 pub use service::Service;
+pub(crate) use task_input::TaskInputs;
 pub(crate) use worker::serve_on_worker;

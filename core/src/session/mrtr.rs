@@ -264,7 +264,7 @@ impl InputRound {
 
 /// The client capability an input request needs: `-32021` when the client did not declare it,
 /// `-32602` for a method that is not an input request.
-fn check_capability(peer_caps: &Value, method: &str) -> Result<(), McpError> {
+pub(crate) fn check_capability(peer_caps: &Value, method: &str) -> Result<(), McpError> {
     let cap = match method {
         "elicitation/create" => "elicitation",
         "sampling/createMessage" => "sampling",

@@ -37,6 +37,7 @@ pub fn headers_for(body: &Value) -> Vec<(String, String)> {
     let name = match method.as_str() {
         "tools/call" | "prompts/get" => body["params"]["name"].as_str(),
         "resources/read" => body["params"]["uri"].as_str(),
+        "tasks/get" | "tasks/update" | "tasks/cancel" => body["params"]["taskId"].as_str(),
         _ => None,
     };
     if let Some(n) = name {

@@ -21,7 +21,8 @@ pub const NAME_HEADER: &str = "mcp-name";
 
 /// The headers a per-request-era client sends with `body` (one JSON-RPC message): the
 /// revision its `_meta` names as `MCP-Protocol-Version`, `Mcp-Method`, and `Mcp-Name` for
-/// `tools/call` and `prompts/get` (`params.name`) and `resources/read` (`params.uri`), Base64-encoded
+/// `tools/call` and `prompts/get` (`params.name`), `resources/read` (`params.uri`) and the tasks
+/// extension's `tasks/get`, `tasks/update` and `tasks/cancel` (`params.taskId`), Base64-encoded
 /// when not header-safe. Empty for
 /// a handshake-era message (no `_meta` revision), whose headers the session supplies.
 pub(crate) fn client_headers(body: &Value) -> Vec<(&'static str, String)> {
@@ -35,6 +36,7 @@ pub(crate) fn client_headers(body: &Value) -> Vec<(&'static str, String)> {
         let name = match method {
             "tools/call" | "prompts/get" => params.and_then(|p| p.get("name")),
             "resources/read" => params.and_then(|p| p.get("uri")),
+            m if is_task_method(m) => params.and_then(|p| p.get("taskId")),
             _ => None,
         };
         if let Some(n) = name.and_then(Value::as_str) {
@@ -61,12 +63,19 @@ pub(super) fn names_meta_version(params: Option<&Value>) -> bool {
     meta_version(params).is_some()
 }
 
+/// Whether `method` is one of the tasks extension's methods that name a task
+/// (`tasks/get`, `tasks/update`, `tasks/cancel`): their `Mcp-Name` is `params.taskId`.
+fn is_task_method(method: &str) -> bool {
+    matches!(method, "tasks/get" | "tasks/update" | "tasks/cancel")
+}
+
 /// Checks one per-request-era request of `server` (`method` with `params`) against the POST's
 /// headers, and reads its `_meta`.
 ///
 /// The protocol version header must equal `_meta`'s version, `Mcp-Method` the method, for
 /// `tools/call`, `prompts/get` and `resources/read` `Mcp-Name` the name or URI (decoded when
-/// Base64-encoded), and the `Mcp-Param-*` headers of a tool's `x-mcp-header` parameters their
+/// Base64-encoded), and so must it the task id of the tasks extension's `tasks/get`,
+/// `tasks/update` and `tasks/cancel` when the server serves that extension, and the `Mcp-Param-*` headers of a tool's `x-mcp-header` parameters their
 /// arguments: otherwise `HeaderMismatchError` (`-32020`). `_meta` itself is checked by
 /// [`RequestMeta::read`] (`-32602`, `-32022`).
 pub(super) fn check(
@@ -81,10 +90,13 @@ pub(super) fn check(
         let arguments = params.and_then(|p| p.get("arguments"));
         return check_tool_call(headers, server, name, meta, arguments);
     }
+    // A task method without a string `taskId` is refused by its handler (`-32602`).
+    let named = matches!(method, "prompts/get" | "resources/read")
+        || (is_task_method(method) && server.options().tasks_extension && name.is_some());
     check_meta(
         headers,
         method,
-        name,
+        named.then_some(name),
         meta,
         &server.options().session.supported_versions,
     )
@@ -102,7 +114,7 @@ pub(super) fn check_tool_call(
     let read = check_meta(
         headers,
         "tools/call",
-        name,
+        Some(name),
         meta,
         &server.options().session.supported_versions,
     )?;
@@ -112,11 +124,12 @@ pub(super) fn check_tool_call(
     Ok(read)
 }
 
-/// [`check`] without the tool parameters.
+/// [`check`] without the tool parameters. `name` is `Some` for a method whose `Mcp-Name` is
+/// required, holding the body's value for it (`None` inside when that is not a string).
 fn check_meta(
     headers: &Fields,
     method: &str,
-    name: Option<&str>,
+    name: Option<Option<&str>>,
     meta: Option<&Value>,
     supported: &[ProtocolVersion],
 ) -> Result<RequestMeta, McpError> {
@@ -154,7 +167,7 @@ fn check_meta(
             )))
         }
     }
-    if matches!(method, "tools/call" | "prompts/get" | "resources/read") {
+    if let Some(name) = name {
         let Some(raw) = headers.get(NAME_HEADER) else {
             return Err(header_mismatch("the Mcp-Name header is required"));
         };
@@ -234,12 +247,13 @@ fn base64_decode(s: &str) -> Option<Vec<u8>> {
     base64::engine::general_purpose::STANDARD.decode(s).ok()
 }
 
-/// The value a request's `Mcp-Name` must mirror: `params.name` (tools, prompts) or
-/// `params.uri` (resources).
+/// The value a request's `Mcp-Name` must mirror: `params.name` (tools, prompts),
+/// `params.uri` (resources) or `params.taskId` (the tasks extension's methods).
 fn name_of<'a>(method: &str, params: Option<&'a Value>) -> Option<&'a str> {
     let key = match method {
         "tools/call" | "prompts/get" => "name",
         "resources/read" => "uri",
+        m if is_task_method(m) => "taskId",
         _ => return None,
     };
     params?.get(key)?.as_str()

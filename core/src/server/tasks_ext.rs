@@ -1,0 +1,435 @@
+//! The tasks extension `io.modelcontextprotocol/tasks` (SEP-2663), served to per-request-era
+//! (2026-07-28) requests when the server declares it ([`ServerOptions::tasks_extension`]).
+//!
+//! It lives beside the 2025-11-25 tasks of [`super::tasks`], which it leaves as they are. Here
+//! the server, not the client, decides to answer a `tools/call` with a task handle
+//! (`resultType: "task"`, the task's fields at the top level); the client polls `tasks/get`,
+//! which inlines the result or the JSON-RPC error once the task has ended and the outstanding
+//! `inputRequests` while it waits for input; `tasks/update` answers those; `tasks/cancel` asks
+//! it to stop. There is no `tasks/result` and no `tasks/list` (the session answers both
+//! "method not found" in this era).
+//!
+//! Which calls become tasks: calls of a tool whose `execution.taskSupport` is `optional` or
+//! `required`, in a request whose client capabilities declare the extension. Without it an
+//! `optional` tool runs as a plain call and a `required` one is refused with `-32021`. The
+//! handler is polled once before the task exists: when it answers `input_required` right away,
+//! the call is an ordinary multi round-trip round and no task is made (input gathered before the
+//! task, as the extension advises); otherwise the task is made and stored before the handle is
+//! answered (a `tasks/get` right after it finds the task), and the handler runs on in the
+//! background. Input it asks for while it runs (`ctx.request`, `ctx.input`) parks the task in
+//! `input_required` ([`crate::session::TaskInputs`]).
+//!
+//! Tool errors (`isError`) end a task `completed`; only a JSON-RPC error ends it `failed`.
+//! Status notifications (`notifications/tasks` on `subscriptions/listen`) are optional and not
+//! sent: clients poll (a listen request naming `taskIds` without the extension is `-32021`).
+//! The era has no sessions, so tasks are bound to no session: the 128-bit random id is the
+//! handle, and a task made under a verified bearer token answers only requests bearing the same
+//! identity (anyone else is told the task does not exist). Every task has a TTL (the options'
+//! default, capped by their maximum): past it the task is dropped and its handler stopped, and
+//! the store holds at most `max_tasks` tasks.
+//!
+//! [`ServerOptions::tasks_extension`]: super::ServerOptions::tasks_extension
+
+use super::registry::ToolEntry;
+use super::tasks::rfc3339_now;
+use super::tool_wire::{tool_result_value, ToolOutput};
+use super::Server;
+use crate::error::codes;
+use crate::protocol::{CallToolResult, ProtocolVersion, TaskStatus, TaskSupport};
+use crate::session::per_request::{missing_capability, shape_error};
+use crate::session::{RequestContext, TaskInputs, INPUT_REQUIRED};
+use crate::McpError;
+use futures_util::future::BoxFuture;
+use futures_util::FutureExt;
+use serde_json::{json, Map, Value};
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::Poll;
+use std::time::Duration;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+/// The extension's identifier: the key under `capabilities.extensions` on both sides.
+pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+
+/// How long a cancelled or expired task's handler may run on to see its cancellation.
+const CANCEL_GRACE: Duration = Duration::from_secs(2);
+
+/// One task of the extension.
+struct ExtTask {
+    id: String,
+    /// The identity of the bearer token of the request that made it, if any.
+    owner: Option<String>,
+    expires: Instant,
+    cancel: CancellationToken,
+    inputs: Arc<TaskInputs>,
+    state: Mutex<TaskState>,
+}
+
+/// What a task reports besides its outstanding input requests.
+struct TaskState {
+    /// `working` or a terminal status (`input_required` is derived from the parked requests).
+    status: TaskStatus,
+    message: Option<String>,
+    created_at: String,
+    updated_at: String,
+    ttl_ms: u64,
+    poll_ms: u64,
+    /// The result (`completed`) or the JSON-RPC error (`failed`).
+    outcome: Option<Result<Value, McpError>>,
+}
+
+/// The extension's tasks of one server.
+#[derive(Default)]
+pub(crate) struct ExtTaskStore {
+    tasks: Mutex<HashMap<String, Arc<ExtTask>>>,
+}
+
+impl ExtTask {
+    /// The task's fields (`Task`) and, with `detailed`, what its status inlines
+    /// (`DetailedTask`: `inputRequests`, `result` or `error`).
+    fn view(&self, detailed: bool) -> Value {
+        let st = self.state.lock().unwrap();
+        let (outstanding, changed_at) = if st.status.is_terminal() {
+            (Map::new(), None)
+        } else {
+            self.inputs.outstanding()
+        };
+        let status = if st.status.is_terminal() || outstanding.is_empty() {
+            st.status
+        } else {
+            TaskStatus::InputRequired
+        };
+        let updated = match changed_at {
+            Some(c) if c > st.updated_at => c,
+            _ => st.updated_at.clone(),
+        };
+        let mut v = json!({
+            "taskId": self.id,
+            "status": status,
+            "createdAt": st.created_at,
+            "lastUpdatedAt": updated,
+            "ttlMs": st.ttl_ms,
+            "pollIntervalMs": st.poll_ms,
+        });
+        if let Some(m) = &st.message {
+            v["statusMessage"] = json!(m);
+        }
+        if detailed {
+            match (status, &st.outcome) {
+                (TaskStatus::InputRequired, _) => v["inputRequests"] = Value::Object(outstanding),
+                (TaskStatus::Completed, Some(Ok(result))) => v["result"] = result.clone(),
+                (TaskStatus::Failed, Some(Err(e))) => {
+                    v["error"] = serde_json::to_value(e).expect("errors serialize")
+                }
+                _ => {}
+            }
+        }
+        v
+    }
+
+    /// Records how the handler ended, unless the task already ended (cancelled).
+    fn settle(&self, outcome: Result<Value, McpError>) {
+        {
+            let mut st = self.state.lock().unwrap();
+            if st.status.is_terminal() {
+                return;
+            }
+            match outcome {
+                Ok(result) => {
+                    st.status = TaskStatus::Completed;
+                    st.outcome = Some(Ok(result));
+                }
+                Err(e) => {
+                    let e = if e.code == INPUT_REQUIRED {
+                        McpError::internal(
+                            "the tool answered input_required after its task had started; \
+                             inside a task, ask with ctx.input or ctx.request",
+                        )
+                    } else {
+                        shape_error(e)
+                    };
+                    st.status = TaskStatus::Failed;
+                    st.message = Some(e.message.clone());
+                    st.outcome = Some(Err(e));
+                }
+            }
+            st.updated_at = rfc3339_now();
+        }
+        self.inputs.close();
+    }
+
+    /// Ends the task as cancelled (unless it already ended) and stops its handler.
+    fn stop(&self, message: &str) {
+        {
+            let mut st = self.state.lock().unwrap();
+            if !st.status.is_terminal() {
+                st.status = TaskStatus::Cancelled;
+                st.message = Some(message.into());
+                st.updated_at = rfc3339_now();
+            }
+        }
+        self.cancel.cancel();
+        self.inputs.close();
+    }
+}
+
+/// Whether the request `ctx` serves declared the extension in its client capabilities.
+fn client_declares(ctx: &RequestContext) -> bool {
+    ctx.session()
+        .negotiated()
+        .is_some_and(|n| n.peer_has(&["extensions", TASKS_EXTENSION]))
+}
+
+/// `-32021` naming the extension in `data.requiredCapabilities`.
+fn missing_extension() -> McpError {
+    missing_capability(&["extensions", TASKS_EXTENSION])
+}
+
+/// The identity a task is bound to: the verified bearer token's subject and client.
+fn owner_of(ctx: &RequestContext) -> Option<String> {
+    ctx.auth().map(|a| {
+        format!(
+            "{}\u{0}{}",
+            a.subject.as_deref().unwrap_or(""),
+            a.client_id.as_deref().unwrap_or("")
+        )
+    })
+}
+
+fn not_found(id: &str, why: &str) -> McpError {
+    McpError::invalid_params(format!("Failed to retrieve task: {why}"))
+        .with_data(json!({ "taskId": id }))
+}
+
+fn random_id() -> String {
+    let bytes: [u8; 16] = rand::random();
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Polls `fut` once.
+async fn poll_once<F: Future + Unpin>(fut: &mut F) -> Poll<F::Output> {
+    std::future::poll_fn(|cx| Poll::Ready(Pin::new(&mut *fut).poll(cx))).await
+}
+
+impl ExtTaskStore {
+    /// The task `id`, if `owner` may see it: `-32602` otherwise (unknown, expired, or made
+    /// under another identity; an expired task is dropped and its handler stopped).
+    fn find(&self, owner: Option<&str>, id: &str) -> Result<Arc<ExtTask>, McpError> {
+        let mut map = self.tasks.lock().unwrap();
+        let Some(t) = map.get(id).filter(|t| t.owner.as_deref() == owner).cloned() else {
+            return Err(not_found(id, "Task not found"));
+        };
+        if t.expires <= Instant::now() {
+            map.remove(id);
+            drop(map);
+            t.stop("the task expired");
+            return Err(not_found(id, "Task has expired"));
+        }
+        Ok(t)
+    }
+
+    /// Whether one more task fits (at most `max`), after dropping the expired ones when the
+    /// store is full: `-32603` saying so when it does not.
+    fn make_room(&self, max: usize) -> Result<(), McpError> {
+        Self::room(&mut self.tasks.lock().unwrap(), max)
+    }
+
+    fn room(map: &mut HashMap<String, Arc<ExtTask>>, max: usize) -> Result<(), McpError> {
+        if map.len() >= max {
+            let now = Instant::now();
+            map.retain(|_, t| {
+                let keep = t.expires > now;
+                if !keep {
+                    t.stop("the task expired");
+                }
+                keep
+            });
+        }
+        if map.len() >= max {
+            return Err(McpError::internal(format!(
+                "task limit reached ({max} tasks); try again later"
+            ))
+            .with_data(json!({ "reason": "tooManyTasks", "limit": max })));
+        }
+        Ok(())
+    }
+
+    /// Stores `task` if it fits ([`Self::make_room`]).
+    fn insert(&self, task: Arc<ExtTask>, max: usize) -> Result<(), McpError> {
+        let mut map = self.tasks.lock().unwrap();
+        Self::room(&mut map, max)?;
+        map.insert(task.id.clone(), task);
+        Ok(())
+    }
+}
+
+impl Server {
+    /// Whether requests of `version` are served the tasks extension.
+    pub(super) fn tasks_ext_on(&self, version: ProtocolVersion) -> bool {
+        self.inner.options.tasks_extension && version.is_per_request()
+    }
+
+    /// `tools/call` of a tool that supports tasks, when the extension is on: a task handle
+    /// (`CreateTaskResult`) when the request declared the extension, see the module's
+    /// documentation.
+    pub(super) async fn call_tool_as_task(
+        &self,
+        entry: Arc<ToolEntry>,
+        args: Map<String, Value>,
+        ctx: RequestContext,
+        version: ProtocolVersion,
+    ) -> Result<ToolOutput, McpError> {
+        if !client_declares(&ctx) {
+            if entry.tool.task_support() == TaskSupport::Required {
+                return Err(missing_extension());
+            }
+            let result = self.finish_tool_call(&entry, args, ctx, version).await?;
+            return Ok(ToolOutput::Result(result));
+        }
+        let opts = &self.inner.options.tasks;
+        let store = &self.inner.ext_tasks;
+        // Refused before the handler runs at all when the store is full.
+        store.make_room(opts.max_tasks)?;
+        let ttl = opts.default_ttl.min(opts.max_ttl);
+        let cancel = CancellationToken::new();
+        let inputs = Arc::new(TaskInputs::default());
+        let task_ctx = ctx.for_task(cancel.clone(), inputs.clone());
+        let server = self.clone();
+        let mut run: BoxFuture<'static, Result<CallToolResult, McpError>> = Box::pin(async move {
+            let call = server.finish_tool_call(&entry, args, task_ctx, version);
+            match std::panic::AssertUnwindSafe(call).catch_unwind().await {
+                Ok(r) => r,
+                Err(_) => Err(McpError::internal("the tool's handler panicked")),
+            }
+        });
+        let now_done = match poll_once(&mut run).await {
+            // Input asked for before the task exists (a multi round-trip round), or a request
+            // the client cannot serve at all: answered as the call's own outcome.
+            Poll::Ready(Err(e))
+                if e.code == INPUT_REQUIRED || e.code == codes::MISSING_CLIENT_CAPABILITY =>
+            {
+                return Err(e)
+            }
+            Poll::Ready(r) => Some(r.map(tool_result_value)),
+            Poll::Pending => None,
+        };
+        let created = rfc3339_now();
+        let task = Arc::new(ExtTask {
+            id: random_id(),
+            owner: owner_of(&ctx),
+            expires: Instant::now() + ttl,
+            cancel: cancel.clone(),
+            inputs,
+            state: Mutex::new(TaskState {
+                status: TaskStatus::Working,
+                message: None,
+                created_at: created.clone(),
+                updated_at: created,
+                ttl_ms: u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX),
+                poll_ms: u64::try_from(opts.poll_interval.as_millis())
+                    .unwrap_or(u64::MAX)
+                    .max(1),
+                outcome: None,
+            }),
+        });
+        let ran_out = now_done.is_some();
+        if let Some(outcome) = now_done {
+            task.settle(outcome);
+        }
+        if let Err(e) = store.insert(task.clone(), opts.max_tasks) {
+            task.stop("the task store is full");
+            return Err(e);
+        }
+        if !ran_out {
+            tokio::spawn(drive(task.clone(), run));
+        }
+        let mut handle = task.view(false);
+        handle["resultType"] = json!("task");
+        Ok(ToolOutput::Created(handle))
+    }
+
+    /// `subscriptions/listen` asking for task status notifications (`notifications.taskIds`):
+    /// `-32021` from a client that did not declare the extension, as the extension requires.
+    /// A declaring client is acknowledged without `taskIds` (this server sends no
+    /// `notifications/tasks`; its clients poll).
+    pub(super) fn check_listen_task_ids(
+        &self,
+        asked: &Map<String, Value>,
+        ctx: &RequestContext,
+    ) -> Result<(), McpError> {
+        let version = ctx.protocol_version().unwrap_or(ProtocolVersion::LATEST);
+        if asked.contains_key("taskIds") && self.tasks_ext_on(version) && !client_declares(ctx) {
+            return Err(missing_extension());
+        }
+        Ok(())
+    }
+
+    /// `tasks/get`, `tasks/update` and `tasks/cancel` of the extension (`method`, with `p`).
+    pub(super) fn tasks_ext_request(
+        &self,
+        method: &str,
+        p: &Map<String, Value>,
+        ctx: &RequestContext,
+    ) -> Result<Value, McpError> {
+        if !client_declares(ctx) {
+            return Err(missing_extension());
+        }
+        let id = match p.get("taskId") {
+            Some(Value::String(s)) => s.as_str(),
+            Some(_) => {
+                return Err(McpError::invalid_params(format!(
+                    "{method}: params.taskId must be a string"
+                )))
+            }
+            None => {
+                return Err(McpError::invalid_params(format!(
+                    "{method}: params.taskId is required"
+                )))
+            }
+        };
+        let store = &self.inner.ext_tasks;
+        let owner = owner_of(ctx);
+        match method {
+            "tasks/get" => Ok(store.find(owner.as_deref(), id)?.view(true)),
+            "tasks/update" => {
+                let responses = match p.get("inputResponses") {
+                    Some(Value::Object(m)) if m.values().all(Value::is_object) => m.clone(),
+                    _ => return Err(McpError::invalid_params(
+                        "tasks/update: params.inputResponses must be an object of result objects",
+                    )),
+                };
+                store.find(owner.as_deref(), id)?.inputs.answer(responses);
+                Ok(json!({}))
+            }
+            _ => {
+                store
+                    .find(owner.as_deref(), id)?
+                    .stop("cancelled by the client");
+                Ok(json!({}))
+            }
+        }
+    }
+}
+
+/// Runs a task's handler to its end, its cancellation or its expiry, and records the outcome.
+async fn drive(task: Arc<ExtTask>, mut run: BoxFuture<'static, Result<CallToolResult, McpError>>) {
+    let outcome = tokio::select! {
+        biased;
+        _ = task.cancel.cancelled() => None,
+        _ = tokio::time::sleep_until(task.expires) => {
+            task.stop("the task expired");
+            None
+        }
+        r = &mut run => Some(r),
+    };
+    match outcome {
+        Some(r) => task.settle(r.map(tool_result_value)),
+        // Let the handler see its token fire and wind down before it is dropped.
+        None => {
+            let _ = tokio::time::timeout(CANCEL_GRACE, run).await;
+        }
+    }
+}
