@@ -1,11 +1,14 @@
 //! The "everything" server: the fixed surface the official MCP conformance suite drives
 //! (tools `test_*`, resources `test://...`, prompts `test_*`, completion, logging), as listed in
-//! `tests/conformance/SCENARIOS.md`.
+//! `tests/conformance/SCENARIOS.md`. It serves the tasks extension `io.modelcontextprotocol/tasks`
+//! to 2026-07-28 clients (its fixtures: `everything_task_tools.rs`).
 //!
 //! `everything-server [--transport stdio|http] [--port N] [--redis-url URL]` (default stdio;
 //! HTTP binds 127.0.0.1 and serves `/mcp`; with `--redis-url`, built with the `redis` feature,
 //! replicas sharing the URL serve each other's sessions; they share `FERROMCP_REQUEST_STATE_KEY`,
 //! 64 hex digits, to open each other's 2026-07-28 `requestState`). Logs go to stderr.
+
+mod everything_task_tools;
 
 use ferromcp::protocol::{CallToolResult, Prompt, Resource, ResourceTemplate, Tool};
 use ferromcp::server::{completion_fn, prompt_fn, resource_fn, tool_fn, PromptFn, Server, ToolFn};
@@ -808,11 +811,14 @@ fn build() -> Result<Server, McpError> {
         o.enable_tools = true;
         o.enable_resources = true;
         o.enable_prompts = true;
+        // 2026-07-28 clients that declare it get task handles from the task-supporting tools.
+        o.tasks_extension = true;
         if let Some(ring) = ring {
             o.session.request_state_keys = ring;
         }
     });
-    let server = add_prompts(add_resources(add_tools(b))).build()?;
+    let b = everything_task_tools::add_task_tools(add_tools(b));
+    let server = add_prompts(add_resources(b)).build()?;
     let _ = SERVER.set(server.clone());
     // Completion: suggestions from a small fixed list, filtered by the typed prefix.
     server.set_completion_fallback(completion_fn(|p, _| async move {
