@@ -4,10 +4,14 @@
 //! server-wide notifications cross replicas. With the `redis` feature each scenario runs again
 //! with every replica on its own connections to a real `redis-server` started by the test
 //! (`tests/run-redis.sh` runs the everything-server's processes and the conformance suite).
+//! Per-request-era (2026-07-28) clients too: a `subscriptions/listen` stream gets the changes
+//! raised on any replica.
 
 mod common_http;
+mod common_modern;
 mod common_replicas;
 use common_http::*;
+use common_modern::{answer, headers_for, post_modern, request};
 use common_replicas::*;
 use ferromcp::client::{ClientHandlers, ClientOptions};
 use ferromcp::protocol::{
@@ -19,17 +23,36 @@ use ferromcp::transport::http::{
     connect, serve_http, EventBus, EventStore, HttpClientOptions, HttpServerHandle,
     HttpServerOptions, InMemoryEventBus, InMemoryEventStore, InMemorySessionStore, SessionStore,
 };
-use serde_json::json;
+use serde_json::{json, Value};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-/// One replica: the demo server plus `ask` (forwards a request to the client) and `slow`
-/// (waits for its cancellation, reporting on `tx`).
+/// One replica: the demo server plus `ask` (forwards a request to the client), `slow`
+/// (waits for its cancellation, reporting on `tx`) and `change` (raises a tools list change and
+/// the resource updates of `uris` on its own replica).
 fn replica_server(tx: mpsc::UnboundedSender<String>) -> Server {
     let s = demo_server();
+    let me = s.clone();
+    s.add_tool(
+        Tool::new("change"),
+        tool_fn(move |args, _ctx| {
+            let me = me.clone();
+            async move {
+                me.add_tool(
+                    Tool::new("extra"),
+                    tool_fn(|_a, _c| async { Ok(CallToolResult::text("x")) }),
+                )?;
+                for uri in args["uris"].as_array().into_iter().flatten() {
+                    me.notify_resource_updated(uri.as_str().unwrap_or_default());
+                }
+                Ok(CallToolResult::text("changed"))
+            }
+        }),
+    )
+    .unwrap();
     s.add_tool(
         Tool::new("ask"),
         tool_fn(|args, ctx| async move {
@@ -77,6 +100,16 @@ enum Backend {
 
 impl Replicas {
     async fn start(n: usize, backend: &Backend) -> Replicas {
+        Self::start_with(n, backend, false, |_, tx| replica_server(tx)).await
+    }
+
+    /// `n` replicas of `make(i, tx)` (`tx` gets the tools' reports), stateless or not.
+    async fn start_with(
+        n: usize,
+        backend: &Backend,
+        stateless: bool,
+        make: impl Fn(usize, mpsc::UnboundedSender<String>) -> Server,
+    ) -> Replicas {
         let store = Arc::new(InMemorySessionStore::default());
         let events: Arc<dyn EventStore> = Arc::new(InMemoryEventStore::default());
         let bus: Arc<dyn EventBus> = Arc::new(InMemoryEventBus::default());
@@ -100,18 +133,20 @@ impl Replicas {
                 ),
             },
         };
-        for _ in 0..n {
-            let server = replica_server(tx.clone());
+        for i in 0..n {
+            let server = make(i, tx.clone());
             let opts = match backend {
                 Backend::Memory => HttpServerOptions {
                     session_store: Some(store.clone()),
                     event_store: Some(events.clone()),
                     event_bus: Some(bus.clone()),
+                    stateless,
                     ..Default::default()
                 },
                 #[cfg(feature = "redis")]
                 Backend::Redis(url) => HttpServerOptions {
                     redis_url: Some(url.clone()),
+                    stateless,
                     ..Default::default()
                 },
             };
@@ -404,6 +439,93 @@ async fn server_wide_notifications_reach_sessions_held_by_other_replicas_once(ba
     .unwrap();
 }
 
+/// Opens a per-request-era `subscriptions/listen` stream (subscription `id`) on `url` for
+/// the tools list and resource `uri`; returns it once acknowledged.
+async fn listen(url: &str, id: u64, uri: &str) -> SseReader {
+    let body = request(
+        id,
+        "subscriptions/listen",
+        json!({ "notifications": { "toolsListChanged": true, "resourceSubscriptions": [uri] } }),
+    );
+    let (status, mut s) = SseReader::post(url, &headers_for(&body), &body.to_string()).await;
+    assert_eq!(status, 200);
+    let ack = s.next().await.expect("an acknowledgement");
+    let v: Value = serde_json::from_str(&ack.data).unwrap();
+    assert_eq!(
+        v["method"], "notifications/subscriptions/acknowledged",
+        "{v}"
+    );
+    s
+}
+
+/// The next `n` notifications of listen stream `s` as (method, uri), sorted (they may come in
+/// either order); each must carry subscription id `id`.
+async fn changes(s: &mut SseReader, n: usize, id: u64) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for _ in 0..n {
+        let e = s.next().await.expect("a change notification");
+        let v: Value = serde_json::from_str(&e.data).unwrap();
+        assert_eq!(
+            v["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], id,
+            "{v}"
+        );
+        let uri = v["params"]["uri"].as_str().unwrap_or_default().to_string();
+        out.push((v["method"].as_str().unwrap_or_default().to_string(), uri));
+    }
+    out.sort();
+    out
+}
+
+async fn listen_streams_get_changes_raised_on_any_replica_once(backend: Backend) {
+    tokio::time::timeout(Duration::from_secs(60), async {
+        for stateless in [false, true] {
+            let r = Replicas::start_with(2, &backend, stateless, |_, tx| replica_server(tx)).await;
+            let mut s = listen(&r.url(0), 7, "mem://greeting").await;
+            let expected = vec![
+                (
+                    "notifications/resources/updated".to_string(),
+                    "mem://greeting".to_string(),
+                ),
+                (
+                    "notifications/tools/list_changed".to_string(),
+                    String::new(),
+                ),
+            ];
+            // Raised by a handler on replica 1 (the stream is on replica 0), then on replica 0.
+            for (i, at) in [1, 0].into_iter().enumerate() {
+                let body = request(
+                    20 + i as u64,
+                    "tools/call",
+                    json!({ "name": "change",
+                            "arguments": { "uris": ["mem://greeting", "mem://other"] } }),
+                );
+                let resp = post_modern(&r.url(at), &body).await;
+                assert_eq!(
+                    answer(&resp)["result"]["content"][0]["text"],
+                    "changed",
+                    "{}",
+                    resp.body
+                );
+                assert_eq!(
+                    changes(&mut s, 2, 7).await,
+                    expected,
+                    "stateless={stateless}, raised on replica {at}"
+                );
+                // No second copy, and nothing the subscription did not ask for (mem://other).
+                let more = tokio::time::timeout(Duration::from_millis(300), s.next()).await;
+                assert!(
+                    more.is_err(),
+                    "stateless={stateless}, raised on replica {at}: {more:?}"
+                );
+            }
+            drop(s);
+            r.shutdown().await;
+        }
+    })
+    .await
+    .unwrap();
+}
+
 /// One test per scenario and backend.
 macro_rules! scenarios {
     ($($name:ident),*) => {
@@ -431,7 +553,8 @@ scenarios!(
     cancellation_crosses_replicas,
     a_get_stream_resumes_on_another_replica_after_its_replica_is_killed,
     a_request_stream_resumes_on_another_replica,
-    server_wide_notifications_reach_sessions_held_by_other_replicas_once
+    server_wide_notifications_reach_sessions_held_by_other_replicas_once,
+    listen_streams_get_changes_raised_on_any_replica_once
 );
 
 #[tokio::test]

@@ -150,6 +150,33 @@ impl SseReader {
         )
     }
 
+    /// POSTs `body` with `headers` and reads the answer as an SSE stream (a per-request-era
+    /// `subscriptions/listen`, say).
+    pub async fn post(url: &str, headers: &[(String, String)], body: &str) -> (u16, SseReader) {
+        let client: Client<HttpConnector, Full<Bytes>> =
+            Client::builder(TokioExecutor::new()).build_http();
+        let mut b = hyper::Request::builder().method("POST").uri(url);
+        for (k, v) in headers {
+            b = b.header(k.as_str(), v.as_str());
+        }
+        let resp = tokio::time::timeout(
+            Duration::from_secs(10),
+            client.request(b.body(Full::new(Bytes::from(body.to_string()))).unwrap()),
+        )
+        .await
+        .expect("response head within 10 s")
+        .unwrap();
+        let status = resp.status().as_u16();
+        (
+            status,
+            SseReader {
+                body: resp.into_body(),
+                parser: SseParser::new(),
+                ready: VecDeque::new(),
+            },
+        )
+    }
+
     /// The next event with data (priming events are skipped); `None` when the stream ends.
     pub async fn next(&mut self) -> Option<SseEvent> {
         loop {

@@ -80,8 +80,10 @@ impl App {
             reaper_started: AtomicBool::new(false),
             guard,
         });
-        if !app.options.stateless {
-            // Server-wide notifications reach the sessions held by the other replicas too.
+        {
+            // Server-wide notifications reach the sessions held by the other replicas too:
+            // handshake-era sessions, and (stateless mode as well) `subscriptions/listen`
+            // streams.
             let weak = Arc::downgrade(&app);
             app.server.add_fanout(Arc::new(move |method, params| {
                 let Some(app) = weak.upgrade().filter(|a| !a.shutdown.is_cancelled()) else {
@@ -99,14 +101,19 @@ impl App {
         app
     }
 
-    /// Starts the idle-session reaper and the bus listener once (not in stateless mode); they
-    /// stop on shutdown.
+    /// Starts the bus listener and (not in stateless mode, which keeps no sessions) the
+    /// idle-session reaper, once; they stop on shutdown.
     pub(super) fn start_reaper(self: &Arc<Self>) {
-        if self.reaper_started.swap(true, Ordering::AcqRel) || self.options.stateless {
+        if self.reaper_started.swap(true, Ordering::AcqRel) {
             return;
         }
         if let Some(rx) = self.bus_rx.lock().unwrap().take() {
+            // Stateless mode too: its `subscriptions/listen` streams get the changes raised
+            // on other replicas.
             self.start_bus_listener(rx);
+        }
+        if self.options.stateless {
+            return;
         }
         let weak = Arc::downgrade(self);
         let every = (self.options.session_idle_timeout / 4)
