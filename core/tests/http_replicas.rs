@@ -5,25 +5,25 @@
 //! with every replica on its own connections to a real `redis-server` started by the test
 //! (`tests/run-redis.sh` runs the everything-server's processes and the conformance suite).
 //! Per-request-era (2026-07-28) clients too: a `subscriptions/listen` stream gets the changes
-//! raised on any replica.
+//! raised on any replica, and a `requestState` is good for one use across the replicas.
 
 mod common_http;
 mod common_modern;
 mod common_replicas;
 use common_http::*;
-use common_modern::{answer, headers_for, post_modern, request};
+use common_modern::{answer, headers_for, meta, post_modern, request};
 use common_replicas::*;
 use ferromcp::client::{ClientHandlers, ClientOptions};
 use ferromcp::protocol::{
     CallToolResult, CreateMessageResult, ElicitAction, ElicitResult, Role, SamplingContent, Tool,
 };
 use ferromcp::server::{tool_fn, Server};
-use ferromcp::session::RequestOptions;
+use ferromcp::session::{input_required, KeyRing, RequestOptions};
 use ferromcp::transport::http::{
     connect, serve_http, EventBus, EventStore, HttpClientOptions, HttpServerHandle,
     HttpServerOptions, InMemoryEventBus, InMemoryEventStore, InMemorySessionStore, SessionStore,
 };
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
@@ -526,6 +526,95 @@ async fn listen_streams_get_changes_raised_on_any_replica_once(backend: Backend)
     .unwrap();
 }
 
+/// A replica with `explicit` (answers `input_required` with the state `{"n": 42}`, then, given
+/// the answer and the state, "{name} {n}"), sealing its `requestState` with `ring`.
+fn state_server(ring: KeyRing) -> Server {
+    Server::builder("replica-state", "1.0")
+        .options(move |o| o.session.request_state_keys = ring)
+        .tool_raw(
+            Tool::new("explicit"),
+            tool_fn(|_, ctx| async move {
+                match (ctx.input_response("who"), ctx.request_state()) {
+                    (Some(r), Some(s)) => Ok(CallToolResult::text(format!(
+                        "{} {}",
+                        r["content"]["name"].as_str().unwrap_or("?"),
+                        s["n"]
+                    ))),
+                    _ => {
+                        let mut ask = Map::new();
+                        ask.insert(
+                            "who".into(),
+                            json!({ "method": "elicitation/create", "params": {
+                                "message": "name?", "requestedSchema": { "type": "object" } } }),
+                        );
+                        Err(input_required(ask, Some(json!({ "n": 42 }))))
+                    }
+                }
+            }),
+        )
+        .build()
+        .unwrap()
+}
+
+async fn request_state_is_single_use_across_replicas(backend: Backend) {
+    tokio::time::timeout(Duration::from_secs(60), async {
+        let keys = vec![("k1".to_string(), vec![9u8; 32])];
+        let one_process = matches!(backend, Backend::Memory);
+        let shared = KeyRing::new(keys.clone()).unwrap();
+        // In one process (the in-memory stores) the replicas share one ring and its memory of
+        // the tokens opened; in separate processes (Redis) each has its own ring (same keys).
+        let r = Replicas::start_with(2, &backend, false, |_, _| {
+            state_server(match one_process {
+                true => shared.clone(),
+                false => KeyRing::new(keys.clone()).unwrap(),
+            })
+        })
+        .await;
+        let call = |id: u64, retry: Option<&str>| {
+            let mut params = json!({ "name": "explicit", "arguments": {},
+                                     "_meta": meta(json!({ "elicitation": {} })) });
+            if let Some(state) = retry {
+                params["inputResponses"] =
+                    json!({ "who": { "action": "accept", "content": { "name": "Ada" } } });
+                params["requestState"] = json!(state);
+            }
+            request(id, "tools/call", params)
+        };
+        // (made on, answered on): the state is valid on any replica that has the keys.
+        for (made, answered) in [(0, 0), (1, 0), (0, 1)] {
+            let first = post_modern(&r.url(made), &call(1, None)).await;
+            let state = answer(&first)["result"]["requestState"]
+                .as_str()
+                .unwrap_or_else(|| panic!("a requestState: {}", first.body))
+                .to_string();
+            let ok = post_modern(&r.url(answered), &call(2, Some(&state))).await;
+            assert_eq!(
+                answer(&ok)["result"]["content"][0]["text"],
+                "Ada 42",
+                "{}",
+                ok.body
+            );
+            // Replayed on the other replica, then on the one that answered: the same refusal.
+            let mut refusals = Vec::new();
+            for at in [1 - answered, answered] {
+                let again = post_modern(&r.url(at), &call(3, Some(&state))).await;
+                let e = answer(&again)["error"].clone();
+                assert_eq!(e["code"], -32602, "replica {at}: {}", again.body);
+                assert_eq!(
+                    e["data"]["reason"], "replayed",
+                    "replica {at}: {}",
+                    again.body
+                );
+                refusals.push((again.status, e));
+            }
+            assert_eq!(refusals[0], refusals[1]);
+        }
+        r.shutdown().await;
+    })
+    .await
+    .unwrap();
+}
+
 /// One test per scenario and backend.
 macro_rules! scenarios {
     ($($name:ident),*) => {
@@ -554,7 +643,8 @@ scenarios!(
     a_get_stream_resumes_on_another_replica_after_its_replica_is_killed,
     a_request_stream_resumes_on_another_replica,
     server_wide_notifications_reach_sessions_held_by_other_replicas_once,
-    listen_streams_get_changes_raised_on_any_replica_once
+    listen_streams_get_changes_raised_on_any_replica_once,
+    request_state_is_single_use_across_replicas
 );
 
 #[tokio::test]

@@ -612,7 +612,19 @@ impl Session {
         }
         let method = req.method.clone();
         let session = self.clone();
-        let fut = self.service.handle_request(req, ctx.clone());
+        let fut: BoxFuture<'static, Result<Value, McpError>> =
+            match round.as_ref().and_then(|r| r.take_use_check()) {
+                None => self.service.handle_request(req, ctx.clone()),
+                // A `requestState` checked for reuse across replicas: the handler starts once the
+                // shared store says this is the token's first use.
+                Some(check) => {
+                    let (service, ctx) = (self.service.clone(), ctx.clone());
+                    Box::pin(async move {
+                        check.await?;
+                        service.handle_request(req, ctx).await
+                    })
+                }
+            };
         Incoming::Pending(Box::pin(self.clone().serve(
             id,
             ctx,
@@ -698,6 +710,9 @@ impl Session {
         };
         let mut ctx = RequestContext::with_meta(self.clone(), id.clone(), meta, token);
         ctx.set_input_round(round.clone());
+        // A `requestState` checked for reuse across replicas: the tool runs once the shared
+        // store says this is the token's first use.
+        let check = round.take_use_check();
         let (server, name) = (server.clone(), name.into_owned());
         let session = self.clone();
         let answer = move |id, outcome: Option<Result<ToolOutput, McpError>>, server: Server| {
@@ -726,7 +741,12 @@ impl Session {
         };
         let call_server = server.clone();
         // The call's future is made inside `serve`, so that the boxed future holds it once.
-        let call = move |ctx| call_server.call_tool_fast(name, arguments, task, ctx);
+        let call = move |ctx| async move {
+            if let Some(check) = check {
+                check.await?;
+            }
+            call_server.call_tool_fast(name, arguments, task, ctx).await
+        };
         Ok(Box::pin(self.clone().serve(
             id,
             ctx,

@@ -42,7 +42,7 @@ pub use mrtr::{input_required, INPUT_REQUIRED};
 pub use outbound::{Outbound, OutboundMessage, OutboundSink};
 pub use peer::{log_level_rank, Peer, RequestOptions};
 pub use per_request::RequestMeta;
-pub use request_state::{KeyRing, DEFAULT_REPLAY_CAPACITY, REQUEST_STATE_TTL};
+pub use request_state::{KeyRing, ReplayStore, DEFAULT_REPLAY_CAPACITY, REQUEST_STATE_TTL};
 pub use service::Service;
 pub(crate) use task_input::TaskInputs;
 pub(crate) use worker::serve_on_worker;

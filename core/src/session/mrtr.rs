@@ -12,7 +12,7 @@
 //!   in `requestState`).
 
 use super::per_request::missing_capability;
-use super::request_state::KeyRing;
+use super::request_state::{KeyRing, UseCheck};
 use crate::error::codes;
 use crate::jsonrpc::Request;
 use crate::McpError;
@@ -72,6 +72,9 @@ pub(crate) struct InputRound {
     /// Whether the request carries `inputResponses` or `requestState` (a retry, whose result
     /// the spec forbids caching).
     retried: bool,
+    /// The shared single-use check of `requestState`, for the request to await before its
+    /// handler runs (replicas with a shared replay store; see [`KeyRing::open`]).
+    use_check: Mutex<Option<UseCheck>>,
 }
 
 impl InputRound {
@@ -113,11 +116,12 @@ impl InputRound {
                 ))
             }
         };
-        let (mut carried, mut state) = (Map::new(), None);
+        let (mut carried, mut state, mut use_check) = (Map::new(), None, None);
         match request_state {
             None | Some(Value::Null) => {}
             Some(Value::String(token)) => {
-                let opened = keys.open(&binding, token)?;
+                let (opened, check) = keys.open(&binding, token)?;
+                use_check = check;
                 if let Some(Value::Object(m)) = opened.get("auto") {
                     carried = m.clone();
                 }
@@ -133,7 +137,14 @@ impl InputRound {
             next_auto: AtomicUsize::new(0),
             retried,
             pending: Mutex::new(Map::new()),
+            use_check: Mutex::new(use_check),
         })
+    }
+
+    /// The shared single-use check of this round's `requestState` (taken once): the request
+    /// awaits it before its handler runs, and answers its error instead when it fails.
+    pub(crate) fn take_use_check(&self) -> Option<UseCheck> {
+        self.use_check.lock().unwrap().take()
     }
 
     /// Whether the handler recorded input requests this round (`ctx.request` / `ctx.input`

@@ -11,13 +11,17 @@
 //!
 //! Single use: a ring remembers the nonce of every token it opened until the token's expiry
 //! (a bounded [`ReplayCache`]), and refuses a token seen before. That cache is per process, so
-//! a token is single use per replica; single use across replicas needs the nonces in a store
-//! every replica shares (set-if-absent with the token's expiry as time to live), which this
-//! module does not provide.
+//! a token is single use per replica. Replicas in several processes give their rings one
+//! shared [`ReplayStore`] ([`KeyRing::with_replay_store`]; the HTTP server does so with its
+//! Redis store): the ring then records each opened token there (set-if-absent, expiring with
+//! the token) instead of in its own cache, and a token is single use across all of them. That
+//! check is asynchronous: [`KeyRing::open`] hands it back ([`UseCheck`]) for the request to
+//! await before its handler runs.
 
 use crate::McpError;
 use chacha20poly1305::aead::{Aead, KeyInit, Payload};
 use chacha20poly1305::{ChaCha20Poly1305, Key, Nonce};
+use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -35,12 +39,47 @@ pub const DEFAULT_REPLAY_CAPACITY: usize = 1 << 17;
 pub struct KeyRing {
     keys: Arc<Vec<(String, ChaCha20Poly1305)>>,
     seen: Arc<ReplayCache>,
+    /// Where opened tokens are recorded instead of `seen` (replicas in several processes).
+    shared: Option<Arc<dyn ReplayStore>>,
 }
 
 impl std::fmt::Debug for KeyRing {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let ids: Vec<&str> = self.keys.iter().map(|(k, _)| k.as_str()).collect();
-        f.debug_struct("KeyRing").field("key_ids", &ids).finish()
+        f.debug_struct("KeyRing")
+            .field("key_ids", &ids)
+            .field("shared_replay_store", &self.shared.is_some())
+            .finish()
+    }
+}
+
+/// Where the replicas of a deployment record the `requestState` tokens they opened, so that a
+/// token is good for one use across all of them (the HTTP server's Redis store is one).
+pub trait ReplayStore: Send + Sync + 'static {
+    /// Records token `id` as used, for `ttl` (the token's remaining lifetime): `Ok(true)` when
+    /// it was not recorded before (this is its first use), `Ok(false)` when it was. An atomic
+    /// set-if-absent (Redis: `SET key 1 NX PX ttl`).
+    fn first_use(&self, id: String, ttl: Duration) -> BoxFuture<'static, Result<bool, McpError>>;
+}
+
+/// The shared single-use check of an opened token, still to await: `Ok` on its first use,
+/// else the same error a replay gets from the ring's own cache.
+pub(crate) struct UseCheck(BoxFuture<'static, Result<(), McpError>>);
+
+impl std::fmt::Debug for UseCheck {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("UseCheck")
+    }
+}
+
+impl std::future::Future for UseCheck {
+    type Output = Result<(), McpError>;
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        self.0.as_mut().poll(cx)
     }
 }
 
@@ -114,7 +153,20 @@ impl KeyRing {
         Ok(KeyRing {
             keys: Arc::new(ring),
             seen: Arc::new(ReplayCache::new(capacity)),
+            shared: None,
         })
+    }
+
+    /// This ring (same keys) recording the tokens it opens in `store`, which the other
+    /// replicas' rings share, instead of in this process's cache: single use across replicas
+    /// (the replay capacity then no longer applies; the store keeps each record until its
+    /// token expires).
+    pub fn with_replay_store(&self, store: Arc<dyn ReplayStore>) -> KeyRing {
+        KeyRing {
+            keys: self.keys.clone(),
+            seen: self.seen.clone(),
+            shared: Some(store),
+        }
     }
 
     /// Seals `state` for the request `binding` names.
@@ -145,12 +197,22 @@ impl KeyRing {
     /// Opens a token sealed for the request `binding` names, once: `-32602` with
     /// `data.reason` `tampered` (malformed, altered, unknown key, another request), `expired`,
     /// `replayed` (opened before) or `overloaded` (see [`KeyRing::with_replay_capacity`]).
-    pub(crate) fn open(&self, binding: &str, token: &str) -> Result<Value, McpError> {
+    /// With a [`ReplayStore`] the single-use check is the returned [`UseCheck`], which the
+    /// caller awaits before using the state (it fails with the same `replayed` error).
+    pub(crate) fn open(
+        &self,
+        binding: &str,
+        token: &str,
+    ) -> Result<(Value, Option<UseCheck>), McpError> {
         self.open_checked(binding, token)
             .map_err(StateRefusal::error)
     }
 
-    fn open_checked(&self, binding: &str, token: &str) -> Result<Value, StateRefusal> {
+    fn open_checked(
+        &self,
+        binding: &str,
+        token: &str,
+    ) -> Result<(Value, Option<UseCheck>), StateRefusal> {
         let tampered = StateRefusal::Tampered;
         let mut parts = token.splitn(3, '.');
         let (Some("2"), Some(kid), Some(sealed)) = (parts.next(), parts.next(), parts.next())
@@ -179,10 +241,24 @@ impl KeyRing {
         if exp < now {
             return Err(StateRefusal::Expired);
         }
+        if let Some(store) = &self.shared {
+            // The nonce is the token's identity (random, and authenticated by the check
+            // above); the record lasts as long as the token stays valid (through second `exp`).
+            let id = format!("{kid}.{}", b64url_encode(nonce));
+            let ttl = Duration::from_secs(exp - now + 1);
+            let first = store.first_use(id, ttl);
+            let check = UseCheck(Box::pin(async move {
+                match first.await? {
+                    true => Ok(()),
+                    false => Err(StateRefusal::Replayed.error()),
+                }
+            }));
+            return Ok((payload["s"].clone(), Some(check)));
+        }
         let mut key = [0u8; 12];
         key.copy_from_slice(nonce);
         self.seen.first_use(key, exp, now)?;
-        Ok(payload["s"].clone())
+        Ok((payload["s"].clone(), None))
     }
 }
 
@@ -325,7 +401,7 @@ mod tests {
         }
         // The genuine token opens once; the second time it is a replay.
         assert_eq!(
-            ring.open("tools/call x", &t).unwrap(),
+            ring.open("tools/call x", &t).unwrap().0,
             json!({ "secret": "n1" })
         );
         assert_eq!(
@@ -339,6 +415,61 @@ mod tests {
             reason(ring.open("tools/call x", &t2).unwrap_err()),
             "replayed"
         );
+    }
+
+    /// A [`ReplayStore`] in memory, recording what it was asked.
+    #[derive(Default)]
+    struct SharedSeen(Mutex<HashMap<String, Duration>>);
+
+    impl ReplayStore for SharedSeen {
+        fn first_use(
+            &self,
+            id: String,
+            ttl: Duration,
+        ) -> BoxFuture<'static, Result<bool, McpError>> {
+            let first = self.0.lock().unwrap().insert(id, ttl).is_none();
+            Box::pin(std::future::ready(Ok(first)))
+        }
+    }
+
+    #[tokio::test]
+    async fn rings_sharing_a_replay_store_open_a_token_once_between_them() {
+        let store = Arc::new(SharedSeen::default());
+        // Two replicas: the same key, each its own ring (and own in-process cache).
+        let a = KeyRing::new(vec![("k".into(), vec![5; 32])])
+            .unwrap()
+            .with_replay_store(store.clone());
+        let b = KeyRing::new(vec![("k".into(), vec![5; 32])])
+            .unwrap()
+            .with_replay_store(store.clone());
+        let t = a.seal("m", json!({ "n": 1 }));
+        let (state, check) = a.open("m", &t).unwrap();
+        assert_eq!(state, json!({ "n": 1 }));
+        check.expect("a shared check").await.unwrap();
+        // Replayed on the other replica, then on the first: the same refusal.
+        let (_, check) = b.open("m", &t).unwrap();
+        let on_b = check.unwrap().await.unwrap_err();
+        let (_, check) = a.open("m", &t).unwrap();
+        let on_a = check.unwrap().await.unwrap_err();
+        assert_eq!(reason(on_b.clone()), "replayed");
+        assert_eq!(
+            (on_a.code, on_a.message, on_a.data),
+            (on_b.code, on_b.message, on_b.data)
+        );
+        // One record, kept as long as the token is valid; the process cache was not used.
+        let ttl = {
+            let seen = store.0.lock().unwrap();
+            assert_eq!(seen.len(), 1);
+            *seen.values().next().unwrap()
+        };
+        assert!(ttl > REQUEST_STATE_TTL - Duration::from_secs(5), "{ttl:?}");
+        assert!(ttl <= REQUEST_STATE_TTL + Duration::from_secs(1), "{ttl:?}");
+        assert!(a.seen.inner.lock().unwrap().0.is_empty());
+        // A refused token is refused before the store is asked.
+        assert_eq!(reason(b.open("n", &t).unwrap_err()), "tampered");
+        let old = a.seal_until("m", json!(1), now_secs() - 1);
+        assert_eq!(reason(b.open("m", &old).unwrap_err()), "expired");
+        assert_eq!(store.0.lock().unwrap().len(), 1);
     }
 
     #[test]
@@ -357,7 +488,7 @@ mod tests {
             ("old".into(), vec![1; 32]),
         ])
         .unwrap();
-        assert_eq!(rotated.open("m", &t).unwrap(), json!("x"));
+        assert_eq!(rotated.open("m", &t).unwrap().0, json!("x"));
         assert!(rotated.seal("m", json!(1)).starts_with("2.new."));
         let dropped = KeyRing::new(vec![("new".into(), vec![7; 32])]).unwrap();
         assert_eq!(

@@ -122,10 +122,16 @@ pub struct HttpServerOptions {
     pub session_store: Option<Arc<dyn SessionStore>>,
     /// How replicas reach each other (default: [`InMemoryEventBus`], one process).
     pub event_bus: Option<Arc<dyn EventBus>>,
+    /// Where the replicas record the 2026-07-28 `requestState` tokens they opened, so that each
+    /// is good for one use across all of them (the sessions of this endpoint get the server's
+    /// key ring with this store: [`crate::session::KeyRing::with_replay_store`]). Default: none,
+    /// each process remembers the tokens it opened; with [`Self::redis_url`], the Redis store.
+    pub replay_store: Option<Arc<dyn crate::session::ReplayStore>>,
     /// Keep sessions, SSE events and the bus on this Redis/Valkey
     /// (`redis://[user:password@]host:port[/db]`), so that replicas in any number of processes
     /// serve any session: the stores not set above become one `RedisStore` (sessions expire
-    /// after [`Self::session_idle_timeout`], each stream keeps its last 256 events for an hour).
+    /// after [`Self::session_idle_timeout`], each stream keeps its last 256 events for an hour;
+    /// `requestState` tokens are single use across the replicas).
     /// Needs the `redis` feature; [`serve_http`] connects before it listens.
     pub redis_url: Option<String>,
     /// Also serve the legacy 2024-11-05 HTTP+SSE endpoints.
@@ -178,6 +184,7 @@ impl Default for HttpServerOptions {
             event_store: None,
             session_store: None,
             event_bus: None,
+            replay_store: None,
             redis_url: None,
             legacy_sse: true,
             legacy_sse_path: "/sse".into(),

@@ -30,6 +30,9 @@ pub(super) struct App {
     pub(super) server: Server,
     /// `server` as every session's service: one allocation shared by all of them.
     service: Arc<dyn crate::session::Service>,
+    /// Every session's configuration: the server's, with the key ring recording opened
+    /// `requestState` tokens in the shared replay store when the options name one.
+    session_config: Arc<crate::session::SessionConfig>,
     pub(super) options: HttpServerOptions,
     /// The state of every session, shared with the other replicas.
     store: Arc<dyn SessionStore>,
@@ -67,9 +70,19 @@ impl App {
         let name: Arc<str> = Arc::from(format!("{:08x}", rand::random::<u32>()));
         let bus_rx = bus.subscribe(&name);
         let service: Arc<dyn crate::session::Service> = Arc::new(server.clone());
+        let session_config = match &options.replay_store {
+            None => server.session_config(),
+            Some(store) => {
+                let mut config = (*server.session_config()).clone();
+                config.request_state_keys =
+                    config.request_state_keys.with_replay_store(store.clone());
+                Arc::new(config)
+            }
+        };
         let app = Arc::new(App {
             server,
             service,
+            session_config,
             options,
             store,
             live: Mutex::new(HashMap::new()),
@@ -442,7 +455,7 @@ impl App {
         legacy: bool,
     ) -> Arc<HttpSession> {
         HttpSession::new(
-            self.server.session_config(),
+            self.session_config.clone(),
             self.service.clone(),
             id,
             resumable.then(|| self.replica.clone()),

@@ -7,7 +7,9 @@
 //! - `{prefix}e:{stream}`: a Redis stream per SSE stream, one entry per event (`seq`, `data`),
 //!   capped with `MAXLEN ~` and expiring after the event TTL;
 //! - `{prefix}k:{session}`: the set of a session's stream keys, so they can be removed at once;
-//! - `{prefix}bus`: the pub/sub channel of the [`EventBus`].
+//! - `{prefix}bus`: the pub/sub channel of the [`EventBus`];
+//! - `{prefix}u:{token}`: a 2026-07-28 `requestState` token opened by some replica
+//!   ([`ReplayStore`]), set only if absent and expiring with the token.
 //!
 //! Each operation is one round trip (several commands go in one pipeline); the store counts
 //! them ([`RedisStore::round_trips`]) for the benchmark.
@@ -16,6 +18,9 @@ use super::{
     BusMessage, BusReceiver, EventBus, EventStore, SessionState, SessionStore, StoreError,
     StoreFuture,
 };
+use crate::session::ReplayStore;
+use crate::McpError;
+use futures_util::future::BoxFuture;
 use futures_util::StreamExt;
 use redis::aio::ConnectionManager;
 use serde::{Deserialize, Serialize};
@@ -297,6 +302,24 @@ impl SessionStore for RedisStore {
                 }
                 cursor = next;
             }
+        })
+    }
+}
+
+impl ReplayStore for RedisStore {
+    fn first_use(&self, id: String, ttl: Duration) -> BoxFuture<'static, Result<bool, McpError>> {
+        let inner = self.inner.clone();
+        Box::pin(async move {
+            let mut p = redis::pipe();
+            p.cmd("SET")
+                .arg(format!("{}u:{id}", inner.prefix))
+                .arg(1)
+                .arg("NX")
+                .arg("PX")
+                .arg(millis(ttl));
+            // `OK` when set, nil when the key was there.
+            let (set,): (Option<String>,) = inner.query(&p).await?;
+            Ok(set.is_some())
         })
     }
 }
