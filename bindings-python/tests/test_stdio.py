@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import selectors
 import subprocess
 import sys
 from typing import Any
@@ -36,7 +37,9 @@ async def test_client_against_stdio_server(echo_server_cmd: list[str], dispatch:
         r = await c.call_tool("add", {"a": 1, "b": 2})
         assert r["content"][0]["text"] == "3"
         await c.set_logging_level("debug")
-        r = await c.call_tool("countdown", {"steps": 2}, progress=lambda p, t, m: seen.append((p, t, m)))
+        r = await c.call_tool(
+            "countdown", {"steps": 2}, progress=lambda p, t, m: seen.append((p, t, m))
+        )
         assert r["content"][0]["text"] == "counted 2 steps"
         assert [s[0] for s in seen] == [1.0, 2.0]
         assert len(logs) == 2
@@ -97,7 +100,10 @@ def test_raw_json_lines() -> None:
             '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"yo"}}}',
         )
         assert r["result"]["content"][0]["text"] == "yo"
-        r = _rpc(proc, '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{}}}')
+        r = _rpc(
+            proc,
+            '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{}}}',
+        )
         assert r["result"]["isError"] is True  # a schema-refused call is a tool error (SEP-1303)
         assert '"text" is a required property' in r["result"]["content"][0]["text"]
     finally:
@@ -139,3 +145,87 @@ def test_async_call_sent_with_the_handshake() -> None:
     assert answers[1]["result"]["serverInfo"]["name"] == "echo-server"
     assert [t["name"] for t in answers[2]["result"]["tools"]] == ["echo", "add", "countdown"]
     assert answers[3]["result"]["content"][0]["text"] == "counted 2 steps"
+
+
+_SLOW_ASYNCIO_SERVER = """
+import importlib.abc
+import os
+import sys
+import time
+
+RELEASE = sys.argv[1]
+
+
+class HoldAsyncio(importlib.abc.MetaPathFinder):
+    # Stands for a slow `import asyncio` (tens of ms on a cold machine): it waits for the test.
+    def find_spec(self, name, path=None, target=None):
+        if name == "asyncio":
+            sys.meta_path.remove(self)
+            deadline = time.monotonic() + 20
+            while not os.path.exists(RELEASE) and time.monotonic() < deadline:
+                time.sleep(0.01)
+        return None
+
+
+sys.meta_path.insert(0, HoldAsyncio())
+
+from ferromcp import Server
+
+server = Server("slow-asyncio", version="1.0")
+
+
+@server.tool()
+async def shout(text: str) -> str:
+    return text.upper()
+
+
+server.run()
+"""
+
+
+def test_handshake_is_not_held_by_the_asyncio_import(tmp_path: Any) -> None:
+    """With an `async def` handler, `Server.run()` starts serving stdio before it imports
+    asyncio: `initialize` is answered while that import is still running, and the async
+    handler's call is answered once the loop is up."""
+    script = tmp_path / "server.py"
+    script.write_text(_SLOW_ASYNCIO_SERVER)
+    release = tmp_path / "release"
+    proc = subprocess.Popen(
+        [sys.executable, str(script), str(release)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        init = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "0"},
+            },
+        }
+        proc.stdin.write(json.dumps(init) + "\n")
+        proc.stdin.flush()
+        with selectors.DefaultSelector() as sel:
+            sel.register(proc.stdout, selectors.EVENT_READ)
+            ready = sel.select(timeout=10)
+        assert ready, "initialize was not answered while asyncio was being imported"
+        answer = json.loads(proc.stdout.readline())
+        assert answer["result"]["serverInfo"]["name"] == "slow-asyncio"
+        assert not release.exists()  # the import was still held when the answer came
+        release.write_text("go")
+        proc.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+        call = _rpc(
+            proc,
+            '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"shout","arguments":{"text":"hi"}}}',
+        )
+        assert call["result"]["content"][0]["text"] == "HI"
+    finally:
+        release.write_text("go")
+        assert proc.stdin is not None
+        proc.stdin.close()
+        assert proc.wait(timeout=20) == 0

@@ -255,16 +255,18 @@ class Serving:
                 finally:
                     self._loopless = False
                 return
-            # The engine starts serving before asyncio is imported (that import alone takes tens
-            # of milliseconds): the handshake is answered meanwhile, and calls of async handlers
-            # wait until the loop below is up.
-            import asyncio
-
             if self._lifespan is not None:
+                import asyncio
+
                 # The lifespan is entered before the first request is read.
                 asyncio.run(self.run_stdio_async())
                 return
+            # The engine starts serving before asyncio is imported (that import alone takes tens
+            # of milliseconds): the handshake is answered meanwhile, and calls of async handlers
+            # wait until the loop below is up.
             started = self._native.start_stdio()
+            import asyncio
+
             asyncio.run(self._finish_stdio(started))
         elif transport in ("http", "streamable-http"):
             import asyncio
