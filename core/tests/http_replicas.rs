@@ -21,10 +21,11 @@ use ferromcp::server::{tool_fn, Server};
 use ferromcp::session::{input_required, KeyRing, RequestOptions};
 use ferromcp::transport::http::{
     connect, serve_http, EventBus, EventStore, HttpClientOptions, HttpServerHandle,
-    HttpServerOptions, InMemoryEventBus, InMemoryEventStore, InMemorySessionStore, SessionStore,
+    HttpServerOptions, InMemoryEventBus, InMemoryEventStore, InMemorySessionStore, SessionState,
+    SessionStore, StoreFuture,
 };
 use serde_json::{json, Map, Value};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -712,6 +713,162 @@ async fn a_replica_dropping_its_idle_copy_leaves_the_session_to_the_others() {
         let r = post(&urls[0], Some(&sid), call(30, "count", json!({"steps": 1}))).await;
         assert_eq!(r.status, 200, "{}", r.body);
         assert!(r.body.contains("counted to 1"));
+        for h in handles {
+            h.shutdown().await.unwrap();
+        }
+    })
+    .await
+    .unwrap();
+}
+
+/// The in-memory session store, counting the renewals (`touch`) the replicas ask of it.
+#[derive(Default)]
+struct CountingStore {
+    inner: InMemorySessionStore,
+    touches: AtomicUsize,
+}
+
+impl SessionStore for CountingStore {
+    fn put(&self, id: String, state: SessionState) -> StoreFuture<()> {
+        self.inner.put(id, state)
+    }
+    fn get(&self, id: String) -> StoreFuture<Option<SessionState>> {
+        self.inner.get(id)
+    }
+    fn touch(&self, id: String) -> StoreFuture<bool> {
+        self.touches.fetch_add(1, Ordering::SeqCst);
+        self.inner.touch(id)
+    }
+    fn remove(&self, id: String) -> StoreFuture<bool> {
+        self.inner.remove(id)
+    }
+    fn ids(&self) -> StoreFuture<Vec<String>> {
+        self.inner.ids()
+    }
+}
+
+/// Each replica's copy of a session renews it in the store at most once per tenth of the idle
+/// timeout (not on every request); a DELETE on one replica reaches the other's copy by the bus.
+#[tokio::test]
+async fn a_session_is_renewed_at_most_once_per_interval_on_each_replica() {
+    tokio::time::timeout(Duration::from_secs(30), async {
+        let store = Arc::new(CountingStore::default());
+        let events: Arc<dyn EventStore> = Arc::new(InMemoryEventStore::default());
+        let bus: Arc<dyn EventBus> = Arc::new(InMemoryEventBus::default());
+        let mut handles = Vec::new();
+        let mut urls = Vec::new();
+        for _ in 0..2 {
+            let h = serve_http(
+                demo_server(),
+                "127.0.0.1:0",
+                HttpServerOptions {
+                    session_store: Some(store.clone()),
+                    event_store: Some(events.clone()),
+                    event_bus: Some(bus.clone()),
+                    // Renewals at most every 1.5 s.
+                    session_idle_timeout: Duration::from_secs(15),
+                    ..Default::default()
+                },
+            )
+            .await
+            .unwrap();
+            urls.push(h.url("/mcp"));
+            handles.push(h);
+        }
+        let touches = || store.touches.load(Ordering::SeqCst);
+        let sid = init_session(&urls[0]).await;
+        let calls = |from: u64| {
+            let (urls, sid) = (urls.clone(), sid.clone());
+            async move {
+                for (i, url) in urls.iter().enumerate() {
+                    let r = post(
+                        url,
+                        Some(&sid),
+                        call(from + i as u64, "count", json!({"steps": 1})),
+                    )
+                    .await;
+                    assert_eq!(r.status, 200, "{}", r.body);
+                }
+            }
+        };
+        // Every replica's copy is new (made by initialize, or read from the store): no renewal.
+        let started = std::time::Instant::now();
+        for round in 0..10 {
+            calls(10 + 2 * round).await;
+        }
+        if started.elapsed() < Duration::from_millis(1500) {
+            assert_eq!(touches(), 0, "20 calls within the interval");
+        }
+        // Once the interval has passed, the next request on each replica renews, once.
+        tokio::time::sleep(Duration::from_millis(1600)).await;
+        let before = touches();
+        let started = std::time::Instant::now();
+        calls(40).await;
+        calls(42).await;
+        if started.elapsed() < Duration::from_millis(1500) {
+            assert_eq!(touches() - before, 2, "one renewal per replica");
+        }
+        // Deleted on replica 0: replica 1 drops its copy when the bus says so (no renewal due).
+        let d = send("DELETE", &urls[0], &[("mcp-session-id", &sid)], "").await;
+        assert_eq!(d.status, 200, "{}", d.body);
+        let mut gone = false;
+        for _ in 0..50 {
+            let r = post(&urls[1], Some(&sid), call(50, "count", json!({"steps": 1}))).await;
+            if r.status == 404 {
+                gone = true;
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert!(gone, "the session outlived its deletion on replica 1");
+        for h in handles {
+            h.shutdown().await.unwrap();
+        }
+    })
+    .await
+    .unwrap();
+}
+
+/// On Redis, a session used on both replicas stays (its time to live renewed, at most once per
+/// interval) well past its idle timeout, and expires once left idle for the timeout.
+#[cfg(feature = "redis")]
+#[tokio::test]
+async fn on_redis_a_used_session_stays_and_an_idle_one_expires() {
+    let Some(redis) = common_replicas::redis_server().await else {
+        return;
+    };
+    tokio::time::timeout(Duration::from_secs(30), async {
+        let mut handles = Vec::new();
+        let mut urls = Vec::new();
+        for _ in 0..2 {
+            let h = serve_http(
+                demo_server(),
+                "127.0.0.1:0",
+                HttpServerOptions {
+                    redis_url: Some(redis.url.clone()),
+                    session_idle_timeout: Duration::from_millis(1000),
+                    ..Default::default()
+                },
+            )
+            .await
+            .unwrap();
+            urls.push(h.url("/mcp"));
+            handles.push(h);
+        }
+        let sid = init_session(&urls[0]).await;
+        // 2.5 s of requests every 250 ms, alternating replicas: more than twice the timeout.
+        for i in 0..10u64 {
+            tokio::time::sleep(Duration::from_millis(250)).await;
+            let url = &urls[i as usize % 2];
+            let r = post(url, Some(&sid), call(10 + i, "count", json!({"steps": 1}))).await;
+            assert_eq!(r.status, 200, "request {i}: {}", r.body);
+        }
+        // Left idle for longer than the timeout: gone on both replicas.
+        tokio::time::sleep(Duration::from_millis(1300)).await;
+        for (i, url) in urls.iter().enumerate() {
+            let r = post(url, Some(&sid), call(30, "count", json!({"steps": 1}))).await;
+            assert_eq!(r.status, 404, "replica {i}: {}", r.body);
+        }
         for h in handles {
             h.shutdown().await.unwrap();
         }

@@ -229,8 +229,13 @@ impl App {
     /// session). `Err` is the answer to give when the store fails.
     pub(super) async fn session(&self, sid: &str) -> Result<Option<Arc<HttpSession>>, Response> {
         if let Some(h) = self.live_get(sid) {
-            if !h.legacy && self.replica.has_peers() {
-                // Deleted or expired on another replica: gone here too.
+            let renew = match !h.legacy && self.replica.has_peers() {
+                true => h.claim_renewal(self.renew_every()),
+                false => None,
+            };
+            if let Some(previous) = renew {
+                // Renews the session's time to live; expired (or deleted and the bus message
+                // lost) on another replica: gone here too.
                 match self.store.touch(sid.to_string()).await {
                     Ok(true) => {}
                     Ok(false) => {
@@ -238,7 +243,10 @@ impl App {
                         h.close_here();
                         return Ok(None);
                     }
-                    Err(e) => return Err(store_failed(e)),
+                    Err(e) => {
+                        h.renewal_failed(previous);
+                        return Err(store_failed(e));
+                    }
                 }
             }
             if !h.legacy && !h.session.is_ready() && !h.session.is_closed() {
@@ -271,6 +279,15 @@ impl App {
         Ok(Some(live.entry(id).or_insert(h).clone()))
     }
 
+    /// How often a copy of a session shared with other replicas renews the session's time to
+    /// live in the store (at most): a tenth of the idle timeout. Between renewals a request
+    /// costs the store nothing; a session deleted on another replica is dropped here by the
+    /// bus's `SessionClosed`, and an idle one expires in the store 90-100 % of the idle timeout
+    /// after its last request.
+    fn renew_every(&self) -> Duration {
+        self.options.session_idle_timeout / 10
+    }
+
     /// Writes `h`'s state to the session store (when it has one yet).
     pub(super) async fn save(&self, h: &HttpSession) -> Result<(), Response> {
         let (Some(id), Some(state)) = (h.id(), h.state()) else {
@@ -289,16 +306,20 @@ impl App {
         Ok(())
     }
 
-    /// Removes session `id` here and from the store, and tells the other replicas.
+    /// Removes session `id` here and from the store, and tells the other replicas (before the
+    /// caller answers: their copies serve requests without asking the store between renewals).
     pub(super) async fn remove_session(&self, id: &str) {
         self.live.lock().unwrap().remove(id);
         if let Err(e) = self.store.remove(id.to_string()).await {
             tracing::warn!(error = %e, "removing a session from the store failed");
         }
         if self.replica.has_peers() {
-            self.replica.publish(BusMessage::SessionClosed {
+            let closed = BusMessage::SessionClosed {
                 session: id.to_string(),
-            });
+            };
+            if let Err(e) = self.replica.bus.publish(&self.replica.name, closed).await {
+                tracing::warn!(error = %e, "publishing a session's deletion failed");
+            }
         }
     }
 

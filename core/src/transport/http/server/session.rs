@@ -34,6 +34,9 @@ pub struct HttpSession {
     pub(super) revision: AtomicU64,
     /// Milliseconds since `EPOCH` when a request last touched this session.
     pub(super) last_active: AtomicU64,
+    /// Milliseconds since `EPOCH` when this copy last renewed the session's time to live in a
+    /// shared session store (or made this copy, which wrote or read the store).
+    renewed: AtomicU64,
     pub(super) legacy: bool,
 }
 
@@ -41,6 +44,11 @@ pub struct HttpSession {
 fn epoch() -> Instant {
     static EPOCH: OnceLock<Instant> = OnceLock::new();
     *EPOCH.get_or_init(Instant::now)
+}
+
+/// Milliseconds since `EPOCH`.
+fn now_ms() -> u64 {
+    epoch().elapsed().as_millis() as u64
 }
 
 impl std::fmt::Debug for HttpSession {
@@ -127,8 +135,27 @@ impl HttpSession {
 
     /// Marks the session active now.
     pub(super) fn touch(&self) {
-        let ms = epoch().elapsed().as_millis() as u64;
-        self.last_active.store(ms, Ordering::Relaxed);
+        self.last_active.store(now_ms(), Ordering::Relaxed);
+    }
+
+    /// Whether this request should renew the session's time to live in the shared session
+    /// store: the last renewal by this copy is `every` old or older. The renewal is claimed
+    /// (concurrent requests renew once); `Some(previous)` to give back with
+    /// [`Self::renewal_failed`] when the store fails.
+    pub(super) fn claim_renewal(&self, every: Duration) -> Option<u64> {
+        let now = now_ms();
+        let last = self.renewed.load(Ordering::Acquire);
+        if now.saturating_sub(last) < every.as_millis() as u64 {
+            return None;
+        }
+        self.renewed
+            .compare_exchange(last, now, Ordering::AcqRel, Ordering::Acquire)
+            .ok()
+    }
+
+    /// The renewal claimed with [`Self::claim_renewal`] failed: the next request tries again.
+    pub(super) fn renewal_failed(&self, previous: u64) {
+        self.renewed.store(previous, Ordering::Release);
     }
 
     /// Prefix of every event-store key of this session.
@@ -208,7 +235,8 @@ impl HttpSession {
         replica: Option<Arc<Replica>>,
         legacy: bool,
     ) -> Arc<HttpSession> {
-        let http = Arc::new_cyclic(|weak: &Weak<HttpSession>| {
+        let now = now_ms();
+        Arc::new_cyclic(|weak: &Weak<HttpSession>| {
             let sink: Weak<dyn OutboundSink> = weak.clone();
             let session = Session::with_shared_config(
                 Role::Server,
@@ -223,12 +251,11 @@ impl HttpSession {
                 routes: Mutex::new(Routes::default()),
                 replica,
                 revision: AtomicU64::new(0),
-                last_active: AtomicU64::new(0),
+                last_active: AtomicU64::new(now),
+                renewed: AtomicU64::new(now),
                 legacy,
             }
-        });
-        http.touch();
-        http
+        })
     }
 
     /// The state to keep in the session store, as a new revision; `None` before `initialize`
