@@ -26,7 +26,6 @@ pub(crate) use tasks::rfc3339_now;
 pub use tasks::TaskOptions;
 pub use tasks_ext::TASKS_EXTENSION;
 pub(crate) use tool_wire::{
-    tool_call_reply, write_per_request_tool_response, write_tool_response, ToolCallParams,
-    ToolOutput,
+    write_per_request_tool_response, write_tool_response, ToolCallParams, ToolOutput,
 };
 pub use typed::{schema_of, IntoToolResult, Json, ToolError};

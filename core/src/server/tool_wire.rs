@@ -5,7 +5,6 @@
 
 use crate::jsonrpc::{Message, RequestId, Str};
 use crate::protocol::{CallToolResult, ContentBlock};
-use crate::McpError;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
@@ -80,18 +79,6 @@ impl ToolOutput {
             ToolOutput::Created(v) => v,
         }
     }
-}
-
-/// The answer to a `tools/call` started with [`crate::session::Session::start_tool_call`], as a
-/// message (`None`: cancelled, nothing is sent).
-pub(crate) fn tool_call_reply(
-    id: RequestId,
-    outcome: Option<Result<ToolOutput, McpError>>,
-) -> Option<Message> {
-    Some(match outcome? {
-        Ok(output) => Message::response(id, output.into_value()),
-        Err(e) => Message::error(Some(id), e),
-    })
 }
 
 /// `tools/call` params read straight from the frame (see [`crate::jsonrpc::parse_request_as`]):

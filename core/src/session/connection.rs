@@ -9,13 +9,15 @@
 //!
 //! A server's connection reads `tools/call` requests on a lane of their own: params straight
 //! from the frame into what the call uses, one future per call, and the tool's result written
-//! out without first becoming a JSON value (see [`Session::start_tool_call`]).
+//! out without first becoming a JSON value (see [`Session::start_tool_call`]). What a frame is,
+//! which lane it takes and whether a batch is served are decided in [`super::inbound`], for
+//! Streamable HTTP alike; this driver keeps the framing and the I/O.
 
-use super::core::{Incoming, STATE_INITIALIZING};
+use super::core::{Incoming, LaneAnswer};
+use super::inbound::{self, Inbound};
 use super::{Outbound, OutboundMessage, Peer, Role, Service, Session, SessionConfig};
-use crate::jsonrpc::{self, ErrorResponse, Message, RequestId};
-use crate::protocol::CallToolResult;
-use crate::server::{Server, ToolCallParams, ToolOutput};
+use crate::jsonrpc::{ErrorResponse, Message};
+use crate::server::Server;
 use crate::transport::{FrameReader, FrameWriter, ReadStatus};
 use crate::McpError;
 use futures_util::future::{join_all, BoxFuture};
@@ -30,8 +32,9 @@ enum Answer {
     Nothing,
     One(Message),
     Batch(Vec<Message>),
-    /// The result of a `tools/call` (written without building its JSON value).
-    Tool(RequestId, CallToolResult),
+    /// The answer of a `tools/call` of the typed lane (a tool's result is written without
+    /// building its JSON value).
+    Lane(LaneAnswer),
 }
 
 /// A session bound to a message transport. Create it, keep the [`Peer`], and `run()` it.
@@ -138,9 +141,9 @@ impl<R: FrameReader, W: FrameWriter> Connection<R, W> {
                                 emit!(&ms)
                             }
                         }
-                        Answer::Tool(id, result) => {
+                        Answer::Lane(a) => {
                             out.clear();
-                            crate::server::write_tool_response(&mut out, &id, result);
+                            a.write(&mut out);
                             emit!();
                         }
                     }
@@ -259,51 +262,32 @@ async fn poll_once<F: Future>(fut: F) -> Poll<F::Output> {
 /// Handles one frame; an answer that needs handlers to finish is pushed by the caller.
 /// `server` is the session's service when it is a server (its `tools/call` lane).
 fn on_frame(session: &Arc<Session>, server: Option<&Server>, frame: &[u8]) -> FrameOutcome {
-    // Before a handshake the typed lane has nothing to do: a handshake-era call would be refused,
-    // and a per-request-era one needs its `inputResponses` and `requestState`.
-    let server = server.filter(|_| session.state() >= STATE_INITIALIZING);
-    if let Some(server) = server {
-        match jsonrpc::parse_request_as::<ToolCallParams>(frame, "tools/call") {
-            Some(jsonrpc::Fast::Typed(id, params)) => {
-                return match session.start_tool_call(server, id, params, tool_answer) {
-                    Ok(fut) => FrameOutcome::Later(fut),
-                    Err(answer) => FrameOutcome::Now(answer),
-                };
-            }
-            Some(jsonrpc::Fast::Message(msg)) => return on_message(session, msg),
-            None => {}
-        }
-    }
-    match jsonrpc::parse(frame) {
+    match inbound::read(frame, server.is_some()) {
         Err(ErrorResponse { id, error }) => {
             FrameOutcome::Now(Answer::One(Message::error(id, error)))
         }
-        Ok(jsonrpc::Incoming::Single(msg)) => on_message(session, msg),
-        Ok(jsonrpc::Incoming::Batch(items)) => {
-            let allowed = session.state() >= STATE_INITIALIZING
-                && session
-                    .protocol_version()
-                    .is_some_and(|v| v.supports_batches());
-            if !allowed {
-                let why = match session.protocol_version() {
-                    Some(v) => format!("JSON-RPC batches are not allowed in protocol revision {v}"),
-                    None => "JSON-RPC batches are not allowed before initialization".to_string(),
-                };
-                return FrameOutcome::Now(Answer::One(Message::error(
-                    None,
-                    McpError::invalid_request(why),
-                )));
+        Ok(Inbound::Call(id, params)) => {
+            let server = server.expect("the lane is read for servers only");
+            match session.start_tool_call(server, id, params, lane_answer) {
+                Ok(fut) => FrameOutcome::Later(fut),
+                Err(answer) => FrameOutcome::Now(answer),
             }
-            let mut ready = Vec::new();
+        }
+        Ok(Inbound::One(msg)) => on_message(session, msg),
+        Ok(Inbound::Batch(items)) => {
+            if let Err(e) = inbound::check_batch(
+                session.batch_scope(&items),
+                inbound::carries_initialize(&items),
+            ) {
+                return FrameOutcome::Now(Answer::One(Message::error(None, e)));
+            }
+            let (mut ready, messages) = inbound::split_batch(items);
             let mut waiting = Vec::new();
-            for item in items {
-                match item {
-                    Err(ErrorResponse { id, error }) => ready.push(Message::error(id, error)),
-                    Ok(msg) => match session.handle_incoming(msg) {
-                        Incoming::Nothing => {}
-                        Incoming::Reply(m) => ready.push(m),
-                        Incoming::Pending(f) => waiting.push(f),
-                    },
+            for msg in messages {
+                match session.handle_incoming(msg) {
+                    Incoming::Nothing => {}
+                    Incoming::Reply(m) => ready.push(m),
+                    Incoming::Pending(f) => waiting.push(f),
                 }
             }
             if waiting.is_empty() {
@@ -331,15 +315,12 @@ fn on_message(session: &Arc<Session>, msg: Message) -> FrameOutcome {
     }
 }
 
-/// The answer to a `tools/call` of the server lane (`None`: cancelled, nothing is sent).
-fn tool_answer(id: RequestId, outcome: Option<Result<ToolOutput, McpError>>) -> Answer {
-    match outcome {
+/// The answer to a `tools/call` of the typed lane (`None`: cancelled, nothing is sent).
+fn lane_answer(answer: Option<LaneAnswer>) -> Answer {
+    match answer {
         None => Answer::Nothing,
-        Some(Ok(ToolOutput::Result(result))) => Answer::Tool(id, result),
-        Some(Ok(created @ ToolOutput::Created(_))) => {
-            Answer::One(Message::response(id, created.into_value()))
-        }
-        Some(Err(e)) => Answer::One(Message::error(Some(id), e)),
+        Some(LaneAnswer::Msg(m)) => Answer::One(m),
+        Some(a) => Answer::Lane(a),
     }
 }
 

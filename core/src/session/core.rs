@@ -4,7 +4,7 @@ use super::{per_request, Outbound, Peer, RequestContext, Service};
 use crate::jsonrpc::{
     ErrorResponse, IdGenerator, Message, Notification, Request, RequestId, Response,
 };
-use crate::protocol::ProtocolVersion;
+use crate::protocol::{CallToolResult, ProtocolVersion};
 use crate::server::{Server, ToolCallParams, ToolOutput};
 use crate::McpError;
 use futures_util::future::BoxFuture;
@@ -216,13 +216,35 @@ pub(crate) struct PendingRequest {
     pub activity: Option<Arc<Notify>>,
 }
 
-/// The answer of a per-request-era `tools/call` started with
-/// [`Session::start_per_request_tool_call`].
+/// The answer of a `tools/call` started with [`Session::start_tool_call`].
 pub(crate) enum LaneAnswer {
-    /// A tool's result, already written as the response's JSON text.
-    Written(RequestId, String),
+    /// A tool's result, for the transport to write straight to text ([`Self::write`]) as the
+    /// response to the request; the server is given in the per-request era, whose results
+    /// carry its identity (`serverInfo` in `_meta`) and `resultType`.
+    Tool(RequestId, CallToolResult, Option<Server>),
     /// Any other answer (an error, `input_required`, a created task), as a message.
     Msg(Message),
+}
+
+impl LaneAnswer {
+    /// Writes the answer as JSON text (one line, without its newline): a tool's result goes
+    /// from the tool's output to text without a JSON value tree.
+    pub(crate) fn write(self, out: &mut Vec<u8>) {
+        match self {
+            LaneAnswer::Tool(id, result, None) => {
+                crate::server::write_tool_response(out, &id, result)
+            }
+            LaneAnswer::Tool(id, result, Some(server)) => {
+                crate::server::write_per_request_tool_response(
+                    out,
+                    &id,
+                    result,
+                    server.server_info_json(),
+                )
+            }
+            LaneAnswer::Msg(m) => serde_json::to_writer(out, &m).expect("messages serialize"),
+        }
+    }
 }
 
 /// What the session made of one incoming message.
@@ -564,7 +586,10 @@ impl Session {
                 req.method
             )));
         }
-        if self.opens_per_request(&req) {
+        if self.opens_per_request(
+            &req.method,
+            req.params.as_ref().and_then(|p| p.get("_meta")),
+        ) {
             return self.serve_in_child(req);
         }
         let per_request = self.is_per_request();
@@ -668,25 +693,66 @@ impl Session {
         }
     }
 
-    /// Starts `tools/call` request `id` on `server`, which must be this per-request-era
-    /// (server) session's service, with params read as [`ToolCallParams`]: what
-    /// [`Self::handle_incoming`] does with the same request (admission, the multi round-trip
-    /// round from `inputResponses` and `requestState`, cancellation, `serverInfo` and
+    /// Starts `tools/call` request `id`, read on the typed lane ([`super::inbound::read`]), on
+    /// `server`, which must be this (server) session's service: what [`Self::handle_incoming`]
+    /// does with the same request (admission, cancellation, and in the per-request era the
+    /// multi round-trip round from `inputResponses` and `requestState`, `serverInfo` and
     /// `resultType` on the result, `input_required`, the era's error codes), in one future and
-    /// without the params or the result as a [`Value`] tree. A request refused at once is `Err`
-    /// with its answer.
-    pub(crate) fn start_per_request_tool_call(
+    /// without the params or the tool's result as a [`Value`] tree. Every transport starts its
+    /// calls here, so the lane is decided once: a message stream that never initialized serves
+    /// a per-request-era call on a child of its own (as [`Self::handle_incoming`] does); a
+    /// session answers in its era. `into` makes what the caller sends of the answer (`None`:
+    /// cancelled, nothing is sent); a request refused at once is `Err` with it.
+    pub(crate) fn start_tool_call<T: Send + 'static>(
         self: &Arc<Self>,
         server: &Server,
         id: RequestId,
         params: ToolCallParams<'_>,
-    ) -> Result<BoxFuture<'static, Option<LaneAnswer>>, Message> {
+        into: impl FnOnce(Option<LaneAnswer>) -> T + Send + 'static,
+    ) -> Result<BoxFuture<'static, T>, T> {
         debug_assert_eq!(self.role, Role::Server);
-        debug_assert!(self.is_per_request());
+        if self.opens_per_request("tools/call", params.meta.as_ref()) {
+            return self.start_tool_call_in_child(server, id, params, into);
+        }
+        if self.is_per_request() {
+            return self.start_per_request_tool_call(server, id, params, into);
+        }
         let token = match self.admit(&id, "tools/call") {
             Ok(token) => token,
-            Err(e) => return Err(Message::error(Some(id), e)),
+            Err(e) => return Err(into(Some(LaneAnswer::Msg(Message::error(Some(id), e))))),
         };
+        let ToolCallParams {
+            name,
+            arguments,
+            task,
+            meta,
+            ..
+        } = params;
+        let ctx = RequestContext::with_meta(self.clone(), id.clone(), meta, token);
+        let (server, name) = (server.clone(), name.into_owned());
+        // The call's future is made inside `serve`, so that the boxed future holds it once.
+        let call = move |ctx| server.call_tool_fast(name, arguments, task, ctx);
+        let answer = move |id: RequestId, outcome: Option<Result<ToolOutput, McpError>>| {
+            into(outcome.map(|outcome| match outcome {
+                // The common answer: the tool's result, for the transport to write as text.
+                Ok(ToolOutput::Result(result)) => LaneAnswer::Tool(id, result, None),
+                Ok(created @ ToolOutput::Created(_)) => {
+                    LaneAnswer::Msg(Message::response(id, created.into_value()))
+                }
+                Err(e) => LaneAnswer::Msg(Message::error(Some(id), e)),
+            }))
+        };
+        Ok(Box::pin(self.clone().serve(id, ctx, call, answer)))
+    }
+
+    /// [`Self::start_tool_call`] on this per-request-era session.
+    pub(super) fn start_per_request_tool_call<T: Send + 'static>(
+        self: &Arc<Self>,
+        server: &Server,
+        id: RequestId,
+        params: ToolCallParams<'_>,
+        into: impl FnOnce(Option<LaneAnswer>) -> T + Send + 'static,
+    ) -> Result<BoxFuture<'static, T>, T> {
         let ToolCallParams {
             name,
             arguments,
@@ -695,18 +761,22 @@ impl Session {
             input_responses,
             request_state,
         } = params;
-        let round = match super::mrtr::InputRound::read_parts(
-            "tools/call",
-            &name,
-            input_responses.as_ref(),
-            request_state.as_ref(),
-            &self.config.request_state_keys,
-        ) {
-            Ok(round) => Arc::new(round),
-            Err(e) => {
+        let admitted = self.admit(&id, "tools/call").and_then(|token| {
+            let round = super::mrtr::InputRound::read_parts(
+                "tools/call",
+                &name,
+                input_responses.as_ref(),
+                request_state.as_ref(),
+                &self.config.request_state_keys,
+            );
+            if round.is_err() {
                 self.in_flight.lock().unwrap().remove(&id);
-                return Err(Message::error(Some(id), e));
             }
+            Ok((token, Arc::new(round?)))
+        });
+        let (token, round) = match admitted {
+            Ok(admitted) => admitted,
+            Err(e) => return Err(into(Some(LaneAnswer::Msg(Message::error(Some(id), e))))),
         };
         let mut ctx = RequestContext::with_meta(self.clone(), id.clone(), meta, token);
         ctx.set_input_round(round.clone());
@@ -716,17 +786,11 @@ impl Session {
         let (server, name) = (server.clone(), name.into_owned());
         let session = self.clone();
         let answer = move |id, outcome: Option<Result<ToolOutput, McpError>>, server: Server| {
-            Some(match outcome? {
-                // The common answer: the tool's result, written straight to text.
+            into(outcome.map(|outcome| match outcome {
+                // The common answer: the tool's result, for the transport to write as text
+                // (with the server's identity and `resultType`).
                 Ok(ToolOutput::Result(result)) if !round.has_pending() => {
-                    let mut text = Vec::new();
-                    crate::server::write_per_request_tool_response(
-                        &mut text,
-                        &id,
-                        result,
-                        server.server_info_json(),
-                    );
-                    LaneAnswer::Written(id, String::from_utf8(text).expect("JSON text is UTF-8"))
+                    LaneAnswer::Tool(id, result, Some(server))
                 }
                 other => {
                     let outcome = other.map(|output| {
@@ -734,10 +798,14 @@ impl Session {
                         server.add_server_info(&mut result);
                         result
                     });
-                    let m = session.per_request_answer("tools/call", Some(&round), id, outcome);
-                    LaneAnswer::Msg(m)
+                    LaneAnswer::Msg(session.per_request_answer(
+                        "tools/call",
+                        Some(&round),
+                        id,
+                        outcome,
+                    ))
                 }
-            })
+            }))
         };
         let call_server = server.clone();
         // The call's future is made inside `serve`, so that the boxed future holds it once.
@@ -753,40 +821,6 @@ impl Session {
             call,
             move |id, outcome| answer(id, outcome, server),
         )))
-    }
-
-    /// Starts `tools/call` request `id` on `server`, which must be this (handshake-era, server)
-    /// session's service, with params read as [`ToolCallParams`]: the admission, cancellation and
-    /// outcomes [`Self::handle_incoming`] gives the same request, in one future and without the
-    /// params as a [`Value`]. `answer` turns the outcome (`None`: cancelled) into what the
-    /// caller sends; a request refused at once is `Err` with its answer.
-    pub(crate) fn start_tool_call<T: Send + 'static>(
-        self: &Arc<Self>,
-        server: &Server,
-        id: RequestId,
-        params: ToolCallParams<'_>,
-        answer: fn(RequestId, Option<Result<ToolOutput, McpError>>) -> T,
-    ) -> Result<BoxFuture<'static, T>, T> {
-        debug_assert_eq!(self.role, Role::Server);
-        // The per-request era needs the whole params (`inputResponses`, `requestState`) and
-        // shapes its results: its calls take `handle_incoming`.
-        debug_assert!(!self.is_per_request());
-        let token = match self.admit(&id, "tools/call") {
-            Ok(token) => token,
-            Err(e) => return Err(answer(id, Some(Err(e)))),
-        };
-        let ToolCallParams {
-            name,
-            arguments,
-            task,
-            meta,
-            ..
-        } = params;
-        let ctx = RequestContext::with_meta(self.clone(), id.clone(), meta, token);
-        let (server, name) = (server.clone(), name.into_owned());
-        // The call's future is made inside `serve`, so that the boxed future holds it once.
-        let call = move |ctx| server.call_tool_fast(name, arguments, task, ctx);
-        Ok(Box::pin(self.clone().serve(id, ctx, call, answer)))
     }
 
     /// Lets request `id` (of `method`, neither ping nor initialize) in: the session must be

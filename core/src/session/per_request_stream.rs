@@ -4,12 +4,16 @@
 //! Streamable HTTP does per POST. The children share the connection's outbound queue, so their
 //! notifications and answers go out on the same stream; `notifications/cancelled` reaches the
 //! child serving the request it names, and closing the connection closes every child (which
-//! ends their `subscriptions/listen` streams).
+//! ends their `subscriptions/listen` streams). A `tools/call` read on the typed lane is served
+//! on its child the same way ([`Session::start_tool_call_in_child`]).
 
-use super::core::{IdHash, Incoming, Role, Session, STATE_NEW};
+use super::core::{IdHash, Incoming, LaneAnswer, Role, Session, STATE_NEW};
 use super::{per_request, RequestMeta};
 use crate::jsonrpc::{Message, Request, RequestId};
+use crate::server::{Server, ToolCallParams};
 use crate::McpError;
+use futures_util::future::BoxFuture;
+use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
 
@@ -17,29 +21,33 @@ use std::sync::{Arc, Mutex, Weak};
 pub(crate) type Children = Mutex<HashMap<RequestId, Weak<Session>, IdHash>>;
 
 impl Session {
-    /// Whether request `req` opens a per-request-era child of this connection: a server
-    /// connection that never started a handshake, a message-stream transport, and a request
-    /// that is `server/discover` or names its version in `_meta`.
-    pub(crate) fn opens_per_request(&self, req: &Request) -> bool {
+    /// Whether a request for `method` whose params carry `meta` (their `_meta` member) opens
+    /// a per-request-era child of this connection: a server connection that never started a
+    /// handshake, a message-stream transport, and a request that is `server/discover` or names
+    /// its version in `_meta`.
+    pub(crate) fn opens_per_request(&self, method: &str, meta: Option<&Value>) -> bool {
         self.role == Role::Server
             && self.state() == STATE_NEW
             && self.outbound.is_queue()
-            && req.method != "initialize"
-            && (req.method == "server/discover"
-                || per_request::meta_version(req.params.as_ref()).is_some())
+            && method != "initialize"
+            && (method == "server/discover"
+                || meta
+                    .and_then(|m| m.get(per_request::META_PROTOCOL_VERSION))
+                    .and_then(Value::as_str)
+                    .is_some())
     }
 
-    /// Serves `req` on a child session opened from its `_meta` (see the module docs).
-    pub(crate) fn serve_in_child(self: &Arc<Self>, req: Request) -> Incoming {
-        let id = req.id.clone();
-        let fail = |e: McpError| Incoming::Reply(Message::error(Some(id.clone()), e));
-        let meta = req.params.as_ref().and_then(|p| p.get("_meta"));
-        let meta = match RequestMeta::read(meta, &self.config.supported_versions) {
-            Ok(m) => m,
-            Err(e) => return fail(e),
-        };
+    /// Opens the child serving request `id` (of `method`) from its `_meta` (`meta`),
+    /// registered among this connection's children and ready for that one request.
+    fn open_child(
+        self: &Arc<Self>,
+        id: &RequestId,
+        method: &str,
+        meta: Option<&Value>,
+    ) -> Result<Arc<Session>, McpError> {
+        let meta = RequestMeta::read(meta, &self.config.supported_versions)?;
         let Some(caps) = self.service.capabilities(meta.version) else {
-            return fail(McpError::method_not_found(&req.method));
+            return Err(McpError::method_not_found(method));
         };
         let child = Session::with_shared_config(
             self.role,
@@ -51,13 +59,13 @@ impl Session {
         {
             // The connection's limit on requests in flight holds for its children too.
             let mut children = self.children.lock().unwrap();
-            if children.contains_key(&id) {
-                return fail(McpError::invalid_request(format!(
+            if children.contains_key(id) {
+                return Err(McpError::invalid_request(format!(
                     "duplicate request id {id}: a request with this id is in flight"
                 )));
             }
             if children.len() >= self.config.max_in_flight {
-                return fail(McpError::internal(format!(
+                return Err(McpError::internal(format!(
                     "server busy: {} requests already in flight",
                     self.config.max_in_flight
                 )));
@@ -65,22 +73,58 @@ impl Session {
             children.insert(id.clone(), Arc::downgrade(&child));
         }
         child.begin_per_request(meta, caps);
-        let parent = self.clone();
-        let done = move |child: &Arc<Session>| {
-            parent.children.lock().unwrap().remove(&id);
-            child.close();
+        Ok(child)
+    }
+
+    /// The child serving request `id` is done: it leaves the connection and closes.
+    fn child_done(&self, id: &RequestId, child: &Arc<Session>) {
+        self.children.lock().unwrap().remove(id);
+        child.close();
+    }
+
+    /// Serves `req` on a child session opened from its `_meta` (see the module docs).
+    pub(crate) fn serve_in_child(self: &Arc<Self>, req: Request) -> Incoming {
+        let id = req.id.clone();
+        let meta = req.params.as_ref().and_then(|p| p.get("_meta"));
+        let child = match self.open_child(&id, &req.method, meta) {
+            Ok(child) => child,
+            Err(e) => return Incoming::Reply(Message::error(Some(id), e)),
         };
+        let parent = self.clone();
         match child.handle_incoming(Message::Request(req)) {
             Incoming::Pending(fut) => Incoming::Pending(Box::pin(async move {
                 let answer = fut.await;
-                done(&child);
+                parent.child_done(&id, &child);
                 answer
             })),
             other => {
-                done(&child);
+                parent.child_done(&id, &child);
                 other
             }
         }
+    }
+
+    /// [`Session::start_tool_call`] for a per-request-era call on a child opened for it (the
+    /// typed lane, as Streamable HTTP serves the same call on the session of its POST).
+    pub(crate) fn start_tool_call_in_child<T: Send + 'static>(
+        self: &Arc<Self>,
+        server: &Server,
+        id: RequestId,
+        params: ToolCallParams<'_>,
+        into: impl FnOnce(Option<LaneAnswer>) -> T + Send + 'static,
+    ) -> Result<BoxFuture<'static, T>, T> {
+        let child = match self.open_child(&id, "tools/call", params.meta.as_ref()) {
+            Ok(child) => child,
+            Err(e) => return Err(into(Some(LaneAnswer::Msg(Message::error(Some(id), e))))),
+        };
+        let (parent, done) = (self.clone(), (id.clone(), child.clone()));
+        // The child leaves once the answer is made, inside the call's own future.
+        // (Straight to the per-request lane: going through `start_tool_call` again would make
+        // its instantiation recursive.)
+        child.start_per_request_tool_call(server, id, params, move |answer| {
+            parent.child_done(&done.0, &done.1);
+            into(answer)
+        })
     }
 
     /// Hands `notifications/cancelled` for request `id` to the child serving it; false when no
@@ -113,5 +157,89 @@ impl Session {
                 child.close();
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{CallToolResult, Tool};
+    use crate::session::{Outbound, SessionConfig};
+    use serde_json::json;
+    use std::borrow::Cow;
+
+    fn server() -> Server {
+        Server::builder("lane", "1")
+            .tool_raw(
+                Tool::new("echo"),
+                crate::server::tool_fn(|_, _| async move { Ok(CallToolResult::text("hi")) }),
+            )
+            .build()
+            .unwrap()
+    }
+
+    fn call(version: &str) -> ToolCallParams<'static> {
+        ToolCallParams {
+            name: Cow::Borrowed("echo"),
+            arguments: Some(json!({})),
+            task: None,
+            meta: Some(json!({
+                per_request::META_PROTOCOL_VERSION: version,
+                per_request::META_CLIENT_CAPABILITIES: {},
+            })),
+            input_responses: None,
+            request_state: None,
+        }
+    }
+
+    fn fresh_stream(server: &Server) -> Arc<Session> {
+        let (outbound, _rx) = Outbound::channel(8);
+        Session::new(
+            Role::Server,
+            Arc::new(server.clone()),
+            SessionConfig::default(),
+            outbound,
+            None,
+        )
+    }
+
+    #[tokio::test]
+    async fn a_per_request_call_on_a_fresh_stream_takes_the_typed_lane_on_a_child() {
+        let server = server();
+        let s = fresh_stream(&server);
+        let id = RequestId::Number(1);
+        let Ok(fut) = s.start_tool_call(&server, id.clone(), call("2026-07-28"), |a| a) else {
+            panic!("the call was refused");
+        };
+        assert_eq!(s.children.lock().unwrap().len(), 1, "served on a child");
+        match fut.await {
+            // The tool's result, to be written straight to text with the server's identity.
+            Some(LaneAnswer::Tool(got, result, Some(_))) => {
+                assert_eq!(got, id);
+                assert_eq!(result.content.len(), 1);
+            }
+            _ => panic!("expected the tool's result on the per-request lane"),
+        }
+        assert!(s.children.lock().unwrap().is_empty(), "the child left");
+        // The connection itself stays open to either era.
+        assert_eq!(s.state(), STATE_NEW);
+    }
+
+    #[tokio::test]
+    async fn a_per_request_call_naming_an_unserved_revision_is_refused_at_once() {
+        let server = server();
+        let s = fresh_stream(&server);
+        let refused = s.start_tool_call(&server, RequestId::Number(2), call("2025-11-25"), |a| a);
+        match refused {
+            Err(Some(LaneAnswer::Msg(Message::Error(e)))) => {
+                assert_eq!(e.id, Some(RequestId::Number(2)));
+                assert_eq!(
+                    e.error.code,
+                    crate::error::codes::UNSUPPORTED_PROTOCOL_VERSION
+                );
+            }
+            _ => panic!("expected UnsupportedProtocolVersionError"),
+        }
+        assert!(s.children.lock().unwrap().is_empty());
     }
 }

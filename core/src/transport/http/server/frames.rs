@@ -3,7 +3,6 @@
 
 use super::super::queue::{Refused, StreamRx, StreamTx};
 use crate::jsonrpc::{self, ErrorResponse, Message, RequestId};
-use crate::McpError;
 use bytes::Bytes;
 
 /// What a stream's receiver gets.
@@ -62,30 +61,17 @@ impl Out {
 }
 
 impl From<crate::session::LaneAnswer> for Out {
+    /// A `tools/call` answer of the engine's lane: a tool's result written as text now (by
+    /// the writer the stdio connection uses), anything else kept as a message.
     fn from(a: crate::session::LaneAnswer) -> Out {
         match a {
-            crate::session::LaneAnswer::Written(id, text) => Out::Written(id, text),
             crate::session::LaneAnswer::Msg(m) => Out::Msg(m),
+            crate::session::LaneAnswer::Tool(id, result, server) => {
+                let mut text = Vec::new();
+                crate::session::LaneAnswer::Tool(id.clone(), result, server).write(&mut text);
+                Out::Written(id, String::from_utf8(text).expect("JSON text is UTF-8"))
+            }
         }
-    }
-}
-
-/// The answer to a `tools/call` started on the engine's lane, for an HTTP stream: a tool's
-/// result already written as text; anything else as a message.
-pub(super) fn tool_call_out(
-    id: RequestId,
-    outcome: Option<Result<crate::server::ToolOutput, McpError>>,
-) -> Option<Out> {
-    match outcome? {
-        Ok(crate::server::ToolOutput::Result(result)) => {
-            let mut text = Vec::new();
-            crate::server::write_tool_response(&mut text, &id, result);
-            Some(Out::Written(
-                id,
-                String::from_utf8(text).expect("JSON text is UTF-8"),
-            ))
-        }
-        other => crate::server::tool_call_reply(id, Some(other)).map(Out::Msg),
     }
 }
 

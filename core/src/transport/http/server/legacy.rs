@@ -10,7 +10,8 @@ use super::frames::{offer, Frame};
 use super::protect::guarded;
 use super::responses::{rpc_error, shutting_down, sse_response};
 use super::sse_body::sse_body;
-use crate::jsonrpc::{self, ErrorResponse};
+use crate::jsonrpc::ErrorResponse;
+use crate::session::inbound::{self, Inbound};
 use crate::session::Incoming;
 use crate::McpError;
 use axum::body::Body;
@@ -111,12 +112,25 @@ async fn legacy_post_request(app: Arc<App>, req: HttpRequest) -> Response {
         return r;
     }
     http.touch();
-    let items = match jsonrpc::parse(&body) {
+    // What the body is, and whether a batch is served, as over any transport
+    // (`session::inbound`); the answers go out one by one on the session's stream.
+    let items = match inbound::read(&body, false) {
         Err(ErrorResponse { id, error }) => {
             return rpc_error(StatusCode::BAD_REQUEST, id, error);
         }
-        Ok(jsonrpc::Incoming::Single(m)) => vec![m],
-        Ok(jsonrpc::Incoming::Batch(items)) => items.into_iter().flatten().collect(),
+        Ok(Inbound::One(m)) => vec![m],
+        Ok(Inbound::Batch(items)) => {
+            let scope = http.session.batch_scope(&items);
+            if let Err(e) = inbound::check_batch(scope, inbound::carries_initialize(&items)) {
+                return rpc_error(StatusCode::BAD_REQUEST, None, e);
+            }
+            let (errors, messages) = inbound::split_batch(items);
+            for e in errors {
+                http.route(e, None);
+            }
+            messages
+        }
+        Ok(Inbound::Call(..)) => unreachable!("the lane is not read here"),
     };
     for m in items {
         match http.session.handle_incoming(m) {

@@ -9,16 +9,17 @@ use super::super::sse::encode;
 use super::super::store::BusMessage;
 use super::app::{consumes, new_session_id, App};
 use super::checks::{accepts, check_content_type, check_version_header};
-use super::frames::{json_body, offer, tool_call_out, Frame, Out};
+use super::frames::{json_body, offer, Frame, Out};
 use super::headers::{PROTOCOL_VERSION_HEADER, SESSION_ID_HEADER};
 use super::replica::Effects;
 use super::responses::{response_with, rpc_error, sse_response, status_only};
 use super::routes::{SmallIds, StreamRoute};
 use super::session::HttpSession;
 use super::sse_body::{join_sse, sse_body};
-use crate::jsonrpc::{self, ErrorResponse, Message, RequestId};
+use crate::jsonrpc::{ErrorResponse, Message, RequestId};
 use crate::protocol::ProtocolVersion;
-use crate::session::{Incoming, Negotiated, STATE_READY};
+use crate::session::inbound::{self, BatchScope, Inbound};
+use crate::session::{Incoming, LaneAnswer, Negotiated, STATE_READY};
 use crate::McpError;
 use axum::body::Body;
 use axum::http::StatusCode;
@@ -79,37 +80,34 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
         Msg(Message),
         Call(RequestId, crate::server::ToolCallParams<'a>),
     }
-    // Both eras: a call's params read straight into what the call uses (in the per-request
-    // era with its `inputResponses` and `requestState`).
-    let lane = jsonrpc::parse_request_as::<crate::server::ToolCallParams<'_>>(&body, "tools/call");
-    let (items, batch) = match lane {
-        Some(jsonrpc::Fast::Typed(id, params)) => (vec![Ok(Item::Call(id, params))], false),
-        Some(jsonrpc::Fast::Message(m)) => (vec![Ok(Item::Msg(m))], false),
-        None => match jsonrpc::parse(&body) {
-            Err(ErrorResponse { id, error }) => {
-                return rpc_error(StatusCode::BAD_REQUEST, id, error);
-            }
-            Ok(jsonrpc::Incoming::Single(m)) => (vec![Ok(Item::Msg(m))], false),
-            Ok(jsonrpc::Incoming::Batch(items)) => {
-                (items.into_iter().map(|m| m.map(Item::Msg)).collect(), true)
-            }
-        },
+    // What the body is (and which lane a call takes) is the session engine's decision, the
+    // same for every transport (`session::inbound`).
+    let (items, batch) = match inbound::read(&body, true) {
+        Err(ErrorResponse { id, error }) => {
+            return rpc_error(StatusCode::BAD_REQUEST, id, error);
+        }
+        Ok(Inbound::Call(id, params)) => (vec![Ok(Item::Call(id, params))], false),
+        Ok(Inbound::One(m)) => (vec![Ok(Item::Msg(m))], false),
+        Ok(Inbound::Batch(items)) => (items.into_iter().map(|m| m.map(Item::Msg)).collect(), true),
     };
     let is_init = items
         .iter()
         .any(|m| matches!(m, Ok(Item::Msg(Message::Request(r))) if r.method == "initialize"));
+    // A batch is refused as a whole under a revision without batches (`session::inbound`).
+    let refuse_batch = |scope: BatchScope<'_>, initialize: bool| {
+        inbound::check_batch(scope, initialize)
+            .err()
+            .map(|e| rpc_error(StatusCode::BAD_REQUEST, None, e))
+    };
     let mut new_session = false;
     // Per-request era: whether the request asked for progress or logs, or is a subscription.
     let (mut modern_stream, mut modern_listen) = (false, false);
     let http = if modern {
         if batch {
-            return rpc_error(
-                StatusCode::BAD_REQUEST,
-                None,
-                McpError::invalid_request(
-                    "JSON-RPC batches are not allowed in this protocol revision",
-                ),
-            );
+            let named = headers.get_str(PROTOCOL_VERSION_HEADER).unwrap_or_default();
+            if let Some(r) = refuse_batch(BatchScope::PerRequest(named), is_init) {
+                return r;
+            }
         }
         let (id, meta, checked) = match items.as_slice() {
             // A `tools/call` on the lane: checked from the members it was read into.
@@ -172,11 +170,9 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
         }
     } else if is_init {
         if batch {
-            return rpc_error(
-                StatusCode::BAD_REQUEST,
-                None,
-                McpError::invalid_request("initialize must not be part of a JSON-RPC batch"),
-            );
+            if let Some(r) = refuse_batch(BatchScope::Unsettled, is_init) {
+                return r;
+            }
         }
         if !app.make_room() {
             return rpc_error(
@@ -217,16 +213,9 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
         http.touch();
     }
     if batch {
-        let s = &http.session;
-        let allowed = s.protocol_version().is_some_and(|v| v.supports_batches());
-        if !allowed {
-            return rpc_error(
-                StatusCode::BAD_REQUEST,
-                None,
-                McpError::invalid_request(
-                    "JSON-RPC batches are not allowed in this protocol revision",
-                ),
-            );
+        // (An HTTP session never serves per-request-era children: its elements do not count.)
+        if let Some(r) = refuse_batch(http.session.batch_scope(&[]), is_init) {
+            return r;
         }
     }
     let mut request_ids = items.iter().filter_map(|m| match m {
@@ -254,7 +243,13 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
             _ => false,
         });
     if pending.is_empty() {
-        // No requests: every item is a message (a `tools/call` request has an id).
+        // No requests: every item is a message (a `tools/call` request has an id), or an
+        // element of a batch that is none, answered as over any transport.
+        let errors: Vec<Out> = items
+            .iter()
+            .filter_map(|m| m.as_ref().err())
+            .map(|e| Out::Msg(Message::error(e.id.clone(), e.error.clone())))
+            .collect();
         let shared = http.id.is_some() && app.replica.has_peers();
         for m in items.into_iter().flatten() {
             if let Item::Msg(m) = m {
@@ -276,6 +271,10 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
             if let Err(r) = app.save(&http).await {
                 return r;
             }
+        }
+        if !errors.is_empty() {
+            let body = Body::from(json_body(&errors, batch));
+            return response_with(StatusCode::BAD_REQUEST, body, "application/json", None);
         }
         return status_only(StatusCode::ACCEPTED);
     }
@@ -355,22 +354,11 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
                     Incoming::Pending(fut) => drive(&app, &http, fut, rid, Out::Msg),
                 }
             }
-            Item::Call(id, params) if modern => {
-                let rid = Some(id.clone());
-                match http
-                    .session
-                    .start_per_request_tool_call(&app.server, id, params)
-                {
-                    Ok(fut) => drive(&app, &http, fut, rid, Out::from),
-                    Err(reply) => http.route(reply, rid),
-                }
-            }
             Item::Call(id, params) => {
+                // The session decides the lane by its era (`Session::start_tool_call`).
                 let rid = Some(id.clone());
-                match http
-                    .session
-                    .start_tool_call(&app.server, id, params, tool_call_out)
-                {
+                let into = |a: Option<LaneAnswer>| a.map(Out::from);
+                match http.session.start_tool_call(&app.server, id, params, into) {
                     Ok(fut) => drive(&app, &http, fut, rid, |o| o),
                     Err(Some(reply)) => http.route_out(reply, rid),
                     Err(None) => {
