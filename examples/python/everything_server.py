@@ -6,7 +6,8 @@
 HTTP serves Streamable HTTP at http://127.0.0.1:N/mcp (stateful sessions, SSE responses,
 `retry: 5000` on priming events). Logs go to stderr only. Replicas serving the same clients
 seal 2026-07-28 `requestState` with one shared key: `FERROMCP_REQUEST_STATE_KEY` (64 hex
-digits), as the Rust everything server reads it.
+digits), as the Rust everything server reads it. It serves the tasks extension
+`io.modelcontextprotocol/tasks` to 2026-07-28 clients (the `tasks-*` scenarios' fixtures).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ server = Server(
     "mcp-conformance-test-server",
     version="1.0.0",
     request_state_keys=[{"id": "shared", "secret": _STATE_KEY}] if _STATE_KEY else None,
+    tasks_extension=True,
 )
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -612,6 +614,87 @@ def prompt_with_image() -> list[Any]:
 def complete(value: str) -> dict[str, Any]:
     values = [v for v in ("test", "testValue1", "testValue2", "example") if v.startswith(value)]
     return {"values": values, "total": len(values), "hasMore": False}
+
+
+# ---- 2026-07-28: the tasks extension's fixtures (tasks-* scenarios) ------------------------------
+def task_tool(
+    name: str, description: str, support: str, schema: dict[str, Any] | None = None
+) -> Callable[[F], F]:
+    """A tool whose calls become tasks when the request declares the tasks extension."""
+    return server.tool(
+        name,
+        description=description,
+        input_schema=schema or NO_ARGS,
+        structured_output=False,
+        task_support=support,
+    )
+
+
+def ask(message: str) -> dict[str, Any]:
+    props = {"name": {"type": "string"}, "confirm": {"type": "boolean"}}
+    schema = {"type": "object", "properties": props}
+    params = {"mode": "form", "message": message, "requestedSchema": schema}
+    return {"method": "elicitation/create", "params": params}
+
+
+def answer_text(answer: Any) -> str:
+    if not isinstance(answer, dict) or answer.get("action") != "accept":
+        return "declined"
+    return str((answer.get("content") or {}).get("name", "confirmed"))
+
+
+@tool("greet", "Greets by name", {"type": "object", "properties": {"name": {"type": "string"}}})
+def greet(name: str = "World") -> dict[str, Any]:
+    return text(f"Hello, {name}!")
+
+
+@task_tool(
+    "slow_compute",
+    "Sleeps `seconds` seconds, then reports",
+    "optional",
+    {"type": "object", "properties": {"seconds": {"type": "number"}, "label": {"type": "string"}}},
+)
+async def slow_compute(seconds: float = 1.0, label: str = "job") -> dict[str, Any]:
+    await asyncio.sleep(max(0.0, min(float(seconds), 3600.0)))
+    return text(f"{label}: computed after {seconds} s")
+
+
+@task_tool("failing_job", "Always ends with a tool execution error", "required")
+async def failing_job() -> dict[str, Any]:
+    await asyncio.sleep(0.5)
+    return text("failing_job failed, as it always does", is_error=True)
+
+
+@task_tool("protocol_error_job", "Always ends with an error", "optional")
+async def protocol_error_job() -> dict[str, Any]:
+    await asyncio.sleep(0.2)
+    raise RuntimeError("protocol_error_job failed on purpose")
+
+
+@task_tool(
+    "confirm_delete",
+    "Asks the user to confirm, then deletes `filename` (pretend)",
+    "optional",
+    {"type": "object", "properties": {"filename": {"type": "string"}}},
+)
+async def confirm_delete(ctx: Context, filename: str = "file") -> dict[str, Any]:
+    answers = await ctx.input({"confirm": ask(f"Delete {filename}?")})
+    confirmed = answers["confirm"].get("action") == "accept"
+    return text(f"Deleted {filename}" if confirmed else f"Kept {filename}")
+
+
+@task_tool("multi_input", "Asks two questions at once, then reports both answers", "optional")
+async def multi_input(ctx: Context) -> dict[str, Any]:
+    answers = await ctx.input({"first": ask("First value?"), "second": ask("Second value?")})
+    return text(f"Got {answer_text(answers['first'])} and {answer_text(answers['second'])}")
+
+
+@task_tool("test_tool_with_task", "Asks for the user's name, then completes as a task", "required")
+def tool_with_task(ctx: Context) -> dict[str, Any]:
+    answer = ctx.input_response("user_name")
+    if answer is None:
+        raise input_required({"user_name": elicit_input("What is your name?", "name", "string")})
+    return text(f"Hello, {answer_text(answer)}!")
 
 
 async def watch() -> None:

@@ -106,6 +106,7 @@ class Server(Serving):
         max_listen_streams: int | None = None,
         request_state_keys: list[dict[str, str]] | None = None,
         request_state_replay_capacity: int | None = None,
+        tasks_extension: bool | None = None,
     ) -> None:
         """``max_message_size``: the largest message accepted in bytes (default 4 MiB); a request
         over it is answered with an error carrying its id.
@@ -122,6 +123,12 @@ class Server(Serving):
         replicas: ``[{"id": "k2", "secret": "<64 hex digits>"}, ...]``, the first seals, every
         one opens (default: one random key of this process). ``request_state_replay_capacity``:
         opened tokens remembered for single use (default 131072).
+
+        ``tasks_extension``: declare and serve the tasks extension ``io.modelcontextprotocol/tasks``
+        to 2026-07-28 clients (default off): calls of tools registered with
+        ``task_support="optional"`` or ``"required"`` from requests that declare it are answered
+        with task handles, polled with ``tasks/get``; ``ctx.input`` in such a tool parks the task
+        until ``tasks/update`` answers.
 
         ``lifespan(server)``: an async context manager (``@asynccontextmanager`` function)
         entered when the server starts serving (``run``, ``serve_http``, a ``Client.memory``
@@ -147,6 +154,7 @@ class Server(Serving):
             ("maxListenStreams", max_listen_streams),
             ("requestStateKeys", request_state_keys),
             ("requestStateReplayCapacity", request_state_replay_capacity),
+            ("tasksExtension", tasks_extension),
         ):
             if value is not None:
                 config[key] = value
