@@ -64,6 +64,11 @@ export interface ServerOptions {
   requestStateKeys?: { id: string; secret: string }[];
   /** Opened `requestState` tokens remembered for single use (default 131072). */
   requestStateReplayCapacity?: number;
+  /** Declare and serve the tasks extension `io.modelcontextprotocol/tasks` to 2026-07-28 clients
+   * (default false): calls of tools registered with `execution: { taskSupport: 'optional' }` (or
+   * `'required'`) from requests that declare it answer with task handles polled with
+   * `tasks/get`; `ctx.input` in such a tool parks the task until `tasks/update` answers. */
+  tasksExtension?: boolean;
 }
 
 /** Who may cache a result: `'private'` (one authorization context) or `'public'` (anyone). */

@@ -20,7 +20,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const stateKey = process.env.FERROMCP_REQUEST_STATE_KEY;
 const server = new McpServer(
   { name: 'mcp-conformance-test-server', version: '1.0.0' },
-  stateKey ? { requestStateKeys: [{ id: 'shared', secret: stateKey }] } : {},
+  { tasksExtension: true, ...(stateKey ? { requestStateKeys: [{ id: 'shared', secret: stateKey }] } : {}) },
 );
 
 const result = (content, isError = false) => ({ content, isError });
@@ -346,6 +346,44 @@ tool('test_input_required_result_capabilities', 'Asks only for what the client c
 tool('test_streaming_elicitation', 'Elicits through ctx.elicitInput (input_required in 2026-07-28)', async (_args, ctx) => {
   const answer = await ctx.elicitInput(elicitInput('Your name?', 'name', 'string').params);
   return text(`Elicitation answered: ${answer.action ?? '?'}`);
+});
+
+// ---- 2026-07-28: the tasks extension's fixtures (tasks-* scenarios) ------------------------------
+/** A tool whose calls become tasks when the request declares the tasks extension. */
+function taskTool(name, description, taskSupport, fn, schema = NO_ARGS) {
+  server.registerTool(name, { description, inputSchema: schema, execution: { taskSupport } }, fn);
+}
+const ask = (message) => ({
+  method: 'elicitation/create',
+  params: { mode: 'form', message, requestedSchema: { type: 'object', properties: { name: { type: 'string' }, confirm: { type: 'boolean' } } } },
+});
+const answerText = (a) => (a?.action !== 'accept' ? 'declined' : String(a.content?.name ?? 'confirmed'));
+tool('greet', 'Greets by name', (args) => text(`Hello, ${args.name ?? 'World'}!`), { type: 'object', properties: { name: { type: 'string' } } });
+taskTool('slow_compute', 'Sleeps `seconds` seconds, then reports', 'optional', async (args) => {
+  const seconds = Math.max(0, Math.min(Number(args.seconds ?? 1), 3600));
+  await sleep(seconds * 1000);
+  return text(`${args.label ?? 'job'}: computed after ${seconds} s`);
+}, { type: 'object', properties: { seconds: { type: 'number' }, label: { type: 'string' } } });
+taskTool('failing_job', 'Always ends with a tool execution error', 'required', async () => {
+  await sleep(500);
+  return text('failing_job failed, as it always does', true);
+});
+taskTool('protocol_error_job', 'Always ends with an error', 'optional', async () => {
+  await sleep(200);
+  throw new Error('protocol_error_job failed on purpose');
+});
+taskTool('confirm_delete', 'Asks the user to confirm, then deletes `filename` (pretend)', 'optional', async (args, ctx) => {
+  const answers = await ctx.input({ confirm: ask(`Delete ${args.filename ?? 'file'}?`) });
+  return text(answers.confirm.action === 'accept' ? `Deleted ${args.filename ?? 'file'}` : `Kept ${args.filename ?? 'file'}`);
+}, { type: 'object', properties: { filename: { type: 'string' } } });
+taskTool('multi_input', 'Asks two questions at once, then reports both answers', 'optional', async (_args, ctx) => {
+  const answers = await ctx.input({ first: ask('First value?'), second: ask('Second value?') });
+  return text(`Got ${answerText(answers.first)} and ${answerText(answers.second)}`);
+});
+taskTool('test_tool_with_task', "Asks for the user's name, then completes as a task", 'required', (_args, ctx) => {
+  const answer = ctx.inputResponse('user_name');
+  if (!answer) throw inputRequired({ user_name: elicitInput('What is your name?', 'name', 'string') });
+  return text(`Hello, ${answerText(answer)}!`);
 });
 
 // ---- completion -----------------------------------------------------------------------------
