@@ -150,28 +150,14 @@ impl RequestContext {
     /// its own cancellation token and completion; its messages are not tied to the request's
     /// stream any more.
     pub(crate) fn detached(&self, cancel: CancellationToken) -> RequestContext {
-        let i = &self.inner;
-        RequestContext {
-            inner: Arc::new(ContextInner {
-                session: i.session.clone(),
-                id: i.id.clone(),
-                meta: i.meta.clone(),
-                version: i.version,
-                cancel,
-                progress: i.progress.as_ref().map(|p| ProgressReporter {
-                    session: p.session.clone(),
-                    token: p.token.clone(),
-                    related: p.related.clone(),
-                    last: p.last.clone(),
-                    done: Arc::new(AtomicBool::new(false)),
-                }),
-                done: AtomicBool::new(false),
-                http_headers: i.http_headers.clone(),
-                auth: i.auth.clone(),
-                input: i.input.clone(),
-                task_inputs: None,
-            }),
-        }
+        let progress = self.inner.progress.as_ref().map(|p| ProgressReporter {
+            session: p.session.clone(),
+            token: p.token.clone(),
+            related: p.related.clone(),
+            last: p.last.clone(),
+            done: Arc::new(AtomicBool::new(false)),
+        });
+        self.fork(cancel, progress, None)
     }
 
     /// A context for a task of the tasks extension (2026-07-28): same session, id, `_meta`,
@@ -184,6 +170,18 @@ impl RequestContext {
         cancel: CancellationToken,
         inputs: Arc<super::TaskInputs>,
     ) -> RequestContext {
+        self.fork(cancel, None, Some(inputs))
+    }
+
+    /// This request's context for work that outlives it: the same session, id, `_meta`,
+    /// version, headers, identity and input round, with `cancel`, `progress` and `task_inputs`
+    /// of its own and not yet done.
+    fn fork(
+        &self,
+        cancel: CancellationToken,
+        progress: Option<ProgressReporter>,
+        task_inputs: Option<Arc<super::TaskInputs>>,
+    ) -> RequestContext {
         let i = &self.inner;
         RequestContext {
             inner: Arc::new(ContextInner {
@@ -192,12 +190,12 @@ impl RequestContext {
                 meta: i.meta.clone(),
                 version: i.version,
                 cancel,
-                progress: None,
+                progress,
                 done: AtomicBool::new(false),
                 http_headers: i.http_headers.clone(),
                 auth: i.auth.clone(),
                 input: i.input.clone(),
-                task_inputs: Some(inputs),
+                task_inputs,
             }),
         }
     }
