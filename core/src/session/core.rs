@@ -5,7 +5,7 @@ use crate::jsonrpc::{
     ErrorResponse, IdGenerator, Message, Notification, Request, RequestId, Response,
 };
 use crate::protocol::{CallToolResult, ProtocolVersion};
-use crate::server::{Server, ToolCallParams, ToolOutput};
+use crate::server::Server;
 use crate::McpError;
 use futures_util::future::BoxFuture;
 use futures_util::FutureExt;
@@ -19,6 +19,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 use tokio::sync::{oneshot, Notify};
 use tokio_util::sync::CancellationToken;
+
+mod tool_lane;
 
 /// Which side of the protocol a session plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -691,136 +693,6 @@ impl Session {
             }
             Err(e) => Message::error(Some(id), per_request::shape_error(e)),
         }
-    }
-
-    /// Starts `tools/call` request `id`, read on the typed lane ([`super::inbound::read`]), on
-    /// `server`, which must be this (server) session's service: what [`Self::handle_incoming`]
-    /// does with the same request (admission, cancellation, and in the per-request era the
-    /// multi round-trip round from `inputResponses` and `requestState`, `serverInfo` and
-    /// `resultType` on the result, `input_required`, the era's error codes), in one future and
-    /// without the params or the tool's result as a [`Value`] tree. Every transport starts its
-    /// calls here, so the lane is decided once: a message stream that never initialized serves
-    /// a per-request-era call on a child of its own (as [`Self::handle_incoming`] does); a
-    /// session answers in its era. `into` makes what the caller sends of the answer (`None`:
-    /// cancelled, nothing is sent); a request refused at once is `Err` with it.
-    pub(crate) fn start_tool_call<T: Send + 'static>(
-        self: &Arc<Self>,
-        server: &Server,
-        id: RequestId,
-        params: ToolCallParams<'_>,
-        into: impl FnOnce(Option<LaneAnswer>) -> T + Send + 'static,
-    ) -> Result<BoxFuture<'static, T>, T> {
-        debug_assert_eq!(self.role, Role::Server);
-        if self.opens_per_request("tools/call", params.meta.as_ref()) {
-            return self.start_tool_call_in_child(server, id, params, into);
-        }
-        if self.is_per_request() {
-            return self.start_per_request_tool_call(server, id, params, into);
-        }
-        let token = match self.admit(&id, "tools/call") {
-            Ok(token) => token,
-            Err(e) => return Err(into(Some(LaneAnswer::Msg(Message::error(Some(id), e))))),
-        };
-        let ToolCallParams {
-            name,
-            arguments,
-            task,
-            meta,
-            ..
-        } = params;
-        let ctx = RequestContext::with_meta(self.clone(), id.clone(), meta, token);
-        let (server, name) = (server.clone(), name.into_owned());
-        // The call's future is made inside `serve`, so that the boxed future holds it once.
-        let call = move |ctx| server.call_tool_fast(name, arguments, task, ctx);
-        let answer = move |id: RequestId, outcome: Option<Result<ToolOutput, McpError>>| {
-            into(outcome.map(|outcome| match outcome {
-                // The common answer: the tool's result, for the transport to write as text.
-                Ok(ToolOutput::Result(result)) => LaneAnswer::Tool(id, result, None),
-                Ok(created @ ToolOutput::Created(_)) => {
-                    LaneAnswer::Msg(Message::response(id, created.into_value()))
-                }
-                Err(e) => LaneAnswer::Msg(Message::error(Some(id), e)),
-            }))
-        };
-        Ok(Box::pin(self.clone().serve(id, ctx, call, answer)))
-    }
-
-    /// [`Self::start_tool_call`] on this per-request-era session.
-    pub(super) fn start_per_request_tool_call<T: Send + 'static>(
-        self: &Arc<Self>,
-        server: &Server,
-        id: RequestId,
-        params: ToolCallParams<'_>,
-        into: impl FnOnce(Option<LaneAnswer>) -> T + Send + 'static,
-    ) -> Result<BoxFuture<'static, T>, T> {
-        let ToolCallParams {
-            name,
-            arguments,
-            task,
-            meta,
-            input_responses,
-            request_state,
-        } = params;
-        let admitted = self.admit(&id, "tools/call").and_then(|token| {
-            let round = super::mrtr::InputRound::read_parts(
-                "tools/call",
-                &name,
-                input_responses.as_ref(),
-                request_state.as_ref(),
-                &self.config.request_state_keys,
-            );
-            if round.is_err() {
-                self.in_flight.lock().unwrap().remove(&id);
-            }
-            Ok((token, Arc::new(round?)))
-        });
-        let (token, round) = match admitted {
-            Ok(admitted) => admitted,
-            Err(e) => return Err(into(Some(LaneAnswer::Msg(Message::error(Some(id), e))))),
-        };
-        let mut ctx = RequestContext::with_meta(self.clone(), id.clone(), meta, token);
-        ctx.set_input_round(round.clone());
-        // A `requestState` checked for reuse across replicas: the tool runs once the shared
-        // store says this is the token's first use.
-        let check = round.take_use_check();
-        let (server, name) = (server.clone(), name.into_owned());
-        let session = self.clone();
-        let answer = move |id, outcome: Option<Result<ToolOutput, McpError>>, server: Server| {
-            into(outcome.map(|outcome| match outcome {
-                // The common answer: the tool's result, for the transport to write as text
-                // (with the server's identity and `resultType`).
-                Ok(ToolOutput::Result(result)) if !round.has_pending() => {
-                    LaneAnswer::Tool(id, result, Some(server))
-                }
-                other => {
-                    let outcome = other.map(|output| {
-                        let mut result = output.into_value();
-                        server.add_server_info(&mut result);
-                        result
-                    });
-                    LaneAnswer::Msg(session.per_request_answer(
-                        "tools/call",
-                        Some(&round),
-                        id,
-                        outcome,
-                    ))
-                }
-            }))
-        };
-        let call_server = server.clone();
-        // The call's future is made inside `serve`, so that the boxed future holds it once.
-        let call = move |ctx| async move {
-            if let Some(check) = check {
-                check.await?;
-            }
-            call_server.call_tool_fast(name, arguments, task, ctx).await
-        };
-        Ok(Box::pin(self.clone().serve(
-            id,
-            ctx,
-            call,
-            move |id, outcome| answer(id, outcome, server),
-        )))
     }
 
     /// Lets request `id` (of `method`, neither ping nor initialize) in: the session must be

@@ -7,7 +7,7 @@
 //! child process, in-memory, WebSocket); the HTTP transport drives sessions per request.
 //! What a side *does* with requests lives behind the [`Service`] trait (the server's registries or
 //! the client's handlers); what the protocol *allows* lives here, and what an incoming frame is
-//! and which way it goes is decided once for every transport ([`inbound`]).
+//! and which way it goes is decided once for every transport (`inbound.rs`).
 //!
 //! A revision is a strategy chosen per session: a handshake-era session is opened by
 //! `initialize` and lives as long as its connection; a per-request-era session (2026-07-28) is
