@@ -33,6 +33,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         codes.set_item(c.name, c.code)?;
     }
     m.add("ERROR_CODES", codes)?;
+    m.add_function(wrap_pyfunction!(server::shape_tool_result, m)?)?;
     let shutdown = wrap_pyfunction!(runtime::_shutdown, m)?;
     m.add_function(shutdown.clone())?;
     m.py()

@@ -1,7 +1,7 @@
 //! `NativeServer`: the Python face of [`EmbeddedServer`]. The `ferromcp.Server` facade builds
 //! JSON definitions and handler wrappers and registers them here.
 
-use crate::convert::py_to_value;
+use crate::convert::{py_to_value, value_to_py};
 use crate::error::to_py_err;
 use crate::handler::{LoopCell, PyHandler};
 use crate::runtime::{future_into_py, runtime, Out};
@@ -29,18 +29,27 @@ impl NativeServer {
         })
     }
 
-    /// Registers a tool: `definition` is the MCP `Tool` dict, `handler(arguments, ctx)` is an
-    /// async function returning a `CallToolResult` dict.
+    /// Registers a tool: `definition` is the MCP `Tool` dict, `handler(arguments, ctx)` returns
+    /// a value the engine shapes into a `CallToolResult` (`embed::shape::tool_result`). With
+    /// `wrap_result` (the `outputSchema` wraps the return value as `{"result": ...}`), a
+    /// non-dict answer is that return value, and the engine builds the text and
+    /// `structuredContent` (`embed::shape::wrapped_tool_result`); a dict answer is shaped.
+    #[pyo3(signature = (definition, handler, wrap_result=false))]
     fn add_tool(
         &self,
         py: Python<'_>,
         definition: &Bound<'_, PyAny>,
         handler: Py<PyAny>,
+        wrap_result: bool,
     ) -> PyResult<()> {
         let def = py_to_value(definition)?;
-        self.server
-            .add_tool_json(def, PyHandler::new(handler, self.event_loop.clone()))
-            .map_err(|e| to_py_err(py, e))
+        let handler = PyHandler::new(handler, self.event_loop.clone());
+        let added = if wrap_result {
+            self.server.add_tool_wrapping(def, handler)
+        } else {
+            self.server.add_tool_json(def, handler)
+        };
+        added.map_err(|e| to_py_err(py, e))
     }
 
     /// The asyncio loop serving the handlers (None before serving).
@@ -240,6 +249,19 @@ impl NativeServer {
             Ok(Out::None)
         })
     }
+}
+
+/// The `CallToolResult` dict the engine makes of a tool's answer `value`
+/// (`embed::shape::tool_result`; `structured`: the tool has an `outputSchema`). For a
+/// `wrap_result` tool's answers that are not its return value.
+#[pyfunction]
+pub fn shape_tool_result(
+    py: Python<'_>,
+    value: &Bound<'_, PyAny>,
+    structured: bool,
+) -> PyResult<Py<PyAny>> {
+    let v = ferromcp::embed::shape::tool_result(py_to_value(value)?, structured);
+    value_to_py(py, &v)
 }
 
 /// Binds `cell`'s handlers to the running asyncio loop (and gives that loop its inbox).

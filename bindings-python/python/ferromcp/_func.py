@@ -219,11 +219,17 @@ class Output:
     """How a tool's return value becomes its result: ``schema`` is its ``outputSchema`` (``None``:
     unstructured), ``finish(value, *ignored)`` the JSON the engine shapes into a
     ``CallToolResult`` (extra positional arguments, the native ones, are ignored so that it
-    can serve as a handler's finish step directly)."""
+    can serve as a handler's finish step directly). ``wrapped``: the schema wraps the value as
+    ``{"result": ...}`` and the tool is registered with the native ``wrap_result``, so a
+    ``finish`` answer that is not a dict is the bare return value, from which the engine builds
+    the text and ``structuredContent`` (``embed::shape::wrapped_tool_result``)."""
 
-    def __init__(self, schema: dict[str, Any] | None, finish: Callable[[Any], Any]) -> None:
+    def __init__(
+        self, schema: dict[str, Any] | None, finish: Callable[[Any], Any], wrapped: bool = False
+    ) -> None:
         self.schema = schema
         self.finish = finish
+        self.wrapped = wrapped
 
 
 def output_for(
@@ -280,18 +286,55 @@ def _plain_wrapped(ret: Any, name: str, unstructured: Callable[[Any], Any]) -> O
     expected: Any = ret
 
     def finish(value: Any, *_: Any) -> Any:
-        if type(value) is str and not null and expected is str:
-            return {"content": [{"type": "text", "text": value}], "structuredContent": {"result": value}}
+        # A bare value is wrapped by the engine (see Output); anything else is a full result.
+        if type(value) is expected and expected is str:
+            return value
         if null:
-            if value is not None:
-                return unstructured(value)
-            return {"content": [], "structuredContent": {"result": None}}
+            return value if value is None else _shaped(unstructured(value))
         if not (isinstance(value, expected) or (expected is float and type(value) is int)):
-            return unstructured(value)
+            return _shaped(unstructured(value))
+        if _engine_text_is_ours(value):
+            return value
         text = value if isinstance(value, str) else _compact(value)
         return {"content": [{"type": "text", "text": text}], "structuredContent": {"result": value}}
 
-    return Output(schema, finish)
+    return Output(schema, finish, wrapped=True)
+
+
+def _shaped(answer: Any) -> Any:
+    """``answer`` (what an unstructured tool would answer) as the full result the engine makes
+    of it for a tool with an ``outputSchema``: the answer of a wrapped tool whose value is not
+    of its annotated type, which the engine must not wrap. An answer that is not JSON stays as
+    it is, for the engine to refuse as it refuses any such answer."""
+    from ._native import shape_tool_result
+
+    try:
+        return shape_tool_result(answer, True)
+    except (TypeError, ValueError):
+        return answer
+
+
+_I64_MIN = -(1 << 63)
+_U64_END = 1 << 64
+_INF = float("inf")
+
+
+def _engine_text_is_ours(value: Any) -> bool:
+    """Whether the engine's JSON text of ``value`` (``serde_json``) is ``_compact(value)``, so
+    that it may build a wrapped result's text: strings, booleans, ``None``, integers that fit
+    64 bits, finite floats from 1e-4 up and 0 (below 1e-4 ``repr`` writes ``1e-05`` where the
+    engine writes ``0.00001``), and lists and tuples of those. Dicts are not (the engine sorts
+    their keys)."""
+    tp = type(value)
+    if tp is str or tp is bool or value is None:
+        return True
+    if tp is int:
+        return bool(_I64_MIN <= value < _U64_END)
+    if tp is float:
+        return bool(value == 0.0 or 1e-4 <= abs(value) < _INF)
+    if tp is list or tp is tuple:
+        return all(map(_engine_text_is_ours, value))
+    return isinstance(value, str)  # a str subclass is the text itself; other subclasses: no
 
 
 def _pydantic_output(ret: Any, name: str, unstructured: Callable[[Any], Any]) -> Output:
@@ -336,13 +379,12 @@ def _pydantic_output(ret: Any, name: str, unstructured: Callable[[Any], Any]) ->
             return {"content": blocks, "structuredContent": {"result": to_jsonable(value)}}
         dumped = wrapper.model_validate({"result": value}).model_dump(mode="json")
         result = dumped["result"]
-        if result is None:
-            content: list[Any] = []
-        else:
-            content = [{"type": "text", "text": result if isinstance(result, str) else _compact(result)}]
+        if _engine_text_is_ours(result):
+            return result  # the engine wraps it (see Output)
+        content = [{"type": "text", "text": result if isinstance(result, str) else _compact(result)}]
         return {"content": content, "structuredContent": dumped}
 
-    return Output(schema, finish_wrapped)
+    return Output(schema, finish_wrapped, wrapped=True)
 
 
 def _is_content_type(tp: Any) -> bool:

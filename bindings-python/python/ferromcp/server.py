@@ -323,7 +323,7 @@ class Server(Serving):
         # The engine shapes the answer (embed::shape::tool_result): strings, content blocks,
         # structured values (the tool has an outputSchema) and full results.
         handler = self._adapt(fn, prepare, out.finish, kind="tool", name=tool_name)
-        self._native.add_tool(definition, handler)
+        self._native.add_tool(definition, handler, out.wrapped)
         self._tools.add(tool_name)
 
     def _prepare(

@@ -124,13 +124,61 @@ impl EmbeddedServer {
         handler: Arc<dyn ForeignToolHandler>,
     ) -> Result<(), McpError> {
         let tool: Tool = decode("tool definition", definition)?;
-        let structured = tool.output_schema.is_some();
+        let shaping = if tool.output_schema.is_some() {
+            Shaping::Structured
+        } else {
+            Shaping::Plain
+        };
+        self.add_foreign_tool(tool, handler, shaping)
+    }
+
+    /// Registers (or replaces) a tool as [`Self::add_tool_json`] does, for a tool whose
+    /// `outputSchema` wraps its return value as `{"result": ...}` (the official Python SDK's
+    /// convention for a function returning a string, a number, a list, ...). An answer that is
+    /// not an object is that return value: the engine builds `structuredContent`
+    /// `{"result": value}` and the text content ([`shape::wrapped_tool_result`]), so the binding
+    /// hands over the bare value. An object answer is shaped as by [`Self::add_tool_json`]
+    /// (a full `CallToolResult` passes through). The definition must have an `outputSchema`
+    /// whose only required property is `result`.
+    pub fn add_tool_wrapping(
+        &self,
+        definition: Value,
+        handler: Arc<dyn ForeignToolHandler>,
+    ) -> Result<(), McpError> {
+        let tool: Tool = decode("tool definition", definition)?;
+        let wraps = tool.output_schema.as_ref().is_some_and(|s| {
+            s.get("properties").and_then(|p| p.get("result")).is_some()
+                && s.get("required") == Some(&serde_json::json!(["result"]))
+        });
+        if !wraps {
+            return Err(McpError::invalid_params(format!(
+                "tool {:?}: a wrapped result needs an outputSchema whose only required property is \"result\"",
+                tool.name
+            )));
+        }
+        self.add_foreign_tool(tool, handler, Shaping::Wrapped)
+    }
+
+    fn add_foreign_tool(
+        &self,
+        tool: Tool,
+        handler: Arc<dyn ForeignToolHandler>,
+        shaping: Shaping,
+    ) -> Result<(), McpError> {
         self.server.add_tool(
             tool,
             tool_fn(move |args, ctx| {
                 let per_request = ctx.protocol_version().is_some_and(|v| v.is_per_request());
                 let fut = handler.call(Value::Object(args), ForeignContext::new(ctx));
-                async move { tool_outcome(fut.await.map(ToolAnswer::Value), structured, per_request) }
+                async move {
+                    let answer = match fut.await {
+                        Ok(v) if shaping == Shaping::Wrapped && !v.is_object() => {
+                            return Ok(shape::wrapped_tool_result(v))
+                        }
+                        other => other.map(ToolAnswer::Value),
+                    };
+                    tool_outcome(answer, shaping != Shaping::Plain, per_request)
+                }
             }),
         )
     }
@@ -272,6 +320,18 @@ impl EmbeddedServer {
     }
 }
 
+/// How a foreign tool's answers become results.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Shaping {
+    /// No `outputSchema`: [`shape::tool_result`] without structured content.
+    Plain,
+    /// An `outputSchema`: [`shape::tool_result`] with the value as `structuredContent`.
+    Structured,
+    /// An `outputSchema` wrapping the value as `{"result": ...}`: a non-object answer is
+    /// [`shape::wrapped_tool_result`], an object one as for `Structured`.
+    Wrapped,
+}
+
 /// What a foreign tool's answer becomes, for every way of registering one: a finished result as
 /// it is, a value shaped by [`shape::tool_result`], an error the client must act on
 /// ([`codes::is_tool_signal`]) as a JSON-RPC error, any other error an `isError` result.
@@ -282,6 +342,10 @@ fn tool_outcome(
 ) -> Result<CallToolResult, McpError> {
     let v = match answer {
         Ok(ToolAnswer::Result(r)) => return Ok(r),
+        // The common answer, one text block, built directly (what shaping would decode to).
+        Ok(ToolAnswer::Value(Value::String(s))) if !structured => {
+            return Ok(CallToolResult::text(s))
+        }
         Ok(ToolAnswer::Value(v)) => shape::tool_result(v, structured),
         Err(e) if codes::is_tool_signal(e.code, per_request) => return Err(e),
         Err(e) => shape::tool_error(&e),
@@ -358,6 +422,52 @@ mod tests {
                 .unwrap(),
             json!({"content": [{"type": "text", "text": "a block"}]})
         );
+        client.close().await;
+    }
+
+    /// Answers the value in `{"value": ...}`.
+    struct Echo;
+
+    impl ForeignToolHandler for Echo {
+        fn call(
+            &self,
+            arguments: Value,
+            _ctx: ForeignContext,
+        ) -> BoxFuture<'static, Result<Value, McpError>> {
+            Box::pin(async move { Ok(arguments["value"].clone()) })
+        }
+    }
+
+    #[tokio::test]
+    async fn a_wrapping_tool_wraps_values_and_shapes_objects() {
+        let server = EmbeddedServer::from_json(json!({"name": "s", "version": "1"})).unwrap();
+        let unwrapped = json!({"name": "u", "inputSchema": {"type": "object"},
+            "outputSchema": {"type": "object", "properties": {"x": {}}}});
+        assert!(server.add_tool_wrapping(unwrapped, Arc::new(Echo)).is_err());
+        let def = json!({"name": "t", "inputSchema": {"type": "object"},
+            "outputSchema": {"type": "object", "properties": {"result": {}}, "required": ["result"]}});
+        server.add_tool_wrapping(def, Arc::new(Echo)).unwrap();
+        let client = EmbeddedClient::connect_memory(&server, &ClientConfig::default(), None)
+            .await
+            .unwrap();
+        let call = |value: Value| {
+            client.request(
+                "tools/call",
+                Some(json!({"name": "t", "arguments": {"value": value}})),
+                CallOptions::default(),
+            )
+        };
+        assert_eq!(
+            call(json!("hi")).await.unwrap(),
+            json!({"content": [{"type": "text", "text": "hi"}], "structuredContent": {"result": "hi"}})
+        );
+        assert_eq!(
+            call(json!([1, 2])).await.unwrap(),
+            json!({"content": [{"type": "text", "text": "[1,2]"}], "structuredContent": {"result": [1, 2]}})
+        );
+        let full =
+            json!({"content": [{"type": "text", "text": "x"}], "structuredContent": {"result": 1}});
+        assert_eq!(call(full.clone()).await.unwrap(), full);
         client.close().await;
     }
 }

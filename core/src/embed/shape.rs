@@ -5,6 +5,7 @@
 //! all three bindings, what each value means. A full result passes through unchanged, so
 //! handlers that build their own result lose nothing.
 
+use crate::protocol::{CallToolResult, ContentBlock};
 use crate::McpError;
 use serde_json::{json, Map, Value};
 
@@ -51,6 +52,29 @@ pub fn tool_result(value: Value, structured: bool) -> Value {
         other => vec![text_block(other.to_string())],
     };
     json!({ "content": content })
+}
+
+/// The `CallToolResult` of a tool whose `outputSchema` wraps its return value as
+/// `{"result": ...}` (the official Python SDK's convention for a function returning a string,
+/// a number, a list, ...), from that return value: `structuredContent` is
+/// `{"result": value}` and the content is the value as text (a string as it is, any other
+/// value its compact JSON text, no content for `null`).
+///
+/// Built directly, with no `Value` round trip: a binding hands over the bare return value and
+/// creates no result objects of its own (see [`super::EmbeddedServer::add_tool_wrapping`]).
+pub fn wrapped_tool_result(value: Value) -> CallToolResult {
+    let content = match &value {
+        Value::Null => Vec::new(),
+        Value::String(s) => vec![ContentBlock::text(s.clone())],
+        other => vec![ContentBlock::text(other.to_string())],
+    };
+    let mut structured = Map::with_capacity(1);
+    structured.insert("result".to_string(), value);
+    CallToolResult {
+        content,
+        structured_content: Some(Value::Object(structured)),
+        ..Default::default()
+    }
 }
 
 /// The `isError` result a tool answers for `error` (see [`super::is_tool_signal`] for
@@ -199,6 +223,46 @@ mod tests {
             json!({"content": [{"type": "text", "text": "[1,2]"}]})
         );
         assert_eq!(tool_result(Value::Null, false), json!({"content": []}));
+    }
+
+    /// The wrapped result is what shaping its JSON form gives (same bytes on the wire).
+    #[test]
+    fn wrapped_tool_results() {
+        let cases = [
+            (
+                json!("hi"),
+                json!({"content": [{"type": "text", "text": "hi"}], "structuredContent": {"result": "hi"}}),
+            ),
+            (
+                json!(42),
+                json!({"content": [{"type": "text", "text": "42"}], "structuredContent": {"result": 42}}),
+            ),
+            (
+                json!(0.5),
+                json!({"content": [{"type": "text", "text": "0.5"}], "structuredContent": {"result": 0.5}}),
+            ),
+            (
+                json!(true),
+                json!({"content": [{"type": "text", "text": "true"}], "structuredContent": {"result": true}}),
+            ),
+            (
+                json!([1, "a\n"]),
+                json!({"content": [{"type": "text", "text": "[1,\"a\\n\"]"}], "structuredContent": {"result": [1, "a\n"]}}),
+            ),
+            (
+                Value::Null,
+                json!({"content": [], "structuredContent": {"result": null}}),
+            ),
+        ];
+        for (value, expected) in cases {
+            let built = wrapped_tool_result(value.clone());
+            assert_eq!(serde_json::to_value(&built).unwrap(), expected, "{value}");
+            let shaped: CallToolResult = serde_json::from_value(expected).unwrap();
+            assert_eq!(
+                serde_json::to_string(&built).unwrap(),
+                serde_json::to_string(&shaped).unwrap()
+            );
+        }
     }
 
     #[test]
