@@ -5,7 +5,8 @@
 //! with every replica on its own connections to a real `redis-server` started by the test
 //! (`tests/run-redis.sh` runs the everything-server's processes and the conformance suite).
 //! Per-request-era (2026-07-28) clients too: a `subscriptions/listen` stream gets the changes
-//! raised on any replica, and a `requestState` is good for one use across the replicas.
+//! raised on any replica, and a `requestState` is good for one use across the replicas; a task
+//! of the tasks extension made on one replica is read, updated and cancelled on another.
 
 mod common_http;
 mod common_modern;
@@ -15,9 +16,10 @@ use common_modern::{answer, headers_for, meta, post_modern, request};
 use common_replicas::*;
 use ferromcp::client::{ClientHandlers, ClientOptions};
 use ferromcp::protocol::{
-    CallToolResult, CreateMessageResult, ElicitAction, ElicitResult, Role, SamplingContent, Tool,
+    CallToolResult, CreateMessageResult, ElicitAction, ElicitResult, Role, SamplingContent,
+    TaskSupport, Tool,
 };
-use ferromcp::server::{tool_fn, Server};
+use ferromcp::server::{tool_fn, InMemoryTaskStore, Server, TASKS_EXTENSION};
 use ferromcp::session::{input_required, KeyRing, RequestOptions};
 use ferromcp::transport::http::{
     connect, serve_http, EventBus, EventStore, HttpClientOptions, HttpServerHandle,
@@ -114,6 +116,7 @@ impl Replicas {
         let store = Arc::new(InMemorySessionStore::default());
         let events: Arc<dyn EventStore> = Arc::new(InMemoryEventStore::default());
         let bus: Arc<dyn EventBus> = Arc::new(InMemoryEventBus::default());
+        let tasks = Arc::new(InMemoryTaskStore::default());
         let (tx, rx) = mpsc::unbounded_channel();
         let mut r = Replicas {
             servers: Vec::new(),
@@ -141,6 +144,7 @@ impl Replicas {
                     session_store: Some(store.clone()),
                     event_store: Some(events.clone()),
                     event_bus: Some(bus.clone()),
+                    task_store: Some(tasks.clone()),
                     stateless,
                     ..Default::default()
                 },
@@ -616,6 +620,171 @@ async fn request_state_is_single_use_across_replicas(backend: Backend) {
     .unwrap();
 }
 
+/// A replica declaring the tasks extension, with `two` (asks for inputs `a` and `b` inside its
+/// task, answers "{a} and {b}") and `slow` (reports "started" on `tx`, then "cancelled" when
+/// it sees its cancellation).
+fn task_server(tx: mpsc::UnboundedSender<String>) -> Server {
+    let task_tool = |name: &str| Tool::new(name).with_task_support(TaskSupport::Optional);
+    let elicit = |message: &str| {
+        json!({ "method": "elicitation/create", "params": { "message": message,
+            "requestedSchema": { "type": "object" } } })
+    };
+    Server::builder("replica-tasks", "1.0")
+        .options(|o| {
+            o.tasks_extension = true;
+            o.tasks.poll_interval = Duration::from_millis(20);
+        })
+        .tool_raw(
+            task_tool("two"),
+            tool_fn(move |_, ctx| async move {
+                let mut asked = Map::new();
+                asked.insert("a".into(), elicit("A?"));
+                asked.insert("b".into(), elicit("B?"));
+                let got = ctx.input(asked).await?;
+                let name = |k: &str| {
+                    got[k]["content"]["name"]
+                        .as_str()
+                        .unwrap_or("?")
+                        .to_string()
+                };
+                Ok(CallToolResult::text(format!(
+                    "{} and {}",
+                    name("a"),
+                    name("b")
+                )))
+            }),
+        )
+        .tool_raw(
+            task_tool("slow"),
+            tool_fn(move |_, ctx| {
+                let tx = tx.clone();
+                async move {
+                    let _ = tx.send("started".into());
+                    tokio::select! {
+                        _ = ctx.cancellation().cancelled() => {
+                            let _ = tx.send("cancelled".into());
+                            Err(ferromcp::McpError::cancelled(None))
+                        }
+                        _ = tokio::time::sleep(Duration::from_secs(20)) => {
+                            Ok(CallToolResult::text("slow done"))
+                        }
+                    }
+                }
+            }),
+        )
+        .build()
+        .unwrap()
+}
+
+/// `method` with `params` from a client declaring the tasks extension, on `url`: the answer.
+async fn task_rpc(url: &str, method: &str, mut params: Value) -> Value {
+    params["_meta"] = meta(json!({ "elicitation": {}, "extensions": { TASKS_EXTENSION: {} } }));
+    let r = post_modern(url, &request(1, method, params)).await;
+    let a = answer(&r);
+    assert!(a.is_object(), "{method} on {url}: {} {}", r.status, r.body);
+    a
+}
+
+/// `tasks/get` of `id` on `url`: the task.
+async fn task_get(url: &str, id: &str) -> Value {
+    let a = task_rpc(url, "tasks/get", json!({ "taskId": id })).await;
+    assert!(a["result"].is_object(), "tasks/get on {url}: {a}");
+    a["result"].clone()
+}
+
+/// Polls `tasks/get` on `url` until `done(task)` (5 s at most).
+async fn task_until(url: &str, id: &str, done: impl Fn(&Value) -> bool) -> Value {
+    for _ in 0..250 {
+        let t = task_get(url, id).await;
+        if done(&t) {
+            return t;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("task {id} on {url}: {}", task_get(url, id).await);
+}
+
+fn outstanding(task: &Value) -> Vec<String> {
+    task["inputRequests"]
+        .as_object()
+        .map(|m| m.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+async fn extension_tasks_are_served_on_any_replica(backend: Backend) {
+    tokio::time::timeout(Duration::from_secs(60), async {
+        for stateless in [false, true] {
+            let mut r = Replicas::start_with(2, &backend, stateless, |_, tx| task_server(tx)).await;
+            let (a, b) = (r.url(0), r.url(1));
+            let made = task_rpc(&a, "tools/call", json!({ "name": "two", "arguments": {} })).await;
+            assert_eq!(made["result"]["resultType"], "task", "{made}");
+            let id = made["result"]["taskId"].as_str().unwrap().to_string();
+
+            // Read on B: the inputs A's handler waits for.
+            let waiting = task_until(&b, &id, |t| t["status"] == "input_required").await;
+            assert_eq!(outstanding(&waiting), ["a", "b"], "{waiting}");
+            assert_eq!(
+                waiting["inputRequests"]["a"]["method"],
+                "elicitation/create"
+            );
+
+            // Updated on B, one input at a time: the answered one is gone on both replicas at
+            // once on B, as soon as A has it on A.
+            let update = |key: &str, name: &str| {
+                json!({ "taskId": id, "inputResponses":
+                        { key: { "action": "accept", "content": { "name": name } } } })
+            };
+            let ack = task_rpc(&b, "tasks/update", update("a", "one")).await;
+            assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
+            let on_b = task_get(&b, &id).await;
+            assert_eq!(on_b["status"], "input_required", "{on_b}");
+            assert_eq!(outstanding(&on_b), ["b"], "{on_b}");
+            let on_a = task_until(&a, &id, |t| outstanding(t) == ["b"]).await;
+            assert_eq!(on_a["status"], "input_required", "{on_a}");
+            task_rpc(&b, "tasks/update", update("b", "two")).await;
+            for url in [&b, &a] {
+                let done = task_until(url, &id, |t| t["status"] == "completed").await;
+                assert_eq!(
+                    done["result"]["content"][0]["text"], "one and two",
+                    "{done}"
+                );
+                assert!(done.get("inputRequests").is_none(), "{done}");
+            }
+
+            // Made on B, cancelled on A: B's handler stops, and both replicas say cancelled.
+            let made = task_rpc(&b, "tools/call", json!({ "name": "slow", "arguments": {} })).await;
+            let id = made["result"]["taskId"].as_str().unwrap().to_string();
+            assert_eq!(r.next_event().await, "started");
+            assert_eq!(task_get(&a, &id).await["status"], "working");
+            let ack = task_rpc(&a, "tasks/cancel", json!({ "taskId": id })).await;
+            assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
+            assert_eq!(task_get(&a, &id).await["status"], "cancelled");
+            assert_eq!(r.next_event().await, "cancelled");
+            for url in [&a, &b] {
+                let t = task_get(url, &id).await;
+                assert_eq!(t["status"], "cancelled", "{t}");
+                assert!(t.get("result").is_none() && t.get("error").is_none(), "{t}");
+            }
+            // Cancelling again, on either replica, is acknowledged and changes nothing.
+            for url in [&b, &a] {
+                let again = task_rpc(url, "tasks/cancel", json!({ "taskId": id })).await;
+                assert_eq!(again["result"]["resultType"], "complete", "{again}");
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            assert_eq!(task_get(&b, &id).await["status"], "cancelled");
+
+            // A task no replica made is unknown on both.
+            for url in [&a, &b] {
+                let e = task_rpc(url, "tasks/get", json!({ "taskId": "no-such-task" })).await;
+                assert_eq!(e["error"]["code"], -32602, "{e}");
+            }
+            r.shutdown().await;
+        }
+    })
+    .await
+    .unwrap();
+}
+
 /// One test per scenario and backend.
 macro_rules! scenarios {
     ($($name:ident),*) => {
@@ -645,7 +814,8 @@ scenarios!(
     a_request_stream_resumes_on_another_replica,
     server_wide_notifications_reach_sessions_held_by_other_replicas_once,
     listen_streams_get_changes_raised_on_any_replica_once,
-    request_state_is_single_use_across_replicas
+    request_state_is_single_use_across_replicas,
+    extension_tasks_are_served_on_any_replica
 );
 
 #[tokio::test]

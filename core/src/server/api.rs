@@ -97,8 +97,14 @@ pub(crate) struct ServerInner {
     pub schemas: SchemaCache,
     pub sessions: Mutex<HashMap<usize, Weak<Session>>>,
     pub tasks: super::tasks::TaskStore,
-    /// Tasks of the tasks extension (2026-07-28).
+    /// Tasks of the tasks extension (2026-07-28) running on this replica.
     pub ext_tasks: super::tasks_ext::ExtTaskStore,
+    /// Where the extension's tasks are shared with other replicas (default: in memory, this
+    /// server alone; an HTTP endpoint with a shared store replaces it).
+    pub task_store: RwLock<Arc<dyn super::task_store::TaskStore>>,
+    /// Where `tasks/update` and `tasks/cancel` of tasks running elsewhere go (the event bus
+    /// of each HTTP endpoint serving this server).
+    pub task_relays: Mutex<Vec<super::tasks_ext::TaskRelay>>,
     /// [`Server::capabilities`] per protocol revision, emptied whenever a registry changes.
     pub caps_cache: Mutex<CapsCache>,
     /// `options.session`, shared by the sessions made per HTTP request (set on first use: the
@@ -168,6 +174,10 @@ impl Server {
                     sessions: Default::default(),
                     tasks: Default::default(),
                     ext_tasks: Default::default(),
+                    task_store: RwLock::new(Arc::new(
+                        super::task_store::InMemoryTaskStore::default(),
+                    )),
+                    task_relays: Mutex::new(Vec::new()),
                     caps_cache: Default::default(),
                     session_config: OnceLock::new(),
                     fanout: Mutex::new(Vec::new()),

@@ -312,6 +312,7 @@ impl Server {
             "completion/complete" if has("completions") => self.complete(params, ctx).await,
             "tasks/get" | "tasks/update" | "tasks/cancel" if self.tasks_ext_on(version) => {
                 self.tasks_ext_request(&method, &params_object(params)?, &ctx)
+                    .await
             }
             "tasks/get" | "tasks/result" | "tasks/cancel" if has("tasks") => {
                 let p = params_object(params)?;

@@ -10,6 +10,7 @@ mod handlers;
 mod header_params;
 mod pagination;
 mod registry;
+mod task_store;
 mod tasks;
 mod tasks_ext;
 mod tool_wire;
@@ -22,6 +23,9 @@ pub use handlers::{
 };
 pub use header_params::{checked_header_params, encode_header_value, header_params, HeaderParam};
 pub use pagination::paginate;
+#[cfg(feature = "redis")]
+pub(crate) use task_store::now_ms as task_store_now_ms;
+pub use task_store::{InMemoryTaskStore, StoredTask, TaskSignal, TaskStore, EXPIRED_TASK_GRACE};
 pub(crate) use tasks::rfc3339_now;
 pub use tasks::TaskOptions;
 pub use tasks_ext::TASKS_EXTENSION;

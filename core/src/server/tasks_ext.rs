@@ -28,9 +28,18 @@
 //! default, capped by their maximum): past it the task is dropped and its handler stopped, and
 //! the store holds at most `max_tasks` tasks.
 //!
+//! Replicas: the live task (its handler, its parked input requests) stays on the replica that
+//! made it, which writes the task's state to the server's [`TaskStore`] at every change (one
+//! writer per task, so the last write is the latest state). A replica asked about a task it
+//! does not run answers `tasks/get` from that store, and passes `tasks/update` and
+//! `tasks/cancel` on to the running replica over the HTTP endpoint's event bus
+//! ([`TaskSignal`]), after writing to the store what the client will see next. The default
+//! store is in memory; an HTTP endpoint's `task_store` (or `redis_url`) replaces it.
+//!
 //! [`ServerOptions::tasks_extension`]: super::ServerOptions::tasks_extension
 
 use super::registry::ToolEntry;
+use super::task_store::{now_ms, StoredTask, TaskSignal, TaskStore};
 use super::tasks::rfc3339_now;
 use super::tool_wire::{tool_result_value, ToolOutput};
 use super::Server;
@@ -63,6 +72,8 @@ struct ExtTask {
     /// The identity of the bearer token of the request that made it, if any.
     owner: Option<String>,
     expires: Instant,
+    /// `expires` as milliseconds since the Unix epoch (what the shared store keeps).
+    expires_at_ms: u64,
     cancel: CancellationToken,
     inputs: Arc<TaskInputs>,
     state: Mutex<TaskState>,
@@ -79,6 +90,16 @@ struct TaskState {
     poll_ms: u64,
     /// The result (`completed`) or the JSON-RPC error (`failed`).
     outcome: Option<Result<Value, McpError>>,
+}
+
+/// What a replica holds of a task.
+enum Local {
+    /// It runs the task.
+    Here(Arc<ExtTask>),
+    /// It ran the task, which has just expired (and was dropped).
+    Expired,
+    /// It does not run the task.
+    Absent,
 }
 
 /// The extension's tasks of one server.
@@ -174,6 +195,66 @@ impl ExtTask {
         self.cancel.cancel();
         self.inputs.close();
     }
+
+    /// The task as the replicas share it.
+    fn record(&self) -> StoredTask {
+        StoredTask {
+            task: self.view(true),
+            owner: self.owner.clone(),
+            expires_at_ms: self.expires_at_ms,
+        }
+    }
+
+    /// Takes the cancellation another replica recorded (the shared store refused this
+    /// replica's state because the task had ended there): the task ends cancelled here too,
+    /// whatever its handler did meanwhile.
+    fn adopt_cancelled(&self, message: &str) {
+        {
+            let mut st = self.state.lock().unwrap();
+            if st.status != TaskStatus::Cancelled {
+                st.status = TaskStatus::Cancelled;
+                st.message = Some(message.into());
+                st.outcome = None;
+                st.updated_at = rfc3339_now();
+            }
+        }
+        self.cancel.cancel();
+        self.inputs.close();
+    }
+}
+
+/// Writes `task`'s state to `store` whenever it changes, until the task ends (its last state
+/// written) or is dropped. One writer per task, each write taking the state as it is then: the
+/// last write is the latest state. A write the store refuses (another replica ended the task)
+/// makes this replica take the stored cancellation.
+async fn sync_to_store(
+    task: Arc<ExtTask>,
+    store: Arc<dyn TaskStore>,
+    mut changes: tokio::sync::watch::Receiver<()>,
+) {
+    loop {
+        if changes.changed().await.is_err() {
+            return;
+        }
+        let record = task.record();
+        let ended = record.is_terminal();
+        match store.put(record).await {
+            Ok(true) => {}
+            Ok(false) => {
+                if let Ok(Some(stored)) = store.get(task.id.clone()).await {
+                    if stored.status() == Some(TaskStatus::Cancelled) {
+                        let message = stored.task["statusMessage"].as_str().unwrap_or("cancelled");
+                        task.adopt_cancelled(message);
+                    }
+                }
+                return;
+            }
+            Err(e) => tracing::warn!(error = %e, task = %task.id, "writing a task's state failed"),
+        }
+        if ended {
+            return;
+        }
+    }
 }
 
 /// Whether the request `ctx` serves declared the extension in its client capabilities.
@@ -215,20 +296,33 @@ async fn poll_once<F: Future + Unpin>(fut: &mut F) -> Poll<F::Output> {
 }
 
 impl ExtTaskStore {
-    /// The task `id`, if `owner` may see it: `-32602` otherwise (unknown, expired, or made
-    /// under another identity; an expired task is dropped and its handler stopped).
-    fn find(&self, owner: Option<&str>, id: &str) -> Result<Arc<ExtTask>, McpError> {
+    /// The task `id` as this replica holds it; `-32602` when it is here but made under
+    /// another identity (an expired task is dropped and its handler stopped).
+    fn find_local(&self, owner: Option<&str>, id: &str) -> Result<Local, McpError> {
         let mut map = self.tasks.lock().unwrap();
-        let Some(t) = map.get(id).filter(|t| t.owner.as_deref() == owner).cloned() else {
-            return Err(not_found(id, "Task not found"));
+        let Some(t) = map.get(id).cloned() else {
+            return Ok(Local::Absent);
         };
+        if t.owner.as_deref() != owner {
+            return Err(not_found(id, "Task not found"));
+        }
         if t.expires <= Instant::now() {
             map.remove(id);
             drop(map);
             t.stop("the task expired");
-            return Err(not_found(id, "Task has expired"));
+            return Ok(Local::Expired);
         }
-        Ok(t)
+        Ok(Local::Here(t))
+    }
+
+    /// Forgets task `id` (its state could not be shared).
+    fn remove(&self, id: &str) {
+        self.tasks.lock().unwrap().remove(id);
+    }
+
+    /// The task `id` if this replica runs it (for a signal from another replica).
+    fn local(&self, id: &str) -> Option<Arc<ExtTask>> {
+        self.tasks.lock().unwrap().get(id).cloned()
     }
 
     /// Whether one more task fits (at most `max`), after dropping the expired ones when the
@@ -321,6 +415,8 @@ impl Server {
             id: random_id(),
             owner: owner_of(&ctx),
             expires: Instant::now() + ttl,
+            expires_at_ms: now_ms()
+                .saturating_add(u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX)),
             cancel: cancel.clone(),
             inputs,
             state: Mutex::new(TaskState {
@@ -342,6 +438,20 @@ impl Server {
         if let Err(e) = store.insert(task.clone(), opts.max_tasks) {
             task.stop("the task store is full");
             return Err(e);
+        }
+        // Shared before the handle is answered: a `tasks/get` on any replica finds the task.
+        // Changes from here on are written by the task's one writer.
+        let shared = self.task_store();
+        let changes = task.inputs.changes();
+        let first = task.record();
+        let ended = first.is_terminal();
+        if let Err(e) = shared.put(first).await {
+            store.remove(&task.id);
+            task.stop("the task store failed");
+            return Err(e);
+        }
+        if !ended {
+            tokio::spawn(sync_to_store(task.clone(), shared, changes));
         }
         if !ran_out {
             tokio::spawn(drive(task.clone(), run));
@@ -367,8 +477,10 @@ impl Server {
         Ok(())
     }
 
-    /// `tasks/get`, `tasks/update` and `tasks/cancel` of the extension (`method`, with `p`).
-    pub(super) fn tasks_ext_request(
+    /// `tasks/get`, `tasks/update` and `tasks/cancel` of the extension (`method`, with `p`):
+    /// served by the live task when this replica runs it, else from the shared task store
+    /// (update and cancel then reach the running replica over the bus).
+    pub(super) async fn tasks_ext_request(
         &self,
         method: &str,
         p: &Map<String, Value>,
@@ -390,28 +502,141 @@ impl Server {
                 )))
             }
         };
-        let store = &self.inner.ext_tasks;
-        let owner = owner_of(ctx);
-        match method {
-            "tasks/get" => Ok(store.find(owner.as_deref(), id)?.view(true)),
-            "tasks/update" => {
-                let responses = match p.get("inputResponses") {
-                    Some(Value::Object(m)) if m.values().all(Value::is_object) => m.clone(),
-                    _ => return Err(McpError::invalid_params(
-                        "tasks/update: params.inputResponses must be an object of result objects",
-                    )),
-                };
-                store.find(owner.as_deref(), id)?.inputs.answer(responses);
-                Ok(json!({}))
+        let responses = match (method, p.get("inputResponses")) {
+            ("tasks/update", Some(Value::Object(m))) if m.values().all(Value::is_object) => {
+                Some(m.clone())
             }
-            _ => {
+            ("tasks/update", _) => {
+                return Err(McpError::invalid_params(
+                    "tasks/update: params.inputResponses must be an object of result objects",
+                ))
+            }
+            _ => None,
+        };
+        let owner = owner_of(ctx);
+        let store = self.task_store();
+        match self.inner.ext_tasks.find_local(owner.as_deref(), id)? {
+            Local::Here(task) => {
+                match (method, responses) {
+                    ("tasks/get", _) => return Ok(task.view(true)),
+                    (_, Some(responses)) => {
+                        task.inputs.answer(responses);
+                    }
+                    _ => task.stop("cancelled by the client"),
+                }
+                return Ok(json!({}));
+            }
+            Local::Expired => return Err(expired(&*store, id).await),
+            // A task another replica runs (or one this replica no longer holds).
+            Local::Absent => {}
+        }
+        let stored = match store.get(id.to_string()).await? {
+            Some(t) if t.owner == owner => t,
+            _ => return Err(not_found(id, "Task not found")),
+        };
+        if stored.is_expired() {
+            return Err(expired(&*store, id).await);
+        }
+        if method == "tasks/get" {
+            return Ok(stored.task);
+        }
+        if stored.is_terminal() {
+            // As on the running replica: answers to an ended task are ignored, and cancelling
+            // it again is acknowledged.
+            return Ok(json!({}));
+        }
+        let signal = match responses {
+            Some(responses) => {
                 store
-                    .find(owner.as_deref(), id)?
-                    .stop("cancelled by the client");
-                Ok(json!({}))
+                    .put(stored.without_inputs(&responses, rfc3339_now()))
+                    .await?;
+                TaskSignal::Update {
+                    task_id: id.to_string(),
+                    responses,
+                }
+            }
+            None => {
+                store
+                    .put(stored.cancelled("cancelled by the client", rfc3339_now()))
+                    .await?;
+                TaskSignal::Cancel {
+                    task_id: id.to_string(),
+                }
+            }
+        };
+        self.relay_task_signal(signal).await;
+        Ok(json!({}))
+    }
+
+    /// A [`TaskSignal`] from another replica: applied when this replica runs the task.
+    pub(crate) fn task_signal_here(&self, signal: TaskSignal) {
+        match signal {
+            TaskSignal::Update { task_id, responses } => {
+                if let Some(task) = self.inner.ext_tasks.local(&task_id) {
+                    task.inputs.answer(responses);
+                }
+            }
+            TaskSignal::Cancel { task_id } => {
+                if let Some(task) = self.inner.ext_tasks.local(&task_id) {
+                    task.stop("cancelled by the client");
+                }
             }
         }
     }
+
+    /// The store the extension's tasks are shared in.
+    pub(crate) fn task_store(&self) -> Arc<dyn TaskStore> {
+        self.inner.task_store.read().unwrap().clone()
+    }
+
+    /// Shares this server's tasks in `store` from now on (an HTTP endpoint whose replicas share
+    /// one: its `task_store` option, or its Redis store). Tasks made before stay in the store
+    /// they were written to.
+    pub(crate) fn set_task_store(&self, store: Arc<dyn TaskStore>) {
+        *self.inner.task_store.write().unwrap() = store;
+    }
+
+    /// Adds a relay passing [`TaskSignal`]s on to other replicas (an HTTP endpoint's bus).
+    pub(crate) fn add_task_relay(&self, relay: TaskRelay) {
+        self.inner.task_relays.lock().unwrap().push(relay);
+    }
+
+    /// Hands `signal` to every relay and waits until each has sent it; relays whose endpoint
+    /// is gone are dropped.
+    async fn relay_task_signal(&self, signal: TaskSignal) {
+        let relays: Vec<TaskRelay> = self.inner.task_relays.lock().unwrap().clone();
+        let mut gone = false;
+        for relay in &relays {
+            match relay(&signal) {
+                Some(sent) => sent.await,
+                None => gone = true,
+            }
+        }
+        if gone {
+            let probe = TaskSignal::Cancel {
+                task_id: String::new(),
+            };
+            self.inner
+                .task_relays
+                .lock()
+                .unwrap()
+                .retain(|r| r(&probe).is_some());
+        }
+    }
+}
+
+/// A relay passing a [`TaskSignal`] on to the other replicas: the future sends it, `None` when
+/// its endpoint is gone. A signal naming no task (an empty id) only asks whether it is there.
+pub(crate) type TaskRelay =
+    Arc<dyn Fn(&TaskSignal) -> Option<BoxFuture<'static, ()>> + Send + Sync>;
+
+/// `-32602` saying task `id` expired, once: the task is removed from the shared store, so
+/// afterwards every replica answers that there is no such task.
+async fn expired(store: &dyn TaskStore, id: &str) -> McpError {
+    if let Err(e) = store.remove(id.to_string()).await {
+        tracing::warn!(error = %e, task = %id, "removing an expired task failed");
+    }
+    not_found(id, "Task has expired")
 }
 
 /// Runs a task's handler to its end, its cancellation or its expiry, and records the outcome.

@@ -12,15 +12,26 @@ use crate::McpError;
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
-use tokio::sync::oneshot;
+use tokio::sync::{oneshot, watch};
 
 /// Prefix of the keys of requests parked by `ctx.request` (no key of the handler's own).
 const AUTO_KEY: &str = "ferromcp.request";
 
 /// The parked input requests of one task.
-#[derive(Default)]
 pub(crate) struct TaskInputs {
     state: Mutex<Parked>,
+    /// Marked whenever the outstanding requests change or the task ends, for whoever keeps a
+    /// copy of the task's state (the task store shared by the replicas).
+    changed: watch::Sender<()>,
+}
+
+impl Default for TaskInputs {
+    fn default() -> Self {
+        Self {
+            state: Mutex::default(),
+            changed: watch::channel(()).0,
+        }
+    }
 }
 
 #[derive(Default)]
@@ -72,6 +83,7 @@ impl Drop for AskGuard<'_> {
         }
         if changed {
             p.touch();
+            self.inputs.changed.send_replace(());
         }
     }
 }
@@ -109,6 +121,7 @@ impl TaskInputs {
             }
             p.touch();
         }
+        self.changed.send_replace(());
         let mut answers = Map::new();
         for (key, rx) in receivers {
             answers.insert(key, rx.await.map_err(|_| ended())?);
@@ -155,6 +168,7 @@ impl TaskInputs {
         }
         if delivered > 0 {
             p.touch();
+            self.changed.send_replace(());
         }
         delivered
     }
@@ -166,6 +180,14 @@ impl TaskInputs {
         p.closed = true;
         p.pending.clear();
         p.waiters.clear();
+        drop(p);
+        self.changed.send_replace(());
+    }
+
+    /// A receiver marked whenever the outstanding requests change or the task ends (from now
+    /// on: what happened before is seen).
+    pub(crate) fn changes(&self) -> watch::Receiver<()> {
+        self.changed.subscribe()
     }
 }
 

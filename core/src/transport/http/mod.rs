@@ -127,11 +127,18 @@ pub struct HttpServerOptions {
     /// key ring with this store: [`crate::session::KeyRing::with_replay_store`]). Default: none,
     /// each process remembers the tokens it opened; with [`Self::redis_url`], the Redis store.
     pub replay_store: Option<Arc<dyn crate::session::ReplayStore>>,
+    /// Where the replicas share the tasks of the tasks extension (2026-07-28), so that
+    /// `tasks/get`, `tasks/update` and `tasks/cancel` work on any replica: the server's tasks
+    /// are written there, and update and cancel reach the replica running the task over
+    /// [`Self::event_bus`] ([`crate::server::TaskStore`]). Default: none, the server keeps its
+    /// tasks in its own memory; with [`Self::redis_url`], the Redis store.
+    pub task_store: Option<Arc<dyn crate::server::TaskStore>>,
     /// Keep sessions, SSE events and the bus on this Redis/Valkey
     /// (`redis://[user:password@]host:port[/db]`), so that replicas in any number of processes
     /// serve any session: the stores not set above become one `RedisStore` (sessions expire
     /// after [`Self::session_idle_timeout`], each stream keeps its last 256 events for an hour;
-    /// `requestState` tokens are single use across the replicas).
+    /// `requestState` tokens are single use across the replicas; the tasks extension's tasks
+    /// are shared).
     /// Needs the `redis` feature; [`serve_http`] connects before it listens.
     pub redis_url: Option<String>,
     /// Also serve the legacy 2024-11-05 HTTP+SSE endpoints.
@@ -185,6 +192,7 @@ impl Default for HttpServerOptions {
             session_store: None,
             event_bus: None,
             replay_store: None,
+            task_store: None,
             redis_url: None,
             legacy_sse: true,
             legacy_sse_path: "/sse".into(),

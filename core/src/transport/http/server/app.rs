@@ -13,10 +13,11 @@ use super::replica::Replica;
 use super::responses::rpc_error;
 use super::session::HttpSession;
 use crate::jsonrpc::{self, Message};
-use crate::server::Server;
+use crate::server::{Server, TaskSignal};
 use crate::McpError;
 use axum::http::StatusCode;
 use axum::response::Response;
+use serde_json::Value;
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -109,6 +110,38 @@ impl App {
                     });
                 }
                 true
+            }));
+        }
+        if let Some(store) = &app.options.task_store {
+            app.server.set_task_store(store.clone());
+        }
+        {
+            // `tasks/update` and `tasks/cancel` of the tasks extension reach the replica
+            // running the task.
+            let weak = Arc::downgrade(&app);
+            app.server.add_task_relay(Arc::new(move |signal| {
+                let app = weak.upgrade().filter(|a| !a.shutdown.is_cancelled())?;
+                let msg = match signal {
+                    TaskSignal::Update { task_id, responses } => BusMessage::TaskUpdate {
+                        task: task_id.clone(),
+                        responses: Value::Object(responses.clone()).to_string(),
+                    },
+                    TaskSignal::Cancel { task_id } if !task_id.is_empty() => {
+                        BusMessage::TaskCancel {
+                            task: task_id.clone(),
+                        }
+                    }
+                    TaskSignal::Cancel { .. } => return Some(Box::pin(async {})),
+                };
+                if !app.replica.has_peers() {
+                    return Some(Box::pin(async {}));
+                }
+                let sent = app.replica.bus.publish(&app.replica.name, msg);
+                Some(Box::pin(async move {
+                    if let Err(e) = sent.await {
+                        tracing::warn!(error = %e, "publishing a task signal failed");
+                    }
+                }))
             }));
         }
         app
@@ -211,6 +244,18 @@ impl App {
             BusMessage::Notify { method, params } => {
                 let params = params.and_then(|p| serde_json::from_str(&p).ok());
                 self.server.notify_here(&method, params);
+            }
+            BusMessage::TaskUpdate { task, responses } => {
+                if let Ok(responses) = serde_json::from_str(&responses) {
+                    self.server.task_signal_here(TaskSignal::Update {
+                        task_id: task,
+                        responses,
+                    });
+                }
+            }
+            BusMessage::TaskCancel { task } => {
+                self.server
+                    .task_signal_here(TaskSignal::Cancel { task_id: task });
             }
         }
     }

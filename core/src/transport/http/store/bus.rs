@@ -63,6 +63,20 @@ pub enum BusMessage {
         /// Its params, as JSON text (`None`: no params).
         params: Option<String>,
     },
+    /// `tasks/update` of a task of the tasks extension served by another replica: the replica
+    /// running task `task` delivers `responses` to its parked input requests.
+    TaskUpdate {
+        /// The task's id.
+        task: String,
+        /// The `inputResponses` object, as JSON text.
+        responses: String,
+    },
+    /// `tasks/cancel` of a task of the tasks extension served by another replica: the replica
+    /// running task `task` stops it.
+    TaskCancel {
+        /// The task's id.
+        task: String,
+    },
 }
 
 /// What a replica receives from the bus: every message published by the others (never its own).

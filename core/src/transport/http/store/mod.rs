@@ -106,6 +106,7 @@ pub(crate) fn apply_redis_url(
         options.event_store.get_or_insert_with(|| store.clone());
         options.event_bus.get_or_insert_with(|| store.clone());
         options.replay_store.get_or_insert_with(|| store.clone());
+        options.task_store.get_or_insert_with(|| store.clone());
         Ok(Some(Box::pin(async move { store.connect().await })))
     }
     #[cfg(not(feature = "redis"))]

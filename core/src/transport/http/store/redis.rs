@@ -9,7 +9,10 @@
 //! - `{prefix}k:{session}`: the set of a session's stream keys, so they can be removed at once;
 //! - `{prefix}bus`: the pub/sub channel of the [`EventBus`];
 //! - `{prefix}u:{token}`: a 2026-07-28 `requestState` token opened by some replica
-//!   ([`ReplayStore`]), set only if absent and expiring with the token.
+//!   ([`ReplayStore`]), set only if absent and expiring with the token;
+//! - `{prefix}t:{task}`: a task of the tasks extension ([`TaskStore`]), a hash of its
+//!   [`StoredTask`] as JSON (`json`) and whether it ended (`terminal`), written by a script that
+//!   leaves an ended task as it is, expiring [`EXPIRED_TASK_GRACE`] after the task.
 //!
 //! Each operation is one round trip (several commands go in one pipeline); the store counts
 //! them ([`RedisStore::round_trips`]) for the benchmark.
@@ -18,6 +21,7 @@ use super::{
     BusMessage, BusReceiver, EventBus, EventStore, SessionState, SessionStore, StoreError,
     StoreFuture,
 };
+use crate::server::{StoredTask, TaskStore, EXPIRED_TASK_GRACE};
 use crate::session::ReplayStore;
 use crate::McpError;
 use futures_util::future::BoxFuture;
@@ -320,6 +324,66 @@ impl ReplayStore for RedisStore {
             // `OK` when set, nil when the key was there.
             let (set,): (Option<String>,) = inner.query(&p).await?;
             Ok(set.is_some())
+        })
+    }
+}
+
+/// Writes a task unless the stored one ended: KEYS[1] the task's key; ARGV the new JSON,
+/// whether it ended (`1`/`0`), its time to live in milliseconds. Returns 1 when written.
+const PUT_TASK: &str = r#"
+if redis.call('HGET', KEYS[1], 'terminal') == '1' then return 0 end
+redis.call('HSET', KEYS[1], 'json', ARGV[1], 'terminal', ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 1
+"#;
+
+impl TaskStore for RedisStore {
+    fn put(&self, task: StoredTask) -> BoxFuture<'static, Result<bool, McpError>> {
+        let inner = self.inner.clone();
+        Box::pin(async move {
+            if task.is_expired() {
+                return Ok(false);
+            }
+            let json = serde_json::to_string(&task).map_err(err)?;
+            let ttl = task
+                .expires_at_ms
+                .saturating_sub(crate::server::task_store_now_ms())
+                .saturating_add(millis(EXPIRED_TASK_GRACE));
+            let mut p = redis::pipe();
+            p.cmd("EVAL")
+                .arg(PUT_TASK)
+                .arg(1)
+                .arg(format!("{}t:{}", inner.prefix, task.id()))
+                .arg(json)
+                .arg(if task.is_terminal() { "1" } else { "0" })
+                .arg(ttl.max(1));
+            let (written,): (u64,) = inner.query(&p).await?;
+            Ok(written == 1)
+        })
+    }
+
+    fn get(&self, id: String) -> BoxFuture<'static, Result<Option<StoredTask>, McpError>> {
+        let inner = self.inner.clone();
+        Box::pin(async move {
+            let mut p = redis::pipe();
+            p.cmd("HGET")
+                .arg(format!("{}t:{id}", inner.prefix))
+                .arg("json");
+            let (v,): (Option<String>,) = inner.query(&p).await?;
+            match v {
+                None => Ok(None),
+                Some(s) => Ok(Some(serde_json::from_str(&s).map_err(err)?)),
+            }
+        })
+    }
+
+    fn remove(&self, id: String) -> BoxFuture<'static, Result<bool, McpError>> {
+        let inner = self.inner.clone();
+        Box::pin(async move {
+            let mut p = redis::pipe();
+            p.cmd("DEL").arg(format!("{}t:{id}", inner.prefix));
+            let (n,): (u64,) = inner.query(&p).await?;
+            Ok(n > 0)
         })
     }
 }
