@@ -46,6 +46,8 @@ pub trait OutboundSink: Send + Sync + 'static {
 enum Target {
     Queue(mpsc::Sender<OutboundMessage>),
     Sink(Weak<dyn OutboundSink>),
+    /// Nowhere: a request answered with one JSON body that asked for no other message.
+    Discard,
 }
 
 /// The sending end of a session's outbound queue.
@@ -59,6 +61,7 @@ impl std::fmt::Debug for Outbound {
         let kind = match self.target {
             Target::Queue(_) => "queue",
             Target::Sink(_) => "sink",
+            Target::Discard => "discard",
         };
         f.debug_struct("Outbound").field("kind", &kind).finish()
     }
@@ -82,6 +85,7 @@ impl Outbound {
         match &self.target {
             Target::Queue(_) => true,
             Target::Sink(s) => s.upgrade().is_some_and(|s| s.takes_broadcasts()),
+            Target::Discard => false,
         }
     }
 
@@ -90,6 +94,15 @@ impl Outbound {
     pub fn sink(sink: Weak<dyn OutboundSink>) -> Outbound {
         Outbound {
             target: Target::Sink(sink),
+        }
+    }
+
+    /// An outbound that drops every message: for a session serving one request whose answer is
+    /// its only message (Streamable HTTP's per-request era answered with one JSON body, where
+    /// a stateless session's other messages would be dropped all the same). Sending succeeds.
+    pub(crate) fn discard() -> Outbound {
+        Outbound {
+            target: Target::Discard,
         }
     }
 
@@ -106,6 +119,7 @@ impl Outbound {
                 .await
                 .map_err(|_| McpError::connection_closed("connection closed")),
             Target::Sink(s) => Self::live_sink(s)?.deliver(OutboundMessage { message, related }),
+            Target::Discard => Ok(()),
         }
     }
 
@@ -123,6 +137,7 @@ impl Outbound {
                     }
                 }),
             Target::Sink(s) => Self::live_sink(s)?.deliver(OutboundMessage { message, related }),
+            Target::Discard => Ok(()),
         }
     }
 
@@ -131,6 +146,7 @@ impl Outbound {
         match &self.target {
             Target::Queue(tx) => tx.is_closed(),
             Target::Sink(s) => s.upgrade().is_none_or(|s| s.is_closed()),
+            Target::Discard => false,
         }
     }
 
@@ -152,7 +168,7 @@ impl Outbound {
     pub(crate) fn close_request_stream(&self, id: &RequestId) -> bool {
         match &self.target {
             Target::Sink(s) => s.upgrade().is_some_and(|s| s.close_request_stream(id)),
-            Target::Queue(_) => false,
+            Target::Queue(_) | Target::Discard => false,
         }
     }
 }

@@ -1,7 +1,8 @@
 //! Server-wide accounting shared by every connection of one [`super::serve_http`] server: open
 //! connections, bytes held in read buffers and request bodies (against the memory budget,
-//! [`super::HttpServerOptions::max_buffered_bytes`]), and bytes examined while looking for the
-//! end of request heads. [`HttpServerStats`] is the snapshot users see.
+//! [`super::HttpServerOptions::max_buffered_bytes`]), bytes examined while looking for the
+//! end of request heads, and the HTTP sessions (with their routing tables) alive.
+//! [`HttpServerStats`] is the snapshot users see.
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
@@ -18,6 +19,10 @@ pub struct HttpServerStats {
     /// is examined about once however it is split into reads (about twice with the final
     /// parse).
     pub head_bytes_scanned: u64,
+    /// HTTP sessions alive: each holds an engine session and its routing table, whether it is
+    /// in the session table (a handshake-era session) or serves one POST (stateless mode). A
+    /// per-request-era (2026-07-28) request answered with one JSON body makes none.
+    pub live_sessions: usize,
 }
 
 /// The live counters behind [`HttpServerStats`].
@@ -26,6 +31,7 @@ pub(crate) struct Gauges {
     open: AtomicUsize,
     buffered: AtomicUsize,
     head_scanned: AtomicU64,
+    sessions: AtomicUsize,
     budget: usize,
 }
 
@@ -36,6 +42,7 @@ impl Gauges {
             open: AtomicUsize::new(0),
             buffered: AtomicUsize::new(0),
             head_scanned: AtomicU64::new(0),
+            sessions: AtomicUsize::new(0),
             budget,
         }
     }
@@ -46,6 +53,7 @@ impl Gauges {
             open_connections: self.open.load(Ordering::Relaxed),
             buffered_bytes: self.buffered.load(Ordering::Relaxed),
             head_bytes_scanned: self.head_scanned.load(Ordering::Relaxed),
+            live_sessions: self.sessions.load(Ordering::Relaxed),
         }
     }
 
@@ -53,6 +61,12 @@ impl Gauges {
     pub(super) fn connection(self: &std::sync::Arc<Self>) -> OpenConnection {
         self.open.fetch_add(1, Ordering::Relaxed);
         OpenConnection(self.clone())
+    }
+
+    /// An HTTP session was made; the guard counts it gone when dropped.
+    pub(super) fn session(self: &std::sync::Arc<Self>) -> LiveSession {
+        self.sessions.fetch_add(1, Ordering::Relaxed);
+        LiveSession(self.clone())
     }
 
     /// Counts `n` more bytes examined for the end of a head.
@@ -84,5 +98,15 @@ pub(super) struct OpenConnection(std::sync::Arc<Gauges>);
 impl Drop for OpenConnection {
     fn drop(&mut self) {
         self.0.open.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// One HTTP session alive, counted until dropped.
+#[derive(Debug)]
+pub(super) struct LiveSession(std::sync::Arc<Gauges>);
+
+impl Drop for LiveSession {
+    fn drop(&mut self) {
+        self.0.sessions.fetch_sub(1, Ordering::Relaxed);
     }
 }

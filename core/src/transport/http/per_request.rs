@@ -3,7 +3,9 @@
 //!
 //! One endpoint serves both eras. A POST without `Mcp-Session-Id` whose `MCP-Protocol-Version`
 //! names no handshake-era revision is a per-request-era POST: its one request is served on a
-//! session opened for it alone (see [`crate::session::per_request`]). Everything else (an
+//! session opened for it alone (see [`crate::session::per_request`]): a bare engine session when
+//! the answer is one JSON body (no HTTP session, no routing table), an HTTP session for the
+//! POST's lifetime when it streams progress, logs or a subscription. Everything else (an
 //! `initialize`, a session's traffic) keeps the handshake era's rules.
 
 use super::request::{visible_str, Fields};

@@ -2,6 +2,7 @@
 //! of live sessions (with the idle-session reaper) and the session store behind it, the event
 //! store and bus, the Host/Origin guard and shutdown.
 
+use super::super::gauges::Gauges;
 use super::super::request::HttpRequest;
 use super::super::store::{
     run_detached, BusMessage, BusReceiver, InMemoryEventBus, InMemoryEventStore,
@@ -46,6 +47,9 @@ pub(super) struct App {
     pub(super) tasks: TaskTracker,
     reaper_started: AtomicBool,
     guard: Option<HostGuard>,
+    /// The counters [`super::HttpServerHandle::stats`] reports (the connection layer's and the
+    /// live HTTP sessions).
+    pub(super) gauges: Arc<Gauges>,
 }
 
 impl App {
@@ -80,6 +84,7 @@ impl App {
                 Arc::new(config)
             }
         };
+        let options_budget = options.max_buffered_bytes;
         let app = Arc::new(App {
             server,
             service,
@@ -93,6 +98,7 @@ impl App {
             tasks: TaskTracker::new(),
             reaper_started: AtomicBool::new(false),
             guard,
+            gauges: Arc::new(Gauges::new(options_budget)),
         });
         {
             // Server-wide notifications reach the sessions held by the other replicas too:
@@ -526,6 +532,20 @@ impl App {
             id,
             resumable.then(|| self.replica.clone()),
             legacy,
+            self.gauges.session(),
+        )
+    }
+
+    /// An engine session of this endpoint with no HTTP session around it: no routing table, no
+    /// stream, its outbound messages dropped. For a per-request-era request answered with one
+    /// JSON body ([`super::per_request_post`]), whose answer is its only message.
+    pub(super) fn bare_session(&self) -> Arc<crate::session::Session> {
+        crate::session::Session::with_shared_config(
+            crate::session::Role::Server,
+            self.service.clone(),
+            self.session_config.clone(),
+            crate::session::Outbound::discard(),
+            None,
         )
     }
 }

@@ -47,6 +47,14 @@ impl Out {
         }
     }
 
+    /// The message as JSON text, taken (a written answer is not copied).
+    pub(super) fn into_bytes(self) -> Vec<u8> {
+        match self {
+            Out::Msg(m) => serde_json::to_vec(&m).expect("messages serialize"),
+            Out::Written(_, t) => t.into_bytes(),
+        }
+    }
+
     /// The message as a [`Message`] (a written answer is read back: only for the rare paths
     /// that keep messages, such as a legacy stream's backlog).
     pub(super) fn into_message(self) -> Message {

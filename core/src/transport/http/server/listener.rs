@@ -90,7 +90,7 @@ pub async fn serve_http(
     let local_addr = listener.local_addr()?;
     let app = App::new(server, options, Some(local_addr));
     let shutdown = app.shutdown.clone();
-    let gauges = Arc::new(Gauges::new(app.options.max_buffered_bytes));
+    let gauges = app.gauges.clone();
     let task = tokio::spawn(accept_loop(listener, app, gauges.clone()));
     Ok(HttpServerHandle {
         local_addr,

@@ -21,6 +21,8 @@
 //! - [`sse_body`]: the streaming SSE response body;
 //! - [`app`]: the state of one mounted endpoint: its table of live sessions (private to this
 //!   replica, rebuilt from the session store on a miss) and its bus listener;
+//! - [`per_request_post`]: a per-request-era POST answered with one JSON body, served on a bare
+//!   engine session (no [`HttpSession`], no routing table);
 //! - [`post`], [`streamable`]: the Streamable HTTP endpoint (POST; GET, DELETE and dispatch);
 //! - [`protect`]: the bearer-token check of protected endpoints and their metadata document;
 //! - [`legacy`]: the 2024-11-05 HTTP+SSE endpoints;
@@ -38,6 +40,7 @@ mod headers;
 mod host_guard;
 mod legacy;
 mod listener;
+mod per_request_post;
 mod post;
 mod protect;
 mod replica;

@@ -1,6 +1,7 @@
 //! POST on the Streamable HTTP endpoint: parses the body, finds or creates the session (per
 //! session, stateless or per-request era), starts each request and answers with JSON or an SSE
-//! stream.
+//! stream. A per-request-era request answered with JSON is handed to [`super::per_request_post`]
+//! once its headers and `_meta` are checked.
 
 use super::super::per_request;
 use super::super::queue::stream_queue;
@@ -11,6 +12,7 @@ use super::app::{consumes, new_session_id, App};
 use super::checks::{accepts, check_content_type, check_version_header};
 use super::frames::{json_body, offer, Frame, Out};
 use super::headers::{PROTOCOL_VERSION_HEADER, SESSION_ID_HEADER};
+use super::per_request_post::{self, Lone};
 use super::replica::Effects;
 use super::responses::{response_with, rpc_error, sse_response, status_only};
 use super::routes::{SmallIds, StreamRoute};
@@ -82,7 +84,7 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
     }
     // What the body is (and which lane a call takes) is the session engine's decision, the
     // same for every transport (`session::inbound`).
-    let (items, batch) = match inbound::read(&body, true) {
+    let (mut items, batch) = match inbound::read(&body, true) {
         Err(ErrorResponse { id, error }) => {
             return rpc_error(StatusCode::BAD_REQUEST, id, error);
         }
@@ -100,8 +102,6 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
             .map(|e| rpc_error(StatusCode::BAD_REQUEST, None, e))
     };
     let mut new_session = false;
-    // Per-request era: whether the request asked for progress or logs, or is a subscription.
-    let (mut modern_stream, mut modern_listen) = (false, false);
     let http = if modern {
         if batch {
             let named = headers.get_str(PROTOCOL_VERSION_HEADER).unwrap_or_default();
@@ -109,6 +109,8 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
                 return r;
             }
         }
+        // Whether the request is a subscription (always a stream).
+        let mut listen = false;
         let (id, meta, checked) = match items.as_slice() {
             // A `tools/call` on the lane: checked from the members it was read into.
             [Ok(Item::Call(id, p))] => {
@@ -124,7 +126,7 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
             }
             [Ok(Item::Msg(Message::Request(r)))] => {
                 let method = r.method.as_str();
-                modern_listen = method == "subscriptions/listen";
+                listen = method == "subscriptions/listen";
                 let meta = r.params.as_ref().and_then(|p| p.get("_meta"));
                 let checked = per_request::check(headers, &app.server, method, r.params.as_ref());
                 (&r.id, meta, checked)
@@ -136,7 +138,18 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
             Ok(m) => m,
             Err(e) => return rpc_error(StatusCode::BAD_REQUEST, Some(id.clone()), e),
         };
-        modern_stream = per_request::wants_stream(meta);
+        // JSON unless the request asked for progress or logs (the server's JSON choice still
+        // holds then) or is a subscription.
+        if !listen && (app.options.json_response || !per_request::wants_stream(meta)) {
+            // Answered with one JSON body: nothing of it outlives the POST, so it needs no
+            // HTTP session (`per_request_post`).
+            let lone = match items.pop() {
+                Some(Ok(Item::Call(id, params))) => Lone::Call(id, params),
+                Some(Ok(Item::Msg(Message::Request(r)))) => Lone::Request(r),
+                _ => return status_only(StatusCode::ACCEPTED),
+            };
+            return per_request_post::answer(&app, meta_read, lone).await;
+        }
         let h = app.new_session(None, false, false);
         let caps = app.server.capabilities_shared(meta_read.version);
         h.session.begin_per_request(meta_read, caps);
@@ -278,12 +291,9 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
         }
         return status_only(StatusCode::ACCEPTED);
     }
-    // Per-request era: JSON unless the request asked for progress or logs (the server's JSON
-    // choice still holds then); a subscription is always a stream.
-    let json_mode = match modern {
-        true => !modern_listen && (app.options.json_response || !modern_stream),
-        false => app.options.json_response || new_session,
-    };
+    // A per-request-era request here wants a stream (progress, logs or a subscription): those
+    // answered with JSON took `per_request_post`.
+    let json_mode = !modern && (app.options.json_response || new_session);
     let (tx, rx) = stream_queue(app.options.stream_queue_capacity.max(items.len() + 2));
     let version = header_version
         .or_else(|| http.session.protocol_version())

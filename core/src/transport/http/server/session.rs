@@ -2,6 +2,7 @@
 //! the right SSE stream as they are sent (it is the session's outbound sink), and its
 //! serializable state ([`SessionState`]) for the session store.
 
+use super::super::gauges::LiveSession;
 use super::super::sse::encode;
 use super::super::store::{BusMessage, SessionState};
 use super::frames::{offer, Frame, Out};
@@ -38,6 +39,8 @@ pub struct HttpSession {
     /// shared session store (or made this copy, which wrote or read the store).
     renewed: AtomicU64,
     pub(super) legacy: bool,
+    /// Counts this session among the live ones ([`crate::transport::http::HttpServerStats`]).
+    _live: LiveSession,
 }
 
 /// The reference point of [`HttpSession::last_active`].
@@ -234,6 +237,7 @@ impl HttpSession {
         id: Option<Arc<str>>,
         replica: Option<Arc<Replica>>,
         legacy: bool,
+        live: LiveSession,
     ) -> Arc<HttpSession> {
         let now = now_ms();
         Arc::new_cyclic(|weak: &Weak<HttpSession>| {
@@ -254,6 +258,7 @@ impl HttpSession {
                 last_active: AtomicU64::new(now),
                 renewed: AtomicU64::new(now),
                 legacy,
+                _live: live,
             }
         })
     }

@@ -1,0 +1,78 @@
+//! A per-request-era (2026-07-28) POST answered with one JSON body: the lightest path of the
+//! endpoint.
+//!
+//! Such a request holds no session, asks for no message besides its answer (no progress token,
+//! no log level) and is not a subscription, so nothing of it outlives the POST. It is served on a
+//! bare engine session ([`super::app::App::bare_session`]: the handlers see the same
+//! [`crate::session::RequestContext`] as everywhere) with no [`super::HttpSession`], no routing
+//! table and no stream queue: the handler runs inside the POST's own future and its answer is
+//! written straight into the response body. A client that disconnects drops that future, which
+//! closes the session and so cancels the handler. Requests that want a stream (progress, logs,
+//! `subscriptions/listen`) take [`super::post`]'s general path.
+
+use super::super::per_request;
+use super::app::App;
+use super::frames::Out;
+use super::responses::{response_with, status_only};
+use crate::jsonrpc::{Message, Request, RequestId};
+use crate::server::ToolCallParams;
+use crate::session::{Incoming, LaneAnswer, RequestMeta, Session};
+use axum::body::Body;
+use axum::http::StatusCode;
+use axum::response::Response;
+use std::sync::Arc;
+
+/// The one request of the POST: a `tools/call` read on the typed lane, or any other request.
+pub(super) enum Lone<'a> {
+    Call(RequestId, ToolCallParams<'a>),
+    Request(Request),
+}
+
+/// Closes the session when the POST ends, answered or dropped (the client went away): closing
+/// cancels a handler still running and anything it left behind.
+struct CloseOnDrop(Arc<Session>);
+
+impl Drop for CloseOnDrop {
+    fn drop(&mut self) {
+        self.0.close();
+    }
+}
+
+/// Serves `lone`, whose headers and `_meta` ([`RequestMeta`]) were checked, and answers with its
+/// JSON body (status as [`per_request::error_status`] says for an error), or 202 when the
+/// handler ended without an answer.
+pub(super) async fn answer(app: &App, meta: RequestMeta, lone: Lone<'_>) -> Response {
+    let session = app.bare_session();
+    let caps = app.server.capabilities_shared(meta.version);
+    session.begin_per_request(meta, caps);
+    let close = CloseOnDrop(session);
+    let session = &close.0;
+    let out = match lone {
+        Lone::Call(id, params) => {
+            let into = |a: Option<LaneAnswer>| a.map(Out::from);
+            match session.start_tool_call(&app.server, id, params, into) {
+                Ok(fut) => fut.await,
+                Err(refused) => refused,
+            }
+        }
+        Lone::Request(r) => match session.handle_incoming(Message::Request(r)) {
+            Incoming::Nothing => None,
+            Incoming::Reply(m) => Some(Out::Msg(m)),
+            Incoming::Pending(fut) => fut.await.map(Out::Msg),
+        },
+    };
+    drop(close);
+    let Some(out) = out else {
+        return status_only(StatusCode::ACCEPTED);
+    };
+    let status = match &out {
+        Out::Msg(Message::Error(e)) => per_request::error_status(e.error.code),
+        _ => StatusCode::OK,
+    };
+    response_with(
+        status,
+        Body::from(out.into_bytes()),
+        "application/json",
+        None,
+    )
+}
