@@ -6,7 +6,8 @@
 //! (`tests/run-redis.sh` runs the everything-server's processes and the conformance suite).
 //! Per-request-era (2026-07-28) clients too: a `subscriptions/listen` stream gets the changes
 //! raised on any replica, and a `requestState` is good for one use across the replicas; a task
-//! of the tasks extension made on one replica is read, updated and cancelled on another.
+//! of the tasks extension made on one replica is read, updated and cancelled on another, and so
+//! is a 2025-11-25 task of a handshake session (read, waited for, listed, cancelled).
 
 mod common_http;
 mod common_modern;
@@ -621,8 +622,8 @@ async fn request_state_is_single_use_across_replicas(backend: Backend) {
 }
 
 /// A replica declaring the tasks extension, with `two` (asks for inputs `a` and `b` inside its
-/// task, answers "{a} and {b}") and `slow` (reports "started" on `tx`, then "cancelled" when
-/// it sees its cancellation).
+/// task, answers "{a} and {b}"), `later` (answers "later" after 200 ms) and `slow` (reports
+/// "started" on `tx`, then "cancelled" when it sees its cancellation).
 fn task_server(tx: mpsc::UnboundedSender<String>) -> Server {
     let task_tool = |name: &str| Tool::new(name).with_task_support(TaskSupport::Optional);
     let elicit = |message: &str| {
@@ -652,6 +653,13 @@ fn task_server(tx: mpsc::UnboundedSender<String>) -> Server {
                     name("a"),
                     name("b")
                 )))
+            }),
+        )
+        .tool_raw(
+            task_tool("later"),
+            tool_fn(|_, _| async {
+                tokio::time::sleep(Duration::from_millis(200)).await;
+                Ok(CallToolResult::text("later"))
             }),
         )
         .tool_raw(
@@ -785,6 +793,95 @@ async fn extension_tasks_are_served_on_any_replica(backend: Backend) {
     .unwrap();
 }
 
+/// `method` with `params` in session `sid` on `url` (a 2025-11-25 handshake session): the answer.
+async fn session_rpc(url: &str, sid: &str, method: &str, params: Value) -> Value {
+    let body = json!({ "jsonrpc": "2.0", "id": 7, "method": method, "params": params });
+    let r = post(url, Some(sid), body).await;
+    let a = answer(&r);
+    assert!(a.is_object(), "{method} on {url}: {} {}", r.status, r.body);
+    a
+}
+
+async fn handshake_tasks_are_served_on_any_replica(backend: Backend) {
+    tokio::time::timeout(Duration::from_secs(60), async {
+        let mut r = Replicas::start_with(2, &backend, false, |_, tx| task_server(tx)).await;
+        let (a, b) = (r.url(0), r.url(1));
+        let sid = init_session(&a).await;
+        let task = json!({ "ttl": 60_000 });
+
+        // Made on A; read, waited for and listed on B.
+        let made = session_rpc(
+            &a,
+            &sid,
+            "tools/call",
+            json!({ "name": "later", "arguments": {}, "task": task }),
+        )
+        .await;
+        let id = made["result"]["task"]["taskId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{made}"))
+            .to_string();
+        let got = session_rpc(&b, &sid, "tasks/get", json!({ "taskId": id })).await;
+        assert_eq!(got["result"]["taskId"], id.as_str(), "{got}");
+        let result = session_rpc(&b, &sid, "tasks/result", json!({ "taskId": id })).await;
+        assert_eq!(result["result"]["content"][0]["text"], "later", "{result}");
+        assert_eq!(
+            result["result"]["_meta"]["io.modelcontextprotocol/related-task"]["taskId"],
+            id.as_str(),
+            "{result}"
+        );
+        let got = session_rpc(&b, &sid, "tasks/get", json!({ "taskId": id })).await;
+        assert_eq!(got["result"]["status"], "completed", "{got}");
+        let listed = session_rpc(&b, &sid, "tasks/list", json!({})).await;
+        let tasks = listed["result"]["tasks"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{listed}"));
+        assert_eq!(tasks.len(), 1, "{listed}");
+        assert_eq!(tasks[0]["status"], "completed", "{listed}");
+
+        // Made on B, cancelled on A: B's handler stops; both replicas say cancelled.
+        let made = session_rpc(
+            &b,
+            &sid,
+            "tools/call",
+            json!({ "name": "slow", "arguments": {}, "task": task }),
+        )
+        .await;
+        let id2 = made["result"]["task"]["taskId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{made}"))
+            .to_string();
+        assert_eq!(r.next_event().await, "started");
+        let cancelled = session_rpc(&a, &sid, "tasks/cancel", json!({ "taskId": id2 })).await;
+        assert_eq!(cancelled["result"]["status"], "cancelled", "{cancelled}");
+        assert_eq!(r.next_event().await, "cancelled");
+        for url in [&a, &b] {
+            let got = session_rpc(url, &sid, "tasks/get", json!({ "taskId": id2 })).await;
+            assert_eq!(got["result"]["status"], "cancelled", "{got}");
+        }
+        let again = session_rpc(&b, &sid, "tasks/cancel", json!({ "taskId": id2 })).await;
+        assert_eq!(again["error"]["code"], -32602, "{again}");
+        let listed = session_rpc(&a, &sid, "tasks/list", json!({})).await;
+        assert_eq!(
+            listed["result"]["tasks"].as_array().map(Vec::len),
+            Some(2),
+            "{listed}"
+        );
+
+        // Another session sees none of them, on either replica.
+        let other = init_session(&b).await;
+        for url in [&a, &b] {
+            let got = session_rpc(url, &other, "tasks/get", json!({ "taskId": id })).await;
+            assert_eq!(got["error"]["code"], -32602, "{got}");
+            let listed = session_rpc(url, &other, "tasks/list", json!({})).await;
+            assert_eq!(listed["result"]["tasks"], json!([]), "{listed}");
+        }
+        r.shutdown().await;
+    })
+    .await
+    .unwrap();
+}
+
 /// One test per scenario and backend.
 macro_rules! scenarios {
     ($($name:ident),*) => {
@@ -815,7 +912,8 @@ scenarios!(
     server_wide_notifications_reach_sessions_held_by_other_replicas_once,
     listen_streams_get_changes_raised_on_any_replica_once,
     request_state_is_single_use_across_replicas,
-    extension_tasks_are_served_on_any_replica
+    extension_tasks_are_served_on_any_replica,
+    handshake_tasks_are_served_on_any_replica
 );
 
 #[tokio::test]

@@ -317,20 +317,34 @@ impl Server {
             "tasks/get" | "tasks/result" | "tasks/cancel" if has("tasks") => {
                 let p = params_object(params)?;
                 let id = required_str(&p, "taskId", &method)?;
-                let owner = ctx.session().serial();
+                let shared = self.task_store();
                 match method.as_str() {
-                    "tasks/get" => self.inner.tasks.get_task(owner, &id),
-                    "tasks/result" => self.inner.tasks.result(owner, &id, &ctx).await,
-                    _ => self.inner.tasks.cancel(owner, &id, &ctx),
+                    "tasks/get" => self.inner.tasks.get_task(&*shared, &ctx, &id).await,
+                    "tasks/result" => self.inner.tasks.result(&*shared, &id, &ctx).await,
+                    _ => {
+                        let (task, elsewhere) = self.inner.tasks.cancel(&shared, &id, &ctx).await?;
+                        if elsewhere {
+                            self.relay_task_signal(crate::server::TaskSignal::Cancel {
+                                task_id: id.clone(),
+                            })
+                            .await;
+                        }
+                        Ok(task)
+                    }
                 }
             }
             "tasks/list" if has("tasks") => {
                 let p = params_object(params)?;
-                self.inner.tasks.list(
-                    ctx.session().serial(),
-                    cursor(&p)?.as_deref(),
-                    self.inner.options.page_size,
-                )
+                let shared = self.task_store();
+                self.inner
+                    .tasks
+                    .list(
+                        &*shared,
+                        &ctx,
+                        cursor(&p)?.as_deref(),
+                        self.inner.options.page_size,
+                    )
+                    .await
             }
             "logging/setLevel" if has("logging") => {
                 let p = params_object(params)?;
@@ -445,17 +459,25 @@ impl Server {
         if let Some(task) = task {
             let ttl = task.get("ttl").and_then(Value::as_u64);
             let server = self.clone();
+            let shared = self.task_store();
             return self
                 .inner
                 .tasks
-                .start(&self.inner.options.tasks, ttl, &ctx, move |task_ctx| {
-                    Box::pin(async move {
-                        let result = server
-                            .finish_tool_call(&entry, args, task_ctx, version)
-                            .await?;
-                        Ok(tool_result_value(result))
-                    })
-                })
+                .start(
+                    &self.inner.options.tasks,
+                    ttl,
+                    &ctx,
+                    shared,
+                    move |task_ctx| {
+                        Box::pin(async move {
+                            let result = server
+                                .finish_tool_call(&entry, args, task_ctx, version)
+                                .await?;
+                            Ok(tool_result_value(result))
+                        })
+                    },
+                )
+                .await
                 .map(ToolOutput::Created);
         }
         let result = self.finish_tool_call(&entry, args, ctx, version).await?;

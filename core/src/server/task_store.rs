@@ -9,6 +9,11 @@
 //! client will see next here first (the answered input requests gone, or `cancelled`), so a
 //! `tasks/get` on any replica right after sees it.
 //!
+//! The 2025-11-25 tasks of handshake sessions are kept the same way, bound to their session
+//! (`Mcp-Session-Id`, which every replica serving the session knows): `tasks/get` and
+//! `tasks/list` answer from the store, `tasks/result` waits on it, and `tasks/cancel` reaches the
+//! running replica over the bus.
+//!
 //! A terminal state is final: a store never replaces the state of a task that ended, so a
 //! cancellation and the handler's own end racing on two replicas leave one outcome.
 
@@ -39,6 +44,16 @@ pub struct StoredTask {
     pub owner: Option<String>,
     /// When the task expires, in milliseconds since the Unix epoch.
     pub expires_at_ms: u64,
+    /// The session a 2025-11-25 task is bound to (only requests of that session see it);
+    /// `None` for a task of the tasks extension.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
+    /// A 2025-11-25 task's result, once it completed (or failed with a tool error).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<Value>,
+    /// A 2025-11-25 task's JSON-RPC error, once it failed with one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<McpError>,
 }
 
 impl StoredTask {
@@ -117,6 +132,11 @@ pub trait TaskStore: Send + Sync + 'static {
     fn get(&self, id: String) -> BoxFuture<'static, Result<Option<StoredTask>, McpError>>;
     /// Removes task `id` (a replica told a client it expired); whether it was there.
     fn remove(&self, id: String) -> BoxFuture<'static, Result<bool, McpError>>;
+    /// The 2025-11-25 tasks bound to `session` (any order).
+    fn session_tasks(
+        &self,
+        session: String,
+    ) -> BoxFuture<'static, Result<Vec<StoredTask>, McpError>>;
 }
 
 /// What a replica that does not run a task asks the one that does (over the event bus).
@@ -189,6 +209,23 @@ impl TaskStore for InMemoryTaskStore {
         let removed = self.map.lock().unwrap().remove(&id).is_some();
         Box::pin(std::future::ready(Ok(removed)))
     }
+
+    fn session_tasks(
+        &self,
+        session: String,
+    ) -> BoxFuture<'static, Result<Vec<StoredTask>, McpError>> {
+        let cutoff = now_ms().saturating_sub(millis(EXPIRED_TASK_GRACE));
+        let found = self
+            .map
+            .lock()
+            .unwrap()
+            .values()
+            .filter(|t| t.session.as_deref() == Some(session.as_str()))
+            .filter(|t| t.expires_at_ms > cutoff)
+            .cloned()
+            .collect();
+        Box::pin(std::future::ready(Ok(found)))
+    }
 }
 
 /// Milliseconds since the Unix epoch.
@@ -215,6 +252,9 @@ mod tests {
                           "inputRequests": { "a": {}, "b": {} } }),
             owner: None,
             expires_at_ms: now_ms() + 60_000,
+            session: None,
+            result: None,
+            error: None,
         }
     }
 

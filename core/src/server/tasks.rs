@@ -5,8 +5,15 @@
 //! `tasks/list` and stops with `tasks/cancel`. Tasks are bound to the session that created them
 //! (no other session can see or touch them), ids are 128-bit random, every task has a TTL
 //! (capped), and the store is bounded: a hostile client costs a bounded amount of memory.
+//!
+//! Replicas: a task's handler runs on the replica that made it, which writes the task to the
+//! server's shared [`super::task_store::TaskStore`] when it is made and when it ends, bound to
+//! the session's `Mcp-Session-Id`. Another replica serving the session answers `tasks/get` and
+//! `tasks/list` from that store, waits on it for `tasks/result`, and records a `tasks/cancel`
+//! there before telling the running replica over the event bus.
 
 use super::pagination::paginate;
+use super::task_store::{now_ms, StoredTask, TaskStore as SharedTasks};
 use crate::protocol::{Task, TaskStatus};
 use crate::session::RequestContext;
 use crate::McpError;
@@ -46,11 +53,52 @@ impl Default for TaskOptions {
 }
 
 struct TaskRecord {
-    owner: u64,
+    owner: String,
     expires: Instant,
+    /// `expires` as milliseconds since the Unix epoch (what the shared store keeps).
+    expires_at_ms: u64,
     cancel: CancellationToken,
     state: Mutex<(Task, Option<Result<Value, McpError>>)>,
     done: watch::Sender<bool>,
+}
+
+impl TaskRecord {
+    /// The task as the replicas share it.
+    fn stored(&self) -> StoredTask {
+        let st = self.state.lock().unwrap();
+        let (result, error) = match &st.1 {
+            Some(Ok(v)) => (Some(v.clone()), None),
+            Some(Err(e)) => (None, Some(e.clone())),
+            None => (None, None),
+        };
+        StoredTask {
+            task: serde_json::to_value(&st.0).expect("tasks serialize"),
+            owner: None,
+            expires_at_ms: self.expires_at_ms,
+            session: Some(self.owner.clone()),
+            result,
+            error,
+        }
+    }
+
+    /// Takes the terminal state another replica stored (it cancelled the task while this
+    /// replica ended it).
+    fn adopt(&self, stored: &StoredTask) {
+        let Ok(task) = serde_json::from_value::<Task>(stored.task.clone()) else {
+            return;
+        };
+        {
+            let mut st = self.state.lock().unwrap();
+            st.1 = match (&stored.result, &stored.error) {
+                (Some(v), _) => Some(Ok(v.clone())),
+                (None, Some(e)) => Some(Err(e.clone())),
+                (None, None) => None,
+            };
+            st.0 = task;
+        }
+        self.cancel.cancel();
+        let _ = self.done.send(true);
+    }
 }
 
 /// The bounded, session-bound task store of one server.
@@ -66,6 +114,66 @@ fn not_found(id: &str) -> McpError {
     .with_data(json!({ "taskId": id }))
 }
 
+/// What a task is bound to: its session's `Mcp-Session-Id`, which every replica serving the
+/// session knows, or (a session without one, stdio) the session's serial in this process.
+fn owner_of(session: &crate::session::Session) -> String {
+    match session.session_id() {
+        Some(id) => format!("session\u{0}{id}"),
+        None => format!("process\u{0}{}", session.serial()),
+    }
+}
+
+/// Writes `record`'s state to `shared` (in the background); when the store refuses it because
+/// another replica ended the task first, takes that replica's outcome.
+fn share(record: Arc<TaskRecord>, shared: Arc<dyn SharedTasks>) {
+    let put = shared.put(record.stored());
+    tokio::spawn(async move {
+        match put.await {
+            Ok(true) => {}
+            Ok(false) => {
+                let id = record.state.lock().unwrap().0.task_id.clone();
+                if let Ok(Some(stored)) = shared.get(id).await {
+                    if stored.is_terminal() {
+                        record.adopt(&stored);
+                    }
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, "writing a task's state failed"),
+        }
+    });
+}
+
+/// The `tasks/result` answer for a task that ended with `outcome` (`None`: cancelled).
+fn final_answer(id: &str, outcome: Option<Result<Value, McpError>>) -> Result<Value, McpError> {
+    let related = json!({ "io.modelcontextprotocol/related-task": { "taskId": id } });
+    match outcome {
+        Some(Ok(mut v)) => {
+            if let Value::Object(m) = &mut v {
+                let meta = m.entry("_meta").or_insert_with(|| json!({}));
+                if let (Value::Object(meta), Value::Object(rel)) = (meta, related) {
+                    meta.extend(rel);
+                }
+            }
+            Ok(v)
+        }
+        Some(Err(e)) => Err(e),
+        None => Err(
+            McpError::invalid_params(format!("task {id:?} was cancelled"))
+                .with_data(json!({ "taskId": id })),
+        ),
+    }
+}
+
+/// `-32602` for cancelling a task that already ended with `status`.
+fn already_ended(id: &str, status: TaskStatus) -> McpError {
+    let status = serde_json::to_value(status).unwrap_or(Value::Null);
+    McpError::invalid_params(format!(
+        "Cannot cancel task: already in terminal status {}",
+        status.as_str().unwrap_or("?")
+    ))
+    .with_data(json!({ "taskId": id, "status": status }))
+}
+
 impl TaskStore {
     fn purge_expired(map: &mut HashMap<String, Arc<TaskRecord>>) {
         let now = Instant::now();
@@ -78,21 +186,33 @@ impl TaskStore {
         });
     }
 
-    fn get(&self, owner: u64, id: &str) -> Result<Arc<TaskRecord>, McpError> {
+    /// The task `id` of `owner` if this replica runs it.
+    fn local(&self, owner: &str, id: &str) -> Option<Arc<TaskRecord>> {
         let mut map = self.tasks.lock().unwrap();
         Self::purge_expired(&mut map);
-        map.get(id)
-            .filter(|t| t.owner == owner)
-            .cloned()
-            .ok_or_else(|| not_found(id))
+        map.get(id).filter(|t| t.owner == owner).cloned()
     }
 
-    /// Starts `job` as a task owned by the context's session and returns the `CreateTaskResult`.
-    pub fn start<F>(
+    /// The task `id` of `owner` as the shared store has it (one another replica runs).
+    async fn remote(
+        shared: &dyn SharedTasks,
+        owner: &str,
+        id: &str,
+    ) -> Result<StoredTask, McpError> {
+        match shared.get(id.to_string()).await? {
+            Some(t) if t.session.as_deref() == Some(owner) && !t.is_expired() => Ok(t),
+            _ => Err(not_found(id)),
+        }
+    }
+
+    /// Starts `job` as a task owned by the context's session and returns the `CreateTaskResult`
+    /// once the task is in `shared` (a `tasks/get` on any replica finds it).
+    pub async fn start<F>(
         &self,
         opts: &TaskOptions,
         requested_ttl: Option<u64>,
         ctx: &RequestContext,
+        shared: Arc<dyn SharedTasks>,
         job: F,
     ) -> Result<Value, McpError>
     where
@@ -115,8 +235,9 @@ impl TaskStore {
         let cancel = session.closed.child_token();
         let (done, _) = watch::channel(false);
         let record = Arc::new(TaskRecord {
-            owner: session.serial(),
+            owner: owner_of(&session),
             expires: Instant::now() + ttl,
+            expires_at_ms: now_ms().saturating_add(ttl.as_millis() as u64),
             cancel: cancel.clone(),
             state: Mutex::new((task.clone(), None)),
             done,
@@ -133,6 +254,11 @@ impl TaskStore {
                 )));
             }
             map.insert(id.clone(), record.clone());
+        }
+        if let Err(e) = shared.put(record.stored()).await {
+            self.tasks.lock().unwrap().remove(&id);
+            cancel.cancel();
+            return Err(e);
         }
         let task_ctx = ctx.detached(cancel.clone());
         let fut = job(task_ctx.clone());
@@ -162,6 +288,7 @@ impl TaskStore {
                 };
                 if let Some(snapshot) = snapshot {
                     let _ = record.done.send(true);
+                    share(record.clone(), shared);
                     notify_status(&session, &snapshot);
                 }
                 // Let the handler see its token fire and wind down before it is dropped.
@@ -190,50 +317,64 @@ impl TaskStore {
                 st.0.clone()
             };
             let _ = record.done.send(true);
+            share(record.clone(), shared);
             notify_status(&session, &snapshot);
         });
         Ok(json!({ "task": task }))
     }
 
     /// `tasks/get`.
-    pub fn get_task(&self, owner: u64, id: &str) -> Result<Value, McpError> {
-        let t = self.get(owner, id)?;
-        let task = t.state.lock().unwrap().0.clone();
-        Ok(serde_json::to_value(task).expect("tasks serialize"))
+    pub async fn get_task(
+        &self,
+        shared: &dyn SharedTasks,
+        ctx: &RequestContext,
+        id: &str,
+    ) -> Result<Value, McpError> {
+        let owner = owner_of(ctx.session());
+        if let Some(t) = self.local(&owner, id) {
+            let task = t.state.lock().unwrap().0.clone();
+            return Ok(serde_json::to_value(task).expect("tasks serialize"));
+        }
+        Ok(Self::remote(shared, &owner, id).await?.task)
     }
 
     /// `tasks/result`: waits for a terminal status, then returns the stored result or error.
+    /// A task another replica runs is waited for in the shared store (polled at its
+    /// `pollInterval`, at most every 250 ms).
     pub async fn result(
         &self,
-        owner: u64,
+        shared: &dyn SharedTasks,
         id: &str,
         ctx: &RequestContext,
     ) -> Result<Value, McpError> {
-        let t = self.get(owner, id)?;
+        let owner = owner_of(ctx.session());
+        let Some(t) = self.local(&owner, id) else {
+            loop {
+                let stored = Self::remote(shared, &owner, id).await?;
+                if stored.is_terminal() {
+                    let outcome = match (stored.result, stored.error) {
+                        (Some(v), _) => Some(Ok(v)),
+                        (None, Some(e)) => Some(Err(e)),
+                        (None, None) => None,
+                    };
+                    return final_answer(id, outcome);
+                }
+                let every = stored.task["pollInterval"]
+                    .as_u64()
+                    .map_or(Duration::from_millis(250), Duration::from_millis)
+                    .clamp(Duration::from_millis(10), Duration::from_millis(250));
+                tokio::select! {
+                    _ = tokio::time::sleep(every) => {}
+                    _ = ctx.cancellation().cancelled() => return Err(McpError::cancelled(None)),
+                }
+            }
+        };
         let mut rx = t.done.subscribe();
         loop {
             {
                 let st = t.state.lock().unwrap();
                 if st.0.status.is_terminal() {
-                    let related =
-                        json!({ "io.modelcontextprotocol/related-task": { "taskId": id } });
-                    return match &st.1 {
-                        Some(Ok(v)) => {
-                            let mut v = v.clone();
-                            if let Value::Object(m) = &mut v {
-                                let meta = m.entry("_meta").or_insert_with(|| json!({}));
-                                if let (Value::Object(meta), Value::Object(rel)) = (meta, related) {
-                                    meta.extend(rel);
-                                }
-                            }
-                            Ok(v)
-                        }
-                        Some(Err(e)) => Err(e.clone()),
-                        None => Err(
-                            McpError::invalid_params(format!("task {id:?} was cancelled"))
-                                .with_data(json!({ "taskId": id })),
-                        ),
-                    };
+                    return final_answer(id, st.1.clone());
                 }
             }
             tokio::select! {
@@ -243,27 +384,42 @@ impl TaskStore {
         }
     }
 
-    /// `tasks/list`: this session's tasks, paginated.
-    pub fn list(
+    /// `tasks/list`: this session's tasks (those this replica runs as they are now, the others
+    /// as the shared store has them), paginated.
+    pub async fn list(
         &self,
-        owner: u64,
+        shared: &dyn SharedTasks,
+        ctx: &RequestContext,
         cursor: Option<&str>,
         page_size: usize,
     ) -> Result<Value, McpError> {
-        let mut map = self.tasks.lock().unwrap();
-        Self::purge_expired(&mut map);
-        let mut mine: Vec<(String, Value)> = map
-            .values()
-            .filter(|t| t.owner == owner)
-            .map(|t| {
+        let owner = owner_of(ctx.session());
+        let mut mine: HashMap<String, Task> = HashMap::new();
+        for stored in shared.session_tasks(owner.clone()).await? {
+            if stored.is_expired() {
+                continue;
+            }
+            if let Ok(task) = serde_json::from_value::<Task>(stored.task) {
+                mine.insert(task.task_id.clone(), task);
+            }
+        }
+        {
+            let mut map = self.tasks.lock().unwrap();
+            Self::purge_expired(&mut map);
+            for t in map.values().filter(|t| t.owner == owner) {
                 let task = t.state.lock().unwrap().0.clone();
+                mine.insert(task.task_id.clone(), task);
+            }
+        }
+        let mut mine: Vec<(String, Value)> = mine
+            .into_values()
+            .map(|task| {
                 (
                     task.created_at.clone() + &task.task_id,
                     serde_json::to_value(task).expect("tasks serialize"),
                 )
             })
             .collect();
-        drop(map);
         mine.sort_by(|a, b| a.0.cmp(&b.0));
         let items: Vec<Value> = mine.into_iter().map(|(_, v)| v).collect();
         let (page, next) = paginate(&items, cursor, page_size)?;
@@ -274,28 +430,78 @@ impl TaskStore {
         Ok(r)
     }
 
-    /// `tasks/cancel`.
-    pub fn cancel(&self, owner: u64, id: &str, ctx: &RequestContext) -> Result<Value, McpError> {
-        let t = self.get(owner, id)?;
-        let snapshot = {
+    /// `tasks/cancel`: the task's new state, and whether another replica runs it (and must be
+    /// told to stop it).
+    pub async fn cancel(
+        &self,
+        shared: &Arc<dyn SharedTasks>,
+        id: &str,
+        ctx: &RequestContext,
+    ) -> Result<(Value, bool), McpError> {
+        let owner = owner_of(ctx.session());
+        let (snapshot, elsewhere) = match self.local(&owner, id) {
+            Some(t) => {
+                let snapshot = {
+                    let mut st = t.state.lock().unwrap();
+                    if st.0.status.is_terminal() {
+                        return Err(already_ended(id, st.0.status));
+                    }
+                    st.0.status = TaskStatus::Cancelled;
+                    st.0.status_message = Some("cancelled by the requestor".into());
+                    st.0.last_updated_at = rfc3339_now();
+                    st.0.clone()
+                };
+                t.cancel.cancel();
+                let _ = t.done.send(true);
+                share(t, shared.clone());
+                (snapshot, false)
+            }
+            None => {
+                let mut stored = Self::remote(&**shared, &owner, id).await?;
+                let mut task: Task = serde_json::from_value(stored.task.clone())
+                    .map_err(|e| McpError::internal(format!("a stored task is unreadable: {e}")))?;
+                if task.status.is_terminal() {
+                    return Err(already_ended(id, task.status));
+                }
+                task.status = TaskStatus::Cancelled;
+                task.status_message = Some("cancelled by the requestor".into());
+                task.last_updated_at = rfc3339_now();
+                stored.task = serde_json::to_value(&task).expect("tasks serialize");
+                if !shared.put(stored).await? {
+                    // It ended on its replica meanwhile.
+                    let ended = Self::remote(&**shared, &owner, id).await?;
+                    return Err(already_ended(
+                        id,
+                        ended.status().unwrap_or(TaskStatus::Completed),
+                    ));
+                }
+                (task, true)
+            }
+        };
+        notify_status(ctx.session(), &snapshot);
+        Ok((
+            serde_json::to_value(snapshot).expect("tasks serialize"),
+            elsewhere,
+        ))
+    }
+
+    /// A `tasks/cancel` served by another replica (which recorded and announced it): stops the
+    /// task if this replica runs it.
+    pub fn cancel_here(&self, id: &str) {
+        let Some(t) = self.tasks.lock().unwrap().get(id).cloned() else {
+            return;
+        };
+        {
             let mut st = t.state.lock().unwrap();
             if st.0.status.is_terminal() {
-                let status = serde_json::to_value(st.0.status).unwrap_or(Value::Null);
-                return Err(McpError::invalid_params(format!(
-                    "Cannot cancel task: already in terminal status {}",
-                    status.as_str().unwrap_or("?")
-                ))
-                .with_data(json!({ "taskId": id, "status": status })));
+                return;
             }
             st.0.status = TaskStatus::Cancelled;
             st.0.status_message = Some("cancelled by the requestor".into());
             st.0.last_updated_at = rfc3339_now();
-            st.0.clone()
-        };
+        }
         t.cancel.cancel();
         let _ = t.done.send(true);
-        notify_status(ctx.session(), &snapshot);
-        Ok(serde_json::to_value(snapshot).expect("tasks serialize"))
     }
 }
 

@@ -202,6 +202,9 @@ impl ExtTask {
             task: self.view(true),
             owner: self.owner.clone(),
             expires_at_ms: self.expires_at_ms,
+            session: None,
+            result: None,
+            error: None,
         }
     }
 
@@ -531,7 +534,7 @@ impl Server {
             Local::Absent => {}
         }
         let stored = match store.get(id.to_string()).await? {
-            Some(t) if t.owner == owner => t,
+            Some(t) if t.owner == owner && t.session.is_none() => t,
             _ => return Err(not_found(id, "Task not found")),
         };
         if stored.is_expired() {
@@ -580,6 +583,7 @@ impl Server {
                 if let Some(task) = self.inner.ext_tasks.local(&task_id) {
                     task.stop("cancelled by the client");
                 }
+                self.inner.tasks.cancel_here(&task_id);
             }
         }
     }
@@ -603,7 +607,7 @@ impl Server {
 
     /// Hands `signal` to every relay and waits until each has sent it; relays whose endpoint
     /// is gone are dropped.
-    async fn relay_task_signal(&self, signal: TaskSignal) {
+    pub(super) async fn relay_task_signal(&self, signal: TaskSignal) {
         let relays: Vec<TaskRelay> = self.inner.task_relays.lock().unwrap().clone();
         let mut gone = false;
         for relay in &relays {

@@ -328,12 +328,20 @@ impl ReplayStore for RedisStore {
     }
 }
 
-/// Writes a task unless the stored one ended: KEYS[1] the task's key; ARGV the new JSON,
-/// whether it ended (`1`/`0`), its time to live in milliseconds. Returns 1 when written.
+/// Writes a task unless the stored one ended: KEYS[1] the task's key, KEYS[2] the set of its
+/// session's tasks (2025-11-25 tasks; else unused); ARGV the new JSON, whether it ended
+/// (`1`/`0`), its time to live in milliseconds, its id when it has a session (else empty).
+/// Returns 1 when written.
 const PUT_TASK: &str = r#"
 if redis.call('HGET', KEYS[1], 'terminal') == '1' then return 0 end
 redis.call('HSET', KEYS[1], 'json', ARGV[1], 'terminal', ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
+if ARGV[4] ~= '' then
+  redis.call('SADD', KEYS[2], ARGV[4])
+  if redis.call('PTTL', KEYS[2]) < tonumber(ARGV[3]) then
+    redis.call('PEXPIRE', KEYS[2], ARGV[3])
+  end
+end
 return 1
 "#;
 
@@ -352,11 +360,21 @@ impl TaskStore for RedisStore {
             let mut p = redis::pipe();
             p.cmd("EVAL")
                 .arg(PUT_TASK)
-                .arg(1)
+                .arg(2)
                 .arg(format!("{}t:{}", inner.prefix, task.id()))
+                .arg(format!(
+                    "{}ts:{}",
+                    inner.prefix,
+                    task.session.as_deref().unwrap_or("")
+                ))
                 .arg(json)
                 .arg(if task.is_terminal() { "1" } else { "0" })
-                .arg(ttl.max(1));
+                .arg(ttl.max(1))
+                .arg(if task.session.is_some() {
+                    task.id()
+                } else {
+                    ""
+                });
             let (written,): (u64,) = inner.query(&p).await?;
             Ok(written == 1)
         })
@@ -384,6 +402,36 @@ impl TaskStore for RedisStore {
             p.cmd("DEL").arg(format!("{}t:{id}", inner.prefix));
             let (n,): (u64,) = inner.query(&p).await?;
             Ok(n > 0)
+        })
+    }
+
+    fn session_tasks(
+        &self,
+        session: String,
+    ) -> BoxFuture<'static, Result<Vec<StoredTask>, McpError>> {
+        let inner = self.inner.clone();
+        Box::pin(async move {
+            let mut p = redis::pipe();
+            p.cmd("SMEMBERS")
+                .arg(format!("{}ts:{session}", inner.prefix));
+            let (ids,): (Vec<String>,) = inner.query(&p).await?;
+            if ids.is_empty() {
+                return Ok(Vec::new());
+            }
+            let mut p = redis::pipe();
+            for id in &ids {
+                p.cmd("HGET")
+                    .arg(format!("{}t:{id}", inner.prefix))
+                    .arg("json");
+            }
+            let found: Vec<Option<String>> = inner.query(&p).await?;
+            // Tasks that expired are gone from the store but may still be named in the set.
+            Ok(found
+                .into_iter()
+                .flatten()
+                .filter_map(|s| serde_json::from_str::<StoredTask>(&s).ok())
+                .filter(|t| t.session.as_deref() == Some(session.as_str()))
+                .collect())
         })
     }
 }
