@@ -625,14 +625,20 @@ async fn request_state_is_single_use_across_replicas(backend: Backend) {
 /// task, answers "{a} and {b}"), `later` (answers "later" after 200 ms) and `slow` (reports
 /// "started" on `tx`, then "cancelled" when it sees its cancellation).
 fn task_server(tx: mpsc::UnboundedSender<String>) -> Server {
+    task_server_with(tx, Duration::from_secs(300))
+}
+
+/// [`task_server`] whose tasks live `ttl`.
+fn task_server_with(tx: mpsc::UnboundedSender<String>, ttl: Duration) -> Server {
     let task_tool = |name: &str| Tool::new(name).with_task_support(TaskSupport::Optional);
     let elicit = |message: &str| {
         json!({ "method": "elicitation/create", "params": { "message": message,
             "requestedSchema": { "type": "object" } } })
     };
     Server::builder("replica-tasks", "1.0")
-        .options(|o| {
+        .options(move |o| {
             o.tasks_extension = true;
+            o.tasks.default_ttl = ttl;
             o.tasks.poll_interval = Duration::from_millis(20);
         })
         .tool_raw(
@@ -793,6 +799,41 @@ async fn extension_tasks_are_served_on_any_replica(backend: Backend) {
     .unwrap();
 }
 
+async fn an_extension_task_expires_once_for_every_replica(backend: Backend) {
+    tokio::time::timeout(Duration::from_secs(60), async {
+        let mut r = Replicas::start_with(2, &backend, false, |_, tx| {
+            task_server_with(tx, Duration::from_millis(400))
+        })
+        .await;
+        let (a, b) = (r.url(0), r.url(1));
+        // Made on A, seen on B; once past its time to live, A stops its handler and the first
+        // replica asked (B) says it expired; then it is unknown on both.
+        let made = task_rpc(&a, "tools/call", json!({ "name": "slow", "arguments": {} })).await;
+        let id = made["result"]["taskId"].as_str().unwrap().to_string();
+        assert_eq!(r.next_event().await, "started");
+        assert_eq!(task_get(&b, &id).await["status"], "working");
+        assert_eq!(r.next_event().await, "cancelled");
+        let gone = |url: String, why: &'static str| {
+            let id = id.clone();
+            async move {
+                let e = task_rpc(&url, "tasks/get", json!({ "taskId": id })).await;
+                assert_eq!(e["error"]["code"], -32602, "{e}");
+                assert_eq!(
+                    e["error"]["message"],
+                    format!("Failed to retrieve task: {why}"),
+                    "{e}"
+                );
+            }
+        };
+        gone(b.clone(), "Task has expired").await;
+        gone(a.clone(), "Task not found").await;
+        gone(b.clone(), "Task not found").await;
+        r.shutdown().await;
+    })
+    .await
+    .unwrap();
+}
+
 /// `method` with `params` in session `sid` on `url` (a 2025-11-25 handshake session): the answer.
 async fn session_rpc(url: &str, sid: &str, method: &str, params: Value) -> Value {
     let body = json!({ "jsonrpc": "2.0", "id": 7, "method": method, "params": params });
@@ -913,7 +954,8 @@ scenarios!(
     listen_streams_get_changes_raised_on_any_replica_once,
     request_state_is_single_use_across_replicas,
     extension_tasks_are_served_on_any_replica,
-    handshake_tasks_are_served_on_any_replica
+    handshake_tasks_are_served_on_any_replica,
+    an_extension_task_expires_once_for_every_replica
 );
 
 #[tokio::test]

@@ -96,9 +96,7 @@ struct TaskState {
 enum Local {
     /// It runs the task.
     Here(Arc<ExtTask>),
-    /// It ran the task, which has just expired (and was dropped).
-    Expired,
-    /// It does not run the task.
+    /// It does not run the task (or no longer: it expired).
     Absent,
 }
 
@@ -300,7 +298,8 @@ async fn poll_once<F: Future + Unpin>(fut: &mut F) -> Poll<F::Output> {
 
 impl ExtTaskStore {
     /// The task `id` as this replica holds it; `-32602` when it is here but made under
-    /// another identity (an expired task is dropped and its handler stopped).
+    /// another identity. An expired task is dropped here and its handler stopped, and is then
+    /// not here: the shared store says it expired, once, for every replica.
     fn find_local(&self, owner: Option<&str>, id: &str) -> Result<Local, McpError> {
         let mut map = self.tasks.lock().unwrap();
         let Some(t) = map.get(id).cloned() else {
@@ -313,7 +312,7 @@ impl ExtTaskStore {
             map.remove(id);
             drop(map);
             t.stop("the task expired");
-            return Ok(Local::Expired);
+            return Ok(Local::Absent);
         }
         Ok(Local::Here(t))
     }
@@ -529,7 +528,6 @@ impl Server {
                 }
                 return Ok(json!({}));
             }
-            Local::Expired => return Err(expired(&*store, id).await),
             // A task another replica runs (or one this replica no longer holds).
             Local::Absent => {}
         }
