@@ -111,8 +111,16 @@ for t in $targets; do
   fi
   printf '%-16s %10s %8s %8s %7s  %s\n' "$t" "${runs:-?}" "${speed:-?}" "${cov:-?}" "${corp:-?}" "$result"
   if [ "$rc" -ne 0 ]; then
-    grep -E 'panicked at|^thread |assertion|ERROR: (libFuzzer|AddressSanitizer)' "$log" | head -20 >&2
+    # The panic with its message (the targets put the input in it), up to 40 lines, then the
+    # sanitizer's verdict.
+    awk '/panicked at/ {p = 1} p && (/^note: / || /^==[0-9]+==/) {p = 0} p' "$log" | head -40 >&2
+    grep -E 'ERROR: (libFuzzer|AddressSanitizer)' "$log" | head -5 >&2
     grep -E 'Test unit written to' "$log" | sed 's/^/run-fuzz: reproducer: /' >&2
+    # The reproducer itself, so that a CI log alone is enough to replay it:
+    #   echo '<base64>' | base64 -d > crash && fuzz/target/<triple>/fuzz-ci/<target> crash
+    for f in $(grep -oE 'Test unit written to \S+' "$log" | awk '{print $NF}'); do
+      [ -f "$f" ] && echo "run-fuzz: reproducer as base64: $(base64 -w0 "$f")" >&2
+    done
     echo "run-fuzz: full log: $log" >&2
   fi
 done

@@ -92,6 +92,46 @@ async fn bare_lf_and_control_bytes_in_chunk_lines_are_refused() {
     }
 }
 
+/// Transfer-Encoding is a list of codings, each a token with optional parameters (RFC 9112 §7):
+/// parameters are read (hyper reads them too); a malformed list is refused, where hyper only
+/// looks at the last element (found by the h1_differential fuzz target: `~ gzip, chunked`).
+#[tokio::test]
+async fn transfer_coding_lists_are_read_by_their_grammar() {
+    let (_h, addr) = server(HttpServerOptions::default()).await;
+    let n = PING.len();
+    let with_te = |te: &str| {
+        format!(
+            "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nTransfer-Encoding: {te}\r\n\r\n{n:x}\r\n{PING}\r\n0\r\n\r\n"
+        )
+    };
+    for te in [
+        "chunked",
+        "x-id;q=1, chunked",
+        "x-id ; a=\"b, c\" ,chunked",
+        ", chunked",
+    ] {
+        let a = exchange(&addr, with_te(te).as_bytes()).await;
+        assert_eq!(a.status, 200, "{te:?} → {a:?}");
+    }
+    for te in [
+        "~ gzip, chunked",
+        "x-id chunked",
+        "x-id;q, chunked",
+        "x-id;q=\"1, chunked",
+        "x-id/1, chunked",
+    ] {
+        let a = exchange(&addr, with_te(te).as_bytes()).await;
+        assert_eq!(a.status, 400, "{te:?} → {a:?}");
+        assert!(
+            String::from_utf8_lossy(&a.body).contains("malformed Transfer-Encoding"),
+            "{te:?} → {a:?}"
+        );
+    }
+    // Well formed but not ending in chunked: refused as before.
+    let a = exchange(&addr, with_te("chunked, x-id").as_bytes()).await;
+    assert_eq!(a.status, 400, "{a:?}");
+}
+
 #[tokio::test]
 async fn chunk_extensions_and_trailers_are_capped() {
     let (_h, addr) = server(HttpServerOptions::default()).await;

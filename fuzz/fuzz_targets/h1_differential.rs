@@ -26,6 +26,11 @@
 //!   them); ferromcp refuses the request with 400, hyper skips extensions without looking. Also
 //!   recognized by the refusal message, as is ferromcp's cap on extension bytes per body
 //!   (16 KiB, which hyper has too but counts differently).
+//! - A `Transfer-Encoding` value that is not a list of transfer codings, each a token with
+//!   optional `;name=value` parameters (`~ gzip, chunked`, an unclosed quote): ferromcp refuses
+//!   the request (400 "malformed Transfer-Encoding", RFC 9112 §7 and RFC 9110 §5.6), hyper
+//!   only checks that the last element is `chunked`. The grammar's own tests are in
+//!   `core/src/transport/http/chunked.rs`; here it is recognized by the refusal message.
 //! - Repeated `Content-Length` fields with one value (`3` and `3`): both read the body the same;
 //!   hyper keeps one of the fields, ferromcp all, so repeats are compared once.
 #![no_main]
@@ -115,6 +120,8 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
             || out.contains("chunked body line")
             || out.contains("chunk extension")
     };
+    let refused_te_syntax = String::from_utf8_lossy(&outcome.output)
+        .contains("malformed Transfer-Encoding");
     let theirs = hyper_serve(data);
     for i in 0..ours.len().max(theirs.len()) {
         let (o, t) = match (ours.get(i), theirs.get(i)) {
@@ -138,6 +145,9 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
             (None, Some(t)) => {
                 if refused_chunked && has(&t.headers, "transfer-encoding") {
                     return; // ferromcp's stricter trailers or extensions (documented above).
+                }
+                if refused_te_syntax && has(&t.headers, "transfer-encoding") {
+                    return; // ferromcp's stricter Transfer-Encoding grammar (documented above).
                 }
                 if t.headers.len() > 64 {
                     return; // ferromcp's cap on header fields (documented above).

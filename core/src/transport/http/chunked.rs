@@ -8,7 +8,10 @@
 //!   a CR or LF there is how smuggling between parsers begins);
 //! - a trailer line is `name: value` with a token name and no control byte other than HTAB in
 //!   the value; an obsolete folded line (starting with a space or tab) is refused;
-//! - lines end with CRLF: a bare LF or a CR not followed by LF is refused by the line reader.
+//! - lines end with CRLF: a bare LF or a CR not followed by LF is refused by the line reader;
+//! - the `Transfer-Encoding` field that asks for chunked framing is a list of transfer codings,
+//!   each a token with optional `;name=value` parameters (RFC 9112 §7, RFC 9110 §5.6): anything
+//!   else (`~ gzip`, a stray quote) is refused, where hyper only looks at the last coding.
 //!
 //! Caps (in [`super::h1`]): one chunk-size or trailer line at most [`MAX_LINE`] bytes,
 //! extensions at most [`MAX_EXTENSIONS`] bytes over the whole body, trailers at most
@@ -31,6 +34,89 @@ fn is_ctl(b: u8) -> bool {
 /// A token character (RFC 9110 §5.6.2).
 pub(crate) fn is_tchar(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
+}
+
+/// Whether a `Transfer-Encoding` field value is a well-formed list of transfer codings
+/// (RFC 9112 §7, RFC 9110 §5.6.1): `coding *( OWS "," OWS coding )`, where a coding is a token
+/// followed by any `OWS ";" OWS name BWS "=" BWS ( token / quoted-string )` parameters, empty
+/// list elements allowed. Which codings are named, and whether the last is `chunked`, is for
+/// the caller. Bytes outside visible ASCII (obs-text) are refused, as hyper refuses them.
+pub(crate) fn transfer_codings_well_formed(v: &[u8]) -> bool {
+    let ows = |i: &mut usize| {
+        while *i < v.len() && (v[*i] == b' ' || v[*i] == b'\t') {
+            *i += 1;
+        }
+    };
+    let token = |i: &mut usize| {
+        let start = *i;
+        while *i < v.len() && is_tchar(v[*i]) {
+            *i += 1;
+        }
+        *i > start
+    };
+    let quoted = |i: &mut usize| {
+        // At the opening quote: qdtext or quoted-pair up to the closing quote.
+        *i += 1;
+        while *i < v.len() {
+            match v[*i] {
+                b'"' => {
+                    *i += 1;
+                    return true;
+                }
+                b'\\'
+                    if *i + 1 < v.len()
+                        && (v[*i + 1] == b'\t' || (0x20..0x7f).contains(&v[*i + 1])) =>
+                {
+                    *i += 2
+                }
+                b'\t' | 0x20..=0x7e if v[*i] != b'\\' => *i += 1,
+                _ => return false,
+            }
+        }
+        false
+    };
+    let mut i = 0;
+    loop {
+        ows(&mut i);
+        if i == v.len() {
+            return true;
+        }
+        if v[i] != b',' {
+            if !token(&mut i) {
+                return false;
+            }
+            ows(&mut i);
+            while i < v.len() && v[i] == b';' {
+                i += 1;
+                ows(&mut i);
+                if !token(&mut i) {
+                    return false;
+                }
+                ows(&mut i);
+                if i == v.len() || v[i] != b'=' {
+                    return false;
+                }
+                i += 1;
+                ows(&mut i);
+                let value = if i < v.len() && v[i] == b'"' {
+                    quoted(&mut i)
+                } else {
+                    token(&mut i)
+                };
+                if !value {
+                    return false;
+                }
+                ows(&mut i);
+            }
+            if i == v.len() {
+                return true;
+            }
+            if v[i] != b',' {
+                return false;
+            }
+        }
+        i += 1;
+    }
 }
 
 /// Parses a chunk-size line: the chunk's size and how many bytes of extensions it carries.
@@ -142,6 +228,37 @@ mod tests {
             b"X-T: a\x1bb",
         ] {
             assert!(check_trailer_line(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn transfer_coding_lists() {
+        for good in [
+            &b"chunked"[..],
+            b"CHUNKED",
+            b"gzip, chunked",
+            b"gzip,chunked",
+            b" gzip ,\tchunked ",
+            b"gzip;q=1, chunked",
+            b"x ; a = b ; c=\"d, e\\\"f\" , chunked",
+            b", chunked",
+            b"gzip,, chunked",
+        ] {
+            assert!(transfer_codings_well_formed(good), "{good:?}");
+        }
+        for bad in [
+            &b"~ gzip, chunked"[..],
+            b"gzip chunked",
+            b"gzip;, chunked",
+            b"gzip;q, chunked",
+            b"gzip;q=, chunked",
+            b"gzip;q=\"1, chunked",
+            b"gzip;q=\"\x01\", chunked",
+            b"g\xe9zip, chunked",
+            b"gzip/1, chunked",
+            b"chunked\x0b",
+        ] {
+            assert!(!transfer_codings_well_formed(bad), "{bad:?}");
         }
     }
 

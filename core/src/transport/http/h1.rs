@@ -459,11 +459,12 @@ impl<IO: AsyncRead + AsyncWrite + Unpin> Conn<IO> {
                 .rsplit(|b| *b == b',')
                 .next()
                 .is_some_and(|t| t.trim_ascii().eq_ignore_ascii_case(b"chunked"));
-            // Every coding a token (as hyper requires): obs-text or controls are refused.
-            let tokens = te
-                .split(|b| *b == b',')
-                .all(|t| t.trim_ascii().iter().all(|&b| super::chunked::is_tchar(b)));
-            if !chunked_last || !tokens || version == Version::HTTP_10 {
+            // Every coding a token with optional parameters (obs-text or controls refused, as
+            // hyper refuses them; a malformed list too, which hyper does not look at).
+            if !super::chunked::transfer_codings_well_formed(te) {
+                return Err(Stop::bad("malformed Transfer-Encoding"));
+            }
+            if !chunked_last || version == Version::HTTP_10 {
                 return Err(Stop::bad("unsupported Transfer-Encoding"));
             }
             if headers.get("content-length").is_some() {
