@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Everything about the Node binding (bindings-node/):
-#   1. bindings-node/scripts/test.sh: build (napi build --release, tsc), tsc --strict on the
+#   1. bindings-node/scripts/test.sh: build (napi build, release or FERROMCP_NODE_BUILD=debug; tsc), tsc --strict on the
 #      facade and the examples, the node:test suite, the npm package as a user installs it;
 #   2. the official conformance suite against examples/node/everything_server.mjs (server mode:
 #      0.1.16 --suite all and the alpha's 2025-11-25 and 2026-07-28 requirement sets) and everything_client.mjs

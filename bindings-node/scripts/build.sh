@@ -8,11 +8,17 @@
 #      a second time beside the workspace's other release builds; `npm pack` strips;
 #   3. the TypeScript facade: tsc -> dist/ (CommonJS + .d.ts; esm/index.mjs re-exports it).
 # Usage: bindings-node/scripts/build.sh [--debug]      Honours CARGO_TARGET_DIR.
+# FERROMCP_NODE_BUILD=debug does what --debug does: scripts/test sets it, because napi always
+# builds for an explicit --target, so none of the workspace's own artifacts are reused and a
+# release build of every dependency is the longest step of a CI run (~5 of its 30 minutes),
+# while the tests and the benchmark's harness check need no optimized code. The mode built is
+# recorded in native/.build-mode, so that scripts/lib-node-binding.sh rebuilds when another is
+# wanted (a benchmark never measures a debug addon left behind by a test run).
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$HERE"
 mode=--release
-[ "${1:-}" = --debug ] && mode=
+if [ "${1:-}" = --debug ] || [ "${FERROMCP_NODE_BUILD:-release}" = debug ]; then mode=; fi
 log() { echo "bindings-node/build: $*" >&2; }
 stamp=node_modules/.ferromcp-lock
 want="$(sha256sum package-lock.json | cut -d' ' -f1)"
@@ -22,6 +28,8 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "$want" > "$stamp"
 fi
 log "native addon (napi build ${mode:-debug})"
+rm -f native/.build-mode
 npx --no-install napi build --platform $mode --output-dir native --js index.js --dts index.d.ts >&2
+echo "${mode:+release}${mode:-debug}" > native/.build-mode
 log "TypeScript facade (tsc)"
 npx --no-install tsc -p tsconfig.json >&2
