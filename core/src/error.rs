@@ -60,6 +60,9 @@ pub struct McpError {
     /// Additional information about the error, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<Value>,
+    /// Made by [`McpError::handler_exception`] (never on the wire).
+    #[serde(skip)]
+    exception: bool,
 }
 
 impl McpError {
@@ -69,7 +72,26 @@ impl McpError {
             code,
             message: message.into(),
             data: None,
+            exception: false,
         }
+    }
+
+    /// -32603 for an exception a foreign handler raised that is not an MCP error (a Python
+    /// `RuntimeError`, a JavaScript `Error`, a Swift error that is not `McpError`), as a binding
+    /// passes it to the engine. A tool's is a tool execution error (`isError`), inside a task of
+    /// the tasks extension as well; there, an error of any other kind (an `McpError` the handler
+    /// raised, as a Rust handler's `Err`) ends the task `failed` with that JSON-RPC error.
+    pub fn handler_exception(message: impl Into<String>) -> Self {
+        Self {
+            exception: true,
+            ..Self::internal(message)
+        }
+    }
+
+    /// Whether this error stands for a foreign handler's exception
+    /// ([`McpError::handler_exception`]).
+    pub fn is_handler_exception(&self) -> bool {
+        self.exception
     }
 
     /// Attaches `data` to the error.

@@ -224,9 +224,18 @@ impl ServerConfig {
             o.max_listen_streams = usize::try_from(n).unwrap_or(usize::MAX);
         }
         o.tasks_extension = self.tasks_extension;
+        o.tasks.first_answer_wait = FOREIGN_FIRST_ANSWER_WAIT;
         o
     }
 }
+
+/// How long a call of a task-supporting tool (tasks extension) waits for a foreign handler's
+/// first answer before it becomes a task (`TaskOptions::first_answer_wait`). A foreign handler
+/// runs on its own thread (Python's pool or asyncio loop, Node's event loop, a Swift task), so
+/// it has not answered when the engine first polls it, even one that answers `input_required`
+/// at once; that answer must stay the call's own (a multi round-trip round before any task).
+/// A handler that parks input or is still running when the wait ends becomes a task then.
+const FOREIGN_FIRST_ANSWER_WAIT: Duration = Duration::from_millis(200);
 
 /// A 32-byte secret written as 64 hex digits.
 fn hex_secret(id: &str, hex: &str) -> Result<Vec<u8>, String> {

@@ -168,7 +168,7 @@ impl EmbeddedServer {
         self.server.add_tool(
             tool,
             tool_fn(move |args, ctx| {
-                let per_request = ctx.protocol_version().is_some_and(|v| v.is_per_request());
+                let lane = ErrorLane::of(&ctx);
                 let fut = handler.call(Value::Object(args), ForeignContext::new(ctx));
                 async move {
                     let answer = match fut.await {
@@ -177,7 +177,7 @@ impl EmbeddedServer {
                         }
                         other => other.map(ToolAnswer::Value),
                     };
-                    tool_outcome(answer, shaping != Shaping::Plain, per_request)
+                    tool_outcome(answer, shaping != Shaping::Plain, lane)
                 }
             }),
         )
@@ -196,9 +196,9 @@ impl EmbeddedServer {
         self.server.add_tool(
             tool,
             tool_fn(move |args, ctx| {
-                let per_request = ctx.protocol_version().is_some_and(|v| v.is_per_request());
+                let lane = ErrorLane::of(&ctx);
                 let fut = handler.call(Value::Object(args), ForeignContext::new(ctx));
-                async move { tool_outcome(fut.await, structured, per_request) }
+                async move { tool_outcome(fut.await, structured, lane) }
             }),
         )
     }
@@ -332,13 +332,36 @@ enum Shaping {
     Wrapped,
 }
 
+/// Where a foreign tool call runs, as far as its errors are concerned.
+#[derive(Clone, Copy)]
+struct ErrorLane {
+    /// A per-request-era (2026-07-28) request.
+    per_request: bool,
+    /// A task of the tasks extension, whose status tells a tool execution error (`completed`
+    /// with an `isError` result) from a JSON-RPC error (`failed`).
+    task: bool,
+}
+
+impl ErrorLane {
+    fn of(ctx: &crate::session::RequestContext) -> Self {
+        Self {
+            per_request: ctx.protocol_version().is_some_and(|v| v.is_per_request()),
+            task: ctx.in_extension_task(),
+        }
+    }
+}
+
 /// What a foreign tool's answer becomes, for every way of registering one: a finished result as
 /// it is, a value shaped by [`shape::tool_result`], an error the client must act on
-/// ([`codes::is_tool_signal`]) as a JSON-RPC error, any other error an `isError` result.
+/// ([`codes::is_tool_signal`]) as a JSON-RPC error, any other error an `isError` result. In a
+/// task of the tasks extension an `McpError` the handler raised stays a JSON-RPC error (the task
+/// ends `failed`, as with a Rust handler's `Err`) while an exception of another kind
+/// ([`McpError::handler_exception`]) is still a tool execution error (the task ends `completed`
+/// with `isError`); in an ordinary call both are tool execution errors, as in 2025-11-25.
 fn tool_outcome(
     answer: Result<ToolAnswer, McpError>,
     structured: bool,
-    per_request: bool,
+    lane: ErrorLane,
 ) -> Result<CallToolResult, McpError> {
     let v = match answer {
         Ok(ToolAnswer::Result(r)) => return Ok(r),
@@ -347,7 +370,8 @@ fn tool_outcome(
             return Ok(CallToolResult::text(s))
         }
         Ok(ToolAnswer::Value(v)) => shape::tool_result(v, structured),
-        Err(e) if codes::is_tool_signal(e.code, per_request) => return Err(e),
+        Err(e) if codes::is_tool_signal(e.code, lane.per_request) => return Err(e),
+        Err(e) if lane.task && !e.is_handler_exception() => return Err(e),
         Err(e) => shape::tool_error(&e),
     };
     decode_result::<CallToolResult>("CallToolResult", v)

@@ -39,6 +39,14 @@ pub struct TaskOptions {
     pub max_tasks: usize,
     /// `pollInterval` suggested to requestors.
     pub poll_interval: Duration,
+    /// Tasks extension (2026-07-28): how long a call of a task-supporting tool waits for its
+    /// handler's first answer before the call becomes a task. Zero (the default): the handler
+    /// is polled once, which is exact for a Rust handler (one that answers `input_required` at
+    /// once keeps its multi round-trip round). A handler that runs on another thread (a
+    /// binding's) has not answered by then however quickly it answers, so the embedding layer
+    /// sets a short wait: the call becomes a task when the wait ends, or as soon as the handler
+    /// parks an input request, whichever comes first.
+    pub first_answer_wait: Duration,
 }
 
 impl Default for TaskOptions {
@@ -48,6 +56,7 @@ impl Default for TaskOptions {
             max_ttl: Duration::from_secs(3600),
             max_tasks: 1000,
             poll_interval: Duration::from_millis(500),
+            first_answer_wait: Duration::ZERO,
         }
     }
 }

@@ -12,7 +12,9 @@
 //! Which calls become tasks: calls of a tool whose `execution.taskSupport` is `optional` or
 //! `required`, in a request whose client capabilities declare the extension. Without it an
 //! `optional` tool runs as a plain call and a `required` one is refused with `-32021`. The
-//! handler is polled once before the task exists: when it answers `input_required` right away,
+//! handler is polled once before the task exists (or, with
+//! [`TaskOptions::first_answer_wait`](super::TaskOptions::first_answer_wait), given that long to
+//! answer, for handlers running on other threads): when it answers `input_required` by then,
 //! the call is an ordinary multi round-trip round and no task is made (input gathered before the
 //! task, as the extension advises); otherwise the task is made and stored before the handle is
 //! answered (a `tasks/get` right after it finds the task), and the handler runs on in the
@@ -393,6 +395,7 @@ impl Server {
         let cancel = CancellationToken::new();
         let inputs = Arc::new(TaskInputs::default());
         let task_ctx = ctx.for_task(cancel.clone(), inputs.clone());
+        let parked = inputs.clone();
         let server = self.clone();
         let mut run: BoxFuture<'static, Result<CallToolResult, McpError>> = Box::pin(async move {
             let call = server.finish_tool_call(&entry, args, task_ctx, version);
@@ -401,16 +404,29 @@ impl Server {
                 Err(_) => Err(McpError::internal("the tool's handler panicked")),
             }
         });
-        let now_done = match poll_once(&mut run).await {
+        let first = match poll_once(&mut run).await {
+            Poll::Ready(r) => Some(r),
+            Poll::Pending if opts.first_answer_wait.is_zero() => None,
+            // A handler on another thread: give it a moment to answer, unless it parks input
+            // (only a task can carry that) or the request is cancelled first.
+            Poll::Pending => tokio::select! {
+                biased;
+                r = &mut run => Some(r),
+                _ = parked.parked() => None,
+                _ = ctx.cancellation().cancelled() => None,
+                _ = tokio::time::sleep(opts.first_answer_wait) => None,
+            },
+        };
+        let now_done = match first {
             // Input asked for before the task exists (a multi round-trip round), or a request
             // the client cannot serve at all: answered as the call's own outcome.
-            Poll::Ready(Err(e))
+            Some(Err(e))
                 if e.code == INPUT_REQUIRED || e.code == codes::MISSING_CLIENT_CAPABILITY =>
             {
                 return Err(e)
             }
-            Poll::Ready(r) => Some(r.map(tool_result_value)),
-            Poll::Pending => None,
+            Some(r) => Some(r.map(tool_result_value)),
+            None => None,
         };
         let created = rfc3339_now();
         let task = Arc::new(ExtTask {

@@ -268,6 +268,11 @@ impl RequestContext {
         &self.inner.cancel
     }
 
+    /// Whether this context runs a task of the tasks extension (2026-07-28).
+    pub(crate) fn in_extension_task(&self) -> bool {
+        self.inner.task_inputs.is_some()
+    }
+
     /// Whether the request has been cancelled.
     pub fn is_cancelled(&self) -> bool {
         self.inner.cancel.is_cancelled()

@@ -12,7 +12,7 @@ use crate::McpError;
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
-use tokio::sync::{oneshot, watch};
+use tokio::sync::{oneshot, watch, Notify};
 
 /// Prefix of the keys of requests parked by `ctx.request` (no key of the handler's own).
 const AUTO_KEY: &str = "ferromcp.request";
@@ -23,6 +23,8 @@ pub(crate) struct TaskInputs {
     /// Marked whenever the outstanding requests change or the task ends, for whoever keeps a
     /// copy of the task's state (the task store shared by the replicas).
     changed: watch::Sender<()>,
+    /// Signalled each time requests are parked (see [`TaskInputs::parked`]).
+    parked: Notify,
 }
 
 impl Default for TaskInputs {
@@ -30,6 +32,7 @@ impl Default for TaskInputs {
         Self {
             state: Mutex::default(),
             changed: watch::channel(()).0,
+            parked: Notify::new(),
         }
     }
 }
@@ -122,6 +125,7 @@ impl TaskInputs {
             p.touch();
         }
         self.changed.send_replace(());
+        self.parked.notify_one();
         let mut answers = Map::new();
         for (key, rx) in receivers {
             answers.insert(key, rx.await.map_err(|_| ended())?);
@@ -145,6 +149,13 @@ impl TaskInputs {
         one.insert(AUTO_KEY.into(), Value::Object(request));
         let mut answers = self.ask(peer_caps, one).await?;
         Ok(answers.remove(AUTO_KEY).unwrap_or(Value::Null))
+    }
+
+    /// Returns once the handler has parked requests (at once when it did so before the call and
+    /// nobody waited for it since): a call waiting for its handler's first answer becomes a task
+    /// then, since only a task can carry them.
+    pub(crate) async fn parked(&self) {
+        self.parked.notified().await
     }
 
     /// The outstanding requests (`inputRequests`), and when they last changed.
