@@ -25,7 +25,8 @@ pub fn to_py_err(py: Python<'_>, e: McpError) -> PyErr {
 
 /// Converts a Python exception raised by a handler into an engine error: an exception with an
 /// integer `code` attribute (`ferromcp.McpError`) keeps its code, message and `data`; anything
-/// else is an internal error.
+/// else is an internal error marked as an exception ([`McpError::handler_exception`]: a tool's
+/// is a tool execution error, in a task of the tasks extension too).
 pub fn from_py_err(py: Python<'_>, err: &PyErr) -> McpError {
     let value = err.value(py);
     if let Ok(code) = value.getattr("code").and_then(|c| c.extract::<i32>()) {
@@ -48,7 +49,7 @@ pub fn from_py_err(py: Python<'_>, err: &PyErr) -> McpError {
         .name()
         .map(|n| n.to_string())
         .unwrap_or_else(|_| "Exception".into());
-    McpError::internal(format!("{kind}: {value}"))
+    McpError::handler_exception(format!("{kind}: {value}"))
 }
 
 /// Converts an engine error into a `PyErr` (acquires the GIL; use off tokio workers only).

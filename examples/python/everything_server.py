@@ -20,7 +20,7 @@ import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from ferromcp import Context, InvalidParams, Server, input_required
+from ferromcp import Context, InternalError, InvalidParams, Server, input_required
 
 PNG = (
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
@@ -665,10 +665,12 @@ async def failing_job() -> dict[str, Any]:
     return text("failing_job failed, as it always does", is_error=True)
 
 
-@task_tool("protocol_error_job", "Always ends with an error", "optional")
+@task_tool("protocol_error_job", "Always ends with a JSON-RPC error", "optional")
 async def protocol_error_job() -> dict[str, Any]:
     await asyncio.sleep(0.2)
-    raise RuntimeError("protocol_error_job failed on purpose")
+    # An McpError ends the task `failed` with that error; any other exception would be a tool
+    # execution error (the task `completed` with isError), as in an ordinary call.
+    raise InternalError("protocol_error_job failed with a protocol error on purpose")
 
 
 @task_tool(
