@@ -148,6 +148,40 @@ async fn batches_over_http_for_2025_03_26() {
             assert_eq!(by_id("a")["result"]["content"][0]["text"], "counted to 2");
             assert_eq!(by_id("b")["result"], json!({}));
             assert_eq!(by_id("c")["error"]["code"], -32601);
+            // Two requests with one id, the first still running when the second is answered:
+            // the first is served, the second refused with its id, none left unanswered.
+            let r = post(
+                &url,
+                Some(&sid),
+                json!([
+                    {"jsonrpc":"2.0","id":"d","method":"tools/call","params":{"name":"count",
+                        "arguments":{"steps":1,"delay_ms":50}}},
+                    {"jsonrpc":"2.0","id":"d","method":"ping"}
+                ]),
+            )
+            .await;
+            assert_eq!(r.status, 200, "{}", r.body);
+            let answers: Vec<Value> = if json_response {
+                r.json().as_array().expect("an array answer").clone()
+            } else {
+                r.sse_messages()
+                    .into_iter()
+                    .filter(|m| m.get("id").is_some())
+                    .collect()
+            };
+            assert_eq!(answers.len(), 2, "{}", r.body);
+            assert!(answers.iter().all(|m| m["id"] == "d"), "{answers:?}");
+            let served = answers.iter().find(|m| m.get("result").is_some());
+            assert_eq!(
+                served.expect("the first is served")["result"]["content"][0]["text"],
+                "counted to 1"
+            );
+            let refused = answers.iter().find(|m| m.get("error").is_some());
+            assert_eq!(
+                refused.expect("the second is refused")["error"],
+                json!({"code": -32600, "message": "Invalid Request",
+                       "data": "duplicate request id \"d\" in the batch"})
+            );
             // Notifications (and responses) only: 202.
             let r = post(
                 &url,

@@ -173,11 +173,12 @@ impl Both {
     }
 }
 
-/// A batch answer in id order (JSON-RPC leaves the order open), and the parts of an answer
+/// A batch answer in id order, errors after results for one id (JSON-RPC leaves the order
+/// open), and the parts of an answer
 /// that differ by design between two runs removed (a sealed `requestState` holds a nonce).
 fn normalize(mut v: Value) -> Value {
     if let Value::Array(items) = &mut v {
-        items.sort_by_key(|m| m["id"].to_string());
+        items.sort_by_key(|m| (m["id"].to_string(), m.get("error").is_some()));
     }
     if let Some(r) = v.get_mut("result").and_then(Value::as_object_mut) {
         if r.remove("requestState").is_some() {
@@ -288,6 +289,26 @@ async fn a_2025_03_26_batch_is_answered_alike() {
     assert_eq!(answer[1]["id"], "b");
     assert_eq!(answer[1]["error"]["code"], -32601);
     assert_eq!(answer[2]["id"], Value::Null);
+
+    // Two requests with one id: the first is served, the second refused with its id (never
+    // left unanswered; over HTTP the answers are routed by id).
+    let dup = json!([
+        { "jsonrpc": "2.0", "id": "d", "method": "tools/call",
+          "params": { "name": "echo", "arguments": { "n": 1 } } },
+        { "jsonrpc": "2.0", "id": "d", "method": "ping" },
+        { "jsonrpc": "2.0", "id": "e", "method": "ping" },
+    ]);
+    let (status, answer) = both.same(&dup.to_string()).await;
+    assert_eq!(status, 200);
+    assert_eq!(answer.as_array().map(Vec::len), Some(3), "{answer}");
+    assert_eq!(answer[0]["id"], "d");
+    assert_eq!(answer[0]["result"]["content"][0]["text"], "{\"n\":1}");
+    assert_eq!(
+        answer[1],
+        json!({ "jsonrpc": "2.0", "id": "d", "error": { "code": -32600,
+                "message": "Invalid Request", "data": "duplicate request id \"d\" in the batch" } })
+    );
+    assert_eq!(answer[2]["id"], "e");
 
     // Notifications only: no answer at all; an empty batch: one error.
     let (status, answer) = both

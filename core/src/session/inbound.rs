@@ -30,7 +30,9 @@ pub(crate) enum Inbound<'a> {
 /// receiving side is a [`crate::server::Server`]); params that lane does not accept (not an
 /// object, no `name` string, a member given twice) are read as any other message, so every
 /// malformed call gets the answer it always got. `Err` is the one answer the whole frame gets
-/// (not JSON, an empty batch, a top level that is no message).
+/// (not JSON, an empty batch, a top level that is no message). In a batch, a request reusing
+/// the id of an earlier request of the same batch is an invalid element
+/// ([`refuse_duplicate_ids`]).
 pub(crate) fn read(frame: &[u8], lane: bool) -> Result<Inbound<'_>, ErrorResponse> {
     if lane {
         match jsonrpc::parse_request_as::<ToolCallParams<'_>>(frame, "tools/call") {
@@ -41,8 +43,43 @@ pub(crate) fn read(frame: &[u8], lane: bool) -> Result<Inbound<'_>, ErrorRespons
     }
     Ok(match jsonrpc::parse(frame)? {
         jsonrpc::Incoming::Single(m) => Inbound::One(m),
-        jsonrpc::Incoming::Batch(items) => Inbound::Batch(items),
+        jsonrpc::Incoming::Batch(mut items) => {
+            refuse_duplicate_ids(&mut items);
+            Inbound::Batch(items)
+        }
     })
+}
+
+/// Turns every request of a batch whose id an earlier request of the batch already has into
+/// an invalid element: `-32600` with that id (data: `duplicate request id <id> in the batch`).
+///
+/// JSON-RPC 2.0 does not forbid the case, but an answer is matched to its request by id alone
+/// (by the peer, by HTTP's routing of answers to streams, by cancellation), so two requests
+/// with one id cannot both be answered distinctly: the first is served, the others are told
+/// why they are not, on every transport, and none is left unanswered.
+fn refuse_duplicate_ids(items: &mut [Result<Message, ErrorResponse>]) {
+    let requests = items
+        .iter()
+        .filter(|m| matches!(m, Ok(Message::Request(_))))
+        .count();
+    if requests < 2 {
+        return;
+    }
+    let mut seen = std::collections::HashSet::with_capacity(requests);
+    for item in items.iter_mut() {
+        let Ok(Message::Request(r)) = item else {
+            continue;
+        };
+        if seen.insert(r.id.clone()) {
+            continue;
+        }
+        let id = r.id.clone();
+        let error = McpError::invalid_request(format!("duplicate request id {id} in the batch"));
+        *item = Err(ErrorResponse {
+            id: Some(id),
+            error,
+        });
+    }
 }
 
 /// The revision a batch arrives under.
@@ -230,6 +267,44 @@ mod tests {
         assert_eq!(errors.len(), 2);
         assert_eq!(errors[0].id(), None);
         assert_eq!(errors[1].id(), Some(&RequestId::Number(7)));
+    }
+
+    #[test]
+    fn a_request_reusing_an_id_of_its_batch_is_an_invalid_element() {
+        let batch = json!([
+            { "jsonrpc": "2.0", "id": 1, "method": "ping" },
+            { "jsonrpc": "2.0", "id": "1", "method": "ping" },
+            { "jsonrpc": "2.0", "id": 1, "result": {} },
+            { "jsonrpc": "2.0", "id": 1, "method": "tools/list" },
+            { "jsonrpc": "2.0", "id": "1", "method": "ping" },
+        ])
+        .to_string();
+        let Ok(Inbound::Batch(items)) = read(batch.as_bytes(), true) else {
+            panic!("a batch");
+        };
+        // The first request of each id, and the response, are kept; a number and a string are
+        // different ids.
+        assert!(matches!(&items[0], Ok(Message::Request(r)) if r.id == RequestId::Number(1)));
+        assert!(matches!(&items[1], Ok(Message::Request(_))));
+        assert!(matches!(&items[2], Ok(Message::Response(_))));
+        for (i, id, shown) in [
+            (3, RequestId::Number(1), "1"),
+            (4, RequestId::String("1".into()), "\"1\""),
+        ] {
+            let Err(ErrorResponse {
+                id: Some(got),
+                error,
+            }) = &items[i]
+            else {
+                panic!("element {i} refused");
+            };
+            assert_eq!(got, &id);
+            assert_eq!(error.code, crate::error::codes::INVALID_REQUEST);
+            assert_eq!(
+                detail(error),
+                format!("duplicate request id {shown} in the batch")
+            );
+        }
     }
 
     #[test]
