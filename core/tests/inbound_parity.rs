@@ -509,19 +509,42 @@ async fn the_legacy_http_sse_endpoint_follows_the_same_batch_policy() {
     assert_eq!(http, stream);
     both.close().await;
 
-    // 2025-03-26: an element that is no message is answered, as over a message stream (the
-    // legacy stream carries a batch's answers one by one).
+    // 2025-03-26: the batch's answers go out as one array in one event, as over a message
+    // stream; an element that is no message and a reused id are answered in it.
     let mut both = Both::open(Start::Handshake("2025-03-26")).await;
     let mut legacy = Legacy::open(&base_of(&both)).await;
     legacy.initialize("2025-03-26").await;
-    let batch = r#"[1, {"jsonrpc":"2.0","id":"p","method":"ping"}]"#;
-    let stream = normalize(both.over_stream(batch).await);
-    assert_eq!(legacy.post(batch).await.0, 202);
-    let answers = vec![legacy.message().await, legacy.message().await];
-    let http = normalize(Value::Array(answers));
+    let batch = json!([
+        1,
+        { "jsonrpc": "2.0", "id": "p", "method": "ping" },
+        { "jsonrpc": "2.0", "id": "c", "method": "tools/call",
+          "params": { "name": "echo", "arguments": { "k": 2 } } },
+        { "jsonrpc": "2.0", "id": "p", "method": "ping" },
+    ])
+    .to_string();
+    let stream = normalize(both.over_stream(&batch).await);
+    assert_eq!(legacy.post(&batch).await.0, 202);
+    let http = normalize(legacy.message().await);
     assert_eq!(stream, http);
-    assert_eq!(http[0]["id"], "p");
-    assert_eq!(http[1]["error"]["code"], -32600);
+    assert_eq!(http.as_array().map(Vec::len), Some(4), "{http}");
+    assert_eq!(http[0]["id"], "c");
+    assert_eq!(http[0]["result"]["content"][0]["text"], "{\"k\":2}");
+    assert_eq!(http[1]["result"], json!({}));
+    assert_eq!(http[2]["id"], "p");
+    assert_eq!(
+        http[2]["error"]["data"],
+        "duplicate request id \"p\" in the batch"
+    );
+    assert_eq!(http[3]["error"]["code"], -32600);
+    // The stream goes on: the next answer is the next event (nothing was left behind).
+    let ping = json!({ "jsonrpc": "2.0", "id": "q", "method": "ping" }).to_string();
+    assert_eq!(legacy.post(&ping).await.0, 202);
+    assert_eq!(legacy.message().await["id"], "q");
+    // Notifications only: no event.
+    let note = r#"[{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}]"#;
+    assert_eq!(legacy.post(note).await.0, 202);
+    assert_eq!(legacy.post(&ping.replace("q", "r")).await.0, 202);
+    assert_eq!(legacy.message().await["id"], "r");
     both.close().await;
 }
 

@@ -17,6 +17,7 @@ use crate::McpError;
 use axum::body::Body;
 use axum::http::StatusCode;
 use axum::response::Response;
+use futures_util::future::join_all;
 use std::sync::Arc;
 
 /// GET on the legacy SSE endpoint: opens a session whose stream first names its message endpoint.
@@ -113,27 +114,13 @@ async fn legacy_post_request(app: Arc<App>, req: HttpRequest) -> Response {
     }
     http.touch();
     // What the body is, and whether a batch is served, as over any transport
-    // (`session::inbound`); the answers go out one by one on the session's stream.
-    let items = match inbound::read(&body, false) {
+    // (`session::inbound`); a single message's answer goes out alone on the session's stream,
+    // a batch's answers together as one array once all are there.
+    match inbound::read(&body, false) {
         Err(ErrorResponse { id, error }) => {
             return rpc_error(StatusCode::BAD_REQUEST, id, error);
         }
-        Ok(Inbound::One(m)) => vec![m],
-        Ok(Inbound::Batch(items)) => {
-            let scope = http.session.batch_scope(&items);
-            if let Err(e) = inbound::check_batch(scope, inbound::carries_initialize(&items)) {
-                return rpc_error(StatusCode::BAD_REQUEST, None, e);
-            }
-            let (errors, messages) = inbound::split_batch(items);
-            for e in errors {
-                http.route(e, None);
-            }
-            messages
-        }
-        Ok(Inbound::Call(..)) => unreachable!("the lane is not read here"),
-    };
-    for m in items {
-        match http.session.handle_incoming(m) {
+        Ok(Inbound::One(m)) => match http.session.handle_incoming(m) {
             Incoming::Nothing => {}
             Incoming::Reply(reply) => http.route(reply, None),
             Incoming::Pending(fut) => {
@@ -144,7 +131,32 @@ async fn legacy_post_request(app: Arc<App>, req: HttpRequest) -> Response {
                     }
                 });
             }
+        },
+        Ok(Inbound::Batch(items)) => {
+            let scope = http.session.batch_scope(&items);
+            if let Err(e) = inbound::check_batch(scope, inbound::carries_initialize(&items)) {
+                return rpc_error(StatusCode::BAD_REQUEST, None, e);
+            }
+            let (mut ready, messages) = inbound::split_batch(items);
+            let mut waiting = Vec::new();
+            for m in messages {
+                match http.session.handle_incoming(m) {
+                    Incoming::Nothing => {}
+                    Incoming::Reply(reply) => ready.push(reply),
+                    Incoming::Pending(fut) => waiting.push(fut),
+                }
+            }
+            if waiting.is_empty() {
+                http.route_legacy_batch(ready);
+            } else {
+                let h = http.clone();
+                app.tasks.spawn(async move {
+                    ready.extend(join_all(waiting).await.into_iter().flatten());
+                    h.route_legacy_batch(ready);
+                });
+            }
         }
+        Ok(Inbound::Call(..)) => unreachable!("the lane is not read here"),
     }
     Response::builder()
         .status(StatusCode::ACCEPTED)

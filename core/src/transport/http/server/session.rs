@@ -371,6 +371,35 @@ impl HttpSession {
         self.apply(fx);
     }
 
+    /// Sends a batch's answers on the legacy (HTTP+SSE) stream as one event holding one
+    /// JSON array, as a message stream and the Streamable endpoint answer a batch. Nothing is
+    /// sent when the batch had nothing to answer (only notifications and responses).
+    pub(super) fn route_legacy_batch(&self, answers: Vec<Message>) {
+        debug_assert!(
+            self.legacy,
+            "only the legacy stream carries batches this way"
+        );
+        if answers.is_empty() {
+            return;
+        }
+        let mut r = self.routes.lock().unwrap();
+        match &r.get {
+            Some(tx) => {
+                let data = serde_json::to_string(&answers).expect("messages serialize");
+                if !offer(tx, Frame::Sse(encode(None, Some("message"), &data, None))) {
+                    // The legacy stream is the connection: ending it ends the session.
+                    r.get = None;
+                }
+            }
+            // No stream any more (the session is ending): kept as the single answers are.
+            None => {
+                for m in answers {
+                    push_backlog(&mut r.backlog, m);
+                }
+            }
+        }
+    }
+
     /// Runs what a routing step left to do, now that the routing lock is released.
     pub(super) fn apply(&self, mut fx: Effects) {
         let close = std::mem::take(&mut fx.close);
