@@ -20,7 +20,13 @@ use serde_json::{json, Value};
 use support::RawPeer;
 
 fn server() -> Server {
+    server_with(|_| {})
+}
+
+/// [`server`] with its options changed by `f`.
+fn server_with(f: impl FnOnce(&mut ferromcp::server::ServerOptions)) -> Server {
     Server::builder("parity", "1.0")
+        .options(f)
         .tool_raw(
             Tool::new("echo"),
             tool_fn(
@@ -62,7 +68,10 @@ struct Both {
 
 impl Both {
     async fn open(start: Start) -> Both {
-        let server = server();
+        Both::open_with(start, server()).await
+    }
+
+    async fn open_with(start: Start, server: Server) -> Both {
         let mut peer = RawPeer::start(&server);
         let opts = HttpServerOptions {
             json_response: true,
@@ -545,6 +554,39 @@ async fn the_legacy_http_sse_endpoint_follows_the_same_batch_policy() {
     assert_eq!(legacy.post(note).await.0, 202);
     assert_eq!(legacy.post(&ping.replace("q", "r")).await.0, 202);
     assert_eq!(legacy.message().await["id"], "r");
+    both.close().await;
+}
+
+#[tokio::test]
+async fn initialize_is_refused_alike_by_a_server_of_the_per_request_era_only() {
+    let modern_only = server_with(|o| o.session.supported_versions.retain(|v| v.is_per_request()));
+    let mut both = Both::open_with(Start::Fresh, modern_only).await;
+    for asked in ["2025-11-25", "2024-11-05", "2026-07-28"] {
+        let init = common_http::init_body(asked).to_string();
+        let (status, answer) = both.same(&init).await;
+        assert_eq!(status, 400, "{answer}");
+        assert_eq!(
+            answer,
+            json!({ "jsonrpc": "2.0", "id": 1, "error": { "code": -32022,
+                    "message": "Unsupported protocol version",
+                    "data": { "supported": ["2026-07-28"], "requested": asked } } })
+        );
+    }
+    // Malformed too: the error still names the revisions served here.
+    let bare = r#"{"jsonrpc":"2.0","id":2,"method":"initialize"}"#;
+    let (_, answer) = both.same(bare).await;
+    assert_eq!(answer["error"]["code"], -32022, "{answer}");
+    assert_eq!(answer["error"]["data"]["supported"], json!(["2026-07-28"]));
+    both.close().await;
+
+    // Per-request-era requests are served as before.
+    let modern_only = server_with(|o| o.session.supported_versions.retain(|v| v.is_per_request()));
+    let mut both = Both::open_with(Start::PerRequest, modern_only).await;
+    let list = json!({ "jsonrpc": "2.0", "id": 3, "method": "tools/list",
+                       "params": { "_meta": common_modern::meta(json!({})) } });
+    let (status, answer) = both.same(&list.to_string()).await;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["result"]["tools"].as_array().map(Vec::len), Some(2));
     both.close().await;
 }
 

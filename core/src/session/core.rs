@@ -762,6 +762,22 @@ impl Session {
         let id = req.id.clone();
         let fail = |e: McpError| Incoming::Reply(Message::error(Some(id.clone()), e));
         let params = req.params.as_ref();
+        // The handshake negotiates handshake-era revisions only.
+        let handshake =
+            |v: &ProtocolVersion| !v.is_per_request() && self.config.supported_versions.contains(v);
+        if !ProtocolVersion::ALL.iter().any(handshake) {
+            // Per-request era only: no handshake to negotiate. The spec (2026-07-28,
+            // versioning) asks such a server to name the revisions it serves in any error it
+            // returns to `initialize`, the one diagnostic a handshake-era client can show.
+            let requested = params
+                .and_then(|p| p.get("protocolVersion"))
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            return fail(per_request::unsupported_version(
+                requested,
+                &self.config.supported_versions,
+            ));
+        }
         let Some(requested) = params
             .and_then(|p| p.get("protocolVersion"))
             .and_then(Value::as_str)
@@ -800,9 +816,6 @@ impl Session {
                 "initialize may be sent only once per session",
             ));
         }
-        // The handshake negotiates handshake-era revisions only.
-        let handshake =
-            |v: &ProtocolVersion| !v.is_per_request() && self.config.supported_versions.contains(v);
         let version = ProtocolVersion::parse(requested)
             .filter(handshake)
             .unwrap_or_else(|| {

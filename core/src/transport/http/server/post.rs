@@ -421,7 +421,17 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
                 } else {
                     json_body(&out, false)
                 };
-                return response_with(StatusCode::OK, Body::from(body), "application/json", None);
+                // A server of the per-request era only refuses `initialize` with `-32022`,
+                // a modern error: `400`, as the spec's Streamable HTTP validation has it.
+                let status = match out.first() {
+                    Some(Out::Msg(Message::Error(e)))
+                        if e.error.code == crate::error::codes::UNSUPPORTED_PROTOCOL_VERSION =>
+                    {
+                        StatusCode::BAD_REQUEST
+                    }
+                    _ => StatusCode::OK,
+                };
+                return response_with(status, Body::from(body), "application/json", None);
             }
         }
         let sid = sid_out.as_deref();
