@@ -8,7 +8,8 @@ use serde_json::Value;
 use std::collections::HashMap;
 
 /// The envelope the facade resolves a handler call with: `{ok: true, value}` or
-/// `{ok: false, error: {code, message, data}}`.
+/// `{ok: false, error: {code, message, data, exception}}` (`exception`: the handler threw
+/// something that is not an `McpError`).
 pub fn from_envelope(v: Value) -> Result<Value, McpError> {
     let Value::Object(mut m) = v else {
         return Err(McpError::internal("handler call returned no envelope"));
@@ -27,7 +28,12 @@ pub fn from_envelope(v: Value) -> Result<Value, McpError> {
         .and_then(Value::as_str)
         .unwrap_or("handler failed")
         .to_string();
-    let mut e = McpError::new(code, message);
+    // Anything thrown that is not an McpError (see `toErrorObject`).
+    let mut e = if err.get("exception").and_then(Value::as_bool) == Some(true) {
+        McpError::handler_exception(message)
+    } else {
+        McpError::new(code, message)
+    };
     if let Some(data) = err.get("data").filter(|d| !d.is_null()) {
         e = e.with_data(data.clone());
     }

@@ -15,7 +15,9 @@ import native, { type NativeDispatcher } from './native';
  * promise of it). */
 export type RawHandler = (payload: unknown, ctx: RequestContext) => unknown;
 
-type Envelope = { ok: true; value: unknown } | { ok: false; error: { code: number; message: string; data?: unknown } };
+type Envelope =
+  | { ok: true; value: unknown }
+  | { ok: false; error: { code: number; message: string; data?: unknown; exception?: true } };
 
 /** Whether `v` is a promise (or any thenable). */
 export function isThenable(v: unknown): v is PromiseLike<unknown> {

@@ -132,8 +132,10 @@ export function callSync<T>(f: () => T): T {
 }
 
 /** The JSON-RPC error object for what a handler threw. */
-export function toErrorObject(e: unknown): { code: number; message: string; data?: unknown } {
+export function toErrorObject(e: unknown): { code: number; message: string; data?: unknown; exception?: true } {
   if (e instanceof McpError) return { code: e.code, message: e.message, data: e.data };
-  if (e instanceof Error) return { code: ErrorCode.InternalError, message: `${e.name}: ${e.message}` };
-  return { code: ErrorCode.InternalError, message: String(e) };
+  // `exception`: not an McpError. A tool's is a tool execution error, in a task of the tasks
+  // extension too, where an McpError ends the task `failed` (McpError::handler_exception).
+  if (e instanceof Error) return { code: ErrorCode.InternalError, message: `${e.name}: ${e.message}`, exception: true };
+  return { code: ErrorCode.InternalError, message: String(e), exception: true };
 }

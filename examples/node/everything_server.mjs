@@ -368,9 +368,11 @@ taskTool('failing_job', 'Always ends with a tool execution error', 'required', a
   await sleep(500);
   return text('failing_job failed, as it always does', true);
 });
-taskTool('protocol_error_job', 'Always ends with an error', 'optional', async () => {
+// An McpError ends the task `failed` with that error; anything else thrown would be a tool
+// execution error (the task `completed` with isError), as in an ordinary call.
+taskTool('protocol_error_job', 'Always ends with a JSON-RPC error', 'optional', async () => {
   await sleep(200);
-  throw new Error('protocol_error_job failed on purpose');
+  throw new McpError(ErrorCode.InternalError, 'protocol_error_job failed with a protocol error on purpose');
 });
 taskTool('confirm_delete', 'Asks the user to confirm, then deletes `filename` (pretend)', 'optional', async (args, ctx) => {
   const answers = await ctx.input({ confirm: ask(`Delete ${args.filename ?? 'file'}?`) });
