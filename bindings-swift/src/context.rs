@@ -5,6 +5,7 @@ use crate::error::{json_text, parse_json, parse_opt_json, FfiError};
 use crate::runtime::run;
 use crate::NameValue;
 use ferromcp::embed::ForeignContext;
+use ferromcp::McpError;
 use std::sync::{Arc, Mutex};
 use tokio::sync::oneshot;
 
@@ -18,7 +19,7 @@ pub(crate) enum Answered {
 }
 
 /// What a server handler call answers, or its JSON-RPC error.
-pub(crate) type Answer = Result<Answered, FfiError>;
+pub(crate) type Answer = Result<Answered, McpError>;
 
 /// The context of one request handled in Swift. JSON values are JSON text.
 #[derive(uniffi::Object)]
@@ -80,7 +81,16 @@ impl NativeContext {
             code,
             message,
             data,
-        }))
+        }
+        .into()))
+    }
+
+    /// Answers a server handler call with an error that is not an `McpError` (the handler threw
+    /// something else): an internal error with `message`, which a tool answers as a tool
+    /// execution error, in a task of the tasks extension too
+    /// ([`McpError::handler_exception`]).
+    pub fn fail_exception(&self, message: String) {
+        self.reply(Err(McpError::handler_exception(message)))
     }
 
     /// The request id (JSON: a number or a string).

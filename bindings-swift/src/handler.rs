@@ -163,7 +163,7 @@ fn swift_call<T: Send + 'static>(
         let _started = Started { call, cancel };
         match answered.await {
             Ok(Ok(answer)) => read(answer),
-            Ok(Err(e)) => Err(e.into()),
+            Ok(Err(e)) => Err(e),
             Err(_) => Err(McpError::internal(
                 "the Swift handler ended without answering",
             )),

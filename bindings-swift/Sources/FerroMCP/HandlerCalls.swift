@@ -65,6 +65,8 @@ enum HandlerCalls {
             }
         } catch let FfiError.Mcp(code, message, data) {
             context.fail(code: code, message: message, data: data)
+        } catch let e as HandlerException {
+            context.failException(message: e.message)
         } catch {
             context.fail(code: Int32(McpError.Code.internalError.rawValue),
                          message: "Swift handler failed: \(error)", data: nil)

@@ -59,6 +59,7 @@ public final class Server: Sendable {
         if options.enableResources { o["enableResources"] = true }
         if options.enablePrompts { o["enablePrompts"] = true }
         o.set("enableLogging", options.enableLogging.map(Value.bool))
+        if options.tasksExtension { o["tasksExtension"] = true }
         let config = Value.object(o).jsonText
         native = try bridged { try NativeServer(config: config) }
     }
@@ -75,10 +76,11 @@ public final class Server: Sendable {
         _ name: String, title: String? = nil, description: String? = nil,
         inputSchema: Value = ["type": "object"], outputSchema: Value? = nil,
         annotations: ToolAnnotations? = nil, icons: [Value]? = nil, meta: Value? = nil,
+        taskSupport: TaskSupport? = nil,
         handler: @escaping @Sendable (Value, RequestContext) async throws -> ToolResult
     ) throws {
         let definition = Self.toolDefinition(
-            name, title, description, inputSchema, outputSchema, annotations, icons, meta)
+            name, title, description, inputSchema, outputSchema, annotations, icons, meta, taskSupport)
         try addTool(definition) { text, ctx in try await handler(try Value(json: text), ctx).answer }
     }
 
@@ -89,11 +91,12 @@ public final class Server: Sendable {
         _ name: String, title: String? = nil, description: String? = nil,
         inputSchema: Value = ["type": "object"], outputSchema: Value? = nil,
         annotations: ToolAnnotations? = nil, icons: [Value]? = nil, meta: Value? = nil,
+        taskSupport: TaskSupport? = nil,
         arguments: Arguments.Type,
         handler: @escaping @Sendable (Arguments, RequestContext) async throws -> ToolResult
     ) throws {
         let definition = Self.toolDefinition(
-            name, title, description, inputSchema, outputSchema, annotations, icons, meta)
+            name, title, description, inputSchema, outputSchema, annotations, icons, meta, taskSupport)
         try addTool(definition) { text, ctx in
             let decoded = try Self.decodeArguments(text, as: Arguments.self, tool: name)
             return try await handler(decoded, ctx).answer
@@ -108,11 +111,12 @@ public final class Server: Sendable {
         _ name: String, title: String? = nil, description: String? = nil,
         inputSchema: Value = ["type": "object"],
         annotations: ToolAnnotations? = nil, icons: [Value]? = nil, meta: Value? = nil,
+        taskSupport: TaskSupport? = nil,
         arguments: Arguments.Type, outputSchema: Value,
         handler: @escaping @Sendable (Arguments, RequestContext) async throws -> Output
     ) throws {
         let definition = Self.toolDefinition(
-            name, title, description, inputSchema, outputSchema, annotations, icons, meta)
+            name, title, description, inputSchema, outputSchema, annotations, icons, meta, taskSupport)
         try addTool(definition) { text, ctx in
             let decoded = try Self.decodeArguments(text, as: Arguments.self, tool: name)
             let output = try await handler(decoded, ctx)
@@ -297,12 +301,14 @@ public final class Server: Sendable {
 
     private static func toolDefinition(
         _ name: String, _ title: String?, _ description: String?, _ inputSchema: Value,
-        _ outputSchema: Value?, _ annotations: ToolAnnotations?, _ icons: [Value]?, _ meta: Value?
+        _ outputSchema: Value?, _ annotations: ToolAnnotations?, _ icons: [Value]?, _ meta: Value?,
+        _ taskSupport: TaskSupport?
     ) -> Value {
         var d: [String: Value] = ["name": .string(name), "inputSchema": inputSchema]
         describe(&d, title, description, nil, icons, meta)
         d.set("outputSchema", outputSchema)
         d.set("annotations", annotations?.value)
+        d.set("execution", taskSupport.map { .object(["taskSupport": .string($0.rawValue)]) })
         return .object(d)
     }
 

@@ -104,11 +104,11 @@ final class CompletionAdapter: CompletionHandler {
 }
 
 /// What a handler's failure hands the engine: an `McpError` (or the engine's own error) as it
-/// is, any other error an internal error with its text (`errorText`). A tool's failure becomes
-/// what `embed::is_tool_signal` says; a resource, prompt or completion failure is that JSON-RPC
-/// error. Cancellation of the handler's task after the engine dropped the call answers
-/// `requestCancelled`, which the engine discards.
-func handlerFailure(_ error: Error) -> FfiError {
+/// is, any other error a `HandlerException` with its text (`errorText`), which the engine
+/// answers as an internal error. A tool's failure becomes what `embed::is_tool_signal` says; a
+/// resource, prompt or completion failure is that JSON-RPC error. Cancellation of the handler's
+/// task after the engine dropped the call answers `requestCancelled`, which the engine discards.
+func handlerFailure(_ error: Error) -> Error {
     switch error {
     case let e as McpError:
         return e.native
@@ -117,8 +117,15 @@ func handlerFailure(_ error: Error) -> FfiError {
     case is CancellationError where Task.isCancelled:
         return McpError(.requestCancelled, "the request was cancelled").native
     default:
-        return McpError(.internalError, errorText(error)).native
+        return HandlerException(message: errorText(error))
     }
+}
+
+/// A handler threw an error that is not an `McpError` (`McpError::handler_exception` in the
+/// engine): a tool's is a tool execution error (`isError`), in a task of the tasks extension
+/// too, where an `McpError` ends the task `failed` instead.
+struct HandlerException: Error {
+    let message: String
 }
 
 /// The text that reports `error` to the peer: an `McpError`'s message, a `LocalizedError`'s

@@ -45,6 +45,15 @@ public struct ServerOptions: Sendable {
     public var requestStateKeys: [RequestStateKey]?
     /// Opened `requestState` tokens remembered for single use (engine default 131072).
     public var requestStateReplayCapacity: Int?
+    /// Declare and serve the tasks extension `io.modelcontextprotocol/tasks` (SEP-2663) to
+    /// 2026-07-28 clients (default false): a call of a tool registered with `taskSupport`
+    /// `.optional` or `.required`, from a request whose client capabilities declare the
+    /// extension, is answered with a task the client polls (`tasks/get`), answers input for
+    /// (`tasks/update`) and may cancel (`tasks/cancel`). The handler is the same closure: what it
+    /// asks with `context.elicit`/`context.input` while it runs waits in the task's
+    /// `inputRequests`. A tool that throws `McpError` ends its task `failed` with that error;
+    /// any other error, like an `isError` result, ends it `completed` with `isError`.
+    public var tasksExtension: Bool
     /// Configuration keys this type does not name (newer engine keys), passed through as they
     /// are. The engine rejects unknown keys: `Server.init` then throws invalid params.
     public var extra: [String: Value]
@@ -57,8 +66,9 @@ public struct ServerOptions: Sendable {
                 cacheTtlMs: Int? = nil, cacheScope: CacheScope? = nil,
                 cacheHints: [String: CacheHint]? = nil, maxListenStreams: Int? = nil,
                 requestStateKeys: [RequestStateKey]? = nil,
-                requestStateReplayCapacity: Int? = nil,
+                requestStateReplayCapacity: Int? = nil, tasksExtension: Bool = false,
                 extra: [String: Value] = [:]) {
+        self.tasksExtension = tasksExtension
         self.websiteUrl = websiteUrl
         self.icons = icons
         self.pageSize = pageSize
@@ -271,6 +281,14 @@ extension Duration {
 }
 
 // MARK: - Tools
+
+/// A tool's `execution.taskSupport`: whether its calls may run as tasks of the tasks extension
+/// (`ServerOptions.tasksExtension`). `.optional`: a task when the request declares the
+/// extension, a plain call otherwise; `.required`: a task, and a request that does not declare
+/// the extension is refused (-32021); `.forbidden` (as no value): never a task.
+public enum TaskSupport: String, Sendable {
+    case forbidden, optional, required
+}
 
 /// Hints about what a tool does (MCP `ToolAnnotations`); clients must not trust them.
 public struct ToolAnnotations: Sendable, Hashable {

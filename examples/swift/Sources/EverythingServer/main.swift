@@ -17,7 +17,10 @@ let wav = Data(base64Encoded: "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZ
 let logger = "conformance-test-server"
 let noArguments: Value = ["type": "object", "properties": [:]]
 
-let server = try Server(name: "mcp-conformance-test-server", version: "1.0.0")
+// Serves the tasks extension io.modelcontextprotocol/tasks to 2026-07-28 clients (the
+// tasks-* scenarios' fixtures are at the end of the tools).
+let server = try Server(name: "mcp-conformance-test-server", version: "1.0.0",
+                        options: ServerOptions(tasksExtension: true))
 
 /// A text result (a tool error when `isError`).
 func text(_ t: String, isError: Bool = false) -> ToolResult {
@@ -368,6 +371,75 @@ try server.registerPrompt("test_prompt_with_image", title: "Prompt With Image",
         PromptMessage(role: .user, content: .image(data: png, mimeType: "image/png")),
         PromptMessage(role: .user, content: .text("Please analyze the image above.")),
     ])
+}
+
+// ---- 2026-07-28: the tasks extension's fixtures (tasks-* scenarios) ---------------------------
+/// A tool whose calls become tasks when the request declares the tasks extension.
+func taskTool(_ name: String, _ description: String, _ support: TaskSupport, schema: Value = noArguments,
+              _ handler: @escaping @Sendable (Value, RequestContext) async throws -> ToolResult) throws {
+    try server.registerTool(name, description: description, inputSchema: schema, taskSupport: support,
+                            handler: handler)
+}
+
+/// Sleeps `seconds`, or fails as cancelled when the call (or its task) is cancelled first.
+func sleepOrCancel(_ ctx: RequestContext, _ seconds: Double) async throws {
+    let end = ContinuousClock.now + .milliseconds(Int((min(max(seconds, 0), 3600) * 1000).rounded()))
+    while ContinuousClock.now < end {
+        if ctx.isCancelled { throw McpError(.requestCancelled, "cancelled") }
+        try await Task.sleep(for: min(.milliseconds(50), end - ContinuousClock.now))
+    }
+}
+
+/// An elicitation input request asking for a `name` and a `confirm` flag.
+func ask(_ message: String) -> Value {
+    ["method": "elicitation/create", "params": [
+        "mode": "form", "message": .string(message),
+        "requestedSchema": ["type": "object", "properties": ["name": ["type": "string"], "confirm": ["type": "boolean"]]],
+    ]]
+}
+
+/// What an elicitation answer says: the accepted `name`, else `confirmed` / `declined`.
+func answerText(_ answer: Value?) -> String {
+    guard let answer, answer["action"]?.stringValue == "accept" else { return "declined" }
+    return answer["content"]?["name"]?.stringValue ?? "confirmed"
+}
+
+try tool("greet", "Greets by name (never a task)", schema: ["type": "object", "properties": ["name": ["type": "string"]]]) { args, _ in
+    text("Hello, \(args["name"]?.stringValue ?? "World")!")
+}
+try taskTool("slow_compute", "Sleeps `seconds` seconds, then reports", .optional,
+             schema: ["type": "object", "properties": ["seconds": ["type": "number", "minimum": 0], "label": ["type": "string"]]]) { args, ctx in
+    let seconds = args["seconds"]?.doubleValue ?? 1
+    try await sleepOrCancel(ctx, seconds)
+    return text("\(args["label"]?.stringValue ?? "job"): computed after \(seconds) s")
+}
+try taskTool("failing_job", "Always ends with a tool execution error after a moment", .required) { _, ctx in
+    try await sleepOrCancel(ctx, 0.5)
+    return text("failing_job failed, as it always does", isError: true)
+}
+// An McpError ends the task `failed` with that JSON-RPC error (any other error would be a tool
+// execution error, `completed` with isError).
+try taskTool("protocol_error_job", "Always ends with a JSON-RPC error after a moment", .optional) { _, ctx in
+    try await sleepOrCancel(ctx, 0.2)
+    throw McpError(.internalError, "protocol_error_job failed with a protocol error on purpose")
+}
+try taskTool("confirm_delete", "Asks the user to confirm, then deletes `filename` (pretend)", .optional,
+             schema: ["type": "object", "properties": ["filename": ["type": "string"]]]) { args, ctx in
+    let file = args["filename"]?.stringValue ?? "file"
+    let answers = try await ctx.input(["confirm": ask("Delete \(file)?")])
+    return text(answers["confirm"]?["action"]?.stringValue == "accept" ? "Deleted \(file)" : "Kept \(file)")
+}
+try taskTool("multi_input", "Asks two questions at once, then reports both answers", .optional) { _, ctx in
+    let answers = try await ctx.input(["first": ask("First value?"), "second": ask("Second value?")])
+    return text("Got \(answerText(answers["first"])) and \(answerText(answers["second"]))")
+}
+// Answering input_required at once keeps the input round ahead of the task; the retry carrying
+// the answer becomes the task.
+try taskTool("test_tool_with_task", "Asks for the user's name, then completes as a task", .required) { _, ctx in
+    guard let answer = ctx.inputResponse("user_name") else {
+        throw McpError.inputRequired(["user_name": elicitInput("What is your name?", "name", "string")])
+    }
+    return text("Hello, \(answerText(answer))!")
 }
 
 // ---- completion -----------------------------------------------------------------------------
