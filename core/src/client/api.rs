@@ -50,13 +50,13 @@ impl ClientOptions {
 
 /// A connected, initialized MCP client.
 pub struct Client {
-    session: Arc<Session>,
+    pub(super) session: Arc<Session>,
     task: Mutex<Option<JoinHandle<Result<(), McpError>>>>,
     child: Mutex<Option<crate::transport::ChildHandle>>,
     /// The handshake's `initialize` result, or the `server/discover` result.
     init: Value,
     /// Set in the per-request era: what every request carries in its `_meta`.
-    per_request: Option<Arc<PerRequestMeta>>,
+    pub(super) per_request: Option<Arc<PerRequestMeta>>,
 }
 
 impl std::fmt::Debug for Client {

@@ -1,14 +1,17 @@
 //! The client side: the handshake, typed calls for every server method, and pluggable handlers
 //! for what servers ask of clients (roots, sampling, elicitation). In the 2026-07-28 era
 //! ([`ProtocolMode`]) the client probes `server/discover` instead of the handshake and answers
-//! `input_required` results with those same handlers.
+//! `input_required` results with those same handlers, and [`Client::listen`] opens
+//! `subscriptions/listen` subscriptions.
 
 mod api;
 mod handlers;
+mod listen;
 mod per_request;
 
 pub use api::{Client, ClientOptions};
 pub use handlers::{
     merge_capabilities, ClientHandlers, ElicitationFn, NotificationFn, RootsFn, SamplingFn,
 };
+pub use listen::Subscription;
 pub use per_request::{ProtocolMode, MAX_INPUT_ROUNDS};

@@ -212,10 +212,16 @@ pub(crate) const STATE_CLOSED: u8 = 4;
 /// Progress callback for a request this side sent: receives the `notifications/progress` params.
 pub(crate) type ProgressCallback = Arc<dyn Fn(Value) + Send + Sync>;
 
+/// Receives the notifications tagged with a request's id as their subscription id
+/// (`_meta["io.modelcontextprotocol/subscriptionId"]`, a `subscriptions/listen` this side sent).
+pub(crate) type TaggedSink = Arc<dyn Fn(Notification) + Send + Sync>;
+
 pub(crate) struct PendingRequest {
     pub tx: oneshot::Sender<Result<Value, McpError>>,
     pub on_progress: Option<ProgressCallback>,
     pub activity: Option<Arc<Notify>>,
+    /// Where the notifications of this request's subscription go instead of the service.
+    pub on_tagged: Option<TaggedSink>,
 }
 
 /// The answer of a `tools/call` started with [`Session::start_tool_call`].
@@ -570,13 +576,30 @@ impl Session {
                 }
             }
             _ => {
-                if self.state() >= STATE_INITIALIZING && !self.is_closed() {
+                if let Some(sink) = self.tagged_sink(&n) {
+                    sink(n);
+                } else if self.state() >= STATE_INITIALIZING && !self.is_closed() {
                     self.service.handle_notification(n, &self.peer());
                 } else {
                     tracing::debug!(method = %n.method, "notification before initialization ignored");
                 }
             }
         }
+    }
+
+    /// The sink of the pending `subscriptions/listen` request `n` names as its subscription
+    /// (client role), if any: a notification of a subscription goes to its listener only.
+    fn tagged_sink(&self, n: &Notification) -> Option<TaggedSink> {
+        if self.role != Role::Client {
+            return None;
+        }
+        let id = n
+            .params
+            .as_ref()?
+            .get("_meta")?
+            .get(super::per_request::META_SUBSCRIPTION_ID)
+            .and_then(RequestId::from_value)?;
+        self.pending.lock().unwrap().get(&id)?.on_tagged.clone()
     }
 
     fn handle_request(self: &Arc<Self>, req: Request) -> Incoming {

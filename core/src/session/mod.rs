@@ -18,6 +18,7 @@ mod capabilities;
 mod connection;
 mod context;
 mod core;
+pub(crate) use core::TaggedSink;
 pub(crate) mod inbound;
 mod listen;
 mod mrtr;

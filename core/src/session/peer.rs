@@ -166,6 +166,30 @@ impl Peer {
         params: Option<Value>,
         opts: RequestOptions,
     ) -> Result<Value, McpError> {
+        self.request_inner(method, params, opts, None).await
+    }
+
+    /// A `subscriptions/listen` request: like [`Self::request`], but without a deadline (it
+    /// lasts until the server ends it or the caller drops it), and the notifications tagged
+    /// with its id as their subscription id go to `sink` instead of the client's handlers.
+    pub(crate) async fn request_listening(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        opts: RequestOptions,
+        sink: super::core::TaggedSink,
+    ) -> Result<Value, McpError> {
+        self.request_inner(method, params, opts, Some(sink)).await
+    }
+
+    async fn request_inner(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        opts: RequestOptions,
+        on_tagged: Option<super::core::TaggedSink>,
+    ) -> Result<Value, McpError> {
+        let listening = on_tagged.is_some();
         let session = &*self.session;
         if session.state() == STATE_CLOSED {
             return Err(McpError::connection_closed("session closed"));
@@ -194,6 +218,7 @@ impl Peer {
                 tx,
                 on_progress,
                 activity: activity.clone(),
+                on_tagged,
             },
         );
         let mut guard = PendingGuard {
@@ -214,8 +239,15 @@ impl Peer {
             session.pending.lock().unwrap().remove(&id);
             return Err(e);
         }
-        let timeout = opts.timeout.or(session.config.request_timeout);
-        let max_total = opts.max_total_timeout.or(session.config.max_total_timeout);
+        // A subscription has no deadline unless its caller set one.
+        let (timeout, max_total) = if listening {
+            (opts.timeout, opts.max_total_timeout)
+        } else {
+            (
+                opts.timeout.or(session.config.request_timeout),
+                opts.max_total_timeout.or(session.config.max_total_timeout),
+            )
+        };
         let start = Instant::now();
         let hard_deadline = max_total.map(|m| start + m);
         let mut deadline = match (timeout.map(|t| start + t), hard_deadline) {

@@ -58,6 +58,9 @@ struct Shared {
     reinit: tokio::sync::Mutex<()>,
     /// The tools' `x-mcp-header` parameters, learned from `tools/list` answers (2026-07-28).
     tool_headers: super::tool_headers::ToolHeaders,
+    /// The SSE answers being read, by the id of the request they answer (its JSON text): a
+    /// per-request-era request is cancelled by closing its stream (2026-07-28).
+    sse_reads: Mutex<std::collections::HashMap<String, CancellationToken>>,
 }
 
 /// The receiving half: messages from POST answers, the GET stream and resumed streams.
@@ -111,6 +114,9 @@ impl FrameWriter for HttpWriter {
         }
         let shared = self.shared.clone();
         let frame = frame.to_vec();
+        if shared.close_cancelled_stream(&frame) {
+            return Ok(());
+        }
         if request_ids(&frame).is_empty() {
             // Notifications and responses are answered with 202 at once: deliver them in order
             // (so `initialized` reaches the server before anything that follows it).
@@ -173,6 +179,31 @@ fn request_ids(frame: &[u8]) -> Vec<Value> {
 }
 
 impl Shared {
+    /// Without an HTTP session (the per-request era), `notifications/cancelled` for a request
+    /// whose SSE answer is being read closes that stream instead of being posted: that is how
+    /// the era cancels a request (and ends a `subscriptions/listen`). Returns whether it did.
+    fn close_cancelled_stream(&self, frame: &[u8]) -> bool {
+        if self.session_id.lock().unwrap().is_some() {
+            return false;
+        }
+        let Ok(v) = serde_json::from_slice::<Value>(frame) else {
+            return false;
+        };
+        if v.get("method").and_then(Value::as_str) != Some("notifications/cancelled") {
+            return false;
+        }
+        let Some(id) = v.get("params").and_then(|p| p.get("requestId")) else {
+            return false;
+        };
+        match self.sse_reads.lock().unwrap().remove(&id.to_string()) {
+            Some(token) => {
+                token.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+
     fn request(
         &self,
         method: Method,
@@ -442,8 +473,23 @@ impl Shared {
                 request_ids(&frame).iter().map(|v| v.to_string()).collect();
             let mut last_id = None;
             let mut retry = None;
-            self.read_sse(resp.into_body(), &mut pending, &mut last_id, &mut retry)
-                .await;
+            let abandoned = CancellationToken::new();
+            if legacy.is_none() && used_sid.is_none() {
+                let mut reads = self.sse_reads.lock().unwrap();
+                for id in &pending {
+                    reads.insert(id.clone(), abandoned.clone());
+                }
+            }
+            tokio::select! {
+                _ = self.read_sse(resp.into_body(), &mut pending, &mut last_id, &mut retry) => {}
+                _ = abandoned.cancelled() => return None,
+            }
+            if used_sid.is_none() {
+                let mut reads = self.sse_reads.lock().unwrap();
+                for id in request_ids(&frame) {
+                    reads.remove(&id.to_string());
+                }
+            }
             let mut attempts = 0;
             while !pending.is_empty() && !self.closed.is_cancelled() {
                 let Some(lid) = last_id.clone() else { break };
@@ -764,6 +810,7 @@ fn make_shared(
         init_frame: Mutex::new(None),
         reinit: tokio::sync::Mutex::new(()),
         tool_headers: Default::default(),
+        sse_reads: Default::default(),
     });
     Ok((shared, HttpReader { rx, closed }))
 }
