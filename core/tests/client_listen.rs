@@ -173,6 +173,31 @@ async fn listen_over_streamable_http() {
     .unwrap();
 }
 
+/// A graceful shutdown does not wait for an open listen (it has no end of its own): the stream
+/// ends and the subscription with it.
+#[tokio::test]
+async fn shutdown_ends_an_open_listen() {
+    let server = server();
+    let h = serve_http(server.clone(), "127.0.0.1:0", HttpServerOptions::default())
+        .await
+        .unwrap();
+    let client = connect(
+        &h.url("/mcp"),
+        options(ProtocolMode::PerRequest),
+        ClientHandlers::default(),
+        HttpClientOptions::default(),
+    )
+    .await
+    .unwrap();
+    let mut sub = client.listen(filter()).await.unwrap();
+    tokio::time::timeout(Duration::from_secs(10), h.shutdown())
+        .await
+        .expect("shutdown waited for the open listen")
+        .unwrap();
+    let end = tokio::time::timeout(Duration::from_secs(10), sub.next()).await;
+    assert!(matches!(end, Ok(None)), "{end:?}");
+}
+
 #[tokio::test]
 async fn listen_over_a_message_stream() {
     tokio::time::timeout(Duration::from_secs(30), async {

@@ -294,6 +294,12 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
     // A per-request-era request here wants a stream (progress, logs or a subscription): those
     // answered with JSON took `per_request_post`.
     let json_mode = !modern && (app.options.json_response || new_session);
+    // A `subscriptions/listen` stream has no end of its own: the server's shutdown ends it
+    // (other streams carry calls, which a graceful shutdown lets finish).
+    let listens = modern
+        && items.iter().any(|m| {
+            matches!(m, Ok(Item::Msg(Message::Request(r))) if r.method == "subscriptions/listen")
+        });
     let (tx, rx) = stream_queue(app.options.stream_queue_capacity.max(items.len() + 2));
     let version = header_version
         .or_else(|| http.session.protocol_version())
@@ -478,7 +484,8 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
     } else {
         Box::new(move || drop(http))
     };
-    sse_response(sid_out.as_deref(), sse_body(rx, None, Some(keep)))
+    let shutdown = listens.then(|| app.shutdown.clone());
+    sse_response(sid_out.as_deref(), sse_body(rx, shutdown, Some(keep)))
 }
 
 /// Runs a handler's first poll here, so that most requests are answered from their own POST
