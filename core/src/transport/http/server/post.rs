@@ -102,6 +102,9 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
             .map(|e| rpc_error(StatusCode::BAD_REQUEST, None, e))
     };
     let mut new_session = false;
+    // Per-request era: whether the request is a subscription (always a stream, which the
+    // server's shutdown ends: it has no end of its own).
+    let mut listen = false;
     let http = if modern {
         if batch {
             let named = headers.get_str(PROTOCOL_VERSION_HEADER).unwrap_or_default();
@@ -109,8 +112,6 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
                 return r;
             }
         }
-        // Whether the request is a subscription (always a stream).
-        let mut listen = false;
         let (id, meta, checked) = match items.as_slice() {
             // A `tools/call` on the lane: checked from the members it was read into.
             [Ok(Item::Call(id, p))] => {
@@ -294,12 +295,6 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
     // A per-request-era request here wants a stream (progress, logs or a subscription): those
     // answered with JSON took `per_request_post`.
     let json_mode = !modern && (app.options.json_response || new_session);
-    // A `subscriptions/listen` stream has no end of its own: the server's shutdown ends it
-    // (other streams carry calls, which a graceful shutdown lets finish).
-    let listens = modern
-        && items.iter().any(|m| {
-            matches!(m, Ok(Item::Msg(Message::Request(r))) if r.method == "subscriptions/listen")
-        });
     let (tx, rx) = stream_queue(app.options.stream_queue_capacity.max(items.len() + 2));
     let version = header_version
         .or_else(|| http.session.protocol_version())
@@ -484,7 +479,8 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
     } else {
         Box::new(move || drop(http))
     };
-    let shutdown = listens.then(|| app.shutdown.clone());
+    // Other streams carry calls, which a graceful shutdown lets finish.
+    let shutdown = listen.then(|| app.shutdown.clone());
     sse_response(sid_out.as_deref(), sse_body(rx, shutdown, Some(keep)))
 }
 
