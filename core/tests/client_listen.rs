@@ -303,3 +303,61 @@ async fn handshake_era_refuses_listen() {
     let _: Value = serde_json::to_value(client.list_all_tools().await.unwrap()).unwrap();
     client.close().await;
 }
+
+/// The bindings' face (`embed::EmbeddedSubscription`): the filter as JSON in and out, `close`
+/// from another task while `next` waits (which then returns `None` and `end` says -32800), and
+/// the server lets the listen go.
+#[tokio::test]
+async fn embedded_subscription_closes_from_another_task() {
+    tokio::time::timeout(Duration::from_secs(30), async {
+        let ((r_c, w_c), (r_s, w_s)) = memory_pair(16);
+        let server = server();
+        let srv = server.clone();
+        tokio::spawn(async move { srv.serve(r_s, w_s).await });
+        let client = Client::connect(
+            options(ProtocolMode::PerRequest),
+            ClientHandlers::default(),
+            r_c,
+            w_c,
+        )
+        .await
+        .unwrap();
+        let client = ferromcp::embed::EmbeddedClient::from_client(client);
+        let before = server.live_sessions().len();
+        let bad = client.listen(json!({ "toolListChanged": true })).await;
+        assert_eq!(bad.unwrap_err().code, -32602);
+        let sub = Arc::new(
+            client
+                .listen(json!({ "toolsListChanged": true, "promptsListChanged": false }))
+                .await
+                .unwrap(),
+        );
+        assert_eq!(sub.acknowledged(), json!({ "toolsListChanged": true }));
+        assert!(sub.end().is_none());
+        server
+            .add_tool(
+                Tool::new("t"),
+                tool_fn(|_, _| async { Ok(CallToolResult::text("t")) }),
+            )
+            .unwrap();
+        let n = sub.next().await.unwrap();
+        assert_eq!(n.method, "notifications/tools/list_changed");
+        assert_eq!(n.params.unwrap()["_meta"][SUB_ID], sub.id());
+        let waiting = tokio::spawn({
+            let sub = sub.clone();
+            async move { sub.next().await }
+        });
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        sub.close();
+        assert!(waiting.await.unwrap().is_none());
+        assert_eq!(sub.end().unwrap().unwrap_err().code, -32800);
+        assert!(sub.next().await.is_none());
+        wait_until("the server ending the listen", || {
+            server.live_sessions().len() == before
+        })
+        .await;
+        client.close().await;
+    })
+    .await
+    .unwrap();
+}

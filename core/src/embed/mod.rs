@@ -7,7 +7,8 @@
 //! progress throttling, timeouts) stays in the engine.
 //!
 //! - [`EmbeddedServer`] wraps [`crate::server::Server`].
-//! - [`EmbeddedClient`] wraps [`crate::client::Client`].
+//! - [`EmbeddedClient`] wraps [`crate::client::Client`]; [`EmbeddedSubscription`] is its
+//!   `subscriptions/listen` (2026-07-28), shareable between a reader and a closer.
 //! - [`ForeignContext`] is what a handler gets: request id, `_meta`, cancellation (observe it with
 //!   [`ForeignContext::cancelled`] / [`ForeignContext::on_cancel`], trigger it with
 //!   [`ForeignContext::cancel`]), progress, logging, requests back to the peer, and the
@@ -26,6 +27,7 @@ mod config;
 mod context;
 #[cfg(feature = "http")]
 mod http;
+mod listen;
 mod server;
 pub mod shape;
 
@@ -45,6 +47,7 @@ pub use http::{
     EmbeddedHttpHandler, EmbeddedHttpResponse, EmbeddedHttpServer, HttpConnectOptions,
     HttpRequestParts,
 };
+pub use listen::{listen_filter_from_json, EmbeddedSubscription};
 pub use server::{
     EmbeddedServer, ForeignCompletionHandler, ForeignPromptHandler, ForeignResourceHandler,
     ForeignToolAnswerHandler, ForeignToolHandler, ToolAnswer,
