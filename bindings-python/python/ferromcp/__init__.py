@@ -11,9 +11,6 @@
 from typing import TYPE_CHECKING, Any
 
 from ._native import ENGINE_VERSION, CancelHandle
-from .auth import IntrospectionVerifier, JwtVerifier, OAuth, ProtectedResource, TokenStore
-from .compat import FastMCP, MCPServer
-from .content import Audio, File, Icon, Image, ToolAnnotations
 from .errors import (
     ClientCapabilityError,
     ConnectionClosed,
@@ -33,31 +30,65 @@ from .errors import (
     UnsupportedProtocolVersion,
     input_required,
 )
-from .results import (
-    CallToolResult,
-    GetPromptResult,
-    ReadResourceResult,
-    ResourceContents,
-    Tool,
-)
 from .schema import schema_for
 from .server import Context, ElicitResult, HttpServer, RequestContext, Server
 
 if TYPE_CHECKING:
+    from .auth import IntrospectionVerifier, JwtVerifier, OAuth, ProtectedResource, TokenStore
     from .client import Client
+    from .compat import FastMCP, MCPServer
+    from .content import Audio, File, Icon, Image, ToolAnnotations
+    from .results import (
+        CallToolResult,
+        GetPromptResult,
+        ReadResourceResult,
+        ResourceContents,
+        Tool,
+    )
 
 __version__: str = ENGINE_VERSION
 """The package version (the same as the native module's)."""
 
 
-def __getattr__(name: str) -> Any:
-    # The client (and asyncio, which it needs) is imported on first use: a server started as
-    # `python server.py` should not pay for it (cold start).
-    if name == "Client":
-        from .client import Client
+#: Names whose module is imported on first use (PEP 562), so that a server started as
+#: ``python server.py`` does not pay at start-up for what it does not use (cold start): the
+#: client (and asyncio, which it needs), the auth helpers, the FastMCP aliases, the content
+#: helpers and the typed client results. ``from ferromcp import Image`` imports ``content`` then.
+_LAZY: dict[str, str] = {
+    "Client": "client",
+    "IntrospectionVerifier": "auth",
+    "JwtVerifier": "auth",
+    "OAuth": "auth",
+    "ProtectedResource": "auth",
+    "TokenStore": "auth",
+    "FastMCP": "compat",
+    "MCPServer": "compat",
+    "Audio": "content",
+    "File": "content",
+    "Icon": "content",
+    "Image": "content",
+    "ToolAnnotations": "content",
+    "CallToolResult": "results",
+    "GetPromptResult": "results",
+    "ReadResourceResult": "results",
+    "ResourceContents": "results",
+    "Tool": "results",
+}
 
-        return Client
-    raise AttributeError(f"module 'ferromcp' has no attribute {name!r}")
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ferromcp' has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
 
 __all__ = [
     "__version__",
