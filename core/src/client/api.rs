@@ -2,6 +2,7 @@
 //! `server/discover` probe) and offers a typed call for every server method.
 
 use super::per_request::{self, PerRequestMeta, ProtocolMode};
+use super::tasks_ext::{self, HeldResults};
 use super::ClientHandlers;
 use crate::protocol::*;
 use crate::session::{Connection, Negotiated, Peer, RequestOptions, Role, Session, SessionConfig};
@@ -31,6 +32,12 @@ pub struct ClientOptions {
     pub mode: ProtocolMode,
     /// Session limits and timeouts.
     pub session: SessionConfig,
+    /// Whether, in the per-request era, requests declare the tasks extension
+    /// (`io.modelcontextprotocol/tasks`) in their capabilities (default `true`): the server may
+    /// then answer a `tools/call` with a task, which the task calls and
+    /// [`Client::call_tool`] follow (see [`super::tasks_ext`]). The handshake era is
+    /// unaffected.
+    pub tasks_extension: bool,
 }
 
 impl ClientOptions {
@@ -44,6 +51,7 @@ impl ClientOptions {
             protocol_version: ProtocolVersion::LATEST,
             mode: ProtocolMode::Handshake,
             session: SessionConfig::default(),
+            tasks_extension: true,
         }
     }
 }
@@ -57,6 +65,8 @@ pub struct Client {
     init: Value,
     /// Set in the per-request era: what every request carries in its `_meta`.
     pub(super) per_request: Option<Arc<PerRequestMeta>>,
+    /// Results an extension server answered at once to [`Self::call_tool_as_task`].
+    pub(super) held: HeldResults,
 }
 
 impl std::fmt::Debug for Client {
@@ -119,6 +129,7 @@ impl Client {
             child: Mutex::new(child),
             init: Value::Null,
             per_request: None,
+            held: HeldResults::default(),
         };
         match client.negotiate(&options, own_capabilities).await {
             Ok((init, per_request)) => Ok(Client {
@@ -154,7 +165,12 @@ impl Client {
         own_capabilities: Value,
     ) -> Result<(Value, Option<Arc<PerRequestMeta>>), McpError> {
         if options.mode != ProtocolMode::Handshake {
-            match self.discover(options, &own_capabilities).await {
+            let per_request_capabilities = if options.tasks_extension {
+                tasks_ext::declare(own_capabilities.clone())
+            } else {
+                own_capabilities.clone()
+            };
+            match self.discover(options, &per_request_capabilities).await {
                 Ok((result, meta)) => return Ok((result, Some(meta))),
                 Err(e) if options.mode == ProtocolMode::PerRequest => return Err(e),
                 // The connection is gone: nothing to fall back on.
@@ -375,11 +391,27 @@ impl Client {
     /// (`-32020`) is retried once after listing
     /// the tools again: the `Mcp-Param-*` headers the HTTP transport adds come from the last
     /// `tools/list`, which may predate the tool's current schema.
+    ///
+    /// A `tools/call` the server answers with a task of the tasks extension (2026-07-28) is
+    /// followed to its end: `tasks/get` polled, input the task asks for answered with this
+    /// client's handlers, the task's result (or error) returned; cancelling the call or its
+    /// timeout cancels the task.
     pub async fn request(
         &self,
         method: &str,
         params: Option<Value>,
         opts: RequestOptions,
+    ) -> Result<Value, McpError> {
+        self.request_inner(method, params, opts, true).await
+    }
+
+    /// [`Self::request`]; `follow_tasks` false returns a task handle as it came.
+    async fn request_inner(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        opts: RequestOptions,
+        follow_tasks: bool,
     ) -> Result<Value, McpError> {
         let Some(meta) = &self.per_request else {
             return self.peer().request(method, params, opts).await;
@@ -425,6 +457,10 @@ impl Client {
                 }
                 other => other?,
             };
+            if follow_tasks && method == "tools/call" && tasks_ext::is_task_handle(&result) {
+                // Boxed: following the task sends requests through this method again.
+                return Box::pin(self.ext_finish_call(&result, opts)).await;
+            }
             if !per_request::wants_input(&result) {
                 if method == "tools/list" {
                     return Ok(per_request::without_invalid_header_tools(result));
@@ -507,16 +543,35 @@ impl Client {
         decode("tools/call", v)
     }
 
-    /// Task-augmented `tools/call` (2025-11-25): the server answers at once with the created
-    /// task while the tool runs; `ttl` asks for a retention in milliseconds (the server may cap
-    /// it). Poll with [`get_task`](Self::get_task), fetch with
-    /// [`get_task_result`](Self::get_task_result).
+    /// Calls a tool as a task: the server answers at once with the created task while the tool
+    /// runs. Poll with [`get_task`](Self::get_task), wait for the result with
+    /// [`get_task_result`](Self::get_task_result), stop it with
+    /// [`cancel_task`](Self::cancel_task). The same calls serve both eras, picked by the
+    /// negotiated revision:
+    /// - 2025-11-25 (handshake): a task-augmented `tools/call` (`params.task`); `ttl` asks
+    ///   for a retention in milliseconds (the server may cap it).
+    /// - 2026-07-28 with the tasks extension ([`super::tasks_ext`]): a plain `tools/call`
+    ///   declaring the extension; the server picks the TTL (`ttl` is not sent: the extension
+    ///   has no such request field) and whether to make a task at all. When it answers the
+    ///   result at once, that result is returned as a completed task the client holds (its id
+    ///   starts `ferromcp-local-`), so the calls above work on it too.
     pub async fn call_tool_as_task(
         &self,
         name: &str,
         arguments: Value,
         ttl: Option<u64>,
     ) -> Result<CreateTaskResult, McpError> {
+        if self.per_request.is_some() {
+            let v = self
+                .request_inner(
+                    "tools/call",
+                    Some(json!({ "name": name, "arguments": arguments })),
+                    RequestOptions::default(),
+                    false,
+                )
+                .await?;
+            return self.ext_created(v);
+        }
         let mut task = json!({});
         if let Some(ttl) = ttl {
             task["ttl"] = json!(ttl);
@@ -528,46 +583,74 @@ impl Client {
         .await
     }
 
-    /// `tasks/get`: the task's current state.
+    /// `tasks/get`: the task's current state. With the tasks extension (2026-07-28) the
+    /// state also carries, in `task.extra`, what `tasks/get` inlines (`result`, `error`), and
+    /// input the task waits for is first answered with this client's handlers (`tasks/update`),
+    /// as a 2025-11-25 server asks those handlers itself: the state returned is the one after.
     pub async fn get_task(&self, task_id: &str) -> Result<GetTaskResult, McpError> {
+        if self.per_request.is_some() {
+            return self.ext_get_task(task_id).await;
+        }
         self.call("tasks/get", json!({ "taskId": task_id })).await
     }
 
-    /// `tasks/result` of a task-augmented `tools/call`: waits until the task is terminal and
-    /// returns the tool's result (or the error the call failed with). Its `_meta` carries
-    /// `io.modelcontextprotocol/related-task`.
+    /// The result of a task made by [`call_tool_as_task`](Self::call_tool_as_task): waits
+    /// until the task ends and returns the tool's result (or the error the call failed with; a
+    /// cancelled task is `-32602`). 2025-11-25: `tasks/result` (its `_meta` carries
+    /// `io.modelcontextprotocol/related-task`). With the tasks extension: `tasks/get` polled
+    /// at the server's interval, input the task asks for answered with this client's handlers.
     pub async fn get_task_result(&self, task_id: &str) -> Result<CallToolResult, McpError> {
         self.get_task_result_with(task_id, RequestOptions::default())
             .await
     }
 
     /// [`get_task_result`](Self::get_task_result) with options (a longer timeout for long
-    /// tasks, cancellation).
+    /// tasks, cancellation: cancelling stops the wait, not the task).
     pub async fn get_task_result_with(
         &self,
         task_id: &str,
         opts: RequestOptions,
     ) -> Result<CallToolResult, McpError> {
-        let v = self
-            .request("tasks/result", Some(json!({ "taskId": task_id })), opts)
-            .await?;
+        let v = if self.per_request.is_some() {
+            self.ext_task_result(task_id, opts).await?
+        } else {
+            self.request("tasks/result", Some(json!({ "taskId": task_id })), opts)
+                .await?
+        };
         decode("tasks/result", v)
     }
 
-    /// `tasks/result` as an open payload, for tasks of any request type.
+    /// `tasks/result` as an open payload, for tasks of any request type (with the tasks
+    /// extension: the result `tasks/get` inlines once the task ended).
     pub async fn get_task_payload(&self, task_id: &str) -> Result<GetTaskPayloadResult, McpError> {
+        if self.per_request.is_some() {
+            let v = self
+                .ext_task_result(task_id, RequestOptions::default())
+                .await?;
+            return decode("tasks/get", v);
+        }
         self.call("tasks/result", json!({ "taskId": task_id }))
             .await
     }
 
-    /// One page of `tasks/list` (this session's tasks).
+    /// One page of `tasks/list` (this session's tasks). 2025-11-25 only: the tasks extension
+    /// has no `tasks/list` (nor sessions to list tasks of), so with it this fails with
+    /// `-32601` without asking the server.
     pub async fn list_tasks(&self, cursor: Option<&str>) -> Result<ListTasksResult, McpError> {
+        if self.per_request.is_some() {
+            return Err(McpError::method_not_found("tasks/list"));
+        }
         self.call("tasks/list", Self::page(cursor)).await
     }
 
-    /// `tasks/cancel`: the task's state after cancellation. Cancelling a task that already
-    /// finished fails with -32602.
+    /// Cancels a task and returns its state after the cancellation. 2025-11-25: cancelling a
+    /// task that already finished fails with -32602. With the tasks extension `tasks/cancel`
+    /// only acknowledges (again for a task that ended), and the state returned is read with
+    /// `tasks/get` after it.
     pub async fn cancel_task(&self, task_id: &str) -> Result<CancelTaskResult, McpError> {
+        if self.per_request.is_some() {
+            return self.ext_cancel_task(task_id).await;
+        }
         self.call("tasks/cancel", json!({ "taskId": task_id }))
             .await
     }

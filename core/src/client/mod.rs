@@ -8,6 +8,7 @@ mod api;
 mod handlers;
 mod listen;
 mod per_request;
+pub mod tasks_ext;
 
 pub use api::{Client, ClientOptions};
 pub use handlers::{

@@ -105,6 +105,12 @@ pub fn check_outgoing_request(
                 }
             }
         }
+        // The per-request era's tasks are the tasks extension (2026-07-28), which the server
+        // advertises under `capabilities.extensions`.
+        (Role::Client, m) if m.starts_with("tasks/") && version.is_per_request() => need(
+            &["extensions", crate::server::TASKS_EXTENSION],
+            "extensions.io.modelcontextprotocol/tasks",
+        ),
         (_, m) if m.starts_with("tasks/") => {
             feature_since(version.has_tasks(), "2025-11-25")?;
             need(&["tasks"], "tasks")
