@@ -100,6 +100,11 @@ impl CancelHandle {
     pub fn is_cancelled(&self) -> bool {
         self.token.is_cancelled()
     }
+
+    /// The engine's token behind this handle.
+    pub(crate) fn token(&self) -> CancellationToken {
+        self.token.clone()
+    }
 }
 
 /// Options of one outgoing request.

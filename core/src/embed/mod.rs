@@ -22,6 +22,7 @@
 #[cfg(feature = "http")]
 mod auth;
 mod client;
+mod client_tasks;
 mod codes;
 mod config;
 mod context;
