@@ -518,6 +518,16 @@ impl App {
         &self.server.options().session.supported_versions
     }
 
+    /// Whether the server speaks a handshake-era revision. Without one (2026-07-28 only) it has
+    /// no sessions: GET and DELETE on the endpoint are 405, an `Mcp-Session-Id` header is
+    /// ignored, and the 2024-11-05 HTTP+SSE endpoints are not served (2026-07-28, Streamable
+    /// HTTP, "Backward Compatibility").
+    pub(super) fn speaks_handshake(&self) -> bool {
+        self.supported_versions()
+            .iter()
+            .any(|v| !v.is_per_request())
+    }
+
     /// A new session of this endpoint (not yet in the session table); `resumable` keeps its
     /// streams' events (not in stateless mode).
     pub(super) fn new_session(

@@ -1,5 +1,7 @@
 //! The legacy HTTP+SSE endpoints (2024-11-05): the SSE stream that opens a session and names its
-//! message endpoint, and the POST endpoint that takes the session's messages.
+//! message endpoint, and the POST endpoint that takes the session's messages. A server of the
+//! per-request era only does not serve them (404, as an unknown path): their sessions begin
+//! with `initialize`, which it refuses.
 
 use super::super::queue::stream_queue;
 use super::super::request::HttpRequest;
@@ -8,7 +10,7 @@ use super::app::{new_session_id, App};
 use super::checks::check_content_type;
 use super::frames::{offer, Frame};
 use super::protect::guarded;
-use super::responses::{rpc_error, shutting_down, sse_response};
+use super::responses::{rpc_error, shutting_down, sse_response, status_only};
 use super::sse_body::sse_body;
 use crate::jsonrpc::ErrorResponse;
 use crate::session::inbound::{self, Inbound};
@@ -20,8 +22,16 @@ use axum::response::Response;
 use futures_util::future::join_all;
 use std::sync::Arc;
 
+/// What the legacy endpoints answer on a server without a handshake-era revision.
+fn not_served() -> Response {
+    status_only(StatusCode::NOT_FOUND)
+}
+
 /// GET on the legacy SSE endpoint: opens a session whose stream first names its message endpoint.
 pub(super) async fn legacy_sse(app: Arc<App>, req: HttpRequest) -> Response {
+    if !app.speaks_handshake() {
+        return not_served();
+    }
     if app.options.auth.is_none() {
         return legacy_sse_stream(app, req).await;
     }
@@ -69,6 +79,9 @@ async fn legacy_sse_stream(app: Arc<App>, req: HttpRequest) -> Response {
 /// [`legacy_post_request`] with the request's headers available to the contexts of the requests
 /// it carries.
 pub(super) async fn legacy_post(app: Arc<App>, req: HttpRequest) -> Response {
+    if !app.speaks_handshake() {
+        return not_served();
+    }
     let headers = req.headers.shared();
     let fields = app.options.auth.is_some().then(|| req.headers.clone());
     let post = crate::session::HTTP_HEADERS.scope(headers, legacy_post_request(app.clone(), req));

@@ -67,7 +67,11 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
             ),
         );
     }
-    let sid = headers.get_str(SESSION_ID_HEADER);
+    // A server of the per-request era only has no sessions: it ignores an `Mcp-Session-Id`
+    // (2026-07-28, Streamable HTTP, "Backward Compatibility").
+    let sid = headers
+        .get_str(SESSION_ID_HEADER)
+        .filter(|_| app.speaks_handshake());
     // 2026-07-28 and later: no session, the version in every request (see `per_request`).
     let modern =
         sid.is_none() && per_request::is_per_request_post(headers.get(PROTOCOL_VERSION_HEADER));

@@ -1,5 +1,7 @@
 //! The Streamable HTTP endpoint: dispatch by method, the GET (server-to-client, resumable) stream
-//! and DELETE; POST is in [`super::post`].
+//! and DELETE; POST is in [`super::post`]. A server of the per-request era only (no
+//! handshake-era revision in its `supported_versions`) has neither: both are 405 with
+//! `Allow: POST`, as 2026-07-28 asks of a server without sessions.
 
 use super::super::queue::stream_queue;
 use super::super::request::{Fields, HttpRequest};
@@ -49,7 +51,7 @@ async fn dispatch(app: Arc<App>, req: HttpRequest) -> Response {
 }
 
 fn method_not_allowed(app: &App) -> Response {
-    let allow = if app.options.stateless {
+    let allow = if app.options.stateless || !app.speaks_handshake() {
         "POST"
     } else if app.options.enable_get_stream {
         "GET, POST, DELETE"
@@ -85,7 +87,7 @@ async fn session_from_headers(app: &App, h: &Fields) -> Result<Arc<HttpSession>,
 }
 
 async fn handle_get(app: Arc<App>, req: HttpRequest) -> Response {
-    if app.options.stateless || !app.options.enable_get_stream {
+    if app.options.stateless || !app.options.enable_get_stream || !app.speaks_handshake() {
         return method_not_allowed(&app);
     }
     let h = req.headers();
@@ -335,7 +337,7 @@ fn store_error(e: &StoreError) -> Response {
 }
 
 async fn handle_delete(app: Arc<App>, req: HttpRequest) -> Response {
-    if app.options.stateless {
+    if app.options.stateless || !app.speaks_handshake() {
         return method_not_allowed(&app);
     }
     let http = match session_from_headers(&app, req.headers()).await {
