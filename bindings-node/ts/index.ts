@@ -38,6 +38,7 @@ export type {
   ListenOptions,
   PromptConfig,
   PromptResult,
+  ProtocolRevision,
   ReadResourceCallback,
   ReadResourceTemplateCallback,
   Registered,

@@ -69,7 +69,16 @@ export interface ServerOptions {
    * `'required'`) from requests that declare it answer with task handles polled with
    * `tasks/get`; `ctx.input` in such a tool parks the task until `tasks/update` answers. */
   tasksExtension?: boolean;
+  /** The protocol revisions this server speaks (default: all of them). `['2026-07-28']` serves
+   * only per-request clients (`initialize` is answered -32022, HTTP 400, naming the supported
+   * revisions); leaving `'2026-07-28'` out serves only handshake clients (a 2026-07-28 request
+   * is answered -32022). An empty list or an unknown revision throws at construction. */
+  supportedVersions?: readonly ProtocolRevision[];
 }
+
+/** A protocol revision ferromcp speaks: the handshake era up to `'2025-11-25'`, and the
+ * per-request era `'2026-07-28'`. */
+export type ProtocolRevision = '2024-11-05' | '2025-03-26' | '2025-06-18' | '2025-11-25' | '2026-07-28';
 
 /** Who may cache a result: `'private'` (one authorization context) or `'public'` (anyone). */
 export type CacheScope = 'private' | 'public';

@@ -31,7 +31,7 @@ from .errors import (
     input_required,
 )
 from .schema import schema_for
-from .server import Context, ElicitResult, HttpServer, RequestContext, Server
+from .server import Context, ElicitResult, HttpServer, ProtocolRevision, RequestContext, Server
 
 if TYPE_CHECKING:
     from .auth import IntrospectionVerifier, JwtVerifier, OAuth, ProtectedResource, TokenStore
@@ -121,6 +121,7 @@ __all__ = [
     "MissingRequiredClientCapability",
     "ParseError",
     "ProtectedResource",
+    "ProtocolRevision",
     "ReadResourceResult",
     "RequestCancelled",
     "RequestContext",

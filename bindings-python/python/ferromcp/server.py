@@ -7,7 +7,7 @@ from (``from ferromcp.server import Context``)."""
 from __future__ import annotations
 
 import typing
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Literal, TypeVar
 
 from . import _native
@@ -45,6 +45,10 @@ from .serving import Serving
 # (only for signatures beyond str/int/float/bool: see _func), the client (ctx.read_resource).
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+ProtocolRevision = Literal["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"]
+"""A protocol revision ferromcp speaks: the handshake era up to ``"2025-11-25"``, and the
+per-request era ``"2026-07-28"`` (``Server(supported_versions=...)``)."""
 
 
 def _logger() -> Any:
@@ -107,6 +111,7 @@ class Server(Serving):
         request_state_keys: list[dict[str, str]] | None = None,
         request_state_replay_capacity: int | None = None,
         tasks_extension: bool | None = None,
+        supported_versions: Sequence[ProtocolRevision] | None = None,
     ) -> None:
         """``max_message_size``: the largest message accepted in bytes (default 4 MiB); a request
         over it is answered with an error carrying its id.
@@ -129,6 +134,12 @@ class Server(Serving):
         ``task_support="optional"`` or ``"required"`` from requests that declare it are answered
         with task handles, polled with ``tasks/get``; ``ctx.input`` in such a tool parks the task
         until ``tasks/update`` answers.
+
+        ``supported_versions``: the protocol revisions this server speaks (default: all of them).
+        ``["2026-07-28"]`` serves only per-request clients (``initialize`` is answered -32022,
+        HTTP 400, naming the supported revisions); leaving ``"2026-07-28"`` out serves only
+        handshake clients (a 2026-07-28 request is answered -32022). An empty list or an unknown
+        revision raises ``InvalidParams`` here.
 
         ``lifespan(server)``: an async context manager (``@asynccontextmanager`` function)
         entered when the server starts serving (``run``, ``serve_http``, a ``Client.memory``
@@ -155,6 +166,7 @@ class Server(Serving):
             ("requestStateKeys", request_state_keys),
             ("requestStateReplayCapacity", request_state_replay_capacity),
             ("tasksExtension", tasks_extension),
+            ("supportedVersions", None if supported_versions is None else list(supported_versions)),
         ):
             if value is not None:
                 config[key] = value

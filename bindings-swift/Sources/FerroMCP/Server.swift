@@ -60,6 +60,7 @@ public final class Server: Sendable {
         if options.enablePrompts { o["enablePrompts"] = true }
         o.set("enableLogging", options.enableLogging.map(Value.bool))
         if options.tasksExtension { o["tasksExtension"] = true }
+        o.set("supportedVersions", options.supportedVersions.map { .array($0.map(Value.string)) })
         let config = Value.object(o).jsonText
         native = try bridged { try NativeServer(config: config) }
     }

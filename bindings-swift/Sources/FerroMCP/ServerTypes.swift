@@ -54,6 +54,12 @@ public struct ServerOptions: Sendable {
     /// `inputRequests`. A tool that throws `McpError` ends its task `failed` with that error;
     /// any other error, like an `isError` result, ends it `completed` with `isError`.
     public var tasksExtension: Bool
+    /// The protocol revisions this server speaks, as their date strings (nil: all of them).
+    /// `["2026-07-28"]` serves only per-request clients (`initialize` is answered -32022, HTTP
+    /// 400, naming the supported revisions); leaving `"2026-07-28"` out serves only handshake
+    /// clients (a 2026-07-28 request is answered -32022). An empty list or an unknown revision
+    /// makes `Server.init` throw invalid params naming the known ones.
+    public var supportedVersions: [String]?
     /// Configuration keys this type does not name (newer engine keys), passed through as they
     /// are. The engine rejects unknown keys: `Server.init` then throws invalid params.
     public var extra: [String: Value]
@@ -67,8 +73,9 @@ public struct ServerOptions: Sendable {
                 cacheHints: [String: CacheHint]? = nil, maxListenStreams: Int? = nil,
                 requestStateKeys: [RequestStateKey]? = nil,
                 requestStateReplayCapacity: Int? = nil, tasksExtension: Bool = false,
-                extra: [String: Value] = [:]) {
+                supportedVersions: [String]? = nil, extra: [String: Value] = [:]) {
         self.tasksExtension = tasksExtension
+        self.supportedVersions = supportedVersions
         self.websiteUrl = websiteUrl
         self.icons = icons
         self.pageSize = pageSize

@@ -39,7 +39,8 @@ pub fn from_json<T: for<'de> Deserialize<'de> + Default>(
 /// JSON: `{"name": "demo", "version": "1.0.0", "title"?, "instructions"?, "websiteUrl"?,
 /// "icons"?, "pageSize"?, "requestTimeoutMs"?, "maxMessageSize"?, "enableTools"?, "enableResources"?,
 /// "enablePrompts"?, "enableLogging"?, "cacheTtlMs"?, "cacheScope"?, "cacheHints"?,
-/// "maxListenStreams"?, "requestStateKeys"?, "requestStateReplayCapacity"?, "tasksExtension"?}`.
+/// "maxListenStreams"?, "requestStateKeys"?, "requestStateReplayCapacity"?, "tasksExtension"?,
+/// "supportedVersions"?}`.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ServerConfig {
@@ -95,6 +96,12 @@ pub struct ServerConfig {
     /// clients (default false; see `ServerOptions::tasks_extension`).
     #[serde(default)]
     pub tasks_extension: bool,
+    /// The protocol revisions this server speaks, as their date strings (default: every one
+    /// the engine knows, [`ProtocolVersion::ALL`] and [`ProtocolVersion::PER_REQUEST`]).
+    /// `["2026-07-28"]` serves only the per-request era (`initialize` is answered -32022);
+    /// leaving `"2026-07-28"` out serves only the handshake era (a per-request request is
+    /// answered -32022). Not empty; an unknown revision is an error naming the known ones.
+    pub supported_versions: Option<Vec<String>>,
 }
 
 /// A per method override of the caching hints (see [`ServerConfig::cache_hints`]).
@@ -134,6 +141,7 @@ impl ServerConfig {
         }
         c.cache_hints()?;
         c.key_ring()?;
+        c.supported_versions()?;
         if c.max_listen_streams == Some(0) {
             return Err(McpError::invalid_params(
                 "server config: maxListenStreams must be at least 1 (0 would refuse every subscriptions/listen)",
@@ -159,6 +167,41 @@ impl ServerConfig {
                 .map_err(|e| McpError::invalid_params(format!("server config: {}", e.message)))?;
         }
         Ok(hints)
+    }
+
+    /// The revisions this configuration asks for (`None`: the engine's default), in the order
+    /// given, each once.
+    fn supported_versions(&self) -> Result<Option<Vec<ProtocolVersion>>, McpError> {
+        let Some(asked) = &self.supported_versions else {
+            return Ok(None);
+        };
+        let known = || {
+            ProtocolVersion::ALL
+                .into_iter()
+                .chain(ProtocolVersion::PER_REQUEST)
+                .map(|v| format!("{:?}", v.as_str()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        if asked.is_empty() {
+            return Err(McpError::invalid_params(format!(
+                "server config: supportedVersions must name at least one revision (known: {})",
+                known()
+            )));
+        }
+        let mut versions = Vec::with_capacity(asked.len());
+        for s in asked {
+            let v = ProtocolVersion::parse(s).ok_or_else(|| {
+                McpError::invalid_params(format!(
+                    "server config: supportedVersions: unknown protocol revision {s:?} (known: {})",
+                    known()
+                ))
+            })?;
+            if !versions.contains(&v) {
+                versions.push(v);
+            }
+        }
+        Ok(Some(versions))
     }
 
     /// The `requestState` key ring this configuration asks for (`None`: the engine's default).
@@ -222,6 +265,9 @@ impl ServerConfig {
         }
         if let Some(n) = self.max_listen_streams {
             o.max_listen_streams = usize::try_from(n).unwrap_or(usize::MAX);
+        }
+        if let Ok(Some(versions)) = self.supported_versions() {
+            o.session.supported_versions = versions;
         }
         o.tasks_extension = self.tasks_extension;
         o.tasks.first_answer_wait = FOREIGN_FIRST_ANSWER_WAIT;
@@ -571,5 +617,59 @@ mod http_config_tests {
             (d.max_connections, d.write_timeout, d.max_buffered_bytes),
             (e.max_connections, e.write_timeout, e.max_buffered_bytes)
         );
+    }
+}
+
+#[cfg(test)]
+mod server_config_tests {
+    use super::*;
+
+    fn config(v: Value) -> Result<ServerConfig, McpError> {
+        ServerConfig::from_json(v)
+    }
+
+    #[test]
+    fn supported_versions_reach_the_options_in_order_each_once() {
+        let c = config(serde_json::json!({"name": "s",
+            "supportedVersions": ["2026-07-28", "2025-06-18", "2026-07-28"]}))
+        .unwrap();
+        assert_eq!(
+            c.options().session.supported_versions,
+            vec![ProtocolVersion::V2026_07_28, ProtocolVersion::V2025_06_18]
+        );
+        // Absent: every revision the engine knows.
+        let d = config(serde_json::json!({"name": "s"})).unwrap().options();
+        assert_eq!(
+            d.session.supported_versions,
+            crate::session::SessionConfig::default().supported_versions
+        );
+    }
+
+    #[test]
+    fn unknown_or_no_supported_versions_fail_naming_the_known_ones() {
+        let known =
+            r#"known: "2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28""#;
+        let e = config(serde_json::json!({"name": "s",
+            "supportedVersions": ["2025-11-25", "2026-01-01"]}))
+        .unwrap_err();
+        assert_eq!(e.code, crate::error::codes::INVALID_PARAMS);
+        assert!(
+            e.message
+                .contains(r#"unknown protocol revision "2026-01-01""#)
+                && e.message.contains(known),
+            "{}",
+            e.message
+        );
+        let e = config(serde_json::json!({"name": "s", "supportedVersions": []})).unwrap_err();
+        assert!(
+            e.message
+                .contains("supportedVersions must name at least one revision")
+                && e.message.contains(known),
+            "{}",
+            e.message
+        );
+        let e = config(serde_json::json!({"name": "s", "supportedVersions": "2026-07-28"}))
+            .unwrap_err();
+        assert!(e.message.contains("expected a sequence"), "{}", e.message);
     }
 }
