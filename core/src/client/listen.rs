@@ -122,12 +122,8 @@ fn filter_value(filter: &ListenFilter) -> Value {
 fn acknowledged_filter(params: Option<&Value>) -> ListenFilter {
     let n = params.and_then(|p| p.get("notifications"));
     let on = |k: &str| n.and_then(|n| n.get(k)).and_then(Value::as_bool) == Some(true);
-    ListenFilter {
-        tools_list_changed: on("toolsListChanged"),
-        prompts_list_changed: on("promptsListChanged"),
-        resources_list_changed: on("resourcesListChanged"),
-        resource_subscriptions: n
-            .and_then(|n| n.get("resourceSubscriptions"))
+    let strings = |k: &str| -> Vec<String> {
+        n.and_then(|n| n.get(k))
             .and_then(Value::as_array)
             .map(|a| {
                 a.iter()
@@ -135,7 +131,14 @@ fn acknowledged_filter(params: Option<&Value>) -> ListenFilter {
                     .map(str::to_string)
                     .collect()
             })
-            .unwrap_or_default(),
+            .unwrap_or_default()
+    };
+    ListenFilter {
+        tools_list_changed: on("toolsListChanged"),
+        prompts_list_changed: on("promptsListChanged"),
+        resources_list_changed: on("resourcesListChanged"),
+        resource_subscriptions: strings("resourceSubscriptions"),
+        task_ids: strings("taskIds"),
     }
 }
 

@@ -47,6 +47,7 @@ pub fn listen_filter_from_json(v: Value) -> Result<ListenFilter, McpError> {
         prompts_list_changed: f.prompts_list_changed,
         resources_list_changed: f.resources_list_changed,
         resource_subscriptions: f.resource_subscriptions,
+        ..Default::default()
     })
 }
 

@@ -143,7 +143,7 @@ impl Server {
                 "subscriptions/listen: params.notifications (object) is required",
             ));
         };
-        self.check_listen_task_ids(asked, &ctx)?;
+        let task_ids = self.listen_task_ids(asked, &ctx)?;
         let on = |key: &str| asked.get(key).and_then(Value::as_bool) == Some(true);
         let cap = |path: &[&str]| crate::session::has_capability(caps, path);
         let uris: Vec<String> = match asked.get("resourceSubscriptions") {
@@ -171,6 +171,7 @@ impl Server {
             } else {
                 Vec::new()
             },
+            task_ids,
         };
         let _slot = ListenSlot::take(self)?;
         let id = ctx.request_id().to_value();
@@ -191,6 +192,10 @@ impl Server {
             .lock()
             .unwrap()
             .insert(Arc::as_ptr(&session) as usize, Arc::downgrade(&session));
+        // Listed first: a task changing from here on is sent by its writer, so the snapshot
+        // (sent in order with those changes) misses nothing.
+        let task_ids = session.listen_task_ids();
+        self.send_task_snapshots(&session, &task_ids);
         ctx.cancellation().cancelled().await;
         Ok(json!({ "_meta": meta }))
     }

@@ -22,8 +22,14 @@
 //! `input_required` ([`crate::session::TaskInputs`]).
 //!
 //! Tool errors (`isError`) end a task `completed`; only a JSON-RPC error ends it `failed`.
-//! Status notifications (`notifications/tasks` on `subscriptions/listen`) are optional and not
-//! sent: clients poll (a listen request naming `taskIds` without the extension is `-32021`).
+//! Status notifications: a `subscriptions/listen` of a declaring client naming `taskIds` is
+//! agreed to for the tasks this replica runs (and the requester may see); the acknowledgement
+//! lists those, the subscription gets each one's current state at once (so that a change made
+//! before it listened is not missed), then `notifications/tasks` with the task's
+//! `DetailedTask` (what `tasks/get` answers then) at every change, the last one its terminal
+//! state. Tasks run by another replica are left out of the acknowledgement (their changes do
+//! not travel between replicas): the client polls those. A listen naming `taskIds` without the
+//! extension is `-32021`, as the extension requires.
 //! The era has no sessions, so tasks are bound to no session: the 128-bit random id is the
 //! handle, and a task made under a verified bearer token answers only requests bearing the same
 //! identity (anyone else is told the task does not exist). Every task has a TTL (the options'
@@ -79,6 +85,9 @@ struct ExtTask {
     cancel: CancellationToken,
     inputs: Arc<TaskInputs>,
     state: Mutex<TaskState>,
+    /// Held while a state is read and sent as `notifications/tasks`, so that the states a
+    /// subscription gets never go back in time (its first snapshot and the changes race).
+    notifying: Mutex<()>,
 }
 
 /// What a task reports besides its outstanding input requests.
@@ -230,7 +239,10 @@ impl ExtTask {
 /// written) or is dropped. One writer per task, each write taking the state as it is then: the
 /// last write is the latest state. A write the store refuses (another replica ended the task)
 /// makes this replica take the stored cancellation.
+/// Each state written is also sent to the subscriptions of this process that asked for the
+/// task ([`Server::notify_task_here`]).
 async fn sync_to_store(
+    server: Server,
     task: Arc<ExtTask>,
     store: Arc<dyn TaskStore>,
     mut changes: tokio::sync::watch::Receiver<()>,
@@ -239,7 +251,12 @@ async fn sync_to_store(
         if changes.changed().await.is_err() {
             return;
         }
-        let record = task.record();
+        let record = {
+            let _order = task.notifying.lock().unwrap();
+            let record = task.record();
+            server.notify_task_here(&record.task);
+            record
+        };
         let ended = record.is_terminal();
         match store.put(record).await {
             Ok(true) => {}
@@ -248,6 +265,8 @@ async fn sync_to_store(
                     if stored.status() == Some(TaskStatus::Cancelled) {
                         let message = stored.task["statusMessage"].as_str().unwrap_or("cancelled");
                         task.adopt_cancelled(message);
+                        let _order = task.notifying.lock().unwrap();
+                        server.notify_task_here(&task.view(true));
                     }
                 }
                 return;
@@ -448,6 +467,7 @@ impl Server {
                     .max(1),
                 outcome: None,
             }),
+            notifying: Mutex::new(()),
         });
         let ran_out = now_done.is_some();
         if let Some(outcome) = now_done {
@@ -469,7 +489,7 @@ impl Server {
             return Err(e);
         }
         if !ended {
-            tokio::spawn(sync_to_store(task.clone(), shared, changes));
+            tokio::spawn(sync_to_store(self.clone(), task.clone(), shared, changes));
         }
         if !ran_out {
             tokio::spawn(drive(task.clone(), run));
@@ -480,19 +500,60 @@ impl Server {
     }
 
     /// `subscriptions/listen` asking for task status notifications (`notifications.taskIds`):
-    /// `-32021` from a client that did not declare the extension, as the extension requires.
-    /// A declaring client is acknowledged without `taskIds` (this server sends no
-    /// `notifications/tasks`; its clients poll).
-    pub(super) fn check_listen_task_ids(
+    /// the ids agreed to, those of tasks this replica runs that the requester may see (see
+    /// the module's documentation); none when the extension is not served to the request.
+    /// `-32021` from a client that did not declare the extension, as the extension requires;
+    /// `-32602` when `taskIds` is not an array of strings.
+    pub(super) fn listen_task_ids(
         &self,
         asked: &Map<String, Value>,
         ctx: &RequestContext,
-    ) -> Result<(), McpError> {
+    ) -> Result<Vec<String>, McpError> {
+        let Some(ids) = asked.get("taskIds").filter(|v| !v.is_null()) else {
+            return Ok(Vec::new());
+        };
         let version = ctx.protocol_version().unwrap_or(ProtocolVersion::LATEST);
-        if asked.contains_key("taskIds") && self.tasks_ext_on(version) && !client_declares(ctx) {
+        if !self.tasks_ext_on(version) {
+            return Ok(Vec::new());
+        }
+        if !client_declares(ctx) {
             return Err(missing_extension());
         }
-        Ok(())
+        let ids = ids
+            .as_array()
+            .and_then(|a| a.iter().map(Value::as_str).collect::<Option<Vec<_>>>())
+            .ok_or_else(|| McpError::invalid_params("taskIds must be an array of task ids"))?;
+        let owner = owner_of(ctx);
+        let mut agreed: Vec<String> = Vec::new();
+        for id in ids {
+            let here = matches!(
+                self.inner.ext_tasks.find_local(owner.as_deref(), id),
+                Ok(Local::Here(_))
+            );
+            if here && !agreed.iter().any(|a| a == id) {
+                agreed.push(id.to_string());
+            }
+        }
+        Ok(agreed)
+    }
+
+    /// Sends each task in `ids` that this replica runs, as it is now, to the subscription
+    /// `session` (which has just started listening for them).
+    pub(super) fn send_task_snapshots(&self, session: &crate::session::Session, ids: &[String]) {
+        for id in ids {
+            if let Some(t) = self.inner.ext_tasks.local(id) {
+                let _order = t.notifying.lock().unwrap();
+                session.notify_task(&t.view(true));
+            }
+        }
+    }
+
+    /// Sends `task` (a `DetailedTask`) as `notifications/tasks` to the subscriptions of this
+    /// process that asked for it.
+    pub(super) fn notify_task_here(&self, task: &Value) {
+        for s in self.live_sessions() {
+            s.notify_task(task);
+        }
     }
 
     /// `tasks/get`, `tasks/update` and `tasks/cancel` of the extension (`method`, with `p`):

@@ -3,7 +3,9 @@
 //!
 //! The server tells every live session about a change through [`Session::notify_change`]; a
 //! handshake-era session gets the notification as it always did, a listening one only when its
-//! filter asks for that kind, on the stream of its `subscriptions/listen` request.
+//! filter asks for that kind, on the stream of its `subscriptions/listen` request. The tasks
+//! extension's status notifications (`notifications/tasks`) go the same way, through
+//! [`Session::notify_task`], to the subscriptions that named the task in `taskIds`.
 
 use super::per_request::META_SUBSCRIPTION_ID;
 use super::Session;
@@ -22,6 +24,9 @@ pub struct ListenFilter {
     pub resources_list_changed: bool,
     /// `notifications/resources/updated` for these URIs.
     pub resource_subscriptions: Vec<String>,
+    /// `notifications/tasks` (the tasks extension `io.modelcontextprotocol/tasks`) for these
+    /// task ids.
+    pub task_ids: Vec<String>,
 }
 
 impl ListenFilter {
@@ -43,6 +48,9 @@ impl ListenFilter {
                 "resourceSubscriptions".into(),
                 json!(self.resource_subscriptions),
             );
+        }
+        if !self.task_ids.is_empty() {
+            m.insert("taskIds".into(), json!(self.task_ids));
         }
         Value::Object(m)
     }
@@ -108,6 +116,42 @@ impl Session {
         );
         let _ = self.outbound.try_send(
             Message::notification(method, Some(Value::Object(params))),
+            Some(listen.id.clone()),
+        );
+    }
+
+    /// The task ids this subscription gets `notifications/tasks` for.
+    pub(crate) fn listen_task_ids(&self) -> Vec<String> {
+        self.listen
+            .get()
+            .map(|l| l.filter.task_ids.clone())
+            .unwrap_or_default()
+    }
+
+    /// Sends the tasks extension's `notifications/tasks` with `task` (a `DetailedTask`, as
+    /// `tasks/get` answers it at this moment) if this session is a subscription that named
+    /// the task in its `taskIds`, tagged with the subscription id.
+    pub(crate) fn notify_task(&self, task: &Value) {
+        let Some(listen) = self.listen.get() else {
+            return;
+        };
+        let Some(id) = task.get("taskId").and_then(Value::as_str) else {
+            return;
+        };
+        if !listen.filter.task_ids.iter().any(|t| t == id) {
+            return;
+        }
+        let mut params = match task {
+            Value::Object(m) => m.clone(),
+            _ => return,
+        };
+        params.remove("resultType");
+        params.insert(
+            "_meta".into(),
+            json!({ META_SUBSCRIPTION_ID: listen.id.to_value() }),
+        );
+        let _ = self.outbound.try_send(
+            Message::notification("notifications/tasks", Some(Value::Object(params))),
             Some(listen.id.clone()),
         );
     }
