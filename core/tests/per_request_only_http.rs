@@ -123,3 +123,27 @@ async fn a_server_of_both_eras_keeps_its_sessions() {
     );
     h.shutdown().await.unwrap();
 }
+
+/// A handshake-era client of a server of the per-request era only gets the server's -32022
+/// (with the revisions it speaks), not a fallback to the 2024-11-05 transport: a 400 whose body
+/// is a modern JSON-RPC error says the server speaks a modern revision (2026-07-28, Streamable
+/// HTTP, "Backward Compatibility").
+#[tokio::test]
+async fn a_handshake_client_is_told_what_the_server_speaks() {
+    let (h, url) = serve(true).await;
+    let refused = ferromcp::transport::http::connect(
+        &url,
+        ferromcp::client::ClientOptions::new("old-client", "1.0"),
+        ferromcp::client::ClientHandlers::default(),
+        ferromcp::transport::http::HttpClientOptions::default(),
+    )
+    .await
+    .expect_err("no handshake to be had");
+    assert_eq!(refused.code, -32022, "{refused:?}");
+    assert_eq!(
+        refused.data,
+        Some(json!({ "supported": ["2026-07-28"], "requested": "2025-11-25" })),
+        "{refused:?}"
+    );
+    h.shutdown().await.unwrap();
+}

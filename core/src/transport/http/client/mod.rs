@@ -858,11 +858,17 @@ fn is_4xx(e: &McpError) -> bool {
         .is_some_and(|s| (400..500).contains(&s))
 }
 
-/// The JSON-RPC error answer in `body` (a non-2xx response) to the per-request-era request in
-/// `frame`, if it is one: a single message with that request's id and an `error`.
+/// The JSON-RPC error answer in `body` (a non-2xx response) to the request in `frame`, if it
+/// is one a modern server gives: a single message with that request's id and an `error`, to a
+/// per-request-era request, or -32022 to `initialize` (a server of the per-request era only;
+/// the client is told what it speaks instead of falling back to HTTP+SSE, as 2026-07-28's
+/// Streamable HTTP "Backward Compatibility" asks).
 fn per_request_error_answer(frame: &[u8], body: &[u8]) -> Option<Vec<u8>> {
     let sent: Value = serde_json::from_slice(frame).ok()?;
-    crate::session::per_request::meta_version(sent.get("params"))?;
     let got: Value = serde_json::from_slice(body).ok()?;
-    (got.get("error").is_some() && got.get("id") == sent.get("id")).then(|| body.to_vec())
+    let modern = crate::session::per_request::meta_version(sent.get("params")).is_some()
+        || (sent.get("method").and_then(Value::as_str) == Some("initialize")
+            && got["error"]["code"].as_i64()
+                == Some(i64::from(crate::error::codes::UNSUPPORTED_PROTOCOL_VERSION)));
+    (modern && got.get("error").is_some() && got.get("id") == sent.get("id")).then(|| body.to_vec())
 }
