@@ -203,6 +203,16 @@ impl NativeClient {
         })
     }
 
+    /// Opens a `subscriptions/listen` subscription (2026-07-28): `filter` is a
+    /// `SubscriptionFilter` dict; an awaitable of `NativeSubscription` once acknowledged.
+    fn listen<'py>(
+        &self,
+        py: Python<'py>,
+        filter: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        crate::listen::listen(py, self.client.clone(), filter)
+    }
+
     /// Sends a notification.
     #[pyo3(signature = (method, params=None))]
     fn notify<'py>(

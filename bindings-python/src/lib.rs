@@ -11,6 +11,7 @@ pub mod convert;
 pub mod error;
 pub mod handler;
 pub mod inbox;
+pub mod listen;
 pub mod loop_slot;
 pub mod runtime;
 pub mod server;
@@ -25,6 +26,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<server::NativeStdioRun>()?;
     m.add_class::<client::NativeClient>()?;
     m.add_class::<client::NativeCancel>()?;
+    m.add_class::<listen::NativeSubscription>()?;
     m.add_class::<handler::NativeContext>()?;
     m.add_class::<handler::Responder>()?;
     m.add("ENGINE_VERSION", env!("CARGO_PKG_VERSION"))?;

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from .client import Client
     from .compat import FastMCP, MCPServer
     from .content import Audio, File, Icon, Image, ToolAnnotations
+    from .listen import ListenFilter, ListenNotification, Subscription
     from .results import (
         CallToolResult,
         GetPromptResult,
@@ -73,6 +74,9 @@ _LAZY: dict[str, str] = {
     "ReadResourceResult": "results",
     "ResourceContents": "results",
     "Tool": "results",
+    "ListenFilter": "listen",
+    "ListenNotification": "listen",
+    "Subscription": "listen",
 }
 
 
@@ -114,6 +118,8 @@ __all__ = [
     "InvalidParams",
     "InvalidRequest",
     "JwtVerifier",
+    "ListenFilter",
+    "ListenNotification",
     "MCPServer",
     "McpError",
     "MethodNotFound",
@@ -129,6 +135,7 @@ __all__ = [
     "ResourceContents",
     "ResourceNotFound",
     "Server",
+    "Subscription",
     "Tool",
     "TokenStore",
     "ToolAnnotations",

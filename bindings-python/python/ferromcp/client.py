@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from . import _native
 from .auth import OAuth
 from .errors import MethodNotFound
+from .listen import ListenFilter, Subscription
 from .results import CallToolResult, GetPromptResult, ReadResourceResult, Tool
 from .schema import to_jsonable
 from .server import Context, Server
@@ -334,6 +335,33 @@ class Client:
     async def unsubscribe(self, uri: str) -> None:
         """``resources/unsubscribe``."""
         await self.request("resources/unsubscribe", {"uri": uri})
+
+    def listen(
+        self,
+        *,
+        tools_list_changed: bool = False,
+        prompts_list_changed: bool = False,
+        resources_list_changed: bool = False,
+        resource_subscriptions: list[str] | tuple[str, ...] = (),
+    ) -> Subscription:
+        """``subscriptions/listen`` (protocol revision 2026-07-28): a :class:`Subscription` to the
+        change notifications asked for (list changes of tools, prompts, resources; updates of the
+        resources named), open once the server acknowledged it::
+
+            async with client.listen(tools_list_changed=True) as sub:
+                async for n in sub:
+                    ...
+
+        Its notifications go to the subscription only, not to ``on_notification``. A session
+        that negotiated the initialize handshake (2025-11-25 and older) has no listen: opening
+        raises ``InvalidRequest`` (-32600); there use :meth:`subscribe` and ``on_notification``."""
+        f = ListenFilter(
+            tools_list_changed,
+            prompts_list_changed,
+            resources_list_changed,
+            tuple(resource_subscriptions),
+        )
+        return Subscription(self.native.listen(f._wire()))
 
     async def list_prompts(self, cursor: str | None = None) -> dict[str, Any]:
         """One page of ``prompts/list``."""
