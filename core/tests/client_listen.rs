@@ -356,6 +356,27 @@ async fn embedded_subscription_closes_from_another_task() {
             server.live_sessions().len() == before
         })
         .await;
+
+        // A `next` whose task was aborted (a foreign timeout) may still hold the subscription
+        // when `close` comes: the server lets go all the same.
+        let sub = Arc::new(
+            client
+                .listen(json!({ "toolsListChanged": true }))
+                .await
+                .unwrap(),
+        );
+        assert_eq!(server.live_sessions().len(), before + 1);
+        let waiting = tokio::spawn({
+            let sub = sub.clone();
+            async move { sub.next().await }
+        });
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        waiting.abort();
+        sub.close();
+        wait_until("the server ending the second listen", || {
+            server.live_sessions().len() == before
+        })
+        .await;
         client.close().await;
     })
     .await

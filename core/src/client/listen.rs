@@ -77,6 +77,12 @@ impl Subscription {
         self.end.as_ref()
     }
 
+    /// Ends the subscription like dropping it does, from anywhere (for
+    /// [`crate::embed::EmbeddedSubscription::close`], which may not own it at that moment).
+    pub(crate) fn abort_handle(&self) -> tokio::task::AbortHandle {
+        self.task.abort_handle()
+    }
+
     fn poll_event(&mut self, cx: &mut Context<'_>) -> Poll<Option<Notification>> {
         if self.end.is_some() {
             return Poll::Ready(None);

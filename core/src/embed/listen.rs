@@ -57,6 +57,9 @@ pub struct EmbeddedSubscription {
     id: Value,
     acknowledged: Value,
     sub: tokio::sync::Mutex<Option<Subscription>>,
+    /// Cancels the subscription's request whoever holds `sub` (a `next` whose future was
+    /// dropped mid-wait, e.g. by a foreign timeout, must not keep it alive).
+    abort: tokio::task::AbortHandle,
     closed: CancellationToken,
     end: Mutex<Option<Result<Value, McpError>>>,
 }
@@ -124,10 +127,11 @@ impl EmbeddedSubscription {
             .lock()
             .unwrap()
             .get_or_insert(Err(closed_by_client()));
+        self.abort.abort();
         if let Ok(mut slot) = self.sub.try_lock() {
             *slot = None;
         }
-        // Otherwise a `next` holds it: it sees the cancellation and drops the subscription.
+        // Otherwise a `next` holds it; the request is cancelled already.
     }
 }
 
@@ -146,6 +150,7 @@ impl EmbeddedClient {
         Ok(EmbeddedSubscription {
             id: sub.id().clone(),
             acknowledged: sub.acknowledged().to_value(),
+            abort: sub.abort_handle(),
             sub: tokio::sync::Mutex::new(Some(sub)),
             closed: CancellationToken::new(),
             end: Mutex::new(None),
