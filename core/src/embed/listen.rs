@@ -31,10 +31,13 @@ struct FilterJson {
     resources_list_changed: bool,
     #[serde(default)]
     resource_subscriptions: Vec<String>,
+    #[serde(default)]
+    task_ids: Vec<String>,
 }
 
 /// Reads what a binding asks to listen for: `{"toolsListChanged"?, "promptsListChanged"?,
-/// "resourcesListChanged"?, "resourceSubscriptions"?: [uri]}` (`null` asks for nothing).
+/// "resourcesListChanged"?, "resourceSubscriptions"?: [uri], "taskIds"?: [taskId]}` (`null`
+/// asks for nothing; `taskIds`: the tasks extension's `notifications/tasks`).
 /// Unknown keys and wrong types are invalid params (-32602).
 pub fn listen_filter_from_json(v: Value) -> Result<ListenFilter, McpError> {
     let f: FilterJson = if v.is_null() {
@@ -47,7 +50,7 @@ pub fn listen_filter_from_json(v: Value) -> Result<ListenFilter, McpError> {
         prompts_list_changed: f.prompts_list_changed,
         resources_list_changed: f.resources_list_changed,
         resource_subscriptions: f.resource_subscriptions,
-        ..Default::default()
+        task_ids: f.task_ids,
     })
 }
 
@@ -172,6 +175,8 @@ mod tests {
         .unwrap();
         assert!(f.tools_list_changed && !f.prompts_list_changed);
         assert_eq!(f.resource_subscriptions, vec!["mem://a".to_string()]);
+        let f = listen_filter_from_json(json!({ "taskIds": ["t1"] })).unwrap();
+        assert_eq!(f.task_ids, vec!["t1".to_string()]);
         assert_eq!(
             listen_filter_from_json(Value::Null).unwrap(),
             ListenFilter::default()
