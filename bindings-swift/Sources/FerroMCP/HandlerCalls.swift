@@ -5,6 +5,10 @@
 // runs it right there until it first suspends. A handler that never suspends has then answered
 // before `start` returns: no thread hop, no wake-up. Otherwise, and after a suspension, the
 // task runs on Swift's global executor, as any task does.
+//
+// The inline machinery costs no allocation and no lock per call: one task executor for all
+// calls, and the state of the inline run in a per-thread record only its thread touches
+// (`InlineRun`), since everything that runs inline runs on the engine thread that started it.
 
 import FerroMCPNative
 import Foundation
@@ -37,13 +41,14 @@ enum HandlerCalls {
     /// engine passes to `end(_:)` once.
     static func start(_ context: NativeContext, inline: Bool,
                       _ body: @escaping @Sendable () async throws -> HandlerAnswer) -> UInt64 {
-        if inline, #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *) {
-            let executor = InlineExecutor()
-            let task = Task(executorPreference: executor) {
+        if inline, #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *),
+           let run = InlineRun.begin() {
+            let call = run.call
+            let task = Task(executorPreference: InlineExecutor.shared) {
                 await answer(context, body)
-                executor.answered()
+                InlineRun.answered(call)
             }
-            if executor.runInline() { return 0 }
+            if InlineExecutor.shared.runInline(run) { return 0 }
             return handle(of: task)
         }
         return handle(of: Task { await answer(context, body) })
@@ -84,62 +89,93 @@ private final class RunningCall {
     init(_ task: Task<Void, Never>) { self.task = task }
 }
 
-/// The task executor of one handler call: while `runInline()` runs, the jobs of the task run
-/// on the calling (engine) thread; afterwards every job goes to Swift's global executor. Jobs
-/// are the task's slices between suspensions (and those of its child tasks).
+/// The state of the inline run of one engine thread (one record per thread that ever ran a
+/// call inline, kept for the thread's life: the engine's threads live as long as the process).
+/// Only its own thread reads or writes it, so it needs no lock.
+final class InlineRun {
+    /// Whether a call is running inline on this thread now (its jobs go to `jobs`).
+    fileprivate var active = false
+    /// The number of the call running inline (the latest one started on this thread).
+    fileprivate var call: UInt64 = 0
+    /// Whether call `call` answered on this thread during its inline run.
+    fileprivate var answered = false
+    /// The jobs enqueued on this thread during the inline run, not yet run.
+    fileprivate var jobs: [UnownedJob] = []
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        precondition(pthread_key_create(&key, nil) == 0, "no thread-specific key left")
+        return key
+    }()
+
+    /// This thread's record, if it has one.
+    fileprivate static var current: InlineRun? {
+        guard let p = pthread_getspecific(key) else { return nil }
+        return Unmanaged<InlineRun>.fromOpaque(p).takeUnretainedValue()
+    }
+
+    /// Starts an inline run on this thread (numbering its call), or nil when one is already
+    /// running here (a handler that made the engine start another handler on its thread: that
+    /// one starts on the global executor).
+    fileprivate static func begin() -> InlineRun? {
+        let run: InlineRun
+        if let existing = current {
+            run = existing
+        } else {
+            run = InlineRun()
+            pthread_setspecific(key, Unmanaged.passRetained(run).toOpaque())
+        }
+        if run.active { return nil }
+        run.active = true
+        run.call &+= 1
+        run.answered = false
+        return run
+    }
+
+    /// Call `call` answered: recorded when that happened inside its own inline run (on its
+    /// engine thread, before the run ended).
+    fileprivate static func answered(_ call: UInt64) {
+        guard let run = current, run.active, run.call == call else { return }
+        run.answered = true
+    }
+}
+
+/// The task executor of handler calls started inline: a job enqueued on an engine thread while
+/// it runs a call inline (the call's first job, and those of its resumptions and child tasks
+/// before the run ends) runs on that thread; every other job goes to Swift's global executor.
+/// Jobs are a task's slices between suspensions.
 @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
 private final class InlineExecutor: TaskExecutor, @unchecked Sendable {
-    /// Guards the fields below.
-    private let lock = NSLock()
-    private var inline = true
-    private var first: UnownedJob?
-    private var more: [UnownedJob] = []
-    private var done = false
+    /// The one executor (it keeps no state: that lives in each thread's `InlineRun`).
+    static let shared = InlineExecutor()
 
     /// Jobs run inline at most, so a task that keeps yielding cannot hold the engine thread.
     private static let budget = 16
 
     func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        lock.lock()
-        if inline {
-            if first == nil { first = job } else { more.append(job) }
-            lock.unlock()
+        if let run = InlineRun.current, run.active {
+            run.jobs.append(UnownedJob(job))
             return
         }
-        lock.unlock()
-        globalConcurrentExecutor.enqueue(ExecutorJob(job))
+        globalConcurrentExecutor.enqueue(job)
     }
 
-    /// The task answered (called by the task itself).
-    func answered() {
-        lock.lock()
-        done = true
-        lock.unlock()
-    }
-
-    /// Runs the queued jobs on this thread until there are none (or the budget is spent), then
-    /// sends every later one to the global executor. Returns whether the task had answered.
-    func runInline() -> Bool {
-        var left = Self.budget
-        while true {
-            lock.lock()
-            var job = first
-            first = nil
-            if job == nil, !more.isEmpty { job = more.removeFirst() }
-            if job == nil || left == 0 {
-                inline = false
-                var rest = more
-                more = []
-                if let job { rest.insert(job, at: 0) }
-                let answered = done
-                lock.unlock()
-                for j in rest { globalConcurrentExecutor.enqueue(ExecutorJob(j)) }
-                return answered
-            }
-            lock.unlock()
-            left -= 1
-            job!.runSynchronously(on: asUnownedTaskExecutor())
+    /// Runs the jobs queued on this thread until there are none (or the budget is spent), then
+    /// ends the run (later jobs go to the global executor, leftovers too). Returns whether the
+    /// call answered during the run.
+    func runInline(_ run: InlineRun) -> Bool {
+        var next = 0
+        while next < run.jobs.count, next < Self.budget {
+            let job = run.jobs[next]
+            next += 1
+            job.runSynchronously(on: asUnownedTaskExecutor())
         }
+        run.active = false
+        let answered = run.answered
+        if next < run.jobs.count {
+            for j in run.jobs[next...] { globalConcurrentExecutor.enqueue(ExecutorJob(j)) }
+        }
+        run.jobs.removeAll(keepingCapacity: true)
+        return answered
     }
 }
