@@ -86,7 +86,8 @@ public final class Server: Sendable {
     }
 
     /// Registers (or replaces) a tool whose handler gets its arguments decoded into
-    /// `Arguments` (with `JSONDecoder`, after the engine validated them against `inputSchema`).
+    /// `Arguments` (as `JSONDecoder` with its default options decodes them, after the engine
+    /// validated them against `inputSchema`).
     /// Arguments that do not decode answer invalid params (-32602) naming the problem.
     public func registerTool<Arguments: Decodable & Sendable>(
         _ name: String, title: String? = nil, description: String? = nil,
