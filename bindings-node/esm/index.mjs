@@ -8,6 +8,8 @@ export const {
   ProtectedResource,
   Client,
   RequestContext,
+  Subscription,
+  SUBSCRIPTION_ID_META,
   ErrorCode,
   inputRequired,
   McpError,

@@ -163,6 +163,11 @@ impl NativeClient {
         })
     }
 
+    /// The engine client (for the other modules' methods, e.g. `listen`).
+    pub(crate) fn embedded(&self) -> Arc<EmbeddedClient> {
+        self.client.clone()
+    }
+
     /// The server's `initialize` result.
     #[napi(getter)]
     pub fn initialize_result(&self) -> Value {

@@ -18,6 +18,7 @@ pub mod context;
 pub mod convert;
 pub mod error;
 pub mod handler;
+pub mod listen;
 pub mod runtime;
 pub mod server;
 

@@ -9,6 +9,7 @@ import { OAuth, type OAuthOptions } from './auth';
 import type { RequestContext } from './context';
 import { Dispatch } from './dispatch';
 import { call, ErrorCode, errorFromCode, McpError } from './errors';
+import { type ListenFilter, Subscription } from './listen';
 import native, { type NativeCallOptions, type NativeClient } from './native';
 import type { McpServer } from './server';
 import type {
@@ -326,6 +327,25 @@ export class Client extends EventEmitter {
   /** `logging/setLevel`. */
   async setLoggingLevel(level: LoggingLevel, options?: RequestOptions): Promise<void> {
     await this.request('logging/setLevel', { level }, options);
+  }
+
+  /**
+   * `subscriptions/listen` (protocol revision 2026-07-28): resolves with a {@link Subscription}
+   * to the change notifications `filter` asks for (list changes of tools, prompts, resources;
+   * updates of the resources named) once the server acknowledged it.
+   *
+   * ```ts
+   * await using sub = await client.listen({ toolsListChanged: true });
+   * for await (const n of sub) { ... }
+   * ```
+   *
+   * A session that negotiated the initialize handshake (2025-11-25 and older) has no listen:
+   * this rejects with an {@link McpError} -32600 (InvalidRequest); there use
+   * {@link subscribeResource} and the `'notification'` event.
+   */
+  async listen(filter: ListenFilter = {}): Promise<Subscription> {
+    if (this.#closed) throw errorFromCode(ErrorCode.ConnectionClosed, 'client is closed');
+    return new Subscription(await call(this.#native.listen(filter)));
   }
 
   /** Tells the server the roots changed (`notifications/roots/list_changed`). */

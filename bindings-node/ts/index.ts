@@ -25,6 +25,8 @@ export type {
 export { Client } from './client';
 export type { ClientOptions, HttpClientOptions, RequestOptions, StdioServerParameters } from './client';
 export { RequestContext } from './context';
+export { Subscription, SUBSCRIPTION_ID_META } from './listen';
+export type { ListenFilter } from './listen';
 export { ErrorCode, inputRequired, McpError, TransportError } from './errors';
 /** The TypeScript SDK v2 names of {@link McpError} and {@link ErrorCode}. */
 export { McpError as ProtocolError, ErrorCode as ProtocolErrorCode } from './errors';

@@ -18,6 +18,7 @@ export type NativeHttpHandler = Native.NativeHttpHandler;
 export type NativeHttpResponse = Native.NativeHttpResponse;
 export type NativeCallOptions = Native.NativeCallOptions;
 export type NativeCancel = Native.NativeCancel;
+export type NativeSubscription = Native.NativeSubscription;
 export type NativeDispatcher = Native.NativeDispatcher;
 export type NativeOAuth = Native.NativeOAuth;
 export type NativeProtection = Native.NativeProtection;
