@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from test_mrtr import meta
 
-from ferromcp import Client, InvalidParams, Server
+from ferromcp import Client, InvalidParams, Server, UnsupportedProtocolVersion
 
 KNOWN = '"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"'
 
@@ -85,6 +85,11 @@ async def test_a_server_of_2026_07_28_only_refuses_initialize_and_serves_per_req
         status, answer = await asyncio.to_thread(post, h.url, call, "2026-07-28")
         assert status == 200, answer
         assert answer["result"]["content"] == [{"type": "text", "text": "echo: hi"}], answer
+        # The Python client in the handshake era is told what the server speaks (no fallback).
+        with pytest.raises(UnsupportedProtocolVersion) as refused:
+            async with Client.http(h.url):
+                pass
+        assert refused.value.data == {"supported": ["2026-07-28"], "requested": "2025-11-25"}
 
 
 async def test_a_server_without_2026_07_28_refuses_per_request_calls_and_serves_handshakes() -> None:
