@@ -213,6 +213,63 @@ impl NativeClient {
         crate::listen::listen(py, self.client.clone(), filter)
     }
 
+    /// Calls a tool as a task (awaitable of the `CreateTaskResult` dict); 2025-11-25 tasks or
+    /// the tasks extension, by the negotiated revision (`EmbeddedClient::call_tool_as_task`).
+    #[pyo3(signature = (name, arguments=None, ttl_ms=None))]
+    fn call_tool_as_task<'py>(
+        &self,
+        py: Python<'py>,
+        name: String,
+        arguments: Option<&Bound<'py, PyAny>>,
+        ttl_ms: Option<u64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let arguments = opt_value(arguments)?.unwrap_or_else(|| serde_json::json!({}));
+        let client = self.client.clone();
+        future_into_py(py, async move {
+            Ok(Out::Json(
+                client.call_tool_as_task(&name, arguments, ttl_ms).await?,
+            ))
+        })
+    }
+
+    /// The task's state (awaitable of the `Task` dict); input the task waits for is answered
+    /// with this client's handlers first.
+    fn get_task<'py>(&self, py: Python<'py>, task_id: String) -> PyResult<Bound<'py, PyAny>> {
+        let client = self.client.clone();
+        future_into_py(py, async move {
+            Ok(Out::Json(client.get_task(&task_id).await?))
+        })
+    }
+
+    /// Waits for the task's end (awaitable of its `CallToolResult` dict); `timeout_ms` and
+    /// `cancel` bound the wait, not the task.
+    #[pyo3(signature = (task_id, timeout_ms=None, cancel=None))]
+    fn get_task_result<'py>(
+        &self,
+        py: Python<'py>,
+        task_id: String,
+        timeout_ms: Option<u64>,
+        cancel: Option<NativeCancel>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let client = self.client.clone();
+        let opts = CallOptions {
+            timeout_ms,
+            cancel: cancel.map(|c| c.handle),
+            ..Default::default()
+        };
+        future_into_py(py, async move {
+            Ok(Out::Json(client.get_task_result(&task_id, opts).await?))
+        })
+    }
+
+    /// Cancels the task (awaitable of its `Task` dict after the cancellation).
+    fn cancel_task<'py>(&self, py: Python<'py>, task_id: String) -> PyResult<Bound<'py, PyAny>> {
+        let client = self.client.clone();
+        future_into_py(py, async move {
+            Ok(Out::Json(client.cancel_task(&task_id).await?))
+        })
+    }
+
     /// Sends a notification.
     #[pyo3(signature = (method, params=None))]
     fn notify<'py>(

@@ -283,34 +283,50 @@ class Client:
     async def call_tool_as_task(
         self, name: str, arguments: dict[str, Any] | None = None, *, ttl: float | None = None
     ) -> dict[str, Any]:
-        """Task-augmented ``tools/call`` (2025-11-25): returns the ``CreateTaskResult`` at once
-        (``{"task": {...}}``); poll with :meth:`get_task`, fetch with :meth:`get_task_result`.
-        ``ttl`` is in seconds."""
-        task: dict[str, Any] = {} if ttl is None else {"ttl": int(ttl * 1000)}
-        r: dict[str, Any] = await self.request(
-            "tools/call", {"name": name, "arguments": arguments or {}, "task": task}
-        )
+        """Calls a tool as a task: returns the ``CreateTaskResult`` at once (``{"task": {...}}``,
+        the task's ``ttl`` and ``pollInterval`` in milliseconds); poll with :meth:`get_task`,
+        wait with :meth:`get_task_result`, stop with :meth:`cancel_task`. The same calls serve
+        both eras, by the negotiated revision: 2025-11-25 tasks (``ttl``, in seconds, asks for a
+        retention), or the tasks extension ``io.modelcontextprotocol/tasks`` of 2026-07-28
+        (the server picks the TTL; a result it answers at once comes back as a completed task
+        held by the client, its id starting ``ferromcp-local-``)."""
+        ttl_ms = None if ttl is None else int(ttl * 1000)
+        r: dict[str, Any] = await self.native.call_tool_as_task(name, arguments or {}, ttl_ms)
         return r
 
     async def get_task(self, task_id: str) -> dict[str, Any]:
-        """``tasks/get``: the task's current state."""
-        r: dict[str, Any] = await self.request("tasks/get", {"taskId": task_id})
+        """The task's current state. With the tasks extension, input the task waits for is
+        answered with this client's handlers first (as a 2025-11-25 server asks them itself),
+        and the state carries what ``tasks/get`` inlines (``result``, ``error``)."""
+        r: dict[str, Any] = await self.native.get_task(task_id)
         return r
 
-    async def get_task_result(self, task_id: str, *, timeout: float | None = None) -> dict[str, Any]:
-        """``tasks/result``: waits for the task to finish and returns its result (for a tool
-        call, the ``CallToolResult``); a failed request raises its error."""
-        r: dict[str, Any] = await self.request("tasks/result", {"taskId": task_id}, timeout=timeout)
+    async def get_task_result(
+        self,
+        task_id: str,
+        *,
+        timeout: float | None = None,
+        cancel: _native.CancelHandle | None = None,
+    ) -> dict[str, Any]:
+        """Waits for the task to finish and returns its result (for a tool call, the
+        ``CallToolResult``); a failed task raises its error, a cancelled one ``InvalidParams``.
+        2025-11-25: ``tasks/result``; the tasks extension: ``tasks/get`` polled, input answered
+        with this client's handlers. ``timeout`` (seconds) and ``cancel`` stop the wait, not
+        the task."""
+        timeout_ms = None if timeout is None else int(timeout * 1000)
+        r: dict[str, Any] = await self.native.get_task_result(task_id, timeout_ms, cancel)
         return r
 
     async def list_tasks(self, cursor: str | None = None) -> dict[str, Any]:
-        """One page of ``tasks/list`` (this session's tasks)."""
+        """One page of ``tasks/list`` (this session's tasks; 2025-11-25 only: the tasks
+        extension has no ``tasks/list``)."""
         r: dict[str, Any] = await self.request("tasks/list", _page(cursor))
         return r
 
     async def cancel_task(self, task_id: str) -> dict[str, Any]:
-        """``tasks/cancel``; returns the cancelled task."""
-        r: dict[str, Any] = await self.request("tasks/cancel", {"taskId": task_id})
+        """Cancels the task; returns its state after the cancellation. 2025-11-25: a task that
+        already ended raises ``InvalidParams``; the tasks extension acknowledges that too."""
+        r: dict[str, Any] = await self.native.cancel_task(task_id)
         return r
 
     async def list_resources(self, cursor: str | None = None) -> dict[str, Any]:
