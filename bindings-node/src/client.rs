@@ -32,7 +32,7 @@ fn client_setup(
 /// An explicit cancel handle for one outgoing request (the facade wires an `AbortSignal` to it).
 #[napi]
 pub struct NativeCancel {
-    handle: CancelHandle,
+    pub(crate) handle: CancelHandle,
 }
 
 #[napi]
@@ -65,7 +65,7 @@ pub struct NativeCallOptions {
 /// A connected, initialized client.
 #[napi]
 pub struct NativeClient {
-    client: Arc<EmbeddedClient>,
+    pub(crate) client: Arc<EmbeddedClient>,
 }
 
 #[napi]

@@ -14,6 +14,7 @@
 
 pub mod auth;
 pub mod client;
+pub mod client_tasks;
 pub mod context;
 pub mod convert;
 pub mod error;

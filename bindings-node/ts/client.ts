@@ -14,6 +14,8 @@ import native, { type NativeCallOptions, type NativeClient } from './native';
 import type { McpServer } from './server';
 import type {
   CallToolResult,
+  CreateTaskResult,
+  Task,
   CompleteRequestParams,
   CompleteResult,
   CreateMessageRequestParams,
@@ -282,6 +284,70 @@ export class Client extends EventEmitter {
     options?: RequestOptions,
   ): Promise<CallToolResult> {
     return this.request('tools/call', params, options);
+  }
+
+  /**
+   * Calls a tool as a task: resolves at once with `{ task }` (the task's `ttl` and
+   * `pollInterval` in ms); poll with {@link Client.getTask}, wait with
+   * {@link Client.getTaskResult}, stop with {@link Client.cancelTask}. The same calls serve
+   * both eras, by the negotiated revision: 2025-11-25 tasks (`ttlMs` asks for a retention), or
+   * the tasks extension `io.modelcontextprotocol/tasks` of 2026-07-28 (the server picks the TTL;
+   * a result it answers at once comes back as a completed task the client holds, its id
+   * starting `ferromcp-local-`). In that era a plain {@link Client.callTool} the server makes a
+   * task of is followed to its end (cancelling the call cancels the task).
+   */
+  async callToolAsTask(
+    params: { name: string; arguments?: Record<string, unknown> },
+    options: { ttlMs?: number } = {},
+  ): Promise<CreateTaskResult> {
+    if (this.#closed) throw errorFromCode(ErrorCode.ConnectionClosed, 'client is closed');
+    return (await call(this.#native.callToolAsTask(params.name, params.arguments ?? {}, options.ttlMs ?? null))) as CreateTaskResult;
+  }
+
+  /**
+   * The task's current state. With the tasks extension, input the task waits for is answered
+   * with this client's handlers first (as a 2025-11-25 server asks them itself), and the state
+   * carries what `tasks/get` inlines (`result`, `error`).
+   */
+  async getTask(params: { taskId: string }): Promise<Task> {
+    if (this.#closed) throw errorFromCode(ErrorCode.ConnectionClosed, 'client is closed');
+    return (await call(this.#native.getTask(params.taskId))) as Task;
+  }
+
+  /**
+   * Waits for the task to end and resolves with its `CallToolResult`; a failed task rejects
+   * with its error, a cancelled one with `InvalidParams`. 2025-11-25: `tasks/result`; the
+   * tasks extension: `tasks/get` polled, input answered with this client's handlers.
+   * `timeout` (ms) and `signal` stop the wait, not the task.
+   */
+  async getTaskResult(params: { taskId: string }, options: { timeout?: number; signal?: AbortSignal } = {}): Promise<CallToolResult> {
+    if (this.#closed) throw errorFromCode(ErrorCode.ConnectionClosed, 'client is closed');
+    const { signal, timeout } = options;
+    signal?.throwIfAborted();
+    const opts: NativeCallOptions = {};
+    if (timeout !== undefined) opts.timeoutMs = timeout;
+    let cancel = null;
+    let onAbort: (() => void) | undefined;
+    if (signal) {
+      const c = new native.NativeCancel();
+      cancel = c;
+      onAbort = () => c.cancel();
+      signal.addEventListener('abort', onAbort, { once: true });
+    }
+    try {
+      return (await call(this.#native.getTaskResult(params.taskId, opts, cancel))) as CallToolResult;
+    } finally {
+      if (signal && onAbort) signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /**
+   * Cancels the task; resolves with its state after the cancellation. 2025-11-25: a task that
+   * already ended rejects with `InvalidParams`; the tasks extension acknowledges that too.
+   */
+  async cancelTask(params: { taskId: string }): Promise<Task> {
+    if (this.#closed) throw errorFromCode(ErrorCode.ConnectionClosed, 'client is closed');
+    return (await call(this.#native.cancelTask(params.taskId))) as Task;
   }
 
   /** `resources/list` (one page). */

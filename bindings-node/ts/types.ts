@@ -46,6 +46,19 @@ export interface Tool {
 }
 /** The result of `tools/call`. */
 export interface CallToolResult { content: ContentBlock[]; structuredContent?: Record<string, unknown>; isError?: boolean; _meta?: Record<string, unknown>; [key: string]: unknown }
+/** Where a task is in its life. */
+export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+/**
+ * A task (2025-11-25 tasks, or the tasks extension `io.modelcontextprotocol/tasks` of
+ * 2026-07-28 read into the same shape): `ttl` and `pollInterval` in ms. With the extension,
+ * `result` / `error` carry what `tasks/get` inlines once the task ended.
+ */
+export interface Task {
+  taskId: string; status: TaskStatus; statusMessage?: string; createdAt: string; lastUpdatedAt: string;
+  ttl: number | null; pollInterval?: number; _meta?: Record<string, unknown>; [key: string]: unknown;
+}
+/** What `Client.callToolAsTask` resolves with. */
+export interface CreateTaskResult { task: Task; _meta?: Record<string, unknown>; [key: string]: unknown }
 
 /** A resource as listed. */
 export interface Resource { uri: string; name: string; title?: string; description?: string; mimeType?: string; size?: number; annotations?: Annotations; icons?: Icon[]; _meta?: Record<string, unknown> }
