@@ -16,7 +16,7 @@ use std::sync::Arc;
 /// fails with code -32800. The facade calls it when the awaiting Swift task is cancelled.
 #[derive(uniffi::Object, Default)]
 pub struct NativeCancelHandle {
-    inner: CancelHandle,
+    pub(crate) inner: CancelHandle,
 }
 
 #[uniffi::export]
@@ -41,7 +41,7 @@ impl NativeCancelHandle {
 /// A connected, initialized client.
 #[derive(uniffi::Object)]
 pub struct NativeClient {
-    inner: Arc<EmbeddedClient>,
+    pub(crate) inner: Arc<EmbeddedClient>,
 }
 
 fn client_config(config: Option<String>) -> Result<ClientConfig, FfiError> {

@@ -22,6 +22,7 @@
 
 pub mod auth;
 pub mod client;
+pub mod client_tasks;
 pub mod context;
 pub mod error;
 pub mod handler;
