@@ -15,10 +15,18 @@
 //! an ASCII string is taken as it is, without looking for escapes or validating UTF-8 again.
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
 use std::fmt;
 
 /// Deepest nesting read (`serde_json` itself stops at 128).
 const MAX_DEPTH: u32 = 100;
+
+/// Name of a newtype struct for which the scanner hands the visitor the value's JSON text as it
+/// stands in the frame (`visit_borrowed_str`, after checking it as it checks any value), so a
+/// member can be kept as text and read later, or looked up by its text. `serde_json` does not
+/// know the name: it calls `visit_newtype_struct` as for any newtype, and the visitor reads the
+/// value itself ([`crate::session::SharedMeta`]'s reader does both).
+pub(crate) const RAW_TEXT: &str = "$ferromcp::raw_text";
 
 /// The input is outside the subset (or a visitor refused it): read it with `serde_json`.
 #[derive(Debug)]
@@ -251,9 +259,19 @@ impl<'de> Deserializer<'de> for &mut Scanner<'de> {
 
     fn deserialize_newtype_struct<V: Visitor<'de>>(
         self,
-        _name: &'static str,
+        name: &'static str,
         v: V,
     ) -> Result<V::Value, Outside> {
+        if name == RAW_TEXT {
+            // The value's own JSON text, checked by reading it (see `RAW_TEXT`).
+            self.ws();
+            let start = self.i;
+            de::IgnoredAny::deserialize(&mut *self)?;
+            // SAFETY: the scanner accepted these bytes as JSON: ASCII outside strings, and
+            // strings checked as UTF-8.
+            let text = unsafe { std::str::from_utf8_unchecked(&self.b[start..self.i]) };
+            return v.visit_borrowed_str(text);
+        }
         v.visit_newtype_struct(self)
     }
 

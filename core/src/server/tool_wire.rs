@@ -5,12 +5,13 @@
 
 use crate::jsonrpc::{Message, RequestId, Str};
 use crate::protocol::{CallToolResult, ContentBlock};
+use crate::session::SharedMeta;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 use std::borrow::Cow;
 use std::fmt;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 pub(super) fn to_value<T: serde::Serialize>(v: &T) -> Value {
     serde_json::to_value(v).expect("protocol types always serialize")
@@ -92,13 +93,23 @@ pub(crate) struct ToolCallParams<'a> {
     pub arguments: Option<Value>,
     /// `task`, as given.
     pub task: Option<Value>,
-    /// `_meta`, as given.
-    pub meta: Option<Value>,
+    /// `_meta`, as given: read by its text and shared with every request that sends the same
+    /// (see [`crate::session::SharedMeta`]).
+    pub meta: Option<Arc<SharedMeta>>,
     /// `inputResponses`, as given (per-request era: the answers of a multi round-trip retry;
     /// the handshake era ignores it, as it ignores any other member).
     pub input_responses: Option<Value>,
     /// `requestState`, as given (per-request era, like `input_responses`).
     pub request_state: Option<Value>,
+}
+
+/// The `_meta` member of [`ToolCallParams`].
+struct MetaMember(Arc<SharedMeta>);
+
+impl<'de> Deserialize<'de> for MetaMember {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::session::shared_meta::deserialize(d).map(MetaMember)
+    }
 }
 
 impl<'de> Deserialize<'de> for ToolCallParams<'de> {
@@ -173,7 +184,7 @@ impl<'de> Deserialize<'de> for ToolCallParams<'de> {
                     name,
                     arguments,
                     task,
-                    meta,
+                    meta: meta.map(|m: MetaMember| m.0),
                     input_responses,
                     request_state,
                 })
@@ -402,7 +413,18 @@ mod tests {
         assert!(matches!(p.name, Cow::Borrowed("echo")));
         assert_eq!(p.arguments, Some(json!({ "text": "hi" })));
         assert_eq!(p.task, Some(Value::Null));
-        assert_eq!(p.meta, Some(json!({ "progressToken": "t" })));
+        assert_eq!(
+            p.meta.as_deref().map(SharedMeta::value),
+            Some(&json!({ "progressToken": "t" }))
+        );
+        // Read by the scanner (by its text) and by serde_json alike.
+        let frame = br#"{"name":"echo","_meta":{"k":[1,"x",{"y":null}]}}"#;
+        let scanned = crate::jsonrpc::scan::read(frame, |d| ToolCallParams::deserialize(d))
+            .unwrap_or_else(|_| panic!("the scanner reads this frame"));
+        let parsed: ToolCallParams<'_> = serde_json::from_slice(frame).unwrap();
+        let want = json!({ "k": [1, "x", { "y": null }] });
+        assert_eq!(scanned.meta.as_deref().map(SharedMeta::value), Some(&want));
+        assert_eq!(parsed.meta.as_deref().map(SharedMeta::value), Some(&want));
         let p =
             params(r#"{"name":"e","inputResponses":{"k":{"action":"accept"}},"requestState":"s"}"#)
                 .unwrap();
@@ -413,7 +435,8 @@ mod tests {
         assert_eq!(p.request_state, Some(json!("s")));
         let p = params(r#"{"name":"a\u0062"}"#).unwrap();
         assert_eq!(p.name, "ab");
-        assert_eq!((p.arguments, p.task, p.meta), (None, None, None));
+        assert_eq!((p.arguments, p.task), (None, None));
+        assert!(p.meta.is_none());
         // Everything else is left to `dispatch`, which reads the params as a Value.
         for bad in [
             r#"{}"#,

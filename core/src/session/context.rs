@@ -2,7 +2,7 @@
 //! progress reporting, logging, and a way to ask the peer things while serving the request.
 
 use super::core::STATE_READY;
-use super::{Peer, RequestOptions, Session};
+use super::{Peer, RequestOptions, Session, SharedMeta};
 use crate::jsonrpc::{Message, Request, RequestId};
 use crate::protocol::ProtocolVersion;
 use crate::McpError;
@@ -20,7 +20,8 @@ pub struct RequestContext {
 struct ContextInner {
     session: Arc<Session>,
     id: RequestId,
-    meta: Option<Map<String, Value>>,
+    /// `_meta` when it is an object (shared with other requests that sent the same text).
+    meta: Option<Arc<SharedMeta>>,
     version: Option<ProtocolVersion>,
     cancel: CancellationToken,
     progress: Option<ProgressReporter>,
@@ -100,13 +101,10 @@ impl RequestContext {
     pub(crate) fn with_meta(
         session: Arc<Session>,
         id: RequestId,
-        meta: Option<Value>,
+        meta: Option<Arc<SharedMeta>>,
         cancel: CancellationToken,
     ) -> Self {
-        let meta = match meta {
-            Some(Value::Object(m)) => Some(m),
-            _ => None,
-        };
+        let meta = meta.filter(|m| m.object().is_some());
         let version = session.protocol_version();
         Self::build(session, id, meta, cancel, version)
     }
@@ -114,12 +112,13 @@ impl RequestContext {
     fn build(
         session: Arc<Session>,
         id: RequestId,
-        meta: Option<Map<String, Value>>,
+        meta: Option<Arc<SharedMeta>>,
         cancel: CancellationToken,
         version: Option<ProtocolVersion>,
     ) -> Self {
         let progress = meta
-            .as_ref()
+            .as_deref()
+            .and_then(SharedMeta::object)
             .and_then(|m| m.get("progressToken"))
             .filter(|t| t.is_string() || t.is_i64() || t.is_u64())
             .map(|token| ProgressReporter {
@@ -255,7 +254,7 @@ impl RequestContext {
 
     /// The request's `_meta` object, if it had one.
     pub fn meta(&self) -> Option<&Map<String, Value>> {
-        self.inner.meta.as_ref()
+        self.inner.meta.as_deref().and_then(SharedMeta::object)
     }
 
     /// The negotiated protocol revision (for `initialize`: the one being negotiated).
@@ -447,12 +446,12 @@ impl RequestContext {
 }
 
 /// A request's `params._meta` object, if it has one.
-fn request_meta(req: &Request) -> Option<Map<String, Value>> {
+fn request_meta(req: &Request) -> Option<Arc<SharedMeta>> {
     req.params
         .as_ref()
         .and_then(|p| p.get("_meta"))
-        .and_then(Value::as_object)
-        .cloned()
+        .filter(|m| m.is_object())
+        .map(|m| Arc::new(SharedMeta::new(m.clone())))
 }
 
 /// Sends `notifications/progress` for one request, enforcing monotonic progress and silence

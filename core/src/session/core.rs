@@ -410,8 +410,8 @@ impl Session {
         );
         self.set_negotiated(Negotiated {
             version: meta.version,
-            peer_info: Arc::new(meta.client_info),
-            peer_capabilities: Arc::new(meta.client_capabilities),
+            peer_info: meta.client_info,
+            peer_capabilities: meta.client_capabilities,
             own_capabilities,
             instructions: None,
         });

@@ -8,10 +8,12 @@
 //! `_meta`, the methods the era removed, the renumbered errors and the shape of results
 //! (`resultType`, caching hints).
 
+use super::SharedMeta;
 use crate::error::codes;
 use crate::protocol::ProtocolVersion;
 use crate::McpError;
 use serde_json::{json, Map, Value};
+use std::sync::Arc;
 
 /// `_meta` key of the request's protocol version.
 pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
@@ -35,9 +37,9 @@ pub struct RequestMeta {
     /// The protocol revision of this request.
     pub version: ProtocolVersion,
     /// The client's capabilities for this request (an object).
-    pub client_capabilities: Value,
+    pub client_capabilities: Arc<Value>,
     /// The client's `Implementation` object, or `{}` when the request did not identify it.
-    pub client_info: Value,
+    pub client_info: Arc<Value>,
     /// Rank of the wanted log level ([`super::log_level_rank`]); `None`: send no logs.
     pub log_level: Option<u8>,
 }
@@ -50,6 +52,23 @@ impl RequestMeta {
     /// `-32602` (invalid params); a version that is not a per-request revision in `supported` is
     /// `-32022` ([`unsupported_version`]).
     pub fn read(meta: Option<&Value>, supported: &[ProtocolVersion]) -> Result<Self, McpError> {
+        Self::read_from(meta, None, supported)
+    }
+
+    /// [`Self::read`] of a `_meta` read on the typed lane: the capabilities and identity are
+    /// the shared copies [`SharedMeta`] holds, not copied out per request.
+    pub(crate) fn read_shared(
+        meta: Option<&SharedMeta>,
+        supported: &[ProtocolVersion],
+    ) -> Result<Self, McpError> {
+        Self::read_from(meta.map(SharedMeta::value), meta, supported)
+    }
+
+    fn read_from(
+        meta: Option<&Value>,
+        shared: Option<&SharedMeta>,
+        supported: &[ProtocolVersion],
+    ) -> Result<Self, McpError> {
         let Some(meta) = meta.and_then(Value::as_object) else {
             return Err(McpError::invalid_params(
                 "params._meta is required: it carries the protocol version and client capabilities",
@@ -65,7 +84,10 @@ impl RequestMeta {
         };
         let caps = match meta.get(META_CLIENT_CAPABILITIES) {
             None => return Err(missing(META_CLIENT_CAPABILITIES)),
-            Some(c @ Value::Object(_)) => c.clone(),
+            Some(c @ Value::Object(_)) => shared
+                .and_then(SharedMeta::capabilities)
+                .cloned()
+                .unwrap_or_else(|| Arc::new(c.clone())),
             Some(_) => {
                 return Err(McpError::invalid_params(format!(
                     "params._meta[\"{META_CLIENT_CAPABILITIES}\"] must be an object"
@@ -76,8 +98,11 @@ impl RequestMeta {
             .filter(|v| v.is_per_request() && supported.contains(v))
             .ok_or_else(|| unsupported_version(requested, supported))?;
         let client_info = match meta.get(META_CLIENT_INFO) {
-            Some(i @ Value::Object(_)) => i.clone(),
-            _ => json!({}),
+            Some(i @ Value::Object(_)) => shared
+                .and_then(SharedMeta::info)
+                .cloned()
+                .unwrap_or_else(|| Arc::new(i.clone())),
+            _ => Arc::new(Value::Object(Map::new())),
         };
         let log_level = match meta.get(META_LOG_LEVEL) {
             None | Some(Value::Null) => None,
@@ -226,9 +251,30 @@ mod tests {
         });
         let r = RequestMeta::read(Some(&m), &ALL).unwrap();
         assert_eq!(r.version, ProtocolVersion::V2026_07_28);
-        assert_eq!(r.client_capabilities, json!({ "sampling": {} }));
+        assert_eq!(*r.client_capabilities, json!({ "sampling": {} }));
         assert_eq!(r.client_info["name"], "c");
         assert_eq!(r.log_level, Some(3));
+    }
+
+    #[test]
+    fn a_shared_meta_gives_its_own_copies_and_reads_as_the_value_does() {
+        let text = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"roots":{}},"io.modelcontextprotocol/clientInfo":{"name":"per-request-shared","version":"2"}}"#;
+        let shared = SharedMeta::from_text(text).unwrap();
+        let r = RequestMeta::read_shared(Some(&shared), &ALL).unwrap();
+        assert!(Arc::ptr_eq(&r.client_info, shared.info().unwrap()));
+        assert!(Arc::ptr_eq(
+            &r.client_capabilities,
+            shared.capabilities().unwrap()
+        ));
+        assert_eq!(r, RequestMeta::read(Some(shared.value()), &ALL).unwrap());
+        // An unshared `_meta` (read by serde_json) gives the same answer, errors included.
+        let own = SharedMeta::new(shared.value().clone());
+        assert_eq!(r, RequestMeta::read_shared(Some(&own), &ALL).unwrap());
+        let bad = SharedMeta::new(json!({ META_PROTOCOL_VERSION: "2026-07-28" }));
+        assert_eq!(
+            RequestMeta::read_shared(Some(&bad), &ALL).unwrap_err().code,
+            codes::INVALID_PARAMS
+        );
     }
 
     #[test]

@@ -43,9 +43,9 @@ impl Session {
         self: &Arc<Self>,
         id: &RequestId,
         method: &str,
-        meta: Option<&Value>,
+        meta: Result<RequestMeta, McpError>,
     ) -> Result<Arc<Session>, McpError> {
-        let meta = RequestMeta::read(meta, &self.config.supported_versions)?;
+        let meta = meta?;
         let Some(caps) = self.service.capabilities(meta.version) else {
             return Err(McpError::method_not_found(method));
         };
@@ -86,6 +86,7 @@ impl Session {
     pub(crate) fn serve_in_child(self: &Arc<Self>, req: Request) -> Incoming {
         let id = req.id.clone();
         let meta = req.params.as_ref().and_then(|p| p.get("_meta"));
+        let meta = RequestMeta::read(meta, &self.config.supported_versions);
         let child = match self.open_child(&id, &req.method, meta) {
             Ok(child) => child,
             Err(e) => return Incoming::Reply(Message::error(Some(id), e)),
@@ -113,7 +114,9 @@ impl Session {
         params: ToolCallParams<'_>,
         into: impl FnOnce(Option<LaneAnswer>) -> T + Send + 'static,
     ) -> Result<BoxFuture<'static, T>, T> {
-        let child = match self.open_child(&id, "tools/call", params.meta.as_ref()) {
+        let meta =
+            RequestMeta::read_shared(params.meta.as_deref(), &self.config.supported_versions);
+        let child = match self.open_child(&id, "tools/call", meta) {
             Ok(child) => child,
             Err(e) => return Err(into(Some(LaneAnswer::Msg(Message::error(Some(id), e))))),
         };
@@ -183,10 +186,10 @@ mod tests {
             name: Cow::Borrowed("echo"),
             arguments: Some(json!({})),
             task: None,
-            meta: Some(json!({
+            meta: Some(Arc::new(crate::session::SharedMeta::new(json!({
                 per_request::META_PROTOCOL_VERSION: version,
                 per_request::META_CLIENT_CAPABILITIES: {},
-            })),
+            })))),
             input_responses: None,
             request_state: None,
         }

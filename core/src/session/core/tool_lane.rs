@@ -30,7 +30,11 @@ impl Session {
         into: impl FnOnce(Option<LaneAnswer>) -> T + Send + 'static,
     ) -> Result<BoxFuture<'static, T>, T> {
         debug_assert_eq!(self.role, Role::Server);
-        if self.opens_per_request("tools/call", params.meta.as_ref()) {
+        let meta = params
+            .meta
+            .as_deref()
+            .map(crate::session::SharedMeta::value);
+        if self.opens_per_request("tools/call", meta) {
             return self.start_tool_call_in_child(server, id, params, into);
         }
         if self.is_per_request() {

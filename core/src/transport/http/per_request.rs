@@ -11,10 +11,11 @@
 use super::request::{visible_str, Fields};
 use crate::protocol::ProtocolVersion;
 use crate::session::per_request::{header_mismatch, meta_version};
-use crate::session::RequestMeta;
+use crate::session::{RequestMeta, SharedMeta};
 use crate::McpError;
 use axum::http::StatusCode;
 use serde_json::Value;
+use std::borrow::Cow;
 
 /// Header naming the JSON-RPC method of the body.
 pub const METHOD_HEADER: &str = "mcp-method";
@@ -90,17 +91,19 @@ pub(super) fn check(
     let meta = params.and_then(|p| p.get("_meta"));
     if method == "tools/call" {
         let arguments = params.and_then(|p| p.get("arguments"));
-        return check_tool_call(headers, server, name, meta, arguments);
+        let meta = meta.map(|m| SharedMeta::new(m.clone()));
+        return check_tool_call(headers, server, name, meta.as_ref(), arguments);
     }
     // A task method without a string `taskId` is refused by its handler (`-32602`).
     let named = matches!(method, "prompts/get" | "resources/read")
         || (is_task_method(method) && server.options().tasks_extension && name.is_some());
+    let supported = &server.options().session.supported_versions;
     check_meta(
         headers,
         method,
         named.then_some(name),
         meta,
-        &server.options().session.supported_versions,
+        RequestMeta::read(meta, supported),
     )
 }
 
@@ -110,15 +113,16 @@ pub(super) fn check_tool_call(
     headers: &Fields,
     server: &crate::server::Server,
     name: Option<&str>,
-    meta: Option<&Value>,
+    meta: Option<&SharedMeta>,
     arguments: Option<&Value>,
 ) -> Result<RequestMeta, McpError> {
+    let supported = &server.options().session.supported_versions;
     let read = check_meta(
         headers,
         "tools/call",
         Some(name),
-        meta,
-        &server.options().session.supported_versions,
+        meta.map(SharedMeta::value),
+        RequestMeta::read_shared(meta, supported),
     )?;
     if let Some(tool) = name.and_then(|n| server.tool_header_params(n)) {
         check_param_headers(headers, &tool, arguments)?;
@@ -127,13 +131,14 @@ pub(super) fn check_tool_call(
 }
 
 /// [`check`] without the tool parameters. `name` is `Some` for a method whose `Mcp-Name` is
-/// required, holding the body's value for it (`None` inside when that is not a string).
+/// required, holding the body's value for it (`None` inside when that is not a string); `read`
+/// is what [`RequestMeta::read`] made of `meta`.
 fn check_meta(
     headers: &Fields,
     method: &str,
     name: Option<Option<&str>>,
     meta: Option<&Value>,
-    supported: &[ProtocolVersion],
+    read: Result<RequestMeta, McpError>,
 ) -> Result<RequestMeta, McpError> {
     let Some(header_version) = headers.get(super::server::PROTOCOL_VERSION_HEADER) else {
         return Err(header_mismatch(
@@ -141,7 +146,6 @@ fn check_meta(
         ));
     };
     let header_version = visible_str(header_version).unwrap_or("");
-    let read = RequestMeta::read(meta, supported);
     // A malformed `_meta` first; then a version that differs from the header is a mismatch
     // before it is an unsupported one.
     if let Err(e) = &read {
@@ -173,7 +177,7 @@ fn check_meta(
         let Some(raw) = headers.get(NAME_HEADER) else {
             return Err(header_mismatch("the Mcp-Name header is required"));
         };
-        let value = visible_str(raw).and_then(decode_value);
+        let value = visible_str(raw).and_then(decode_borrowed);
         if value.as_deref() != name || name.is_none() {
             return Err(header_mismatch(format!(
                 "Mcp-Name header value {:?} does not match body value {:?}",
@@ -188,12 +192,18 @@ fn check_meta(
 /// The value a header carries: as it is, or decoded from the `=?base64?...?=` sentinel form
 /// (`None` when that form does not hold valid Base64 of UTF-8).
 pub fn decode_value(raw: &str) -> Option<String> {
+    decode_borrowed(raw).map(Cow::into_owned)
+}
+
+/// [`decode_value`] without copying a value that is not encoded (what the per-call header
+/// checks use).
+fn decode_borrowed(raw: &str) -> Option<Cow<'_, str>> {
     match raw
         .strip_prefix("=?base64?")
         .and_then(|r| r.strip_suffix("?="))
     {
-        Some(encoded) => String::from_utf8(base64_decode(encoded)?).ok(),
-        None => Some(raw.to_string()),
+        Some(encoded) => String::from_utf8(base64_decode(encoded)?).ok().map(Cow::Owned),
+        None => Some(Cow::Borrowed(raw)),
     }
 }
 
@@ -216,7 +226,7 @@ fn check_param_headers(
                 p.name
             )));
         };
-        let Some(got) = visible_str(raw).and_then(decode_value) else {
+        let Some(got) = visible_str(raw).and_then(decode_borrowed) else {
             return Err(header_mismatch(format!(
                 "Mcp-Param-{} header value is not valid (characters or Base64)",
                 p.name

@@ -21,7 +21,7 @@ use super::sse_body::{join_sse, sse_body};
 use crate::jsonrpc::{ErrorResponse, Message, RequestId};
 use crate::protocol::ProtocolVersion;
 use crate::session::inbound::{self, BatchScope, Inbound};
-use crate::session::{Incoming, LaneAnswer, Negotiated, STATE_READY};
+use crate::session::{Incoming, LaneAnswer, Negotiated, SharedMeta, STATE_READY};
 use crate::McpError;
 use axum::body::Body;
 use axum::http::StatusCode;
@@ -119,15 +119,14 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
         let (id, meta, checked) = match items.as_slice() {
             // A `tools/call` on the lane: checked from the members it was read into.
             [Ok(Item::Call(id, p))] => {
-                let meta = p.meta.as_ref();
                 let checked = per_request::check_tool_call(
                     headers,
                     &app.server,
                     Some(&p.name),
-                    meta,
+                    p.meta.as_deref(),
                     p.arguments.as_ref(),
                 );
-                (id, meta, checked)
+                (id, p.meta.as_deref().map(SharedMeta::value), checked)
             }
             [Ok(Item::Msg(Message::Request(r)))] => {
                 let method = r.method.as_str();
@@ -214,7 +213,8 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
                 per_request::names_meta_version(r.params.as_ref())
             }
             Ok(Item::Call(_, p)) => {
-                per_request::names_meta_version(Some(&json!({ "_meta": p.meta })))
+                let meta = p.meta.as_deref().map(SharedMeta::value);
+                per_request::names_meta_version(Some(&json!({ "_meta": meta })))
             }
             _ => false,
         });
