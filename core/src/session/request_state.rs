@@ -24,7 +24,7 @@ use chacha20poly1305::{ChaCha20Poly1305, Key, Nonce};
 use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
 use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// How long a sealed `requestState` stays valid.
@@ -37,7 +37,8 @@ pub const DEFAULT_REPLAY_CAPACITY: usize = 1 << 17;
 /// and the nonces of the tokens opened so far (single use).
 #[derive(Clone)]
 pub struct KeyRing {
-    keys: Arc<Vec<(String, ChaCha20Poly1305)>>,
+    /// The keys; for [`KeyRing::default`] made on first use (see [`KeyRing::keys`]).
+    keys: Arc<OnceLock<Vec<(String, ChaCha20Poly1305)>>>,
     seen: Arc<ReplayCache>,
     /// Where opened tokens are recorded instead of `seen` (replicas in several processes).
     shared: Option<Arc<dyn ReplayStore>>,
@@ -45,7 +46,7 @@ pub struct KeyRing {
 
 impl std::fmt::Debug for KeyRing {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let ids: Vec<&str> = self.keys.iter().map(|(k, _)| k.as_str()).collect();
+        let ids: Vec<&str> = self.keys().iter().map(|(k, _)| k.as_str()).collect();
         f.debug_struct("KeyRing")
             .field("key_ids", &ids)
             .field("shared_replay_store", &self.shared.is_some())
@@ -85,9 +86,18 @@ impl std::future::Future for UseCheck {
 
 impl Default for KeyRing {
     /// One random key, generated for this process (replicas need a shared ring instead).
+    ///
+    /// The key is made when the ring first seals or opens a token, not here: every server and
+    /// session configuration has a ring, and most never see a multi round-trip request.
+    /// Drawing the key at once started the process's random generator (and its CPU feature
+    /// probe) before a server had answered anything, which showed in its cold start. Clones
+    /// share the key once made.
     fn default() -> Self {
-        let secret: [u8; 32] = rand::random();
-        KeyRing::new(vec![("r".into(), secret.to_vec())]).expect("a valid ring")
+        KeyRing {
+            keys: Arc::new(OnceLock::new()),
+            seen: Arc::new(ReplayCache::new(DEFAULT_REPLAY_CAPACITY)),
+            shared: None,
+        }
     }
 }
 
@@ -151,7 +161,7 @@ impl KeyRing {
             ring.push((id, cipher));
         }
         Ok(KeyRing {
-            keys: Arc::new(ring),
+            keys: Arc::new(OnceLock::from(ring)),
             seen: Arc::new(ReplayCache::new(capacity)),
             shared: None,
         })
@@ -169,13 +179,21 @@ impl KeyRing {
         }
     }
 
+    /// The keys, the first one sealing; a default ring's random key is made here, once.
+    fn keys(&self) -> &[(String, ChaCha20Poly1305)] {
+        self.keys.get_or_init(|| {
+            let secret: [u8; 32] = rand::random();
+            vec![("r".into(), ChaCha20Poly1305::new(Key::from_slice(&secret)))]
+        })
+    }
+
     /// Seals `state` for the request `binding` names.
     pub(crate) fn seal(&self, binding: &str, state: Value) -> String {
         self.seal_until(binding, state, now_secs() + REQUEST_STATE_TTL.as_secs())
     }
 
     fn seal_until(&self, binding: &str, state: Value, exp: u64) -> String {
-        let (kid, cipher) = &self.keys[0];
+        let (kid, cipher) = &self.keys()[0];
         let head = format!("2.{kid}.");
         let nonce: [u8; 12] = rand::random();
         let payload = json!({ "exp": exp, "s": state }).to_string();
@@ -219,7 +237,7 @@ impl KeyRing {
         else {
             return Err(tampered);
         };
-        let (_, cipher) = self.keys.iter().find(|(k, _)| k == kid).ok_or(tampered)?;
+        let (_, cipher) = self.keys().iter().find(|(k, _)| k == kid).ok_or(tampered)?;
         let bytes = b64url_decode(sealed).ok_or(tampered)?;
         if bytes.len() < 12 + 16 {
             return Err(tampered);
@@ -470,6 +488,25 @@ mod tests {
         let old = a.seal_until("m", json!(1), now_secs() - 1);
         assert_eq!(reason(b.open("m", &old).unwrap_err()), "expired");
         assert_eq!(store.0.lock().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn a_default_ring_makes_its_key_on_first_use_and_its_clones_share_it() {
+        let ring = KeyRing::default();
+        assert!(
+            ring.keys.get().is_none(),
+            "no key before the first seal or open"
+        );
+        let clone = ring.clone();
+        let t = ring.seal("m", json!("x"));
+        assert!(ring.keys.get().is_some());
+        // A clone made before the key existed opens what the ring sealed (one key, shared).
+        let (state, _) = clone.open("m", &t).unwrap();
+        assert_eq!(state, json!("x"));
+        // Another default ring has a key of its own.
+        let other = KeyRing::default();
+        let t2 = ring.seal("m", json!("y"));
+        assert_eq!(reason(other.open("m", &t2).unwrap_err()), "tampered");
     }
 
     #[test]
