@@ -53,6 +53,13 @@ fn foreign(handler: Option<Arc<dyn ClientHandler>>) -> Option<Arc<dyn ForeignCli
     handler.map(|h| Arc::new(SwiftClient(h)) as Arc<dyn ForeignClientHandler>)
 }
 
+impl NativeClient {
+    /// The engine client (for the other modules' methods, e.g. `listen`).
+    pub(crate) fn embedded(&self) -> Arc<EmbeddedClient> {
+        self.inner.clone()
+    }
+}
+
 #[uniffi::export]
 impl NativeClient {
     /// Spawns `program arguments...` (with `env` added to this process's environment, in
