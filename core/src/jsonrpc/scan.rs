@@ -15,7 +15,6 @@
 //! an ASCII string is taken as it is, without looking for escapes or validating UTF-8 again.
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde::Deserialize;
 use std::fmt;
 
 /// Deepest nesting read (`serde_json` itself stops at 128).
@@ -166,6 +165,47 @@ impl<'a> Scanner<'a> {
         }
     }
 
+    /// Passes over one value, checking it as reading it would, without a visitor (what
+    /// [`RAW_TEXT`] asks for: the text, not the value).
+    fn skip(&mut self) -> Result<(), Outside> {
+        match self.peek()? {
+            b'"' => self.string().map(drop),
+            open @ (b'{' | b'[') => {
+                let close = if open == b'{' { b'}' } else { b']' };
+                self.enter()?;
+                if self.peek()? == close {
+                    self.i += 1;
+                } else {
+                    loop {
+                        if open == b'{' {
+                            if self.peek()? != b'"' {
+                                return Err(Outside);
+                            }
+                            self.string()?;
+                            self.expect(b':')?;
+                        }
+                        self.skip()?;
+                        match self.peek()? {
+                            b',' => self.i += 1,
+                            c if c == close => {
+                                self.i += 1;
+                                break;
+                            }
+                            _ => return Err(Outside),
+                        }
+                    }
+                }
+                self.depth -= 1;
+                Ok(())
+            }
+            b't' => self.literal(b"true"),
+            b'f' => self.literal(b"false"),
+            b'n' => self.literal(b"null"),
+            b'-' | b'0'..=b'9' => self.integer(de::IgnoredAny).map(drop),
+            _ => Err(Outside),
+        }
+    }
+
     fn enter(&mut self) -> Result<(), Outside> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
@@ -266,7 +306,7 @@ impl<'de> Deserializer<'de> for &mut Scanner<'de> {
             // The value's own JSON text, checked by reading it (see `RAW_TEXT`).
             self.ws();
             let start = self.i;
-            de::IgnoredAny::deserialize(&mut *self)?;
+            self.skip()?;
             // SAFETY: the scanner accepted these bytes as JSON: ASCII outside strings, and
             // strings checked as UTF-8.
             let text = unsafe { std::str::from_utf8_unchecked(&self.b[start..self.i]) };
@@ -377,6 +417,54 @@ mod tests {
 
     fn scan(bytes: &[u8]) -> Option<Value> {
         read(bytes, |d| Value::deserialize(d)).ok()
+    }
+
+    /// The text the scanner hands a [`RAW_TEXT`] newtype for `bytes`.
+    fn raw_text(bytes: &[u8]) -> Option<&str> {
+        struct Text;
+        impl<'de> Visitor<'de> for Text {
+            type Value = &'de str;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("raw text")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<&'de str, E> {
+                Ok(v)
+            }
+        }
+        read(bytes, |d| d.deserialize_newtype_struct(RAW_TEXT, Text)).ok()
+    }
+
+    #[test]
+    fn raw_text_is_the_value_as_written_and_checked_as_reading_it_would() {
+        for v in [
+            r#"{"a":[1,-2,{"b":null}],"c":"xéy","d":{},"e":[],"f":true,"g":false}"#,
+            r#"[ 1 , { "k" : "v" } ]"#,
+            r#""s""#,
+            "0",
+            "null",
+        ] {
+            let framed = format!(" {v} ");
+            assert_eq!(raw_text(framed.as_bytes()), Some(v), "{v}");
+        }
+        // What the scanner refuses to read, it refuses to pass over.
+        for bad in [
+            "[1,]",
+            r#"{"a":1,}"#,
+            r#"{"a" 1}"#,
+            "{1:2}",
+            "[1 2]",
+            "01",
+            "1.5",
+            r#""\n""#,
+            "tru",
+            r#"{"a":[}"#,
+            "[",
+        ] {
+            assert_eq!(raw_text(bad.as_bytes()), None, "{bad}");
+            assert!(scan(bad.as_bytes()).is_none(), "{bad}");
+        }
+        let deep = "[".repeat(MAX_DEPTH as usize + 1) + &"]".repeat(MAX_DEPTH as usize + 1);
+        assert_eq!(raw_text(deep.as_bytes()), None);
     }
 
     /// Whatever the scanner reads, `serde_json` reads the same way.

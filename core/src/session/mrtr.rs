@@ -104,7 +104,11 @@ impl InputRound {
         request_state: Option<&Value>,
         keys: &KeyRing,
     ) -> Result<InputRound, McpError> {
-        let binding = format!("{method} {name}");
+        // Built by hand: `format!` costs several times more on this per-call path.
+        let mut binding = String::with_capacity(method.len() + 1 + name.len());
+        binding.push_str(method);
+        binding.push(' ');
+        binding.push_str(name);
         let present = |v: Option<&Value>| v.is_some_and(|v| !v.is_null());
         let retried = present(input_responses) || present(request_state);
         let responses = match input_responses {

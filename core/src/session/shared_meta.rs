@@ -67,14 +67,16 @@ impl SharedMeta {
     /// The `_meta` of a request whose JSON text is `text` (valid JSON): the shared copy when
     /// the same text was seen recently, else parsed (and remembered, see the module docs).
     pub(crate) fn from_text(text: &str) -> Result<Arc<Self>, serde_json::Error> {
-        let remember = text.len() <= MAX_TEXT && !text.contains("\"progressToken\"");
-        if remember {
+        let fits = text.len() <= MAX_TEXT;
+        if fits {
             if let Some(hit) = TABLE.find(text) {
                 return Ok(hit);
             }
         }
         let parsed = Arc::new(SharedMeta::shared(serde_json::from_str(text)?));
-        if remember {
+        // A text with a progress token is never found (its token is new each time): it is
+        // looked for, but not remembered in place of texts that recur.
+        if fits && !text.contains("\"progressToken\"") {
             TABLE.remember(text, &parsed);
         }
         Ok(parsed)

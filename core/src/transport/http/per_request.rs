@@ -202,7 +202,9 @@ fn decode_borrowed(raw: &str) -> Option<Cow<'_, str>> {
         .strip_prefix("=?base64?")
         .and_then(|r| r.strip_suffix("?="))
     {
-        Some(encoded) => String::from_utf8(base64_decode(encoded)?).ok().map(Cow::Owned),
+        Some(encoded) => String::from_utf8(base64_decode(encoded)?)
+            .ok()
+            .map(Cow::Owned),
         None => Some(Cow::Borrowed(raw)),
     }
 }
