@@ -173,8 +173,9 @@ async fn listen_over_streamable_http() {
     .unwrap();
 }
 
-/// A graceful shutdown does not wait for an open listen (it has no end of its own): the stream
-/// ends and the subscription with it.
+/// A graceful shutdown does not wait for an open listen (it has no end of its own): the server
+/// answers the listen request with its completion result, the stream ends, and the client's
+/// subscription ends reporting that result.
 #[tokio::test]
 async fn shutdown_ends_an_open_listen() {
     let server = server();
@@ -196,6 +197,14 @@ async fn shutdown_ends_an_open_listen() {
         .unwrap();
     let end = tokio::time::timeout(Duration::from_secs(10), sub.next()).await;
     assert!(matches!(end, Ok(None)), "{end:?}");
+    // A graceful end: the server answered the listen request (2026-07-28 "Graceful Closure"),
+    // and the subscription reports that result rather than a dropped connection.
+    let result = match sub.end() {
+        Some(Ok(v)) => v.clone(),
+        other => panic!("expected the server's completion result, got {other:?}"),
+    };
+    assert_eq!(result["resultType"], "complete", "{result}");
+    assert_eq!(result["_meta"][SUB_ID], *sub.id(), "{result}");
 }
 
 #[tokio::test]

@@ -17,7 +17,7 @@ use super::replica::Effects;
 use super::responses::{response_with, rpc_error, sse_response, status_only};
 use super::routes::{SmallIds, StreamRoute};
 use super::session::HttpSession;
-use super::sse_body::{join_sse, sse_body};
+use super::sse_body::{join_sse, listen_sse_body, sse_body};
 use crate::jsonrpc::{ErrorResponse, Message, RequestId};
 use crate::protocol::ProtocolVersion;
 use crate::session::inbound::{self, BatchScope, Inbound};
@@ -108,7 +108,7 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
     let mut new_session = false;
     // Per-request era: whether the request is a subscription (always a stream, which the
     // server's shutdown ends: it has no end of its own).
-    let mut listen = false;
+    let mut listen: Option<RequestId> = None;
     let http = if modern {
         if batch {
             let named = headers.get_str(PROTOCOL_VERSION_HEADER).unwrap_or_default();
@@ -130,7 +130,9 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
             }
             [Ok(Item::Msg(Message::Request(r)))] => {
                 let method = r.method.as_str();
-                listen = method == "subscriptions/listen";
+                if method == "subscriptions/listen" {
+                    listen = Some(r.id.clone());
+                }
                 let meta = r.params.as_ref().and_then(|p| p.get("_meta"));
                 let checked = per_request::check(headers, &app.server, method, r.params.as_ref());
                 (&r.id, meta, checked)
@@ -144,7 +146,7 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
         };
         // JSON unless the request asked for progress or logs (the server's JSON choice still
         // holds then) or is a subscription.
-        if !listen && (app.options.json_response || !per_request::wants_stream(meta)) {
+        if listen.is_none() && (app.options.json_response || !per_request::wants_stream(meta)) {
             // Answered with one JSON body: nothing of it outlives the POST, so it needs no
             // HTTP session (`per_request_post`).
             let lone = match items.pop() {
@@ -484,8 +486,11 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
         Box::new(move || drop(http))
     };
     // Other streams carry calls, which a graceful shutdown lets finish.
-    let shutdown = listen.then(|| app.shutdown.clone());
-    sse_response(sid_out.as_deref(), sse_body(rx, shutdown, Some(keep)))
+    let body = match listen {
+        Some(id) => listen_sse_body(rx, app.shutdown.clone(), listen_farewell(&id), Some(keep)),
+        None => sse_body(rx, None, Some(keep)),
+    };
+    sse_response(sid_out.as_deref(), body)
 }
 
 /// Runs a handler's first poll here, so that most requests are answered from their own POST
@@ -510,4 +515,20 @@ fn drive<T: Send + 'static>(
             });
         }
     }
+}
+
+/// The SSE event that ends a `subscriptions/listen` stream when the server shuts down: the
+/// request's successful completion result, tagged with the subscription id (2026-07-28,
+/// "Graceful Closure"), so the client can tell a graceful end from a dropped connection.
+fn listen_farewell(id: &RequestId) -> bytes::Bytes {
+    let id = id.to_value();
+    let response = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "result": {
+            "resultType": "complete",
+            "_meta": { crate::session::per_request::META_SUBSCRIPTION_ID: id },
+        },
+    });
+    encode(None, None, &response.to_string(), None)
 }

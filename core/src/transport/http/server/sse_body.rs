@@ -16,6 +16,25 @@ pub(super) fn sse_body(
     Body::new(SseBody {
         rx,
         shutdown: shutdown.map(|t| Box::pin(t.cancelled_owned())),
+        farewell: None,
+        on_drop,
+        buf: Vec::new(),
+    })
+}
+
+/// [`sse_body`] of a `subscriptions/listen` stream (2026-07-28): when `shutdown` fires, the
+/// stream sends `farewell` (the listen request's completion result: the server ends the
+/// subscription gracefully, as the spec's "Graceful Closure" asks) and then ends.
+pub(super) fn listen_sse_body(
+    rx: Rx,
+    shutdown: CancellationToken,
+    farewell: Bytes,
+    on_drop: Option<Box<dyn FnOnce() + Send>>,
+) -> Body {
+    Body::new(SseBody {
+        rx,
+        shutdown: Some(Box::pin(shutdown.cancelled_owned())),
+        farewell: Some(farewell),
         on_drop,
         buf: Vec::new(),
     })
@@ -25,6 +44,8 @@ pub(super) fn sse_body(
 struct SseBody {
     rx: Rx,
     shutdown: Option<std::pin::Pin<Box<tokio_util::sync::WaitForCancellationFutureOwned>>>,
+    /// Sent once when `shutdown` fires, before the stream ends.
+    farewell: Option<Bytes>,
     on_drop: Option<Box<dyn FnOnce() + Send>>,
     buf: Vec<Frame>,
 }
@@ -50,7 +71,12 @@ impl hyper::body::Body for SseBody {
         let this = &mut *self;
         if let Some(s) = &mut this.shutdown {
             if s.as_mut().poll(cx).is_ready() {
-                return Poll::Ready(None);
+                // Stays ready: the next poll ends the stream.
+                return Poll::Ready(
+                    this.farewell
+                        .take()
+                        .map(|b| Ok(hyper::body::Frame::data(b))),
+                );
             }
         }
         loop {
