@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the Python binding into a venv and runs ruff, mypy --strict and pytest.
+# Builds the Python binding into a venv and runs ruff (lint and format check), mypy --strict and
+# pytest.
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")/.." && pwd)"
 ROOT="$(cd "$HERE/.." && pwd)"
@@ -11,7 +12,12 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 (cd "$HERE" && VIRTUAL_ENV="$VENV" PATH="$VENV/bin:$PATH" "$VENV/bin/maturin" develop -q)
 touch "$VENV/.ferromcp-built"   # scripts/lib-python-binding.sh: no rebuild needed
 cd "$ROOT"
-"$VENV/bin/ruff" check bindings-python/python/ferromcp examples/python
+# One ruff configuration (bindings-python/pyproject.toml) for the binding and the examples, which
+# have no pyproject of their own; `ruff format --check` keeps the layout ruff's, not each author's.
+RUFF_CONFIG=(--config bindings-python/pyproject.toml)
+"$VENV/bin/ruff" check "${RUFF_CONFIG[@]}" bindings-python/python/ferromcp examples/python
+"$VENV/bin/ruff" format --check "${RUFF_CONFIG[@]}" bindings-python/python bindings-python/tests \
+    bindings-python/bench bindings-python/scripts examples/python
 "$VENV/bin/mypy" --strict --config-file bindings-python/pyproject.toml \
     bindings-python/python/ferromcp examples/python
 cd "$HERE" && "$VENV/bin/python" -m pytest -q

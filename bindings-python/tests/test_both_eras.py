@@ -46,7 +46,9 @@ def server_url() -> Iterator[str]:
     try:
         deadline = time.monotonic() + 20
         while True:
-            assert proc.poll() is None, f"server exited: {proc.stderr.read() if proc.stderr else ''!r}"
+            assert proc.poll() is None, (
+                f"server exited: {proc.stderr.read() if proc.stderr else ''!r}"
+            )
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
                 break
@@ -74,7 +76,9 @@ async def _surface(url: str, mode: str) -> str:
         assert (await c.call_tool("add", {"a": 2, "b": 0.5})).text == "2.5"
 
         seen: list[tuple[float, float | None]] = []
-        r = await c.call_tool("progress", {"steps": 3}, progress=lambda p, t, _m: seen.append((p, t)))
+        r = await c.call_tool(
+            "progress", {"steps": 3}, progress=lambda p, t, _m: seen.append((p, t))
+        )
         assert r.text == "done"
         assert seen == [(1, 3), (2, 3), (3, 3)], mode
 

@@ -110,15 +110,29 @@ async def test_over_http() -> None:
 
     async with await server.serve_http("127.0.0.1", 0) as http:
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "ferromcp", "call", "who", "-H", "X-User: ada", "--", http.url,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            sys.executable,
+            "-m",
+            "ferromcp",
+            "call",
+            "who",
+            "-H",
+            "X-User: ada",
+            "--",
+            http.url,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
         )
         out, err = await asyncio.wait_for(proc.communicate(), 60)
         assert proc.returncode == 0, err
         assert out == b"ada\n"
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "ferromcp", "list", http.url,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            sys.executable,
+            "-m",
+            "ferromcp",
+            "list",
+            http.url,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
         )
         out, err = await asyncio.wait_for(proc.communicate(), 60)
         assert proc.returncode == 0, err

@@ -33,7 +33,9 @@ def make_server(stopped: list[str]) -> Server:
     async def confirm(ctx: Context) -> str:
         """Asks the client for a name while it runs."""
         await asyncio.sleep(0.05)
-        answer = await ctx.elicit("Name?", {"type": "object", "properties": {"name": {"type": "string"}}})
+        answer = await ctx.elicit(
+            "Name?", {"type": "object", "properties": {"name": {"type": "string"}}}
+        )
         return f"{answer['action']} {answer['content']['name']}"
 
     @server.tool(task_support="optional")
@@ -97,6 +99,8 @@ async def test_task_calls_in_both_eras(mode: str) -> None:
 
 async def test_plain_calls_follow_the_servers_task() -> None:
     async with await make_server([]).serve_http("127.0.0.1", 0) as http:
-        async with Client.http(http.url, protocol_mode="perRequest", elicitation_handler=elicit) as c:
+        async with Client.http(
+            http.url, protocol_mode="perRequest", elicitation_handler=elicit
+        ) as c:
             assert (await c.call_tool("slow", {"ms": 300})).text == "slept 300 ms"
             assert (await c.call_tool("confirm")).text == "accept Ada"

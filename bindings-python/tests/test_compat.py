@@ -79,7 +79,10 @@ async def test_ported_server_over_streamable_http(tmp_path: Path) -> None:
     script.write_text(PORTED)
     port = free_port()
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, str(script), "streamable-http", str(port),
+        sys.executable,
+        str(script),
+        "streamable-http",
+        str(port),
         stderr=asyncio.subprocess.PIPE,
     )
     try:

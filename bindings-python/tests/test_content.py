@@ -129,12 +129,18 @@ async def test_resource_values() -> None:
     async with ferromcp.Client.memory(server) as c:
         r = await c.read_resource("data://dict")
         assert r["contents"] == [
-            {"uri": "data://dict", "mimeType": "application/json", "text": '{"name": "x", "n": [1, 2]}'}
+            {
+                "uri": "data://dict",
+                "mimeType": "application/json",
+                "text": '{"name": "x", "n": [1, 2]}',
+            }
         ]
         r = await c.read_resource("data://text-key")
         assert r["contents"][0]["text"] == '{"text": "a data field, not contents", "count": 1}'
         r = await c.read_resource("data://contents")
-        assert r["contents"] == [{"uri": "data://contents", "mimeType": "text/html", "text": "<b>hi</b>"}]
+        assert r["contents"] == [
+            {"uri": "data://contents", "mimeType": "text/html", "text": "<b>hi</b>"}
+        ]
         r = await c.read_resource("data://model")
         assert r["contents"][0]["text"] == '{"id": 1, "name": "a"}'
         r = await c.read_resource("data://rows")
@@ -169,7 +175,12 @@ async def test_typed_annotations_and_icons() -> None:
     def p() -> str:
         return ""
 
-    wire = {"src": "https://example.com/i.png", "mimeType": "image/png", "sizes": ["48x48"], "theme": "dark"}
+    wire = {
+        "src": "https://example.com/i.png",
+        "mimeType": "image/png",
+        "sizes": ["48x48"],
+        "theme": "dark",
+    }
     async with ferromcp.Client.memory(server) as c:
         info = c.server_info
         assert info["icons"] == [wire]

@@ -40,7 +40,9 @@ async def test_http_roundtrip(options: dict[str, Any]) -> None:
         notes: list[tuple[str, Any]] = []
         progress: list[float] = []
         async with Client.http(http.url, on_notification=lambda m, p: notes.append((m, p))) as c:
-            r = await c.call_tool("add", {"a": 2, "b": 3}, progress=lambda p, t, m: progress.append(p))
+            r = await c.call_tool(
+                "add", {"a": 2, "b": 3}, progress=lambda p, t, m: progress.append(p)
+            )
             assert r["content"][0]["text"] == "5"
             read = await c.read_resource("mem://greeting")
             assert read["contents"][0]["text"] == "hello"

@@ -8,7 +8,13 @@ import sys
 
 import ferromcp
 
-LAZY_MODULES = ("ferromcp.auth", "ferromcp.client", "ferromcp.compat", "ferromcp.content", "ferromcp.results")
+LAZY_MODULES = (
+    "ferromcp.auth",
+    "ferromcp.client",
+    "ferromcp.compat",
+    "ferromcp.content",
+    "ferromcp.results",
+)
 
 
 def test_a_plain_server_imports_no_optional_module() -> None:

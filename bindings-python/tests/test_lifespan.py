@@ -155,8 +155,12 @@ async def test_ctx_read_resource() -> None:
     async with ferromcp.Client.memory(server) as c:
         r = await c.call_tool("summary")
         cfg, img, missing = r["structuredContent"]["result"]
-        assert cfg == [{"uri": "config://app", "mimeType": "application/json", "text": '{"debug": true}'}]
-        assert img == [{"uri": "users://7/avatar", "mimeType": "application/octet-stream", "blob": "Bw=="}]
+        assert cfg == [
+            {"uri": "config://app", "mimeType": "application/json", "text": '{"debug": true}'}
+        ]
+        assert img == [
+            {"uri": "users://7/avatar", "mimeType": "application/octet-stream", "blob": "Bw=="}
+        ]
         assert missing == "ResourceNotFound"
         # A second call reuses the server's own in-memory client.
         r = await c.call_tool("summary")

@@ -34,7 +34,12 @@ ALL_CAPS: dict[str, Any] = {"elicitation": {}, "sampling": {}, "roots": {}}
 
 def ask_name(key: str = "who") -> dict[str, Any]:
     schema = {"type": "object", "properties": {"name": {"type": "string"}}}
-    return {key: {"method": "elicitation/create", "params": {"message": "name?", "requestedSchema": schema}}}
+    return {
+        key: {
+            "method": "elicitation/create",
+            "params": {"message": "name?", "requestedSchema": schema},
+        }
+    }
 
 
 def make_server() -> Server:
@@ -57,7 +62,9 @@ def make_server() -> Server:
     @server.tool()
     async def unchanged(ctx: Context) -> str:
         """Handshake-era code: a plain elicitation request."""
-        result = await ctx.elicit("name?", {"type": "object", "properties": {"name": {"type": "string"}}})
+        result = await ctx.elicit(
+            "name?", {"type": "object", "properties": {"name": {"type": "string"}}}
+        )
         return f"action={result.action}"
 
     @server.tool()
@@ -102,7 +109,9 @@ def post(url: str, method: str, params: dict[str, Any], name: str | None = None)
     }
     if name is not None:
         headers["mcp-name"] = name
-    req = urllib.request.Request(url, data=json.dumps(body).encode(), headers=headers, method="POST")
+    req = urllib.request.Request(
+        url, data=json.dumps(body).encode(), headers=headers, method="POST"
+    )
     try:
         with urllib.request.urlopen(req, timeout=10) as resp:
             text = resp.read().decode()
@@ -111,7 +120,9 @@ def post(url: str, method: str, params: dict[str, Any], name: str | None = None)
         text, kind = e.read().decode(), e.headers.get("content-type", "")
     if kind.startswith("text/event-stream"):
         messages = [
-            json.loads(line[5:]) for line in text.splitlines() if line.startswith("data:") and line[5:].strip()
+            json.loads(line[5:])
+            for line in text.splitlines()
+            if line.startswith("data:") and line[5:].strip()
         ]
         answers = [m for m in messages if "id" in m]
         return answers[-1]
@@ -154,12 +165,18 @@ async def test_explicit_input_required_with_state() -> None:
         assert first["resultType"] == "input_required"
         state = first["requestState"]
         assert isinstance(state, str)
-        assert not any(b'"n":42' in unpadded_b64(part) for part in state.split(".")), "state sent in the clear"
+        assert not any(b'"n":42' in unpadded_b64(part) for part in state.split(".")), (
+            "state sent in the clear"
+        )
         answer = {"who": {"action": "accept", "content": {"name": "Bo"}}}
-        retry = await call(http.url, "explicit", ALL_CAPS, inputResponses=answer, requestState=state)
+        retry = await call(
+            http.url, "explicit", ALL_CAPS, inputResponses=answer, requestState=state
+        )
         assert retry["result"]["content"][0]["text"] == "Bo 42"
         tampered = state[:-2] + ("AA" if not state.endswith("AA") else "BB")
-        refused = await call(http.url, "explicit", ALL_CAPS, inputResponses=answer, requestState=tampered)
+        refused = await call(
+            http.url, "explicit", ALL_CAPS, inputResponses=answer, requestState=tampered
+        )
         assert refused["error"]["code"] == CODES["InvalidParams"]
 
 

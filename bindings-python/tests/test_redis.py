@@ -29,10 +29,22 @@ def free_port() -> int:
 @pytest.fixture
 def redis_port() -> Iterator[int]:
     if shutil.which("redis-server") is None:
-        pytest.skip("redis-server is not installed (scripts/setup-test-deps --redis-only installs it)")
+        pytest.skip(
+            "redis-server is not installed (scripts/setup-test-deps --redis-only installs it)"
+        )
     port = free_port()
     proc = subprocess.Popen(
-        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        [
+            "redis-server",
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+        ],
         stdout=subprocess.DEVNULL,
     )
     try:

@@ -37,7 +37,9 @@ def make_server() -> tuple[Server, dict[str, Any]]:
     async def ask(ctx: Context) -> dict[str, Any]:
         roots = await ctx.list_roots()
         sampled = await ctx.sample("hi")
-        answer = await ctx.elicit("name?", {"type": "object", "properties": {"n": {"type": "string"}}})
+        answer = await ctx.elicit(
+            "name?", {"type": "object", "properties": {"n": {"type": "string"}}}
+        )
         return {"roots": len(roots), "model": sampled["model"], "answer": answer["content"]["n"]}
 
     return server, state

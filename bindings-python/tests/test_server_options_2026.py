@@ -128,7 +128,9 @@ async def test_request_state_key_ring_is_shared_between_replicas() -> None:
         await c.serve_http("127.0.0.1", 0) as hc,
     ):
         state = (await call(ha.url, "explicit", ALL_CAPS))["result"]["requestState"]
-        refused = await call(hc.url, "explicit", ALL_CAPS, inputResponses=answer, requestState=state)
+        refused = await call(
+            hc.url, "explicit", ALL_CAPS, inputResponses=answer, requestState=state
+        )
         assert refused["error"]["data"]["reason"] == "tampered", refused
         opened = await call(hb.url, "explicit", ALL_CAPS, inputResponses=answer, requestState=state)
         assert opened["result"]["content"][0]["text"] == "Ada", opened

@@ -40,14 +40,22 @@ def post(url: str, body: dict[str, Any], version: str | None) -> tuple[int, dict
         name = body.get("params", {}).get("name")
         if name is not None:
             headers["mcp-name"] = name
-    req = urllib.request.Request(url, data=json.dumps(body).encode(), headers=headers, method="POST")
+    req = urllib.request.Request(
+        url, data=json.dumps(body).encode(), headers=headers, method="POST"
+    )
     try:
         with urllib.request.urlopen(req, timeout=10) as resp:
-            status, text, kind = resp.status, resp.read().decode(), resp.headers.get("content-type", "")
+            status, text, kind = (
+                resp.status,
+                resp.read().decode(),
+                resp.headers.get("content-type", ""),
+            )
     except urllib.error.HTTPError as e:
         status, text, kind = e.code, e.read().decode(), e.headers.get("content-type", "")
     if kind.startswith("text/event-stream"):
-        data = [line[5:] for line in text.splitlines() if line.startswith("data:") and line[5:].strip()]
+        data = [
+            line[5:] for line in text.splitlines() if line.startswith("data:") and line[5:].strip()
+        ]
         text = data[-1]
     answer: dict[str, Any] = json.loads(text)
     return status, answer
@@ -70,7 +78,9 @@ def per_request(method: str, params: dict[str, Any]) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": 2, "method": method, "params": {**params, "_meta": meta({})}}
 
 
-async def test_a_server_of_2026_07_28_only_refuses_initialize_and_serves_per_request_calls() -> None:
+async def test_a_server_of_2026_07_28_only_refuses_initialize_and_serves_per_request_calls() -> (
+    None
+):
     server = make_server(["2026-07-28"])
     async with await server.serve_http("127.0.0.1", 0) as h:
         for asked in ("2025-11-25", "2024-11-05"):
@@ -78,7 +88,9 @@ async def test_a_server_of_2026_07_28_only_refuses_initialize_and_serves_per_req
             assert status == 400, answer
             assert answer["error"]["code"] == -32022, answer
             assert answer["error"]["data"] == {"supported": ["2026-07-28"], "requested": asked}
-        status, answer = await asyncio.to_thread(post, h.url, per_request("server/discover", {}), "2026-07-28")
+        status, answer = await asyncio.to_thread(
+            post, h.url, per_request("server/discover", {}), "2026-07-28"
+        )
         assert status == 200, answer
         assert answer["result"]["supportedVersions"] == ["2026-07-28"], answer
         call = per_request("tools/call", {"name": "echo", "arguments": {"text": "hi"}})
@@ -92,7 +104,9 @@ async def test_a_server_of_2026_07_28_only_refuses_initialize_and_serves_per_req
         assert refused.value.data == {"supported": ["2026-07-28"], "requested": "2025-11-25"}
 
 
-async def test_a_server_without_2026_07_28_refuses_per_request_calls_and_serves_handshakes() -> None:
+async def test_a_server_without_2026_07_28_refuses_per_request_calls_and_serves_handshakes() -> (
+    None
+):
     server = make_server(["2025-11-25", "2025-06-18"])
     async with await server.serve_http("127.0.0.1", 0) as h:
         call = per_request("tools/call", {"name": "echo", "arguments": {"text": "hi"}})
@@ -117,7 +131,10 @@ async def test_a_server_without_2026_07_28_refuses_per_request_calls_and_serves_
 @pytest.mark.parametrize(
     ("versions", "says"),
     [
-        (["2025-11-25", "2026-01-01"], f'unknown protocol revision "2026-01-01" \\(known: {KNOWN}\\)'),
+        (
+            ["2025-11-25", "2026-01-01"],
+            f'unknown protocol revision "2026-01-01" \\(known: {KNOWN}\\)',
+        ),
         ([], f"supportedVersions must name at least one revision \\(known: {KNOWN}\\)"),
     ],
 )

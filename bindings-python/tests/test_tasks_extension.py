@@ -56,7 +56,9 @@ def make_server(declare: bool) -> Server:
     return server
 
 
-async def rpc(url: str, method: str, params: dict[str, Any], caps: dict[str, Any]) -> dict[str, Any]:
+async def rpc(
+    url: str, method: str, params: dict[str, Any], caps: dict[str, Any]
+) -> dict[str, Any]:
     params = {**params, "_meta": meta(caps)}
     name = params.get("name", params.get("taskId"))
     return await asyncio.to_thread(post, url, method, params, name)
@@ -76,9 +78,9 @@ async def test_declared_and_tasks_run_to_completion() -> None:
         found = await rpc(http.url, "server/discover", {}, {})
         assert found["result"]["capabilities"]["extensions"] == {EXT: {}}
         # Longer than the engine's wait for a binding handler's first answer (200 ms).
-        handle = (await rpc(http.url, "tools/call", {"name": "slow", "arguments": {"ms": 400}}, CAPS))[
-            "result"
-        ]
+        handle = (
+            await rpc(http.url, "tools/call", {"name": "slow", "arguments": {"ms": 400}}, CAPS)
+        )["result"]
         assert handle["resultType"] == "task" and handle["status"] == "working"
         done = await wait_for(http.url, handle["taskId"], "completed")
         assert done["result"]["content"][0]["text"] == "slept 400 ms"
@@ -89,12 +91,16 @@ async def test_declared_and_tasks_run_to_completion() -> None:
 
 async def test_ctx_input_parks_the_task_until_tasks_update() -> None:
     async with await make_server(True).serve_http("127.0.0.1", 0) as http:
-        handle = (await rpc(http.url, "tools/call", {"name": "ask", "arguments": {}}, CAPS))["result"]
+        handle = (await rpc(http.url, "tools/call", {"name": "ask", "arguments": {}}, CAPS))[
+            "result"
+        ]
         task_id = handle["taskId"]
         waiting = await wait_for(http.url, task_id, "input_required")
         assert waiting["inputRequests"]["who"]["method"] == "elicitation/create"
         answer = {"who": {"action": "accept", "content": {"name": "Ada"}}}
-        ack = await rpc(http.url, "tasks/update", {"taskId": task_id, "inputResponses": answer}, CAPS)
+        ack = await rpc(
+            http.url, "tasks/update", {"taskId": task_id, "inputResponses": answer}, CAPS
+        )
         assert ack["result"]["resultType"] == "complete"
         done = await wait_for(http.url, task_id, "completed")
         assert done["result"]["content"][0]["text"] == "Hello, Ada!"
@@ -110,11 +116,18 @@ async def test_off_by_default() -> None:
 
 async def test_an_mcp_error_fails_the_task_and_another_exception_is_a_tool_error() -> None:
     async with await make_server(True).serve_http("127.0.0.1", 0) as http:
-        handle = (await rpc(http.url, "tools/call", {"name": "fails_mcp", "arguments": {}}, CAPS))["result"]
+        handle = (await rpc(http.url, "tools/call", {"name": "fails_mcp", "arguments": {}}, CAPS))[
+            "result"
+        ]
         failed = await wait_for(http.url, handle["taskId"], "failed")
-        assert failed["error"]["code"] == -32603 and failed["error"]["message"] == "the backend is down"
+        assert (
+            failed["error"]["code"] == -32603
+            and failed["error"]["message"] == "the backend is down"
+        )
         assert "result" not in failed
-        handle = (await rpc(http.url, "tools/call", {"name": "throws", "arguments": {}}, CAPS))["result"]
+        handle = (await rpc(http.url, "tools/call", {"name": "throws", "arguments": {}}, CAPS))[
+            "result"
+        ]
         done = await wait_for(http.url, handle["taskId"], "completed")
         assert done["result"]["isError"] is True
         assert done["result"]["content"][0]["text"] == "RuntimeError: boom"
@@ -127,7 +140,9 @@ async def test_an_mcp_error_fails_the_task_and_another_exception_is_a_tool_error
 async def test_an_immediate_input_required_keeps_its_round_every_time() -> None:
     async with await make_server(True).serve_http("127.0.0.1", 0) as http:
         for _ in range(10):
-            first = (await rpc(http.url, "tools/call", {"name": "asks_first", "arguments": {}}, CAPS))["result"]
+            first = (
+                await rpc(http.url, "tools/call", {"name": "asks_first", "arguments": {}}, CAPS)
+            )["result"]
             assert first["resultType"] == "input_required" and "taskId" not in first, first
             retry = {
                 "name": "asks_first",

@@ -20,7 +20,7 @@ import pytest
 # Python side built before the engine did it (`_plain_wrapped`'s and the pydantic path's
 # finish, copied as they were), which the engine passes through as it is.
 SERVER = textwrap.dedent(
-    '''
+    """
     import json, sys
     from typing import Any, Optional
     from pydantic import TypeAdapter
@@ -88,17 +88,35 @@ SERVER = textwrap.dedent(
             {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None}, is_async)
 
     server.run()
-    '''
+    """
 )
 
 _rng = random.Random(18)
-_FLOATS = [
-    0.0, -0.0, 0.1, 1 / 3, 2.5, 100.0, 1e-4, 9.999999999999999e-05, 1e-5, 1.5e-7, 1e15,
-    9999999999999998.0, 1e16, 1.5e16, 1e22, 5e-324, 1.7976931348623157e308, -123.456,
-] + [_rng.choice((-1, 1)) * 10 ** _rng.uniform(-9, 21) for _ in range(150)] + [
-    _rng.uniform(-1000, 1000) for _ in range(50)
-]
-_STRINGS = ["", "hi", "héllo \"q\"\n\t\\ /", "\x00\x1f\x7f", "日本語 🦀", "a" * 5000]
+_FLOATS = (
+    [
+        0.0,
+        -0.0,
+        0.1,
+        1 / 3,
+        2.5,
+        100.0,
+        1e-4,
+        9.999999999999999e-05,
+        1e-5,
+        1.5e-7,
+        1e15,
+        9999999999999998.0,
+        1e16,
+        1.5e16,
+        1e22,
+        5e-324,
+        1.7976931348623157e308,
+        -123.456,
+    ]
+    + [_rng.choice((-1, 1)) * 10 ** _rng.uniform(-9, 21) for _ in range(150)]
+    + [_rng.uniform(-1000, 1000) for _ in range(50)]
+)
+_STRINGS = ["", "hi", 'héllo "q"\n\t\\ /', "\x00\x1f\x7f", "日本語 🦀", "a" * 5000]
 _INTS = [0, -1, 42, 2**53 + 1, 2**63 - 1, -(2**63), 2**64 - 1, 2**64, -(2**63) - 1, 10**30]
 VALUES: dict[str, list[Any]] = {
     "s": _STRINGS + [7, None, ["x"]],  # the last three are not strings: not wrapped
@@ -118,19 +136,37 @@ def _session(mode: str, tmp: Path, calls: list[tuple[str, int]]) -> list[str]:
     script = tmp / "wrapped_server.py"
     script.write_text(SERVER)
     lines = [
-        json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "t", "version": "1"}}}),
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "1"},
+                },
+            }
+        ),
         json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}),
     ] + [
-        json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                    "params": {"name": name, "arguments": {"case": case}}})
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/call",
+                "params": {"name": name, "arguments": {"case": case}},
+            }
+        )
         for name, case in calls
     ]
     # One request at a time (same id): answers are read in order.
     proc = subprocess.Popen(
         [sys.executable, str(script), mode, json.dumps(VALUES)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, encoding="utf-8",
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        encoding="utf-8",
     )
     assert proc.stdin is not None and proc.stdout is not None
     out: list[str] = []

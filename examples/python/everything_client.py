@@ -198,7 +198,9 @@ async def scenario_steps(client: Client, scenario: str) -> None:
             await client.list_all_tools()  # listing is the scenario: no network $ref fetched
         elif scenario == "json-schema-2020-12-preservation":
             tools = await client.list_all_tools()
-            schema = next(t["inputSchema"] for t in tools if t["name"] == "json_schema_2020_12_tool")
+            schema = next(
+                t["inputSchema"] for t in tools if t["name"] == "json_schema_2020_12_tool"
+            )
             await client.call_tool("json_schema_echo", {"schema": schema})
         elif scenario == "initialize":
             try:

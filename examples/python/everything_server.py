@@ -22,9 +22,7 @@ from typing import Any, TypeVar
 
 from ferromcp import Context, InternalError, InvalidParams, Server, input_required
 
-PNG = (
-    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
-)
+PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
 WAV = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA="
 LOGGER = "conformance-test-server"
 NO_ARGS: dict[str, Any] = {"type": "object", "properties": {}}
@@ -53,9 +51,7 @@ def compact(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
-def tool(
-    name: str, description: str, schema: dict[str, Any] | None = None
-) -> Callable[[F], F]:
+def tool(name: str, description: str, schema: dict[str, Any] | None = None) -> Callable[[F], F]:
     """Registers a tool with a fixed input schema and results built by hand."""
     return server.tool(
         name, description=description, input_schema=schema or NO_ARGS, structured_output=False
@@ -140,7 +136,9 @@ async def tool_with_progress(ctx: Context) -> dict[str, Any]:
     "Asks the client's LLM to answer a prompt",
     {
         "type": "object",
-        "properties": {"prompt": {"type": "string", "description": "The prompt to send to the LLM"}},
+        "properties": {
+            "prompt": {"type": "string", "description": "The prompt to send to the LLM"}
+        },
         "required": ["prompt"],
     },
 )
@@ -245,7 +243,11 @@ async def elicitation_enums(ctx: Context) -> dict[str, Any]:
                 "type": "string",
                 "description": "Select one option with titles",
                 "oneOf": titled(
-                    [("value1", "First Option"), ("value2", "Second Option"), ("value3", "Third Option")]
+                    [
+                        ("value1", "First Option"),
+                        ("value2", "Second Option"),
+                        ("value3", "Third Option"),
+                    ]
                 ),
             },
             "legacyEnum": {
@@ -268,7 +270,11 @@ async def elicitation_enums(ctx: Context) -> dict[str, Any]:
                 "maxItems": 3,
                 "items": {
                     "anyOf": titled(
-                        [("value1", "First Choice"), ("value2", "Second Choice"), ("value3", "Third Choice")]
+                        [
+                            ("value1", "First Choice"),
+                            ("value2", "Second Choice"),
+                            ("value3", "Third Choice"),
+                        ]
                     )
                 },
             },
@@ -347,7 +353,10 @@ def trigger_prompt_change() -> dict[str, Any]:
 async def missing_capability(ctx: Context) -> dict[str, Any]:
     # ctx.request, not ctx.sample: the engine answers -32021 when the request's client
     # capabilities lack sampling (2026-07-28).
-    params = {"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}], "maxTokens": 10}
+    params = {
+        "messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}],
+        "maxTokens": 10,
+    }
     await ctx.request("sampling/createMessage", params)
     return text("Sampling succeeded")
 
@@ -361,7 +370,9 @@ def header_param(region: str = "") -> dict[str, Any]:
     return text(f"region: {region}")
 
 
-@tool("test_logging_tool", "Sends a log message (delivered only when the request asked for a level)")
+@tool(
+    "test_logging_tool", "Sends a log message (delivered only when the request asked for a level)"
+)
 async def logging_tool(ctx: Context) -> dict[str, Any]:
     await ctx.info("test_logging_tool ran", logger=LOGGER)
     return text("Logging tool executed")
@@ -370,12 +381,18 @@ async def logging_tool(ctx: Context) -> dict[str, Any]:
 # ---- 2026-07-28: multi round-trip requests (input_required) --------------------------------------
 def elicit_input(message: str, prop: str, kind: str) -> dict[str, Any]:
     schema = {"type": "object", "properties": {prop: {"type": kind}}, "required": [prop]}
-    return {"method": "elicitation/create", "params": {"message": message, "requestedSchema": schema}}
+    return {
+        "method": "elicitation/create",
+        "params": {"message": message, "requestedSchema": schema},
+    }
 
 
 def sampling_input(prompt: str, max_tokens: int) -> dict[str, Any]:
     messages = [{"role": "user", "content": {"type": "text", "text": prompt}}]
-    return {"method": "sampling/createMessage", "params": {"messages": messages, "maxTokens": max_tokens}}
+    return {
+        "method": "sampling/createMessage",
+        "params": {"messages": messages, "maxTokens": max_tokens},
+    }
 
 
 ROOTS_INPUT: dict[str, Any] = {"method": "roots/list", "params": {}}
@@ -403,7 +420,9 @@ async def ir_sampling(ctx: Context) -> dict[str, Any]:
     answers = await ctx.input(
         {"capital_question": sampling_input("What is the capital of France?", 100)}
     )
-    return text(f"LLM response: {(answers['capital_question'].get('content') or {}).get('text', '')}")
+    return text(
+        f"LLM response: {(answers['capital_question'].get('content') or {}).get('text', '')}"
+    )
 
 
 @tool("test_input_required_result_list_roots", "Asks for the client's roots, then lists them")
@@ -420,7 +439,8 @@ def confirm_with_state(ctx: Context) -> dict[str, Any]:
     state_ok = isinstance(state, dict) and state.get("nonce") == "state-ok"
     if ctx.input_response("confirm") is None:
         raise input_required(
-            {"confirm": elicit_input("Please confirm", "ok", "boolean")}, state={"nonce": "state-ok"}
+            {"confirm": elicit_input("Please confirm", "ok", "boolean")},
+            state={"nonce": "state-ok"},
         )
     if not state_ok:
         raise InvalidParams("requestState is missing")
@@ -559,7 +579,11 @@ def input_required_prompt(ctx: Context) -> str:
     answer = accepted(ctx, "user_context")
     if answer is None:
         raise input_required(
-            {"user_context": elicit_input("What context should the prompt use?", "context", "string")}
+            {
+                "user_context": elicit_input(
+                    "What context should the prompt use?", "context", "string"
+                )
+            }
         )
     return f"Context: {answer.get('context', '')}"
 

@@ -87,9 +87,7 @@ def item(id: str) -> str:  # noqa: A002 - the template variable's name
     return f"item {id}"
 
 
-@server.prompt(
-    arguments=[{"name": "name", "description": "Who to greet", "required": True}]
-)
+@server.prompt(arguments=[{"name": "name", "description": "Who to greet", "required": True}])
 def greet(name: str) -> str:
     """Greets someone."""
     return f"Hello, {name}!"

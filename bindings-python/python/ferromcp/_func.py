@@ -67,7 +67,9 @@ class Params:
         self._aliases: list[tuple[str, str]] = []
         if all(
             _plain(tp) and (d is EMPTY or type(d) in _PLAIN_DEFAULTS) for tp, d in names.values()
-        ) and not (strings and any(tp not in (str, Any) and not _is_empty(tp) for tp, _ in names.values())):
+        ) and not (
+            strings and any(tp not in (str, Any) and not _is_empty(tp) for tp, _ in names.values())
+        ):
             self.schema = self._plain_schema(model_name)
             floats = [n for n, (tp, _) in names.items() if tp is float]
             # ``convert(arguments, *ignored)``: extra positional arguments (the native context)
@@ -266,7 +268,9 @@ def output_for(
         return _pydantic_output(ret, name, unstructured)
     except Exception as e:  # noqa: BLE001 - pydantic cannot describe it
         if structured_output:
-            raise TypeError(f"{name}: the return type {ret!r} cannot be structured output: {e}") from e
+            raise TypeError(
+                f"{name}: the return type {ret!r} cannot be structured output: {e}"
+            ) from e
         return Output(None, unstructured)
 
 
@@ -381,7 +385,9 @@ def _pydantic_output(ret: Any, name: str, unstructured: Callable[[Any], Any]) ->
         result = dumped["result"]
         if _engine_text_is_ours(result):
             return result  # the engine wraps it (see Output)
-        content = [{"type": "text", "text": result if isinstance(result, str) else _compact(result)}]
+        content = [
+            {"type": "text", "text": result if isinstance(result, str) else _compact(result)}
+        ]
         return {"content": content, "structuredContent": dumped}
 
     return Output(schema, finish_wrapped, wrapped=True)

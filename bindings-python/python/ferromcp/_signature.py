@@ -48,8 +48,10 @@ _CO_COROUTINE = 0x80
 def _signature(fn: Callable[..., Any]) -> _Sig:
     """``fn``'s parameters; read from its code object for plain functions (no ``inspect``
     import), from ``inspect.signature`` for anything else (wrappers, partials, methods)."""
-    if type(fn) is types.FunctionType and not hasattr(fn, "__wrapped__") and not hasattr(
-        fn, "__signature__"
+    if (
+        type(fn) is types.FunctionType
+        and not hasattr(fn, "__wrapped__")
+        and not hasattr(fn, "__signature__")
     ):
         code = fn.__code__
         names = code.co_varnames
@@ -59,8 +61,14 @@ def _signature(fn: Callable[..., Any]) -> _Sig:
         first_default = n_pos - len(defaults)
         params: dict[str, _Param] = {}
         for i in range(n_pos):
-            kind = _Param.POSITIONAL_ONLY if i < code.co_posonlyargcount else _Param.POSITIONAL_OR_KEYWORD
-            params[names[i]] = _Param(kind, defaults[i - first_default] if i >= first_default else _EMPTY)
+            kind = (
+                _Param.POSITIONAL_ONLY
+                if i < code.co_posonlyargcount
+                else _Param.POSITIONAL_OR_KEYWORD
+            )
+            params[names[i]] = _Param(
+                kind, defaults[i - first_default] if i >= first_default else _EMPTY
+            )
         extra = n_pos + n_kw
         if code.co_flags & _CO_VARARGS:
             params[names[extra]] = _Param(_Param.VAR_POSITIONAL)
@@ -166,4 +174,3 @@ def _params(
 
 def _takes_context(fn: Callable[..., Any]) -> bool:
     return "context" in _signature(fn).parameters
-

@@ -32,7 +32,8 @@ def _unstructured(value: Any, *_: Any) -> Any:
     if isinstance(value, (bytes, bytearray)):
         return {"content": [_bytes_content(value)]}
     if isinstance(value, (list, tuple)) and any(
-        isinstance(v, (bytes, bytearray)) or getattr(type(v), "__mcp_content__", False) for v in value
+        isinstance(v, (bytes, bytearray)) or getattr(type(v), "__mcp_content__", False)
+        for v in value
     ):
         blocks = []
         for v in value:
@@ -108,7 +109,9 @@ def _check_template_params(uri: str, fn_name: str, params: Params) -> None:
         )
 
 
-_CONTENTS_KEYS = frozenset(("uri", "mimeType", "text", "blob", "_meta", "name", "title", "annotations"))
+_CONTENTS_KEYS = frozenset(
+    ("uri", "mimeType", "text", "blob", "_meta", "name", "title", "annotations")
+)
 
 
 def _is_contents(value: Any) -> bool:
@@ -145,9 +148,10 @@ def _resource_value(value: Any, mime_type: str | None) -> Any:
     json_mime = None if mime_type else "application/json"
     if isinstance(value, dict) and isinstance(value.get("contents"), list):
         return value
-    if isinstance(value, list) and value and all(
-        isinstance(i, (str, bytes, bytearray)) or _is_contents(i) for i in value
+    if (
+        isinstance(value, list)
+        and value
+        and all(isinstance(i, (str, bytes, bytearray)) or _is_contents(i) for i in value)
     ):
         return [_resource_item(i, json_mime) for i in value]
     return _resource_item(value, json_mime)
-

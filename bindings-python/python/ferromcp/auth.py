@@ -155,13 +155,19 @@ class IntrospectionVerifier:
         self, *, endpoint: str, client_id: str | None = None, client_secret: str | None = None
     ) -> None:
         if (client_id is None) != (client_secret is None):
-            raise ValueError("IntrospectionVerifier needs both client_id and client_secret, or neither")
+            raise ValueError(
+                "IntrospectionVerifier needs both client_id and client_secret, or neither"
+            )
         self.endpoint = endpoint
         self.client_id = client_id
         self.client_secret = client_secret
 
     def _settings(self) -> dict[str, Any]:
-        s = {"endpoint": self.endpoint, "clientId": self.client_id, "clientSecret": self.client_secret}
+        s = {
+            "endpoint": self.endpoint,
+            "clientId": self.client_id,
+            "clientSecret": self.client_secret,
+        }
         return {k: v for k, v in s.items() if v is not None}
 
 

@@ -81,7 +81,9 @@ def _signature(tool: dict[str, Any]) -> str:
             if "$ref" in prop:
                 kind = prop["$ref"].rsplit("/", 1)[-1]
             elif "anyOf" in prop:
-                kind = "|".join(str(p.get("type", "?")) for p in prop["anyOf"] if isinstance(p, dict))
+                kind = "|".join(
+                    str(p.get("type", "?")) for p in prop["anyOf"] if isinstance(p, dict)
+                )
         opt = "" if name in required else "?"
         parts.append(f"{name}{opt}: {kind or 'any'}")
     return f"{tool['name']}({', '.join(parts)})"
@@ -157,14 +159,28 @@ def _parser() -> argparse.ArgumentParser:
     )
     sub = p.add_subparsers(dest="command", required=True)
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--header", "-H", action="append", default=[], metavar="'NAME: VALUE'",
-                        help="an HTTP header for every request (repeatable)")
+    common.add_argument(
+        "--header",
+        "-H",
+        action="append",
+        default=[],
+        metavar="'NAME: VALUE'",
+        help="an HTTP header for every request (repeatable)",
+    )
     common.add_argument("--timeout", type=float, default=None, help="request timeout in seconds")
-    lp = sub.add_parser("list", parents=[common], help="list the tools",
-                        usage="ferromcp list [OPTIONS] [--] SERVER...")
+    lp = sub.add_parser(
+        "list",
+        parents=[common],
+        help="list the tools",
+        usage="ferromcp list [OPTIONS] [--] SERVER...",
+    )
     lp.add_argument("--json", action="store_true", help="print the tool definitions as JSON")
-    cp = sub.add_parser("call", parents=[common], help="call a tool",
-                        usage="ferromcp call [OPTIONS] TOOL [KEY=VALUE ...] -- SERVER...")
+    cp = sub.add_parser(
+        "call",
+        parents=[common],
+        help="call a tool",
+        usage="ferromcp call [OPTIONS] TOOL [KEY=VALUE ...] -- SERVER...",
+    )
     cp.add_argument("tool")
     cp.add_argument("arguments", nargs="*", metavar="KEY=VALUE")
     cp.add_argument("--json", dest="json_args", metavar="OBJECT", help="arguments as a JSON object")
@@ -193,7 +209,9 @@ def main(argv: list[str] | None = None) -> int:
         argv, server = ["list", *opts], rest
     ns = parser.parse_args(argv)
     if ns.command == "call" and not server:
-        parser.error("call needs the server after --: ferromcp call TOOL [KEY=VALUE ...] -- SERVER...")
+        parser.error(
+            "call needs the server after --: ferromcp call TOOL [KEY=VALUE ...] -- SERVER..."
+        )
     try:
         return asyncio.run(_run(ns, server))
     except KeyboardInterrupt:

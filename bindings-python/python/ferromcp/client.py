@@ -141,9 +141,7 @@ class Client:
         if server is not None:
             await server._start_use()
         try:
-            self._native = await self._connect(
-                self._config, (self._on_request, self._notification)
-            )
+            self._native = await self._connect(self._config, (self._on_request, self._notification))
         except BaseException:
             if server is not None:
                 await server._end_use()

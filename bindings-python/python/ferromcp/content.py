@@ -83,7 +83,11 @@ class _Binary:
         return {"type": self._kind, "data": self.base64(), "mimeType": self.mime_type}
 
     def __repr__(self) -> str:
-        src = f"path={self.path!r}" if self.path is not None else f"data=<{len(self.data or b'')} bytes>"
+        src = (
+            f"path={self.path!r}"
+            if self.path is not None
+            else f"data=<{len(self.data or b'')} bytes>"
+        )
         return f"{type(self).__name__}({src}, mime_type={self.mime_type!r})"
 
 
@@ -150,7 +154,10 @@ class File(_Binary):
     def to_content(self) -> dict[str, Any]:
         from urllib.parse import quote
 
-        resource: dict[str, Any] = {"uri": f"file:///{quote(self.name)}", "mimeType": self.mime_type}
+        resource: dict[str, Any] = {
+            "uri": f"file:///{quote(self.name)}",
+            "mimeType": self.mime_type,
+        }
         if self._is_text():
             resource["text"] = self.read().decode("utf-8")
         else:
@@ -201,7 +208,13 @@ class ToolAnnotations:
     """Hints about a tool's behaviour (``annotations`` of a tool definition). Clients must treat
     them as untrusted hints."""
 
-    __slots__ = ("title", "read_only_hint", "destructive_hint", "idempotent_hint", "open_world_hint")
+    __slots__ = (
+        "title",
+        "read_only_hint",
+        "destructive_hint",
+        "idempotent_hint",
+        "open_world_hint",
+    )
 
     def __init__(
         self,

@@ -120,7 +120,9 @@ class Context:
         self, progress: float, total: float | None = None, message: str | None = None
     ) -> None:
         """Sends ``notifications/progress`` (only if the client asked for progress)."""
-        await self._native.progress(float(progress), None if total is None else float(total), message)
+        await self._native.progress(
+            float(progress), None if total is None else float(total), message
+        )
 
     async def log(self, level: str, data: Any, logger: str | None = None) -> None:
         """Sends ``notifications/message`` at an RFC 5424 level (``"info"``, ``"error"``, ...)."""
@@ -191,9 +193,7 @@ class Context:
 
             from ._func import pydantic_ready
 
-            result.data = TypeAdapter(pydantic_ready(schema)).validate_python(
-                result.content or {}
-            )
+            result.data = TypeAdapter(pydantic_ready(schema)).validate_python(result.content or {})
         return result
 
     async def sample(
@@ -299,4 +299,3 @@ class RequestContext:
     def headers(self) -> dict[str, str]:
         """The HTTP request headers (empty on stdio and in memory)."""
         return self._ctx.headers
-

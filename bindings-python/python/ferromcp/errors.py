@@ -130,9 +130,7 @@ def input_required(requests: dict[str, dict[str, Any]], state: Any = None) -> In
     for key, request in requests.items():
         if not isinstance(request, dict) or not isinstance(request.get("method"), str):
             raise TypeError(f"input request {key!r} needs a string 'method'")
-    return InputRequired(
-        "input required", data={"inputRequests": requests, "state": state}
-    )
+    return InputRequired("input required", data={"inputRequests": requests, "state": state})
 
 
 class RequestCancelled(McpError):

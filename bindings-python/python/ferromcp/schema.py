@@ -15,8 +15,8 @@ def _is_typeddict(tp: Any) -> bool:
 
 
 def _is_pydantic(tp: Any) -> bool:
-    return isinstance(tp, type) and hasattr(tp, "model_json_schema") and hasattr(
-        tp, "model_validate"
+    return (
+        isinstance(tp, type) and hasattr(tp, "model_json_schema") and hasattr(tp, "model_validate")
     )
 
 
@@ -58,7 +58,7 @@ def inline_root_ref(schema: dict[str, Any]) -> dict[str, Any]:
     ref = schema.get("$ref")
     if not isinstance(ref, str) or not ref.startswith("#/$defs/"):
         return schema
-    target = schema.get("$defs", {}).get(ref[len("#/$defs/"):])
+    target = schema.get("$defs", {}).get(ref[len("#/$defs/") :])
     if not isinstance(target, dict):
         return schema
     out = {k: v for k, v in schema.items() if k != "$ref"}
@@ -78,7 +78,7 @@ def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
             return node
         ref = node.get("$ref")
         if isinstance(ref, str) and ref.startswith("#/$defs/"):
-            key = ref[len("#/$defs/"):]
+            key = ref[len("#/$defs/") :]
             if key in seen or key not in defs:
                 raise TypeError(f"cannot inline the reference {ref!r}")
             rest = {k: walk(v, seen) for k, v in node.items() if k != "$ref"}

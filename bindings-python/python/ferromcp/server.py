@@ -603,7 +603,9 @@ class Server(Serving):
 
             takes_context = _takes_context(fn)
 
-            def prepare(params: dict[str, Any], native_ctx: _native.NativeContext) -> dict[str, Any]:
+            def prepare(
+                params: dict[str, Any], native_ctx: _native.NativeContext
+            ) -> dict[str, Any]:
                 value = params.get("argument", {}).get("value", "")
                 if not takes_context:
                     return {"value": value}

@@ -217,7 +217,9 @@ class Serving:
             raise
         return HttpServer(native, self)
 
-    async def run_http_async(self, host: str = "127.0.0.1", port: int = 8000, **options: Any) -> None:
+    async def run_http_async(
+        self, host: str = "127.0.0.1", port: int = 8000, **options: Any
+    ) -> None:
         """Serves Streamable HTTP until SIGINT/SIGTERM (or cancellation), then shuts down
         gracefully. ``options`` as for :meth:`serve_http`."""
         import asyncio
@@ -274,6 +276,7 @@ class Serving:
             asyncio.run(self.run_http_async(**options))
         else:
             raise ValueError(f"unknown transport {transport!r} (use 'stdio' or 'http')")
+
 
 class HttpServer:
     """A running Streamable HTTP server (from :meth:`Server.serve_http`). Use ``await
