@@ -117,3 +117,19 @@ async def test_handshake_era_points_to_subscribe(connect: Connect) -> None:
         assert e.value.code == -32600
         assert "subscribe()" in str(e.value)
         assert len(await c.list_all_tools()) == 1
+
+
+async def test_server_shutdown_ends_the_subscription_gracefully() -> None:
+    """The HTTP server shutting down answers the open listen with its completion result: the
+    iteration ends and ``sub.result`` (not ``sub.error``) says so."""
+    http = await make_server().serve_http("127.0.0.1", 0)
+    async with Client.http(http.url, protocol_mode="auto") as c:
+        sub = await c.listen(tools_list_changed=True)
+        reader = asyncio.ensure_future(sub.__anext__())
+        await asyncio.wait_for(http.close(), 10)
+        with pytest.raises(StopAsyncIteration):
+            await asyncio.wait_for(reader, 10)
+        assert sub.ended and sub.error is None, sub.error
+        assert sub.result is not None
+        assert sub.result["resultType"] == "complete"
+        assert sub.result["_meta"][SUBSCRIPTION_ID_META] == sub.id
