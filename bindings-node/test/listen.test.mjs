@@ -102,3 +102,20 @@ for (const transport of ['http', 'stdio']) {
     });
   });
 }
+
+test('listen (http): the server shutting down ends the subscription gracefully', async () => {
+  const h = await listenServer().listen({ host: '127.0.0.1', port: 0 });
+  const c = await Client.http(h.url, { protocolMode: 'auto' });
+  try {
+    const sub = await c.listen({ toolsListChanged: true });
+    const pending = sub.next();
+    await within(h.close(), 10000);
+    assert.equal(await within(pending, 10000), undefined);
+    assert.equal(sub.ended, true);
+    assert.equal(sub.error, undefined);
+    assert.equal(sub.result.resultType, 'complete');
+    assert.equal(sub.result._meta[SUBSCRIPTION_ID_META], sub.id);
+  } finally {
+    await c.close();
+  }
+});
