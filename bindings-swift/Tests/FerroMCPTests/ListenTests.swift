@@ -129,6 +129,25 @@ final class ListenTests: XCTestCase {
         _ = server
     }
 
+    /// The HTTP server shutting down answers the open listen with its completion result: the
+    /// iteration ends and `result` (not `error`) says so.
+    func testServerShutdownEndsTheSubscriptionGracefully() async throws {
+        let server = try listenServer()
+        let http = try await server.startHTTP()
+        let client = try await Client.http(url: http.url, options: options(.auto))
+        let sub = try await client.listen(ListenFilter(toolsListChanged: true))
+        let pending = Task { await sub.next() }
+        try await http.close()
+        let last = await pending.value
+        XCTAssertNil(last)
+        XCTAssertTrue(sub.isEnded)
+        XCTAssertNil(sub.error)
+        XCTAssertEqual(sub.result?["resultType"]?.stringValue, "complete")
+        XCTAssertEqual(sub.result?["_meta"]?["io.modelcontextprotocol/subscriptionId"], sub.id)
+        await client.close()
+        _ = server
+    }
+
     func testHandshakeEraPointsToSubscribe() async throws {
         let client = try await Client.connect(to: try listenServer(), options: options(.handshake))
         do {
