@@ -10,7 +10,7 @@ import type { RequestContext } from './context';
 import { Dispatch } from './dispatch';
 import { call, ErrorCode, errorFromCode, McpError } from './errors';
 import { type ListenFilter, Subscription } from './listen';
-import native, { type NativeCallOptions, type NativeClient } from './native';
+import native, { type NativeCallOptions, type NativeCancel, type NativeClient } from './native';
 import type { McpServer } from './server';
 import type {
   CallToolResult,
@@ -235,19 +235,12 @@ export class Client extends EventEmitter {
     const opts: NativeCallOptions = {};
     if (timeout !== undefined) opts.timeoutMs = timeout;
     if (resetTimeoutOnProgress !== undefined) opts.resetTimeoutOnProgress = resetTimeoutOnProgress;
-    let cancel = null;
-    let onAbort: (() => void) | undefined;
-    if (signal) {
-      const c = new native.NativeCancel();
-      cancel = c;
-      onAbort = () => c.cancel();
-      signal.addEventListener('abort', onAbort, { once: true });
-    }
+    const { cancel, release } = cancelOnAbort(signal);
     const progress = onprogress ? (p: unknown) => onprogress(p as Progress) : null;
     try {
       return (await call(this.#native.request(method, params ?? null, opts, progress, cancel))) as R;
     } finally {
-      if (signal && onAbort) signal.removeEventListener('abort', onAbort);
+      release();
     }
   }
 
@@ -326,18 +319,11 @@ export class Client extends EventEmitter {
     signal?.throwIfAborted();
     const opts: NativeCallOptions = {};
     if (timeout !== undefined) opts.timeoutMs = timeout;
-    let cancel = null;
-    let onAbort: (() => void) | undefined;
-    if (signal) {
-      const c = new native.NativeCancel();
-      cancel = c;
-      onAbort = () => c.cancel();
-      signal.addEventListener('abort', onAbort, { once: true });
-    }
+    const { cancel, release } = cancelOnAbort(signal);
     try {
       return (await call(this.#native.getTaskResult(params.taskId, opts, cancel))) as CallToolResult;
     } finally {
-      if (signal && onAbort) signal.removeEventListener('abort', onAbort);
+      release();
     }
   }
 
@@ -473,4 +459,14 @@ export class Client extends EventEmitter {
   }
 }
 
-
+/**
+ * The engine's cancel handle for a call `signal` may abort (null without a signal), and
+ * `release`, which stops listening to the signal once the call is over.
+ */
+function cancelOnAbort(signal: AbortSignal | undefined): { cancel: NativeCancel | null; release: () => void } {
+  if (!signal) return { cancel: null, release: () => {} };
+  const cancel = new native.NativeCancel();
+  const onAbort = () => cancel.cancel();
+  signal.addEventListener('abort', onAbort, { once: true });
+  return { cancel, release: () => signal.removeEventListener('abort', onAbort) };
+}
