@@ -4,6 +4,7 @@
 //! ([`crate::httpwire`]); no HTTP or MCP library.
 
 use crate::httpwire::{self, Reply};
+use crate::keepalive::KeepAlive;
 use crate::{httpload, proto};
 use crate::{procstat, Load, Metrics};
 use std::io::{Read, Write};
@@ -15,111 +16,88 @@ use std::time::{Duration, Instant};
 pub struct Conn {
     port: u16,
     stream: TcpStream,
-    buf: Vec<u8>,
-    len: usize,
-    req: Vec<u8>,
-    body: Vec<u8>,
-    /// The MCP session of the last handshake (stateful servers).
-    pub session: Option<String>,
-    /// Speaks the per-request era (2026-07-28): no handshake, `_meta` on every call.
-    pub per_request: bool,
+    /// What is sent and read, the session and the era (shared with the event-loop client).
+    pub wire: KeepAlive,
 }
 
 impl Conn {
     /// Connects with TCP_NODELAY and a 30 s read timeout.
     pub fn connect(port: u16) -> Result<Conn, String> {
-        let stream =
-            TcpStream::connect(("127.0.0.1", port)).map_err(|e| format!("connect: {e}"))?;
-        stream.set_nodelay(true).map_err(|e| e.to_string())?;
-        stream.set_read_timeout(Some(Duration::from_secs(30))).ok();
         Ok(Conn {
+            stream: open(port)?,
+            wire: KeepAlive::new(port),
             port,
-            stream,
-            buf: vec![0; 64 * 1024],
-            len: 0,
-            req: Vec::with_capacity(1024),
-            body: Vec::with_capacity(256),
-            session: None,
-            per_request: false,
         })
     }
 
     /// Sends one request and reads its reply (reconnecting when the server closes).
     pub fn request(&mut self, method: &str, body: &[u8]) -> Result<Reply, String> {
-        self.req.clear();
-        httpwire::push_request(
-            &mut self.req,
-            method,
-            self.port,
-            self.session.as_deref(),
-            body,
-            self.per_request && method == "POST",
-        );
+        self.wire.encode(method, body);
+        self.exchange()
+    }
+
+    /// Sends what `wire` holds and reads the reply; a reply that closes the connection opens a
+    /// new one for the next request.
+    fn exchange(&mut self) -> Result<Reply, String> {
         self.stream
-            .write_all(&self.req)
+            .write_all(self.wire.request_bytes())
             .map_err(|e| format!("send: {e}"))?;
         let mut eof = false;
         loop {
-            if let Some((r, used)) = httpwire::parse_reply(&self.buf[..self.len], eof)? {
-                self.buf.copy_within(used..self.len, 0);
-                self.len -= used;
+            if let Some(r) = self.wire.next_reply(eof)? {
                 if r.close {
-                    let (session, per_request) = (self.session.take(), self.per_request);
-                    *self = Conn::connect(self.port)?;
-                    (self.session, self.per_request) = (session, per_request);
+                    self.stream = open(self.port)?;
+                    self.wire.reconnected();
                 }
                 return Ok(r);
             }
             if eof {
                 return Err("connection closed".into());
             }
-            if self.len == self.buf.len() {
-                let n = self.buf.len() * 2;
-                self.buf.resize(n, 0);
-            }
             let n = self
                 .stream
-                .read(&mut self.buf[self.len..])
+                .read(self.wire.spare())
                 .map_err(|e| format!("recv: {e}"))?;
             eof = n == 0;
-            self.len += n;
+            self.wire.filled(n);
         }
     }
 
     /// initialize + notifications/initialized; keeps the session id if the server gave one.
     /// Nothing in the per-request era (it has no handshake).
     pub fn handshake(&mut self) -> Result<(), String> {
-        self.session = None;
-        if self.per_request {
+        self.wire.session = None;
+        if self.wire.per_request {
             return Ok(());
         }
         let r = self.request("POST", proto::initialize(0).as_bytes())?;
-        self.session = httpwire::check_initialize_reply(r)?;
+        self.wire.session = httpwire::check_initialize_reply(r)?;
         let r = self.request("POST", proto::INITIALIZED.as_bytes())?;
         httpwire::check_initialized_reply(&r)
     }
 
     /// One tools/call echo; checks the response.
     pub fn call(&mut self, id: u64) -> Result<(), String> {
-        let mut body = std::mem::take(&mut self.body);
-        body.clear();
-        if self.per_request {
-            proto::push_call_per_request(&mut body, id);
-        } else {
-            proto::push_call(&mut body, id);
-        }
-        let r = self.request("POST", &body);
-        self.body = body;
-        httpwire::check_call_reply(&r?, id)
+        self.wire.encode_call(id);
+        let r = self.exchange()?;
+        httpwire::check_call_reply(&r, id)
     }
 
     /// Ends the session (DELETE), ignoring servers that refuse it.
     pub fn close_session(&mut self) {
-        if self.session.is_some() {
+        if self.wire.session.is_some() {
             let _ = self.request("DELETE", b"");
-            self.session = None;
+            self.wire.session = None;
         }
     }
+}
+
+/// A blocking socket to `127.0.0.1:port` with TCP_NODELAY and a 30 s read timeout.
+fn open(port: u16) -> Result<TcpStream, String> {
+    let stream = TcpStream::connect(("127.0.0.1", port)).map_err(|e| format!("connect: {e}"))?;
+    stream.set_nodelay(true).map_err(|e| e.to_string())?;
+    stream.set_read_timeout(Some(Duration::from_secs(30))).ok();
+    Ok(stream)
 }
 
 pub fn free_port() -> u16 {
@@ -186,7 +164,7 @@ pub fn run(server: &Server, load: &Load, per_request: bool) -> Result<Metrics, S
     let me = std::process::id();
     // 1 client.
     let mut c = Conn::connect(server.port)?;
-    c.per_request = per_request;
+    c.wire.per_request = per_request;
     c.handshake()?;
     let mut id = 1u64;
     for _ in 0..load.warmup {

@@ -3,6 +3,7 @@
 //! the next). Uses the driver's own HTTP/1.1 client ([`crate::httpwire`]), no HTTP library.
 
 use crate::httpwire::{self, Reply};
+use crate::keepalive::KeepAlive;
 use crate::proto;
 use std::cell::Cell;
 use std::collections::HashSet;
@@ -15,115 +16,93 @@ use tokio::net::TcpStream;
 pub struct AConn {
     port: u16,
     stream: TcpStream,
-    buf: Vec<u8>,
-    len: usize,
-    req: Vec<u8>,
-    body: Vec<u8>,
-    /// The MCP session of this connection's last handshake (stateful servers).
-    pub session: Option<String>,
-    /// Speaks the per-request era (2026-07-28): no handshake, `_meta` on every call.
-    pub per_request: bool,
+    /// What is sent and read, the session and the era (shared with the blocking client).
+    pub wire: KeepAlive,
 }
 
 impl AConn {
     /// Connects with TCP_NODELAY.
     pub async fn connect(port: u16) -> Result<AConn, String> {
-        let stream = TcpStream::connect(("127.0.0.1", port))
-            .await
-            .map_err(|e| format!("connect: {e}"))?;
-        stream.set_nodelay(true).map_err(|e| e.to_string())?;
         Ok(AConn {
+            stream: open(port).await?,
+            wire: KeepAlive::new(port),
             port,
-            stream,
-            buf: vec![0; 64 * 1024],
-            len: 0,
-            req: Vec::with_capacity(1024),
-            body: Vec::with_capacity(256),
-            session: None,
-            per_request: false,
         })
     }
 
     /// Sends one request and reads its reply (reconnecting when the server closes).
     pub async fn request(&mut self, method: &str, body: &[u8]) -> Result<Reply, String> {
-        self.req.clear();
-        httpwire::push_request(
-            &mut self.req,
-            method,
-            self.port,
-            self.session.as_deref(),
-            body,
-            self.per_request && method == "POST",
-        );
+        self.wire.encode(method, body);
+        self.exchange().await
+    }
+
+    /// Sends what `wire` holds and reads the reply; a reply that closes the connection opens a
+    /// new one for the next request.
+    async fn exchange(&mut self) -> Result<Reply, String> {
         self.stream
-            .write_all(&self.req)
+            .write_all(self.wire.request_bytes())
             .await
             .map_err(|e| format!("send: {e}"))?;
         let mut eof = false;
         loop {
-            if let Some((r, used)) = httpwire::parse_reply(&self.buf[..self.len], eof)? {
-                self.buf.copy_within(used..self.len, 0);
-                self.len -= used;
+            if let Some(r) = self.wire.next_reply(eof)? {
                 if r.close {
-                    let (session, per_request) = (self.session.take(), self.per_request);
-                    *self = AConn::connect(self.port).await?;
-                    (self.session, self.per_request) = (session, per_request);
+                    self.stream = open(self.port).await?;
+                    self.wire.reconnected();
                 }
                 return Ok(r);
             }
             if eof {
                 return Err("connection closed".into());
             }
-            if self.len == self.buf.len() {
-                let n = self.buf.len() * 2;
-                self.buf.resize(n, 0);
-            }
             let n = self
                 .stream
-                .read(&mut self.buf[self.len..])
+                .read(self.wire.spare())
                 .await
                 .map_err(|e| format!("recv: {e}"))?;
             eof = n == 0;
-            self.len += n;
+            self.wire.filled(n);
         }
     }
 
-    /// initialize + notifications/initialized; keeps the session id the server gave. Nothing
-    /// in the per-request era (it has no handshake).
+    /// initialize + notifications/initialized; keeps the session id if the server gave one.
+    /// Nothing in the per-request era (it has no handshake).
     pub async fn handshake(&mut self) -> Result<(), String> {
-        self.session = None;
-        if self.per_request {
+        self.wire.session = None;
+        if self.wire.per_request {
             return Ok(());
         }
         let r = self
             .request("POST", proto::initialize(0).as_bytes())
             .await?;
-        self.session = httpwire::check_initialize_reply(r)?;
+        self.wire.session = httpwire::check_initialize_reply(r)?;
         let r = self.request("POST", proto::INITIALIZED.as_bytes()).await?;
         httpwire::check_initialized_reply(&r)
     }
 
-    /// One checked tools/call echo.
+    /// One tools/call echo; checks the response.
     pub async fn call(&mut self, id: u64) -> Result<(), String> {
-        let mut body = std::mem::take(&mut self.body);
-        body.clear();
-        if self.per_request {
-            proto::push_call_per_request(&mut body, id);
-        } else {
-            proto::push_call(&mut body, id);
-        }
-        let r = self.request("POST", &body).await;
-        self.body = body;
-        httpwire::check_call_reply(&r?, id)
+        self.wire.encode_call(id);
+        let r = self.exchange().await?;
+        httpwire::check_call_reply(&r, id)
     }
 
-    /// Ends this connection's session (DELETE), ignoring servers that refuse it.
+    /// Ends the session (DELETE), ignoring servers that refuse it.
     pub async fn close_session(&mut self) {
-        if self.session.is_some() {
+        if self.wire.session.is_some() {
             let _ = self.request("DELETE", b"").await;
-            self.session = None;
+            self.wire.session = None;
         }
     }
+}
+
+/// A socket on the current runtime to `127.0.0.1:port` with TCP_NODELAY.
+async fn open(port: u16) -> Result<TcpStream, String> {
+    let stream = TcpStream::connect(("127.0.0.1", port))
+        .await
+        .map_err(|e| format!("connect: {e}"))?;
+    stream.set_nodelay(true).map_err(|e| e.to_string())?;
+    Ok(stream)
 }
 
 /// A current-thread runtime: every connection is served by this one thread's epoll loop.
@@ -154,7 +133,7 @@ pub async fn closed_loop(
             let base = (k as u64 + 1) << 32;
             let prep = async {
                 let mut c = AConn::connect(port).await?;
-                c.per_request = per_request;
+                c.wire.per_request = per_request;
                 c.handshake().await?;
                 for id in base..base + warm {
                     c.call(id).await?;
@@ -228,7 +207,7 @@ pub async fn open_sessions(
             while left.get() > 0 && Instant::now() < deadline {
                 left.set(left.get() - 1);
                 match c.handshake().await {
-                    Ok(()) => match c.session.take() {
+                    Ok(()) => match c.wire.session.take() {
                         Some(s) => ids.push(s),
                         None => {
                             return (Some(c), ids, Some("no Mcp-Session-Id given".into()));

@@ -8,6 +8,7 @@
 mod http;
 mod httpload;
 mod httpwire;
+mod keepalive;
 mod procstat;
 mod proto;
 mod report;

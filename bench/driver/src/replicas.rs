@@ -19,6 +19,8 @@ mod httpload;
 #[allow(dead_code)]
 mod httpwire;
 #[allow(dead_code)]
+mod keepalive;
+#[allow(dead_code)]
 mod procstat;
 #[allow(dead_code)]
 mod proto;
@@ -250,9 +252,9 @@ fn run_row(
                     conns.push(AConn::connect(*port).await?);
                 }
                 conns[0].handshake().await?;
-                let session = conns[0].session.clone();
+                let session = conns[0].wire.session.clone();
                 for c in &mut conns[1..] {
-                    c.session = session.clone();
+                    c.wire.session = session.clone();
                 }
                 for (i, id) in (base..base + warm).enumerate() {
                     let n = conns.len();
