@@ -464,10 +464,10 @@ impl HttpConfig {
 
 /// A client's identity and the features it offers the server.
 ///
-/// JSON: `{"name"?, "version"?, "protocolVersion"?, "requestTimeoutMs"?, "maxMessageSize"?,
-/// "sampling"?,
-/// "samplingTools"?, "elicitation"?, "elicitationUrl"?, "roots"?}`. Each of `sampling`,
-/// `elicitation` and `roots` set to true is advertised and routed to the client handler.
+/// JSON: `{"name"?, "version"?, "protocolVersion"?, "protocolMode"?, "requestTimeoutMs"?,
+/// "maxMessageSize"?, "sampling"?, "samplingTools"?, "elicitation"?, "elicitationUrl"?,
+/// "roots"?, "tasksExtension"?}`. Each of `sampling`, `elicitation` and `roots` set to true is
+/// advertised and routed to the client handler.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ClientConfig {
@@ -501,6 +501,12 @@ pub struct ClientConfig {
     /// Offer `roots/list`.
     #[serde(default)]
     pub roots: bool,
+    /// Whether per-request-era (2026-07-28) requests declare the tasks extension
+    /// `io.modelcontextprotocol/tasks` (default true; see `ClientOptions::tasks_extension`).
+    /// Off, the server answers every `tools/call` itself (never with a task) and refuses a
+    /// `subscriptions/listen` naming `taskIds` with -32021 (the extension requires the
+    /// declaration). The handshake era is unaffected.
+    pub tasks_extension: Option<bool>,
 }
 
 impl ClientConfig {
@@ -544,6 +550,9 @@ impl ClientConfig {
         }
         if let Some(n) = self.max_message_size {
             o.session.max_message_size = usize::try_from(n.max(1)).unwrap_or(usize::MAX);
+        }
+        if let Some(on) = self.tasks_extension {
+            o.tasks_extension = on;
         }
         Ok(o)
     }
@@ -671,5 +680,20 @@ mod server_config_tests {
         let e = config(serde_json::json!({"name": "s", "supportedVersions": "2026-07-28"}))
             .unwrap_err();
         assert!(e.message.contains("expected a sequence"), "{}", e.message);
+    }
+}
+
+#[cfg(test)]
+mod client_config_tests {
+    use super::*;
+
+    #[test]
+    fn tasks_extension_is_on_unless_turned_off() {
+        let options = |v: Value| ClientConfig::from_json(v).unwrap().options().unwrap();
+        assert!(options(serde_json::json!({})).tasks_extension);
+        assert!(options(serde_json::json!({"tasksExtension": true})).tasks_extension);
+        assert!(!options(serde_json::json!({"tasksExtension": false})).tasks_extension);
+        let err = ClientConfig::from_json(serde_json::json!({"tasksExtension": "no"})).unwrap_err();
+        assert_eq!(err.code, crate::error::codes::INVALID_PARAMS, "{err:?}");
     }
 }
