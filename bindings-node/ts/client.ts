@@ -81,6 +81,15 @@ export interface ClientOptions {
   roots?: Root[] | ((ctx: RequestContext) => Root[] | Promise<Root[]>);
   /** Receives every server notification (also emitted as `'notification'` events). */
   onNotification?: (n: Notification) => void;
+  /**
+   * Whether per-request-era (2026-07-28) requests declare the tasks extension
+   * `io.modelcontextprotocol/tasks` (default `true`). Off, the server answers every `tools/call`
+   * itself, never with a task ({@link Client.callToolAsTask} then holds its answer as an already
+   * completed task whose id starts `ferromcp-local-`), and refuses a listen naming
+   * {@link ListenFilter.taskIds} with -32021 (`MissingRequiredClientCapability`), as the
+   * extension requires. The handshake era is unaffected.
+   */
+  tasksExtension?: boolean;
 }
 
 /** Where to spawn a stdio server. */
@@ -140,6 +149,7 @@ export class Client extends EventEmitter {
     if (options.protocolMode) config.protocolMode = options.protocolMode;
     if (options.timeoutMs !== undefined) config.requestTimeoutMs = options.timeoutMs;
     if (options.maxMessageSize !== undefined) config.maxMessageSize = options.maxMessageSize;
+    if (options.tasksExtension !== undefined) config.tasksExtension = options.tasksExtension;
     let client: Client | undefined;
     const pending: Notification[] = [];
     const dispatch = new Dispatch((method, params) => {
@@ -384,7 +394,9 @@ export class Client extends EventEmitter {
   /**
    * `subscriptions/listen` (protocol revision 2026-07-28): resolves with a {@link Subscription}
    * to the change notifications `filter` asks for (list changes of tools, prompts, resources;
-   * updates of the resources named) once the server acknowledged it.
+   * updates of the resources named; with the tasks extension, `notifications/tasks` of the
+   * tasks named in `taskIds`) once the server acknowledged it. {@link Subscription.filter} says
+   * what the server agreed to (a task id it does not run is left out).
    *
    * ```ts
    * await using sub = await client.listen({ toolsListChanged: true });

@@ -17,14 +17,27 @@ export const SUBSCRIPTION_ID_META = 'io.modelcontextprotocol/subscriptionId';
 
 /**
  * What a subscription asks for, or ({@link Subscription.filter}) what the server agreed to send
- * (the wire's `SubscriptionFilter`): list changes of tools, prompts and resources, and updates
- * of the resources named.
+ * (the wire's `SubscriptionFilter`): list changes of tools, prompts and resources, updates of
+ * the resources named, and the status notifications of the tasks named.
  */
 export interface ListenFilter {
+  /** `notifications/tools/list_changed`. */
   toolsListChanged?: boolean;
+  /** `notifications/prompts/list_changed`. */
   promptsListChanged?: boolean;
+  /** `notifications/resources/list_changed`. */
   resourcesListChanged?: boolean;
+  /** `notifications/resources/updated` for these URIs. */
   resourceSubscriptions?: string[];
+  /**
+   * `notifications/tasks` (the tasks extension `io.modelcontextprotocol/tasks`) for these task
+   * ids, e.g. the `taskId` of {@link Client.callToolAsTask}: the task's state at once, then each
+   * change up to its terminal state (what `tasks/get` answers). A server acknowledges only the
+   * ids of tasks it runs (an unknown id is left out); a client without the extension
+   * (`tasksExtension: false`) naming task ids is refused with -32021
+   * (`MissingRequiredClientCapability`), as the extension requires.
+   */
+  taskIds?: string[];
 }
 
 /** How a subscription ended, as the native layer reports it. */

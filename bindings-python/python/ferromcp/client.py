@@ -46,6 +46,7 @@ class Client:
         elicitation_handler: Handler | None = None,
         roots: list[dict[str, Any]] | Handler | None = None,
         on_notification: Callable[[str, Any], Any] | None = None,
+        tasks_extension: bool = True,
     ) -> None:
         self._connect = connect
         self._config: dict[str, Any] = {
@@ -63,6 +64,8 @@ class Client:
             self._config["requestTimeoutMs"] = int(timeout * 1000)
         if max_message_size is not None:
             self._config["maxMessageSize"] = max_message_size
+        if not tasks_extension:
+            self._config["tasksExtension"] = False
         self._sampling = sampling_handler
         self._elicitation = elicitation_handler
         self._roots = roots
@@ -357,10 +360,14 @@ class Client:
         prompts_list_changed: bool = False,
         resources_list_changed: bool = False,
         resource_subscriptions: list[str] | tuple[str, ...] = (),
+        task_ids: list[str] | tuple[str, ...] = (),
     ) -> Subscription:
         """``subscriptions/listen`` (protocol revision 2026-07-28): a :class:`Subscription` to the
         change notifications asked for (list changes of tools, prompts, resources; updates of the
-        resources named), open once the server acknowledged it::
+        resources named; ``notifications/tasks`` of the tasks named in ``task_ids``, e.g. the
+        ``taskId`` of :meth:`call_tool_as_task`, with the tasks extension), open once the server
+        acknowledged it (``sub.filter`` says what it agreed to: a task id it does not know is
+        left out)::
 
             async with client.listen(tools_list_changed=True) as sub:
                 async for n in sub:
@@ -374,6 +381,7 @@ class Client:
             prompts_list_changed,
             resources_list_changed,
             tuple(resource_subscriptions),
+            tuple(task_ids),
         )
         return Subscription(self.native.listen(f._wire()))
 

@@ -28,12 +28,18 @@ SUBSCRIPTION_ID_META = "io.modelcontextprotocol/subscriptionId"
 @dataclass(frozen=True)
 class ListenFilter:
     """What a subscription asks for, or (``Subscription.filter``) what the server agreed to send:
-    list changes of tools, prompts and resources, and updates of the resources named."""
+    list changes of tools, prompts and resources, updates of the resources named, and
+    (``task_ids``, the tasks extension ``io.modelcontextprotocol/tasks``) the status
+    notifications ``notifications/tasks`` of the tasks named. A server acknowledges only the
+    task ids of tasks it runs (an unknown id is left out); a client without the extension
+    (``Client(tasks_extension=False)``) naming task ids is refused with
+    ``ClientCapabilityError`` (-32021), as the extension requires."""
 
     tools_list_changed: bool = False
     prompts_list_changed: bool = False
     resources_list_changed: bool = False
     resource_subscriptions: tuple[str, ...] = ()
+    task_ids: tuple[str, ...] = ()
 
     def _wire(self) -> dict[str, Any]:
         """The ``SubscriptionFilter`` JSON object."""
@@ -46,6 +52,8 @@ class ListenFilter:
             w["resourcesListChanged"] = True
         if self.resource_subscriptions:
             w["resourceSubscriptions"] = list(self.resource_subscriptions)
+        if self.task_ids:
+            w["taskIds"] = list(self.task_ids)
         return w
 
     @classmethod
@@ -55,12 +63,14 @@ class ListenFilter:
             prompts_list_changed=w.get("promptsListChanged") is True,
             resources_list_changed=w.get("resourcesListChanged") is True,
             resource_subscriptions=tuple(w.get("resourceSubscriptions") or ()),
+            task_ids=tuple(w.get("taskIds") or ()),
         )
 
 
 class ListenNotification(NamedTuple):
     """One notification of a subscription (``notifications/tools/list_changed``,
-    ``notifications/resources/updated``, ...); ``params["_meta"]`` carries the subscription id."""
+    ``notifications/resources/updated``, ``notifications/tasks``, ...); ``params["_meta"]``
+    carries the subscription id."""
 
     method: str
     params: dict[str, Any] | None

@@ -54,6 +54,13 @@ public struct ClientOptions: Sendable {
     /// Largest incoming message in bytes (engine default 4 MiB): a response over it fails that
     /// one call with an error saying so.
     public var maxMessageSize: Int?
+    /// Whether per-request-era (2026-07-28) requests declare the tasks extension
+    /// `io.modelcontextprotocol/tasks` (default true). Off, the server answers every
+    /// `tools/call` itself, never with a task (`Client.callToolAsTask` then holds its answer as
+    /// an already completed task whose id starts `ferromcp-local-`), and refuses a listen naming
+    /// `ListenFilter.taskIds` with -32021 (`.missingRequiredClientCapability`), as the extension
+    /// requires. The handshake era is unaffected.
+    public var tasksExtension: Bool
 
     /// Options; every argument is optional.
     public init(name: String = "ferromcp-swift", version: String? = nil,
@@ -61,7 +68,8 @@ public struct ClientOptions: Sendable {
                 sampling: SamplingHandler? = nil, samplingTools: Bool = false,
                 elicitation: ElicitationHandler? = nil, elicitationURL: Bool = false,
                 roots: RootsHandler? = nil,
-                notificationBufferSize: Int? = 1024, maxMessageSize: Int? = nil) {
+                notificationBufferSize: Int? = 1024, maxMessageSize: Int? = nil,
+                tasksExtension: Bool = true) {
         self.name = name
         self.version = version ?? engineVersion()
         self.protocolVersion = protocolVersion
@@ -73,6 +81,7 @@ public struct ClientOptions: Sendable {
         self.roots = roots
         self.notificationBufferSize = notificationBufferSize
         self.maxMessageSize = maxMessageSize
+        self.tasksExtension = tasksExtension
     }
 
     /// Which protocol era to speak: the `initialize` handshake (nil or `.handshake`, the
@@ -87,6 +96,7 @@ public struct ClientOptions: Sendable {
         o.set("requestTimeoutMs", requestTimeout.map { .int($0.wholeMilliseconds) })
         o.set("maxMessageSize", maxMessageSize.map(Value.int))
         o.set("protocolMode", protocolMode.map { .string($0.rawValue) })
+        if !tasksExtension { o["tasksExtension"] = false }
         if sampling != nil {
             o["sampling"] = true
             if samplingTools { o["samplingTools"] = true }

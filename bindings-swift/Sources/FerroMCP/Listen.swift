@@ -6,8 +6,8 @@ import FerroMCPNative
 import Foundation
 
 /// What a subscription asks for, or (`Subscription.filter`) what the server agreed to send (the
-/// wire's `SubscriptionFilter`): list changes of tools, prompts and resources, and updates of the
-/// resources named.
+/// wire's `SubscriptionFilter`): list changes of tools, prompts and resources, updates of the
+/// resources named, and the status notifications of the tasks named.
 public struct ListenFilter: Sendable, Hashable {
     /// `notifications/tools/list_changed`.
     public var toolsListChanged: Bool
@@ -17,14 +17,23 @@ public struct ListenFilter: Sendable, Hashable {
     public var resourcesListChanged: Bool
     /// `notifications/resources/updated` for these URIs.
     public var resourceSubscriptions: [String]
+    /// `notifications/tasks` (the tasks extension `io.modelcontextprotocol/tasks`) for these task
+    /// ids, e.g. the `taskId` of `Client.callToolAsTask`: the task's state at once, then each
+    /// change up to its terminal state (what `tasks/get` answers). A server acknowledges only
+    /// the ids of tasks it runs (an unknown id is left out); a client without the extension
+    /// (`ClientOptions(tasksExtension: false)`) naming task ids is refused with -32021
+    /// (`.missingRequiredClientCapability`), as the extension requires.
+    public var taskIds: [String]
 
     /// A filter; everything is off unless asked for.
     public init(toolsListChanged: Bool = false, promptsListChanged: Bool = false,
-                resourcesListChanged: Bool = false, resourceSubscriptions: [String] = []) {
+                resourcesListChanged: Bool = false, resourceSubscriptions: [String] = [],
+                taskIds: [String] = []) {
         self.toolsListChanged = toolsListChanged
         self.promptsListChanged = promptsListChanged
         self.resourcesListChanged = resourcesListChanged
         self.resourceSubscriptions = resourceSubscriptions
+        self.taskIds = taskIds
     }
 
     /// The `SubscriptionFilter` JSON object.
@@ -34,6 +43,7 @@ public struct ListenFilter: Sendable, Hashable {
         if promptsListChanged { o["promptsListChanged"] = .bool(true) }
         if resourcesListChanged { o["resourcesListChanged"] = .bool(true) }
         if !resourceSubscriptions.isEmpty { o["resourceSubscriptions"] = .array(resourceSubscriptions.map(Value.string)) }
+        if !taskIds.isEmpty { o["taskIds"] = .array(taskIds.map(Value.string)) }
         return .object(o)
     }
 
@@ -41,7 +51,8 @@ public struct ListenFilter: Sendable, Hashable {
         self.init(toolsListChanged: v["toolsListChanged"]?.boolValue == true,
                   promptsListChanged: v["promptsListChanged"]?.boolValue == true,
                   resourcesListChanged: v["resourcesListChanged"]?.boolValue == true,
-                  resourceSubscriptions: v["resourceSubscriptions"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+                  resourceSubscriptions: v["resourceSubscriptions"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+                  taskIds: v["taskIds"]?.arrayValue?.compactMap(\.stringValue) ?? [])
     }
 }
 
@@ -125,7 +136,9 @@ public final class Subscription: AsyncSequence, Sendable {
 extension Client {
     /// `subscriptions/listen` (protocol revision 2026-07-28): a `Subscription` to the change
     /// notifications `filter` asks for (list changes of tools, prompts, resources; updates of the
-    /// resources named), returned once the server acknowledged it.
+    /// resources named; with the tasks extension, `notifications/tasks` of the tasks named in
+    /// `taskIds`), returned once the server acknowledged it. `Subscription.filter` says what the
+    /// server agreed to (a task id it does not run is left out).
     ///
     /// A session that negotiated the initialize handshake (2025-11-25 and older) has no listen:
     /// this throws `McpError` `.invalidRequest` (-32600); there use `subscribe(_:)` and
