@@ -70,14 +70,21 @@ impl Gauges {
     }
 
     /// Counts `n` more bytes examined for the end of a head.
-    pub(super) fn scanned(&self, n: usize) {
-        self.head_scanned.fetch_add(n as u64, Ordering::Relaxed);
+    pub(super) fn scanned(&self, n: u64) {
+        if n > 0 {
+            self.head_scanned.fetch_add(n, Ordering::Relaxed);
+        }
     }
 
     /// Moves a connection's charge from `from` to `to` bytes; false (and nothing charged) when
     /// growing would go past the budget.
+    /// An unchanged charge touches nothing: the counter is shared by every connection, and most
+    /// reads leave a connection's buffers as they were.
     pub(super) fn recharge(&self, from: usize, to: usize) -> bool {
-        if to <= from {
+        if to == from {
+            return true;
+        }
+        if to < from {
             self.buffered.fetch_sub(from - to, Ordering::Relaxed);
             return true;
         }

@@ -6,6 +6,7 @@ use axum::body::Body;
 use http::header;
 use http::{Response, StatusCode, Version};
 use http_body_util::BodyExt;
+use std::task::Poll;
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 
@@ -139,22 +140,40 @@ impl<IO: AsyncRead + AsyncWrite + Unpin> Conn<IO> {
 
 /// Writes all of `buf`, each write making progress within `timeout` (a client that stops
 /// reading gets its connection closed, rather than holding it forever).
+///
+/// Each write is first tried as is: a socket with room in its send buffer takes it at once, which
+/// is the usual case for an answer, and then no timer is made (nor the clock read for it). Only a
+/// write that would block waits under `timeout`.
 pub(super) async fn write_timed<IO: AsyncWrite + Unpin>(
     io: &mut IO,
     mut buf: &[u8],
     timeout: Duration,
 ) -> std::io::Result<()> {
     while !buf.is_empty() {
-        match tokio::time::timeout(timeout, io.write(buf)).await {
-            Ok(Ok(0)) => return Err(std::io::ErrorKind::WriteZero.into()),
-            Ok(Ok(n)) => buf = &buf[n..],
-            Ok(Err(e)) => return Err(e),
-            Err(_) => {
-                return Err(std::io::Error::new(
-                    std::io::ErrorKind::TimedOut,
-                    "the client stopped reading",
-                ))
-            }
+        let at_once =
+            std::future::poll_fn(
+                |cx| match std::pin::Pin::new(&mut *io).poll_write(cx, buf) {
+                    Poll::Ready(r) => Poll::Ready(Some(r)),
+                    Poll::Pending => Poll::Ready(None),
+                },
+            )
+            .await;
+        let written = match at_once {
+            Some(r) => r,
+            None => match tokio::time::timeout(timeout, io.write(buf)).await {
+                Ok(r) => r,
+                Err(_) => {
+                    return Err(std::io::Error::new(
+                        std::io::ErrorKind::TimedOut,
+                        "the client stopped reading",
+                    ))
+                }
+            },
+        };
+        match written {
+            Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
+            Ok(n) => buf = &buf[n..],
+            Err(e) => return Err(e),
         }
     }
     Ok(())

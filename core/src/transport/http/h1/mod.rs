@@ -123,6 +123,7 @@ pub(crate) async fn serve_connection<IO, S, F>(
         held: 0,
         over_budget: false,
         scanned: 0,
+        scan_tally: 0,
         write_timeout: limits.write_timeout,
         refused_prefix: Bytes::new(),
     };
@@ -209,6 +210,10 @@ const LINGER_TIME: Duration = Duration::from_secs(2);
 /// Most bytes a refused request's connection reads on (and discards) before it closes.
 const LINGER_BYTES: usize = 16 * 1024 * 1024;
 
+/// Bytes a connection may have searched for a head's end before it adds them to the server's
+/// counter while that head is still incomplete.
+const SCAN_TALLY_FLUSH: u64 = 16 * 1024;
+
 /// Buffers a connection keeps between requests; a larger one (after a big body or answer) is
 /// given back, so that idle kept-alive connections stay small.
 const KEEP_BUFFER: usize = 64 * 1024;
@@ -240,6 +245,10 @@ struct Conn<IO> {
     /// How much of `buf` has been searched for the end of a head (so each byte is searched
     /// once however the head is split into reads).
     scanned: usize,
+    /// Bytes searched for a head's end and not yet added to the server's counter: they are
+    /// added once per head (with the final parse), not once per read, so that a request costs
+    /// one update of that counter, which every connection shares.
+    scan_tally: u64,
     /// Time a write may go without progress.
     write_timeout: Duration,
     /// The first bytes of a chunked body refused as too large.
@@ -248,6 +257,7 @@ struct Conn<IO> {
 
 impl<IO> Drop for Conn<IO> {
     fn drop(&mut self) {
+        self.gauges.scanned(self.scan_tally);
         self.gauges.recharge(self.charged, 0);
     }
 }
@@ -363,12 +373,9 @@ impl<IO: AsyncRead + AsyncWrite + Unpin> Conn<IO> {
                 }
             }
         }
-        let deadline = match first {
-            Some(accepted) => accepted + limits.header_read_timeout,
-            None => {
-                tokio::time::Instant::now() + limits.header_read_timeout.min(limits.request_timeout)
-            }
-        };
+        // A later request's head has this long from when it began; the clock is read only when
+        // the head did not come whole with its first bytes (the usual case needs no deadline).
+        let mut deadline = first.map(|accepted| accepted + limits.header_read_timeout);
         self.scanned = 0;
         loop {
             // Blank lines before a request line are allowed (RFC 9112 §2.2).
@@ -384,7 +391,10 @@ impl<IO: AsyncRead + AsyncWrite + Unpin> Conn<IO> {
             if self.buf.len() > limits.max_head {
                 return Err(head_too_large());
             }
-            self.fill_by(deadline).await?;
+            let by = *deadline.get_or_insert_with(|| {
+                tokio::time::Instant::now() + limits.header_read_timeout.min(limits.request_timeout)
+            });
+            self.fill_by(by).await?;
         }
     }
 
@@ -406,7 +416,11 @@ impl<IO: AsyncRead + AsyncWrite + Unpin> Conn<IO> {
                 _ => i = lf + 1,
             }
         }
-        self.gauges.scanned(buf.len() - from);
+        self.scan_tally += (buf.len() - from) as u64;
+        if self.scan_tally >= SCAN_TALLY_FLUSH {
+            // A head arriving slowly still shows in the counter as it goes.
+            self.gauges.scanned(std::mem::take(&mut self.scan_tally));
+        }
         self.scanned = buf.len();
         found
     }
@@ -416,7 +430,8 @@ impl<IO: AsyncRead + AsyncWrite + Unpin> Conn<IO> {
     fn parse_head(&mut self, limits: &Limits) -> Result<Option<Head>, Stop> {
         let mut slots =
             [const { std::mem::MaybeUninit::<httparse::Header<'_>>::uninit() }; MAX_HEADERS];
-        self.gauges.scanned(self.buf.len());
+        self.gauges
+            .scanned(std::mem::take(&mut self.scan_tally) + self.buf.len() as u64);
         let mut parsed = httparse::Request::new(&mut []);
         let len = match parsed.parse_with_uninit_headers(&self.buf, &mut slots) {
             Ok(httparse::Status::Complete(n)) => n,
