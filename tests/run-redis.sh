@@ -6,7 +6,9 @@
 #   replica; elicitation, sampling and cancellation cross replicas; a GET stream resumes with
 #   Last-Event-ID on another replica after its replica is killed, losing no event; a request
 #   stream resumes on another replica; list_changed and resource updates reach the replica
-#   holding the session's stream, once.
+#   holding the session's stream, once; a subscriptions/listen naming a task another replica
+#   runs gets its notifications/tasks (the state at subscription time, then each change) in
+#   order and once.
 # Then processes: tests/scale/cluster.mjs starts a redis-server, three everything-server
 # replicas (built with the `redis` feature, --redis-url) and a round-robin proxy, and the
 # official conformance suite's server mode (0.1.16 --suite all, the alpha's 2025-11-25 and

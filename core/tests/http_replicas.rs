@@ -7,7 +7,9 @@
 //! Per-request-era (2026-07-28) clients too: a `subscriptions/listen` stream gets the changes
 //! raised on any replica, and a `requestState` is good for one use across the replicas; a task
 //! of the tasks extension made on one replica is read, updated and cancelled on another, and so
-//! is a 2025-11-25 task of a handshake session (read, waited for, listed, cancelled).
+//! is a 2025-11-25 task of a handshake session (read, waited for, listed, cancelled); a
+//! listener on any replica gets `notifications/tasks` for a task another replica runs, in
+//! order and once.
 
 mod common_http;
 mod common_modern;
@@ -20,7 +22,7 @@ use ferromcp::protocol::{
     CallToolResult, CreateMessageResult, ElicitAction, ElicitResult, Role, SamplingContent,
     TaskSupport, Tool,
 };
-use ferromcp::server::{tool_fn, InMemoryTaskStore, Server, TASKS_EXTENSION};
+use ferromcp::server::{tool_fn, InMemoryTaskStore, Server, MAX_LISTEN_TASK_IDS, TASKS_EXTENSION};
 use ferromcp::session::{input_required, KeyRing, RequestOptions};
 use ferromcp::transport::http::{
     connect, serve_http, EventBus, EventStore, HttpClientOptions, HttpServerHandle,
@@ -834,6 +836,150 @@ async fn an_extension_task_expires_once_for_every_replica(backend: Backend) {
     .unwrap();
 }
 
+/// Opens `subscriptions/listen` (subscription `id`) on `url` for `task_ids`, declaring the
+/// tasks extension; returns the stream and the task ids its acknowledgement agreed to.
+async fn listen_tasks(url: &str, id: u64, task_ids: Value) -> (SseReader, Value) {
+    let body = request(
+        id,
+        "subscriptions/listen",
+        json!({ "notifications": { "taskIds": task_ids },
+                "_meta": meta(json!({ "elicitation": {}, "extensions": { TASKS_EXTENSION: {} } })) }),
+    );
+    let (status, mut s) = SseReader::post(url, &headers_for(&body), &body.to_string()).await;
+    assert_eq!(status, 200);
+    let ack: Value =
+        serde_json::from_str(&s.next().await.expect("an acknowledgement").data).unwrap();
+    assert_eq!(
+        ack["method"], "notifications/subscriptions/acknowledged",
+        "{ack}"
+    );
+    assert_eq!(
+        ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], id,
+        "{ack}"
+    );
+    (s, ack["params"]["notifications"]["taskIds"].clone())
+}
+
+/// The next `notifications/tasks` of `s` (subscription `id`): the task as sent (without
+/// `_meta`).
+async fn task_note(s: &mut SseReader, id: u64) -> Value {
+    let e = s.next().await.expect("a notifications/tasks");
+    let mut v: Value = serde_json::from_str(&e.data).unwrap();
+    assert_eq!(v["method"], "notifications/tasks", "{v}");
+    assert_eq!(
+        v["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], id,
+        "{v}"
+    );
+    v["params"].as_object_mut().unwrap().remove("_meta");
+    v["params"].take()
+}
+
+/// `t` as a `notifications/tasks` carries it (what `tasks/get` answered, without the result's
+/// own fields).
+fn as_noted(mut t: Value) -> Value {
+    for k in ["resultType", "_meta"] {
+        t.as_object_mut().unwrap().remove(k);
+    }
+    t
+}
+
+/// Asserts that `s` sends nothing more within 300 ms.
+async fn nothing_more(s: &mut SseReader, what: &str) {
+    let more = tokio::time::timeout(Duration::from_millis(300), s.next()).await;
+    assert!(more.is_err(), "{what}: {more:?}");
+}
+
+async fn task_status_reaches_a_listener_on_any_replica(backend: Backend) {
+    tokio::time::timeout(Duration::from_secs(60), async {
+        for stateless in [false, true] {
+            let mut r = Replicas::start_with(2, &backend, stateless, |_, tx| task_server(tx)).await;
+            let (a, b) = (r.url(0), r.url(1));
+            let made = task_rpc(&a, "tools/call", json!({ "name": "two", "arguments": {} })).await;
+            let id = made["result"]["taskId"].as_str().unwrap().to_string();
+            let waiting = task_until(&b, &id, |t| t["status"] == "input_required").await;
+
+            // Run by A, listened to on B: acknowledged (an id no replica knows is left out),
+            // its state at subscription time first.
+            let (mut s, agreed) = listen_tasks(&b, 41, json!([id, "no-such-task", id])).await;
+            assert_eq!(agreed, json!([id]), "stateless={stateless}");
+            assert_eq!(task_note(&mut s, 41).await, as_noted(waiting));
+
+            // Answered on A (the running replica), then on B: every change, in order, once, up
+            // to the terminal state, each what tasks/get answered then.
+            let update = |key: &str, name: &str| {
+                json!({ "taskId": id, "inputResponses":
+                        { key: { "action": "accept", "content": { "name": name } } } })
+            };
+            task_rpc(&a, "tasks/update", update("a", "one")).await;
+            let n = task_note(&mut s, 41).await;
+            assert_eq!(n["status"], "input_required", "{n}");
+            assert_eq!(outstanding(&n), ["b"], "{n}");
+            task_rpc(&b, "tasks/update", update("b", "two")).await;
+            let mut seen = vec![n];
+            while !["completed", "failed", "cancelled"]
+                .contains(&seen.last().unwrap()["status"].as_str().unwrap())
+            {
+                seen.push(task_note(&mut s, 41).await);
+            }
+            let last = seen.last().unwrap();
+            assert_eq!(last["status"], "completed", "{seen:?}");
+            assert_eq!(
+                last["result"]["content"][0]["text"], "one and two",
+                "{last}"
+            );
+            assert_eq!(*last, as_noted(task_get(&a, &id).await));
+            for w in seen.windows(2) {
+                assert_ne!(w[0], w[1], "no state twice: {seen:?}");
+                assert!(
+                    w[0]["lastUpdatedAt"].as_str() <= w[1]["lastUpdatedAt"].as_str(),
+                    "in order: {seen:?}"
+                );
+            }
+            // At most: input_required [b], working (B's write), working or the result (A's).
+            assert!(seen.len() <= 4, "{seen:?}");
+            nothing_more(&mut s, "after the terminal state").await;
+            drop(s);
+
+            // Made on A, listened to on B, cancelled on B (which does not run it): the listener
+            // gets working, then cancelled once; A's handler stops.
+            let made = task_rpc(&a, "tools/call", json!({ "name": "slow", "arguments": {} })).await;
+            let id = made["result"]["taskId"].as_str().unwrap().to_string();
+            assert_eq!(r.next_event().await, "started");
+            let (mut s, agreed) = listen_tasks(&b, 42, json!([id])).await;
+            assert_eq!(agreed, json!([id]));
+            assert_eq!(task_note(&mut s, 42).await["status"], "working");
+            task_rpc(&b, "tasks/cancel", json!({ "taskId": id })).await;
+            let n = task_note(&mut s, 42).await;
+            assert_eq!(n["status"], "cancelled", "{n}");
+            assert_eq!(r.next_event().await, "cancelled");
+            nothing_more(&mut s, "after cancelled").await;
+            drop(s);
+
+            // A listener on A (the running replica) for a task that ended: its terminal state,
+            // once.
+            let (mut s, _) = listen_tasks(&a, 43, json!([id])).await;
+            assert_eq!(task_note(&mut s, 43).await, n);
+            nothing_more(&mut s, "an ended task").await;
+            drop(s);
+
+            // Thousands of ids: refused, saying the limit.
+            let many: Vec<String> = (0..5000).map(|i| format!("t{i}")).collect();
+            let e = task_rpc(
+                &b,
+                "subscriptions/listen",
+                json!({ "notifications": { "taskIds": many } }),
+            )
+            .await;
+            assert_eq!(e["error"]["code"], -32602, "{e}");
+            assert_eq!(e["error"]["data"]["reason"], "tooManyTaskIds", "{e}");
+            assert_eq!(e["error"]["data"]["limit"], MAX_LISTEN_TASK_IDS, "{e}");
+            r.shutdown().await;
+        }
+    })
+    .await
+    .unwrap();
+}
+
 /// `method` with `params` in session `sid` on `url` (a 2025-11-25 handshake session): the answer.
 async fn session_rpc(url: &str, sid: &str, method: &str, params: Value) -> Value {
     let body = json!({ "jsonrpc": "2.0", "id": 7, "method": method, "params": params });
@@ -955,7 +1101,8 @@ scenarios!(
     request_state_is_single_use_across_replicas,
     extension_tasks_are_served_on_any_replica,
     handshake_tasks_are_served_on_any_replica,
-    an_extension_task_expires_once_for_every_replica
+    an_extension_task_expires_once_for_every_replica,
+    task_status_reaches_a_listener_on_any_replica
 );
 
 #[tokio::test]
@@ -1182,6 +1329,92 @@ async fn on_redis_a_used_session_stays_and_an_idle_one_expires() {
         for h in handles {
             h.shutdown().await.unwrap();
         }
+    })
+    .await
+    .unwrap();
+}
+
+/// On Redis a task's change is one round trip: the script writing the state (with the next
+/// revision) publishes it on the bus, from the second state on; an ended task is not written
+/// again.
+#[cfg(feature = "redis")]
+#[tokio::test]
+async fn on_redis_a_task_change_is_written_and_announced_in_one_round_trip() {
+    use ferromcp::server::{StoredTask, TaskStore};
+    use ferromcp::transport::http::{BusMessage, RedisStore};
+    let Some(redis) = redis_server().await else {
+        return;
+    };
+    tokio::time::timeout(Duration::from_secs(30), async {
+        let store = RedisStore::open(
+            &redis.url,
+            Duration::from_secs(60),
+            256,
+            Duration::from_secs(60),
+        )
+        .unwrap();
+        store.connect().await.unwrap();
+        let mut rx = EventBus::subscribe(&store, "watcher");
+        // Listening once a message from another replica gets through.
+        let probe = BusMessage::SessionClosed {
+            session: "probe".into(),
+        };
+        loop {
+            store.publish("other", probe.clone()).await.unwrap();
+            let got = tokio::time::timeout(Duration::from_millis(100), rx.recv()).await;
+            if let Ok(Some(m)) = got {
+                assert_eq!(m, probe);
+                break;
+            }
+        }
+        while let Ok(Some(_)) = tokio::time::timeout(Duration::from_millis(50), rx.recv()).await {}
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis() as u64;
+        let state = |status: &str| StoredTask {
+            task: json!({ "taskId": "t1", "status": status }),
+            owner: None,
+            expires_at_ms: now + 60_000,
+            session: None,
+            result: None,
+            error: None,
+            revision: 0,
+        };
+        let before = store.round_trips();
+        for (i, status) in ["working", "input_required", "completed"]
+            .iter()
+            .enumerate()
+        {
+            assert_eq!(
+                TaskStore::put(&store, state(status)).await.unwrap(),
+                Some(i as u64 + 1)
+            );
+        }
+        assert_eq!(store.round_trips() - before, 3, "one round trip per state");
+        for (revision, status) in [(2, "input_required"), (3, "completed")] {
+            let m = tokio::time::timeout(Duration::from_secs(5), rx.recv())
+                .await
+                .unwrap()
+                .unwrap();
+            let BusMessage::TaskState { revision: r, task } = m else {
+                panic!("{m:?}");
+            };
+            assert_eq!(r, revision);
+            let t: StoredTask = serde_json::from_str(&task).unwrap();
+            assert_eq!(t.task, state(status).task);
+        }
+        assert_eq!(
+            TaskStore::put(&store, state("working")).await.unwrap(),
+            None
+        );
+        let got = TaskStore::get(&store, "t1".into()).await.unwrap().unwrap();
+        assert_eq!((got.revision, got.task), (3, state("completed").task));
+        let more = tokio::time::timeout(Duration::from_millis(200), rx.recv()).await;
+        assert!(
+            more.is_err(),
+            "the first state and a refused one are not announced: {more:?}"
+        );
     })
     .await
     .unwrap();

@@ -143,7 +143,7 @@ impl Server {
                 "subscriptions/listen: params.notifications (object) is required",
             ));
         };
-        let task_ids = self.listen_task_ids(asked, &ctx)?;
+        let task_ids = self.listen_task_ids(asked, &ctx).await?;
         let on = |key: &str| asked.get(key).and_then(Value::as_bool) == Some(true);
         let cap = |path: &[&str]| crate::session::has_capability(caps, path);
         let uris: Vec<String> = match asked.get("resourceSubscriptions") {
@@ -192,10 +192,12 @@ impl Server {
             .lock()
             .unwrap()
             .insert(Arc::as_ptr(&session) as usize, Arc::downgrade(&session));
-        // Listed first: a task changing from here on is sent by its writer, so the snapshot
-        // (sent in order with those changes) misses nothing.
+        // Listed first: a task changing from here on reaches the session, so the states read
+        // now miss nothing (and the session sends each revision once, in order).
         let task_ids = session.listen_task_ids();
-        self.send_task_snapshots(&session, &task_ids);
+        if let Err(e) = self.send_task_snapshots(&session, task_ids).await {
+            tracing::warn!(error = %e, "reading the tasks a subscription names failed");
+        }
         ctx.cancellation().cancelled().await;
         Ok(json!({ "_meta": meta }))
     }

@@ -28,7 +28,7 @@ pub(crate) use task_store::now_ms as task_store_now_ms;
 pub use task_store::{InMemoryTaskStore, StoredTask, TaskSignal, TaskStore, EXPIRED_TASK_GRACE};
 pub(crate) use tasks::rfc3339_now;
 pub use tasks::TaskOptions;
-pub use tasks_ext::TASKS_EXTENSION;
+pub use tasks_ext::{MAX_LISTEN_TASK_IDS, TASKS_EXTENSION};
 pub(crate) use tool_wire::{
     write_per_request_tool_response, write_tool_response, ToolCallParams, ToolOutput,
 };

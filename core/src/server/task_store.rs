@@ -16,6 +16,12 @@
 //!
 //! A terminal state is final: a store never replaces the state of a task that ended, so a
 //! cancellation and the handler's own end racing on two replicas leave one outcome.
+//!
+//! Every state written gets the next revision of its task (1, 2, ...), given by the store: the
+//! order of the states whatever replica wrote them. A subscription to a task's status
+//! (`notifications/tasks`) sends a state only when its revision is above the last one it sent,
+//! so a state arriving twice (read at subscription time and announced over the bus) or late is
+//! not sent again.
 
 use crate::protocol::TaskStatus;
 use crate::McpError;
@@ -54,6 +60,14 @@ pub struct StoredTask {
     /// A 2025-11-25 task's JSON-RPC error, once it failed with one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<McpError>,
+    /// The revision the store gave this state when it was written (see the module's
+    /// documentation); 0 in a state not yet written. [`TaskStore::put`] ignores it.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub revision: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl StoredTask {
@@ -122,14 +136,37 @@ impl StoredTask {
 /// Redis store is one; [`InMemoryTaskStore`] serves replicas in one process). Asynchronous and
 /// fallible, as a networked store is.
 pub trait TaskStore: Send + Sync + 'static {
-    /// Records `task` under its id, unless the task stored under that id already ended (a
-    /// terminal state is final) or `task` is past its expiry: `Ok(true)` when written,
-    /// `Ok(false)` when refused. The record lasts until [`EXPIRED_TASK_GRACE`] after the
-    /// task's expiry.
-    fn put(&self, task: StoredTask) -> BoxFuture<'static, Result<bool, McpError>>;
-    /// The task stored under `id`; `None` when there is none (never made, removed, or expired
-    /// longer than [`EXPIRED_TASK_GRACE`] ago).
+    /// Records `task` under its id as the task's next revision (one more than the last one
+    /// written under that id, 1 for the first), unless the task stored under that id already
+    /// ended (a terminal state is final) or `task` is past its expiry: `Ok(Some(revision))`
+    /// when written, `Ok(None)` when refused. The record lasts until [`EXPIRED_TASK_GRACE`]
+    /// after the task's expiry.
+    fn put(&self, task: StoredTask) -> BoxFuture<'static, Result<Option<u64>, McpError>>;
+    /// The task stored under `id`, with its [`revision`](StoredTask::revision); `None` when
+    /// there is none (never made, removed, or expired longer than [`EXPIRED_TASK_GRACE`] ago).
     fn get(&self, id: String) -> BoxFuture<'static, Result<Option<StoredTask>, McpError>>;
+    /// The tasks stored under `ids`, in that order (`None` where [`get`](Self::get) has none).
+    /// A networked store reads them in one round trip; the default asks one by one.
+    fn get_many(
+        &self,
+        ids: Vec<String>,
+    ) -> BoxFuture<'static, Result<Vec<Option<StoredTask>>, McpError>> {
+        let reads: Vec<_> = ids.into_iter().map(|id| self.get(id)).collect();
+        Box::pin(async move {
+            let mut out = Vec::with_capacity(reads.len());
+            for r in reads {
+                out.push(r.await?);
+            }
+            Ok(out)
+        })
+    }
+    /// Whether [`put`](Self::put) itself tells the other replicas about every state of an
+    /// extension task it writes after the first, on the event bus of this same store and in the
+    /// same round trip ([`RedisStore`](crate::transport::http::RedisStore) does). When false
+    /// (the default), the HTTP endpoint publishes each such state on its event bus.
+    fn announces_writes(&self) -> bool {
+        false
+    }
     /// Removes task `id` (a replica told a client it expired); whether it was there.
     fn remove(&self, id: String) -> BoxFuture<'static, Result<bool, McpError>>;
     /// The 2025-11-25 tasks bound to `session` (any order).
@@ -139,7 +176,8 @@ pub trait TaskStore: Send + Sync + 'static {
     ) -> BoxFuture<'static, Result<Vec<StoredTask>, McpError>>;
 }
 
-/// What a replica that does not run a task asks the one that does (over the event bus).
+/// What a replica that does not run a task asks the one that does, or tells every other
+/// replica (over the event bus).
 #[derive(Clone, Debug, PartialEq)]
 pub enum TaskSignal {
     /// `tasks/update`: deliver these `inputResponses` to the task's parked input requests.
@@ -154,6 +192,10 @@ pub enum TaskSignal {
         /// The task's id.
         task_id: String,
     },
+    /// A state of an extension task was written to the store (by any replica), with the
+    /// [`revision`](StoredTask::revision) the store gave it: for the subscriptions
+    /// (`notifications/tasks`) every replica holds.
+    Changed(StoredTask),
 }
 
 /// The default [`TaskStore`]: a map behind a mutex, completing every call at once. One value
@@ -172,9 +214,9 @@ impl std::fmt::Debug for InMemoryTaskStore {
 }
 
 impl TaskStore for InMemoryTaskStore {
-    fn put(&self, task: StoredTask) -> BoxFuture<'static, Result<bool, McpError>> {
+    fn put(&self, mut task: StoredTask) -> BoxFuture<'static, Result<Option<u64>, McpError>> {
         if task.is_expired() {
-            return Box::pin(std::future::ready(Ok(false)));
+            return Box::pin(std::future::ready(Ok(None)));
         }
         let mut map = self.map.lock().unwrap();
         // Records past their grace go when a new task arrives (each server bounds how many
@@ -184,10 +226,12 @@ impl TaskStore for InMemoryTaskStore {
             map.retain(|_, t| t.expires_at_ms > cutoff);
         }
         let written = match map.get(task.id()) {
-            Some(old) if old.is_terminal() => false,
-            _ => {
+            Some(old) if old.is_terminal() => None,
+            old => {
+                task.revision = old.map_or(0, |t| t.revision) + 1;
+                let revision = task.revision;
                 map.insert(task.id().to_string(), task);
-                true
+                Some(revision)
             }
         };
         Box::pin(std::future::ready(Ok(written)))
@@ -255,6 +299,7 @@ mod tests {
             session: None,
             result: None,
             error: None,
+            revision: 0,
         }
     }
 
@@ -262,16 +307,21 @@ mod tests {
     fn a_terminal_state_is_final() {
         let s = InMemoryTaskStore::default();
         let put = |t| s.put(t).now_or_never().unwrap().unwrap();
-        assert!(put(task("t", "input_required")));
-        assert!(put(task("t", "cancelled")));
-        assert!(!put(task("t", "completed")));
+        assert_eq!(put(task("t", "input_required")), Some(1));
+        assert_eq!(put(task("t", "cancelled")), Some(2));
+        assert_eq!(put(task("t", "completed")), None);
         let got = s.get("t".into()).now_or_never().unwrap().unwrap().unwrap();
         assert_eq!(got.status(), Some(TaskStatus::Cancelled));
+        assert_eq!(got.revision, 2);
+        let many = s.get_many(vec!["u".into(), "t".into()]);
+        let many = many.now_or_never().unwrap().unwrap();
+        assert!(many[0].is_none());
+        assert_eq!(many[1].as_ref().map(|t| t.revision), Some(2));
         assert!(s.get("u".into()).now_or_never().unwrap().unwrap().is_none());
         // A task past its expiry is not written; a removed one is gone.
         let mut old = task("v", "working");
         old.expires_at_ms = now_ms() - 1;
-        assert!(!put(old));
+        assert_eq!(put(old), None);
         assert!(s.get("v".into()).now_or_never().unwrap().unwrap().is_none());
         assert!(s.remove("t".into()).now_or_never().unwrap().unwrap());
         assert!(s.get("t".into()).now_or_never().unwrap().unwrap().is_none());

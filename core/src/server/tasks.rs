@@ -87,6 +87,7 @@ impl TaskRecord {
             session: Some(self.owner.clone()),
             result,
             error,
+            revision: 0,
         }
     }
 
@@ -138,8 +139,8 @@ fn share(record: Arc<TaskRecord>, shared: Arc<dyn SharedTasks>) {
     let put = shared.put(record.stored());
     tokio::spawn(async move {
         match put.await {
-            Ok(true) => {}
-            Ok(false) => {
+            Ok(Some(_)) => {}
+            Ok(None) => {
                 let id = record.state.lock().unwrap().0.task_id.clone();
                 if let Ok(Some(stored)) = shared.get(id).await {
                     if stored.is_terminal() {
@@ -476,7 +477,7 @@ impl TaskStore {
                 task.status_message = Some("cancelled by the requestor".into());
                 task.last_updated_at = rfc3339_now();
                 stored.task = serde_json::to_value(&task).expect("tasks serialize");
-                if !shared.put(stored).await? {
+                if shared.put(stored).await?.is_none() {
                     // It ended on its replica meanwhile.
                     let ended = Self::remote(&**shared, &owner, id).await?;
                     return Err(already_ended(

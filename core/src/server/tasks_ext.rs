@@ -23,13 +23,20 @@
 //!
 //! Tool errors (`isError`) end a task `completed`; only a JSON-RPC error ends it `failed`.
 //! Status notifications: a `subscriptions/listen` of a declaring client naming `taskIds` is
-//! agreed to for the tasks this replica runs (and the requester may see); the acknowledgement
-//! lists those, the subscription gets each one's current state at once (so that a change made
-//! before it listened is not missed), then `notifications/tasks` with the task's
-//! `DetailedTask` (what `tasks/get` answers then) at every change, the last one its terminal
-//! state. Tasks run by another replica are left out of the acknowledgement (their changes do
-//! not travel between replicas): the client polls those. A listen naming `taskIds` without the
-//! extension is `-32021`, as the extension requires.
+//! agreed to for the tasks the requester may see that this replica runs or the shared
+//! [`TaskStore`] holds (run by another replica), not expired; the acknowledgement lists those
+//! (an id no replica knows is left out, as the filter types a server does not honour are). The
+//! subscription gets each one's state as stored at once (so that a change made before it
+//! listened is not missed), then `notifications/tasks` with the task's `DetailedTask` (what
+//! `tasks/get` answers then) at every change, the last one its terminal state. Every state
+//! written to the store carries the store's revision; the replica that wrote it sends it to its
+//! own subscriptions and the other replicas get it over the HTTP endpoint's event bus
+//! ([`TaskSignal::Changed`]); a subscription sends only revisions above the last it sent (and
+//! not a state saying the same as the last one), so the states come in order and once. A
+//! state the store fails to take is not sent. A replica that dies mid-task writes nothing
+//! more: its task stays in its last stored state (and its subscriptions get nothing more)
+//! until it expires. A listen naming `taskIds` without the extension is `-32021`, as the extension
+//! requires; naming more than [`MAX_LISTEN_TASK_IDS`] is `-32602`.
 //! The era has no sessions, so tasks are bound to no session: the 128-bit random id is the
 //! handle, and a task made under a verified bearer token answers only requests bearing the same
 //! identity (anyone else is told the task does not exist). Every task has a TTL (the options'
@@ -74,6 +81,11 @@ pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 /// How long a cancelled or expired task's handler may run on to see its cancellation.
 const CANCEL_GRACE: Duration = Duration::from_secs(2);
 
+/// The most task ids one `subscriptions/listen` may name in `taskIds` (more is `-32602`): each
+/// is looked up in the task store when the subscription opens, and the subscription keeps the
+/// last revision it sent of each.
+pub const MAX_LISTEN_TASK_IDS: usize = 256;
+
 /// One task of the extension.
 struct ExtTask {
     id: String,
@@ -85,9 +97,6 @@ struct ExtTask {
     cancel: CancellationToken,
     inputs: Arc<TaskInputs>,
     state: Mutex<TaskState>,
-    /// Held while a state is read and sent as `notifications/tasks`, so that the states a
-    /// subscription gets never go back in time (its first snapshot and the changes race).
-    notifying: Mutex<()>,
 }
 
 /// What a task reports besides its outstanding input requests.
@@ -214,6 +223,7 @@ impl ExtTask {
             session: None,
             result: None,
             error: None,
+            revision: 0,
         }
     }
 
@@ -239,8 +249,8 @@ impl ExtTask {
 /// written) or is dropped. One writer per task, each write taking the state as it is then: the
 /// last write is the latest state. A write the store refuses (another replica ended the task)
 /// makes this replica take the stored cancellation.
-/// Each state written is also sent to the subscriptions of this process that asked for the
-/// task ([`Server::notify_task_here`]).
+/// Each state written goes to the subscriptions that asked for the task
+/// ([`Server::write_task_state`]).
 async fn sync_to_store(
     server: Server,
     task: Arc<ExtTask>,
@@ -251,22 +261,18 @@ async fn sync_to_store(
         if changes.changed().await.is_err() {
             return;
         }
-        let record = {
-            let _order = task.notifying.lock().unwrap();
-            let record = task.record();
-            server.notify_task_here(&record.task);
-            record
-        };
+        let record = task.record();
         let ended = record.is_terminal();
-        match store.put(record).await {
-            Ok(true) => {}
-            Ok(false) => {
+        match server.write_task_state(&*store, record).await {
+            Ok(Some(_)) => {}
+            Ok(None) => {
                 if let Ok(Some(stored)) = store.get(task.id.clone()).await {
                     if stored.status() == Some(TaskStatus::Cancelled) {
                         let message = stored.task["statusMessage"].as_str().unwrap_or("cancelled");
                         task.adopt_cancelled(message);
-                        let _order = task.notifying.lock().unwrap();
-                        server.notify_task_here(&task.view(true));
+                        // The replica that wrote it announced it; sent here too, in case the
+                        // bus lost it (a subscription sends a revision once).
+                        server.notify_task_here(stored.revision, &stored.task);
                     }
                 }
                 return;
@@ -467,7 +473,6 @@ impl Server {
                     .max(1),
                 outcome: None,
             }),
-            notifying: Mutex::new(()),
         });
         let ran_out = now_done.is_some();
         if let Some(outcome) = now_done {
@@ -500,11 +505,11 @@ impl Server {
     }
 
     /// `subscriptions/listen` asking for task status notifications (`notifications.taskIds`):
-    /// the ids agreed to, those of tasks this replica runs that the requester may see (see
-    /// the module's documentation); none when the extension is not served to the request.
-    /// `-32021` from a client that did not declare the extension, as the extension requires;
-    /// `-32602` when `taskIds` is not an array of strings.
-    pub(super) fn listen_task_ids(
+    /// the ids agreed to (see the module's documentation), in the order asked, each once; none
+    /// when the extension is not served to the request. `-32021` from a client that did not
+    /// declare the extension, as the extension requires; `-32602` when `taskIds` is not an
+    /// array of strings or names more than [`MAX_LISTEN_TASK_IDS`].
+    pub(super) async fn listen_task_ids(
         &self,
         asked: &Map<String, Value>,
         ctx: &RequestContext,
@@ -523,37 +528,91 @@ impl Server {
             .as_array()
             .and_then(|a| a.iter().map(Value::as_str).collect::<Option<Vec<_>>>())
             .ok_or_else(|| McpError::invalid_params("taskIds must be an array of task ids"))?;
+        if ids.len() > MAX_LISTEN_TASK_IDS {
+            return Err(McpError::invalid_params(format!(
+                "taskIds names {} tasks; a subscription may name at most {MAX_LISTEN_TASK_IDS}",
+                ids.len()
+            ))
+            .with_data(json!({ "reason": "tooManyTaskIds", "limit": MAX_LISTEN_TASK_IDS })));
+        }
         let owner = owner_of(ctx);
-        let mut agreed: Vec<String> = Vec::new();
+        let mut asked: Vec<&str> = Vec::with_capacity(ids.len());
         for id in ids {
-            let here = matches!(
-                self.inner.ext_tasks.find_local(owner.as_deref(), id),
-                Ok(Local::Here(_))
-            );
-            if here && !agreed.iter().any(|a| a == id) {
-                agreed.push(id.to_string());
+            if !asked.contains(&id) {
+                asked.push(id);
             }
         }
+        // Those this replica runs, then the others from the shared store (one read for all).
+        let mut agreed = vec![false; asked.len()];
+        let mut elsewhere: Vec<usize> = Vec::new();
+        for (i, id) in asked.iter().enumerate() {
+            match self.inner.ext_tasks.find_local(owner.as_deref(), id) {
+                Ok(Local::Here(_)) => agreed[i] = true,
+                Ok(Local::Absent) => elsewhere.push(i),
+                Err(_) => {}
+            }
+        }
+        if !elsewhere.is_empty() {
+            let ids = elsewhere.iter().map(|&i| asked[i].to_string()).collect();
+            let stored = self.task_store().get_many(ids).await?;
+            for (&i, t) in elsewhere.iter().zip(stored) {
+                agreed[i] =
+                    t.is_some_and(|t| t.owner == owner && t.session.is_none() && !t.is_expired());
+            }
+        }
+        let agreed = asked
+            .into_iter()
+            .zip(agreed)
+            .filter(|(_, yes)| *yes)
+            .map(|(id, _)| id.to_string())
+            .collect();
         Ok(agreed)
     }
 
-    /// Sends each task in `ids` that this replica runs, as it is now, to the subscription
-    /// `session` (which has just started listening for them).
-    pub(super) fn send_task_snapshots(&self, session: &crate::session::Session, ids: &[String]) {
-        for id in ids {
-            if let Some(t) = self.inner.ext_tasks.local(id) {
-                let _order = t.notifying.lock().unwrap();
-                session.notify_task(&t.view(true));
+    /// Sends each task in `ids` as the shared store has it now to the subscription `session`
+    /// (which has just started listening for them, so changes from here on reach it too; a
+    /// subscription sends each revision once).
+    pub(super) async fn send_task_snapshots(
+        &self,
+        session: &crate::session::Session,
+        ids: Vec<String>,
+    ) -> Result<(), McpError> {
+        if ids.is_empty() {
+            return Ok(());
+        }
+        for t in self.task_store().get_many(ids).await?.into_iter().flatten() {
+            if !t.is_expired() {
+                session.notify_task(t.revision, &t.task);
             }
+        }
+        Ok(())
+    }
+
+    /// Sends `task` (a `DetailedTask` as stored with `revision`) as `notifications/tasks` to
+    /// the subscriptions of this process that asked for it.
+    pub(crate) fn notify_task_here(&self, revision: u64, task: &Value) {
+        for s in self.live_sessions() {
+            s.notify_task(revision, task);
         }
     }
 
-    /// Sends `task` (a `DetailedTask`) as `notifications/tasks` to the subscriptions of this
-    /// process that asked for it.
-    pub(super) fn notify_task_here(&self, task: &Value) {
-        for s in self.live_sessions() {
-            s.notify_task(task);
+    /// Writes a state of an extension task to `store` and, when written, sends it to the
+    /// subscriptions of this process that asked for it and hands it to the relays for the
+    /// other replicas' (over the HTTP endpoint's bus, unless the store announces its writes
+    /// itself): the store's answer ([`TaskStore::put`]).
+    async fn write_task_state(
+        &self,
+        store: &dyn TaskStore,
+        record: StoredTask,
+    ) -> Result<Option<u64>, McpError> {
+        let mut task = record.clone();
+        let written = store.put(record).await?;
+        if let Some(revision) = written {
+            task.revision = revision;
+            self.notify_task_here(revision, &task.task);
+            self.relay_task_signal(TaskSignal::Changed(task)).await;
         }
+        Ok(written)
     }
 
     /// `tasks/get`, `tasks/update` and `tasks/cancel` of the extension (`method`, with `p`):
@@ -625,8 +684,7 @@ impl Server {
         }
         let signal = match responses {
             Some(responses) => {
-                store
-                    .put(stored.without_inputs(&responses, rfc3339_now()))
+                self.write_task_state(&*store, stored.without_inputs(&responses, rfc3339_now()))
                     .await?;
                 TaskSignal::Update {
                     task_id: id.to_string(),
@@ -634,9 +692,11 @@ impl Server {
                 }
             }
             None => {
-                store
-                    .put(stored.cancelled("cancelled by the client", rfc3339_now()))
-                    .await?;
+                self.write_task_state(
+                    &*store,
+                    stored.cancelled("cancelled by the client", rfc3339_now()),
+                )
+                .await?;
                 TaskSignal::Cancel {
                     task_id: id.to_string(),
                 }
@@ -660,6 +720,7 @@ impl Server {
                 }
                 self.inner.tasks.cancel_here(&task_id);
             }
+            TaskSignal::Changed(t) => self.notify_task_here(t.revision, &t.task),
         }
     }
 

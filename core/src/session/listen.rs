@@ -61,6 +61,17 @@ impl ListenFilter {
 pub(crate) struct Listen {
     pub id: RequestId,
     pub filter: ListenFilter,
+    /// What was sent of each of `filter.task_ids` (same order).
+    tasks_sent: std::sync::Mutex<Vec<TaskSent>>,
+}
+
+/// The last state of a task a subscription sent.
+#[derive(Debug, Default, Clone, Copy)]
+struct TaskSent {
+    /// Its revision (0: none yet; `u64::MAX`: the terminal state was sent).
+    revision: u64,
+    /// A hash of its text, so that a later revision saying the same is not sent again.
+    content: u64,
 }
 
 impl Session {
@@ -76,8 +87,13 @@ impl Session {
             .lock()
             .unwrap()
             .extend(filter.resource_subscriptions.iter().cloned());
+        let tasks_sent = std::sync::Mutex::new(vec![TaskSent::default(); filter.task_ids.len()]);
         self.listen
-            .set(Listen { id, filter })
+            .set(Listen {
+                id,
+                filter,
+                tasks_sent,
+            })
             .map_err(|_| McpError::invalid_request("this request is already a subscription"))
     }
 
@@ -129,30 +145,59 @@ impl Session {
     }
 
     /// Sends the tasks extension's `notifications/tasks` with `task` (a `DetailedTask`, as
-    /// `tasks/get` answers it at this moment) if this session is a subscription that named
-    /// the task in its `taskIds`, tagged with the subscription id.
-    pub(crate) fn notify_task(&self, task: &Value) {
+    /// `tasks/get` answers it, stored with `revision`), tagged with the subscription id, if
+    /// this session is a subscription that named the task in its `taskIds`, has sent neither
+    /// this revision nor a later one nor the task's terminal state, and last sent something
+    /// else (two replicas may write the same state).
+    pub(crate) fn notify_task(&self, revision: u64, task: &Value) {
         let Some(listen) = self.listen.get() else {
             return;
         };
         let Some(id) = task.get("taskId").and_then(Value::as_str) else {
             return;
         };
-        if !listen.filter.task_ids.iter().any(|t| t == id) {
+        let Some(i) = listen.filter.task_ids.iter().position(|t| t == id) else {
+            return;
+        };
+        let Value::Object(m) = task else {
+            return;
+        };
+        // Held while sending: the states leave in the order of their revisions.
+        let mut sent = listen.tasks_sent.lock().unwrap();
+        if revision <= sent[i].revision {
             return;
         }
-        let mut params = match task {
-            Value::Object(m) => m.clone(),
-            _ => return,
+        let content = {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            task.to_string().hash(&mut h);
+            h.finish()
         };
+        let terminal = matches!(
+            m.get("status").and_then(Value::as_str),
+            Some("completed" | "failed" | "cancelled")
+        );
+        let next = TaskSent {
+            revision: if terminal { u64::MAX } else { revision },
+            content,
+        };
+        if content == sent[i].content {
+            sent[i] = next;
+            return;
+        }
+        let mut params = m.clone();
         params.remove("resultType");
         params.insert(
             "_meta".into(),
             json!({ META_SUBSCRIPTION_ID: listen.id.to_value() }),
         );
-        let _ = self.outbound.try_send(
-            Message::notification("notifications/tasks", Some(Value::Object(params))),
-            Some(listen.id.clone()),
-        );
+        let message = Message::notification("notifications/tasks", Some(Value::Object(params)));
+        if self
+            .outbound
+            .try_send(message, Some(listen.id.clone()))
+            .is_ok()
+        {
+            sent[i] = next;
+        }
     }
 }

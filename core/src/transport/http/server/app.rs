@@ -123,11 +123,21 @@ impl App {
         }
         {
             // `tasks/update` and `tasks/cancel` of the tasks extension reach the replica
-            // running the task.
+            // running the task; the states written reach every replica's subscriptions,
+            // unless the task store, being this endpoint's bus too, announces them itself.
+            let store_announces = app.options.task_store.as_ref().is_some_and(|t| {
+                t.announces_writes()
+                    && std::ptr::addr_eq(Arc::as_ptr(t), Arc::as_ptr(&app.replica.bus))
+            });
             let weak = Arc::downgrade(&app);
             app.server.add_task_relay(Arc::new(move |signal| {
                 let app = weak.upgrade().filter(|a| !a.shutdown.is_cancelled())?;
                 let msg = match signal {
+                    TaskSignal::Changed(_) if store_announces => return Some(Box::pin(async {})),
+                    TaskSignal::Changed(t) => BusMessage::TaskState {
+                        revision: t.revision,
+                        task: serde_json::to_string(t).expect("stored tasks serialize"),
+                    },
                     TaskSignal::Update { task_id, responses } => BusMessage::TaskUpdate {
                         task: task_id.clone(),
                         responses: Value::Object(responses.clone()).to_string(),
@@ -262,6 +272,12 @@ impl App {
             BusMessage::TaskCancel { task } => {
                 self.server
                     .task_signal_here(TaskSignal::Cancel { task_id: task });
+            }
+            BusMessage::TaskState { revision, task } => {
+                if let Ok(mut task) = serde_json::from_str::<crate::server::StoredTask>(&task) {
+                    task.revision = revision;
+                    self.server.task_signal_here(TaskSignal::Changed(task));
+                }
             }
         }
     }

@@ -77,6 +77,17 @@ pub enum BusMessage {
         /// The task's id.
         task: String,
     },
+    /// A state of a task of the tasks extension, as just written to the task store with
+    /// revision `revision` (by any replica), for the `subscriptions/listen` streams naming it
+    /// (`notifications/tasks`) that this replica holds. A [`super::RedisStore`] publishes it
+    /// itself, in the script writing the state.
+    TaskState {
+        /// The revision the task store gave the state.
+        revision: u64,
+        /// The [`StoredTask`](crate::server::StoredTask) as written, as JSON text (its `task`
+        /// is what `tasks/get` answers, the `DetailedTask`).
+        task: String,
+    },
 }
 
 /// What a replica receives from the bus: every message published by the others (never its own).

@@ -11,8 +11,10 @@
 //! - `{prefix}u:{token}`: a 2026-07-28 `requestState` token opened by some replica
 //!   ([`ReplayStore`]), set only if absent and expiring with the token;
 //! - `{prefix}t:{task}`: a task of the tasks extension ([`TaskStore`]), a hash of its
-//!   [`StoredTask`] as JSON (`json`) and whether it ended (`terminal`), written by a script that
-//!   leaves an ended task as it is, expiring [`EXPIRED_TASK_GRACE`] after the task.
+//!   [`StoredTask`] as JSON (`json`), whether it ended (`terminal`) and its revision (`rev`),
+//!   written by a script that leaves an ended task as it is, expiring [`EXPIRED_TASK_GRACE`]
+//!   after the task. The same script publishes each later state of an extension task on the
+//!   bus channel (`notifications/tasks` on every replica): one round trip per task change.
 //!
 //! Each operation is one round trip (several commands go in one pipeline); the store counts
 //! them ([`RedisStore::round_trips`]) for the benchmark.
@@ -330,10 +332,14 @@ impl ReplayStore for RedisStore {
 
 /// Writes a task unless the stored one ended: KEYS[1] the task's key, KEYS[2] the set of its
 /// session's tasks (2025-11-25 tasks; else unused); ARGV the new JSON, whether it ended
-/// (`1`/`0`), its time to live in milliseconds, its id when it has a session (else empty).
-/// Returns 1 when written.
+/// (`1`/`0`), its time to live in milliseconds, its id when it has a session (else empty), and
+/// the bus channel (empty: announce nothing). Returns the state's revision (the hash's `rev`,
+/// counted up), 0 when refused. A state of an extension task after its first is announced on
+/// the channel in the same call, as the [`Envelope`] of a [`BusMessage::TaskState`] from no
+/// replica (so the writer's own listener gets it too, and drops it by its revision).
 const PUT_TASK: &str = r#"
 if redis.call('HGET', KEYS[1], 'terminal') == '1' then return 0 end
+local rev = redis.call('HINCRBY', KEYS[1], 'rev', 1)
 redis.call('HSET', KEYS[1], 'json', ARGV[1], 'terminal', ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 if ARGV[4] ~= '' then
@@ -341,17 +347,34 @@ if ARGV[4] ~= '' then
   if redis.call('PTTL', KEYS[2]) < tonumber(ARGV[3]) then
     redis.call('PEXPIRE', KEYS[2], ARGV[3])
   end
+elseif ARGV[5] ~= '' and rev > 1 then
+  redis.call('PUBLISH', ARGV[5], cjson.encode({ from = '',
+    msg = { kind = 'taskState', revision = rev, task = ARGV[1] } }))
 end
-return 1
+return rev
 "#;
 
+/// A task as stored: its JSON and revision (`HMGET json rev`).
+fn stored_task(
+    (json, rev): (Option<String>, Option<u64>),
+) -> Result<Option<StoredTask>, StoreError> {
+    let Some(json) = json else {
+        return Ok(None);
+    };
+    let mut task: StoredTask = serde_json::from_str(&json).map_err(err)?;
+    task.revision = rev.unwrap_or(0);
+    Ok(Some(task))
+}
+
 impl TaskStore for RedisStore {
-    fn put(&self, task: StoredTask) -> BoxFuture<'static, Result<bool, McpError>> {
+    fn put(&self, mut task: StoredTask) -> BoxFuture<'static, Result<Option<u64>, McpError>> {
         let inner = self.inner.clone();
         Box::pin(async move {
             if task.is_expired() {
-                return Ok(false);
+                return Ok(None);
             }
+            // The revision lives in its own field, counted by the script.
+            task.revision = 0;
             let json = serde_json::to_string(&task).map_err(err)?;
             let ttl = task
                 .expires_at_ms
@@ -374,25 +397,44 @@ impl TaskStore for RedisStore {
                     task.id()
                 } else {
                     ""
-                });
-            let (written,): (u64,) = inner.query(&p).await?;
-            Ok(written == 1)
+                })
+                .arg(inner.channel());
+            let (revision,): (u64,) = inner.query(&p).await?;
+            Ok((revision > 0).then_some(revision))
         })
     }
 
     fn get(&self, id: String) -> BoxFuture<'static, Result<Option<StoredTask>, McpError>> {
+        let fut = self.get_many(vec![id]);
+        Box::pin(async move { Ok(fut.await?.pop().flatten()) })
+    }
+
+    fn get_many(
+        &self,
+        ids: Vec<String>,
+    ) -> BoxFuture<'static, Result<Vec<Option<StoredTask>>, McpError>> {
         let inner = self.inner.clone();
         Box::pin(async move {
-            let mut p = redis::pipe();
-            p.cmd("HGET")
-                .arg(format!("{}t:{id}", inner.prefix))
-                .arg("json");
-            let (v,): (Option<String>,) = inner.query(&p).await?;
-            match v {
-                None => Ok(None),
-                Some(s) => Ok(Some(serde_json::from_str(&s).map_err(err)?)),
+            if ids.is_empty() {
+                return Ok(Vec::new());
             }
+            let mut p = redis::pipe();
+            for id in &ids {
+                p.cmd("HMGET")
+                    .arg(format!("{}t:{id}", inner.prefix))
+                    .arg("json")
+                    .arg("rev");
+            }
+            let found: Vec<(Option<String>, Option<u64>)> = inner.query(&p).await?;
+            Ok(found
+                .into_iter()
+                .map(stored_task)
+                .collect::<Result<_, _>>()?)
         })
+    }
+
+    fn announces_writes(&self) -> bool {
+        true
     }
 
     fn remove(&self, id: String) -> BoxFuture<'static, Result<bool, McpError>> {
