@@ -162,8 +162,8 @@ pub trait TaskStore: Send + Sync + 'static {
     }
     /// Whether [`put`](Self::put) itself tells the other replicas about every state of an
     /// extension task it writes after the first, on the event bus of this same store and in the
-    /// same round trip ([`RedisStore`](crate::transport::http::RedisStore) does). When false
-    /// (the default), the HTTP endpoint publishes each such state on its event bus.
+    /// same round trip (the HTTP server's `RedisStore` does). When false (the default), the
+    /// HTTP endpoint publishes each such state on its event bus.
     fn announces_writes(&self) -> bool {
         false
     }

@@ -130,8 +130,10 @@ pub struct HttpServerOptions {
     /// Where the replicas share the tasks of the tasks extension (2026-07-28), so that
     /// `tasks/get`, `tasks/update` and `tasks/cancel` work on any replica: the server's tasks
     /// are written there, and update and cancel reach the replica running the task over
-    /// [`Self::event_bus`] ([`crate::server::TaskStore`]). Default: none, the server keeps its
-    /// tasks in its own memory; with [`Self::redis_url`], the Redis store.
+    /// [`Self::event_bus`] ([`crate::server::TaskStore`]), as do the states written, for the
+    /// `notifications/tasks` subscriptions of every replica (replicas sharing a task store
+    /// must share the bus). Default: none, the server keeps its tasks in its own memory; with
+    /// [`Self::redis_url`], the Redis store.
     pub task_store: Option<Arc<dyn crate::server::TaskStore>>,
     /// Keep sessions, SSE events and the bus on this Redis/Valkey
     /// (`redis://[user:password@]host:port[/db]`), so that replicas in any number of processes

@@ -79,7 +79,7 @@ pub enum BusMessage {
     },
     /// A state of a task of the tasks extension, as just written to the task store with
     /// revision `revision` (by any replica), for the `subscriptions/listen` streams naming it
-    /// (`notifications/tasks`) that this replica holds. A [`super::RedisStore`] publishes it
+    /// (`notifications/tasks`) that this replica holds. A `RedisStore` publishes it
     /// itself, in the script writing the state.
     TaskState {
         /// The revision the task store gave the state.
