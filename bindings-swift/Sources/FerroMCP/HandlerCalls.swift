@@ -1,14 +1,23 @@
 // HandlerCalls: how the engine runs a server handler closure (the Swift half of the crossing
 // described in bindings-swift/src/handler.rs). The engine calls a handler's `start` on its own
 // thread; `HandlerCalls.start` makes the closure's task and, when the engine asks for it
-// (`inline`: it was idle) and task executors exist (Swift 6 runtime: Linux, macOS 15, iOS 18),
-// runs it right there until it first suspends. A handler that never suspends has then answered
-// before `start` returns: no thread hop, no wake-up. Otherwise, and after a suspension, the
-// task runs on Swift's global executor, as any task does.
+// (`inline`: it was idle, or its last inline call was quick), runs it right there until it
+// first suspends. A handler that never suspends has then answered before `start` returns: no
+// thread hop, no wake-up. Otherwise, and after a suspension, the task runs on Swift's global
+// executor, as any task does.
 //
-// The inline machinery costs no allocation and no lock per call: one task executor for all
-// calls, and the state of the inline run in a per-thread record only its thread touches
-// (`InlineRun`), since everything that runs inline runs on the engine thread that started it.
+// How a task runs inline: it is an ordinary task (no executor preference), so its first job
+// goes to the global executor's enqueue, where a hook the runtime provides
+// (`swift_task_enqueueGlobal_hook`, see `InlineHook`) takes the jobs enqueued on an engine
+// thread during its inline run and runs them there, as the global executor would. A task
+// executor preference would do the same through public API, but the Swift 6.0 runtime reads a
+// preferring task's status records under a lock at every job, enqueue and executor check
+// (`swift_task_switch`), which cost about a fifth of a pipelined call's CPU
+// (bench/results/issue13-swift-pipelined-profile.md). The inline machinery costs no allocation
+// and no lock per call: the state of the inline run lives in a per-thread record only its
+// thread touches (`InlineRun`), since everything that runs inline runs on the engine thread
+// that started it. Without the hook (a runtime that does not export it), calls start on the
+// global executor.
 
 import FerroMCPNative
 import Foundation
@@ -35,23 +44,37 @@ extension ToolResult {
 }
 
 enum HandlerCalls {
-    /// Starts `body` for one engine call (`inline`: on this thread until it first suspends) and
-    /// answers `context` with what it returns or throws (an `FfiError`; anything else is an
-    /// internal error). Returns 0 when the answer was given before returning, else a handle the
-    /// engine passes to `end(_:)` once.
-    static func start(_ context: NativeContext, inline: Bool,
-                      _ body: @escaping @Sendable () async throws -> HandlerAnswer) -> UInt64 {
-        if inline, #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *),
-           let run = InlineRun.begin() {
+    /// Starts `body(input, context)` for one engine call (`inline`: on this thread until it
+    /// first suspends) and answers `context` with what it returns or throws (as
+    /// `handlerFailure` reports it). Returns 0 when the answer was given before returning, else
+    /// a handle the engine passes to `end(_:)` once.
+    ///
+    /// The task runs `body` itself, with the answering done by plain functions: every async
+    /// layer between the task and the handler costs an executor check per call
+    /// (`swift_task_switch`, which with a task executor preference reads the task's status
+    /// records under its lock), so there is none.
+    static func start(_ context: NativeContext, inline: Bool, _ input: String,
+                      _ body: @escaping @Sendable (String, RequestContext) async throws -> HandlerAnswer) -> UInt64 {
+        if inline, InlineHook.installed, let run = InlineRun.begin() {
             let call = run.call
-            let task = Task(executorPreference: InlineExecutor.shared) {
-                await answer(context, body)
+            let task = Task {
+                do {
+                    deliver(try await body(input, RequestContext(context)), to: context)
+                } catch {
+                    fail(context, handlerFailure(error))
+                }
                 InlineRun.answered(call)
             }
-            if InlineExecutor.shared.runInline(run) { return 0 }
+            if InlineHook.runInline(run) { return 0 }
             return handle(of: task)
         }
-        return handle(of: Task { await answer(context, body) })
+        return handle(of: Task {
+            do {
+                deliver(try await body(input, RequestContext(context)), to: context)
+            } catch {
+                fail(context, handlerFailure(error))
+            }
+        })
     }
 
     /// The engine is done with call `handle` (answered, or cancelled by the peer or the session
@@ -61,18 +84,24 @@ enum HandlerCalls {
         Unmanaged<RunningCall>.fromOpaque(pointer).takeRetainedValue().task.cancel()
     }
 
-    private static func answer(_ context: NativeContext,
-                               _ body: @Sendable () async throws -> HandlerAnswer) async {
-        do {
-            switch try await body() {
-            case .json(let text): context.answer(result: text)
-            case .toolText(let text, let isError): context.answerToolText(text: text, isError: isError)
-            }
-        } catch let FfiError.Mcp(code, message, data) {
+    /// Hands a handler's answer to the engine.
+    private static func deliver(_ answer: HandlerAnswer, to context: NativeContext) {
+        switch answer {
+        case .json(let text): context.answer(result: text)
+        case .toolText(let text, let isError): context.answerToolText(text: text, isError: isError)
+        }
+    }
+
+    /// Answers what a handler threw, as `handlerFailure` made it: an `FfiError` as that
+    /// JSON-RPC error, a `HandlerException` as one (an internal error, or a tool's `isError`
+    /// result), anything else (not expected) as an internal error.
+    private static func fail(_ context: NativeContext, _ error: Error) {
+        switch error {
+        case let FfiError.Mcp(code, message, data):
             context.fail(code: code, message: message, data: data)
-        } catch let e as HandlerException {
+        case let e as HandlerException:
             context.failException(message: e.message)
-        } catch {
+        default:
             context.fail(code: Int32(McpError.Code.internalError.rawValue),
                          message: "Swift handler failed: \(error)", data: nil)
         }
@@ -140,42 +169,78 @@ final class InlineRun {
     }
 }
 
-/// The task executor of handler calls started inline: a job enqueued on an engine thread while
-/// it runs a call inline (the call's first job, and those of its resumptions and child tasks
-/// before the run ends) runs on that thread; every other job goes to Swift's global executor.
-/// Jobs are a task's slices between suspensions.
-@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
-private final class InlineExecutor: TaskExecutor, @unchecked Sendable {
-    /// The one executor (it keeps no state: that lives in each thread's `InlineRun`).
-    static let shared = InlineExecutor()
+/// The global executor's enqueue hook that runs handler calls inline: a job enqueued on an
+/// engine thread while it runs a call inline (the call's first job, and those of its
+/// resumptions, child tasks and other tasks it resumes before the run ends) runs on that
+/// thread; every other job goes on to the global executor (or a hook installed before this
+/// one). Jobs are a task's slices between suspensions.
+enum InlineHook {
+    /// `swift_task_enqueueGlobal` as the runtime passes it to the hook (Swift calling convention).
+    private typealias Original = @convention(thin) (UnownedJob) -> Void
+    /// The type of the runtime's `swift_task_enqueueGlobal_hook`.
+    private typealias Hook = @convention(thin) (UnownedJob, Original) -> Void
+
+    /// The hook that was installed before this one, if any (called for jobs not run inline).
+    nonisolated(unsafe) private static var previous: UnsafeRawPointer?
 
     /// Jobs run inline at most, so a task that keeps yielding cannot hold the engine thread.
     private static let budget = 16
 
-    func enqueue(_ job: consuming ExecutorJob) {
+    /// Whether the hook is installed (once, on first use): false when the runtime does not
+    /// export it, and then no call runs inline.
+    static let installed: Bool = {
+        #if canImport(Darwin)
+        let everywhere = UnsafeMutableRawPointer(bitPattern: -2)  // RTLD_DEFAULT
+        #else
+        let everywhere: UnsafeMutableRawPointer? = nil  // RTLD_DEFAULT
+        #endif
+        guard MemoryLayout<UnownedSerialExecutor>.size == 2 * MemoryLayout<UInt>.size,
+              let symbol = dlsym(everywhere, "swift_task_enqueueGlobal_hook") else { return false }
+        let slot = symbol.assumingMemoryBound(to: UnsafeRawPointer?.self)
+        let hook: Hook = { job, original in InlineHook.enqueue(job, original) }
+        previous = slot.pointee
+        slot.pointee = unsafeBitCast(hook, to: UnsafeRawPointer.self)
+        return true
+    }()
+
+    private static func enqueue(_ job: UnownedJob, _ original: Original) {
         if let run = InlineRun.current, run.active {
-            run.jobs.append(UnownedJob(job))
-            return
+            run.jobs.append(job)
+        } else if let previous {
+            unsafeBitCast(previous, to: Hook.self)(job, original)
+        } else {
+            original(job)
         }
-        globalConcurrentExecutor.enqueue(job)
     }
+
+    /// The generic executor (no actor), which the global executor runs its jobs on.
+    private static let generic: UnownedSerialExecutor = unsafeBitCast((UInt(0), UInt(0)), to: UnownedSerialExecutor.self)
 
     /// Runs the jobs queued on this thread until there are none (or the budget is spent), then
     /// ends the run (later jobs go to the global executor, leftovers too). Returns whether the
     /// call answered during the run.
-    func runInline(_ run: InlineRun) -> Bool {
+    static func runInline(_ run: InlineRun) -> Bool {
         var next = 0
-        while next < run.jobs.count, next < Self.budget {
+        while next < run.jobs.count, next < budget {
             let job = run.jobs[next]
             next += 1
-            job.runSynchronously(on: asUnownedTaskExecutor())
+            swiftJobRun(job, generic)
         }
         run.active = false
         let answered = run.answered
         if next < run.jobs.count {
-            for j in run.jobs[next...] { globalConcurrentExecutor.enqueue(ExecutorJob(j)) }
+            for j in run.jobs[next...] { swiftEnqueueGlobal(j) }
         }
         run.jobs.removeAll(keepingCapacity: true)
         return answered
     }
 }
+
+/// Runs a job on an executor, as the executor itself would (the runtime's entry point, which the
+/// standard library's `UnownedJob.runSynchronously(on:)` calls too).
+@_silgen_name("swift_job_run")
+private func swiftJobRun(_ job: UnownedJob, _ executor: UnownedSerialExecutor)
+
+/// Hands a job to the global executor (through the enqueue hooks).
+@_silgen_name("swift_task_enqueueGlobal")
+private func swiftEnqueueGlobal(_ job: UnownedJob)

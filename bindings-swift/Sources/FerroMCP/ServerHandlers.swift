@@ -24,13 +24,7 @@ final class ToolAdapter: ToolHandler {
     }
 
     func start(arguments: String, context: NativeContext, runInline inline: Bool) -> UInt64 {
-        HandlerCalls.start(context, inline: inline) { [body] in
-            do {
-                return try await body(arguments, RequestContext(context))
-            } catch {
-                throw handlerFailure(error)
-            }
-        }
+        HandlerCalls.start(context, inline: inline, arguments, body)
     }
 
     func cancel(call: UInt64) { HandlerCalls.end(call) }
@@ -45,13 +39,9 @@ final class ResourceAdapter: ResourceHandler {
     }
 
     func start(uri: String, variables: String, context: NativeContext, runInline inline: Bool) -> UInt64 {
-        HandlerCalls.start(context, inline: inline) { [body] in
-            do {
-                let vars = (try Value(json: variables).objectValue ?? [:]).compactMapValues(\.stringValue)
-                return .json(try await body(uri, vars, RequestContext(context)).value.jsonText)
-            } catch {
-                throw handlerFailure(error)
-            }
+        HandlerCalls.start(context, inline: inline, variables) { [body] variables, context in
+            let vars = (try Value(json: variables).objectValue ?? [:]).compactMapValues(\.stringValue)
+            return .json(try await body(uri, vars, context).value.jsonText)
         }
     }
 
@@ -67,13 +57,9 @@ final class PromptAdapter: PromptHandler {
     }
 
     func start(arguments: String, context: NativeContext, runInline inline: Bool) -> UInt64 {
-        HandlerCalls.start(context, inline: inline) { [body] in
-            do {
-                let args = (try Value(json: arguments).objectValue ?? [:]).compactMapValues(\.stringValue)
-                return .json(try await body(args, RequestContext(context)).value.jsonText)
-            } catch {
-                throw handlerFailure(error)
-            }
+        HandlerCalls.start(context, inline: inline, arguments) { [body] arguments, context in
+            let args = (try Value(json: arguments).objectValue ?? [:]).compactMapValues(\.stringValue)
+            return .json(try await body(args, context).value.jsonText)
         }
     }
 
@@ -89,14 +75,10 @@ final class CompletionAdapter: CompletionHandler {
     }
 
     func start(params: String, context: NativeContext, runInline inline: Bool) -> UInt64 {
-        HandlerCalls.start(context, inline: inline) { [body] in
-            do {
-                let request = CompletionRequest(try Value(json: params))
-                let values = try await body(request, RequestContext(context))
-                return .json(Value.array(values.map(Value.string)).jsonText)
-            } catch {
-                throw handlerFailure(error)
-            }
+        HandlerCalls.start(context, inline: inline, params) { [body] params, context in
+            let request = CompletionRequest(try Value(json: params))
+            let values = try await body(request, context)
+            return .json(Value.array(values.map(Value.string)).jsonText)
         }
     }
 

@@ -153,14 +153,14 @@ extension Value {
 extension Value {
     /// Parses JSON text.
     public init(json text: String) throws {
-        var parser = JSONTextParser(Array(text.utf8))
-        self = try parser.parseDocument()
+        // In place: a native string's UTF-8 is contiguous (no copy into an array per parse).
+        var text = text
+        self = try text.withUTF8 { try JSONTextParser.parse($0) }
     }
 
     /// Parses JSON bytes.
     public init(json data: Data) throws {
-        var parser = JSONTextParser(Array(data))
-        self = try parser.parseDocument()
+        self = try data.withUnsafeBytes { try JSONTextParser.parse($0.bindMemory(to: UInt8.self)) }
     }
 
     /// Compact JSON text (object keys sorted, so equal values print the same).
@@ -234,11 +234,18 @@ extension Value: CustomStringConvertible {
 /// A small, strict JSON parser (RFC 8259) producing `Value`; faster than going through
 /// `JSONSerialization` for the short texts the engine hands over.
 struct JSONTextParser {
-    private let b: [UInt8]
+    /// The text's bytes, borrowed for the parse (see `parse`).
+    private let b: UnsafeBufferPointer<UInt8>
     private var i = 0
     private var depth = 0
 
-    init(_ bytes: [UInt8]) { b = bytes }
+    private init(_ bytes: UnsafeBufferPointer<UInt8>) { b = bytes }
+
+    /// Parses one JSON document from `bytes`, which only need to live for the call.
+    static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws -> Value {
+        var parser = JSONTextParser(bytes)
+        return try parser.parseDocument()
+    }
 
     struct SyntaxError: Error, CustomStringConvertible {
         let offset: Int
@@ -246,7 +253,7 @@ struct JSONTextParser {
         var description: String { "invalid JSON at byte \(offset): \(reason)" }
     }
 
-    mutating func parseDocument() throws -> Value {
+    private mutating func parseDocument() throws -> Value {
         let v = try parseValue()
         skipSpace()
         guard i == b.count else { throw SyntaxError(offset: i, reason: "trailing characters") }

@@ -16,9 +16,6 @@ private func threadID() -> String {
 
 final class HandlerCallTests: XCTestCase {
     func testAHandlerRunsOnTheEngineThreadUntilItSuspends() async throws {
-        guard #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *) else {
-            throw XCTSkip("task executors need macOS 15 / iOS 18: handlers start on Swift's executor")
-        }
         let server = try Server(name: "threads", version: "1.0.0")
         try server.registerTool("where") { _, _ in .text(threadID()) }
         try server.registerTool("whereAfterSleeping") { _, _ in
