@@ -122,13 +122,16 @@ private final class RunningCall {
 /// call inline, kept for the thread's life: the engine's threads live as long as the process).
 /// Only its own thread reads or writes it, so it needs no lock.
 final class InlineRun {
-    /// Whether a call is running inline on this thread now (its jobs go to `jobs`).
+    /// Whether a call is running inline on this thread now (its task's jobs go to `jobs`).
     fileprivate var active = false
     /// The number of the call running inline (the latest one started on this thread).
     fileprivate var call: UInt64 = 0
     /// Whether call `call` answered on this thread during its inline run.
     fileprivate var answered = false
-    /// The jobs enqueued on this thread during the inline run, not yet run.
+    /// The call's task, as its jobs are addressed (a task is the job that runs its next slice):
+    /// the first job enqueued in the run, nil until then.
+    fileprivate var task: UnsafeRawPointer?
+    /// The call's task's jobs enqueued on this thread during the inline run, not yet run.
     fileprivate var jobs: [UnownedJob] = []
 
     private static let key: pthread_key_t = {
@@ -158,6 +161,7 @@ final class InlineRun {
         run.active = true
         run.call &+= 1
         run.answered = false
+        run.task = nil
         return run
     }
 
@@ -169,11 +173,10 @@ final class InlineRun {
     }
 }
 
-/// The global executor's enqueue hook that runs handler calls inline: a job enqueued on an
-/// engine thread while it runs a call inline (the call's first job, and those of its
-/// resumptions, child tasks and other tasks it resumes before the run ends) runs on that
-/// thread; every other job goes on to the global executor (or a hook installed before this
-/// one). Jobs are a task's slices between suspensions.
+/// The global executor's enqueue hook that runs handler calls inline: a job of the call's task
+/// enqueued on its engine thread during the inline run (its start, and its resumptions before
+/// the run ends) runs on that thread; every other job goes on to the global executor (or a hook
+/// installed before this one). Jobs are a task's slices between suspensions.
 enum InlineHook {
     /// `swift_task_enqueueGlobal` as the runtime passes it to the hook (Swift calling convention).
     private typealias Original = @convention(thin) (UnownedJob) -> Void
@@ -203,10 +206,21 @@ enum InlineHook {
         return true
     }()
 
+    /// Takes the call's task's jobs enqueued on an engine thread during its inline run: the
+    /// first one (the task's start, enqueued by `Task.init` on this thread) names the task; a
+    /// later one is taken when it is that task's again (it resumed before the run ended).
+    /// Every other job (another task the handler started or resumed, a child task) goes to
+    /// the global executor, so work a handler hands off never runs on the engine thread.
     private static func enqueue(_ job: UnownedJob, _ original: Original) {
         if let run = InlineRun.current, run.active {
-            run.jobs.append(job)
-        } else if let previous {
+            let task = unsafeBitCast(job, to: UnsafeRawPointer.self)
+            if run.task == nil { run.task = task }
+            if run.task == task {
+                run.jobs.append(job)
+                return
+            }
+        }
+        if let previous {
             unsafeBitCast(previous, to: Hook.self)(job, original)
         } else {
             original(job)

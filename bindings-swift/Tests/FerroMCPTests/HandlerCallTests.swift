@@ -42,6 +42,24 @@ final class HandlerCallTests: XCTestCase {
         await client.close()
     }
 
+    func testWorkAHandlerHandsOffDoesNotRunOnTheEngineThread() async throws {
+        let server = try Server(name: "handoff", version: "1.0.0")
+        let handedOff = T.Signal<String>()
+        try server.registerTool("handOff") { _, _ in
+            Task.detached { handedOff.send(threadID()) }
+            Task { handedOff.send(threadID()) }
+            return .text(threadID())
+        }
+        let client = try await Client.connect(to: server)
+        try await Task.sleep(for: .milliseconds(10))
+        let engine = try await client.callTool("handOff").text
+        let first = try await handedOff.next(within: 10, "the first task the handler started")
+        let second = try await handedOff.next(within: 10, "the second task the handler started")
+        XCTAssertNotEqual(first, engine, "a task the handler starts runs off the engine thread")
+        XCTAssertNotEqual(second, engine, "a task the handler starts runs off the engine thread")
+        await client.close()
+    }
+
     func testHandlersWaitingOnEachOtherBothAnswer() async throws {
         let server = try Server(name: "pair", version: "1.0.0")
         let gate = T.Signal<String>()
