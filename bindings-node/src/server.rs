@@ -129,10 +129,18 @@ impl NativeServer {
         Ok(())
     }
 
-    /// Serves one client over this process's stdin/stdout; resolves when stdin closes.
+    /// Serves one client over this process's stdin/stdout; resolves when stdin closes or
+    /// after `stopStdio()`, once wound down (an open `subscriptions/listen` answered, requests
+    /// being served answered).
     #[napi]
     pub async fn serve_stdio(&self) -> napi::Result<()> {
         napi_result(self.server.serve_stdio().await)
+    }
+
+    /// Ends `serveStdio()` gracefully (`EmbeddedServer::stop_stdio`); does not wait.
+    #[napi]
+    pub fn stop_stdio(&self) {
+        self.server.stop_stdio();
     }
 
     /// Binds `host:port` (0: any free port) and serves Streamable HTTP; resolves once listening.

@@ -103,6 +103,24 @@ for (const transport of ['http', 'stdio']) {
   });
 }
 
+test('listen (stdio): the server stopping ends the subscription gracefully', async () => {
+  const c = await Client.stdio({ command: process.execPath, args: [SERVER, '--stop-tool'] }, { protocolMode: 'auto' });
+  try {
+    assert.equal(c.protocolVersion, '2026-07-28');
+    const sub = await c.listen({ toolsListChanged: true });
+    const pending = sub.next();
+    // The stop tool calls server.close(): its own call is still answered.
+    assert.equal((await within(c.callTool({ name: 'stop' }), 10000)).content[0].text, 'stopping');
+    assert.equal(await within(pending, 10000), undefined);
+    assert.equal(sub.ended, true);
+    assert.equal(sub.error, undefined);
+    assert.equal(sub.result.resultType, 'complete');
+    assert.equal(sub.result._meta[SUBSCRIPTION_ID_META], sub.id);
+  } finally {
+    await c.close();
+  }
+});
+
 test('listen (http): the server shutting down ends the subscription gracefully', async () => {
   const h = await listenServer().listen({ host: '127.0.0.1', port: 0 });
   const c = await Client.http(h.url, { protocolMode: 'auto' });

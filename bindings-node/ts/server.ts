@@ -505,8 +505,9 @@ export class McpServer {
   }
 
   /**
-   * Serves one client over this process's stdin/stdout; resolves when stdin closes. Nothing
-   * else may write to stdout meanwhile (use `console.error` for diagnostics).
+   * Serves one client over this process's stdin/stdout; resolves when stdin closes or after
+   * {@link close}. Nothing else may write to stdout meanwhile (use `console.error` for
+   * diagnostics).
    */
   connectStdio(): Promise<void> {
     this.#stdio ??= call(this.#native.serveStdio());
@@ -558,10 +559,21 @@ export class McpServer {
     return this.#stdio !== undefined || this.#http !== undefined;
   }
 
-  /** Stops the HTTP server started by {@link listen}, if any. */
+  /**
+   * Stops serving, gracefully: the HTTP server started by {@link listen} and the stdio serving
+   * of {@link connectStdio}, if any. No further request is read; an open `subscriptions/listen`
+   * is answered with its completion result (`{ resultType: 'complete', _meta: { subscriptionId } }`,
+   * 2026-07-28's "Graceful Closure"); requests being served finish and are answered. Resolves
+   * once both have stopped. Stdin is served once: a later `connectStdio()` ends at once. (Do
+   * not await it inside a handler: it waits for that handler's request.)
+   */
   async close(): Promise<void> {
     const h = this.#http;
     this.#http = undefined;
+    const stdio = this.#stdio;
+    this.#stdio = undefined;
+    if (stdio) this.#native.stopStdio();
     if (h) await h.close();
+    if (stdio) await stdio;
   }
 }

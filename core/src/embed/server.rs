@@ -9,6 +9,7 @@ use crate::McpError;
 use futures_util::future::BoxFuture;
 use serde_json::Value;
 use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
 
 /// Answers `tools/call` for one tool. `arguments` was validated against the tool's
 /// `inputSchema`; the answer is a `CallToolResult` or any value [`shape::tool_result`] turns
@@ -88,6 +89,8 @@ pub trait ForeignCompletionHandler: Send + Sync + 'static {
 #[derive(Clone, Debug)]
 pub struct EmbeddedServer {
     server: Server,
+    /// Ends [`Self::serve_stdio`] gracefully ([`Self::stop_stdio`]); shared by the clones.
+    stdio_stop: CancellationToken,
 }
 
 fn opt_str(v: &Value, key: &str) -> Option<String> {
@@ -98,7 +101,7 @@ impl EmbeddedServer {
     /// Creates a server from its typed configuration.
     pub fn new(config: &ServerConfig) -> Result<Self, McpError> {
         let server = Server::builder_with(config.options()).build()?;
-        Ok(Self { server })
+        Ok(Self::from_server(server))
     }
 
     /// Creates a server from the JSON form of [`ServerConfig`] (unknown keys are an error).
@@ -108,7 +111,10 @@ impl EmbeddedServer {
 
     /// Wraps an existing engine server.
     pub fn from_server(server: Server) -> Self {
-        Self { server }
+        Self {
+            server,
+            stdio_stop: CancellationToken::new(),
+        }
     }
 
     /// The engine server.
@@ -314,9 +320,21 @@ impl EmbeddedServer {
         }
     }
 
-    /// Serves one session over this process's stdin/stdout until stdin closes.
+    /// Serves one session over this process's stdin/stdout until stdin closes or
+    /// [`Self::stop_stdio`] is called. Either way it winds down gracefully: an open
+    /// `subscriptions/listen` is answered with its completion result, requests being served
+    /// finish and are answered, then stdout closes.
     pub async fn serve_stdio(&self) -> Result<(), McpError> {
-        self.server.serve_stdio().await
+        self.server
+            .serve_stdio_until(self.stdio_stop.clone().cancelled_owned())
+            .await
+    }
+
+    /// Ends [`Self::serve_stdio`] gracefully (see there): no further request is read. Does
+    /// not wait (the serving call returns once it is done). Final: stdin is served once, so a
+    /// later `serve_stdio` returns at once.
+    pub fn stop_stdio(&self) {
+        self.stdio_stop.cancel();
     }
 }
 

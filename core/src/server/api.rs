@@ -10,6 +10,7 @@ use crate::uri_template::UriTemplate;
 use crate::McpError;
 use serde_json::{json, Value};
 use std::collections::HashMap;
+use std::future::Future;
 use std::sync::{Arc, Mutex, OnceLock, RwLock, Weak};
 
 /// Server-wide options.
@@ -226,11 +227,37 @@ impl Server {
         crate::session::serve_on_worker(self.connection(reader, writer).run()).await
     }
 
+    /// [`Self::serve`] until the peer hangs up or `shutdown` completes, then winds down
+    /// gracefully (see [`Connection::run_until`]): reading stops, each open
+    /// `subscriptions/listen` is answered with its completion result, requests being served
+    /// finish (within the session's `drain_timeout`) and are answered, and the transport
+    /// closes.
+    pub async fn serve_until<R: FrameReader, W: FrameWriter>(
+        &self,
+        reader: R,
+        writer: W,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), McpError> {
+        crate::session::serve_on_worker(self.connection(reader, writer).run_until(shutdown)).await
+    }
+
     /// Serves one session over this process's stdin/stdout until stdin closes.
     pub async fn serve_stdio(&self) -> Result<(), McpError> {
         let (reader, writer) =
             crate::transport::stdio_with_limit(self.inner.options.session.max_message_size);
         self.serve(reader, writer).await
+    }
+
+    /// [`Self::serve_stdio`] until stdin closes or `shutdown` completes, then winds down
+    /// gracefully as [`Self::serve_until`] does (an open `subscriptions/listen` gets its
+    /// completion result before stdout closes).
+    pub async fn serve_stdio_until(
+        &self,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), McpError> {
+        let (reader, writer) =
+            crate::transport::stdio_with_limit(self.inner.options.session.max_message_size);
+        self.serve_until(reader, writer, shutdown).await
     }
 
     /// Registers (or replaces) a tool. Its input and output schemas are compiled now.

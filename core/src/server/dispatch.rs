@@ -131,7 +131,8 @@ impl Server {
     }
 
     /// `subscriptions/listen`: acknowledges the part of the filter this server honours, then
-    /// carries the change notifications it asks for until the client goes away.
+    /// carries the change notifications it asks for until the client goes away, or answers
+    /// with its completion result when the server winds the connection down.
     async fn listen(
         &self,
         p: Map<String, Value>,
@@ -198,7 +199,13 @@ impl Server {
         if let Err(e) = self.send_task_snapshots(&session, task_ids).await {
             tracing::warn!(error = %e, "reading the tasks a subscription names failed");
         }
-        ctx.cancellation().cancelled().await;
+        // Until the client cancels it or the server winds the connection down (stdio, memory:
+        // answered with this result; Streamable HTTP's shutdown answers on the stream itself).
+        let ended = session.listen_ended();
+        tokio::select! {
+            _ = ctx.cancellation().cancelled() => {}
+            _ = ended.cancelled() => {}
+        }
         Ok(json!({ "_meta": meta }))
     }
 

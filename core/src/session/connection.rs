@@ -93,7 +93,18 @@ impl<R: FrameReader, W: FrameWriter> Connection<R, W> {
 
     /// Runs until the peer hangs up or the session is closed. In-flight handlers get
     /// `drain_timeout` to finish after the peer's end closes; their answers are still written.
+    /// Open `subscriptions/listen` requests are answered with their completion result once the
+    /// peer's end closes (they have no end of their own).
     pub async fn run(self) -> Result<(), McpError> {
+        self.run_until(std::future::pending()).await
+    }
+
+    /// [`Self::run`], winding down gracefully when `shutdown` completes: no further message is
+    /// read, each open `subscriptions/listen` is answered with its completion result
+    /// (`{resultType: "complete", _meta: {subscriptionId}}`, 2026-07-28's "Graceful Closure"),
+    /// requests being served get `drain_timeout` to finish and their answers are written, then
+    /// the transport is closed.
+    pub async fn run_until(self, shutdown: impl Future<Output = ()>) -> Result<(), McpError> {
         let Connection {
             session,
             mut reader,
@@ -111,6 +122,7 @@ impl<R: FrameReader, W: FrameWriter> Connection<R, W> {
         let closed = session.closed.clone();
         // Waited on across iterations, so its registration is made once, not per select.
         let mut closed_wait = std::pin::pin!(closed.cancelled());
+        let mut shutdown = std::pin::pin!(shutdown);
 
         'conn: loop {
             macro_rules! emit {
@@ -197,6 +209,9 @@ impl<R: FrameReader, W: FrameWriter> Connection<R, W> {
                                 reading = false;
                                 // The peer can no longer answer anything we asked.
                                 session.fail_pending("peer closed the connection");
+                                // Nor send another request: its subscriptions end now, not
+                                // at the drain timeout.
+                                session.end_child_listens();
                                 drain_deadline = Some(tokio::time::Instant::now() + session.config.drain_timeout);
                                 break;
                             }
@@ -220,6 +235,11 @@ impl<R: FrameReader, W: FrameWriter> Connection<R, W> {
                 },
                 _ = &mut closed_wait, if reading => {
                     reading = false;
+                    drain_deadline = Some(tokio::time::Instant::now() + session.config.drain_timeout);
+                }
+                _ = &mut shutdown, if reading => {
+                    reading = false;
+                    session.end_child_listens();
                     drain_deadline = Some(tokio::time::Instant::now() + session.config.drain_timeout);
                 }
                 _ = drain_sleep => {

@@ -282,6 +282,9 @@ pub struct Session {
     pub(crate) subscriptions: Mutex<HashSet<String>>,
     /// The subscription this per-request session carries (`subscriptions/listen`).
     pub(crate) listen: OnceLock<super::listen::Listen>,
+    /// Fired when the server winds the connection down: the subscription answers its listen
+    /// request and ends (made on first use; see [`Session::end_listening`]).
+    pub(crate) listen_end: OnceLock<CancellationToken>,
     /// Per-request-era children of a message-stream connection (see `per_request_stream`).
     pub(crate) children: super::per_request_stream::Children,
     pub(crate) closed: CancellationToken,
@@ -340,6 +343,7 @@ impl Session {
             log_level: AtomicU8::new(u8::MAX),
             subscriptions: Mutex::new(HashSet::new()),
             listen: OnceLock::new(),
+            listen_end: OnceLock::new(),
             children: Mutex::new(HashMap::with_hasher(IdHash::get())),
             closed: CancellationToken::new(),
             session_id,

@@ -12,6 +12,7 @@ use super::Session;
 use crate::jsonrpc::{Message, RequestId};
 use crate::McpError;
 use serde_json::{json, Value};
+use tokio_util::sync::CancellationToken;
 
 /// What a `subscriptions/listen` request opted in to (the part the server honours).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -95,6 +96,18 @@ impl Session {
                 tasks_sent,
             })
             .map_err(|_| McpError::invalid_request("this request is already a subscription"))
+    }
+
+    /// Fires when this subscription is to end gracefully (the server is winding its connection
+    /// down): the listen handler then answers its request with the completion result.
+    pub(crate) fn listen_ended(&self) -> CancellationToken {
+        self.listen_end.get_or_init(CancellationToken::new).clone()
+    }
+
+    /// Ends this session's subscription gracefully, now or, if its `subscriptions/listen` is
+    /// still on its way to [`Self::start_listening`], as soon as it gets there.
+    pub(crate) fn end_listening(&self) {
+        self.listen_end.get_or_init(CancellationToken::new).cancel();
     }
 
     /// Tells the peer about a change (`notifications/*/list_changed`, or

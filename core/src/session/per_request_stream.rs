@@ -152,6 +152,24 @@ impl Session {
         }
     }
 
+    /// Ends the subscriptions of this connection's children gracefully (the server winds the
+    /// connection down: its peer stopped sending, or the server is shutting down): each
+    /// `subscriptions/listen` is answered with its completion result (2026-07-28, "Graceful
+    /// Closure"), so the client can tell the end from a dropped connection. Requests already
+    /// being served are not touched (they finish within the drain time).
+    pub(crate) fn end_child_listens(&self) {
+        let children: Vec<_> = self
+            .children
+            .lock()
+            .unwrap()
+            .values()
+            .filter_map(Weak::upgrade)
+            .collect();
+        for child in children {
+            child.end_listening();
+        }
+    }
+
     /// Closes every child (the connection closed).
     pub(crate) fn close_children(&self) {
         let children: Vec<_> = self.children.lock().unwrap().drain().collect();
