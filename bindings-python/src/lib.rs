@@ -15,6 +15,7 @@ pub mod listen;
 pub mod loop_slot;
 pub mod runtime;
 pub mod server;
+pub mod stdio_thread;
 
 use pyo3::prelude::*;
 

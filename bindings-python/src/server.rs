@@ -4,7 +4,7 @@
 use crate::convert::{py_to_value, value_to_py};
 use crate::error::to_py_err;
 use crate::handler::{LoopCell, PyHandler};
-use crate::runtime::{future_into_py, runtime, Out};
+use crate::runtime::{future_into_py, Out};
 use ferromcp::embed::{EmbeddedHttpServer, EmbeddedServer, HttpConfig};
 use pyo3::prelude::*;
 use std::sync::Arc;
@@ -152,7 +152,8 @@ impl NativeServer {
     fn start_stdio(&self) -> NativeStdioRun {
         self.event_loop.defer();
         let server = self.server.clone();
-        let task = runtime().spawn(async move { server.serve_stdio().await });
+        let task =
+            crate::stdio_thread::spawn_stdio_session(async move { server.serve_stdio().await });
         NativeStdioRun {
             task: std::sync::Mutex::new(Some(task)),
             event_loop: self.event_loop.clone(),
@@ -212,7 +213,7 @@ impl NativeServer {
     fn serve_stdio_blocking(&self, py: Python<'_>) -> PyResult<()> {
         let server = self.server.clone();
         let (tx, rx) = std::sync::mpsc::channel();
-        let task = runtime().spawn(async move {
+        let task = crate::stdio_thread::spawn_stdio_session(async move {
             let _ = tx.send(server.serve_stdio().await);
         });
         let mut rx = rx;
