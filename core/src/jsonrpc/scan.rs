@@ -24,7 +24,9 @@ const MAX_DEPTH: u32 = 100;
 /// stands in the frame (`visit_borrowed_str`, after checking it as it checks any value), so a
 /// member can be kept as text and read later, or looked up by its text. `serde_json` does not
 /// know the name: it calls `visit_newtype_struct` as for any newtype, and the visitor reads the
-/// value itself ([`crate::session::SharedMeta`]'s reader does both).
+/// value itself ([`crate::session::SharedMeta`]'s reader does both). A text the `_meta` table
+/// remembers is recognised by comparing it with the frame
+/// ([`crate::session::shared_meta::known_len`]) instead of being checked again.
 pub(crate) const RAW_TEXT: &str = "$ferromcp::raw_text";
 
 /// The input is outside the subset (or a visitor refused it): read it with `serde_json`.
@@ -303,10 +305,14 @@ impl<'de> Deserializer<'de> for &mut Scanner<'de> {
         v: V,
     ) -> Result<V::Value, Outside> {
         if name == RAW_TEXT {
-            // The value's own JSON text, checked by reading it (see `RAW_TEXT`).
+            // The value's own JSON text, checked by reading it (see `RAW_TEXT`), or found
+            // among the `_meta` texts read before (each request of a client repeats its own).
             self.ws();
             let start = self.i;
-            self.skip()?;
+            match crate::session::shared_meta::known_len(&self.b[start..], MAX_DEPTH - self.depth) {
+                Some(len) => self.i += len,
+                None => self.skip()?,
+            }
             // SAFETY: the scanner accepted these bytes as JSON: ASCII outside strings, and
             // strings checked as UTF-8.
             let text = unsafe { std::str::from_utf8_unchecked(&self.b[start..self.i]) };
@@ -465,6 +471,17 @@ mod tests {
         }
         let deep = "[".repeat(MAX_DEPTH as usize + 1) + &"]".repeat(MAX_DEPTH as usize + 1);
         assert_eq!(raw_text(deep.as_bytes()), None);
+    }
+
+    #[test]
+    fn a_remembered_meta_text_is_passed_over_as_it_would_be_read() {
+        let text = r#"{"raw-text-known":{"a":[1,2]},"b":"c"}"#;
+        crate::session::SharedMeta::from_text(text).unwrap();
+        assert_eq!(raw_text(format!(" {text} ").as_bytes()), Some(text));
+        // What follows it is still read, and refused when it is not JSON.
+        for bad in [format!("{text}}}"), format!("{text},"), format!("{text}x")] {
+            assert_eq!(raw_text(bad.as_bytes()), None, "{bad}");
+        }
     }
 
     /// Whatever the scanner reads, `serde_json` reads the same way.

@@ -56,12 +56,20 @@ impl RequestMeta {
     }
 
     /// [`Self::read`] of a `_meta` read on the typed lane: the capabilities and identity are
-    /// the shared copies [`SharedMeta`] holds, not copied out per request.
+    /// the shared copies [`SharedMeta`] holds, not copied out per request, and a shared
+    /// `_meta` is checked once against the same `supported` revisions, not per request.
     pub(crate) fn read_shared(
         meta: Option<&SharedMeta>,
         supported: &[ProtocolVersion],
     ) -> Result<Self, McpError> {
-        Self::read_from(meta.map(SharedMeta::value), meta, supported)
+        if let Some(read) = meta.and_then(|m| m.checked(supported)) {
+            return Ok(read.clone());
+        }
+        let read = Self::read_from(meta.map(SharedMeta::value), meta, supported);
+        if let (Some(meta), Ok(read)) = (meta, &read) {
+            meta.remember_checked(supported, read);
+        }
+        read
     }
 
     fn read_from(

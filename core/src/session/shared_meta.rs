@@ -14,12 +14,19 @@
 //! byte for byte, replaced in turn. A `_meta` naming a `progressToken` (different in every
 //! request) is parsed but not remembered. What a handler sees ([`super::RequestContext::meta`])
 //! is the same object either way.
+//!
+//! A remembered text also spares the work around it on later requests: the scanner passes over
+//! a frame's `_meta` by comparing it with the remembered texts ([`known_len`]) instead of
+//! checking it byte by byte, and the checks of the era's members ([`super::RequestMeta`]) are
+//! made once per text ([`SharedMeta::checked`]).
 
-use super::per_request::{META_CLIENT_CAPABILITIES, META_CLIENT_INFO};
+use super::per_request::{META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL};
+use super::RequestMeta;
+use crate::protocol::ProtocolVersion;
 use serde::de::{self, Deserializer, Visitor};
 use serde_json::{Map, Value};
 use std::fmt;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// How many `_meta` texts are remembered.
 const SLOTS: usize = 16;
@@ -28,13 +35,26 @@ const MAX_TEXT: usize = 2048;
 
 /// A request's `params._meta` as parsed (any JSON value; handlers see it when it is an
 /// object), with the per-request era's client capabilities and identity ready to share.
-#[derive(Debug, PartialEq)]
+#[derive(Debug)]
 pub(crate) struct SharedMeta {
     value: Value,
     /// `clientCapabilities` when it is an object.
     capabilities: Option<Arc<Value>>,
     /// `clientInfo` when it is an object.
     info: Option<Arc<Value>>,
+    /// Whether it asks for messages besides the answer (a `progressToken`, or a log level).
+    wants_stream: bool,
+    /// A shared `_meta`'s era members as [`RequestMeta::read_shared`] accepted them, with the
+    /// revisions they were checked against (set once, by the first request that passes).
+    checked: OnceLock<(Box<[ProtocolVersion]>, RequestMeta)>,
+}
+
+impl PartialEq for SharedMeta {
+    fn eq(&self, other: &Self) -> bool {
+        self.value == other.value
+            && self.capabilities == other.capabilities
+            && self.info == other.info
+    }
 }
 
 impl SharedMeta {
@@ -42,9 +62,11 @@ impl SharedMeta {
     /// copied out when a session asks for them ([`super::RequestMeta::read_shared`]).
     pub(crate) fn new(value: Value) -> Self {
         SharedMeta {
+            wants_stream: asks_stream(&value),
             value,
             capabilities: None,
             info: None,
+            checked: OnceLock::new(),
         }
     }
 
@@ -58,9 +80,11 @@ impl SharedMeta {
         };
         let (capabilities, info) = (member(META_CLIENT_CAPABILITIES), member(META_CLIENT_INFO));
         SharedMeta {
+            wants_stream: asks_stream(&value),
             value,
             capabilities,
             info,
+            checked: OnceLock::new(),
         }
     }
 
@@ -101,6 +125,77 @@ impl SharedMeta {
     pub(crate) fn info(&self) -> Option<&Arc<Value>> {
         self.info.as_ref()
     }
+
+    /// Whether the request asked for messages besides its answer (progress or logs), which
+    /// need an SSE response.
+    pub(crate) fn wants_stream(&self) -> bool {
+        self.wants_stream
+    }
+
+    /// What [`RequestMeta::read_shared`] made of this `_meta` against `supported` earlier,
+    /// when it accepted it.
+    pub(crate) fn checked(&self, supported: &[ProtocolVersion]) -> Option<&RequestMeta> {
+        self.checked
+            .get()
+            .filter(|(against, _)| **against == *supported)
+            .map(|(_, read)| read)
+    }
+
+    /// Remembers `read`, what [`RequestMeta::read_shared`] accepted against `supported`, for
+    /// the next requests with this `_meta` (only a shared `_meta` has any).
+    pub(crate) fn remember_checked(&self, supported: &[ProtocolVersion], read: &RequestMeta) {
+        if self.capabilities.is_some() {
+            let _ = self.checked.set((supported.into(), read.clone()));
+        }
+    }
+}
+
+/// Whether `_meta` value `meta` asks for progress or logs.
+fn asks_stream(meta: &Value) -> bool {
+    meta.get("progressToken").is_some() || meta.get(META_LOG_LEVEL).is_some_and(|l| !l.is_null())
+}
+
+/// The length of a remembered `_meta` object text that `rest` (a frame from some value's
+/// first byte) starts with, if any, nested at most `room` deep: the scanner then passes over
+/// those bytes without checking them again ([`crate::jsonrpc::scan::RAW_TEXT`]). A remembered
+/// text is valid JSON that the scanner accepted (or `serde_json` parsed), and an object ends at
+/// its own closing brace, so a frame holding that text at this point holds that very value.
+pub(crate) fn known_len(rest: &[u8], room: u32) -> Option<usize> {
+    if rest.first() != Some(&b'{') {
+        return None;
+    }
+    let slots = TABLE.0.lock().unwrap_or_else(|e| e.into_inner());
+    slots
+        .entries
+        .iter()
+        .find(|e| e.depth <= room && e.text.starts_with('{') && rest.starts_with(e.text.as_bytes()))
+        .map(|e| e.text.len())
+}
+
+/// How deep `text` (valid JSON) nests arrays and objects.
+fn nesting(text: &str) -> u32 {
+    let (mut depth, mut deepest, mut in_string, mut escaped) = (0u32, 0u32, false, false);
+    for b in text.bytes() {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'{' | b'[' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
 }
 
 /// Reads a `_meta` member: by its text through the table when the scanner reads the frame, as a
@@ -128,8 +223,16 @@ pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Arc<SharedM
 /// The texts seen recently and what they parsed to.
 struct Table(Mutex<Slots>);
 
+/// One remembered text.
+struct Entry {
+    text: Box<str>,
+    /// How deep it nests ([`nesting`]).
+    depth: u32,
+    meta: Arc<SharedMeta>,
+}
+
 struct Slots {
-    entries: Vec<(Box<str>, Arc<SharedMeta>)>,
+    entries: Vec<Entry>,
     /// Where the next text goes once every slot is taken.
     next: usize,
 }
@@ -145,16 +248,20 @@ impl Table {
         slots
             .entries
             .iter()
-            .find(|(t, _)| **t == *text)
-            .map(|(_, m)| m.clone())
+            .find(|e| *e.text == *text)
+            .map(|e| e.meta.clone())
     }
 
     fn remember(&self, text: &str, meta: &Arc<SharedMeta>) {
         let mut slots = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        if slots.entries.iter().any(|(t, _)| **t == *text) {
+        if slots.entries.iter().any(|e| *e.text == *text) {
             return;
         }
-        let entry = (Box::from(text), meta.clone());
+        let entry = Entry {
+            text: Box::from(text),
+            depth: nesting(text),
+            meta: meta.clone(),
+        };
         if slots.entries.len() < SLOTS {
             slots.entries.push(entry);
         } else {
@@ -200,8 +307,60 @@ mod tests {
         assert!(SharedMeta::from_text("7").unwrap().object().is_none());
     }
 
+    /// Held by the tests that need a text to stay in the table while they look, and by the one
+    /// that fills it.
+    static FILLING: Mutex<()> = Mutex::new(());
+
+    #[test]
+    fn a_remembered_object_is_known_by_its_text_at_the_start_of_a_frame() {
+        let _held = FILLING.lock().unwrap_or_else(|e| e.into_inner());
+        let text = r#"{"known-len-test":[1,{"x":"a]}\"b"}],"y":{}}"#;
+        assert_eq!(nesting(text), 3);
+        SharedMeta::from_text(text).unwrap();
+        let len = text.len();
+        // Followed by the rest of its frame: the text's own length.
+        let framed = format!(r#"{text},"arguments":{{}}}}}}"#);
+        assert_eq!(known_len(framed.as_bytes(), 100), Some(len));
+        assert_eq!(known_len(framed.as_bytes(), 3), Some(len));
+        // Not when it would nest deeper than the reader allows.
+        assert_eq!(known_len(framed.as_bytes(), 2), None);
+        // Not a part of it, nor other text.
+        assert_eq!(known_len(&text.as_bytes()[..len - 1], 100), None);
+        assert_eq!(known_len(br#"{"known-len-test":[2]}"#, 100), None);
+        assert_eq!(known_len(format!(" {text}").as_bytes(), 100), None);
+        // Only objects: a number's text is a prefix of longer numbers.
+        SharedMeta::from_text("75311").unwrap();
+        assert_eq!(known_len(b"753119", 100), None);
+    }
+
+    #[test]
+    fn a_shared_meta_is_checked_once_per_revision_list() {
+        use crate::error::codes;
+        let text = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"checked-once","version":"1"}}"#;
+        let meta = SharedMeta::from_text(text).unwrap();
+        let both = [ProtocolVersion::V2025_11_25, ProtocolVersion::V2026_07_28];
+        assert!(meta.checked(&both).is_none());
+        let first = RequestMeta::read_shared(Some(&meta), &both).unwrap();
+        assert_eq!(meta.checked(&both), Some(&first));
+        assert_eq!(RequestMeta::read_shared(Some(&meta), &both).unwrap(), first);
+        // Other revisions: checked again, and refused where the version is not served.
+        let old = [ProtocolVersion::V2025_11_25];
+        assert!(meta.checked(&old).is_none());
+        let e = RequestMeta::read_shared(Some(&meta), &old).unwrap_err();
+        assert_eq!(e.code, codes::UNSUPPORTED_PROTOCOL_VERSION);
+        // A `_meta` of one request alone keeps nothing.
+        let own = SharedMeta::new(meta.value().clone());
+        RequestMeta::read_shared(Some(&own), &both).unwrap();
+        assert!(own.checked(&both).is_none());
+        // A log level asks for a stream.
+        assert!(!meta.wants_stream());
+        let logs = SharedMeta::from_text(r#"{"io.modelcontextprotocol/logLevel":"info"}"#).unwrap();
+        assert!(logs.wants_stream());
+    }
+
     #[test]
     fn the_table_stays_bounded() {
+        let _held = FILLING.lock().unwrap_or_else(|e| e.into_inner());
         for i in 0..SLOTS * 3 {
             SharedMeta::from_text(&format!(r#"{{"bounded":{i}}}"#)).unwrap();
         }

@@ -116,7 +116,7 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
                 return r;
             }
         }
-        let (id, meta, checked) = match items.as_slice() {
+        let (id, streams, checked) = match items.as_slice() {
             // A `tools/call` on the lane: checked from the members it was read into.
             [Ok(Item::Call(id, p))] => {
                 let checked = per_request::check_tool_call(
@@ -126,7 +126,8 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
                     p.meta.as_deref(),
                     p.arguments.as_ref(),
                 );
-                (id, p.meta.as_deref().map(SharedMeta::value), checked)
+                let streams = p.meta.as_deref().is_some_and(SharedMeta::wants_stream);
+                (id, streams, checked)
             }
             [Ok(Item::Msg(Message::Request(r)))] => {
                 let method = r.method.as_str();
@@ -135,7 +136,7 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
                 }
                 let meta = r.params.as_ref().and_then(|p| p.get("_meta"));
                 let checked = per_request::check(headers, &app.server, method, r.params.as_ref());
-                (&r.id, meta, checked)
+                (&r.id, per_request::wants_stream(meta), checked)
             }
             // A notification or a response: accepted, nothing to serve.
             _ => return status_only(StatusCode::ACCEPTED),
@@ -146,7 +147,7 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
         };
         // JSON unless the request asked for progress or logs (the server's JSON choice still
         // holds then) or is a subscription.
-        if listen.is_none() && (app.options.json_response || !per_request::wants_stream(meta)) {
+        if listen.is_none() && (app.options.json_response || !streams) {
             // Answered with one JSON body: nothing of it outlives the POST, so it needs no
             // HTTP session (`per_request_post`).
             let lone = match items.pop() {
