@@ -118,6 +118,10 @@ pub(crate) struct ServerInner {
     pub listen_streams: std::sync::atomic::AtomicUsize,
     /// [`Server::server_info_json`], made on first use.
     pub server_info_json: OnceLock<Box<str>>,
+    /// Whether any tool registered so far declares `x-mcp-header` parameters (never reset):
+    /// when none does, a per-request-era `tools/call` has no `Mcp-Param-*` headers to check
+    /// and skips the registry read ([`Server::tool_header_params`]).
+    pub any_header_params: std::sync::atomic::AtomicBool,
 }
 
 /// A hook passing a server-wide notification (`method`, `params`) on to other replicas; it
@@ -184,6 +188,7 @@ impl Server {
                     fanout: Mutex::new(Vec::new()),
                     listen_streams: Default::default(),
                     server_info_json: OnceLock::new(),
+                    any_header_params: Default::default(),
                 }),
             },
             error: None,
@@ -264,6 +269,12 @@ impl Server {
     pub fn add_tool(&self, tool: Tool, handler: ToolFn) -> Result<(), McpError> {
         let entry = self.tool_entry(tool, handler)?;
         let name = entry.tool.name.clone();
+        if !entry.headers.is_empty() {
+            // Set before the tool can be called (see `tool_header_params`).
+            self.inner
+                .any_header_params
+                .store(true, std::sync::atomic::Ordering::Release);
+        }
         self.inner.tools.write().unwrap().insert(name, entry);
         self.capabilities_changed();
         self.broadcast(
@@ -313,8 +324,16 @@ impl Server {
         })
     }
 
-    /// The `x-mcp-header` parameters of tool `name` (`None`: no such tool).
+    /// The `x-mcp-header` parameters of tool `name` (`None`: no such tool, or no tool of this
+    /// server has any).
     pub(crate) fn tool_header_params(&self, name: &str) -> Option<Arc<[super::HeaderParam]>> {
+        if !self
+            .inner
+            .any_header_params
+            .load(std::sync::atomic::Ordering::Acquire)
+        {
+            return None;
+        }
         let entry = self.inner.tools.read().unwrap().get(name)?;
         Some(entry.headers.clone())
     }

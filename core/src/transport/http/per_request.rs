@@ -140,22 +140,33 @@ fn check_meta(
     meta: Option<&Value>,
     read: Result<RequestMeta, McpError>,
 ) -> Result<RequestMeta, McpError> {
-    let Some(header_version) = headers.get(super::server::PROTOCOL_VERSION_HEADER) else {
+    let [header_version, method_header, name_header] = headers.get_each([
+        super::server::PROTOCOL_VERSION_HEADER,
+        METHOD_HEADER,
+        NAME_HEADER,
+    ]);
+    let Some(header_version) = header_version else {
         return Err(header_mismatch(
             "the MCP-Protocol-Version header is required",
         ));
     };
-    let header_version = visible_str(header_version).unwrap_or("");
     // A malformed `_meta` first; then a version that differs from the header is a mismatch
     // before it is an unsupported one.
-    if let Err(e) = &read {
-        if e.code == crate::error::codes::INVALID_PARAMS {
-            return read;
-        }
+    if matches!(&read, Err(e) if e.code == crate::error::codes::INVALID_PARAMS) {
+        return read;
     }
-    let body_version = meta
-        .and_then(|m| m.get(crate::session::per_request::META_PROTOCOL_VERSION))
-        .and_then(Value::as_str);
+    let header_version = match &read {
+        // The common case, without looking at each byte: equal to the version read.
+        Ok(m) if header_version == m.version.as_str().as_bytes() => m.version.as_str(),
+        _ => visible_str(header_version).unwrap_or(""),
+    };
+    let body_version = match &read {
+        // An accepted `_meta` names the version it was read as.
+        Ok(m) => Some(m.version.as_str()),
+        Err(_) => meta
+            .and_then(|m| m.get(crate::session::per_request::META_PROTOCOL_VERSION))
+            .and_then(Value::as_str),
+    };
     if body_version != Some(header_version) {
         return Err(header_mismatch(format!(
             "MCP-Protocol-Version header {header_version:?} does not match the body's {:?}",
@@ -163,7 +174,7 @@ fn check_meta(
         )));
     }
     let meta = read?;
-    match headers.get(METHOD_HEADER).map(visible_str) {
+    match method_header.map(visible_str) {
         None => return Err(header_mismatch("the Mcp-Method header is required")),
         Some(Some(m)) if m == method => {}
         Some(m) => {
@@ -174,7 +185,7 @@ fn check_meta(
         }
     }
     if let Some(name) = name {
-        let Some(raw) = headers.get(NAME_HEADER) else {
+        let Some(raw) = name_header else {
             return Err(header_mismatch("the Mcp-Name header is required"));
         };
         let value = visible_str(raw).and_then(decode_borrowed);
@@ -274,7 +285,8 @@ fn name_of<'a>(method: &str, params: Option<&'a Value>) -> Option<&'a str> {
 }
 
 /// Whether a per-request-era request asked for messages besides its answer (progress or logs),
-/// which need an SSE response; otherwise the answer goes as one JSON body.
+/// which need an SSE response; otherwise the answer goes as one JSON body (a `_meta` read on the
+/// typed lane knows it already: [`SharedMeta::wants_stream`]).
 pub(super) fn wants_stream(meta: Option<&Value>) -> bool {
     meta.is_some_and(|m| {
         m.get("progressToken").is_some()

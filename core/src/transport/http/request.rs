@@ -77,6 +77,25 @@ impl Fields {
             .map(|s| self.value(s))
     }
 
+    /// The first value of each header of `names` (each given in lowercase), found in one pass
+    /// over the fields: what [`Self::get`] gives for each name.
+    pub(crate) fn get_each<const N: usize>(&self, names: [&str; N]) -> [Option<&[u8]>; N] {
+        let mut found = [None; N];
+        for s in &self.spans {
+            // Most fields differ in length from every name: only those are compared.
+            let len = (s.name.1 - s.name.0) as usize;
+            for (want, slot) in names.iter().zip(found.iter_mut()) {
+                if want.len() == len
+                    && slot.is_none()
+                    && self.name(s).eq_ignore_ascii_case(want.as_bytes())
+                {
+                    *slot = Some(self.value(s));
+                }
+            }
+        }
+        found
+    }
+
     /// The first value of header `name` as text, if it is visible ASCII (what
     /// `HeaderValue::to_str` accepts).
     pub(crate) fn get_str(&self, name: &str) -> Option<&str> {
@@ -227,6 +246,9 @@ mod tests {
             vec![&b"application/json"[..], &b"text/event-stream"[..]]
         );
         assert_eq!(r.headers().get("missing"), None);
+        let [accept, missing, host] = r.headers().get_each(["accept", "missing", "host"]);
+        assert_eq!(accept, Some(&b"application/json"[..]), "the first value");
+        assert_eq!((missing, host), (None, Some(&b"x"[..])));
         // Not visible ASCII: no text, as HeaderValue::to_str.
         assert_eq!(r.headers().get_str("x-bin"), None);
         assert!(r.headers().has_token("connection", "close"));
