@@ -96,6 +96,29 @@ impl Fields {
         found
     }
 
+    /// The first value of each header of `names` (each given in lowercase) and whether it
+    /// occurs more than once, found in one pass over the fields: what [`Self::get_each`] gives,
+    /// with a duplicate flag per name.
+    pub(crate) fn get_each_once<const N: usize>(
+        &self,
+        names: [&str; N],
+    ) -> [(Option<&[u8]>, bool); N] {
+        let mut found = [(None, false); N];
+        for s in &self.spans {
+            // Most fields differ in length from every name: only those are compared.
+            let len = (s.name.1 - s.name.0) as usize;
+            for (want, slot) in names.iter().zip(found.iter_mut()) {
+                if want.len() == len && self.name(s).eq_ignore_ascii_case(want.as_bytes()) {
+                    match slot.0 {
+                        None => slot.0 = Some(self.value(s)),
+                        Some(_) => slot.1 = true,
+                    }
+                }
+            }
+        }
+        found
+    }
+
     /// The first value of header `name` as text, if it is visible ASCII (what
     /// `HeaderValue::to_str` accepts).
     pub(crate) fn get_str(&self, name: &str) -> Option<&str> {
@@ -275,6 +298,14 @@ mod tests {
         let [accept, missing, host] = r.headers().get_each(["accept", "missing", "host"]);
         assert_eq!(accept, Some(&b"application/json"[..]), "the first value");
         assert_eq!((missing, host), (None, Some(&b"x"[..])));
+        let [accept, missing, host] = r.headers().get_each_once(["accept", "missing", "host"]);
+        assert_eq!(
+            accept,
+            (Some(&b"application/json"[..]), true),
+            "first, repeated"
+        );
+        assert_eq!(missing, (None, false));
+        assert_eq!(host, (Some(&b"x"[..]), false));
         // Not visible ASCII: no text, as HeaderValue::to_str.
         assert_eq!(r.headers().get_str("x-bin"), None);
         assert!(r.headers().has_token("connection", "close"));

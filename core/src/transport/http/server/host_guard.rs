@@ -103,14 +103,13 @@ impl HostGuard {
                 McpError::invalid_request(format!("more than one {name} header")),
             ))
         };
-        let mut hosts = h.get_all("host");
-        let host = hosts.next();
-        if hosts.next().is_some() {
+        // One pass over the fields finds both and notices a repeated one; a repeated `Host` is
+        // reported before a repeated `Origin`.
+        let [(host, many_hosts), (origin, many_origins)] = h.get_each_once(["host", "origin"]);
+        if many_hosts {
             return duplicate("Host");
         }
-        let mut origins = h.get_all("origin");
-        let origin = origins.next();
-        if origins.next().is_some() {
+        if many_origins {
             return duplicate("Origin");
         }
         let (authority, default_port) = match (target, host) {
