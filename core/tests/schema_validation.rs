@@ -747,3 +747,47 @@ fn elicitation_content_extra_properties() {
         err.message
     );
 }
+
+/// A `{"result": string}` wrapper schema (the Python binding's `-> str` outputSchema) answers
+/// `{"result": "<text>"}` without the validator; everything else is still checked, and a schema
+/// with any further constraint on `result` is never taken for the wrapper.
+#[test]
+fn string_result_wrapper_decides_exactly_as_the_validator() {
+    let wrapper = json!({
+        "properties": {"result": {"title": "Result", "type": "string"}},
+        "required": ["result"],
+        "title": "echoOutput",
+        "type": "object"
+    });
+    let s = compile(wrapper.clone());
+    assert!(s.validate(&json!({"result": "hi"})).is_ok());
+    assert!(s.is_valid(&json!({"result": ""})));
+    assert!(s.validate(&json!({"result": "hi", "extra": 1})).is_ok());
+    let issues = s.validate(&json!({"result": 1})).unwrap_err();
+    assert_eq!(paths(&issues), ["/result"]);
+    assert!(!s.is_valid(&json!({})));
+    assert!(!s.is_valid(&json!("hi")));
+    // Further constraints on `result` or on the object: the validator decides.
+    let mut tight = wrapper.clone();
+    tight["properties"]["result"]["maxLength"] = json!(1);
+    let tight = compile(tight);
+    assert_eq!(
+        paths(&tight.validate(&json!({"result": "hi"})).unwrap_err()),
+        ["/result"]
+    );
+    let mut pattern = wrapper.clone();
+    pattern["properties"]["result"]["pattern"] = json!("^x");
+    assert!(!compile(pattern).is_valid(&json!({"result": "hi"})));
+    let mut closed = wrapper.clone();
+    closed["maxProperties"] = json!(0);
+    assert!(!compile(closed).is_valid(&json!({"result": "hi"})));
+    let mut enum_result = wrapper;
+    enum_result["properties"]["result"]["enum"] = json!(["a"]);
+    assert!(!compile(enum_result).is_valid(&json!({"result": "hi"})));
+    let integer = compile(json!({
+        "type": "object",
+        "properties": {"result": {"type": "integer"}},
+        "required": ["result"]
+    }));
+    assert!(!integer.is_valid(&json!({"result": "1"})));
+}

@@ -62,6 +62,9 @@ impl fmt::Display for ValidationIssue {
 /// 2019-09 and 2020-12 `format` is an annotation, not an assertion).
 pub struct CompiledSchema {
     validator: jsonschema::Validator,
+    /// The schema is exactly a `{"result": string}` wrapper (see [`is_string_result_wrapper`]):
+    /// an object whose only member is a string `result` conforms without running the validator.
+    string_result: bool,
 }
 
 impl fmt::Debug for CompiledSchema {
@@ -96,7 +99,18 @@ impl CompiledSchema {
             .offline()
             .build(schema)
             .map_err(|e| compile_error(&e))?;
-        Ok(CompiledSchema { validator })
+        Ok(CompiledSchema {
+            validator,
+            string_result: is_string_result_wrapper(schema),
+        })
+    }
+
+    /// Whether `instance` is `{"result": <string>}` under a schema that is exactly such a
+    /// wrapper: such an instance provably conforms (every constraint of the schema is met).
+    fn is_wrapped_string(&self, instance: &Value) -> bool {
+        self.string_result
+            && matches!(instance, Value::Object(m)
+                if m.len() == 1 && matches!(m.get("result"), Some(Value::String(_))))
     }
 
     /// The JSON Schema dialect in use, as its meta-schema URI.
@@ -112,14 +126,14 @@ impl CompiledSchema {
 
     /// Whether `instance` conforms, without collecting errors.
     pub fn is_valid(&self, instance: &Value) -> bool {
-        self.validator.is_valid(instance)
+        self.is_wrapped_string(instance) || self.validator.is_valid(instance)
     }
 
     /// Checks `instance`, returning every issue found (at most [`MAX_ISSUES`]) on failure.
     ///
     /// The common, valid case takes the fast path and allocates nothing.
     pub fn validate(&self, instance: &Value) -> Result<(), Vec<ValidationIssue>> {
-        if self.validator.is_valid(instance) {
+        if self.is_wrapped_string(instance) || self.validator.is_valid(instance) {
             return Ok(());
         }
         let issues: Vec<ValidationIssue> = self
@@ -180,6 +194,35 @@ fn check_dialect(dialect: &Value) -> Result<(), McpError> {
              draft-06, draft-07, 2019-09, 2020-12)"
         )))
     }
+}
+
+/// Whether `schema` is exactly the `outputSchema` of a tool returning a string wrapped as
+/// `{"result": ...}` (what the Python binding declares for `-> str`): `"type": "object"`,
+/// `"properties": {"result": {"type": "string"}}`, `"required": ["result"]`, and besides these
+/// only the annotations `title` and `description` (and a `$schema` already checked to name a
+/// known dialect, in all of which these keywords mean the same). Any other keyword, or any
+/// other value of these, makes it `false` and leaves validation to the validator.
+fn is_string_result_wrapper(schema: &Value) -> bool {
+    let annotation = |k: &str, v: &Value| matches!(k, "title" | "description") && v.is_string();
+    let Value::Object(outer) = schema else {
+        return false;
+    };
+    let inner_ok = |props: &Value| match props {
+        Value::Object(p) if p.len() == 1 => match p.get("result") {
+            Some(Value::Object(inner)) => {
+                inner.get("type") == Some(&Value::String("string".into()))
+                    && inner.iter().all(|(k, v)| k == "type" || annotation(k, v))
+            }
+            _ => false,
+        },
+        _ => false,
+    };
+    outer.get("type") == Some(&Value::String("object".into()))
+        && outer.get("properties").is_some_and(inner_ok)
+        && outer.get("required") == Some(&json!(["result"]))
+        && outer.iter().all(|(k, v)| {
+            matches!(k.as_str(), "type" | "properties" | "required" | "$schema") || annotation(k, v)
+        })
 }
 
 fn compile_error(error: &jsonschema::ValidationError<'_>) -> McpError {
@@ -399,6 +442,41 @@ fn hash_value(value: &Value, state: &mut impl Hasher) {
                 key.hash(state);
                 hash_value(&map[key], state);
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod wrapper_tests {
+    use super::*;
+
+    #[test]
+    fn only_the_plain_string_wrapper_is_recognized() {
+        let python = json!({
+            "properties": {"result": {"title": "Result", "type": "string"}},
+            "required": ["result"],
+            "title": "echoOutput",
+            "type": "object"
+        });
+        assert!(is_string_result_wrapper(&python));
+        assert!(CompiledSchema::compile(&python).unwrap().string_result);
+        let mut draft7 = python.clone();
+        draft7["$schema"] = json!("http://json-schema.org/draft-07/schema#");
+        assert!(is_string_result_wrapper(&draft7));
+        for (pointer, value) in [
+            ("/properties/result/minLength", json!(1)),
+            ("/properties/result/format", json!("email")),
+            ("/properties/extra", json!({"type": "string"})),
+            ("/additionalProperties", json!(false)),
+            ("/required", json!(["result", "other"])),
+            ("/type", json!(["object", "null"])),
+            ("/properties/result/type", json!("integer")),
+            ("/title", json!(1)),
+        ] {
+            let mut s = python.clone();
+            let (parent, key) = pointer.rsplit_once('/').unwrap();
+            s.pointer_mut(parent).unwrap()[key] = value;
+            assert!(!is_string_result_wrapper(&s), "{pointer}");
         }
     }
 }
