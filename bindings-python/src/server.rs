@@ -160,6 +160,14 @@ impl NativeServer {
         }
     }
 
+    /// Ends stdio serving gracefully (`EmbeddedServer::stop_stdio`), whichever way it was
+    /// started (`serve_stdio`, `serve_stdio_blocking`, `start_stdio`): no further request is
+    /// read, an open `subscriptions/listen` is answered with its completion result, requests
+    /// being served are answered. Does not wait; final (a later serving call returns at once).
+    fn stop_stdio(&self) {
+        self.server.stop_stdio();
+    }
+
     /// Binds `host:port` and serves Streamable HTTP (awaitable of `NativeHttpServer`; binds the
     /// running loop). `options` is a dict of the engine's HTTP options (camelCase keys).
     /// `auth`: the dict of `ferromcp.ProtectedResource` (bearer-token protection), or `None`.
@@ -241,7 +249,8 @@ impl NativeServer {
         }
     }
 
-    /// Serves stdin/stdout until stdin closes (awaitable; binds the running loop).
+    /// Serves stdin/stdout until stdin closes or [`Self::stop_stdio`] (awaitable; binds the
+    /// running loop).
     fn serve_stdio<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         self.bind_loop(py)?;
         let server = self.server.clone();

@@ -133,3 +133,22 @@ async def test_server_shutdown_ends_the_subscription_gracefully() -> None:
         assert sub.result is not None
         assert sub.result["resultType"] == "complete"
         assert sub.result["_meta"][SUBSCRIPTION_ID_META] == sub.id
+
+
+@pytest.mark.parametrize("mode", ["--stop-tool", "--async-stop-tool", "--cancel-tool"])
+async def test_stdio_server_stop_ends_the_subscription_gracefully(mode: str) -> None:
+    """A stdio server stopped by one of its tools (``Server.stop()`` under ``run()`` or
+    ``run_stdio_async()``, or its serving task cancelled) answers the open listen with its
+    completion result, and the stopping call itself is answered."""
+    async with Client.stdio(sys.executable, [LISTEN_SERVER, mode], protocol_mode="auto") as c:
+        assert c.protocol_version == "2026-07-28"
+        sub = await c.listen(tools_list_changed=True)
+        reader = asyncio.ensure_future(sub.__anext__())
+        stopped = await asyncio.wait_for(c.call_tool("stop"), 10)
+        assert stopped.text == "stopping"
+        with pytest.raises(StopAsyncIteration):
+            await asyncio.wait_for(reader, 10)
+        assert sub.ended and sub.error is None, sub.error
+        assert sub.result is not None
+        assert sub.result["resultType"] == "complete"
+        assert sub.result["_meta"][SUBSCRIPTION_ID_META] == sub.id

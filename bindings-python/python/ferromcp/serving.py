@@ -95,12 +95,32 @@ class Serving:
         await self._native.log(level, to_jsonable(data), logger)
 
     async def run_stdio_async(self) -> None:
-        """Serves one client over stdin/stdout until stdin closes (within the lifespan)."""
+        """Serves one client over stdin/stdout until stdin closes or :meth:`stop` (within the
+        lifespan). Either way it winds down gracefully (see :meth:`stop`). Cancelling it stops
+        serving the same way: the cancellation takes effect once wound down."""
+        import asyncio
+
         await self._start_use()
         try:
-            await self._native.serve_stdio()
+            serving = self._native.serve_stdio()
+            try:
+                await asyncio.shield(serving)
+            except asyncio.CancelledError:
+                self._native.stop_stdio()
+                await serving
+                raise
         finally:
             await self._end_use()
+
+    def stop(self) -> None:
+        """Stops serving stdio (:meth:`run`, :meth:`run_stdio_async`) gracefully: no further
+        request is read; an open ``subscriptions/listen`` is answered with its completion result
+        (``{"resultType": "complete", "_meta": {subscriptionId}}``, 2026-07-28's "Graceful
+        Closure"); requests being served, the caller's own included, finish and are answered;
+        then the serving call returns. Does not wait, so a handler (``def`` or ``async def``)
+        may call it. Final: stdin is served once, so serving started later returns at once.
+        HTTP serving stops with :meth:`HttpServer.close`."""
+        self._native.stop_stdio()
 
     async def _finish_stdio(self, started: NativeStdioRun) -> None:
         await self._start_use()
