@@ -118,6 +118,7 @@ impl RequestContext {
     ) -> Self {
         let progress = meta
             .as_deref()
+            .filter(|m| m.names_progress())
             .and_then(SharedMeta::object)
             .and_then(|m| m.get("progressToken"))
             .filter(|t| t.is_string() || t.is_i64() || t.is_u64())

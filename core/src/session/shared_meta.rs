@@ -44,6 +44,8 @@ pub(crate) struct SharedMeta {
     info: Option<Arc<Value>>,
     /// Whether it asks for messages besides the answer (a `progressToken`, or a log level).
     wants_stream: bool,
+    /// Whether it is an object with a `progressToken` member.
+    names_progress: bool,
     /// A shared `_meta`'s era members as [`RequestMeta::read_shared`] accepted them, with the
     /// revisions they were checked against (set once, by the first request that passes).
     checked: OnceLock<(Box<[ProtocolVersion]>, RequestMeta)>,
@@ -63,6 +65,7 @@ impl SharedMeta {
     pub(crate) fn new(value: Value) -> Self {
         SharedMeta {
             wants_stream: asks_stream(&value),
+            names_progress: value.get("progressToken").is_some(),
             value,
             capabilities: None,
             info: None,
@@ -81,6 +84,7 @@ impl SharedMeta {
         let (capabilities, info) = (member(META_CLIENT_CAPABILITIES), member(META_CLIENT_INFO));
         SharedMeta {
             wants_stream: asks_stream(&value),
+            names_progress: value.get("progressToken").is_some(),
             value,
             capabilities,
             info,
@@ -130,6 +134,12 @@ impl SharedMeta {
     /// need an SSE response.
     pub(crate) fn wants_stream(&self) -> bool {
         self.wants_stream
+    }
+
+    /// Whether it is an object with a `progressToken` member (a request's contexts look it up
+    /// only then).
+    pub(crate) fn names_progress(&self) -> bool {
+        self.names_progress
     }
 
     /// What [`RequestMeta::read_shared`] made of this `_meta` against `supported` earlier,
@@ -353,7 +363,9 @@ mod tests {
         RequestMeta::read_shared(Some(&own), &both).unwrap();
         assert!(own.checked(&both).is_none());
         // A log level asks for a stream.
-        assert!(!meta.wants_stream());
+        assert!(!meta.wants_stream() && !meta.names_progress());
+        let p = SharedMeta::from_text(r#"{"progressToken":7}"#).unwrap();
+        assert!(p.wants_stream() && p.names_progress());
         let logs = SharedMeta::from_text(r#"{"io.modelcontextprotocol/logLevel":"info"}"#).unwrap();
         assert!(logs.wants_stream());
     }

@@ -85,10 +85,7 @@ impl Fields {
             // Most fields differ in length from every name: only those are compared.
             let len = (s.name.1 - s.name.0) as usize;
             for (want, slot) in names.iter().zip(found.iter_mut()) {
-                if want.len() == len
-                    && slot.is_none()
-                    && self.name(s).eq_ignore_ascii_case(want.as_bytes())
-                {
+                if want.len() == len && slot.is_none() && is_lowercase_of(self.name(s), want) {
                     *slot = Some(self.value(s));
                 }
             }
@@ -150,6 +147,16 @@ impl Fields {
         let fields = self.clone();
         std::sync::Arc::new(move || fields.pairs())
     }
+}
+
+/// Whether `name` is `lower` (a name in lowercase) in any ASCII case: what
+/// `eq_ignore_ascii_case` answers, with only `name`'s side folded.
+fn is_lowercase_of(name: &[u8], lower: &str) -> bool {
+    name.len() == lower.len()
+        && name
+            .iter()
+            .zip(lower.as_bytes())
+            .all(|(&a, &b)| a == b || (b.is_ascii_lowercase() && a | 0x20 == b))
 }
 
 /// A header value as text, if it is visible ASCII (what `HeaderValue::to_str` accepts).
@@ -296,6 +303,14 @@ mod tests {
         );
         assert_eq!(r.headers().get("missing"), None);
         let [accept, missing, host] = r.headers().get_each(["accept", "missing", "host"]);
+        assert!(
+            is_lowercase_of(b"Mcp-Name", "mcp-name") && is_lowercase_of(b"MCP-NAME", "mcp-name")
+        );
+        assert!(
+            !is_lowercase_of(b"mcp_name", "mcp-name") && !is_lowercase_of(b"Mcp-Nam", "mcp-name")
+        );
+        // Only letters fold: '\r' | 0x20 is '-', '@' | 0x20 is '`'.
+        assert!(!is_lowercase_of(b"mcp\rname", "mcp-name") && !is_lowercase_of(b"@", "`"));
         assert_eq!(accept, Some(&b"application/json"[..]), "the first value");
         assert_eq!((missing, host), (None, Some(&b"x"[..])));
         let [accept, missing, host] = r.headers().get_each_once(["accept", "missing", "host"]);
