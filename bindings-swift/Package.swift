@@ -39,5 +39,7 @@ let package = Package(
         // The public API.
         .target(name: "FerroMCP", dependencies: ["FerroMCPNative"], path: "Sources/FerroMCP"),
         .testTarget(name: "FerroMCPTests", dependencies: ["FerroMCP"], path: "Tests/FerroMCPTests"),
+        // The stdio server ListenTests spawns (built with the tests; not a product).
+        .executableTarget(name: "ListenStdioServer", dependencies: ["FerroMCP"], path: "Tests/ListenStdioServer"),
     ]
 )

@@ -133,10 +133,18 @@ impl NativeServer {
         .await?)
     }
 
-    /// Serves one session over this process's stdin/stdout until stdin closes.
+    /// Serves one session over this process's stdin/stdout until stdin closes or
+    /// [`Self::stop_stdio`], winding down gracefully either way (`EmbeddedServer::serve_stdio`).
     pub async fn serve_stdio(&self) -> Result<(), FfiError> {
         let inner = self.inner.clone();
         Ok(run(async move { inner.serve_stdio().await }).await?)
+    }
+
+    /// Ends [`Self::serve_stdio`] gracefully (`EmbeddedServer::stop_stdio`): no further request
+    /// is read, an open `subscriptions/listen` is answered with its completion result, requests
+    /// being served are answered. Does not wait; final.
+    pub fn stop_stdio(&self) {
+        self.inner.stop_stdio();
     }
 
     /// Binds `host:port` (port 0: any free port) and serves Streamable HTTP with

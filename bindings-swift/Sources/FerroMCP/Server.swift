@@ -248,14 +248,31 @@ public final class Server: Sendable {
 
     // MARK: Serving
 
-    /// Serves one session over this process's stdin and stdout until stdin closes.
+    /// Serves one session over this process's stdin and stdout until stdin closes, `stop()` is
+    /// called or the calling task is cancelled; each winds down gracefully (see `stop()`) and
+    /// then returns.
     ///
     /// Sets `SIGPIPE` to be ignored (process-wide, as Python and Node do by default): a client
     /// that goes away closes the pipe under a write, which should end the session, not the
     /// process.
     public func serveStdio() async throws {
         signal(SIGPIPE, SIG_IGN)
-        try await bridged { try await native.serveStdio() }
+        let native = native
+        try await withTaskCancellationHandler {
+            try await bridged { try await native.serveStdio() }
+        } onCancel: {
+            native.stopStdio()
+        }
+    }
+
+    /// Stops `serveStdio()` gracefully, as cancelling its task does: no further request is
+    /// read; an open `subscriptions/listen` is answered with its completion result
+    /// (`{"resultType": "complete", "_meta": {subscriptionId}}`, 2026-07-28's "Graceful
+    /// Closure"); requests being served, the caller's own included, finish and are answered;
+    /// then `serveStdio()` returns. Does not wait, so a handler may call it. Final: stdin is
+    /// served once, so a later `serveStdio()` returns at once. (HTTP: `HTTPServer.close()`.)
+    public func stop() {
+        native.stopStdio()
     }
 
     /// Starts serving Streamable HTTP at `http://host:port` + `options.path` (port 0: any

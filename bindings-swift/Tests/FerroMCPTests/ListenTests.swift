@@ -129,6 +129,42 @@ final class ListenTests: XCTestCase {
         _ = server
     }
 
+    /// The package's ListenStdioServer executable, which SwiftPM builds next to the tests.
+    private func listenStdioServer() throws -> String {
+        let dirs = [
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
+            Bundle.main.bundleURL,
+            Bundle(for: ListenTests.self).bundleURL.deletingLastPathComponent(),
+        ]
+        for dir in dirs {
+            let path = dir.appendingPathComponent("ListenStdioServer").path
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        throw McpError(.internalError, "ListenStdioServer not found in \(dirs.map(\.path))")
+    }
+
+    /// A Swift server serving stdio, stopped by one of its tools (`Server.stop()`, or its
+    /// `serveStdio()` task cancelled), answers the open listen with its completion result, and
+    /// the stopping call itself is answered.
+    func testStdioServerStopEndsTheSubscriptionGracefully() async throws {
+        let path = try listenStdioServer()
+        for mode in ["--stop-tool", "--cancel-tool"] {
+            let client = try await Client.stdio(command: path, arguments: [mode], options: options(.auto))
+            XCTAssertEqual(client.protocolVersion, "2026-07-28", mode)
+            let sub = try await client.listen(ListenFilter(toolsListChanged: true))
+            let stopped = try await client.callTool("stop")
+            XCTAssertEqual(stopped.text, "stopping", mode)
+            // Not ended within 10 s: `next` cancels the subscription, and `error` says so.
+            let last = await next(sub, within: 10)
+            XCTAssertNil(last, mode)
+            XCTAssertTrue(sub.isEnded, mode)
+            XCTAssertNil(sub.error, "\(mode): \(String(describing: sub.error))")
+            XCTAssertEqual(sub.result?["resultType"]?.stringValue, "complete", mode)
+            XCTAssertEqual(sub.result?["_meta"]?["io.modelcontextprotocol/subscriptionId"], sub.id, mode)
+            await client.close()
+        }
+    }
+
     /// The HTTP server shutting down answers the open listen with its completion result: the
     /// iteration ends and `result` (not `error`) says so.
     func testServerShutdownEndsTheSubscriptionGracefully() async throws {

@@ -1,0 +1,48 @@
+// ListenStdioServer: the stdio server ListenTests spawns to see a Swift server stop serving
+// stdio gracefully while a client listens. A `stop` tool stops serving while it answers: with
+// `--stop-tool` by calling `Server.stop()`, with `--cancel-tool` by cancelling the task that
+// runs `serveStdio()`. Built by `swift test` with the tests (an executable target of the
+// package, not a product).
+
+import FerroMCP
+import Foundation
+
+/// The serving task, for the `--cancel-tool` stop tool.
+final class ServingTask: @unchecked Sendable {
+    private let lock = NSLock()
+    private var task: Task<Void, Error>?
+
+    func set(_ task: Task<Void, Error>) {
+        lock.lock()
+        self.task = task
+        lock.unlock()
+    }
+
+    func cancel() {
+        lock.lock()
+        let task = task
+        lock.unlock()
+        task?.cancel()
+    }
+}
+
+let server = try Server(name: "listen-stdio", version: "1.0")
+let serving = ServingTask()
+switch CommandLine.arguments.dropFirst().first {
+case "--stop-tool":
+    try server.registerTool("stop") { _, _ in
+        server.stop()
+        return "stopping"
+    }
+case "--cancel-tool":
+    try server.registerTool("stop") { _, _ in
+        serving.cancel()
+        return "stopping"
+    }
+default:
+    FileHandle.standardError.write(Data("usage: ListenStdioServer --stop-tool|--cancel-tool\n".utf8))
+    exit(2)
+}
+let task = Task { try await server.serveStdio() }
+serving.set(task)
+try await task.value
