@@ -9,7 +9,7 @@
 // copies it to OUT/Package.swift (default OUT: target/apple/FerroMCP) next to
 //   FerroMCPFFI.xcframework/
 //   Sources/FerroMCPNative/FerroMCPNative.swift    generated from the same build as the xcframework
-//   Sources/FerroMCP/, Tests/FerroMCPTests/         copied from bindings-swift/
+//   Sources/FerroMCP/, Tests/FerroMCPTests/, Tests/ListenStdioServer/   copied from bindings-swift/
 // and an Xcode project adds OUT with File > Add Package Dependencies… > Add Local….
 // By hand: copy those four next to a copy of this file named Package.swift.
 //
@@ -55,5 +55,7 @@ let package = Package(
         // The public API.
         .target(name: "FerroMCP", dependencies: ["FerroMCPNative"], path: "Sources/FerroMCP"),
         .testTarget(name: "FerroMCPTests", dependencies: ["FerroMCP"], path: "Tests/FerroMCPTests"),
+        // The stdio server ListenTests spawns (built with the tests; not a product).
+        .executableTarget(name: "ListenStdioServer", dependencies: ["FerroMCP"], path: "Tests/ListenStdioServer"),
     ]
 )

@@ -33,7 +33,8 @@
 #        Package.swift                      <- bindings-swift/Package.xcframework.swift
 #        FerroMCPFFI.xcframework/
 #        Sources/FerroMCPNative/FerroMCPNative.swift   (generated in step 2)
-#        Sources/FerroMCP/, Tests/FerroMCPTests/        <- copies of bindings-swift's
+#        Sources/FerroMCP/, Tests/FerroMCPTests/,
+#        Tests/ListenStdioServer/                       <- copies of bindings-swift's
 #      Only these are replaced, so OUT can be a checkout of a release repository. In Xcode:
 #      File > Add Package Dependencies… > Add Local… > OUT.
 #   5. With --zip: <target dir>/apple/FerroMCPFFI.xcframework.zip and its checksum
@@ -221,13 +222,15 @@ done
 
 # Step 4: the package.
 log "package: $out"
-rm -rf "$out/FerroMCPFFI.xcframework" "$out/Sources/FerroMCPNative" "$out/Sources/FerroMCP" "$out/Tests/FerroMCPTests"
+rm -rf "$out/FerroMCPFFI.xcframework" "$out/Sources/FerroMCPNative" "$out/Sources/FerroMCP" "$out/Tests/FerroMCPTests" \
+  "$out/Tests/ListenStdioServer"
 mkdir -p "$out/Sources/FerroMCPNative" "$out/Tests"
 cp "$HERE/Package.xcframework.swift" "$out/Package.swift"
 cp -R "$xcf" "$out/"
 cp "$gen/FerroMCPNative.swift" "$out/Sources/FerroMCPNative/"
 cp -R "$HERE/Sources/FerroMCP" "$out/Sources/"
 cp -R "$HERE/Tests/FerroMCPTests" "$out/Tests/"
+cp -R "$HERE/Tests/ListenStdioServer" "$out/Tests/"
 
 # Step 5: the release archive.
 if [ "$want_zip" = 1 ]; then
