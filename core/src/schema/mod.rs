@@ -110,7 +110,9 @@ impl CompiledSchema {
     fn is_wrapped_string(&self, instance: &Value) -> bool {
         self.string_result
             && matches!(instance, Value::Object(m)
-                if m.len() == 1 && matches!(m.get("result"), Some(Value::String(_))))
+                if m.len() == 1
+                    // The one member, without hashing its key for a lookup.
+                    && matches!(m.iter().next(), Some((k, Value::String(_))) if k == "result"))
     }
 
     /// The JSON Schema dialect in use, as its meta-schema URI.
