@@ -103,6 +103,15 @@ for (const transport of ['http', 'stdio']) {
   });
 }
 
+
+/** A subscription that ended gracefully: the server answered the listen request with its
+ * completion result (2026-07-28 "Graceful Closure") tagged with the subscription's id. */
+function assertEndedGracefully(sub) {
+  assert.equal(sub.ended, true);
+  assert.equal(sub.error, undefined);
+  assert.equal(sub.result.resultType, 'complete');
+  assert.equal(sub.result._meta[SUBSCRIPTION_ID_META], sub.id);
+}
 test('listen (stdio): the server stopping ends the subscription gracefully', async () => {
   const c = await Client.stdio({ command: process.execPath, args: [SERVER, '--stop-tool'] }, { protocolMode: 'auto' });
   try {
@@ -112,10 +121,7 @@ test('listen (stdio): the server stopping ends the subscription gracefully', asy
     // The stop tool calls server.close(): its own call is still answered.
     assert.equal((await within(c.callTool({ name: 'stop' }), 10000)).content[0].text, 'stopping');
     assert.equal(await within(pending, 10000), undefined);
-    assert.equal(sub.ended, true);
-    assert.equal(sub.error, undefined);
-    assert.equal(sub.result.resultType, 'complete');
-    assert.equal(sub.result._meta[SUBSCRIPTION_ID_META], sub.id);
+    assertEndedGracefully(sub);
   } finally {
     await c.close();
   }
@@ -129,10 +135,7 @@ test('listen (http): the server shutting down ends the subscription gracefully',
     const pending = sub.next();
     await within(h.close(), 10000);
     assert.equal(await within(pending, 10000), undefined);
-    assert.equal(sub.ended, true);
-    assert.equal(sub.error, undefined);
-    assert.equal(sub.result.resultType, 'complete');
-    assert.equal(sub.result._meta[SUBSCRIPTION_ID_META], sub.id);
+    assertEndedGracefully(sub);
   } finally {
     await c.close();
   }

@@ -53,6 +53,15 @@ async def open_again(c: Client) -> Subscription:
     raise AssertionError("the server did not let the closed listen go within 5 s")
 
 
+def assert_ended_gracefully(sub: Subscription) -> None:
+    """The subscription ended gracefully: the server answered the listen request with its
+    completion result (2026-07-28 "Graceful Closure") tagged with the subscription's id."""
+    assert sub.ended and sub.error is None, sub.error
+    assert sub.result is not None
+    assert sub.result["resultType"] == "complete"
+    assert sub.result["_meta"][SUBSCRIPTION_ID_META] == sub.id
+
+
 @CLIENTS
 async def test_listener_gets_what_it_asked_for(connect: Connect) -> None:
     seen: list[str] = []
@@ -129,10 +138,7 @@ async def test_server_shutdown_ends_the_subscription_gracefully() -> None:
         await asyncio.wait_for(http.close(), 10)
         with pytest.raises(StopAsyncIteration):
             await asyncio.wait_for(reader, 10)
-        assert sub.ended and sub.error is None, sub.error
-        assert sub.result is not None
-        assert sub.result["resultType"] == "complete"
-        assert sub.result["_meta"][SUBSCRIPTION_ID_META] == sub.id
+        assert_ended_gracefully(sub)
 
 
 @pytest.mark.parametrize("mode", ["--stop-tool", "--async-stop-tool", "--cancel-tool"])
@@ -148,7 +154,4 @@ async def test_stdio_server_stop_ends_the_subscription_gracefully(mode: str) -> 
         assert stopped.text == "stopping"
         with pytest.raises(StopAsyncIteration):
             await asyncio.wait_for(reader, 10)
-        assert sub.ended and sub.error is None, sub.error
-        assert sub.result is not None
-        assert sub.result["resultType"] == "complete"
-        assert sub.result["_meta"][SUBSCRIPTION_ID_META] == sub.id
+        assert_ended_gracefully(sub)

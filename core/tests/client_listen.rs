@@ -4,6 +4,8 @@
 //! id, and not through `on_notification`), dropping the subscription ends it on the server, and
 //! a handshake-era session refuses it with a clear error.
 
+mod common;
+
 use ferromcp::client::{Client, ClientHandlers, ClientOptions, ProtocolMode, Subscription};
 use ferromcp::jsonrpc::Notification;
 use ferromcp::protocol::{
@@ -18,7 +20,7 @@ use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-const SUB_ID: &str = "io.modelcontextprotocol/subscriptionId";
+use common::listen::SUB_ID;
 
 fn server() -> Server {
     Server::builder("client-listen-test", "1.0")
@@ -197,14 +199,7 @@ async fn shutdown_ends_an_open_listen() {
         .unwrap();
     let end = tokio::time::timeout(Duration::from_secs(10), sub.next()).await;
     assert!(matches!(end, Ok(None)), "{end:?}");
-    // A graceful end: the server answered the listen request (2026-07-28 "Graceful Closure"),
-    // and the subscription reports that result rather than a dropped connection.
-    let result = match sub.end() {
-        Some(Ok(v)) => v.clone(),
-        other => panic!("expected the server's completion result, got {other:?}"),
-    };
-    assert_eq!(result["resultType"], "complete", "{result}");
-    assert_eq!(result["_meta"][SUB_ID], *sub.id(), "{result}");
+    common::listen::assert_graceful_end(&sub);
 }
 
 #[tokio::test]

@@ -5,6 +5,8 @@
 //! (`Server::serve_until`, what `serve_stdio_until` and the bindings' stdio stop use), and when
 //! the peer's end closes (stdin at EOF), where it also stops waiting out the drain time.
 
+mod common;
+
 use ferromcp::client::{Client, ClientHandlers, ClientOptions, ProtocolMode};
 use ferromcp::server::Server;
 use ferromcp::session::ListenFilter;
@@ -13,7 +15,7 @@ use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
-const SUB_ID: &str = "io.modelcontextprotocol/subscriptionId";
+use common::listen::SUB_ID;
 
 fn server() -> Server {
     Server::builder("stream-listen-shutdown", "1.0")
@@ -45,14 +47,7 @@ async fn stopping_the_server_answers_an_open_listen() {
     stop.cancel();
     let end = tokio::time::timeout(Duration::from_secs(5), sub.next()).await;
     assert!(matches!(end, Ok(None)), "{end:?}");
-    // A graceful end: the server answered the listen request, and the subscription reports
-    // that result rather than a dropped connection.
-    let result = match sub.end() {
-        Some(Ok(v)) => v.clone(),
-        other => panic!("expected the server's completion result, got {other:?}"),
-    };
-    assert_eq!(result["resultType"], "complete", "{result}");
-    assert_eq!(result["_meta"][SUB_ID], *sub.id(), "{result}");
+    common::listen::assert_graceful_end(&sub);
     // The server did not wait out the drain time (5 s) for the listen.
     let served = tokio::time::timeout(Duration::from_secs(3), serving)
         .await

@@ -2,4 +2,5 @@
 
 #![allow(dead_code)]
 
+pub mod listen;
 pub mod spec_schema;
