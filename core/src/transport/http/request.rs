@@ -80,17 +80,7 @@ impl Fields {
     /// The first value of each header of `names` (each given in lowercase), found in one pass
     /// over the fields: what [`Self::get`] gives for each name.
     pub(crate) fn get_each<const N: usize>(&self, names: [&str; N]) -> [Option<&[u8]>; N] {
-        let mut found = [None; N];
-        for s in &self.spans {
-            // Most fields differ in length from every name: only those are compared.
-            let len = (s.name.1 - s.name.0) as usize;
-            for (want, slot) in names.iter().zip(found.iter_mut()) {
-                if want.len() == len && slot.is_none() && is_lowercase_of(self.name(s), want) {
-                    *slot = Some(self.value(s));
-                }
-            }
-        }
-        found
+        self.get_each_once(names).map(|(first, _)| first)
     }
 
     /// The first value of each header of `names` (each given in lowercase) and whether it
@@ -105,7 +95,7 @@ impl Fields {
             // Most fields differ in length from every name: only those are compared.
             let len = (s.name.1 - s.name.0) as usize;
             for (want, slot) in names.iter().zip(found.iter_mut()) {
-                if want.len() == len && self.name(s).eq_ignore_ascii_case(want.as_bytes()) {
+                if want.len() == len && is_lowercase_of(self.name(s), want) {
                     match slot.0 {
                         None => slot.0 = Some(self.value(s)),
                         Some(_) => slot.1 = true,
