@@ -4,7 +4,7 @@
 #   server mode: tests/conformance/run-server.sh (0.1.16 --suite all, and the alpha's
 #                2025-11-25 and 2026-07-28 requirement sets) over Streamable HTTP;
 #   client mode: tests/conformance/run-client.sh (0.1.16 --suite core, the alpha's non-auth
-#                2026-07-28 client scenarios and its auth/* ones of 2025-11-25 and 2026-07-28), when this build has
+#                2025-11-25 and 2026-07-28 client scenarios and its auth/* ones of 2025-11-25 and 2026-07-28), when this build has
 #                a Streamable HTTP client transport (otherwise reported as SKIP).
 # Exit status non-zero on any failing scenario not in tests/conformance/expected-failures.txt.
 # Needs scripts/setup-test-deps (run here if missing).
@@ -30,7 +30,7 @@ tests/conformance/run-server.sh --results "$RESULTS/server" \
 
 if "$client" --has-http-client; then
   echo "run-conformance: client mode (everything-client, core suite)" >&2
-  tests/conformance/run-client.sh --results "$RESULTS/client" --runs v0.1.16,alpha-2026-07-28,alpha-auth-2025-11-25,alpha-auth-2026-07-28 \
+  tests/conformance/run-client.sh --results "$RESULTS/client" --runs v0.1.16,alpha-2025-11-25,alpha-2026-07-28,alpha-auth-2025-11-25,alpha-auth-2026-07-28 \
     -- scripts/everything-client rust || status=1
 else
   echo "SKIP  conformance client mode: ferromcp has no Streamable HTTP client transport yet" \

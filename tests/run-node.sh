@@ -4,7 +4,7 @@
 #      facade and the examples, the node:test suite, the npm package as a user installs it;
 #   2. the official conformance suite against examples/node/everything_server.mjs (server mode:
 #      0.1.16 --suite all and the alpha's 2025-11-25 and 2026-07-28 requirement sets) and everything_client.mjs
-#      (client mode, 0.1.16 core suite, the alpha's non-auth 2026-07-28 scenarios and its auth/* scenarios of 2025-11-25 and 2026-07-28), via tests/conformance/run-server.sh / run-client.sh and
+#      (client mode, 0.1.16 core suite, the alpha's non-auth 2025-11-25 and 2026-07-28 scenarios and its auth/* scenarios of 2025-11-25 and 2026-07-28), via tests/conformance/run-server.sh / run-client.sh and
 #      scripts/everything-server|everything-client node;
 #   3. interop (tests/interop/SURFACE.md): the official Python and TypeScript SDK clients against
 #      examples/node/interop_server.mjs over stdio and Streamable HTTP, and the ferromcp Node
@@ -42,7 +42,7 @@ tests/conformance/run-server.sh --results "$RESULTS/conformance-server" \
 
 echo "run-node: conformance client mode (everything_client.mjs, core suite)" >&2
 tests/conformance/run-client.sh --results "$RESULTS/conformance-client" --label client-core-node \
-  --runs v0.1.16,alpha-2026-07-28,alpha-auth-2025-11-25,alpha-auth-2026-07-28 \
+  --runs v0.1.16,alpha-2025-11-25,alpha-2026-07-28,alpha-auth-2025-11-25,alpha-auth-2026-07-28 \
   -- scripts/everything-client node || fail "conformance client mode"
 
 echo "run-node: official SDK clients -> ferromcp Node interop server" >&2

@@ -4,7 +4,7 @@
 #      pytest;
 #   2. the official conformance suite against examples/python/everything_server.py (server mode:
 #      0.1.16 --suite all and the alpha's 2025-11-25 and 2026-07-28 requirement sets) and everything_client.py
-#      (client mode, 0.1.16 core suite, the alpha's non-auth 2026-07-28 scenarios and its auth/* scenarios of 2025-11-25 and 2026-07-28), via tests/conformance/run-server.sh / run-client.sh and
+#      (client mode, 0.1.16 core suite, the alpha's non-auth 2025-11-25 and 2026-07-28 scenarios and its auth/* scenarios of 2025-11-25 and 2026-07-28), via tests/conformance/run-server.sh / run-client.sh and
 #      scripts/everything-server|everything-client python;
 #   3. interop (tests/interop/SURFACE.md): the official Python and TypeScript SDK clients against
 #      examples/python/interop_server.py over stdio and Streamable HTTP, and
@@ -43,7 +43,7 @@ tests/conformance/run-server.sh --results "$RESULTS/conformance-server" \
 
 echo "run-python: conformance client mode (everything_client.py, core suite)" >&2
 tests/conformance/run-client.sh --results "$RESULTS/conformance-client" --label client-core-python \
-  --runs v0.1.16,alpha-2026-07-28,alpha-auth-2025-11-25,alpha-auth-2026-07-28 \
+  --runs v0.1.16,alpha-2025-11-25,alpha-2026-07-28,alpha-auth-2025-11-25,alpha-auth-2026-07-28 \
   -- scripts/everything-client python || fail "conformance client mode"
 
 echo "run-python: official SDK clients -> ferromcp Python interop server" >&2

@@ -4,7 +4,7 @@
 #      then `swift test` of the package (through scripts/swift; its exit code decides);
 #   2. the official conformance suite against examples/swift's EverythingServer (server mode:
 #      0.1.16 --suite all and the alpha's 2025-11-25 and 2026-07-28 requirement sets) and EverythingClient
-#      (client mode, 0.1.16 core suite, the alpha's non-auth 2026-07-28 scenarios and its auth/* scenarios of 2025-11-25 and 2026-07-28), via tests/conformance/run-server.sh / run-client.sh and
+#      (client mode, 0.1.16 core suite, the alpha's non-auth 2025-11-25 and 2026-07-28 scenarios and its auth/* scenarios of 2025-11-25 and 2026-07-28), via tests/conformance/run-server.sh / run-client.sh and
 #      scripts/everything-server|everything-client swift;
 #   3. interop (tests/interop/SURFACE.md): the official Python and TypeScript SDK clients against
 #      examples/swift's InteropServer over stdio and Streamable HTTP, and the ferromcp Swift
@@ -68,7 +68,7 @@ tests/conformance/run-server.sh --results "$RESULTS/conformance-server" \
 
 echo "run-swift: conformance client mode (EverythingClient, core suite)" >&2
 tests/conformance/run-client.sh --results "$RESULTS/conformance-client" --label client-core-swift \
-  --runs v0.1.16,alpha-2026-07-28,alpha-auth-2025-11-25,alpha-auth-2026-07-28 \
+  --runs v0.1.16,alpha-2025-11-25,alpha-2026-07-28,alpha-auth-2025-11-25,alpha-auth-2026-07-28 \
   -- scripts/everything-client swift || fail "conformance client mode"
 
 echo "run-swift: official SDK clients -> ferromcp Swift interop server" >&2

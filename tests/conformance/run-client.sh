@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite (client mode) against an MCP client command: 0.1.16's
-# `--suite core` (the 2025-11-25 era), the alpha's non-auth 2026-07-28 client scenarios, and the
-# alpha's auth/* client scenarios of 2025-11-25 and 2026-07-28.
+# `--suite core` (the 2025-11-25 era), the alpha's non-auth client scenarios of 2025-11-25 and
+# 2026-07-28, and the alpha's auth/* client scenarios of 2025-11-25 and 2026-07-28. Together the
+# alpha runs cover every client scenario the alpha's `tier-check --requirements
+# 2025-11-25,2026-07-28` scores (its requirement files), each at its own wire version.
 #
 # Usage: tests/conformance/run-client.sh [options] [--] CLIENT_CMD...
 #   For every scenario the suite runs CLIENT_CMD with the mock server's URL appended as the
@@ -17,7 +19,9 @@
 #   --runs LIST       comma-separated: "v0.1.16" (default: 0.1.16 --suite SUITE, labelled as
 #                     above) and/or "alpha-2026-07-28" (the alpha's 2026-07-28 client scenarios
 #                     but auth/*, one by one, labelled client-2026-LANG for a label client-core-LANG,
-#                     else client-2026), "alpha-auth-2025-11-25" and/or "alpha-auth-2026-07-28"
+#                     else client-2026), "alpha-2025-11-25" (the non-auth client scenarios of the
+#                     alpha's 2025-11-25 requirement file, one by one at 2025-11-25, labelled
+#                     client-2025-LANG, else client-2025), "alpha-auth-2025-11-25" and/or "alpha-auth-2026-07-28"
 #                     (the alpha's required auth/* client scenarios of that revision, one by one
 #                     at its wire: MCP_CONFORMANCE_PROTOCOL_VERSION, 2026-07-28 being the
 #                     per-request era; labelled client-auth-REV-LANG, else client-auth-REV)
@@ -52,7 +56,7 @@ while [ $# -gt 0 ]; do
     --timeout) timeout="$2"; shift 2 ;;
     --no-serial-retry) serial_retry=0; shift ;;
     --runs) runs="$2"; shift 2 ;;
-    -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,34p' "$0"; exit 0 ;;
     --) shift; break ;;
     -*) echo "run-client: unknown option $1" >&2; exit 2 ;;
     *) break ;;
@@ -88,6 +92,26 @@ if [[ ",$runs," == *,alpha-2026-07-28,* ]]; then
   done
   "$NODE22" "$HERE/summarize.mjs" --mode client --run "$label26" --dir "$out26" --expected "$EXPECTED" \
     | tee "$results/$label26.summary" || status=1
+fi
+# The alpha's required non-auth client scenarios of 2025-11-25: the plain `  - NAME` entries of
+# the `client:` list of its requirement file, auth/* aside.
+if [[ ",$runs," == *,alpha-2025-11-25,* ]]; then
+  reqs="$ROOT/tests/node_modules/conformance-alpha/requirements/2025-11-25.yaml"
+  [ -f "$CLI_ALPHA" ] && [ -f "$reqs" ] || { echo "run-client: the alpha is missing; run scripts/setup-test-deps" >&2; exit 2; }
+  label25="client-2025"
+  case "$label_opt" in client-core-*) label25="client-2025-${label_opt#client-core-}" ;; esac
+  out25="$results/$label25"
+  mkdir -p "$out25"
+  mapfile -t scenarios25 < <(awk '/^[a-z_]+:/ { in_client = ($0 == "client:") ; next }
+    in_client && /^  - [A-Za-z0-9_-]+$/ { print $2 }' "$reqs")
+  [ "${#scenarios25[@]}" -gt 0 ] || { echo "run-client: no client scenarios in $reqs" >&2; exit 2; }
+  echo "run-client: conformance-alpha client, 2025-11-25 scenarios one by one (${#scenarios25[@]}: ${scenarios25[*]})" >&2
+  for s in "${scenarios25[@]}"; do
+    "$NODE22" "$CLI_ALPHA" client --command "$wrapper" --scenario "$s" --spec-version 2025-11-25 \
+      --timeout "$timeout" -o "$out25" >>"$out25/cli.log" 2>&1 || true
+  done
+  "$NODE22" "$HERE/summarize.mjs" --mode client --run "$label25" --dir "$out25" --expected "$EXPECTED" \
+    | tee "$results/$label25.summary" || status=1
 fi
 # The alpha's required auth/* scenarios per revision: the plain `  - auth/NAME` entries of its
 # requirement file (the `not_scored` extensions are `- scenario: NAME` entries).
