@@ -209,6 +209,79 @@ async fn stateless_mode() {
     h.shutdown().await.unwrap();
 }
 
+/// Stateless JSON mode: every request stands alone and is answered with its own JSON body;
+/// what a handler sends besides its answer (progress) is dropped, a handler still running after
+/// its first poll is waited for, and a POST without a request is accepted.
+#[tokio::test]
+async fn stateless_json_mode_answers_each_request_with_its_body() {
+    let (_s, h, url) = start(HttpServerOptions {
+        stateless: true,
+        json_response: true,
+        ..Default::default()
+    })
+    .await;
+    let r = post(&url, None, init_body("2025-06-18")).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(r.sid().is_none());
+    assert_eq!(r.json()["result"]["protocolVersion"], "2025-06-18");
+    let with_progress = json!({"jsonrpc":"2.0","id":2,"method":"tools/call",
+        "params":{"name":"count","arguments":{"steps":2},"_meta":{"progressToken":"p"}}});
+    let cases = [
+        (
+            with_progress,
+            json!({"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"counted to 2"}]}}),
+        ),
+        // Pending at its first poll, then answered from its own task.
+        (
+            call(3, "later", json!({"ms": 20})),
+            json!({"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"later 20"}]}}),
+        ),
+        (
+            json!({"jsonrpc":"2.0","id":"p","method":"ping"}),
+            json!({"jsonrpc":"2.0","id":"p","result":{}}),
+        ),
+    ];
+    for (body, want) in cases {
+        let r = post(&url, None, body).await;
+        assert_eq!(r.status, 200, "{}", r.body);
+        assert_eq!(r.headers["content-type"], "application/json");
+        let mut got = r.json();
+        if let Some(result) = got["result"].as_object_mut() {
+            result.remove("isError");
+            result.remove("structuredContent");
+        }
+        assert_eq!(got, want, "{}", r.body);
+    }
+    let r = post(
+        &url,
+        None,
+        json!({"jsonrpc":"2.0","id":4,"method":"tools/list"}),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.json()["result"]["tools"][0]["name"], "count");
+    // An unknown tool and an unknown method: their errors, in a 200 JSON body.
+    let r = post(&url, None, call(5, "missing", json!({}))).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.json()["id"], 5);
+    let r = post(
+        &url,
+        None,
+        json!({"jsonrpc":"2.0","id":6,"method":"no/such"}),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.json()["error"]["code"], -32601, "{}", r.body);
+    let r = post(
+        &url,
+        None,
+        json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
+    )
+    .await;
+    assert_eq!(r.status, 202, "{}", r.body);
+    h.shutdown().await.unwrap();
+}
+
 #[tokio::test]
 async fn session_limit_answers_503_when_every_session_is_busy() {
     let (_s, h, url) = start(HttpServerOptions {

@@ -14,7 +14,9 @@ use super::replica::Replica;
 use super::responses::rpc_error;
 use super::session::HttpSession;
 use crate::jsonrpc::{self, Message};
+use crate::protocol::ProtocolVersion;
 use crate::server::{Server, TaskSignal};
+use crate::session::{Negotiated, STATE_READY};
 use crate::McpError;
 use axum::http::StatusCode;
 use axum::response::Response;
@@ -574,6 +576,31 @@ impl App {
             None,
         )
     }
+
+    /// Makes `session` a stateless-mode session ready for requests under `version`: negotiated
+    /// with no `initialize` (empty client info and capabilities, this server's capabilities for
+    /// that revision).
+    pub(super) fn begin_stateless(
+        &self,
+        session: &crate::session::Session,
+        version: ProtocolVersion,
+    ) {
+        session.set_negotiated(Negotiated {
+            version,
+            peer_info: empty_object(),
+            peer_capabilities: empty_object(),
+            own_capabilities: self.server.capabilities_shared(version),
+            instructions: None,
+        });
+        session.set_state(STATE_READY);
+    }
+}
+
+/// `{}`, shared: what a stateless session knows of its client's info and capabilities.
+fn empty_object() -> Arc<Value> {
+    static EMPTY: std::sync::LazyLock<Arc<Value>> =
+        std::sync::LazyLock::new(|| Arc::new(Value::Object(Default::default())));
+    EMPTY.clone()
 }
 
 /// A fresh random session id (128 bits, hex).

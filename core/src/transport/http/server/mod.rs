@@ -23,6 +23,8 @@
 //!   replica, rebuilt from the session store on a miss) and its bus listener;
 //! - [`per_request_post`]: a per-request-era POST answered with one JSON body, served on a bare
 //!   engine session (no [`HttpSession`], no routing table);
+//! - [`stateless_post`]: a stateless-mode POST of one request answered with one JSON body,
+//!   served the same way;
 //! - [`post`], [`streamable`]: the Streamable HTTP endpoint (POST; GET, DELETE and dispatch);
 //! - [`protect`]: the bearer-token check of protected endpoints and their metadata document;
 //! - [`legacy`]: the 2024-11-05 HTTP+SSE endpoints;
@@ -48,6 +50,7 @@ mod responses;
 mod routes;
 mod session;
 mod sse_body;
+mod stateless_post;
 mod streamable;
 
 pub use axum_adapter::router;

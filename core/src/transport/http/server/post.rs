@@ -18,10 +18,11 @@ use super::responses::{response_with, rpc_error, sse_response, status_only};
 use super::routes::{SmallIds, StreamRoute};
 use super::session::HttpSession;
 use super::sse_body::{join_sse, listen_sse_body, sse_body};
+use super::stateless_post;
 use crate::jsonrpc::{ErrorResponse, Message, RequestId};
 use crate::protocol::ProtocolVersion;
 use crate::session::inbound::{self, BatchScope, Inbound};
-use crate::session::{Incoming, LaneAnswer, Negotiated, SharedMeta, STATE_READY};
+use crate::session::{Incoming, LaneAnswer, SharedMeta};
 use crate::McpError;
 use axum::body::Body;
 use axum::http::StatusCode;
@@ -162,18 +163,28 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
         h.session.begin_per_request(meta_read, caps);
         h
     } else if app.options.stateless {
+        let version = header_version.unwrap_or(ProtocolVersion::LATEST);
+        if app.options.json_response && !batch {
+            // One request answered with one JSON body: nothing of it outlives the POST
+            // (`stateless_post`).
+            let lone = match items.as_slice() {
+                [Ok(Item::Call(..))] => true,
+                [Ok(Item::Msg(Message::Request(r)))] => stateless_post::takes(&r.method),
+                _ => false,
+            };
+            if lone {
+                let lone = match items.pop() {
+                    Some(Ok(Item::Call(id, params))) => Lone::Call(id, params),
+                    Some(Ok(Item::Msg(Message::Request(r)))) => Lone::Request(r),
+                    _ => unreachable!("matched above"),
+                };
+                return stateless_post::answer(&app, version, lone).await;
+            }
+        }
         // Stateless: a throwaway session with no id, no event store and no stream keys.
         let h = app.new_session(None, false, false);
         if !is_init {
-            let version = header_version.unwrap_or(ProtocolVersion::LATEST);
-            h.session.set_negotiated(Negotiated {
-                version,
-                peer_info: Arc::new(json!({})),
-                peer_capabilities: Arc::new(json!({})),
-                own_capabilities: app.server.capabilities_shared(version),
-                instructions: None,
-            });
-            h.session.set_state(STATE_READY);
+            app.begin_stateless(&h.session, version);
         }
         h
     } else if let Some(sid) = sid {
