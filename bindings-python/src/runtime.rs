@@ -17,6 +17,7 @@ use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
 use serde_json::Value;
 use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex};
 use tokio::runtime::Runtime;
@@ -25,7 +26,6 @@ use tokio::runtime::Runtime;
 pub type Job = Box<dyn FnOnce(Python<'_>) + Send>;
 
 struct State {
-    pid: u32,
     runtime: Arc<Runtime>,
     jobs: mpsc::Sender<Job>,
     pool: Arc<Pool>,
@@ -33,10 +33,25 @@ struct State {
 
 static STATE: Mutex<Option<State>> = Mutex::new(None);
 
+/// Set in a forked child (a `pthread_atfork` child handler, registered when the first state is
+/// made): the state then belongs to the parent. A flag instead of comparing `getpid()` with the
+/// state's process id saves a system call on every handler call (glibc does not cache the pid).
+static FORKED: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn forked_child() {
+    FORKED.store(true, Ordering::Relaxed);
+}
+
 fn with_state<T>(f: impl FnOnce(&State) -> T) -> T {
     let mut guard = STATE.lock().unwrap_or_else(|e| e.into_inner());
-    let pid = std::process::id();
-    if guard.as_ref().map(|s| s.pid) != Some(pid) {
+    // Only the child's first caller sees the flag (it is read and cleared under the lock).
+    let forked = FORKED.load(Ordering::Relaxed) && FORKED.swap(false, Ordering::Relaxed);
+    if guard.is_none() || forked {
+        static AT_FORK: std::sync::Once = std::sync::Once::new();
+        // SAFETY: registers a handler that only stores to an atomic (async-signal-safe).
+        AT_FORK.call_once(|| unsafe {
+            libc::pthread_atfork(None, None, Some(forked_child));
+        });
         if let Some(old) = guard.take() {
             // Forked child: the old runtime's threads do not exist here; dropping it would try
             // to join them. Leak it instead.
@@ -54,7 +69,6 @@ fn with_state<T>(f: impl FnOnce(&State) -> T) -> T {
             .spawn(move || python_thread(rx))
             .expect("ferromcp python thread");
         *guard = Some(State {
-            pid,
             runtime: Arc::new(runtime),
             jobs: tx,
             pool: Arc::new(Pool::default()),

@@ -71,3 +71,35 @@ async def test_async_handlers_eager_and_suspending() -> None:
         assert VAR.get() == "unset"
         r = await c.call_tool("fails_eagerly")  # an McpError in a tool: isError, as the SDKs do
         assert r["isError"] is True and text(r) == "early"
+
+
+def test_a_forked_child_serves_handlers() -> None:
+    """The binding's threads (tokio runtime, sync-handler pool) are not in a forked child: it
+    makes its own on first use instead of queueing work for the parent's threads forever."""
+    import os
+    import time
+
+    async def call_both() -> list[str]:
+        async with ferromcp.Client.memory(make_server()) as c:
+            return [text(await c.call_tool("where")), text(await c.call_tool("eager", {"n": 1}))]
+
+    assert asyncio.run(call_both())[1] == "2"  # the parent's threads exist now
+    pid = os.fork()
+    if pid == 0:  # the child: exit status 0 only if both handlers answered
+        code = 1
+        try:
+            got = asyncio.run(call_both())
+            code = 0 if got[1] == "2" and got[0] != threading.current_thread().name else 1
+        finally:
+            os._exit(code)
+    deadline = time.monotonic() + 30
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if time.monotonic() > deadline:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+            raise AssertionError("the forked child did not answer within 30 s")
+        time.sleep(0.05)
+    assert os.waitstatus_to_exitcode(status) == 0
