@@ -156,11 +156,25 @@ pub struct PyHandler {
     func: Arc<Py<PyAny>>,
     event_loop: LoopCell,
     sync: bool,
+    /// Whether `func` gets the request's context as its last argument (see
+    /// [`PyHandler::without_context`]).
+    with_context: bool,
 }
 
 impl PyHandler {
     /// A handler calling `func` (on the loop in `event_loop` if it is a coroutine function).
     pub fn new(func: Py<PyAny>, event_loop: LoopCell) -> Arc<Self> {
+        Self::with_context(func, event_loop, true)
+    }
+
+    /// Like [`PyHandler::new`], for a tool whose Python side never reads the request's context:
+    /// `func` is called without it (`func(arguments)`), which saves making a `NativeContext`
+    /// object (and a copy of the engine's context) on every call.
+    pub fn without_context(func: Py<PyAny>, event_loop: LoopCell) -> Arc<Self> {
+        Self::with_context(func, event_loop, false)
+    }
+
+    fn with_context(func: Py<PyAny>, event_loop: LoopCell, with_context: bool) -> Arc<Self> {
         // A coroutine function has CO_COROUTINE (0x80) in its code flags (read directly: no
         // `inspect` import at startup). Callables without a code object count as async.
         let sync = Python::with_gil(|py| {
@@ -175,6 +189,7 @@ impl PyHandler {
             func: Arc::new(func),
             event_loop,
             sync,
+            with_context,
         })
     }
 
@@ -193,6 +208,7 @@ impl PyHandler {
                 func: self.func.clone(),
                 event_loop: self.event_loop.clone(),
                 sync: false,
+                with_context: self.with_context,
             };
             return Box::pin(async move {
                 tokio::select! {
@@ -332,12 +348,16 @@ fn ctx_arg(ctx: &ForeignContext) -> impl FnOnce(Python<'_>) -> PyResult<Py<PyAny
 }
 
 impl PyHandler {
-    /// Calls the Python handler as `handler(value, ctx)` (tools, prompts, completions).
+    /// Calls the Python handler as `handler(value, ctx)` (tools, prompts, completions), or
+    /// `handler(value)` when it was made [`PyHandler::without_context`].
     fn invoke_json(
         &self,
         value: Value,
         ctx: ForeignContext,
     ) -> BoxFuture<'static, Result<Value, McpError>> {
+        if !self.with_context {
+            return self.invoke(&ctx, Box::new(move |py| Ok(vec![value_to_py(py, &value)?])));
+        }
         let c = ctx_arg(&ctx);
         self.invoke(
             &ctx,

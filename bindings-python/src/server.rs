@@ -34,16 +34,23 @@ impl NativeServer {
     /// `wrap_result` (the `outputSchema` wraps the return value as `{"result": ...}`), a
     /// non-dict answer is that return value, and the engine builds the text and
     /// `structuredContent` (`embed::shape::wrapped_tool_result`); a dict answer is shaped.
-    #[pyo3(signature = (definition, handler, wrap_result=false))]
+    /// With `context=False` the handler is called as `handler(arguments)` (no context object is
+    /// made for a tool that never reads it).
+    #[pyo3(signature = (definition, handler, wrap_result=false, context=true))]
     fn add_tool(
         &self,
         py: Python<'_>,
         definition: &Bound<'_, PyAny>,
         handler: Py<PyAny>,
         wrap_result: bool,
+        context: bool,
     ) -> PyResult<()> {
         let def = py_to_value(definition)?;
-        let handler = PyHandler::new(handler, self.event_loop.clone());
+        let handler = if context {
+            PyHandler::new(handler, self.event_loop.clone())
+        } else {
+            PyHandler::without_context(handler, self.event_loop.clone())
+        };
         let added = if wrap_result {
             self.server.add_tool_wrapping(def, handler)
         } else {

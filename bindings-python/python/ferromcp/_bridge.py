@@ -20,6 +20,9 @@ def resolve(fut: asyncio.Future[Any], value: Any, exc: BaseException | None) -> 
         fut.set_result(value)
 
 
+_CoroutineType = types.CoroutineType  # read once, not on every call
+
+
 def start(func: Callable[..., Awaitable[Any]], args: tuple[Any, ...], responder: Any) -> None:
     """Runs ``func(*args)`` and reports its outcome to ``responder``.
 
@@ -32,7 +35,7 @@ def start(func: Callable[..., Awaitable[Any]], args: tuple[Any, ...], responder:
     except BaseException as e:  # noqa: BLE001 - reported to the peer
         responder.fail(e)
         return
-    if sys.version_info < (3, 11) or type(coro) is not types.CoroutineType:
+    if sys.version_info < (3, 11) or type(coro) is not _CoroutineType:
         # create_task(context=...) exists from 3.11; 3.10 keeps plain tasks.
         _as_task(coro, responder)
         return

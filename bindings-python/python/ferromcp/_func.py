@@ -65,6 +65,9 @@ class Params:
         self.strings = strings
         self._model: Any = None
         self._aliases: list[tuple[str, str]] = []
+        # The names of a converter that changes nothing in arguments that have only these
+        # (None: arguments always go through ``convert``); lets a handler skip the call.
+        self.known_only: frozenset[str] | None = None
         if all(
             _plain(tp) and (d is EMPTY or type(d) in _PLAIN_DEFAULTS) for tp, d in names.values()
         ) and not (
@@ -72,6 +75,8 @@ class Params:
         ):
             self.schema = self._plain_schema(model_name)
             floats = [n for n, (tp, _) in names.items() if tp is float]
+            if not floats and not var_kw:
+                self.known_only = frozenset(names)
             # ``convert(arguments, *ignored)``: extra positional arguments (the native context)
             # are accepted so that it can serve as a handler's prepare step directly.
             self.convert: Callable[..., dict[str, Any]] = self._plain_converter(floats)
@@ -224,14 +229,21 @@ class Output:
     can serve as a handler's finish step directly). ``wrapped``: the schema wraps the value as
     ``{"result": ...}`` and the tool is registered with the native ``wrap_result``, so a
     ``finish`` answer that is not a dict is the bare return value, from which the engine builds
-    the text and ``structuredContent`` (``embed::shape::wrapped_tool_result``)."""
+    the text and ``structuredContent`` (``embed::shape::wrapped_tool_result``).
+    ``passthrough``: a type whose values (of exactly that type) ``finish`` returns unchanged,
+    so that a handler may skip the call for them (None: always call it)."""
 
     def __init__(
-        self, schema: dict[str, Any] | None, finish: Callable[[Any], Any], wrapped: bool = False
+        self,
+        schema: dict[str, Any] | None,
+        finish: Callable[[Any], Any],
+        wrapped: bool = False,
+        passthrough: type | None = None,
     ) -> None:
         self.schema = schema
         self.finish = finish
         self.wrapped = wrapped
+        self.passthrough = passthrough
 
 
 def output_for(
@@ -302,7 +314,7 @@ def _plain_wrapped(ret: Any, name: str, unstructured: Callable[[Any], Any]) -> O
         text = value if isinstance(value, str) else _compact(value)
         return {"content": [{"type": "text", "text": text}], "structuredContent": {"result": value}}
 
-    return Output(schema, finish, wrapped=True)
+    return Output(schema, finish, wrapped=True, passthrough=str if expected is str else None)
 
 
 def _shaped(answer: Any) -> Any:

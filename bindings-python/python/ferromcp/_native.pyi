@@ -49,7 +49,11 @@ class Responder:
 class NativeServer:
     def __init__(self, config: dict[str, Any]) -> None: ...
     def add_tool(
-        self, definition: dict[str, Any], handler: Callable[..., Any], wrap_result: bool = False
+        self,
+        definition: dict[str, Any],
+        handler: Callable[..., Any],
+        wrap_result: bool = False,
+        context: bool = True,
     ) -> None: ...
     def remove_tool(self, name: str) -> bool: ...
     @property

@@ -334,8 +334,16 @@ class Server(Serving):
         prepare = self._prepare(params.convert, ctx_name)
         # The engine shapes the answer (embed::shape::tool_result): strings, content blocks,
         # structured values (the tool has an outputSchema) and full results.
-        handler = self._adapt(fn, prepare, out.finish, kind="tool", name=tool_name)
-        self._native.add_tool(definition, handler, out.wrapped)
+        if ctx_name is None:
+            # Called as handler(arguments): no context object is made for it (see _adapt_plain).
+            passthrough = str if out.finish is _unstructured else out.passthrough
+            handler = self._adapt_plain(
+                fn, params, out.finish, passthrough, kind="tool", name=tool_name
+            )
+            self._native.add_tool(definition, handler, out.wrapped, False)
+        else:
+            handler = self._adapt(fn, prepare, out.finish, kind="tool", name=tool_name)
+            self._native.add_tool(definition, handler, out.wrapped)
         self._tools.add(tool_name)
 
     def _prepare(
@@ -360,6 +368,86 @@ class Server(Serving):
             return kwargs
 
         return prepare
+
+    def _adapt_plain(
+        self,
+        fn: Callable[..., Any],
+        params: Params,
+        finish: Callable[..., Any],
+        passthrough: type | None,
+        *,
+        kind: str,
+        name: str,
+    ) -> Callable[..., Any]:
+        """:meth:`_adapt` for a function that takes no context, called with the arguments
+        alone: the same answers, with the per-call steps that change nothing skipped (arguments
+        that ``params`` would pass as they are go straight to ``fn``; a value of type
+        ``passthrough`` is returned without calling ``finish``, which would return it as it is).
+        """
+        known = params.known_only
+        convert = params.convert
+        failed = self._failure(kind, name)
+        if _is_async(fn):
+            self._check_async_allowed()
+
+            async def run_plain_async(arguments: dict[str, Any]) -> Any:
+                try:
+                    if known is not None and arguments.keys() <= known:
+                        value = await fn(**arguments)
+                    else:
+                        value = await fn(**convert(arguments))
+                    if type(value) is passthrough:
+                        return value
+                    return finish(value)
+                except Exception as e:
+                    return failed(e)
+
+            return run_plain_async
+
+        def run_plain(arguments: dict[str, Any]) -> Any:
+            try:
+                if known is not None and arguments.keys() <= known:
+                    value = fn(**arguments)
+                else:
+                    value = fn(**convert(arguments))
+                if type(value) is passthrough:
+                    return value
+                if _is_awaitable(value):
+                    value = self._await_on_loop(value)
+                return finish(value)
+            except Exception as e:
+                return failed(e)
+
+        return run_plain
+
+    def _check_async_allowed(self) -> None:
+        """Records that an async handler is added (raises if this server cannot run one)."""
+        if self._loopless:
+            raise RuntimeError(
+                "this server is serving stdio without an event loop (all handlers were sync "
+                "when run() started): async handlers cannot be added now"
+            )
+        self._has_async = True
+
+    def _failure(self, kind: str, name: str) -> Callable[[Exception], Any]:
+        """The answer to an exception of a handler (see :meth:`_adapt`)."""
+        is_tool = kind == "tool"
+
+        def failed(e: Exception) -> Any:
+            """The answer to ``e`` raised by ``prepare``, ``fn`` or ``finish`` (or ``e`` itself,
+            raised again)."""
+            if isinstance(e, McpError):
+                raise e
+            if isinstance(e, ArgumentError):
+                if is_tool:
+                    return _tool_error(f"Invalid arguments for tool {name!r}: {e}")
+                raise InvalidParams(f"Invalid arguments for {kind} {name!r}: {e}") from None
+            _log_failure(kind, name, e)
+            if is_tool:
+                return _tool_error(f"{type(e).__name__}: {e}")
+            raise e
+
+        return failed
 
     def _adapt(
         self,
@@ -386,29 +474,9 @@ class Server(Serving):
         traceback (logger ``ferromcp``).
         For other handlers, unconvertible arguments are ``InvalidParams`` and other exceptions
         are logged and answered as internal errors."""
-        is_tool = kind == "tool"
-
-        def failed(e: Exception) -> Any:
-            """The answer to ``e`` raised by ``prepare``, ``fn`` or ``finish`` (or ``e`` itself,
-            raised again)."""
-            if isinstance(e, McpError):
-                raise e
-            if isinstance(e, ArgumentError):
-                if is_tool:
-                    return _tool_error(f"Invalid arguments for tool {name!r}: {e}")
-                raise InvalidParams(f"Invalid arguments for {kind} {name!r}: {e}") from None
-            _log_failure(kind, name, e)
-            if is_tool:
-                return _tool_error(f"{type(e).__name__}: {e}")
-            raise e
-
+        failed = self._failure(kind, name)
         if _is_async(fn):
-            if self._loopless:
-                raise RuntimeError(
-                    "this server is serving stdio without an event loop (all handlers were sync "
-                    "when run() started): async handlers cannot be added now"
-                )
-            self._has_async = True
+            self._check_async_allowed()
 
             async def run_async(*native_args: Any) -> Any:
                 try:
