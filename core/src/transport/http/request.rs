@@ -65,7 +65,7 @@ impl Fields {
     pub(crate) fn get_all<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a [u8]> + 'a {
         self.spans
             .iter()
-            .filter(move |s| self.name(s).eq_ignore_ascii_case(name.as_bytes()))
+            .filter(move |s| self.is(s, name))
             .map(move |s| self.value(s))
     }
 
@@ -73,8 +73,14 @@ impl Fields {
     pub(crate) fn get(&self, name: &str) -> Option<&[u8]> {
         self.spans
             .iter()
-            .find(|s| self.name(s).eq_ignore_ascii_case(name.as_bytes()))
+            .find(|s| self.is(s, name))
             .map(|s| self.value(s))
+    }
+
+    /// Whether field `s` is named `lower` (a name in lowercase), in any ASCII case. Most fields
+    /// differ in length from the name looked for: only those are compared byte by byte.
+    fn is(&self, s: &Span, lower: &str) -> bool {
+        (s.name.1 - s.name.0) as usize == lower.len() && is_lowercase_of(self.name(s), lower)
     }
 
     /// The first value of each header of `names` (each given in lowercase), found in one pass
@@ -92,10 +98,8 @@ impl Fields {
     ) -> [(Option<&[u8]>, bool); N] {
         let mut found = [(None, false); N];
         for s in &self.spans {
-            // Most fields differ in length from every name: only those are compared.
-            let len = (s.name.1 - s.name.0) as usize;
             for (want, slot) in names.iter().zip(found.iter_mut()) {
-                if want.len() == len && is_lowercase_of(self.name(s), want) {
+                if self.is(s, want) {
                     match slot.0 {
                         None => slot.0 = Some(self.value(s)),
                         Some(_) => slot.1 = true,
