@@ -21,7 +21,9 @@ pub(crate) fn encode(
         s.push('\n');
     }
     if let Some(r) = retry_ms {
-        s.push_str(&format!("retry: {r}\n"));
+        s.push_str("retry: ");
+        push_decimal(&mut s, r);
+        s.push('\n');
     }
     if data.is_empty() {
         s.push_str("data: \n");
@@ -36,6 +38,23 @@ pub(crate) fn encode(
     }
     s.push('\n');
     Bytes::from(s)
+}
+
+/// Appends `n` in decimal to `s` (an event id's sequence number, a `retry:` field): what
+/// `write!(s, "{n}")` gives, without the formatting machinery, on every event of a stream.
+pub(crate) fn push_decimal(s: &mut String, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    // Only ASCII digits were written.
+    s.push_str(std::str::from_utf8(&digits[i..]).expect("ASCII digits"));
 }
 
 /// One parsed SSE event.
@@ -109,5 +128,31 @@ impl SseParser {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn push_decimal_writes_what_format_writes() {
+        let mut n = 1u64;
+        let mut samples = vec![0, u64::MAX, u64::MAX - 1];
+        while let Some(m) = n.checked_mul(10) {
+            samples.extend([n - 1, n, n + 1]);
+            n = m;
+        }
+        for n in samples {
+            let mut s = String::from("x");
+            push_decimal(&mut s, n);
+            assert_eq!(s, format!("x{n}"));
+        }
+    }
+
+    #[test]
+    fn retry_field_is_written_in_decimal() {
+        let e = encode(Some("s/r-1:0"), None, "", Some(1000));
+        assert_eq!(&e[..], b"id: s/r-1:0\nretry: 1000\ndata: \n\n");
     }
 }

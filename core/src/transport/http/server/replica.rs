@@ -49,8 +49,32 @@ impl Effects {
     }
 }
 
+/// The event id of event `seq` of stream `stream`: `{stream}:{seq}`, what [`parse_event_id`]
+/// splits.
+pub(super) fn event_id(stream: &str, seq: u64) -> String {
+    let mut id = String::with_capacity(stream.len() + 21);
+    id.push_str(stream);
+    id.push(':');
+    super::super::sse::push_decimal(&mut id, seq);
+    id
+}
+
 /// Splits an event id (`{stream}:{seq}`) into its stream key and number.
 pub(super) fn parse_event_id(id: &str) -> Option<(&str, u64)> {
     let (stream, seq) = id.rsplit_once(':')?;
     Some((stream, seq.parse().ok()?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn event_ids_split_back_into_stream_and_number() {
+        for (stream, seq) in [("abc/0123abcd-0", 0), ("sl/-17", 42), ("a:b", u64::MAX)] {
+            let id = event_id(stream, seq);
+            assert_eq!(id, format!("{stream}:{seq}"));
+            assert_eq!(parse_event_id(&id), Some((stream, seq)));
+        }
+    }
 }

@@ -6,7 +6,7 @@ use super::super::gauges::LiveSession;
 use super::super::sse::encode;
 use super::super::store::{BusMessage, SessionState};
 use super::frames::{offer, Frame, Out};
-use super::replica::{parse_event_id, Effects, Replica};
+use super::replica::{event_id, parse_event_id, Effects, Replica};
 use super::routes::{push_backlog, Routes};
 use crate::jsonrpc::{Message, RequestId};
 use crate::protocol::ProtocolVersion;
@@ -172,7 +172,6 @@ impl HttpSession {
     /// Event-store key of request stream `slot` (`{session}/{replica}-{slot}`: a stream is
     /// written only by the replica running its requests).
     pub(super) fn stream_key(&self, slot: u64) -> String {
-        use std::fmt::Write;
         let rep = self.replica.as_ref().map_or("", |r| &r.name);
         let id = self.id.as_deref().unwrap_or("sl");
         let mut k = String::with_capacity(id.len() + rep.len() + 8);
@@ -180,7 +179,7 @@ impl HttpSession {
         k.push('/');
         k.push_str(rep);
         k.push('-');
-        let _ = write!(k, "{slot}");
+        super::super::sse::push_decimal(&mut k, slot);
         k
     }
 
@@ -224,7 +223,7 @@ impl HttpSession {
 
     /// Records event `seq` of stream `key` for resumption (after the lock is released); its id.
     pub(super) fn record(&self, fx: &mut Effects, key: String, seq: u64, data: &str) -> String {
-        let eid = format!("{key}:{seq}");
+        let eid = event_id(&key, seq);
         fx.writes.push((key, seq, data.to_string()));
         eid
     }
@@ -441,7 +440,7 @@ impl HttpSession {
                         None => None,
                         Some(rep) => {
                             let key = self.stream_key(slot);
-                            let eid = format!("{key}:{seq}");
+                            let eid = event_id(&key, seq);
                             // The stream's only event (its answer, nothing before it) can never
                             // be asked for again: it is not kept.
                             let only = ends && !route.recorded;
@@ -554,7 +553,7 @@ impl HttpSession {
         }
         if seq >= rs.next {
             rs.next = seq + 1;
-            let eid = format!("{stream}:{seq}");
+            let eid = event_id(stream, seq);
             let ok =
                 data.is_empty() || offer(&rs.tx, Frame::Sse(encode(Some(&eid), None, &data, None)));
             if !ok || last {
