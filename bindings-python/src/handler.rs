@@ -8,6 +8,7 @@
 //! The tokio side waits on a oneshot channel without the GIL. When the request is cancelled (MCP
 //! `notifications/cancelled`, session closed, future dropped) the asyncio task is cancelled.
 
+use crate::answer_wait::{quick_answer, Outstanding};
 use crate::convert::{opt_value, py_to_value, value_to_py};
 use crate::error::from_py_err;
 use crate::inbox::post_for_loop;
@@ -27,8 +28,31 @@ use tokio::sync::oneshot;
 /// The asyncio loop handlers run on; set when a server starts serving or a client connects.
 pub type LoopCell = Arc<crate::loop_slot::LoopSlot>;
 
+/// The channel one Python call answers on; the call counts as outstanding (see
+/// [`crate::answer_wait`]) until its answer is sent or the channel is dropped.
+struct Reply {
+    tx: oneshot::Sender<Result<Value, McpError>>,
+    outstanding: Outstanding,
+}
+
+impl Reply {
+    fn new(tx: oneshot::Sender<Result<Value, McpError>>) -> Self {
+        Reply {
+            tx,
+            outstanding: Outstanding::start(),
+        }
+    }
+
+    /// Sends the answer, then counts the call as answered.
+    fn send(self, r: Result<Value, McpError>) {
+        let Reply { tx, outstanding } = self;
+        let _ = tx.send(r);
+        drop(outstanding);
+    }
+}
+
 struct ResponderState {
-    tx: Option<oneshot::Sender<Result<Value, McpError>>>,
+    tx: Option<Reply>,
     task: Option<Py<PyAny>>,
     cancelled: bool,
 }
@@ -111,7 +135,7 @@ impl Responder {
         let mut s = self.state.lock().unwrap();
         s.task = None;
         if let Some(tx) = s.tx.take() {
-            let _ = tx.send(r);
+            tx.send(r);
         }
     }
 }
@@ -228,7 +252,7 @@ impl PyHandler {
     ) -> BoxFuture<'static, Result<Value, McpError>> {
         let (tx, rx) = oneshot::channel();
         let state = Arc::new(Mutex::new(ResponderState {
-            tx: Some(tx),
+            tx: Some(Reply::new(tx)),
             task: None,
             cancelled: false,
         }));
@@ -240,7 +264,7 @@ impl PyHandler {
             let func = func.clone_ref(py);
             let fail = |e: McpError| {
                 if let Some(tx) = job_state.lock().unwrap().tx.take() {
-                    let _ = tx.send(Err(e));
+                    tx.send(Err(e));
                 }
             };
             let lp = cell.lock().unwrap().as_ref().map(|l| l.clone_ref(py));
@@ -280,6 +304,11 @@ impl PyHandler {
                 event_loop: guard_loop,
                 armed: true,
             };
+            let mut rx = rx;
+            if let Some(r) = quick_answer(&mut rx, &token) {
+                guard.armed = false;
+                return r;
+            }
             let r = tokio::select! {
                 r = rx => r.unwrap_or_else(|_| Err(McpError::internal("handler vanished"))),
                 _ = token.cancelled() => Err(McpError::cancelled(Some("request cancelled"))),
@@ -303,9 +332,10 @@ impl PyHandler {
         let (tx, rx) = oneshot::channel();
         let func = self.func.clone();
         let job_token = token.clone();
+        let tx = Reply::new(tx);
         post_sync(move |py| {
             if job_token.is_cancelled() {
-                let _ = tx.send(Err(McpError::cancelled(Some("request cancelled"))));
+                tx.send(Err(McpError::cancelled(Some("request cancelled"))));
                 return;
             }
             let result = args(py)
@@ -317,9 +347,13 @@ impl PyHandler {
                         McpError::internal(format!("handler returned a non-JSON value: {e}"))
                     })
                 });
-            let _ = tx.send(result);
+            tx.send(result);
         });
         Box::pin(async move {
+            let mut rx = rx;
+            if let Some(r) = quick_answer(&mut rx, &token) {
+                return r;
+            }
             tokio::select! {
                 r = rx => r.unwrap_or_else(|_| Err(McpError::internal("handler vanished"))),
                 _ = token.cancelled() => Err(McpError::cancelled(Some("request cancelled"))),

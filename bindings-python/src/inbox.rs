@@ -95,6 +95,75 @@ impl Inbox {
     }
 }
 
+impl Inbox {
+    /// Whether the loop has nothing else to run now (no other ready callback), so waiting a
+    /// little for the next job delays nothing. A loop without asyncio's `_ready` queue (uvloop)
+    /// never waits.
+    fn loop_idle(&self, py: Python<'_>) -> bool {
+        self.event_loop
+            .bind(py)
+            .getattr(pyo3::intern!(py, "_ready"))
+            .and_then(|r| r.len())
+            .map(|n| n == 0)
+            .unwrap_or(false)
+    }
+
+    /// After a drain, when the loop is idle: schedules [`InboxWait`] with `call_soon`, so the
+    /// loop polls its own I/O and timers (without blocking, as a callback is ready) before the
+    /// wait starts.
+    fn wait_after_drain(self: &Arc<Self>, py: Python<'_>) {
+        if !crate::answer_wait::enabled() || !self.loop_idle(py) {
+            return;
+        }
+        if let Ok(cb) = Py::new(
+            py,
+            InboxWait {
+                inbox: self.clone(),
+            },
+        ) {
+            let _ = self
+                .event_loop
+                .bind(py)
+                .call_method1(pyo3::intern!(py, "call_soon"), (cb,));
+        }
+    }
+
+    /// Waits (GIL released, yielding the CPU) up to [`crate::answer_wait::SPIN`] for a job, with
+    /// the wake-up byte switched off meanwhile; returns whether one came.
+    fn wait_for_job(&self, py: Python<'_>) -> bool {
+        use std::sync::atomic::Ordering;
+        if self.scheduled.swap(true, Ordering::SeqCst) {
+            // A wake-up byte is already on its way: the reader runs next anyway.
+            return false;
+        }
+        let has_jobs = || {
+            !self
+                .jobs
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .is_empty()
+        };
+        let got = py.allow_threads(|| {
+            let start = std::time::Instant::now();
+            loop {
+                if has_jobs() {
+                    return true;
+                }
+                if start.elapsed() >= crate::answer_wait::SPIN {
+                    return false;
+                }
+                std::thread::yield_now();
+            }
+        });
+        if got {
+            return true;
+        }
+        // Pushers saw `scheduled` and wrote no byte: look again after clearing it.
+        self.scheduled.store(false, Ordering::SeqCst);
+        has_jobs()
+    }
+}
+
 /// The loop's reader callback for an [`Inbox`].
 #[pyclass(frozen)]
 struct InboxReader {
@@ -105,6 +174,31 @@ struct InboxReader {
 impl InboxReader {
     fn __call__(&self, py: Python<'_>) {
         self.inbox.drain(py);
+        self.inbox.wait_after_drain(py);
+    }
+}
+
+/// A loop callback that waits briefly for the inbox's next job when the loop is idle: a
+/// sequential client's next call usually comes within [`crate::answer_wait::SPIN`], and is
+/// then run without a wake-up of the loop's thread (on this VM as booted, waking a halted vCPU
+/// costs tens of µs). Between two waits the loop runs one iteration of its own (the callback
+/// is re-scheduled with `call_soon`), so its I/O and timers are never held up longer than one
+/// wait.
+#[pyclass(frozen)]
+struct InboxWait {
+    inbox: Arc<Inbox>,
+}
+
+#[pymethods]
+impl InboxWait {
+    fn __call__(&self, py: Python<'_>) {
+        if !self.inbox.loop_idle(py) {
+            return;
+        }
+        if self.inbox.wait_for_job(py) {
+            self.inbox.drain(py);
+            self.inbox.wait_after_drain(py);
+        }
     }
 }
 

@@ -5,6 +5,7 @@
 //! Handlers are pulled by Python-side threads (the sync-handler pool, the asyncio loop's inbox):
 //! see [`handler`], [`inbox`] and `bindings-python/README.md`.
 
+pub mod answer_wait;
 pub mod auth;
 pub mod client;
 pub mod convert;

@@ -211,12 +211,16 @@ fn python_thread(rx: mpsc::Receiver<Job>) {
 struct Pool {
     state: Mutex<PoolState>,
     cv: Condvar,
+    /// The queue's length, readable without the lock (by a spinning thread).
+    queued: std::sync::atomic::AtomicUsize,
 }
 
 #[derive(Default)]
 struct PoolState {
     queue: std::collections::VecDeque<Job>,
     idle: usize,
+    /// Threads waiting for a job without sleeping (see [`Pool::next`]); each takes one job.
+    spinning: usize,
     threads: usize,
 }
 
@@ -226,6 +230,12 @@ impl Pool {
     fn submit(self: &Arc<Self>, job: Job) {
         let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
         s.queue.push_back(job);
+        self.queued
+            .store(s.queue.len(), std::sync::atomic::Ordering::SeqCst);
+        if s.queue.len() <= s.spinning {
+            // A thread waiting without sleeping takes it: no wake-up, no new thread.
+            return;
+        }
         if s.idle == 0 && s.threads < POOL_MAX {
             s.threads += 1;
             drop(s);
@@ -242,11 +252,36 @@ impl Pool {
         }
     }
 
+    fn pop(&self, s: &mut PoolState) -> Option<Job> {
+        let j = s.queue.pop_front();
+        self.queued
+            .store(s.queue.len(), std::sync::atomic::Ordering::SeqCst);
+        j
+    }
+
     fn next(&self) -> Option<Job> {
         let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
         loop {
-            if let Some(j) = s.queue.pop_front() {
+            if let Some(j) = self.pop(&mut s) {
                 return Some(j);
+            }
+            if crate::answer_wait::enabled() && s.spinning == 0 {
+                // One thread waits for the next job without sleeping for a while: a sequential
+                // client's next call usually comes within that time, and is then taken
+                // without waking a halted vCPU (see `crate::answer_wait`).
+                s.spinning += 1;
+                drop(s);
+                let start = std::time::Instant::now();
+                while self.queued.load(std::sync::atomic::Ordering::SeqCst) == 0
+                    && start.elapsed() < crate::answer_wait::SPIN
+                {
+                    std::thread::yield_now();
+                }
+                s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+                s.spinning -= 1;
+                if let Some(j) = self.pop(&mut s) {
+                    return Some(j);
+                }
             }
             s.idle += 1;
             s = self.cv.wait(s).unwrap_or_else(|e| e.into_inner());
@@ -255,11 +290,8 @@ impl Pool {
     }
 
     fn try_next(&self) -> Option<Job> {
-        self.state
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .queue
-            .pop_front()
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        self.pop(&mut s)
     }
 
     fn work(&self) {
