@@ -282,6 +282,48 @@ async fn stateless_json_mode_answers_each_request_with_its_body() {
     h.shutdown().await.unwrap();
 }
 
+/// Stateless JSON mode: a handler still running when its client disconnects runs on to its end
+/// (on the endpoint's task tracker), counted as a live session until then.
+#[tokio::test]
+async fn stateless_json_handler_outlives_its_disconnected_client() {
+    use tokio::io::AsyncWriteExt;
+    let (_s, h, url) = start(HttpServerOptions {
+        stateless: true,
+        json_response: true,
+        ..Default::default()
+    })
+    .await;
+    let live = |n: usize| {
+        let h = &h;
+        async move {
+            for _ in 0..250 {
+                if h.stats().live_sessions == n {
+                    return true;
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            false
+        }
+    };
+    let addr = url.trim_start_matches("http://").trim_end_matches("/mcp");
+    let mut sock = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let body = call(1, "later", json!({"ms": 1500})).to_string();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    sock.write_all(format!("{head}{body}").as_bytes())
+        .await
+        .unwrap();
+    assert!(live(1).await, "the call is running");
+    drop(sock);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(h.stats().live_sessions, 1, "the handler runs on");
+    assert!(live(0).await, "and ends");
+    h.shutdown().await.unwrap();
+}
+
 #[tokio::test]
 async fn session_limit_answers_503_when_every_session_is_busy() {
     let (_s, h, url) = start(HttpServerOptions {

@@ -20,7 +20,8 @@ pub struct HttpServerStats {
     /// parse).
     pub head_bytes_scanned: u64,
     /// HTTP sessions alive: each holds an engine session and its routing table, whether it is
-    /// in the session table (a handshake-era session) or serves one POST (stateless mode). A
+    /// in the session table (a handshake-era session) or serves one POST (stateless mode; a
+    /// stateless JSON request holds an engine session only, counted until its handler ends). A
     /// per-request-era (2026-07-28) request answered with one JSON body makes none.
     pub live_sessions: usize,
 }

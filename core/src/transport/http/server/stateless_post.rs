@@ -27,8 +27,9 @@ use futures_util::FutureExt;
 /// Serves `lone` under `version` (the `MCP-Protocol-Version` header's, or the latest) and
 /// answers with its JSON body, or 202 when the handler ended without an answer.
 pub(super) async fn answer(app: &App, version: ProtocolVersion, lone: Lone<'_>) -> Response {
-    // Counted as a live session while it runs, as the general path's throwaway session is.
-    let _live = app.gauges.session();
+    // Counted as a live session while it runs, as the general path's throwaway session is
+    // (until its handler ends, when that outlives the POST).
+    let live = app.gauges.session();
     let session = app.bare_session();
     app.begin_stateless(&session, version);
     let started: Result<BoxFuture<'static, Option<Out>>, Option<Out>> = match lone {
@@ -50,6 +51,7 @@ pub(super) async fn answer(app: &App, version: ProtocolVersion, lone: Lone<'_>) 
                 let (tx, rx) = tokio::sync::oneshot::channel();
                 let running = session.clone();
                 app.tasks.spawn(async move {
+                    let _live = live;
                     let out = fut.await;
                     running.close();
                     let _ = tx.send(out);
