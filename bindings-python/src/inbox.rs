@@ -78,7 +78,8 @@ impl Inbox {
         }
     }
 
-    fn drain(&self, py: Python<'_>) {
+    /// Runs the queued jobs; returns how many there were.
+    fn drain(&self, py: Python<'_>) -> usize {
         use std::io::Read;
         use std::sync::atomic::Ordering;
         let mut buf = [0u8; 64];
@@ -88,10 +89,12 @@ impl Inbox {
         let jobs = std::mem::take(&mut *self.jobs.lock().unwrap_or_else(|e| e.into_inner()));
         let key = loop_key(&self.event_loop);
         let outer = ON_LOOP.with(|k| k.replace(key));
+        let n = jobs.len();
         for job in jobs {
             job(py);
         }
         ON_LOOP.with(|k| k.set(outer));
+        n
     }
 }
 
@@ -108,11 +111,14 @@ impl Inbox {
             .unwrap_or(false)
     }
 
-    /// After a drain, when the loop is idle: schedules [`InboxWait`] with `call_soon`, so the
-    /// loop polls its own I/O and timers (without blocking, as a callback is ready) before the
-    /// wait starts.
-    fn wait_after_drain(self: &Arc<Self>, py: Python<'_>) {
-        if !crate::answer_wait::enabled() || !self.loop_idle(py) {
+    /// After a drain of `ran` jobs, when it was one job (calls come one at a time: with more,
+    /// they come faster than the loop takes them and the wake-up byte is cheap) and the loop is
+    /// idle: schedules [`InboxWait`] with `call_soon`, so the loop polls its own I/O and timers
+    /// (without blocking, as a callback is ready) before the wait starts. Waiting after larger
+    /// drains cost about 4 % of the 32-client `async def` rate (busy machine,
+    /// `bench/results/issue19-python-async.md`).
+    fn wait_after_drain(self: &Arc<Self>, py: Python<'_>, ran: usize) {
+        if ran != 1 || !crate::answer_wait::enabled() || !self.loop_idle(py) {
             return;
         }
         if let Ok(cb) = Py::new(
@@ -173,8 +179,8 @@ struct InboxReader {
 #[pymethods]
 impl InboxReader {
     fn __call__(&self, py: Python<'_>) {
-        self.inbox.drain(py);
-        self.inbox.wait_after_drain(py);
+        let ran = self.inbox.drain(py);
+        self.inbox.wait_after_drain(py, ran);
     }
 }
 
@@ -196,8 +202,8 @@ impl InboxWait {
             return;
         }
         if self.inbox.wait_for_job(py) {
-            self.inbox.drain(py);
-            self.inbox.wait_after_drain(py);
+            let ran = self.inbox.drain(py);
+            self.inbox.wait_after_drain(py, ran);
         }
     }
 }

@@ -167,9 +167,12 @@ fn gil_thread(next: impl Fn() -> Option<Job> + Sync, more: impl Fn() -> Option<J
         let mut job = first;
         loop {
             job(py);
+            let mut ran = 1;
             while let Some(m) = more() {
                 m(py);
+                ran += 1;
             }
+            LAST_BATCH.with(|b| b.set(ran));
             flush_calls(py);
             let got = py.allow_threads(|| {
                 leave_gate();
@@ -265,10 +268,13 @@ impl Pool {
             if let Some(j) = self.pop(&mut s) {
                 return Some(j);
             }
-            if crate::answer_wait::enabled() && s.spinning == 0 {
+            if crate::answer_wait::enabled() && s.spinning == 0 && LAST_BATCH.with(|b| b.get()) == 1
+            {
                 // One thread waits for the next job without sleeping for a while: a sequential
                 // client's next call usually comes within that time, and is then taken
-                // without waking a halted vCPU (see `crate::answer_wait`).
+                // without waking a halted vCPU (see `crate::answer_wait`). Only after a batch
+                // of one job (calls coming one at a time): after larger batches the jobs come
+                // faster than they are taken, and waiting cost several clients' rates a few %.
                 s.spinning += 1;
                 drop(s);
                 let start = std::time::Instant::now();
@@ -327,6 +333,8 @@ pub fn bridge(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
 }
 
 thread_local! {
+    /// How many jobs this GIL thread ran in its last batch (see [`Pool::next`]).
+    static LAST_BATCH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
     /// Calls queued by [`call_soon`] on a binding thread, flushed after each batch of jobs.
     static PENDING: std::cell::RefCell<Vec<(Py<PyAny>, Py<PyAny>)>> =
         const { std::cell::RefCell::new(Vec::new()) };
