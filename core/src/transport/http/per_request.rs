@@ -49,14 +49,21 @@ pub(crate) fn client_headers(body: &Value) -> Vec<(&'static str, String)> {
     out
 }
 
-/// Whether a POST with protocol version header `raw` and no session id belongs to the
+/// The revision a protocol version header's value `raw` names (`None` when it names none).
+pub(super) fn parse_version_header(raw: &[u8]) -> Option<ProtocolVersion> {
+    visible_str(raw).and_then(ProtocolVersion::parse)
+}
+
+/// Whether a POST with no session id whose protocol version header is `parsed` belongs to the
 /// per-request era: the header names a per-request revision, or something that is no
-/// handshake-era revision at all (answered with `UnsupportedProtocolVersionError`).
-pub(super) fn is_per_request_post(raw: Option<&[u8]>) -> bool {
-    let Some(raw) = raw else { return false };
-    match visible_str(raw).and_then(ProtocolVersion::parse) {
-        Some(v) => v.is_per_request(),
-        None => true,
+/// handshake-era revision at all (answered with `UnsupportedProtocolVersionError`). `parsed`
+/// is `None` without the header, otherwise what [`parse_version_header`] made of its value (so
+/// a POST's header is parsed once).
+pub(super) fn is_per_request_version(parsed: Option<Option<ProtocolVersion>>) -> bool {
+    match parsed {
+        None => false,
+        Some(Some(v)) => v.is_per_request(),
+        Some(None) => true,
     }
 }
 
@@ -81,8 +88,11 @@ fn is_task_method(method: &str) -> bool {
 /// `tasks/update` and `tasks/cancel` when the server serves that extension, and the `Mcp-Param-*` headers of a tool's `x-mcp-header` parameters their
 /// arguments: otherwise `HeaderMismatchError` (`-32020`). `_meta` itself is checked by
 /// [`RequestMeta::read`] (`-32602`, `-32022`).
+///
+/// `version_header` is the POST's `MCP-Protocol-Version` value, which the caller has looked up.
 pub(super) fn check(
     headers: &Fields,
+    version_header: Option<&[u8]>,
     server: &crate::server::Server,
     method: &str,
     params: Option<&Value>,
@@ -92,7 +102,14 @@ pub(super) fn check(
     if method == "tools/call" {
         let arguments = params.and_then(|p| p.get("arguments"));
         let meta = meta.map(|m| SharedMeta::new(m.clone()));
-        return check_tool_call(headers, server, name, meta.as_ref(), arguments);
+        return check_tool_call(
+            headers,
+            version_header,
+            server,
+            name,
+            meta.as_ref(),
+            arguments,
+        );
     }
     // A task method without a string `taskId` is refused by its handler (`-32602`).
     let named = matches!(method, "prompts/get" | "resources/read")
@@ -100,6 +117,7 @@ pub(super) fn check(
     let supported = &server.options().session.supported_versions;
     check_meta(
         headers,
+        version_header,
         method,
         named.then_some(name),
         meta,
@@ -111,6 +129,7 @@ pub(super) fn check(
 /// string), `_meta` and `arguments` members.
 pub(super) fn check_tool_call(
     headers: &Fields,
+    version_header: Option<&[u8]>,
     server: &crate::server::Server,
     name: Option<&str>,
     meta: Option<&SharedMeta>,
@@ -119,6 +138,7 @@ pub(super) fn check_tool_call(
     let supported = &server.options().session.supported_versions;
     let read = check_meta(
         headers,
+        version_header,
         "tools/call",
         Some(name),
         meta.map(SharedMeta::value),
@@ -135,17 +155,14 @@ pub(super) fn check_tool_call(
 /// is what [`RequestMeta::read`] made of `meta`.
 fn check_meta(
     headers: &Fields,
+    version_header: Option<&[u8]>,
     method: &str,
     name: Option<Option<&str>>,
     meta: Option<&Value>,
     read: Result<RequestMeta, McpError>,
 ) -> Result<RequestMeta, McpError> {
-    let [header_version, method_header, name_header] = headers.get_each([
-        super::server::PROTOCOL_VERSION_HEADER,
-        METHOD_HEADER,
-        NAME_HEADER,
-    ]);
-    let Some(header_version) = header_version else {
+    let [method_header, name_header] = headers.get_each([METHOD_HEADER, NAME_HEADER]);
+    let Some(header_version) = version_header else {
         return Err(header_mismatch(
             "the MCP-Protocol-Version header is required",
         ));
@@ -334,9 +351,10 @@ mod tests {
 
     #[test]
     fn era_of_a_post() {
-        assert!(!is_per_request_post(None));
-        assert!(!is_per_request_post(Some(b"2025-11-25")));
-        assert!(is_per_request_post(Some(b"2026-07-28")));
-        assert!(is_per_request_post(Some(b"v999.0.0")));
+        let era = |raw: Option<&[u8]>| is_per_request_version(raw.map(parse_version_header));
+        assert!(!era(None));
+        assert!(!era(Some(b"2025-11-25")));
+        assert!(era(Some(b"2026-07-28")));
+        assert!(era(Some(b"v999.0.0")));
     }
 }

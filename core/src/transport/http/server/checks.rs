@@ -45,11 +45,23 @@ pub(super) fn check_version_header(
     supported: &[ProtocolVersion],
     h: &Fields,
 ) -> Result<Option<ProtocolVersion>, Response> {
-    match h.get(PROTOCOL_VERSION_HEADER) {
+    let header = h
+        .get(PROTOCOL_VERSION_HEADER)
+        .map(|raw| (raw, super::super::per_request::parse_version_header(raw)));
+    check_version_value(supported, header)
+}
+
+/// [`check_version_header`] for a header already looked up and parsed: its value and what
+/// `per_request::parse_version_header` made of it (a POST reads its header once).
+pub(super) fn check_version_value(
+    supported: &[ProtocolVersion],
+    header: Option<(&[u8], Option<ProtocolVersion>)>,
+) -> Result<Option<ProtocolVersion>, Response> {
+    match header {
         None => Ok(None),
-        Some(raw) => {
+        Some((raw, parsed)) => {
             let s = request::visible_str(raw).unwrap_or("");
-            match ProtocolVersion::parse(s).filter(|v| supported.contains(v)) {
+            match parsed.filter(|v| supported.contains(v)) {
                 Some(v) => Ok(Some(v)),
                 None => Err(rpc_error(
                     StatusCode::BAD_REQUEST,

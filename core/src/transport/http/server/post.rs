@@ -9,7 +9,7 @@ use super::super::request::HttpRequest;
 use super::super::sse::encode;
 use super::super::store::BusMessage;
 use super::app::{consumes, new_session_id, App};
-use super::checks::{accepts, check_content_type, check_version_header};
+use super::checks::{accepts, check_content_type, check_version_value};
 use super::frames::{json_body, offer, Frame, Out};
 use super::headers::{PROTOCOL_VERSION_HEADER, SESSION_ID_HEADER};
 use super::per_request_post::{self, Lone};
@@ -74,9 +74,12 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
         .get_str(SESSION_ID_HEADER)
         .filter(|_| app.speaks_handshake());
     // 2026-07-28 and later: no session, the version in every request (see `per_request`).
+    // The version header is looked up and parsed once for every check below.
+    let version_raw = headers.get(PROTOCOL_VERSION_HEADER);
+    let version_header = version_raw.map(|raw| (raw, per_request::parse_version_header(raw)));
     let modern =
-        sid.is_none() && per_request::is_per_request_post(headers.get(PROTOCOL_VERSION_HEADER));
-    let header_version = match check_version_header(app.supported_versions(), headers) {
+        sid.is_none() && per_request::is_per_request_version(version_header.map(|(_, v)| v));
+    let header_version = match check_version_value(app.supported_versions(), version_header) {
         Ok(v) => v,
         Err(_) if modern => None,
         Err(r) => return r,
@@ -112,7 +115,9 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
     let mut listen: Option<RequestId> = None;
     let http = if modern {
         if batch {
-            let named = headers.get_str(PROTOCOL_VERSION_HEADER).unwrap_or_default();
+            let named = version_raw
+                .and_then(super::super::request::visible_str)
+                .unwrap_or_default();
             if let Some(r) = refuse_batch(BatchScope::PerRequest(named), is_init) {
                 return r;
             }
@@ -122,6 +127,7 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
             [Ok(Item::Call(id, p))] => {
                 let checked = per_request::check_tool_call(
                     headers,
+                    version_raw,
                     &app.server,
                     Some(&p.name),
                     p.meta.as_deref(),
@@ -136,7 +142,13 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
                     listen = Some(r.id.clone());
                 }
                 let meta = r.params.as_ref().and_then(|p| p.get("_meta"));
-                let checked = per_request::check(headers, &app.server, method, r.params.as_ref());
+                let checked = per_request::check(
+                    headers,
+                    version_raw,
+                    &app.server,
+                    method,
+                    r.params.as_ref(),
+                );
                 (&r.id, per_request::wants_stream(meta), checked)
             }
             // A notification or a response: accepted, nothing to serve.
