@@ -399,12 +399,21 @@ impl Server {
         task: Option<Value>,
         ctx: RequestContext,
     ) -> Result<ToolOutput, McpError> {
+        self.call_tool_borrowed(name, arguments, task, ctx).await
+    }
+
+    /// [`Self::call_tool_fast`] on a borrowed server: for a caller that keeps its handle for the
+    /// answer (the per-request lane), so the handle is not cloned once more per call.
+    pub(crate) async fn call_tool_borrowed(
+        &self,
+        name: String,
+        arguments: Option<Value>,
+        task: Option<Value>,
+        ctx: RequestContext,
+    ) -> Result<ToolOutput, McpError> {
         let version = ctx.protocol_version().unwrap_or(ProtocolVersion::LATEST);
-        if self.capabilities_shared(version).get("tools").is_none() {
-            // What `dispatch` answers: no custom method can be called `tools/call` (custom
-            // names need a domain prefix).
-            return Err(not_advertised("tools/call", "tools"));
-        }
+        // Whether the server offers tools is checked by `call_tool` when the tool is not found
+        // (the capability is there whenever a tool is), without the capabilities' lock.
         self.call_tool(name, arguments, task, ctx, version).await
     }
 
@@ -417,8 +426,16 @@ impl Server {
         ctx: RequestContext,
         version: ProtocolVersion,
     ) -> Result<ToolOutput, McpError> {
-        let entry = self.inner.tools.read().unwrap().get(&name);
+        let (entry, any_tool) = {
+            let tools = self.inner.tools.read().unwrap();
+            (tools.get(&name), !tools.is_empty())
+        };
         let Some(entry) = entry else {
+            // No tools capability (see `compute_capabilities`): what `dispatch` answers, no
+            // custom method can be called `tools/call` (custom names need a domain prefix).
+            if !(self.inner.options.enable_tools || any_tool) {
+                return Err(not_advertised("tools/call", "tools"));
+            }
             return Err(McpError::invalid_params(format!("Unknown tool: {name}"))
                 .with_data(json!({ "tool": name })));
         };

@@ -108,15 +108,17 @@ impl Session {
         let check = round.take_use_check();
         let (server, name) = (server.clone(), name.into_owned());
         let session = self.clone();
-        let answer = move |id, outcome: Option<Result<ToolOutput, McpError>>, server: Server| {
+        // The server handle is needed by the answer only with a result: the call hands it on
+        // with its output (one clone of the handle per call, not two).
+        let answer = move |id, outcome: Option<Result<(ToolOutput, Server), McpError>>| {
             into(outcome.map(|outcome| match outcome {
                 // The common answer: the tool's result, for the transport to write as text
                 // (with the server's identity and `resultType`).
-                Ok(ToolOutput::Result(result)) if !round.has_pending() => {
+                Ok((ToolOutput::Result(result), server)) if !round.has_pending() => {
                     LaneAnswer::Tool(id, result, Some(server))
                 }
                 other => {
-                    let outcome = other.map(|output| {
+                    let outcome = other.map(|(output, server)| {
                         let mut result = output.into_value();
                         server.add_server_info(&mut result);
                         result
@@ -130,19 +132,16 @@ impl Session {
                 }
             }))
         };
-        let call_server = server.clone();
         // The call's future is made inside `serve`, so that the boxed future holds it once.
         let call = move |ctx| async move {
             if let Some(check) = check {
                 check.await?;
             }
-            call_server.call_tool_fast(name, arguments, task, ctx).await
+            let output = server
+                .call_tool_borrowed(name, arguments, task, ctx)
+                .await?;
+            Ok((output, server))
         };
-        Ok(Box::pin(self.clone().serve(
-            id,
-            ctx,
-            call,
-            move |id, outcome| answer(id, outcome, server),
-        )))
+        Ok(Box::pin(self.clone().serve(id, ctx, call, answer)))
     }
 }
