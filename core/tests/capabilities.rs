@@ -241,3 +241,30 @@ async fn sessions_of_the_same_client_share_its_info_and_capabilities() {
         &caps(&sessions[2])
     ));
 }
+
+/// `tools/call` on the typed lane: a server without tools answers -32601 (it offers no tools),
+/// one with tools answers an unknown name with -32602.
+#[tokio::test]
+async fn tools_call_without_the_tools_capability_is_method_not_found() {
+    let none = Server::builder("no-tools", "1").build().unwrap();
+    let mut p = RawPeer::start(&none);
+    let init = p.initialize("2025-11-25").await;
+    assert!(init["capabilities"].get("tools").is_none(), "{init}");
+    let r = p
+        .request(json!(1), "tools/call", json!({ "name": "echo" }))
+        .await;
+    assert_eq!(error_code(&r), codes::METHOD_NOT_FOUND as i64, "{r}");
+    assert_eq!(
+        r["error"]["data"]["reason"],
+        "this server does not offer tools"
+    );
+    p.assert_alive().await;
+
+    let mut p = RawPeer::start(&tools_only());
+    p.initialize("2025-11-25").await;
+    let r = p
+        .request(json!(2), "tools/call", json!({ "name": "nope" }))
+        .await;
+    assert_eq!(error_code(&r), codes::INVALID_PARAMS as i64, "{r}");
+    p.assert_alive().await;
+}
