@@ -42,19 +42,10 @@ pub(crate) fn encode(
 
 /// Appends `n` in decimal to `s` (an event id's sequence number, a `retry:` field): what
 /// `write!(s, "{n}")` gives, without the formatting machinery, on every event of a stream.
-pub(crate) fn push_decimal(s: &mut String, mut n: u64) {
-    let mut digits = [0u8; 20];
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    // Only ASCII digits were written.
-    s.push_str(std::str::from_utf8(&digits[i..]).expect("ASCII digits"));
+pub(crate) fn push_decimal(s: &mut String, n: u64) {
+    let mut buf = [0u8; 20];
+    // `itoa` writes only ASCII digits.
+    s.push_str(std::str::from_utf8(super::h1::itoa(n, &mut buf)).expect("ASCII digits"));
 }
 
 /// One parsed SSE event.

@@ -193,8 +193,8 @@ fn hex_len(mut n: usize, buf: &mut [u8; 16]) -> &[u8] {
     }
 }
 
-/// `n` in decimal, written into `buf`.
-fn itoa(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
+/// `n` in decimal, written into `buf` (also [`crate::transport::http::sse::push_decimal`]'s digits).
+pub(crate) fn itoa(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
     let mut i = buf.len();
     loop {
         i -= 1;

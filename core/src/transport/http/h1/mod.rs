@@ -23,6 +23,7 @@ mod body;
 use super::chunked;
 use super::gauges::Gauges;
 use super::request::{lists_token, Fields, HttpRequest};
+pub(crate) use answer::itoa;
 use answer::write_timed;
 use axum::body::Body;
 use bytes::{Buf, Bytes, BytesMut};
