@@ -79,58 +79,47 @@ wrapper="$wrapdir/client"
 chmod +x "$wrapper"
 
 status=0
+# run_alpha LABEL REV SCENARIO...: the alpha's SCENARIOs one by one at wire REV, results under
+# $results/LABEL-LANG (LANG from a --label client-core-LANG), judged by summarize.mjs.
+run_alpha() {
+  local label="$1" rev="$2"; shift 2
+  case "$label_opt" in client-core-*) label="$label-${label_opt#client-core-}" ;; esac
+  local out="$results/$label" s
+  [ "$#" -gt 0 ] || { echo "run-client: no $label scenarios found in the alpha" >&2; exit 2; }
+  mkdir -p "$out"
+  echo "run-client: conformance-alpha client, $rev scenarios one by one ($#: $*)" >&2
+  for s in "$@"; do
+    "$NODE22" "$CLI_ALPHA" client --command "$wrapper" --scenario "$s" --spec-version "$rev" \
+      --timeout "$timeout" -o "$out" >>"$out/cli.log" 2>&1 || true
+  done
+  "$NODE22" "$HERE/summarize.mjs" --mode client --run "$label" --dir "$out" --expected "$EXPECTED" \
+    | tee "$results/$label.summary" || status=1
+}
+# alpha_requirements REV: the alpha's requirement file of REV (exits when the alpha is missing).
+alpha_requirements() {
+  local reqs="$ROOT/tests/node_modules/conformance-alpha/requirements/$1.yaml"
+  [ -f "$CLI_ALPHA" ] && [ -f "$reqs" ] || { echo "run-client: the alpha is missing; run scripts/setup-test-deps" >&2; exit 2; }
+  printf '%s\n' "$reqs"
+}
 if [[ ",$runs," == *,alpha-2026-07-28,* ]]; then
   [ -f "$CLI_ALPHA" ] || { echo "run-client: $CLI_ALPHA missing; run scripts/setup-test-deps" >&2; exit 2; }
-  label26="client-2026"
-  case "$label_opt" in client-core-*) label26="client-2026-${label_opt#client-core-}" ;; esac
-  out26="$results/$label26"
-  mkdir -p "$out26"
-  echo "run-client: conformance-alpha client, 2026-07-28 scenarios one by one (${#ALPHA_2026_SCENARIOS[@]})" >&2
-  for s in "${ALPHA_2026_SCENARIOS[@]}"; do
-    "$NODE22" "$CLI_ALPHA" client --command "$wrapper" --scenario "$s" --spec-version 2026-07-28 \
-      --timeout "$timeout" -o "$out26" >>"$out26/cli.log" 2>&1 || true
-  done
-  "$NODE22" "$HERE/summarize.mjs" --mode client --run "$label26" --dir "$out26" --expected "$EXPECTED" \
-    | tee "$results/$label26.summary" || status=1
+  run_alpha client-2026 2026-07-28 "${ALPHA_2026_SCENARIOS[@]}"
 fi
 # The alpha's required non-auth client scenarios of 2025-11-25: the plain `  - NAME` entries of
 # the `client:` list of its requirement file, auth/* aside.
 if [[ ",$runs," == *,alpha-2025-11-25,* ]]; then
-  reqs="$ROOT/tests/node_modules/conformance-alpha/requirements/2025-11-25.yaml"
-  [ -f "$CLI_ALPHA" ] && [ -f "$reqs" ] || { echo "run-client: the alpha is missing; run scripts/setup-test-deps" >&2; exit 2; }
-  label25="client-2025"
-  case "$label_opt" in client-core-*) label25="client-2025-${label_opt#client-core-}" ;; esac
-  out25="$results/$label25"
-  mkdir -p "$out25"
+  reqs="$(alpha_requirements 2025-11-25)" || exit 2
   mapfile -t scenarios25 < <(awk '/^[a-z_]+:/ { in_client = ($0 == "client:") ; next }
     in_client && /^  - [A-Za-z0-9_-]+$/ { print $2 }' "$reqs")
-  [ "${#scenarios25[@]}" -gt 0 ] || { echo "run-client: no client scenarios in $reqs" >&2; exit 2; }
-  echo "run-client: conformance-alpha client, 2025-11-25 scenarios one by one (${#scenarios25[@]}: ${scenarios25[*]})" >&2
-  for s in "${scenarios25[@]}"; do
-    "$NODE22" "$CLI_ALPHA" client --command "$wrapper" --scenario "$s" --spec-version 2025-11-25 \
-      --timeout "$timeout" -o "$out25" >>"$out25/cli.log" 2>&1 || true
-  done
-  "$NODE22" "$HERE/summarize.mjs" --mode client --run "$label25" --dir "$out25" --expected "$EXPECTED" \
-    | tee "$results/$label25.summary" || status=1
+  run_alpha client-2025 2025-11-25 "${scenarios25[@]}"
 fi
 # The alpha's required auth/* scenarios per revision: the plain `  - auth/NAME` entries of its
 # requirement file (the `not_scored` extensions are `- scenario: NAME` entries).
 for rev in 2025-11-25 2026-07-28; do
   [[ ",$runs," == *,alpha-auth-$rev,* ]] || continue
-  reqs="$ROOT/tests/node_modules/conformance-alpha/requirements/$rev.yaml"
-  [ -f "$CLI_ALPHA" ] && [ -f "$reqs" ] || { echo "run-client: the alpha is missing; run scripts/setup-test-deps" >&2; exit 2; }
-  alabel="client-auth-$rev"
-  case "$label_opt" in client-core-*) alabel="client-auth-$rev-${label_opt#client-core-}" ;; esac
-  aout="$results/$alabel"
-  mkdir -p "$aout"
+  reqs="$(alpha_requirements "$rev")" || exit 2
   mapfile -t auth_scenarios < <(sed -n 's/^  - \(auth\/[A-Za-z0-9_-]*\)$/\1/p' "$reqs")
-  echo "run-client: conformance-alpha client, $rev auth/* scenarios one by one (${#auth_scenarios[@]})" >&2
-  for s in "${auth_scenarios[@]}"; do
-    "$NODE22" "$CLI_ALPHA" client --command "$wrapper" --scenario "$s" --spec-version "$rev" \
-      --timeout "$timeout" -o "$aout" >>"$aout/cli.log" 2>&1 || true
-  done
-  "$NODE22" "$HERE/summarize.mjs" --mode client --run "$alabel" --dir "$aout" --expected "$EXPECTED" \
-    | tee "$results/$alabel.summary" || status=1
+  run_alpha "client-auth-$rev" "$rev" "${auth_scenarios[@]}"
 done
 if [[ ",$runs," != *,v0.1.16,* ]]; then
   echo "run-client: results in $results" >&2
