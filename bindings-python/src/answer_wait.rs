@@ -18,6 +18,13 @@
 //! - the asyncio loop, for its inbox's next job when nothing else is ready on it
 //!   (`inbox::InboxWait`, one loop iteration between two waits).
 //!
+//! The HTTP handler's wait and the asyncio loop's wait are used only while calls come one at a
+//! time ([`calls_come_one_at_a_time`]): with concurrent clients (32 on 2 vCPUs) they were still
+//! entered for 2-4 % of the calls (whenever one call happened to be the only one in flight), and
+//! the spinning thread, yielding, kept a CPU from the threads that had work: 3-6x the context
+//! switches per call of the 72d2088 wheel and a lower `async def` rate
+//! (`bench/results/issue18-python-quiet.md`).
+//!
 //! Nothing else changes: handlers run where they ran, in the same order. `FERROMCP_ANSWER_WAIT=0`
 //! turns all of it off. The counters are process-wide ([`Outstanding`] guards, created when a
 //! call is handed to Python and dropped after its answer was sent or given up).
@@ -36,6 +43,18 @@ pub fn enabled() -> bool {
 static OUTSTANDING: AtomicUsize = AtomicUsize::new(0);
 /// Answers sent so far (any handler); a change means an answer may be waiting to be written.
 static ANSWERED: AtomicUsize = AtomicUsize::new(0);
+/// Python calls handed over so far.
+static STARTS: AtomicUsize = AtomicUsize::new(0);
+/// The number (in [`STARTS`]) of the last call handed over while another was outstanding; 0:
+/// none yet.
+static LAST_OVERLAP: AtomicUsize = AtomicUsize::new(0);
+
+/// How many calls in a row must have come one at a time (none handed over while another was
+/// outstanding) before the hand-over waits ([`quick_answer`], the asyncio inbox's wait) are
+/// used again: with concurrent clients the next job comes without them, and a thread waiting
+/// there only takes a CPU from the threads that have work (on 2 vCPUs the 32-client `async
+/// def` rate fell from 71k to 62k calls/s, `bench/results/issue18-python-quiet.md`).
+const QUIET_CALLS: usize = 64;
 
 /// How long a thread waits before it sleeps: longer than a short handler's round trip through
 /// Python or a sequential client's turn-around (5-40 µs seen), short enough that an idle
@@ -49,7 +68,11 @@ pub struct Outstanding(());
 impl Outstanding {
     /// Counts a call being handed to Python.
     pub fn start() -> Self {
-        OUTSTANDING.fetch_add(1, Ordering::SeqCst);
+        let before = OUTSTANDING.fetch_add(1, Ordering::SeqCst);
+        let n = STARTS.fetch_add(1, Ordering::Relaxed).wrapping_add(1);
+        if before > 0 {
+            LAST_OVERLAP.store(n.max(1), Ordering::Relaxed);
+        }
         Outstanding(())
     }
 }
@@ -59,6 +82,13 @@ impl Drop for Outstanding {
         ANSWERED.fetch_add(1, Ordering::SeqCst);
         OUTSTANDING.fetch_sub(1, Ordering::SeqCst);
     }
+}
+
+/// Whether the last [`QUIET_CALLS`] calls came one at a time (each handed over with no other
+/// outstanding), as a sequential client's do: only then do the hand-over waits pay.
+pub fn calls_come_one_at_a_time() -> bool {
+    let last = LAST_OVERLAP.load(Ordering::Relaxed);
+    last == 0 || STARTS.load(Ordering::Relaxed).wrapping_sub(last) >= QUIET_CALLS
 }
 
 thread_local! {
@@ -80,7 +110,11 @@ pub fn quick_answer<T>(
     cancel: &tokio_util::sync::CancellationToken,
 ) -> Option<T> {
     use tokio::sync::oneshot::error::TryRecvError;
-    if !enabled() || OUTSTANDING.load(Ordering::SeqCst) != 1 || STDIO_THREAD.with(|t| t.get()) {
+    if !enabled()
+        || OUTSTANDING.load(Ordering::SeqCst) != 1
+        || STDIO_THREAD.with(|t| t.get())
+        || !calls_come_one_at_a_time()
+    {
         return None;
     }
     let start = Instant::now();

@@ -112,13 +112,18 @@ impl Inbox {
     }
 
     /// After a drain of `ran` jobs, when it was one job (calls come one at a time: with more,
-    /// they come faster than the loop takes them and the wake-up byte is cheap) and the loop is
-    /// idle: schedules [`InboxWait`] with `call_soon`, so the loop polls its own I/O and timers
+    /// they come faster than the loop takes them and the wake-up byte is cheap), the recent calls
+    /// came one at a time too ([`crate::answer_wait::calls_come_one_at_a_time`]: a drain of one
+    /// job also happens now and then under concurrent clients) and the loop is idle: schedules [`InboxWait`] with `call_soon`, so the loop polls its own I/O and timers
     /// (without blocking, as a callback is ready) before the wait starts. Waiting after larger
     /// drains cost about 4 % of the 32-client `async def` rate (busy machine,
     /// `bench/results/issue19-python-async.md`).
     fn wait_after_drain(self: &Arc<Self>, py: Python<'_>, ran: usize) {
-        if ran != 1 || !crate::answer_wait::enabled() || !self.loop_idle(py) {
+        if ran != 1
+            || !crate::answer_wait::enabled()
+            || !crate::answer_wait::calls_come_one_at_a_time()
+            || !self.loop_idle(py)
+        {
             return;
         }
         if let Ok(cb) = Py::new(
