@@ -269,7 +269,7 @@ impl Server {
                 let name = required_str(&p, "name", "tools/call")?;
                 let arguments = p.remove("arguments");
                 let task = p.remove("task");
-                self.call_tool(name, arguments, task, ctx, version)
+                self.call_tool(&name, arguments, task, ctx, version)
                     .await
                     .map(ToolOutput::into_value)
             }
@@ -399,14 +399,14 @@ impl Server {
         task: Option<Value>,
         ctx: RequestContext,
     ) -> Result<ToolOutput, McpError> {
-        self.call_tool_borrowed(name, arguments, task, ctx).await
+        self.call_tool_borrowed(&name, arguments, task, ctx).await
     }
 
     /// [`Self::call_tool_fast`] on a borrowed server: for a caller that keeps its handle for the
     /// answer (the per-request lane), so the handle is not cloned once more per call.
     pub(crate) async fn call_tool_borrowed(
         &self,
-        name: String,
+        name: &str,
         arguments: Option<Value>,
         task: Option<Value>,
         ctx: RequestContext,
@@ -420,7 +420,7 @@ impl Server {
     /// `tools/call` once its params are taken apart (`name` already checked to be a string).
     async fn call_tool(
         &self,
-        name: String,
+        name: &str,
         arguments: Option<Value>,
         task: Option<Value>,
         ctx: RequestContext,
@@ -428,7 +428,7 @@ impl Server {
     ) -> Result<ToolOutput, McpError> {
         let (entry, any_tool) = {
             let tools = self.inner.tools.read().unwrap();
-            (tools.get(&name), !tools.is_empty())
+            (tools.get(name), !tools.is_empty())
         };
         let Some(entry) = entry else {
             // No tools capability (see `compute_capabilities`): what `dispatch` answers, no

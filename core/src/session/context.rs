@@ -8,7 +8,7 @@ use crate::protocol::ProtocolVersion;
 use crate::McpError;
 use serde_json::{json, Map, Value};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use tokio_util::sync::CancellationToken;
 
 /// The context of one incoming request. Cheap to clone; clones share state.
@@ -29,9 +29,46 @@ struct ContextInner {
     http_headers: Option<HttpHeaders>,
     auth: Option<Arc<AuthInfo>>,
     /// Per-request era: this round of a multi round-trip request.
-    input: Option<Arc<super::mrtr::InputRound>>,
+    input: InputSlot,
     /// A task of the tasks extension: where its input requests are parked.
     task_inputs: Option<Arc<super::TaskInputs>>,
+}
+
+/// Where a request's multi round-trip round (per-request era) lives.
+enum InputSlot {
+    /// No round: not a per-request-era request that can ask for input.
+    None,
+    /// A round read from the request up front.
+    Round(Arc<super::mrtr::InputRound>),
+    /// A `tools/call` of tool `name` on the typed lane: `round` is set up front when the
+    /// request carries input, else made on first use (an empty first round).
+    Tool {
+        name: String,
+        round: OnceLock<Arc<super::mrtr::InputRound>>,
+    },
+}
+
+impl InputSlot {
+    /// The round, made now for a first round of a `tools/call` that had none yet.
+    fn round(&self) -> Option<&Arc<super::mrtr::InputRound>> {
+        match self {
+            InputSlot::None => None,
+            InputSlot::Round(round) => Some(round),
+            InputSlot::Tool { name, round } => Some(
+                round.get_or_init(|| Arc::new(super::mrtr::InputRound::first("tools/call", name))),
+            ),
+        }
+    }
+
+    /// The round if there is one already (a first round not made yet has no answers, no
+    /// state and no pending requests).
+    fn made(&self) -> Option<&Arc<super::mrtr::InputRound>> {
+        match self {
+            InputSlot::None => None,
+            InputSlot::Round(round) => Some(round),
+            InputSlot::Tool { round, .. } => round.get(),
+        }
+    }
 }
 
 /// The header fields of the HTTP request a message arrived in, read when asked for: the HTTP
@@ -140,7 +177,7 @@ impl RequestContext {
                 done: AtomicBool::new(false),
                 http_headers: HTTP_HEADERS.try_with(Arc::clone).ok(),
                 auth: AUTH_INFO.try_with(Arc::clone).ok(),
-                input: None,
+                input: InputSlot::None,
                 task_inputs: None,
             }),
         }
@@ -194,7 +231,11 @@ impl RequestContext {
                 done: AtomicBool::new(false),
                 http_headers: i.http_headers.clone(),
                 auth: i.auth.clone(),
-                input: i.input.clone(),
+                // A fork shares the round (made now if it was not yet).
+                input: match i.input.round() {
+                    Some(round) => InputSlot::Round(round.clone()),
+                    None => InputSlot::None,
+                },
                 task_inputs,
             }),
         }
@@ -211,21 +252,62 @@ impl RequestContext {
     /// Attaches the multi round-trip state of a per-request-era request (right after
     /// construction, before anyone else holds the context).
     pub(crate) fn set_input_round(&mut self, round: Arc<super::mrtr::InputRound>) {
-        Arc::get_mut(&mut self.inner)
-            .expect("a fresh context has one owner")
-            .input = Some(round);
+        self.inner_mut().input = InputSlot::Round(round);
+    }
+
+    /// Attaches the multi round-trip state of a per-request-era `tools/call` of tool `name`
+    /// (right after construction): `round` when the request carries input
+    /// ([`super::mrtr::InputRound::read_parts`]), `None` for a first round, which is made only
+    /// when the handler asks for input or the request answers `input_required` (most calls
+    /// never do, and pay nothing for it). The context keeps `name`: [`Self::tool_name`].
+    pub(crate) fn set_tool_round(
+        &mut self,
+        name: String,
+        round: Option<Arc<super::mrtr::InputRound>>,
+    ) {
+        self.inner_mut().input = InputSlot::Tool {
+            name,
+            round: round.map_or_else(OnceLock::new, OnceLock::from),
+        };
+    }
+
+    /// The tool a per-request-era `tools/call` context was made for ([`Self::set_tool_round`]).
+    pub(crate) fn tool_name(&self) -> &str {
+        match &self.inner.input {
+            InputSlot::Tool { name, .. } => name,
+            _ => "",
+        }
+    }
+
+    /// This request's multi round-trip round, made now for a first round that had none yet;
+    /// `None` outside the per-request era's input-taking requests.
+    pub(crate) fn input_round(&self) -> Option<&Arc<super::mrtr::InputRound>> {
+        self.inner.input.round()
+    }
+
+    /// Whether the handler recorded input requests this round (see
+    /// [`super::mrtr::InputRound::has_pending`]): a first round never made has none.
+    pub(crate) fn input_pending(&self) -> bool {
+        self.inner
+            .input
+            .made()
+            .is_some_and(|round| round.has_pending())
+    }
+
+    fn inner_mut(&mut self) -> &mut ContextInner {
+        Arc::get_mut(&mut self.inner).expect("a fresh context has one owner")
     }
 
     /// Per-request era (2026-07-28): the client's answer to the input request `key` of an
     /// earlier [`super::input_required`] result, carried by this retry's `inputResponses`.
     pub fn input_response(&self, key: &str) -> Option<&Value> {
-        self.inner.input.as_ref()?.response(key)
+        self.inner.input.made()?.response(key)
     }
 
     /// Per-request era (2026-07-28): the state the handler gave [`super::input_required`] in
     /// the previous round, verified (the client cannot alter it).
     pub fn request_state(&self) -> Option<&Value> {
-        self.inner.input.as_ref()?.state()
+        self.inner.input.made()?.state()
     }
 
     /// The header fields of the HTTP request this request arrived in (Streamable HTTP and the
@@ -350,7 +432,7 @@ impl RequestContext {
                 .request(&self.peer_capabilities(), method, params)
                 .await;
         }
-        if let Some(round) = &self.inner.input {
+        if let Some(round) = self.inner.input.round() {
             return self.input_request(round, method, params);
         }
         let opts = RequestOptions {
@@ -373,7 +455,7 @@ impl RequestContext {
                 .request(&self.peer_capabilities(), method, params)
                 .await;
         }
-        if let Some(round) = &self.inner.input {
+        if let Some(round) = self.inner.input.round() {
             return self.input_request(round, method, params);
         }
         opts.related = Some(self.inner.id.clone());
@@ -401,7 +483,7 @@ impl RequestContext {
         if let Some(inputs) = &self.inner.task_inputs {
             return inputs.ask(&self.peer_capabilities(), requests).await;
         }
-        if let Some(round) = &self.inner.input {
+        if let Some(round) = self.inner.input.round() {
             let caps = self
                 .inner
                 .session

@@ -559,7 +559,7 @@ impl Session {
                 id,
                 ctx,
                 move |_| fut,
-                |id, outcome| match outcome {
+                |id, _, outcome| match outcome {
                     None => None, // cancelled: no response is sent
                     Some(Ok(result)) => Some(Message::response(id, result)),
                     Some(Err(e)) => Some(Message::error(Some(id), e)),
@@ -601,7 +601,7 @@ impl Session {
             id,
             ctx,
             move |_| fut,
-            move |id, outcome| {
+            move |id, _, outcome| {
                 // Cancelled: no response is sent.
                 Some(session.per_request_answer(&method, round.as_deref(), id, outcome?))
             },
@@ -681,13 +681,13 @@ impl Session {
 
     /// Runs admitted request `id`'s handler (the future `handler` makes of its context) until
     /// it finishes, panics or is cancelled (through `ctx`'s token), then retires the request and
-    /// makes `answer` of the outcome (`None`: cancelled).
+    /// makes `answer` of the outcome (`None`: cancelled) and the request's context.
     async fn serve<R, T, F: Future<Output = Result<R, McpError>>>(
         self: Arc<Self>,
         id: RequestId,
         ctx: RequestContext,
         handler: impl FnOnce(RequestContext) -> F,
-        answer: impl FnOnce(RequestId, Option<Result<R, McpError>>) -> T,
+        answer: impl FnOnce(RequestId, &RequestContext, Option<Result<R, McpError>>) -> T,
     ) -> T {
         let fut = handler(ctx.clone());
         let outcome = tokio::select! {
@@ -699,6 +699,7 @@ impl Session {
         self.in_flight.lock().unwrap().remove(&id);
         answer(
             id,
+            &ctx,
             outcome.map(|r| r.unwrap_or_else(|panic| Err(panic_error(panic)))),
         )
     }

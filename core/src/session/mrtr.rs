@@ -53,6 +53,16 @@ pub(crate) fn no_input(outcome: Result<Value, McpError>) -> Result<Value, McpErr
     }
 }
 
+/// Whether a request with these `inputResponses` and `requestState` members carries input from
+/// an earlier round (either is present and not `null`): a retry.
+pub(crate) fn carries_input(
+    input_responses: Option<&Value>,
+    request_state: Option<&Value>,
+) -> bool {
+    let present = |v: Option<&Value>| v.is_some_and(|v| !v.is_null());
+    present(input_responses) || present(request_state)
+}
+
 /// One round of a per-request-era request: what the client answered, and what the handler
 /// asks for this time.
 #[derive(Debug)]
@@ -104,13 +114,9 @@ impl InputRound {
         request_state: Option<&Value>,
         keys: &KeyRing,
     ) -> Result<InputRound, McpError> {
-        // Built by hand: `format!` costs several times more on this per-call path.
-        let mut binding = String::with_capacity(method.len() + 1 + name.len());
-        binding.push_str(method);
-        binding.push(' ');
-        binding.push_str(name);
-        let present = |v: Option<&Value>| v.is_some_and(|v| !v.is_null());
-        let retried = present(input_responses) || present(request_state);
+        let retried = carries_input(input_responses, request_state);
+        let mut round = Self::first(method, name);
+        round.retried = retried;
         let responses = match input_responses {
             None | Some(Value::Null) => Map::new(),
             Some(Value::Object(m)) if m.values().all(Value::is_object) => m.clone(),
@@ -124,7 +130,7 @@ impl InputRound {
         match request_state {
             None | Some(Value::Null) => {}
             Some(Value::String(token)) => {
-                let (opened, check) = keys.open(&binding, token)?;
+                let (opened, check) = keys.open(&round.binding, token)?;
                 use_check = check;
                 if let Some(Value::Object(m)) = opened.get("auto") {
                     carried = m.clone();
@@ -133,16 +139,32 @@ impl InputRound {
             }
             Some(_) => return Err(McpError::invalid_params("requestState must be a string")),
         }
-        Ok(InputRound {
+        round.responses = responses;
+        round.carried = carried;
+        round.state = state;
+        round.use_check = Mutex::new(use_check);
+        Ok(round)
+    }
+
+    /// The first round of `method` on `name` (the binding of its state): no answers, no
+    /// state, nothing pending; what [`Self::read_parts`] makes of a request that carries no
+    /// input ([`carries_input`]).
+    pub(crate) fn first(method: &str, name: &str) -> InputRound {
+        // Built by hand: `format!` costs several times more.
+        let mut binding = String::with_capacity(method.len() + 1 + name.len());
+        binding.push_str(method);
+        binding.push(' ');
+        binding.push_str(name);
+        InputRound {
             binding,
-            responses,
-            carried,
-            state,
+            responses: Map::new(),
+            carried: Map::new(),
+            state: None,
             next_auto: AtomicUsize::new(0),
-            retried,
+            retried: false,
             pending: Mutex::new(Map::new()),
-            use_check: Mutex::new(use_check),
-        })
+            use_check: Mutex::new(None),
+        }
     }
 
     /// The shared single-use check of this round's `requestState` (taken once): the request

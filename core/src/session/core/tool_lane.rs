@@ -55,7 +55,9 @@ impl Session {
         let (server, name) = (server.clone(), name.into_owned());
         // The call's future is made inside `serve`, so that the boxed future holds it once.
         let call = move |ctx| server.call_tool_fast(name, arguments, task, ctx);
-        let answer = move |id: RequestId, outcome: Option<Result<ToolOutput, McpError>>| {
+        let answer = move |id: RequestId,
+                           _: &RequestContext,
+                           outcome: Option<Result<ToolOutput, McpError>>| {
             into(outcome.map(|outcome| match outcome {
                 // The common answer: the tool's result, for the transport to write as text.
                 Ok(ToolOutput::Result(result)) => LaneAnswer::Tool(id, result, None),
@@ -84,7 +86,15 @@ impl Session {
             input_responses,
             request_state,
         } = params;
+        // A call that carries input from an earlier round has its round read now; a first
+        // round is made only if the handler asks for input (`RequestContext::set_tool_round`).
         let admitted = self.admit(&id, "tools/call").and_then(|token| {
+            if !crate::session::mrtr::carries_input(
+                input_responses.as_ref(),
+                request_state.as_ref(),
+            ) {
+                return Ok((token, None));
+            }
             let round = crate::session::mrtr::InputRound::read_parts(
                 "tools/call",
                 &name,
@@ -95,50 +105,55 @@ impl Session {
             if round.is_err() {
                 self.in_flight.lock().unwrap().remove(&id);
             }
-            Ok((token, Arc::new(round?)))
+            Ok((token, Some(Arc::new(round?))))
         });
         let (token, round) = match admitted {
             Ok(admitted) => admitted,
             Err(e) => return Err(into(Some(LaneAnswer::Msg(Message::error(Some(id), e))))),
         };
-        let mut ctx = RequestContext::with_meta(self.clone(), id.clone(), meta, token);
-        ctx.set_input_round(round.clone());
         // A `requestState` checked for reuse across replicas: the tool runs once the shared
         // store says this is the token's first use.
-        let check = round.take_use_check();
-        let (server, name) = (server.clone(), name.into_owned());
+        let check = round.as_ref().and_then(|round| round.take_use_check());
+        let mut ctx = RequestContext::with_meta(self.clone(), id.clone(), meta, token);
+        ctx.set_tool_round(name.into_owned(), round);
+        let server = server.clone();
         let session = self.clone();
         // The server handle is needed by the answer only with a result: the call hands it on
         // with its output (one clone of the handle per call, not two).
-        let answer = move |id, outcome: Option<Result<(ToolOutput, Server), McpError>>| {
-            into(outcome.map(|outcome| match outcome {
-                // The common answer: the tool's result, for the transport to write as text
-                // (with the server's identity and `resultType`).
-                Ok((ToolOutput::Result(result), server)) if !round.has_pending() => {
-                    LaneAnswer::Tool(id, result, Some(server))
-                }
-                other => {
-                    let outcome = other.map(|(output, server)| {
-                        let mut result = output.into_value();
-                        server.add_server_info(&mut result);
-                        result
-                    });
-                    LaneAnswer::Msg(session.per_request_answer(
-                        "tools/call",
-                        Some(&round),
-                        id,
-                        outcome,
-                    ))
-                }
-            }))
-        };
+        let answer =
+            move |id,
+                  ctx: &RequestContext,
+                  outcome: Option<Result<(ToolOutput, Server), McpError>>| {
+                into(outcome.map(|outcome| match outcome {
+                    // The common answer: the tool's result, for the transport to write as text
+                    // (with the server's identity and `resultType`).
+                    Ok((ToolOutput::Result(result), server)) if !ctx.input_pending() => {
+                        LaneAnswer::Tool(id, result, Some(server))
+                    }
+                    other => {
+                        let outcome = other.map(|(output, server)| {
+                            let mut result = output.into_value();
+                            server.add_server_info(&mut result);
+                            result
+                        });
+                        LaneAnswer::Msg(session.per_request_answer(
+                            "tools/call",
+                            ctx.input_round().map(|round| &**round),
+                            id,
+                            outcome,
+                        ))
+                    }
+                }))
+            };
         // The call's future is made inside `serve`, so that the boxed future holds it once.
-        let call = move |ctx| async move {
+        let call = move |ctx: RequestContext| async move {
             if let Some(check) = check {
                 check.await?;
             }
+            // The tool's name is the context's (a second handle on it, not a copy).
+            let named = ctx.clone();
             let output = server
-                .call_tool_borrowed(name, arguments, task, ctx)
+                .call_tool_borrowed(named.tool_name(), arguments, task, ctx)
                 .await?;
             Ok((output, server))
         };
