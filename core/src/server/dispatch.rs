@@ -399,7 +399,9 @@ impl Server {
         task: Option<Value>,
         ctx: RequestContext,
     ) -> Result<ToolOutput, McpError> {
-        self.call_tool_borrowed(&name, arguments, task, ctx).await
+        // `call_tool` directly, not through `call_tool_borrowed`: one future less to move.
+        let version = ctx.protocol_version().unwrap_or(ProtocolVersion::LATEST);
+        self.call_tool(&name, arguments, task, ctx, version).await
     }
 
     /// [`Self::call_tool_fast`] on a borrowed server: for a caller that keeps its handle for the
