@@ -8,6 +8,7 @@
 
 use bytes::Bytes;
 use http::{HeaderMap, Method};
+use std::sync::Arc;
 
 /// Where one header field sits in [`Fields::raw`].
 #[derive(Debug, Clone, Copy)]
@@ -17,11 +18,18 @@ struct Span {
 }
 
 /// A request's header fields, in the order they came.
+///
+/// Both parts are shared: a clone (the copy the request's handlers read through
+/// [`Self::shared`]) costs two reference counts, no allocation.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Fields {
     raw: Bytes,
-    spans: Vec<Span>,
+    spans: Arc<[Span]>,
 }
+
+/// Where each field of a head sits, made with [`Fields::spans`] before the head's bytes are
+/// split off the read buffer, then joined to them with [`Fields::over`].
+pub(super) struct Spans(Arc<[Span]>);
 
 impl Fields {
     /// Fields over `raw`, from `(name, value)` byte ranges into it.
@@ -29,14 +37,31 @@ impl Fields {
         raw: Bytes,
         ranges: impl IntoIterator<Item = (std::ops::Range<usize>, std::ops::Range<usize>)>,
     ) -> Fields {
-        let spans = ranges
-            .into_iter()
-            .map(|(n, v)| Span {
-                name: (n.start as u32, n.end as u32),
-                value: (v.start as u32, v.end as u32),
-            })
-            .collect();
-        Fields { raw, spans }
+        Fields::over(raw, Fields::spans(ranges))
+    }
+
+    /// The spans of `(name, value)` byte ranges, in one allocation when the iterator knows its
+    /// length (a slice of parsed headers mapped to ranges does).
+    pub(super) fn spans(
+        ranges: impl IntoIterator<Item = (std::ops::Range<usize>, std::ops::Range<usize>)>,
+    ) -> Spans {
+        Spans(
+            ranges
+                .into_iter()
+                .map(|(n, v)| Span {
+                    name: (n.start as u32, n.end as u32),
+                    value: (v.start as u32, v.end as u32),
+                })
+                .collect(),
+        )
+    }
+
+    /// Fields over `raw`, with `spans` (ranges into `raw`) made by [`Self::spans`].
+    pub(super) fn over(raw: Bytes, spans: Spans) -> Fields {
+        Fields {
+            raw,
+            spans: spans.0,
+        }
     }
 
     /// Fields copied from an axum/`http` header map.
@@ -97,7 +122,7 @@ impl Fields {
         names: [&str; N],
     ) -> [(Option<&[u8]>, bool); N] {
         let mut found = [(None, false); N];
-        for s in &self.spans {
+        for s in self.spans.iter() {
             for (want, slot) in names.iter().zip(found.iter_mut()) {
                 if self.is(s, want) {
                     match slot.0 {

@@ -454,21 +454,18 @@ impl<IO: AsyncRead + AsyncWrite + Unpin> Conn<IO> {
         } else {
             Version::HTTP_11
         };
-        // The fields stay in the head's bytes; the request keeps where each one sits.
+        // The fields stay in the head's bytes; the request keeps where each one sits (one
+        // allocation: the parsed headers are a slice, so their count is known).
         let base = self.buf.as_ptr() as usize;
-        let ranges: Vec<_> = parsed
-            .headers
-            .iter()
-            .map(|h| {
-                let n = h.name.as_ptr() as usize - base;
-                let v = h.value.as_ptr() as usize - base;
-                (n..n + h.name.len(), v..v + h.value.len())
-            })
-            .collect();
+        let spans = Fields::spans(parsed.headers.iter().map(|h| {
+            let n = h.name.as_ptr() as usize - base;
+            let v = h.value.as_ptr() as usize - base;
+            (n..n + h.name.len(), v..v + h.value.len())
+        }));
         let head = self.buf.split_to(len).freeze();
         self.scanned = 0;
         let target = head.slice(target);
-        let headers = Fields::from_ranges(head, ranges);
+        let headers = Fields::over(head, spans);
 
         let mut close = match version {
             Version::HTTP_10 => !headers.has_token("connection", "keep-alive"),
