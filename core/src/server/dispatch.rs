@@ -406,17 +406,19 @@ impl Server {
 
     /// [`Self::call_tool_fast`] on a borrowed server: for a caller that keeps its handle for the
     /// answer (the per-request lane), so the handle is not cloned once more per call.
-    pub(crate) async fn call_tool_borrowed(
-        &self,
-        name: &str,
+    ///
+    /// `call_tool`'s own future, not a future around it (which would be moved once more).
+    pub(crate) fn call_tool_borrowed<'a>(
+        &'a self,
+        name: &'a str,
         arguments: Option<Value>,
         task: Option<Value>,
         ctx: RequestContext,
-    ) -> Result<ToolOutput, McpError> {
+    ) -> impl std::future::Future<Output = Result<ToolOutput, McpError>> + Send + 'a {
         let version = ctx.protocol_version().unwrap_or(ProtocolVersion::LATEST);
         // Whether the server offers tools is checked by `call_tool` when the tool is not found
         // (the capability is there whenever a tool is), without the capabilities' lock.
-        self.call_tool(name, arguments, task, ctx, version).await
+        self.call_tool(name, arguments, task, ctx, version)
     }
 
     /// `tools/call` once its params are taken apart (`name` already checked to be a string).
