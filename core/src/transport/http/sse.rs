@@ -3,13 +3,40 @@
 use bytes::Bytes;
 
 /// Encodes one SSE event. `data` may span lines; each becomes a `data:` line.
+///
+/// The text is built in a buffer of exactly its length: it never grows (a stateful event id
+/// is longer than a fixed allowance), and the `Bytes` made from it takes the buffer as is
+/// (a buffer with spare room costs `Bytes` a second allocation).
 pub(crate) fn encode(
     id: Option<&str>,
     event: Option<&str>,
     data: &str,
     retry_ms: Option<u64>,
 ) -> Bytes {
-    let mut s = String::with_capacity(data.len() + 48);
+    let mut digits = [0u8; 20];
+    let retry = retry_ms.map(|r| super::h1::itoa(r, &mut digits));
+    // Most events are one line (a compact JSON message): one search tells; the lines are
+    // counted only when there is more than one.
+    let newlines = match memchr::memchr(b'\n', data.as_bytes()) {
+        None => 0,
+        Some(first) => {
+            1 + data.as_bytes()[first + 1..]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count()
+        }
+    };
+    let data_len = if data.is_empty() {
+        "data: \n".len()
+    } else {
+        data.len() + 1 + (newlines + 1) * "data: ".len()
+    };
+    let len = event.map_or(0, |e| "event: \n".len() + e.len())
+        + id.map_or(0, |i| "id: \n".len() + i.len())
+        + retry.map_or(0, |r| "retry: \n".len() + r.len())
+        + data_len
+        + 1;
+    let mut s = String::with_capacity(len);
     if let Some(event) = event {
         s.push_str("event: ");
         s.push_str(event);
@@ -20,23 +47,28 @@ pub(crate) fn encode(
         s.push_str(id);
         s.push('\n');
     }
-    if let Some(r) = retry_ms {
+    if let Some(r) = retry {
         s.push_str("retry: ");
-        push_decimal(&mut s, r);
+        // `itoa` writes only ASCII digits.
+        s.push_str(std::str::from_utf8(r).expect("ASCII digits"));
         s.push('\n');
     }
     if data.is_empty() {
         s.push_str("data: \n");
-    }
-    for line in data.split('\n') {
-        if data.is_empty() {
-            break;
-        }
+    } else if newlines == 0 {
+        // One line (as a compact JSON message is): no splitting.
         s.push_str("data: ");
-        s.push_str(line);
+        s.push_str(data);
         s.push('\n');
+    } else {
+        for line in data.split('\n') {
+            s.push_str("data: ");
+            s.push_str(line);
+            s.push('\n');
+        }
     }
     s.push('\n');
+    debug_assert_eq!(s.len(), len, "an SSE event's length is counted exactly");
     Bytes::from(s)
 }
 
@@ -138,6 +170,65 @@ mod tests {
             let mut s = String::from("x");
             push_decimal(&mut s, n);
             assert_eq!(s, format!("x{n}"));
+        }
+    }
+
+    /// What `encode` writes, built the plain way (`format!`), to check the counted buffer
+    /// against.
+    fn reference(id: Option<&str>, event: Option<&str>, data: &str, retry: Option<u64>) -> String {
+        let mut s = String::new();
+        if let Some(e) = event {
+            s += &format!("event: {e}\n");
+        }
+        if let Some(i) = id {
+            s += &format!("id: {i}\n");
+        }
+        if let Some(r) = retry {
+            s += &format!("retry: {r}\n");
+        }
+        if data.is_empty() {
+            s += "data: \n";
+        } else {
+            for line in data.split('\n') {
+                s += &format!("data: {line}\n");
+            }
+        }
+        s + "\n"
+    }
+
+    /// Every combination of fields, with data of no, one and several lines (and line ends at
+    /// its edges), long ids and `retry` values of every width: the same text as the plain
+    /// way (and, in a debug build, the exact-length assertion in `encode` holds).
+    #[test]
+    fn events_are_written_in_a_buffer_of_their_exact_length() {
+        let long_id = format!("{}/{}-12345:678", "f".repeat(32), "0e47cdf9");
+        let ids = [None, Some(""), Some("s/r-1:0"), Some(long_id.as_str())];
+        let events = [None, Some("message"), Some("endpoint")];
+        let datas = [
+            "",
+            "x",
+            r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+            "a\nb",
+            "\n",
+            "\nlead",
+            "trail\n",
+            "a\n\n\nb\n",
+            "é\n€",
+        ];
+        let retries = [None, Some(0), Some(9), Some(10), Some(1000), Some(u64::MAX)];
+        for id in ids {
+            for event in events {
+                for data in datas {
+                    for retry in retries {
+                        let got = encode(id, event, data, retry);
+                        assert_eq!(
+                            std::str::from_utf8(&got).unwrap(),
+                            reference(id, event, data, retry),
+                            "{id:?} {event:?} {data:?} {retry:?}"
+                        );
+                    }
+                }
+            }
         }
     }
 
