@@ -213,6 +213,7 @@ pub mod h1 {
         let output = super::block_on(exchange(bytes, move |io| {
             serve_connection(
                 io,
+                None,
                 limits,
                 refusal,
                 tokio_util::sync::CancellationToken::new(),

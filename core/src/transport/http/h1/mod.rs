@@ -19,6 +19,7 @@
 
 mod answer;
 mod body;
+mod wait;
 
 use super::chunked;
 use super::gauges::Gauges;
@@ -100,8 +101,11 @@ struct Head {
 
 /// Serves one connection until the peer closes it, an exchange requires closing it, or
 /// `shutdown` is cancelled while the connection is idle (a request in progress finishes first).
+/// `socket` is the connection's socket when `io` reads it directly (plain TCP): the connection
+/// may then wait a little for the next request before it sleeps (see [`wait`]).
 pub(crate) async fn serve_connection<IO, S, F>(
     io: IO,
+    socket: Option<std::os::fd::RawFd>,
     limits: Limits,
     refuse: Refusal,
     shutdown: CancellationToken,
@@ -127,6 +131,8 @@ pub(crate) async fn serve_connection<IO, S, F>(
         scan_tally: 0,
         write_timeout: limits.write_timeout,
         refused_prefix: Bytes::new(),
+        wait_fd: wait::waiter(socket),
+        turns: wait::Turns::default(),
     };
     conn.account();
     let mut idle = IdleTimer {
@@ -159,6 +165,9 @@ pub(crate) async fn serve_connection<IO, S, F>(
             close,
             expect_continue,
         } = head;
+        if conn.wait_fd.is_some() {
+            conn.turns.begin();
+        }
         let body = match conn
             .read_body(framing, expect_continue, &limits, version)
             .await
@@ -254,6 +263,10 @@ struct Conn<IO> {
     write_timeout: Duration,
     /// The first bytes of a chunked body refused as too large.
     refused_prefix: Bytes,
+    /// The socket to wait on for the next request before sleeping ([`wait::waiter`]).
+    wait_fd: Option<std::os::fd::RawFd>,
+    /// The requests begun around this connection's ([`wait::Turns`]).
+    turns: wait::Turns,
 }
 
 impl<IO> Drop for Conn<IO> {
@@ -318,6 +331,27 @@ impl<IO: AsyncRead + AsyncWrite + Unpin> Conn<IO> {
         }
     }
 
+    /// Reads the next request's first bytes if they come within a short wait ([`wait`]):
+    /// `Some(false)` on end of stream, `None` when nothing came (or waiting is off).
+    fn fill_soon(&mut self) -> Option<bool> {
+        let fd = self.wait_fd.filter(|_| self.turns.may_wait())?;
+        if self.buf.capacity() - self.buf.len() < 1024 {
+            self.buf.reserve(8 * 1024);
+        }
+        if !self.account() {
+            return None;
+        }
+        let n = wait::next_request(fd, &self.turns, &mut self.buf);
+        self.account();
+        match n? {
+            0 => {
+                self.eof = true;
+                Some(false)
+            }
+            _ => Some(true),
+        }
+    }
+
     /// Reads more bytes of a request already begun, within `deadline`.
     async fn fill_by(&mut self, deadline: tokio::time::Instant) -> Result<(), Stop> {
         match tokio::time::timeout_at(deadline, self.fill()).await {
@@ -354,6 +388,10 @@ impl<IO: AsyncRead + AsyncWrite + Unpin> Conn<IO> {
                     _ = tokio::time::sleep_until(accepted + limits.header_read_timeout) => {
                         return Err(Stop::Close)
                     }
+                }
+            } else if let Some(more) = self.fill_soon() {
+                if !more {
+                    return Err(Stop::Close);
                 }
             } else {
                 idle.since = tokio::time::Instant::now();
