@@ -30,14 +30,11 @@
 //! call is handed to Python and dropped after its answer was sent or given up).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-/// Whether the binding's threads wait before sleeping (unless `FERROMCP_ANSWER_WAIT=0`, for
-/// a process that would rather spend no CPU on waiting: every hand-over then sleeps).
-pub fn enabled() -> bool {
-    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| std::env::var("FERROMCP_ANSWER_WAIT").as_deref() != Ok("0"))
-}
+/// The switch (`FERROMCP_ANSWER_WAIT=0` turns every wait off) and the time limit are the
+/// engine's, shared with its HTTP connections' wait for a sequential client's next request.
+pub use ferromcp::transport::answer_wait::{enabled, SPIN};
 
 /// Python calls handed over and not answered yet.
 static OUTSTANDING: AtomicUsize = AtomicUsize::new(0);
@@ -55,11 +52,6 @@ static LAST_OVERLAP: AtomicUsize = AtomicUsize::new(0);
 /// there only takes a CPU from the threads that have work (on 2 vCPUs the 32-client `async
 /// def` rate fell from 71k to 62k calls/s, `bench/results/issue18-python-quiet.md`).
 const QUIET_CALLS: usize = 64;
-
-/// How long a thread waits before it sleeps: longer than a short handler's round trip through
-/// Python or a sequential client's turn-around (5-40 µs seen), short enough that an idle
-/// server spends little CPU.
-pub const SPIN: Duration = Duration::from_micros(60);
 
 /// One Python call in flight. Dropping it counts the call as answered (after its answer was
 /// sent, or when it was given up).
