@@ -35,6 +35,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio_util::sync::CancellationToken;
+pub(crate) use wait::socket_of;
 
 /// Most headers a request may carry.
 const MAX_HEADERS: usize = 64;
@@ -105,7 +106,7 @@ struct Head {
 /// may then wait a little for the next request before it sleeps (see [`wait`]).
 pub(crate) async fn serve_connection<IO, S, F>(
     io: IO,
-    socket: Option<std::os::fd::RawFd>,
+    socket: Option<wait::Socket>,
     limits: Limits,
     refuse: Refusal,
     shutdown: CancellationToken,
@@ -264,7 +265,7 @@ struct Conn<IO> {
     /// The first bytes of a chunked body refused as too large.
     refused_prefix: Bytes,
     /// The socket to wait on for the next request before sleeping ([`wait::waiter`]).
-    wait_fd: Option<std::os::fd::RawFd>,
+    wait_fd: Option<wait::Socket>,
     /// The requests begun around this connection's ([`wait::Turns`]).
     turns: wait::Turns,
 }

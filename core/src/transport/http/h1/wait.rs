@@ -19,6 +19,27 @@
 
 use crate::transport::answer_wait;
 use bytes::BytesMut;
+
+/// A connection's socket as the wait reads it: its file descriptor. Waiting reads the socket
+/// with `recv(MSG_DONTWAIT)`, so it exists on Unix only; elsewhere no connection has a socket to
+/// wait on (the type has no values) and every connection sleeps as before.
+#[cfg(unix)]
+pub(crate) type Socket = std::os::fd::RawFd;
+/// A connection's socket as the wait reads it: none outside Unix (see the Unix definition).
+#[cfg(not(unix))]
+pub(crate) type Socket = std::convert::Infallible;
+
+/// The socket of a plain TCP connection, for [`super::serve_connection`].
+#[cfg(unix)]
+pub(crate) fn socket_of(tcp: &tokio::net::TcpStream) -> Option<Socket> {
+    Some(std::os::fd::AsRawFd::as_raw_fd(tcp))
+}
+
+/// The socket of a plain TCP connection: none outside Unix (the connection never waits).
+#[cfg(not(unix))]
+pub(crate) fn socket_of(_tcp: &tokio::net::TcpStream) -> Option<Socket> {
+    None
+}
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
@@ -51,7 +72,7 @@ impl Turns {
 
 /// The socket a connection may wait on, or `None` when it must not wait at all (waiting turned
 /// off, no socket, or a runtime on which a busy worker would hold up the I/O driver).
-pub(super) fn waiter(fd: Option<std::os::fd::RawFd>) -> Option<std::os::fd::RawFd> {
+pub(super) fn waiter(fd: Option<Socket>) -> Option<Socket> {
     use tokio::runtime::{Handle, RuntimeFlavor};
     let fd = fd?;
     if !answer_wait::enabled() {
@@ -67,11 +88,7 @@ pub(super) fn waiter(fd: Option<std::os::fd::RawFd>) -> Option<std::os::fd::RawF
 /// only one begun in the process since its previous one. `Some(n)`: `n` bytes were read (0: the
 /// peer closed); `None`: nothing came (or the wait was not allowed, or another connection's
 /// request began, or the read failed: then the usual await reports it).
-pub(super) fn next_request(
-    fd: std::os::fd::RawFd,
-    turns: &Turns,
-    buf: &mut BytesMut,
-) -> Option<usize> {
+pub(super) fn next_request(fd: Socket, turns: &Turns, buf: &mut BytesMut) -> Option<usize> {
     let mine = turns.alone?;
     let start = Instant::now();
     loop {
@@ -79,7 +96,7 @@ pub(super) fn next_request(
             return None;
         }
         if let Some(n) = read_now(fd, buf) {
-            #[cfg(test)]
+            #[cfg(all(test, unix))]
             if n > 0 {
                 tests::caught_on(fd);
             }
@@ -94,7 +111,8 @@ pub(super) fn next_request(
 
 /// One read of `fd` that does not block: `Some(n)` bytes read (0: end of stream), `None` if
 /// nothing is there yet or the read failed.
-fn read_now(fd: std::os::fd::RawFd, buf: &mut BytesMut) -> Option<usize> {
+#[cfg(unix)]
+fn read_now(fd: Socket, buf: &mut BytesMut) -> Option<usize> {
     let spare = buf.spare_capacity_mut();
     // SAFETY: `spare` is writable memory of `spare.len()` bytes owned by `buf`; `recv` writes
     // at most that many bytes and reports how many.
@@ -115,7 +133,13 @@ fn read_now(fd: std::os::fd::RawFd, buf: &mut BytesMut) -> Option<usize> {
     Some(n)
 }
 
-#[cfg(test)]
+/// Never called outside Unix: [`Socket`] has no values there.
+#[cfg(not(unix))]
+fn read_now(fd: Socket, _buf: &mut BytesMut) -> Option<usize> {
+    match fd {}
+}
+
+#[cfg(all(test, unix))]
 mod tests {
     use super::super::{serve_connection, Limits};
     use crate::transport::http::gauges::Gauges;

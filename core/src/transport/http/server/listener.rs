@@ -154,15 +154,10 @@ async fn accept_loop(
         }
         let app = app.clone();
         let token = app.shutdown.clone();
-        let socket = std::os::fd::AsRawFd::as_raw_fd(&tcp);
-        let serve = h1::serve_connection(
-            tcp,
-            Some(socket),
-            limits.clone(),
-            refusal,
-            token,
-            move |req| endpoint(app.clone(), req),
-        );
+        let socket = h1::socket_of(&tcp);
+        let serve = h1::serve_connection(tcp, socket, limits.clone(), refusal, token, move |req| {
+            endpoint(app.clone(), req)
+        });
         connections.spawn(async move {
             serve.await;
             drop(slot);
