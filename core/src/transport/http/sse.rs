@@ -15,17 +15,8 @@ pub(crate) fn encode(
 ) -> Bytes {
     let mut digits = [0u8; 20];
     let retry = retry_ms.map(|r| super::h1::itoa(r, &mut digits));
-    // Most events are one line (a compact JSON message): one search tells; the lines are
-    // counted only when there is more than one.
-    let newlines = match memchr::memchr(b'\n', data.as_bytes()) {
-        None => 0,
-        Some(first) => {
-            1 + data.as_bytes()[first + 1..]
-                .iter()
-                .filter(|&&b| b == b'\n')
-                .count()
-        }
-    };
+    // Most events are one line (a compact JSON message): then this is one vectorized search.
+    let newlines = memchr::memchr_iter(b'\n', data.as_bytes()).count();
     let data_len = if data.is_empty() {
         "data: \n".len()
     } else {
