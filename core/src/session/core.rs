@@ -340,6 +340,41 @@ impl Session {
         self.set_state(STATE_READY);
     }
 
+    /// Whether this per-request-era session was opened by [`Self::begin_per_request`] for
+    /// `meta` under `own_capabilities` (the very same shared objects, the same log level) and is
+    /// still open: what a session kept between two requests with the same `_meta` must be to
+    /// serve the second one as a new session would (see also [`Self::holds_nothing`]).
+    pub(crate) fn negotiated_as(
+        &self,
+        meta: &super::RequestMeta,
+        own_capabilities: &Arc<Value>,
+    ) -> bool {
+        let Some(n) = self.negotiated.get() else {
+            return false;
+        };
+        self.state() == STATE_READY
+            && n.version == meta.version
+            && Arc::ptr_eq(&n.peer_info, &meta.client_info)
+            && Arc::ptr_eq(&n.peer_capabilities, &meta.client_capabilities)
+            && Arc::ptr_eq(&n.own_capabilities, own_capabilities)
+            && self.log_level.load(Ordering::Acquire)
+                == meta.log_level.unwrap_or(super::per_request::LOG_OFF)
+    }
+
+    /// Whether nothing of an earlier request is left in this session: nothing in flight, no
+    /// request waiting for the peer, no per-request child, subscription, listen or stream
+    /// closer, and it was never listed among the server's live sessions.
+    pub(crate) fn holds_nothing(&self) -> bool {
+        self.in_flight.lock().unwrap().is_empty()
+            && self.pending.lock().unwrap().is_empty()
+            && self.children.lock().unwrap().is_empty()
+            && self.subscriptions.lock().unwrap().is_empty()
+            && self.listen.get().is_none()
+            && self.listen_end.get().is_none()
+            && self.stream_closer.get().is_none()
+            && !self.listed.load(Ordering::Acquire)
+    }
+
     /// Whether the handshake has completed.
     pub fn is_ready(&self) -> bool {
         self.state.load(Ordering::Acquire) == STATE_READY

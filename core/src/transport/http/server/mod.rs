@@ -42,6 +42,7 @@ mod headers;
 mod host_guard;
 mod legacy;
 mod listener;
+mod per_request_pool;
 mod per_request_post;
 mod post;
 mod protect;

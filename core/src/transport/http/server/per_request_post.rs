@@ -29,12 +29,31 @@ pub(super) enum Lone<'a> {
 }
 
 /// Closes the session when the POST ends, answered or dropped (the client went away): closing
-/// cancels a handler still running and anything it left behind.
-struct CloseOnDrop(Arc<Session>);
+/// cancels a handler still running and anything it left behind. A call answered with a tool
+/// result hands its session back to the endpoint's pool instead ([`CloseOnDrop::keep`]).
+struct CloseOnDrop(Option<Arc<Session>>);
+
+impl CloseOnDrop {
+    /// The session, while the POST holds it.
+    fn session(&self) -> &Arc<Session> {
+        self.0.as_ref().expect("held until the POST ends")
+    }
+
+    /// Gives the session to `app`'s pool of per-request sessions, which keeps it for the next
+    /// call with the same `_meta` when nothing else holds it and it holds nothing of this call
+    /// (and closes it otherwise).
+    fn keep(mut self, app: &App) {
+        if let Some(session) = self.0.take() {
+            app.per_request_sessions.give_back(session);
+        }
+    }
+}
 
 impl Drop for CloseOnDrop {
     fn drop(&mut self) {
-        self.0.close();
+        if let Some(session) = self.0.take() {
+            session.close();
+        }
     }
 }
 
@@ -42,11 +61,18 @@ impl Drop for CloseOnDrop {
 /// JSON body (status as [`per_request::error_status`] says for an error), or 202 when the
 /// handler ended without an answer.
 pub(super) async fn answer(app: &App, meta: RequestMeta, lone: Lone<'_>) -> Response {
-    let session = app.bare_session();
     let caps = app.server.capabilities_shared(meta.version);
-    session.begin_per_request(meta, caps);
-    let close = CloseOnDrop(session);
-    let session = &close.0;
+    // The session the last call with this `_meta` finished with, or a new one.
+    let session = match app.per_request_sessions.take(&meta, &caps) {
+        Some(kept) => kept,
+        None => {
+            let session = app.bare_session();
+            session.begin_per_request(meta, caps);
+            session
+        }
+    };
+    let close = CloseOnDrop(Some(session));
+    let session = close.session();
     let out = match lone {
         Lone::Call(id, params) => {
             let into = |a: Option<LaneAnswer>| a.map(Out::from);
@@ -61,7 +87,13 @@ pub(super) async fn answer(app: &App, meta: RequestMeta, lone: Lone<'_>) -> Resp
             Incoming::Pending(fut) => fut.await.map(Out::Msg),
         },
     };
-    drop(close);
+    // A tool's result (written as text): no task was made and no input asked for, so the
+    // session may serve the next call; anything else closes it.
+    if matches!(out, Some(Out::Written(..))) {
+        close.keep(app);
+    } else {
+        drop(close);
+    }
     let Some(out) = out else {
         return status_only(StatusCode::ACCEPTED);
     };
