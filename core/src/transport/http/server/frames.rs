@@ -16,7 +16,9 @@ pub(super) enum Frame {
 /// by the same writer the stdio connection uses).
 pub(super) enum Out {
     Msg(Message),
-    Written(RequestId, String),
+    /// A `tools/call` answer written as JSON text by the engine's writer (valid UTF-8 by
+    /// construction, so it is not checked again per call).
+    Written(RequestId, Vec<u8>),
 }
 
 impl Out {
@@ -43,7 +45,7 @@ impl Out {
     pub(super) fn text(&self) -> std::borrow::Cow<'_, str> {
         match self {
             Out::Msg(m) => serde_json::to_string(m).expect("messages serialize").into(),
-            Out::Written(_, t) => t.as_str().into(),
+            Out::Written(_, t) => String::from_utf8_lossy(t),
         }
     }
 
@@ -51,7 +53,7 @@ impl Out {
     pub(super) fn into_bytes(self) -> Vec<u8> {
         match self {
             Out::Msg(m) => serde_json::to_vec(&m).expect("messages serialize"),
-            Out::Written(_, t) => t.into_bytes(),
+            Out::Written(_, t) => t,
         }
     }
 
@@ -60,7 +62,7 @@ impl Out {
     pub(super) fn into_message(self) -> Message {
         match self {
             Out::Msg(m) => m,
-            Out::Written(_, t) => match jsonrpc::parse(t.as_bytes()) {
+            Out::Written(_, t) => match jsonrpc::parse(&t) {
                 Ok(jsonrpc::Incoming::Single(m)) => m,
                 _ => panic!("a written answer is one message"),
             },
@@ -77,7 +79,7 @@ impl From<crate::session::LaneAnswer> for Out {
             crate::session::LaneAnswer::Tool(id, result, server) => {
                 let mut text = Vec::new();
                 crate::session::LaneAnswer::Tool(id.clone(), result, server).write(&mut text);
-                Out::Written(id, String::from_utf8(text).expect("JSON text is UTF-8"))
+                Out::Written(id, text)
             }
         }
     }
