@@ -8,7 +8,7 @@
 //! POST's lifetime when it streams progress, logs or a subscription. Everything else (an
 //! `initialize`, a session's traffic) keeps the handshake era's rules.
 
-use super::request::{visible_str, Fields};
+use super::request::{visible_str, Fields, Mcp};
 use crate::protocol::ProtocolVersion;
 use crate::session::per_request::{header_mismatch, meta_version};
 use crate::session::{RequestMeta, SharedMeta};
@@ -161,7 +161,7 @@ fn check_meta(
     meta: Option<&Value>,
     read: Result<RequestMeta, McpError>,
 ) -> Result<RequestMeta, McpError> {
-    let [method_header, name_header] = headers.get_each([METHOD_HEADER, NAME_HEADER]);
+    let (method_header, name_header) = (headers.get_mcp(Mcp::Method), headers.get_mcp(Mcp::Name));
     let Some(header_version) = version_header else {
         return Err(header_mismatch(
             "the MCP-Protocol-Version header is required",

@@ -25,7 +25,31 @@ struct Span {
 pub(crate) struct Fields {
     raw: Bytes,
     spans: Arc<[Span]>,
+    /// Where the first field of each [`Mcp`] name is (its index + 1; 0: none), found once
+    /// when the fields are made: the POST handler looks up these names on every request.
+    mcp: [u32; MCP_NAMES.len()],
 }
+
+/// The MCP header fields every POST looks up, found once per request ([`Fields::get_mcp`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mcp {
+    /// `MCP-Protocol-Version`.
+    Version = 0,
+    /// `Mcp-Session-Id`.
+    SessionId = 1,
+    /// `Mcp-Method` (per-request era).
+    Method = 2,
+    /// `Mcp-Name` (per-request era).
+    Name = 3,
+}
+
+/// The [`Mcp`] names in lowercase, in that order; no two have the same length.
+const MCP_NAMES: [&str; 4] = [
+    "mcp-protocol-version",
+    "mcp-session-id",
+    "mcp-method",
+    "mcp-name",
+];
 
 /// Where each field of a head sits, made with [`Fields::spans`] before the head's bytes are
 /// split off the read buffer, then joined to them with [`Fields::over`].
@@ -58,9 +82,43 @@ impl Fields {
 
     /// Fields over `raw`, with `spans` (ranges into `raw`) made by [`Self::spans`].
     pub(super) fn over(raw: Bytes, spans: Spans) -> Fields {
-        Fields {
+        let mut fields = Fields {
             raw,
             spans: spans.0,
+            mcp: [0; MCP_NAMES.len()],
+        };
+        fields.find_mcp();
+        fields
+    }
+
+    /// Fills [`Self::mcp`]: one pass over the fields, where a field is compared with the one
+    /// name of its length (if any) only when it starts with `m` in either case.
+    fn find_mcp(&mut self) {
+        for (i, s) in self.spans.iter().enumerate() {
+            let name = self.name(s);
+            if name.first().map(|b| b | 0x20) != Some(b'm') {
+                continue;
+            }
+            let k = match name.len() {
+                20 => Mcp::Version,
+                14 => Mcp::SessionId,
+                10 => Mcp::Method,
+                8 => Mcp::Name,
+                _ => continue,
+            } as usize;
+            if self.mcp[k] == 0 && is_lowercase_of(name, MCP_NAMES[k]) {
+                // (Fewer fields than `u32::MAX`: their positions are `u32`s.)
+                self.mcp[k] = i as u32 + 1;
+            }
+        }
+    }
+
+    /// The first value of MCP header `h`: what [`Self::get`] gives for its name, without
+    /// passing over the fields again.
+    pub(crate) fn get_mcp(&self, h: Mcp) -> Option<&[u8]> {
+        match self.mcp[h as usize] {
+            0 => None,
+            i => Some(self.value(&self.spans[i as usize - 1])),
         }
     }
 
@@ -110,6 +168,7 @@ impl Fields {
 
     /// The first value of each header of `names` (each given in lowercase), found in one pass
     /// over the fields: what [`Self::get`] gives for each name.
+    #[cfg(test)]
     pub(crate) fn get_each<const N: usize>(&self, names: [&str; N]) -> [Option<&[u8]>; N] {
         self.get_each_once(names).map(|(first, _)| first)
     }
@@ -287,6 +346,32 @@ mod tests {
             headers: Fields::from_ranges(Bytes::from(raw.to_string()), ranges),
             body: Bytes::new(),
         }
+    }
+
+    #[test]
+    fn the_mcp_fields_are_found_as_get_finds_them() {
+        use super::super::per_request::{METHOD_HEADER, NAME_HEADER};
+        use super::super::{PROTOCOL_VERSION_HEADER, SESSION_ID_HEADER};
+        let names = [
+            PROTOCOL_VERSION_HEADER,
+            SESSION_ID_HEADER,
+            METHOD_HEADER,
+            NAME_HEADER,
+        ];
+        assert_eq!(MCP_NAMES, names);
+        let all = [Mcp::Version, Mcp::SessionId, Mcp::Method, Mcp::Name];
+        let r = request(
+            "/",
+            "Content-Length:2\nmcp-NAME:first\nMcp-Method:tools/call\nMcp-Methox:no\nmcp-name:second\nMCP-Protocol-Version:2026-07-28\nnope-session-id:x\n",
+        );
+        let h = r.headers();
+        for (k, name) in all.into_iter().zip(names) {
+            assert_eq!(h.get_mcp(k), h.get(name), "{name}");
+        }
+        assert_eq!(h.get_mcp(Mcp::Name), Some(&b"first"[..]));
+        assert_eq!(h.get_mcp(Mcp::Method), Some(&b"tools/call"[..]));
+        assert_eq!(h.get_mcp(Mcp::SessionId), None);
+        assert_eq!(Fields::default().get_mcp(Mcp::Version), None);
     }
 
     #[test]

@@ -59,20 +59,20 @@ pub(super) fn check_version_value(
 ) -> Result<Option<ProtocolVersion>, Response> {
     match header {
         None => Ok(None),
-        Some((raw, parsed)) => {
-            let s = request::visible_str(raw).unwrap_or("");
-            match parsed.filter(|v| supported.contains(v)) {
-                Some(v) => Ok(Some(v)),
-                None => Err(rpc_error(
+        Some((raw, parsed)) => match parsed.filter(|v| supported.contains(v)) {
+            Some(v) => Ok(Some(v)),
+            None => {
+                let s = request::visible_str(raw).unwrap_or("");
+                Err(rpc_error(
                     StatusCode::BAD_REQUEST,
                     None,
                     McpError::invalid_request(format!("unsupported MCP-Protocol-Version: {s:?}"))
                         .with_data(json!({
                             "supported": supported.iter().map(|v| v.as_str()).collect::<Vec<_>>()
                         })),
-                )),
+                ))
             }
-        }
+        },
     }
 }
 

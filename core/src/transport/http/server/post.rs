@@ -5,13 +5,12 @@
 
 use super::super::per_request;
 use super::super::queue::stream_queue;
-use super::super::request::HttpRequest;
+use super::super::request::{HttpRequest, Mcp};
 use super::super::sse::encode;
 use super::super::store::BusMessage;
 use super::app::{consumes, new_session_id, App};
 use super::checks::{accepts, check_content_type, check_version_value};
 use super::frames::{json_body, offer, Frame, Out};
-use super::headers::{PROTOCOL_VERSION_HEADER, SESSION_ID_HEADER};
 use super::per_request_post::{self, Lone};
 use super::replica::Effects;
 use super::responses::{response_with, rpc_error, sse_response, status_only};
@@ -71,11 +70,12 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
     // A server of the per-request era only has no sessions: it ignores an `Mcp-Session-Id`
     // (2026-07-28, Streamable HTTP, "Backward Compatibility").
     let sid = headers
-        .get_str(SESSION_ID_HEADER)
+        .get_mcp(Mcp::SessionId)
+        .and_then(super::super::request::visible_str)
         .filter(|_| app.speaks_handshake());
     // 2026-07-28 and later: no session, the version in every request (see `per_request`).
     // The version header is looked up and parsed once for every check below.
-    let version_raw = headers.get(PROTOCOL_VERSION_HEADER);
+    let version_raw = headers.get_mcp(Mcp::Version);
     let version_header = version_raw.map(|raw| (raw, per_request::parse_version_header(raw)));
     let modern =
         sid.is_none() && per_request::is_per_request_version(version_header.map(|(_, v)| v));
