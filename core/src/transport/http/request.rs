@@ -106,7 +106,7 @@ impl Fields {
                 8 => Mcp::Name,
                 _ => continue,
             } as usize;
-            if self.mcp[k] == 0 && is_lowercase_of(name, MCP_NAMES[k]) {
+            if self.mcp[k] == 0 && is_folded_token(name, MCP_NAMES[k].as_bytes()) {
                 // (Fewer fields than `u32::MAX`: their positions are `u32`s.)
                 self.mcp[k] = i as u32 + 1;
             }
@@ -235,6 +235,30 @@ fn is_lowercase_of(name: &[u8], lower: &str) -> bool {
             .iter()
             .zip(lower.as_bytes())
             .all(|(&a, &b)| a == b || (b.is_ascii_lowercase() && a | 0x20 == b))
+}
+
+/// Whether header name `name` (a token, as the parser accepted it) is `lower`, a name of the
+/// same length made of lowercase letters and `-` only, in any ASCII case: eight bytes at a time.
+///
+/// Each byte of `lower` has bit `0x20` set, so a byte of `name` with that bit forced matches it
+/// only if it is that letter in either case or, for `-`, `-` itself or CR (`0x0d`), which is no
+/// token byte.
+fn is_folded_token(name: &[u8], lower: &[u8]) -> bool {
+    debug_assert!(lower.iter().all(|b| b.is_ascii_lowercase() || *b == b'-'));
+    if name.len() != lower.len() {
+        return false;
+    }
+    let (mut a, mut b) = (name.chunks_exact(8), lower.chunks_exact(8));
+    let word = |c: &[u8]| u64::from_le_bytes(c.try_into().expect("eight bytes"));
+    for (x, y) in (&mut a).zip(&mut b) {
+        if word(x) | 0x2020_2020_2020_2020 != word(y) {
+            return false;
+        }
+    }
+    a.remainder()
+        .iter()
+        .zip(b.remainder())
+        .all(|(&x, &y)| x | 0x20 == y)
 }
 
 /// A header value as text, if it is visible ASCII (what `HeaderValue::to_str` accepts).
@@ -372,6 +396,20 @@ mod tests {
         assert_eq!(h.get_mcp(Mcp::Method), Some(&b"tools/call"[..]));
         assert_eq!(h.get_mcp(Mcp::SessionId), None);
         assert_eq!(Fields::default().get_mcp(Mcp::Version), None);
+        assert!(is_folded_token(
+            b"MCP-Protocol-Version",
+            b"mcp-protocol-version"
+        ));
+        assert!(!is_folded_token(
+            b"MCP-Protocol-Versiom",
+            b"mcp-protocol-version"
+        ));
+        assert!(!is_folded_token(
+            b"MCP-Protocol+Version",
+            b"mcp-protocol-version"
+        ));
+        assert!(!is_folded_token(b"mcp-nam", b"mcp-name"));
+        assert!(!is_folded_token(b"mcp_name", b"mcp-name"));
     }
 
     #[test]
