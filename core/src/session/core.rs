@@ -212,6 +212,9 @@ pub struct Session {
     /// Whether the server listed this session among its live sessions (see
     /// [`crate::server::Server::live_sessions`]); one never listed has nothing to unlist.
     pub(crate) listed: AtomicBool,
+    /// Set for a session that serves one request at a time for its whole life
+    /// ([`Self::serve_alone`]): that request's cancellation is the session's own.
+    alone: AtomicBool,
 }
 
 /// Closes the transport stream carrying a request's messages (Streamable HTTP's SSE polling);
@@ -268,6 +271,7 @@ impl Session {
             serial: NEXT_SERIAL.fetch_add(1, Ordering::Relaxed),
             stream_closer: OnceLock::new(),
             listed: AtomicBool::new(false),
+            alone: AtomicBool::new(false),
         })
     }
 
@@ -361,6 +365,15 @@ impl Session {
                 == meta.log_level.unwrap_or(super::per_request::LOG_OFF)
     }
 
+    /// Makes this new session one that serves a single request at a time, and closes (or is
+    /// no longer used) when it is answered or abandoned: a per-request-era request answered with
+    /// one JSON body over HTTP. Its request is not entered in the in-flight table and its
+    /// cancellation token is the session's own (closing the session cancels it, as it cancels
+    /// what is in flight), which spares a token and a table entry per request.
+    pub(crate) fn serve_alone(&self) {
+        self.alone.store(true, Ordering::Relaxed);
+    }
+
     /// Whether nothing of an earlier request is left in this session: nothing in flight, no
     /// request waiting for the peer, no per-request child, subscription, listen or stream
     /// closer, and it was never listed among the server's live sessions.
@@ -373,6 +386,8 @@ impl Session {
             && self.listen_end.get().is_none()
             && self.stream_closer.get().is_none()
             && !self.listed.load(Ordering::Acquire)
+            // A request served alone may have cancelled its token, the session's own.
+            && !(self.alone.load(Ordering::Relaxed) && self.closed.is_cancelled())
     }
 
     /// Whether the handshake has completed.
@@ -677,7 +692,8 @@ impl Session {
 
     /// Lets request `id` (of `method`, neither ping nor initialize) in: the session must be
     /// initializing or ready, the id unused by the requests in flight and their limit not
-    /// reached. Returns the request's cancellation token, registered as in flight.
+    /// reached. Returns the request's cancellation token, registered as in flight (a session
+    /// serving one request alone, [`Self::serve_alone`]: its own token, not registered).
     fn admit(&self, id: &RequestId, method: &str) -> Result<CancellationToken, McpError> {
         let state = self.state();
         if state == STATE_CLOSED {
@@ -687,6 +703,11 @@ impl Session {
             return Err(McpError::invalid_request(format!(
                 "{method} received before initialization; only ping is allowed until initialize completes"
             )));
+        }
+        if self.alone.load(Ordering::Relaxed) {
+            // The only request: cancelled when the session closes (`close` cancels `closed`
+            // first), nothing to register.
+            return Ok(self.closed.clone());
         }
         // Not a child of `closed`: `close` cancels whatever is in flight itself, and a token
         // registered after that is cancelled here, so no request outlives the session uncancelled.
@@ -731,7 +752,9 @@ impl Session {
             _ = ctx.cancellation().cancelled() => None,
         };
         ctx.finish();
-        self.in_flight.lock().unwrap().remove(&id);
+        if !self.alone.load(Ordering::Relaxed) {
+            self.in_flight.lock().unwrap().remove(&id);
+        }
         answer(
             id,
             &ctx,

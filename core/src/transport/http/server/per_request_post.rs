@@ -67,6 +67,7 @@ pub(super) async fn answer(app: &App, meta: RequestMeta, lone: Lone<'_>) -> Resp
         Some(kept) => kept,
         None => {
             let session = app.bare_session();
+            session.serve_alone();
             session.begin_per_request(meta, caps);
             session
         }
