@@ -108,6 +108,8 @@ pub(crate) struct ServerInner {
     pub task_relays: Mutex<Vec<super::tasks_ext::TaskRelay>>,
     /// [`Server::capabilities`] per protocol revision, emptied whenever a registry changes.
     pub caps_cache: Mutex<CapsCache>,
+    /// `caps_cache`'s generation, readable without its lock ([`Server::capabilities_generation`]).
+    pub caps_generation: std::sync::atomic::AtomicU64,
     /// `options.session`, shared by the sessions made per HTTP request (set on first use: the
     /// options are final once the server is built).
     pub session_config: OnceLock<Arc<SessionConfig>>,
@@ -184,6 +186,7 @@ impl Server {
                     )),
                     task_relays: Mutex::new(Vec::new()),
                     caps_cache: Default::default(),
+                    caps_generation: Default::default(),
                     session_config: OnceLock::new(),
                     fanout: Mutex::new(Vec::new()),
                     listen_streams: Default::default(),
@@ -573,6 +576,18 @@ impl Server {
         let mut c = self.inner.caps_cache.lock().unwrap();
         c.generation += 1;
         c.by_version.clear();
+        self.inner
+            .caps_generation
+            .store(c.generation, std::sync::atomic::Ordering::Release);
+    }
+
+    /// How many times the advertised capabilities changed so far: what
+    /// [`Self::capabilities_shared`] gives for a revision is the same object for as long as this
+    /// stays the same (read it before asking for them, to know which they are).
+    pub(crate) fn capabilities_generation(&self) -> u64 {
+        self.inner
+            .caps_generation
+            .load(std::sync::atomic::Ordering::Acquire)
     }
 
     fn compute_capabilities(&self, version: crate::ProtocolVersion) -> Value {

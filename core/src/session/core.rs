@@ -345,14 +345,11 @@ impl Session {
     }
 
     /// Whether this per-request-era session was opened by [`Self::begin_per_request`] for
-    /// `meta` under `own_capabilities` (the very same shared objects, the same log level) and is
-    /// still open: what a session kept between two requests with the same `_meta` must be to
-    /// serve the second one as a new session would (see also [`Self::holds_nothing`]).
-    pub(crate) fn negotiated_as(
-        &self,
-        meta: &super::RequestMeta,
-        own_capabilities: &Arc<Value>,
-    ) -> bool {
+    /// `meta` (the very same shared objects, the same log level) and is still open: what a
+    /// session kept between two requests with the same `_meta` must be to serve the second one
+    /// as a new session would (see also [`Self::holds_nothing`]; the caller makes sure this
+    /// side's capabilities did not change since).
+    pub(crate) fn negotiated_as(&self, meta: &super::RequestMeta) -> bool {
         let Some(n) = self.negotiated.get() else {
             return false;
         };
@@ -360,7 +357,6 @@ impl Session {
             && n.version == meta.version
             && Arc::ptr_eq(&n.peer_info, &meta.client_info)
             && Arc::ptr_eq(&n.peer_capabilities, &meta.client_capabilities)
-            && Arc::ptr_eq(&n.own_capabilities, own_capabilities)
             && self.log_level.load(Ordering::Acquire)
                 == meta.log_level.unwrap_or(super::per_request::LOG_OFF)
     }
@@ -378,7 +374,9 @@ impl Session {
     /// request waiting for the peer, no per-request child, subscription, listen or stream
     /// closer, and it was never listed among the server's live sessions.
     pub(crate) fn holds_nothing(&self) -> bool {
-        self.in_flight.lock().unwrap().is_empty()
+        // (A session serving alone enters nothing in the in-flight table.)
+        let alone = self.alone.load(Ordering::Relaxed);
+        (alone || self.in_flight.lock().unwrap().is_empty())
             && self.pending.lock().unwrap().is_empty()
             && self.children.lock().unwrap().is_empty()
             && self.subscriptions.lock().unwrap().is_empty()
@@ -387,7 +385,7 @@ impl Session {
             && self.stream_closer.get().is_none()
             && !self.listed.load(Ordering::Acquire)
             // A request served alone may have cancelled its token, the session's own.
-            && !(self.alone.load(Ordering::Relaxed) && self.closed.is_cancelled())
+            && !(alone && self.closed.is_cancelled())
     }
 
     /// Whether the handshake has completed.

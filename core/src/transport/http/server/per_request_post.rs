@@ -42,9 +42,10 @@ impl CloseOnDrop {
     /// Gives the session to `app`'s pool of per-request sessions, which keeps it for the next
     /// call with the same `_meta` when nothing else holds it and it holds nothing of this call
     /// (and closes it otherwise).
-    fn keep(mut self, app: &App) {
+    fn keep(mut self, app: &App, slot: usize, generation: u64) {
         if let Some(session) = self.0.take() {
-            app.per_request_sessions.give_back(session);
+            app.per_request_sessions
+                .give_back(slot, session, generation);
         }
     }
 }
@@ -61,11 +62,15 @@ impl Drop for CloseOnDrop {
 /// JSON body (status as [`per_request::error_status`] says for an error), or 202 when the
 /// handler ended without an answer.
 pub(super) async fn answer(app: &App, meta: RequestMeta, lone: Lone<'_>) -> Response {
-    let caps = app.server.capabilities_shared(meta.version);
-    // The session the last call with this `_meta` finished with, or a new one.
-    let session = match app.per_request_sessions.take(&meta, &caps) {
+    // The session the last call with this `_meta` finished with (the server's capabilities
+    // unchanged since), or a new one.
+    let pool = &app.per_request_sessions;
+    let slot = pool.slot_here();
+    let generation = app.server.capabilities_generation();
+    let session = match pool.take(slot, &meta, generation) {
         Some(kept) => kept,
         None => {
+            let caps = app.server.capabilities_shared(meta.version);
             let session = app.bare_session();
             session.serve_alone();
             session.begin_per_request(meta, caps);
@@ -91,7 +96,7 @@ pub(super) async fn answer(app: &App, meta: RequestMeta, lone: Lone<'_>) -> Resp
     // A tool's result (written as text): no task was made and no input asked for, so the
     // session may serve the next call; anything else closes it.
     if matches!(out, Some(Out::Written(..))) {
-        close.keep(app);
+        close.keep(app, slot, generation);
     } else {
         drop(close);
     }
