@@ -45,7 +45,9 @@ impl Out {
     pub(super) fn text(&self) -> std::borrow::Cow<'_, str> {
         match self {
             Out::Msg(m) => serde_json::to_string(m).expect("messages serialize").into(),
-            Out::Written(_, t) => String::from_utf8_lossy(t),
+            Out::Written(_, t) => std::str::from_utf8(t)
+                .expect("a written answer is JSON text")
+                .into(),
         }
     }
 
