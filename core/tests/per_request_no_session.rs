@@ -1,7 +1,8 @@
 //! A per-request-era (2026-07-28) request answered with one JSON body holds no HTTP session and
 //! no routing-table entry, not even while its handler runs ([`HttpServerStats::live_sessions`]);
 //! a client that disconnects cancels it; one that asks for progress still gets its stream (on
-//! an HTTP session that is gone once the stream ends).
+//! an HTTP session that is gone once the stream ends); calls with the same `_meta` (which may
+//! share a kept engine session) each start uncancelled.
 
 mod common_http;
 mod common_modern;
@@ -62,6 +63,23 @@ fn server(probe: Arc<Mutex<Probe>>) -> Server {
                     ctx.progress(i as f64, Some(2.0), None).await.ok();
                 }
                 Ok(CallToolResult::text("counted"))
+            }),
+        )
+        // Cancels its own request (the token a JSON-answered call's session lends it) and
+        // still answers.
+        .tool_raw(
+            Tool::new("self-cancel"),
+            tool_fn(|_, ctx| async move {
+                ctx.cancellation().cancel();
+                Ok(CallToolResult::text("cancelled itself"))
+            }),
+        )
+        .tool_raw(
+            Tool::new("is-cancelled"),
+            tool_fn(|_, ctx| async move {
+                Ok(CallToolResult::text(
+                    ctx.cancellation().is_cancelled().to_string(),
+                ))
             }),
         )
         .build()
@@ -127,7 +145,7 @@ async fn a_per_request_call_holds_no_http_session_even_while_it_runs() {
     }
     let list = request(4, "tools/list", json!({}));
     let r = post_modern(&url, &list).await;
-    assert_eq!(answer(&r)["result"]["tools"].as_array().unwrap().len(), 3);
+    assert_eq!(answer(&r)["result"]["tools"].as_array().unwrap().len(), 5);
     assert_eq!(h.stats().live_sessions, 0);
 
     // A call still running holds no HTTP session either.
@@ -227,5 +245,31 @@ async fn header_and_meta_errors_keep_their_codes_and_statuses() {
     let r = post_modern(&url, &body).await;
     assert_eq!(r.status, 404, "{}", r.body);
     assert_eq!(answer(&r)["error"]["code"], -32601);
+    assert_eq!(h.stats().live_sessions, 0);
+}
+
+/// The text of a `tools/call` answer.
+fn text_of(v: &Value) -> String {
+    v["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[tokio::test]
+async fn calls_with_the_same_meta_each_start_uncancelled() {
+    // A JSON-answered call's session may serve the next call with the same `_meta`: nothing of
+    // a call (not even a cancellation it made of itself) reaches the next one.
+    let (h, url, _rx, _release) = start().await;
+    for i in 0..3 {
+        let call =
+            |id, name: &str| request(id, "tools/call", json!({ "name": name, "arguments": {} }));
+        let own = answer(&post_modern(&url, &call(10 * i + 1, "self-cancel")).await);
+        assert_eq!(text_of(&own), "cancelled itself");
+        let next = answer(&post_modern(&url, &call(10 * i + 2, "is-cancelled")).await);
+        assert_eq!(text_of(&next), "false", "call {i}");
+        let again = answer(&post_modern(&url, &call(10 * i + 3, "is-cancelled")).await);
+        assert_eq!(text_of(&again), "false", "call {i}");
+    }
     assert_eq!(h.stats().live_sessions, 0);
 }

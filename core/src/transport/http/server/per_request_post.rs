@@ -9,6 +9,11 @@
 //! written straight into the response body. A client that disconnects drops that future, which
 //! closes the session and so cancels the handler. Requests that want a stream (progress, logs,
 //! `subscriptions/listen`) take [`super::post`]'s general path.
+//!
+//! Such a session serves its request alone ([`Session::serve_alone`]: the request's cancellation
+//! is the session's own), and a call answered with a tool result hands it to the endpoint's pool
+//! ([`super::per_request_pool`]), from which the next call with the same `_meta` takes it
+//! instead of opening one.
 
 use super::super::per_request;
 use super::app::App;
