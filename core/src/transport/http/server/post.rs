@@ -93,6 +93,29 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
     // What the body is (and which lane a call takes) is the session engine's decision, the
     // same for every transport (`session::inbound`).
     let (mut items, batch) = match inbound::read(&body, true) {
+        // Per-request era, a `tools/call` answered with one JSON body (no progress or logs
+        // asked for, or a JSON server): checked and answered here, as the `modern` branch
+        // below would (`per_request_post`), without the list of items a body makes there.
+        Ok(Inbound::Call(id, params))
+            if modern
+                && (app.options.json_response
+                    || !params.meta.as_deref().is_some_and(SharedMeta::wants_stream)) =>
+        {
+            let checked = per_request::check_tool_call(
+                headers,
+                version_raw,
+                &app.server,
+                Some(&params.name),
+                params.meta.as_deref(),
+                params.arguments.as_ref(),
+            );
+            return match checked {
+                Ok(meta_read) => {
+                    per_request_post::answer(&app, meta_read, Lone::Call(id, params)).await
+                }
+                Err(e) => rpc_error(StatusCode::BAD_REQUEST, Some(id), e),
+            };
+        }
         Err(ErrorResponse { id, error }) => {
             return rpc_error(StatusCode::BAD_REQUEST, id, error);
         }
