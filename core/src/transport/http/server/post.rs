@@ -90,6 +90,17 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
         Msg(Message),
         Call(RequestId, crate::server::ToolCallParams<'a>),
     }
+    // Per-request era: a `tools/call` on the lane checked from the members it was read into.
+    let check_call = |p: &crate::server::ToolCallParams<'_>| {
+        per_request::check_tool_call(
+            headers,
+            version_raw,
+            &app.server,
+            Some(&p.name),
+            p.meta.as_deref(),
+            p.arguments.as_ref(),
+        )
+    };
     // What the body is (and which lane a call takes) is the session engine's decision, the
     // same for every transport (`session::inbound`).
     let (mut items, batch) = match inbound::read(&body, true) {
@@ -101,15 +112,7 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
                 && (app.options.json_response
                     || !params.meta.as_deref().is_some_and(SharedMeta::wants_stream)) =>
         {
-            let checked = per_request::check_tool_call(
-                headers,
-                version_raw,
-                &app.server,
-                Some(&params.name),
-                params.meta.as_deref(),
-                params.arguments.as_ref(),
-            );
-            return match checked {
+            return match check_call(&params) {
                 Ok(meta_read) => {
                     per_request_post::answer(&app, meta_read, Lone::Call(id, params)).await
                 }
@@ -148,14 +151,7 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
         let (id, streams, checked) = match items.as_slice() {
             // A `tools/call` on the lane: checked from the members it was read into.
             [Ok(Item::Call(id, p))] => {
-                let checked = per_request::check_tool_call(
-                    headers,
-                    version_raw,
-                    &app.server,
-                    Some(&p.name),
-                    p.meta.as_deref(),
-                    p.arguments.as_ref(),
-                );
+                let checked = check_call(p);
                 let streams = p.meta.as_deref().is_some_and(SharedMeta::wants_stream);
                 (id, streams, checked)
             }
