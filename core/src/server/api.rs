@@ -108,7 +108,8 @@ pub(crate) struct ServerInner {
     pub task_relays: Mutex<Vec<super::tasks_ext::TaskRelay>>,
     /// [`Server::capabilities`] per protocol revision, emptied whenever a registry changes.
     pub caps_cache: Mutex<CapsCache>,
-    /// `caps_cache`'s generation, readable without its lock ([`Server::capabilities_generation`]).
+    /// How many times a registry changed (`caps_cache` is emptied each time): written under
+    /// `caps_cache`'s lock, readable without it ([`Server::capabilities_generation`]).
     pub caps_generation: std::sync::atomic::AtomicU64,
     /// `options.session`, shared by the sessions made per HTTP request (set on first use: the
     /// options are final once the server is built).
@@ -130,11 +131,10 @@ pub(crate) struct ServerInner {
 /// returns whether its endpoint is still there (called with an empty method only to ask that).
 pub(crate) type Fanout = Arc<dyn Fn(&str, Option<&Value>) -> bool + Send + Sync>;
 
-/// Cached capabilities objects; `generation` counts registry changes so that a value computed
-/// across a change is never stored.
+/// Cached capabilities objects (`ServerInner::caps_generation` counts registry changes so that
+/// a value computed across a change is never stored).
 #[derive(Default)]
 pub(crate) struct CapsCache {
-    generation: u64,
     by_version: Vec<(crate::ProtocolVersion, Arc<Value>)>,
 }
 
@@ -561,11 +561,13 @@ impl Server {
             if let Some((_, v)) = c.by_version.iter().find(|(v, _)| *v == version) {
                 return v.clone();
             }
-            c.generation
+            self.capabilities_generation()
         };
         let caps = Arc::new(self.compute_capabilities(version));
         let mut c = self.inner.caps_cache.lock().unwrap();
-        if c.generation == generation && !c.by_version.iter().any(|(v, _)| *v == version) {
+        if self.capabilities_generation() == generation
+            && !c.by_version.iter().any(|(v, _)| *v == version)
+        {
             c.by_version.push((version, caps.clone()));
         }
         caps
@@ -574,11 +576,10 @@ impl Server {
     /// Forgets the cached capabilities (a registry changed).
     fn capabilities_changed(&self) {
         let mut c = self.inner.caps_cache.lock().unwrap();
-        c.generation += 1;
-        c.by_version.clear();
         self.inner
             .caps_generation
-            .store(c.generation, std::sync::atomic::Ordering::Release);
+            .fetch_add(1, std::sync::atomic::Ordering::Release);
+        c.by_version.clear();
     }
 
     /// How many times the advertised capabilities changed so far: what
