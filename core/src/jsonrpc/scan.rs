@@ -316,15 +316,6 @@ impl<'de> Deserializer<'de> for &mut Scanner<'de> {
             // SAFETY: the scanner accepted these bytes as JSON: ASCII outside strings, and
             // strings checked as UTF-8.
             let text = unsafe { std::str::from_utf8_unchecked(&self.b[start..self.i]) };
-            // A text `known_len` matched is handed over to the reader for these bytes only
-            // while this frame is borrowed: ended when the reader returns or unwinds.
-            struct EndHandOver;
-            impl Drop for EndHandOver {
-                fn drop(&mut self) {
-                    crate::session::shared_meta::end_hand_over();
-                }
-            }
-            let _end = EndHandOver;
             return v.visit_borrowed_str(text);
         }
         v.visit_newtype_struct(self)

@@ -108,9 +108,7 @@ impl SharedMeta {
     pub(crate) fn from_text(text: &str) -> Result<Arc<Self>, serde_json::Error> {
         let fits = text.len() <= MAX_TEXT;
         if fits {
-            if let Some(hit) =
-                TABLE.with_borrow(|slots| slots.handed_over(text).or_else(|| slots.find(text)))
-            {
+            if let Some(hit) = TABLE.with_borrow(|slots| slots.find(text)) {
                 return Ok(hit);
             }
         }
@@ -188,25 +186,13 @@ pub(crate) fn known_len(rest: &[u8], room: u32) -> Option<usize> {
         return None;
     }
     TABLE.with_borrow(|slots| {
-        let Some(at) = slots.entries.iter().position(|e| {
+        let at = slots.entries.iter().position(|e| {
             e.depth <= room && e.text.starts_with('{') && rest.starts_with(e.text.as_bytes())
-        }) else {
-            slots.handed.set(None);
-            return None;
-        };
-        // The reader looks this text up next ([`SharedMeta::from_text`]): try it first, and
-        // hand these very bytes over so that it need not compare them again.
+        })?;
+        // The reader looks this text up next ([`SharedMeta::from_text`]): try it first.
         slots.last.set(at);
-        slots.handed.set(Some((rest.as_ptr() as usize, at)));
         Some(slots.entries[at].text.len())
     })
-}
-
-/// Ends the hand-over of the text [`known_len`] matched last (see [`Slots::handed`]): the
-/// scanner calls it once the value's reader has returned (or unwound), before the frame's
-/// bytes can change.
-pub(crate) fn end_hand_over() {
-    TABLE.with_borrow(|slots| slots.handed.set(None));
 }
 
 /// How deep `text` (valid JSON) nests arrays and objects.
@@ -272,11 +258,6 @@ struct Slots {
     next: usize,
     /// The entry [`known_len`] found last (looked at first by [`Slots::find`]).
     last: std::cell::Cell<usize>,
-    /// Where the text [`known_len`] matched last starts (its address in the frame) and the
-    /// entry it equals, while the scanner that asked still holds that frame ([`end_hand_over`]
-    /// ends it): the reader's look-up of that same text ([`Slots::handed_over`]) then needs no
-    /// second compare.
-    handed: std::cell::Cell<Option<(usize, usize)>>,
 }
 
 thread_local! {
@@ -286,21 +267,11 @@ thread_local! {
             entries: Vec::new(),
             next: 0,
             last: std::cell::Cell::new(0),
-            handed: std::cell::Cell::new(None),
         })
     };
 }
 
 impl Slots {
-    /// The entry [`known_len`] just matched, when `text` is those very bytes: the same address
-    /// and the entry's length (the entry's text is what those bytes were compared equal to, and
-    /// the frame they are in is still borrowed by the scanner that asked). Takes the hand-over.
-    fn handed_over(&self, text: &str) -> Option<Arc<SharedMeta>> {
-        let (at_addr, at) = self.handed.take()?;
-        let e = self.entries.get(at)?;
-        (at_addr == text.as_ptr() as usize && e.text.len() == text.len()).then(|| e.meta.clone())
-    }
-
     fn find(&self, text: &str) -> Option<Arc<SharedMeta>> {
         if let Some(e) = self.entries.get(self.last.get()) {
             if *e.text == *text {
@@ -314,8 +285,6 @@ impl Slots {
     }
 
     fn remember(&mut self, text: &str, meta: &Arc<SharedMeta>) {
-        // An entry may be replaced: no hand-over outlives the entries it names.
-        self.handed.set(None);
         if self.entries.iter().any(|e| *e.text == *text) {
             return;
         }
