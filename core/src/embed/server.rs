@@ -93,6 +93,19 @@ pub struct EmbeddedServer {
     stdio_stop: CancellationToken,
 }
 
+/// A tool from its JSON definition, its schemas made object schemas ([`shape::object_schema`]).
+fn tool_definition(definition: Value) -> Result<Tool, McpError> {
+    let mut tool: Tool = decode("tool definition", definition)?;
+    shape::object_schema(
+        &format!("tool {:?}: inputSchema", tool.name),
+        &mut tool.input_schema,
+    )?;
+    if let Some(output) = tool.output_schema.as_mut() {
+        shape::object_schema(&format!("tool {:?}: outputSchema", tool.name), output)?;
+    }
+    Ok(tool)
+}
+
 fn opt_str(v: &Value, key: &str) -> Option<String> {
     v.get(key).and_then(Value::as_str).map(str::to_string)
 }
@@ -123,13 +136,14 @@ impl EmbeddedServer {
     }
 
     /// Registers (or replaces) a tool from its JSON definition (`name`, `description`,
-    /// `inputSchema`, `outputSchema`, `annotations`, ...). Invalid schemas are rejected here.
+    /// `inputSchema`, `outputSchema`, `annotations`, ...). Invalid schemas are rejected here;
+    /// a schema without `type` is listed with `"type": "object"` ([`shape::object_schema`]).
     pub fn add_tool_json(
         &self,
         definition: Value,
         handler: Arc<dyn ForeignToolHandler>,
     ) -> Result<(), McpError> {
-        let tool: Tool = decode("tool definition", definition)?;
+        let tool = tool_definition(definition)?;
         let shaping = if tool.output_schema.is_some() {
             Shaping::Structured
         } else {
@@ -151,7 +165,7 @@ impl EmbeddedServer {
         definition: Value,
         handler: Arc<dyn ForeignToolHandler>,
     ) -> Result<(), McpError> {
-        let tool: Tool = decode("tool definition", definition)?;
+        let tool = tool_definition(definition)?;
         let wraps = tool.output_schema.as_ref().is_some_and(|s| {
             s.get("properties").and_then(|p| p.get("result")).is_some()
                 && s.get("required") == Some(&serde_json::json!(["result"]))
@@ -197,7 +211,7 @@ impl EmbeddedServer {
         definition: Value,
         handler: Arc<dyn ForeignToolAnswerHandler>,
     ) -> Result<(), McpError> {
-        let tool: Tool = decode("tool definition", definition)?;
+        let tool = tool_definition(definition)?;
         let structured = tool.output_schema.is_some();
         self.server.add_tool(
             tool,
@@ -320,6 +334,30 @@ impl EmbeddedServer {
         }
     }
 
+    /// Sends a log message to the live session whose transport-level id (Streamable HTTP's
+    /// `Mcp-Session-Id`) is `session_id` (respecting its level); returns whether this server
+    /// holds such a session. Sessions served by another replica are not reached.
+    pub async fn log_to_session(
+        &self,
+        session_id: &str,
+        level: &str,
+        logger: Option<String>,
+        data: Value,
+    ) -> bool {
+        let session = self
+            .server
+            .live_sessions()
+            .into_iter()
+            .find(|s| s.session_id() == Some(session_id));
+        match session {
+            Some(s) => {
+                let _ = s.peer().log(level, logger.as_deref(), data).await;
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Serves one session over this process's stdin/stdout until stdin closes or
     /// [`Self::stop_stdio`] is called. Either way it winds down gracefully: an open
     /// `subscriptions/listen` is answered with its completion result, requests being served
@@ -371,7 +409,8 @@ impl ErrorLane {
 
 /// What a foreign tool's answer becomes, for every way of registering one: a finished result as
 /// it is, a value shaped by [`shape::tool_result`], an error the client must act on
-/// ([`codes::is_tool_signal`]) as a JSON-RPC error, any other error an `isError` result. In a
+/// ([`codes::is_tool_signal`]) and an answer that is not JSON ([`shape::answer_not_json`]) as
+/// a JSON-RPC error, any other error an `isError` result. In a
 /// task of the tasks extension an `McpError` the handler raised stays a JSON-RPC error (the task
 /// ends `failed`, as with a Rust handler's `Err`) while an exception of another kind
 /// ([`McpError::handler_exception`]) is still a tool execution error (the task ends `completed`
@@ -389,6 +428,8 @@ fn tool_outcome(
         }
         Ok(ToolAnswer::Value(v)) => shape::tool_result(v, structured),
         Err(e) if codes::is_tool_signal(e.code, lane.per_request) => return Err(e),
+        // The server's bug, not the tool's failure: as a malformed result is (below).
+        Err(e) if shape::is_answer_not_json(&e) => return Err(e),
         Err(e) if lane.task && !e.is_handler_exception() => return Err(e),
         Err(e) => shape::tool_error(&e),
     };
@@ -464,6 +505,120 @@ mod tests {
                 .unwrap(),
             json!({"content": [{"type": "text", "text": "a block"}]})
         );
+        client.close().await;
+    }
+
+    /// A schema without `type` (`{}`, as the TypeScript SDK's examples write) is listed as an
+    /// object schema, for every way of registering a tool; one of another type is refused.
+    #[tokio::test]
+    async fn tool_schemas_without_type_are_listed_as_object_schemas() {
+        let server = EmbeddedServer::from_json(json!({"name": "s", "version": "1"})).unwrap();
+        server
+            .add_tool_json(json!({"name": "a", "inputSchema": {}}), Arc::new(Echo))
+            .unwrap();
+        server
+            .add_tool_answering(
+                json!({"name": "b", "inputSchema": {"properties": {"x": {"type": "string"}}},
+                    "outputSchema": {"properties": {"y": {}}}}),
+                Arc::new(Answering),
+            )
+            .unwrap();
+        server
+            .add_tool_wrapping(
+                json!({"name": "c", "inputSchema": {},
+                    "outputSchema": {"properties": {"result": {}}, "required": ["result"]}}),
+                Arc::new(Echo),
+            )
+            .unwrap();
+        let refused = server
+            .add_tool_json(
+                json!({"name": "d", "inputSchema": {"type": "string"}}),
+                Arc::new(Echo),
+            )
+            .unwrap_err();
+        assert!(
+            refused.message.contains("must be an object schema"),
+            "{}",
+            refused.message
+        );
+        let client = EmbeddedClient::connect_memory(&server, &ClientConfig::default(), None)
+            .await
+            .unwrap();
+        let listed = client
+            .request("tools/list", None, CallOptions::default())
+            .await
+            .unwrap();
+        let tools = listed["tools"].as_array().unwrap();
+        assert_eq!(tools.len(), 3, "{listed}");
+        for t in tools {
+            assert_eq!(t["inputSchema"]["type"], "object", "{t}");
+            if let Some(o) = t.get("outputSchema") {
+                assert_eq!(o["type"], "object", "{t}");
+            }
+        }
+        assert_eq!(
+            tools
+                .iter()
+                .filter(|t| t.get("outputSchema").is_some())
+                .count(),
+            2
+        );
+        // Calls still validate against the completed schema.
+        let r = client
+            .request(
+                "tools/call",
+                Some(json!({"name": "a", "arguments": {"value": "v"}})),
+                CallOptions::default(),
+            )
+            .await
+            .unwrap();
+        assert_eq!(r["content"][0]["text"], "v");
+        client.close().await;
+    }
+
+    /// Fails as a binding does when the answer has no JSON form, or with a plain error.
+    struct NotJson;
+
+    impl ForeignToolHandler for NotJson {
+        fn call(
+            &self,
+            arguments: Value,
+            _ctx: ForeignContext,
+        ) -> BoxFuture<'static, Result<Value, McpError>> {
+            Box::pin(async move {
+                Err(match arguments.get("plain") {
+                    Some(_) => McpError::internal("plain failure"),
+                    None => shape::answer_not_json("a BigInt at `n`"),
+                })
+            })
+        }
+    }
+
+    #[tokio::test]
+    async fn a_tool_answer_that_is_not_json_is_an_internal_error_not_an_is_error_result() {
+        let server = EmbeddedServer::from_json(json!({"name": "s", "version": "1"})).unwrap();
+        server
+            .add_tool_json(json!({"name": "t"}), Arc::new(NotJson))
+            .unwrap();
+        let client = EmbeddedClient::connect_memory(&server, &ClientConfig::default(), None)
+            .await
+            .unwrap();
+        let call = |args: Value| {
+            client.request(
+                "tools/call",
+                Some(json!({"name": "t", "arguments": args})),
+                CallOptions::default(),
+            )
+        };
+        let e = call(json!({})).await.unwrap_err();
+        assert_eq!(e.code, crate::error::codes::INTERNAL_ERROR);
+        assert_eq!(
+            e.message,
+            "handler returned a value that is not JSON: a BigInt at `n`"
+        );
+        assert_eq!(e.data, Some(json!({"reason": "answerNotJson"})));
+        let r = call(json!({"plain": true})).await.unwrap();
+        assert_eq!(r["isError"], true);
         client.close().await;
     }
 

@@ -94,6 +94,65 @@ pub fn tool_error(error: &McpError) -> Value {
     json!({ "content": [text_block(text)], "isError": true })
 }
 
+/// `data.reason` of [`answer_not_json`].
+const NOT_JSON: &str = "answerNotJson";
+
+/// The error for a handler answer that has no JSON form (a JavaScript `BigInt`, a Python
+/// `set`, a cycle, ...): an internal error (-32603) whose message says what and where, with
+/// `data.reason` `"answerNotJson"`. It is answered as that JSON-RPC error by every kind of
+/// handler, a tool's included (not an `isError` result): like a malformed result, it is the
+/// server's bug, not a tool execution error the model could act on. A binding that fails to
+/// convert an answer makes this error, so all of them report it alike.
+pub fn answer_not_json(detail: impl std::fmt::Display) -> McpError {
+    McpError::internal(format!(
+        "handler returned a value that is not JSON: {detail}"
+    ))
+    .with_data(json!({ "reason": NOT_JSON }))
+}
+
+/// Whether `e` is an [`answer_not_json`] error.
+pub fn is_answer_not_json(e: &McpError) -> bool {
+    e.code == crate::error::codes::INTERNAL_ERROR
+        && e.data
+            .as_ref()
+            .and_then(|d| d.get("reason"))
+            .and_then(Value::as_str)
+            == Some(NOT_JSON)
+}
+
+/// A tool's `inputSchema` or `outputSchema` (`what` names it in errors) made what the spec
+/// requires, an object schema with `"type": "object"`, before it is listed: the official
+/// TypeScript and Python clients reject a whole `tools/list` holding a tool whose schema lacks
+/// it.
+///
+/// - an object without `type` (`{}`, `{"properties": ...}`, `{"anyOf": ...}`, `{"$ref": ...}`)
+///   gets `"type": "object"` (tool arguments and structured content are objects anyway, so
+///   this narrows nothing a call could send);
+/// - `null` and `true` (the schemas accepting anything) become `{"type": "object"}`;
+/// - a schema whose `type` is anything but `"object"`, and any other value (`false`, a string,
+///   a list), is refused: no call of such a tool could ever be valid.
+pub fn object_schema(what: &str, schema: &mut Value) -> Result<(), McpError> {
+    match schema {
+        Value::Null | Value::Bool(true) => {
+            *schema = json!({ "type": "object" });
+            Ok(())
+        }
+        Value::Object(m) => match m.get("type") {
+            None => {
+                m.insert("type".into(), Value::String("object".into()));
+                Ok(())
+            }
+            Some(Value::String(t)) if t == "object" => Ok(()),
+            Some(t) => Err(McpError::invalid_params(format!(
+                "{what} must be an object schema (\"type\": \"object\"), not \"type\": {t}"
+            ))),
+        },
+        other => Err(McpError::invalid_params(format!(
+            "{what} must be an object schema (\"type\": \"object\"), not {other}"
+        ))),
+    }
+}
+
 /// The `contents` list of a `resources/read` result from a resource handler's answer.
 ///
 /// - an object with a `contents` list (a `ReadResourceResult`) gives that list;
@@ -279,6 +338,42 @@ mod tests {
             tool_error(&McpError::new(-32603, "plain"))["content"][0]["text"],
             "plain"
         );
+    }
+
+    #[test]
+    fn tool_schemas_are_object_schemas() {
+        for (given, expected) in [
+            (json!({}), json!({"type": "object"})),
+            (Value::Null, json!({"type": "object"})),
+            (json!(true), json!({"type": "object"})),
+            (
+                json!({"properties": {"a": {"type": "string"}}}),
+                json!({"type": "object", "properties": {"a": {"type": "string"}}}),
+            ),
+            (
+                json!({"type": "object", "required": []}),
+                json!({"type": "object", "required": []}),
+            ),
+        ] {
+            let mut s = given.clone();
+            object_schema("inputSchema", &mut s).unwrap();
+            assert_eq!(s, expected, "{given}");
+        }
+        for bad in [
+            json!({"type": "string"}),
+            json!({"type": ["object", "null"]}),
+            json!(false),
+            json!("x"),
+        ] {
+            let e = object_schema("tool t: outputSchema", &mut bad.clone()).unwrap_err();
+            assert_eq!(e.code, crate::error::codes::INVALID_PARAMS, "{bad}");
+            assert!(
+                e.message
+                    .starts_with("tool t: outputSchema must be an object schema"),
+                "{}",
+                e.message
+            );
+        }
     }
 
     #[test]
