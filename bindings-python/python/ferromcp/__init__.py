@@ -25,9 +25,12 @@ from .errors import (
     ParseError,
     RequestCancelled,
     RequestTimeout,
+    ResourceError,
     ResourceNotFound,
+    ToolError,
     TransportError,
     UnsupportedProtocolVersion,
+    UrlElicitationRequiredError,
     input_required,
 )
 from .schema import schema_for
@@ -39,6 +42,7 @@ if TYPE_CHECKING:
     from .compat import FastMCP, MCPServer
     from .content import Audio, File, Icon, Image, ToolAnnotations
     from .listen import ListenFilter, ListenNotification, Subscription
+    from .session import ServerSession
     from .results import (
         CallToolResult,
         GetPromptResult,
@@ -77,6 +81,7 @@ _LAZY: dict[str, str] = {
     "ListenFilter": "listen",
     "ListenNotification": "listen",
     "Subscription": "listen",
+    "ServerSession": "session",
 }
 
 
@@ -134,14 +139,18 @@ __all__ = [
     "RequestContext",
     "RequestTimeout",
     "ResourceContents",
+    "ResourceError",
     "ResourceNotFound",
     "Server",
+    "ServerSession",
     "Subscription",
     "Tool",
     "TokenStore",
     "ToolAnnotations",
+    "ToolError",
     "TransportError",
     "UnsupportedProtocolVersion",
+    "UrlElicitationRequiredError",
     "input_required",
     "schema_for",
 ]

@@ -219,7 +219,37 @@ def _compact(value: Any) -> str:
 
 
 def _is_full_result(value: Any) -> bool:
-    return isinstance(value, dict) and isinstance(value.get("content"), list)
+    return (isinstance(value, dict) and isinstance(value.get("content"), list)) or (
+        _is_call_tool_result(type(value))
+    )
+
+
+def _is_call_tool_result(tp: Any) -> bool:
+    """Whether ``tp`` is a ``CallToolResult`` class: ``ferromcp.types.CallToolResult``, the
+    official SDK's ``mcp.types.CallToolResult``, or the client's ``ferromcp.CallToolResult``
+    (a dict), told apart by name so the official SDK need not be imported."""
+    return isinstance(tp, type) and tp.__name__ == "CallToolResult" and tp is not dict
+
+
+_RESULT_KEYS = {"structured_content": "structuredContent", "is_error": "isError", "meta": "_meta"}
+
+
+def full_result(value: Any) -> Any:
+    """A ``CallToolResult`` returned by a tool (a model, ours or the official SDK's, or a dict)
+    as the wire dict the engine sends as it is; any other value unchanged."""
+    from .types import to_wire
+
+    if not isinstance(value, dict):
+        if not _is_call_tool_result(type(value)):
+            return value
+        value = to_wire(value)
+        if not isinstance(value, dict):
+            return value
+    out = {_RESULT_KEYS.get(k, k): v for k, v in value.items() if v is not None}
+    out["content"] = [to_jsonable(to_wire(c)) for c in out.get("content") or []]
+    if out.get("isError") is False:
+        del out["isError"]
+    return to_jsonable(out)
 
 
 class Output:
@@ -266,6 +296,9 @@ def output_for(
     A full ``CallToolResult`` dict (a ``content`` list) returned by the tool passes through."""
     if output_schema is not None:
         return Output(output_schema, _structured_passthrough)
+    result_schema = _call_tool_result_output(ret, name, structured_output, unstructured)
+    if result_schema is not None:
+        return result_schema
     if structured_output is False:
         return Output(None, unstructured)
     if _is_empty(ret):
@@ -287,7 +320,34 @@ def output_for(
 
 
 def _structured_passthrough(value: Any, *_: Any) -> Any:
+    if _is_full_result(value):
+        return full_result(value)
     return to_jsonable(value)
+
+
+def _result_passthrough(value: Any, *_: Any) -> Any:
+    return full_result(value) if _is_full_result(value) else to_jsonable(value)
+
+
+def _call_tool_result_output(
+    ret: Any, name: str, structured_output: bool | None, unstructured: Callable[[Any], Any]
+) -> Output | None:
+    """The plan of a tool annotated ``-> CallToolResult`` (the result is sent as the tool built
+    it, with no ``outputSchema``) or ``-> Annotated[CallToolResult, Model]`` (``Model``'s schema
+    is the ``outputSchema``, the engine checks ``structuredContent`` against it), as in the
+    official SDK; ``None`` for any other annotation."""
+    if _is_call_tool_result(ret):
+        return Output(None, _result_passthrough)
+    if get_origin(ret) is not typing.Annotated:
+        return None
+    base, *metadata = get_args(ret)
+    if not _is_call_tool_result(base):
+        return None
+    if not metadata:
+        return Output(None, _result_passthrough)
+    model = metadata[0] if len(metadata) == 1 else typing.Annotated[(metadata[0], *metadata[1:])]
+    inner = output_for(model, name, structured_output, None, unstructured)
+    return Output(inner.schema, _result_passthrough)
 
 
 def _plain_wrapped(ret: Any, name: str, unstructured: Callable[[Any], Any]) -> Output:
@@ -359,6 +419,8 @@ def _pydantic_output(ret: Any, name: str, unstructured: Callable[[Any], Any]) ->
     tp = pydantic_ready(ret)
     base = get_args(tp)[0] if get_origin(tp) is typing.Annotated else tp
     origin = get_origin(base)
+    if _is_plain_class(base) and _class_hints(base):
+        return _class_output(base, _class_hints(base), unstructured)
     object_shaped = (
         base is dict
         or (origin is dict and (not get_args(base) or get_args(base)[0] is str))
@@ -374,7 +436,7 @@ def _pydantic_output(ret: Any, name: str, unstructured: Callable[[Any], Any]) ->
 
         def finish(value: Any, *_: Any) -> Any:
             if _is_full_result(value):
-                return value
+                return full_result(value)
             try:
                 return adapter.dump_python(adapter.validate_python(value), mode="json")
             except Exception:  # noqa: BLE001 - not of the annotated type: as it is
@@ -386,7 +448,7 @@ def _pydantic_output(ret: Any, name: str, unstructured: Callable[[Any], Any]) ->
 
     def finish_wrapped(value: Any, *_: Any) -> Any:
         if _is_full_result(value):
-            return value
+            return full_result(value)
         if _returns_content_value(value):
             # Image/Audio/File in a value of a data type (``list[Any]``): the blocks are the
             # content, their JSON the structured result.
@@ -403,6 +465,62 @@ def _pydantic_output(ret: Any, name: str, unstructured: Callable[[Any], Any]) ->
         return {"content": content, "structuredContent": dumped}
 
     return Output(schema, finish_wrapped, wrapped=True)
+
+
+def _is_plain_class(tp: Any) -> bool:
+    """An ordinary class (not a builtin, enum, pydantic model, dataclass or TypedDict)."""
+    if not isinstance(tp, type) or tp.__module__ == "builtins" or _is_typeddict(tp):
+        return False
+    if (
+        _is_pydantic(tp)
+        or hasattr(tp, "__dataclass_fields__")
+        or getattr(tp, "__mcp_content__", False)
+    ):
+        return False
+    import enum
+
+    return not issubclass(
+        tp, (enum.Enum, dict, list, tuple, set, frozenset, str, bytes, int, float)
+    )
+
+
+def _class_hints(cls: type) -> dict[str, Any]:
+    """The public annotated attributes of a class (empty when it has none or they do not
+    resolve: such a class is not structured output)."""
+    try:
+        hints = typing.get_type_hints(cls)
+    except Exception:  # noqa: BLE001 - unresolvable annotations
+        return {}
+    return {k: v for k, v in hints.items() if not k.startswith("_")}
+
+
+def _class_output(cls: type, hints: dict[str, Any], unstructured: Callable[[Any], Any]) -> Output:
+    """An ordinary class with annotations (``name: str``, ``age: int``) as structured output,
+    as the official SDK does: a model of its annotated attributes (defaults from the class,
+    values read from the instance's attributes) gives the ``outputSchema`` and the
+    ``structuredContent``."""
+    from pydantic import ConfigDict, create_model
+
+    fields: dict[str, Any] = {}
+    for field_name, field_type in hints.items():
+        default = getattr(cls, field_name, EMPTY)
+        fields[field_name] = (pydantic_ready(field_type), ... if default is EMPTY else default)
+    model: Any = create_model(
+        cls.__name__,
+        __config__=ConfigDict(from_attributes=True, arbitrary_types_allowed=True),
+        **fields,
+    )
+    schema = inline_root_ref(model.model_json_schema())
+
+    def finish(value: Any, *_: Any) -> Any:
+        if _is_full_result(value):
+            return full_result(value)
+        try:
+            return model.model_validate(value).model_dump(mode="json")
+        except Exception:  # noqa: BLE001 - not of the annotated type: as it is
+            return unstructured(value)
+
+    return Output(schema, finish)
 
 
 def _is_content_type(tp: Any) -> bool:

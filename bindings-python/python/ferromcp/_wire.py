@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._func import Params
+from ._func import Params, _is_call_tool_result, full_result
 from .schema import EMPTY as _EMPTY
 from .schema import to_jsonable
 
@@ -31,6 +31,8 @@ def _unstructured(value: Any, *_: Any) -> Any:
         return value
     if isinstance(value, (bytes, bytearray)):
         return {"content": [_bytes_content(value)]}
+    if _is_call_tool_result(type(value)):
+        return full_result(value)
     if isinstance(value, (list, tuple)) and any(
         isinstance(v, (bytes, bytearray)) or getattr(type(v), "__mcp_content__", False)
         for v in value

@@ -47,6 +47,7 @@ class Client:
         roots: list[dict[str, Any]] | Handler | None = None,
         on_notification: Callable[[str, Any], Any] | None = None,
         tasks_extension: bool = True,
+        elicitation_url: bool = False,
     ) -> None:
         self._connect = connect
         self._config: dict[str, Any] = {
@@ -66,6 +67,9 @@ class Client:
             self._config["maxMessageSize"] = max_message_size
         if not tasks_extension:
             self._config["tasksExtension"] = False
+        if elicitation_url and elicitation_handler is not None:
+            # URL-mode elicitation too (``{"elicitation": {"form": {}, "url": {}}}``).
+            self._config["elicitationUrl"] = True
         self._sampling = sampling_handler
         self._elicitation = elicitation_handler
         self._roots = roots

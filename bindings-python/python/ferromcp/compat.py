@@ -60,6 +60,7 @@ class MCPServer(Server):
         version: str = "",
         *,
         lifespan: Callable[[Any], Any] | None = None,
+        mask_error_details: bool = True,
         **settings: Any,
     ) -> None:
         unknown = sorted(k for k in settings if k not in _IGNORED and k not in _HTTP_SETTINGS)
@@ -73,6 +74,7 @@ class MCPServer(Server):
             website_url=website_url,
             icons=icons,
             lifespan=lifespan,
+            mask_error_details=mask_error_details,
         )
         self.description = description
         self._http_settings: dict[str, Any] = {"host": "127.0.0.1", "port": 8000}

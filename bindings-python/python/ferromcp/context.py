@@ -6,28 +6,56 @@ registration code in :mod:`ferromcp.server` because clients' handlers receive it
 from __future__ import annotations
 
 import typing
-from typing import Any
+from typing import Any, Generic
 
 from . import _native
 from .schema import inline_refs, schema_for, to_jsonable
 
 if typing.TYPE_CHECKING:
+    from typing_extensions import TypeVar
+
     from .results import ResourceContents
     from .server import Server
+    from .session import ServerSession
+
+    # Defaults (PEP 696) so that a bare ``Context`` and ``Context[ServerSession, AppContext]``
+    # are both valid; at run time subscripting is ``__class_getitem__`` below.
+    SessionT = TypeVar("SessionT", default=Any)
+    LifespanT = TypeVar("LifespanT", default=Any)
+    RequestT = TypeVar("RequestT", default=Any)
+else:
+    SessionT = typing.TypeVar("SessionT")
+    LifespanT = typing.TypeVar("LifespanT")
+    RequestT = typing.TypeVar("RequestT")
 
 
-class Context:
+_UNSET: Any = object()
+
+
+class Context(Generic[SessionT, LifespanT, RequestT]):
     """What a handler can do besides computing its result. Declare a parameter annotated
-    ``Context`` to receive it (``Context[ServerSession, AppState]``, the official SDK's
-    spelling, is accepted too and means the same)."""
+    ``Context`` to receive it. Generic as in the official SDK (1.x FastMCP):
+    ``Context[ServerSession, AppContext]`` types ``ctx.lifespan_context`` and
+    ``ctx.request_context.lifespan_context`` as ``AppContext`` for a type checker (at run
+    time any parameters are accepted and mean ``Context``)."""
 
     def __init__(self, native: _native.NativeContext, server: Server | None = None) -> None:
         self._native = native
         self._server = server
 
-    def __class_getitem__(cls, params: Any) -> type[Context]:
-        # FastMCP code annotates ``ctx: Context[ServerSession, AppContext]``.
+    def __class_getitem__(cls, params: Any) -> Any:
+        # FastMCP code annotates ``ctx: Context[ServerSession, AppContext]`` (1.x) or
+        # ``ctx: Context[AppContext]`` (2.x): both mean Context at run time.
         return cls
+
+    @property
+    def session(self) -> ServerSession:
+        """The official SDK's ``ctx.session``: ``send_resource_list_changed()``,
+        ``send_log_message(...)``, ``create_message(...)``, ``elicit(...)``, ``list_roots()``,
+        ``client_params``, ``check_client_capability(...)``, ... mapped onto this context."""
+        from .session import ServerSession
+
+        return ServerSession(self)
 
     @property
     def fastmcp(self) -> Server | None:
@@ -40,14 +68,15 @@ class Context:
         return self._server
 
     @property
-    def lifespan_context(self) -> Any:
+    def lifespan_context(self) -> LifespanT:
         """What the server's ``lifespan`` yielded (``None`` without one)."""
-        return None if self._server is None else self._server.lifespan_context
+        value: Any = None if self._server is None else self._server.lifespan_context
+        return typing.cast(LifespanT, value)
 
     @property
-    def request_context(self) -> RequestContext:
+    def request_context(self) -> RequestContext[SessionT, LifespanT, RequestT]:
         """FastMCP's ``ctx.request_context``: ``lifespan_context``, ``request_id``, ``meta``,
-        ``headers``."""
+        ``headers``, ``session``."""
         return RequestContext(self)
 
     @property
@@ -175,26 +204,45 @@ class Context:
         verified by the engine (``None`` on a first round and before 2026-07-28)."""
         return self._native.request_state
 
-    async def elicit(self, message: str, schema: Any) -> ElicitResult:
-        """Asks the user for input (``elicitation/create``, form mode). ``schema`` is a JSON
-        Schema dict or a type (dataclass, TypedDict, pydantic model; its ``$defs`` are inlined,
-        as elicitation schemas take no references). Returns the result dict (``action`` and
-        ``content``) as an :class:`ElicitResult`, whose ``data`` is the accepted content
-        validated into ``schema`` when it is a type (a ``pydantic.ValidationError``, a
-        ``ValueError``, when the content does not fit). Raises :class:`ClientCapabilityError`
-        when the client has no elicitation capability."""
-        requested = schema if isinstance(schema, dict) else inline_refs(schema_for(schema))
+    async def elicit(
+        self, message: str, schema: Any = _UNSET, *, response_type: Any = _UNSET
+    ) -> ElicitResult:
+        """Asks the user for input (``elicitation/create``, form mode). ``schema`` (or
+        ``response_type=``, FastMCP's name) is a JSON Schema dict or a type: a dataclass,
+        TypedDict or pydantic model (its ``$defs`` are inlined, as elicitation schemas take no
+        references), or a single value (``str``, ``int``, ``float``, ``bool``, a ``Literal``, an
+        ``Enum``, or a list of strings to choose from), which is asked as an object with one
+        ``value`` field, as FastMCP does; ``None`` (or nothing) asks for no data. Returns the
+        result dict (``action`` and ``content``) as an :class:`ElicitResult`, whose ``data`` is
+        the accepted content validated into the type (for a single value: the value; a
+        ``pydantic.ValidationError``, a ``ValueError``, when the content does not fit).
+        Raises :class:`ClientCapabilityError` when the client has no elicitation capability."""
+        if schema is _UNSET:
+            schema = None if response_type is _UNSET else response_type
+        elif response_type is not _UNSET:
+            raise TypeError("elicit: give schema or response_type, not both")
+        requested, convert = _elicitation_schema(schema)
         raw: dict[str, Any] = await self.request(
             "elicitation/create", {"message": message, "requestedSchema": requested}
         )
         result = ElicitResult(raw)
-        if not isinstance(schema, dict) and result.action == "accept":
-            from pydantic import TypeAdapter
-
-            from ._func import pydantic_ready
-
-            result.data = TypeAdapter(pydantic_ready(schema)).validate_python(result.content or {})
+        if convert is not None and result.action == "accept":
+            result.data = convert(result.content or {})
         return result
+
+    async def elicit_url(self, message: str, url: str, elicitation_id: str) -> ElicitResult:
+        """Asks the user to go to ``url`` (``elicitation/create`` in URL mode, for credentials,
+        OAuth or payments that must not pass through the client). Returns the result with
+        ``action`` (``"accept"`` means the user agreed to open the URL; the interaction itself
+        happens out of band, and ``ctx.session.send_elicit_complete(elicitation_id)`` can say
+        when it is done). Raises :class:`ClientCapabilityError` when the client did not
+        declare URL elicitation. To refuse a request until the user has been there instead,
+        raise :class:`~ferromcp.errors.UrlElicitationRequiredError` (-32042)."""
+        raw: dict[str, Any] = await self.request(
+            "elicitation/create",
+            {"mode": "url", "message": message, "url": url, "elicitationId": elicitation_id},
+        )
+        return ElicitResult(raw)
 
     async def sample(
         self,
@@ -256,6 +304,60 @@ class Context:
         return roots
 
 
+def _elicitation_schema(tp: Any) -> tuple[dict[str, Any], Any]:
+    """The ``requestedSchema`` for what :meth:`Context.elicit` was asked for, and the function
+    turning accepted content into ``data`` (``None``: ``data`` stays ``None``)."""
+    if isinstance(tp, dict):
+        return tp, None
+    if tp is None:
+        return {"type": "object", "properties": {}}, None
+    if isinstance(tp, (list, tuple)):
+        if not all(isinstance(c, str) for c in tp):
+            raise TypeError("elicit: a list of choices must hold strings")
+        choices = list(tp)
+        value_schema: dict[str, Any] = {"type": "string", "enum": choices}
+
+        def choose(content: dict[str, Any]) -> Any:
+            value = content.get("value")
+            if value not in choices:
+                raise ValueError(f"elicit: {value!r} is not one of {choices}")
+            return value
+
+        return _wrapped_value_schema(value_schema), choose
+    from pydantic import TypeAdapter
+
+    from ._func import _is_plain_class, pydantic_ready
+
+    ready = pydantic_ready(tp)
+    if _is_single_value(tp):
+        adapter: Any = TypeAdapter(ready)
+        value_schema = inline_refs(adapter.json_schema())
+        value_schema.pop("title", None)
+        return _wrapped_value_schema(value_schema), lambda c: adapter.validate_python(
+            c.get("value")
+        )
+    if _is_plain_class(tp):
+        raise TypeError(f"elicit: {tp.__name__} is not a dataclass, TypedDict or pydantic model")
+    adapter = TypeAdapter(ready)
+    return inline_refs(schema_for(tp)), adapter.validate_python
+
+
+def _wrapped_value_schema(value_schema: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "object", "properties": {"value": value_schema}, "required": ["value"]}
+
+
+def _is_single_value(tp: Any) -> bool:
+    """``str``/``int``/``float``/``bool``, a ``Literal`` or an ``Enum``: FastMCP asks for these
+    as one ``value`` field."""
+    if tp in (str, int, float, bool):
+        return True
+    if typing.get_origin(tp) is typing.Literal:
+        return True
+    import enum
+
+    return isinstance(tp, type) and issubclass(tp, enum.Enum)
+
+
 class ElicitResult(dict[str, Any]):
     """The result of :meth:`Context.elicit`: the ``ElicitResult`` dict (``action``,
     ``content``), with ``data``, the accepted content converted to the requested type."""
@@ -274,18 +376,26 @@ class ElicitResult(dict[str, Any]):
         return c if isinstance(c, dict) else None
 
 
-class RequestContext:
+class RequestContext(Generic[SessionT, LifespanT, RequestT]):
     """``ctx.request_context`` (FastMCP's name for the per-request state)."""
 
     __slots__ = ("_ctx",)
 
-    def __init__(self, ctx: Context) -> None:
+    def __init__(self, ctx: Context[SessionT, LifespanT, RequestT]) -> None:
         self._ctx = ctx
 
+    def __class_getitem__(cls, params: Any) -> Any:
+        return cls
+
     @property
-    def lifespan_context(self) -> Any:
+    def lifespan_context(self) -> LifespanT:
         """What the server's ``lifespan`` yielded."""
         return self._ctx.lifespan_context
+
+    @property
+    def session(self) -> ServerSession:
+        """The same as ``ctx.session``."""
+        return self._ctx.session
 
     @property
     def request_id(self) -> int | str:

@@ -193,8 +193,64 @@ class ClientCapabilityError(MissingRequiredClientCapability):
         return m if isinstance(m, str) else None
 
 
+class UrlElicitationRequiredError(McpError):
+    """-32042: the request needs the user to complete URL-mode elicitations first (the official
+    SDK's ``mcp.shared.exceptions.UrlElicitationRequiredError``). Raised in a tool it is the
+    JSON-RPC error ``{"code": -32042, "data": {"elicitations": [...]}}`` (not an ``isError``
+    result), as the spec asks. ``elicitations``: :class:`ferromcp.types.ElicitRequestURLParams`
+    (or the official SDK's, or dicts with ``mode``, ``message``, ``url``, ``elicitationId``)."""
+
+    default_code = CODES["UrlElicitationRequired"]
+
+    def __init__(self, elicitations: Any = None, message: str | None = None, **kw: Any) -> None:
+        if "data" in kw:  # built by from_code from a received error
+            data = kw["data"]
+            raw = data.get("elicitations", []) if isinstance(data, dict) else []
+            text = elicitations if isinstance(elicitations, str) else message
+            super().__init__(text or "URL elicitation required", kw.get("code"), data)
+            self._elicitations = list(raw)
+            return
+        items = []
+        for e in elicitations or []:
+            dump = getattr(e, "model_dump", None)
+            item = dump(by_alias=True, exclude_none=True, mode="json") if callable(dump) else e
+            if not isinstance(item, dict):
+                raise TypeError("an elicitation must be an ElicitRequestURLParams or a dict")
+            item = {**item, "mode": "url"}
+            if "elicitation_id" in item:
+                item["elicitationId"] = item.pop("elicitation_id")
+            items.append(item)
+        if message is None:
+            message = f"URL elicitation{'s' if len(items) > 1 else ''} required"
+        super().__init__(message, data={"elicitations": items})
+        self._elicitations = items
+
+    @property
+    def elicitations(self) -> list[Any]:
+        """The required elicitations (:class:`ferromcp.types.ElicitRequestURLParams`)."""
+        from .types import ElicitRequestURLParams
+
+        return [
+            ElicitRequestURLParams.model_validate(e) if isinstance(e, dict) else e
+            for e in self._elicitations
+        ]
+
+
+class ToolError(Exception):
+    """A tool failure you anticipated (the official SDK's ``ToolError``): the call answers
+    ``isError`` with ``"Error executing tool <name>: <message>"``, logged at INFO without a
+    traceback. Any other exception (not an :class:`McpError`) is a crash: the client sees only
+    ``"Error executing tool <name>"`` unless the server has ``mask_error_details=False``."""
+
+
+class ResourceError(Exception):
+    """A resource failure you anticipated (the official SDK's ``ResourceError``): the read
+    answers a JSON-RPC internal error with this message, never masked."""
+
+
 # A -32021 from the engine is raised as ClientCapabilityError (a MissingRequiredClientCapability).
 _BY_CODE[ClientCapabilityError.default_code] = ClientCapabilityError
+_BY_CODE[UrlElicitationRequiredError.default_code] = UrlElicitationRequiredError
 
 
 __all__ = [
@@ -211,9 +267,12 @@ __all__ = [
     "ParseError",
     "RequestCancelled",
     "RequestTimeout",
+    "ResourceError",
     "ResourceNotFound",
+    "ToolError",
     "TransportError",
     "UnsupportedProtocolVersion",
+    "UrlElicitationRequiredError",
     "from_code",
     "input_required",
 ]

@@ -20,7 +20,7 @@ from ._signature import (
     _is_awaitable,
     _params as _params,
     _signature,
-    _takes_context,
+    _takes_context as _takes_context,
 )
 from ._wire import (
     _annotations_dict,
@@ -33,7 +33,7 @@ from ._wire import (
 from .context import Context as Context
 from .context import ElicitResult as ElicitResult
 from .context import RequestContext as RequestContext
-from .errors import InvalidParams, McpError
+from .errors import InternalError, InvalidParams, McpError
 from .schema import EMPTY as _EMPTY
 from .schema import to_jsonable
 from .serving import HttpServer as HttpServer
@@ -89,6 +89,34 @@ def _definition(
     return definition
 
 
+_MASKED = {
+    "resource": "Error reading resource {}",
+    "prompt": "Error getting prompt {}",
+    "completion": "Error completing argument {}",
+}
+
+
+def _is_named(e: BaseException, name: str) -> bool:
+    """Whether ``e`` is a ``ToolError``/``ResourceError``: ferromcp's or the official SDK's
+    (``UnexpectedToolError``, the SDK's own wrapper of a crash, is not)."""
+    return any(c.__name__ == name for c in type(e).__mro__) and not type(e).__name__.startswith(
+        "Unexpected"
+    )
+
+
+def _foreign_mcp_error(e: BaseException) -> McpError | None:
+    """The official SDK's ``MCPError`` (``UrlElicitationRequiredError`` among them: ``e.error``
+    is its ``ErrorData``) as the :class:`McpError` it stands for; ``None`` for anything else."""
+    err = getattr(e, "error", None)
+    code = getattr(err, "code", None)
+    if type(code) is not int or not isinstance(getattr(err, "message", None), str):
+        return None
+    from .errors import from_code
+
+    data = getattr(err, "data", None)
+    return from_code(code, err.message, to_jsonable(data) if data is not None else None)  # type: ignore[union-attr]
+
+
 class Server(Serving):
     """An MCP server. Register features with the decorators, then call :meth:`run`."""
 
@@ -112,8 +140,19 @@ class Server(Serving):
         request_state_replay_capacity: int | None = None,
         tasks_extension: bool | None = None,
         supported_versions: Sequence[ProtocolRevision] | None = None,
+        mask_error_details: bool = False,
     ) -> None:
-        """``max_message_size``: the largest message accepted in bytes (default 4 MiB); a request
+        """``mask_error_details``: what the client learns of an unexpected exception in a
+        handler (one that is not an :class:`McpError`, ``ToolError`` or ``ResourceError``); it
+        is logged with its traceback on logger ``ferromcp`` either way. ``False`` (the default
+        of ``Server``, the same policy as ferromcp's other bindings): a tool answers ``isError``
+        with ``"<ExceptionType>: <message>"``, other handlers the internal error with the
+        exception's message. ``True`` (the default of :class:`ferromcp.MCPServer` /
+        ``FastMCP``, as in the official SDK): only ``"Error executing tool <name>"``, and for
+        resources, prompts and completions an internal error naming only the URI or name.
+        A ``ToolError`` always answers ``"Error executing tool <name>: <message>"``.
+
+        ``max_message_size``: the largest message accepted in bytes (default 4 MiB); a request
         over it is answered with an error carrying its id.
 
         ``cache_ttl_ms`` / ``cache_scope``: the ``ttlMs`` (default 0, immediately stale) and
@@ -171,6 +210,7 @@ class Server(Serving):
             if value is not None:
                 config[key] = value
         self.name = name
+        self.mask_error_details = mask_error_details
         self._native = _native.NativeServer(config)
         self._has_async = False
         self._loopless = False
@@ -432,20 +472,34 @@ class Server(Serving):
     def _failure(self, kind: str, name: str) -> Callable[[Exception], Any]:
         """The answer to an exception of a handler (see :meth:`_adapt`)."""
         is_tool = kind == "tool"
+        server = self
 
         def failed(e: Exception) -> Any:
             """The answer to ``e`` raised by ``prepare``, ``fn`` or ``finish`` (or ``e`` itself,
             raised again)."""
             if isinstance(e, McpError):
                 raise e
+            foreign = _foreign_mcp_error(e)
+            if foreign is not None:
+                raise foreign from e
             if isinstance(e, ArgumentError):
                 if is_tool:
                     return _tool_error(f"Invalid arguments for tool {name!r}: {e}")
                 raise InvalidParams(f"Invalid arguments for {kind} {name!r}: {e}") from None
+            if _is_named(e, "ToolError") and is_tool:
+                _logger().info("Tool %r failed: %r", name, str(e))
+                return _tool_error(f"Error executing tool {name}: {e}")
+            if _is_named(e, "ResourceError") and not is_tool:
+                _logger().info("%s %r failed: %r", kind, name, str(e))
+                raise InternalError(str(e)) from e
             _log_failure(kind, name, e)
+            if not server.mask_error_details:
+                if is_tool:
+                    return _tool_error(f"{type(e).__name__}: {e}")
+                raise e
             if is_tool:
-                return _tool_error(f"{type(e).__name__}: {e}")
-            raise e
+                return _tool_error(f"Error executing tool {name}")
+            raise InternalError(_MASKED.get(kind, "Error in {}").format(name)) from e
 
         return failed
 
@@ -659,8 +713,17 @@ class Server(Serving):
         self, *, prompt: str | None = None, resource: str | None = None, argument: str | None = None
     ) -> Callable[[F], F]:
         """Registers a completion handler for ``argument`` of a prompt or resource template
-        (without ``prompt``/``resource``: the fallback for all). The function receives
-        ``(argument_value: str, context_arguments: dict)`` and returns a list of strings."""
+        (without ``prompt``/``resource``: the fallback for all). Two forms:
+
+        - ferromcp's: the function has a ``value`` parameter and receives
+          ``(value: str, context: dict)`` (``context``, the other arguments already given, is
+          optional) and returns a list of strings or a ``Completion`` dict;
+        - the official SDK's (``@mcp.completion()``): ``(ref, argument, context)``, where ``ref``
+          is a :class:`ferromcp.types.PromptReference` or
+          :class:`~ferromcp.types.ResourceTemplateReference`, ``argument`` a
+          :class:`~ferromcp.types.CompletionArgument` (``.name``, ``.value``) and ``context`` a
+          :class:`~ferromcp.types.CompletionContext` (``.arguments``) or ``None``; it returns a
+          :class:`~ferromcp.types.Completion`, ``None`` (no values), a list or a dict."""
 
         def deco(fn: F) -> F:
             reference: dict[str, Any] | None = None
@@ -669,11 +732,15 @@ class Server(Serving):
             elif resource is not None:
                 reference = {"type": "ref/resource", "uri": resource}
 
-            takes_context = _takes_context(fn)
+            names = list(_signature(fn).parameters)
+            sdk_form = "value" not in names
+            takes_context = "context" in names
 
             def prepare(
                 params: dict[str, Any], native_ctx: _native.NativeContext
             ) -> dict[str, Any]:
+                if sdk_form:
+                    return _sdk_completion_args(params, names)
                 value = params.get("argument", {}).get("value", "")
                 if not takes_context:
                     return {"value": value}
@@ -681,8 +748,14 @@ class Server(Serving):
                 return {"value": value, "context": context}
 
             def finish(result: Any, *_: Any) -> Any:
+                if result is None:
+                    return {"values": []}
                 if isinstance(result, dict):
                     return result
+                if hasattr(result, "model_dump"):
+                    from .types import to_wire
+
+                    return to_wire(result)
                 return list(result)
 
             handler = self._adapt(
@@ -692,6 +765,28 @@ class Server(Serving):
             return fn
 
         return deco
+
+
+def _sdk_completion_args(params: dict[str, Any], names: list[str]) -> dict[str, Any]:
+    """The official SDK's completion handler arguments ``(ref, argument, context)`` from
+    ``completion/complete`` params, by position (the SDK calls the handler positionally)."""
+    from .types import (
+        CompletionArgument,
+        CompletionContext,
+        PromptReference,
+        ResourceTemplateReference,
+    )
+
+    raw_ref = params.get("ref") or {}
+    ref: Any
+    if raw_ref.get("type") == "ref/prompt":
+        ref = PromptReference.model_validate(raw_ref)
+    else:
+        ref = ResourceTemplateReference.model_validate(raw_ref)
+    arg = CompletionArgument.model_validate(params.get("argument") or {"name": "", "value": ""})
+    raw_context = params.get("context")
+    context = None if raw_context is None else CompletionContext.model_validate(raw_context)
+    return dict(zip(names, (ref, arg, context)))
 
 
 Handler = Callable[..., Awaitable[Any]]

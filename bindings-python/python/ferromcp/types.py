@@ -1,0 +1,221 @@
+"""The official SDK's ``mcp.types`` names that FastMCP/MCPServer code uses, as pydantic models
+with the same fields (snake_case in Python, camelCase on the wire, ``_meta`` as ``meta``), so
+that such code ports by changing its import::
+
+    from ferromcp.types import CallToolResult, TextContent   # was: from mcp.types import ...
+
+Only the types a server's handlers build or receive are here (tool results and content,
+completions, sampling, elicitation, roots). Handlers may also use the official SDK's own models
+when it is installed: ferromcp reads any pydantic model by its aliases. Imported on first use
+(``import ferromcp`` does not import pydantic)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+__all__ = [
+    "AudioContent",
+    "CallToolResult",
+    "ClientCapabilities",
+    "Completion",
+    "CompletionArgument",
+    "CompletionContext",
+    "CreateMessageResult",
+    "ElicitRequestURLParams",
+    "ElicitResult",
+    "EmbeddedResource",
+    "ImageContent",
+    "Implementation",
+    "InitializeRequestParams",
+    "ListRootsResult",
+    "PromptReference",
+    "ResourceLink",
+    "ResourceTemplateReference",
+    "Root",
+    "SamplingMessage",
+    "TextContent",
+    "to_wire",
+]
+
+
+class MCPModel(BaseModel):
+    """Base of these types: camelCase aliases, either spelling accepted, unknown fields kept."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")
+
+    def to_wire(self) -> dict[str, Any]:
+        """The wire dict (camelCase keys, ``None`` fields left out)."""
+        out: dict[str, Any] = self.model_dump(by_alias=True, exclude_none=True, mode="json")
+        return out
+
+
+def to_wire(value: Any) -> Any:
+    """``value`` as wire JSON when it is a pydantic model (ours or the official SDK's: by
+    alias, ``None`` fields left out); anything else unchanged."""
+    dump = getattr(value, "model_dump", None)
+    if callable(dump) and isinstance(value, BaseModel):
+        return dump(by_alias=True, exclude_none=True, mode="json")
+    return value
+
+
+class TextContent(MCPModel):
+    type: Literal["text"] = "text"
+    text: str
+    annotations: dict[str, Any] | None = None
+    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+
+
+class ImageContent(MCPModel):
+    type: Literal["image"] = "image"
+    data: str
+    mime_type: str
+    annotations: dict[str, Any] | None = None
+    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+
+
+class AudioContent(MCPModel):
+    type: Literal["audio"] = "audio"
+    data: str
+    mime_type: str
+    annotations: dict[str, Any] | None = None
+    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+
+
+class ResourceLink(MCPModel):
+    type: Literal["resource_link"] = "resource_link"
+    uri: str
+    name: str
+    description: str | None = None
+    mime_type: str | None = None
+    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+
+
+class EmbeddedResource(MCPModel):
+    type: Literal["resource"] = "resource"
+    resource: dict[str, Any]
+    annotations: dict[str, Any] | None = None
+    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+
+
+ContentBlock = TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource
+
+
+class CallToolResult(MCPModel):
+    """A full ``tools/call`` result. A tool annotated ``-> CallToolResult`` has no
+    ``outputSchema`` and its result is sent as it is; ``-> Annotated[CallToolResult, Model]``
+    declares ``Model``'s schema as the ``outputSchema`` (``structured_content`` is checked
+    against it)."""
+
+    content: list[Any] = Field(default_factory=list)
+    structured_content: dict[str, Any] | None = None
+    is_error: bool = False
+    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+
+    def to_wire(self) -> dict[str, Any]:
+        out = super().to_wire()
+        out["content"] = [to_wire(c) for c in self.content]
+        return out
+
+
+class PromptReference(MCPModel):
+    type: Literal["ref/prompt"] = "ref/prompt"
+    name: str
+
+
+class ResourceTemplateReference(MCPModel):
+    type: Literal["ref/resource"] = "ref/resource"
+    uri: str
+
+
+class CompletionArgument(MCPModel):
+    name: str
+    value: str
+
+
+class CompletionContext(MCPModel):
+    arguments: dict[str, str] | None = None
+
+
+class Completion(MCPModel):
+    """What a ``@server.completion()`` handler returns (or ``None``: no values)."""
+
+    values: list[str]
+    total: int | None = None
+    has_more: bool | None = None
+
+
+class SamplingMessage(MCPModel):
+    role: Literal["user", "assistant"]
+    content: Any
+
+
+class CreateMessageResult(MCPModel):
+    role: Literal["user", "assistant"] = "assistant"
+    content: Any
+    model: str = ""
+    stop_reason: str | None = None
+    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+
+
+class ElicitRequestURLParams(MCPModel):
+    """A URL-mode elicitation (for ``UrlElicitationRequiredError``)."""
+
+    mode: Literal["url"] = "url"
+    message: str
+    url: str
+    elicitation_id: str
+
+
+class ElicitResult(MCPModel):
+    action: Literal["accept", "decline", "cancel"]
+    content: dict[str, Any] | None = None
+
+
+class Root(MCPModel):
+    uri: str
+    name: str | None = None
+
+
+class ListRootsResult(MCPModel):
+    roots: list[Root] = Field(default_factory=list)
+
+
+class Implementation(MCPModel):
+    name: str = ""
+    version: str = ""
+    title: str | None = None
+
+
+class ClientCapabilities(MCPModel):
+    experimental: dict[str, Any] | None = None
+    sampling: dict[str, Any] | None = None
+    elicitation: dict[str, Any] | None = None
+    roots: dict[str, Any] | None = None
+
+
+class InitializeRequestParams(MCPModel):
+    """``ctx.session.client_params``: what the client said about itself."""
+
+    protocol_version: str | None = None
+    capabilities: ClientCapabilities = Field(default_factory=ClientCapabilities)
+    client_info: Implementation = Field(default_factory=Implementation)
+
+
+def _content_block(value: Any) -> Any:
+    """A content dict from the client as one of the content models (others as they are)."""
+    if isinstance(value, dict):
+        kind = value.get("type")
+        models: dict[str, type[MCPModel]] = {
+            "text": TextContent,
+            "image": ImageContent,
+            "audio": AudioContent,
+            "resource_link": ResourceLink,
+            "resource": EmbeddedResource,
+        }
+        cls = models.get(kind if isinstance(kind, str) else "")
+        if cls is not None:
+            return cls.model_validate(value)
+    return value
