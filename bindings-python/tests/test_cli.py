@@ -73,7 +73,9 @@ def test_list_over_stdio(server_py: str) -> None:
     assert "    Adds two numbers." in r.stdout
     r = cli("list", "--json", "--", sys.executable, server_py)
     assert r.returncode == 0, r.stderr
-    assert {t["name"] for t in json.loads(r.stdout)} == {"add", "slow", "fail"}
+    listing = json.loads(r.stdout)
+    assert {t["name"] for t in listing["tools"]} == {"add", "slow", "fail"}
+    assert listing["resources"] == listing["prompts"] == []
 
 
 def test_call_with_arguments_and_progress(server_py: str) -> None:
@@ -152,3 +154,71 @@ def test_object_results_print_as_json(tmp_path: Path) -> None:
     r = cli("call", "point", "x=3", "--", str(path))
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout) == {"x": 3, "y": 0}
+
+
+SDK_STYLE = textwrap.dedent(
+    """
+    import sys
+    from ferromcp import MCPServer
+
+    mcp = MCPServer("sdk-style", port=1)   # port 1: running __main__ would fail at once
+
+    @mcp.tool()
+    def add(a: int, b: int) -> int:
+        '''Adds two numbers.'''
+        return a + b
+
+    @mcp.resource("config://app", mime_type="application/json")
+    def config() -> str:
+        '''The configuration.'''
+        return "{}"
+
+    @mcp.resource("users://{user_id}/profile")
+    def profile(user_id: str) -> str:
+        return user_id
+
+    @mcp.prompt()
+    def review(code: str, strict: bool = False) -> str:
+        '''Reviews code.'''
+        return code
+
+    if __name__ == "__main__":
+        print("__main__ ran", file=sys.stderr)
+        mcp.run(transport="streamable-http")
+    """
+)
+
+
+def test_list_imports_the_file_without_running_its_main_block(tmp_path: Path) -> None:
+    path = tmp_path / "sdk_style.py"
+    path.write_text(SDK_STYLE)
+    r = cli("list", str(path))
+    assert r.returncode == 0, r.stderr
+    assert "__main__ ran" not in r.stderr
+    assert r.stdout == textwrap.dedent(
+        """\
+        add(a: integer, b: integer)
+            Adds two numbers.
+
+        Resources:
+        config://app (config) application/json
+            The configuration.
+
+        Resource templates:
+        users://{user_id}/profile (profile)
+
+        Prompts:
+        review(code, strict?)
+            Reviews code.
+        """
+    )
+    r = cli("list", "--json", f"{path}:mcp")
+    assert r.returncode == 0, r.stderr
+    listing = json.loads(r.stdout)
+    assert [t["name"] for t in listing["tools"]] == ["add"]
+    assert [x["uri"] for x in listing["resources"]] == ["config://app"]
+    assert [x["uriTemplate"] for x in listing["resourceTemplates"]] == ["users://{user_id}/profile"]
+    assert [x["name"] for x in listing["prompts"]] == ["review"]
+    r = cli("call", "add", "a=1", "b=2", "--", str(path))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "3\n"

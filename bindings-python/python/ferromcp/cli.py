@@ -4,8 +4,10 @@
     ferromcp call [OPTIONS] TOOL [KEY=VALUE ...] -- SERVER...
 
 SERVER is an ``http(s)://`` URL (Streamable HTTP, with a fallback to the 2024-11-05 HTTP+SSE
-transport), a ``.py`` file (run with this Python over stdio), or a command line (run over
-stdio). ``KEY=VALUE`` values are JSON when they parse as JSON (``n=3``, ``flag=true``,
+transport), a ``.py`` file (``FILE.py`` or ``FILE.py:OBJECT``: imported by this Python under
+another module name than ``__main__``, so that its ``if __name__ == "__main__":`` block does not
+run, and its server object served over stdio), or a command line (run over stdio). ``list``
+prints the tools, resources, resource templates and prompts. ``KEY=VALUE`` values are JSON when they parse as JSON (``n=3``, ``flag=true``,
 ``tags='["a"]'``), else strings; ``--json '{...}'`` gives all arguments at once. Progress
 notifications are shown on stderr. Exit status: 0, 1 when the tool answered ``isError``, 2 on
 usage errors, 3 when the server could not be reached or refused the request."""
@@ -34,8 +36,10 @@ def _client(server: list[str], headers: dict[str, str], timeout: float | None) -
         return Client.http(first, headers=headers, **options)
     if headers:
         raise SystemExit("ferromcp: --header is for HTTP servers")
-    if first.endswith(".py"):
-        return Client.stdio(sys.executable, server, **options)
+    if first.endswith(".py") or ".py:" in first:
+        # Imported under another name by ferromcp._serve: the file's __main__ block (an HTTP
+        # server, say) does not run, its server object is served over stdio.
+        return Client.stdio(sys.executable, ["-m", "ferromcp._serve", *server], **options)
     return Client.stdio(first, server[1:], **options)
 
 
@@ -97,6 +101,53 @@ def _print_tools(tools: list[dict[str, Any]]) -> None:
             print(f"    {desc.splitlines()[0]}")
 
 
+def _print_definitions(listing: dict[str, list[dict[str, Any]]]) -> None:
+    """Tools, then resources, resource templates and prompts (sections that are empty or that
+    the server does not offer are left out)."""
+    _print_tools(listing["tools"])
+    sections = (
+        ("resources", "Resources", "uri"),
+        ("resourceTemplates", "Resource templates", "uriTemplate"),
+        ("prompts", "Prompts", None),
+    )
+    for key, title, uri_key in sections:
+        items = listing.get(key) or []
+        if not items:
+            continue
+        print(f"\n{title}:")
+        for item in items:
+            if uri_key is None:
+                args = ", ".join(
+                    a["name"] + ("" if a.get("required") else "?")
+                    for a in item.get("arguments") or []
+                    if isinstance(a, dict) and "name" in a
+                )
+                line = f"{item.get('name')}({args})"
+            else:
+                line = f"{item.get(uri_key)} ({item.get('name')})"
+                if item.get("mimeType"):
+                    line += f" {item['mimeType']}"
+            print(line)
+            desc = (item.get("description") or "").strip()
+            if desc:
+                print(f"    {desc.splitlines()[0]}")
+
+
+async def _list_all(client: Any, method: str, key: str) -> list[dict[str, Any]]:
+    """Every page of a list method; empty when the server does not offer it."""
+    items: list[dict[str, Any]] = []
+    cursor = None
+    try:
+        while True:
+            page = await getattr(client, method)(cursor)
+            items.extend(page.get(key) or [])
+            cursor = page.get("nextCursor")
+            if not cursor:
+                return items
+    except McpError:
+        return items
+
+
 def _print_result(result: dict[str, Any]) -> None:
     structured = result.get("structuredContent")
     if isinstance(structured, dict) and structured.keys() == {"result"}:
@@ -133,11 +184,17 @@ async def _run(ns: argparse.Namespace, server: list[str]) -> int:
     try:
         async with client:
             if ns.command == "list":
-                tools = await client.list_all_tools()
+                listing = {"tools": [dict(t) for t in await client.list_all_tools()]}
+                for method, key in (
+                    ("list_resources", "resources"),
+                    ("list_resource_templates", "resourceTemplates"),
+                    ("list_prompts", "prompts"),
+                ):
+                    listing[key] = await _list_all(client, method, key)
                 if ns.json:
-                    print(json.dumps(tools, indent=2, ensure_ascii=False))
+                    print(json.dumps(listing, indent=2, ensure_ascii=False))
                 else:
-                    _print_tools(tools)
+                    _print_definitions(listing)
                 return 0
             arguments = _parse_arguments(ns.arguments, ns.json_args)
             result = await client.call_tool(ns.tool, arguments, progress=_progress)
@@ -171,10 +228,14 @@ def _parser() -> argparse.ArgumentParser:
     lp = sub.add_parser(
         "list",
         parents=[common],
-        help="list the tools",
+        help="list the tools, resources, resource templates and prompts",
         usage="ferromcp list [OPTIONS] [--] SERVER...",
     )
-    lp.add_argument("--json", action="store_true", help="print the tool definitions as JSON")
+    lp.add_argument(
+        "--json",
+        action="store_true",
+        help="print the definitions as JSON: {tools, resources, resourceTemplates, prompts}",
+    )
     cp = sub.add_parser(
         "call",
         parents=[common],
