@@ -487,6 +487,12 @@ def test_context_lifespan_context_is_typed_for_mypy(tmp_path: Path) -> None:
         @mcp.tool()
         def plain(ctx: Context) -> str:
             return str(ctx.request_context.lifespan_context)
+
+        @mcp.tool()
+        def sdk2_style(ctx: Context[AppContext]) -> str:
+            db: str = ctx.request_context.lifespan_context.db
+            wrong: int = ctx.lifespan_context.db
+            return db + str(wrong)
         """
     )
     path = tmp_path / "typed_user.py"
@@ -498,8 +504,9 @@ def test_context_lifespan_context_is_typed_for_mypy(tmp_path: Path) -> None:
         timeout=300,
     )
     lines = [ln for ln in r.stdout.splitlines() if ": error:" in ln]
-    assert len(lines) == 1, r.stdout
+    assert len(lines) == 2, r.stdout
     assert "typed_user.py:15:" in lines[0] and 'has type "str"' in lines[0], r.stdout
+    assert "typed_user.py:25:" in lines[1] and 'has type "str"' in lines[1], r.stdout
 
 
 async def test_official_sdk_mcp_error_in_a_tool_keeps_its_code_and_data() -> None:

@@ -18,11 +18,14 @@ if typing.TYPE_CHECKING:
     from .server import Server
     from .session import ServerSession
 
-    # Defaults (PEP 696) so that a bare ``Context`` and ``Context[ServerSession, AppContext]``
-    # are both valid; at run time subscripting is ``__class_getitem__`` below.
+    # Defaults (PEP 696) so that ``Context``, ``Context[AppContext]`` and
+    # ``Context[ServerSession, AppContext]`` are all valid; RequestT defaults to ``object``, not
+    # ``Any``, so that mypy picks _LifespanContext's first overload for the last one (an
+    # argument type holding Any makes overlapping overloads ambiguous). At run time
+    # subscripting is ``__class_getitem__`` below.
     SessionT = TypeVar("SessionT", default=Any)
     LifespanT = TypeVar("LifespanT", default=Any)
-    RequestT = TypeVar("RequestT", default=Any)
+    RequestT = TypeVar("RequestT", default=object)
 else:
     SessionT = typing.TypeVar("SessionT")
     LifespanT = typing.TypeVar("LifespanT")
@@ -30,14 +33,44 @@ else:
 
 
 _UNSET: Any = object()
+_L = typing.TypeVar("_L")
+
+
+class _LifespanContext:
+    """``lifespan_context`` of :class:`Context` and :class:`RequestContext`: what the server's
+    ``lifespan`` yielded (``None`` without one). A descriptor so that a type checker finds its
+    type in both of the official SDK's spellings: ``Context[ServerSession, AppContext]``
+    (1.x FastMCP: session type first) and ``Context[AppContext]`` (2.x MCPServer: lifespan
+    type first)."""
+
+    @typing.overload
+    def __get__(self, obj: None, owner: type[Any]) -> _LifespanContext: ...
+
+    @typing.overload
+    def __get__(
+        self,
+        obj: Context[ServerSession, _L, Any] | RequestContext[ServerSession, _L, Any],
+        owner: type[Any],
+    ) -> _L: ...
+
+    @typing.overload
+    def __get__(
+        self, obj: Context[_L, Any, Any] | RequestContext[_L, Any, Any], owner: type[Any]
+    ) -> _L: ...
+
+    def __get__(self, obj: Any, owner: type[Any]) -> Any:
+        if obj is None:
+            return self
+        return obj._lifespan_value()
 
 
 class Context(Generic[SessionT, LifespanT, RequestT]):
     """What a handler can do besides computing its result. Declare a parameter annotated
-    ``Context`` to receive it. Generic as in the official SDK (1.x FastMCP):
-    ``Context[ServerSession, AppContext]`` types ``ctx.lifespan_context`` and
-    ``ctx.request_context.lifespan_context`` as ``AppContext`` for a type checker (at run
-    time any parameters are accepted and mean ``Context``)."""
+    ``Context`` to receive it. Generic as in the official SDK:
+    ``Context[ServerSession, AppContext]`` (1.x FastMCP) and ``Context[AppContext]`` (2.x
+    MCPServer) both type ``ctx.lifespan_context`` and ``ctx.request_context.lifespan_context``
+    as ``AppContext`` for a type checker (at run time any parameters are accepted and mean
+    ``Context``)."""
 
     def __init__(self, native: _native.NativeContext, server: Server | None = None) -> None:
         self._native = native
@@ -67,11 +100,11 @@ class Context(Generic[SessionT, LifespanT, RequestT]):
         """The server serving this request (``None`` in a client's handlers)."""
         return self._server
 
-    @property
-    def lifespan_context(self) -> LifespanT:
-        """What the server's ``lifespan`` yielded (``None`` without one)."""
-        value: Any = None if self._server is None else self._server.lifespan_context
-        return typing.cast(LifespanT, value)
+    lifespan_context = _LifespanContext()
+    """What the server's ``lifespan`` yielded (``None`` without one)."""
+
+    def _lifespan_value(self) -> Any:
+        return None if self._server is None else self._server.lifespan_context
 
     @property
     def request_context(self) -> RequestContext[SessionT, LifespanT, RequestT]:
@@ -387,10 +420,11 @@ class RequestContext(Generic[SessionT, LifespanT, RequestT]):
     def __class_getitem__(cls, params: Any) -> Any:
         return cls
 
-    @property
-    def lifespan_context(self) -> LifespanT:
-        """What the server's ``lifespan`` yielded."""
-        return self._ctx.lifespan_context
+    lifespan_context = _LifespanContext()
+    """What the server's ``lifespan`` yielded (``None`` without one)."""
+
+    def _lifespan_value(self) -> Any:
+        return self._ctx._lifespan_value()
 
     @property
     def session(self) -> ServerSession:
