@@ -13,6 +13,7 @@ use super::host_guard::{resolve_host_guard, HostGuard};
 use super::replica::Replica;
 use super::responses::rpc_error;
 use super::session::HttpSession;
+use super::session_table::{Admission, SessionTable};
 use crate::jsonrpc::{self, Message};
 use crate::protocol::ProtocolVersion;
 use crate::server::{Server, TaskSignal};
@@ -21,7 +22,6 @@ use crate::McpError;
 use axum::http::StatusCode;
 use axum::response::Response;
 use serde_json::Value;
-use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -41,7 +41,7 @@ pub(super) struct App {
     /// The state of every session, shared with the other replicas.
     store: Arc<dyn SessionStore>,
     /// The sessions live on this replica (private to it).
-    live: Mutex<HashMap<Arc<str>, Arc<HttpSession>>>,
+    live: SessionTable,
     pub(super) replica: Arc<Replica>,
     /// What the other replicas publish, until the bus task takes it.
     bus_rx: Mutex<Option<BusReceiver>>,
@@ -96,7 +96,7 @@ impl App {
             session_config,
             options,
             store,
-            live: Mutex::new(HashMap::new()),
+            live: SessionTable::default(),
             replica: Arc::new(Replica { events, bus, name }),
             bus_rx: Mutex::new(Some(bus_rx)),
             shutdown: CancellationToken::new(),
@@ -258,8 +258,7 @@ impl App {
                 }
             }
             BusMessage::SessionClosed { session } => {
-                let h = self.live.lock().unwrap().remove(session.as_str());
-                if let Some(h) = h {
+                if let Some(h) = self.live.remove(session.as_str()) {
                     h.close_here();
                 }
             }
@@ -290,12 +289,51 @@ impl App {
 
     /// The session `sid` if it is live on this replica.
     pub(super) fn live_get(&self, sid: &str) -> Option<Arc<HttpSession>> {
-        self.live.lock().unwrap().get(sid).cloned()
+        self.live.get(sid)
     }
 
-    /// Adds a session to this replica's live table.
-    pub(super) fn add_live(&self, id: Arc<str>, h: Arc<HttpSession>) {
-        self.live.lock().unwrap().insert(id, h);
+    /// Adds a new session to this replica's live table, closing the least recently active
+    /// idle session when the table is full ([`super::session_table`]); the session already
+    /// live under that id when another request rebuilt it meanwhile. `Err` is the 503 to
+    /// answer (for request `id`, when known) when every session is busy.
+    ///
+    /// The policy, so that an initialize flood cannot lock clients out until sessions expire:
+    /// the closed sessions go first, then the least recently active idle one (no open stream,
+    /// nothing in flight). Its client's next request gets 404 and, as the transport says, it
+    /// initializes again (ferromcp's client does so by itself). Only when every session is
+    /// busy is the new one refused.
+    pub(super) fn admit(
+        &self,
+        sid: Arc<str>,
+        h: Arc<HttpSession>,
+        id: Option<jsonrpc::RequestId>,
+    ) -> Result<Arc<HttpSession>, Response> {
+        match self.live.admit(sid, h, self.options.max_sessions) {
+            Admission::Admitted { session, evicted } => {
+                for s in evicted {
+                    tracing::info!(
+                        session = s.id().unwrap_or_default(),
+                        "session table full: closing the least recently active idle session"
+                    );
+                    self.end(&s);
+                }
+                Ok(session)
+            }
+            Admission::Full => {
+                tracing::warn!(
+                    limit = self.options.max_sessions,
+                    "session table full and every session busy: refusing a new session"
+                );
+                Err(rpc_error(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    id,
+                    McpError::internal(format!(
+                        "too many busy sessions (limit {}); try again later",
+                        self.options.max_sessions
+                    )),
+                ))
+            }
+        }
     }
 
     /// Session `sid`: live here, or rebuilt from the session store (`Ok(None)`: no such
@@ -312,7 +350,7 @@ impl App {
                 match self.store.touch(sid.to_string()).await {
                     Ok(true) => {}
                     Ok(false) => {
-                        self.live.lock().unwrap().remove(sid);
+                        self.live.remove(sid);
                         h.close_here();
                         return Ok(None);
                     }
@@ -335,21 +373,13 @@ impl App {
             Ok(None) => return Ok(None),
             Err(e) => return Err(store_failed(e)),
         };
-        if !self.make_room() {
-            return Err(rpc_error(
-                StatusCode::SERVICE_UNAVAILABLE,
-                None,
-                McpError::internal("too many busy sessions; try again later"),
-            ));
-        }
         let id: Arc<str> = Arc::from(sid);
         let h = self.new_session(Some(id.clone()), true, false);
         if !h.restore(&state, |v| self.server.capabilities_shared(v)) {
             return Ok(None);
         }
-        let mut live = self.live.lock().unwrap();
         // Another request may have rebuilt it meanwhile: theirs stays.
-        Ok(Some(live.entry(id).or_insert(h).clone()))
+        self.admit(id, h, None).map(Some)
     }
 
     /// How often a copy of a session shared with other replicas renews the session's time to
@@ -382,7 +412,7 @@ impl App {
     /// Removes session `id` here and from the store, and tells the other replicas (before the
     /// caller answers: their copies serve requests without asking the store between renewals).
     pub(super) async fn remove_session(&self, id: &str) {
-        self.live.lock().unwrap().remove(id);
+        self.live.remove(id);
         if let Err(e) = self.store.remove(id.to_string()).await {
             tracing::warn!(error = %e, "removing a session from the store failed");
         }
@@ -401,18 +431,22 @@ impl App {
     /// every request on any replica, decides when the session itself expires). Otherwise it
     /// is removed from the store too, with its events (a legacy session lives on its
     /// connection's replica only, and is in no store).
-    fn forget(&self, id: &str, legacy: bool) -> Option<Arc<HttpSession>> {
-        let h = self.live.lock().unwrap().remove(id);
-        if !legacy && self.replica.has_peers() {
-            if let Some(h) = &h {
-                h.close_here();
-            }
-            return h;
-        }
+    fn forget(&self, id: &str) -> Option<Arc<HttpSession>> {
+        let h = self.live.remove(id);
         if let Some(h) = &h {
-            h.close();
+            self.end(h);
         }
-        if !legacy {
+        h
+    }
+
+    /// Ends session `h`, just removed from this replica's table (see [`Self::forget`]).
+    fn end(&self, h: &HttpSession) {
+        if !h.legacy && self.replica.has_peers() {
+            h.close_here();
+            return;
+        }
+        h.close();
+        if let (false, Some(id)) = (h.legacy, h.id()) {
             let store = self.store.clone();
             let id = id.to_string();
             run_detached(
@@ -420,80 +454,29 @@ impl App {
                 "removing a session from the store",
             );
         }
-        h
     }
 
     /// Removes a legacy session (its stream ended).
     pub(super) fn remove_legacy(&self, id: &str) -> Option<Arc<HttpSession>> {
-        self.forget(id, true)
-    }
-
-    /// Sessions live here, as `(id, session)`.
-    fn live_sessions(&self) -> Vec<(Arc<str>, Arc<HttpSession>)> {
-        self.live
-            .lock()
-            .unwrap()
-            .iter()
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect()
+        self.forget(id)
     }
 
     /// Removes sessions idle longer than the timeout (with no open stream and nothing in flight).
     pub(super) fn reap(&self) {
         let now = Instant::now();
-        for (id, s) in self.live_sessions() {
+        for (id, s) in self.live.snapshot() {
             let idle = now.duration_since(s.last_active()) > self.options.session_idle_timeout;
             let busy = s.has_open_stream() || s.session.in_flight_count() > 0;
             if s.session.is_closed() || (idle && !busy) {
-                self.forget(&id, s.legacy);
+                self.forget(&id);
             }
-        }
-    }
-
-    /// Makes room in a full session table for a new session; false when every session is busy.
-    ///
-    /// The policy, so that an initialize flood cannot lock clients out until sessions expire:
-    /// first the closed and expired sessions go (as the reaper would remove them); if the
-    /// table is still full, the least recently active idle session (no open stream, nothing
-    /// in flight) is closed to make room. Its client's next request gets 404 and, as the
-    /// transport says, it initializes again (ferromcp's client does so by itself). Only
-    /// when every session is busy does initialize answer 503.
-    pub(super) fn make_room(&self) -> bool {
-        let max = self.options.max_sessions;
-        if self.live.lock().unwrap().len() < max {
-            return true;
-        }
-        self.reap();
-        if self.live.lock().unwrap().len() < max {
-            return true;
-        }
-        let mut oldest: Option<(Instant, Arc<str>, bool)> = None;
-        for (id, s) in self.live_sessions() {
-            if s.has_open_stream() || s.session().in_flight_count() > 0 {
-                continue;
-            }
-            let at = s.last_active();
-            if oldest.as_ref().is_none_or(|(t, _, _)| at < *t) {
-                oldest = Some((at, id, s.legacy));
-            }
-        }
-        match oldest.and_then(|(_, id, legacy)| self.forget(&id, legacy)) {
-            Some(s) => {
-                tracing::info!(
-                    session = s.id().unwrap_or_default(),
-                    "session table full: closing the least recently active idle session"
-                );
-                true
-            }
-            None => false,
         }
     }
 
     /// Ends every session live here (at the end of shutdown). Their state and events stay in
     /// the stores, for the other replicas.
     pub(super) fn close_all(&self) {
-        let all: Vec<_> = self.live.lock().unwrap().drain().collect();
-        for (_, s) in all {
+        for s in self.live.drain() {
             s.close_here();
         }
     }

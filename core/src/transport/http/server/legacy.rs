@@ -47,16 +47,12 @@ async fn legacy_sse_stream(app: Arc<App>, req: HttpRequest) -> Response {
     if let Err(r) = app.check_origin(&req) {
         return r;
     }
-    if !app.make_room() {
-        return rpc_error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            None,
-            McpError::internal("too many busy sessions"),
-        );
-    }
     let id = new_session_id();
     let http = app.new_session(Some(id.clone()), true, true);
-    app.add_live(id.clone(), http.clone());
+    let http = match app.admit(id.clone(), http, None) {
+        Ok(h) => h,
+        Err(r) => return r,
+    };
     let (tx, rx) = stream_queue(app.options.stream_queue_capacity.max(1));
     let endpoint = format!("{}?sessionId={}", app.options.legacy_messages_path, id);
     offer(

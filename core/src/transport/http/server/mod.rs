@@ -19,6 +19,7 @@
 //! - [`session`]: [`HttpSession`], the engine session with its routing (its outbound sink) and
 //!   its state for the session store;
 //! - [`sse_body`]: the streaming SSE response body;
+//! - [`session_table`]: this replica's live sessions, and admission when the table is full;
 //! - [`app`]: the state of one mounted endpoint: its table of live sessions (private to this
 //!   replica, rebuilt from the session store on a miss) and its bus listener;
 //! - [`per_request_post`]: a per-request-era POST answered with one JSON body, served on a bare
@@ -50,6 +51,7 @@ mod replica;
 mod responses;
 mod routes;
 mod session;
+mod session_table;
 mod sse_body;
 mod stateless_post;
 mod streamable;

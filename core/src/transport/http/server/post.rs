@@ -236,19 +236,16 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
                 return r;
             }
         }
-        if !app.make_room() {
-            return rpc_error(
-                StatusCode::SERVICE_UNAVAILABLE,
-                None,
-                McpError::internal(format!(
-                    "too many busy sessions (limit {}); try again later",
-                    app.options.max_sessions
-                )),
-            );
-        }
         let id = new_session_id();
         let h = app.new_session(Some(id.clone()), true, false);
-        app.add_live(id, h.clone());
+        let init_id = items.iter().find_map(|m| match m {
+            Ok(Item::Msg(Message::Request(r))) if r.method == "initialize" => Some(r.id.clone()),
+            _ => None,
+        });
+        let h = match app.admit(id, h, init_id) {
+            Ok(h) => h,
+            Err(r) => return r,
+        };
         new_session = true;
         h
     } else {

@@ -126,6 +126,17 @@ impl HttpSession {
         epoch() + Duration::from_millis(self.last_active.load(Ordering::Relaxed))
     }
 
+    /// [`Self::last_active`] as a number that only grows with activity (milliseconds), for
+    /// comparing two moments of the same session ([`super::session_table`]).
+    pub(super) fn activity_stamp(&self) -> u64 {
+        self.last_active.load(Ordering::Relaxed)
+    }
+
+    /// The stamp [`Self::activity_stamp`] would read for a session touched now.
+    pub(super) fn now_stamp() -> u64 {
+        now_ms()
+    }
+
     /// Whether a GET (server-to-client) stream is currently connected.
     pub fn has_open_stream(&self) -> bool {
         self.routes
