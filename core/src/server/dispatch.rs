@@ -305,7 +305,17 @@ impl Server {
             "resources/subscribe" if has("resources") => {
                 let p = params_object(params)?;
                 let uri = required_str(&p, "uri", "resources/subscribe")?;
-                ctx.session().subscriptions.lock().unwrap().insert(uri);
+                let session = ctx.session();
+                let mut subscriptions = session.subscriptions.lock().unwrap();
+                if !subscriptions.contains(&uri) {
+                    let held_bytes = subscriptions.iter().map(String::len).sum();
+                    session.config().peer_limits.check_subscription(
+                        subscriptions.len(),
+                        held_bytes,
+                        &uri,
+                    )?;
+                    subscriptions.insert(uri);
+                }
                 Ok(json!({}))
             }
             "resources/unsubscribe" if has("resources") => {

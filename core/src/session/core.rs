@@ -59,6 +59,9 @@ pub struct SessionConfig {
     /// `ttlMs` / `cacheScope` on cacheable per-request-era results (default: `0` and
     /// `"private"` everywhere).
     pub cache_hints: super::CacheHints,
+    /// Bounds on what a peer can make the session keep (client info, capabilities,
+    /// subscriptions).
+    pub peer_limits: super::PeerLimits,
 }
 
 impl Default for SessionConfig {
@@ -76,6 +79,7 @@ impl Default for SessionConfig {
             drain_timeout: Duration::from_secs(5),
             request_state_keys: super::KeyRing::default(),
             cache_hints: super::CacheHints::default(),
+            peer_limits: super::PeerLimits::default(),
         }
     }
 }
@@ -804,6 +808,13 @@ impl Session {
                 "initialize: params.clientInfo (object) is required",
             ));
         };
+        if let Err(e) = self
+            .config
+            .peer_limits
+            .check_handshake(client_info, capabilities)
+        {
+            return fail(e);
+        }
         if self
             .state
             .compare_exchange(
