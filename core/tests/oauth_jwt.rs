@@ -467,3 +467,69 @@ async fn an_unreachable_jwks_is_a_401() {
     let d = refused(&auth, &token(&ed, &claims())).await;
     assert_invalid(&d, "could not be fetched");
 }
+
+/// Accepts connections and reads the requests, but never answers; counts the connections.
+async fn hanging_server(connections: Arc<AtomicUsize>) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/jwks", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((s, _)) = listener.accept().await {
+            connections.fetch_add(1, Ordering::SeqCst);
+            held.push(s);
+        }
+    });
+    url
+}
+
+#[tokio::test]
+async fn a_hanging_jwks_costs_one_short_fetch_for_all_waiting_requests() {
+    let connections = Arc::new(AtomicUsize::new(0));
+    let url = hanging_server(connections.clone()).await;
+    let verifier = JwtVerifier::from_jwks_url(&url, ISSUER, RESOURCE)
+        .unwrap()
+        .fetch_timeout(Duration::from_millis(500));
+    let auth = Arc::new(protect(verifier));
+    let ed = ed25519("ed");
+    let started = std::time::Instant::now();
+    // Eight requests at once: one fetch, and every request refused when it gives up.
+    let waiting: Vec<_> = (0..8)
+        .map(|_| {
+            let auth = auth.clone();
+            let t = token(&ed, &claims());
+            tokio::spawn(async move { refused(&auth, &t).await })
+        })
+        .collect();
+    for w in waiting {
+        assert_invalid(&w.await.unwrap(), "could not be fetched");
+    }
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(3), "all refused after {took:?}");
+    assert_eq!(connections.load(Ordering::SeqCst), 1);
+    // Later requests within the cooldown are refused at once, without a fetch.
+    let again = std::time::Instant::now();
+    assert_invalid(
+        &refused(&auth, &token(&ed, &claims())).await,
+        "could not be fetched",
+    );
+    assert!(
+        again.elapsed() < Duration::from_millis(200),
+        "{:?}",
+        again.elapsed()
+    );
+    assert_eq!(connections.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn the_default_jwks_fetch_gives_up_within_seconds() {
+    let connections = Arc::new(AtomicUsize::new(0));
+    let url = hanging_server(connections.clone()).await;
+    let auth = protect(JwtVerifier::from_jwks_url(&url, ISSUER, RESOURCE).unwrap());
+    let started = std::time::Instant::now();
+    assert_invalid(
+        &refused(&auth, &token(&ed25519("ed"), &claims())).await,
+        "no answer within",
+    );
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(7), "refused after {took:?}");
+}

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 /// Largest metadata, registration or token answer read.
 const MAX_BODY: usize = 1 << 20;
-/// How long one request may take.
+/// How long one request may take, unless the caller sets another ([`AuthHttp::with_timeout`]).
 const TIMEOUT: Duration = Duration::from_secs(30);
 
 /// An HTTP answer, body read in full.
@@ -47,6 +47,8 @@ pub(crate) struct AuthHttp {
     /// The client, or why it could not be made (a bad extra root certificate), reported by
     /// every request.
     client: Result<HyperClient<Connector, Full<Bytes>>, String>,
+    /// How long one request may take.
+    timeout: Duration,
 }
 
 impl Default for AuthHttp {
@@ -61,7 +63,15 @@ impl AuthHttp {
         Self {
             client: Connector::new(extra_roots_pem)
                 .map(|c| HyperClient::builder(TokioExecutor::new()).build(c)),
+            timeout: TIMEOUT,
         }
+    }
+
+    /// The same client with requests given up after `timeout` (a resource server asking its
+    /// identity provider on a request's path waits less than the OAuth flow's 30 s).
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
     }
 }
 
@@ -123,9 +133,9 @@ impl AuthHttp {
                 body,
             })
         };
-        tokio::time::timeout(TIMEOUT, exchange)
+        tokio::time::timeout(self.timeout, exchange)
             .await
-            .map_err(|_| err(format!("no answer within {}s", TIMEOUT.as_secs())))?
+            .map_err(|_| err(format!("no answer within {:?}", self.timeout)))?
     }
 
     /// GET `url` (JSON accepted).

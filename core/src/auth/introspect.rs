@@ -10,6 +10,14 @@ use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 use futures_util::future::BoxFuture;
 use serde_json::Value;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// How long one introspection request may take: a request waits on it.
+const TIMEOUT: Duration = Duration::from_secs(5);
+/// After the endpoint could not be reached, how long tokens are refused at once instead of
+/// each request waiting out its own timeout (the negative cache).
+const OUTAGE_HOLD: Duration = Duration::from_secs(5);
 
 /// Verifies bearer tokens at an RFC 7662 introspection endpoint (`http://` or `https://`).
 #[derive(Clone)]
@@ -17,6 +25,8 @@ pub struct IntrospectionVerifier {
     endpoint: String,
     basic: Option<String>,
     http: AuthHttp,
+    /// When the endpoint last failed to answer, and how (shared by clones).
+    outage: Arc<Mutex<Option<(Instant, String)>>>,
 }
 
 impl std::fmt::Debug for IntrospectionVerifier {
@@ -34,7 +44,8 @@ impl IntrospectionVerifier {
         Self {
             endpoint: endpoint.into(),
             basic: None,
-            http: AuthHttp::default(),
+            http: AuthHttp::default().with_timeout(TIMEOUT),
+            outage: Arc::default(),
         }
     }
 
@@ -42,7 +53,7 @@ impl IntrospectionVerifier {
     /// (e.g. a private CA); Mozilla's roots are always trusted. A bad certificate fails every
     /// introspection with the reason.
     pub fn root_certificates(mut self, pems: &[String]) -> Self {
-        self.http = AuthHttp::with_roots(pems);
+        self.http = AuthHttp::with_roots(pems).with_timeout(TIMEOUT);
         self
     }
 
@@ -64,11 +75,19 @@ impl IntrospectionVerifier {
             ("token", token),
             ("token_type_hint", "access_token".to_string()),
         ];
-        let answer = self
-            .http
-            .post_form(&self.endpoint, &form, &headers)
-            .await
-            .map_err(|e| format!("token introspection failed: {e}"))?;
+        if let Some((at, why)) = self.outage.lock().unwrap().as_ref() {
+            if at.elapsed() < OUTAGE_HOLD {
+                return Err(format!("token introspection failed: {why}"));
+            }
+        }
+        let answer = match self.http.post_form(&self.endpoint, &form, &headers).await {
+            Ok(a) => a,
+            Err(e) => {
+                tracing::warn!(endpoint = %self.endpoint, error = %e, "token introspection failed");
+                *self.outage.lock().unwrap() = Some((Instant::now(), e.to_string()));
+                return Err(format!("token introspection failed: {e}"));
+            }
+        };
         if !answer.status.is_success() {
             return Err(format!(
                 "token introspection failed: HTTP {}",

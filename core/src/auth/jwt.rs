@@ -40,14 +40,30 @@ struct Config {
     leeway: Duration,
     cooldown: Duration,
     max_age: Duration,
+    /// How long one fetch of the JWKS may take.
+    fetch_timeout: Duration,
 }
+
+/// How long a JWKS fetch may take by default: requests wait on it, so a hanging identity
+/// provider must cost seconds, not the OAuth flow's 30.
+const DEFAULT_FETCH_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The key cache, shared by clones of a verifier.
 struct State {
     http: AuthHttp,
     cache: RwLock<Cache>,
-    /// Held while deciding on and running a fetch; holds the last attempt's time.
-    fetching: tokio::sync::Mutex<Option<Instant>>,
+    /// Held while deciding on and running a fetch (one fetch at a time: the requests that
+    /// arrive meanwhile wait for its outcome instead of fetching again); holds when the last
+    /// attempt ended and, when it failed, why (the negative cache of [`JwtVerifier::keys`]).
+    fetching: tokio::sync::Mutex<Option<Attempt>>,
+}
+
+/// The last JWKS fetch.
+struct Attempt {
+    /// When it ended.
+    ended: Instant,
+    /// Why it failed (`None`: it succeeded).
+    failure: Option<String>,
 }
 
 #[derive(Clone, Default)]
@@ -90,9 +106,10 @@ impl JwtVerifier {
                 leeway: Duration::from_secs(60),
                 cooldown: Duration::from_secs(30),
                 max_age: Duration::from_secs(600),
+                fetch_timeout: DEFAULT_FETCH_TIMEOUT,
             }),
             state: Arc::new(State {
-                http: AuthHttp::default(),
+                http: AuthHttp::default().with_timeout(DEFAULT_FETCH_TIMEOUT),
                 cache: RwLock::new(Cache {
                     keys: Arc::new(keys),
                     fetched: None,
@@ -143,7 +160,7 @@ impl JwtVerifier {
             .map(|c| c.clone())
             .unwrap_or_default();
         self.state = Arc::new(State {
-            http: AuthHttp::with_roots(pems),
+            http: AuthHttp::with_roots(pems).with_timeout(self.inner.fetch_timeout),
             cache: RwLock::new(cache),
             fetching: tokio::sync::Mutex::new(None),
         });
@@ -197,6 +214,25 @@ impl JwtVerifier {
     /// `kid` makes the verifier fetch again only when this long has passed since the last fetch.
     pub fn refetch_cooldown(self, cooldown: Duration) -> Self {
         self.edit(|i| i.cooldown = cooldown)
+    }
+
+    /// How long one fetch of the JWKS may take (default 5 s). Requests that need the keys
+    /// wait for the fetch under way (one at a time) and, when it fails, are refused at once
+    /// until the cooldown ([`Self::refetch_cooldown`], counted from the failure) has passed.
+    pub fn fetch_timeout(mut self, timeout: Duration) -> Self {
+        let cache = self
+            .state
+            .cache
+            .read()
+            .map(|c| c.clone())
+            .unwrap_or_default();
+        let http = self.state.http.clone().with_timeout(timeout);
+        self.state = Arc::new(State {
+            http,
+            cache: RwLock::new(cache),
+            fetching: tokio::sync::Mutex::new(None),
+        });
+        self.edit(|c| c.fetch_timeout = timeout)
     }
 
     /// How long fetched keys are used before they are fetched again (default 10 minutes).
@@ -259,15 +295,22 @@ impl JwtVerifier {
         if usable(&cache) {
             return Ok(cache.keys);
         }
-        if last.is_some_and(|at| at.elapsed() < inner.cooldown) {
-            return if cache.keys.is_empty() {
-                Err("the authorization server's signing keys could not be fetched".into())
-            } else {
-                Ok(cache.keys)
+        if let Some(a) = last.as_ref().filter(|a| a.ended.elapsed() < inner.cooldown) {
+            // Fetched (or failed) moments ago, maybe while this request waited for that very
+            // fetch: its outcome stands until the cooldown has passed.
+            return match &a.failure {
+                Some(why) if cache.keys.is_empty() => Err(format!(
+                    "the authorization server's signing keys could not be fetched: {why}"
+                )),
+                _ => Ok(cache.keys),
             };
         }
-        *last = Some(Instant::now());
-        match self.fetch(url).await {
+        let fetched = self.fetch(url).await;
+        *last = Some(Attempt {
+            ended: Instant::now(),
+            failure: fetched.as_ref().err().cloned(),
+        });
+        match fetched {
             Ok(keys) => {
                 let keys = Arc::new(keys);
                 *state.cache.write().expect("cache lock") = Cache {
@@ -276,9 +319,12 @@ impl JwtVerifier {
                 };
                 Ok(keys)
             }
-            Err(e) if cache.keys.is_empty() => Err(format!(
-                "the authorization server's signing keys could not be fetched: {e}"
-            )),
+            Err(e) if cache.keys.is_empty() => {
+                tracing::warn!(url = %url, error = %e, "JWKS fetch failed; refusing tokens until it succeeds");
+                Err(format!(
+                    "the authorization server's signing keys could not be fetched: {e}"
+                ))
+            }
             Err(e) => {
                 tracing::warn!(url = %url, error = %e, "JWKS fetch failed; keeping the old keys");
                 Ok(cache.keys)
