@@ -41,7 +41,15 @@ pub(crate) fn is_tchar(b: u8) -> bool {
 /// followed by any `OWS ";" OWS name BWS "=" BWS ( token / quoted-string )` parameters, empty
 /// list elements allowed. Which codings are named, and whether the last is `chunked`, is for
 /// the caller. Bytes outside visible ASCII (obs-text) are refused, as hyper refuses them.
+#[cfg(test)]
 pub(crate) fn transfer_codings_well_formed(v: &[u8]) -> bool {
+    transfer_codings(v, &mut Vec::new())
+}
+
+/// Reads a `Transfer-Encoding` field value as [`transfer_codings_well_formed`] checks it,
+/// appending the name of each coding (without its parameters) to `names`, in order; false when
+/// the value is not a well-formed list.
+pub(crate) fn transfer_codings<'a>(v: &'a [u8], names: &mut Vec<&'a [u8]>) -> bool {
     let ows = |i: &mut usize| {
         while *i < v.len() && (v[*i] == b' ' || v[*i] == b'\t') {
             *i += 1;
@@ -82,9 +90,11 @@ pub(crate) fn transfer_codings_well_formed(v: &[u8]) -> bool {
             return true;
         }
         if v[i] != b',' {
+            let name = i;
             if !token(&mut i) {
                 return false;
             }
+            names.push(&v[name..i]);
             ows(&mut i);
             while i < v.len() && v[i] == b';' {
                 i += 1;
@@ -246,6 +256,12 @@ mod tests {
         ] {
             assert!(transfer_codings_well_formed(good), "{good:?}");
         }
+        let mut names = Vec::new();
+        assert!(transfer_codings(
+            b"x ; a = b ; c=\"d, chunked\" ,, CHUNKED",
+            &mut names
+        ));
+        assert_eq!(names, [&b"x"[..], b"CHUNKED"]);
         for bad in [
             &b"~ gzip, chunked"[..],
             b"gzip chunked",

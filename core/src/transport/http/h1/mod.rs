@@ -9,13 +9,19 @@
 //! buffer. [`super::router`] still gives an axum router for mounting in an existing app.
 //!
 //! What is handled: keep-alive (HTTP/1.1 by default, HTTP/1.0 with `Connection: keep-alive`),
-//! pipelined requests (answered in order), `Content-Length` and chunked request bodies (a
-//! request with both is treated as chunked and its connection closed), `Expect: 100-continue`,
-//! limits on the head (431) and the body (413), a timeout on a request that arrives too slowly
-//! (408), streamed answers in chunked encoding (close-delimited for HTTP/1.0), and a client that
-//! goes away while its request runs or its stream is open: the handler's future or the stream is
-//! dropped, as when any other transport closes. Malformed requests get 400 and the connection is
-//! closed.
+//! pipelined requests (answered in order), `Content-Length` and chunked request bodies,
+//! `Expect: 100-continue`, limits on the head (431: [`MAX_HEADERS`] fields, `max_head` bytes) and
+//! the body (413), a timeout on a request that arrives too slowly (408), streamed answers in
+//! chunked encoding (close-delimited for HTTP/1.0), and a client that goes away while its request
+//! runs or its stream is open: the handler's future or the stream is dropped, as when any other
+//! transport closes. Malformed requests get 400 and the connection is closed.
+//!
+//! Framing is read as RFC 9112 §6 says, with no guessing: `chunked` is the only transfer coding
+//! understood, so a request naming any other (`gzip, chunked`, `identity, chunked`) gets 501
+//! (§6.1); `chunked` that is not the final coding, or is named twice, leaves the body's length
+//! unknown: 400 (§6.3); and `Transfer-Encoding` together with `Content-Length` is refused with
+//! 400 (§6.1: such a message is how request smuggling begins). A request target is never allowed
+//! a `#fragment` (§3.2, RFC 9110 §7.1): 400.
 
 mod answer;
 mod body;
@@ -37,8 +43,11 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio_util::sync::CancellationToken;
 pub(crate) use wait::socket_of;
 
-/// Most headers a request may carry.
-const MAX_HEADERS: usize = 64;
+/// Most header fields a request may carry (431 beyond). Browsers and the proxies in front of a
+/// server send 20 to 60 fields and some add more (tracing, forwarding, client hints), so 64 was
+/// too tight; 128 leaves room for them. The head's total size stays bounded by
+/// [`Limits::max_head`] (64 KiB by default) whatever the count.
+const MAX_HEADERS: usize = 128;
 /// While an answer is pending or streaming, bytes of a next (pipelined) request read ahead at
 /// most; beyond it reading pauses until the answer is done.
 const READ_AHEAD: usize = 64 * 1024;
@@ -486,6 +495,10 @@ impl<IO: AsyncRead + AsyncWrite + Unpin> Conn<IO> {
         let method = Method::from_bytes(parsed.method.unwrap_or("").as_bytes())
             .map_err(|_| Stop::bad("malformed HTTP method"))?;
         let target = parsed.path.unwrap_or("");
+        if target.contains('#') {
+            // A request target never carries a fragment (RFC 9112 §3.2): a client keeps it.
+            return Err(Stop::bad("a request target must not carry a #fragment"));
+        }
         let target_at = target.as_ptr() as usize - self.buf.as_ptr() as usize;
         let target = target_at..target_at + target.len();
         let version = if parsed.version == Some(0) {
@@ -506,27 +519,12 @@ impl<IO: AsyncRead + AsyncWrite + Unpin> Conn<IO> {
         let target = head.slice(target);
         let headers = Fields::over(head, spans);
 
-        let mut close = match version {
+        let close = match version {
             Version::HTTP_10 => !headers.has_token("connection", "keep-alive"),
             _ => headers.has_token("connection", "close"),
         };
-        let framing = if let Some(te) = headers.get_all("transfer-encoding").last() {
-            let chunked_last = te
-                .rsplit(|b| *b == b',')
-                .next()
-                .is_some_and(|t| t.trim_ascii().eq_ignore_ascii_case(b"chunked"));
-            // Every coding a token with optional parameters (obs-text or controls refused, as
-            // hyper refuses them; a malformed list too, which hyper does not look at).
-            if !super::chunked::transfer_codings_well_formed(te) {
-                return Err(Stop::bad("malformed Transfer-Encoding"));
-            }
-            if !chunked_last || version == Version::HTTP_10 {
-                return Err(Stop::bad("unsupported Transfer-Encoding"));
-            }
-            if headers.get("content-length").is_some() {
-                // Both framings given: chunked wins, and the connection cannot be trusted after.
-                close = true;
-            }
+        let framing = if headers.get("transfer-encoding").is_some() {
+            transfer_coding(&headers, version)?;
             Framing::Chunked
         } else {
             let mut len: Option<usize> = None;
@@ -598,6 +596,47 @@ impl<IO: AsyncRead + AsyncWrite + Unpin> Conn<IO> {
             }
         }
     }
+}
+
+/// Checks a request's `Transfer-Encoding` fields (RFC 9112 §6, §7): the codings are read from
+/// every field in order, as one list. `Ok` when the body is chunked and nothing else; 400 for a
+/// malformed list, `chunked` missing from the end or named twice, an HTTP/1.0 request, or a
+/// `Content-Length` beside it; 501 for any other coding (only `chunked` is understood: a body in
+/// `gzip` read as if it were not would be the wrong body).
+fn transfer_coding(headers: &Fields, version: Version) -> Result<(), Stop> {
+    let mut codings: Vec<&[u8]> = Vec::new();
+    for te in headers.get_all("transfer-encoding") {
+        // Every coding a token with optional parameters (obs-text or controls refused, as
+        // hyper refuses them; a malformed list too, which hyper does not look at).
+        if !chunked::transfer_codings(te, &mut codings) {
+            return Err(Stop::bad("malformed Transfer-Encoding"));
+        }
+    }
+    let is_chunked = |c: &[u8]| c.eq_ignore_ascii_case(b"chunked");
+    if version == Version::HTTP_10 {
+        return Err(Stop::bad("Transfer-Encoding in an HTTP/1.0 request"));
+    }
+    let named = codings.iter().filter(|c| is_chunked(c)).count();
+    if !codings.last().is_some_and(|c| is_chunked(c)) || named > 1 {
+        return Err(Stop::bad(
+            "Transfer-Encoding must end with chunked, named once",
+        ));
+    }
+    if headers.get("content-length").is_some() {
+        return Err(Stop::bad(
+            "Transfer-Encoding and Content-Length together (RFC 9112 §6.1)",
+        ));
+    }
+    if let Some(other) = codings.iter().find(|c| !is_chunked(c)) {
+        return Err(Stop::Refuse(
+            StatusCode::NOT_IMPLEMENTED,
+            format!(
+                "transfer coding {:?} is not implemented (only chunked is)",
+                String::from_utf8_lossy(other)
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// 503 for a request that would take the server past its memory budget.
