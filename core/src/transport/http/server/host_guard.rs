@@ -10,7 +10,8 @@ use axum::response::Response;
 use std::net::SocketAddr;
 
 /// Splits an authority (`name`, `name:port`, `[v6]`, `[v6]:port`) into its lowercased host (IPv6
-/// in brackets) and port.
+/// in brackets) and port. For the configured allow-list, which is read leniently (spaces around
+/// an entry ignored); what a request sends is read by [`parse_authority`].
 fn split_authority(authority: &str) -> (String, Option<u16>) {
     let a = authority.trim().to_ascii_lowercase();
     if a.starts_with('[') {
@@ -30,6 +31,69 @@ fn split_authority(authority: &str) -> (String, Option<u16>) {
         },
         None => (a, None),
     }
+}
+
+/// Reads an authority a request sends (a `Host` value, an origin's host and port) exactly as
+/// RFC 9110 §7.2 and RFC 3986 §3.2.2 write it: `uri-host [ ":" port ]`, where the host is a
+/// reg-name or IPv4 address (unreserved, sub-delims or pct-encoded characters, not empty) or an
+/// IP literal in brackets, and the port is digits only (an empty port is the default one,
+/// RFC 3986 §6.2.3). Anything else (a space, a sign before the port, userinfo, a path) is
+/// `None`: such a value names no host the allow-list could hold, and is refused rather than
+/// read loosely. The host comes back lowercased, the port as given (`None`: none given).
+fn parse_authority(authority: &str) -> Option<(String, Option<u16>)> {
+    let (host, port) = if authority.starts_with('[') {
+        let end = authority.find(']')?;
+        let literal = &authority[1..end];
+        let ok = !literal.is_empty()
+            && literal
+                .bytes()
+                .all(|b| b.is_ascii_hexdigit() || b == b':' || b == b'.');
+        if !ok {
+            return None;
+        }
+        let rest = &authority[end + 1..];
+        let port = match rest {
+            "" => None,
+            _ => Some(rest.strip_prefix(':')?),
+        };
+        (&authority[..=end], port)
+    } else {
+        let (host, port) = match authority.split_once(':') {
+            Some((h, p)) => (h, Some(p)),
+            None => (authority, None),
+        };
+        let reg_name = |b: u8| b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=%".contains(&b);
+        if host.is_empty() || !host.bytes().all(reg_name) {
+            return None;
+        }
+        (host, port)
+    };
+    let port = match port {
+        None | Some("") => None,
+        Some(p) if p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit()) => Some(p.parse().ok()?),
+        Some(_) => return None,
+    };
+    Some((host.to_ascii_lowercase(), port))
+}
+
+/// Reads an `Origin` value (RFC 6454 §7, RFC 9110 §7.2): `null`, or a serialized origin
+/// `scheme "://" host [ ":" port ]` with nothing after it. `Some((scheme, host, port))` for the
+/// latter (scheme and host lowercased); `None` for `null` and for anything that is no
+/// serialized origin: a trailing `/`, a path, a query, userinfo, spaces.
+fn parse_origin(origin: &str) -> Option<(String, String, Option<u16>)> {
+    let (scheme, rest) = origin.split_once("://")?;
+    let scheme_ok = scheme
+        .bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic())
+        && scheme
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"+-.".contains(&b));
+    if !scheme_ok || rest.contains(['/', '?', '#', '@']) {
+        return None;
+    }
+    let (host, port) = parse_authority(rest)?;
+    Some((scheme.to_ascii_lowercase(), host, port))
 }
 
 /// The resolved DNS-rebinding allow-list of one endpoint.
@@ -71,7 +135,13 @@ impl HostGuard {
             return true;
         }
         if let Some((name, port)) = authority.rsplit_once(':') {
-            let plain = !name.contains([':', '[', ']', ' ']) && !port.is_empty();
+            let plain = !name.is_empty()
+                && name
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-')
+                && !port.is_empty()
+                && port.len() <= 5
+                && port.bytes().all(|b| b.is_ascii_digit());
             if plain {
                 if let Ok(port) = port.parse::<u16>() {
                     return self.hosts.iter().any(|(h, p)| {
@@ -80,8 +150,10 @@ impl HostGuard {
                 }
             }
         }
-        let (name, port) = split_authority(authority);
-        self.host_allowed(&name, port.or(Some(default_port)))
+        match parse_authority(authority) {
+            Some((name, port)) => self.host_allowed(&name, port.or(Some(default_port))),
+            None => false,
+        }
     }
 
     /// Checks a request's host and `Origin`; `Err` is the answer (403, or 400 for a duplicate
@@ -130,15 +202,12 @@ impl HostGuard {
             if self.origins.iter().any(|o| o.eq_ignore_ascii_case(origin)) {
                 return Ok(());
             }
-            let (scheme, rest) = origin.split_once("://").unwrap_or(("", origin));
-            let authority = rest.split('/').next().unwrap_or("");
-            let (name, port) = split_authority(authority);
-            let default_port = if scheme.eq_ignore_ascii_case("https") {
-                443
-            } else {
-                80
-            };
-            if scheme.is_empty() || !self.host_allowed(&name, port.or(Some(default_port))) {
+            // Only a serialized origin (no path, not even `/`) can match an allowed host.
+            let allowed = parse_origin(origin).is_some_and(|(scheme, name, port)| {
+                let default_port = if scheme == "https" { 443 } else { 80 };
+                self.host_allowed(&name, port.or(Some(default_port)))
+            });
+            if !allowed {
                 return forbid(format!("Origin {origin:?} is not allowed"));
             }
         }
