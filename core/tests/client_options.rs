@@ -124,3 +124,46 @@ async fn client_info_title_and_extra_fields() {
     assert_eq!(info["name"], "fancy-client");
     c.close().await;
 }
+
+/// A stdio MCP server in Python answering `tools/call` with a text of `size` bytes.
+const BIG_RESULT_SERVER: &str = r#"
+import json, sys
+size = int(sys.argv[1])
+for line in sys.stdin:
+    m = json.loads(line)
+    if "id" not in m:
+        continue
+    if m["method"] == "initialize":
+        r = {"protocolVersion": m["params"]["protocolVersion"], "capabilities": {"tools": {}},
+             "serverInfo": {"name": "big", "version": "1"}}
+    else:
+        r = {"content": [{"type": "text", "text": "x" * size}]}
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": r}) + "\n")
+    sys.stdout.flush()
+"#;
+
+#[tokio::test]
+async fn a_spawned_server_is_read_with_the_clients_max_message_size() {
+    let process = ferromcp::transport::ChildProcessOptions::new("python3").args([
+        "-c",
+        BIG_RESULT_SERVER,
+        "5000000",
+    ]);
+    let mut options = ClientOptions::new("big-reader", "1");
+    options.session.max_message_size = 16 * 1024 * 1024;
+    let client = support::within(ferromcp::client::Client::spawn(
+        process,
+        options,
+        ClientHandlers::default(),
+    ))
+    .await
+    .expect("spawn");
+    let r = support::within(client.call_tool("big", json!({})))
+        .await
+        .expect("a 5 MB result under a 16 MiB limit");
+    let text = serde_json::to_value(&r).unwrap()["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .len();
+    assert_eq!(text, 5_000_000);
+}

@@ -102,6 +102,9 @@ impl Client {
         options: ClientOptions,
         handlers: ClientHandlers,
     ) -> Result<Client, McpError> {
+        // One limit for what this client accepts: its session's, which the child's reader
+        // applies too (else a frame over the reader's default failed before the session saw it).
+        let process = process.max_message_size(options.session.max_message_size);
         let (reader, writer, child) = crate::transport::child::spawn(process)?;
         Self::connect_inner(options, handlers, reader, writer, Some(child)).await
     }

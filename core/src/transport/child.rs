@@ -133,7 +133,8 @@ pub struct ChildProcessOptions {
     /// How many captured stderr lines may wait for the caller before further lines are dropped
     /// (only with [`StderrMode::Capture`]; default 1024).
     pub stderr_capacity: usize,
-    /// Largest frame accepted from the child, in bytes.
+    /// Largest frame accepted from the child, in bytes. [`crate::client::Client::spawn`] sets
+    /// it to its session's `max_message_size`: a client has one limit.
     pub max_message_size: usize,
     /// How long [`ChildHandle::shutdown`] waits for the child to exit on its own (after stdin
     /// is closed) before sending `SIGTERM` (default 2 s).

@@ -88,10 +88,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             .unwrap_or("")
     );
 
-    match client.call_tool("add", json!({ "a": "two" })).await {
-        Err(e) => println!("bad arguments -> {e}"),
-        Ok(r) => println!("bad arguments unexpectedly succeeded: {r:?}"),
-    }
+    // Arguments that fail the tool's input schema are a tool error the model can read and
+    // correct (SEP-1303): a result with isError, not a JSON-RPC error.
+    let bad = client.call_tool("add", json!({ "a": "two" })).await?;
+    println!(
+        "bad arguments -> isError={:?}: {}",
+        bad.is_error,
+        bad.content.first().and_then(|c| c.as_text()).unwrap_or("")
+    );
 
     let greeting = client.read_resource("mem://greeting").await?;
     println!(

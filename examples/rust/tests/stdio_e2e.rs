@@ -160,3 +160,29 @@ async fn spawned_stdio_server_end_to_end() {
     );
     assert!(server_children().is_empty());
 }
+
+/// The main demo (`scripts/demo` runs this client binary): every step prints what it saw, and
+/// nothing it prints says something went unexpectedly (no Debug dumps, no "unexpectedly").
+#[test]
+fn the_demo_client_prints_a_clean_run() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_stdio-client"))
+        .output()
+        .expect("run stdio-client");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for expected in [
+        "tools: echo, add, count, divide",
+        "divide by zero -> isError=Some(true): division by zero",
+        "bad arguments -> isError=Some(true): Invalid arguments of tool \"add\"",
+        "closed cleanly",
+    ] {
+        assert!(text.contains(expected), "missing {expected:?} in:\n{text}");
+    }
+    for unwanted in ["unexpectedly", "CallToolResult {", "McpError"] {
+        assert!(!text.contains(unwanted), "{unwanted:?} in:\n{text}");
+    }
+}
