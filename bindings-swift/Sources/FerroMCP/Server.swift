@@ -70,8 +70,8 @@ public final class Server: Sendable {
     /// Registers (or replaces) a tool whose handler gets the arguments as a `Value`.
     ///
     /// The engine validates the arguments against `inputSchema` (JSON Schema) before the
-    /// handler runs; invalid arguments answer invalid params (-32602) with the problems in the
-    /// error's `data`. With an `outputSchema` the handler must answer `structuredContent`
+    /// handler runs; invalid arguments are answered with a tool error the model can read
+    /// (`isError: true`, the problems in its text; SEP-1303), not a JSON-RPC error. With an `outputSchema` the handler must answer `structuredContent`
     /// matching it. Throws `McpError` when a schema does not compile.
     public func registerTool(
         _ name: String, title: String? = nil, description: String? = nil,
@@ -88,7 +88,9 @@ public final class Server: Sendable {
     /// Registers (or replaces) a tool whose handler gets its arguments decoded into
     /// `Arguments` (as `JSONDecoder` with its default options decodes them, after the engine
     /// validated them against `inputSchema`).
-    /// Arguments that do not decode answer invalid params (-32602) naming the problem.
+    /// Arguments that fail `inputSchema` are a tool error (`isError: true`), as above;
+    /// arguments that pass it but do not decode into `Arguments` answer invalid params
+    /// (-32602) naming the problem.
     public func registerTool<Arguments: Decodable & Sendable>(
         _ name: String, title: String? = nil, description: String? = nil,
         inputSchema: Value = ["type": "object"], outputSchema: Value? = nil,
