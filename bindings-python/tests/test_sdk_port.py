@@ -534,3 +534,47 @@ async def test_official_sdk_mcp_error_in_a_tool_keeps_its_code_and_data() -> Non
             await c.call_tool("needs_auth")
     assert info.value.code == -32042
     assert info.value.data["elicitations"][0]["elicitationId"] == "e"
+
+
+async def test_untyped_class_return_is_unstructured_text_of_its_str() -> None:
+    class UntypedConfig:
+        def __init__(self, setting: str) -> None:
+            self.setting = setting
+
+        def __str__(self) -> str:
+            return f"UntypedConfig({self.setting})"
+
+    mcp = MCPServer("t")
+
+    @mcp.tool()
+    def get_config() -> UntypedConfig:
+        return UntypedConfig("v")
+
+    async with ferromcp.Client.memory(mcp) as c:
+        (tool,) = await c.list_all_tools()
+        assert tool.output_schema is None
+        r = await c.call_tool("get_config")
+        assert not r.is_error, r
+        assert r.text == '"UntypedConfig(v)"'  # the official SDK's JSON of str(value)
+
+
+async def test_prompt_returning_sdk_base_messages() -> None:
+    from ferromcp.prompts import base
+
+    mcp = MCPServer("t")
+
+    @mcp.prompt(title="Debug Assistant")
+    def debug_error(error: str) -> list[base.Message]:
+        return [
+            base.UserMessage("I'm seeing this error:"),
+            base.UserMessage(error),
+            base.AssistantMessage("I'll help debug that."),
+        ]
+
+    async with ferromcp.Client.memory(mcp) as c:
+        r = await c.get_prompt("debug_error", {"error": "E1"})
+    assert r.messages == [
+        {"role": "user", "content": {"type": "text", "text": "I'm seeing this error:"}},
+        {"role": "user", "content": {"type": "text", "text": "E1"}},
+        {"role": "assistant", "content": {"type": "text", "text": "I'll help debug that."}},
+    ]

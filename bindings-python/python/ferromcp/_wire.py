@@ -46,7 +46,14 @@ def _unstructured(value: Any, *_: Any) -> Any:
             else:
                 blocks.append(to_jsonable(v))
         return {"content": blocks}
-    return to_jsonable(value)
+    out = to_jsonable(value)
+    if out is not None and not isinstance(out, (dict, list, str, int, float, bool)):
+        # An object with no JSON form (a class without annotations): its str() as a JSON
+        # string, as the official SDK answers (pydantic_core.to_json(value, fallback=str)).
+        import json
+
+        return {"content": [{"type": "text", "text": json.dumps(str(value))}]}
+    return out
 
 
 def _wire_dict(value: Any, expected: str) -> dict[str, Any]:

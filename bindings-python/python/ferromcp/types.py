@@ -46,6 +46,12 @@ class MCPModel(BaseModel):
 
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")
 
+    def model_dump(self, **kwargs: Any) -> dict[str, Any]:
+        """pydantic's, leaving out ``None`` fields unless told otherwise (the wire has no
+        ``null`` for absent fields), so ``to_jsonable`` gives wire JSON."""
+        kwargs.setdefault("exclude_none", True)
+        return super().model_dump(**kwargs)
+
     def to_wire(self) -> dict[str, Any]:
         """The wire dict (camelCase keys, ``None`` fields left out)."""
         out: dict[str, Any] = self.model_dump(by_alias=True, exclude_none=True, mode="json")
