@@ -578,3 +578,27 @@ async def test_prompt_returning_sdk_base_messages() -> None:
         {"role": "user", "content": {"type": "text", "text": "E1"}},
         {"role": "assistant", "content": {"type": "text", "text": "I'll help debug that."}},
     ]
+
+
+def test_mcpserver_auth_takes_a_protected_resource() -> None:
+    from ferromcp import ProtectedResource
+
+    def verify(token: str) -> dict[str, Any] | None:
+        return {"subject": "u"} if token == "t" else None
+
+    auth = ProtectedResource(
+        resource="http://127.0.0.1:8000/mcp", verify=verify, authorization_servers=["https://a"]
+    )
+    mcp = MCPServer("x", auth=auth, port=8123)
+    assert mcp._http_options({})["auth"] is auth  # what run(transport="streamable-http") serves
+    assert mcp._http_options({"auth": None})["auth"] is None
+    with pytest.raises(TypeError, match="ProtectedResource"):
+        MCPServer("x", auth={"issuer_url": "https://auth"})
+
+
+def test_streamable_http_app_with_the_sdks_arguments_says_what_to_do_instead() -> None:
+    mcp = MCPServer("x")
+    with pytest.raises(NotImplementedError, match="serve_http"):
+        mcp.streamable_http_app(json_response=True)
+    with pytest.raises(NotImplementedError, match="serve_http"):
+        mcp.sse_app(mount_path="/x")

@@ -7,9 +7,10 @@ constructor and ``run()`` arguments, so that a FastMCP server ports with an impo
     mcp.run(transport="streamable-http")
 
 Settings that do not apply to the engine (``debug``, ``log_level``, ``dependencies``,
-``warn_on_duplicate_*``) are accepted and ignored; features it does not have (OAuth
-``auth``/``token_verifier``, ``event_store``, ASGI apps) raise ``TypeError`` /
-``NotImplementedError`` naming them."""
+``warn_on_duplicate_*``) are accepted and ignored; ``auth=`` takes a
+:class:`ferromcp.ProtectedResource` (OAuth resource server, ``ctx.auth``); features it does not
+have (the SDK's ``AuthSettings``/``token_verifier``, ``event_store``, ASGI apps) raise
+``TypeError`` / ``NotImplementedError`` naming them."""
 
 from __future__ import annotations
 
@@ -42,7 +43,25 @@ _HTTP_SETTINGS = {
     "session_idle_timeout": "session_idle_timeout",
     "max_sessions": "max_sessions",
     "max_request_body_size": "max_body_size",
+    "auth": "auth",
 }
+
+
+def _check_auth(settings: dict[str, Any]) -> None:
+    """``auth=`` must be a :class:`ferromcp.ProtectedResource` (the official SDK's
+    ``AuthSettings`` + ``token_verifier`` pair has no equivalent here)."""
+    auth = settings.get("auth")
+    if auth is None:
+        return
+    from .auth import ProtectedResource
+
+    if not isinstance(auth, ProtectedResource):
+        raise TypeError(
+            "MCPServer(auth=...): pass a ferromcp.ProtectedResource(resource=..., verify=... | "
+            "jwt=JwtVerifier(...) | introspection=IntrospectionVerifier(...), "
+            "authorization_servers=[...], required_scopes=[...]) (the official SDK's "
+            "AuthSettings and token_verifier are not supported)"
+        )
 
 
 class MCPServer(Server):
@@ -66,6 +85,7 @@ class MCPServer(Server):
         unknown = sorted(k for k in settings if k not in _IGNORED and k not in _HTTP_SETTINGS)
         if unknown:
             raise TypeError(f"MCPServer: not supported by ferromcp: {', '.join(unknown)}")
+        _check_auth(settings)
         super().__init__(
             name or "ferromcp",
             version or "0.1.0",
@@ -86,6 +106,7 @@ class MCPServer(Server):
         unknown = sorted(k for k in kwargs if k not in _IGNORED and k not in _HTTP_SETTINGS)
         if unknown:
             raise TypeError(f"run: not supported by ferromcp: {', '.join(unknown)}")
+        _check_auth(kwargs)
         options = dict(self._http_settings)
         options.update((_HTTP_SETTINGS[k], v) for k, v in kwargs.items() if k in _HTTP_SETTINGS)
         return options
@@ -121,13 +142,13 @@ class MCPServer(Server):
             "(see the README)"
         )
 
-    def streamable_http_app(self) -> Any:
+    def streamable_http_app(self, **_: Any) -> Any:
         raise NotImplementedError(
             "ferromcp serves HTTP from its Rust engine, not as an ASGI app: start "
             "`await server.serve_http(...)` in your app's lifespan (see the README)"
         )
 
-    def sse_app(self) -> Any:
+    def sse_app(self, **_: Any) -> Any:
         return self.streamable_http_app()
 
 
