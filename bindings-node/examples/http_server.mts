@@ -1,7 +1,8 @@
 // A Streamable HTTP MCP server on port 3000 (JSON Schema input, no schema library needed).
 import { McpServer, McpError, ErrorCode } from 'ferromcp';
 
-const server = new McpServer({ name: 'calc', version: '1.0.0' });
+// The TypeScript SDK's constructor shape: serverInfo, then ServerOptions.
+const server = new McpServer({ name: 'calc', version: '1.0.0' }, { capabilities: { logging: {}, tools: {} } });
 server.registerTool(
   'divide',
   { inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] } },

@@ -11,7 +11,9 @@ use serde_json::{json, Value};
 #[napi]
 impl NativeDispatcher {
     /// What the call `key` is: `{requestId, meta, protocolVersion, peerInfo, peerCapabilities,
-    /// progressToken, httpHeaders, requestState, auth}` (one crossing; the facade caches it).
+    /// progressToken, httpHeaders, requestState, auth, sessionId}` (one crossing; the facade
+    /// caches it; `sessionId`: the Streamable HTTP session's id, null on stdio, in memory and
+    /// without sessions).
     /// `httpHeaders` is a list of `[name, value]` pairs, or null outside HTTP; `requestState`
     /// the verified state of the previous `input_required` round (2026-07-28), or null.
     #[napi]
@@ -27,6 +29,7 @@ impl NativeDispatcher {
             "httpHeaders": c.http_headers(),
             "requestState": c.request_state(),
             "auth": c.auth(),
+            "sessionId": c.request_context().session().session_id(),
         }))
     }
 

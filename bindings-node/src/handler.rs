@@ -15,7 +15,7 @@
 //! how the facade's `RequestContext` reaches it (see [`crate::context`]). [`JsHandler`]
 //! implements every `embed::Foreign*Handler` trait on top of one dispatcher.
 
-use crate::convert::from_envelope;
+use crate::convert::Envelope;
 use crate::error::from_napi;
 use ferromcp::embed::{
     ForeignClientHandler, ForeignCompletionHandler, ForeignContext, ForeignPromptHandler,
@@ -41,7 +41,7 @@ pub struct Call {
 }
 
 type CallArgs = FnArgs<(u32, Value, u32)>;
-type CallFn = ThreadsafeFunction<Call, Option<Value>, CallArgs, Status, false, true>;
+type CallFn = ThreadsafeFunction<Call, Option<Envelope>, CallArgs, Status, false, true>;
 type CancelFn = ThreadsafeFunction<u32, (), FnArgs<(u32,)>, Status, false, true>;
 type NotifyFn =
     ThreadsafeFunction<(String, Value), (), FnArgs<(String, Value)>, Status, false, true>;
@@ -77,7 +77,7 @@ impl NativeDispatcher {
         ts_args_type = "call: (handlerId: number, payload: any, key: number) => any, cancel: (key: number) => void, notify?: ((method: string, params: any) => void) | undefined | null"
     )]
     pub fn new(
-        call: Function<'_, CallArgs, Option<Value>>,
+        call: Function<'_, CallArgs, Option<Envelope>>,
         cancel: Function<'_, FnArgs<(u32,)>, ()>,
         notify: Option<Function<'_, FnArgs<(String, Value)>, ()>>,
     ) -> napi::Result<Self> {
@@ -114,17 +114,20 @@ impl NativeDispatcher {
     }
 
     /// Answers the call `key` that returned a promise: `envelope` is `{ok: true, value}` or
-    /// `{ok: false, error}`. Unknown keys (a call already cancelled) are ignored.
-    #[napi]
-    pub fn complete(&self, key: u32, envelope: Value) {
-        self.inner.finish(key, from_envelope(envelope));
+    /// `{ok: false, error}`. Unknown keys (a call already cancelled) are ignored. An answer
+    /// that is not JSON (a `BigInt`, ...) answers the call with an internal error naming it.
+    #[napi(ts_args_type = "key: number, envelope: any")]
+    pub fn complete(&self, key: u32, envelope: Envelope) {
+        self.inner.finish(key, envelope.0);
     }
 
-    /// Answers the call `key` with an internal error (the facade could not build an envelope,
-    /// e.g. a value that is not JSON).
+    /// Answers the call `key` with the internal error of an answer that is not JSON
+    /// (`embed::shape::answer_not_json`), `message` saying why: the facade could not hand the
+    /// envelope over.
     #[napi]
     pub fn fail(&self, key: u32, message: String) {
-        self.inner.finish(key, Err(McpError::internal(message)));
+        self.inner
+            .finish(key, Err(ferromcp::embed::shape::answer_not_json(message)));
     }
 }
 
@@ -188,9 +191,9 @@ impl Dispatch {
                     key,
                 },
                 ThreadsafeFunctionCallMode::NonBlocking,
-                move |ret: napi::Result<Option<Value>>, _env| {
+                move |ret: napi::Result<Option<Envelope>>, _env| {
                     match ret {
-                        Ok(Some(envelope)) => back.finish(key, from_envelope(envelope)),
+                        Ok(Some(envelope)) => back.finish(key, envelope.0),
                         Ok(None) => {} // a promise: the facade calls complete() later
                         Err(e) => back.finish(key, Err(from_napi(e))),
                     }

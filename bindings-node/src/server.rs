@@ -117,16 +117,24 @@ impl NativeServer {
         crate::runtime::enter(|| self.server.notify_resource_updated(&uri))
     }
 
-    /// Sends a log message to every live session (each session's level applies).
+    /// Sends a log message to every live session (each session's level applies), or with
+    /// `session_id` only to that session; resolves with whether a session was there to send to
+    /// (always true without `session_id`).
     #[napi]
     pub async fn log(
         &self,
         level: String,
         data: Value,
         logger: Option<String>,
-    ) -> napi::Result<()> {
-        self.server.log(&level, logger, data).await;
-        Ok(())
+        session_id: Option<String>,
+    ) -> napi::Result<bool> {
+        match session_id {
+            Some(id) => Ok(self.server.log_to_session(&id, &level, logger, data).await),
+            None => {
+                self.server.log(&level, logger, data).await;
+                Ok(true)
+            }
+        }
     }
 
     /// Serves one client over this process's stdin/stdout; resolves when stdin closes or

@@ -241,7 +241,7 @@ export class Client extends EventEmitter {
   async request<R = unknown>(method: string, params?: Record<string, unknown>, options: RequestOptions = {}): Promise<R> {
     if (this.#closed) throw errorFromCode(ErrorCode.ConnectionClosed, 'client is closed');
     const { signal, timeout, onprogress, resetTimeoutOnProgress } = options;
-    signal?.throwIfAborted();
+    throwIfAborted(signal);
     const opts: NativeCallOptions = {};
     if (timeout !== undefined) opts.timeoutMs = timeout;
     if (resetTimeoutOnProgress !== undefined) opts.resetTimeoutOnProgress = resetTimeoutOnProgress;
@@ -326,7 +326,7 @@ export class Client extends EventEmitter {
   async getTaskResult(params: { taskId: string }, options: { timeout?: number; signal?: AbortSignal } = {}): Promise<CallToolResult> {
     if (this.#closed) throw errorFromCode(ErrorCode.ConnectionClosed, 'client is closed');
     const { signal, timeout } = options;
-    signal?.throwIfAborted();
+    throwIfAborted(signal);
     const opts: NativeCallOptions = {};
     if (timeout !== undefined) opts.timeoutMs = timeout;
     const { cancel, release } = cancelOnAbort(signal);
@@ -469,6 +469,15 @@ export class Client extends EventEmitter {
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
   }
+}
+
+/**
+ * Rejects a call whose `signal` is already aborted as one aborted later does: an
+ * {@link McpError} with code `RequestCancelled` (-32800), not the signal's `DOMException`,
+ * so one `catch` serves both (nothing is sent: the request never left).
+ */
+function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new McpError(ErrorCode.RequestCancelled, 'Request cancelled');
 }
 
 /**

@@ -29,6 +29,7 @@ interface Info {
   httpHeaders: [string, string][] | null;
   requestState: unknown;
   auth: AuthInfo | null;
+  sessionId: string | null;
 }
 
 /** The context of one request, passed to every handler as its last argument. */
@@ -65,6 +66,16 @@ export class RequestContext {
   get #details(): Info {
     this.#info ??= callSync(() => this.#native.ctxInfo(this.#key)) as Info;
     return this.#info;
+  }
+
+  /**
+   * The Streamable HTTP session this request belongs to (its `Mcp-Session-Id`), as the
+   * TypeScript SDK's `extra.sessionId`; undefined on stdio, in memory, on a stateless server
+   * and for 2026-07-28 per-request clients (which have no sessions). Give it to
+   * `server.sendLoggingMessage(params, sessionId)` to log to this client later.
+   */
+  get sessionId(): string | undefined {
+    return this.#details.sessionId ?? undefined;
   }
 
   /** The JSON-RPC request id. */

@@ -84,7 +84,7 @@ export class Dispatch {
     try {
       this.native.complete(key, envelope);
     } catch (e) {
-      this.native.fail(key, `handler returned a value that is not JSON: ${e instanceof Error ? e.message : String(e)}`);
+      this.native.fail(key, e instanceof Error ? e.message : String(e));
     }
   }
 }

@@ -131,11 +131,49 @@ export function callSync<T>(f: () => T): T {
   }
 }
 
+/**
+ * What was thrown, as an {@link McpError} when it is one: an `McpError`, or any object with an
+ * integer `code` and a string `message` (the TypeScript SDK's own `McpError` from another copy
+ * of the package, `throw { code: -32602, message: 'bad' }`): as the SDK's protocol layer does,
+ * a thrown value with a numeric JSON-RPC code answers as that error. Undefined otherwise.
+ */
+export function asMcpError(e: unknown): McpError | undefined {
+  if (e instanceof McpError) return e;
+  if (typeof e !== 'object' || e === null) return undefined;
+  const { code, message, data } = e as { code?: unknown; message?: unknown; data?: unknown };
+  // JSON-RPC codes are 32-bit integers; anything else (Node's 'ENOENT', ...) is no JSON-RPC code.
+  if (typeof code !== 'number' || !Number.isInteger(code) || code !== (code | 0) || typeof message !== 'string') {
+    return undefined;
+  }
+  return errorFromCode(code, message, data);
+}
+
+/**
+ * The message of something thrown that is not an {@link McpError}: an `Error`'s message, a
+ * plain object's `message` when it is a string, else its JSON (`{"foo":1}`, never
+ * `[object Object]`), else `String(e)`.
+ */
+export function thrownMessage(e: unknown): string {
+  if (e instanceof Error) return e.message;
+  if (typeof e === 'object' && e !== null) {
+    const m = (e as { message?: unknown }).message;
+    if (typeof m === 'string') return m;
+    try {
+      const json = JSON.stringify(e);
+      if (typeof json === 'string') return json;
+    } catch {
+      // a cycle or a BigInt: fall through
+    }
+  }
+  return String(e);
+}
+
 /** The JSON-RPC error object for what a handler threw. */
 export function toErrorObject(e: unknown): { code: number; message: string; data?: unknown; exception?: true } {
-  if (e instanceof McpError) return { code: e.code, message: e.message, data: e.data };
+  const m = asMcpError(e);
+  if (m) return { code: m.code, message: m.message, data: m.data };
   // `exception`: not an McpError. A tool's is a tool execution error, in a task of the tasks
   // extension too, where an McpError ends the task `failed` (McpError::handler_exception).
   if (e instanceof Error) return { code: ErrorCode.InternalError, message: `${e.name}: ${e.message}`, exception: true };
-  return { code: ErrorCode.InternalError, message: String(e), exception: true };
+  return { code: ErrorCode.InternalError, message: thrownMessage(e), exception: true };
 }

@@ -27,6 +27,25 @@ async function readBody(req: IncomingMessage & { body?: unknown }, limit: number
   return Buffer.concat(chunks);
 }
 
+/**
+ * A Node request's headers as `[name, value, ...]`, read from `req.headers`, not
+ * `req.rawHeaders`: middleware (Express, Connect, a proxy layer) that sets, changes or removes
+ * a header before the MCP route does so on `req.headers` only, and the handler must see what
+ * the app sees (as the TypeScript SDK's transport, which reads `req.headers`). Node has joined
+ * repeated fields there already (and dropped repeats of single-valued ones such as `host`);
+ * `set-cookie`-style arrays give one pair per value.
+ */
+function headerPairs(req: IncomingMessage): string[] {
+  const raw: string[] = [];
+  for (const [key, value] of Object.entries(req.headers)) {
+    if (value === undefined || value === null) continue;
+    const name = key.toLowerCase(); // middleware may have written `req.headers['X-Name']`
+    if (Array.isArray(value)) for (const v of value) raw.push(name, String(v));
+    else raw.push(name, String(value));
+  }
+  return raw;
+}
+
 /** A Streamable HTTP endpoint for an app's own HTTP server (from `McpServer.createHttpHandler`). */
 export class McpHttpHandler {
   readonly #native: NativeHttpHandler;
@@ -42,7 +61,8 @@ export class McpHttpHandler {
    * Handles a Node `http` request: `http.createServer((req, res) => mcp.handleNode(req, res))`,
    * or an Express route `app.all('/mcp', (req, res) => mcp.handleNode(req, res))`. The request
    * target's path must be the handler's `path` (default `/mcp`); a body already parsed by
-   * `express.json()` is used as is.
+   * `express.json()` is used as is. Headers are read from `req.headers`, so what middleware
+   * set there reaches the engine and `ctx.http.headers`.
    */
   async handleNode(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = await readBody(req, this.#limit);
@@ -52,7 +72,7 @@ export class McpHttpHandler {
       return;
     }
     const target = (req as { originalUrl?: string }).originalUrl ?? req.url ?? '/';
-    const response = await call(this.#native.handle(req.method ?? 'GET', target, req.rawHeaders, body));
+    const response = await call(this.#native.handle(req.method ?? 'GET', target, headerPairs(req), body));
     res.writeHead(response.status, response.rawHeaders);
     res.flushHeaders();
     const gone = () => response.cancel();

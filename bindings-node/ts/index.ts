@@ -46,6 +46,7 @@ export type {
   Registered,
   ResourceMetadata,
   ResourceResult,
+  ServerCapabilities,
   ServerInfo,
   ServerOptions,
   ToolArgs,

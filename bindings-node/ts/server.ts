@@ -7,7 +7,7 @@
 import type { ProtectedResource } from './auth';
 import type { RequestContext } from './context';
 import { Dispatch, isThenable, then } from './dispatch';
-import { call, callSync, ErrorCode, McpError } from './errors';
+import { asMcpError, call, callSync, ErrorCode, McpError, thrownMessage } from './errors';
 import { McpHttpHandler } from './http';
 import native, { type NativeHttpServer, type NativeServer } from './native';
 import { type JsonSchema, type SchemaInput, toJsonSchema } from './schema';
@@ -37,8 +37,26 @@ export interface ServerInfo {
   icons?: Icon[];
 }
 
+/**
+ * The TypeScript SDK's `ServerOptions.capabilities`, as {@link McpServer} takes it. ferromcp
+ * advertises what is registered (a tool, a resource, ...) on its own; naming a capability here
+ * advertises it from the start, before anything is registered (tools, resources and prompts are
+ * added later with `list_changed`). With `capabilities` given, `logging` is advertised only when
+ * named (as the SDK does); without, it always is.
+ */
+export interface ServerCapabilities {
+  tools?: { listChanged?: boolean };
+  resources?: { subscribe?: boolean; listChanged?: boolean };
+  prompts?: { listChanged?: boolean };
+  logging?: Record<string, never> | Record<string, unknown>;
+  /** Advertised once a completion handler is registered (`completable`, `registerCompletion`). */
+  completions?: Record<string, unknown>;
+}
+
 /** Options of {@link McpServer}. */
 export interface ServerOptions {
+  /** The capabilities to advertise (the TypeScript SDK's option): see {@link ServerCapabilities}. */
+  capabilities?: ServerCapabilities;
   /** `instructions` sent at initialize. */
   instructions?: string;
   /** Items per page of the list methods (default 100). */
@@ -309,11 +327,14 @@ function parseUri(uri: string): URL {
  * makes it a tool execution error the model can read (spec: "Error Handling"), except the
  * errors the client must act on (URL elicitation, a 2026-07-28 input round or missing client
  * capability), which stay JSON-RPC errors; one policy for every language (`embed::is_tool_signal`).
- * Any other exception is a tool execution error with its message.
+ * So is a thrown object with an integer `code` and a string `message` (see `asMcpError`). Any
+ * other exception is a tool execution error with its message (a plain object's `message`, or
+ * its JSON: see `thrownMessage`).
  */
 function toolError(e: unknown): CallToolResult {
-  if (e instanceof McpError) throw e;
-  return { content: [{ type: 'text', text: e instanceof Error ? e.message : String(e) }], isError: true };
+  const m = asMcpError(e);
+  if (m) throw m;
+  return { content: [{ type: 'text', text: thrownMessage(e) }], isError: true };
 }
 
 function base64(bytes: Uint8Array): string {
@@ -324,6 +345,27 @@ function base64(bytes: Uint8Array): string {
 function resourceValue(v: ResourceResult): unknown {
   if (v instanceof Uint8Array) return { blob: base64(v) };
   return v;
+}
+
+/** The engine's options for the SDK's `capabilities` (see {@link ServerCapabilities}). */
+function capabilityOptions(capabilities: ServerCapabilities | undefined): Record<string, boolean> {
+  if (capabilities === undefined || capabilities === null) return {};
+  if (typeof capabilities !== 'object') throw new TypeError('McpServer: capabilities must be an object');
+  const known = ['tools', 'resources', 'prompts', 'logging', 'completions'];
+  for (const k of Object.keys(capabilities)) {
+    if (!known.includes(k)) {
+      throw new TypeError(
+        `McpServer: capabilities.${k} is not supported by ferromcp (known: ${known.join(', ')}; ` +
+          'the rest follows from what is registered and the options, e.g. tasksExtension)',
+      );
+    }
+  }
+  const named = (k: keyof ServerCapabilities) => capabilities[k] !== undefined && capabilities[k] !== null;
+  const out: Record<string, boolean> = { enableLogging: named('logging') };
+  if (named('tools')) out.enableTools = true;
+  if (named('resources')) out.enableResources = true;
+  if (named('prompts')) out.enablePrompts = true;
+  return out;
 }
 
 /**
@@ -340,7 +382,8 @@ export class McpServer {
 
   constructor(info: ServerInfo, options: ServerOptions = {}) {
     this.info = info;
-    const config: Record<string, unknown> = { ...info, ...options };
+    const { capabilities, ...rest } = options ?? {};
+    const config: Record<string, unknown> = { ...info, ...rest, ...capabilityOptions(capabilities) };
     this.#native = callSync(() => new native.NativeServer(config, this.#dispatch.native));
   }
 
@@ -499,9 +542,17 @@ export class McpServer {
     this.#native.notifyResourceUpdated(params.uri);
   }
 
-  /** Sends a log message to every connected client (each client's level applies). */
-  async sendLoggingMessage(params: { level: LoggingLevel; data: unknown; logger?: string }): Promise<void> {
-    await call(this.#native.log(params.level, params.data ?? null, params.logger));
+  /**
+   * Sends a log message (`notifications/message`) to every connected client, or, with
+   * `sessionId` (a handler's `ctx.sessionId`), only to that Streamable HTTP session, as the
+   * TypeScript SDK's `sendLoggingMessage(params, sessionId)`; each client's level applies. A
+   * session this server does not hold (ended, or served by another replica) is skipped.
+   */
+  async sendLoggingMessage(
+    params: { level: LoggingLevel; data: unknown; logger?: string },
+    sessionId?: string,
+  ): Promise<void> {
+    await call(this.#native.log(params.level, params.data ?? null, params.logger, sessionId));
   }
 
   /**
