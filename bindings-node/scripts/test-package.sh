@@ -30,6 +30,9 @@ s.registerTool('hi', {}, () => 'hi from cjs');
 JS
 cat > esm.mjs <<'JS'
 import { McpServer, Client, McpError } from 'ferromcp';
+import { McpServer as SdkPathServer } from 'ferromcp/server/mcp.js';
+import { isInitializeRequest } from 'ferromcp/types.js';
+if (SdkPathServer !== McpServer || typeof isInitializeRequest !== 'function') throw new Error('SDK subpaths broken');
 const s = new McpServer({ name: 'pkg', version: '1' });
 s.registerTool('hi', {}, () => 'hi from esm');
 const c = await Client.memory(s);
@@ -38,6 +41,9 @@ await c.close();
 JS
 cat > consumer.mts <<'TS'
 import { McpServer, Client, type CallToolResult } from 'ferromcp';
+import { StdioServerTransport } from 'ferromcp/server/stdio.js';
+import { McpError } from 'ferromcp/types.js';
+void [StdioServerTransport, McpError];
 const s = new McpServer({ name: 'pkg', version: '1' });
 s.registerTool('t', { inputSchema: { type: 'object' } }, (_args, ctx) => ctx.requestId.toString());
 const c: Client = await Client.memory(s);
