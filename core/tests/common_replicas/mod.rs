@@ -210,7 +210,82 @@ pub fn notes() -> (ferromcp::client::NotificationFn, Arc<Mutex<Vec<String>>>) {
 pub struct RedisServer {
     /// `redis://127.0.0.1:PORT`.
     pub url: String,
-    _child: tokio::process::Child,
+    port: u16,
+    child: Option<tokio::process::Child>,
+}
+
+/// Starts `redis-server` on `port`; `None` when it did not answer within 2 s.
+async fn start_redis_on(port: u16) -> Option<tokio::process::Child> {
+    let child = tokio::process::Command::new("redis-server")
+        .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+        .args(["--save", "", "--appendonly", "no"])
+        .stdout(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect(
+            "redis-server not found: run scripts/setup-test-deps (apt-get install redis-server)",
+        );
+    for _ in 0..100 {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_ok()
+        {
+            return Some(child);
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    None
+}
+
+#[allow(dead_code)]
+impl RedisServer {
+    fn signal(&self, sig: i32) {
+        let pid = self
+            .child
+            .as_ref()
+            .and_then(|c| c.id())
+            .expect("redis-server runs") as i32;
+        // SAFETY: a signal to our own child process.
+        assert_eq!(unsafe { libc::kill(pid, sig) }, 0);
+    }
+
+    /// Freezes the server (SIGSTOP): connections stay open and nothing answers.
+    pub fn freeze(&self) {
+        self.signal(libc::SIGSTOP);
+    }
+
+    /// Lets a frozen server go on (SIGCONT).
+    pub fn thaw(&self) {
+        self.signal(libc::SIGCONT);
+    }
+
+    /// Kills the server (SIGKILL): its data is gone, connections are refused.
+    pub async fn kill(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill().await;
+            let _ = c.wait().await;
+        }
+    }
+
+    /// Starts a new, empty server on the same port.
+    pub async fn restart_empty(&mut self) {
+        self.kill().await;
+        self.child = Some(
+            start_redis_on(self.port)
+                .await
+                .expect("redis-server restarts"),
+        );
+    }
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        // Thawed first, so that kill_on_drop's SIGKILL is not left to a stopped process.
+        if let Some(pid) = self.child.as_ref().and_then(|c| c.id()) {
+            // SAFETY: a signal to our own child process.
+            unsafe { libc::kill(pid as i32, libc::SIGCONT) };
+        }
+    }
 }
 
 /// Starts a `redis-server` (persistence off) on a free port and waits until it answers.
@@ -235,24 +310,12 @@ pub async fn redis_server() -> Option<RedisServer> {
             let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
             l.local_addr().unwrap().port()
         };
-        let child = tokio::process::Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "no"])
-            .stdout(std::process::Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("redis-server not found: run scripts/setup-test-deps (apt-get install redis-server)");
-        for _ in 0..100 {
-            if tokio::net::TcpStream::connect(("127.0.0.1", port))
-                .await
-                .is_ok()
-            {
-                return Some(RedisServer {
-                    url: format!("redis://127.0.0.1:{port}"),
-                    _child: child,
-                });
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
+        if let Some(child) = start_redis_on(port).await {
+            return Some(RedisServer {
+                url: format!("redis://127.0.0.1:{port}"),
+                port,
+                child: Some(child),
+            });
         }
     }
     panic!("redis-server did not start");

@@ -75,6 +75,11 @@ pub struct HttpServerOptions {
     /// Most connections [`serve_http`] serves at once; further ones wait in the listen backlog
     /// until one closes. Default 1,024.
     pub max_connections: usize,
+    /// Most connections [`serve_http`] serves at once from one client address (IPv6 clients
+    /// are counted per /64). A connection beyond it is answered 429 with `Retry-After` and
+    /// closed, so that one peer cannot take the whole [`Self::max_connections`] budget.
+    /// Default 256.
+    pub max_connections_per_client: usize,
     /// Time a new connection has to send its first request's complete head (a silent or slow
     /// connection is closed after it, with 408 if it had begun). Default 10 s.
     pub header_read_timeout: Duration,
@@ -154,6 +159,11 @@ pub struct HttpServerOptions {
     /// Metadata is served at [`crate::auth::ResourceAuth::metadata_path`], and handlers see the
     /// identity in [`crate::session::RequestContext::auth`]. `None`: no protection.
     pub auth: Option<Arc<crate::auth::ResourceAuth>>,
+    /// Path of the readiness endpoint (default `/healthz`; `None`: not served). `GET` answers
+    /// 200 `{"status": "ok", ...}` while the server takes requests and its session store
+    /// answers, else 503 `{"status": "unavailable", "sessionStore": "<why>"}` (or
+    /// `"shuttingDown": true`); it needs no session or token, and the Host/Origin checks apply.
+    pub health_path: Option<String>,
 }
 
 impl std::fmt::Debug for HttpServerOptions {
@@ -179,6 +189,7 @@ impl Default for HttpServerOptions {
             max_body_size: 4 * 1024 * 1024,
             max_head_size: 64 * 1024,
             max_connections: 1024,
+            max_connections_per_client: 256,
             header_read_timeout: Duration::from_secs(10),
             request_timeout: Duration::from_secs(30),
             keep_alive_timeout: Duration::from_secs(5 * 60),
@@ -200,6 +211,7 @@ impl Default for HttpServerOptions {
             legacy_sse_path: "/sse".into(),
             legacy_messages_path: "/messages".into(),
             auth: None,
+            health_path: Some("/healthz".into()),
         }
     }
 }

@@ -337,8 +337,12 @@ impl App {
     }
 
     /// Session `sid`: live here, or rebuilt from the session store (`Ok(None)`: no such
-    /// session). `Err` is the answer to give when the store fails.
-    pub(super) async fn session(&self, sid: &str) -> Result<Option<Arc<HttpSession>>, Response> {
+    /// session). `Err` is the answer to give (to request `id`, when known) when the store fails.
+    pub(super) async fn session(
+        &self,
+        sid: &str,
+        id: Option<&jsonrpc::RequestId>,
+    ) -> Result<Option<Arc<HttpSession>>, Response> {
         if let Some(h) = self.live_get(sid) {
             let renew = match !h.legacy && self.replica.has_peers() {
                 true => h.claim_renewal(self.renew_every()),
@@ -356,7 +360,7 @@ impl App {
                     }
                     Err(e) => {
                         h.renewal_failed(previous);
-                        return Err(store_failed(e));
+                        return Err(store_failed(e, id));
                     }
                 }
             }
@@ -371,15 +375,15 @@ impl App {
         let state = match self.store.get(sid.to_string()).await {
             Ok(Some(s)) => s,
             Ok(None) => return Ok(None),
-            Err(e) => return Err(store_failed(e)),
+            Err(e) => return Err(store_failed(e, id)),
         };
-        let id: Arc<str> = Arc::from(sid);
-        let h = self.new_session(Some(id.clone()), true, false);
+        let sid_arc: Arc<str> = Arc::from(sid);
+        let h = self.new_session(Some(sid_arc.clone()), true, false);
         if !h.restore(&state, |v| self.server.capabilities_shared(v)) {
             return Ok(None);
         }
         // Another request may have rebuilt it meanwhile: theirs stays.
-        self.admit(id, h, None).map(Some)
+        self.admit(sid_arc, h, id.cloned()).map(Some)
     }
 
     /// How often a copy of a session shared with other replicas renews the session's time to
@@ -391,15 +395,20 @@ impl App {
         self.options.session_idle_timeout / 10
     }
 
-    /// Writes `h`'s state to the session store (when it has one yet).
-    pub(super) async fn save(&self, h: &HttpSession) -> Result<(), Response> {
+    /// Writes `h`'s state to the session store (when it has one yet). `Err` is the answer to
+    /// give (to request `id`, when known) when the store fails.
+    pub(super) async fn save(
+        &self,
+        h: &HttpSession,
+        request: Option<&jsonrpc::RequestId>,
+    ) -> Result<(), Response> {
         let (Some(id), Some(state)) = (h.id(), h.state()) else {
             return Ok(());
         };
         self.store
             .put(id.to_string(), state.clone())
             .await
-            .map_err(store_failed)?;
+            .map_err(|e| store_failed(e, request))?;
         if self.replica.has_peers() {
             self.replica.publish(BusMessage::SessionState {
                 session: id.to_string(),
@@ -424,6 +433,18 @@ impl App {
                 tracing::warn!(error = %e, "publishing a session's deletion failed");
             }
         }
+    }
+
+    /// Removes a session whose initialize failed or could not be saved: no other replica
+    /// knows it, so the answer does not wait for the store (which may be what failed).
+    pub(super) fn discard_new_session(&self, id: &str) {
+        self.live.remove(id);
+        let store = self.store.clone();
+        let id = id.to_string();
+        run_detached(
+            Box::pin(async move { store.remove(id).await.map(|_| ()) }),
+            "removing a failed new session from the store",
+        );
     }
 
     /// Removes session `id` from this replica's table and ends it. A session shared with
@@ -499,17 +520,53 @@ pub(super) fn consumes(h: &HttpSession, m: &Message) -> bool {
     }
 }
 
-/// The answer when the session store fails.
-fn store_failed(e: super::super::store::StoreError) -> Response {
-    tracing::warn!(error = %e, "session store failed");
+/// The answer (to request `id`, when known) when the session store fails: 503, with a
+/// JSON-RPC error saying what is unavailable, and a warning in the log.
+fn store_failed(e: super::super::store::StoreError, id: Option<&jsonrpc::RequestId>) -> Response {
+    tracing::warn!(error = %e, "session store unavailable: answering 503");
     rpc_error(
         StatusCode::SERVICE_UNAVAILABLE,
-        None,
-        McpError::internal(e.to_string()),
+        id.cloned(),
+        McpError::internal(format!(
+            "the session store is unavailable ({e}); try again later"
+        ))
+        .with_data(serde_json::json!({ "unavailable": "session store" })),
     )
 }
 
 impl App {
+    /// The readiness endpoint's answer: whether this replica takes requests and its session
+    /// store answers (a store that does not is logged, and named in the body).
+    pub(super) async fn health(&self) -> Response {
+        let live = self.live.len();
+        if self.shutdown.is_cancelled() {
+            return super::responses::json_response(
+                StatusCode::SERVICE_UNAVAILABLE,
+                &serde_json::json!({ "status": "unavailable", "shuttingDown": true }),
+                None,
+            );
+        }
+        match self.store.check().await {
+            Ok(()) => super::responses::json_response(
+                StatusCode::OK,
+                &serde_json::json!({ "status": "ok", "liveSessions": live }),
+                None,
+            ),
+            Err(e) => {
+                tracing::warn!(error = %e, "readiness check: the session store does not answer");
+                super::responses::json_response(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    &serde_json::json!({
+                        "status": "unavailable",
+                        "sessionStore": e.to_string(),
+                        "liveSessions": live,
+                    }),
+                    None,
+                )
+            }
+        }
+    }
+
     /// Host/Origin validation against DNS rebinding. `Err` carries the rejection.
     pub(super) fn check_origin(&self, req: &HttpRequest) -> Result<(), Response> {
         match &self.guard {

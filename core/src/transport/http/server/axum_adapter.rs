@@ -61,6 +61,15 @@ async fn metadata_axum(State(app): State<Arc<App>>) -> Response {
     }
 }
 
+/// The readiness endpoint for axum's router.
+async fn health_axum(State(app): State<Arc<App>>, req: Request) -> Response {
+    let (parts, _) = req.into_parts();
+    if let Err(r) = app.check_origin(&from_axum(parts, Bytes::new())) {
+        return r;
+    }
+    app.health().await
+}
+
 /// [`legacy_sse`] for axum's router.
 async fn legacy_sse_axum(State(app): State<Arc<App>>, req: Request) -> Response {
     let (parts, _) = req.into_parts();
@@ -106,6 +115,9 @@ fn build(
     let mut router = Router::new().route(&o.path, axum::routing::any(handle_axum));
     if let Some(path) = metadata_path(&app) {
         router = router.route(&path, axum::routing::get(metadata_axum));
+    }
+    if let Some(path) = &o.health_path {
+        router = router.route(path, axum::routing::get(health_axum));
     }
     if o.legacy_sse {
         router = router

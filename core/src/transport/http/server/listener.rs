@@ -120,6 +120,7 @@ async fn accept_loop(
     // One permit per connection served: beyond the cap, new connections wait in the listen
     // backlog until one closes.
     let slots = Arc::new(tokio::sync::Semaphore::new(o.max_connections.max(1)));
+    let clients = ClientConnections::new(o.max_connections_per_client);
     loop {
         let slot = tokio::select! {
             biased;
@@ -131,8 +132,8 @@ async fn accept_loop(
             _ = app.shutdown.cancelled() => break,
             r = listener.accept() => r,
         };
-        let tcp = match accepted {
-            Ok((tcp, _)) => tcp,
+        let (tcp, client) = match accepted {
+            Ok((tcp, peer)) => (tcp, peer.ip()),
             Err(e) => {
                 use std::io::ErrorKind::*;
                 // A connection that failed before it was accepted concerns only that peer;
@@ -152,6 +153,12 @@ async fn accept_loop(
         if let Err(e) = tcp.set_nodelay(true) {
             tracing::debug!(error = %e, "TCP_NODELAY failed");
         }
+        let Some(per_client) = clients.admit(client) else {
+            // Over this client's share: told so without reading anything, and closed.
+            let _ = tcp.try_write(TOO_MANY_FROM_CLIENT);
+            tracing::debug!(%client, "connection refused: the client's connection limit is reached");
+            continue;
+        };
         let app = app.clone();
         let token = app.shutdown.clone();
         let socket = h1::socket_of(&tcp);
@@ -160,6 +167,7 @@ async fn accept_loop(
         });
         connections.spawn(async move {
             serve.await;
+            drop(per_client);
             drop(slot);
         });
     }
@@ -186,6 +194,15 @@ pub(super) async fn endpoint(app: Arc<App>, req: HttpRequest) -> Response {
     if path == o.path {
         return handle(app, req).await;
     }
+    if o.health_path.as_deref() == Some(path) {
+        if *req.method() != Method::GET {
+            return allow_only("GET");
+        }
+        if let Err(r) = app.check_origin(&req) {
+            return r;
+        }
+        return app.health().await;
+    }
     if o.legacy_sse && path == o.legacy_sse_path {
         if *req.method() == Method::GET {
             return legacy_sse(app, req).await;
@@ -199,4 +216,71 @@ pub(super) async fn endpoint(app: Arc<App>, req: HttpRequest) -> Response {
         return allow_only("POST");
     }
     status_only(StatusCode::NOT_FOUND)
+}
+
+/// The answer to a connection over its client's share.
+const TOO_MANY_FROM_CLIENT: &[u8] = b"HTTP/1.1 429 Too Many Requests\r\nretry-after: 1\r\ncontent-length: 0\r\nconnection: close\r\n\r\n";
+
+/// Open connections per client address ([`HttpServerOptions::max_connections_per_client`]).
+struct ClientConnections {
+    max: usize,
+    open: Arc<std::sync::Mutex<std::collections::HashMap<std::net::IpAddr, usize>>>,
+}
+
+/// One connection counted against its client; uncounted when dropped.
+struct ClientSlot {
+    client: std::net::IpAddr,
+    open: Arc<std::sync::Mutex<std::collections::HashMap<std::net::IpAddr, usize>>>,
+}
+
+impl ClientConnections {
+    fn new(max: usize) -> Self {
+        Self {
+            max: max.max(1),
+            open: Arc::default(),
+        }
+    }
+
+    /// Counts a connection from `client`; `None` when it already has its share open.
+    fn admit(&self, client: std::net::IpAddr) -> Option<ClientSlot> {
+        let client = client_key(client);
+        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        let n = open.entry(client).or_insert(0);
+        if *n >= self.max {
+            return None;
+        }
+        *n += 1;
+        Some(ClientSlot {
+            client,
+            open: self.open.clone(),
+        })
+    }
+}
+
+impl Drop for ClientSlot {
+    fn drop(&mut self) {
+        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(n) = open.get_mut(&self.client) {
+            *n -= 1;
+            if *n == 0 {
+                open.remove(&self.client);
+            }
+        }
+    }
+}
+
+/// What a client address is counted as: IPv4 as is (an IPv4-mapped IPv6 address too), IPv6
+/// by its /64 (one host usually holds a whole /64).
+fn client_key(ip: std::net::IpAddr) -> std::net::IpAddr {
+    match ip {
+        std::net::IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => std::net::IpAddr::V4(v4),
+            None => {
+                let mut seg = v6.segments();
+                seg[4..].fill(0);
+                std::net::IpAddr::V6(std::net::Ipv6Addr::from(seg))
+            }
+        },
+        v4 => v4,
+    }
 }

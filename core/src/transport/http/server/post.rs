@@ -129,6 +129,13 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
     let is_init = items
         .iter()
         .any(|m| matches!(m, Ok(Item::Msg(Message::Request(r))) if r.method == "initialize"));
+    // The first request's id (a lone request's own): what an error about the whole POST (503
+    // when the session store fails or the session table is full) answers.
+    let first_id = items.iter().find_map(|m| match m {
+        Ok(Item::Msg(Message::Request(r))) => Some(r.id.clone()),
+        Ok(Item::Call(id, _)) => Some(id.clone()),
+        _ => None,
+    });
     // A batch is refused as a whole under a revision without batches (`session::inbound`).
     let refuse_batch = |scope: BatchScope<'_>, initialize: bool| {
         inbound::check_batch(scope, initialize)
@@ -219,7 +226,7 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
         }
         h
     } else if let Some(sid) = sid {
-        match app.session(sid).await {
+        match app.session(sid, first_id.as_ref()).await {
             Err(r) => return r,
             Ok(Some(h)) if !h.session.is_closed() && !h.legacy => h,
             _ => {
@@ -238,11 +245,7 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
         }
         let id = new_session_id();
         let h = app.new_session(Some(id.clone()), true, false);
-        let init_id = items.iter().find_map(|m| match m {
-            Ok(Item::Msg(Message::Request(r))) if r.method == "initialize" => Some(r.id.clone()),
-            _ => None,
-        });
-        let h = match app.admit(id, h, init_id) {
+        let h = match app.admit(id, h, first_id.clone()) {
             Ok(h) => h,
             Err(r) => return r,
         };
@@ -328,7 +331,7 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
             http.session.close();
         }
         if changes_state {
-            if let Err(r) = app.save(&http).await {
+            if let Err(r) = app.save(&http, None).await {
                 return r;
             }
         }
@@ -429,7 +432,7 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
     }
     if changes_state {
         // The built-in handlers that change it answer at once (on their first poll).
-        if let Err(r) = app.save(&http).await {
+        if let Err(r) = app.save(&http, first_id.as_ref()).await {
             return r;
         }
     }
@@ -453,11 +456,11 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
             let failed = out.is_empty() || matches!(out[0], Out::Msg(Message::Error(_)));
             let saved = match failed {
                 true => Ok(()),
-                false => app.save(&http).await,
+                false => app.save(&http, first_id.as_ref()).await,
             };
             if failed || saved.is_err() {
                 if let Some(id) = &sid_out {
-                    app.remove_session(id).await;
+                    app.discard_new_session(id);
                 }
                 http.close();
                 if let Err(r) = saved {

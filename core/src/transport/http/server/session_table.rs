@@ -62,6 +62,11 @@ impl SessionTable {
         self.lock().sessions.get(id).cloned()
     }
 
+    /// How many sessions are live.
+    pub(super) fn len(&self) -> usize {
+        self.lock().sessions.len()
+    }
+
     /// Removes session `id` (its place in the index is dropped when met).
     pub(super) fn remove(&self, id: &str) -> Option<Arc<HttpSession>> {
         self.lock().sessions.remove(id)

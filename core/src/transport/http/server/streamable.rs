@@ -76,7 +76,7 @@ async fn session_from_headers(app: &App, h: &Fields) -> Result<Arc<HttpSession>,
             McpError::invalid_request("Mcp-Session-Id header is required"),
         ));
     };
-    match app.session(sid).await? {
+    match app.session(sid, None).await? {
         Some(s) if !s.session.is_closed() && !s.legacy => Ok(s),
         _ => Err(rpc_error(
             StatusCode::NOT_FOUND,

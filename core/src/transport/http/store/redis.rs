@@ -18,6 +18,13 @@
 //!
 //! Each operation is one round trip (several commands go in one pipeline); the store counts
 //! them ([`RedisStore::round_trips`]) for the benchmark.
+//!
+//! Redis is a dependency that fails fast and loudly: every round trip gives up after
+//! [`COMMAND_TIMEOUT`] (a stopped, frozen or unreachable Redis costs a request seconds, and the
+//! HTTP layer answers it 503 with its id), the connection is re-made in the background, and
+//! what the bus could not publish during an outage waits in a bounded backlog
+//! ([`BUS_BACKLOG`] messages; what overflows is dropped and counted) that is published, in
+//! order, once Redis answers again.
 
 use super::{
     BusMessage, BusReceiver, EventBus, EventStore, SessionState, SessionStore, StoreError,
@@ -30,9 +37,19 @@ use futures_util::future::BoxFuture;
 use futures_util::StreamExt;
 use redis::aio::ConnectionManager;
 use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
+
+/// How long one round trip to Redis may take, connecting included.
+pub const COMMAND_TIMEOUT: Duration = Duration::from_secs(2);
+/// Most bus messages kept while Redis cannot take them.
+pub const BUS_BACKLOG: usize = 10_000;
+/// After Redis answers again, how long the backlog waits before it is published: the other
+/// replicas' subscriptions, re-made every 500 ms while Redis is away, must be back first
+/// (a pub/sub message reaches only those subscribed when it is published).
+const BACKLOG_SETTLE: Duration = Duration::from_millis(1500);
 use tokio::sync::{mpsc, OnceCell};
 
 /// The session store, event store and event bus of replicas sharing one Redis (or Valkey).
@@ -50,6 +67,18 @@ struct Inner {
     event_ttl: Duration,
     session_ttl: Duration,
     round_trips: AtomicU64,
+    /// Bus messages (as published JSON) waiting for Redis to answer again.
+    backlog: Mutex<Backlog>,
+}
+
+/// The bus messages an outage held back.
+#[derive(Default)]
+struct Backlog {
+    queue: VecDeque<String>,
+    /// Messages dropped because the backlog was full, since the store was opened.
+    dropped: u64,
+    /// Whether a task is publishing the backlog (waiting for Redis).
+    flushing: bool,
 }
 
 impl std::fmt::Debug for RedisStore {
@@ -84,6 +113,7 @@ impl RedisStore {
                 event_ttl,
                 session_ttl,
                 round_trips: AtomicU64::new(0),
+                backlog: Mutex::default(),
             }),
         })
     }
@@ -97,15 +127,36 @@ impl RedisStore {
     pub fn round_trips(&self) -> u64 {
         self.inner.round_trips.load(Ordering::Relaxed)
     }
+
+    /// Bus messages waiting for Redis to answer again (published once it does).
+    pub fn bus_backlog(&self) -> usize {
+        self.inner.backlog().queue.len()
+    }
+
+    /// Bus messages dropped because an outage outlasted the backlog ([`BUS_BACKLOG`]).
+    pub fn bus_dropped(&self) -> u64 {
+        self.inner.backlog().dropped
+    }
+
+    /// Whether Redis answers a `PING` now (within [`COMMAND_TIMEOUT`]).
+    pub async fn ping(&self) -> Result<(), StoreError> {
+        let mut p = redis::pipe();
+        p.cmd("PING").ignore();
+        self.inner.query::<()>(&p).await
+    }
 }
 
 impl Inner {
     async fn conn(&self) -> Result<ConnectionManager, StoreError> {
         self.conn
             .get_or_try_init(|| async {
+                // Reconnection happens in the background; a command meanwhile fails at once or
+                // at the command timeout, never after a long series of retries.
                 let config = redis::aio::ConnectionManagerConfig::new()
-                    .set_connection_timeout(Some(Duration::from_secs(5)))
-                    .set_response_timeout(Some(Duration::from_secs(5)));
+                    .set_connection_timeout(Some(COMMAND_TIMEOUT))
+                    .set_response_timeout(Some(COMMAND_TIMEOUT))
+                    .set_number_of_retries(2)
+                    .set_max_delay(Duration::from_millis(500));
                 ConnectionManager::new_with_config(self.client.clone(), config)
                     .await
                     .map_err(err)
@@ -114,10 +165,24 @@ impl Inner {
             .cloned()
     }
 
+    /// One round trip, given up after [`COMMAND_TIMEOUT`] (connecting included).
     async fn query<T: redis::FromRedisValue>(&self, p: &redis::Pipeline) -> Result<T, StoreError> {
-        let mut c = self.conn().await?;
-        self.round_trips.fetch_add(1, Ordering::Relaxed);
-        p.query_async(&mut c).await.map_err(err)
+        let round_trip = async {
+            let mut c = self.conn().await?;
+            self.round_trips.fetch_add(1, Ordering::Relaxed);
+            p.query_async(&mut c).await.map_err(err)
+        };
+        match tokio::time::timeout(COMMAND_TIMEOUT, round_trip).await {
+            Ok(answer) => answer,
+            Err(_) => Err(StoreError(format!(
+                "redis: no answer within {} ms (is Redis up?)",
+                COMMAND_TIMEOUT.as_millis()
+            ))),
+        }
+    }
+
+    fn backlog(&self) -> std::sync::MutexGuard<'_, Backlog> {
+        self.backlog.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn session_key(&self, id: &str) -> String {
@@ -227,6 +292,11 @@ impl EventStore for RedisStore {
 }
 
 impl SessionStore for RedisStore {
+    fn check(&self) -> StoreFuture<()> {
+        let this = self.clone();
+        Box::pin(async move { this.ping().await })
+    }
+
     fn put(&self, id: String, state: SessionState) -> StoreFuture<()> {
         let inner = self.inner.clone();
         Box::pin(async move {
@@ -517,14 +587,88 @@ impl EventBus for RedisStore {
         };
         Box::pin(async move {
             let json = serde_json::to_string(&env).map_err(err)?;
+            // Behind a backlog, a message waits its turn (the bus keeps the order).
+            if !inner.backlog().queue.is_empty() {
+                hold_back(&inner, json);
+                return Ok(());
+            }
             let mut p = redis::pipe();
-            p.cmd("PUBLISH").arg(inner.channel()).arg(json).ignore();
-            inner.query::<()>(&p).await
+            p.cmd("PUBLISH").arg(inner.channel()).arg(&json).ignore();
+            if let Err(e) = inner.query::<()>(&p).await {
+                tracing::warn!(error = %e, "redis event bus: publishing failed; holding messages back until Redis answers");
+                hold_back(&inner, json);
+            }
+            Ok(())
         })
     }
 
     fn has_peers(&self, _replica: &str) -> bool {
         true
+    }
+}
+
+/// Adds `json` to the bus backlog (dropping the oldest message when it is full) and makes
+/// sure a task publishes the backlog once Redis answers again.
+fn hold_back(inner: &Arc<Inner>, json: String) {
+    let mut b = inner.backlog();
+    if b.queue.len() >= BUS_BACKLOG {
+        b.queue.pop_front();
+        b.dropped += 1;
+        if b.dropped.is_power_of_two() {
+            tracing::error!(
+                dropped = b.dropped,
+                "redis event bus: backlog full during an outage; messages dropped"
+            );
+        }
+    }
+    b.queue.push_back(json);
+    if b.flushing {
+        return;
+    }
+    let Ok(rt) = tokio::runtime::Handle::try_current() else {
+        return;
+    };
+    b.flushing = true;
+    drop(b);
+    rt.spawn(flush_backlog(inner.clone()));
+}
+
+/// Waits until Redis answers, then publishes the backlog in order; ends when it is empty.
+async fn flush_backlog(inner: Arc<Inner>) {
+    let mut sent = 0usize;
+    loop {
+        let mut ping = redis::pipe();
+        ping.cmd("PING").ignore();
+        if inner.query::<()>(&ping).await.is_err() {
+            tokio::time::sleep(Duration::from_millis(250)).await;
+            continue;
+        }
+        tokio::time::sleep(BACKLOG_SETTLE).await;
+        loop {
+            let Some(json) = inner.backlog().queue.front().cloned() else {
+                break;
+            };
+            let mut p = redis::pipe();
+            p.cmd("PUBLISH").arg(inner.channel()).arg(&json).ignore();
+            if inner.query::<()>(&p).await.is_err() {
+                break;
+            }
+            sent += 1;
+            let mut b = inner.backlog();
+            // Sent: it is still the front (only this task takes from the front).
+            b.queue.pop_front();
+            if b.queue.is_empty() {
+                b.flushing = false;
+                let dropped = b.dropped;
+                drop(b);
+                tracing::info!(
+                    sent,
+                    dropped,
+                    "redis event bus: Redis answers again; held-back messages published"
+                );
+                return;
+            }
+        }
     }
 }
 

@@ -53,6 +53,12 @@ pub trait SessionStore: Send + Sync + 'static {
     fn remove(&self, id: String) -> StoreFuture<bool>;
     /// Every session id held (for administration and tests; may be slow on a large store).
     fn ids(&self) -> StoreFuture<Vec<String>>;
+    /// Whether the store answers now (the readiness endpoint,
+    /// [`crate::transport::http::HttpServerOptions::health_path`], asks). An in-process store
+    /// always does.
+    fn check(&self) -> StoreFuture<()> {
+        ready(())
+    }
 }
 
 /// The default [`SessionStore`]: a map behind a mutex, completing every call at once.
