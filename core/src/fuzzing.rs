@@ -187,7 +187,11 @@ pub mod h1 {
         }
     }
 
-    fn refusal(status: StatusCode, message: String, _body: &[u8]) -> Response<Body> {
+    fn refusal(
+        status: StatusCode,
+        message: String,
+        _id: Option<crate::jsonrpc::RequestId>,
+    ) -> Response<Body> {
         Response::builder()
             .status(status)
             .body(Body::from(message))

@@ -54,19 +54,20 @@ async fn works(p: &mut RawPeer) {
 #[tokio::test]
 async fn garbage_lines() {
     let mut p = ready().await;
-    for g in [
-        &b"hello"[..],
-        b"{",
-        b"}{",
-        b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"",
-        b"nul\x00l",
-    ] {
+    for g in [&b"hello"[..], b"{", b"}{", b"nul\x00l"] {
         p.send_raw(g).await;
         let m = p.recv().await;
         assert_eq!(error_code(&m), codes::PARSE_ERROR as i64);
         assert!(m.get("id").is_none(), "{m}");
         works(&mut p).await;
     }
+    // A request cut short after its id: the id was read, so the error carries it.
+    p.send_raw(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"")
+        .await;
+    let m = p.recv().await;
+    assert_eq!(error_code(&m), codes::PARSE_ERROR as i64);
+    assert_eq!(m["id"], 1, "{m}");
+    works(&mut p).await;
 }
 
 #[tokio::test]
@@ -76,6 +77,7 @@ async fn invalid_utf8() {
         .await;
     let m = p.recv().await;
     assert_eq!(error_code(&m), codes::PARSE_ERROR as i64);
+    assert_eq!(m["id"], 1, "the id before the bad string is kept: {m}");
     works(&mut p).await;
 }
 

@@ -1,6 +1,7 @@
 //! Proves the JSON-RPC envelope layer: malformed input is classified into the exact JSON-RPC
-//! error it deserves (-32700 for non-JSON/non-UTF-8 with a null id, -32600 for invalid
-//! messages), ids round-trip as strings and integers, and `write_message` emits exactly one line.
+//! error it deserves (-32700 for non-JSON/non-UTF-8, carrying the request's id when it was read
+//! before the failure; -32600 for invalid messages), ids round-trip as strings and integers,
+//! and `write_message` emits exactly one line.
 
 mod support;
 
@@ -35,7 +36,8 @@ fn garbage_is_parse_error_with_null_id() {
 fn invalid_utf8_is_parse_error() {
     let (id, code) = single_err(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"p\xff\xfe\"}");
     assert_eq!(code, codes::PARSE_ERROR);
-    assert_eq!(id, None);
+    // The id was read before the bad string: the error carries it (see parse_error_ids.rs).
+    assert_eq!(id, Some(RequestId::Number(1)));
 }
 
 #[test]

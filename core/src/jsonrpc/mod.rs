@@ -4,7 +4,7 @@
 //! batch), classifies malformed input into the precise JSON-RPC error it deserves, and writes
 //! messages back out. Transports hand it frames; the session layer gets typed envelopes.
 
-mod envelope_scan;
+pub(crate) mod envelope_scan;
 pub(crate) mod fast;
 mod id;
 mod message;

@@ -1,8 +1,11 @@
 //! Bytes to messages and back, with every malformed input mapped to its JSON-RPC error.
 //!
-//! Classification follows JSON-RPC 2.0: bytes that are not JSON (or not UTF-8) give -32700 with a
-//! null id; JSON that is not a valid message gives -32600, carrying the message's id when it could
-//! be read. A batch yields one result per element so one bad element does not spoil the others.
+//! Classification follows JSON-RPC 2.0: bytes that are not JSON (or not UTF-8) give -32700; JSON
+//! that is not a valid message gives -32600. Either carries the request's id whenever it can be
+//! read: for a message `serde_json` refuses (nested too deep, invalid UTF-8 or a lone surrogate
+//! in some string), the envelope scan ([`super::scan_envelope`]) reads the id and method of its
+//! top level without decoding the rest, so the peer can match the error to its request. A batch
+//! yields one result per element so one bad element does not spoil the others.
 
 use super::{ErrorResponse, Message, Notification, Request, RequestId, Response};
 use crate::McpError;
@@ -81,7 +84,9 @@ pub(crate) fn parse_full(bytes: &[u8]) -> Result<Incoming, ErrorResponse> {
                 serde_json::error::Category::Data => McpError::invalid_request(e),
                 _ => McpError::parse_error(e),
             };
-            Err(ErrorResponse { id: None, error })
+            // The request's id, when its text names one (never a response's: see `validate`).
+            let id = super::scan_envelope(bytes).request_id();
+            Err(ErrorResponse { id, error })
         }
     }
 }

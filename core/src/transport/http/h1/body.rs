@@ -1,9 +1,12 @@
 //! Reading a request's body as its head frames it: a `Content-Length` body (grown as it
 //! arrives, never to the declared size up front), a chunked body with its size lines and
-//! trailers checked, and the first bytes of a body refused as too large.
+//! trailers checked, and a body refused as too large read on and scanned for its JSON-RPC id.
 
 use super::write_timed;
-use super::{chunked, over_budget, Conn, Framing, Limits, Stop, BODY_PREFIX, BODY_PREFIX_WAIT};
+use super::{chunked, over_budget, Conn, Framing, Limits, Stop};
+use super::{REFUSED_SCAN_BYTES, REFUSED_SCAN_TIME};
+use crate::jsonrpc::envelope_scan::EnvelopeScan;
+use crate::jsonrpc::RequestId;
 use bytes::{Buf, Bytes, BytesMut};
 use http::{StatusCode, Version};
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -84,11 +87,14 @@ impl<IO: AsyncRead + AsyncWrite + Unpin> Conn<IO> {
                         .ok()
                         .filter(|s| body.len().saturating_add(*s) <= limits.max_body)
                     else {
-                        // The body's first bytes (decoded so far, or the start of this chunk),
-                        // so the 413 can carry the request's id.
-                        let first: &[u8] = if body.is_empty() { &self.buf } else { &body };
-                        self.refused_prefix =
-                            Bytes::copy_from_slice(&first[..first.len().min(BODY_PREFIX)]);
+                        // The body decoded so far and what follows, scanned for the request's
+                        // id so the 413 can carry it (nothing more is kept).
+                        let mut scan = EnvelopeScan::default();
+                        scan.feed(&body);
+                        drop(body);
+                        self.held = 0;
+                        self.account();
+                        self.refused_id = self.scan_refused_chunks(scan, size).await;
                         return Err(too_large());
                     };
                     while left > 0 {
@@ -162,16 +168,75 @@ impl<IO: AsyncRead + AsyncWrite + Unpin> Conn<IO> {
         }
     }
 
-    /// The first [`BODY_PREFIX`] bytes of a body being refused (what has arrived, waiting at
-    /// most [`BODY_PREFIX_WAIT`] for more when `wait`).
-    pub(super) async fn body_prefix(&mut self, wait: bool) -> Bytes {
-        let deadline = tokio::time::Instant::now() + BODY_PREFIX_WAIT;
-        while wait && self.buf.len() < BODY_PREFIX {
+    /// Reads on through a `Content-Length` body refused as too large (`len` bytes, the first
+    /// of them in the buffer), feeding it to `scan` without keeping it, until the scan is
+    /// settled, the body ends, or [`REFUSED_SCAN_BYTES`] or [`REFUSED_SCAN_TIME`] run out; the
+    /// id of the request it is, if found. `wait`: more bytes may be waited for (not when the
+    /// client waits for `100 Continue` before it sends the body).
+    pub(super) async fn scan_refused(
+        &mut self,
+        mut scan: EnvelopeScan,
+        len: usize,
+        wait: bool,
+    ) -> Option<RequestId> {
+        let deadline = tokio::time::Instant::now() + REFUSED_SCAN_TIME;
+        let end = len.min(REFUSED_SCAN_BYTES);
+        let mut read = 0;
+        loop {
+            let take = self.buf.len().min(end - read);
+            scan.feed(&self.buf[..take]);
+            self.buf.advance(take);
+            read += take;
+            if scan.settled() || read >= end || !wait {
+                break;
+            }
             match tokio::time::timeout_at(deadline, self.fill()).await {
                 Ok(true) => {}
                 _ => break,
             }
         }
-        Bytes::copy_from_slice(&self.buf[..self.buf.len().min(BODY_PREFIX)])
+        scan.finish().request_id()
+    }
+
+    /// [`Self::scan_refused`] for a chunked body: reads on from a chunk of `size` bytes (its
+    /// data next in the buffer) through the chunks after it, their data fed to `scan`.
+    async fn scan_refused_chunks(
+        &mut self,
+        mut scan: EnvelopeScan,
+        size: u64,
+    ) -> Option<RequestId> {
+        let deadline = tokio::time::Instant::now() + REFUSED_SCAN_TIME;
+        let (mut left, mut read) = (size, 0usize);
+        loop {
+            while left > 0 {
+                if scan.settled() || read >= REFUSED_SCAN_BYTES {
+                    return scan.finish().request_id();
+                }
+                if self.buf.is_empty() && self.fill_by(deadline).await.is_err() {
+                    return scan.finish().request_id();
+                }
+                let take = self
+                    .buf
+                    .len()
+                    .min(usize::try_from(left).unwrap_or(usize::MAX));
+                scan.feed(&self.buf[..take]);
+                self.buf.advance(take);
+                left -= take as u64;
+                read += take;
+            }
+            if scan.settled() {
+                break;
+            }
+            // The chunk's CRLF, then the next chunk's size line.
+            let next = match self.line(deadline).await {
+                Ok(end) if end.is_empty() => self.line(deadline).await,
+                _ => break,
+            };
+            match next.ok().and_then(|l| chunked::parse_size_line(&l).ok()) {
+                Some((n, _)) if n > 0 => left = n,
+                _ => break,
+            }
+        }
+        scan.finish().request_id()
     }
 }

@@ -30,6 +30,8 @@ mod wait;
 use super::chunked;
 use super::gauges::Gauges;
 use super::request::{lists_token, Fields, HttpRequest};
+use crate::jsonrpc::envelope_scan::EnvelopeScan;
+use crate::jsonrpc::RequestId;
 pub(crate) use answer::itoa;
 use answer::write_timed;
 use axum::body::Body;
@@ -73,9 +75,9 @@ pub(crate) struct Limits {
 }
 
 /// Builds the answer to a request the connection refuses by itself (bad framing, limits), from
-/// its status, a message and the first bytes of the refused body (empty unless a body over the
-/// size limit had begun to arrive: the answer can then name the JSON-RPC request it refuses).
-pub(crate) type Refusal = fn(StatusCode, String, &[u8]) -> Response<Body>;
+/// its status, a message and the id of the JSON-RPC request it refuses, when known (a body over
+/// the size limit is read on and scanned for it: [`Conn::scan_refused`]).
+pub(crate) type Refusal = fn(StatusCode, String, Option<RequestId>) -> Response<Body>;
 
 /// Why reading a request stopped.
 enum Stop {
@@ -140,7 +142,7 @@ pub(crate) async fn serve_connection<IO, S, F>(
         scanned: 0,
         scan_tally: 0,
         write_timeout: limits.write_timeout,
-        refused_prefix: Bytes::new(),
+        refused_id: None,
         wait_fd: wait::waiter(socket),
         turns: wait::Turns::default(),
     };
@@ -162,7 +164,7 @@ pub(crate) async fn serve_connection<IO, S, F>(
             Err(Stop::Close) => return,
             Err(Stop::Refuse(status, msg)) => {
                 let _ = conn
-                    .answer(refuse(status, msg, &[]), true, Version::HTTP_11, false)
+                    .answer(refuse(status, msg, None), true, Version::HTTP_11, false)
                     .await;
                 conn.linger().await;
                 return;
@@ -185,16 +187,19 @@ pub(crate) async fn serve_connection<IO, S, F>(
             Ok(b) => b,
             Err(Stop::Close) => return,
             Err(Stop::Refuse(status, msg)) => {
-                // A body over the limit: its first bytes, so the answer can carry the request's
-                // id (a body announced by Content-Length and already being sent).
-                let prefix = match framing {
-                    Framing::Length(_) if status == StatusCode::PAYLOAD_TOO_LARGE => {
-                        conn.body_prefix(!expect_continue).await
+                // A body over the limit: read on (and scanned, not kept), so the answer can
+                // carry the request's id wherever the body names it (a body announced by
+                // Content-Length and already being sent; a chunked body was scanned as it
+                // went on).
+                let id = match framing {
+                    Framing::Length(n) if status == StatusCode::PAYLOAD_TOO_LARGE => {
+                        let scan = EnvelopeScan::default();
+                        conn.scan_refused(scan, n, !expect_continue).await
                     }
-                    Framing::Chunked => std::mem::take(&mut conn.refused_prefix),
-                    _ => Bytes::new(),
+                    Framing::Chunked => conn.refused_id.take(),
+                    _ => None,
                 };
-                let answer = refuse(status, msg, &prefix);
+                let answer = refuse(status, msg, id);
                 let _ = conn.answer(answer, true, version, false).await;
                 conn.linger().await;
                 return;
@@ -220,10 +225,12 @@ pub(crate) async fn serve_connection<IO, S, F>(
     }
 }
 
-/// Bytes of a body over the size limit read to find its JSON-RPC id.
-const BODY_PREFIX: usize = 4096;
-/// Longest wait for those bytes.
-const BODY_PREFIX_WAIT: Duration = Duration::from_millis(500);
+/// Most bytes of a body over the size limit read on (and scanned, not kept) to find its
+/// JSON-RPC id: a client such as the TypeScript SDK writes the id after `params`, so the id of
+/// a message just over the limit is at its very end.
+const REFUSED_SCAN_BYTES: usize = 16 * 1024 * 1024;
+/// Longest time spent reading such a body on.
+const REFUSED_SCAN_TIME: Duration = Duration::from_secs(2);
 
 /// Longest a refused request's connection reads on (and discards) before it closes.
 const LINGER_TIME: Duration = Duration::from_secs(2);
@@ -271,8 +278,8 @@ struct Conn<IO> {
     scan_tally: u64,
     /// Time a write may go without progress.
     write_timeout: Duration,
-    /// The first bytes of a chunked body refused as too large.
-    refused_prefix: Bytes,
+    /// The JSON-RPC id found in a chunked body refused as too large.
+    refused_id: Option<RequestId>,
     /// The socket to wait on for the next request before sleeping ([`wait::waiter`]).
     wait_fd: Option<wait::Socket>,
     /// The requests begun around this connection's ([`wait::Turns`]).

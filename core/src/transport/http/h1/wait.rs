@@ -170,7 +170,11 @@ mod tests {
             .sum()
     }
 
-    fn refusal(status: StatusCode, message: String, _body: &[u8]) -> Response<Body> {
+    fn refusal(
+        status: StatusCode,
+        message: String,
+        _id: Option<crate::jsonrpc::RequestId>,
+    ) -> Response<Body> {
         Response::builder()
             .status(status)
             .body(Body::from(message))

@@ -70,12 +70,10 @@ pub(super) fn shutting_down() -> Response {
     r
 }
 
-/// The answer to a request the HTTP layer refuses by itself (malformed, too large, too slow).
-pub(super) fn refusal(status: StatusCode, message: String, body_prefix: &[u8]) -> Response {
-    // A request over the size limit is answered with its own id when its first bytes name it,
-    // so the client can match the error to its request.
-    let envelope = crate::jsonrpc::scan_envelope(body_prefix);
-    let id = envelope.id.filter(|_| envelope.method);
+/// The answer to a request the HTTP layer refuses by itself (malformed, too large, too slow):
+/// a request over the size limit is answered with its own id when its body names it, so the
+/// client can match the error to its request.
+pub(super) fn refusal(status: StatusCode, message: String, id: Option<RequestId>) -> Response {
     rpc_error(status, id, McpError::invalid_request(message))
 }
 
