@@ -310,9 +310,10 @@ fn nullable<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
 /// bound address), `allowedHosts`, `allowedOrigins`, `streamQueueCapacity`,
 /// `closeStreamsAfterMs`, `retryIntervalMs` (`null`: no `retry:` hint), `legacySse`,
 /// `legacySsePath`, `legacyMessagesPath`, and the connection limits `maxHeadSize`,
-/// `maxConnections`, `headerReadTimeoutMs`, `requestTimeoutMs`, `keepAliveTimeoutMs`,
-/// `writeTimeoutMs`, `maxBufferedBytes`, and `redisUrl` (sessions, events and the replicas'
-/// bus on Redis/Valkey; needs the `redis` feature). See
+/// `maxConnections`, `maxConnectionsPerClient`, `headerReadTimeoutMs`, `requestTimeoutMs`,
+/// `keepAliveTimeoutMs`, `writeTimeoutMs`, `maxBufferedBytes`, `healthPath` (`null`: no
+/// readiness endpoint), and `redisUrl` (sessions, events and the replicas' bus on
+/// Redis/Valkey; needs the `redis` feature). See
 /// [`crate::transport::http::HttpServerOptions`] for what each does.
 #[cfg(feature = "http")]
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -355,6 +356,11 @@ pub struct HttpConfig {
     pub max_head_size: Option<u64>,
     /// Most connections served at once.
     pub max_connections: Option<u64>,
+    /// Most connections served at once from one client address.
+    pub max_connections_per_client: Option<u64>,
+    /// Path of the readiness endpoint (`Some(None)`, JSON `null`: not served).
+    #[serde(default, deserialize_with = "nullable")]
+    pub health_path: Option<Option<String>>,
     /// Time a new connection has to send its first head.
     pub header_read_timeout_ms: Option<u64>,
     /// Time a request may take to arrive once begun.
@@ -441,6 +447,12 @@ impl HttpConfig {
         }
         if let Some(v) = self.max_connections {
             o.max_connections = size(v);
+        }
+        if let Some(v) = self.max_connections_per_client {
+            o.max_connections_per_client = size(v);
+        }
+        if let Some(v) = &self.health_path {
+            o.health_path = v.clone();
         }
         if let Some(v) = self.header_read_timeout_ms {
             o.header_read_timeout = ms(v);
@@ -596,12 +608,18 @@ mod http_config_tests {
         let c = HttpConfig::from_json(serde_json::json!({
             "maxHeadSize": 8192, "maxConnections": 7, "headerReadTimeoutMs": 1500,
             "requestTimeoutMs": 2500, "keepAliveTimeoutMs": 3500, "writeTimeoutMs": 4500,
-            "maxBufferedBytes": 1048576
+            "maxBufferedBytes": 1048576, "maxConnectionsPerClient": 3, "healthPath": null
         }))
         .unwrap();
         let o = c.options();
         assert_eq!(o.max_head_size, 8192);
         assert_eq!(o.max_connections, 7);
+        assert_eq!(o.max_connections_per_client, 3);
+        assert_eq!(o.health_path, None);
+        let ready = HttpConfig::from_json(serde_json::json!({"healthPath": "/ready"})).unwrap();
+        assert_eq!(ready.options().health_path.as_deref(), Some("/ready"));
+        let default = HttpConfig::from_json(serde_json::json!({})).unwrap();
+        assert_eq!(default.options().health_path.as_deref(), Some("/healthz"));
         assert_eq!(o.header_read_timeout, Duration::from_millis(1500));
         assert_eq!(o.request_timeout, Duration::from_millis(2500));
         assert_eq!(o.keep_alive_timeout, Duration::from_millis(3500));
