@@ -354,3 +354,50 @@ async fn add_tool_on_live_session_sends_list_changed() {
     assert_eq!(m["method"], "notifications/tools/list_changed");
     p.assert_silent(Duration::from_millis(100)).await;
 }
+
+#[tokio::test]
+async fn schemas_without_a_type_are_listed_as_object_schemas() {
+    let mut empty = Tool::new("empty");
+    empty.input_schema = json!({});
+    let mut props = Tool::new("props");
+    props.input_schema = json!({"properties": {"a": {"type": "string"}}});
+    props.output_schema = Some(json!({"properties": {"b": {"type": "number"}}}));
+    let server = Server::builder("schemas", "1")
+        .tool_raw(
+            empty,
+            tool_fn(|_a, _c| async { Ok(CallToolResult::text("ok")) }),
+        )
+        .tool_raw(
+            props,
+            tool_fn(|_a, _c| async { Ok(CallToolResult::text("ok")) }),
+        )
+        .build()
+        .unwrap();
+    let mut p = RawPeer::start(&server);
+    p.initialize("2025-11-25").await;
+    let list = p.call(json!(1), "tools/list", json!({})).await;
+    let tools = list["tools"].as_array().unwrap();
+    assert_eq!(tools[0]["inputSchema"], json!({"type": "object"}), "{list}");
+    assert_eq!(tools[1]["inputSchema"]["type"], "object", "{list}");
+    assert_eq!(tools[1]["outputSchema"]["type"], "object", "{list}");
+    let r = p
+        .call(
+            json!(2),
+            "tools/call",
+            json!({"name": "empty", "arguments": {}}),
+        )
+        .await;
+    assert_eq!(r["content"][0]["text"], "ok");
+}
+
+#[test]
+fn a_tool_whose_schema_is_not_an_object_schema_is_refused() {
+    let mut t = Tool::new("scalar");
+    t.input_schema = json!({"type": "string"});
+    let e = Server::builder("schemas", "1")
+        .tool_raw(t, tool_fn(|_a, _c| async { Ok(CallToolResult::text("x")) }))
+        .build()
+        .unwrap_err();
+    assert_eq!(e.code, codes::INVALID_PARAMS, "{e:?}");
+    assert!(e.message.contains("inputSchema"), "{e:?}");
+}

@@ -120,38 +120,7 @@ pub fn is_answer_not_json(e: &McpError) -> bool {
             == Some(NOT_JSON)
 }
 
-/// A tool's `inputSchema` or `outputSchema` (`what` names it in errors) made what the spec
-/// requires, an object schema with `"type": "object"`, before it is listed: the official
-/// TypeScript and Python clients reject a whole `tools/list` holding a tool whose schema lacks
-/// it.
-///
-/// - an object without `type` (`{}`, `{"properties": ...}`, `{"anyOf": ...}`, `{"$ref": ...}`)
-///   gets `"type": "object"` (tool arguments and structured content are objects anyway, so
-///   this narrows nothing a call could send);
-/// - `null` and `true` (the schemas accepting anything) become `{"type": "object"}`;
-/// - a schema whose `type` is anything but `"object"`, and any other value (`false`, a string,
-///   a list), is refused: no call of such a tool could ever be valid.
-pub fn object_schema(what: &str, schema: &mut Value) -> Result<(), McpError> {
-    match schema {
-        Value::Null | Value::Bool(true) => {
-            *schema = json!({ "type": "object" });
-            Ok(())
-        }
-        Value::Object(m) => match m.get("type") {
-            None => {
-                m.insert("type".into(), Value::String("object".into()));
-                Ok(())
-            }
-            Some(Value::String(t)) if t == "object" => Ok(()),
-            Some(t) => Err(McpError::invalid_params(format!(
-                "{what} must be an object schema (\"type\": \"object\"), not \"type\": {t}"
-            ))),
-        },
-        other => Err(McpError::invalid_params(format!(
-            "{what} must be an object schema (\"type\": \"object\"), not {other}"
-        ))),
-    }
-}
+pub use crate::schema::object_schema;
 
 /// The `contents` list of a `resources/read` result from a resource handler's answer.
 ///

@@ -295,8 +295,14 @@ impl Server {
         if tool.name.is_empty() {
             return Err(McpError::invalid_params("tool name must not be empty"));
         }
-        if !tool.input_schema.is_object() {
-            tool.input_schema = json!({ "type": "object" });
+        // Listed as the spec requires (an object schema): the official clients reject a whole
+        // tools/list holding a tool whose schema lacks "type": "object".
+        crate::schema::object_schema(
+            &format!("tool {:?}: inputSchema", tool.name),
+            &mut tool.input_schema,
+        )?;
+        if let Some(output) = &mut tool.output_schema {
+            crate::schema::object_schema(&format!("tool {:?}: outputSchema", tool.name), output)?;
         }
         let input = self
             .inner
