@@ -37,6 +37,83 @@ pub fn progress_token(meta: Option<&Meta>) -> Option<ProgressToken> {
         .and_then(ProgressToken::from_value)
 }
 
+/// Checks the shape of a request's `params._meta`, when it has one: an object (every
+/// revision's `RequestParams`), whose `progressToken`, when present, is a string or an integer
+/// (`ProgressToken`). `Err` is the `-32602` (invalid params) naming what is wrong.
+pub(crate) fn check_request_meta(params: Option<&Value>) -> Result<(), crate::McpError> {
+    match params.and_then(|p| p.get("_meta")) {
+        Some(meta) => check_meta(meta),
+        None => Ok(()),
+    }
+}
+
+/// [`check_request_meta`] of the `_meta` member itself.
+pub(crate) fn check_meta(meta: &Value) -> Result<(), crate::McpError> {
+    let Some(meta) = meta.as_object() else {
+        return Err(crate::McpError::invalid_params(format!(
+            "params._meta must be an object, not {}",
+            json_type(meta)
+        )));
+    };
+    match meta.get(PROGRESS_TOKEN_META_KEY) {
+        Some(t) if ProgressToken::from_value(t).is_none() => {
+            let what = match t {
+                Value::Number(n) if n.is_u64() => "an integer out of range",
+                Value::Number(_) => "a fractional number",
+                other => json_type(other),
+            };
+            Err(crate::McpError::invalid_params(format!(
+                "params._meta.progressToken must be a string or an integer, not {what}"
+            )))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Checks that `v` is an `Implementation` (what `clientInfo` and `serverInfo` hold in every
+/// revision): an object with `name` and `version` strings; `title`, `description` and
+/// `websiteUrl`, when present, strings; `icons`, when present, an array. `at` names where it
+/// sits in the message (`params.clientInfo`) for the `-32602` that refuses it.
+pub(crate) fn check_implementation(v: &Value, at: &str) -> Result<(), crate::McpError> {
+    let refuse = |what: String| Err(crate::McpError::invalid_params(format!("{at}{what}")));
+    let Some(o) = v.as_object() else {
+        return refuse(format!(" must be an object, not {}", json_type(v)));
+    };
+    for key in ["name", "version"] {
+        match o.get(key) {
+            Some(Value::String(_)) => {}
+            None => return refuse(format!(".{key} (string) is required")),
+            Some(other) => {
+                return refuse(format!(".{key} must be a string, not {}", json_type(other)))
+            }
+        }
+    }
+    for key in ["title", "description", "websiteUrl"] {
+        match o.get(key) {
+            None | Some(Value::String(_)) => {}
+            Some(other) => {
+                return refuse(format!(".{key} must be a string, not {}", json_type(other)))
+            }
+        }
+    }
+    match o.get("icons") {
+        None | Some(Value::Array(_)) => Ok(()),
+        Some(other) => refuse(format!(".icons must be an array, not {}", json_type(other))),
+    }
+}
+
+/// The JSON type of `v`, for error messages (`a number`, `an array`, ...).
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
 /// Returns `meta` with `progressToken` set to `token` (creating the object if needed).
 pub fn with_progress_token(meta: Option<Meta>, token: ProgressToken) -> Meta {
     let mut meta = meta.unwrap_or_default();

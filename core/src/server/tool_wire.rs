@@ -108,7 +108,15 @@ struct MetaMember(Arc<SharedMeta>);
 
 impl<'de> Deserialize<'de> for MetaMember {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::session::shared_meta::deserialize(d).map(MetaMember)
+        let meta = crate::session::shared_meta::deserialize(d)?;
+        // A `_meta` of the wrong shape is refused by the session's check of every request
+        // (`check_request_meta`, -32602): the lane leaves such a call to the full parser.
+        let wrong_shape = !meta.value().is_object()
+            || (meta.names_progress() && crate::protocol::check_meta(meta.value()).is_err());
+        if wrong_shape {
+            return Err(de::Error::custom("_meta of the wrong shape"));
+        }
+        Ok(MetaMember(meta))
     }
 }
 

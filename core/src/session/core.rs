@@ -585,6 +585,10 @@ impl Session {
                 req.method
             )));
         }
+        // `_meta` an object, its `progressToken` a string or an integer (every era, every method).
+        if let Err(e) = crate::protocol::check_request_meta(req.params.as_ref()) {
+            return fail(e);
+        }
         if self.opens_per_request(
             &req.method,
             req.params.as_ref().and_then(|p| p.get("_meta")),
@@ -800,14 +804,16 @@ impl Session {
                 "initialize: params.capabilities (object) is required",
             ));
         };
-        let Some(client_info) = params
-            .and_then(|p| p.get("clientInfo"))
-            .filter(|c| c.is_object())
-        else {
+        let Some(client_info) = params.and_then(|p| p.get("clientInfo")) else {
             return fail(McpError::invalid_params(
                 "initialize: params.clientInfo (object) is required",
             ));
         };
+        if let Err(e) =
+            crate::protocol::check_implementation(client_info, "initialize: params.clientInfo")
+        {
+            return fail(e);
+        }
         if let Err(e) = self
             .config
             .peer_limits

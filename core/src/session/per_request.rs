@@ -78,6 +78,10 @@ impl RequestMeta {
         supported: &[ProtocolVersion],
     ) -> Result<Self, McpError> {
         let Some(meta) = meta.and_then(Value::as_object) else {
+            if let Some(meta) = meta {
+                // The same check (and message) as every request's.
+                crate::protocol::check_meta(meta)?;
+            }
             return Err(McpError::invalid_params(
                 "params._meta is required: it carries the protocol version and client capabilities",
             ));
@@ -106,11 +110,16 @@ impl RequestMeta {
             .filter(|v| v.is_per_request() && supported.contains(v))
             .ok_or_else(|| unsupported_version(requested, supported))?;
         let client_info = match meta.get(META_CLIENT_INFO) {
-            Some(i @ Value::Object(_)) => shared
-                .and_then(SharedMeta::info)
-                .cloned()
-                .unwrap_or_else(|| Arc::new(i.clone())),
-            _ => Arc::new(Value::Object(Map::new())),
+            Some(i) => {
+                // (META_CLIENT_INFO, written out: no allocation per request.)
+                let at = "params._meta[\"io.modelcontextprotocol/clientInfo\"]";
+                crate::protocol::check_implementation(i, at)?;
+                shared
+                    .and_then(SharedMeta::info)
+                    .cloned()
+                    .unwrap_or_else(|| Arc::new(i.clone()))
+            }
+            None => Arc::new(Value::Object(Map::new())),
         };
         let log_level = match meta.get(META_LOG_LEVEL) {
             None | Some(Value::Null) => None,
