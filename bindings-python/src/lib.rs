@@ -6,6 +6,7 @@
 //! see [`handler`], [`inbox`] and `bindings-python/README.md`.
 
 pub mod answer_wait;
+pub mod asgi;
 pub mod auth;
 pub mod client;
 pub mod convert;
@@ -26,6 +27,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<server::NativeServer>()?;
     m.add_class::<server::NativeHttpServer>()?;
     m.add_class::<server::NativeStdioRun>()?;
+    m.add_class::<asgi::NativeHttpHandler>()?;
+    m.add_class::<asgi::NativeHttpResponse>()?;
     m.add_class::<client::NativeClient>()?;
     m.add_class::<client::NativeCancel>()?;
     m.add_class::<listen::NativeSubscription>()?;

@@ -205,6 +205,32 @@ impl NativeServer {
         })
     }
 
+    /// A request-level Streamable HTTP handler for an ASGI app (`ferromcp.asgi`; the engine's
+    /// `EmbeddedServer::http_handler`, as the Node binding's `createHttpHandler`). `options` as
+    /// for [`Self::serve_http`]; `auth` the dict of `ferromcp.ProtectedResource`. Handlers run
+    /// on the loop bound with `bind_loop()`.
+    #[pyo3(signature = (options=None, auth=None))]
+    fn http_handler(
+        &self,
+        py: Python<'_>,
+        options: Option<&Bound<'_, PyAny>>,
+        auth: Option<&Bound<'_, pyo3::types::PyDict>>,
+    ) -> PyResult<crate::asgi::NativeHttpHandler> {
+        let options = match options {
+            Some(o) => py_to_value(o)?,
+            None => serde_json::Value::Null,
+        };
+        let config = HttpConfig::from_json(options).map_err(|e| to_py_err(py, e))?;
+        let auth = auth
+            .map(|d| crate::auth::resource_auth_from_py(d, self.event_loop.clone()))
+            .transpose()?;
+        // The router's session table starts its background tasks on the binding's runtime.
+        let runtime = crate::runtime::runtime();
+        let _entered = runtime.enter();
+        let handler = self.server.http_handler_auth(&config, auth);
+        Ok(crate::asgi::NativeHttpHandler { handler })
+    }
+
     /// Sends a log message to every live session.
     #[pyo3(signature = (level, data, logger=None))]
     fn log<'py>(

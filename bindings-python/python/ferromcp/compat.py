@@ -9,15 +9,20 @@ constructor and ``run()`` arguments, so that a FastMCP server ports with an impo
 Settings that do not apply to the engine (``debug``, ``log_level``, ``dependencies``,
 ``warn_on_duplicate_*``) are accepted and ignored; ``auth=`` takes a
 :class:`ferromcp.ProtectedResource` (OAuth resource server, ``ctx.auth``); features it does not
-have (the SDK's ``AuthSettings``/``token_verifier``, ``event_store``, ASGI apps) raise
-``TypeError`` / ``NotImplementedError`` naming them."""
+have (the SDK's ``AuthSettings``/``token_verifier``, ``event_store``, ``sse_app``) raise
+``TypeError`` / ``NotImplementedError`` naming them. ``streamable_http_app()`` and
+``session_manager`` are the ASGI app of :mod:`ferromcp.asgi`."""
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Callable
 from typing import Any
 
 from .server import Server
+
+if typing.TYPE_CHECKING:
+    from .asgi import StreamableHTTPApp
 
 _IGNORED = frozenset(
     (
@@ -137,19 +142,80 @@ class MCPServer(Server):
 
     def custom_route(self, path: str, methods: list[str], **_: Any) -> Any:
         raise NotImplementedError(
-            f"custom_route({path!r}): the Rust HTTP server serves MCP only; serve custom routes "
-            "from your own ASGI app and run `await server.serve_http(...)` in its lifespan "
-            "(see the README)"
+            f"custom_route({path!r}): the MCP app serves MCP only; serve custom routes from your "
+            "own Starlette/FastAPI app and mount `mcp.streamable_http_app()` beside them (README, "
+            "ASGI deployment)"
         )
 
-    def streamable_http_app(self, **_: Any) -> Any:
-        raise NotImplementedError(
-            "ferromcp serves HTTP from its Rust engine, not as an ASGI app: start "
-            "`await server.serve_http(...)` in your app's lifespan (see the README)"
+    def streamable_http_app(
+        self,
+        *,
+        streamable_http_path: str | None = None,
+        json_response: bool | None = None,
+        stateless_http: bool | None = None,
+        event_store: Any = None,
+        retry_interval: int | None = None,
+        max_request_body_size: int | None = None,
+        transport_security: Any = None,
+        host: str | None = None,
+        **unsupported: Any,
+    ) -> StreamableHTTPApp:
+        """The Streamable HTTP endpoint as an ASGI app, with the official SDK's arguments (see
+        :meth:`Server.http_app`): mount it in Starlette or FastAPI and run
+        ``mcp.session_manager.run()`` in the host app's lifespan, or serve it with ``uvicorn
+        module:app``. Arguments left out take the constructor's settings (FastMCP 1.x), then the
+        SDK's defaults. ``retry_interval`` is in milliseconds, as in the SDK.
+        ``transport_security`` (the SDK's ``TransportSecuritySettings`` or any object with
+        ``enable_dns_rebinding_protection``, ``allowed_hosts``, ``allowed_origins``): a
+        ``"name:*"`` host allows any port; wildcard origins are dropped (an ``Origin`` whose
+        host is allowed passes). Without it the ``Host``/``Origin`` checks are on for a loopback
+        ``host`` (the default) and off otherwise, as in the SDK. ``event_store`` is refused: the
+        engine keeps each stream's events for resumption itself."""
+        if event_store is not None:
+            raise TypeError(
+                "streamable_http_app(event_store=...): not supported by ferromcp; the engine "
+                "keeps SSE events for resumption itself (on Redis with serve_http(redis_url=...))"
+            )
+        unknown = sorted(k for k in unsupported if k not in _IGNORED)
+        if unknown:
+            raise TypeError(f"streamable_http_app: not supported by ferromcp: {', '.join(unknown)}")
+        s = self._http_settings
+        host = host if host is not None else s.get("host", "127.0.0.1")
+        allowed_hosts: list[str] | None = None
+        allowed_origins: list[str] | None = None
+        protection: bool | None = None
+        if transport_security is not None:
+            protection = bool(getattr(transport_security, "enable_dns_rebinding_protection", True))
+            hosts = list(getattr(transport_security, "allowed_hosts", None) or [])
+            origins = list(getattr(transport_security, "allowed_origins", None) or [])
+            allowed_hosts = [h.removesuffix(":*") for h in hosts] or None
+            allowed_origins = [o for o in origins if not o.endswith(":*")] or None
+        elif host not in ("127.0.0.1", "localhost", "::1"):
+            protection = False
+        return self.http_app(
+            streamable_http_path if streamable_http_path is not None else s.get("path", "/mcp"),
+            json_response=json_response
+            if json_response is not None
+            else s.get("json_response", False),
+            stateless=stateless_http if stateless_http is not None else s.get("stateless", False),
+            retry_interval=retry_interval / 1000 if retry_interval is not None else 1.0,
+            max_body_size=max_request_body_size
+            if max_request_body_size is not None
+            else s.get("max_body_size"),
+            max_sessions=s.get("max_sessions"),
+            session_idle_timeout=s.get("session_idle_timeout"),
+            allowed_hosts=allowed_hosts,
+            allowed_origins=allowed_origins,
+            dns_rebinding_protection=protection,
+            auth=s.get("auth"),
         )
 
     def sse_app(self, **_: Any) -> Any:
-        return self.streamable_http_app()
+        raise NotImplementedError(
+            "sse_app(): ferromcp's ASGI app serves Streamable HTTP (streamable_http_app()); the "
+            "2024-11-05 SSE endpoints are served by serve_http(legacy_sse=True) / "
+            "run(transport='sse')"
+        )
 
 
 FastMCP = MCPServer

@@ -17,6 +17,7 @@ from ._native import NativeHttpServer, NativeServer, NativeStdioRun
 from .schema import to_jsonable
 
 if typing.TYPE_CHECKING:
+    from .asgi import StreamableHTTPApp, StreamableHTTPSessionManager
     from .auth import ProtectedResource
 
 
@@ -33,6 +34,9 @@ class Serving:
     _lifespan_state: Any
     _users: int
     _self_clients: dict[Any, Any]
+    # Set by ferromcp.asgi when an ASGI app is made or started.
+    _asgi_runner: Any
+    _asgi_app: Any
 
     # ---- lifespan ----------------------------------------------------------------------------
     @property
@@ -236,6 +240,73 @@ class Serving:
             await self._end_use()
             raise
         return HttpServer(native, self)
+
+    def http_app(
+        self,
+        path: str = "/mcp",
+        *,
+        stateless: bool = False,
+        json_response: bool = False,
+        allowed_hosts: list[str] | None = None,
+        allowed_origins: list[str] | None = None,
+        dns_rebinding_protection: bool | None = None,
+        max_sessions: int | None = None,
+        session_idle_timeout: float | None = None,
+        max_body_size: int | None = None,
+        retry_interval: float | None = 1.0,
+        enable_get_stream: bool = True,
+        stream_queue_capacity: int | None = None,
+        close_streams_after: float | None = None,
+        auth: ProtectedResource | None = None,
+    ) -> StreamableHTTPApp:
+        """The Streamable HTTP endpoint as an ASGI 3 application: ``uvicorn module:app``, or
+        mount it (``Mount("/", app=server.http_app())`` in Starlette, ``app.mount("/",
+        server.http_app())`` in FastAPI); the endpoint is ``path`` within the mount point.
+
+        The engine serves it as :meth:`serve_http` does (sessions, SSE streams, resumption, the
+        2026-07-28 per-request mode, ``auth``, the ``Host``/``Origin`` checks: by default on,
+        allowing the loopback names at any port, so list your public names in
+        ``allowed_hosts``); the options are :meth:`serve_http`'s less those of the connections,
+        which belong to the ASGI server, and less ``legacy_sse``. The app's ASGI lifespan, or
+        ``async with server.session_manager.run()`` in the host app's lifespan, binds the event
+        loop and enters the server's ``lifespan``; without either the first request does."""
+        from .asgi import StreamableHTTPApp, default_max_body, http_options
+
+        options = http_options(
+            path=path,
+            stateless=stateless,
+            json_response=json_response,
+            allowed_hosts=allowed_hosts,
+            allowed_origins=allowed_origins,
+            dns_rebinding_protection=dns_rebinding_protection,
+            max_sessions=max_sessions,
+            session_idle_timeout=session_idle_timeout,
+            max_body_size=max_body_size,
+            retry_interval=retry_interval,
+            enable_get_stream=enable_get_stream,
+            legacy_sse=False,
+            stream_queue_capacity=stream_queue_capacity,
+            close_streams_after=close_streams_after,
+        )
+        options["healthPath"] = None  # the host app has its own routes
+        native = self._native.http_handler(
+            options, auth._native_config() if auth is not None else None
+        )
+        app = StreamableHTTPApp(self, native, default_max_body(max_body_size))
+        self._asgi_app = app
+        return app
+
+    @property
+    def session_manager(self) -> StreamableHTTPSessionManager:
+        """The official SDK's ``session_manager``: ``async with server.session_manager.run():``
+        in a Starlette/FastAPI lifespan starts this server's ASGI apps (:meth:`http_app`)."""
+        from .asgi import StreamableHTTPSessionManager
+
+        manager: StreamableHTTPSessionManager | None = self.__dict__.get("_session_manager")
+        if manager is None:
+            manager = StreamableHTTPSessionManager(self)
+            self.__dict__["_session_manager"] = manager
+        return manager
 
     async def run_http_async(
         self, host: str = "127.0.0.1", port: int = 8000, **options: Any
