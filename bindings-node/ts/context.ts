@@ -4,6 +4,7 @@
  * client (elicitation, sampling, roots).
  * @module
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { call, callSync, ErrorCode, McpError } from './errors';
 import type { InputRequest } from './errors';
 import type { AuthInfo } from './auth';
@@ -264,4 +265,29 @@ export class RequestContext {
   closeSseStream(): boolean {
     return this.#native.ctxCloseSseStream(this.#key);
   }
+
+  /**
+   * The TypeScript SDK's `extra.closeSSEStream()`: {@link closeSseStream} (the engine keeps
+   * the events, so it is there with or without an SDK `eventStore`).
+   */
+  get closeSSEStream(): () => void {
+    return () => void this.closeSseStream();
+  }
+
+  /** The TypeScript SDK's `extra.requestInfo` (`{ headers }` of the HTTP request; undefined on stdio). */
+  get requestInfo(): { headers: Record<string, string> } | undefined {
+    return this.http;
+  }
+
+  /** The TypeScript SDK's `extra.authInfo`: {@link auth}. */
+  get authInfo(): AuthInfo | undefined {
+    return this.auth;
+  }
 }
+
+/**
+ * @internal The context of the handler running in this async chain (set by the dispatcher), so
+ * that the SDK's `mcpServer.server.createMessage(...)` called from a tool handler reaches the
+ * client that called the tool.
+ */
+export const currentContext = new AsyncLocalStorage<RequestContext>();

@@ -7,7 +7,7 @@
  * @internal
  * @module
  */
-import { RequestContext } from './context';
+import { currentContext, RequestContext } from './context';
 import { toErrorObject } from './errors';
 import native, { type NativeDispatcher } from './native';
 
@@ -66,7 +66,7 @@ export class Dispatch {
     const ctx = new RequestContext(this.native, key);
     let out: unknown;
     try {
-      out = handler(payload, ctx);
+      out = currentContext.run(ctx, () => handler(payload, ctx));
     } catch (e) {
       return fail(e);
     }

@@ -65,14 +65,35 @@ export class McpHttpHandler {
    * set there reaches the engine and `ctx.http.headers`.
    */
   async handleNode(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const body = await readBody(req, this.#limit);
+    await this._serveNode(req, res);
+  }
+
+  /**
+   * @internal `handleNode` with the request target, the body (`parsedBody` of the SDK's
+   * `transport.handleRequest`) and a hook that sees the status and headers before they are
+   * written (the SDK-shaped transport learns its session id there).
+   */
+  async _serveNode(
+    req: IncomingMessage,
+    res: ServerResponse,
+    opts: {
+      target?: string;
+      body?: unknown;
+      onHead?: (status: number, headers: string[]) => void | Promise<void>;
+    } = {},
+  ): Promise<number> {
+    const body =
+      opts.body !== undefined
+        ? Buffer.isBuffer(opts.body) ? opts.body : Buffer.from(typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body))
+        : await readBody(req, this.#limit);
     if (body === 'too large') {
       res.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
       res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request', data: 'request body too large' } }));
-      return;
+      return 413;
     }
-    const target = (req as { originalUrl?: string }).originalUrl ?? req.url ?? '/';
+    const target = opts.target ?? (req as { originalUrl?: string }).originalUrl ?? req.url ?? '/';
     const response = await call(this.#native.handle(req.method ?? 'GET', target, headerPairs(req), body));
+    if (opts.onHead) await opts.onHead(response.status, response.rawHeaders);
     res.writeHead(response.status, response.rawHeaders);
     res.flushHeaders();
     const gone = () => response.cancel();
@@ -88,6 +109,14 @@ export class McpHttpHandler {
       response.cancel();
       if (!res.writableEnded) res.end();
     }
+    return response.status;
+  }
+
+  /** @internal One request without a Node request object (the SDK-shaped transport's `close()`). */
+  async _request(method: string, target: string, headers: string[]): Promise<number> {
+    const response = await call(this.#native.handle(method, target, headers, Buffer.alloc(0)));
+    response.cancel();
+    return response.status;
   }
 
   /** Handles a fetch-style request (`Request` in, `Response` out; the body streams). */

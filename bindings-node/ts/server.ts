@@ -5,7 +5,7 @@
  * @module
  */
 import type { ProtectedResource } from './auth';
-import type { RequestContext } from './context';
+import { currentContext, type RequestContext } from './context';
 import { Dispatch, isThenable, then } from './dispatch';
 import { asMcpError, call, callSync, ErrorCode, McpError, thrownMessage } from './errors';
 import { McpHttpHandler } from './http';
@@ -14,12 +14,18 @@ import { type JsonSchema, type SchemaInput, toJsonSchema } from './schema';
 import type {
   CallToolResult,
   ContentBlock,
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  ElicitRequestParams,
+  ElicitResult,
   GetPromptResult,
+  Implementation,
   Icon,
   LoggingLevel,
   PromptMessage,
   ReadResourceResult,
   ResourceContents,
+  Root,
   ToolAnnotations,
 } from './types';
 
@@ -308,6 +314,117 @@ export class HttpServer {
 /** The marker transport of `server.connect(new StdioServerTransport())`. */
 export class StdioServerTransport {}
 
+/** @internal How an SDK-shaped transport (`StreamableHTTPServerTransport`) is attached by `connect`. */
+export const ATTACH_TRANSPORT: unique symbol = Symbol.for('ferromcp.attachTransport') as never;
+
+/** @internal A transport `McpServer.connect` accepts besides {@link StdioServerTransport}. */
+export interface AttachableTransport {
+  [ATTACH_TRANSPORT](server: McpServer): void;
+  close(): Promise<void>;
+}
+
+const isAttachable = (t: unknown): t is AttachableTransport =>
+  typeof t === 'object' && t !== null && typeof (t as Partial<AttachableTransport>)[ATTACH_TRANSPORT] === 'function';
+
+/** A value the SDK's `server.tool()` takes as a parameter shape: `{}` or an object of schemas. */
+function isParamsShape(v: unknown): v is Record<string, unknown> {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const values = Object.values(v);
+  return values.length === 0 || values.every((x) => typeof x === 'object' && x !== null && ('~standard' in x || '_zod' in x || '_def' in x));
+}
+
+/** The context of the handler running now, for the SDK's `mcpServer.server.createMessage()` & co. */
+function runningContext(what: string): RequestContext {
+  const ctx = currentContext.getStore();
+  if (!ctx) {
+    throw new McpError(
+      ErrorCode.InvalidRequest,
+      `server.${what}() outside a request handler: ferromcp sends requests to the client of the handler that asks (use the handler's extra.${what === 'createMessage' ? 'createMessage' : what}())`,
+    );
+  }
+  return ctx;
+}
+
+/**
+ * `mcpServer.server`: the TypeScript SDK's underlying `Server` as ported code uses it: requests
+ * to the client (`createMessage`, `elicitInput`, `listRoots`: to the client whose request is
+ * being handled, read from the async context), `sendLoggingMessage`, the client's
+ * capabilities and version, `notification`, and `onclose`/`onerror`.
+ */
+export class McpServerCore {
+  readonly #owner: McpServer;
+  /** Called once when the server closes. */
+  onclose?: () => void;
+  /** Errors the SDK would report here (unused by the engine, which logs them). */
+  onerror?: (error: Error) => void;
+
+  /** @internal */
+  constructor(owner: McpServer) {
+    this.#owner = owner;
+  }
+
+  /** `sampling/createMessage` to the client of the running handler. */
+  createMessage(params: CreateMessageRequestParams, _options?: unknown): Promise<CreateMessageResult> {
+    return runningContext('createMessage').createMessage(params);
+  }
+
+  /** `elicitation/create` to the client of the running handler. */
+  elicitInput(params: ElicitRequestParams, _options?: unknown): Promise<ElicitResult> {
+    return runningContext('elicitInput').elicitInput(params);
+  }
+
+  /** `roots/list` to the client of the running handler (`{ roots }`). */
+  async listRoots(_params?: unknown, _options?: unknown): Promise<{ roots: Root[] }> {
+    return { roots: await runningContext('listRoots').listRoots() };
+  }
+
+  /** The capabilities of the client of the running handler. */
+  getClientCapabilities(): Record<string, unknown> | undefined {
+    return currentContext.getStore()?.peerCapabilities as Record<string, unknown> | undefined;
+  }
+
+  /** The `clientInfo` of the client of the running handler. */
+  getClientVersion(): Implementation | undefined {
+    return currentContext.getStore()?.peerInfo as Implementation | undefined;
+  }
+
+  /** {@link McpServer.sendLoggingMessage}. */
+  sendLoggingMessage(params: { level: LoggingLevel; data: unknown; logger?: string }, sessionId?: string): Promise<void> {
+    return this.#owner.sendLoggingMessage(params, sessionId);
+  }
+
+  /**
+   * A notification: `notifications/resources/updated` goes to the subscribers; the list-changed
+   * ones are sent by the engine when registrations change (no-ops here); anything else goes to
+   * the client of the running handler.
+   */
+  async notification(n: { method: string; params?: Record<string, unknown> }): Promise<void> {
+    if (n.method === 'notifications/resources/updated') return this.#owner.sendResourceUpdated({ uri: String(n.params?.uri) });
+    if (n.method.endsWith('/list_changed')) return;
+    if (n.method === 'notifications/message') {
+      return this.#owner.sendLoggingMessage(n.params as { level: LoggingLevel; data: unknown });
+    }
+    await runningContext('notification').sendNotification(n);
+  }
+
+  /** No-op: the engine tells clients when tools change. */
+  sendToolListChanged(): void {}
+  /** No-op: the engine tells clients when resources change. */
+  sendResourceListChanged(): void {}
+  /** No-op: the engine tells clients when prompts change. */
+  sendPromptListChanged(): void {}
+
+  /** {@link McpServer.connect}. */
+  connect(transport: StdioServerTransport | AttachableTransport): Promise<void> {
+    return this.#owner.connect(transport);
+  }
+
+  /** {@link McpServer.close}. */
+  close(): Promise<void> {
+    return this.#owner.close();
+  }
+}
+
 /** Registration handle, as the TypeScript SDK returns. */
 export interface Registered {
   /** Removes the registration. */
@@ -379,6 +496,8 @@ export class McpServer {
   readonly info: ServerInfo;
   #http: HttpServer | undefined;
   #stdio: Promise<void> | undefined;
+  readonly #transports = new Set<AttachableTransport>();
+  #core: McpServerCore | undefined;
 
   constructor(info: ServerInfo, options: ServerOptions = {}) {
     this.info = info;
@@ -570,12 +689,68 @@ export class McpServer {
     return this.connectStdio();
   }
 
-  /** `connect(new StdioServerTransport())`, as with the TypeScript SDK. */
-  async connect(transport: StdioServerTransport): Promise<void> {
-    if (!(transport instanceof StdioServerTransport)) {
-      throw new TypeError('connect() takes a StdioServerTransport; for HTTP use listen()');
+  /**
+   * `connect(transport)`, as with the TypeScript SDK: a `StdioServerTransport` serves
+   * stdin/stdout; a `StreamableHTTPServerTransport` (`ferromcp/server/streamableHttp.js`) gets
+   * an engine endpoint of this server that its `handleRequest(req, res, body)` feeds.
+   */
+  async connect(transport: StdioServerTransport | AttachableTransport): Promise<void> {
+    if (transport instanceof StdioServerTransport) {
+      void this.connectStdio();
+      return;
     }
-    void this.connectStdio();
+    if (!isAttachable(transport)) {
+      throw new TypeError('connect() takes a StdioServerTransport or a StreamableHTTPServerTransport; see also listen()');
+    }
+    transport[ATTACH_TRANSPORT](this);
+    this.#transports.add(transport);
+  }
+
+  /**
+   * The TypeScript SDK's `mcpServer.server` (see {@link McpServerCore}): `createMessage`,
+   * `elicitInput`, `listRoots` to the client of the running handler, `onclose`, ...
+   */
+  get server(): McpServerCore {
+    this.#core ??= new McpServerCore(this);
+    return this.#core;
+  }
+
+  /**
+   * The TypeScript SDK's older `server.tool(name, [description], [paramsShape], [annotations], cb)`:
+   * {@link registerTool} with those. A parameter shape (`{}` or an object of schemas) makes the
+   * callback `(args, ctx)`, else it is `(ctx)`.
+   */
+  tool(name: string, ...rest: unknown[]): Registered {
+    const cb = rest.pop() as (...a: unknown[]) => unknown;
+    if (typeof cb !== 'function') throw new TypeError(`tool ${name}: the last argument must be the callback`);
+    const config: Record<string, unknown> = {};
+    if (typeof rest[0] === 'string') config.description = rest.shift();
+    if (rest.length > 0 && isParamsShape(rest[0])) config.inputSchema = rest.shift();
+    if (rest.length > 0 && typeof rest[0] === 'object' && rest[0] !== null) config.annotations = rest.shift();
+    if (rest.length > 0) throw new TypeError(`tool ${name}: unexpected arguments`);
+    return this.registerTool(name, config as ToolConfig<SchemaInput>, cb as ToolCallback<SchemaInput>);
+  }
+
+  /** The SDK's older `server.prompt(name, [description], [argsShape], cb)`: {@link registerPrompt}. */
+  prompt(name: string, ...rest: unknown[]): Registered {
+    const cb = rest.pop() as (...a: unknown[]) => PromptResult | Promise<PromptResult>;
+    if (typeof cb !== 'function') throw new TypeError(`prompt ${name}: the last argument must be the callback`);
+    const config: PromptConfig = {};
+    if (typeof rest[0] === 'string') config.description = rest.shift() as string;
+    const shaped = rest.length > 0 && isParamsShape(rest[0]);
+    if (shaped) config.argsSchema = rest.shift() as SchemaInput;
+    if (rest.length > 0) throw new TypeError(`prompt ${name}: unexpected arguments`);
+    return this.registerPrompt(name, config, shaped ? (args, ctx) => cb(args, ctx) : (_args, ctx) => cb(ctx));
+  }
+
+  /** The SDK's older `server.resource(name, uriOrTemplate, [metadata], cb)`: {@link registerResource}. */
+  resource(name: string, uriOrTemplate: string | ResourceTemplate, ...rest: unknown[]): Registered {
+    const cb = rest.pop();
+    if (typeof cb !== 'function') throw new TypeError(`resource ${name}: the last argument must be the callback`);
+    const metadata = (rest[0] ?? {}) as ResourceMetadata;
+    return typeof uriOrTemplate === 'string'
+      ? this.registerResource(name, uriOrTemplate, metadata, cb as ReadResourceCallback)
+      : this.registerResource(name, uriOrTemplate, metadata, cb as ReadResourceTemplateCallback);
   }
 
   /**
@@ -607,7 +782,7 @@ export class McpServer {
 
   /** Whether the server is serving (stdio or HTTP). */
   isConnected(): boolean {
-    return this.#stdio !== undefined || this.#http !== undefined;
+    return this.#stdio !== undefined || this.#http !== undefined || this.#transports.size > 0;
   }
 
   /**
@@ -624,7 +799,12 @@ export class McpServer {
     const stdio = this.#stdio;
     this.#stdio = undefined;
     if (stdio) this.#native.stopStdio();
+    const transports = [...this.#transports];
+    this.#transports.clear();
+    await Promise.all(transports.map((t) => t.close()));
     if (h) await h.close();
     if (stdio) await stdio;
+    const core = this.#core;
+    if (core?.onclose && (h || stdio || transports.length > 0)) core.onclose();
   }
 }

@@ -1,0 +1,87 @@
+/**
+ * `ferromcp/client/streamableHttp.js`: the TypeScript SDK's `StreamableHTTPClientTransport`
+ * for `client.connect(transport)`; the engine's HTTP client does the transport (POST, SSE,
+ * resumption, the session header, `DELETE` on close).
+ * @module
+ */
+import { Client as EngineClient, type ClientOptions } from '../../client';
+import { CONNECT_CLIENT, type Client, type ClientTransportLike } from './index';
+
+/** Options of {@link StreamableHTTPClientTransport} (the SDK's names). */
+export interface StreamableHTTPClientTransportOptions {
+  /** `headers` are sent with every request (other `RequestInit` fields are not used). */
+  requestInit?: { headers?: HeadersInitLike };
+  /** Not supported: the engine starts a new session (resuming a session by id needs engine support). */
+  sessionId?: string;
+  /** Accepted; the engine's reconnection policy applies. */
+  reconnectionOptions?: unknown;
+  [key: string]: unknown;
+}
+
+type HeadersInitLike = Record<string, string> | [string, string][] | Headers;
+
+function headerRecord(h: HeadersInitLike | undefined): Record<string, string> | undefined {
+  if (h === undefined) return undefined;
+  const out: Record<string, string> = {};
+  if (typeof Headers !== 'undefined' && h instanceof Headers) h.forEach((v, k) => (out[k] = v));
+  else if (Array.isArray(h)) for (const [k, v] of h) out[k] = v;
+  else Object.assign(out, h);
+  return out;
+}
+
+/** The SDK's Streamable HTTP client transport, on the engine's HTTP client. */
+export class StreamableHTTPClientTransport implements ClientTransportLike {
+  readonly #url: URL;
+  readonly #options: StreamableHTTPClientTransportOptions;
+  #engine: EngineClient | undefined;
+  /** Called when the connection closes. */
+  onclose?: () => void;
+  /** Errors of the transport (the engine reports them as rejected requests). */
+  onerror?: (error: Error) => void;
+
+  constructor(url: URL, options: StreamableHTTPClientTransportOptions = {}) {
+    if (options.authProvider !== undefined) {
+      throw new TypeError('StreamableHTTPClientTransport: authProvider is not supported; use Client.http(url, { auth: new OAuth({...}) }) from ferromcp');
+    }
+    if (options.sessionId !== undefined) {
+      throw new TypeError('StreamableHTTPClientTransport: resuming a session by id (sessionId) is not supported');
+    }
+    this.#url = url;
+    this.#options = options;
+  }
+
+  /** @internal */
+  async [CONNECT_CLIENT](options: ClientOptions): Promise<EngineClient> {
+    const headers = headerRecord(this.#options.requestInit?.headers);
+    return EngineClient.http(this.#url, { ...options, ...(headers ? { headers } : {}) });
+  }
+
+  /** @internal */
+  _attached(_client: Client, engine: EngineClient): void {
+    this.#engine = engine;
+    engine.once('close', () => this.onclose?.());
+  }
+
+  /**
+   * The session's id. Not known to the JavaScript side yet (the engine keeps it), so
+   * undefined: see the README's porting notes.
+   */
+  get sessionId(): string | undefined {
+    return undefined;
+  }
+
+  /** No-op (`connect` starts the transport). */
+  async start(): Promise<void> {}
+
+  /** Ends the session (`DELETE`) and the connection. */
+  async terminateSession(): Promise<void> {
+    await this.close();
+  }
+
+  /** Closes the connection; the engine ends the session with `DELETE`. */
+  async close(): Promise<void> {
+    const engine = this.#engine;
+    this.#engine = undefined;
+    if (engine) await engine.close();
+  }
+}
