@@ -42,8 +42,20 @@ JS
 cat > consumer.mts <<'TS'
 import { McpServer, Client, type CallToolResult } from 'ferromcp';
 import { StdioServerTransport } from 'ferromcp/server/stdio.js';
-import { McpError } from 'ferromcp/types.js';
-void [StdioServerTransport, McpError];
+import { McpError, CallToolRequestSchema } from 'ferromcp/types.js';
+import { StreamableHTTPServerTransport } from 'ferromcp/server/streamableHttp.js';
+import { createMcpExpressApp } from 'ferromcp/server/express.js';
+import { Server } from 'ferromcp/server/index.js';
+import { Client as SdkClient } from 'ferromcp/client/index.js';
+import { StreamableHTTPClientTransport } from 'ferromcp/client/streamableHttp.js';
+import { StdioClientTransport } from 'ferromcp/client/stdio.js';
+void [StdioServerTransport, McpError, createMcpExpressApp];
+const low = new Server({ name: 'low', version: '1' }, { capabilities: { tools: {} } });
+low.setRequestHandler(CallToolRequestSchema, async (req) => ({ content: [{ type: 'text', text: String(req.params.name) }] }));
+const sdkClient = new SdkClient({ name: 'c', version: '1' }, { capabilities: {} });
+const transports: Array<StreamableHTTPClientTransport | StdioClientTransport> = [new StreamableHTTPClientTransport(new URL('http://localhost/mcp'))];
+const httpTransport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+void [sdkClient, transports, httpTransport];
 const s = new McpServer({ name: 'pkg', version: '1' });
 s.registerTool('t', { inputSchema: { type: 'object' } }, (_args, ctx) => ctx.requestId.toString());
 const c: Client = await Client.memory(s);
