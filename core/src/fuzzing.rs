@@ -118,6 +118,14 @@ pub mod jsonrpc {
     }
 }
 
+/// What [`crate::transport::LineReader`] hands over with `ReadStatus::Oversized` for an
+/// oversized `line`: the summary of its envelope, scanned whole.
+pub fn envelope_summary(line: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    crate::jsonrpc::scan_envelope(line).write_summary(&mut out);
+    out
+}
+
 /// The HTTP/1.1 server connection, driven over an in-memory stream.
 #[cfg(feature = "http")]
 pub mod h1 {

@@ -85,8 +85,8 @@ async fn a_request_over_the_stdio_limit_gets_an_error_with_its_id() {
         m.to_string().contains("exceeds the limit of 1024 bytes"),
         "{m}"
     );
-    // The framer keeps the first 4 KiB of a line it discards: an id beyond them is not found,
-    // and the error has no id, as JSON-RPC allows.
+    // The framer scans the line it discards: an id written after megabytes of params (as the
+    // TypeScript SDK writes it) is found too, so the client's call fails at once.
     let late_id = format!(
         "{{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"params\":{{\"pad\":\"{}\"}},\"id\":43}}\n",
         "q".repeat(8000)
@@ -97,7 +97,24 @@ async fn a_request_over_the_stdio_limit_gets_an_error_with_its_id() {
     let line = within(lines.next_line()).await.unwrap().unwrap();
     let m: Value = serde_json::from_str(&line).unwrap();
     assert_eq!(error_code(&m), codes::INVALID_REQUEST as i64, "{m}");
-    assert!(m.get("id").is_none_or(Value::is_null), "{m}");
+    assert_eq!(m["id"], 43, "{m}");
+    // A line with no id (a notification, seen whole) is dropped, not answered; the next
+    // request is served.
+    let note = format!(
+        "{{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"params\":{{\"pad\":\"{}\"}}}}\n",
+        "n".repeat(8000)
+    );
+    tokio::io::AsyncWriteExt::write_all(&mut cw, note.as_bytes())
+        .await
+        .unwrap();
+    let ping = "{\"jsonrpc\":\"2.0\",\"id\":44,\"method\":\"ping\"}\n";
+    tokio::io::AsyncWriteExt::write_all(&mut cw, ping.as_bytes())
+        .await
+        .unwrap();
+    let line = within(lines.next_line()).await.unwrap().unwrap();
+    let m: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(m["id"], 44, "{m}");
+    assert!(m.get("result").is_some(), "{m}");
 }
 
 #[tokio::test]

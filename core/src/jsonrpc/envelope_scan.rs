@@ -38,6 +38,37 @@ impl Envelope {
     }
 }
 
+impl Envelope {
+    /// Writes what was seen as a short JSON text that [`scan_envelope`] reads back as this very
+    /// envelope (`{"id":7,"method":0` for a request cut short after its method, with `}` when
+    /// the object was seen whole): how a framer that scanned a discarded message hands its
+    /// envelope over where a message's first bytes are expected
+    /// ([`crate::transport::ReadStatus::Oversized`]).
+    pub(crate) fn write_summary(&self, out: &mut Vec<u8>) {
+        out.push(b'{');
+        let mut members: Vec<&[u8]> = Vec::new();
+        let id;
+        if let Some(i) = &self.id {
+            id = [
+                &b"\"id\":"[..],
+                &serde_json::to_vec(i).expect("ids serialize"),
+            ]
+            .concat();
+            members.push(&id);
+        }
+        if self.method {
+            members.push(b"\"method\":0");
+        }
+        if self.answer {
+            members.push(b"\"result\":0");
+        }
+        out.extend(members.join(&b","[..]));
+        if self.complete {
+            out.push(b'}');
+        }
+    }
+}
+
 /// Scans the top level of the JSON object at the start of `bytes`.
 pub(crate) fn scan_envelope(bytes: &[u8]) -> Envelope {
     let mut s = EnvelopeScan::default();
@@ -385,6 +416,30 @@ mod tests {
             scan_envelope(frames[3]).id,
             Some(RequestId::String("i".into()))
         );
+    }
+
+    #[test]
+    fn a_summary_reads_back_as_its_envelope() {
+        for f in [
+            &br#"{"jsonrpc":"2.0","id":7,"method":"m","params":{"a":1}}"#[..],
+            br#"{"method":"m","params":{"a":"#,
+            br#"{"result":{},"id":"r-1"}"#,
+            br#"{"id":"\u00e9","method":"m"}"#,
+            "{\"id\":\"é\",\"method\":\"m\"}".as_bytes(),
+            br#"{"id":-4"#,
+            b"[1]",
+            b"",
+        ] {
+            let e = scan_envelope(f);
+            let mut summary = Vec::new();
+            e.write_summary(&mut summary);
+            assert_eq!(
+                scan_envelope(&summary),
+                e,
+                "{}",
+                String::from_utf8_lossy(&summary)
+            );
+        }
     }
 
     /// Deep nesting and bytes that are not UTF-8 are passed over, not refused.

@@ -2,9 +2,12 @@
 //!
 //! Used by the stdio server, the child-process client and anything else that speaks
 //! one-JSON-message-per-line. An oversized line is skipped to its end without being buffered,
-//! so a hostile peer costs at most `max_size` bytes of memory.
+//! so a hostile peer costs at most `max_size` bytes of memory; as it is skipped, its envelope
+//! is scanned ([`crate::jsonrpc::envelope_scan`]) so that the refusal can name the message's
+//! id wherever the line writes it (the TypeScript SDK writes it after `params`).
 
 use super::{FrameReader, FrameWriter, ReadStatus};
+use crate::jsonrpc::envelope_scan::EnvelopeScan;
 use std::io;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
@@ -26,13 +29,11 @@ pub struct LineReader<R> {
     max_size: usize,
     partial: Vec<u8>,
     oversized: usize,
-    /// The first bytes of an oversized line (at most [`OVERSIZED_PREFIX`]), handed over with
+    /// The scan of an oversized line's envelope, fed as the line is skipped; its summary
+    /// ([`crate::jsonrpc::envelope_scan::Envelope::write_summary`]) is handed over with
     /// [`ReadStatus::Oversized`] so the refusal can name the message's id.
-    prefix: Vec<u8>,
+    scan: EnvelopeScan,
 }
-
-/// Bytes of an oversized line kept for its refusal.
-const OVERSIZED_PREFIX: usize = 4096;
 
 impl<R: AsyncRead + Unpin + Send + 'static> LineReader<R> {
     /// Wraps `inner`; frames longer than `max_size` bytes are reported as oversized.
@@ -44,7 +45,7 @@ impl<R: AsyncRead + Unpin + Send + 'static> LineReader<R> {
             max_size,
             partial: Vec::new(),
             oversized: 0,
-            prefix: Vec::new(),
+            scan: EnvelopeScan::default(),
         }
     }
 
@@ -67,8 +68,8 @@ impl<R: AsyncRead + Unpin + Send + 'static> LineReader<R> {
         if self.oversized > 0 {
             let size = std::mem::take(&mut self.oversized);
             self.partial.clear();
-            std::mem::swap(buf, &mut self.prefix);
-            self.prefix.clear();
+            buf.clear();
+            std::mem::take(&mut self.scan).finish().write_summary(buf);
             return Some(ReadStatus::Oversized(size));
         }
         if self.partial.last() == Some(&b'\r') {
@@ -107,13 +108,12 @@ impl<R: AsyncRead + Unpin + Send + 'static> FrameReader for LineReader<R> {
             if self.oversized > 0 || self.partial.len() + chunk.len() > self.max_size {
                 let size = self.partial.len() + chunk.len();
                 if self.oversized == 0 {
-                    // Keep the first bytes: the refusal reads the message's id from them.
-                    self.partial.truncate(OVERSIZED_PREFIX);
-                    let more = OVERSIZED_PREFIX - self.partial.len();
-                    self.partial
-                        .extend_from_slice(&chunk[..more.min(chunk.len())]);
-                    std::mem::swap(&mut self.prefix, &mut self.partial);
+                    // The line so far, then each piece of it as it is skipped: the refusal
+                    // reads the message's id from the scan.
+                    self.scan = EnvelopeScan::default();
+                    self.scan.feed(&self.partial);
                 }
+                self.scan.feed(chunk);
                 self.oversized += size;
                 self.partial.clear();
             } else {

@@ -35,8 +35,9 @@ pub enum ReadStatus {
     /// A complete frame is in the caller's buffer.
     Frame,
     /// A frame larger than the limit arrived; it was discarded. Carries its size so far. The
-    /// caller's buffer may hold the frame's first bytes ([`LineReader`] keeps up to 4 KiB),
-    /// from which the refusal reads the message's id; it is empty otherwise.
+    /// caller's buffer may hold the frame's first bytes, or a summary of its envelope as JSON
+    /// ([`LineReader`] scans the whole line as it skips it), from which the refusal reads the
+    /// message's id; it is empty otherwise.
     Oversized(usize),
     /// The peer closed its end cleanly.
     Eof,
