@@ -177,6 +177,23 @@ impl SseReader {
         )
     }
 
+    /// The next event, a priming event (id, no data) included; `None` when the stream ends.
+    #[allow(dead_code)]
+    pub async fn next_event(&mut self) -> Option<SseEvent> {
+        loop {
+            if let Some(e) = self.ready.pop_front() {
+                return Some(e);
+            }
+            let frame = tokio::time::timeout(Duration::from_secs(10), self.body.frame())
+                .await
+                .expect("SSE event within 10 s")?
+                .ok()?;
+            if let Ok(data) = frame.into_data() {
+                self.ready.extend(self.parser.feed(&data));
+            }
+        }
+    }
+
     /// The next event with data (priming events are skipped); `None` when the stream ends.
     pub async fn next(&mut self) -> Option<SseEvent> {
         loop {

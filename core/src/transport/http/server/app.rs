@@ -6,7 +6,7 @@ use super::super::gauges::Gauges;
 use super::super::request::HttpRequest;
 use super::super::store::{
     run_detached, BusMessage, BusReceiver, InMemoryEventBus, InMemoryEventStore,
-    InMemorySessionStore, SessionStore,
+    InMemorySessionStore, SessionStore, LIVENESS_RENEW, LIVENESS_TTL,
 };
 use super::super::HttpServerOptions;
 use super::host_guard::{resolve_host_guard, HostGuard};
@@ -183,6 +183,9 @@ impl App {
         if self.options.stateless {
             return;
         }
+        if self.replica.has_peers() {
+            self.start_liveness();
+        }
         let weak = Arc::downgrade(self);
         let every = (self.options.session_idle_timeout / 4)
             .clamp(Duration::from_millis(50), Duration::from_secs(60));
@@ -197,6 +200,28 @@ impl App {
                     Some(app) => app.reap(),
                     None => break,
                 }
+            }
+        });
+    }
+
+    /// Says on the bus that this replica runs, every [`LIVENESS_RENEW`] until shutdown, so a
+    /// replica following one of its streams learns when it is gone (`streamable::watch_owner`).
+    ///
+    /// A replica shutting down goes on announcing itself while its handlers finish: it is gone
+    /// for the others only once nothing of it runs.
+    fn start_liveness(self: &Arc<Self>) {
+        let (bus, name) = (self.replica.bus.clone(), self.replica.name.clone());
+        let weak = Arc::downgrade(self);
+        tokio::spawn(async move {
+            loop {
+                match weak.upgrade() {
+                    Some(app) if !(app.shutdown.is_cancelled() && app.tasks.is_empty()) => {}
+                    _ => break,
+                }
+                if let Err(e) = bus.announce_alive(&name, LIVENESS_TTL).await {
+                    tracing::debug!(error = %e, "announcing this replica on the bus failed");
+                }
+                tokio::time::sleep(LIVENESS_RENEW).await;
             }
         });
     }

@@ -356,7 +356,18 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
         let slot = r.next_stream;
         r.next_stream += 1;
         if polling {
-            let eid = http.record(&mut fx, http.stream_key(slot), 0, "");
+            // The stored priming event names the stream's requests, for a replica that takes
+            // the stream over if this one dies before answering ([`super::replica`]).
+            let held = match &pending {
+                SmallIds::One(id) => vec![id],
+                SmallIds::Many(set) => set.iter().collect(),
+                SmallIds::Empty => Vec::new(),
+            };
+            let priming = match http.replica.as_ref().is_some_and(|r| r.has_peers()) {
+                true => super::replica::priming_record(&held),
+                false => String::new(),
+            };
+            let eid = http.record(&mut fx, http.stream_key(slot), 0, &priming);
             let retry = app.options.retry_interval.map(|d| d.as_millis() as u64);
             offer(&tx, Frame::Sse(encode(Some(&eid), None, "", retry)));
         }

@@ -6,14 +6,14 @@
 use super::super::queue::stream_queue;
 use super::super::request::{Fields, HttpRequest};
 use super::super::sse::encode;
-use super::super::store::StoreError;
+use super::super::store::{StoreError, LIVENESS_RENEW};
 use super::app::App;
 use super::checks::{accepts, check_version_header};
 use super::frames::{offer, Frame};
 use super::headers::SESSION_ID_HEADER;
 use super::post::handle_post;
 use super::protect::guarded;
-use super::replica::{parse_event_id, Effects};
+use super::replica::{is_message, parse_event_id, priming_ids, stream_owner, Effects};
 use super::responses::{rpc_error, shutting_down, sse_response, status_only};
 use super::routes::RemoteStream;
 use super::session::HttpSession;
@@ -186,7 +186,7 @@ async fn resume(
         let (tx, rx) = stream_queue(cap + evs.len());
         let mut next = seq + 1;
         for (s, data) in &evs {
-            if !data.is_empty() {
+            if is_message(data) {
                 offer(
                     &tx,
                     Frame::Sse(encode(Some(&format!("{stream}:{s}")), None, data, None)),
@@ -227,7 +227,7 @@ async fn resume(
             }
             let (tx, rx) = stream_queue(cap + frames.len());
             for (s, data) in &frames {
-                if !data.is_empty() {
+                if is_message(data) {
                     offer(
                         &tx,
                         Frame::Sse(encode(Some(&format!("{stream}:{s}")), None, data, None)),
@@ -264,8 +264,10 @@ async fn resume(
         }
         return Ok(Some(Body::empty()));
     }
-    // Another replica's request stream: what it sends next arrives on the bus.
+    // Another replica's request stream: what it sends next arrives on the bus (and if that
+    // replica dies first, an error for each of its requests comes from here).
     let (tx, rx) = stream_queue(cap + 256);
+    watch_owner(app, http, &stream);
     http.routes.lock().unwrap().remote.push(RemoteStream {
         key: stream.clone(),
         tx,
@@ -309,7 +311,7 @@ async fn resume(
             continue;
         }
         rs.next = s + 1;
-        if !data.is_empty() {
+        if is_message(&data) {
             offer(
                 &rs.tx,
                 Frame::Sse(encode(Some(&format!("{stream}:{s}")), None, &data, None)),
@@ -324,6 +326,66 @@ async fn resume(
         r.remote.swap_remove(i);
     }
     Ok(Some(body(rx)))
+}
+
+/// Watches the replica writing request stream `stream`, which a client follows here: while
+/// the stream is followed, checks every [`LIVENESS_RENEW`] whether that replica still runs,
+/// and once it is gone answers each request the stream carries (named by its stored priming
+/// event) with an error and ends the stream.
+fn watch_owner(app: &Arc<App>, http: &Arc<HttpSession>, stream: &str) {
+    let Some(owner) = stream_owner(stream).map(str::to_string) else {
+        return;
+    };
+    let (weak, app) = (Arc::downgrade(http), app.clone());
+    let stream = stream.to_string();
+    tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                _ = tokio::time::sleep(LIVENESS_RENEW) => {}
+                _ = app.shutdown.cancelled() => return,
+            }
+            let Some(http) = weak.upgrade() else { return };
+            if !http
+                .routes
+                .lock()
+                .unwrap()
+                .remote
+                .iter()
+                .any(|s| s.key == stream)
+            {
+                return;
+            }
+            // Unknown (the bus cannot tell, or Redis is away): keep waiting.
+            if !matches!(app.replica.bus.is_alive(&owner).await, Ok(Some(false))) {
+                continue;
+            }
+            let ids = match app.replica.events.first_event(stream.clone()).await {
+                Ok(Some((0, data))) => priming_ids(&data),
+                _ => Vec::new(),
+            };
+            tracing::warn!(
+                replica = %owner,
+                requests = ids.len(),
+                "the replica running a resumed request stream is gone: answering its requests with an error"
+            );
+            let mut r = http.routes.lock().unwrap();
+            let Some(i) = r.remote.iter().position(|s| s.key == stream) else {
+                return;
+            };
+            let rs = r.remote.swap_remove(i);
+            for id in ids {
+                let error = crate::McpError::internal(
+                    "the server replica running this request stopped before answering; \
+                     send the request again",
+                )
+                .with_data(serde_json::json!({ "reason": "replicaGone" }));
+                let m = crate::jsonrpc::Message::error(Some(id), error);
+                let data = serde_json::to_string(&m).expect("messages serialize");
+                offer(&rs.tx, Frame::Sse(encode(None, None, &data, None)));
+            }
+            return;
+        }
+    });
 }
 
 /// The answer when the event store fails.

@@ -4,6 +4,7 @@ use super::{ready, StoreFuture};
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 use tokio::sync::mpsc;
 
 /// One message between replicas. Messages carry JSON-RPC messages as their JSON text.
@@ -103,6 +104,20 @@ pub trait EventBus: Send + Sync + 'static {
     /// Whether other replicas may be listening: when false (a single replica), the server
     /// publishes nothing and keeps undeliverable messages for the session's next GET stream.
     fn has_peers(&self, replica: &str) -> bool;
+    /// Says that replica `replica` runs, for the next `ttl` (it says so again before then).
+    /// The default says nothing.
+    fn announce_alive(&self, replica: &str, ttl: Duration) -> StoreFuture<()> {
+        let _ = (replica, ttl);
+        ready(())
+    }
+    /// Whether replica `replica` still runs: `Some(false)` once it stopped (killed, crashed or
+    /// shut down) and its last announcement expired; `None` when this bus cannot tell. A
+    /// replica that resumed a stream of `replica` answers its requests with an error when it
+    /// is gone.
+    fn is_alive(&self, replica: &str) -> StoreFuture<Option<bool>> {
+        let _ = replica;
+        ready(None)
+    }
 }
 
 /// The default [`EventBus`]: replicas in one process (mounted endpoints sharing this value).
@@ -143,6 +158,14 @@ impl EventBus for InMemoryEventBus {
             }
         }
         ready(())
+    }
+
+    fn is_alive(&self, replica: &str) -> StoreFuture<Option<bool>> {
+        // A replica in this process runs as long as it listens.
+        let subs = self.subscribers.lock().unwrap();
+        ready(Some(
+            subs.iter().any(|(r, t)| r == replica && !t.is_closed()),
+        ))
     }
 
     fn has_peers(&self, replica: &str) -> bool {

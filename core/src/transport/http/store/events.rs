@@ -22,6 +22,13 @@ pub trait EventStore: Send + Sync + 'static {
     fn replay_after(&self, stream: String, seq: u64) -> StoreFuture<Option<Vec<(u64, String)>>>;
     /// Forgets every stream whose key starts with `prefix`.
     fn remove_streams(&self, prefix: String) -> StoreFuture<()>;
+    /// The oldest event still kept of `stream`, as `(seq, data)` (a replica that takes over a
+    /// stream reads what its priming event recorded: the requests it carries). The default
+    /// keeps none.
+    fn first_event(&self, stream: String) -> StoreFuture<Option<(u64, String)>> {
+        let _ = stream;
+        ready(None)
+    }
 }
 
 /// The default [`EventStore`]: per stream a ring of the most recent events, and at most
@@ -90,6 +97,15 @@ impl EventStore for InMemoryEventStore {
     fn append(&self, stream: String, seq: u64, data: String) -> StoreFuture<()> {
         self.append_now(stream, seq, data);
         ready(())
+    }
+
+    fn first_event(&self, stream: String) -> StoreFuture<Option<(u64, String)>> {
+        let logs = self.inner.logs.lock().unwrap();
+        ready(
+            logs.streams
+                .get(&stream)
+                .and_then(|log| log.front().cloned()),
+        )
     }
 
     fn replay_after(&self, stream: String, seq: u64) -> StoreFuture<Option<Vec<(u64, String)>>> {

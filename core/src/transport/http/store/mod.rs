@@ -23,6 +23,12 @@ pub use sessions::{InMemorySessionStore, SessionState, SessionStore};
 
 use futures_util::future::BoxFuture;
 
+/// How long a replica's announcement that it runs holds ([`EventBus::announce_alive`]); it is
+/// renewed every [`LIVENESS_RENEW`], so a killed replica is known to be gone within this long.
+pub const LIVENESS_TTL: std::time::Duration = std::time::Duration::from_secs(3);
+/// How often a replica renews its announcement.
+pub const LIVENESS_RENEW: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// Why a store or bus operation failed (a network or server error of a remote store).
 #[derive(Debug, Clone)]
 pub struct StoreError(pub String);

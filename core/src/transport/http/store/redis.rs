@@ -8,6 +8,8 @@
 //!   capped with `MAXLEN ~` and expiring after the event TTL;
 //! - `{prefix}k:{session}`: the set of a session's stream keys, so they can be removed at once;
 //! - `{prefix}bus`: the pub/sub channel of the [`EventBus`];
+//! - `{prefix}r:{replica}`: present while replica `replica` runs (renewed every second, gone
+//!   [`super::LIVENESS_TTL`] after it stopped: [`EventBus::is_alive`]);
 //! - `{prefix}u:{token}`: a 2026-07-28 `requestState` token opened by some replica
 //!   ([`ReplayStore`]), set only if absent and expiring with the token;
 //! - `{prefix}t:{task}`: a task of the tasks extension ([`TaskStore`]), a hash of its
@@ -231,6 +233,32 @@ impl EventStore for RedisStore {
             p.cmd("SADD").arg(&set).arg(&key).ignore();
             p.cmd("PEXPIRE").arg(&set).arg(ttl).ignore();
             inner.query::<()>(&p).await
+        })
+    }
+
+    fn first_event(&self, stream: String) -> StoreFuture<Option<(u64, String)>> {
+        let inner = self.inner.clone();
+        Box::pin(async move {
+            let mut p = redis::pipe();
+            p.cmd("XRANGE")
+                .arg(inner.stream_key(&stream))
+                .arg("-")
+                .arg("+")
+                .arg("COUNT")
+                .arg(1);
+            let (entries,): (Vec<(String, Vec<String>)>,) = inner.query(&p).await?;
+            Ok(entries.into_iter().next().and_then(|(_, fields)| {
+                let mut s = None;
+                let mut d = None;
+                for kv in fields.chunks(2) {
+                    match (kv[0].as_str(), kv.get(1)) {
+                        ("seq", Some(v)) => s = v.parse::<u64>().ok(),
+                        ("data", Some(v)) => d = Some(v.clone()),
+                        _ => {}
+                    }
+                }
+                Some((s?, d?))
+            }))
         })
     }
 
@@ -604,6 +632,32 @@ impl EventBus for RedisStore {
 
     fn has_peers(&self, _replica: &str) -> bool {
         true
+    }
+
+    fn announce_alive(&self, replica: &str, ttl: Duration) -> StoreFuture<()> {
+        let inner = self.inner.clone();
+        let key = format!("{}r:{replica}", inner.prefix);
+        Box::pin(async move {
+            let mut p = redis::pipe();
+            p.cmd("SET")
+                .arg(&key)
+                .arg(1)
+                .arg("PX")
+                .arg(millis(ttl))
+                .ignore();
+            inner.query::<()>(&p).await
+        })
+    }
+
+    fn is_alive(&self, replica: &str) -> StoreFuture<Option<bool>> {
+        let inner = self.inner.clone();
+        let key = format!("{}r:{replica}", inner.prefix);
+        Box::pin(async move {
+            let mut p = redis::pipe();
+            p.cmd("EXISTS").arg(&key);
+            let (n,): (u64,) = inner.query(&p).await?;
+            Ok(Some(n > 0))
+        })
     }
 }
 
