@@ -2,13 +2,14 @@
 //! the id sits: the TypeScript SDK writes `{"method":…,"params":{…},"jsonrpc":"2.0","id":7}`, so
 //! the id of a message just over the limit comes after megabytes of params. The server reads
 //! the body on (to a hard cap, not keeping it) and scans it for the id; without the id the
-//! client would wait out its request timeout.
+//! client would wait out its request timeout. The same holds for the endpoint mounted with
+//! `router()` in an axum app.
 
 mod common_http;
 mod common_wire;
 use common_http::*;
 use common_wire::*;
-use ferromcp::transport::http::HttpServerOptions;
+use ferromcp::transport::http::{router, HttpServerOptions};
 
 /// A `tools/call` written as the TypeScript SDK writes it: the id last, after `pad` bytes of
 /// arguments.
@@ -80,4 +81,42 @@ async fn a_response_over_the_limit_gets_no_id() {
     let a = w.answer().await;
     assert_eq!(a.status, 413);
     assert!(a.json().get("id").is_none(), "{:?}", a.json());
+}
+
+#[tokio::test]
+async fn the_router_refuses_with_the_id_too() {
+    // The same endpoint mounted in an axum app: axum reads the HTTP, the router the body.
+    let app = router(
+        demo_server(),
+        HttpServerOptions {
+            stateless: true,
+            json_response: true,
+            max_body_size: 64 * 1024,
+            ..Default::default()
+        },
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    let body = late_id_call(300_000);
+    // Announced by Content-Length, and chunked (the size known only as it arrives).
+    let mut w = Wire::connect(&addr).await;
+    w.send(post_raw(&addr, &body, "").as_bytes()).await;
+    let a = w.answer().await;
+    assert_eq!(a.status, 413, "{:?}", a.head);
+    assert_eq!(a.json()["id"], 7, "{:?}", a.json());
+    let mut raw = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+    );
+    for piece in body.as_bytes().chunks(10_000) {
+        raw.push_str(&format!("{:x}\r\n", piece.len()));
+        raw.push_str(std::str::from_utf8(piece).unwrap());
+        raw.push_str("\r\n");
+    }
+    raw.push_str("0\r\n\r\n");
+    let mut w = Wire::connect(&addr).await;
+    w.send(raw.as_bytes()).await;
+    let a = w.answer().await;
+    assert_eq!(a.status, 413, "{:?}", a.head);
+    assert_eq!(a.json()["id"], 7, "{:?}", a.json());
 }

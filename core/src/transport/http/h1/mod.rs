@@ -228,9 +228,9 @@ pub(crate) async fn serve_connection<IO, S, F>(
 /// Most bytes of a body over the size limit read on (and scanned, not kept) to find its
 /// JSON-RPC id: a client such as the TypeScript SDK writes the id after `params`, so the id of
 /// a message just over the limit is at its very end.
-const REFUSED_SCAN_BYTES: usize = 16 * 1024 * 1024;
+pub(crate) const REFUSED_SCAN_BYTES: usize = 16 * 1024 * 1024;
 /// Longest time spent reading such a body on.
-const REFUSED_SCAN_TIME: Duration = Duration::from_secs(2);
+pub(crate) const REFUSED_SCAN_TIME: Duration = Duration::from_secs(2);
 
 /// Longest a refused request's connection reads on (and discards) before it closes.
 const LINGER_TIME: Duration = Duration::from_secs(2);

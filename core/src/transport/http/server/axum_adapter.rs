@@ -84,25 +84,69 @@ async fn legacy_post_axum(State(app): State<Arc<App>>, req: Request) -> Response
     }
 }
 
+/// Reads a body within the size limit. A body over it is read on (to the same caps as the own
+/// listener's, not kept) and scanned for its JSON-RPC id, so the 413 can carry it wherever the
+/// body writes it (the TypeScript SDK writes the id after `params`).
 async fn read_body(app: &App, headers: &HeaderMap, body: Body) -> Result<Bytes, Response> {
+    use super::super::h1::{REFUSED_SCAN_BYTES, REFUSED_SCAN_TIME};
+    use crate::jsonrpc::envelope_scan::EnvelopeScan;
+    use http_body_util::BodyExt;
     let limit = app.options.max_body_size;
-    let too_large = || {
+    let too_large = |id| {
         rpc_error(
             StatusCode::PAYLOAD_TOO_LARGE,
-            None,
+            id,
             McpError::invalid_request(format!("request body exceeds {limit} bytes")),
         )
     };
-    if let Some(len) =
-        (headers.get(header::CONTENT_LENGTH)).and_then(|v| v.to_str().ok()?.parse::<usize>().ok())
-    {
-        if len > limit {
-            return Err(too_large());
+    let declared =
+        (headers.get(header::CONTENT_LENGTH)).and_then(|v| v.to_str().ok()?.parse::<usize>().ok());
+    let mut over = declared
+        .is_some_and(|n| n > limit)
+        .then(EnvelopeScan::default);
+    let mut kept = bytes::BytesMut::new();
+    let mut body = body;
+    let deadline = tokio::time::Instant::now() + REFUSED_SCAN_TIME;
+    let mut scanned = 0usize;
+    loop {
+        let frame = match &over {
+            // Over the limit: read on only while the caps allow.
+            Some(scan) if scan.settled() || scanned >= REFUSED_SCAN_BYTES => break,
+            Some(_) => match tokio::time::timeout_at(deadline, body.frame()).await {
+                Ok(f) => f,
+                Err(_) => break,
+            },
+            None => body.frame().await,
+        };
+        let data = match frame {
+            None => break,
+            Some(Err(_)) if over.is_some() => break,
+            Some(Err(_)) => return Err(too_large(None)),
+            Some(Ok(f)) => match f.into_data() {
+                Ok(d) => d,
+                Err(_) => continue,
+            },
+        };
+        match &mut over {
+            Some(scan) => {
+                scan.feed(&data);
+                scanned += data.len();
+            }
+            None if kept.len() + data.len() > limit => {
+                let mut scan = EnvelopeScan::default();
+                scan.feed(&kept);
+                scan.feed(&data);
+                scanned = kept.len() + data.len();
+                kept = bytes::BytesMut::new();
+                over = Some(scan);
+            }
+            None => kept.extend_from_slice(&data),
         }
     }
-    axum::body::to_bytes(body, limit)
-        .await
-        .map_err(|_| too_large())
+    match over {
+        Some(scan) => Err(too_large(scan.finish().request_id())),
+        None => Ok(kept.freeze()),
+    }
 }
 
 fn build(
