@@ -70,7 +70,8 @@ pub struct HttpServerOptions {
     /// Largest request body accepted (413 beyond). Default 4 MiB.
     pub max_body_size: usize,
     /// Largest request head (request line and header fields) accepted by [`serve_http`] (431
-    /// beyond). Default 64 KiB.
+    /// beyond). Default 64 KiB. A head may also carry at most 128 header fields (431 beyond),
+    /// whatever their size.
     pub max_head_size: usize,
     /// Most connections [`serve_http`] serves at once; further ones wait in the listen backlog
     /// until one closes. Default 1,024.
