@@ -348,23 +348,6 @@ impl Session {
         self.set_state(STATE_READY);
     }
 
-    /// Whether this per-request-era session was opened by [`Self::begin_per_request`] for
-    /// `meta` (the very same shared objects, the same log level) and is still open: what a
-    /// session kept between two requests with the same `_meta` must be to serve the second one
-    /// as a new session would (see also [`Self::holds_nothing`]; the caller makes sure this
-    /// side's capabilities did not change since).
-    pub(crate) fn negotiated_as(&self, meta: &super::RequestMeta) -> bool {
-        let Some(n) = self.negotiated.get() else {
-            return false;
-        };
-        self.state() == STATE_READY
-            && n.version == meta.version
-            && Arc::ptr_eq(&n.peer_info, &meta.client_info)
-            && Arc::ptr_eq(&n.peer_capabilities, &meta.client_capabilities)
-            && self.log_level.load(Ordering::Acquire)
-                == meta.log_level.unwrap_or(super::per_request::LOG_OFF)
-    }
-
     /// Makes this new session one that serves a single request at a time, and closes (or is
     /// no longer used) when it is answered or abandoned: a per-request-era request answered with
     /// one JSON body over HTTP. Its request is not entered in the in-flight table and its
@@ -372,24 +355,6 @@ impl Session {
     /// what is in flight), which spares a token and a table entry per request.
     pub(crate) fn serve_alone(&self) {
         self.alone.store(true, Ordering::Relaxed);
-    }
-
-    /// Whether nothing of an earlier request is left in this session: nothing in flight, no
-    /// request waiting for the peer, no per-request child, subscription, listen or stream
-    /// closer, and it was never listed among the server's live sessions.
-    pub(crate) fn holds_nothing(&self) -> bool {
-        // (A session serving alone enters nothing in the in-flight table.)
-        let alone = self.alone.load(Ordering::Relaxed);
-        (alone || self.in_flight.lock().unwrap().is_empty())
-            && self.pending.lock().unwrap().is_empty()
-            && self.children.lock().unwrap().is_empty()
-            && self.subscriptions.lock().unwrap().is_empty()
-            && self.listen.get().is_none()
-            && self.listen_end.get().is_none()
-            && self.stream_closer.get().is_none()
-            && !self.listed.load(Ordering::Acquire)
-            // A request served alone may have cancelled its token, the session's own.
-            && !(alone && self.closed.is_cancelled())
     }
 
     /// Whether the handshake has completed.

@@ -52,9 +52,6 @@ pub(super) struct App {
     /// The counters [`super::HttpServerHandle::stats`] reports (the connection layer's and the
     /// live HTTP sessions).
     pub(super) gauges: Arc<Gauges>,
-    /// Per-request-era sessions kept for the next JSON-answered call with the same `_meta`
-    /// ([`super::per_request_pool`]).
-    pub(super) per_request_sessions: super::per_request_pool::SessionPool,
 }
 
 impl App {
@@ -104,7 +101,6 @@ impl App {
             reaper_started: AtomicBool::new(false),
             guard,
             gauges: Arc::new(Gauges::new(options_budget)),
-            per_request_sessions: Default::default(),
         });
         {
             // Server-wide notifications reach the sessions held by the other replicas too:

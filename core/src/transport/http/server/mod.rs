@@ -43,7 +43,6 @@ mod headers;
 mod host_guard;
 mod legacy;
 mod listener;
-mod per_request_pool;
 mod per_request_post;
 mod post;
 mod protect;

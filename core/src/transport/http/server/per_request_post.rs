@@ -11,9 +11,9 @@
 //! `subscriptions/listen`) take [`super::post`]'s general path.
 //!
 //! Such a session serves its request alone ([`Session::serve_alone`]: the request's cancellation
-//! is the session's own), and a call answered with a tool result hands it to the endpoint's pool
-//! ([`super::per_request_pool`]), from which the next call with the same `_meta` takes it
-//! instead of opening one.
+//! is the session's own) and is closed when the POST ends. (Keeping it for the next call with
+//! the same `_meta` saved ~1.3k of ~26k instructions per call, below the 10 % a second path
+//! must show in a timed benchmark to be kept: every call opens its own.)
 
 use super::super::per_request;
 use super::app::App;
@@ -34,32 +34,12 @@ pub(super) enum Lone<'a> {
 }
 
 /// Closes the session when the POST ends, answered or dropped (the client went away): closing
-/// cancels a handler still running and anything it left behind. A call answered with a tool
-/// result hands its session back to the endpoint's pool instead ([`CloseOnDrop::keep`]).
-struct CloseOnDrop(Option<Arc<Session>>);
-
-impl CloseOnDrop {
-    /// The session, while the POST holds it.
-    fn session(&self) -> &Arc<Session> {
-        self.0.as_ref().expect("held until the POST ends")
-    }
-
-    /// Gives the session to `app`'s pool of per-request sessions, which keeps it for the next
-    /// call with the same `_meta` when nothing else holds it and it holds nothing of this call
-    /// (and closes it otherwise).
-    fn keep(mut self, app: &App, slot: usize, generation: u64) {
-        if let Some(session) = self.0.take() {
-            app.per_request_sessions
-                .give_back(slot, session, generation);
-        }
-    }
-}
+/// cancels a handler still running and anything it left behind.
+struct CloseOnDrop(Arc<Session>);
 
 impl Drop for CloseOnDrop {
     fn drop(&mut self) {
-        if let Some(session) = self.0.take() {
-            session.close();
-        }
+        self.0.close();
     }
 }
 
@@ -67,23 +47,12 @@ impl Drop for CloseOnDrop {
 /// JSON body (status as [`per_request::error_status`] says for an error), or 202 when the
 /// handler ended without an answer.
 pub(super) async fn answer(app: &App, meta: RequestMeta, lone: Lone<'_>) -> Response {
-    // The session the last call with this `_meta` finished with (the server's capabilities
-    // unchanged since), or a new one.
-    let pool = &app.per_request_sessions;
-    let slot = pool.slot_here();
-    let generation = app.server.capabilities_generation();
-    let session = match pool.take(slot, &meta, generation) {
-        Some(kept) => kept,
-        None => {
-            let caps = app.server.capabilities_shared(meta.version);
-            let session = app.bare_session();
-            session.serve_alone();
-            session.begin_per_request(meta, caps);
-            session
-        }
-    };
-    let close = CloseOnDrop(Some(session));
-    let session = close.session();
+    let caps = app.server.capabilities_shared(meta.version);
+    let session = app.bare_session();
+    session.serve_alone();
+    session.begin_per_request(meta, caps);
+    let close = CloseOnDrop(session);
+    let session = &close.0;
     let out = match lone {
         Lone::Call(id, params) => {
             let into = |a: Option<LaneAnswer>| a.map(Out::from);
@@ -98,13 +67,7 @@ pub(super) async fn answer(app: &App, meta: RequestMeta, lone: Lone<'_>) -> Resp
             Incoming::Pending(fut) => fut.await.map(Out::Msg),
         },
     };
-    // A tool's result (written as text): no task was made and no input asked for, so the
-    // session may serve the next call; anything else closes it.
-    if matches!(out, Some(Out::Written(..))) {
-        close.keep(app, slot, generation);
-    } else {
-        drop(close);
-    }
+    drop(close);
     let Some(out) = out else {
         return status_only(StatusCode::ACCEPTED);
     };
