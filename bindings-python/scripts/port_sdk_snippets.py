@@ -10,7 +10,9 @@ offered). Prints one line per snippet and mode: SAME, or DIFF with the diff of t
 
 SDK_PYTHON: an interpreter with the official ``mcp`` (``.tools/venv/bin/python`` after
 ``scripts/setup-test-deps --python-only``); FERROMCP_PYTHON: one that imports ferromcp
-(``.tools/venv-python-binding/bin/python``). Nothing is copied into the repository: the ports are
+(``.tools/venv-python-binding/bin/python``). For the low-level snippets pass
+``SNIPPETS_DIR/lowlevel`` (and ``pagination_example``); their ``mcp.server.stdio.stdio_server``
+is rewritten too. Nothing is copied into the repository: the ports are
 written to a temporary directory. Run as ``port_sdk_snippets.py --client ...`` it is the client
 side (internal)."""
 
@@ -26,6 +28,11 @@ from pathlib import Path
 from typing import Any
 
 IMPORTS = [
+    # The low-level API (ferromcp.lowlevel); the stdio module's dotted path is used in the body.
+    (r"^from mcp\.server(\.lowlevel)? import", "from ferromcp.lowlevel import"),
+    (r"^import mcp\.server\.stdio$", "import ferromcp.lowlevel.stdio"),
+    (r"\bmcp\.server\.stdio\.stdio_server\b", "ferromcp.lowlevel.stdio.stdio_server"),
+    (r"^from mcp import types$", "from ferromcp import types"),
     (r"^from mcp\.server\.mcpserver\.prompts import", "from ferromcp.prompts import"),
     (r"^from mcp\.server\.mcpserver import", "from ferromcp import"),
     (r"^from mcp\.types import", "from ferromcp.types import"),
@@ -135,7 +142,12 @@ def client_main(argv: list[str]) -> None:
         module = importlib.util.module_from_spec(spec)
         sys.modules["snippet"] = module
         spec.loader.exec_module(module)
-        target = module.mcp
+        # `mcp` (MCPServer snippets) or `server` (low-level ones, where `mcp` is the package).
+        target = next(
+            v
+            for v in (getattr(module, "mcp", None), getattr(module, "server", None))
+            if v is not None and not isinstance(v, type(sys))
+        )
     else:  # the ferromcp command's way of serving a file: python -m ferromcp._serve FILE
         target = StdioServerParameters(command=argv[3], args=["-m", "ferromcp._serve", path])
     result = anyio.run(transcript, target, mode, "completion" in path)

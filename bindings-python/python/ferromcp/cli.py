@@ -184,8 +184,9 @@ async def _run(ns: argparse.Namespace, server: list[str]) -> int:
     try:
         async with client:
             if ns.command == "list":
-                listing = {"tools": [dict(t) for t in await client.list_all_tools()]}
+                listing: dict[str, list[dict[str, Any]]] = {}
                 for method, key in (
+                    ("list_tools", "tools"),
                     ("list_resources", "resources"),
                     ("list_resource_templates", "resourceTemplates"),
                     ("list_prompts", "prompts"),

@@ -69,6 +69,60 @@ def _check_auth(settings: dict[str, Any]) -> None:
         )
 
 
+def sdk_streamable_http_app(
+    server: Server,
+    settings: dict[str, Any],
+    *,
+    streamable_http_path: str | None = None,
+    json_response: bool | None = None,
+    stateless_http: bool | None = None,
+    event_store: Any = None,
+    retry_interval: int | None = None,
+    max_request_body_size: int | None = None,
+    transport_security: Any = None,
+    host: str | None = None,
+    **unsupported: Any,
+) -> StreamableHTTPApp:
+    """``streamable_http_app()`` with the official SDK's arguments, for :class:`MCPServer` and
+    :class:`ferromcp.lowlevel.Server`; ``settings``: the constructor's HTTP settings."""
+    if event_store is not None:
+        raise TypeError(
+            "streamable_http_app(event_store=...): not supported by ferromcp; the engine "
+            "keeps SSE events for resumption itself (on Redis with serve_http(redis_url=...))"
+        )
+    unknown = sorted(k for k in unsupported if k not in _IGNORED)
+    if unknown:
+        raise TypeError(f"streamable_http_app: not supported by ferromcp: {', '.join(unknown)}")
+    s = settings
+    host = host if host is not None else s.get("host", "127.0.0.1")
+    allowed_hosts: list[str] | None = None
+    allowed_origins: list[str] | None = None
+    protection: bool | None = None
+    if transport_security is not None:
+        protection = bool(getattr(transport_security, "enable_dns_rebinding_protection", True))
+        hosts = list(getattr(transport_security, "allowed_hosts", None) or [])
+        origins = list(getattr(transport_security, "allowed_origins", None) or [])
+        allowed_hosts = [h.removesuffix(":*") for h in hosts] or None
+        allowed_origins = [o for o in origins if not o.endswith(":*")] or None
+    elif host not in ("127.0.0.1", "localhost", "::1"):
+        protection = False
+    return server.http_app(
+        streamable_http_path if streamable_http_path is not None else s.get("path", "/mcp"),
+        json_response=json_response if json_response is not None else s.get("json_response", False),
+        stateless=stateless_http if stateless_http is not None else s.get("stateless", False),
+        retry_interval=retry_interval / 1000 if retry_interval is not None else 1.0,
+        max_body_size=max_request_body_size
+        if max_request_body_size is not None
+        else s.get("max_body_size"),
+        max_sessions=s.get("max_sessions"),
+        session_idle_timeout=s.get("session_idle_timeout"),
+        allowed_hosts=allowed_hosts,
+        allowed_origins=allowed_origins,
+        dns_rebinding_protection=protection,
+        auth=s.get("auth"),
+    )
+
+
 class MCPServer(Server):
     """A :class:`Server` with the official SDK's ``MCPServer``/``FastMCP`` constructor and
     ``run(transport=...)``."""
@@ -171,43 +225,18 @@ class MCPServer(Server):
         host is allowed passes). Without it the ``Host``/``Origin`` checks are on for a loopback
         ``host`` (the default) and off otherwise, as in the SDK. ``event_store`` is refused: the
         engine keeps each stream's events for resumption itself."""
-        if event_store is not None:
-            raise TypeError(
-                "streamable_http_app(event_store=...): not supported by ferromcp; the engine "
-                "keeps SSE events for resumption itself (on Redis with serve_http(redis_url=...))"
-            )
-        unknown = sorted(k for k in unsupported if k not in _IGNORED)
-        if unknown:
-            raise TypeError(f"streamable_http_app: not supported by ferromcp: {', '.join(unknown)}")
-        s = self._http_settings
-        host = host if host is not None else s.get("host", "127.0.0.1")
-        allowed_hosts: list[str] | None = None
-        allowed_origins: list[str] | None = None
-        protection: bool | None = None
-        if transport_security is not None:
-            protection = bool(getattr(transport_security, "enable_dns_rebinding_protection", True))
-            hosts = list(getattr(transport_security, "allowed_hosts", None) or [])
-            origins = list(getattr(transport_security, "allowed_origins", None) or [])
-            allowed_hosts = [h.removesuffix(":*") for h in hosts] or None
-            allowed_origins = [o for o in origins if not o.endswith(":*")] or None
-        elif host not in ("127.0.0.1", "localhost", "::1"):
-            protection = False
-        return self.http_app(
-            streamable_http_path if streamable_http_path is not None else s.get("path", "/mcp"),
-            json_response=json_response
-            if json_response is not None
-            else s.get("json_response", False),
-            stateless=stateless_http if stateless_http is not None else s.get("stateless", False),
-            retry_interval=retry_interval / 1000 if retry_interval is not None else 1.0,
-            max_body_size=max_request_body_size
-            if max_request_body_size is not None
-            else s.get("max_body_size"),
-            max_sessions=s.get("max_sessions"),
-            session_idle_timeout=s.get("session_idle_timeout"),
-            allowed_hosts=allowed_hosts,
-            allowed_origins=allowed_origins,
-            dns_rebinding_protection=protection,
-            auth=s.get("auth"),
+        return sdk_streamable_http_app(
+            self,
+            self._http_settings,
+            streamable_http_path=streamable_http_path,
+            json_response=json_response,
+            stateless_http=stateless_http,
+            event_store=event_store,
+            retry_interval=retry_interval,
+            max_request_body_size=max_request_body_size,
+            transport_security=transport_security,
+            host=host,
+            **unsupported,
         )
 
     def sse_app(self, **_: Any) -> Any:

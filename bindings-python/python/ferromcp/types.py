@@ -5,7 +5,8 @@ that such code ports by changing its import::
     from ferromcp.types import CallToolResult, TextContent   # was: from mcp.types import ...
 
 Only the types a server's handlers build or receive are here (tool results and content,
-completions, sampling, elicitation, roots). Handlers may also use the official SDK's own models
+completions, sampling, elicitation, roots, and the request parameters and list/get/read
+results of the low-level API, :mod:`ferromcp.lowlevel`). Handlers may also use the official SDK's own models
 when it is installed: ferromcp reads any pydantic model by its aliases. Imported on first use
 (``import ferromcp`` does not import pydantic)."""
 
@@ -18,6 +19,8 @@ from pydantic.alias_generators import to_camel
 
 __all__ = [
     "AudioContent",
+    "BlobResourceContents",
+    "CallToolRequestParams",
     "CallToolResult",
     "ClientCapabilities",
     "Completion",
@@ -27,16 +30,32 @@ __all__ = [
     "ElicitRequestURLParams",
     "ElicitResult",
     "EmbeddedResource",
+    "GetPromptRequestParams",
+    "GetPromptResult",
     "ImageContent",
     "Implementation",
     "InitializeRequestParams",
+    "ListPromptsResult",
+    "ListResourceTemplatesResult",
+    "ListResourcesResult",
     "ListRootsResult",
+    "ListToolsResult",
+    "PaginatedRequestParams",
+    "Prompt",
+    "PromptArgument",
+    "PromptMessage",
     "PromptReference",
+    "ReadResourceRequestParams",
+    "ReadResourceResult",
+    "Resource",
     "ResourceLink",
+    "ResourceTemplate",
     "ResourceTemplateReference",
     "Root",
     "SamplingMessage",
     "TextContent",
+    "TextResourceContents",
+    "Tool",
     "to_wire",
 ]
 
@@ -225,3 +244,131 @@ def _content_block(value: Any) -> Any:
         if cls is not None:
             return cls.model_validate(value)
     return value
+
+
+# ---- the low-level API's requests and results (ferromcp.lowlevel) -----------------------------
+class PaginatedRequestParams(MCPModel):
+    cursor: str | None = None
+    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+
+
+class CallToolRequestParams(MCPModel):
+    name: str
+    arguments: dict[str, Any] | None = None
+    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+
+
+class GetPromptRequestParams(MCPModel):
+    name: str
+    arguments: dict[str, str] | None = None
+    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+
+
+class ReadResourceRequestParams(MCPModel):
+    uri: str
+    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+
+
+class Tool(MCPModel):
+    name: str
+    title: str | None = None
+    description: str | None = None
+    input_schema: dict[str, Any] = Field(default_factory=lambda: {"type": "object"})
+    output_schema: dict[str, Any] | None = None
+    annotations: Any = None
+    icons: list[Any] | None = None
+    execution: dict[str, Any] | None = None
+    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+
+
+class ListToolsResult(MCPModel):
+    tools: list[Tool] = Field(default_factory=list)
+    next_cursor: str | None = None
+    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+
+
+class Resource(MCPModel):
+    uri: str
+    name: str
+    title: str | None = None
+    description: str | None = None
+    mime_type: str | None = None
+    size: int | None = None
+    annotations: Any = None
+    icons: list[Any] | None = None
+    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+
+
+class ResourceTemplate(MCPModel):
+    uri_template: str
+    name: str
+    title: str | None = None
+    description: str | None = None
+    mime_type: str | None = None
+    annotations: Any = None
+    icons: list[Any] | None = None
+    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+
+
+class ListResourcesResult(MCPModel):
+    resources: list[Resource] = Field(default_factory=list)
+    next_cursor: str | None = None
+    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+
+
+class ListResourceTemplatesResult(MCPModel):
+    resource_templates: list[ResourceTemplate] = Field(default_factory=list)
+    next_cursor: str | None = None
+    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+
+
+class TextResourceContents(MCPModel):
+    uri: str
+    text: str
+    mime_type: str | None = None
+    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+
+
+class BlobResourceContents(MCPModel):
+    uri: str
+    blob: str
+    mime_type: str | None = None
+    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+
+
+class ReadResourceResult(MCPModel):
+    contents: list[Any] = Field(default_factory=list)
+    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+
+
+class PromptArgument(MCPModel):
+    name: str
+    title: str | None = None
+    description: str | None = None
+    required: bool | None = None
+
+
+class Prompt(MCPModel):
+    name: str
+    title: str | None = None
+    description: str | None = None
+    arguments: list[PromptArgument] | None = None
+    icons: list[Any] | None = None
+    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+
+
+class ListPromptsResult(MCPModel):
+    prompts: list[Prompt] = Field(default_factory=list)
+    next_cursor: str | None = None
+    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+
+
+class PromptMessage(MCPModel):
+    role: Literal["user", "assistant"]
+    content: Any
+
+
+class GetPromptResult(MCPModel):
+    description: str | None = None
+    messages: list[PromptMessage] = Field(default_factory=list)
+    meta: dict[str, Any] | None = Field(default=None, alias="_meta")

@@ -1,0 +1,279 @@
+"""ferromcp.lowlevel: the official SDK's low-level Server API (2.x ``on_*`` handlers with
+``(ctx, params)``, 1.x decorators), mapped onto the engine's registrations when serving starts."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import subprocess
+import sys
+import textwrap
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any, TypedDict
+
+import ferromcp
+import ferromcp.types as types
+import pytest
+from ferromcp.lowlevel import Server, ServerRequestContext
+
+
+async def list_tools(
+    ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+) -> types.ListToolsResult:
+    return types.ListToolsResult(
+        tools=[
+            types.Tool(
+                name="weather",
+                description="Weather of a city",
+                input_schema={
+                    "type": "object",
+                    "properties": {"city": {"type": "string"}},
+                    "required": ["city"],
+                },
+                output_schema={
+                    "type": "object",
+                    "properties": {"city": {"type": "string"}, "temp": {"type": "number"}},
+                    "required": ["city", "temp"],
+                },
+            ),
+            types.Tool(name="fail", input_schema={"type": "object"}),
+        ]
+    )
+
+
+async def call_tool(
+    ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+) -> types.CallToolResult:
+    if params.name == "weather":
+        data = {"city": (params.arguments or {})["city"], "temp": 21.5}
+        return types.CallToolResult(
+            content=[types.TextContent(text=json.dumps(data))],
+            structured_content=data,
+            _meta={"request": ctx.request_id is not None},
+        )
+    raise ValueError(f"Unknown tool: {params.name}")
+
+
+async def test_on_handlers_list_and_call_tools() -> None:
+    server = Server("low", on_list_tools=list_tools, on_call_tool=call_tool)
+    async with ferromcp.Client.memory(server) as c:
+        tools = {t.name: t for t in await c.list_all_tools()}
+        assert tools["weather"].description == "Weather of a city"
+        assert tools["weather"].output_schema is not None
+        r = await c.call_tool("weather", {"city": "Oslo"})
+        assert r.structured_content == {"city": "Oslo", "temp": 21.5}
+        assert r["_meta"] == {"request": True}
+        bad = await c.call_tool("weather", {})  # the engine checks the listed inputSchema
+        assert bad.is_error
+        failed = await c.call_tool("fail", {})
+        assert failed.is_error and "Unknown tool: fail" in failed.text
+
+
+ITEMS = [f"Item {i}" for i in range(1, 26)]
+
+
+async def paged_resources(
+    ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+) -> types.ListResourcesResult:
+    cursor = params.cursor if params is not None else None
+    start = 0 if cursor is None else int(cursor)
+    end = start + 10
+    page = [
+        types.Resource(uri=f"resource://items/{i}", name=item, description=f"About {item}")
+        for i, item in enumerate(ITEMS[start:end], start)
+    ]
+    return types.ListResourcesResult(
+        resources=page, next_cursor=str(end) if end < len(ITEMS) else None
+    )
+
+
+async def read_resource(
+    ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
+) -> types.ReadResourceResult:
+    return types.ReadResourceResult(
+        contents=[types.TextResourceContents(uri=params.uri, text=f"read {params.uri}")]
+    )
+
+
+async def test_every_page_of_a_paginated_list_is_served_with_the_engines_cursors() -> None:
+    server = Server(
+        "paged", on_list_resources=paged_resources, on_read_resource=read_resource, page_size=7
+    )
+    async with ferromcp.Client.memory(server) as c:
+        first = await c.list_resources()
+        assert len(first["resources"]) == 7 and first.get("nextCursor")
+        names = [r["name"] for r in first["resources"]]
+        cursor = first.get("nextCursor")
+        while cursor:
+            page = await c.list_resources(cursor)
+            names += [r["name"] for r in page["resources"]]
+            cursor = page.get("nextCursor")
+        assert names == ITEMS
+        res = await c.read_resource("resource://items/3")
+        assert res.text == "read resource://items/3"
+
+
+class AppContext(TypedDict):
+    db: str
+
+
+async def test_lifespan_context_reaches_handlers_and_the_list_call() -> None:
+    seen: list[Any] = []
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: Server[AppContext]) -> AsyncIterator[AppContext]:
+        yield {"db": "conn"}
+
+    async def tools(
+        ctx: ServerRequestContext[AppContext], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        seen.append(ctx.lifespan_context["db"])
+        return types.ListToolsResult(tools=[types.Tool(name="query")])
+
+    async def call(
+        ctx: ServerRequestContext[AppContext], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        return types.CallToolResult(content=[types.TextContent(text=ctx.lifespan_context["db"])])
+
+    server = Server("life", lifespan=lifespan, on_list_tools=tools, on_call_tool=call)
+    async with ferromcp.Client.memory(server) as c:
+        assert (await c.call_tool("query", {})).text == "conn"
+    assert seen == ["conn"]
+
+
+async def test_prompts_and_templates() -> None:
+    async def prompts(ctx: Any, params: Any) -> types.ListPromptsResult:
+        arg = types.PromptArgument(name="arg1", description="Example", required=True)
+        return types.ListPromptsResult(prompts=[types.Prompt(name="ex", arguments=[arg])])
+
+    async def get(ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+        text = f"text {(params.arguments or {}).get('arg1')}"
+        return types.GetPromptResult(
+            description="Example prompt",
+            messages=[types.PromptMessage(role="user", content=types.TextContent(text=text))],
+        )
+
+    async def templates(ctx: Any, params: Any) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(
+            resource_templates=[types.ResourceTemplate(uri_template="user://{id}", name="user")]
+        )
+
+    server = Server(
+        "p",
+        on_list_prompts=prompts,
+        on_get_prompt=get,
+        on_list_resource_templates=templates,
+        on_read_resource=read_resource,
+    )
+    async with ferromcp.Client.memory(server) as c:
+        (p,) = (await c.list_prompts())["prompts"]
+        assert p["arguments"][0]["required"] is True
+        got = await c.get_prompt("ex", {"arg1": "v"})
+        assert got["messages"][0]["content"]["text"] == "text v"
+        assert (await c.read_resource("user://7")).text == "read user://7"
+
+
+async def test_sdk_1x_decorators() -> None:
+    server = Server("one")
+
+    @server.list_tools()
+    async def tools() -> list[types.Tool]:
+        return [types.Tool(name="add", input_schema={"type": "object"})]
+
+    @server.call_tool()
+    async def call(name: str, arguments: dict[str, Any]) -> list[types.TextContent]:
+        assert server.request_context.request_id is not None
+        return [types.TextContent(text=f"{name} {sorted(arguments)}")]
+
+    @server.list_resources()
+    async def resources(request: Any) -> types.ListResourcesResult:
+        assert request.params is None
+        return types.ListResourcesResult(resources=[types.Resource(uri="a://b", name="b")])
+
+    @server.read_resource()
+    async def read(uri: str) -> str:
+        return f"content of {uri}"
+
+    async with ferromcp.Client.memory(server) as c:
+        assert (await c.call_tool("add", {"x": 1})).text == "add ['x']"
+        res = await c.read_resource("a://b")
+        assert res.text == "content of a://b"
+
+
+async def test_run_with_the_sdks_stdio_idiom(tmp_path: Path) -> None:
+    """``async with stdio_server() as (r, w): await server.run(r, w, options)`` serves stdio."""
+    script = tmp_path / "low.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import asyncio
+            import ferromcp.lowlevel.stdio
+            import ferromcp.types as types
+            from ferromcp.lowlevel import Server
+
+            async def tools(ctx, params):
+                return types.ListToolsResult(tools=[types.Tool(name="hi")])
+
+            async def call(ctx, params):
+                return types.CallToolResult(content=[types.TextContent(text="hello")])
+
+            server = Server("stdio-low", on_list_tools=tools, on_call_tool=call)
+
+            async def run():
+                async with ferromcp.lowlevel.stdio.stdio_server() as (r, w):
+                    await server.run(r, w, server.create_initialization_options())
+
+            asyncio.run(run())
+            """
+        )
+    )
+    async with ferromcp.Client.stdio(sys.executable, [str(script)]) as c:
+        assert (await c.call_tool("hi", {})).text == "hello"
+
+
+def test_the_cli_lists_a_lowlevel_server(tmp_path: Path) -> None:
+    script = tmp_path / "paged.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import ferromcp.types as types
+            from ferromcp.lowlevel import Server
+
+            async def resources(ctx, params):
+                start = int(params.cursor) if params is not None else 0
+                page = [types.Resource(uri=f"r://{i}", name=f"r{i}") for i in range(start, start + 5)]
+                return types.ListResourcesResult(
+                    resources=page, next_cursor=str(start + 5) if start < 10 else None
+                )
+
+            server = Server("paged", on_list_resources=resources)
+            """
+        )
+    )
+    out = subprocess.run(
+        [sys.executable, "-m", "ferromcp", "list", "--json", str(script)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    assert len(json.loads(out.stdout)["resources"]) == 15
+
+
+def test_unsupported_handlers_are_refused() -> None:
+    async def complete(ctx: Any, params: Any) -> Any:
+        return None
+
+    with pytest.raises(TypeError, match="on_completion"):
+        Server("x", on_completion=complete)
+
+
+async def test_streamable_http_app_of_a_lowlevel_server() -> None:
+    from test_asgi_app import uvicorn_serving
+
+    server = Server("low-http", on_list_tools=list_tools, on_call_tool=call_tool)
+    async with uvicorn_serving(server.streamable_http_app(json_response=True)) as base:
+        async with ferromcp.Client.http(f"{base}/mcp") as c:
+            r = await c.call_tool("weather", {"city": "Rome"})
+    assert r.structured_content == {"city": "Rome", "temp": 21.5}
