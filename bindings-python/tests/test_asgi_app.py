@@ -451,6 +451,22 @@ async def test_session_manager_run_exit_ends_open_streams_and_the_lifespan() -> 
     assert not app._runner.streams
 
 
+async def test_uvicorn_shutdown_ends_open_get_streams() -> None:
+    """uvicorn waits for open responses before shutting down: the app ends its SSE streams once
+    uvicorn is exiting (as the official SDK's do), though their clients stay connected."""
+    server = demo_server()
+    app = server.http_app()
+    loop = asyncio.get_running_loop()
+    async with uvicorn_serving(app) as base:
+        session = await initialize(base)
+        writer, status = await open_get_stream(base, session)
+        assert status == 200
+        started = loop.time()
+    assert loop.time() - started < 5  # uvicorn_serving waits for the shutdown
+    assert not app._runner.streams
+    writer.close()
+
+
 def test_streamable_http_app_takes_the_sdk_arguments() -> None:
     mcp = MCPServer("x")
     app = mcp.streamable_http_app(

@@ -33,6 +33,44 @@ Send = Callable[[Message], Awaitable[None]]
 
 _DEFAULT_MAX_BODY = 4 * 1024 * 1024  # the engine's default max_body_size
 
+# Every open SSE stream of every app, for the shutdown watcher.
+_OPEN: set[NativeHttpResponse] = set()
+_watcher: asyncio.Future[None] | None = None
+
+
+def _asgi_server_exiting() -> bool:
+    """Whether the ASGI server is shutting down, as far as can be told: uvicorn installs its
+    ``handle_exit`` (a bound method of its ``Server``) as the SIGTERM/SIGINT handler and sets
+    ``should_exit`` in it (sse-starlette reads it the same way)."""
+    import signal
+
+    try:
+        handler = signal.getsignal(signal.SIGTERM)
+    except (ValueError, OSError):  # pragma: no cover - not the main interpreter
+        return False
+    server = getattr(handler, "__self__", None)
+    return bool(getattr(server, "should_exit", False))
+
+
+async def _watch_shutdown() -> None:
+    """While SSE streams are open: once the ASGI server is shutting down, ends them, so that it
+    does not wait for their clients to leave (uvicorn waits for open responses before the
+    lifespan's shutdown). Polls every 0.5 s."""
+    while _OPEN:
+        if _asgi_server_exiting():
+            for response in list(_OPEN):
+                response.cancel()
+            return
+        await asyncio.sleep(0.5)
+
+
+def _track(response: NativeHttpResponse) -> None:
+    global _watcher
+    _OPEN.add(response)
+    w = _watcher
+    if w is None or w.done() or w.get_loop() is not asyncio.get_running_loop():
+        _watcher = asyncio.ensure_future(_watch_shutdown())
+
 
 class _Runner:
     """One per server: whether its ASGI apps are started (loop bound, lifespan entered), and
@@ -213,6 +251,7 @@ class StreamableHTTPApp:
 
         streams = self._runner.streams
         streams.add(response)
+        _track(response)
         watcher = asyncio.ensure_future(watch())
         try:
             more = True
@@ -226,6 +265,9 @@ class StreamableHTTPApp:
             watcher.cancel()
             response.cancel()
             streams.discard(response)
+            _OPEN.discard(response)
+            if not _OPEN and _watcher is not None and not _watcher.done():
+                _watcher.cancel()
 
 
 class StreamableHTTPSessionManager:
