@@ -44,14 +44,15 @@ if [ ! -f tests/node_modules/@modelcontextprotocol/conformance/dist/index.js ] \
 fi
 echo "run-redis: building everything-server with the redis feature" >&2
 cargo build --quiet -p ferromcp-examples --features redis --bin everything-server
+server_bin="${CARGO_TARGET_DIR:-$ROOT/target}/debug/everything-server"
 RESULTS="${RESULTS:-$(mktemp -d "${TMPDIR:-/tmp}/ferromcp-run-redis.XXXXXX")}"
 echo "run-redis: conformance server mode through a round-robin proxy over three replicas" >&2
 tests/conformance/run-server.sh --results "$RESULTS/cluster" \
   --runs v0.1.16,alpha-2025-11-25,alpha-2026-07-28 \
-  -- scripts/node22 tests/scale/cluster.mjs --port '{port}' --replicas 3 || status=1
+  -- scripts/node22 tests/scale/cluster.mjs --server "$server_bin" --port '{port}' --replicas 3 || status=1
 grep -h "cluster: requests per replica" "$RESULTS/cluster/server.log" >&2 || true
 echo "run-redis: a replica killed mid-stream" >&2
 # (pipefail: the script's exit status decides)
-scripts/node22 tests/scale/kill_resume.mjs 2>&1 | grep '^kill_resume' >&2 || status=1
+scripts/node22 tests/scale/kill_resume.mjs --server "$server_bin" 2>&1 | grep '^kill_resume' >&2 || status=1
 echo "run-redis: results in $RESULTS" >&2
 exit "$status"
