@@ -1,7 +1,10 @@
 """Echo server on ferromcp (Python handler) with the interface of bench/servers/python.
 
 Usage: echo_server.py stdio | http PORT [stateful|stateless|json]
-Env: FERROMCP_BENCH_ASYNC=1 registers ``echo`` as an ``async def`` instead of a ``def``.
+Env: FERROMCP_BENCH_ASYNC=1 registers ``echo`` as an ``async def`` instead of a ``def``;
+FERROMCP_BENCH_ASGI=1 serves HTTP as the ASGI app (``server.http_app()``) under uvicorn (one
+worker, its defaults) instead of ``serve_http``; FERROMCP_BENCH_ASGI_HTTP / _LOOP pick uvicorn's
+``http`` / ``loop`` implementation (default ``auto``).
 """
 
 import os
@@ -31,6 +34,19 @@ if __name__ == "__main__":
         server.run()
     else:
         mode = sys.argv[3] if len(sys.argv) > 3 else "stateful"
+        if os.environ.get("FERROMCP_BENCH_ASGI") == "1":
+            import uvicorn
+
+            app = server.http_app(stateless=mode != "stateful", json_response=mode == "json")
+            uvicorn.run(
+                app,
+                host="127.0.0.1",
+                port=int(sys.argv[2]),
+                log_level="warning",
+                http=os.environ.get("FERROMCP_BENCH_ASGI_HTTP", "auto"),
+                loop=os.environ.get("FERROMCP_BENCH_ASGI_LOOP", "auto"),
+            )
+            sys.exit(0)
         server.run(
             "http",
             host="127.0.0.1",
