@@ -3,7 +3,12 @@
 //!
 //! Env: MCP_BENCH_WRAP="strace -f -c -o FILE" runs each server under a profiler or tracer.
 //!
-//! Usage: mcp-bench [--smoke] [--reps N] [--phase-ms MS] [--only a,b] [--transports stdio,http-json,..] [--root DIR] [--bin-dir DIR] [--out DIR]
+//! Usage: mcp-bench [--smoke] [--reps N] [--phase-ms MS] [--only a,b] [--transports stdio,http-json,..] [--huge-sessions N] [--root DIR] [--bin-dir DIR] [--out DIR]
+//!
+//! `--huge-sessions N`: how many idle sessions the rows with `Spec::huge_sessions` (ferromcp's
+//! Rust rows) hold for their last RSS figure (default 100,000; 2,000 with `--smoke`). Their
+//! servers get `FERROMCP_BENCH_MAX_SESSIONS` = N + N/10 (at least 110,000, the servers' own
+//! default) so the cap stays above it; opening them may take 180 s per 100,000.
 
 mod http;
 mod httpload;
@@ -34,13 +39,31 @@ pub struct Load {
     /// Idle sessions held in all for the "RSS with N idle sessions" figure of the rows with
     /// `Spec::huge_sessions` (on from `big_sessions`, same server).
     pub huge_sessions: usize,
-    /// How long opening `big_sessions` may take before the row gives up.
+    /// How long opening `big_sessions` may take before the row gives up (opening the huge ones
+    /// may take 3× this per 100,000, see [`Load::huge_deadline`]).
     pub big_deadline: Duration,
     pub phase: Duration,
     /// Spawns whose median is the cold-start figure (fewer once `cold_budget` is spent, at
     /// least three).
     pub cold: usize,
     pub cold_budget: Duration,
+}
+
+/// Idle sessions counted as "100,000" in the targets (issue 19) and read on the way to more.
+pub const LAKH: usize = 100_000;
+
+impl Load {
+    /// How long going on from `big_sessions` to `huge_sessions` may take: 3× `big_deadline`
+    /// per 100,000 sessions (started), so it scales with `--huge-sessions`.
+    pub fn huge_deadline(&self) -> Duration {
+        self.big_deadline * 3 * self.huge_sessions.div_ceil(LAKH).max(1) as u32
+    }
+
+    /// The session cap the huge rows' servers are given (`FERROMCP_BENCH_MAX_SESSIONS`): a tenth
+    /// above `huge_sessions` for the load phases' few sessions, at least the servers' default.
+    pub fn huge_cap(&self) -> usize {
+        (self.huge_sessions + self.huge_sessions / 10).max(110_000)
+    }
 }
 
 /// Sequential calls, timed one by one: up to `load.seq` of them, for the phase's length (at
@@ -439,11 +462,20 @@ fn main() {
     let mut root = PathBuf::from(".");
     let mut bins = None;
     let mut out = None;
+    let mut huge_sessions = None;
     while let Some(a) = args.next() {
         match a.as_str() {
             "--smoke" => smoke = true,
             "--reps" => reps = args.next().and_then(|x| x.parse().ok()),
             "--phase-ms" => phase_ms = args.next().and_then(|x| x.parse().ok()),
+            "--huge-sessions" => {
+                huge_sessions = Some(
+                    args.next()
+                        .and_then(|x| x.replace(['_', ','], "").parse::<usize>().ok())
+                        .filter(|&n| n > 0)
+                        .expect("--huge-sessions N (a positive whole number)"),
+                )
+            }
             "--only" => {
                 only = args
                     .next()
@@ -458,7 +490,7 @@ fn main() {
             "--bin-dir" => bins = args.next().map(PathBuf::from),
             "--out" => out = args.next().map(PathBuf::from),
             _ => {
-                eprintln!("usage: mcp-bench [--smoke] [--reps N] [--phase-ms MS] [--only a,b] [--transports stdio,http-json,..] [--root DIR] [--bin-dir DIR] [--out DIR]");
+                eprintln!("usage: mcp-bench [--smoke] [--reps N] [--phase-ms MS] [--only a,b] [--transports stdio,http-json,..] [--huge-sessions N] [--root DIR] [--bin-dir DIR] [--out DIR]");
                 std::process::exit(2);
             }
         }
@@ -480,7 +512,7 @@ fn main() {
         clients: 32,
         sessions: if smoke { 200 } else { 1_000 },
         big_sessions: if smoke { 1_000 } else { 10_000 },
-        huge_sessions: if smoke { 2_000 } else { 100_000 },
+        huge_sessions: huge_sessions.unwrap_or(if smoke { 2_000 } else { LAKH }),
         big_deadline: Duration::from_secs(if smoke { 10 } else { 60 }),
         phase: Duration::from_millis(phase_ms.unwrap_or(if smoke { 300 } else { 2_000 })),
         cold: if smoke { 3 } else { 11 },
@@ -573,14 +605,21 @@ fn main() {
                 let cmd = on_port(port);
                 let mut notes = Vec::new();
                 let log = raw.join(format!("{slug}.http-{mode}.stderr"));
-                let mut r = http::Server::spawn(&cmd, &s.env, port, &log)
+                let mut env = s.env.clone();
+                if s.huge_sessions {
+                    env.push((
+                        "FERROMCP_BENCH_MAX_SESSIONS".into(),
+                        load.huge_cap().to_string(),
+                    ));
+                }
+                let mut r = http::Server::spawn(&cmd, &env, port, &log)
                     .and_then(|srv| http::run(&srv, &load, *mode == PER_REQUEST));
                 if let (Ok(m), true) = (&mut r, *mode == "stateful") {
                     // Memory on a fresh server, so the load phases' freed heap does not hide
                     // the sessions' growth.
                     let log = raw.join(format!("{slug}.http-{mode}.sessions.stderr"));
                     let port = http::free_port();
-                    if let Err(e) = http::Server::spawn(&on_port(port), &s.env, port, &log)
+                    if let Err(e) = http::Server::spawn(&on_port(port), &env, port, &log)
                         .and_then(|srv| http::idle_sessions(&srv, &load, s.huge_sessions, m))
                     {
                         notes.push(e);

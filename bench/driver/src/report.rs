@@ -163,6 +163,17 @@ const HTTP_COLS: [(&str, &str); 13] = [
     ("c1_csw", "server thread sleeps per call (1 client)"),
 ];
 
+/// The huge rows' idle-session figures beyond the table's columns (`http::idle_sessions`), in
+/// their own table ("Idle sessions past {big}").
+const HUGE_COLS: [(&str, &str); 6] = [
+    ("idle_kib", "KiB per idle session (growth over 1,000)"),
+    ("big_rss_mib", "RSS with {big} idle sessions (MiB)"),
+    ("lakh_rss_mib", "RSS with 100,000 idle sessions (MiB)"),
+    ("huge_rss_mib", "RSS with {huge} idle sessions (MiB)"),
+    ("huge_kib", "KiB per idle session over {huge}"),
+    ("huge_open_s", "s to open {big} → {huge}"),
+];
+
 /// Columns measured only in stateful mode (sessions).
 const SESSION_COLS: [&str; 3] = ["idle_kib", "big_rss_mib", "huge_rss_mib"];
 
@@ -272,6 +283,7 @@ pub fn write(out: &Path, specs: &[Spec], selected: &[usize], samples: &[Sample],
     python_targets(&mut md, specs, selected, &agg, ctx);
     node_targets(&mut md, specs, selected, &agg, ctx);
     swift_targets(&mut md, specs, selected, &agg, ctx);
+    huge_sessions(&mut md, specs, selected, &agg, ctx);
     driver_cost(&mut md, specs, selected, &agg, ctx);
 
     // Notes (partial problems that did not fail a run)
@@ -483,6 +495,7 @@ fn header(k: &str, load: &Load) -> String {
     STDIO_COLS
         .iter()
         .chain(HTTP_COLS.iter())
+        .chain(HUGE_COLS.iter())
         .find(|(m, _)| *m == k)
         .map(|(m, h)| label(m, h, load))
         .unwrap_or_else(|| k.to_string())
@@ -701,6 +714,56 @@ fn binding_targets(
     let _ = writeln!(md);
 }
 
+/// The rows that went on past `big_sessions` (`Spec::huge_sessions`): every idle-session figure,
+/// the RSS at 100,000 on the way to more, and how long opening them took.
+fn huge_sessions(md: &mut String, specs: &[Spec], selected: &[usize], agg: &Agg, ctx: &Context) {
+    let t = "http-stateful";
+    let rows: Vec<usize> = selected
+        .iter()
+        .copied()
+        .filter(|&i| med(agg, i, t, "huge_open_s").is_some())
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    let load = ctx.load;
+    let _ = writeln!(
+        md,
+        "## Idle sessions past {}\n\nOn a fresh stateful server (`FERROMCP_BENCH_MAX_SESSIONS` = {}), after the {} sessions of the per-session figure and the {} of the next column, the driver goes on to {} idle sessions over 16 keep-alive connections (initialize + notifications/initialized each, no GET stream; at most {} s), reading VmRSS once settled{}. KiB per idle session over {} is (RSS with them − RSS before the first) / {}.\n",
+        group(load.big_sessions),
+        group(load.huge_cap()),
+        group(load.sessions),
+        group(load.big_sessions),
+        group(load.huge_sessions),
+        load.huge_deadline().as_secs(),
+        if load.huge_sessions > crate::LAKH { " (also at 100,000 on the way; the wait for it to settle is not counted in the opening time)" } else { "" },
+        group(load.huge_sessions),
+        group(load.huge_sessions),
+    );
+    // The 100,000 column only when it is not the last one.
+    let cols: Vec<&(&str, &str)> = HUGE_COLS
+        .iter()
+        .filter(|(k, _)| *k != "lakh_rss_mib" || load.huge_sessions > crate::LAKH)
+        .collect();
+    let _ = write!(md, "| server |");
+    for (k, h) in &cols {
+        let _ = write!(md, " {} |", label(k, h, load));
+    }
+    let _ = write!(md, "\n|---|");
+    for _ in &cols {
+        let _ = write!(md, "---:|");
+    }
+    let _ = writeln!(md);
+    for i in rows {
+        let _ = write!(md, "| {} |", specs[i].name);
+        for (k, _) in &cols {
+            let _ = write!(md, " {} |", cell(agg, i, t, k));
+        }
+        let _ = writeln!(md);
+    }
+    let _ = writeln!(md);
+}
+
 /// The driver's design and its own CPU cost per call (so a reader can see it is not the cap).
 fn driver_cost(md: &mut String, specs: &[Spec], selected: &[usize], agg: &Agg, ctx: &Context) {
     let _ = writeln!(md, "## The driver's own cost\n");
@@ -806,8 +869,13 @@ fn ratios(md: &mut String, specs: &[Spec], selected: &[usize], agg: &Agg, ctx: &
         let _ = writeln!(md, "| transport | metric | target | measured | floor | |");
         let _ = writeln!(md, "|---|---|---:|---:|---:|---|");
         for (t, k, limit, upper) in TARGETS {
+            // Issue 19's target is the RSS with 100,000: read on the way when more are held.
+            let k = match k {
+                "huge_rss_mib" if ctx.load.huge_sessions > crate::LAKH => "lakh_rss_mib",
+                k => k,
+            };
             let label = header(k, ctx.load);
-            let smoke_sessions = k == "huge_rss_mib" && ctx.load.huge_sessions < 100_000;
+            let smoke_sessions = k == "huge_rss_mib" && ctx.load.huge_sessions < crate::LAKH;
             let floor_of =
                 |tt: &str, kk: &str| floor.and_then(|f| med(agg, f, floor_transport(tt), kk));
             // The limit in this run, and how the target column reads.

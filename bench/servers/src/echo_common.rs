@@ -24,17 +24,40 @@ pub fn build() -> Server {
         .expect("server builds")
 }
 
+/// The session cap when `FERROMCP_BENCH_MAX_SESSIONS` is not set: above the driver's default of
+/// 100,000 idle sessions.
+pub const DEFAULT_MAX_SESSIONS: usize = 110_000;
+
+/// The session cap: `FERROMCP_BENCH_MAX_SESSIONS` (a positive whole number; `mcp-bench` passes
+/// its `--huge-sessions` N + N/10, at least 110,000), else [`DEFAULT_MAX_SESSIONS`]. A value
+/// that does not parse stops the server, so a typo cannot silently measure the default cap.
+pub fn max_sessions() -> usize {
+    match std::env::var("FERROMCP_BENCH_MAX_SESSIONS") {
+        Err(_) => DEFAULT_MAX_SESSIONS,
+        Ok(v) => match v.trim().replace('_', "").parse::<usize>() {
+            Ok(n) if n > 0 => n,
+            _ => {
+                eprintln!("FERROMCP_BENCH_MAX_SESSIONS must be a positive whole number, got {v:?}");
+                std::process::exit(2);
+            }
+        },
+    }
+}
+
 /// The options for `mode` (`stateful`, `stateless` or `json`). Only the session cap and the
 /// idle timeout differ from the defaults, and only because the driver holds 100,000 idle sessions
-/// (plus the few of its load phases, which it DELETEs): it must not hit the cap (503) or lose
-/// sessions to idle reaping while it reads RSS. Nothing here is a speed setting.
+/// by default (plus the few of its load phases, which it DELETEs): it must not hit the cap (503)
+/// or lose sessions to idle reaping while it reads RSS. The cap is 110,000, or
+/// `FERROMCP_BENCH_MAX_SESSIONS` (see [`max_sessions`]; `mcp-bench --huge-sessions N` sets it
+/// for N idle sessions, e.g. 1,100,000 for 1,000,000); nothing else changes with it. Nothing
+/// here is a speed setting.
 /// With `FERROMCP_BENCH_REDIS_URL` set, the sessions, events and bus are on that Redis (the
 /// replicas rows of `mcp-bench-replicas`, issue 17).
 pub fn http_options(mode: &str) -> HttpServerOptions {
     HttpServerOptions {
         stateless: mode != "stateful",
         json_response: mode == "json",
-        max_sessions: 110_000,
+        max_sessions: max_sessions(),
         session_idle_timeout: std::time::Duration::from_secs(30 * 60),
         redis_url: std::env::var("FERROMCP_BENCH_REDIS_URL").ok(),
         ..HttpServerOptions::default()
