@@ -33,7 +33,7 @@ def prune(path: str) -> int:
                 data = zin.read(info.filename)
                 if info.filename.endswith(".dist-info/RECORD"):
                     lines = data.decode().splitlines(keepends=True)
-                    data = "".join(l for l in lines if not _bytecode(l.split(",", 1)[0])).encode()
+                    data = "".join(x for x in lines if not _bytecode(x.split(",", 1)[0])).encode()
                 zout.writestr(info, data)
     os.chmod(tmp, 0o644)
     os.replace(tmp, path)
