@@ -67,7 +67,8 @@ if ! cargo build --manifest-path fuzz/Cargo.toml --target "$triple" --profile fu
   exit 1
 fi
 echo "run-fuzz: built in $((SECONDS - started)) s" >&2
-bindir="fuzz/target/$triple/fuzz-ci"
+# (Where cargo put them: the fuzz workspace's own target/, or CARGO_TARGET_DIR when set.)
+bindir="${CARGO_TARGET_DIR:-fuzz/target}/$triple/fuzz-ci"
 
 # The targets run side by side, one per CPU (FUZZ_JOBS; each is one single-threaded libFuzzer
 # process), in batches so that plain `wait` suffices (macOS ships bash 3.2, without `wait -n`).
