@@ -36,6 +36,32 @@ final class ClientStdioTests: XCTestCase {
         return dir
     }
 
+    /// A server on stdio (a shell script) answering `tools/call` with a 5 MB text.
+    private static let bigResultServer = #"""
+        while IFS= read -r line; do
+          id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9][0-9]*\).*/\1/p')
+          [ -z "$id" ] && continue
+          case "$line" in
+            *'"initialize"'*)
+              v=$(printf '%s' "$line" | sed -n 's/.*"protocolVersion":"\([^"]*\)".*/\1/p')
+              printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"%s","capabilities":{"tools":{}},"serverInfo":{"name":"big","version":"1"}}}\n' "$id" "$v" ;;
+            *)
+              printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"' "$id"
+              head -c 5000000 /dev/zero | tr '\0' x
+              printf '"}]}}\n' ;;
+          esac
+        done
+        """#
+
+    func testMaxMessageSizeReachesTheStdioTransport() async throws {
+        let client = try await Client.stdio(
+            command: "/bin/sh", arguments: ["-c", Self.bigResultServer],
+            options: .init(maxMessageSize: 16 * 1024 * 1024))
+        let result = try await client.callTool("big")
+        XCTAssertEqual(result.content.first?.text?.count, 5_000_000)
+        await client.close()
+    }
+
     func testTypedCallsOverStdio() async throws {
         let server = try everythingServer()
         let client = try await Client.stdio(command: server, options: .init(
