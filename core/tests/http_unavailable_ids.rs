@@ -77,3 +77,39 @@ async fn a_failing_session_store_answers_503_with_the_request_id() {
     store.down.store(false, Ordering::SeqCst);
     init_session(&url).await;
 }
+
+mod common_wire;
+
+#[tokio::test]
+async fn a_request_during_shutdown_is_refused_with_its_id() {
+    let (_s, h, url) = start(HttpServerOptions::default()).await;
+    let sid = init_session(&url).await;
+    let addr = h.local_addr().to_string();
+    // A call in flight keeps the server draining; a kept-alive connection stays open.
+    let slow = {
+        let (url, sid) = (url.clone(), sid.clone());
+        tokio::spawn(async move {
+            post(
+                &url,
+                Some(&sid),
+                call(2, "count", json!({"steps": 4, "delay_ms": 250})),
+            )
+            .await
+        })
+    };
+    // A request whose body is still arriving when shutdown begins.
+    let mut w = common_wire::Wire::connect(&addr).await;
+    let late = json!({"jsonrpc":"2.0","id":"late-1","method":"ping"}).to_string();
+    let raw = common_wire::post_raw(&addr, &late, &format!("Mcp-Session-Id: {sid}\r\n"));
+    let (first, rest) = raw.split_at(raw.len() - 10);
+    w.send(first.as_bytes()).await;
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    let shutdown = tokio::spawn(h.shutdown());
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    w.send(rest.as_bytes()).await;
+    let a = w.answer().await;
+    assert_eq!(a.status, 503, "{a:?}");
+    assert_eq!(a.json()["id"], "late-1", "{a:?}");
+    assert_eq!(slow.await.unwrap().status, 200);
+    shutdown.await.unwrap().unwrap();
+}

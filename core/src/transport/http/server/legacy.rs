@@ -41,7 +41,7 @@ pub(super) async fn legacy_sse(app: Arc<App>, req: HttpRequest) -> Response {
 
 async fn legacy_sse_stream(app: Arc<App>, req: HttpRequest) -> Response {
     if app.shutdown.is_cancelled() {
-        return shutting_down();
+        return shutting_down(None);
     }
     app.start_reaper();
     if let Err(r) = app.check_origin(&req) {
@@ -89,7 +89,7 @@ pub(super) async fn legacy_post(app: Arc<App>, req: HttpRequest) -> Response {
 
 async fn legacy_post_request(app: Arc<App>, req: HttpRequest) -> Response {
     if app.shutdown.is_cancelled() {
-        return shutting_down();
+        return shutting_down(crate::jsonrpc::scan_envelope(&req.body).request_id());
     }
     if let Err(r) = app.check_origin(&req) {
         return r;

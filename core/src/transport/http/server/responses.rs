@@ -59,10 +59,10 @@ pub(super) fn sse_response(sid: Option<&str>, body: Body) -> Response {
 }
 
 /// 503 for requests arriving while the server shuts down (in-flight ones still finish).
-pub(super) fn shutting_down() -> Response {
+pub(super) fn shutting_down(id: Option<crate::jsonrpc::RequestId>) -> Response {
     let mut r = rpc_error(
         StatusCode::SERVICE_UNAVAILABLE,
-        None,
+        id,
         McpError::internal("the server is shutting down"),
     );
     r.headers_mut()

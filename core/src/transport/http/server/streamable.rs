@@ -28,7 +28,9 @@ use std::sync::Arc;
 /// The Streamable HTTP endpoint: checks shutdown and Host/Origin, then dispatches by method.
 pub(super) async fn handle(app: Arc<App>, req: HttpRequest) -> Response {
     if app.shutdown.is_cancelled() {
-        return shutting_down();
+        // A POST's request is told so with its id (scanned, not parsed: the refusal is cheap).
+        let id = crate::jsonrpc::scan_envelope(&req.body).request_id();
+        return shutting_down(id);
     }
     app.start_reaper();
     if let Err(r) = app.check_origin(&req) {
