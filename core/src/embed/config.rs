@@ -312,7 +312,7 @@ fn nullable<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
 /// `legacySsePath`, `legacyMessagesPath`, and the connection limits `maxHeadSize`,
 /// `maxConnections`, `maxConnectionsPerClient`, `headerReadTimeoutMs`, `requestTimeoutMs`,
 /// `keepAliveTimeoutMs`, `writeTimeoutMs`, `maxBufferedBytes`, `healthPath` (`null`: no
-/// readiness endpoint), and `redisUrl` (sessions, events and the replicas' bus on
+/// readiness endpoint), `sseKeepAliveMs` (`null`: no keep-alive comments on idle SSE streams), and `redisUrl` (sessions, events and the replicas' bus on
 /// Redis/Valkey; needs the `redis` feature). See
 /// [`crate::transport::http::HttpServerOptions`] for what each does.
 #[cfg(feature = "http")]
@@ -358,6 +358,10 @@ pub struct HttpConfig {
     pub max_connections: Option<u64>,
     /// Most connections served at once from one client address.
     pub max_connections_per_client: Option<u64>,
+    /// Idle time before an SSE stream gets a keep-alive comment (`Some(None)`, JSON `null`:
+    /// never).
+    #[serde(default, deserialize_with = "nullable")]
+    pub sse_keep_alive_ms: Option<Option<u64>>,
     /// Path of the readiness endpoint (`Some(None)`, JSON `null`: not served).
     #[serde(default, deserialize_with = "nullable")]
     pub health_path: Option<Option<String>>,
@@ -453,6 +457,9 @@ impl HttpConfig {
         }
         if let Some(v) = &self.health_path {
             o.health_path = v.clone();
+        }
+        if let Some(v) = self.sse_keep_alive_ms {
+            o.sse_keep_alive = v.map(ms);
         }
         if let Some(v) = self.header_read_timeout_ms {
             o.header_read_timeout = ms(v);
@@ -615,6 +622,10 @@ mod http_config_tests {
         assert_eq!(o.max_head_size, 8192);
         assert_eq!(o.max_connections, 7);
         assert_eq!(o.max_connections_per_client, 3);
+        let ka = HttpConfig::from_json(serde_json::json!({"sseKeepAliveMs": 2000})).unwrap();
+        assert_eq!(ka.options().sse_keep_alive, Some(Duration::from_secs(2)));
+        let off = HttpConfig::from_json(serde_json::json!({"sseKeepAliveMs": null})).unwrap();
+        assert_eq!(off.options().sse_keep_alive, None);
         assert_eq!(o.health_path, None);
         let ready = HttpConfig::from_json(serde_json::json!({"healthPath": "/ready"})).unwrap();
         assert_eq!(ready.options().health_path.as_deref(), Some("/ready"));

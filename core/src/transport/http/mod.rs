@@ -120,6 +120,11 @@ pub struct HttpServerOptions {
     pub close_streams_after: Option<Duration>,
     /// The `retry:` hint (reconnection delay) sent with each stream's priming event.
     pub retry_interval: Option<Duration>,
+    /// Idle time after which an open SSE stream (GET, a POST's stream, `subscriptions/listen`,
+    /// the legacy SSE endpoint) gets a comment frame (`: keep-alive`), so that proxies and load
+    /// balancers that cut idle connections leave it open; clients ignore comments. Default 15 s;
+    /// `None`: never.
+    pub sse_keep_alive: Option<Duration>,
     /// Where SSE events are kept for resumption (default: [`InMemoryEventStore`]).
     pub event_store: Option<Arc<dyn EventStore>>,
     /// Where the sessions' state is kept (default: [`InMemorySessionStore`]). Replicas sharing
@@ -202,6 +207,7 @@ impl Default for HttpServerOptions {
             stream_queue_capacity: 1024,
             close_streams_after: None,
             retry_interval: Some(Duration::from_secs(1)),
+            sse_keep_alive: Some(Duration::from_secs(15)),
             event_store: None,
             session_store: None,
             event_bus: None,

@@ -68,7 +68,12 @@ async fn legacy_sse_stream(app: Arc<App>, req: HttpRequest) -> Response {
     });
     sse_response(
         None,
-        sse_body(rx, Some(app.shutdown.clone()), Some(on_drop)),
+        sse_body(
+            rx,
+            Some(app.shutdown.clone()),
+            Some(on_drop),
+            app.options.sse_keep_alive,
+        ),
     )
 }
 

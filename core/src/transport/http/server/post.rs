@@ -541,8 +541,14 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
     };
     // Other streams carry calls, which a graceful shutdown lets finish.
     let body = match listen {
-        Some(id) => listen_sse_body(rx, app.shutdown.clone(), listen_farewell(&id), Some(keep)),
-        None => sse_body(rx, None, Some(keep)),
+        Some(id) => listen_sse_body(
+            rx,
+            app.shutdown.clone(),
+            listen_farewell(&id),
+            Some(keep),
+            app.options.sse_keep_alive,
+        ),
+        None => sse_body(rx, None, Some(keep), app.options.sse_keep_alive),
     };
     sse_response(sid_out.as_deref(), body)
 }

@@ -1,17 +1,25 @@
 //! The streaming SSE response body: fed by a stream's queue, it writes every event already queued
-//! as one chunk, ends on shutdown, and runs a hook when dropped.
+//! as one chunk, sends a comment frame when the stream has been idle for the keep-alive
+//! interval (so proxies that cut idle connections leave it open; clients ignore comments), ends
+//! on shutdown, and runs a hook when dropped.
 
 use super::frames::{Frame, Rx};
 use axum::body::Body;
 use bytes::Bytes;
 use std::convert::Infallible;
+use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
-/// An SSE body fed by `rx`; `shutdown` ends it early; `on_drop` runs when the body is dropped.
+/// What an idle stream sends every keep-alive interval: an SSE comment.
+const KEEP_ALIVE: &[u8] = b": keep-alive\n\n";
+
+/// An SSE body fed by `rx`; `shutdown` ends it early; `on_drop` runs when the body is dropped;
+/// `keep_alive` is the idle time after which a comment frame goes out (`None`: never).
 pub(super) fn sse_body(
     rx: Rx,
     shutdown: Option<CancellationToken>,
     on_drop: Option<Box<dyn FnOnce() + Send>>,
+    keep_alive: Option<Duration>,
 ) -> Body {
     Body::new(SseBody {
         rx,
@@ -19,6 +27,7 @@ pub(super) fn sse_body(
         farewell: None,
         on_drop,
         buf: Vec::new(),
+        keep_alive: keep_alive.map(KeepAlive::new),
     })
 }
 
@@ -30,6 +39,7 @@ pub(super) fn listen_sse_body(
     shutdown: CancellationToken,
     farewell: Bytes,
     on_drop: Option<Box<dyn FnOnce() + Send>>,
+    keep_alive: Option<Duration>,
 ) -> Body {
     Body::new(SseBody {
         rx,
@@ -37,7 +47,44 @@ pub(super) fn listen_sse_body(
         farewell: Some(farewell),
         on_drop,
         buf: Vec::new(),
+        keep_alive: keep_alive.map(KeepAlive::new),
     })
+}
+
+/// The keep-alive timer of a stream. Its timer is made only once the stream first waits, so a
+/// stream answered at once costs nothing for it.
+struct KeepAlive {
+    every: Duration,
+    timer: Option<std::pin::Pin<Box<tokio::time::Sleep>>>,
+}
+
+impl KeepAlive {
+    fn new(every: Duration) -> Self {
+        Self { every, timer: None }
+    }
+
+    /// The stream sent something: the idle time starts again.
+    fn sent(&mut self) {
+        if let Some(t) = &mut self.timer {
+            t.as_mut().reset(tokio::time::Instant::now() + self.every);
+        }
+    }
+
+    /// Whether the stream has been idle for the interval (the timer is then started again).
+    fn due(&mut self, cx: &mut std::task::Context<'_>) -> bool {
+        use std::future::Future;
+        let every = self.every;
+        let t = self
+            .timer
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep(every)));
+        if t.as_mut().poll(cx).is_ready() {
+            t.as_mut().reset(tokio::time::Instant::now() + every);
+            // Registers the new deadline with this task.
+            let _ = t.as_mut().poll(cx);
+            return true;
+        }
+        false
+    }
 }
 
 /// A streaming SSE body: each poll sends every event already queued as one chunk (one write).
@@ -48,6 +95,7 @@ struct SseBody {
     farewell: Option<Bytes>,
     on_drop: Option<Box<dyn FnOnce() + Send>>,
     buf: Vec<Frame>,
+    keep_alive: Option<KeepAlive>,
 }
 
 impl Drop for SseBody {
@@ -82,10 +130,19 @@ impl hyper::body::Body for SseBody {
         loop {
             this.buf.clear();
             match this.rx.poll_drain(cx, &mut this.buf) {
-                Poll::Pending => return Poll::Pending,
+                Poll::Pending => {
+                    if this.keep_alive.as_mut().is_some_and(|k| k.due(cx)) {
+                        let b = Bytes::from_static(KEEP_ALIVE);
+                        return Poll::Ready(Some(Ok(hyper::body::Frame::data(b))));
+                    }
+                    return Poll::Pending;
+                }
                 Poll::Ready(false) => return Poll::Ready(None),
                 Poll::Ready(true) => {
                     if let Some(b) = join_sse(this.buf.drain(..)) {
+                        if let Some(k) = &mut this.keep_alive {
+                            k.sent();
+                        }
                         return Poll::Ready(Some(Ok(hyper::body::Frame::data(b))));
                     }
                 }

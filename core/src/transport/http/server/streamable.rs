@@ -155,7 +155,12 @@ async fn handle_get(app: Arc<App>, req: HttpRequest) -> Response {
     http.apply(fx);
     sse_response(
         sid.as_deref(),
-        sse_body(rx, Some(app.shutdown.clone()), None),
+        sse_body(
+            rx,
+            Some(app.shutdown.clone()),
+            None,
+            app.options.sse_keep_alive,
+        ),
     )
 }
 
@@ -180,7 +185,14 @@ async fn resume(
         let f = events.replay_after(stream.clone(), after);
         async move { f.await.map_err(|e| store_error(&e)) }
     };
-    let body = |rx| sse_body(rx, Some(app.shutdown.clone()), None);
+    let body = |rx| {
+        sse_body(
+            rx,
+            Some(app.shutdown.clone()),
+            None,
+            app.options.sse_keep_alive,
+        )
+    };
     if http.is_get_key(&stream) {
         let Some(evs) = replay(seq).await? else {
             return Ok(None);

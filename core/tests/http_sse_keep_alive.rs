@@ -1,0 +1,90 @@
+//! Idle SSE streams get keep-alive comments (`HttpServerOptions::sse_keep_alive`): an idle GET
+//! stream receives `: keep-alive` frames on schedule, a stream that carries events gets none
+//! while it is busy, the engine's own client reads through them, and `None` turns them off.
+
+mod common_http;
+use bytes::Bytes;
+use common_http::*;
+use ferromcp::transport::http::HttpServerOptions;
+use http_body_util::{BodyExt, Full};
+use std::time::{Duration, Instant};
+
+/// Opens the session's GET stream and returns everything it carries for `wait`.
+async fn read_get_stream(url: &str, sid: &str, wait: Duration) -> String {
+    let req = http::Request::builder()
+        .method("GET")
+        .uri(url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", sid)
+        .header("mcp-protocol-version", "2025-11-25")
+        .body(Full::new(Bytes::new()))
+        .unwrap();
+    let resp = client().request(req).await.unwrap();
+    assert_eq!(resp.status(), 200);
+    let mut body = resp.into_body();
+    let mut text = String::new();
+    let end = Instant::now() + wait;
+    while let Ok(Some(Ok(frame))) = tokio::time::timeout_at(end.into(), body.frame()).await {
+        if let Ok(data) = frame.into_data() {
+            text.push_str(&String::from_utf8_lossy(&data));
+        }
+    }
+    text
+}
+
+#[tokio::test]
+async fn an_idle_get_stream_gets_keep_alive_comments_on_schedule() {
+    let (_s, h, url) = start(HttpServerOptions {
+        sse_keep_alive: Some(Duration::from_millis(100)),
+        ..Default::default()
+    })
+    .await;
+    let sid = init_session(&url).await;
+    let text = read_get_stream(&url, &sid, Duration::from_millis(550)).await;
+    let comments = text.matches(": keep-alive\n\n").count();
+    assert!(
+        (3..=6).contains(&comments),
+        "{comments} comments in {text:?}"
+    );
+    h.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn keep_alive_comments_can_be_turned_off() {
+    let (_s, h, url) = start(HttpServerOptions {
+        sse_keep_alive: None,
+        ..Default::default()
+    })
+    .await;
+    let sid = init_session(&url).await;
+    let text = read_get_stream(&url, &sid, Duration::from_millis(400)).await;
+    assert!(!text.contains("keep-alive"), "{text:?}");
+    h.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_client_reads_a_slow_call_through_keep_alive_comments() {
+    let (_s, h, url) = start(HttpServerOptions {
+        sse_keep_alive: Some(Duration::from_millis(50)),
+        ..Default::default()
+    })
+    .await;
+    let client = ferromcp::transport::http::connect(
+        &url,
+        ferromcp::client::ClientOptions::new("ka", "1"),
+        ferromcp::client::ClientHandlers::default(),
+        Default::default(),
+    )
+    .await
+    .unwrap();
+    let r = client
+        .call_tool("count", serde_json::json!({"steps": 3, "delay_ms": 150}))
+        .await
+        .unwrap();
+    assert_eq!(
+        serde_json::to_value(&r).unwrap()["content"][0]["text"],
+        "counted to 3"
+    );
+    client.close().await;
+    h.shutdown().await.unwrap();
+}
