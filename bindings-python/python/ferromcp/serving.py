@@ -194,27 +194,29 @@ class Serving:
           401/403 with a ``WWW-Authenticate`` challenge, the Protected Resource Metadata at
           ``/.well-known/oauth-protected-resource{path}``, the identity in ``ctx.auth``.
         """
-        options: dict[str, Any] = {
-            "path": path,
-            "stateless": stateless,
-            "jsonResponse": json_response,
-            "dnsRebindingProtection": dns_rebinding_protection,
-            "enableGetStream": enable_get_stream,
-            "legacySse": legacy_sse,
-            "retryIntervalMs": None if retry_interval is None else int(retry_interval * 1000),
-        }
-        if allowed_hosts is not None:
-            options["allowedHosts"] = list(allowed_hosts)
-        if allowed_origins is not None:
-            options["allowedOrigins"] = list(allowed_origins)
+        from .asgi import http_options
+
+        options = http_options(
+            path=path,
+            stateless=stateless,
+            json_response=json_response,
+            allowed_hosts=allowed_hosts,
+            allowed_origins=allowed_origins,
+            dns_rebinding_protection=dns_rebinding_protection,
+            max_sessions=max_sessions,
+            session_idle_timeout=session_idle_timeout,
+            max_body_size=max_body_size,
+            retry_interval=retry_interval,
+            enable_get_stream=enable_get_stream,
+            legacy_sse=legacy_sse,
+            stream_queue_capacity=stream_queue_capacity,
+            close_streams_after=close_streams_after,
+        )
         if redis_url is not None:
             options["redisUrl"] = redis_url
-        # Counts and sizes pass as they are, durations (seconds) as milliseconds; None: the
-        # engine's default.
+        # The connection limits only serve_http's own listener has: counts as they are,
+        # durations (seconds) as milliseconds; None: the engine's default.
         for key, size in (
-            ("maxSessions", max_sessions),
-            ("maxBodySize", max_body_size),
-            ("streamQueueCapacity", stream_queue_capacity),
             ("maxConnections", max_connections),
             ("maxHeadSize", max_head_size),
             ("maxBufferedBytes", max_buffered_bytes),
@@ -222,8 +224,6 @@ class Serving:
             if size is not None:
                 options[key] = size
         for key, seconds in (
-            ("sessionIdleTimeoutMs", session_idle_timeout),
-            ("closeStreamsAfterMs", close_streams_after),
             ("headerReadTimeoutMs", header_read_timeout),
             ("requestTimeoutMs", request_timeout),
             ("keepAliveTimeoutMs", keep_alive_timeout),

@@ -183,6 +183,31 @@ impl Inner {
         }
     }
 
+    /// Every event kept of `stream`, as `(seq, data)` in the order the entries were added.
+    async fn read_events(&self, stream: &str) -> Result<Vec<(u64, String)>, StoreError> {
+        let mut p = redis::pipe();
+        p.cmd("XRANGE")
+            .arg(self.stream_key(stream))
+            .arg("-")
+            .arg("+");
+        let (entries,): (Vec<(String, Vec<String>)>,) = self.query(&p).await?;
+        Ok(entries
+            .into_iter()
+            .filter_map(|(_, fields)| {
+                let mut s = None;
+                let mut d = None;
+                for kv in fields.chunks(2) {
+                    match (kv[0].as_str(), kv.get(1)) {
+                        ("seq", Some(v)) => s = v.parse::<u64>().ok(),
+                        ("data", Some(v)) => d = Some(v.clone()),
+                        _ => {}
+                    }
+                }
+                Some((s?, d?))
+            })
+            .collect())
+    }
+
     fn backlog(&self) -> std::sync::MutexGuard<'_, Backlog> {
         self.backlog.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -238,58 +263,22 @@ impl EventStore for RedisStore {
 
     fn first_event(&self, stream: String) -> StoreFuture<Option<(u64, String)>> {
         let inner = self.inner.clone();
+        // The lowest number kept, not the first entry: writes may land out of order.
         Box::pin(async move {
-            let mut p = redis::pipe();
-            p.cmd("XRANGE")
-                .arg(inner.stream_key(&stream))
-                .arg("-")
-                .arg("+")
-                .arg("COUNT")
-                .arg(1);
-            let (entries,): (Vec<(String, Vec<String>)>,) = inner.query(&p).await?;
-            Ok(entries.into_iter().next().and_then(|(_, fields)| {
-                let mut s = None;
-                let mut d = None;
-                for kv in fields.chunks(2) {
-                    match (kv[0].as_str(), kv.get(1)) {
-                        ("seq", Some(v)) => s = v.parse::<u64>().ok(),
-                        ("data", Some(v)) => d = Some(v.clone()),
-                        _ => {}
-                    }
-                }
-                Some((s?, d?))
-            }))
+            let events = inner.read_events(&stream).await?;
+            Ok(events.into_iter().min_by_key(|e| e.0))
         })
     }
 
     fn replay_after(&self, stream: String, seq: u64) -> StoreFuture<Option<Vec<(u64, String)>>> {
         let inner = self.inner.clone();
         Box::pin(async move {
-            let mut p = redis::pipe();
-            p.cmd("XRANGE")
-                .arg(inner.stream_key(&stream))
-                .arg("-")
-                .arg("+");
-            let (entries,): (Vec<(String, Vec<String>)>,) = inner.query(&p).await?;
+            let entries = inner.read_events(&stream).await?;
             if entries.is_empty() {
                 return Ok(None);
             }
-            let mut events: Vec<(u64, String)> = entries
-                .into_iter()
-                .filter_map(|(_, fields)| {
-                    let mut s = None;
-                    let mut d = None;
-                    for kv in fields.chunks(2) {
-                        match (kv[0].as_str(), kv.get(1)) {
-                            ("seq", Some(v)) => s = v.parse::<u64>().ok(),
-                            ("data", Some(v)) => d = Some(v.clone()),
-                            _ => {}
-                        }
-                    }
-                    Some((s?, d?))
-                })
-                .filter(|(s, _)| *s > seq)
-                .collect();
+            let mut events: Vec<(u64, String)> =
+                entries.into_iter().filter(|(s, _)| *s > seq).collect();
             // Writes may land out of order; events go out by number.
             events.sort_by_key(|e| e.0);
             events.dedup_by_key(|e| e.0);
