@@ -125,6 +125,20 @@ pub struct HttpServerOptions {
     /// balancers that cut idle connections leave it open; clients ignore comments. Default 15 s;
     /// `None`: never.
     pub sse_keep_alive: Option<Duration>,
+    /// Idle time after which a session's standalone SSE stream (the Streamable HTTP GET, or
+    /// the legacy SSE endpoint's stream) is ended cleanly (the chunked body is finished).
+    /// *Idle* means both ways: the stream has carried no event (keep-alive comments do not
+    /// count: they are the server's, not activity) **and** the session has received no
+    /// request from its client, for this long. A client using its session, or one that gets
+    /// notifications, is never cut; a stream that only holds a connection is. Nothing is lost:
+    /// what the server sends afterwards waits for the next GET (replayed from the event store
+    /// with `Last-Event-ID` on 2025-11-25+, or from the session's backlog), which clients open
+    /// again when a GET stream ends; a legacy (2024-11-05) session ends with its stream, as
+    /// when its client disconnects. A POST's stream and a `subscriptions/listen` stream are
+    /// not timed out: each is a request in progress, ended by its answer (a listen by the
+    /// client or at shutdown) and bounded by the request's own limits. Default 10 minutes;
+    /// `None`: never.
+    pub sse_idle_timeout: Option<Duration>,
     /// Where SSE events are kept for resumption (default: [`InMemoryEventStore`]).
     pub event_store: Option<Arc<dyn EventStore>>,
     /// Where the sessions' state is kept (default: [`InMemorySessionStore`]). Replicas sharing
@@ -208,6 +222,7 @@ impl Default for HttpServerOptions {
             close_streams_after: None,
             retry_interval: Some(Duration::from_secs(1)),
             sse_keep_alive: Some(Duration::from_secs(15)),
+            sse_idle_timeout: Some(Duration::from_secs(10 * 60)),
             event_store: None,
             session_store: None,
             event_bus: None,

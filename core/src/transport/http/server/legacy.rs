@@ -11,7 +11,7 @@ use super::checks::check_content_type;
 use super::frames::{offer, Frame};
 use super::protect::guarded;
 use super::responses::{rpc_error, shutting_down, sse_response, status_only};
-use super::sse_body::sse_body;
+use super::sse_body::standalone_sse_body;
 use crate::jsonrpc::ErrorResponse;
 use crate::session::inbound::{self, Inbound};
 use crate::session::Incoming;
@@ -68,11 +68,13 @@ async fn legacy_sse_stream(app: Arc<App>, req: HttpRequest) -> Response {
     });
     sse_response(
         None,
-        sse_body(
+        standalone_sse_body(
             rx,
             Some(app.shutdown.clone()),
             Some(on_drop),
             app.options.sse_keep_alive,
+            app.options.sse_idle_timeout,
+            &http,
         ),
     )
 }

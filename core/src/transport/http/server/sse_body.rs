@@ -1,12 +1,15 @@
 //! The streaming SSE response body: fed by a stream's queue, it writes every event already queued
 //! as one chunk, sends a comment frame when the stream has been idle for the keep-alive
 //! interval (so proxies that cut idle connections leave it open; clients ignore comments), ends
-//! on shutdown, and runs a hook when dropped.
+//! on shutdown, ends a session's standalone stream once idle both ways for `sse_idle_timeout`
+//! (comments are not activity), and runs a hook when dropped.
 
 use super::frames::{Frame, Rx};
+use super::session::HttpSession;
 use axum::body::Body;
 use bytes::Bytes;
 use std::convert::Infallible;
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
@@ -28,6 +31,35 @@ pub(super) fn sse_body(
         on_drop,
         buf: Vec::new(),
         keep_alive: keep_alive.map(KeepAlive::new),
+        idle: None,
+    })
+}
+
+/// [`sse_body`] of a session's standalone stream (the GET stream, the legacy SSE stream),
+/// ended cleanly once idle both ways for `idle_timeout` (see
+/// [`crate::transport::http::HttpServerOptions::sse_idle_timeout`]): no event sent on it, and
+/// no request from the client to `session` (its [`HttpSession::last_active`]).
+pub(super) fn standalone_sse_body(
+    rx: Rx,
+    shutdown: Option<CancellationToken>,
+    on_drop: Option<Box<dyn FnOnce() + Send>>,
+    keep_alive: Option<Duration>,
+    idle_timeout: Option<Duration>,
+    session: &Arc<HttpSession>,
+) -> Body {
+    Body::new(SseBody {
+        rx,
+        shutdown: shutdown.map(|t| Box::pin(t.cancelled_owned())),
+        farewell: None,
+        on_drop,
+        buf: Vec::new(),
+        keep_alive: keep_alive.map(KeepAlive::new),
+        idle: idle_timeout.map(|after| IdleClose {
+            after,
+            session: Arc::downgrade(session),
+            last_event: tokio::time::Instant::now(),
+            timer: None,
+        }),
     })
 }
 
@@ -48,7 +80,46 @@ pub(super) fn listen_sse_body(
         on_drop,
         buf: Vec::new(),
         keep_alive: keep_alive.map(KeepAlive::new),
+        idle: None,
     })
+}
+
+/// The idle timeout of a standalone stream: it ends once neither an event has been sent on
+/// it nor a request has come to its session for `after`.
+struct IdleClose {
+    after: Duration,
+    session: Weak<HttpSession>,
+    /// When the stream last sent an event (or opened).
+    last_event: tokio::time::Instant,
+    /// Made when the stream first waits.
+    timer: Option<std::pin::Pin<Box<tokio::time::Sleep>>>,
+}
+
+impl IdleClose {
+    /// Whether the stream is idle both ways for `after`; if not, the timer is set for the
+    /// moment it would be (and registered with this task).
+    fn expired(&mut self, cx: &mut std::task::Context<'_>) -> bool {
+        use std::future::Future;
+        let after = self.after;
+        let t = self
+            .timer
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep(after)));
+        if t.as_mut().poll(cx).is_pending() {
+            return false;
+        }
+        // The timer fired: it may have been set before the latest activity.
+        let mut last = self.last_event;
+        if let Some(s) = self.session.upgrade() {
+            last = last.max(tokio::time::Instant::from_std(s.last_active()));
+        }
+        let due = last + after;
+        if due <= tokio::time::Instant::now() {
+            return true;
+        }
+        t.as_mut().reset(due);
+        let _ = t.as_mut().poll(cx);
+        false
+    }
 }
 
 /// The keep-alive timer of a stream. Its timer is made only once the stream first waits, so a
@@ -96,6 +167,7 @@ struct SseBody {
     on_drop: Option<Box<dyn FnOnce() + Send>>,
     buf: Vec<Frame>,
     keep_alive: Option<KeepAlive>,
+    idle: Option<IdleClose>,
 }
 
 impl Drop for SseBody {
@@ -131,6 +203,10 @@ impl hyper::body::Body for SseBody {
             this.buf.clear();
             match this.rx.poll_drain(cx, &mut this.buf) {
                 Poll::Pending => {
+                    if this.idle.as_mut().is_some_and(|i| i.expired(cx)) {
+                        tracing::debug!("an idle SSE stream is ended (sse_idle_timeout)");
+                        return Poll::Ready(None);
+                    }
                     if this.keep_alive.as_mut().is_some_and(|k| k.due(cx)) {
                         let b = Bytes::from_static(KEEP_ALIVE);
                         return Poll::Ready(Some(Ok(hyper::body::Frame::data(b))));
@@ -142,6 +218,9 @@ impl hyper::body::Body for SseBody {
                     if let Some(b) = join_sse(this.buf.drain(..)) {
                         if let Some(k) = &mut this.keep_alive {
                             k.sent();
+                        }
+                        if let Some(i) = &mut this.idle {
+                            i.last_event = tokio::time::Instant::now();
                         }
                         return Poll::Ready(Some(Ok(hyper::body::Frame::data(b))));
                     }

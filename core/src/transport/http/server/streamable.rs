@@ -17,7 +17,7 @@ use super::replica::{is_message, parse_event_id, priming_ids, stream_owner, Effe
 use super::responses::{rpc_error, shutting_down, sse_response, status_only};
 use super::routes::RemoteStream;
 use super::session::HttpSession;
-use super::sse_body::sse_body;
+use super::sse_body::{sse_body, standalone_sse_body};
 use crate::protocol::ProtocolVersion;
 use crate::McpError;
 use axum::body::Body;
@@ -155,11 +155,13 @@ async fn handle_get(app: Arc<App>, req: HttpRequest) -> Response {
     http.apply(fx);
     sse_response(
         sid.as_deref(),
-        sse_body(
+        standalone_sse_body(
             rx,
             Some(app.shutdown.clone()),
             None,
             app.options.sse_keep_alive,
+            app.options.sse_idle_timeout,
+            &http,
         ),
     )
 }
@@ -215,7 +217,15 @@ async fn resume(
         r.get = Some(tx);
         r.get_key = stream;
         r.get_seq = next;
-        return Ok(Some(body(rx)));
+        drop(r);
+        return Ok(Some(standalone_sse_body(
+            rx,
+            Some(app.shutdown.clone()),
+            None,
+            app.options.sse_keep_alive,
+            app.options.sse_idle_timeout,
+            http,
+        )));
     }
     if let Some(slot) = http.own_slot(&stream) {
         // This replica's request stream: replay, then attach once nothing newer is missing.
