@@ -23,7 +23,7 @@
 //! entered for 2-4 % of the calls (whenever one call happened to be the only one in flight), and
 //! the spinning thread, yielding, kept a CPU from the threads that had work: 3-6x the context
 //! switches per call of the 72d2088 wheel and a lower `async def` rate
-//! (`bench/results/issue18-python-quiet.md`).
+//! (`bench/results/python-rows-quiet-machine.md`).
 //!
 //! Nothing else changes: handlers run where they ran, in the same order. `FERROMCP_ANSWER_WAIT=0`
 //! turns all of it off. The counters are process-wide ([`Outstanding`] guards, created when a
@@ -50,7 +50,7 @@ static LAST_OVERLAP: AtomicUsize = AtomicUsize::new(0);
 /// outstanding) before the hand-over waits ([`quick_answer`], the asyncio inbox's wait) are
 /// used again: with concurrent clients the next job comes without them, and a thread waiting
 /// there only takes a CPU from the threads that have work (on 2 vCPUs the 32-client `async
-/// def` rate fell from 71k to 62k calls/s, `bench/results/issue18-python-quiet.md`).
+/// def` rate fell from 71k to 62k calls/s, `bench/results/python-rows-quiet-machine.md`).
 const QUIET_CALLS: usize = 64;
 
 /// One Python call in flight. Dropping it counts the call as answered (after its answer was

@@ -117,7 +117,7 @@ impl Inbox {
     /// job also happens now and then under concurrent clients) and the loop is idle: schedules [`InboxWait`] with `call_soon`, so the loop polls its own I/O and timers
     /// (without blocking, as a callback is ready) before the wait starts. Waiting after larger
     /// drains cost about 4 % of the 32-client `async def` rate (busy machine,
-    /// `bench/results/issue19-python-async.md`).
+    /// `bench/results/python-stdio-thread.md`).
     fn wait_after_drain(self: &Arc<Self>, py: Python<'_>, ran: usize) {
         if ran != 1
             || !crate::answer_wait::enabled()

@@ -85,7 +85,7 @@ fn with_state<T>(f: impl FnOnce(&State) -> T) -> T {
 /// costs tens of µs per wake-up of an idle vCPU on a VM. One worker was measured as the
 /// default and not kept: on the shared 2-core machine its 32-client HTTP rates came out lower
 /// (one thread's share of the CPUs carries all the engine's HTTP work) and its 1-client rates
-/// no better (bench/results/issue18-python-rows.md). Blocking work never runs on a worker
+/// no better (bench/results/python-rows.md). Blocking work never runs on a worker
 /// (sync handlers have their own threads), so any count is safe.
 fn tokio_workers() -> usize {
     std::env::var("FERROMCP_TOKIO_WORKERS")

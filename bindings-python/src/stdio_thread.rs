@@ -11,7 +11,7 @@
 //! even park while a Python call is outstanding (for up to 60 µs, see [`crate::answer_wait`]),
 //! so the answer of a short handler is written without waking a halted vCPU. Alone (without
 //! the wait) the own thread cut the sleeps per sequential call by a quarter but lowered the
-//! pipelined `def` rate by a third (busy 2-core machine, `bench/results/issue19-python-async.md`);
+//! pipelined `def` rate by a third (busy 2-core machine, `bench/results/python-stdio-thread.md`);
 //! the same file has the A/B of this default. HTTP servers always use the shared runtime.
 use std::future::Future;
 use tokio::task::JoinHandle;

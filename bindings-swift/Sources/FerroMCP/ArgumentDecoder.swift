@@ -1,6 +1,6 @@
 // ArgumentDecoder: decodes a tool's arguments into its `Decodable` type from the parsed `Value`,
 // without Foundation's `JSONDecoder`, which cost about 2 µs of a Swift tool call's 6 in the
-// pipelined profile (bench/results/issue13-swift-pipelined-profile.md).
+// pipelined profile (bench/results/swift-pipelined-profile.md).
 //
 // It is a fast path that must answer exactly what `JSONDecoder` (default options) answers, so
 // it gives up instead of guessing: on anything `JSONDecoder` reads differently from a `Value`

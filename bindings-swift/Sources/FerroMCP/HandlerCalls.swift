@@ -13,7 +13,7 @@
 // executor preference would do the same through public API, but the Swift 6.0 runtime reads a
 // preferring task's status records under a lock at every job, enqueue and executor check
 // (`swift_task_switch`), which cost about a fifth of a pipelined call's CPU
-// (bench/results/issue13-swift-pipelined-profile.md). The inline machinery costs no allocation
+// (bench/results/swift-pipelined-profile.md). The inline machinery costs no allocation
 // and no lock per call: the state of the inline run lives in a per-thread record only its
 // thread touches (`InlineRun`), since everything that runs inline runs on the engine thread
 // that started it. Without the hook (a runtime that does not export it), calls start on the
