@@ -134,6 +134,8 @@ impl std::fmt::Debug for CallOptions {
 #[derive(Debug)]
 pub struct EmbeddedClient {
     client: Client,
+    /// The Streamable HTTP session id, for a client connected over HTTP.
+    pub(super) session: Option<crate::transport::http::SessionIdCell>,
 }
 
 impl EmbeddedClient {
@@ -153,7 +155,7 @@ impl EmbeddedClient {
             process = process.cwd(dir);
         }
         let client = Client::spawn(process, config.options()?, config.handlers(handler)).await?;
-        Ok(Self { client })
+        Ok(Self::from_client(client))
     }
 
     /// Connects to an [`EmbeddedServer`] in the same process over an in-memory transport.
@@ -168,12 +170,22 @@ impl EmbeddedClient {
             let _ = srv.serve(sr, sw).await;
         });
         let client = Client::connect(config.options()?, config.handlers(handler), cr, cw).await?;
-        Ok(Self { client })
+        Ok(Self::from_client(client))
     }
 
     /// Wraps a connected engine client.
     pub fn from_client(client: Client) -> Self {
-        Self { client }
+        Self {
+            client,
+            session: None,
+        }
+    }
+
+    /// The Streamable HTTP session id the server assigned (the TypeScript SDK's
+    /// `transport.sessionId`); `None` over stdio and in memory, on a stateless server, and over
+    /// the legacy HTTP+SSE transport. A new session replacing an expired one shows its new id.
+    pub fn session_id(&self) -> Option<String> {
+        self.session.as_ref().and_then(|s| s.get())
     }
 
     /// The engine client.

@@ -107,17 +107,21 @@ impl EmbeddedClient {
         config: &ClientConfig,
         handler: Option<Arc<dyn ForeignClientHandler>>,
     ) -> Result<Self, McpError> {
+        let session = crate::transport::http::SessionIdCell::default();
         let http = HttpClientOptions {
             headers: options.headers,
             legacy_fallback: options.legacy_fallback,
             extra_root_certificates: options.extra_root_certificates,
             auth,
+            session_id: session.clone(),
             ..Default::default()
         };
         let client =
             crate::transport::http::connect(url, config.options()?, config.handlers(handler), http)
                 .await?;
-        Ok(Self::from_client(client))
+        let mut client = Self::from_client(client);
+        client.session = Some(session);
+        Ok(client)
     }
 
     /// [`Self::connect_http`] with OAuth 2.1 authorization (see [`crate::auth`]): the bindings
@@ -250,6 +254,33 @@ impl EmbeddedHttpHandler {
     /// Answers one request. Malformed parts (a bad method, target or header) are an
     /// invalid-params error; everything the endpoint decides is in the response.
     pub async fn handle(&self, req: HttpRequestParts) -> Result<EmbeddedHttpResponse, McpError> {
+        self.serve(req).await
+    }
+
+    /// [`Self::handle`], where a session this request opens (a Streamable HTTP `initialize`,
+    /// or the legacy SSE stream) gets `session_id` instead of a random id: the TypeScript SDK's
+    /// `sessionIdGenerator`, and its `SSEServerTransport`, whose id is known before the stream
+    /// opens. The id must be 1-256 visible ASCII characters (the spec's `Mcp-Session-Id`
+    /// alphabet), else the request is refused with an invalid-params error; choosing ids that
+    /// do not collide with live sessions is the host's part, as with the SDK.
+    pub async fn handle_with_session_id(
+        &self,
+        req: HttpRequestParts,
+        session_id: &str,
+    ) -> Result<EmbeddedHttpResponse, McpError> {
+        let visible = |b: u8| (0x21..=0x7e).contains(&b);
+        if session_id.is_empty() || session_id.len() > 256 || !session_id.bytes().all(visible) {
+            return Err(McpError::invalid_params(format!(
+                "session id {session_id:?}: 1-256 visible ASCII characters (0x21-0x7E) expected"
+            )));
+        }
+        let id: Arc<str> = Arc::from(session_id);
+        crate::transport::http::CHOSEN_SESSION_ID
+            .scope(id, self.serve(req))
+            .await
+    }
+
+    async fn serve(&self, req: HttpRequestParts) -> Result<EmbeddedHttpResponse, McpError> {
         use tower_service::Service;
         let bad = |what: &str, e: &dyn std::fmt::Display| {
             McpError::invalid_params(format!("HTTP request {what}: {e}"))

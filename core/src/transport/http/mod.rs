@@ -28,10 +28,11 @@ mod tool_headers;
 
 pub use client::{
     connect, connect_legacy, legacy_transport, streamable_transport, HttpClientOptions, HttpReader,
-    HttpWriter,
+    HttpWriter, SessionIdCell,
 };
 pub use gauges::HttpServerStats;
 pub use per_request::{decode_value as decode_header_value, METHOD_HEADER, NAME_HEADER};
+pub(crate) use server::CHOSEN_SESSION_ID;
 pub use server::{
     router, serve_http, HttpServerHandle, HttpSession, PROTOCOL_VERSION_HEADER, SESSION_ID_HEADER,
 };

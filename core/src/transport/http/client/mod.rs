@@ -26,7 +26,7 @@ mod legacy;
 mod options;
 
 pub use legacy::{connect_legacy, legacy_transport};
-pub use options::HttpClientOptions;
+pub use options::{HttpClientOptions, SessionIdCell};
 
 /// What one message may still spend on retries.
 struct Retries {
@@ -404,6 +404,7 @@ impl Shared {
                 let mut cur = self.session_id.lock().unwrap();
                 if cur.is_none() {
                     *cur = Some(sid.to_string());
+                    self.options.session_id.set(sid);
                 }
             }
         }
@@ -630,6 +631,7 @@ impl Shared {
                 );
             }
         }
+        self.options.session_id.set(&sid);
         *self.session_id.lock().unwrap() = Some(sid);
         let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
         let req = self.request(

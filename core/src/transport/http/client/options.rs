@@ -2,7 +2,7 @@
 //! reconnection, session renewal, OAuth and extra trusted roots.
 
 use crate::auth::OAuthClient;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// Options of the HTTP client transport.
@@ -33,6 +33,31 @@ pub struct HttpClientOptions {
     /// blocks per entry), e.g. a private CA's; Mozilla's roots are always trusted too.
     /// Certificate verification and SNI are always on.
     pub extra_root_certificates: Vec<String>,
+    /// Told the session id the server assigns (`Mcp-Session-Id`), and the new one when a new
+    /// session replaces an expired one: a clone of the cell reads it while the client runs (the
+    /// bindings' SDK-shaped `transport.sessionId`). Only a mirror (the transport keeps its own),
+    /// so options cloned for several connections share it: give each its own cell to tell
+    /// them apart. A fresh, empty cell by default.
+    pub session_id: SessionIdCell,
+}
+
+/// The session id of a Streamable HTTP client transport, shared between the transport (which
+/// writes it when the server assigns one, or a new session replaces an expired one) and
+/// whoever holds a clone. Cheap to clone.
+#[derive(Clone, Debug, Default)]
+pub struct SessionIdCell(Arc<Mutex<Option<String>>>);
+
+impl SessionIdCell {
+    /// Records `id` (the transport does, as the server assigns it).
+    pub(crate) fn set(&self, id: &str) {
+        *self.0.lock().unwrap() = Some(id.to_string());
+    }
+
+    /// The current session id (`None` before `initialize` is answered, on a stateless server,
+    /// or over the legacy HTTP+SSE transport).
+    pub fn get(&self) -> Option<String> {
+        self.0.lock().unwrap().clone()
+    }
 }
 
 impl Default for HttpClientOptions {
@@ -46,6 +71,7 @@ impl Default for HttpClientOptions {
             reinitialize_on_expiry: true,
             auth: None,
             extra_root_certificates: Vec::new(),
+            session_id: SessionIdCell::default(),
         }
     }
 }

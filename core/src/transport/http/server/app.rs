@@ -668,7 +668,17 @@ fn empty_object() -> Arc<Value> {
     EMPTY.clone()
 }
 
-/// A fresh random session id (128 bits, hex).
+tokio::task_local! {
+    /// The id a host chose for the session the request being served may open (the TypeScript
+    /// SDK's `sessionIdGenerator`, or an `SSEServerTransport` that knows its id before the
+    /// stream opens); set around one request by [`crate::embed::EmbeddedHttpHandler`].
+    pub(crate) static CHOSEN_SESSION_ID: Arc<str>;
+}
+
+/// The session id for a session opened now: the one the host chose for this request
+/// ([`CHOSEN_SESSION_ID`]), else a fresh random one (128 bits, hex).
 pub(super) fn new_session_id() -> Arc<str> {
-    Arc::from(format!("{:032x}", rand::random::<u128>()))
+    CHOSEN_SESSION_ID
+        .try_with(Arc::clone)
+        .unwrap_or_else(|_| Arc::from(format!("{:032x}", rand::random::<u128>())))
 }

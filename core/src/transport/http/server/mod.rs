@@ -55,6 +55,7 @@ mod sse_body;
 mod stateless_post;
 mod streamable;
 
+pub(crate) use app::CHOSEN_SESSION_ID;
 pub use axum_adapter::router;
 pub use headers::{PROTOCOL_VERSION_HEADER, SESSION_ID_HEADER};
 pub use listener::{serve_http, HttpServerHandle};
