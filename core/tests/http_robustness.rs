@@ -287,6 +287,72 @@ async fn tool_closes_its_stream_and_the_client_resumes() {
     .await;
 }
 
+/// Whether a POST's stream is primed (and so may be closed and resumed) follows the version the
+/// session negotiated, not an older revision a request's version header names (the conformance
+/// suite's `server-sse-polling` sends `2025-03-26` on a 2025-11-25 session); and a stream that is
+/// not primed is never closed early, so its answer is not lost.
+#[tokio::test]
+async fn a_stream_is_primed_by_the_negotiated_version_and_only_a_primed_one_closes() {
+    bounded(async {
+        let (_s, h, url) = start(HttpServerOptions {
+            retry_interval: Some(Duration::from_millis(50)),
+            ..Default::default()
+        })
+        .await;
+        let sid = init_session(&url).await;
+        let mut headers: Vec<(&str, &str)> = JSON_SSE.to_vec();
+        headers.push(("mcp-session-id", &sid));
+        headers.push(("mcp-protocol-version", "2025-03-26"));
+        let body = call(2, "poll", json!({"ms": 100})).to_string();
+        let r = send("POST", &url, &headers, &body).await;
+        assert_eq!(r.status, 200, "{}", r.body);
+        let first = r.body.split("\n\n").next().unwrap_or_default();
+        assert!(first.contains("id: "), "priming event first: {}", r.body);
+        assert!(first.contains("retry: 50"), "{}", r.body);
+        assert!(
+            !r.body.contains("polled"),
+            "closed before the answer: {}",
+            r.body
+        );
+        let prime = first
+            .lines()
+            .find_map(|l| l.strip_prefix("id: "))
+            .unwrap()
+            .to_string();
+        let g = send(
+            "GET",
+            &url,
+            &[
+                ("accept", "text/event-stream"),
+                ("mcp-session-id", &sid),
+                ("last-event-id", &prime),
+            ],
+            "",
+        )
+        .await;
+        let last = g
+            .sse_messages()
+            .pop()
+            .expect("answer on the resumed stream");
+        assert_eq!(last["result"]["content"][0]["text"], "polled closed=true");
+
+        // A 2025-06-18 session gets no priming event: the tool cannot close its stream, and the
+        // answer arrives on the POST's own stream.
+        let old = init_session_at(&url, "2025-06-18").await;
+        let r = post(&url, Some(&old), call(3, "poll", json!({"ms": 50}))).await;
+        assert_eq!(r.status, 200, "{}", r.body);
+        assert!(!r.body.contains("retry:"), "{}", r.body);
+        let answer = r.sse_messages().pop().expect("answer on the POST stream");
+        assert_eq!(answer["id"], 3);
+        assert_eq!(
+            answer["result"]["content"][0]["text"],
+            "polled closed=false"
+        );
+        h.shutdown().await.unwrap();
+    })
+    .await;
+}
+
 #[tokio::test]
 async fn close_streams_after_puts_long_requests_in_polling_mode() {
     bounded(async {

@@ -29,6 +29,7 @@ NM="$ROOT/tests/node_modules"
 CLI_OLD="$NM/@modelcontextprotocol/conformance/dist/index.js"
 CLI_ALPHA="$NM/conformance-alpha/dist/index.js"
 EXPECTED="$HERE/expected-failures.txt"
+SCORED_BY_US="$HERE/scored-by-us.txt"
 
 port="" mcp_path="/mcp" results="" runs="v0.1.16,alpha-2025-11-25" scenario="" startup_timeout=30
 while [ $# -gt 0 ]; do
@@ -114,7 +115,7 @@ done
 if wants v0.1.16; then
   run_one v0.1.16 "$CLI_OLD" --suite all
   "$NODE22" "$HERE/summarize.mjs" --mode server --run v0.1.16 --dir "$results/v0.1.16" \
-    --expected "$EXPECTED" | tee "$results/v0.1.16.summary" || status=1
+    --expected "$EXPECTED" --scored-by-us "$SCORED_BY_US" | tee "$results/v0.1.16.summary" || status=1
 fi
 if wants alpha-2025-11-25; then
   if [ -n "$scenario" ]; then
@@ -123,7 +124,7 @@ if wants alpha-2025-11-25; then
     run_one alpha-2025-11-25 "$CLI_ALPHA" --requirements 2025-11-25
   fi
   "$NODE22" "$HERE/summarize.mjs" --mode server --run alpha-2025-11-25 --dir "$results/alpha-2025-11-25" \
-    --expected "$EXPECTED" --requirements "$NM/conformance-alpha/requirements/2025-11-25.yaml" \
+    --expected "$EXPECTED" --scored-by-us "$SCORED_BY_US" --requirements "$NM/conformance-alpha/requirements/2025-11-25.yaml" \
     | tee "$results/alpha-2025-11-25.summary" || status=1
 fi
 if wants alpha-2026-07-28; then
@@ -133,7 +134,7 @@ if wants alpha-2026-07-28; then
     run_one alpha-2026-07-28 "$CLI_ALPHA" --requirements 2026-07-28
   fi
   "$NODE22" "$HERE/summarize.mjs" --mode server --run alpha-2026-07-28 --dir "$results/alpha-2026-07-28" \
-    --expected "$EXPECTED" --requirements "$NM/conformance-alpha/requirements/2026-07-28.yaml" \
+    --expected "$EXPECTED" --scored-by-us "$SCORED_BY_US" --requirements "$NM/conformance-alpha/requirements/2026-07-28.yaml" \
     | tee "$results/alpha-2026-07-28.summary" || status=1
 fi
 # The server must still be alive after the suite: a crash is a failure of its own.

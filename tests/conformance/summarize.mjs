@@ -1,12 +1,14 @@
 // Summarises conformance results written with `conformance ... -o DIR`.
 // Usage: node summarize.mjs --mode server|client --run LABEL --dir DIR
-//          [--expected FILE] [--requirements YAML] [--override-dir DIR]
+//          [--expected FILE] [--requirements YAML] [--override-dir DIR] [--scored-by-us FILE]
 // Prints one line per scenario to stdout, then a closing "N passed, N failed" line.
 // Exit status: 0 when every failing scenario is listed in the expected-failures file
 // (wholesale, or each of its failing checks as LABEL:scenario:check-id), or is not scored by the
 // requirement set; 1 otherwise.
 // A server scenario fails on any FAILURE check; a client scenario fails on any
-// FAILURE or WARNING check (the CLI's own rule), or when it left no checks.
+// FAILURE or WARNING check (the CLI's own rule), or when it left no checks. A server scenario
+// listed in the --scored-by-us file fails on a WARNING too, and is scored even where the
+// requirement set does not score it.
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
@@ -22,6 +24,7 @@ const dir = opt('--dir');
 const expectedFile = opt('--expected');
 const requirementsFile = opt('--requirements');
 const overrideDir = opt('--override-dir');
+const scoredByUsFile = opt('--scored-by-us');
 if (!dir) {
   console.error('summarize: --dir is required');
   process.exit(2);
@@ -92,6 +95,16 @@ if (requirementsFile && fs.existsSync(requirementsFile)) {
   }
 }
 
+// Scenarios we score ourselves (tests/conformance/scored-by-us.txt): warnings fail them.
+const scoredByUs = new Set();
+if (scoredByUsFile && fs.existsSync(scoredByUsFile)) {
+  for (const raw of fs.readFileSync(scoredByUsFile, 'utf8').split('\n')) {
+    const line = raw.replace(/#.*/, '').trim();
+    if (line) scoredByUs.add(line.split(/\s+/)[0]);
+  }
+}
+for (const name of scoredByUs) notScored.delete(name);
+
 let passed = 0, failed = 0, xfail = 0, unscored = 0;
 const unexpected = [], stale = [];
 const names = [...results.keys()].sort();
@@ -103,10 +116,15 @@ for (const name of names) {
   if (!Array.isArray(checks) || checks.length === 0) bad = ['(no checks recorded)'];
   else {
     const failing = checks.filter((c) =>
-      c.status === 'FAILURE' || (mode === 'client' && c.status === 'WARNING'));
+      c.status === 'FAILURE' || (c.status === 'WARNING' && (mode === 'client' || scoredByUs.has(name))));
     for (const c of failing) if (excused.has(c.id)) excusedFailing.push(c.id);
     bad = failing.filter((c) => !excused.has(c.id))
       .map((c) => `${c.id}: ${c.status}${c.errorMessage ? ' - ' + c.errorMessage : ''}`);
+    // A scenario we score must have judged something: only INFO checks (e.g. a server that
+    // answered JSON where the checks need SSE) is not a pass.
+    if (scoredByUs.has(name) && !checks.some((c) => c.status === 'SUCCESS')) {
+      bad.push('(scored by us: no check succeeded, only INFO)');
+    }
     for (const id of excused.keys()) {
       if (!failing.some((c) => c.id === id) && checks.some((c) => c.id === id && c.status === 'SUCCESS')) {
         stale.push(`${name}:${id}`);

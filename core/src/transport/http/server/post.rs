@@ -345,8 +345,13 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
     // answered with JSON took `per_request_post`.
     let json_mode = !modern && (app.options.json_response || new_session);
     let (tx, rx) = stream_queue(app.options.stream_queue_capacity.max(items.len() + 2));
-    let version = header_version
-        .or_else(|| http.session.protocol_version())
+    // Whether the client can take a priming event (empty data) is what it negotiated at
+    // initialize; a request's version header may name an older supported revision (the
+    // conformance suite sends 2025-03-26 on a 2025-11-25 session), which changes nothing here.
+    let version = http
+        .session
+        .protocol_version()
+        .or(header_version)
         .unwrap_or(ProtocolVersion::V2025_03_26);
     // Resumable (primed) streams need the event store: none in stateless mode.
     let polling = !json_mode && version >= ProtocolVersion::V2025_11_25 && http.replica.is_some();
@@ -398,6 +403,7 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
             tx: Some(tx),
             pending,
             json: json_mode,
+            primed: polling,
             generation: 0,
             recorded: polling,
             next_seq: u64::from(polling),

@@ -14,6 +14,10 @@ pub(super) struct StreamRoute {
     /// Requests of this stream still unanswered (usually one: no set is allocated for it).
     pub(super) pending: SmallIds,
     pub(super) json: bool,
+    /// Whether the stream opened with a priming event (an event id and a `retry:` hint, SEP-1699):
+    /// only such a stream may be closed before its answer (`close_sse_stream`), since only then
+    /// does the client hold an id to resume it from and know to come back.
+    pub(super) primed: bool,
     /// Bumped each time a client (re)attaches to the stream, so that a polling-mode close
     /// scheduled for an earlier attachment leaves a later one alone.
     pub(super) generation: u64,

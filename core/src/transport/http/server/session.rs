@@ -87,13 +87,8 @@ impl OutboundSink for HttpSession {
     }
 
     fn close_request_stream(&self, id: &RequestId) -> bool {
-        // Only streams that were primed with an event id and `retry:` (2025-11-25+) can be
-        // resumed; closing any other would lose the response.
-        if self.replica.is_none()
-            || self.session.protocol_version() < Some(ProtocolVersion::V2025_11_25)
-        {
-            return false;
-        }
+        // Only a stream primed with an event id and `retry:` (decided once, when the POST
+        // opened it) can be resumed; closing any other would lose the response.
         let mut r = self.routes.lock().unwrap();
         let Some(slot) = r.requests.get(id).copied() else {
             return false;
@@ -101,7 +96,7 @@ impl OutboundSink for HttpSession {
         match r.stream(slot) {
             // Dropping the sender ends the SSE body; later events for this request are kept
             // in the event store and replayed when the client resumes with Last-Event-ID.
-            Some(route) if !route.json && route.tx.is_some() => {
+            Some(route) if route.primed && route.tx.is_some() => {
                 route.tx = None;
                 true
             }
