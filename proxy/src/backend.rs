@@ -1,0 +1,364 @@
+//! One backend server behind the proxy: its connection (started, watched, restarted with
+//! backoff when it dies), the calls in flight on it (where its notifications and requests to
+//! the client go), and forwarding one request to it with progress, logs and cancellation
+//! passed through.
+
+use crate::config::{BackendSpec, Transport};
+use crate::namespace::Namespace;
+use ferromcp::client::{Client, ClientOptions};
+use ferromcp::session::{RequestContext, RequestOptions};
+use ferromcp::transport::{ChildProcessOptions, StderrMode};
+use ferromcp::{codes, McpError};
+use serde_json::{json, Map, Value};
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::{mpsc, watch};
+
+/// How the proxy treats its backends' connections.
+#[derive(Clone, Debug)]
+pub struct BackendOptions {
+    /// How long a request waits for its backend to be (re)connected before it is answered
+    /// with an error (default 10 s).
+    pub connect_wait: Duration,
+    /// How long one connection attempt (process start or HTTP, and the handshake) may take
+    /// (default 30 s).
+    pub connect_timeout: Duration,
+    /// The first delay before restarting a backend that died or could not start (default
+    /// 100 ms); it doubles after each failure up to [`Self::max_backoff`], and starts over once
+    /// a backend has stayed up for [`Self::stable_after`].
+    pub initial_backoff: Duration,
+    /// The longest delay between restarts (default 30 s).
+    pub max_backoff: Duration,
+    /// How long a backend must stay up for its backoff to start over (default 10 s).
+    pub stable_after: Duration,
+    /// Where a stdio backend's stderr goes (default: the proxy's stderr).
+    pub stderr: StderrMode,
+    /// How many of a backend's listed resources the proxy subscribes to, so that their
+    /// `notifications/resources/updated` reach subscribed clients (default 256).
+    pub max_subscriptions: usize,
+}
+
+impl Default for BackendOptions {
+    fn default() -> Self {
+        Self {
+            connect_wait: Duration::from_secs(10),
+            connect_timeout: Duration::from_secs(30),
+            initial_backoff: Duration::from_millis(100),
+            max_backoff: Duration::from_secs(30),
+            stable_after: Duration::from_secs(10),
+            stderr: StderrMode::Inherit,
+            max_subscriptions: 256,
+        }
+    }
+}
+
+/// The state of a backend's connection.
+#[derive(Clone)]
+pub(crate) enum Link {
+    /// Not connected yet (a lazy backend before its first client, or the first attempt).
+    Starting,
+    /// Connected.
+    Up(Arc<Client>),
+    /// Down since the last attempt failed or the connection closed; why.
+    Down(String),
+}
+
+/// What a call in flight receives from its backend while it runs.
+pub(crate) enum Forward {
+    /// The params of a `notifications/progress` for this call.
+    Progress(Value),
+    /// The params of a `notifications/message` the backend sent while this call ran.
+    Log(Value),
+}
+
+/// A call in flight on a backend: the client's request it serves, and its forwarding queue.
+struct InFlight {
+    id: u64,
+    ctx: RequestContext,
+    forward: mpsc::UnboundedSender<Forward>,
+}
+
+/// What the proxy registered for a backend: proxy name (or URI) to the backend's own.
+#[derive(Default)]
+pub(crate) struct Registered {
+    pub tools: HashMap<String, String>,
+    pub prompts: HashMap<String, String>,
+    pub resources: HashSet<String>,
+    pub templates: HashMap<String, String>,
+}
+
+/// One backend server.
+pub struct Backend {
+    pub(crate) spec: BackendSpec,
+    pub(crate) ns: Namespace,
+    pub(crate) options: BackendOptions,
+    pub(crate) link: watch::Sender<Link>,
+    calls: Mutex<Vec<InFlight>>,
+    next_call: AtomicU64,
+    pub(crate) registered: Mutex<Registered>,
+    restarts: AtomicU64,
+}
+
+/// Removes a call from its backend's list when it ends, however it ends.
+struct CallGuard<'a> {
+    backend: &'a Backend,
+    id: u64,
+}
+
+impl Drop for CallGuard<'_> {
+    fn drop(&mut self) {
+        self.backend
+            .calls
+            .lock()
+            .unwrap()
+            .retain(|c| c.id != self.id);
+    }
+}
+
+impl Backend {
+    pub(crate) fn new(spec: BackendSpec, namespaced: bool, options: BackendOptions) -> Arc<Self> {
+        let ns = Namespace::new(&spec.name, namespaced);
+        Arc::new(Self {
+            spec,
+            ns,
+            options,
+            link: watch::Sender::new(Link::Starting),
+            calls: Mutex::new(Vec::new()),
+            next_call: AtomicU64::new(1),
+            registered: Mutex::new(Registered::default()),
+            restarts: AtomicU64::new(0),
+        })
+    }
+
+    /// The backend's name (its key in `mcpServers`).
+    pub fn name(&self) -> &str {
+        &self.spec.name
+    }
+
+    /// Whether it is connected now.
+    pub fn is_up(&self) -> bool {
+        matches!(&*self.link.borrow(), Link::Up(c) if !c.session().is_closed())
+    }
+
+    /// The process id of a stdio backend while it runs.
+    pub fn child_pid(&self) -> Option<u32> {
+        match &*self.link.borrow() {
+            Link::Up(c) => c.child_pid(),
+            _ => None,
+        }
+    }
+
+    /// How many times it was connected again after its first connection.
+    pub fn restarts(&self) -> u64 {
+        self.restarts.load(Ordering::Relaxed)
+    }
+
+    /// Why it is down, if it is.
+    pub fn last_error(&self) -> Option<String> {
+        match &*self.link.borrow() {
+            Link::Down(why) => Some(why.clone()),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn count_restart(&self) {
+        self.restarts.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The client of the live connection, waiting up to `connect_wait` for one.
+    pub(crate) async fn client(&self) -> Result<Arc<Client>, McpError> {
+        let mut rx = self.link.subscribe();
+        let deadline = tokio::time::Instant::now() + self.options.connect_wait;
+        loop {
+            let why = match &*rx.borrow_and_update() {
+                Link::Up(c) if !c.session().is_closed() => return Ok(c.clone()),
+                Link::Up(_) => "its connection closed; restarting".to_string(),
+                Link::Starting => "it is starting".to_string(),
+                Link::Down(why) => why.clone(),
+            };
+            match tokio::time::timeout_at(deadline, rx.changed()).await {
+                Ok(Ok(())) => continue,
+                _ => {
+                    return Err(McpError::internal(format!(
+                        "backend {:?} is not available ({why}); waited {} ms",
+                        self.spec.name,
+                        self.options.connect_wait.as_millis()
+                    ))
+                    .with_data(json!({ "backend": self.spec.name, "reason": why })))
+                }
+            }
+        }
+    }
+
+    /// Connects once: starts the process or reaches the URL, and performs the handshake.
+    pub(crate) async fn connect(
+        self: &Arc<Self>,
+        events: mpsc::UnboundedSender<crate::forward::Event>,
+    ) -> Result<Client, McpError> {
+        let handlers = crate::forward::handlers(Arc::downgrade(self), events);
+        let mut options = ClientOptions::new("ferromcp-proxy", env!("CARGO_PKG_VERSION"));
+        // The real client times its requests and cancels them; the proxy waits as long.
+        options.session.request_timeout = None;
+        options.session.max_total_timeout = None;
+        let connecting = async {
+            match &self.spec.transport {
+                Transport::Stdio {
+                    command,
+                    args,
+                    env,
+                    cwd,
+                } => {
+                    let mut process = ChildProcessOptions::new(command.clone())
+                        .args(args.iter().cloned())
+                        .envs(env.iter().cloned())
+                        .stderr(self.options.stderr);
+                    if let Some(dir) = cwd {
+                        process = process.cwd(dir.clone());
+                    }
+                    Client::spawn(process, options, handlers).await
+                }
+                Transport::Http { url, headers } => {
+                    let http = ferromcp::transport::http::HttpClientOptions {
+                        headers: headers.clone(),
+                        ..Default::default()
+                    };
+                    ferromcp::transport::http::connect(url, options, handlers, http).await
+                }
+                Transport::Sse { url, headers } => {
+                    let http = ferromcp::transport::http::HttpClientOptions {
+                        headers: headers.clone(),
+                        ..Default::default()
+                    };
+                    ferromcp::transport::http::connect_legacy(url, options, handlers, http).await
+                }
+            }
+        };
+        match tokio::time::timeout(self.options.connect_timeout, connecting).await {
+            Ok(r) => r,
+            Err(_) => Err(McpError::timeout(format!(
+                "no answer to the handshake within {} ms",
+                self.options.connect_timeout.as_millis()
+            ))),
+        }
+    }
+
+    /// The client request of the most recent call in flight, and its forwarding queue: where
+    /// the backend's requests and logs go while calls run (with several at once, the newest).
+    pub(crate) fn current_call(&self) -> Option<(RequestContext, mpsc::UnboundedSender<Forward>)> {
+        self.calls
+            .lock()
+            .unwrap()
+            .last()
+            .map(|c| (c.ctx.clone(), c.forward.clone()))
+    }
+
+    fn track(&self, ctx: RequestContext, forward: mpsc::UnboundedSender<Forward>) -> CallGuard<'_> {
+        let id = self.next_call.fetch_add(1, Ordering::Relaxed);
+        self.calls
+            .lock()
+            .unwrap()
+            .push(InFlight { id, ctx, forward });
+        CallGuard { backend: self, id }
+    }
+
+    /// Sends `method` to the backend for the client request `ctx`: the client's `_meta`
+    /// (but its progress token) goes along, the backend's progress comes back under the
+    /// client's token, its logs while the call runs go to this client, cancelling the client's
+    /// request cancels the backend's, and a backend that dies meanwhile gives an error saying so.
+    pub(crate) async fn forward(
+        &self,
+        method: &str,
+        mut params: Map<String, Value>,
+        ctx: &RequestContext,
+    ) -> Result<Value, McpError> {
+        let client = self.client().await?;
+        if let Some(meta) = ctx.meta() {
+            let mut meta = meta.clone();
+            meta.remove("progressToken");
+            if !meta.is_empty() {
+                params.insert("_meta".into(), Value::Object(meta));
+            }
+        }
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let _guard = self.track(ctx.clone(), tx.clone());
+        let mut opts = RequestOptions {
+            cancel: Some(ctx.cancellation().clone()),
+            ..Default::default()
+        };
+        if ctx.progress_reporter().is_some() {
+            let tx = tx.clone();
+            opts.on_progress = Some(Arc::new(move |p| {
+                let _ = tx.send(Forward::Progress(p));
+            }));
+        }
+        drop(tx);
+        let call = client.request(method, Some(Value::Object(params)), opts);
+        tokio::pin!(call);
+        let result = loop {
+            tokio::select! {
+                biased;
+                Some(f) = rx.recv() => pass_on(ctx, f).await,
+                r = &mut call => break r,
+            }
+        };
+        while let Ok(f) = rx.try_recv() {
+            pass_on(ctx, f).await;
+        }
+        result.map_err(|e| self.call_error(&client, method, e))
+    }
+
+    /// The error a client gets: the backend's own, or one saying that the backend's
+    /// connection closed during the call (it is restarted; the next call can succeed).
+    fn call_error(&self, client: &Client, method: &str, e: McpError) -> McpError {
+        let closed = e.code == codes::CONNECTION_CLOSED
+            && (client.session().is_closed() || e.message.contains("closed"));
+        if !closed {
+            return e;
+        }
+        McpError::internal(format!(
+            "backend {:?} closed its connection during {method} ({}); it is being restarted, \
+             the request was not completed",
+            self.spec.name, e.message
+        ))
+        .with_data(json!({ "backend": self.spec.name, "reason": "backend connection closed" }))
+    }
+}
+
+/// Delivers what a backend sent during a call to the client that made it.
+async fn pass_on(ctx: &RequestContext, f: Forward) {
+    match f {
+        Forward::Progress(p) => {
+            let Some(progress) = p.get("progress").and_then(Value::as_f64) else {
+                return;
+            };
+            let total = p.get("total").and_then(Value::as_f64);
+            let message = p.get("message").and_then(Value::as_str);
+            let _ = ctx.progress(progress, total, message).await;
+        }
+        Forward::Log(p) => {
+            let (level, logger, data) = log_parts(&p);
+            let _ = ctx.log(&level, logger.as_deref(), data).await;
+        }
+    }
+}
+
+/// The level, logger and data of a `notifications/message`.
+pub(crate) fn log_parts(p: &Value) -> (String, Option<String>, Value) {
+    (
+        p.get("level")
+            .and_then(Value::as_str)
+            .unwrap_or("info")
+            .to_string(),
+        p.get("logger").and_then(Value::as_str).map(str::to_string),
+        p.get("data").cloned().unwrap_or(Value::Null),
+    )
+}
+
+/// Waits until the connection closes (the engine's session offers no future for it: polled).
+pub(crate) async fn closed(client: &Client) {
+    while !client.session().is_closed() {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}

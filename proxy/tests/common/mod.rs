@@ -1,0 +1,74 @@
+//! What the proxy's tests share: the Rust everything-server as a backend, a proxy over a
+//! configuration, and a client connected to the proxy in memory.
+
+#![allow(dead_code)]
+
+use ferromcp::client::{Client, ClientHandlers, ClientOptions};
+use ferromcp::transport::memory_pair;
+use ferromcp_proxy::{BackendOptions, Proxy, ProxyConfig, ProxyOptions};
+use serde_json::{json, Value};
+use std::path::PathBuf;
+
+/// The Rust everything-server binary: `$FERROMCP_EVERYTHING_SERVER`, else beside this test's
+/// target directory (`cargo build -p ferromcp-examples --bin everything-server` makes it; a
+/// workspace `cargo test` builds it too).
+pub fn everything_server() -> PathBuf {
+    if let Some(p) = std::env::var_os("FERROMCP_EVERYTHING_SERVER") {
+        return PathBuf::from(p);
+    }
+    let exe = std::env::current_exe().expect("test executable path");
+    let dir = exe.parent().and_then(|d| d.parent()).expect("target dir");
+    let bin = dir.join("everything-server");
+    assert!(
+        bin.exists(),
+        "{} is missing: build it with `cargo build -p ferromcp-examples --bin everything-server` \
+         (or set FERROMCP_EVERYTHING_SERVER)",
+        bin.display()
+    );
+    bin
+}
+
+/// An `mcpServers` config with the everything-server (stdio) under each of `names`.
+pub fn config(names: &[&str]) -> ProxyConfig {
+    let bin = everything_server();
+    let mut servers = serde_json::Map::new();
+    for n in names {
+        servers.insert(
+            (*n).to_string(),
+            json!({ "command": bin, "args": ["--transport", "stdio"] }),
+        );
+    }
+    ProxyConfig::from_value(&json!({ "mcpServers": servers })).expect("valid config")
+}
+
+/// Starts a proxy over `config` (backend stderr silenced).
+pub async fn proxy(config: &ProxyConfig) -> Proxy {
+    let options = ProxyOptions {
+        backend: BackendOptions {
+            stderr: ferromcp::transport::StderrMode::Null,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    Proxy::start(config, options).await.expect("proxy starts")
+}
+
+/// A client connected to the proxy's server in memory, with `handlers`.
+pub async fn client(proxy: &Proxy, handlers: ClientHandlers) -> Client {
+    let ((r_c, w_c), (r_s, w_s)) = memory_pair(16);
+    let server = proxy.server().clone();
+    tokio::spawn(async move {
+        let _ = server.serve(r_s, w_s).await;
+    });
+    Client::connect(ClientOptions::new("proxy-test", "0"), handlers, r_c, w_c)
+        .await
+        .expect("client connects to the proxy")
+}
+
+/// The text of a tool result's first content block.
+pub fn first_text(result: &Value) -> String {
+    result["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
