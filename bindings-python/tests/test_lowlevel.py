@@ -67,7 +67,53 @@ async def test_on_handlers_list_and_call_tools() -> None:
         bad = await c.call_tool("weather", {})  # the engine checks the listed inputSchema
         assert bad.is_error
         failed = await c.call_tool("fail", {})
-        assert failed.is_error and "Unknown tool: fail" in failed.text
+        assert failed.is_error and failed.text == "Error executing tool fail"
+
+
+async def failing_read(
+    ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
+) -> types.ReadResourceResult:
+    raise RuntimeError("password=hunter2")
+
+
+async def one_resource(
+    ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+) -> types.ListResourcesResult:
+    return types.ListResourcesResult(resources=[types.Resource(uri="mem://a", name="a")])
+
+
+async def test_an_unexpected_exception_in_a_lowlevel_handler_is_masked_by_default() -> None:
+    server = Server(
+        "masked",
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_list_resources=one_resource,
+        on_read_resource=failing_read,
+    )
+    async with ferromcp.Client.memory(server) as c:
+        failed = await c.call_tool("fail", {})
+        assert failed.is_error and failed.text == "Error executing tool fail"
+        with pytest.raises(ferromcp.McpError) as e:
+            await c.read_resource("mem://a")
+        assert e.value.code == -32603 and "hunter2" not in str(e.value)
+    shown = Server(
+        "shown", on_list_tools=list_tools, on_call_tool=call_tool, mask_error_details=False
+    )
+    async with ferromcp.Client.memory(shown) as c:
+        failed = await c.call_tool("fail", {})
+        assert failed.text == "ValueError: Unknown tool: fail"
+
+
+async def test_a_request_without_its_handler_is_method_not_found_as_in_the_sdk() -> None:
+    server = Server("no-read", on_list_resources=one_resource)
+    async with ferromcp.Client.memory(server) as c:
+        with pytest.raises(ferromcp.McpError) as e:
+            await c.read_resource("mem://a")
+        assert (e.value.code, e.value.message, e.value.data) == (
+            -32601,
+            "Method not found",
+            "resources/read",
+        )
 
 
 ITEMS = [f"Item {i}" for i in range(1, 26)]

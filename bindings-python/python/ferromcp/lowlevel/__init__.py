@@ -169,8 +169,14 @@ class Server(_Server, Generic[LifespanT]):
         on_list_prompts: Handler | None = None,
         on_get_prompt: Handler | None = None,
         page_size: int | None = None,
+        mask_error_details: bool = True,
         **unsupported: Any,
     ) -> None:
+        """``mask_error_details``: an unexpected exception in a handler is logged with its
+        traceback (logger ``ferromcp``) and the client learns only ``"Error executing tool
+        <name>"`` (an ``isError`` result) or an internal error naming the URI or prompt, as the
+        SDK answers ``"Internal server error"``; ``McpError`` and ``ToolError`` messages are
+        sent as they are. ``False`` sends ``"<Type>: <message>"``."""
         unknown = sorted(k for k in unsupported if unsupported[k] is not None)
         if unknown:
             raise TypeError(f"ferromcp.lowlevel.Server: not supported: {', '.join(unknown)}")
@@ -184,6 +190,7 @@ class Server(_Server, Generic[LifespanT]):
             icons=icons,
             lifespan=self._lowlevel_lifespan,
             page_size=page_size,
+            mask_error_details=mask_error_details,
         )
         self.description = description
         self.version = version or "0.1.0"
@@ -369,7 +376,8 @@ class Server(_Server, Generic[LifespanT]):
             if handler is None:
                 from ..errors import MethodNotFound
 
-                raise MethodNotFound(f"{method}: no handler for {kind} {name!r}")
+                # The SDK's answer to a request without a handler.
+                raise MethodNotFound("Method not found", data=method)
             token = _current.set(ctx)
             try:
                 return await _maybe_await(handler(ctx, params))

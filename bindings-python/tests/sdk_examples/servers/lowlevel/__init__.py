@@ -1,0 +1,1 @@
+"""Low-level server examples for MCP Python SDK."""
