@@ -23,6 +23,10 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16)],
     products: [
         .library(name: "FerroMCP", targets: ["FerroMCP"]),
+        // The official swift-sdk's API (its module `MCP`) on the same engine: swift-sdk code
+        // ports by changing `import MCP` to `import FerroMCPCompat` (README: "Porting from the
+        // official swift-sdk").
+        .library(name: "FerroMCPCompat", targets: ["FerroMCPCompat"]),
     ],
     targets: [
         // The C side of the generated bindings (header + module map from uniffi-bindgen-swift).
@@ -38,8 +42,14 @@ let package = Package(
         ),
         // The public API.
         .target(name: "FerroMCP", dependencies: ["FerroMCPNative"], path: "Sources/FerroMCP"),
+        .target(name: "FerroMCPCompat", dependencies: ["FerroMCP"], path: "Sources/FerroMCPCompat"),
         .testTarget(name: "FerroMCPTests", dependencies: ["FerroMCP"], path: "Tests/FerroMCPTests"),
+        // The swift-sdk README's examples with `import FerroMCPCompat`, against the engine.
+        .testTarget(name: "FerroMCPCompatTests", dependencies: ["FerroMCPCompat", "FerroMCP"],
+                    path: "Tests/FerroMCPCompatTests"),
         // The stdio server ListenTests spawns (built with the tests; not a product).
         .executableTarget(name: "ListenStdioServer", dependencies: ["FerroMCP"], path: "Tests/ListenStdioServer"),
+        // The swift-sdk README's server examples over stdio, which FerroMCPCompatTests spawns.
+        .executableTarget(name: "CompatStdioServer", dependencies: ["FerroMCPCompat"], path: "Tests/CompatStdioServer"),
     ]
 )

@@ -26,6 +26,7 @@ pub mod client_tasks;
 pub mod context;
 pub mod error;
 pub mod handler;
+pub mod http_handler;
 pub mod listen;
 pub mod runtime;
 pub mod server;

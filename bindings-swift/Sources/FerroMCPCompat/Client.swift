@@ -1,0 +1,269 @@
+// Client: the official swift-sdk's client (`Client(name:version:)`, `connect(transport:)`,
+// `listTools()`, `callTool(name:arguments:)`, ...) on the engine's client, so swift-sdk client
+// code ports by changing `import MCP` to `import FerroMCPCompat`. Each request crosses as the
+// wire JSON of the swift-sdk's `Method` types (`request(_:_:)`).
+
+import FerroMCP
+import Foundation
+
+/// An MCP client in the official swift-sdk's shape.
+public actor Client {
+    /// `clientInfo`.
+    public struct Info: Hashable, Codable, Sendable {
+        public var name: String
+        public var title: String?
+        public var version: String
+        public var description: String?
+        public var websiteUrl: String?
+        public var icons: [Icon]?
+
+        public init(name: String, version: String, title: String? = nil, description: String? = nil,
+                    icons: [Icon]? = nil, websiteUrl: String? = nil) {
+            self.name = name
+            self.version = version
+            self.title = title
+            self.description = description
+            self.icons = icons
+            self.websiteUrl = websiteUrl
+        }
+    }
+
+    /// What the client declares. Sampling, elicitation and roots are not served by this layer
+    /// (see the README), so only `roots.listChanged` and `experimental` are kept.
+    public struct Capabilities: Hashable, Codable, Sendable {
+        public struct Roots: Hashable, Codable, Sendable {
+            public var listChanged: Bool?
+            public init(listChanged: Bool? = nil) { self.listChanged = listChanged }
+        }
+
+        public var experimental: [String: String]?
+        public var roots: Roots?
+
+        public init(experimental: [String: String]? = nil, roots: Roots? = nil) {
+            self.experimental = experimental
+            self.roots = roots
+        }
+    }
+
+    /// Whether to refuse requests the server did not declare a capability for before sending.
+    public struct Configuration: Hashable, Codable, Sendable {
+        public static let `default` = Configuration(strict: false)
+        public static let strict = Configuration(strict: true)
+        public var strict: Bool
+        public init(strict: Bool = false) { self.strict = strict }
+    }
+
+    public var capabilities: Client.Capabilities
+    public var configuration: Configuration
+    private let info: Info
+    private var engine: FerroMCP.Client?
+    private var serverCapabilities: Server.Capabilities?
+    private var notificationHandlers: [String: [@Sendable (EngineValue) async throws -> Void]] = [:]
+    private var pump: Task<Void, Never>?
+    private var feed: AsyncStream<ServerNotification>.Continuation?
+
+    public init(name: String, version: String, title: String? = nil, description: String? = nil,
+                websiteUrl: String? = nil, icons: [Icon]? = nil, capabilities: Capabilities = Capabilities(),
+                configuration: Configuration = .default) {
+        info = Info(name: name, version: version, title: title, description: description, icons: icons,
+                    websiteUrl: websiteUrl)
+        self.capabilities = capabilities
+        self.configuration = configuration
+    }
+
+    // MARK: Connecting
+
+    /// Connects and initializes the session; returns the server's answer (its capabilities,
+    /// `serverInfo`, instructions). `HTTPClientTransport` connects over Streamable HTTP,
+    /// `InMemoryTransport` to a `Server` started on the other end of the pair.
+    @discardableResult
+    public func connect(transport: any Transport) async throws -> Initialize.Result {
+        if engine != nil { throw MCPError.internalError("already connected") }
+        let options = ClientOptions(name: info.name, version: info.version)
+        let client: FerroMCP.Client = try await Bridge.calling {
+            switch transport {
+            case let http as HTTPClientTransport:
+                return try await FerroMCP.Client.http(url: http.endpoint.absoluteString, headers: http.headers,
+                                                      options: options)
+            case let memory as InMemoryTransport:
+                return try await FerroMCP.Client.connect(to: await memory.server(), options: options)
+            case is StdioTransport:
+                throw MCPError.internalError(
+                    "a client cannot speak over this process's own stdio here: start the server with FerroMCP's Client.stdio(command:)")
+            default:
+                throw MCPError.internalError("FerroMCPCompat connects over its own transports, not \(type(of: transport))")
+            }
+        }
+        let result = try Bridge.compat(client.initializeResult, as: Initialize.Result.self)
+        engine = client
+        serverCapabilities = result.capabilities
+        // One ordered inbox for the server's notifications and the progress of requests sent
+        // with a progress token (which the engine reports per request).
+        let (inbox, feed) = AsyncStream.makeStream(of: ServerNotification.self)
+        self.feed = feed
+        let forward = Task {
+            for await n in client.notifications { feed.yield(n) }
+            feed.finish()
+        }
+        pump = Task { [weak self] in
+            await withTaskCancellationHandler {
+                for await n in inbox { await self?.deliver(n) }
+            } onCancel: {
+                forward.cancel()
+            }
+        }
+        return result
+    }
+
+    /// Ends the session (and a server process the engine started).
+    public func disconnect() async {
+        await engine?.close()
+        engine = nil
+        feed?.finish()
+        feed = nil
+        pump?.cancel()
+        pump = nil
+    }
+
+    // MARK: Requests
+
+    /// Sends a request of method `M` and waits for its result.
+    public func request<M: Method>(_ type: M.Type, _ params: M.Parameters) async throws -> M.Result {
+        guard let engine else { throw MCPError.internalError("Client connection not initialized") }
+        let p = try Bridge.engine(params)
+        var options = RequestOptions()
+        if let token = p["_meta"]?["progressToken"], let feed {
+            // The engine hands a request's progress to its own callback (with a token of its
+            // own): delivered here as `ProgressNotification`s carrying the caller's token.
+            options.onProgress = { update in
+                var params: [String: EngineValue] = ["progressToken": token, "progress": .double(update.progress)]
+                if let total = update.total { params["total"] = .double(total) }
+                if let message = update.message { params["message"] = .string(message) }
+                feed.yield(ServerNotification(method: ProgressNotification.name, params: .object(params)))
+            }
+        }
+        let v = try await Bridge.calling { [options] in
+            try await engine.sendRequest(method: M.name, params: p, options: options)
+        }
+        return try Bridge.compat(v, as: M.Result.self)
+    }
+
+    /// Checks the server is alive.
+    public func ping() async throws {
+        _ = try await request(Ping.self, Empty())
+    }
+
+    public func listTools(cursor: String? = nil) async throws -> (tools: [Tool], nextCursor: String?) {
+        try check(\.tools, "Tools")
+        let r = try await request(ListTools.self, cursor.map(ListParameters.init(cursor:)) ?? .init())
+        return (r.tools, r.nextCursor)
+    }
+
+    public func callTool(name: String, arguments: [String: Value]? = nil, meta: Metadata? = nil) async throws
+        -> (content: [Tool.Content], isError: Bool?)
+    {
+        try check(\.tools, "Tools")
+        let r = try await request(CallTool.self, .init(name: name, arguments: arguments, meta: meta))
+        return (r.content, r.isError)
+    }
+
+    public func listResources(cursor: String? = nil) async throws -> (resources: [Resource], nextCursor: String?) {
+        try check(\.resources, "Resources")
+        let r = try await request(ListResources.self, cursor.map(ListParameters.init(cursor:)) ?? .init())
+        return (r.resources, r.nextCursor)
+    }
+
+    public func listResourceTemplates(cursor: String? = nil) async throws
+        -> (templates: [Resource.Template], nextCursor: String?)
+    {
+        try check(\.resources, "Resources")
+        let r = try await request(ListResourceTemplates.self, cursor.map(ListParameters.init(cursor:)) ?? .init())
+        return (r.templates, r.nextCursor)
+    }
+
+    public func readResource(uri: String) async throws -> [Resource.Content] {
+        try check(\.resources, "Resources")
+        return try await request(ReadResource.self, .init(uri: uri)).contents
+    }
+
+    public func subscribeToResource(uri: String) async throws {
+        try check(\.resources, "Resources")
+        _ = try await request(ResourceSubscribe.self, .init(uri: uri))
+    }
+
+    public func unsubscribeFromResource(uri: String) async throws {
+        try check(\.resources, "Resources")
+        _ = try await request(ResourceUnsubscribe.self, .init(uri: uri))
+    }
+
+    public func listPrompts(cursor: String? = nil) async throws -> (prompts: [Prompt], nextCursor: String?) {
+        try check(\.prompts, "Prompts")
+        let r = try await request(ListPrompts.self, cursor.map(ListParameters.init(cursor:)) ?? .init())
+        return (r.prompts, r.nextCursor)
+    }
+
+    public func getPrompt(name: String, arguments: [String: String]? = nil) async throws
+        -> (description: String?, messages: [Prompt.Message])
+    {
+        try check(\.prompts, "Prompts")
+        let r = try await request(GetPrompt.self, .init(name: name, arguments: arguments))
+        return (r.description, r.messages)
+    }
+
+    public func complete(promptName: String, argumentName: String, argumentValue: String,
+                         context: [String: String]? = nil) async throws -> Complete.Result.Completion {
+        try check(\.completions, "Completions")
+        return try await request(Complete.self, .init(
+            ref: .prompt(.init(name: promptName)), argument: .init(name: argumentName, value: argumentValue),
+            context: context.map(Complete.Parameters.Context.init(arguments:)))).completion
+    }
+
+    public func complete(resourceURI: String, argumentName: String, argumentValue: String,
+                         context: [String: String]? = nil) async throws -> Complete.Result.Completion {
+        try check(\.completions, "Completions")
+        return try await request(Complete.self, .init(
+            ref: .resource(.init(uri: resourceURI)), argument: .init(name: argumentName, value: argumentValue),
+            context: context.map(Complete.Parameters.Context.init(arguments:)))).completion
+    }
+
+    public func setLoggingLevel(_ level: LogLevel) async throws {
+        try check(\.logging, "Logging")
+        _ = try await request(SetLoggingLevel.self, .init(level: level))
+    }
+
+    // MARK: Notifications
+
+    /// Calls `handler` for every notification of type `N` the server sends.
+    @discardableResult
+    public func onNotification<N: Notification>(
+        _ type: N.Type, handler: @escaping @Sendable (Message<N>) async throws -> Void
+    ) async -> Self {
+        notificationHandlers[N.name, default: []].append { params in
+            try await handler(Message(method: N.name, params: try Bridge.compat(params, as: N.Parameters.self)))
+        }
+        return self
+    }
+
+    /// Sends a notification to the server.
+    public func notify<N: Notification>(_ notification: Message<N>) async throws {
+        guard let engine else { throw MCPError.internalError("Client connection not initialized") }
+        let p = try Bridge.engine(notification.params)
+        try await Bridge.calling { try await engine.sendNotification(method: notification.method, params: p) }
+    }
+
+    private func deliver(_ n: ServerNotification) async {
+        for handler in notificationHandlers[n.method] ?? [] {
+            // A handler's failure concerns that handler only, as in the swift-sdk.
+            try? await handler(n.params ?? .object([:]))
+        }
+    }
+
+    /// With `.strict`, refuses a request for a capability the server did not declare.
+    private func check<T>(_ capability: KeyPath<Server.Capabilities, T?>, _ name: String) throws {
+        guard configuration.strict else { return }
+        guard let caps = serverCapabilities else { throw MCPError.internalError("Client connection not initialized") }
+        if caps[keyPath: capability] == nil {
+            throw MCPError.methodNotFound("\(name) is not supported by the server")
+        }
+    }
+}
