@@ -88,9 +88,11 @@ public final class Server: Sendable {
     /// Registers (or replaces) a tool whose handler gets its arguments decoded into
     /// `Arguments` (as `JSONDecoder` with its default options decodes them, after the engine
     /// validated them against `inputSchema`).
-    /// Arguments that fail `inputSchema` are a tool error (`isError: true`), as above;
-    /// arguments that pass it but do not decode into `Arguments` answer invalid params
-    /// (-32602) naming the problem.
+    /// Arguments that fail `inputSchema` are a tool error (`isError: true`), as above, and so
+    /// are arguments that pass it but do not decode into `Arguments`: the result's text names
+    /// the problem (`Invalid arguments of tool "name":` and a line per problem, as the engine
+    /// words its schema failures; SEP-1303), not a JSON-RPC error, in a task of the tasks
+    /// extension too (the task completes with that result); the handler does not run.
     public func registerTool<Arguments: Decodable & Sendable>(
         _ name: String, title: String? = nil, description: String? = nil,
         inputSchema: Value = ["type": "object"], outputSchema: Value? = nil,
@@ -363,11 +365,22 @@ public final class Server: Sendable {
         } catch {
             let (path, message) = decodingProblem(error)
             let shown = path.isEmpty ? message : "\(path): \(message)"
-            throw McpError(
-                .invalidParams, "Invalid arguments of tool \"\(tool)\":\n- \(shown)",
-                data: ["errors": [["path": .string(path), "message": .string(message)]]])
+            throw ArgumentsDidNotDecode(
+                path: path, problem: message, message: "Invalid arguments of tool \"\(tool)\":\n- \(shown)")
         }
     }
+}
+
+/// A tool's arguments did not decode into its `Arguments` type. Not an `McpError`: the engine
+/// answers it as a tool execution error (`isError` with `message`), in a task of the tasks
+/// extension too, where an `McpError` would fail the task with its code instead.
+struct ArgumentsDidNotDecode: Error {
+    /// Where decoding failed (a JSON pointer; empty: the arguments object itself).
+    let path: String
+    /// Why, in words.
+    let problem: String
+    /// The text the model reads.
+    let message: String
 }
 
 /// Where a `Decodable` failed (a JSON pointer) and why, in words.

@@ -96,6 +96,8 @@ func handlerFailure(_ error: Error) -> Error {
         return e.native
     case let e as FfiError:
         return e
+    case let e as ArgumentsDidNotDecode:
+        return HandlerException(message: e.message)
     case is CancellationError where Task.isCancelled:
         return McpError(.requestCancelled, "the request was cancelled").native
     default:
@@ -104,8 +106,9 @@ func handlerFailure(_ error: Error) -> Error {
 }
 
 /// A handler threw an error that is not an `McpError` (`McpError::handler_exception` in the
-/// engine): a tool's is a tool execution error (`isError`), in a task of the tasks extension
-/// too, where an `McpError` ends the task `failed` instead.
+/// engine), or a tool's typed arguments did not decode: a tool's is a tool execution error
+/// (`isError`), in a task of the tasks extension too, where an `McpError` ends the task
+/// `failed` instead.
 struct HandlerException: Error {
     let message: String
 }

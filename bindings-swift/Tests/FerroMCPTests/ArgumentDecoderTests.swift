@@ -84,11 +84,10 @@ final class ArgumentDecoderTests: XCTestCase {
     private func decoded<T: Decodable & Equatable>(_ text: String, _ type: T.Type) -> Outcome<T> {
         do {
             return .success(try Server.decodeArguments(text, as: T.self, tool: "t"))
-        } catch let e as McpError {
-            let problem = e.data?["errors"]?[0]
-            return .failure("\(problem?["path"]?.stringValue ?? "?") \(problem?["message"]?.stringValue ?? "?")")
+        } catch let e as ArgumentsDidNotDecode {
+            return .failure("\(e.path) \(e.problem)")
         } catch {
-            return .failure("not an McpError: \(error)")
+            return .failure("not ArgumentsDidNotDecode: \(error)")
         }
     }
 

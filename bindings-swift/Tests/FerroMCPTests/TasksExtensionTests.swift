@@ -17,6 +17,10 @@ import XCTest
 private let ext = "io.modelcontextprotocol/tasks"
 private let caps: Value = ["elicitation": [:], "extensions": [ext: [:]]]
 
+private struct Typed: Decodable, Sendable {
+    let x: Int
+}
+
 private struct Boom: Error, CustomStringConvertible {
     var description: String { "boom" }
 }
@@ -42,6 +46,9 @@ final class TasksExtensionTests: XCTestCase {
         try s.registerTool("throws", taskSupport: .optional) { _, _ in
             try await Task.sleep(for: .milliseconds(50))
             throw Boom()
+        }
+        try s.registerTool("typed", taskSupport: .optional, arguments: Typed.self) { args, _ in
+            .text("x is \(args.x)")
         }
         try s.registerTool("asks_first", taskSupport: .required) { _, ctx in
             guard let answer = ctx.inputResponse("user_name") else {
@@ -162,6 +169,21 @@ final class TasksExtensionTests: XCTestCase {
             let r = try await call(http.url, name, caps: ["elicitation": [:]])["result"] ?? .null
             XCTAssertEqual(r["isError"]?.boolValue, true, "\(name): \(r)")
         }
+        try await http.close()
+    }
+
+    /// Typed arguments that do not decode are a tool execution error in a task too (SEP-1303):
+    /// the task completes with an `isError` result naming the problem, it does not fail with
+    /// -32602.
+    func testArgumentsThatDoNotDecodeCompleteTheTaskWithAToolError() async throws {
+        let http = try await server(declare: true).startHTTP()
+        let handle = try await call(http.url, "typed")["result"] ?? .null
+        let done = try await wait(http.url, handle["taskId"]?.stringValue ?? "", for: "completed")
+        XCTAssertEqual(done["status"]?.stringValue, "completed", "\(done)")
+        XCTAssertNil(done["error"], "\(done)")
+        XCTAssertEqual(done["result"]?["isError"]?.boolValue, true, "\(done)")
+        XCTAssertEqual(done["result"]?["content"]?[0]?["text"]?.stringValue,
+                       "Invalid arguments of tool \"typed\":\n- missing required property \"x\"", "\(done)")
         try await http.close()
     }
 
