@@ -180,6 +180,13 @@ impl NativeClient {
         self.client.protocol_version()
     }
 
+    /// The Streamable HTTP session id the server assigned (null over stdio, on a stateless
+    /// server, over the legacy HTTP+SSE transport).
+    #[napi(getter)]
+    pub fn session_id(&self) -> Option<String> {
+        self.client.session_id()
+    }
+
     /// Sends a request and resolves with its result. `onProgress` receives the params of each
     /// `notifications/progress` for it; `cancel` cancels it.
     #[napi(ts_return_type = "Promise<any>")]

@@ -268,6 +268,8 @@ impl NativeServer {
 #[napi]
 impl NativeHttpHandler {
     /// Answers one request. `rawHeaders` is Node's flat `[name, value, name, value, ...]` list.
+    /// With `sessionId`, a session the request opens (an `initialize`, the legacy SSE stream)
+    /// gets that id instead of a random one (the TypeScript SDK's `sessionIdGenerator`).
     #[napi]
     pub async fn handle(
         &self,
@@ -275,6 +277,7 @@ impl NativeHttpHandler {
         uri: String,
         raw_headers: Vec<String>,
         body: Buffer,
+        session_id: Option<String>,
     ) -> napi::Result<NativeHttpResponse> {
         let headers = raw_headers
             .chunks(2)
@@ -287,7 +290,11 @@ impl NativeHttpHandler {
             headers,
             body: body.to_vec(),
         };
-        let response = napi_result(self.handler.handle(req).await)?;
+        let response = match session_id {
+            Some(id) => self.handler.handle_with_session_id(req, &id).await,
+            None => self.handler.handle(req).await,
+        };
+        let response = napi_result(response)?;
         Ok(NativeHttpResponse {
             response: Arc::new(response),
         })

@@ -62,6 +62,7 @@ const sdk = have
       Client: (await import(pathToFileURL(path.join(SDK, 'dist/esm/client/index.js')))).Client,
       Http: (await import(pathToFileURL(path.join(SDK, 'dist/esm/client/streamableHttp.js')))).StreamableHTTPClientTransport,
       Stdio: (await import(pathToFileURL(path.join(SDK, 'dist/esm/client/stdio.js')))).StdioClientTransport,
+      Sse: (await import(pathToFileURL(path.join(SDK, 'dist/esm/client/sse.js')))).SSEClientTransport,
       types: await import(pathToFileURL(path.join(SDK, 'dist/esm/types.js'))),
     }
   : null;
@@ -114,6 +115,33 @@ async function driveHttp(port, check, clientOptions = {}) {
     await client.close();
   }
 }
+
+/** Initialize, list and call with the SDK's client over the deprecated HTTP+SSE transport. */
+async function driveSse(port, ssePath, check) {
+  const client = new sdk.Client({ name: 'sdk-sse-client', version: '1.0.0' });
+  const transport = new sdk.Sse(new URL(`http://localhost:${port}${ssePath}`));
+  await client.connect(transport);
+  try {
+    await check(client, transport);
+  } finally {
+    await client.close();
+  }
+}
+
+/**
+ * The periodic-notification tool of the SSE examples, called with 3 notifications 10 ms apart:
+ * its answer, and its log messages (all of them, in order, before the answer).
+ */
+async function notificationStream(client, answer, logsExpected) {
+  const logs = [];
+  client.setNotificationHandler(sdk.types.LoggingMessageNotificationSchema, (n) => logs.push(n.params.data));
+  const r = await client.callTool({ name: 'start-notification-stream', arguments: { interval: 10, count: 3 } });
+  assert.equal(text(r), answer);
+  assert.equal(logs.length, logsExpected.length, `log messages: ${logs}`);
+  logsExpected.forEach((re, i) => assert.match(logs[i], re));
+}
+
+const PERIODIC = [/^Periodic notification #1 at /, /^Periodic notification #2 at /, /^Periodic notification #3 at /];
 
 const text = (result) => result.content.map((c) => c.text ?? '').join('\n');
 
@@ -207,9 +235,48 @@ const SERVERS = {
   },
   'elicitationUrlExample.js': { todo: 'an OAuth authorization server (server/auth/router.js, bearerAuth middleware, demoInMemoryOAuthProvider)' },
   'demoInMemoryOAuthProvider.js': { todo: 'a demo OAuth authorization server (server/auth/*), not an MCP server' },
-  'simpleSseServer.js': { todo: 'SSEServerTransport (server/sse.js, the 2024-11-05 HTTP+SSE transport) is not offered; listen() serves those endpoints itself' },
-  'sseAndStreamableHttpCompatibleServer.js': { todo: 'SSEServerTransport (server/sse.js) is not offered' },
-  'honoWebStandardStreamableHttp.js': { todo: 'WebStandardStreamableHTTPServerTransport (server/webStandardStreamableHttp.js) is not offered; McpHttpHandler.handleFetch is the fetch-style equivalent' },
+  'simpleSseServer.js': async ({ port, output }) =>
+    driveSse(port, '/mcp', async (client, transport) => {
+      const { tools } = await client.listTools();
+      assert.deepEqual(tools.map((t) => t.name), ['start-notification-stream']);
+      await notificationStream(client, 'Completed sending 3 notifications every 10ms', [
+        /^Starting notification stream with 3 messages every 10ms$/,
+        /^Notification #1 at /,
+        /^Notification #2 at /,
+        /^Notification #3 at /,
+      ]);
+      // The app keeps its transports by the id the transport had before the stream opened.
+      assert.match(output(), /Established SSE stream with session ID: [0-9a-f-]{36}/);
+      const sid = /Established SSE stream with session ID: ([0-9a-f-]{36})/.exec(output())[1];
+      await transport.close();
+      const deadline = Date.now() + 5000;
+      while (!output().includes(`SSE transport closed for session ${sid}`) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      assert.match(output(), new RegExp(`SSE transport closed for session ${sid}`));
+    }),
+  'sseAndStreamableHttpCompatibleServer.js': async ({ port }) => {
+    // Both transports of the one app: the SDK's Streamable HTTP client on /mcp ...
+    await driveHttp(port, async (client, transport) => {
+      assert.ok(transport.sessionId, 'a session id');
+      await notificationStream(client, 'Started sending periodic notifications every 10ms', PERIODIC);
+    });
+    // ... and its HTTP+SSE client on /sse; log messages reach the session by extra.sessionId.
+    await driveSse(port, '/sse', async (client) => {
+      const { tools } = await client.listTools();
+      assert.deepEqual(tools.map((t) => t.name), ['start-notification-stream']);
+      await notificationStream(client, 'Started sending periodic notifications every 10ms', PERIODIC);
+    });
+  },
+  'honoWebStandardStreamableHttp.js': async ({ port }) => {
+    const health = await fetch(`http://localhost:${port}/health`);
+    assert.deepEqual(await health.json(), { status: 'ok' });
+    await driveHttp(port, async (client, transport) => {
+      assert.equal(transport.sessionId, undefined, 'stateless');
+      const { tools } = await client.listTools();
+      assert.deepEqual(tools.map((t) => t.name), ['greet']);
+      const r = await client.callTool({ name: 'greet', arguments: { name: 'Ada' } });
+      assert.equal(text(r), 'Hello, Ada! (from Hono + WebStandard transport)');
+    });
+  },
   'simpleTaskInteractive.js': { todo: 'the low-level Server with tasks/get and tasks/result handlers and the experimental task stores: ferromcp\'s tasks are the engine\'s' },
 };
 
@@ -307,7 +374,19 @@ const CLIENTS = {
       assert.match(out, /Long task completed successfully!/);
     },
   },
-  'streamableHttpWithSseFallbackClient.js': { todo: 'SSEClientTransport (client/sse.js) is not offered; Client.http(url, { legacyFallback: true }) is the ferromcp equivalent' },
+  'streamableHttpWithSseFallbackClient.js': {
+    // A server of the deprecated HTTP+SSE transport only: the Streamable HTTP attempt fails
+    // (404) and the example falls back to SSEClientTransport.
+    server: 'simpleSseServer.js',
+    check: (out) => {
+      assert.match(out, /StreamableHttp transport connection failed/);
+      assert.match(out, /Successfully connected using deprecated HTTP\+SSE transport/);
+      assert.match(out, /start-notification-stream/);
+      assert.match(out, /Notification: info - Notification #5 at /);
+      assert.match(out, /Tool result:\n  Completed sending 5 notifications every 1000ms/);
+      assert.match(out, /Disconnected from MCP server/);
+    },
+  },
   'simpleStreamableHttp.js': { todo: 'an interactive command line (readline) that also imports the experimental tasks stores, shared/metadataUtils.js and Ajv' },
   'simpleTaskInteractiveClient.js': { todo: 'interactive; relies on the experimental tasks API (client.experimental.tasks)' },
   'simpleOAuthClient.js': { todo: 'OAuth through client/auth.js (an authProvider): ferromcp\'s client takes OAuth options instead (Client.http(url, { auth }))' },

@@ -222,6 +222,15 @@ export class Client extends EventEmitter {
     return this.#native.protocolVersion;
   }
 
+  /**
+   * The Streamable HTTP session id the server assigned (`Mcp-Session-Id`); undefined over
+   * stdio and in memory, on a stateless server and over the legacy HTTP+SSE transport. A new
+   * session that replaced an expired one shows its new id.
+   */
+  get sessionId(): string | undefined {
+    return this.#native.sessionId ?? undefined;
+  }
+
   /** The server's `serverInfo`. */
   getServerVersion(): Implementation {
     return this.initializeResult.serverInfo;

@@ -46,6 +46,30 @@ function headerPairs(req: IncomingMessage): string[] {
   return raw;
 }
 
+/** Whether a request body holds an `initialize` request (alone or in a batch). */
+function carriesInitialize(body: Buffer): boolean {
+  if (!body.includes('"initialize"')) return false;
+  try {
+    const v: unknown = JSON.parse(body.toString('utf8'));
+    const isInit = (m: unknown) => typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'initialize';
+    return Array.isArray(v) ? v.some(isInit) : isInit(v);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * @internal The session id an SDK-shaped transport gives a request: a fixed one (the legacy SSE
+ * stream's), or a generator called only for a POST carrying `initialize` (the SDK's
+ * `sessionIdGenerator`, called when a session begins).
+ */
+export type SessionIdChoice = string | (() => string) | undefined;
+
+function chooseSessionId(choice: SessionIdChoice, method: string, body: Buffer): string | undefined {
+  if (typeof choice === 'function') return method === 'POST' && carriesInitialize(body) ? String(choice()) : undefined;
+  return choice;
+}
+
 /** A Streamable HTTP endpoint for an app's own HTTP server (from `McpServer.createHttpHandler`). */
 export class McpHttpHandler {
   readonly #native: NativeHttpHandler;
@@ -78,7 +102,9 @@ export class McpHttpHandler {
     res: ServerResponse,
     opts: {
       target?: string;
+      method?: string;
       body?: unknown;
+      sessionId?: SessionIdChoice;
       onHead?: (status: number, headers: string[]) => void | Promise<void>;
     } = {},
   ): Promise<number> {
@@ -92,7 +118,9 @@ export class McpHttpHandler {
       return 413;
     }
     const target = opts.target ?? (req as { originalUrl?: string }).originalUrl ?? req.url ?? '/';
-    const response = await call(this.#native.handle(req.method ?? 'GET', target, headerPairs(req), body));
+    const method = opts.method ?? req.method ?? 'GET';
+    const sessionId = chooseSessionId(opts.sessionId, method, body);
+    const response = await call(this.#native.handle(method, target, headerPairs(req), body, sessionId));
     if (opts.onHead) await opts.onHead(response.status, response.rawHeaders);
     res.writeHead(response.status, response.rawHeaders);
     res.flushHeaders();
@@ -114,14 +142,34 @@ export class McpHttpHandler {
 
   /** @internal One request without a Node request object (the SDK-shaped transport's `close()`). */
   async _request(method: string, target: string, headers: string[]): Promise<number> {
-    const response = await call(this.#native.handle(method, target, headers, Buffer.alloc(0)));
+    const response = await call(this.#native.handle(method, target, headers, Buffer.alloc(0), undefined));
     response.cancel();
     return response.status;
   }
 
   /** Handles a fetch-style request (`Request` in, `Response` out; the body streams). */
-  async handleFetch(request: Request): Promise<Response> {
-    const body = Buffer.from(await request.arrayBuffer());
+  handleFetch(request: Request): Promise<Response> {
+    return this._serveFetch(request);
+  }
+
+  /**
+   * @internal `handleFetch` with the target the engine sees, a body parsed already (the SDK's
+   * `handleRequest(req, { parsedBody })`), the session id choice and a hook that sees the
+   * status and headers first (the SDK-shaped web-standard transport).
+   */
+  async _serveFetch(
+    request: Request,
+    opts: {
+      target?: string;
+      body?: unknown;
+      sessionId?: SessionIdChoice;
+      onHead?: (status: number, headers: string[]) => void | Promise<void>;
+    } = {},
+  ): Promise<Response> {
+    const body =
+      opts.body !== undefined
+        ? Buffer.from(typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body))
+        : Buffer.from(await request.arrayBuffer());
     if (body.length > this.#limit) {
       return new Response(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request', data: 'request body too large' } }), {
         status: 413,
@@ -132,7 +180,10 @@ export class McpHttpHandler {
     const raw: string[] = [];
     request.headers.forEach((v, k) => raw.push(k, v));
     if (!request.headers.has('host')) raw.push('host', url.host);
-    const response: NativeHttpResponse = await call(this.#native.handle(request.method, url.pathname + url.search, raw, body));
+    const target = opts.target ?? url.pathname + url.search;
+    const sessionId = chooseSessionId(opts.sessionId, request.method, body);
+    const response: NativeHttpResponse = await call(this.#native.handle(request.method, target, raw, body, sessionId));
+    if (opts.onHead) await opts.onHead(response.status, response.rawHeaders);
     const headers = new Headers();
     const rh = response.rawHeaders;
     for (let i = 0; i + 1 < rh.length; i += 2) headers.append(rh[i]!, rh[i + 1]!);

@@ -239,6 +239,12 @@ export interface ListenOptions {
   enableGetStream?: boolean;
   /** Also serve the 2024-11-05 HTTP+SSE endpoints (default true). */
   legacySse?: boolean;
+  /** The legacy SSE stream's path (default `/sse`). */
+  legacySsePath?: string;
+  /** The legacy message endpoint's path, named in the SSE stream's `endpoint` event (default `/messages`). */
+  legacyMessagesPath?: string;
+  /** An idle SSE stream gets a `: keep-alive` comment this often (ms; `null`: never; default 15 000). */
+  sseKeepAliveMs?: number | null;
   /** Messages buffered per SSE stream before a slow reader's stream is closed. */
   streamQueueCapacity?: number;
   /** Close long-running request streams after this long (ms) so clients poll. */
@@ -320,6 +326,8 @@ export const ATTACH_TRANSPORT: unique symbol = Symbol.for('ferromcp.attachTransp
 /** @internal A transport `McpServer.connect` accepts besides {@link StdioServerTransport}. */
 export interface AttachableTransport {
   [ATTACH_TRANSPORT](server: McpServer): void;
+  /** Called by `connect` once attached (as the SDK's `transport.start()`). */
+  start?(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -704,6 +712,7 @@ export class McpServer {
     }
     transport[ATTACH_TRANSPORT](this);
     this.#transports.add(transport);
+    await transport.start?.();
   }
 
   /**

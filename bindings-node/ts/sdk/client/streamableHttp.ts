@@ -63,11 +63,11 @@ export class StreamableHTTPClientTransport implements ClientTransportLike {
   }
 
   /**
-   * The session's id. Not known to the JavaScript side yet (the engine keeps it), so
-   * undefined: see the README's porting notes.
+   * The session's id (`Mcp-Session-Id`) once connected; undefined before, on a stateless
+   * server, and after {@link close}/{@link terminateSession}.
    */
   get sessionId(): string | undefined {
-    return undefined;
+    return this.#engine?.sessionId;
   }
 
   /** No-op (`connect` starts the transport). */
