@@ -188,3 +188,29 @@ test('sessions: ctx.sessionId names the Streamable HTTP session and sendLoggingM
   assert.equal((await memory.callTool({ name: 'whoami' })).content[0].text, 'none');
   await memory.close();
 });
+
+test('mounted handlers: a request over maxBodySize with its id after params (the SDK\'s order) is refused 413 with that id, on handleNode and handleFetch', async () => {
+  const server = new McpServer({ name: 's', version: '1' });
+  server.registerTool('echo', {}, () => 'e');
+  const mcp = server.createHttpHandler({ maxBodySize: 64 * 1024, dnsRebindingProtection: false });
+  const body = JSON.stringify({ method: 'tools/call', params: { name: 'echo', arguments: { text: 'x'.repeat(200 * 1024) } }, jsonrpc: '2.0', id: 'late-id' });
+  const http = createServer((req, res) => mcp.handleNode(req, res));
+  const port = await listening(http);
+  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+  try {
+    const r = await fetch(`http://127.0.0.1:${port}/mcp`, { method: 'POST', headers, body });
+    assert.equal(r.status, 413);
+    assert.equal((await r.json()).id, 'late-id');
+    // Past the 16 MiB read-on cap the rest is not read; the id written first is still named.
+    const huge = JSON.stringify({ jsonrpc: '2.0', id: 'early-id', method: 'tools/call', params: { name: 'echo', arguments: { text: 'x'.repeat(17 * 1024 * 1024) } } });
+    const h = await fetch(`http://127.0.0.1:${port}/mcp`, { method: 'POST', headers, body: huge });
+    assert.equal(h.status, 413);
+    assert.equal(h.headers.get('connection'), 'close');
+    assert.equal((await h.json()).id, 'early-id');
+  } finally {
+    await new Promise((r) => http.close(r));
+  }
+  const f = await mcp.handleFetch(new Request('http://localhost/mcp', { method: 'POST', headers, body }));
+  assert.equal(f.status, 413);
+  assert.equal((await f.json()).id, 'late-id');
+});

@@ -9,22 +9,33 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { call, McpError } from './errors';
 import type { NativeHttpHandler, NativeHttpResponse } from './native';
 
-/** Reads a Node request body whole, refusing more than `limit` bytes. */
-async function readBody(req: IncomingMessage & { body?: unknown }, limit: number): Promise<Buffer | 'too large'> {
+/**
+ * How much of a body over the handler's `maxBodySize` is still read and handed to the engine
+ * (at least 16 MiB, the engine's own read-on cap): the engine refuses it with 413 and scans it
+ * for the request's id, which the TypeScript SDK writes after `params`, so the refusal names
+ * the request its client waits on. Past this the rest is not read and the connection closes.
+ */
+const READ_ON_CAP = 16 * 1024 * 1024;
+
+/** Reads a Node request body whole, or its first `cap` bytes (`truncated`). */
+async function readBody(req: IncomingMessage & { body?: unknown }, cap: number): Promise<{ body: Buffer; truncated: boolean }> {
   // Express/Connect body parsers may have consumed the stream already.
   if (req.body !== undefined && req.readableEnded) {
     const b = req.body;
-    if (Buffer.isBuffer(b)) return b;
-    return Buffer.from(typeof b === 'string' ? b : JSON.stringify(b));
+    if (Buffer.isBuffer(b)) return { body: b, truncated: false };
+    return { body: Buffer.from(typeof b === 'string' ? b : JSON.stringify(b)), truncated: false };
   }
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
+    if (size + chunk.length > cap) {
+      chunks.push(chunk.subarray(0, cap - size));
+      return { body: Buffer.concat(chunks), truncated: true };
+    }
     size += chunk.length;
-    if (size > limit) return 'too large';
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks);
+  return { body: Buffer.concat(chunks), truncated: false };
 }
 
 /**
@@ -108,15 +119,15 @@ export class McpHttpHandler {
       onHead?: (status: number, headers: string[]) => void | Promise<void>;
     } = {},
   ): Promise<number> {
-    const body =
+    // A body over the limit goes to the engine too (up to READ_ON_CAP), which answers 413 with
+    // the request's id.
+    const read =
       opts.body !== undefined
-        ? Buffer.isBuffer(opts.body) ? opts.body : Buffer.from(typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body))
-        : await readBody(req, this.#limit);
-    if (body === 'too large') {
-      res.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
-      res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request', data: 'request body too large' } }));
-      return 413;
-    }
+        ? { body: Buffer.isBuffer(opts.body) ? opts.body : Buffer.from(typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body)), truncated: false }
+        : await readBody(req, Math.max(this.#limit + 1, READ_ON_CAP));
+    const body = read.body;
+    // The rest of a truncated body is not read: the connection cannot be reused.
+    if (read.truncated) res.shouldKeepAlive = false;
     const target = opts.target ?? (req as { originalUrl?: string }).originalUrl ?? req.url ?? '/';
     const method = opts.method ?? req.method ?? 'GET';
     const sessionId = chooseSessionId(opts.sessionId, method, body);
@@ -166,16 +177,14 @@ export class McpHttpHandler {
       onHead?: (status: number, headers: string[]) => void | Promise<void>;
     } = {},
   ): Promise<Response> {
-    const body =
+    // A body over the limit goes to the engine too (up to READ_ON_CAP), which answers 413 with
+    // the request's id.
+    const cap = Math.max(this.#limit + 1, READ_ON_CAP);
+    const whole =
       opts.body !== undefined
         ? Buffer.from(typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body))
         : Buffer.from(await request.arrayBuffer());
-    if (body.length > this.#limit) {
-      return new Response(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request', data: 'request body too large' } }), {
-        status: 413,
-        headers: { 'content-type': 'application/json' },
-      });
-    }
+    const body = whole.length > cap ? whole.subarray(0, cap) : whole;
     const url = new URL(request.url);
     const raw: string[] = [];
     request.headers.forEach((v, k) => raw.push(k, v));
