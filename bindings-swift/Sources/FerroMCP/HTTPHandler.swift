@@ -17,8 +17,9 @@ public final class HTTPHandler: Sendable {
         self.native = native
     }
 
-    /// Answers one request. `target` is the path and query (`/mcp?x=1`); `headers` in order
-    /// (repeated names allowed); `body` the whole request body (bounded by
+    /// Answers one request. `target` is the path and query (`/mcp?x=1`); `headers` as received,
+    /// in order (repeated names allowed; `Host` and `Origin` included, which the DNS-rebinding
+    /// protection checks: 403 without an allowed `Host`); `body` the whole request body (bounded by
     /// `HTTPOptions.maxBodySize`: 413 beyond). Whatever the endpoint decides (404 for another
     /// path, 405, 406, 413, a JSON-RPC error) is in the response; throws `McpError`
     /// (`.invalidParams`) only for a method, target or header that is not valid HTTP.
