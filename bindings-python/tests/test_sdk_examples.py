@@ -33,34 +33,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sdk_port import port_source
 
 HERE = Path(__file__).resolve().parent
 SDK_EXAMPLES = HERE / "sdk_examples"
 ROOT = HERE.parents[1]
 SDK_PYTHON = os.environ.get("FERROMCP_SDK_PYTHON", str(ROOT / ".tools" / "venv" / "bin" / "python"))
 DRIVER = HERE / "sdk_port_driver.py"
-
-# The whole port: each official import -> its ferromcp equivalent (MIGRATION.md's table).
-IMPORTS = [
-    (r"^from mcp\.server\.fastmcp import", "from ferromcp import"),
-    (r"^from mcp\.server\.mcpserver\.prompts import", "from ferromcp.prompts import"),
-    (r"^from mcp\.server\.mcpserver import", "from ferromcp import"),
-    (r"^from mcp\.server(\.lowlevel)? import", "from ferromcp.lowlevel import"),
-    (r"^import mcp\.server\.stdio$", "import ferromcp.lowlevel.stdio"),
-    (r"\bmcp\.server\.stdio\.stdio_server\b", "ferromcp.lowlevel.stdio.stdio_server"),
-    (r"^from mcp import types$", "from ferromcp import types"),
-    (r"^from mcp\.types import", "from ferromcp.types import"),
-    (r"^import mcp\.types as types$", "import ferromcp.types as types"),
-    (r"^from mcp\.shared\.exceptions import", "from ferromcp.errors import"),
-]
-
-
-def port_source(source: str) -> str:
-    """``source`` with its official-SDK imports replaced by ferromcp's."""
-    for pattern, replacement in IMPORTS:
-        source = re.sub(pattern, replacement, source, flags=re.M)
-    return source
-
 
 # How each server snippet is served. "launcher": the snippets' own `server NAME stdio`
 # (examples/snippets/pyproject.toml's script, servers/__init__.py:run_server); "main": `python
@@ -208,8 +187,9 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
             "scripts/setup-test-deps --python-only (or set FERROMCP_SDK_PYTHON)"
         )
     tmp = tmp_path_factory.mktemp("sdk-examples")
-    ported = tmp / "snippets"
-    shutil.copytree(SDK_EXAMPLES, ported, ignore=shutil.ignore_patterns("__pycache__"))
+    ported, originals = tmp / "snippets", tmp / "originals"
+    for copy_to in (ported, originals):  # (running them writes __pycache__ beside them)
+        shutil.copytree(SDK_EXAMPLES, copy_to, ignore=shutil.ignore_patterns("__pycache__"))
     for f in ported.rglob("*.py"):
         f.write_text(port_source(f.read_text()))
     image = tmp / "picture.png"
@@ -218,7 +198,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
     jobs: list[dict[str, Any]] = []
     py = sys.executable
     for name, how in STDIO.items():
-        original = str(SDK_EXAMPLES / "servers" / f"{name}.py")
+        original = str(originals / "servers" / f"{name}.py")
         port_file = str(ported / "servers" / f"{name}.py")
         if how == "launcher":
             launcher = "import sys; from servers import run_server; run_server()"
@@ -245,7 +225,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
     try:
         for name, paths in ASGI.items():
             for kind, interpreter, cwd in (
-                ("original", SDK_PYTHON, SDK_EXAMPLES),
+                ("original", SDK_PYTHON, originals),
                 ("port", py, ported),
             ):
                 port = free_port()

@@ -61,6 +61,8 @@ __version__: str = ENGINE_VERSION
 #: helpers and the typed client results. ``from ferromcp import Image`` imports ``content`` then.
 _LAZY: dict[str, str] = {
     "Client": "client",
+    "ClientSession": "client.session",
+    "StdioServerParameters": "client.stdio",
     "IntrospectionVerifier": "auth",
     "JwtVerifier": "auth",
     "OAuth": "auth",
@@ -108,6 +110,7 @@ __all__ = [
     "CancelHandle",
     "Client",
     "ClientCapabilityError",
+    "ClientSession",
     "ConnectionClosed",
     "Context",
     "ElicitResult",
@@ -143,6 +146,7 @@ __all__ = [
     "ResourceNotFound",
     "Server",
     "ServerSession",
+    "StdioServerParameters",
     "Subscription",
     "Tool",
     "TokenStore",

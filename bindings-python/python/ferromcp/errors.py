@@ -27,6 +27,19 @@ class McpError(Exception):
     def __repr__(self) -> str:
         return f"{type(self).__name__}(code={self.code}, message={self.message!r})"
 
+    @property
+    def error(self) -> Any:
+        """The error as a :class:`ferromcp.types.ErrorData` (the official SDK's
+        ``MCPError.error``)."""
+        from .types import ErrorData
+
+        return ErrorData(code=self.code, message=self.message, data=self.data)
+
+    @classmethod
+    def from_error_data(cls, error: Any) -> McpError:
+        """The exception of an ``ErrorData`` (ours or the SDK's), of the class its code names."""
+        return from_code(error.code, error.message, error.data)
+
 
 class ParseError(McpError):
     """-32700: invalid JSON."""
@@ -225,6 +238,14 @@ class UrlElicitationRequiredError(McpError):
         super().__init__(message, data={"elicitations": items})
         self._elicitations = items
 
+    @classmethod
+    def from_error(cls, error: Any) -> UrlElicitationRequiredError:
+        """From the ``ErrorData`` of a received -32042 (the SDK's ``from_error``)."""
+        if error.code != cls.default_code:
+            raise ValueError(f"Expected error code {cls.default_code}, got {error.code}")
+        data = error.data if isinstance(error.data, dict) else {}
+        return cls(error.message, data=data)
+
     @property
     def elicitations(self) -> list[Any]:
         """The required elicitations (:class:`ferromcp.types.ElicitRequestURLParams`)."""
@@ -253,7 +274,11 @@ _BY_CODE[ClientCapabilityError.default_code] = ClientCapabilityError
 _BY_CODE[UrlElicitationRequiredError.default_code] = UrlElicitationRequiredError
 
 
+#: The official SDK's name (``mcp.shared.exceptions.MCPError``).
+MCPError = McpError
+
 __all__ = [
+    "MCPError",
     "ClientCapabilityError",
     "ConnectionClosed",
     "HeaderMismatch",

@@ -6,7 +6,8 @@ that such code ports by changing its import::
 
 Only the types a server's handlers build or receive are here (tool results and content,
 completions, sampling, elicitation, roots, and the request parameters and list/get/read
-results of the low-level API, :mod:`ferromcp.lowlevel`). Handlers may also use the official SDK's own models
+results of the low-level API, :mod:`ferromcp.lowlevel`), and what the SDK-shaped client
+(:mod:`ferromcp.client.session`) returns and hands its callbacks. Handlers may also use the official SDK's own models
 when it is installed: ferromcp reads any pydantic model by its aliases. Imported on first use
 (``import ferromcp`` does not import pydantic)."""
 
@@ -18,6 +19,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 __all__ = [
+    "INTERNAL_ERROR",
+    "INVALID_PARAMS",
+    "INVALID_REQUEST",
+    "METHOD_NOT_FOUND",
+    "PARSE_ERROR",
+    "URL_ELICITATION_REQUIRED",
     "AudioContent",
     "BlobResourceContents",
     "CallToolRequestParams",
@@ -26,20 +33,28 @@ __all__ = [
     "Completion",
     "CompletionArgument",
     "CompletionContext",
+    "CompleteResult",
+    "CreateMessageRequestParams",
     "CreateMessageResult",
+    "ElicitRequestFormParams",
+    "ElicitRequestParams",
     "ElicitRequestURLParams",
     "ElicitResult",
     "EmbeddedResource",
+    "EmptyResult",
+    "ErrorData",
     "GetPromptRequestParams",
     "GetPromptResult",
     "ImageContent",
     "Implementation",
     "InitializeRequestParams",
+    "InitializeResult",
     "ListPromptsResult",
     "ListResourceTemplatesResult",
     "ListResourcesResult",
     "ListRootsResult",
     "ListToolsResult",
+    "LoggingMessageNotificationParams",
     "PaginatedRequestParams",
     "Prompt",
     "PromptArgument",
@@ -53,11 +68,21 @@ __all__ = [
     "ResourceTemplateReference",
     "Root",
     "SamplingMessage",
+    "ServerNotification",
     "TextContent",
     "TextResourceContents",
     "Tool",
     "to_wire",
 ]
+
+
+# JSON-RPC error codes, as the SDK's mcp.types names them.
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+URL_ELICITATION_REQUIRED = -32042
 
 
 class MCPModel(BaseModel):
@@ -372,3 +397,72 @@ class GetPromptResult(MCPModel):
     description: str | None = None
     messages: list[PromptMessage] = Field(default_factory=list)
     meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+
+
+# ---- what the SDK-shaped client (ferromcp.client.session) returns and hands its callbacks ------
+class ErrorData(MCPModel):
+    """A JSON-RPC error: what a client callback may return instead of a result, and
+    ``McpError.error``."""
+
+    code: int
+    message: str
+    data: Any = None
+
+
+class EmptyResult(MCPModel):
+    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+
+
+class InitializeResult(MCPModel):
+    protocol_version: str
+    capabilities: dict[str, Any] = Field(default_factory=dict)
+    server_info: Implementation = Field(default_factory=Implementation)
+    instructions: str | None = None
+    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+
+
+class CompleteResult(MCPModel):
+    completion: Completion
+    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+
+
+class CreateMessageRequestParams(MCPModel):
+    """``sampling/createMessage``'s parameters (a sampling callback's ``params``)."""
+
+    messages: list[SamplingMessage]
+    max_tokens: int
+    system_prompt: str | None = None
+    include_context: str | None = None
+    temperature: float | None = None
+    stop_sequences: list[str] | None = None
+    metadata: dict[str, Any] | None = None
+    model_preferences: dict[str, Any] | None = None
+    tools: list[Any] | None = None
+    tool_choice: Any = None
+    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+
+
+class ElicitRequestFormParams(MCPModel):
+    """A form-mode ``elicitation/create`` (an elicitation callback's ``params``)."""
+
+    mode: Literal["form"] = "form"
+    message: str
+    requested_schema: dict[str, Any]
+    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+
+
+ElicitRequestParams = ElicitRequestFormParams | ElicitRequestURLParams
+
+
+class LoggingMessageNotificationParams(MCPModel):
+    level: str
+    logger: str | None = None
+    data: Any = None
+    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+
+
+class ServerNotification(MCPModel):
+    """A notification from the server, as a ``message_handler`` gets it."""
+
+    method: str
+    params: dict[str, Any] | None = None

@@ -10,13 +10,13 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from . import _native
-from .auth import OAuth
-from .errors import MethodNotFound
-from .listen import ListenFilter, Subscription
-from .results import CallToolResult, GetPromptResult, ReadResourceResult, Tool
-from .schema import to_jsonable
-from .server import Context, Server
+from .. import _native
+from ..auth import OAuth
+from ..errors import MethodNotFound
+from ..listen import ListenFilter, Subscription
+from ..results import CallToolResult, GetPromptResult, ReadResourceResult, Tool
+from ..schema import to_jsonable
+from ..server import Context, Server
 
 if TYPE_CHECKING:
     from typing_extensions import Self
