@@ -3,11 +3,11 @@
 //! the client go), and forwarding one request to it with progress, logs and cancellation
 //! passed through.
 
-use crate::config::{BackendSpec, Transport};
+use crate::config::BackendSpec;
 use crate::namespace::Namespace;
 use ferromcp::client::{Client, ClientOptions};
 use ferromcp::session::{RequestContext, RequestOptions};
-use ferromcp::transport::{ChildProcessOptions, StderrMode};
+use ferromcp::transport::StderrMode;
 use ferromcp::{codes, McpError};
 use serde_json::{json, Map, Value};
 use std::collections::{HashMap, HashSet};
@@ -202,39 +202,8 @@ impl Backend {
         // The real client times its requests and cancels them; the proxy waits as long.
         options.session.request_timeout = None;
         options.session.max_total_timeout = None;
-        let connecting = async {
-            match &self.spec.transport {
-                Transport::Stdio {
-                    command,
-                    args,
-                    env,
-                    cwd,
-                } => {
-                    let mut process = ChildProcessOptions::new(command.clone())
-                        .args(args.iter().cloned())
-                        .envs(env.iter().cloned())
-                        .stderr(self.options.stderr);
-                    if let Some(dir) = cwd {
-                        process = process.cwd(dir.clone());
-                    }
-                    Client::spawn(process, options, handlers).await
-                }
-                Transport::Http { url, headers } => {
-                    let http = ferromcp::transport::http::HttpClientOptions {
-                        headers: headers.clone(),
-                        ..Default::default()
-                    };
-                    ferromcp::transport::http::connect(url, options, handlers, http).await
-                }
-                Transport::Sse { url, headers } => {
-                    let http = ferromcp::transport::http::HttpClientOptions {
-                        headers: headers.clone(),
-                        ..Default::default()
-                    };
-                    ferromcp::transport::http::connect_legacy(url, options, handlers, http).await
-                }
-            }
-        };
+        let connecting =
+            crate::connect::connect(&self.spec, options, handlers, self.options.stderr);
         match tokio::time::timeout(self.options.connect_timeout, connecting).await {
             Ok(r) => r,
             Err(_) => Err(McpError::timeout(format!(

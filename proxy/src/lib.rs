@@ -23,6 +23,7 @@
 
 mod backend;
 pub mod config;
+mod connect;
 mod forward;
 pub mod namespace;
 mod proxy;
@@ -31,4 +32,5 @@ mod surface;
 
 pub use backend::{Backend, BackendOptions};
 pub use config::{BackendSpec, ConfigError, ProxyConfig, Transport};
+pub use connect::connect;
 pub use proxy::{Proxy, ProxyOptions};

@@ -1,0 +1,382 @@
+//! The command line: which command, its operands and its options, parsed by hand (the
+//! grammar is small) into [`Command`], with usage errors that say what was expected.
+
+use std::collections::VecDeque;
+
+/// The usage text (`ferromcp --help`).
+pub const USAGE: &str = "\
+ferromcp: a proxy in front of MCP servers, and a client for any MCP server
+
+usage:
+  ferromcp proxy --config mcp.json --stdio
+  ferromcp proxy --config mcp.json --port N [--host ADDR] [HTTP options]
+  ferromcp list SERVER [tools|resources|templates|prompts] [--json]
+  ferromcp call SERVER TOOL [JSON-OBJECT | KEY=VALUE ...] [--json]
+  ferromcp read SERVER URI [--json]
+  ferromcp prompt SERVER NAME [KEY=VALUE ...] [--json]
+  ferromcp inspect SERVER [--json]
+
+SERVER is a command line in one argument (\"node server.js --flag\", started over stdio) or an
+http(s) URL (Streamable HTTP; a URL ending in /sse is a legacy HTTP+SSE server).
+KEY=VALUE arguments take VALUE as JSON when the tool's schema says the argument is not a
+string and VALUE parses as JSON, else as text.
+
+HTTP options of `proxy` (the engine's HttpServerOptions):
+  --path P                 endpoint path (default /mcp)
+  --json-response          answer with one JSON body instead of an SSE stream
+  --stateless              no sessions: each POST gets a fresh one
+  --legacy-sse             also serve the 2024-11-05 HTTP+SSE endpoints (/sse, /messages)
+  --max-sessions N         sessions alive at once (default 10000)
+  --session-idle-timeout S seconds before an idle session is removed (default 1800)
+  --max-body-size BYTES    largest request body (default 4 MiB)
+  --max-connections N      connections served at once (default 1024)
+  --allowed-host H         allowed Host value (repeatable; DNS-rebinding protection)
+  --allowed-origin O       allowed Origin value (repeatable)
+  --redis-url URL          sessions, events and the bus on Redis (needs the redis feature)
+  --no-health              do not serve /healthz
+";
+
+/// A usage error: what was wrong on the command line.
+#[derive(Debug, PartialEq, Eq)]
+pub struct UsageError(pub String);
+
+/// What `ferromcp proxy` serves on.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Listen {
+    /// stdin/stdout.
+    Stdio,
+    /// Streamable HTTP on `host:port`.
+    Http {
+        /// The address to bind.
+        host: String,
+        /// The port (0: any free one, printed on stderr).
+        port: u16,
+    },
+}
+
+/// `ferromcp proxy`'s options.
+#[derive(Debug, PartialEq, Eq)]
+pub struct ProxyArgs {
+    pub config: String,
+    pub listen: Listen,
+    pub path: Option<String>,
+    pub json_response: bool,
+    pub stateless: bool,
+    pub legacy_sse: bool,
+    pub max_sessions: Option<usize>,
+    pub session_idle_timeout: Option<u64>,
+    pub max_body_size: Option<usize>,
+    pub max_connections: Option<usize>,
+    pub allowed_hosts: Vec<String>,
+    pub allowed_origins: Vec<String>,
+    pub redis_url: Option<String>,
+    pub no_health: bool,
+}
+
+/// What to list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Listing {
+    Tools,
+    Resources,
+    Templates,
+    Prompts,
+}
+
+/// A parsed command.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Command {
+    Help,
+    Version,
+    Proxy(ProxyArgs),
+    List {
+        server: String,
+        what: Listing,
+        json: bool,
+    },
+    Call {
+        server: String,
+        tool: String,
+        args: Vec<String>,
+        json: bool,
+    },
+    Read {
+        server: String,
+        uri: String,
+        json: bool,
+    },
+    Prompt {
+        server: String,
+        name: String,
+        args: Vec<String>,
+        json: bool,
+    },
+    Inspect {
+        server: String,
+        json: bool,
+    },
+}
+
+/// Parses the arguments after the program name.
+pub fn parse(args: Vec<String>) -> Result<Command, UsageError> {
+    let mut args: VecDeque<String> = args.into();
+    let Some(command) = args.pop_front() else {
+        return Err(UsageError("no command given".into()));
+    };
+    match command.as_str() {
+        "-h" | "--help" | "help" => Ok(Command::Help),
+        "-V" | "--version" | "version" => Ok(Command::Version),
+        "proxy" => parse_proxy(args).map(Command::Proxy),
+        "list" | "call" | "read" | "prompt" | "inspect" => parse_client(&command, args),
+        other => Err(UsageError(format!("unknown command {other:?}"))),
+    }
+}
+
+fn value(args: &mut VecDeque<String>, flag: &str) -> Result<String, UsageError> {
+    args.pop_front()
+        .ok_or_else(|| UsageError(format!("{flag} needs a value")))
+}
+
+fn number<T: std::str::FromStr>(args: &mut VecDeque<String>, flag: &str) -> Result<T, UsageError> {
+    let v = value(args, flag)?;
+    v.parse()
+        .map_err(|_| UsageError(format!("{flag}: {v:?} is not a valid number")))
+}
+
+fn parse_proxy(mut args: VecDeque<String>) -> Result<ProxyArgs, UsageError> {
+    let mut config = None;
+    let (mut stdio, mut port, mut host) = (false, None, None);
+    let mut p = ProxyArgs {
+        config: String::new(),
+        listen: Listen::Stdio,
+        path: None,
+        json_response: false,
+        stateless: false,
+        legacy_sse: false,
+        max_sessions: None,
+        session_idle_timeout: None,
+        max_body_size: None,
+        max_connections: None,
+        allowed_hosts: Vec::new(),
+        allowed_origins: Vec::new(),
+        redis_url: None,
+        no_health: false,
+    };
+    while let Some(a) = args.pop_front() {
+        match a.as_str() {
+            "--config" | "-c" => config = Some(value(&mut args, &a)?),
+            "--stdio" => stdio = true,
+            "--port" | "-p" => port = Some(number::<u16>(&mut args, &a)?),
+            "--host" => host = Some(value(&mut args, &a)?),
+            "--path" => p.path = Some(value(&mut args, &a)?),
+            "--json-response" => p.json_response = true,
+            "--stateless" => p.stateless = true,
+            "--legacy-sse" => p.legacy_sse = true,
+            "--max-sessions" => p.max_sessions = Some(number(&mut args, &a)?),
+            "--session-idle-timeout" => p.session_idle_timeout = Some(number(&mut args, &a)?),
+            "--max-body-size" => p.max_body_size = Some(number(&mut args, &a)?),
+            "--max-connections" => p.max_connections = Some(number(&mut args, &a)?),
+            "--allowed-host" => p.allowed_hosts.push(value(&mut args, &a)?),
+            "--allowed-origin" => p.allowed_origins.push(value(&mut args, &a)?),
+            "--redis-url" => p.redis_url = Some(value(&mut args, &a)?),
+            "--no-health" => p.no_health = true,
+            other => return Err(UsageError(format!("proxy: unknown option {other:?}"))),
+        }
+    }
+    p.config = config.ok_or_else(|| UsageError("proxy: --config FILE is required".into()))?;
+    let host_given = host.is_some();
+    p.listen = match (stdio, port) {
+        (true, Some(_)) => {
+            return Err(UsageError(
+                "proxy: --stdio and --port exclude each other".into(),
+            ))
+        }
+        (true, None) => Listen::Stdio,
+        (false, Some(port)) => Listen::Http {
+            host: host.unwrap_or_else(|| "127.0.0.1".into()),
+            port,
+        },
+        (false, None) => {
+            return Err(UsageError(
+                "proxy: say where to serve: --stdio or --port N".into(),
+            ))
+        }
+    };
+    let http_only = p.path.is_some()
+        || p.json_response
+        || p.stateless
+        || p.legacy_sse
+        || p.max_sessions.is_some()
+        || p.session_idle_timeout.is_some()
+        || p.max_body_size.is_some()
+        || p.max_connections.is_some()
+        || !p.allowed_hosts.is_empty()
+        || !p.allowed_origins.is_empty()
+        || p.redis_url.is_some()
+        || p.no_health;
+    if p.listen == Listen::Stdio && (http_only || host_given) {
+        return Err(UsageError(
+            "proxy: HTTP options need --port (not --stdio)".into(),
+        ));
+    }
+    Ok(p)
+}
+
+fn parse_client(command: &str, args: VecDeque<String>) -> Result<Command, UsageError> {
+    let mut json = false;
+    let mut operands = Vec::new();
+    let mut only_operands = false;
+    for a in args {
+        match a.as_str() {
+            "--json" if !only_operands => json = true,
+            "--" if !only_operands => only_operands = true,
+            s if s.starts_with("--") && !only_operands => {
+                return Err(UsageError(format!("{command}: unknown option {s:?}")))
+            }
+            _ => operands.push(a),
+        }
+    }
+    let mut operands = operands.into_iter();
+    let server = operands.next().ok_or_else(|| {
+        UsageError(format!(
+            "{command}: SERVER (a command line or a URL) is required"
+        ))
+    })?;
+    let mut rest: Vec<String> = operands.collect();
+    let one = |rest: &mut Vec<String>, what: &str| -> Result<String, UsageError> {
+        if rest.is_empty() {
+            return Err(UsageError(format!("{command}: {what} is required")));
+        }
+        Ok(rest.remove(0))
+    };
+    let cmd = match command {
+        "list" => {
+            let what = if rest.is_empty() {
+                Listing::Tools
+            } else {
+                match one(&mut rest, "")?.as_str() {
+                    "tools" => Listing::Tools,
+                    "resources" => Listing::Resources,
+                    "templates" => Listing::Templates,
+                    "prompts" => Listing::Prompts,
+                    other => {
+                        return Err(UsageError(format!(
+                            "list: {other:?} is not tools, resources, templates or prompts"
+                        )))
+                    }
+                }
+            };
+            Command::List { server, what, json }
+        }
+        "call" => {
+            let tool = one(&mut rest, "TOOL")?;
+            return Ok(Command::Call {
+                server,
+                tool,
+                args: rest,
+                json,
+            });
+        }
+        "read" => Command::Read {
+            server,
+            uri: one(&mut rest, "URI")?,
+            json,
+        },
+        "prompt" => {
+            let name = one(&mut rest, "NAME")?;
+            return Ok(Command::Prompt {
+                server,
+                name,
+                args: rest,
+                json,
+            });
+        }
+        _ => Command::Inspect { server, json },
+    };
+    if !rest.is_empty() {
+        return Err(UsageError(format!(
+            "{command}: unexpected argument {:?}",
+            rest[0]
+        )));
+    }
+    Ok(cmd)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(s: &[&str]) -> Result<Command, UsageError> {
+        parse(s.iter().map(|s| s.to_string()).collect())
+    }
+
+    #[test]
+    fn proxy_needs_a_config_and_one_place_to_serve() {
+        assert_eq!(
+            p(&["proxy", "--stdio"]).unwrap_err().0,
+            "proxy: --config FILE is required"
+        );
+        assert_eq!(
+            p(&["proxy", "-c", "m.json"]).unwrap_err().0,
+            "proxy: say where to serve: --stdio or --port N"
+        );
+        assert_eq!(
+            p(&["proxy", "-c", "m.json", "--stdio", "--port", "1"])
+                .unwrap_err()
+                .0,
+            "proxy: --stdio and --port exclude each other"
+        );
+        assert_eq!(
+            p(&["proxy", "-c", "m.json", "--stdio", "--stateless"])
+                .unwrap_err()
+                .0,
+            "proxy: HTTP options need --port (not --stdio)"
+        );
+        assert_eq!(
+            p(&["proxy", "-c", "m.json", "--port", "x"]).unwrap_err().0,
+            "--port: \"x\" is not a valid number"
+        );
+        let Command::Proxy(a) =
+            p(&["proxy", "-c", "m.json", "--port", "8080", "--stateless"]).unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(
+            a.listen,
+            Listen::Http {
+                host: "127.0.0.1".into(),
+                port: 8080
+            }
+        );
+        assert!(a.stateless);
+    }
+
+    #[test]
+    fn client_commands_take_a_server_and_their_operands() {
+        assert_eq!(
+            p(&["call", "node s.js", "add", "a=1", "--json"]).unwrap(),
+            Command::Call {
+                server: "node s.js".into(),
+                tool: "add".into(),
+                args: vec!["a=1".into()],
+                json: true
+            }
+        );
+        assert_eq!(p(&["read", "x"]).unwrap_err().0, "read: URI is required");
+        assert_eq!(
+            p(&["list"]).unwrap_err().0,
+            "list: SERVER (a command line or a URL) is required"
+        );
+        assert_eq!(
+            p(&["list", "x", "widgets"]).unwrap_err().0,
+            "list: \"widgets\" is not tools, resources, templates or prompts"
+        );
+        assert_eq!(
+            p(&["inspect", "x", "y"]).unwrap_err().0,
+            "inspect: unexpected argument \"y\""
+        );
+        assert_eq!(
+            p(&["frobnicate"]).unwrap_err().0,
+            "unknown command \"frobnicate\""
+        );
+    }
+}

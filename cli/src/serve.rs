@@ -1,0 +1,100 @@
+//! `ferromcp proxy`: reads the `mcpServers` file, starts the proxy, serves it over stdio or
+//! Streamable HTTP (with the engine's HTTP options), and on SIGINT/SIGTERM stops serving and
+//! closes the backends (stopping their processes).
+
+use crate::args::{Listen, ProxyArgs};
+use crate::client_cmd::Failure;
+use ferromcp::transport::http::{serve_http, HttpServerOptions};
+use ferromcp_proxy::{Proxy, ProxyConfig, ProxyOptions};
+use std::path::Path;
+use std::time::Duration;
+
+/// The engine's HTTP options as the command line sets them.
+pub fn http_options(a: &ProxyArgs) -> HttpServerOptions {
+    let mut o = HttpServerOptions::default();
+    if let Some(p) = &a.path {
+        o.path = p.clone();
+    }
+    o.json_response = a.json_response;
+    o.stateless = a.stateless;
+    o.legacy_sse = a.legacy_sse;
+    if let Some(n) = a.max_sessions {
+        o.max_sessions = n;
+    }
+    if let Some(s) = a.session_idle_timeout {
+        o.session_idle_timeout = Duration::from_secs(s);
+    }
+    if let Some(n) = a.max_body_size {
+        o.max_body_size = n;
+    }
+    if let Some(n) = a.max_connections {
+        o.max_connections = n;
+    }
+    o.allowed_hosts = a.allowed_hosts.clone();
+    o.allowed_origins = a.allowed_origins.clone();
+    o.redis_url = a.redis_url.clone();
+    if a.no_health {
+        o.health_path = None;
+    }
+    o
+}
+
+/// Resolves when the process is asked to stop (SIGINT or SIGTERM).
+async fn stop_signal() {
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = async { match term.as_mut() { Some(t) => { t.recv().await; } None => std::future::pending::<()>().await } } => {}
+    }
+}
+
+/// Runs the proxy until stdin closes (stdio) or a stop signal; returns the exit status.
+pub async fn run(a: ProxyArgs) -> Result<i32, Failure> {
+    let config = ProxyConfig::from_file(Path::new(&a.config)).map_err(|e| Failure {
+        message: format!("{}: {e}", a.config),
+        status: 2,
+    })?;
+    let proxy = Proxy::start(&config, ProxyOptions::default()).await?;
+    for b in proxy.backends() {
+        match b.last_error() {
+            Some(why) => eprintln!(
+                "ferromcp proxy: backend {}: down ({why}); retrying",
+                b.name()
+            ),
+            None if b.is_up() => eprintln!("ferromcp proxy: backend {}: up", b.name()),
+            None => eprintln!(
+                "ferromcp proxy: backend {}: starts when a client connects",
+                b.name()
+            ),
+        }
+    }
+    let outcome = match &a.listen {
+        Listen::Stdio => {
+            tokio::select! {
+                r = proxy.server().serve_stdio() => r.map(|_| 0).map_err(Failure::from),
+                _ = stop_signal() => Ok(0),
+            }
+        }
+        Listen::Http { host, port } => {
+            let options = http_options(&a);
+            let path = options.path.clone();
+            let handle = serve_http(proxy.server().clone(), (host.as_str(), *port), options)
+                .await
+                .map_err(|e| Failure {
+                    message: format!("cannot serve on {host}:{port}: {e}"),
+                    status: 1,
+                })?;
+            eprintln!("ferromcp proxy: listening on {}", handle.url(&path));
+            let token = handle.shutdown_token();
+            tokio::select! {
+                r = handle.wait() => r.map(|_| 0).map_err(|e| Failure { message: format!("HTTP server failed: {e}"), status: 1 }),
+                _ = stop_signal() => {
+                    token.cancel();
+                    Ok(0)
+                }
+            }
+        }
+    };
+    proxy.shutdown().await;
+    outcome
+}

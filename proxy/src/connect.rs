@@ -1,0 +1,50 @@
+//! Connecting a [`Client`] to a server named by a [`BackendSpec`]: a child process over stdio,
+//! a Streamable HTTP URL (falling back to legacy HTTP+SSE when the server refuses it), or a
+//! legacy SSE URL. The proxy's backends and the `ferromcp` command's targets connect here.
+
+use crate::config::{BackendSpec, Transport};
+use ferromcp::client::{Client, ClientHandlers, ClientOptions};
+use ferromcp::transport::http::HttpClientOptions;
+use ferromcp::transport::{ChildProcessOptions, StderrMode};
+use ferromcp::McpError;
+
+/// Connects and performs the handshake (or the per-request era's discovery, as `options.mode`
+/// says). A stdio server's stderr goes where `stderr` says.
+pub async fn connect(
+    spec: &BackendSpec,
+    options: ClientOptions,
+    handlers: ClientHandlers,
+    stderr: StderrMode,
+) -> Result<Client, McpError> {
+    match &spec.transport {
+        Transport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => {
+            let mut process = ChildProcessOptions::new(command.clone())
+                .args(args.iter().cloned())
+                .envs(env.iter().cloned())
+                .stderr(stderr);
+            if let Some(dir) = cwd {
+                process = process.cwd(dir.clone());
+            }
+            Client::spawn(process, options, handlers).await
+        }
+        Transport::Http { url, headers } => {
+            let http = HttpClientOptions {
+                headers: headers.clone(),
+                ..Default::default()
+            };
+            ferromcp::transport::http::connect(url, options, handlers, http).await
+        }
+        Transport::Sse { url, headers } => {
+            let http = HttpClientOptions {
+                headers: headers.clone(),
+                ..Default::default()
+            };
+            ferromcp::transport::http::connect_legacy(url, options, handlers, http).await
+        }
+    }
+}
