@@ -333,15 +333,38 @@ for (const [file, spec] of Object.entries(SERVERS)) {
   });
 }
 
-/** Runs a ported example client to its end; resolves with its exit code and output. */
-async function runClient(file, serverPort, args = []) {
-  const child = spawn(process.execPath, ['--import', pathToFileURL(PRELOAD).href, file, ...args], {
+/**
+ * Runs a ported example client to its end; resolves with its exit code and output. `answers`
+ * are a user's typing: when the output so far matches an answer's prompt (past the previous
+ * one), its text is written to the client's stdin.
+ */
+async function runClient(file, serverPort, args = [], answers = [], pty = false) {
+  const argv = [process.execPath, '--import', pathToFileURL(PRELOAD).href, file, ...args];
+  // A client that puts its terminal in raw mode runs in a pseudo-terminal (util-linux script).
+  const quoted = argv.map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ');
+  const [cmd, cmdArgs] = pty ? ['script', ['-qfec', quoted, '/dev/null']] : [argv[0], argv.slice(1)];
+  const child = spawn(cmd, cmdArgs, {
     cwd: dir,
     env: { ...process.env, FERROMCP_EXAMPLE_SERVER_PORT: String(serverPort) },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
   let out = '';
-  child.stdout.on('data', (d) => (out += d));
+  let answered = 0;
+  let seen = 0;
+  const typeAnswers = () => {
+    while (answered < answers.length) {
+      const [prompt, text] = answers[answered];
+      const m = prompt.exec(out.slice(seen));
+      if (!m) break;
+      seen += m.index + m[0].length;
+      answered++;
+      child.stdin.write(text);
+    }
+  };
+  child.stdout.on('data', (d) => {
+    out += String(d).replaceAll('\r\n', '\n');
+    typeAnswers();
+  });
   child.stderr.on('data', (d) => (out += d));
   const timer = setTimeout(() => child.kill('SIGKILL'), 45_000);
   const code = await new Promise((r) => child.once('exit', (c, s) => r(c ?? s)));
@@ -387,8 +410,49 @@ const CLIENTS = {
       assert.match(out, /Disconnected from MCP server/);
     },
   },
-  'simpleStreamableHttp.js': { todo: 'an interactive command line (readline) that also imports the experimental tasks stores, shared/metadataUtils.js and Ajv' },
-  'simpleTaskInteractiveClient.js': { todo: 'interactive; relies on the experimental tasks API (client.experimental.tasks)' },
+  'simpleStreamableHttp.js': {
+    // An interactive command line in raw mode (a pseudo-terminal), against the SDK's own
+    // simpleStreamableHttp server (unported, see the server table); the user types commands.
+    sdkServer: 'simpleStreamableHttp.js',
+    pty: true,
+    args: () => [],
+    answers: [
+      [/\n> /, 'list-tools\n'],
+      [/\n> /, 'greet Ada\n'],
+      [/\n> /, 'call-tool-task delay {"duration":300}\n'],
+      [/\n> /, 'list-prompts\n'],
+      [/\n> /, 'list-resources\n'],
+      [/\n> /, 'quit\n'],
+    ],
+    check: (out) => {
+      assert.match(out, /Transport created with session ID: [0-9a-f-]{36}\nConnected to MCP server/);
+      assert.match(out, /Available tools:\n(.|\n)*id: greet/);
+      assert.match(out, /Hello, Ada!/);
+      assert.match(out, /Task created successfully with ID: \S+/);
+      assert.match(out, /Task completed!\nTool result:\n  Completed 300ms delay/);
+      assert.match(out, /Available prompts:\n(.|\n)*id: greeting-template/);
+      assert.match(out, /Available resources:/);
+      assert.match(out, /Terminating session before exit\.\.\.\nSession terminated successfully/);
+      assert.match(out, /Goodbye!/);
+    },
+  },
+  'simpleTaskInteractiveClient.js': {
+    // Its server is the SDK's simpleTaskInteractive (tasks that elicit and sample), unported
+    // (see the server table); the user answers its confirmation "y".
+    sdkServer: 'simpleTaskInteractive.js',
+    args: (url) => ['--url', url],
+    answers: [[/Your response \(y\/n\): /, 'y\n']],
+    check: (out) => {
+      assert.match(out, /Available tools: .*confirm_delete/);
+      assert.match(out, /Task created: \S+/);
+      assert.match(out, /\[Elicitation\] Server asks: .*important\.txt/);
+      assert.match(out, /\[Elicitation\] Responding with: confirm=true/);
+      assert.match(out, /Result: Deleted 'important\.txt'/);
+      assert.match(out, /\[Sampling\] Server requests LLM completion for: .*autumn leaves/);
+      assert.match(out, /Result:\nHaiku:\nCherry blossoms fall\nSoftly on the quiet pond\nSpring whispers goodbye/);
+      assert.match(out, /Demo complete\. Closing connection\.\.\./);
+    },
+  },
   'simpleOAuthClient.js': { todo: 'OAuth through client/auth.js (an authProvider): ferromcp\'s client takes OAuth options instead (Client.http(url, { auth }))' },
   'simpleOAuthClientProvider.js': { todo: 'an OAuthClientProvider for client/auth.js, not a client' },
   'simpleClientCredentials.js': { todo: 'client/auth-extensions.js (ClientCredentialsProvider, PrivateKeyJwtProvider) is not offered; ferromcp: OAuth({ clientCredentials: true })' },
@@ -403,9 +467,13 @@ test('every SDK example client is in the table', { skip }, () => {
 
 for (const [file, spec] of Object.entries(CLIENTS)) {
   test(`SDK example client ${file}`, { skip: skip || (spec.todo ? spec.todo : false), timeout: 90_000 }, async () => {
-    const server = await start(`server/${spec.server}`);
+    // A ported example server, or (`sdkServer`) the official SDK's own, unported.
+    const server = spec.sdkServer
+      ? await start(path.join(EXAMPLES, 'server', spec.sdkServer), { env: { PORT: '0' } })
+      : await start(`server/${spec.server}`);
     try {
-      const { code, out } = await runClient(`client/${file}`, server.port, [`http://localhost:${server.port}/mcp`]);
+      const url = `http://localhost:${server.port}/mcp`;
+      const { code, out } = await runClient(`client/${file}`, server.port, spec.args ? spec.args(url) : [url], spec.answers ?? [], spec.pty);
       try {
         assert.equal(code, 0, 'exit code');
         spec.check(out);

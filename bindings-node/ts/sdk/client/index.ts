@@ -23,6 +23,7 @@ import type {
   LoggingLevel,
   Notification,
   ReadResourceResult,
+  Task,
 } from '../../types';
 import { methodOf } from '../types';
 
@@ -75,6 +76,92 @@ function requestOptions(o: SdkRequestOptions | undefined): EngineRequestOptions 
   return out;
 }
 
+/** One message of {@link ExperimentalClientTasks.callToolStream} (the SDK's `ResponseMessage`). */
+export type ResponseMessage<R = CallToolResult> =
+  | { type: 'taskCreated'; task: Task }
+  | { type: 'taskStatus'; task: Task }
+  | { type: 'result'; result: R }
+  | { type: 'error'; error: McpError };
+
+const asMcpError = (e: unknown): McpError => (e instanceof McpError ? e : new McpError(ErrorCode.InternalError, String(e)));
+
+/**
+ * `client.experimental.tasks`: the SDK's experimental task calls on the engine's task client
+ * (2025-11-25 tasks, or the tasks extension of 2026-07-28, by the negotiated revision).
+ */
+export class ExperimentalClientTasks {
+  readonly #client: () => EngineClient;
+  readonly #pollMs: number;
+
+  /** @internal */
+  constructor(client: () => EngineClient, defaultPollMs: number) {
+    this.#client = client;
+    this.#pollMs = defaultPollMs;
+  }
+
+  /**
+   * Calls a tool and yields what happens, ending with a `result` or an `error` message. With
+   * `options.task` the call is a task: `taskCreated`, then a `taskStatus` per poll (at the
+   * task's `pollInterval`) until it ends (`result` of a completed task, `error` of a failed
+   * or cancelled one) or waits for input (then `tasks/result` is awaited, the server's
+   * requests answered by this client's handlers). Without it, a plain call: its `result`.
+   */
+  async *callToolStream(
+    params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> },
+    _resultSchema?: unknown,
+    options?: SdkRequestOptions & { task?: { ttl?: number } },
+  ): AsyncGenerator<ResponseMessage> {
+    const client = this.#client();
+    if (!options?.task) {
+      try {
+        yield { type: 'result', result: await client.callTool(params, requestOptions(options)) };
+      } catch (e) {
+        yield { type: 'error', error: asMcpError(e) };
+      }
+      return;
+    }
+    try {
+      const ttl = options.task.ttl;
+      const { task } = await client.callToolAsTask(params, ttl !== undefined ? { ttlMs: ttl } : {});
+      const taskId = task.taskId;
+      yield { type: 'taskCreated', task };
+      for (;;) {
+        const state = await client.getTask({ taskId });
+        yield { type: 'taskStatus', task: state };
+        if (state.status === 'completed' || state.status === 'input_required') {
+          yield { type: 'result', result: await client.getTaskResult({ taskId }) };
+          return;
+        }
+        if (state.status === 'failed' || state.status === 'cancelled') {
+          const what = state.status === 'failed' ? 'failed' : 'was cancelled';
+          yield { type: 'error', error: new McpError(ErrorCode.InternalError, `Task ${taskId} ${what}`) };
+          return;
+        }
+        await new Promise((r) => setTimeout(r, state.pollInterval ?? this.#pollMs));
+        options.signal?.throwIfAborted();
+      }
+    } catch (e) {
+      yield { type: 'error', error: asMcpError(e) };
+    }
+  }
+
+  /** `tasks/get`. */
+  getTask(taskId: string, _options?: SdkRequestOptions): Promise<Task> {
+    return this.#client().getTask({ taskId });
+  }
+
+  /** The task's result (`tasks/result`), once it has one. */
+  getTaskResult(taskId: string, _resultSchema?: unknown, options?: SdkRequestOptions): Promise<CallToolResult> {
+    const o = requestOptions(options);
+    return this.#client().getTaskResult({ taskId }, { ...(o?.timeout !== undefined ? { timeout: o.timeout } : {}), ...(o?.signal ? { signal: o.signal } : {}) });
+  }
+
+  /** `tasks/cancel`. */
+  cancelTask(taskId: string, _options?: SdkRequestOptions): Promise<Task> {
+    return this.#client().cancelTask({ taskId });
+  }
+}
+
 /** The TypeScript SDK's `Client`, on ferromcp's engine. */
 export class Client {
   readonly #info: Implementation;
@@ -84,6 +171,7 @@ export class Client {
   readonly #notificationHandlers = new Map<string, NotificationHandler>();
   #engine: EngineClient | undefined;
   #transport: ClientTransportLike | undefined;
+  #experimental: { tasks: ExperimentalClientTasks } | undefined;
   /** Called when the connection closes. */
   onclose?: () => void;
   /** Called with errors of notification handlers. */
@@ -188,6 +276,13 @@ export class Client {
   get #client(): EngineClient {
     if (!this.#engine) throw new McpError(ErrorCode.ConnectionClosed, 'Not connected');
     return this.#engine;
+  }
+
+  /** The SDK's experimental APIs: `experimental.tasks` ({@link ExperimentalClientTasks}). */
+  get experimental(): { tasks: ExperimentalClientTasks } {
+    const poll = typeof this.#options.defaultTaskPollInterval === 'number' ? this.#options.defaultTaskPollInterval : 1000;
+    this.#experimental ??= { tasks: new ExperimentalClientTasks(() => this.#client, poll) };
+    return this.#experimental;
   }
 
   /** The transport given to `connect`. */
