@@ -67,7 +67,14 @@ final class CompatStdioServerTests: XCTestCase {
             _ = try await client.readResource("resource://nowhere")
             XCTFail("reading an unlisted resource succeeded")
         } catch let e as McpError {
-            XCTAssertFalse(e.isTransportError, "\(e)")
+            XCTAssertEqual(e.code, McpError.Code.resourceNotFound.rawValue, "\(e)")
+        }
+        // So is a tool it did not list (the README's "Unknown tool" branch is not reached).
+        do {
+            let r = try await client.callTool("image-generator", arguments: [:])
+            XCTFail("calling an unlisted tool answered \(r)")
+        } catch let e as McpError {
+            XCTAssertEqual(e.code, McpError.Code.invalidParams.rawValue, "\(e)")
         }
         await client.close()
     }
