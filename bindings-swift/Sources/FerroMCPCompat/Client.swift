@@ -61,6 +61,8 @@ public actor Client {
     private var notificationHandlers: [String: [@Sendable (EngineValue) async throws -> Void]] = [:]
     private var pump: Task<Void, Never>?
     private var feed: AsyncStream<ServerNotification>.Continuation?
+    private var samplingHandler: (@Sendable (CreateSamplingMessage.Parameters) async throws -> CreateSamplingMessage.Result)?
+    private var rootsHandler: (@Sendable () async throws -> [Root])?
 
     public init(name: String, version: String, title: String? = nil, description: String? = nil,
                 websiteUrl: String? = nil, icons: [Icon]? = nil, capabilities: Capabilities = Capabilities(),
@@ -79,7 +81,20 @@ public actor Client {
     @discardableResult
     public func connect(transport: any Transport) async throws -> Initialize.Result {
         if engine != nil { throw MCPError.internalError("already connected") }
-        let options = ClientOptions(name: info.name, version: info.version)
+        var options = ClientOptions(name: info.name, version: info.version)
+        if let sampling = samplingHandler {
+            options.sampling = { params, _ in
+                let request = try Bridge.compat(params, as: CreateSamplingMessage.Parameters.self)
+                do { return try Bridge.engine(try await sampling(request)) } catch { throw Bridge.engineError(error) }
+            }
+        }
+        if let roots = rootsHandler {
+            options.roots = {
+                do {
+                    return try await roots().map { FerroMCP.Root(uri: $0.uri, name: $0.name) }
+                } catch { throw Bridge.engineError(error) }
+            }
+        }
         let client: FerroMCP.Client = try await Bridge.calling {
             switch transport {
             case let http as HTTPClientTransport:
@@ -229,6 +244,31 @@ public actor Client {
     public func setLoggingLevel(_ level: LogLevel) async throws {
         try check(\.logging, "Logging")
         _ = try await request(SetLoggingLevel.self, .init(level: level))
+    }
+
+    // MARK: What the client offers
+
+    /// Answers the server's sampling requests (`sampling/createMessage`). Set it before
+    /// `connect`: the client declares the capability then.
+    @discardableResult
+    public func withSamplingHandler(
+        _ handler: @escaping @Sendable (CreateSamplingMessage.Parameters) async throws -> CreateSamplingMessage.Result
+    ) -> Self {
+        samplingHandler = handler
+        return self
+    }
+
+    /// Answers the server's `roots/list`. Set it before `connect`: the client declares the
+    /// `roots` capability (with `listChanged`) then.
+    @discardableResult
+    public func withRootsHandler(_ handler: @escaping @Sendable () async throws -> [Root]) -> Self {
+        rootsHandler = handler
+        return self
+    }
+
+    /// Tells the server the roots changed (`notifications/roots/list_changed`).
+    public func notifyRootsChanged() async throws {
+        try await notify(RootsListChangedNotification.message())
     }
 
     // MARK: Notifications

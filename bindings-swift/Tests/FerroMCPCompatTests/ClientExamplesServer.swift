@@ -45,6 +45,16 @@ struct ClientExamplesServer: Sendable {
         try server.registerCompletion(resourceTemplate: "file:///{path}", argument: "path") { req, _ in
             ["/usr/bin", "/usr/lib", "/usr/local", "/etc"].filter { $0.hasPrefix(req.value) }
         }
+        try server.registerTool("ask-model") { args, ctx in
+            let answer = try await ctx.sample([
+                "messages": [["role": "user", "content": ["type": "text", "text": args["question"] ?? ""]]],
+                "systemPrompt": "Be brief", "maxTokens": 50, "temperature": 0.5,
+            ])
+            return .text("\(answer["model"]?.stringValue ?? "?") said: \(answer["content"]?["text"]?.stringValue ?? "?")")
+        }
+        try server.registerTool("list-roots") { _, ctx in
+            .text(try await ctx.listRoots().map { "\($0.name ?? "-")=\($0.uri)" }.joined(separator: ", "))
+        }
         let http = try await server.startHTTP()
         return ClientExamplesServer(
             url: http.url,

@@ -183,3 +183,74 @@ func readmeClientExample20() async throws {
         print("Server rejected request: \(error.localizedDescription)")
     }
 }
+
+// README example 12 (set before connect: the client declares sampling then)
+func readmeClientExample12(client: Client) async {
+    // Register a sampling handler in the client
+    await client.withSamplingHandler { parameters in
+        // Review the sampling request (human-in-the-loop step 1)
+        print("Server requests completion for: \(parameters.messages)")
+        
+        // Optionally modify the request based on user input
+        var messages = parameters.messages
+        if let systemPrompt = parameters.systemPrompt {
+            print("System prompt: \(systemPrompt)")
+        }
+        
+        // Sample from your LLM (this is where you'd call your AI service)
+        let completion = try await callYourLLMService(
+            messages: messages,
+            maxTokens: parameters.maxTokens,
+            temperature: parameters.temperature
+        )
+        
+        // Review the completion (human-in-the-loop step 2)
+        print("LLM generated: \(completion)")
+        // User can approve, modify, or reject the completion here
+        
+        // Return the result to the server
+        return CreateSamplingMessage.Result(
+            model: "your-model-name",
+            stopReason: .endTurn,
+            role: .assistant,
+            content: .text(completion)
+        )
+    }
+}
+
+// README example 14, lines 1-15 (the client and its roots handler; the test connects it)
+func readmeClientExample14Setup() async -> Client {
+    let client = Client(
+        name: "MyApp",
+        version: "1.0.0",
+        capabilities: .init(
+            roots: .init(listChanged: true)
+        )
+    )
+
+    // Register a handler for roots/list requests from servers
+    await client.withRootsHandler {
+        return [
+            Root(uri: "file:///Users/user/projects", name: "Projects"),
+            Root(uri: "file:///Users/user/documents", name: "Documents")
+        ]
+    }
+    return client
+}
+
+// README example 14, lines 16-18 (once connected)
+func readmeClientExample14Notify(client: Client) async throws {
+
+    // Notify connected servers whenever roots change
+    try await client.notifyRootsChanged()
+}
+
+// MARK: Your implementation
+
+/// Example 12's model: answers with what it was asked, so the test can check it arrived.
+func callYourLLMService(messages: [Sampling.Message], maxTokens: Int, temperature: Double?) async throws -> String {
+    let texts = messages.flatMap(\.content.asArray).compactMap { block -> String? in
+        if case .text(let t) = block { t } else { nil }
+    }
+    return "\(texts.joined(separator: " / ")) (max \(maxTokens), temperature \(temperature ?? -1))"
+}

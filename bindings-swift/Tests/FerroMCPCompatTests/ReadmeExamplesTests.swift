@@ -85,6 +85,31 @@ final class ReadmeExamplesTests: XCTestCase {
         await server.close()
     }
 
+    /// Examples 12 and 14: the server's sampling and roots requests reach the handlers.
+    func testReadmeSamplingAndRootsClientExamplesAnswerTheServer() async throws {
+        let server = try await ClientExamplesServer.start()
+        let transport = HTTPClientTransport(endpoint: URL(string: server.url)!)
+
+        let client = Client(name: "MyApp", version: "1.0.0")
+        await readmeClientExample12(client: client)
+        try await client.connect(transport: transport)
+        let (asked, _) = try await client.callTool(name: "ask-model", arguments: ["question": "Summarize the data"])
+        XCTAssertEqual(asked, [.text(text: "your-model-name said: Summarize the data (max 50, temperature 0.5)",
+                                     annotations: nil, _meta: nil)])
+        XCTAssertTrue(printed.all.contains("System prompt: Be brief"), "\(printed.all)")
+        XCTAssertTrue(printed.all.contains("LLM generated: Summarize the data (max 50, temperature 0.5)"), "\(printed.all)")
+        await client.disconnect()
+
+        let rooted = await readmeClientExample14Setup()
+        try await rooted.connect(transport: HTTPClientTransport(endpoint: URL(string: server.url)!))
+        try await readmeClientExample14Notify(client: rooted)
+        let (roots, _) = try await rooted.callTool(name: "list-roots")
+        XCTAssertEqual(roots, [.text(text: "Projects=file:///Users/user/projects, Documents=file:///Users/user/documents",
+                                     annotations: nil, _meta: nil)])
+        await rooted.disconnect()
+        await server.close()
+    }
+
     /// Example 27's completion handler answers for the prompts and templates the server lists
     /// (the engine refuses a reference to one it does not know before any handler runs).
     func testReadmeCompletionServerExampleAnswersTheEnginesClient() async throws {
