@@ -214,3 +214,37 @@ test('mounted handlers: a request over maxBodySize with its id after params (the
   assert.equal(f.status, 413);
   assert.equal((await f.json()).id, 'late-id');
 });
+
+test('McpServer.server.setRequestHandler: tools/list and tools/call handlers (keyed by the SDK\'s own schemas when installed) are served beside registerTool, and asked again on sendToolListChanged', async () => {
+  const sdk = await sdkTypes();
+  const types = await import('ferromcp/types.js');
+  const schemas = sdk ?? types;
+  const server = new McpServer({ name: 's', version: '1' });
+  server.registerTool('registered', {}, () => 'from registerTool');
+  let names = ['low-a'];
+  server.server.setRequestHandler(schemas.ListToolsRequestSchema, async () => ({
+    tools: names.map((name) => ({ name, description: `low-level ${name}`, inputSchema: { type: 'object', properties: { x: { type: 'number' } } } })),
+  }));
+  server.server.setRequestHandler(schemas.CallToolRequestSchema, async (request, extra) => ({
+    content: [{ type: 'text', text: `${request.params.name}(${JSON.stringify(request.params.arguments)}) session=${extra.sessionId}` }],
+  }));
+  assert.throws(
+    () => server.server.setRequestHandler(schemas.SetLevelRequestSchema, () => ({})),
+    (e) => e instanceof McpError && e.code === ErrorCode.InvalidParams && /engine answers logging\/setLevel itself/.test(e.message),
+  );
+  const http = await server.listen({ port: 0 });
+  try {
+    const client = await Client.http(http.url);
+    const listed = await client.listTools();
+    assert.deepEqual(listed.tools.map((t) => t.name).sort(), ['low-a', 'registered']);
+    assert.equal(listed.tools.find((t) => t.name === 'low-a').description, 'low-level low-a');
+    assert.match((await client.callTool({ name: 'low-a', arguments: { x: 1 } })).content[0].text, /^low-a\({"x":1}\) session=[0-9a-f]{32}$/);
+    assert.equal((await client.callTool({ name: 'registered' })).content[0].text, 'from registerTool');
+    names = ['low-b'];
+    await server.server.sendToolListChanged();
+    assert.deepEqual((await client.listTools()).tools.map((t) => t.name).sort(), ['low-b', 'registered']);
+    await client.close();
+  } finally {
+    await server.close();
+  }
+});

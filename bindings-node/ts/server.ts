@@ -9,6 +9,7 @@ import { currentContext, type RequestContext } from './context';
 import { Dispatch, isThenable, then } from './dispatch';
 import { asMcpError, call, callSync, ErrorCode, McpError, thrownMessage } from './errors';
 import { McpHttpHandler } from './http';
+import { type RequestHandler, RequestHandlers } from './sdk/server/requestHandlers';
 import native, { type NativeHttpServer, type NativeServer } from './native';
 import { type JsonSchema, type SchemaInput, toJsonSchema } from './schema';
 import type {
@@ -361,6 +362,7 @@ function runningContext(what: string): RequestContext {
  */
 export class McpServerCore {
   readonly #owner: McpServer;
+  readonly #handlers: RequestHandlers;
   /** Called once when the server closes. */
   onclose?: () => void;
   /** Errors the SDK would report here (unused by the engine, which logs them). */
@@ -369,6 +371,7 @@ export class McpServerCore {
   /** @internal */
   constructor(owner: McpServer) {
     this.#owner = owner;
+    this.#handlers = new RequestHandlers(owner);
   }
 
   /** `sampling/createMessage` to the client of the running handler. */
@@ -415,12 +418,41 @@ export class McpServerCore {
     await runningContext('notification').sendNotification(n);
   }
 
-  /** No-op: the engine tells clients when tools change. */
-  sendToolListChanged(): void {}
-  /** No-op: the engine tells clients when resources change. */
-  sendResourceListChanged(): void {}
-  /** No-op: the engine tells clients when prompts change. */
-  sendPromptListChanged(): void {}
+  /**
+   * The SDK's `server.server.setRequestHandler(ListToolsRequestSchema, ...)` & co.: handlers
+   * for `tools/list`, `tools/call`, `prompts/list`, `prompts/get`, `resources/list` and
+   * `resources/read` (other methods are the engine's: refused with `InvalidParams`). The list
+   * handlers are asked when serving starts (`connect`, `listen`, `connectStdio`) and on
+   * `sendToolListChanged()` & co.; what they list is served beside what was registered with
+   * `registerTool` & co., each call answered by the matching call handler with the SDK's
+   * `(request, extra)`.
+   */
+  setRequestHandler(schema: unknown, handler: RequestHandler): void {
+    this.#handlers.set(schema, handler);
+  }
+
+  /** Forgets a handler set with {@link setRequestHandler}. */
+  removeRequestHandler(method: string): void {
+    this.#handlers.remove(method);
+  }
+
+  /** @internal Registers what the list handlers list (before serving starts). */
+  async _syncHandlers(): Promise<void> {
+    if (this.#handlers.size > 0) await this.#handlers.sync();
+  }
+
+  /** Asks the tools list handler again, if one is set (the engine tells clients when tools change). */
+  sendToolListChanged(): Promise<void> {
+    return this._syncHandlers();
+  }
+  /** Asks the resources list handler again, if one is set (the engine tells clients). */
+  sendResourceListChanged(): Promise<void> {
+    return this._syncHandlers();
+  }
+  /** Asks the prompts list handler again, if one is set (the engine tells clients). */
+  sendPromptListChanged(): Promise<void> {
+    return this._syncHandlers();
+  }
 
   /** {@link McpServer.connect}. */
   connect(transport: StdioServerTransport | AttachableTransport): Promise<void> {
@@ -688,7 +720,10 @@ export class McpServer {
    * diagnostics).
    */
   connectStdio(): Promise<void> {
-    this.#stdio ??= call(this.#native.serveStdio());
+    this.#stdio ??= (async () => {
+      await this.#core?._syncHandlers();
+      return call(this.#native.serveStdio());
+    })();
     return this.#stdio;
   }
 
@@ -703,6 +738,7 @@ export class McpServer {
    * an engine endpoint of this server that its `handleRequest(req, res, body)` feeds.
    */
   async connect(transport: StdioServerTransport | AttachableTransport): Promise<void> {
+    await this.#core?._syncHandlers();
     if (transport instanceof StdioServerTransport) {
       void this.connectStdio();
       return;
@@ -768,6 +804,7 @@ export class McpServer {
    */
   async listen(options: ListenOptions = {}): Promise<HttpServer> {
     const { port = 3000, host = '127.0.0.1', auth, ...http } = options;
+    await this.#core?._syncHandlers();
     const n = await call(
       auth ? this.#native.serveHttpAuth(host, port, http, auth._native()) : this.#native.serveHttp(host, port, http),
     );
