@@ -312,27 +312,41 @@ async fn silent_and_slow_connections_are_closed_after_the_header_read_timeout() 
 }
 
 #[tokio::test]
-async fn connections_beyond_the_cap_wait_for_a_free_slot() {
-    let (_h, addr) = server(HttpServerOptions {
+async fn connections_beyond_the_cap_wait_while_every_one_is_busy_then_an_idle_one_makes_room() {
+    let (h, addr) = server(HttpServerOptions {
         max_connections: 2,
+        connections_kept_for_sessions: 0,
         ..Default::default()
     })
     .await;
-    let ping = post_raw(&addr, PING, "");
+    let slow = |id: u64| {
+        post_raw(
+            &addr,
+            &call(id, "later", json!({"ms": 700})).to_string(),
+            "",
+        )
+    };
     let mut first = Wire::connect(&addr).await;
-    first.send(ping.as_bytes()).await;
-    assert_eq!(first.answer().await.status, 200);
+    first.send(slow(1).as_bytes()).await;
     let mut second = Wire::connect(&addr).await;
-    second.send(ping.as_bytes()).await;
-    assert_eq!(second.answer().await.status, 200);
+    second.send(slow(2).as_bytes()).await;
+    // Both connections busy: a third waits.
     let mut third = Wire::connect(&addr).await;
-    third.send(ping.as_bytes()).await;
+    third.send(post_raw(&addr, PING, "").as_bytes()).await;
     assert!(
-        !third.answers_within(Duration::from_millis(500)).await,
+        !third.answers_within(Duration::from_millis(300)).await,
         "a third connection was served past the cap of 2"
     );
-    drop(first);
+    // The first answer is written: that connection is idle (kept alive), so it is closed to
+    // make room for the third, which is then served.
+    assert_eq!(first.answer().await.status, 200);
     assert_eq!(third.answer().await.status, 200);
+    assert!(
+        first.closed_by_server().await,
+        "the idle connection stayed open"
+    );
+    assert_eq!(second.answer().await.status, 200);
+    assert!(h.stats().open_connections <= 2, "{:?}", h.stats());
 }
 
 #[tokio::test]

@@ -74,14 +74,27 @@ pub struct HttpServerOptions {
     /// beyond). Default 64 KiB. A head may also carry at most 128 header fields (431 beyond),
     /// whatever their size.
     pub max_head_size: usize,
-    /// Most connections [`serve_http`] serves at once; further ones wait in the listen backlog
-    /// until one closes. Default 1,024.
+    /// Most connections [`serve_http`] serves at once. At the cap, a new connection closes the
+    /// longest idle one (see [`Self::connections_kept_for_sessions`]); when every connection
+    /// has a request in progress or a stream open, it waits in the listen backlog until one
+    /// closes or goes idle. Default 1,024.
     pub max_connections: usize,
     /// Most connections [`serve_http`] serves at once from one client address (IPv6 clients
     /// are counted per /64). A connection beyond it is answered 429 with `Retry-After` and
     /// closed, so that one peer cannot take the whole [`Self::max_connections`] budget.
     /// Default 256.
     pub max_connections_per_client: usize,
+    /// Connections of [`Self::max_connections`] kept for clients that have a session: a
+    /// connection counts as *without a session* until one of its requests names a live
+    /// session (or opens one), and such connections may hold at most `max_connections -
+    /// connections_kept_for_sessions` at once. Beyond that, and whenever the server is at
+    /// `max_connections`, each new connection closes the longest idle connection without a
+    /// session (one waiting for, or still receiving, its request head), then if there is none
+    /// the longest idle connection with one; a connection with a request in progress or a
+    /// stream open is never closed for it. So a flood of idle or slow connections, from one
+    /// address or many, cannot keep a client with a session out. Default 128 (clamped to
+    /// `max_connections - 1`).
+    pub connections_kept_for_sessions: usize,
     /// Time a new connection has to send its first request's complete head (a silent or slow
     /// connection is closed after it, with 408 if it had begun). Default 10 s.
     pub header_read_timeout: Duration,
@@ -211,6 +224,7 @@ impl Default for HttpServerOptions {
             max_head_size: 64 * 1024,
             max_connections: 1024,
             max_connections_per_client: 256,
+            connections_kept_for_sessions: 128,
             header_read_timeout: Duration::from_secs(10),
             request_timeout: Duration::from_secs(30),
             keep_alive_timeout: Duration::from_secs(5 * 60),

@@ -111,10 +111,29 @@ struct Head {
     expect_continue: bool,
 }
 
+/// What a connection tells its listener about itself, for sharing the connection budget: a
+/// connection is idle while it waits for a request head or receives one, busy from a parsed
+/// head until its answer is written.
+pub(crate) trait Watch: Send + Sync {
+    /// The connection waits for (or is receiving) a request head.
+    fn idle(&self);
+    /// A request head was parsed: the request is in progress.
+    fn busy(&self);
+}
+
+/// A connection's [`Watch`] and the token its listener cancels to close it: an idle connection
+/// (waiting for a head, or with a head only partly received) closes at once; a busy one after
+/// its answer.
+pub(crate) struct Watched {
+    pub watch: Arc<dyn Watch>,
+    pub evict: CancellationToken,
+}
+
 /// Serves one connection until the peer closes it, an exchange requires closing it, or
 /// `shutdown` is cancelled while the connection is idle (a request in progress finishes first).
 /// `socket` is the connection's socket when `io` reads it directly (plain TCP): the connection
 /// may then wait a little for the next request before it sleeps (see [`wait`]).
+#[cfg_attr(not(any(test, feature = "fuzzing")), allow(dead_code))]
 pub(crate) async fn serve_connection<IO, S, F>(
     io: IO,
     socket: Option<wait::Socket>,
@@ -127,6 +146,30 @@ pub(crate) async fn serve_connection<IO, S, F>(
     S: Fn(HttpRequest) -> F,
     F: Future<Output = Response<Body>>,
 {
+    serve_watched(io, socket, limits, refuse, shutdown, None, service).await
+}
+
+/// [`serve_connection`] reporting to `watched` when the connection is idle or busy, and closed
+/// when its eviction token is cancelled while idle.
+pub(crate) async fn serve_watched<IO, S, F>(
+    io: IO,
+    socket: Option<wait::Socket>,
+    limits: Limits,
+    refuse: Refusal,
+    shutdown: CancellationToken,
+    watched: Option<Watched>,
+    service: S,
+) where
+    IO: AsyncRead + AsyncWrite + Unpin,
+    S: Fn(HttpRequest) -> F,
+    F: Future<Output = Response<Body>>,
+{
+    let (watch, evict) = match watched {
+        Some(w) => (Some(w.watch), w.evict),
+        None => (None, CancellationToken::new()),
+    };
+    let evicted = evict.cancelled();
+    tokio::pin!(evicted);
     let _open = limits.gauges.connection();
     let accepted = tokio::time::Instant::now();
     let mut first = true;
@@ -155,12 +198,28 @@ pub(crate) async fn serve_connection<IO, S, F>(
     tokio::pin!(cancelled);
     loop {
         let since = first.then_some(accepted);
+        if let Some(w) = &watch {
+            if !first {
+                w.idle();
+            }
+        }
         first = false;
         let head = match conn
-            .read_head(&limits, since, cancelled.as_mut(), &mut idle)
+            .read_head(
+                &limits,
+                since,
+                cancelled.as_mut(),
+                evicted.as_mut(),
+                &mut idle,
+            )
             .await
         {
-            Ok(h) => h,
+            Ok(h) => {
+                if let Some(w) = &watch {
+                    w.busy();
+                }
+                h
+            }
             Err(Stop::Close) => return,
             Err(Stop::Refuse(status, msg)) => {
                 let _ = conn
@@ -390,6 +449,7 @@ impl<IO: AsyncRead + AsyncWrite + Unpin> Conn<IO> {
         limits: &Limits,
         first: Option<tokio::time::Instant>,
         mut cancelled: std::pin::Pin<&mut tokio_util::sync::WaitForCancellationFuture<'_>>,
+        mut evicted: std::pin::Pin<&mut tokio_util::sync::WaitForCancellationFuture<'_>>,
         idle: &mut IdleTimer,
     ) -> Result<Head, Stop> {
         // Idle: wait for the first byte, the idle (or first head's) timeout, or shutdown.
@@ -402,6 +462,7 @@ impl<IO: AsyncRead + AsyncWrite + Unpin> Conn<IO> {
                     biased;
                     more = self.fill() => if !more { return Err(Stop::Close) },
                     _ = cancelled.as_mut() => return Err(Stop::Close),
+                    _ = evicted.as_mut() => return Err(Stop::Close),
                     _ = tokio::time::sleep_until(accepted + limits.header_read_timeout) => {
                         return Err(Stop::Close)
                     }
@@ -417,6 +478,7 @@ impl<IO: AsyncRead + AsyncWrite + Unpin> Conn<IO> {
                         biased;
                         more = self.fill() => if more { break } else { return Err(Stop::Close) },
                         _ = cancelled.as_mut() => return Err(Stop::Close),
+                        _ = evicted.as_mut() => return Err(Stop::Close),
                         _ = idle.sleep.as_mut() => {
                             // Fired: for this wait, or for an earlier one (then re-armed).
                             let due = idle.since + limits.idle_timeout;
@@ -450,7 +512,12 @@ impl<IO: AsyncRead + AsyncWrite + Unpin> Conn<IO> {
             let by = *deadline.get_or_insert_with(|| {
                 tokio::time::Instant::now() + limits.header_read_timeout.min(limits.request_timeout)
             });
-            self.fill_by(by).await?;
+            // A head still arriving is idle too: the listener may close it to make room.
+            tokio::select! {
+                biased;
+                r = self.fill_by(by) => r?,
+                _ = evicted.as_mut() => return Err(Stop::Close),
+            }
         }
     }
 

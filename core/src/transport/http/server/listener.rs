@@ -6,6 +6,7 @@ use super::super::h1;
 use super::super::request::HttpRequest;
 use super::super::HttpServerOptions;
 use super::app::App;
+use super::headers::SESSION_ID_NAME;
 use super::legacy::{legacy_post, legacy_sse};
 use super::protect::metadata_response;
 use super::responses::{allow_only, refusal, status_only};
@@ -18,6 +19,8 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
+
+mod board;
 
 /// A running HTTP server started by [`serve_http`].
 #[derive(Debug)]
@@ -117,16 +120,13 @@ async fn accept_loop(
         gauges,
     };
     let connections = TaskTracker::new();
-    // One permit per connection served: beyond the cap, new connections wait in the listen
-    // backlog until one closes.
+    // One permit per connection served. At the cap, a new connection closes the longest idle
+    // one (without a session first) and waits for its permit; when every connection is busy,
+    // it waits until one closes (and newer ones wait in the listen backlog).
     let slots = Arc::new(tokio::sync::Semaphore::new(o.max_connections.max(1)));
     let clients = ClientConnections::new(o.max_connections_per_client);
+    let board = board::Board::new(o.max_connections, o.connections_kept_for_sessions);
     loop {
-        let slot = tokio::select! {
-            biased;
-            _ = app.shutdown.cancelled() => break,
-            p = slots.clone().acquire_owned() => p.expect("the semaphore is never closed"),
-        };
         let accepted = tokio::select! {
             biased;
             _ = app.shutdown.cancelled() => break,
@@ -159,14 +159,62 @@ async fn accept_loop(
             tracing::debug!(%client, "connection refused: the client's connection limit is reached");
             continue;
         };
+        let slot = match slots.clone().try_acquire_owned() {
+            Ok(p) => p,
+            Err(_) => {
+                // Every connection busy: look again every 25 ms for one gone idle.
+                let mut evicted = board.evict(true, None);
+                let wait = loop {
+                    tokio::select! {
+                        biased;
+                        _ = app.shutdown.cancelled() => break None,
+                        p = slots.clone().acquire_owned() => {
+                            break Some(p.expect("the semaphore is never closed"))
+                        }
+                        _ = tokio::time::sleep(Duration::from_millis(25)), if !evicted => {
+                            evicted = board.evict(true, None);
+                        }
+                    }
+                };
+                match wait {
+                    Some(p) => p,
+                    None => break,
+                }
+            }
+        };
+        let seat = Arc::new(board.register());
+        let watched = h1::Watched {
+            watch: seat.state.clone(),
+            evict: seat.state.evict_token(),
+        };
         let app = app.clone();
         let token = app.shutdown.clone();
         let socket = h1::socket_of(&tcp);
-        let serve = h1::serve_connection(tcp, socket, limits.clone(), refusal, token, move |req| {
-            endpoint(app.clone(), req)
-        });
+        let on_board = seat.clone();
+        let serve = h1::serve_watched(
+            tcp,
+            socket,
+            limits.clone(),
+            refusal,
+            token,
+            Some(watched),
+            move |req| {
+                let (app, seat) = (app.clone(), on_board.clone());
+                async move {
+                    let named = names_session(&req);
+                    let r = endpoint(app, req).await;
+                    if r.status().is_success()
+                        && (named || r.headers().contains_key(SESSION_ID_NAME))
+                    {
+                        seat.proven();
+                    }
+                    r
+                }
+            },
+        );
         connections.spawn(async move {
             serve.await;
+            drop(seat);
             drop(per_client);
             drop(slot);
         });
@@ -216,6 +264,13 @@ pub(super) async fn endpoint(app: Arc<App>, req: HttpRequest) -> Response {
         return allow_only("POST");
     }
     status_only(StatusCode::NOT_FOUND)
+}
+
+/// Whether a request names a session: the `Mcp-Session-Id` header, or the legacy message
+/// endpoint's `sessionId` query parameter (a success answering it means the session is live).
+fn names_session(req: &HttpRequest) -> bool {
+    req.headers.get(super::headers::SESSION_ID_HEADER).is_some()
+        || req.query().is_some_and(|q| q.contains("sessionId="))
 }
 
 /// The answer to a connection over its client's share.
