@@ -3,7 +3,7 @@ only, driven by the official ``mcp`` client.
 
 ``tests/sdk_examples/`` holds ``examples/snippets`` of github.com/modelcontextprotocol/python-sdk
 (MIT, its LICENSE beside them; commit in sdk_examples/README.md) as they are. This module copies
-them to a temporary directory with the imports rewritten (:data:`IMPORTS`, nothing else),
+them to a temporary directory with the imports rewritten (tests/sdk_port.py, nothing else),
 serves each port the way its file is meant to be run (the snippets' own ``server NAME stdio``
 launcher, the file's ``__main__``, ``uvicorn module:app`` for the ASGI ones) and has the
 official client (tests/sdk_port_driver.py under the SDK's interpreter) list and use everything
@@ -170,13 +170,24 @@ def sample_png(path: Path) -> str:
 class Run:
     """Every transcript of the module's one driver run, by snippet."""
 
-    def __init__(self, results: dict[str, Any], ported: Path, stderr: str) -> None:
+    def __init__(
+        self,
+        results: dict[str, Any],
+        ported: Path,
+        expected_thumbnail: str,
+        host_refusals: dict[str, int],
+    ) -> None:
         self.results = results
         self.ported = ported
-        self.stderr = stderr
+        #: images.py's expected image data (computed with Pillow).
+        self.expected_thumbnail = expected_thumbnail
+        #: streamable_http_host_mounting: the HTTP status of an initialize with the Host it
+        #: routes on, by "original" / "port".
+        self.host_refusals = host_refusals
 
     def get(self, name: str, kind: str, mode: str) -> dict[str, Any]:
-        return self.results[f"{name}:{kind}:{mode}"]  # type: ignore[no-any-return]
+        transcript: dict[str, Any] = self.results[f"{name}:{kind}:{mode}"]
+        return transcript
 
 
 @pytest.fixture(scope="module")
@@ -265,10 +276,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
                 proc.wait(10)
             except subprocess.TimeoutExpired:
                 proc.kill()
-    r = Run(results, ported, p.stderr)
-    r.expected_thumbnail = expected_thumbnail  # type: ignore[attr-defined]
-    r.host_refusals = host_refusals  # type: ignore[attr-defined]
-    yield r
+    yield Run(results, ported, expected_thumbnail, host_refusals)
 
 
 # ---- what may differ between the SDK's original and the port (MIGRATION.md, "Differences") ---
@@ -526,7 +534,7 @@ def check_stdio_snippet(run: Run, name: str) -> None:
         port = run.get(name, "stdio", mode)
         assert "failed" not in port, f"{name} ({mode}): {port.get('failed')}"
         if name == "images":
-            check_images(port, run.expected_thumbnail)  # type: ignore[attr-defined]
+            check_images(port, run.expected_thumbnail)
             continue
         CHECKS[name](port)
         if mode == "auto":
@@ -553,7 +561,7 @@ def check_asgi_snippet(run: Run, name: str) -> None:
                 # Both refuse every request: the Host the snippet routes on (mcp.acme.corp) is
                 # not one their default DNS-rebinding checks allow (the SDK answers 421, the
                 # engine 403), and other Hosts match no route (404).
-                assert run.host_refusals == {"original": 421, "port": 403}  # type: ignore[attr-defined]
+                assert run.host_refusals == {"original": 421, "port": 403}
                 assert "MCPError: Not Found" in port["failed"], port["failed"]
                 assert "MCPError: Not Found" in original["failed"], original["failed"]
                 continue
