@@ -24,6 +24,9 @@ enum Bridge {
     /// result, another handler's an internal error).
     static func engineError(_ error: Error) -> Error {
         guard let e = error as? MCPError else { return error }
+        if case .urlElicitationRequired(_, let elicitations) = e, let list = try? engine(elicitations) {
+            return McpError(code: e.code, message: e.wireMessage, data: ["elicitations": list])
+        }
         return McpError(code: e.code, message: e.wireMessage)
     }
 
@@ -33,9 +36,10 @@ enum Bridge {
         if e.isTransportError {
             if e.code == -32000 { return MCPError.connectionClosed }
             let prefix = "Transport error: "
-            return MCPError.transportError(e.message.hasPrefix(prefix) ? String(e.message.dropFirst(prefix.count)) : e.message)
+            let message = e.message.hasPrefix(prefix) ? String(e.message.dropFirst(prefix.count)) : e.message
+            return MCPError.transportError(TransportFailure(message: message))
         }
-        return MCPError(code: e.code, message: e.message)
+        return MCPError(code: e.code, message: e.message, data: try? compat(e.data ?? .null, as: Value.self))
     }
 
     /// Runs `body`, rethrowing the engine's errors as `MCPError`.

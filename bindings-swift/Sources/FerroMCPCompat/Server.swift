@@ -105,7 +105,10 @@ public actor Server {
     /// thrown by `start`), as the swift-sdk's initializer cannot throw.
     private nonisolated let engine: FerroMCP.Server?
     private var setupError: Error?
-    private var handlers: [String: Handler] = [:]
+    /// The handlers, shared with the closures registered with the engine (which hold the table,
+    /// not the server: the engine keeps serving what was registered if the app drops the
+    /// `Server`, and nothing forms a cycle back to the engine).
+    private nonisolated let handlers = HandlerTable()
     private var notificationHandlers: [String: [@Sendable (EngineValue) async throws -> Void]] = [:]
     private var listedTools: Set<String> = []
     private var listedResources: Set<String> = []
@@ -191,7 +194,6 @@ public actor Server {
         }
         if let setupError { throw setupError }
         guard let engine else { throw MCPError.internalError("the server could not be created") }
-        defer { started = true }
         switch transport {
         case is StdioTransport:
             guard !stdioPending else { throw MCPError.internalError("the server is already serving stdio") }
@@ -207,6 +209,7 @@ public actor Server {
             throw MCPError.internalError(
                 "FerroMCPCompat serves on its own transports (StdioTransport, InMemoryTransport, StatefulHTTPServerTransport, StatelessHTTPServerTransport), not \(type(of: transport))")
         }
+        started = true
     }
 
     /// Starts reading stdin once the handlers set right after `start` are in (see `start`):
@@ -308,20 +311,6 @@ public actor Server {
 
     // MARK: Mapping onto the engine
 
-    /// Runs the handler of `method` for one request, with `ctx` as the current request.
-    private nonisolated func call(_ method: String, _ params: EngineValue, _ ctx: FerroMCP.RequestContext)
-        async throws -> EngineValue
-    {
-        guard let handler = await handlers[method] else {
-            throw McpError(.methodNotFound, "no handler for \(method)")
-        }
-        do {
-            return try await Self.$current.withValue(ctx) { try await handler(params) }
-        } catch {
-            throw Bridge.engineError(error)
-        }
-    }
-
     /// Registers with the engine what the handlers of `method` make available.
     private func sync(_ method: String) async {
         guard let engine else { return }
@@ -369,6 +358,7 @@ public actor Server {
         for tool in tools {
             let name = tool.name
             let a = tool.annotations
+            let handlers = handlers
             let register = { (schema: EngineValue) in
                 try engine.registerTool(
                     name, title: tool.title, description: tool.description, inputSchema: schema,
@@ -377,11 +367,10 @@ public actor Server {
                         title: a.title, readOnlyHint: a.readOnlyHint, destructiveHint: a.destructiveHint,
                         idempotentHint: a.idempotentHint, openWorldHint: a.openWorldHint),
                     icons: try tool.icons.map { try $0.map(Bridge.engine) }, meta: try tool._meta.map(Bridge.engine)
-                ) { [weak self] arguments, ctx in
-                    guard let self else { throw McpError(.internalError, "the server is gone") }
+                ) { [handlers] arguments, ctx in
                     var params: [String: EngineValue] = ["name": .string(name), "arguments": arguments]
                     if let meta = ctx.meta { params["_meta"] = meta }
-                    return try Self.toolResult(try await self.call(CallTool.name, .object(params), ctx))
+                    return try Self.toolResult(try await handlers.call(CallTool.name, .object(params), ctx))
                 }
             }
             let schema = try Bridge.engine(tool.inputSchema)
@@ -406,9 +395,8 @@ public actor Server {
             try engine.registerResource(
                 r.uri, name: r.name, title: r.title, description: r.description, mimeType: r.mimeType,
                 icons: try r.icons.map { try $0.map(Bridge.engine) }, meta: try r._meta.map(Bridge.engine)
-            ) { [weak self] uri, ctx in
-                guard let self else { throw McpError(.internalError, "the server is gone") }
-                return try Self.resourceResult(try await self.call(ReadResource.name, ["uri": .string(uri)], ctx))
+            ) { [handlers] uri, ctx in
+                try Self.resourceResult(try await handlers.call(ReadResource.name, ["uri": .string(uri)], ctx))
             }
         }
     }
@@ -420,9 +408,8 @@ public actor Server {
             try engine.registerResourceTemplate(
                 t.uriTemplate, name: t.name, title: t.title, description: t.description, mimeType: t.mimeType,
                 icons: try t.icons.map { try $0.map(Bridge.engine) }, meta: try t._meta.map(Bridge.engine)
-            ) { [weak self] uri, _, ctx in
-                guard let self else { throw McpError(.internalError, "the server is gone") }
-                return try Self.resourceResult(try await self.call(ReadResource.name, ["uri": .string(uri)], ctx))
+            ) { [handlers] uri, _, ctx in
+                try Self.resourceResult(try await handlers.call(ReadResource.name, ["uri": .string(uri)], ctx))
             }
         }
     }
@@ -440,19 +427,17 @@ public actor Server {
             try engine.registerPrompt(
                 name, title: p.title, description: p.description, arguments: arguments,
                 icons: try p.icons.map { try $0.map(Bridge.engine) }, meta: try p._meta.map(Bridge.engine)
-            ) { [weak self] args, ctx in
-                guard let self else { throw McpError(.internalError, "the server is gone") }
+            ) { [handlers] args, ctx in
                 let params: EngineValue = ["name": .string(name), "arguments": .object(args.mapValues(EngineValue.string))]
-                return try Self.promptResult(try await self.call(GetPrompt.name, params, ctx))
+                return try Self.promptResult(try await handlers.call(GetPrompt.name, params, ctx))
             }
         }
     }
 
     private func syncCompletions(_ engine: FerroMCP.Server) throws {
         guard !completionsRegistered else { return }
-        try engine.registerCompletion { [weak self] request, ctx in
-            guard let self else { throw McpError(.internalError, "the server is gone") }
-            let result = try await self.call(Complete.name, request.raw, ctx)
+        try engine.registerCompletion { [handlers] request, ctx in
+            let result = try await handlers.call(Complete.name, request.raw, ctx)
             return result["completion"]?["values"]?.arrayValue?.compactMap(\.stringValue) ?? []
         }
         completionsRegistered = true
@@ -488,5 +473,28 @@ public actor Server {
             p.stringValue.map { ["description": .string($0)] } ?? p
         })
         return .object(o)
+    }
+}
+
+/// A server's request handlers by method, read by the engine's calls on any thread.
+final class HandlerTable: @unchecked Sendable {
+    private let lock = NSLock()
+    private var byMethod: [String: Server.Handler] = [:]
+
+    subscript(method: String) -> Server.Handler? {
+        get { lock.withLock { byMethod[method] } }
+        set { lock.withLock { byMethod[method] = newValue } }
+    }
+
+    /// Runs the handler of `method` for one request, with `ctx` as the current request.
+    func call(_ method: String, _ params: EngineValue, _ ctx: FerroMCP.RequestContext) async throws -> EngineValue {
+        guard let handler = self[method] else {
+            throw McpError(.methodNotFound, "no handler for \(method)")
+        }
+        do {
+            return try await Server.$current.withValue(ctx) { try await handler(params) }
+        } catch {
+            throw Bridge.engineError(error)
+        }
     }
 }

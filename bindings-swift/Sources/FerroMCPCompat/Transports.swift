@@ -23,8 +23,8 @@ public actor StdioTransport: Transport {
 public actor HTTPClientTransport: Transport {
     /// The server's MCP endpoint.
     public let endpoint: URL
-    /// Whether to open the GET stream for server messages (the engine's client always listens
-    /// when the server offers it).
+    /// Kept for source compatibility: the engine's client opens the GET stream for server
+    /// messages whenever the server offers one (`sseInitializationTimeout` is likewise unused).
     public let streaming: Bool
     /// Header fields sent with every request (`Authorization`, ...).
     public let headers: [String: String]
