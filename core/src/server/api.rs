@@ -125,6 +125,8 @@ pub(crate) struct ServerInner {
     /// when none does, a per-request-era `tools/call` has no `Mcp-Param-*` headers to check
     /// and skips the registry read ([`Server::tool_header_params`]).
     pub any_header_params: std::sync::atomic::AtomicBool,
+    /// The middleware chain, outermost first (set by the builder only).
+    pub middleware: Vec<Arc<dyn super::middleware::Middleware>>,
 }
 
 /// A hook passing a server-wide notification (`method`, `params`) on to other replicas; it
@@ -192,10 +194,17 @@ impl Server {
                     listen_streams: Default::default(),
                     server_info_json: OnceLock::new(),
                     any_header_params: Default::default(),
+                    middleware: Vec::new(),
                 }),
             },
             error: None,
         }
+    }
+
+    /// Whether this server has middleware (its `tools/call` requests then take the general
+    /// path, which the chain wraps).
+    pub(crate) fn has_middleware(&self) -> bool {
+        !self.inner.middleware.is_empty()
     }
 
     /// The server's options.
@@ -669,6 +678,16 @@ impl ServerBuilder {
         f(&mut Arc::get_mut(&mut self.server.inner)
             .expect("builder owns the server")
             .options);
+        self
+    }
+
+    /// Adds a middleware layer (see [`super::middleware`]): layers run in the order they are
+    /// added, the first one outermost, around every request and client notification.
+    pub fn middleware(mut self, layer: impl super::middleware::Middleware) -> Self {
+        Arc::get_mut(&mut self.server.inner)
+            .expect("builder owns the server")
+            .middleware
+            .push(Arc::new(layer));
         self
     }
 

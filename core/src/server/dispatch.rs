@@ -58,7 +58,12 @@ impl Service for Server {
         let server = self.clone();
         Box::pin(async move {
             let per_request = ctx.protocol_version().is_some_and(|v| v.is_per_request());
-            let mut result = server.dispatch(request, ctx).await;
+            // Middleware: one branch and nothing else when none is installed.
+            let mut result = if server.inner.middleware.is_empty() {
+                server.dispatch(request, ctx).await
+            } else {
+                super::middleware::run_chain(&server, request, ctx).await
+            };
             // Per-request era: every result names the server in `_meta` (SHOULD).
             if let (true, Ok(result)) = (per_request, &mut result) {
                 server.add_server_info(result);
@@ -71,8 +76,12 @@ impl Service for Server {
         Some(self.capabilities_shared(version))
     }
 
-    fn handle_notification(&self, notification: Notification, _peer: &Peer) {
-        tracing::debug!(method = %notification.method, "notification from client");
+    fn handle_notification(&self, notification: Notification, peer: &Peer) {
+        if self.inner.middleware.is_empty() {
+            self.notification_reached(notification, peer);
+        } else {
+            super::middleware::notify_through(self, notification, peer);
+        }
     }
 
     fn on_initialized(&self, peer: &Peer) {
@@ -100,6 +109,11 @@ impl Service for Server {
 }
 
 impl Server {
+    /// A notification from the client that passed the middleware (if any).
+    pub(super) fn notification_reached(&self, notification: Notification, _peer: &Peer) {
+        tracing::debug!(method = %notification.method, "notification from client");
+    }
+
     /// Per-request era: names the server in `result`'s `_meta` (every result SHOULD), unless
     /// the handler already named one there; a result that is not an object is left alone.
     pub(crate) fn add_server_info(&self, result: &mut Value) {
@@ -232,7 +246,11 @@ impl Server {
         Ok(Value::Object(r))
     }
 
-    async fn dispatch(&self, request: Request, ctx: RequestContext) -> Result<Value, McpError> {
+    pub(super) async fn dispatch(
+        &self,
+        request: Request,
+        ctx: RequestContext,
+    ) -> Result<Value, McpError> {
         let Request { method, params, .. } = request;
         let version = ctx.protocol_version().unwrap_or(ProtocolVersion::LATEST);
         let caps = self.capabilities_shared(version);

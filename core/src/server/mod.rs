@@ -8,6 +8,7 @@ mod api;
 mod dispatch;
 mod handlers;
 mod header_params;
+pub mod middleware;
 mod pagination;
 mod registry;
 mod task_store;

@@ -4,8 +4,9 @@
 //! `core.rs` (whose private state it uses) so that file keeps the routing of the other messages.
 
 use super::{LaneAnswer, Role, Session};
-use crate::jsonrpc::{Message, RequestId};
+use crate::jsonrpc::{Message, Request, RequestId};
 use crate::server::{Server, ToolCallParams, ToolOutput};
+use crate::session::Incoming;
 use crate::session::RequestContext;
 use crate::McpError;
 use futures_util::future::BoxFuture;
@@ -30,6 +31,10 @@ impl Session {
         into: impl FnOnce(Option<LaneAnswer>) -> T + Send + 'static,
     ) -> Result<BoxFuture<'static, T>, T> {
         debug_assert_eq!(self.role, Role::Server);
+        if server.has_middleware() {
+            // The chain wraps the general path only (see `crate::server::middleware`).
+            return self.start_tool_call_through_middleware(id, params, into);
+        }
         let meta = params
             .meta
             .as_deref()
@@ -68,6 +73,31 @@ impl Session {
             }))
         };
         Ok(Box::pin(self.clone().serve(id, ctx, call, answer)))
+    }
+
+    /// [`Self::start_tool_call`] on a server with middleware: the call is made a request
+    /// again and handled as any other message ([`Self::handle_incoming`]), so the chain sees
+    /// its params and can change its result as JSON.
+    fn start_tool_call_through_middleware<T: Send + 'static>(
+        self: &Arc<Self>,
+        id: RequestId,
+        params: ToolCallParams<'_>,
+        into: impl FnOnce(Option<LaneAnswer>) -> T + Send + 'static,
+    ) -> Result<BoxFuture<'static, T>, T> {
+        let request = Request {
+            id,
+            method: "tools/call".into(),
+            params: Some(params_value(params)),
+        };
+        match self.handle_incoming(Message::Request(request)) {
+            Incoming::Pending(answer) => {
+                Ok(Box::pin(
+                    async move { into(answer.await.map(LaneAnswer::Msg)) },
+                ))
+            }
+            Incoming::Reply(m) => Err(into(Some(LaneAnswer::Msg(m)))),
+            Incoming::Nothing => Err(into(None)),
+        }
     }
 
     /// [`Self::start_tool_call`] on this per-request-era session.
@@ -159,4 +189,24 @@ impl Session {
         };
         Ok(Box::pin(self.clone().serve(id, ctx, call, answer)))
     }
+}
+
+/// The params of a call read on the typed lane, as a JSON object again (the members the lane
+/// reads; it skipped any other).
+fn params_value(params: ToolCallParams<'_>) -> serde_json::Value {
+    let mut p = serde_json::Map::new();
+    p.insert("name".into(), params.name.into_owned().into());
+    let members = [
+        ("arguments", params.arguments),
+        ("task", params.task),
+        ("_meta", params.meta.map(|m| m.value().clone())),
+        ("inputResponses", params.input_responses),
+        ("requestState", params.request_state),
+    ];
+    for (key, value) in members {
+        if let Some(value) = value {
+            p.insert(key.into(), value);
+        }
+    }
+    serde_json::Value::Object(p)
 }

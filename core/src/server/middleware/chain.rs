@@ -1,0 +1,139 @@
+//! The [`Middleware`] trait and the chain that runs the layers in order, then the server's
+//! dispatch.
+
+use super::MiddlewareRequest;
+use crate::jsonrpc::Notification;
+use crate::server::Server;
+use crate::session::{Peer, RequestContext};
+use crate::McpError;
+use futures_util::future::BoxFuture;
+use serde_json::Value;
+use std::sync::Arc;
+
+/// One layer of a server's middleware chain.
+///
+/// ```
+/// use ferromcp::server::middleware::{Middleware, MiddlewareRequest, Next};
+/// use ferromcp::McpError;
+/// use futures_util::future::BoxFuture;
+/// use serde_json::Value;
+///
+/// /// Refuses every tool whose name starts with `admin_`.
+/// struct NoAdmin;
+///
+/// impl Middleware for NoAdmin {
+///     fn handle<'a>(
+///         &'a self,
+///         request: MiddlewareRequest,
+///         next: Next<'a>,
+///     ) -> BoxFuture<'a, Result<Value, McpError>> {
+///         Box::pin(async move {
+///             if request.tool_name().is_some_and(|t| t.starts_with("admin_")) {
+///                 return Err(McpError::new(-32003, "Permission denied"));
+///             }
+///             next.run(request).await
+///         })
+///     }
+/// }
+/// ```
+pub trait Middleware: Send + Sync + 'static {
+    /// Handles one request: hand it on with `next.run(request).await` (changed or not) and
+    /// return what comes back (changed or not), or answer without calling `next`.
+    fn handle<'a>(
+        &'a self,
+        request: MiddlewareRequest,
+        next: Next<'a>,
+    ) -> BoxFuture<'a, Result<Value, McpError>>;
+
+    /// Sees one notification from the client (synchronously: notifications have no answer).
+    /// The default hands it on; not calling `next.run` drops it.
+    fn notification(&self, notification: Notification, peer: &Peer, next: NotificationNext<'_>) {
+        next.run(notification, peer)
+    }
+}
+
+impl<M: Middleware + ?Sized> Middleware for Arc<M> {
+    fn handle<'a>(
+        &'a self,
+        request: MiddlewareRequest,
+        next: Next<'a>,
+    ) -> BoxFuture<'a, Result<Value, McpError>> {
+        (**self).handle(request, next)
+    }
+
+    fn notification(&self, notification: Notification, peer: &Peer, next: NotificationNext<'_>) {
+        (**self).notification(notification, peer, next)
+    }
+}
+
+/// The rest of the chain after a layer: the layers after it, then the server's dispatch.
+pub struct Next<'a> {
+    rest: &'a [Arc<dyn Middleware>],
+    server: &'a Server,
+}
+
+impl<'a> Next<'a> {
+    /// Hands `request` on to the next layer (or the dispatch, after the last one).
+    pub fn run(self, request: MiddlewareRequest) -> BoxFuture<'a, Result<Value, McpError>> {
+        match self.rest.split_first() {
+            Some((layer, rest)) => layer.handle(
+                request,
+                Next {
+                    rest,
+                    server: self.server,
+                },
+            ),
+            None => Box::pin(self.server.dispatch(request.request, request.ctx)),
+        }
+    }
+
+    /// The server the chain belongs to.
+    pub fn server(&self) -> &'a Server {
+        self.server
+    }
+}
+
+/// The rest of the chain after a layer, for a notification.
+pub struct NotificationNext<'a> {
+    rest: &'a [Arc<dyn Middleware>],
+    server: &'a Server,
+}
+
+impl NotificationNext<'_> {
+    /// Hands `notification` on to the next layer (or the server, after the last one).
+    pub fn run(self, notification: Notification, peer: &Peer) {
+        match self.rest.split_first() {
+            Some((layer, rest)) => layer.notification(
+                notification,
+                peer,
+                NotificationNext {
+                    rest,
+                    server: self.server,
+                },
+            ),
+            None => self.server.notification_reached(notification, peer),
+        }
+    }
+}
+
+/// Runs `server`'s chain (at least one layer) on a request.
+pub(crate) async fn run_chain(
+    server: &Server,
+    request: crate::jsonrpc::Request,
+    ctx: RequestContext,
+) -> Result<Value, McpError> {
+    let next = Next {
+        rest: &server.inner.middleware,
+        server,
+    };
+    next.run(MiddlewareRequest::new(request, ctx)).await
+}
+
+/// Runs `server`'s chain on a notification from the client.
+pub(crate) fn notify_through(server: &Server, notification: Notification, peer: &Peer) {
+    NotificationNext {
+        rest: &server.inner.middleware,
+        server,
+    }
+    .run(notification, peer)
+}

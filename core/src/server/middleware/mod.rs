@@ -1,0 +1,41 @@
+//! Middleware: an ordered chain of layers around every request a [`Server`] handles and every
+//! notification it receives, for what cuts across handlers (rate limits, logging, error
+//! masking, timing, authorization).
+//!
+//! A layer is a [`Middleware`]: it gets the request ([`MiddlewareRequest`]: method, params, id,
+//! the request's context with its session, principal and HTTP headers) and the rest of the chain
+//! ([`Next`]), and may answer itself, refuse with a JSON-RPC error, change the request before
+//! `next.run(request).await` or the result after it, or time it. The first layer added is the
+//! outermost: it sees the request first and the result last.
+//!
+//! Where the chain runs: in the server's [`Service`](crate::session::Service) answer, around
+//! its dispatch, so every request that reaches the server goes through it, whatever the
+//! transport (stdio, HTTP, WebSocket, in memory) and era. Two things the session answers itself
+//! never reach a server and so no middleware: `ping`, and the notifications the session
+//! consumes (`notifications/initialized`, `notifications/cancelled`, `notifications/progress`).
+//! A `tools/call` read on the session's typed lane is routed to the general path when the
+//! server has middleware (see [`Session::start_tool_call`](crate::session::Session)): the lane
+//! hands the tool's result to the transport as a typed value and never as JSON, which a layer
+//! could not see or change, so with a chain installed every call takes the one path the chain
+//! wraps. Without middleware nothing changes: no allocation, no dynamic call, one branch.
+
+mod builtin_config;
+mod chain;
+mod logging;
+mod masking;
+mod rate_limit;
+mod request;
+mod timing;
+
+pub use builtin_config::MiddlewareConfig;
+pub use chain::{Middleware, Next, NotificationNext};
+pub use logging::{RequestLog, RequestLogConfig};
+pub use masking::{MaskErrors, MaskErrorsConfig};
+pub use rate_limit::{
+    BucketStore, InMemoryBuckets, RateDecision, RateKey, RateLimit, RateLimitConfig, ToolLimit,
+    RATE_LIMITED,
+};
+pub use request::MiddlewareRequest;
+pub use timing::{Outcome, Timing, TimingEvent};
+
+pub(crate) use chain::{notify_through, run_chain};

@@ -1,0 +1,418 @@
+//! Rate limiting: token buckets keyed by principal, session, client address or tool, with
+//! per-tool limits; a request over its limit is refused with `-32004 "Rate limited"` and
+//! `data: {retryAfter, limit, window}` (seconds), as the MCP API reference has it.
+
+use super::{Middleware, MiddlewareRequest, Next};
+use crate::McpError;
+use futures_util::future::BoxFuture;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// The JSON-RPC code of a request refused for its rate (`"Rate limited"`).
+pub const RATE_LIMITED: i32 = -32004;
+
+/// What a bucket's key is made of; several parts make one key (e.g. principal and tool).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum RateKey {
+    /// The verified token's subject (or client id); requests without one share the key
+    /// `anonymous`.
+    Principal,
+    /// The session ([`MiddlewareRequest::session_key`]).
+    Session,
+    /// The client's address, from the HTTP header [`RateLimitConfig::address_header`] set by
+    /// a trusted proxy; requests without it share the key `unknown`.
+    ClientAddress,
+    /// The tool called (`tools/call`); other methods count under their method name.
+    Tool,
+    /// One bucket for everything (nothing else in the key).
+    Global,
+}
+
+/// A tool's own limit.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ToolLimit {
+    /// Calls allowed per window (the bucket's size); at least 1.
+    pub limit: u32,
+    /// The window, in milliseconds: a full bucket refills over it.
+    pub window_ms: u64,
+}
+
+/// The rate limit's options. JSON: `{"limit": 100, "windowMs": 60000, "by"?: ["principal"],
+/// "tools"?: {"search": {"limit": 5, "windowMs": 1000}}, "methods"?: ["tools/call"],
+/// "addressHeader"?: "x-forwarded-for"}`.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RateLimitConfig {
+    /// Requests allowed per window and key (the bucket's size); at least 1.
+    pub limit: u32,
+    /// The window, in milliseconds: a full bucket refills over it, `limit / window` a second.
+    pub window_ms: u64,
+    /// What the key is made of (default: the session).
+    #[serde(default = "default_by")]
+    pub by: Vec<RateKey>,
+    /// Per-tool limits, applied to `tools/call` of that tool instead of `limit` (their buckets
+    /// are apart from the others': the key gets the tool's name).
+    #[serde(default)]
+    pub tools: BTreeMap<String, ToolLimit>,
+    /// The methods counted (default: every request the server gets).
+    #[serde(default)]
+    pub methods: Option<Vec<String>>,
+    /// The HTTP header holding the client's address ([`RateKey::ClientAddress`]; default
+    /// `x-forwarded-for`, whose first entry is taken). Only trust it behind a proxy that sets
+    /// it.
+    #[serde(default = "default_address_header")]
+    pub address_header: String,
+}
+
+fn default_by() -> Vec<RateKey> {
+    vec![RateKey::Session]
+}
+
+fn default_address_header() -> String {
+    "x-forwarded-for".into()
+}
+
+impl RateLimitConfig {
+    /// `limit` requests per `window` and session.
+    pub fn new(limit: u32, window: Duration) -> Self {
+        Self {
+            limit,
+            window_ms: window.as_millis().min(u64::MAX as u128) as u64,
+            by: default_by(),
+            tools: BTreeMap::new(),
+            methods: None,
+            address_header: default_address_header(),
+        }
+    }
+
+    fn check(&self) -> Result<(), McpError> {
+        let limits = std::iter::once(("", self.limit, self.window_ms)).chain(
+            self.tools
+                .iter()
+                .map(|(t, l)| (t.as_str(), l.limit, l.window_ms)),
+        );
+        for (tool, limit, window) in limits {
+            let what = if tool.is_empty() {
+                "rateLimit".to_string()
+            } else {
+                format!("rateLimit.tools[{tool:?}]")
+            };
+            if limit == 0 || window == 0 {
+                return Err(McpError::invalid_params(format!(
+                    "{what}: limit and windowMs must be at least 1"
+                )));
+            }
+        }
+        if self.by.is_empty() {
+            return Err(McpError::invalid_params(
+                "rateLimit.by: name at least one key part (\"global\" for one bucket)",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// What a bucket store decided for one request.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RateDecision {
+    /// A token was taken: the request goes on.
+    Allowed,
+    /// The bucket is empty: a token comes back after this long.
+    Limited {
+        /// How long until the next token.
+        retry_after: Duration,
+    },
+}
+
+/// Where the buckets live: this process ([`InMemoryBuckets`]) or a store shared by replicas.
+pub trait BucketStore: Send + Sync + 'static {
+    /// Takes one token from bucket `key` (size `limit`, refilled over `window`), made full on
+    /// first use.
+    fn take<'a>(
+        &'a self,
+        key: &'a str,
+        limit: u32,
+        window: Duration,
+    ) -> BoxFuture<'a, Result<RateDecision, McpError>>;
+}
+
+/// Token buckets in this process's memory. A bucket that has refilled completely is the same
+/// as none and is forgotten on the next sweep (every 1024 new keys), so memory follows the
+/// keys active within a window.
+#[derive(Default)]
+pub struct InMemoryBuckets {
+    buckets: Mutex<Buckets>,
+}
+
+#[derive(Default)]
+struct Buckets {
+    map: HashMap<String, Bucket>,
+    inserts_since_sweep: usize,
+}
+
+struct Bucket {
+    tokens: f64,
+    at: Instant,
+    limit: u32,
+    window: Duration,
+}
+
+impl Bucket {
+    fn refill(&mut self, now: Instant) {
+        let rate = f64::from(self.limit) / self.window.as_secs_f64();
+        let elapsed = now.saturating_duration_since(self.at).as_secs_f64();
+        self.tokens = (self.tokens + elapsed * rate).min(f64::from(self.limit));
+        self.at = now;
+    }
+}
+
+impl InMemoryBuckets {
+    /// Takes a token now (the synchronous heart of [`BucketStore::take`]).
+    pub fn take_now(&self, key: &str, limit: u32, window: Duration) -> RateDecision {
+        self.take_at(key, limit, window, Instant::now())
+    }
+
+    fn take_at(&self, key: &str, limit: u32, window: Duration, now: Instant) -> RateDecision {
+        let mut b = self.buckets.lock().unwrap();
+        if !b.map.contains_key(key) {
+            b.inserts_since_sweep += 1;
+            if b.inserts_since_sweep >= 1024 {
+                b.inserts_since_sweep = 0;
+                b.map.retain(|_, bucket| {
+                    bucket.refill(now);
+                    bucket.tokens < f64::from(bucket.limit)
+                });
+            }
+        }
+        let bucket = b.map.entry(key.to_string()).or_insert(Bucket {
+            tokens: f64::from(limit),
+            at: now,
+            limit,
+            window,
+        });
+        // A changed limit takes effect at once (the tokens kept, within the new size).
+        bucket.limit = limit;
+        bucket.window = window;
+        bucket.refill(now);
+        if bucket.tokens >= 1.0 {
+            bucket.tokens -= 1.0;
+            return RateDecision::Allowed;
+        }
+        let rate = f64::from(limit) / window.as_secs_f64();
+        RateDecision::Limited {
+            retry_after: Duration::from_secs_f64((1.0 - bucket.tokens) / rate),
+        }
+    }
+
+    /// How many buckets are kept now.
+    pub fn len(&self) -> usize {
+        self.buckets.lock().unwrap().map.len()
+    }
+
+    /// Whether no bucket is kept.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl BucketStore for InMemoryBuckets {
+    fn take<'a>(
+        &'a self,
+        key: &'a str,
+        limit: u32,
+        window: Duration,
+    ) -> BoxFuture<'a, Result<RateDecision, McpError>> {
+        let decision = self.take_now(key, limit, window);
+        Box::pin(std::future::ready(Ok(decision)))
+    }
+}
+
+/// The rate-limiting middleware.
+pub struct RateLimit {
+    config: RateLimitConfig,
+    store: Arc<dyn BucketStore>,
+}
+
+impl RateLimit {
+    /// A rate limit with its buckets in this process; fails on a limit or window of 0 or an
+    /// empty key.
+    pub fn new(config: RateLimitConfig) -> Result<Self, McpError> {
+        Self::with_store(config, Arc::new(InMemoryBuckets::default()))
+    }
+
+    /// A rate limit with its buckets in `store` (shared by replicas).
+    pub fn with_store(
+        config: RateLimitConfig,
+        store: Arc<dyn BucketStore>,
+    ) -> Result<Self, McpError> {
+        config.check()?;
+        Ok(Self { config, store })
+    }
+
+    /// The bucket `request` takes from: its key, size and window; `None`: not counted.
+    fn bucket_of(&self, request: &MiddlewareRequest) -> Option<(String, u32, Duration)> {
+        let c = &self.config;
+        if let Some(methods) = &c.methods {
+            if !methods.iter().any(|m| m == request.method()) {
+                return None;
+            }
+        }
+        let tool = request.tool_name();
+        let own = tool.and_then(|t| c.tools.get(t));
+        let mut key = String::from("rl");
+        for part in &c.by {
+            key.push('|');
+            match part {
+                RateKey::Principal => key.push_str(request.principal_name().unwrap_or("anonymous")),
+                RateKey::Session => key.push_str(&request.session_key()),
+                RateKey::ClientAddress => key.push_str(
+                    request
+                        .http_header(&c.address_header)
+                        .as_deref()
+                        .and_then(|v| v.split(',').next())
+                        .map(str::trim)
+                        .filter(|v| !v.is_empty())
+                        .unwrap_or("unknown"),
+                ),
+                RateKey::Tool => key.push_str(tool.unwrap_or(request.method())),
+                RateKey::Global => key.push('*'),
+            }
+        }
+        match own {
+            Some(l) => {
+                key.push_str("|tool:");
+                key.push_str(tool.unwrap_or_default());
+                Some((key, l.limit, Duration::from_millis(l.window_ms)))
+            }
+            None => Some((key, c.limit, Duration::from_millis(c.window_ms))),
+        }
+    }
+}
+
+/// Seconds as a JSON number: whole seconds as an integer, else to the millisecond.
+fn seconds(d: Duration) -> Value {
+    let ms = d.as_millis();
+    if ms % 1000 == 0 {
+        json!((ms / 1000) as u64)
+    } else {
+        json!(ms as f64 / 1000.0)
+    }
+}
+
+/// The `-32004` error for a request over a limit of `limit` per `window`, allowed again after
+/// `retry_after` (rounded up to the millisecond).
+pub(crate) fn rate_limited(retry_after: Duration, limit: u32, window: Duration) -> McpError {
+    let retry = Duration::from_millis(retry_after.as_nanos().div_ceil(1_000_000) as u64);
+    McpError::new(RATE_LIMITED, "Rate limited").with_data(json!({
+        "retryAfter": seconds(retry),
+        "limit": limit,
+        "window": seconds(window),
+    }))
+}
+
+impl Middleware for RateLimit {
+    fn handle<'a>(
+        &'a self,
+        request: MiddlewareRequest,
+        next: Next<'a>,
+    ) -> BoxFuture<'a, Result<Value, McpError>> {
+        Box::pin(async move {
+            let Some((key, limit, window)) = self.bucket_of(&request) else {
+                return next.run(request).await;
+            };
+            match self.store.take(&key, limit, window).await? {
+                RateDecision::Allowed => next.run(request).await,
+                RateDecision::Limited { retry_after } => {
+                    Err(rate_limited(retry_after, limit, window))
+                }
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bucket_refills_at_limit_per_window() {
+        let b = InMemoryBuckets::default();
+        let t0 = Instant::now();
+        let w = Duration::from_secs(10);
+        assert_eq!(b.take_at("k", 2, w, t0), RateDecision::Allowed);
+        assert_eq!(b.take_at("k", 2, w, t0), RateDecision::Allowed);
+        let RateDecision::Limited { retry_after } = b.take_at("k", 2, w, t0) else {
+            panic!("third call refused");
+        };
+        assert_eq!(retry_after, Duration::from_secs(5));
+        // Half a token 2.5 s later: still refused, 2.5 s to go.
+        let RateDecision::Limited { retry_after } =
+            b.take_at("k", 2, w, t0 + Duration::from_millis(2500))
+        else {
+            panic!("still refused");
+        };
+        assert_eq!(retry_after.as_millis(), 2500);
+        assert_eq!(
+            b.take_at("k", 2, w, t0 + Duration::from_secs(5)),
+            RateDecision::Allowed
+        );
+        // Another key has its own bucket.
+        assert_eq!(b.take_at("other", 2, w, t0), RateDecision::Allowed);
+    }
+
+    #[test]
+    fn full_buckets_are_swept() {
+        let b = InMemoryBuckets::default();
+        let t0 = Instant::now();
+        let w = Duration::from_millis(10);
+        for i in 0..1023 {
+            b.take_at(&format!("k{i}"), 1, w, t0);
+        }
+        assert_eq!(b.len(), 1023);
+        // The 1024th new key sweeps the others, refilled by now.
+        b.take_at("last", 1, w, t0 + Duration::from_secs(1));
+        assert_eq!(b.len(), 1);
+    }
+
+    #[test]
+    fn the_error_gives_seconds_as_the_reference_does() {
+        let e = rate_limited(Duration::from_secs(60), 100, Duration::from_secs(3600));
+        assert_eq!(e.code, -32004);
+        assert_eq!(e.message, "Rate limited");
+        assert_eq!(
+            e.data,
+            Some(json!({ "retryAfter": 60, "limit": 100, "window": 3600 }))
+        );
+        let e = rate_limited(
+            Duration::from_micros(250_400),
+            2,
+            Duration::from_millis(500),
+        );
+        assert_eq!(
+            e.data,
+            Some(json!({ "retryAfter": 0.251, "limit": 2, "window": 0.5 }))
+        );
+    }
+
+    #[test]
+    fn a_limit_of_zero_is_refused() {
+        let e = RateLimit::new(RateLimitConfig::new(0, Duration::from_secs(1)))
+            .err()
+            .unwrap();
+        assert!(e.message.contains("at least 1"), "{}", e.message);
+        let mut c = RateLimitConfig::new(1, Duration::from_secs(1));
+        c.tools.insert(
+            "t".into(),
+            ToolLimit {
+                limit: 1,
+                window_ms: 0,
+            },
+        );
+        assert!(RateLimit::new(c).is_err());
+    }
+}
