@@ -63,6 +63,7 @@ public actor Client {
     private var feed: AsyncStream<ServerNotification>.Continuation?
     private var samplingHandler: (@Sendable (CreateSamplingMessage.Parameters) async throws -> CreateSamplingMessage.Result)?
     private var rootsHandler: (@Sendable () async throws -> [Root])?
+    private var elicitationHandler: (@Sendable (CreateElicitation.Parameters) async throws -> CreateElicitation.Result)?
 
     public init(name: String, version: String, title: String? = nil, description: String? = nil,
                 websiteUrl: String? = nil, icons: [Icon]? = nil, capabilities: Capabilities = Capabilities(),
@@ -87,6 +88,15 @@ public actor Client {
                 let request = try Bridge.compat(params, as: CreateSamplingMessage.Parameters.self)
                 do { return try Bridge.engine(try await sampling(request)) } catch { throw Bridge.engineError(error) }
             }
+        }
+        if let elicitation = elicitationHandler {
+            options.elicitation = { params, _ in
+                let request = try Bridge.compat(params, as: CreateElicitation.Parameters.self)
+                do {
+                    return try ElicitResult(try Bridge.engine(try await elicitation(request)))
+                } catch { throw Bridge.engineError(error) }
+            }
+            options.elicitationURL = true
         }
         if let roots = rootsHandler {
             options.roots = {
@@ -255,6 +265,16 @@ public actor Client {
         _ handler: @escaping @Sendable (CreateSamplingMessage.Parameters) async throws -> CreateSamplingMessage.Result
     ) -> Self {
         samplingHandler = handler
+        return self
+    }
+
+    /// Answers the server's `elicitation/create` (form and URL mode). Set it before `connect`:
+    /// the client declares the capability then.
+    @discardableResult
+    public func withElicitationHandler(
+        _ handler: @escaping @Sendable (CreateElicitation.Parameters) async throws -> CreateElicitation.Result
+    ) -> Self {
+        elicitationHandler = handler
         return self
     }
 

@@ -254,3 +254,110 @@ public enum ListRoots: Method {
         }
     }
 }
+
+/// Elicitation: the server asks the user for input through the client.
+public enum Elicitation {
+    /// The form's fields (a flat object schema).
+    public struct RequestSchema: Hashable, Codable, Sendable {
+        public enum SchemaType: String, Hashable, Codable, Sendable {
+            case object
+        }
+
+        public var title: String?
+        public var description: String?
+        public var properties: [String: Value]
+        public var required: [String]?
+        public var type: SchemaType
+
+        public init(title: String? = nil, description: String? = nil, properties: [String: Value] = [:],
+                    required: [String]? = nil, type: SchemaType = .object) {
+            self.title = title
+            self.description = description
+            self.properties = properties
+            self.required = required
+            self.type = type
+        }
+    }
+
+    /// Form or URL mode.
+    public enum Mode: String, Hashable, Codable, Sendable {
+        case form, url
+    }
+}
+
+/// `elicitation/create`.
+public enum CreateElicitation: Method {
+    public static let name = "elicitation/create"
+
+    /// A form to fill in, or a URL to visit.
+    public enum Parameters: Hashable, Sendable, Codable {
+        case form(FormParameters)
+        case url(URLParameters)
+
+        public struct FormParameters: Hashable, Codable, Sendable {
+            public var message: String
+            public var mode: Elicitation.Mode?
+            public var requestedSchema: Elicitation.RequestSchema
+            public var _meta: Metadata?
+
+            public init(message: String, mode: Elicitation.Mode? = nil, requestedSchema: Elicitation.RequestSchema,
+                        _meta: Metadata? = nil) {
+                self.message = message
+                self.mode = mode
+                self.requestedSchema = requestedSchema
+                self._meta = _meta
+            }
+        }
+
+        public struct URLParameters: Hashable, Codable, Sendable {
+            public var message: String
+            public var mode: Elicitation.Mode
+            public var url: String
+            public var elicitationId: String
+            public var _meta: Metadata?
+
+            public init(message: String, mode: Elicitation.Mode = .url, url: String, elicitationId: String,
+                        _meta: Metadata? = nil) {
+                self.message = message
+                self.mode = mode
+                self.url = url
+                self.elicitationId = elicitationId
+                self._meta = _meta
+            }
+        }
+
+        private enum CodingKeys: String, CodingKey { case mode }
+
+        public init(from decoder: Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            if try c.decodeIfPresent(Elicitation.Mode.self, forKey: .mode) == .url {
+                self = .url(try URLParameters(from: decoder))
+            } else {
+                self = .form(try FormParameters(from: decoder))
+            }
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            switch self {
+            case .form(let p): try p.encode(to: encoder)
+            case .url(let p): try p.encode(to: encoder)
+            }
+        }
+    }
+
+    public struct Result: Hashable, Codable, Sendable {
+        public enum Action: String, Hashable, Codable, Sendable {
+            case accept, decline, cancel
+        }
+
+        public var action: Action
+        public var content: [String: Value]?
+        public var _meta: Metadata?
+
+        public init(action: Action, content: [String: Value]? = nil, _meta: Metadata? = nil) {
+            self.action = action
+            self.content = content
+            self._meta = _meta
+        }
+    }
+}

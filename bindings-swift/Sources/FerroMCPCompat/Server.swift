@@ -302,6 +302,40 @@ public actor Server {
         return try Bridge.compat(value["roots"] ?? .array([]), as: [Root].self)
     }
 
+    /// Asks the client's model (`sampling/createMessage`), inside a request handler.
+    public func requestSampling(
+        messages: [Sampling.Message], modelPreferences: Sampling.ModelPreferences? = nil, systemPrompt: String? = nil,
+        includeContext: Sampling.ContextInclusion? = nil, temperature: Double? = nil, maxTokens: Int,
+        stopSequences: [String]? = nil, _meta: Metadata? = nil
+    ) async throws -> CreateSamplingMessage.Result {
+        let params = CreateSamplingMessage.Parameters(
+            messages: messages, modelPreferences: modelPreferences, systemPrompt: systemPrompt,
+            includeContext: includeContext, temperature: temperature, maxTokens: maxTokens,
+            stopSequences: stopSequences, _meta: _meta)
+        return try Bridge.compat(try await request(CreateSamplingMessage.name, try Bridge.engine(params)))
+    }
+
+    /// Asks the user to fill in a form through the client (`elicitation/create`), inside a
+    /// request handler.
+    public func requestElicitation(
+        message: String, requestedSchema: Elicitation.RequestSchema, mode: Elicitation.Mode? = nil,
+        _meta: Metadata? = nil
+    ) async throws -> CreateElicitation.Result {
+        let params = CreateElicitation.Parameters.form(
+            .init(message: message, mode: mode, requestedSchema: requestedSchema, _meta: _meta))
+        return try Bridge.compat(try await request(CreateElicitation.name, try Bridge.engine(params)))
+    }
+
+    /// Sends the user to `url` through the client (`elicitation/create` in URL mode), inside a
+    /// request handler.
+    public func requestElicitation(message: String, url: String, elicitationId: String, _meta: Metadata? = nil)
+        async throws -> CreateElicitation.Result
+    {
+        let params = CreateElicitation.Parameters.url(
+            .init(message: message, url: url, elicitationId: elicitationId, _meta: _meta))
+        return try Bridge.compat(try await request(CreateElicitation.name, try Bridge.engine(params)))
+    }
+
     private func request(_ method: String, _ params: EngineValue?) async throws -> EngineValue {
         guard let ctx = Self.current else {
             throw MCPError.internalError("\(method) needs a session: call it inside a request handler")
