@@ -205,7 +205,7 @@ def test_list_imports_the_file_without_running_its_main_block(tmp_path: Path) ->
             The configuration.
 
         Resource templates:
-        users://{user_id}/profile (profile)
+        users://{user_id}/profile (profile) text/plain
 
         Prompts:
         review(code, strict?)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 import sys
 import textwrap
@@ -160,3 +161,37 @@ async def test_fastmcp_context_idioms() -> None:
 
     with pytest.raises(NotImplementedError, match="streamable_http_app"):
         mcp.custom_route("/health", methods=["GET"])
+
+
+async def test_an_mcpserver_resource_without_mime_type_is_text_plain_as_in_the_sdk() -> None:
+    mcp = MCPServer("mime")
+
+    @mcp.resource("mem://note")
+    def note() -> str:
+        return "hi"
+
+    @mcp.resource("mem://items/{id}")
+    def item(id: str) -> dict[str, str]:
+        return {"id": id}
+
+    @mcp.resource("mem://data", mime_type="application/json")
+    def data() -> dict[str, int]:
+        return {"n": 1}
+
+    plain = ferromcp.Server("plain")
+
+    @plain.resource("mem://note")
+    def plain_note() -> str:
+        return "hi"
+
+    async with ferromcp.Client.memory(mcp) as c:
+        listed = {r["uri"]: r.get("mimeType") for r in (await c.list_resources())["resources"]}
+        assert listed == {"mem://note": "text/plain", "mem://data": "application/json"}
+        [template] = (await c.list_resource_templates())["resourceTemplates"]
+        assert template["mimeType"] == "text/plain"
+        assert (await c.read_resource("mem://note")).contents[0]["mimeType"] == "text/plain"
+        read = (await c.read_resource("mem://items/7")).contents[0]
+        assert (read["mimeType"], json.loads(read["text"])) == ("text/plain", {"id": "7"})
+    async with ferromcp.Client.memory(plain) as c:  # ferromcp's own Server: none given, none sent
+        [r] = (await c.list_resources())["resources"]
+        assert "mimeType" not in r

@@ -281,21 +281,20 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
 
 # ---- what may differ between the SDK's original and the port (MIGRATION.md, "Differences") ---
 def comparable(t: dict[str, Any]) -> dict[str, Any]:
-    """``t`` without what ferromcp answers differently from the SDK by design: a resource
-    without ``mime_type`` is ``text/plain`` in the SDK and has none in ferromcp; a prompt without
+    """``t`` without what ferromcp answers differently from the SDK by design: a prompt without
     docstring is listed with ``description: ""`` by the SDK and without one by ferromcp, and
     ``prompts/get`` repeats the prompt's description in the SDK only; the text blocks of a
     structured result (the SDK indents its JSON, gives one block per item of a list and an
     object's ``str()``; ferromcp gives one compact JSON block) — ``structuredContent`` is
-    compared; a ``dict[str, float]`` output schema's ``title`` the SDK adds; the protocol
-    version (compared by the callers where it matters)."""
+    compared; a tool's docstring (the SDK sends it as written, ferromcp ``cleandoc``s it); a
+    ``dict[str, float]`` output schema's ``title`` the SDK adds; the server's version in the
+    2026-07-28 results' ``_meta`` (defaults differ); the protocol version (compared by the
+    callers where it matters)."""
     t = copy.deepcopy(t)
     t.pop("protocol", None)
 
     def strip(x: Any) -> Any:
         if isinstance(x, dict):
-            if x.get("mimeType") == "text/plain":
-                del x["mimeType"]
             meta = x.get("_meta")
             if isinstance(meta, dict):
                 # 2026-07-28 results name the server; its default version differs.

@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import typing
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from .server import Server
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 if typing.TYPE_CHECKING:
     from .asgi import StreamableHTTPApp
@@ -159,6 +161,31 @@ class MCPServer(Server):
         self._http_settings: dict[str, Any] = {"host": "127.0.0.1", "port": 8000}
         self._http_settings.update(
             (_HTTP_SETTINGS[k], v) for k, v in settings.items() if k in _HTTP_SETTINGS
+        )
+
+    def resource(
+        self,
+        uri: str,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        mime_type: str | None = None,
+        title: str | None = None,
+        icons: list[Any] | None = None,
+        annotations: dict[str, Any] | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> Callable[[F], F]:
+        """:meth:`Server.resource` with the SDK's default ``mime_type``, ``"text/plain"`` (in
+        ``resources/list`` and in the contents read), whatever the function returns."""
+        return super().resource(
+            uri,
+            name=name,
+            description=description,
+            mime_type=mime_type or "text/plain",
+            title=title,
+            icons=icons,
+            annotations=annotations,
+            meta=meta,
         )
 
     def _http_options(self, kwargs: dict[str, Any]) -> dict[str, Any]:
