@@ -128,6 +128,14 @@ pub struct HttpServerOptions {
     /// far behind is closed (its events stay in the event store, so a client can resume with
     /// `Last-Event-ID` on 2025-11-25+) instead of blocking the session or growing without bound.
     pub stream_queue_capacity: usize,
+    /// Bytes each SSE stream may hold waiting for its reader (encoded events, or answers kept
+    /// for a JSON body), whatever [`Self::stream_queue_capacity`] allows: an event that would go
+    /// beyond it closes the stream as a full queue does (its events stay in the event store,
+    /// so a 2025-11-25+ client resumes with `Last-Event-ID` and loses nothing). One event is
+    /// always taken by an empty queue, so an answer up to the message size still passes.
+    /// Default 8 MiB, so a slow reader pins at most this much per stream (a session's streams
+    /// are its open POSTs and its GET stream).
+    pub max_stream_buffered_bytes: usize,
     /// Polling mode: close the SSE stream of a request still running after this long (and each
     /// resumed stream after as long again); the client reconnects after `retry:` with
     /// `Last-Event-ID`. Applies to 2025-11-25+ sessions, whose streams are resumable.
@@ -234,6 +242,7 @@ impl Default for HttpServerOptions {
             allowed_hosts: Vec::new(),
             allowed_origins: Vec::new(),
             stream_queue_capacity: 1024,
+            max_stream_buffered_bytes: 8 * 1024 * 1024,
             close_streams_after: None,
             retry_interval: Some(Duration::from_secs(1)),
             sse_keep_alive: Some(Duration::from_secs(15)),

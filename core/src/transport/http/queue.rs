@@ -4,6 +4,10 @@
 //! POST creates one, and most are filled and closed before the response is even built, in which
 //! case [`StreamRx::take_finished`] hands the whole content over at once so the response leaves
 //! in a single write. Dropping the [`StreamTx`] ends the stream.
+//!
+//! A queue is bounded in items and, when made by [`stream_queue_bytes`], in bytes (each item
+//! weighed by a function given at creation), so that a slow reader pins a known amount of
+//! memory whatever the size of each item.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -12,6 +16,11 @@ use std::task::{Context, Poll, Waker};
 struct State<T> {
     items: VecDeque<T>,
     cap: usize,
+    /// The weight of the queued items, and the most it may reach (an empty queue takes one
+    /// item whatever its weight).
+    bytes: usize,
+    max_bytes: usize,
+    weigh: fn(&T) -> usize,
     sender_gone: bool,
     receiver_gone: bool,
     waker: Option<Waker>,
@@ -26,10 +35,24 @@ pub(crate) struct StreamTx<T>(Shared<T>);
 pub(crate) struct StreamRx<T>(Shared<T>);
 
 /// A queue holding at most `cap` items waiting for the receiver.
+#[cfg(test)]
 pub(crate) fn stream_queue<T>(cap: usize) -> (StreamTx<T>, StreamRx<T>) {
+    stream_queue_bytes(cap, usize::MAX, |_| 0)
+}
+
+/// A queue holding at most `cap` items, and items weighing at most `max_bytes` together by
+/// `weigh`, waiting for the receiver.
+pub(crate) fn stream_queue_bytes<T>(
+    cap: usize,
+    max_bytes: usize,
+    weigh: fn(&T) -> usize,
+) -> (StreamTx<T>, StreamRx<T>) {
     let shared = Arc::new(Mutex::new(State {
         items: VecDeque::new(),
         cap: cap.max(1),
+        bytes: 0,
+        max_bytes,
+        weigh,
         sender_gone: false,
         receiver_gone: false,
         waker: None,
@@ -40,7 +63,7 @@ pub(crate) fn stream_queue<T>(cap: usize) -> (StreamTx<T>, StreamRx<T>) {
 /// Why an item was not queued.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Refused {
-    /// The receiver has fallen `cap` items behind.
+    /// The receiver has fallen `cap` items, or `max_bytes`, behind.
     Full,
     /// The receiver is gone.
     Closed,
@@ -56,6 +79,11 @@ impl<T> StreamTx<T> {
         if s.items.len() >= s.cap {
             return Err(Refused::Full);
         }
+        let w = (s.weigh)(&item);
+        if !s.items.is_empty() && s.bytes.saturating_add(w) > s.max_bytes {
+            return Err(Refused::Full);
+        }
+        s.bytes += w;
         s.items.push_back(item);
         let waker = s.waker.take();
         drop(s);
@@ -87,7 +115,11 @@ impl<T> StreamRx<T> {
     /// Every queued item, oldest first, if the sender is already gone (nothing more will come).
     pub(crate) fn take_finished(&self) -> Option<VecDeque<T>> {
         let mut s = self.0.lock().unwrap();
-        s.sender_gone.then(|| std::mem::take(&mut s.items))
+        if !s.sender_gone {
+            return None;
+        }
+        s.bytes = 0;
+        Some(std::mem::take(&mut s.items))
     }
 
     /// Moves every queued item into `out`; `Ready(false)` once the stream has ended and nothing
@@ -95,6 +127,7 @@ impl<T> StreamRx<T> {
     pub(crate) fn poll_drain(&self, cx: &mut Context<'_>, out: &mut Vec<T>) -> Poll<bool> {
         let mut s = self.0.lock().unwrap();
         if !s.items.is_empty() {
+            s.bytes = 0;
             out.extend(s.items.drain(..));
             return Poll::Ready(true);
         }
@@ -131,6 +164,7 @@ impl<T> StreamRx<T> {
         std::future::poll_fn(|cx| {
             let mut s = self.0.lock().unwrap();
             if let Some(item) = s.items.pop_front() {
+                s.bytes -= (s.weigh)(&item);
                 return Poll::Ready(Some(item));
             }
             if s.sender_gone {
@@ -147,6 +181,7 @@ impl<T> Drop for StreamRx<T> {
     fn drop(&mut self) {
         let mut s = self.0.lock().unwrap();
         s.receiver_gone = true;
+        s.bytes = 0;
         s.items.clear();
     }
 }
@@ -170,5 +205,23 @@ mod tests {
         drop(rx);
         assert!(tx.is_closed());
         assert_eq!(tx.try_send(1), Err(Refused::Closed));
+    }
+
+    #[tokio::test]
+    async fn a_byte_bound_refuses_past_it_but_an_empty_queue_takes_one_item() {
+        let (tx, rx) = stream_queue_bytes::<Vec<u8>>(100, 10, Vec::len);
+        tx.try_send(vec![0; 25]).unwrap();
+        assert_eq!(tx.try_send(vec![0; 1]), Err(Refused::Full));
+        assert_eq!(rx.recv().await.unwrap().len(), 25);
+        tx.try_send(vec![0; 6]).unwrap();
+        tx.try_send(vec![0; 4]).unwrap();
+        assert_eq!(tx.try_send(vec![0; 1]), Err(Refused::Full));
+        assert_eq!(rx.recv().await.unwrap().len(), 6);
+        tx.try_send(vec![0; 6]).unwrap();
+        let mut out = Vec::new();
+        let waker = futures_util::task::noop_waker();
+        let mut cx = Context::from_waker(&waker);
+        assert_eq!(rx.poll_drain(&mut cx, &mut out), Poll::Ready(true));
+        tx.try_send(vec![0; 10]).unwrap();
     }
 }

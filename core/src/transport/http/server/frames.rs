@@ -1,7 +1,7 @@
 //! What travels on a stream's queue: SSE frames ready to write and answers kept as messages
 //! (or as JSON text already written), plus the bodies of JSON responses built from them.
 
-use super::super::queue::{Refused, StreamRx, StreamTx};
+use super::super::queue::{stream_queue_bytes, Refused, StreamRx, StreamTx};
 use crate::jsonrpc::{self, ErrorResponse, Message, RequestId};
 use bytes::Bytes;
 
@@ -110,8 +110,26 @@ pub(super) type Tx = StreamTx<Frame>;
 /// The receiving side of a stream's bounded queue.
 pub(super) type Rx = StreamRx<Frame>;
 
+/// A stream's queue: at most `cap` frames and `max_bytes` of them waiting for the reader
+/// ([`crate::transport::http::HttpServerOptions::max_stream_buffered_bytes`]). An encoded event
+/// or a written answer weighs its length; an answer kept as a message (for a JSON body, which
+/// is written once complete) weighs nothing here: those are bounded by the POST's own requests.
+pub(super) fn frame_queue(cap: usize, max_bytes: usize) -> (Tx, Rx) {
+    stream_queue_bytes(cap, max_bytes, weigh)
+}
+
+/// The bytes a frame holds while queued.
+fn weigh(f: &Frame) -> usize {
+    match f {
+        Frame::Sse(b) => b.len(),
+        Frame::Msg(Out::Written(_, t)) => t.len(),
+        Frame::Msg(Out::Msg(_)) => 0,
+    }
+}
+
 /// Offers a frame to a stream without waiting. False when the stream is gone or its reader has
-/// fallen a whole queue behind; the caller then drops the sender, which ends that stream (its
+/// fallen a whole queue (in frames or bytes) behind; the caller then drops the sender, which
+/// ends that stream (its
 /// events stay in the event store for resumption) rather than blocking the session.
 pub(super) fn offer(tx: &Tx, frame: Frame) -> bool {
     match tx.try_send(frame) {

@@ -3,12 +3,11 @@
 //! per-request era only does not serve them (404, as an unknown path): their sessions begin
 //! with `initialize`, which it refuses.
 
-use super::super::queue::stream_queue;
 use super::super::request::HttpRequest;
 use super::super::sse::encode;
 use super::app::{new_session_id, App};
 use super::checks::check_content_type;
-use super::frames::{offer, Frame};
+use super::frames::{frame_queue, offer, Frame};
 use super::protect::guarded;
 use super::responses::{rpc_error, shutting_down, sse_response, status_only};
 use super::sse_body::standalone_sse_body;
@@ -53,7 +52,10 @@ async fn legacy_sse_stream(app: Arc<App>, req: HttpRequest) -> Response {
         Ok(h) => h,
         Err(r) => return r,
     };
-    let (tx, rx) = stream_queue(app.options.stream_queue_capacity.max(1));
+    let (tx, rx) = frame_queue(
+        app.options.stream_queue_capacity.max(1),
+        app.options.max_stream_buffered_bytes,
+    );
     let endpoint = format!("{}?sessionId={}", app.options.legacy_messages_path, id);
     offer(
         &tx,

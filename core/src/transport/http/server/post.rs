@@ -4,13 +4,12 @@
 //! once its headers and `_meta` are checked.
 
 use super::super::per_request;
-use super::super::queue::stream_queue;
 use super::super::request::{HttpRequest, Mcp};
 use super::super::sse::encode;
 use super::super::store::BusMessage;
 use super::app::{consumes, new_session_id, App};
 use super::checks::{accepts, check_content_type, check_version_value};
-use super::frames::{json_body, offer, Frame, Out};
+use super::frames::{frame_queue, json_body, offer, Frame, Out};
 use super::per_request_post::{self, Lone};
 use super::replica::Effects;
 use super::responses::{response_with, rpc_error, sse_response, status_only};
@@ -344,7 +343,10 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
     // A per-request-era request here wants a stream (progress, logs or a subscription): those
     // answered with JSON took `per_request_post`.
     let json_mode = !modern && (app.options.json_response || new_session);
-    let (tx, rx) = stream_queue(app.options.stream_queue_capacity.max(items.len() + 2));
+    let (tx, rx) = frame_queue(
+        app.options.stream_queue_capacity.max(items.len() + 2),
+        app.options.max_stream_buffered_bytes,
+    );
     // Whether the client can take a priming event (empty data) is what it negotiated at
     // initialize; a request's version header may name an older supported revision (the
     // conformance suite sends 2025-03-26 on a 2025-11-25 session), which changes nothing here.

@@ -3,13 +3,12 @@
 //! handshake-era revision in its `supported_versions`) has neither: both are 405 with
 //! `Allow: POST`, as 2026-07-28 asks of a server without sessions.
 
-use super::super::queue::stream_queue;
 use super::super::request::{Fields, HttpRequest};
 use super::super::sse::encode;
 use super::super::store::{StoreError, LIVENESS_RENEW};
 use super::app::App;
 use super::checks::{accepts, check_version_header};
-use super::frames::{offer, Frame};
+use super::frames::{frame_queue, offer, Frame};
 use super::headers::SESSION_ID_HEADER;
 use super::post::handle_post;
 use super::protect::guarded;
@@ -118,6 +117,7 @@ async fn handle_get(app: Arc<App>, req: HttpRequest) -> Response {
         }
     }
     let mut fx = Effects::default();
+    let max_bytes = app.options.max_stream_buffered_bytes;
     let rx = {
         let mut r = http.routes.lock().unwrap();
         if r.get.as_ref().is_some_and(|t| !t.is_closed()) {
@@ -131,7 +131,7 @@ async fn handle_get(app: Arc<App>, req: HttpRequest) -> Response {
             .session
             .protocol_version()
             .unwrap_or(ProtocolVersion::V2025_03_26);
-        let (tx, rx) = stream_queue(cap + r.backlog.len() + 1);
+        let (tx, rx) = frame_queue(cap + r.backlog.len() + 1, max_bytes);
         // A fresh GET stream gets a key of its own: this replica alone writes it.
         r.get_streams += 1;
         r.get_key = format!("{}g{}-{}", http.key(), app.replica.name, r.get_streams);
@@ -175,6 +175,7 @@ async fn resume(
     last: &str,
     cap: usize,
 ) -> Result<Option<Body>, Response> {
+    let max_bytes = app.options.max_stream_buffered_bytes;
     let Some((stream, seq)) = parse_event_id(last) else {
         return Ok(None);
     };
@@ -199,7 +200,7 @@ async fn resume(
         let Some(evs) = replay(seq).await? else {
             return Ok(None);
         };
-        let (tx, rx) = stream_queue(cap + evs.len());
+        let (tx, rx) = frame_queue(cap + evs.len(), max_bytes.saturating_add(replayed(&evs)));
         let mut next = seq + 1;
         for (s, data) in &evs {
             if is_message(data) {
@@ -249,7 +250,10 @@ async fn resume(
                     frames.push((s, d));
                 }
             }
-            let (tx, rx) = stream_queue(cap + frames.len());
+            let (tx, rx) = frame_queue(
+                cap + frames.len(),
+                max_bytes.saturating_add(replayed(&frames)),
+            );
             for (s, data) in &frames {
                 if is_message(data) {
                     offer(
@@ -290,7 +294,7 @@ async fn resume(
     }
     // Another replica's request stream: what it sends next arrives on the bus (and if that
     // replica dies first, an error for each of its requests comes from here).
-    let (tx, rx) = stream_queue(cap + 256);
+    let (tx, rx) = frame_queue(cap + 256, max_bytes);
     watch_owner(app, http, &stream);
     http.routes.lock().unwrap().remote.push(RemoteStream {
         key: stream.clone(),
@@ -335,11 +339,15 @@ async fn resume(
             continue;
         }
         rs.next = s + 1;
-        if is_message(&data) {
-            offer(
+        if is_message(&data)
+            && !offer(
                 &rs.tx,
                 Frame::Sse(encode(Some(&format!("{stream}:{s}")), None, &data, None)),
-            );
+            )
+        {
+            // Over the stream's budget: it ends here and the client resumes from what it got.
+            ended = true;
+            break;
         }
         if end {
             ended = true;
@@ -350,6 +358,12 @@ async fn resume(
         r.remote.swap_remove(i);
     }
     Ok(Some(body(rx)))
+}
+
+/// The bytes of replayed events, which a resumed stream's queue takes on top of its budget
+/// (they are sent at once; the budget bounds what comes after them).
+fn replayed(evs: &[(u64, String)]) -> usize {
+    evs.iter().map(|(_, d)| d.len() + 64).sum()
 }
 
 /// Watches the replica writing request stream `stream`, which a client follows here: while
