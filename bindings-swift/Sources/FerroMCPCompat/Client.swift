@@ -63,6 +63,7 @@ public actor Client {
     private var feed: AsyncStream<ServerNotification>.Continuation?
     private var samplingHandler: (@Sendable (CreateSamplingMessage.Parameters) async throws -> CreateSamplingMessage.Result)?
     private var rootsHandler: (@Sendable () async throws -> [Root])?
+    private var cancellers: [ID: @Sendable () -> Void] = [:]
     private var elicitationHandler: (@Sendable (CreateElicitation.Parameters) async throws -> CreateElicitation.Result)?
 
     public init(name: String, version: String, title: String? = nil, description: String? = nil,
@@ -171,6 +172,61 @@ public actor Client {
             try await engine.sendRequest(method: M.name, params: p, options: options)
         }
         return try Bridge.compat(v, as: M.Result.self)
+    }
+
+    /// Sends `request` and returns at once; `value` of the context waits for the result and
+    /// `cancelRequest(context.requestID)` cancels it (the engine sends `notifications/cancelled`).
+    public func send<M: Method>(_ request: Request<M>) throws -> RequestContext<M.Result> {
+        guard engine != nil else { throw MCPError.internalError("Client connection not initialized") }
+        let id = request.id
+        let task = Task { () async throws -> M.Result in
+            do {
+                let result = try await self.request(M.self, request.params)
+                self.finished(id)
+                return result
+            } catch {
+                self.finished(id)
+                throw error
+            }
+        }
+        cancellers[id] = { task.cancel() }
+        return RequestContext(requestID: id, requestTask: task)
+    }
+
+    /// Cancels a request sent with `send(_:)` (its `value` throws `CancellationError`); the
+    /// engine sends `notifications/cancelled` with its own reason. Throws for an id not in flight.
+    public func cancelRequest(_ requestID: ID, reason: String? = nil) async throws {
+        guard let cancel = cancellers.removeValue(forKey: requestID) else {
+            throw MCPError.invalidParams("no request \(requestID) in flight")
+        }
+        cancel()
+    }
+
+    private func finished(_ id: ID) {
+        cancellers[id] = nil
+    }
+
+    /// Sends the requests `body` adds; each `addRequest` returns the task of its result. The
+    /// requests are sent one by one as they are added (JSON-RPC batches left the protocol in
+    /// 2025-06-18, and the engine sends none).
+    public func withBatch(body: @escaping @Sendable (Batch) async throws -> Void) async throws {
+        guard engine != nil else { throw MCPError.internalError("Client connection not initialized") }
+        try await body(Batch(client: self))
+    }
+
+    /// Collects the requests of `withBatch`.
+    public actor Batch {
+        private let client: Client
+
+        init(client: Client) {
+            self.client = client
+        }
+
+        /// Sends `request`; the task's value is its result.
+        public func addRequest<M: Method>(_ request: Request<M>) async throws -> Task<M.Result, Swift.Error> {
+            let client = client
+            return Task { try await client.request(M.self, request.params) }
+        }
     }
 
     /// Checks the server is alive.

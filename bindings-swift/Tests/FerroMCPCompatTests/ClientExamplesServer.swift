@@ -12,6 +12,8 @@ struct ClientExamplesServer: Sendable {
     let close: @Sendable () async -> Void
     /// Sends `notifications/resources/updated` for `resource://example` to its subscribers.
     let touchExample: @Sendable () -> Void
+    /// How many "long-running-analysis" calls were cancelled.
+    let cancelledCalls: @Sendable () -> Int
     /// Logs at `level` ("info", "warning", ...) to every session.
     let log: @Sendable (String, String) async -> Void
 
@@ -55,13 +57,33 @@ struct ClientExamplesServer: Sendable {
         try server.registerTool("list-roots") { _, ctx in
             .text(try await ctx.listRoots().map { "\($0.name ?? "-")=\($0.uri)" }.joined(separator: ", "))
         }
+        let cancelled = Counter()
+        try server.registerTool("long-running-analysis") { _, ctx in
+            do {
+                try await Task.sleep(for: .seconds(20))
+            } catch {
+                cancelled.add()
+                throw error
+            }
+            return "finished"
+        }
         let http = try await server.startHTTP()
         return ClientExamplesServer(
             url: http.url,
             close: { try? await http.close() },
             touchExample: { server.notifyResourceUpdated("resource://example") },
+            cancelledCalls: { cancelled.value },
             log: { level, message in
                 await server.log(LogLevel(rawValue: level) ?? .info, ["message": .string(message)], logger: "examples")
             })
     }
+}
+
+/// A count shared across tasks.
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+
+    func add() { lock.withLock { count += 1 } }
+    var value: Int { lock.withLock { count } }
 }

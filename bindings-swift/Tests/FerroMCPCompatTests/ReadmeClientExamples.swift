@@ -254,3 +254,24 @@ func callYourLLMService(messages: [Sampling.Message], maxTokens: Int, temperatur
     }
     return "\(texts.joined(separator: " / ")) (max \(maxTokens), temperature \(temperature ?? -1))"
 }
+
+// README example 18, with `await` added before `client.send(request)` (the one edit it needs
+// against the swift-sdk too: `send` is isolated to the client actor)
+func readmeClientExample18(client: Client, largeDataset: Value) async throws {
+    // Create any request type
+    let request = CallTool.request(.init(
+        name: "long-running-analysis",
+        arguments: ["data": largeDataset]
+    ))
+
+    // Send and get a context for cancellation tracking
+    let context: RequestContext<CallTool.Result> = try await client.send(request)
+
+    // Cancel when needed
+    try await client.cancelRequest(context.requestID, reason: "Timeout")
+
+    // Get the result
+    let result = try await context.value
+    let content = result.content
+    let isError = result.isError
+}

@@ -110,6 +110,53 @@ final class ReadmeExamplesTests: XCTestCase {
         await server.close()
     }
 
+    /// Example 18 (with the `await` it needs): the cancelled request's value throws
+    /// CancellationError and the server's handler is cancelled; batches send each request.
+    func testSendCancelRequestAndBatchesReachTheServer() async throws {
+        let server = try await ClientExamplesServer.start()
+        let client = Client(name: "MyApp", version: "1.0.0")
+        try await client.connect(transport: HTTPClientTransport(endpoint: URL(string: server.url)!))
+        let started = Date()
+        do {
+            try await readmeClientExample18(client: client, largeDataset: "rows")
+            XCTFail("the cancelled request answered")
+        } catch is CancellationError {
+            XCTAssertLessThan(Date().timeIntervalSince(started), 10, "the request was not cancelled")
+        }
+        var seen = 0
+        for _ in 0..<500 where seen == 0 {
+            seen = server.cancelledCalls()
+            if seen == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        XCTAssertEqual(seen, 1, "the server's handler saw the cancellation")
+        do {
+            try await client.cancelRequest("never-sent")
+            XCTFail("cancelling an unknown id succeeded")
+        } catch let e as MCPError {
+            XCTAssertEqual(e.code, -32602)
+        }
+
+        // A batch in the swift-sdk's shape (its README's batch examples mutate a captured var in
+        // the @Sendable closure, which Swift 6 refuses; this one collects through an actor).
+        let tasks = TaskList()
+        try await client.withBatch { batch in
+            await tasks.add(try await batch.addRequest(CallTool.request(.init(name: "image-generator",
+                                                                              arguments: ["prompt": "a", "width": 1]))))
+            await tasks.add(try await batch.addRequest(CallTool.request(.init(name: "image-generator",
+                                                                              arguments: ["prompt": "b", "width": 2]))))
+        }
+        var texts: [String] = []
+        for task in await tasks.all {
+            let result = try await task.value
+            if case .text(let text, _, _)? = result.content.first { texts.append(text) }
+        }
+        XCTAssertEqual(texts, ["Generated 1px: a", "Generated 2px: b"])
+        let ping = try await client.send(Ping.request())
+        _ = try await ping.value
+        await client.disconnect()
+        await server.close()
+    }
+
     /// Example 27's completion handler answers for the prompts and templates the server lists
     /// (the engine refuses a reference to one it does not know before any handler runs).
     func testReadmeCompletionServerExampleAnswersTheEnginesClient() async throws {
@@ -193,4 +240,10 @@ final class ReadmeExamplesTests: XCTestCase {
         try await client.connect(transport: clientEnd)
         return client
     }
+}
+
+/// Tasks collected from a @Sendable closure.
+actor TaskList {
+    private(set) var all: [Task<CallTool.Result, Swift.Error>] = []
+    func add(_ task: Task<CallTool.Result, Swift.Error>) { all.append(task) }
 }
