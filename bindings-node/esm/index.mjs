@@ -16,6 +16,7 @@ export const {
   ProtocolError,
   ProtocolErrorCode,
   TransportError,
+  UrlElicitationRequiredError,
   completable,
   HttpServer,
   McpHttpHandler,

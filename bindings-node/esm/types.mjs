@@ -4,6 +4,7 @@ import cjs from '../dist/sdk/types.js';
 export const {
   ErrorCode,
   McpError,
+  UrlElicitationRequiredError,
   LATEST_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
   isJSONRPCRequest,

@@ -15,6 +15,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -70,8 +71,8 @@ const sdk = have
   : null;
 
 /** Starts a ported example; resolves with its port (HTTP) once it listens, and a stop function. */
-function start(file, { env = {}, http = true } = {}) {
-  const child = spawn(process.execPath, ['--import', pathToFileURL(PRELOAD).href, file], {
+function start(file, { env = {}, http = true, args = [], ready, port } = {}) {
+  const child = spawn(process.execPath, ['--import', pathToFileURL(PRELOAD).href, file, ...args], {
     cwd: dir,
     env: { ...process.env, ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -88,8 +89,9 @@ function start(file, { env = {}, http = true } = {}) {
   if (!http) return Promise.resolve({ child, stop, output, exited });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${file} did not listen in 20 s:\n${out}`)), 20_000);
+    // Listening: the preload's line, or (`ready`) a line of the example's own on a known port.
     const look = () => {
-      const m = /FERROMCP_EXAMPLE_PORT=(\d+)/.exec(out);
+      const m = ready ? (ready.test(out) ? [null, port] : null) : /FERROMCP_EXAMPLE_PORT=(\d+)/.exec(out);
       if (m) {
         clearTimeout(timer);
         child.stdout.off('data', look);
@@ -369,6 +371,24 @@ for (const [file, spec] of Object.entries(SERVERS)) {
   });
 }
 
+/** `n` ports free now (bound to port 0 and released). */
+async function freePorts(n) {
+  const servers = await Promise.all(
+    Array.from({ length: n }, () => new Promise((r) => { const s = net.createServer(); s.listen(0, '127.0.0.1', () => r(s)); })),
+  );
+  const ports = servers.map((s) => s.address().port);
+  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  return ports;
+}
+
+/** The user's browser: opens the last authorization URL the client printed (following redirects). */
+async function openAuthorizationUrl(out) {
+  const urls = [...out.matchAll(/Please open this URL in your browser to authorize:\n\s+(\S+)/g)];
+  assert.ok(urls.length > 0, 'an authorization URL was printed');
+  const r = await fetch(urls[urls.length - 1][1]);
+  assert.equal(r.status, 200, `the redirect back to the client: ${r.status} ${await r.text()}`);
+}
+
 /**
  * Runs a ported example client to its end; resolves with its exit code and output. `answers`
  * are a user's typing: when the output so far matches an answer's prompt (past the previous
@@ -394,7 +414,12 @@ async function runClient(file, serverPort, args = [], answers = [], pty = false)
       if (!m) break;
       seen += m.index + m[0].length;
       answered++;
-      child.stdin.write(text);
+      // Text is typed; a function acts as the user otherwise (e.g. opens a URL in a browser).
+      if (typeof text === 'function') {
+        Promise.resolve(text(out)).catch((e) => {
+          out += `\n[test: the user's action failed: ${e}]\n`;
+        });
+      } else child.stdin.write(text);
     }
   };
   child.stdout.on('data', (d) => {
@@ -489,10 +514,53 @@ const CLIENTS = {
       assert.match(out, /Demo complete\. Closing connection\.\.\./);
     },
   },
-  'simpleOAuthClient.js': { fails: refusedImport('./client/auth.js'), noPort: 'OAuth through an SDK OAuthClientProvider (authProvider, client/auth.js UnauthorizedError, transport.finishAuth(code)): ferromcp\'s client runs the OAuth flow in the engine with another shape (Client.http(url, { auth: new OAuth({ onRedirect, tokenStore }) })); it also needs the SDK\'s demo authorization server' },
+  'simpleOAuthClient.js': {
+    // Against the SDK's simpleStreamableHttp server with --oauth (its demo authorization
+    // server, which approves at once); the user opens the printed URL, then types commands.
+    sdkServer: 'simpleStreamableHttp.js',
+    oauthServer: true,
+    answers: [
+      [/OAuth callback server started on http:\/\/localhost:8090/, openAuthorizationUrl],
+      [/mcp> /, 'list\n'],
+      [/mcp> /, 'call greet {"name":"Ada"}\n'],
+      [/mcp> /, 'quit\n'],
+    ],
+    check: (out) => {
+      assert.match(out, /🔐 OAuth required - waiting for authorization\.\.\./);
+      assert.match(out, /✅ Authorization code received: /);
+      assert.match(out, /🔌 Reconnecting with authenticated transport\.\.\.\n🚢 Creating transport with OAuth provider\.\.\.(.|\n)*✅ Connected successfully/);
+      assert.match(out, /📋 Available tools:\n1\. greet/);
+      assert.match(out, /🔧 Tool 'greet' result:\nHello, Ada!/);
+      assert.match(out, /👋 Goodbye!/);
+    },
+  },
   'simpleOAuthClientProvider.js': { helper: true, fails: helperModule('InMemoryOAuthClientProvider'), noPort: 'the OAuthClientProvider helper of two examples, not a client (not counted)' },
-  'simpleClientCredentials.js': { fails: refusedImport('./client/auth-extensions.js'), noPort: 'client/auth-extensions.js providers (ClientCredentialsProvider, PrivateKeyJwtProvider) and an authorization server with the client credentials grant; ferromcp: OAuth({ clientCredentials: true, clientId, clientSecret })' },
-  'elicitationUrlExample.js': { fails: refusedImport('./client/auth.js'), noPort: 'OAuth through an SDK OAuthClientProvider (client/auth.js) against the SDK\'s demo authorization server, as simpleOAuthClient' },
+  'simpleClientCredentials.js': { fails: refusedImport('./client/auth-extensions.js'), noPort: 'client/auth-extensions.js is not offered: its ClientCredentialsProvider checks an expectedIssuer, which the engine\'s client-credentials flow does not (yet), and PrivateKeyJwtProvider needs private_key_jwt client authentication, which the engine lacks (ferromcp: OAuth({ clientCredentials: true, clientId, clientSecret })); and no SDK example offers the grant (the SDK\'s demo authorization server refuses client_credentials), so it needs a third-party authorization server' },
+  'elicitationUrlExample.js': {
+    // Against the SDK's elicitationUrlExample server (OAuth always on; it does not port, see
+    // the server table): authorize, then the third-party-auth tool answers -32042 with a URL
+    // elicitation, which the user accepts; the server completes it 5 s later.
+    sdkServer: 'elicitationUrlExample.js',
+    oauthServer: 'always',
+    pty: true,
+    args: () => [],
+    answers: [
+      [/OAuth callback server started on http:\/\/localhost:8090/, openAuthorizationUrl],
+      [/\n> /, 'third-party-auth\n'],
+      [/Do you want to open this URL in your browser\? \(y\/n\): /, 'y\n'],
+      [/Elicitation \S+ completed!/, 'quit\n'],
+    ],
+    check: (out) => {
+      assert.match(out, /🔐 OAuth required - waiting for authorization\.\.\./);
+      assert.match(out, /Transport created with session ID: [0-9a-f-]{36}\n✅ Connected successfully/);
+      assert.match(out, /🔔 Elicitation Required Error Received:/);
+      assert.match(out, /🌐 Target domain: \x1b\[36mwww\.example\.com/);
+      assert.match(out, /🔗 Please open this URL in your browser:\n  https:\/\/www\.example\.com\/oauth\/authorize/);
+      const id = /🆔 Elicitation ID: (\S+)/.exec(out)?.[1];
+      assert.ok(id, 'an elicitation id');
+      assert.match(out, new RegExp(`✅ Elicitation ${id} completed!`));
+    },
+  },
 };
 
 const clientFiles = have ? fs.readdirSync(path.join(EXAMPLES, 'client')).filter((f) => f.endsWith('.js')) : [];
@@ -508,9 +576,22 @@ for (const [file, spec] of Object.entries(CLIENTS)) {
   }
   test(`SDK example client ${file}`, { skip, timeout: 90_000 }, async () => {
     // A ported example server, or (`sdkServer`) the official SDK's own, unported.
-    const server = spec.sdkServer
-      ? await start(path.join(EXAMPLES, 'server', spec.sdkServer), { env: { PORT: '0' } })
-      : await start(`server/${spec.server}`);
+    let server;
+    if (spec.oauthServer) {
+      // The SDK's server with its demo authorization server, on free ports of their own (the
+      // metadata names them, and the client's engine fetches them directly).
+      const [mcpPort, authPort] = await freePorts(2);
+      server = await start(path.join(EXAMPLES, 'server', spec.sdkServer), {
+        args: spec.oauthServer === true ? ['--oauth'] : [],
+        env: { MCP_PORT: String(mcpPort), MCP_AUTH_PORT: String(authPort) },
+        ready: /MCP Streamable HTTP Server listening on port/,
+        port: mcpPort,
+      });
+    } else if (spec.sdkServer) {
+      server = await start(path.join(EXAMPLES, 'server', spec.sdkServer), { env: { PORT: '0' } });
+    } else {
+      server = await start(`server/${spec.server}`);
+    }
     try {
       const url = `http://localhost:${server.port}/mcp`;
       const { code, out } = await runClient(`client/${file}`, server.port, spec.args ? spec.args(url) : [url], spec.answers ?? [], spec.pty);

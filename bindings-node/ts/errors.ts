@@ -55,6 +55,23 @@ export class McpError extends Error {
   }
 }
 
+/**
+ * `UrlElicitationRequired` (-32042) with the URL elicitations the user must complete (the
+ * TypeScript SDK's class): thrown by a tool, the client gets this JSON-RPC error; a client's
+ * call answered with it rejects with this class.
+ */
+export class UrlElicitationRequiredError extends McpError {
+  constructor(elicitations: Record<string, unknown>[], message = `URL elicitation${elicitations.length > 1 ? 's' : ''} required`) {
+    super(ErrorCode.UrlElicitationRequired, message, { elicitations });
+    this.name = 'UrlElicitationRequiredError';
+  }
+
+  /** The elicitations (`{ mode: 'url', url, message, elicitationId }`). */
+  get elicitations(): Record<string, unknown>[] {
+    return ((this.data as { elicitations?: Record<string, unknown>[] } | undefined)?.elicitations) ?? [];
+  }
+}
+
 /** The connection failed or closed (codes `ConnectionClosed` and `TransportError`). */
 export class TransportError extends McpError {
   constructor(code: number, message: string, data?: unknown) {
@@ -92,6 +109,10 @@ const MARKER = '\u0001ferromcp-error:';
 export function errorFromCode(code: number, message: string, data?: unknown): McpError {
   if (code === ErrorCode.ConnectionClosed || code === ErrorCode.TransportError) {
     return new TransportError(code, message, data);
+  }
+  const elicitations = (data as { elicitations?: unknown } | undefined)?.elicitations;
+  if (code === ErrorCode.UrlElicitationRequired && Array.isArray(elicitations)) {
+    return new UrlElicitationRequiredError(elicitations as Record<string, unknown>[], message);
   }
   return new McpError(code, message, data);
 }

@@ -10,7 +10,7 @@
  * engine has checked the message already). They validate nothing themselves.
  * @module
  */
-export { ErrorCode, McpError } from '../errors';
+export { ErrorCode, McpError, UrlElicitationRequiredError } from '../errors';
 export type * from '../types';
 
 /** The newest handshake-era revision (as the SDK's constant). */

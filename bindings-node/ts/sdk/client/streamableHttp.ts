@@ -5,12 +5,15 @@
  * @module
  */
 import { Client as EngineClient, type ClientOptions } from '../../client';
+import { type OAuthClientProvider, ProviderFlow } from './auth';
 import { CONNECT_CLIENT, type Client, type ClientTransportLike } from './index';
 
 /** Options of {@link StreamableHTTPClientTransport} (the SDK's names). */
 export interface StreamableHTTPClientTransportOptions {
   /** `headers` are sent with every request (other `RequestInit` fields are not used). */
   requestInit?: { headers?: HeadersInitLike };
+  /** OAuth through an SDK `OAuthClientProvider` (see `ferromcp/client/auth.js`). */
+  authProvider?: OAuthClientProvider;
   /** Not supported: the engine starts a new session (resuming a session by id needs engine support). */
   sessionId?: string;
   /** Accepted; the engine's reconnection policy applies. */
@@ -34,15 +37,13 @@ export class StreamableHTTPClientTransport implements ClientTransportLike {
   readonly #url: URL;
   readonly #options: StreamableHTTPClientTransportOptions;
   #engine: EngineClient | undefined;
+  #flow: ProviderFlow | undefined;
   /** Called when the connection closes. */
   onclose?: () => void;
   /** Errors of the transport (the engine reports them as rejected requests). */
   onerror?: (error: Error) => void;
 
   constructor(url: URL, options: StreamableHTTPClientTransportOptions = {}) {
-    if (options.authProvider !== undefined) {
-      throw new TypeError('StreamableHTTPClientTransport: authProvider is not supported; use Client.http(url, { auth: new OAuth({...}) }) from ferromcp');
-    }
     if (options.sessionId !== undefined) {
       throw new TypeError('StreamableHTTPClientTransport: resuming a session by id (sessionId) is not supported');
     }
@@ -53,7 +54,22 @@ export class StreamableHTTPClientTransport implements ClientTransportLike {
   /** @internal */
   async [CONNECT_CLIENT](options: ClientOptions): Promise<EngineClient> {
     const headers = headerRecord(this.#options.requestInit?.headers);
-    return EngineClient.http(this.#url, { ...options, ...(headers ? { headers } : {}) });
+    const provider = this.#options.authProvider as OAuthClientProvider | undefined;
+    if (provider === undefined) return EngineClient.http(this.#url, { ...options, ...(headers ? { headers } : {}) });
+    const flow = new ProviderFlow(provider);
+    this.#flow = flow;
+    const auth = await flow.oauth();
+    return flow.race(EngineClient.http(this.#url, { ...options, ...(headers ? { headers } : {}), auth }));
+  }
+
+  /**
+   * After `connect` rejected with `UnauthorizedError`: the authorization code from the
+   * redirect URL. Resolves once the tokens are saved (to the provider too); then connect a new
+   * transport with the same provider.
+   */
+  async finishAuth(authorizationCode: string): Promise<void> {
+    if (!this.#flow?.waiting) throw new Error('finishAuth: no authorization is waiting for a code (connect first)');
+    await this.#flow.finish(authorizationCode);
   }
 
   /** @internal */
