@@ -61,6 +61,7 @@ const stores = new WeakMap<OAuthClientProvider, Map<string, StoredAuth>>();
 export class ProviderFlow {
   readonly #provider: OAuthClientProvider;
   #connecting: Promise<EngineClient> | undefined;
+  #connected = false;
   #redirected: (() => void) | undefined;
   #waiting: { code: (code: string) => void; fail: (e: Error) => void } | undefined;
 
@@ -119,6 +120,9 @@ export class ProviderFlow {
   async #redirect(url: string): Promise<string> {
     const authorizationUrl = new URL(url);
     await this.#provider.redirectToAuthorization(authorizationUrl);
+    // Once connected (tokens refused later and not refreshable), the request fails as the
+    // SDK's does; the app authorizes again with a new transport.
+    if (this.#connected) throw new UnauthorizedError('Authorization required again: the user was sent to authorize');
     const state = authorizationUrl.searchParams.get('state');
     const back = new URL(String(this.#provider.redirectUrl));
     const code = await new Promise<string>((resolve, reject) => {
@@ -135,7 +139,10 @@ export class ProviderFlow {
     this.#connecting = connecting;
     return new Promise((resolve, reject) => {
       this.#redirected = () => reject(new UnauthorizedError('Authorization required: the user was sent to authorize (then call transport.finishAuth(code))'));
-      connecting.then(resolve, reject);
+      connecting.then((engine) => {
+        this.#connected = true;
+        resolve(engine);
+      }, reject);
     });
   }
 
