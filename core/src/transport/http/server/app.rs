@@ -11,7 +11,6 @@ use super::super::store::{
 use super::super::HttpServerOptions;
 use super::host_guard::{resolve_host_guard, HostGuard};
 use super::replica::Replica;
-use super::responses::rpc_error;
 use super::session::HttpSession;
 use super::session_table::{Admission, SessionTable};
 use crate::jsonrpc::{self, Message};
@@ -345,8 +344,7 @@ impl App {
                     limit = self.options.max_sessions,
                     "session table full and every session busy: refusing a new session"
                 );
-                Err(rpc_error(
-                    StatusCode::SERVICE_UNAVAILABLE,
+                Err(super::responses::unavailable(
                     id,
                     McpError::internal(format!(
                         "too many busy sessions (limit {}); try again later",
@@ -545,8 +543,7 @@ pub(super) fn consumes(h: &HttpSession, m: &Message) -> bool {
 /// JSON-RPC error saying what is unavailable, and a warning in the log.
 fn store_failed(e: super::super::store::StoreError, id: Option<&jsonrpc::RequestId>) -> Response {
     tracing::warn!(error = %e, "session store unavailable: answering 503");
-    rpc_error(
-        StatusCode::SERVICE_UNAVAILABLE,
+    super::responses::unavailable(
         id.cloned(),
         McpError::internal(format!(
             "the session store is unavailable ({e}); try again later"

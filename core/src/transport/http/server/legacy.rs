@@ -31,6 +31,10 @@ pub(super) async fn legacy_sse(app: Arc<App>, req: HttpRequest) -> Response {
     if !app.speaks_handshake() {
         return not_served();
     }
+    if app.shutdown.is_cancelled() {
+        // Before the token is checked, as on the Streamable HTTP endpoint.
+        return shutting_down(None);
+    }
     if app.options.auth.is_none() {
         return legacy_sse_stream(app, req).await;
     }
@@ -86,6 +90,9 @@ async fn legacy_sse_stream(app: Arc<App>, req: HttpRequest) -> Response {
 pub(super) async fn legacy_post(app: Arc<App>, req: HttpRequest) -> Response {
     if !app.speaks_handshake() {
         return not_served();
+    }
+    if app.shutdown.is_cancelled() {
+        return shutting_down(crate::jsonrpc::scan_envelope(&req.body).request_id());
     }
     let headers = req.headers.shared();
     let fields = app.options.auth.is_some().then(|| req.headers.clone());

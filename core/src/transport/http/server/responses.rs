@@ -58,15 +58,23 @@ pub(super) fn sse_response(sid: Option<&str>, body: Body) -> Response {
     r
 }
 
-/// 503 for requests arriving while the server shuts down (in-flight ones still finish).
+/// 503 for requests arriving while the server shuts down (in-flight ones still finish), with
+/// the request's id when it has one (a GET has none); `Retry-After: 1`, as another replica
+/// behind the same address may take it, and `Connection: close`. The same answer on every
+/// endpoint (Streamable HTTP, legacy SSE and messages).
 pub(super) fn shutting_down(id: Option<crate::jsonrpc::RequestId>) -> Response {
-    let mut r = rpc_error(
-        StatusCode::SERVICE_UNAVAILABLE,
-        id,
-        McpError::internal("the server is shutting down"),
-    );
+    let mut r = unavailable(id, McpError::internal("the server is shutting down"));
     r.headers_mut()
         .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    r
+}
+
+/// 503 with a JSON-RPC error (for request `id`, when known) and `Retry-After: 1`: the server
+/// cannot take this now, and may soon.
+pub(super) fn unavailable(id: Option<crate::jsonrpc::RequestId>, error: McpError) -> Response {
+    let mut r = rpc_error(StatusCode::SERVICE_UNAVAILABLE, id, error);
+    r.headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
     r
 }
 

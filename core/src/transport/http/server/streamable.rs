@@ -429,10 +429,12 @@ fn watch_owner(app: &Arc<App>, http: &Arc<HttpSession>, stream: &str) {
 /// The answer when the event store fails.
 fn store_error(e: &StoreError) -> Response {
     tracing::warn!(error = %e, "event store failed");
-    rpc_error(
-        StatusCode::SERVICE_UNAVAILABLE,
+    super::responses::unavailable(
         None,
-        McpError::internal(e.to_string()),
+        McpError::internal(format!(
+            "the event store is unavailable ({e}); try again later"
+        ))
+        .with_data(serde_json::json!({ "unavailable": "event store" })),
     )
 }
 
