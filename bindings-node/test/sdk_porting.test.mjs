@@ -248,3 +248,21 @@ test('McpServer.server.setRequestHandler: tools/list and tools/call handlers (ke
     await server.close();
   }
 });
+
+test('UrlElicitationRequiredError: thrown by a tool it answers -32042 with its elicitations, and the client rejects with the same class', async () => {
+  const { UrlElicitationRequiredError } = await import('ferromcp/types.js');
+  const server = new McpServer({ name: 's', version: '1' });
+  const elicitation = { mode: 'url', message: 'Sign in', url: 'https://example.com/auth', elicitationId: 'e-1' };
+  server.registerTool('needs-url', {}, () => {
+    throw new UrlElicitationRequiredError([elicitation]);
+  });
+  const client = await Client.memory(server, { elicitationUrl: true, elicitation: async () => ({ action: 'decline' }) });
+  await assert.rejects(client.callTool({ name: 'needs-url' }), (e) => {
+    assert.ok(e instanceof UrlElicitationRequiredError, `${e?.constructor?.name}: ${e?.message}`);
+    assert.ok(e instanceof McpError);
+    assert.equal(e.code, ErrorCode.UrlElicitationRequired);
+    assert.deepEqual(e.elicitations, [elicitation]);
+    return true;
+  });
+  await client.close();
+});

@@ -19,7 +19,7 @@ async fn http_backend() -> (std::process::Child, String) {
         .local_addr()
         .unwrap()
         .port();
-    let child = std::process::Command::new(common::everything_server())
+    let mut child = std::process::Command::new(common::everything_server())
         .args(["--transport", "http", "--port", &port.to_string()])
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -33,6 +33,8 @@ async fn http_backend() -> (std::process::Child, String) {
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+    child.kill().ok();
+    child.wait().ok();
     panic!("the everything-server did not listen on {port}");
 }
 
