@@ -55,6 +55,11 @@ pub struct OAuthConfig {
     /// Extra trusted root certificates (PEM text each) for `https://` metadata, registration
     /// and token endpoints (e.g. a private CA); Mozilla's roots are always trusted.
     pub extra_root_certificates: Vec<String>,
+    /// The authorization server (issuer URL) the client's credentials belong to: a server
+    /// naming another one is refused (`issuer_mismatch`) before anything is sent to it, so a
+    /// pre-registered client's secret never reaches an authorization server it was not
+    /// registered with. `None`: whichever the resource names.
+    pub expected_issuer: Option<String>,
 }
 
 impl std::fmt::Debug for OAuthConfig {
@@ -82,6 +87,7 @@ impl OAuthConfig {
             default_scopes: Vec::new(),
             max_attempts: 3,
             extra_root_certificates: Vec::new(),
+            expected_issuer: None,
         }
     }
 
@@ -119,6 +125,12 @@ impl OAuthConfig {
             client_secret,
             token_endpoint_auth_method: None,
         });
+        self
+    }
+
+    /// Accepts only the authorization server `issuer` (see [`OAuthConfig::expected_issuer`]).
+    pub fn expected_issuer(mut self, issuer: impl Into<String>) -> Self {
+        self.expected_issuer = Some(issuer.into());
         self
     }
 
@@ -322,10 +334,27 @@ impl OAuthClient {
             }
             None => canonical(server)?,
         };
+        if let Some(expected) = &self.config.expected_issuer {
+            // Before the metadata is even fetched: the resource names the issuer.
+            if expected.trim_end_matches('/') != issuer.trim_end_matches('/') {
+                return Err(AuthError::IssuerMismatch {
+                    expected: expected.clone(),
+                    received: Some(issuer),
+                });
+            }
+        }
         let meta = match prm {
             Some(_) => discover_server(&self.http, &issuer).await?,
             None => discover_legacy_server(&self.http, &issuer).await?,
         };
+        if let Some(expected) = &self.config.expected_issuer {
+            if expected.trim_end_matches('/') != meta.issuer.trim_end_matches('/') {
+                return Err(AuthError::IssuerMismatch {
+                    expected: expected.clone(),
+                    received: Some(meta.issuer.clone()),
+                });
+            }
+        }
         if !meta.supports_s256() && self.config.grant == Grant::AuthorizationCode {
             return Err(AuthError::PkceUnsupported { issuer });
         }

@@ -51,6 +51,9 @@ pub struct OAuthSettings {
     pub max_attempts: Option<usize>,
     /// Keep tokens in this JSON file (owner-only) instead of memory.
     pub token_file: Option<String>,
+    /// The authorization server (issuer URL) the credentials belong to; another is refused
+    /// before anything is sent to it.
+    pub expected_issuer: Option<String>,
 }
 
 impl OAuthSettings {
@@ -128,6 +131,7 @@ impl OAuthSettings {
         if let Some(n) = self.max_attempts {
             config.max_attempts = n;
         }
+        config.expected_issuer = self.expected_issuer.clone();
         let store: Arc<dyn TokenStore> = match (store, &self.token_file) {
             (Some(s), _) => s,
             (None, Some(path)) => Arc::new(FileTokenStore::new(path)),
