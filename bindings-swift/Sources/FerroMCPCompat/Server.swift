@@ -109,7 +109,6 @@ public actor Server {
     /// not the server: the engine keeps serving what was registered if the app drops the
     /// `Server`, and nothing forms a cycle back to the engine).
     private nonisolated let handlers = HandlerTable()
-    private var notificationHandlers: [String: [@Sendable (EngineValue) async throws -> Void]] = [:]
     private var listedTools: Set<String> = []
     private var listedResources: Set<String> = []
     private var listedPrompts: Set<String> = []
@@ -118,7 +117,6 @@ public actor Server {
     private var stdioPending = false
     private var started = false
     private var grace: Task<Void, Never>?
-    private var stdioError: Error?
 
     /// The request a handler is running for (so `notify` and `log` reach its session).
     @TaskLocal static var current: FerroMCP.RequestContext?
@@ -164,27 +162,25 @@ public actor Server {
         return self
     }
 
-    /// Sets a handler for a notification from the client. The engine handles the protocol's own
-    /// notifications (`initialized`, `cancelled`, progress); `RootsListChangedNotification` and
-    /// other notifications are not passed to Swift, so the handler is kept but not called.
+    /// Accepted for source compatibility; the handler is never called. The engine handles the
+    /// protocol's own notifications (`initialized`, `cancelled`, progress) and passes none of the
+    /// client's notifications (`RootsListChangedNotification`, ...) to Swift.
     @discardableResult
     public func onNotification<N: Notification>(
         _ type: N.Type, handler: @escaping @Sendable (Message<N>) async throws -> Void
     ) -> Self {
-        notificationHandlers[N.name, default: []].append { params in
-            try await handler(Message(method: N.name, params: try Bridge.compat(params, as: N.Parameters.self)))
-        }
-        return self
+        self
     }
 
     // MARK: Serving
 
-    /// Starts serving on `transport` and returns: stdio is served in the background until stdin
+    /// Starts serving on `transport` and returns. Stdio is served in the background until stdin
     /// closes or `stop()`, reading stdin once the handlers set right after `start` are in (at
     /// `waitUntilCompleted()`, or 100 ms after the last `start` or `withMethodHandler` call,
-    /// whichever comes first), so a client's first `tools/list` sees them; an in-memory transport waits for its client; the HTTP server
-    /// transports answer what their framework hands them. `initializeHook` is not supported
-    /// (the engine answers `initialize` itself): passing one throws `MCPError.internalError`.
+    /// whichever comes first), so a client's first `tools/list` sees them. An in-memory
+    /// transport waits for its client; the HTTP server transports answer what their framework
+    /// hands them. `initializeHook` is not supported (the engine answers `initialize` itself):
+    /// passing one throws `MCPError.internalError`.
     public func start(
         transport: any Transport,
         initializeHook: (@Sendable (Client.Info, Client.Capabilities) async throws -> Void)? = nil
@@ -230,8 +226,11 @@ public actor Server {
         }
     }
 
+    /// Serving stdio failed (it could not start, or the transport broke): said on stderr, as
+    /// `waitUntilCompleted()` returns nothing.
     private func stdioFailed(_ error: Error) {
-        stdioError = error
+        let e = Bridge.compatError(error)
+        FileHandle.standardError.write(Data("FerroMCPCompat: serving stdio failed: \(e.localizedDescription)\n".utf8))
     }
 
     /// Stops serving stdio gracefully (requests being served are answered); final.
