@@ -5,7 +5,8 @@
 # builds the package in place instead). See APPLE.md.
 #
 # Steps:
-#   1. The static library, release profile, for five targets:
+#   1. The static library, Cargo profile $PROFILE (default release; scripts/release and the
+#      release workflow use dist: no debug info, fat LTO, one codegen unit), for five targets:
 #        aarch64-apple-darwin + x86_64-apple-darwin    -> lipo -> the macOS slice  (macOS 13)
 #        aarch64-apple-ios                              ->         the iOS slice    (iOS 16)
 #        aarch64-apple-ios-sim + x86_64-apple-ios       -> lipo -> the Simulator slice
@@ -55,6 +56,7 @@ if [ -n "${CARGO_TARGET_DIR:-}" ]; then
   export CARGO_TARGET_DIR
 fi
 target_dir="${CARGO_TARGET_DIR:-$ROOT/target}"
+profile="${PROFILE:-release}"
 apple="$target_dir/apple"
 
 # Keep in step with `platforms:` in Package.xcframework.swift (step 1 checks it).
@@ -135,14 +137,14 @@ fi
 build_lib() {
   local t="$1" var="$2" version="$3" lib libs word
   local buildlog="$apple/logs/cargo-$t.log"
-  log "cargo rustc --release -p ferromcp-swift --lib --crate-type staticlib --target $t ($var=$version)"
+  log "cargo rustc --profile $profile -p ferromcp-swift --lib --crate-type staticlib --target $t ($var=$version)"
   mkdir -p "$apple/logs"
   # SDKROOT is unset: when this runs from an Xcode build phase it names one platform's SDK, and
   # the host build scripts and proc-macros must not link against it.
   env -u SDKROOT "$var=$version" \
-    cargo rustc --release -p ferromcp-swift --lib --crate-type staticlib --target "$t" \
+    cargo rustc --profile "$profile" -p ferromcp-swift --lib --crate-type staticlib --target "$t" \
       --manifest-path "$ROOT/Cargo.toml" -- --print native-static-libs 2>&1 | tee "$buildlog" >&2
-  lib="$target_dir/$t/release/libferromcp_swift.a"
+  lib="$target_dir/$t/$profile/libferromcp_swift.a"
   [ -f "$lib" ] || die "cargo did not produce $lib"
   libs="$(sed -n 's/.*native-static-libs: //p' "$buildlog" | tail -n 1)"
   if [ -z "$libs" ]; then
@@ -165,7 +167,7 @@ build_lib aarch64-apple-ios IPHONEOS_DEPLOYMENT_TARGET "$IOS_MIN"
 build_lib aarch64-apple-ios-sim IPHONEOS_DEPLOYMENT_TARGET "$IOS_MIN"
 build_lib x86_64-apple-ios IPHONEOS_DEPLOYMENT_TARGET "$IOS_MIN"
 
-lib_of() { echo "$target_dir/$1/release/libferromcp_swift.a"; }
+lib_of() { echo "$target_dir/$1/$profile/libferromcp_swift.a"; }
 slices="$apple/slices"
 rm -rf "$slices"
 mkdir -p "$slices/macos" "$slices/ios" "$slices/ios-simulator"
