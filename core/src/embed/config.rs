@@ -8,6 +8,7 @@
 
 use crate::client::{ClientOptions, ProtocolMode};
 use crate::protocol::ProtocolVersion;
+use crate::server::middleware::MiddlewareConfig;
 use crate::server::ServerOptions;
 use crate::session::{CacheHint, CacheHints, CacheScope, KeyRing, DEFAULT_REPLAY_CAPACITY};
 use crate::McpError;
@@ -40,7 +41,7 @@ pub fn from_json<T: for<'de> Deserialize<'de> + Default>(
 /// "icons"?, "pageSize"?, "requestTimeoutMs"?, "maxMessageSize"?, "enableTools"?, "enableResources"?,
 /// "enablePrompts"?, "enableLogging"?, "cacheTtlMs"?, "cacheScope"?, "cacheHints"?,
 /// "maxListenStreams"?, "requestStateKeys"?, "requestStateReplayCapacity"?, "tasksExtension"?,
-/// "supportedVersions"?}`.
+/// "supportedVersions"?, "middleware"?}`.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ServerConfig {
@@ -102,6 +103,10 @@ pub struct ServerConfig {
     /// leaving `"2026-07-28"` out serves only the handshake era (a per-request request is
     /// answered -32022). Not empty; an unknown revision is an error naming the known ones.
     pub supported_versions: Option<Vec<String>>,
+    /// Built-in middleware layers by name and options, outermost first:
+    /// `[{"name": "maskErrors"}, {"name": "rateLimit", "limit": 10, "windowMs": 1000}]`
+    /// (see [`MiddlewareConfig`]; unknown names and options are refused).
+    pub middleware: Option<Vec<MiddlewareConfig>>,
 }
 
 /// A per method override of the caching hints (see [`ServerConfig::cache_hints`]).

@@ -13,6 +13,9 @@
 //!   [`ForeignContext::cancelled`] / [`ForeignContext::on_cancel`], trigger it with
 //!   [`ForeignContext::cancel`]), progress, logging, requests back to the peer, and the
 //!   2026-07-28 multi round-trip input ([`ForeignContext::input`], [`input_required`]).
+//! - [`ForeignMiddleware`] is a layer of the server's middleware chain written in the binding's
+//!   language ([`EmbeddedServer::add_middleware`]); the built-in layers are named in
+//!   [`ServerConfig`]'s `middleware` or added with [`EmbeddedServer::add_middleware_config`].
 //! - [`CancelHandle`] lets a foreign caller cancel an outgoing request explicitly (for runtimes
 //!   such as UniFFI that cannot drop a Rust future).
 //! - [`ServerConfig`], [`HttpConfig`] and [`ClientConfig`] are the typed configuration (camelCase
@@ -29,6 +32,7 @@ mod context;
 #[cfg(feature = "http")]
 mod http;
 mod listen;
+mod middleware;
 mod server;
 pub mod shape;
 
@@ -49,6 +53,7 @@ pub use http::{
     HttpRequestParts,
 };
 pub use listen::{listen_filter_from_json, EmbeddedSubscription};
+pub use middleware::{request_json, timing_event_json, ForeignMiddleware, ForeignNext};
 pub use server::{
     EmbeddedServer, ForeignCompletionHandler, ForeignPromptHandler, ForeignResourceHandler,
     ForeignToolAnswerHandler, ForeignToolHandler, ToolAnswer,

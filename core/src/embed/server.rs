@@ -113,8 +113,13 @@ fn opt_str(v: &Value, key: &str) -> Option<String> {
 impl EmbeddedServer {
     /// Creates a server from its typed configuration.
     pub fn new(config: &ServerConfig) -> Result<Self, McpError> {
-        let server = Server::builder_with(config.options()).build()?;
-        Ok(Self::from_server(server))
+        let mut builder = Server::builder_with(config.options());
+        for layer in
+            super::middleware::configured_layers(config.middleware.as_deref().unwrap_or(&[]))?
+        {
+            builder = builder.middleware(layer);
+        }
+        Ok(Self::from_server(builder.build()?))
     }
 
     /// Creates a server from the JSON form of [`ServerConfig`] (unknown keys are an error).

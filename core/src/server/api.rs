@@ -125,8 +125,61 @@ pub(crate) struct ServerInner {
     /// when none does, a per-request-era `tools/call` has no `Mcp-Param-*` headers to check
     /// and skips the registry read ([`Server::tool_header_params`]).
     pub any_header_params: std::sync::atomic::AtomicBool,
-    /// The middleware chain, outermost first (set by the builder only).
-    pub middleware: Vec<Arc<dyn super::middleware::Middleware>>,
+    /// The middleware chain, outermost first (the builder's layers, then
+    /// [`Server::add_middleware`]'s until the chain is first read).
+    pub middleware: MiddlewareLayers,
+}
+
+/// A server's middleware chain: open to [`Server::add_middleware`] until its first read (the
+/// first request or notification the server handles), fixed from then on, so that reading it
+/// costs one atomic load and layers never change under a request.
+pub(crate) struct MiddlewareLayers {
+    /// Layers added so far; `None` once the chain is fixed.
+    open: Mutex<Option<Vec<Arc<dyn super::middleware::Middleware>>>>,
+    fixed: OnceLock<Box<[Arc<dyn super::middleware::Middleware>]>>,
+}
+
+impl Default for MiddlewareLayers {
+    fn default() -> Self {
+        Self {
+            open: Mutex::new(Some(Vec::new())),
+            fixed: OnceLock::new(),
+        }
+    }
+}
+
+impl MiddlewareLayers {
+    /// Adds a layer while the builder owns the server.
+    pub(crate) fn push(&mut self, layer: Arc<dyn super::middleware::Middleware>) {
+        if let Some(open) = self.open.get_mut().unwrap().as_mut() {
+            open.push(layer);
+        }
+    }
+
+    /// Adds a layer to a built server; refused once the chain is fixed.
+    fn add(&self, layer: Arc<dyn super::middleware::Middleware>) -> Result<(), McpError> {
+        match self.open.lock().unwrap().as_mut() {
+            Some(open) => {
+                open.push(layer);
+                Ok(())
+            }
+            None => Err(McpError::new(
+                crate::error::codes::INVALID_REQUEST,
+                "middleware must be added before the server handles its first request",
+            )),
+        }
+    }
+}
+
+impl std::ops::Deref for MiddlewareLayers {
+    type Target = [Arc<dyn super::middleware::Middleware>];
+
+    fn deref(&self) -> &Self::Target {
+        self.fixed.get_or_init(|| {
+            let layers = self.open.lock().unwrap().take().unwrap_or_default();
+            layers.into_boxed_slice()
+        })
+    }
 }
 
 /// A hook passing a server-wide notification (`method`, `params`) on to other replicas; it
@@ -194,11 +247,22 @@ impl Server {
                     listen_streams: Default::default(),
                     server_info_json: OnceLock::new(),
                     any_header_params: Default::default(),
-                    middleware: Vec::new(),
+                    middleware: MiddlewareLayers::default(),
                 }),
             },
             error: None,
         }
+    }
+
+    /// Adds a middleware layer to a built server, after the builder's (see
+    /// [`ServerBuilder::middleware`]); for servers whose layers are known only after they are
+    /// built (the bindings' `add_middleware`). Refused once the server has handled a request
+    /// or notification: the chain is then fixed.
+    pub fn add_middleware(
+        &self,
+        layer: impl super::middleware::Middleware,
+    ) -> Result<(), McpError> {
+        self.inner.middleware.add(Arc::new(layer))
     }
 
     /// Whether this server has middleware (its `tools/call` requests then take the general
