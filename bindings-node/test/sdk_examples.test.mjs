@@ -15,6 +15,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -381,6 +382,67 @@ async function freePorts(n) {
   return ports;
 }
 
+/**
+ * The third-party service simpleClientCredentials needs: an authorization server with the
+ * client credentials grant (client m2m-client, secret m2m-secret, HTTP Basic or form) and a
+ * ferromcp server protected by it. Resolves with its port, the example's environment, the
+ * token requests seen and stop().
+ */
+async function clientCredentialsFixture({ expectedIssuer } = {}) {
+  const [mcpPort] = await freePorts(1);
+  const tokenRequests = [];
+  const as = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => (body += d));
+    req.on('end', () => {
+      const base = `http://localhost:${as.address().port}`;
+      const json = (status, v) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(v));
+      if (req.method === 'GET' && req.url === '/.well-known/oauth-authorization-server') {
+        return json(200, {
+          issuer: base,
+          token_endpoint: `${base}/token`,
+          grant_types_supported: ['client_credentials'],
+          token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+        });
+      }
+      if (req.method === 'POST' && req.url === '/token') {
+        const form = new URLSearchParams(body);
+        const basic = /^Basic (.+)$/.exec(req.headers.authorization ?? '');
+        const [id, secret] = basic
+          ? Buffer.from(basic[1], 'base64').toString().split(':').map(decodeURIComponent)
+          : [form.get('client_id'), form.get('client_secret')];
+        tokenRequests.push(`${form.get('grant_type')} ${id}:${secret}`);
+        if (form.get('grant_type') !== 'client_credentials') return json(400, { error: 'unsupported_grant_type' });
+        if (id !== 'm2m-client' || secret !== 'm2m-secret') return json(401, { error: 'invalid_client' });
+        return json(200, { access_token: 'm2m-token', token_type: 'Bearer', expires_in: 3600 });
+      }
+      res.writeHead(404).end();
+    });
+  });
+  await new Promise((r) => as.listen(0, '127.0.0.1', r));
+  const issuer = `http://localhost:${as.address().port}`;
+  const { McpServer, ProtectedResource } = await import('../esm/index.mjs');
+  const server = new McpServer({ name: 'm2m', version: '1' });
+  server.registerTool('whoami', {}, (_args, ctx) => `${ctx.auth?.clientId}`);
+  const resource = `http://localhost:${mcpPort}/mcp`;
+  const auth = new ProtectedResource({
+    resource,
+    authorizationServers: [issuer],
+    verify: (token) => (token === 'm2m-token' ? { subject: 'machine', clientId: 'm2m-client', audience: resource } : null),
+  });
+  const listening = await server.listen({ port: mcpPort, host: '127.0.0.1', auth });
+  return {
+    port: mcpPort,
+    tokenRequests,
+    env: { MCP_SERVER_URL: resource, MCP_CLIENT_ID: 'm2m-client', MCP_CLIENT_SECRET: 'm2m-secret', MCP_EXPECTED_ISSUER: expectedIssuer ?? issuer },
+    output: () => '',
+    stop: async () => {
+      await listening.close();
+      await new Promise((r) => as.close(r));
+    },
+  };
+}
+
 /** The user's browser: opens the last authorization URL the client printed (following redirects). */
 async function openAuthorizationUrl(out) {
   const urls = [...out.matchAll(/Please open this URL in your browser to authorize:\n\s+(\S+)/g)];
@@ -394,14 +456,14 @@ async function openAuthorizationUrl(out) {
  * are a user's typing: when the output so far matches an answer's prompt (past the previous
  * one), its text is written to the client's stdin.
  */
-async function runClient(file, serverPort, args = [], answers = [], pty = false) {
+async function runClient(file, serverPort, args = [], answers = [], pty = false, env = {}) {
   const argv = [process.execPath, '--import', pathToFileURL(PRELOAD).href, file, ...args];
   // A client that puts its terminal in raw mode runs in a pseudo-terminal (util-linux script).
   const quoted = argv.map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ');
   const [cmd, cmdArgs] = pty ? ['script', ['-qfec', quoted, '/dev/null']] : [argv[0], argv.slice(1)];
   const child = spawn(cmd, cmdArgs, {
     cwd: dir,
-    env: { ...process.env, FERROMCP_EXAMPLE_SERVER_PORT: String(serverPort) },
+    env: { ...process.env, FERROMCP_EXAMPLE_SERVER_PORT: String(serverPort), ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let out = '';
@@ -535,7 +597,29 @@ const CLIENTS = {
     },
   },
   'simpleOAuthClientProvider.js': { helper: true, fails: helperModule('InMemoryOAuthClientProvider'), noPort: 'the OAuthClientProvider helper of two examples, not a client (not counted)' },
-  'simpleClientCredentials.js': { fails: refusedImport('./client/auth-extensions.js'), noPort: 'client/auth-extensions.js is not offered: its ClientCredentialsProvider checks an expectedIssuer, which the engine\'s client-credentials flow does not (yet), and PrivateKeyJwtProvider needs private_key_jwt client authentication, which the engine lacks (ferromcp: OAuth({ clientCredentials: true, clientId, clientSecret })); and no SDK example offers the grant (the SDK\'s demo authorization server refuses client_credentials), so it needs a third-party authorization server' },
+  'simpleClientCredentials.js': {
+    // No SDK example offers the client credentials grant (its demo authorization server
+    // refuses it): the third-party service it needs is played by a small authorization server
+    // and a ferromcp server protected by it (clientCredentialsFixture).
+    fixture: () => clientCredentialsFixture(),
+    args: () => [],
+    check: (out, fixture) => {
+      assert.match(out, /Using client_secret_basic authentication\nConnected successfully\.\nAvailable tools: whoami\n/);
+      assert.deepEqual(fixture.tokenRequests, ['client_credentials m2m-client:m2m-secret']);
+    },
+  },
+  'simpleClientCredentials.js (another issuer)': {
+    // The same example told another issuer: refused before the secret goes anywhere.
+    file: 'simpleClientCredentials.js',
+    variant: true,
+    fixture: () => clientCredentialsFixture({ expectedIssuer: 'https://auth.example.com' }),
+    args: () => [],
+    exitCode: 1,
+    check: (out, fixture) => {
+      assert.match(out, /issuer_mismatch|https:\/\/auth\.example\.com/);
+      assert.deepEqual(fixture.tokenRequests, [], 'no token request: the secret was not sent');
+    },
+  },
   'elicitationUrlExample.js': {
     // Against the SDK's elicitationUrlExample server (OAuth always on; it does not port, see
     // the server table): authorize, then the third-party-auth tool answers -32042 with a URL
@@ -567,6 +651,7 @@ const clientFiles = have ? fs.readdirSync(path.join(EXAMPLES, 'client')).filter(
 
 test('every SDK example client is in the table', { skip }, () => {
   assert.deepEqual(clientFiles.filter((f) => !(f in CLIENTS)), []);
+  assert.deepEqual(Object.entries(CLIENTS).filter(([f, s]) => !clientFiles.includes(s.file ?? f)).map(([f]) => f), []);
 });
 
 for (const [file, spec] of Object.entries(CLIENTS)) {
@@ -575,9 +660,12 @@ for (const [file, spec] of Object.entries(CLIENTS)) {
     continue;
   }
   test(`SDK example client ${file}`, { skip, timeout: 90_000 }, async () => {
+    const program = spec.file ?? file;
     // A ported example server, or (`sdkServer`) the official SDK's own, unported.
     let server;
-    if (spec.oauthServer) {
+    if (spec.fixture) {
+      server = await spec.fixture();
+    } else if (spec.oauthServer) {
       // The SDK's server with its demo authorization server, on free ports of their own (the
       // metadata names them, and the client's engine fetches them directly).
       const [mcpPort, authPort] = await freePorts(2);
@@ -594,10 +682,10 @@ for (const [file, spec] of Object.entries(CLIENTS)) {
     }
     try {
       const url = `http://localhost:${server.port}/mcp`;
-      const { code, out } = await runClient(`client/${file}`, server.port, spec.args ? spec.args(url) : [url], spec.answers ?? [], spec.pty);
+      const { code, out } = await runClient(`client/${program}`, server.port, spec.args ? spec.args(url) : [url], spec.answers ?? [], spec.pty, server.env);
       try {
-        assert.equal(code, 0, 'exit code');
-        spec.check(out);
+        assert.equal(code, spec.exitCode ?? 0, 'exit code');
+        spec.check(out, server);
       } catch (e) {
         e.message += `\n--- ${file} output ---\n${out}\n--- server output ---\n${server.output()}`;
         throw e;
@@ -612,7 +700,7 @@ for (const [file, spec] of Object.entries(CLIENTS)) {
 test('the README states the counts of the tables: examples that port, of those that are not helpers', { skip }, () => {
   const readme = fs.readFileSync(path.join(BINDING, 'README.md'), 'utf8');
   for (const [label, table] of [['Servers', SERVERS], ['Clients', CLIENTS]]) {
-    const specs = Object.values(table).filter((s) => !s.helper);
+    const specs = Object.values(table).filter((s) => !s.helper && !s.variant);
     const ported = specs.filter((s) => !s.noPort).length;
     assert.match(readme, new RegExp(`\\*\\*${label}: ${ported} of the ${specs.length} run with only the imports changed\\*\\*`));
   }

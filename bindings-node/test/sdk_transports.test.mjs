@@ -249,3 +249,14 @@ test('subpaths: server/sse.js, server/webStandardStreamableHttp.js and client/ss
   assert.equal(require('ferromcp/server/webStandardStreamableHttp.js').WebStandardStreamableHTTPServerTransport, WebStandardStreamableHTTPServerTransport);
   assert.equal(require('ferromcp/client/sse.js').SSEClientTransport, SSEClientTransport);
 });
+
+test('auth-extensions: PrivateKeyJwtProvider is refused at connect with the reason; ClientCredentialsProvider needs an issuer URL', async () => {
+  const { ClientCredentialsProvider, PrivateKeyJwtProvider } = await import('ferromcp/client/auth-extensions.js');
+  assert.throws(() => new ClientCredentialsProvider({ clientId: 'a', clientSecret: 'b' }), /expectedIssuer is required/);
+  assert.throws(() => new ClientCredentialsProvider({ clientId: 'a', clientSecret: 'b', expectedIssuer: 'not a url' }), /expectedIssuer must be a URL/);
+  const provider = new PrivateKeyJwtProvider({ clientId: 'jwt-client', privateKey: 'PEM', algorithm: 'RS256', expectedIssuer: 'https://auth.example.com' });
+  assert.equal(provider.redirectUrl, undefined);
+  const client = new Client({ name: 'c', version: '1' });
+  const transport = new StreamableHTTPClientTransport(new URL('http://127.0.0.1:9/mcp'), { authProvider: provider });
+  await assert.rejects(client.connect(transport), /private_key_jwt client authentication is not supported by ferromcp's engine/);
+});

@@ -59,6 +59,11 @@ export interface OAuthOptions {
   scopes?: string[];
   /** Authorizations per request before giving up (401 and 403 together; default 3). */
   maxAttempts?: number;
+  /**
+   * The authorization server (issuer URL) the client's credentials belong to: a server whose
+   * resource names another is refused (`issuer_mismatch`) before anything is sent to it.
+   */
+  expectedIssuer?: string;
 }
 
 /** How a client authorizes with a protected MCP server (`Client.http(url, { auth })`). */
@@ -85,7 +90,7 @@ export class OAuth {
       clientCredentials: o.clientCredentials === true,
       loopbackPort: o.loopbackPort ?? 0,
     };
-    for (const k of ['redirectUri', 'clientName', 'clientId', 'clientSecret', 'clientMetadataUrl', 'scopes', 'maxAttempts'] as const) {
+    for (const k of ['redirectUri', 'clientName', 'clientId', 'clientSecret', 'clientMetadataUrl', 'scopes', 'maxAttempts', 'expectedIssuer'] as const) {
       if (o[k] !== undefined) settings[k] = o[k];
     }
     const store = o.tokenStore;

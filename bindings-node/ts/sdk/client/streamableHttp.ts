@@ -6,6 +6,7 @@
  */
 import { Client as EngineClient, type ClientOptions } from '../../client';
 import { type OAuthClientProvider, ProviderFlow } from './auth';
+import { MACHINE_GRANT } from './auth-extensions';
 import { CONNECT_CLIENT, type Client, type ClientTransportLike } from './index';
 
 /** Options of {@link StreamableHTTPClientTransport} (the SDK's names). */
@@ -56,6 +57,11 @@ export class StreamableHTTPClientTransport implements ClientTransportLike {
     const headers = headerRecord(this.#options.requestInit?.headers);
     const provider = this.#options.authProvider as OAuthClientProvider | undefined;
     if (provider === undefined) return EngineClient.http(this.#url, { ...options, ...(headers ? { headers } : {}) });
+    const machine = (provider as { [MACHINE_GRANT]?: () => import('../../auth').OAuth })[MACHINE_GRANT];
+    if (typeof machine === 'function') {
+      // ClientCredentialsProvider & co.: the engine's client credentials grant, no user.
+      return EngineClient.http(this.#url, { ...options, ...(headers ? { headers } : {}), auth: machine.call(provider) });
+    }
     const flow = new ProviderFlow(provider);
     this.#flow = flow;
     const auth = await flow.oauth();
