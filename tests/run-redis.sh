@@ -14,7 +14,9 @@
 # official conformance suite's server mode (0.1.16 --suite all, the alpha's 2025-11-25 and
 # 2026-07-28 requirement sets) runs through the proxy, each request on the next replica; and
 # tests/scale/kill_resume.mjs kills (SIGKILL) the replica holding a client's GET stream, and the
-# client resumes on another replica with Last-Event-ID, losing no event.
+# client resumes on another replica with Last-Event-ID, losing no event; and the process part
+# of `scripts/fault-suite --short` (tests/scale/faults.mjs --short: faults under load with the
+# replicas' logs checked; about 30 s).
 # Needs redis-server (scripts/setup-test-deps installs it); without it, says so and skips.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -54,5 +56,9 @@ grep -h "cluster: requests per replica" "$RESULTS/cluster/server.log" >&2 || tru
 echo "run-redis: a replica killed mid-stream" >&2
 # (pipefail: the script's exit status decides)
 scripts/node22 tests/scale/kill_resume.mjs --server "$server_bin" 2>&1 | grep '^kill_resume' >&2 || status=1
+echo "run-redis: faults under load (scripts/fault-suite --short, its process part)" >&2
+cargo build --quiet -p ferromcp --features redis --example fault_replica
+scripts/node22 tests/scale/faults.mjs --short \
+  --replica "${CARGO_TARGET_DIR:-$ROOT/target}/debug/examples/fault_replica" 2>&1 | grep '^faults' >&2 || status=1
 echo "run-redis: results in $RESULTS" >&2
 exit "$status"

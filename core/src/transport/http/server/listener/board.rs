@@ -55,7 +55,13 @@ pub(crate) struct Board {
     unproven: AtomicUsize,
     /// Most connections without a session kept while newer ones arrive.
     max_unproven: usize,
+    /// Connections closed to make room, and when that was last logged ([`stamp`]).
+    evicted: AtomicU64,
+    warned: AtomicU64,
 }
+
+/// Least time between two warnings that connections are being closed to make room.
+const WARN_EVERY_MICROS: u64 = 10_000_000;
 
 /// A connection's place on the board; leaves it when dropped.
 pub(crate) struct Registered {
@@ -74,6 +80,8 @@ impl Board {
             next: AtomicU64::new(0),
             unproven: AtomicUsize::new(0),
             max_unproven: max - kept_for_sessions.min(max - 1),
+            evicted: AtomicU64::new(0),
+            warned: AtomicU64::new(0),
         })
     }
 
@@ -128,15 +136,37 @@ impl Board {
                 // Still idle since then (not begun a request meanwhile): closed.
                 if c.idle_since.load(Ordering::Relaxed) == since {
                     c.evict.cancel();
-                    tracing::debug!(
-                        with_session,
-                        "connection budget: closing the longest idle connection"
-                    );
+                    self.closed_one(with_session);
                     return true;
                 }
             }
         }
         false
+    }
+}
+
+impl Board {
+    /// Counts a connection closed to make room, with a warning at most every 10 s (a flood
+    /// closes thousands).
+    fn closed_one(&self, with_session: bool) {
+        let total = self.evicted.fetch_add(1, Ordering::Relaxed) + 1;
+        let now = stamp();
+        let last = self.warned.load(Ordering::Relaxed);
+        if (last == 0 || now - last >= WARN_EVERY_MICROS)
+            && self
+                .warned
+                .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+        {
+            tracing::warn!(
+                closed = total,
+                with_session,
+                unproven = self.unproven.load(Ordering::Relaxed),
+                "connection budget spent: closing idle connections to make room"
+            );
+        } else {
+            tracing::debug!(with_session, "connection budget: closed an idle connection");
+        }
     }
 }
 
