@@ -170,7 +170,7 @@ impl Drop for CancelGuard {
 }
 
 /// Wraps a [`ForeignContext`] as a Python object when the handler is called.
-type ArgsFn = Box<dyn FnOnce(Python<'_>) -> PyResult<Vec<Py<PyAny>>> + Send>;
+pub(crate) type ArgsFn = Box<dyn FnOnce(Python<'_>) -> PyResult<Vec<Py<PyAny>>> + Send>;
 
 /// A Python callable used as a handler of any kind, called as `func(*args)`: a coroutine
 /// function runs as an asyncio task on the loop; any other callable runs directly on a
@@ -217,7 +217,7 @@ impl PyHandler {
         })
     }
 
-    fn invoke(
+    pub(crate) fn invoke(
         &self,
         ctx: &ForeignContext,
         args: ArgsFn,
@@ -499,6 +499,12 @@ impl ForeignClientHandler for PyClientHandler {
 #[pyclass(frozen, name = "NativeContext")]
 pub struct NativeContext {
     ctx: ForeignContext,
+}
+
+impl From<ForeignContext> for NativeContext {
+    fn from(ctx: ForeignContext) -> Self {
+        Self { ctx }
+    }
 }
 
 #[pymethods]

@@ -15,6 +15,7 @@ pub mod handler;
 pub mod inbox;
 pub mod listen;
 pub mod loop_slot;
+pub mod middleware;
 pub mod runtime;
 pub mod server;
 pub mod stdio_thread;
@@ -34,6 +35,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<listen::NativeSubscription>()?;
     m.add_class::<handler::NativeContext>()?;
     m.add_class::<handler::Responder>()?;
+    m.add_class::<middleware::NativeNext>()?;
     m.add("ENGINE_VERSION", env!("CARGO_PKG_VERSION"))?;
     let codes = pyo3::types::PyDict::new(m.py());
     for c in ferromcp::embed::ERROR_CODES {

@@ -59,6 +59,33 @@ impl NativeServer {
         added.map_err(|e| to_py_err(py, e))
     }
 
+    /// Adds a middleware layer after those already there: `func(request, next, ctx)`, a
+    /// coroutine function (see `ferromcp._middleware`). Refused once the server handled a
+    /// request.
+    fn add_middleware(&self, py: Python<'_>, func: Py<PyAny>) -> PyResult<()> {
+        let layer = crate::middleware::PyMiddleware::new(func, self.event_loop.clone());
+        self.server
+            .add_middleware(layer)
+            .map_err(|e| to_py_err(py, e))
+    }
+
+    /// Adds a built-in middleware layer by name and options
+    /// (`{"name": "rateLimit", "limit": 10, "windowMs": 1000}`).
+    fn add_middleware_config(&self, py: Python<'_>, config: &Bound<'_, PyAny>) -> PyResult<()> {
+        let config = py_to_value(config)?;
+        self.server
+            .add_middleware_config(config)
+            .map_err(|e| to_py_err(py, e))
+    }
+
+    /// Adds the built-in timing layer: `hook(event)` (a plain function) gets each request's
+    /// `{"method", "tool", "durationMs", "outcome", "code"}`.
+    fn add_timing_hook(&self, py: Python<'_>, hook: Py<PyAny>) -> PyResult<()> {
+        self.server
+            .add_timing_hook(crate::middleware::timing_hook(hook))
+            .map_err(|e| to_py_err(py, e))
+    }
+
     /// The asyncio loop serving the handlers (None before serving).
     #[getter]
     fn event_loop(&self, py: Python<'_>) -> Option<Py<PyAny>> {

@@ -16,7 +16,7 @@ have (the SDK's ``AuthSettings``/``token_verifier``, ``event_store``, ``sse_app`
 from __future__ import annotations
 
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from .server import Server
@@ -141,6 +141,7 @@ class MCPServer(Server):
         *,
         lifespan: Callable[[Any], Any] | None = None,
         mask_error_details: bool = True,
+        middleware: Sequence[Any] | None = None,
         **settings: Any,
     ) -> None:
         unknown = sorted(k for k in settings if k not in _IGNORED and k not in _HTTP_SETTINGS)
@@ -156,6 +157,7 @@ class MCPServer(Server):
             icons=icons,
             lifespan=lifespan,
             mask_error_details=mask_error_details,
+            middleware=middleware,
         )
         self.description = description
         self._http_settings: dict[str, Any] = {"host": "127.0.0.1", "port": 8000}

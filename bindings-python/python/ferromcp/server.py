@@ -39,12 +39,16 @@ from .schema import to_jsonable
 from .serving import HttpServer as HttpServer
 from .serving import Serving
 
+if typing.TYPE_CHECKING:
+    from .middleware import AnyMiddleware
+
 # Imported lazily (cold start: `python server.py` should answer `initialize` quickly): asyncio
 # (only when an async handler or HTTP needs the event loop), inspect (only for callables that
 # are not plain functions), json, base64, signal, logging (on a handler's failure), pydantic
 # (only for signatures beyond str/int/float/bool: see _func), the client (ctx.read_resource).
 
 F = TypeVar("F", bound=Callable[..., Any])
+M = TypeVar("M", bound=Callable[..., Any])
 
 ProtocolRevision = Literal["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"]
 """A protocol revision ferromcp speaks: the handshake era up to ``"2025-11-25"``, and the
@@ -141,8 +145,12 @@ class Server(Serving):
         tasks_extension: bool | None = None,
         supported_versions: Sequence[ProtocolRevision] | None = None,
         mask_error_details: bool = False,
+        middleware: Sequence[AnyMiddleware] | None = None,
     ) -> None:
-        """``mask_error_details``: what the client learns of an unexpected exception in a
+        """``middleware``: layers around every request, outermost first, as
+        :meth:`add_middleware` adds them.
+
+        ``mask_error_details``: what the client learns of an unexpected exception in a
         handler (one that is not an :class:`McpError`, ``ToolError`` or ``ResourceError``); it
         is logged with its traceback on logger ``ferromcp`` either way. ``False`` (the default
         of ``Server``, the same policy as ferromcp's other bindings): a tool answers ``isError``
@@ -224,6 +232,28 @@ class Server(Serving):
         self._self_clients: dict[Any, Any] = {}
         if lifespan is not None:
             self._has_async = True  # entering it needs an event loop
+        for layer in middleware or ():
+            self.add_middleware(layer)
+
+    # ---- middleware --------------------------------------------------------------------------
+    def add_middleware(self, middleware: AnyMiddleware) -> None:
+        """Adds a middleware layer after those already added (the first added is outermost):
+        a callable ``(ctx, call_next)``, async or not, a :class:`ferromcp.middleware.Middleware`
+        (or any instance with that ``__call__``), a built-in (:class:`~ferromcp.middleware.RateLimit`,
+        :class:`~ferromcp.middleware.RequestLog`, :class:`~ferromcp.middleware.MaskErrors`,
+        :class:`~ferromcp.middleware.Timing`) or a built-in's config dict
+        (``{"name": "rateLimit", "limit": 10, "windowMs": 1000}``). See
+        :mod:`ferromcp.middleware`. Raises ``RuntimeError`` once the server has handled a
+        request, and ``InvalidParams`` for an unknown built-in name or option."""
+        from . import middleware as _middleware
+
+        _middleware.add(self, middleware)
+
+    def middleware(self, fn: M) -> M:
+        """``@server.middleware``: adds the decorated ``(ctx, call_next)`` function (async or
+        not) as a layer (see :meth:`add_middleware`)."""
+        self.add_middleware(fn)
+        return fn
 
     async def _read_own_resource(self, uri: str) -> list[dict[str, Any]]:
         """``resources/read`` of this server through an in-memory client (one per event loop),

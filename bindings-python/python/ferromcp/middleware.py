@@ -1,0 +1,409 @@
+"""Server middleware: layers around every request the server handles, in the order they were
+added (the first one outermost), run by the engine's middleware chain.
+
+A layer is a callable ``(ctx, call_next)``, async or not, or a class instance with that
+``__call__`` (:class:`Middleware` gives FastMCP-style hooks per method). It may answer itself
+(return a result dict without calling ``call_next``), refuse (raise :class:`ferromcp.McpError`
+with a code, message and data), change the request (``ctx.method``, ``ctx.params``) before
+``call_next(ctx)``, or change the result it returns::
+
+    @server.middleware
+    async def audit(ctx: MiddlewareContext, call_next: CallNext) -> dict[str, Any]:
+        if ctx.tool == "drop_tables" and ctx.principal is None:
+            raise McpError("Permission denied", code=-32003)
+        return await call_next(ctx)
+
+The built-in layers run in Rust: :class:`RateLimit`, :class:`RequestLog`, :class:`MaskErrors`
+and :class:`Timing` (or their config dicts, ``{"name": "rateLimit", ...}``). Python layers see
+requests; the client's notifications pass them by. Add every layer before the server handles
+its first request."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, Protocol, Union
+
+from .schema import to_jsonable
+
+if TYPE_CHECKING:
+    from . import _native
+    from .context import Context
+    from .server import Server
+
+__all__ = [
+    "AsyncCallNext",
+    "CallNext",
+    "MaskErrors",
+    "Middleware",
+    "MiddlewareContext",
+    "RateLimit",
+    "RequestLog",
+    "Timing",
+    "TimingEvent",
+]
+
+Result = dict[str, Any]
+AsyncCallNext = Callable[["MiddlewareContext"], Awaitable[Result]]
+"""``call_next`` of an async layer: ``await call_next(ctx)`` runs the rest of the chain."""
+SyncCallNext = Callable[["MiddlewareContext"], Result]
+"""``call_next`` of a plain (sync) layer, which runs on a worker thread: it blocks until the
+rest of the chain answered."""
+CallNext = AsyncCallNext
+
+
+class MiddlewareContext:
+    """One request on its way through the middleware: what it is and where it came from.
+    ``method`` and ``params`` may be changed before ``call_next(ctx)``; the rest describes the
+    request."""
+
+    __slots__ = (
+        "_native",
+        "_server",
+        "http_headers",
+        "id",
+        "method",
+        "params",
+        "principal",
+        "protocol_version",
+        "session_id",
+        "session_key",
+        "tool",
+    )
+
+    def __init__(
+        self,
+        request: dict[str, Any],
+        native: _native.NativeContext | None = None,
+        server: Server | None = None,
+    ) -> None:
+        self.method: str = request["method"]
+        """The JSON-RPC method (``tools/call``, ``resources/read``, ``initialize``, ...)."""
+        self.params: dict[str, Any] | None = request.get("params")
+        """The request's params (a dict, or None)."""
+        self.id: str | int = request["id"]
+        """The JSON-RPC request id."""
+        self.tool: str | None = request.get("tool")
+        """For ``tools/call``: the tool's name."""
+        self.session_id: str | None = request.get("sessionId")
+        """The ``Mcp-Session-Id`` (stateful Streamable HTTP), else None."""
+        self.session_key: str = request.get("sessionKey") or ""
+        """A key naming the session (the ``Mcp-Session-Id``, else the connection)."""
+        self.principal: dict[str, Any] | None = request.get("principal")
+        """The verified token's identity on a protected server (``subject``, ``clientId``,
+        ``scopes``, ``audience``, ``expiresAt``, ``claims``), else None."""
+        self.protocol_version: str | None = request.get("protocolVersion")
+        """The request's protocol revision."""
+        headers = request.get("httpHeaders")
+        self.http_headers: list[tuple[str, str]] | None = (
+            None if headers is None else [(k, v) for k, v in headers]
+        )
+        """The HTTP request's header fields (lowercase names, in order), else None."""
+        self._native = native
+        self._server = server
+
+    def header(self, name: str) -> str | None:
+        """The first HTTP header called ``name`` (any case), or None."""
+        lower = name.lower()
+        for k, v in self.http_headers or ():
+            if k == lower:
+                return v
+        return None
+
+    @property
+    def request_context(self) -> Context[Any, Any, Any]:
+        """The request's :class:`ferromcp.Context` (log to the client, report progress, ...)."""
+        from .context import Context
+
+        if self._native is None:
+            raise RuntimeError("this MiddlewareContext was not made for a request")
+        return Context(self._native, self._server)
+
+    def _request(self) -> dict[str, Any]:
+        return {"method": self.method, "params": self.params}
+
+    def __repr__(self) -> str:
+        return f"MiddlewareContext(method={self.method!r}, id={self.id!r}, tool={self.tool!r})"
+
+
+class _Layer(Protocol):
+    def __call__(self, ctx: MiddlewareContext, call_next: Any, /) -> Any: ...
+
+
+class Middleware:
+    """A base class for middleware with a hook per kind of request, as FastMCP has them:
+    ``on_message`` wraps ``on_request``, which wraps the hook of the method (``on_call_tool``,
+    ``on_read_resource``, ``on_get_prompt``, ``on_list_tools``, ``on_list_resources``,
+    ``on_list_resource_templates``, ``on_list_prompts``, ``on_initialize``). Each gets
+    ``(ctx, call_next)``; the defaults hand the request on. Override what you need."""
+
+    async def __call__(self, ctx: MiddlewareContext, call_next: AsyncCallNext) -> Result:
+        hook = _HOOKS.get(ctx.method)
+        inner: AsyncCallNext = call_next
+        if hook is not None:
+            method_hook = getattr(self, hook)
+
+            async def by_method(c: MiddlewareContext, n: AsyncCallNext = call_next) -> Result:
+                r: Result = await method_hook(c, n)
+                return r
+
+            inner = by_method
+
+        async def request(c: MiddlewareContext) -> Result:
+            return await self.on_request(c, inner)
+
+        return await self.on_message(ctx, request)
+
+    async def on_message(self, ctx: MiddlewareContext, call_next: AsyncCallNext) -> Result:
+        """Every request (the outermost hook)."""
+        return await call_next(ctx)
+
+    async def on_request(self, ctx: MiddlewareContext, call_next: AsyncCallNext) -> Result:
+        """Every request, inside :meth:`on_message`."""
+        return await call_next(ctx)
+
+    async def on_call_tool(self, ctx: MiddlewareContext, call_next: AsyncCallNext) -> Result:
+        """``tools/call`` (``ctx.tool`` is the tool's name)."""
+        return await call_next(ctx)
+
+    async def on_read_resource(self, ctx: MiddlewareContext, call_next: AsyncCallNext) -> Result:
+        """``resources/read``."""
+        return await call_next(ctx)
+
+    async def on_get_prompt(self, ctx: MiddlewareContext, call_next: AsyncCallNext) -> Result:
+        """``prompts/get``."""
+        return await call_next(ctx)
+
+    async def on_list_tools(self, ctx: MiddlewareContext, call_next: AsyncCallNext) -> Result:
+        """``tools/list``."""
+        return await call_next(ctx)
+
+    async def on_list_resources(self, ctx: MiddlewareContext, call_next: AsyncCallNext) -> Result:
+        """``resources/list``."""
+        return await call_next(ctx)
+
+    async def on_list_resource_templates(
+        self, ctx: MiddlewareContext, call_next: AsyncCallNext
+    ) -> Result:
+        """``resources/templates/list``."""
+        return await call_next(ctx)
+
+    async def on_list_prompts(self, ctx: MiddlewareContext, call_next: AsyncCallNext) -> Result:
+        """``prompts/list``."""
+        return await call_next(ctx)
+
+    async def on_initialize(self, ctx: MiddlewareContext, call_next: AsyncCallNext) -> Result:
+        """``initialize`` (handshake-era clients)."""
+        return await call_next(ctx)
+
+
+_HOOKS = {
+    "tools/call": "on_call_tool",
+    "resources/read": "on_read_resource",
+    "prompts/get": "on_get_prompt",
+    "tools/list": "on_list_tools",
+    "resources/list": "on_list_resources",
+    "resources/templates/list": "on_list_resource_templates",
+    "prompts/list": "on_list_prompts",
+    "initialize": "on_initialize",
+}
+
+
+# ---- built-in layers (they run in Rust) -----------------------------------------------------
+RateKey = Literal["principal", "session", "clientAddress", "tool", "global"]
+
+
+def _ms(seconds: float, what: str) -> int:
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or seconds <= 0:
+        raise ValueError(f"{what} must be a positive number of seconds, not {seconds!r}")
+    return max(1, round(seconds * 1000))
+
+
+@dataclass(frozen=True)
+class RateLimit:
+    """Token buckets: ``limit`` requests per ``window`` seconds per key (the session by
+    default; ``by`` combines ``"principal"``, ``"session"``, ``"clientAddress"``, ``"tool"``,
+    ``"global"``). ``tools`` gives tools their own limit, ``{"search": (5, 1.0)}``;
+    ``methods`` restricts what is counted (default: every request). Over the limit the request
+    is refused with JSON-RPC error -32004 ``"Rate limited"``, ``data: {"retryAfter", "limit",
+    "window"}`` in seconds."""
+
+    limit: int
+    window: float
+    by: Sequence[RateKey] | None = None
+    tools: Mapping[str, tuple[int, float]] | None = None
+    methods: Sequence[str] | None = None
+    address_header: str | None = None
+
+    def config(self) -> dict[str, Any]:
+        """The engine's configuration of this layer."""
+        c: dict[str, Any] = {
+            "name": "rateLimit",
+            "limit": self.limit,
+            "windowMs": _ms(self.window, "RateLimit window"),
+        }
+        if self.by is not None:
+            c["by"] = list(self.by)
+        if self.tools is not None:
+            c["tools"] = {
+                name: {"limit": limit, "windowMs": _ms(window, f"RateLimit tools[{name!r}]")}
+                for name, (limit, window) in self.tools.items()
+            }
+        if self.methods is not None:
+            c["methods"] = list(self.methods)
+        if self.address_header is not None:
+            c["addressHeader"] = self.address_header
+        return c
+
+
+@dataclass(frozen=True)
+class RequestLog:
+    """One structured ``tracing`` event per request (target ``ferromcp::request``: method,
+    tool, id, duration, outcome, code, principal, session) at ``level`` (errors at warn)."""
+
+    level: Literal["trace", "debug", "info", "warn"] | None = None
+
+    def config(self) -> dict[str, Any]:
+        """The engine's configuration of this layer."""
+        c: dict[str, Any] = {"name": "requestLog"}
+        if self.level is not None:
+            c["level"] = self.level
+        return c
+
+
+@dataclass(frozen=True)
+class MaskErrors:
+    """Replaces the message of errors with one of ``codes`` (default: -32603, internal
+    errors, which an exception in a handler or layer becomes) by ``message`` (default
+    ``"Internal error"``) and drops their data; the original is logged server-side. Add it
+    first to mask what every later layer answers."""
+
+    message: str | None = None
+    codes: Sequence[int] | None = None
+
+    def config(self) -> dict[str, Any]:
+        """The engine's configuration of this layer."""
+        c: dict[str, Any] = {"name": "maskErrors"}
+        if self.message is not None:
+            c["message"] = self.message
+        if self.codes is not None:
+            c["codes"] = list(self.codes)
+        return c
+
+
+@dataclass(frozen=True)
+class TimingEvent:
+    """One timed request."""
+
+    method: str
+    tool: str | None
+    duration_ms: float
+    outcome: Literal["ok", "error", "cancelled"]
+    code: int | None
+    """The JSON-RPC error code when ``outcome`` is ``"error"``."""
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Calls ``callback(event)`` (a plain function: keep it short, it runs on a worker thread)
+    with each request's :class:`TimingEvent`, measured in Rust from the request entering this
+    layer to its answer leaving it; an exception in it is reported as unraisable."""
+
+    callback: Callable[[TimingEvent], object]
+
+    def hook(self) -> Callable[[dict[str, Any]], None]:
+        """The function the engine calls with the event dict."""
+        callback = self.callback
+
+        def hook(e: dict[str, Any]) -> None:
+            callback(TimingEvent(e["method"], e["tool"], e["durationMs"], e["outcome"], e["code"]))
+
+        return hook
+
+
+BuiltIn = Union[RateLimit, RequestLog, MaskErrors]
+AnyMiddleware = Union[BuiltIn, Timing, Mapping[str, Any], _Layer]
+"""What ``Server.add_middleware`` takes."""
+
+
+def _is_async(layer: Any) -> bool:
+    import inspect
+
+    if inspect.iscoroutinefunction(layer):
+        return True
+    call = getattr(type(layer), "__call__", None)
+    return call is not None and not inspect.isfunction(layer) and inspect.iscoroutinefunction(call)
+
+
+def _result(value: Any, layer: Any) -> Result:
+    """What a layer returned, as the result object the engine sends."""
+    r = to_jsonable(value)
+    if not isinstance(r, dict):
+        raise TypeError(
+            f"middleware {getattr(layer, '__name__', layer)!r} returned "
+            f"{type(value).__name__}, not a result dict: return what call_next(ctx) gave "
+            "(changed or not) or a result of your own"
+        )
+    return r
+
+
+def adapt(layer: Any, server: Server | None) -> Callable[..., Awaitable[Result]]:
+    """The coroutine function the engine calls for ``layer``: ``run(request, next, ctx)``."""
+    if not callable(layer):
+        raise TypeError(
+            "middleware must be a callable (ctx, call_next), a Middleware instance, a built-in "
+            f"(RateLimit, RequestLog, MaskErrors, Timing) or a config dict, not {type(layer).__name__}"
+        )
+
+    def native_call_next(native_next: Any) -> AsyncCallNext:
+        async def call_next(ctx: MiddlewareContext) -> Result:
+            r: Result = await native_next.run(ctx._request())
+            return r
+
+        return call_next
+
+    if _is_async(layer):
+
+        async def run_async(request: dict[str, Any], native_next: Any, native_ctx: Any) -> Result:
+            ctx = MiddlewareContext(request, native_ctx, server)
+            return _result(await layer(ctx, native_call_next(native_next)), layer)
+
+        return run_async
+
+    async def run_sync(request: dict[str, Any], native_next: Any, native_ctx: Any) -> Result:
+        loop = asyncio.get_running_loop()
+        ctx = MiddlewareContext(request, native_ctx, server)
+        call_next_async = native_call_next(native_next)
+
+        def call_next(c: MiddlewareContext) -> Result:
+            return asyncio.run_coroutine_threadsafe(call_next_async(c), loop).result()
+
+        import contextvars
+
+        run = contextvars.copy_context().run
+        value = await loop.run_in_executor(None, run, layer, ctx, call_next)
+        return _result(value, layer)
+
+    return run_sync
+
+
+def add(server: Server, layer: Any) -> None:
+    """Adds ``layer`` to ``server``'s chain (see ``Server.add_middleware``)."""
+    from .errors import InvalidRequest
+
+    native = server._native
+    try:
+        if isinstance(layer, (RateLimit, RequestLog, MaskErrors)):
+            native.add_middleware_config(layer.config())
+        elif isinstance(layer, Timing):
+            native.add_timing_hook(layer.hook())
+        elif isinstance(layer, Mapping):
+            native.add_middleware_config(dict(layer))
+        else:
+            native.add_middleware(adapt(layer, server))
+            server._has_async = True  # Python layers run on the event loop
+    except InvalidRequest as e:
+        # The chain is fixed once the server handled a request (as Starlette refuses
+        # middleware once the application started).
+        raise RuntimeError(e.message) from None

@@ -1,0 +1,90 @@
+//! Python middleware: `ferromcp._middleware` adapts the user's `(ctx, call_next)` callables
+//! and classes into one async function `run(request, next, ctx)` per layer, registered here as
+//! an [`embed::ForeignMiddleware`](ferromcp::embed::ForeignMiddleware); [`NativeNext`] is the
+//! rest of the chain it awaits. The built-in layers are added by name
+//! ([`ferromcp::embed::EmbeddedServer::add_middleware_config`]), the timing hook with a plain
+//! Python function called on the binding's sync-handler pool.
+
+use crate::convert::value_to_py;
+use crate::handler::{LoopCell, NativeContext, PyHandler};
+use crate::runtime::{future_into_py, post_sync, Out};
+use ferromcp::embed::{ForeignContext, ForeignMiddleware, ForeignNext};
+use ferromcp::McpError;
+use futures_util::future::BoxFuture;
+use pyo3::prelude::*;
+use serde_json::Value;
+use std::sync::Arc;
+
+/// A Python middleware layer: `func(request, next, ctx)`, a coroutine function.
+pub struct PyMiddleware {
+    handler: Arc<PyHandler>,
+}
+
+impl PyMiddleware {
+    /// The layer calling `func` on the server's asyncio loop.
+    pub fn new(func: Py<PyAny>, event_loop: LoopCell) -> Arc<Self> {
+        Arc::new(Self {
+            handler: PyHandler::new(func, event_loop),
+        })
+    }
+}
+
+impl ForeignMiddleware for PyMiddleware {
+    fn handle(
+        &self,
+        request: Value,
+        next: ForeignNext,
+        ctx: ForeignContext,
+    ) -> BoxFuture<'static, Result<Value, McpError>> {
+        let c = ctx.clone();
+        self.handler.invoke(
+            &ctx,
+            Box::new(move |py| {
+                Ok(vec![
+                    value_to_py(py, &request)?,
+                    Py::new(py, NativeNext { next })?.into_any(),
+                    Py::new(py, NativeContext::from(c))?.into_any(),
+                ])
+            }),
+        )
+    }
+}
+
+/// The rest of a request's middleware chain, as a Python middleware awaits it.
+#[pyclass(frozen, name = "NativeNext")]
+pub struct NativeNext {
+    next: ForeignNext,
+}
+
+#[pymethods]
+impl NativeNext {
+    /// Hands the request on (`changed`: the request dict with its `method`/`params` changed,
+    /// or None) and returns an awaitable of the result dict; a JSON-RPC error raises its
+    /// `McpError`. At most once per request.
+    #[pyo3(signature = (changed=None))]
+    fn run<'py>(
+        &self,
+        py: Python<'py>,
+        changed: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let changed = changed.map(crate::convert::py_to_value).transpose()?;
+        let fut = self.next.run(changed);
+        future_into_py(py, async move { fut.await.map(Out::Json) })
+    }
+}
+
+/// A timing hook: `hook(event)` with the event dict of
+/// [`ferromcp::embed::timing_event_json`], called on the sync-handler pool (an exception is
+/// reported as unraisable, the request is not affected).
+pub fn timing_hook(hook: Py<PyAny>) -> Arc<dyn Fn(Value) + Send + Sync + 'static> {
+    let hook = Arc::new(hook);
+    Arc::new(move |event: Value| {
+        let hook = hook.clone();
+        post_sync(move |py| {
+            let called = value_to_py(py, &event).and_then(|e| hook.bind(py).call1((e,)));
+            if let Err(e) = called {
+                e.write_unraisable(py, Some(hook.bind(py)));
+            }
+        });
+    })
+}

@@ -1,0 +1,352 @@
+"""Middleware (issue 37): Python layers (async and sync functions, ``@server.middleware``, the
+FastMCP-style ``Middleware`` class) around every request, in order, answering, refusing,
+changing the request and the result; the Rust built-ins by name (``RateLimit``, ``MaskErrors``,
+``RequestLog``, ``Timing``, config dicts) on ``Server`` and ``MCPServer``. The scenario names are
+those of core/tests/middleware.rs and core/tests/embed_middleware.rs where the scenario is the
+same."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from typing import Any
+
+import pytest
+
+from ferromcp import Client, InvalidParams, McpError, MCPServer, Server
+from ferromcp.middleware import (
+    CallNext,
+    MaskErrors,
+    Middleware,
+    MiddlewareContext,
+    RateLimit,
+    RequestLog,
+    Timing,
+    TimingEvent,
+)
+
+
+def make_server(**kwargs: Any) -> Server:
+    server = Server("mw", version="1.0.0", **kwargs)
+
+    @server.tool()
+    def echo(text: str = "echoed") -> str:
+        """Echoes."""
+        return text
+
+    @server.tool()
+    def boom() -> str:
+        """Fails."""
+        raise ValueError("db password is hunter2")
+
+    @server.resource("mem://a")
+    def a() -> str:
+        """A."""
+        return "a"
+
+    @server.prompt()
+    def greet(name: str) -> str:
+        """Greets."""
+        return f"hello {name}"
+
+    return server
+
+
+async def test_middleware_sees_every_method() -> None:
+    server = make_server()
+    seen: list[MiddlewareContext] = []
+
+    @server.middleware
+    async def record(ctx: MiddlewareContext, call_next: CallNext) -> dict[str, Any]:
+        seen.append(ctx)
+        return await call_next(ctx)
+
+    async with Client.memory(server) as c:
+        await c.list_tools()
+        await c.call_tool("echo", {})
+        await c.read_resource("mem://a")
+        await c.get_prompt("greet", {"name": "x"})
+    methods = [s.method for s in seen]
+    assert methods == ["initialize", "tools/list", "tools/call", "resources/read", "prompts/get"]
+    call = seen[2]
+    assert call.tool == "echo" and call.params is not None and call.params["name"] == "echo"
+    assert call.session_id is None and call.session_key.startswith("conn-")
+    assert call.principal is None and call.http_headers is None
+    assert isinstance(call.id, (int, str)) and call.protocol_version
+    assert seen[1].tool is None
+
+
+async def test_layers_run_in_order_the_first_outermost() -> None:
+    log: list[str] = []
+
+    def layer(tag: str) -> Any:
+        async def run(ctx: MiddlewareContext, call_next: CallNext) -> dict[str, Any]:
+            log.append(f"{tag}:{ctx.method}")
+            r = await call_next(ctx)
+            log.append(f"{tag}:done")
+            return r
+
+        return run
+
+    server = make_server(middleware=[layer("outer")])
+    server.add_middleware(layer("inner"))
+    async with Client.memory(server) as c:
+        log.clear()
+        await c.call_tool("echo", {})
+    assert log == ["outer:tools/call", "inner:tools/call", "inner:done", "outer:done"]
+
+
+async def test_a_layer_answers_refuses_and_changes_request_and_result() -> None:
+    server = make_server()
+
+    @server.middleware
+    async def layer(ctx: MiddlewareContext, call_next: CallNext) -> dict[str, Any]:
+        if ctx.tool == "answered":
+            return {"content": [{"type": "text", "text": "from the layer"}]}
+        if ctx.tool == "refused":
+            raise McpError("Permission denied", code=-32003, data={"tool": "refused"})
+        if ctx.tool == "renamed":
+            assert ctx.params is not None
+            ctx.params = {**ctx.params, "name": "echo", "arguments": {"text": "changed"}}
+            r = await call_next(ctx)
+            r["content"][0]["text"] += " and reshaped"
+            return r
+        return await call_next(ctx)
+
+    async with Client.memory(server) as c:
+        r = await c.call_tool("answered", {})
+        assert r["content"][0]["text"] == "from the layer"
+        with pytest.raises(McpError) as e:
+            await c.call_tool("refused", {})
+        assert (e.value.code, e.value.message, e.value.data) == (
+            -32003,
+            "Permission denied",
+            {"tool": "refused"},
+        )
+        r = await c.call_tool("renamed", {})
+        assert r["content"][0]["text"] == "changed and reshaped"
+        r = await c.call_tool("echo", {})
+        assert r["content"][0]["text"] == "echoed"
+
+
+async def test_a_sync_layer_blocks_on_call_next_off_the_event_loop() -> None:
+    server = make_server()
+    threads: list[str] = []
+
+    @server.middleware
+    def sync_layer(ctx: MiddlewareContext, call_next: Any) -> dict[str, Any]:
+        threads.append(threading.current_thread().name)
+        if ctx.tool == "refused":
+            raise McpError("no", code=-32003)
+        r: dict[str, Any] = call_next(ctx)
+        if ctx.tool == "echo":
+            r["content"][0]["text"] = r["content"][0]["text"].upper()
+        return r
+
+    async with Client.memory(server) as c:
+        r = await c.call_tool("echo", {"text": "quiet"})
+        assert r["content"][0]["text"] == "QUIET"
+        with pytest.raises(McpError) as e:
+            await c.call_tool("refused", {})
+        assert e.value.code == -32003
+    assert threading.main_thread().name not in threads
+
+
+async def test_a_middleware_class_gets_hooks_per_method() -> None:
+    log: list[str] = []
+
+    class Audit(Middleware):
+        async def on_message(self, ctx: MiddlewareContext, call_next: CallNext) -> dict[str, Any]:
+            log.append(f"message:{ctx.method}")
+            return await call_next(ctx)
+
+        async def on_request(self, ctx: MiddlewareContext, call_next: CallNext) -> dict[str, Any]:
+            log.append(f"request:{ctx.method}")
+            return await call_next(ctx)
+
+        async def on_call_tool(self, ctx: MiddlewareContext, call_next: CallNext) -> dict[str, Any]:
+            log.append(f"tool:{ctx.tool}")
+            r = await call_next(ctx)
+            r["content"].append({"type": "text", "text": "audited"})
+            return r
+
+        async def on_list_tools(
+            self, ctx: MiddlewareContext, call_next: CallNext
+        ) -> dict[str, Any]:
+            r = await call_next(ctx)
+            r["tools"] = [t for t in r["tools"] if t["name"] != "boom"]
+            return r
+
+    server = make_server()
+    server.add_middleware(Audit())
+    async with Client.memory(server) as c:
+        log.clear()
+        r = await c.call_tool("echo", {})
+        assert [b["text"] for b in r["content"]] == ["echoed", "audited"]
+        tools = await c.list_tools()
+        assert sorted(t["name"] for t in tools["tools"]) == ["echo"]
+    assert log == [
+        "message:tools/call",
+        "request:tools/call",
+        "tool:echo",
+        "message:tools/list",
+        "request:tools/list",
+    ]
+
+
+async def test_rate_limit_answers_32004_with_retry_after() -> None:
+    server = make_server(middleware=[RateLimit(2, 0.4, methods=["tools/call"])])
+    async with Client.memory(server) as c:
+        await c.call_tool("echo", {})
+        await c.call_tool("echo", {})
+        with pytest.raises(McpError) as e:
+            await c.call_tool("echo", {})
+        assert (e.value.code, e.value.message) == (-32004, "Rate limited")
+        data = e.value.data
+        assert data["limit"] == 2 and data["window"] == 0.4
+        assert 0 < data["retryAfter"] <= 0.2
+        await c.list_tools()  # not counted
+        await asyncio.sleep(data["retryAfter"])
+        await c.call_tool("echo", {})
+
+
+async def test_a_tool_with_its_own_limit_has_its_own_bucket() -> None:
+    server = make_server()
+    server.add_middleware({"name": "rateLimit", "limit": 100, "windowMs": 60000})
+    server.add_middleware(RateLimit(100, 60, tools={"boom": (1, 60)}))
+    async with Client.memory(server) as c:
+        await c.call_tool("boom", {})
+        with pytest.raises(McpError) as e:
+            await c.call_tool("boom", {})
+        assert e.value.code == -32004 and e.value.data["limit"] == 1
+        for _ in range(3):
+            await c.call_tool("echo", {})
+
+
+async def test_mask_errors_hides_internal_details_only() -> None:
+    server = make_server(middleware=[MaskErrors(message="Something went wrong")])
+
+    @server.middleware
+    async def layer(ctx: MiddlewareContext, call_next: CallNext) -> dict[str, Any]:
+        if ctx.tool == "broken":
+            raise KeyError("stack trace: at db.py:12")
+        if ctx.tool == "refused":
+            raise McpError("Permission denied", code=-32003)
+        return await call_next(ctx)
+
+    async with Client.memory(server) as c:
+        with pytest.raises(McpError) as e:
+            await c.call_tool("broken", {})
+        assert (e.value.code, e.value.message, e.value.data) == (
+            -32603,
+            "Something went wrong",
+            None,
+        )
+        with pytest.raises(McpError) as e:
+            await c.call_tool("refused", {})
+        assert (e.value.code, e.value.message) == (-32003, "Permission denied")
+        # A tool's exception is a tool result (isError), not a JSON-RPC error.
+        r = await c.call_tool("boom", {})
+        assert r["isError"] is True
+
+
+async def test_timing_hook_gets_method_tool_duration_and_outcome() -> None:
+    events: list[TimingEvent] = []
+    server = make_server(middleware=[Timing(events.append)])
+
+    @server.middleware
+    async def slow(ctx: MiddlewareContext, call_next: CallNext) -> dict[str, Any]:
+        if ctx.tool == "slow":
+            await asyncio.sleep(0.03)
+            raise McpError("no", code=-32003)
+        return await call_next(ctx)
+
+    async with Client.memory(server) as c:
+        await c.call_tool("echo", {})
+        with pytest.raises(McpError):
+            await c.call_tool("slow", {})
+    deadline = time.monotonic() + 5
+    while len([e for e in events if e.method == "tools/call"]) < 2 and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
+    calls = [e for e in events if e.method == "tools/call"]
+    assert [(e.tool, e.outcome, e.code) for e in calls] == [
+        ("echo", "ok", None),
+        ("slow", "error", -32003),
+    ]
+    assert calls[1].duration_ms >= 30
+
+
+async def test_request_log_is_accepted_by_name_and_as_a_class() -> None:
+    server = make_server(middleware=[RequestLog(level="debug"), {"name": "requestLog"}])
+    async with Client.memory(server) as c:
+        r = await c.call_tool("echo", {})
+        assert r["content"][0]["text"] == "echoed"
+
+
+async def test_call_next_twice_or_with_a_bad_request_is_an_internal_error_saying_so() -> None:
+    server = make_server()
+
+    @server.middleware
+    async def layer(ctx: MiddlewareContext, call_next: CallNext) -> dict[str, Any]:
+        how = (ctx.params or {}).get("arguments", {}).get("text")
+        if how == "twice":
+            await call_next(ctx)
+            return await call_next(ctx)
+        if how == "bad-params":
+            ctx.params = [1]  # type: ignore[assignment]
+        if how == "returns-none":
+            await call_next(ctx)
+            return None  # type: ignore[return-value]
+        return await call_next(ctx)
+
+    async with Client.memory(server) as c:
+        for how, says in [
+            ("twice", "call_next was already called"),
+            ("bad-params", "params must be an object or null, not an array"),
+            ("returns-none", "returned NoneType, not a result dict"),
+        ]:
+            with pytest.raises(McpError) as e:
+                await c.call_tool("echo", {"text": how})
+            assert e.value.code == -32603, how
+            assert says in e.value.message, (how, e.value.message)
+
+
+async def test_middleware_is_refused_once_the_server_handled_a_request() -> None:
+    server = make_server()
+    async with Client.memory(server) as c:
+        await c.list_tools()
+        with pytest.raises(RuntimeError, match="before the server handles its first request"):
+            server.add_middleware(RequestLog())
+
+
+def test_unknown_middleware_names_and_options_are_refused() -> None:
+    server = make_server()
+    with pytest.raises(InvalidParams, match="cache"):
+        server.add_middleware({"name": "cache"})
+    with pytest.raises(InvalidParams, match="windw"):
+        server.add_middleware({"name": "rateLimit", "limit": 1, "windowMs": 1, "windw": 3})
+    with pytest.raises(ValueError, match="positive number of seconds"):
+        server.add_middleware(RateLimit(1, 0))
+    with pytest.raises(TypeError, match="must be a callable"):
+        server.add_middleware(42)  # type: ignore[arg-type]
+
+
+async def test_mcpserver_takes_middleware_as_fastmcp_does() -> None:
+    mcp = MCPServer("compat", middleware=[MaskErrors()])
+
+    @mcp.tool()
+    def echo(text: str) -> str:
+        """Echoes."""
+        return text
+
+    class Upper(Middleware):
+        async def on_call_tool(self, ctx: MiddlewareContext, call_next: CallNext) -> dict[str, Any]:
+            r = await call_next(ctx)
+            r["content"][0]["text"] = r["content"][0]["text"].upper()
+            return r
+
+    mcp.add_middleware(Upper())
+    async with Client.memory(mcp) as c:
+        r = await c.call_tool("echo", {"text": "hi"})
+        assert r["content"][0]["text"] == "HI"
