@@ -24,17 +24,23 @@ mod chain;
 mod logging;
 mod masking;
 mod rate_limit;
+#[cfg(feature = "redis")]
+mod redis_buckets;
 mod request;
 mod timing;
 
 pub use builtin_config::MiddlewareConfig;
 pub use chain::{Middleware, Next, NotificationNext};
+/// The future a layer returns (re-exported so a layer needs no `futures` dependency).
+pub use futures_util::future::BoxFuture;
 pub use logging::{RequestLog, RequestLogConfig};
 pub use masking::{MaskErrors, MaskErrorsConfig};
 pub use rate_limit::{
     BucketStore, InMemoryBuckets, RateDecision, RateKey, RateLimit, RateLimitConfig, ToolLimit,
     RATE_LIMITED,
 };
+#[cfg(feature = "redis")]
+pub use redis_buckets::{RedisBuckets, BUCKET_TIMEOUT};
 pub use request::MiddlewareRequest;
 pub use timing::{Outcome, Timing, TimingEvent};
 

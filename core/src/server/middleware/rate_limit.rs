@@ -67,6 +67,10 @@ pub struct RateLimitConfig {
     /// it.
     #[serde(default = "default_address_header")]
     pub address_header: String,
+    /// Buckets on this Redis, shared by every replica given the same URL (needs the `redis`
+    /// feature); default: in this process.
+    #[serde(default)]
+    pub redis_url: Option<String>,
 }
 
 fn default_by() -> Vec<RateKey> {
@@ -87,6 +91,7 @@ impl RateLimitConfig {
             tools: BTreeMap::new(),
             methods: None,
             address_header: default_address_header(),
+            redis_url: None,
         }
     }
 
@@ -239,10 +244,22 @@ pub struct RateLimit {
 }
 
 impl RateLimit {
-    /// A rate limit with its buckets in this process; fails on a limit or window of 0 or an
-    /// empty key.
+    /// A rate limit with its buckets in this process, or on Redis when the config names
+    /// [`RateLimitConfig::redis_url`]; fails on a limit or window of 0, an empty key, or a
+    /// Redis URL without the `redis` feature.
     pub fn new(config: RateLimitConfig) -> Result<Self, McpError> {
-        Self::with_store(config, Arc::new(InMemoryBuckets::default()))
+        let store: Arc<dyn BucketStore> = match &config.redis_url {
+            None => Arc::new(InMemoryBuckets::default()),
+            #[cfg(feature = "redis")]
+            Some(url) => Arc::new(super::RedisBuckets::open(url)?),
+            #[cfg(not(feature = "redis"))]
+            Some(_) => {
+                return Err(McpError::invalid_params(
+                    "rateLimit.redisUrl needs ferromcp built with the `redis` feature",
+                ))
+            }
+        };
+        Self::with_store(config, store)
     }
 
     /// A rate limit with its buckets in `store` (shared by replicas).
@@ -325,10 +342,20 @@ impl Middleware for RateLimit {
             let Some((key, limit, window)) = self.bucket_of(&request) else {
                 return next.run(request).await;
             };
-            match self.store.take(&key, limit, window).await? {
-                RateDecision::Allowed => next.run(request).await,
-                RateDecision::Limited { retry_after } => {
+            match self.store.take(&key, limit, window).await {
+                Ok(RateDecision::Allowed) => next.run(request).await,
+                Ok(RateDecision::Limited { retry_after }) => {
                     Err(rate_limited(retry_after, limit, window))
+                }
+                // The store is away (Redis down): the request goes on rather than every
+                // request being refused for it.
+                Err(e) => {
+                    tracing::warn!(
+                        target: "ferromcp::rate_limit",
+                        error = %e.message,
+                        "rate limit store failed; request let through"
+                    );
+                    next.run(request).await
                 }
             }
         })
