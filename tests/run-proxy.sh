@@ -2,7 +2,9 @@
 # The proxy (issue 39, docs/gateway.md): `ferromcp proxy` with one stdio backend, checked by
 #   1. the official Python (handshake and 2026-07-28 modes) and TypeScript SDK clients running
 #      the interop checks (tests/interop/run.sh) through the proxy in front of the Rust
-#      interop-server, over stdio and Streamable HTTP;
+#      interop-server (proxy over stdio and Streamable HTTP), and over stdio in front of the
+#      official Python SDK's and TypeScript SDK's interop servers (py_server.py, ts_server.mjs;
+#      the latter speaks only the handshake era, so the 2026-07-28 client is bridged);
 #   2. the official conformance suite's server scenarios (0.1.16 --suite all and the alpha's
 #      2025-11-25 requirement set) through the proxy over Streamable HTTP, in front of the Rust
 #      everything-server over stdio. (The alpha's 2026-07-28 set is not run here: 6 of its
@@ -28,13 +30,18 @@ interop="$(example_bin interop-server)"
 RESULTS="${RESULTS:-$(mktemp -d "${TMPDIR:-/tmp}/ferromcp-run-proxy.XXXXXX")}"
 mkdir -p "$RESULTS"
 printf '{"mcpServers": {"interop": {"command": "%s", "args": ["--transport", "stdio"]}}}\n' "$interop" >"$RESULTS/interop.json"
+PY="$ROOT/.tools/venv/bin/python"
+printf '{"mcpServers": {"py": {"command": "%s", "args": ["%s", "--transport", "stdio"]}}}\n' "$PY" "$ROOT/tests/interop/py_server.py" >"$RESULTS/py.json"
+printf '{"mcpServers": {"ts": {"command": "%s", "args": ["%s", "--transport", "stdio"]}}}\n' "$(command -v "${NODE:-node}")" "$ROOT/tests/interop/ts_server.mjs" >"$RESULTS/ts.json"
 printf '{"mcpServers": {"everything": {"command": "%s", "args": ["--transport", "stdio"]}}}\n' "$everything" >"$RESULTS/everything.json"
 status=0
 
-echo "run-proxy: official SDK clients -> ferromcp proxy -> interop-server" >&2
+echo "run-proxy: official SDK clients -> ferromcp proxy -> interop servers (Rust, official Python and TypeScript SDKs)" >&2
 RESULTS="$RESULTS/interop" tests/interop/run.sh \
   --stdio "$ferromcp proxy --config $RESULTS/interop.json --stdio" \
-  --http "$ferromcp proxy --config $RESULTS/interop.json --port {port}" || status=1
+  --http "$ferromcp proxy --config $RESULTS/interop.json --port {port}" \
+  --stdio "$ferromcp proxy --config $RESULTS/py.json --stdio" \
+  --stdio "$ferromcp proxy --config $RESULTS/ts.json --stdio" || status=1
 
 echo "run-proxy: conformance server scenarios -> ferromcp proxy -> everything-server" >&2
 tests/conformance/run-server.sh --results "$RESULTS/conformance" --runs v0.1.16,alpha-2025-11-25 \

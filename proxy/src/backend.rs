@@ -6,7 +6,7 @@
 use crate::config::BackendSpec;
 use crate::namespace::Namespace;
 use ferromcp::client::{Client, ClientOptions};
-use ferromcp::session::{RequestContext, RequestOptions};
+use ferromcp::session::{per_request, RequestContext, RequestOptions};
 use ferromcp::transport::StderrMode;
 use ferromcp::{codes, McpError};
 use serde_json::{json, Map, Value};
@@ -246,6 +246,18 @@ impl Backend {
         if let Some(meta) = ctx.meta() {
             let mut meta = meta.clone();
             meta.remove("progressToken");
+            // The per-request era's envelope (version, capabilities, client info, log level)
+            // describes the client's exchange with the proxy, not the proxy's with the backend,
+            // which negotiated its own: a backend that knows that era refuses it on a
+            // handshake connection.
+            for key in [
+                per_request::META_PROTOCOL_VERSION,
+                per_request::META_CLIENT_CAPABILITIES,
+                per_request::META_CLIENT_INFO,
+                per_request::META_LOG_LEVEL,
+            ] {
+                meta.remove(key);
+            }
             if !meta.is_empty() {
                 params.insert("_meta".into(), Value::Object(meta));
             }
