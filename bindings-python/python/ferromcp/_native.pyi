@@ -2,13 +2,32 @@
 
 import asyncio
 from collections.abc import Awaitable, Callable, Iterable
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, final
 
 from .errors import McpError
+
+__all__ = [
+    "NativeServer",
+    "NativeHttpServer",
+    "NativeStdioRun",
+    "NativeHttpHandler",
+    "NativeHttpResponse",
+    "NativeClient",
+    "CancelHandle",
+    "NativeSubscription",
+    "NativeContext",
+    "Responder",
+    "NativeNext",
+    "ENGINE_VERSION",
+    "ERROR_CODES",
+    "shape_tool_result",
+    "_shutdown",
+]
 
 ENGINE_VERSION: str
 ERROR_CODES: dict[str, int]
 
+@final
 class NativeContext:
     @property
     def request_id(self) -> int | str: ...
@@ -41,14 +60,19 @@ class NativeContext:
     @property
     def request_state(self) -> Any: ...
 
+@final
 class Responder:
     def set_task(self, task: Any) -> None: ...
     def done(self, task: Any) -> None: ...
     def fail(self, exc: BaseException) -> None: ...
+    def value(self, value: Any) -> None: ...
+    def cancelled(self) -> None: ...
 
+@final
 class NativeNext:
     def run(self, changed: dict[str, Any] | None = None) -> Awaitable[dict[str, Any]]: ...
 
+@final
 class NativeServer:
     def __init__(self, config: dict[str, Any]) -> None: ...
     def add_tool(
@@ -95,11 +119,13 @@ class NativeServer:
         self, options: dict[str, Any] | None = None, auth: dict[str, Any] | None = None
     ) -> NativeHttpHandler: ...
 
+@final
 class NativeHttpHandler:
     def handle(
         self, method: str, target: str, headers: Iterable[Any], body: bytes
     ) -> Awaitable[NativeHttpResponse]: ...
 
+@final
 class NativeHttpResponse:
     @property
     def status(self) -> int: ...
@@ -112,9 +138,11 @@ class NativeHttpResponse:
     def next_chunk(self) -> Awaitable[tuple[bytes, bool]]: ...
     def cancel(self) -> None: ...
 
+@final
 class NativeStdioRun:
     def finish(self) -> Awaitable[None]: ...
 
+@final
 class NativeHttpServer:
     @property
     def url(self) -> str: ...
@@ -125,11 +153,13 @@ class NativeHttpServer:
 
 _ClientHandler: TypeAlias = tuple[Callable[..., Awaitable[Any]], Callable[[str, Any], None]]
 
+@final
 class CancelHandle:
-    def __init__(self) -> None: ...
+    def __new__(cls) -> CancelHandle: ...
     def cancel(self) -> None: ...
     def is_cancelled(self) -> bool: ...
 
+@final
 class NativeClient:
     @staticmethod
     def connect_stdio(
@@ -178,6 +208,7 @@ class NativeClient:
     def listen(self, filter: dict[str, Any]) -> Awaitable[NativeSubscription]: ...
     def close(self) -> Awaitable[None]: ...
 
+@final
 class NativeSubscription:
     @property
     def id(self) -> Any: ...
