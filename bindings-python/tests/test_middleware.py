@@ -8,8 +8,10 @@ same."""
 from __future__ import annotations
 
 import asyncio
+import sys
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -350,3 +352,22 @@ async def test_mcpserver_takes_middleware_as_fastmcp_does() -> None:
     async with Client.memory(mcp) as c:
         r = await c.call_tool("echo", {"text": "hi"})
         assert r["content"][0]["text"] == "HI"
+
+
+async def test_the_example_server_runs_each_layer_over_stdio() -> None:
+    example = str(Path(__file__).resolve().parents[2] / "examples/python/middleware_server.py")
+    async with Client.stdio(sys.executable, [example], name="someone") as c:
+        r = await c.call_tool("echo", {"text": "hi"})
+        assert r["content"][0]["text"] == "hi"
+        assert r["_meta"]["example.com/served-by"] == "middleware-server"
+        with pytest.raises(McpError) as e:
+            await c.call_tool("admin_reset", {})
+        assert (e.value.code, e.value.data) == (-32003, {"tool": "admin_reset"})
+        r = await c.call_tool("crash", {})
+        assert r["isError"] is True
+        with pytest.raises(McpError) as e:
+            await c.call_tool("echo", {"text": "4th"})
+        assert e.value.code == -32004 and e.value.data["limit"] == 3
+    async with Client.stdio(sys.executable, [example], name="admin") as c:
+        r = await c.call_tool("admin_reset", {})
+        assert r["content"][0]["text"] == "reset"
