@@ -371,3 +371,38 @@ async def test_the_example_server_runs_each_layer_over_stdio() -> None:
     async with Client.stdio(sys.executable, [example], name="admin") as c:
         r = await c.call_tool("admin_reset", {})
         assert r["content"][0]["text"] == "reset"
+
+
+async def test_nested_sync_layers_serve_many_concurrent_calls() -> None:
+    server = make_server()
+    for _ in range(3):
+
+        @server.middleware
+        def passes(ctx: MiddlewareContext, call_next: Any) -> dict[str, Any]:
+            r: dict[str, Any] = call_next(ctx)
+            return r
+
+    async with Client.memory(server) as c:
+        results = await asyncio.wait_for(
+            asyncio.gather(*(c.call_tool("echo", {"text": str(i)}) for i in range(40))), 20
+        )
+    assert [r["content"][0]["text"] for r in results] == [str(i) for i in range(40)]
+
+
+async def test_a_layer_failure_is_logged_with_its_traceback(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    server = make_server()
+
+    @server.middleware
+    async def broken(ctx: MiddlewareContext, call_next: CallNext) -> dict[str, Any]:
+        if ctx.tool == "echo":
+            raise KeyError("missing")
+        return await call_next(ctx)
+
+    async with Client.memory(server) as c:
+        with pytest.raises(McpError) as e:
+            await c.call_tool("echo", {})
+    assert e.value.code == -32603 and "KeyError" in e.value.message
+    failed = [r for r in caplog.records if r.name == "ferromcp" and "broken" in r.getMessage()]
+    assert failed and failed[0].exc_info is not None

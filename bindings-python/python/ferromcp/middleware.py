@@ -367,7 +367,11 @@ def adapt(layer: Any, server: Server | None) -> Callable[..., Awaitable[Result]]
 
         async def run_async(request: dict[str, Any], native_next: Any, native_ctx: Any) -> Result:
             ctx = MiddlewareContext(request, native_ctx, server)
-            return _result(await layer(ctx, native_call_next(native_next)), layer)
+            try:
+                return _result(await layer(ctx, native_call_next(native_next)), layer)
+            except Exception as e:
+                _log_failure(layer, e)
+                raise
 
         return run_async
 
@@ -382,10 +386,45 @@ def adapt(layer: Any, server: Server | None) -> Callable[..., Awaitable[Result]]
         import contextvars
 
         run = contextvars.copy_context().run
-        value = await loop.run_in_executor(None, run, layer, ctx, call_next)
-        return _result(value, layer)
+        try:
+            value = await loop.run_in_executor(_sync_executor(), run, layer, ctx, call_next)
+            return _result(value, layer)
+        except Exception as e:
+            _log_failure(layer, e)
+            raise
 
     return run_sync
+
+
+def _log_failure(layer: Any, e: BaseException) -> None:
+    """Logs a layer's unexpected exception with its traceback (logger ``ferromcp``), as a
+    handler's is; an ``McpError`` is an answer, not a failure."""
+    from .errors import McpError
+
+    if isinstance(e, McpError):
+        return
+    import logging
+
+    name = getattr(layer, "__name__", type(layer).__name__)
+    logging.getLogger("ferromcp").error(
+        "middleware %r failed", name, exc_info=(type(e), e, e.__traceback__)
+    )
+
+
+_EXECUTOR: Any = None
+
+
+def _sync_executor() -> Any:
+    """The threads plain (sync) layers run on: threads are made as needed and reused, up to 256
+    at once, since a layer's thread stays blocked in ``call_next`` while the layers after it run
+    (nested sync layers each hold one; the loop's default executor, ~6 threads here, would
+    deadlock under a few concurrent requests)."""
+    global _EXECUTOR
+    if _EXECUTOR is None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        _EXECUTOR = ThreadPoolExecutor(max_workers=256, thread_name_prefix="ferromcp-middleware")
+    return _EXECUTOR
 
 
 def add(server: Server, layer: Any) -> None:
