@@ -2,13 +2,16 @@
 
 Usage: echo_server.py stdio | http PORT [stateful|stateless|json]
 Env: FERROMCP_BENCH_ASYNC=1 registers ``echo`` as an ``async def`` instead of a ``def``;
-FERROMCP_BENCH_ASGI=1 serves HTTP as the ASGI app (``server.http_app()``) under uvicorn (one
+FERROMCP_BENCH_MIDDLEWARE=python adds one ``async def`` middleware layer that hands every
+request on, ``=rust`` one built-in layer (``RequestLog``, its events unread), for the middleware
+rows (issue 37); FERROMCP_BENCH_ASGI=1 serves HTTP as the ASGI app (``server.http_app()``) under uvicorn (one
 worker, its defaults) instead of ``serve_http``; FERROMCP_BENCH_ASGI_HTTP / _LOOP pick uvicorn's
 ``http`` / ``loop`` implementation (default ``auto``).
 """
 
 import os
 import sys
+from typing import Any
 
 from ferromcp import Server
 
@@ -27,6 +30,21 @@ else:
     def echo(text: str) -> str:
         """Echoes the text back."""
         return text
+
+
+_MIDDLEWARE = os.environ.get("FERROMCP_BENCH_MIDDLEWARE", "")
+if _MIDDLEWARE == "python":
+
+    @server.middleware
+    async def passes(ctx: Any, call_next: Any) -> Any:
+        return await call_next(ctx)
+
+elif _MIDDLEWARE == "rust":
+    from ferromcp.middleware import RequestLog
+
+    server.add_middleware(RequestLog())
+elif _MIDDLEWARE:
+    sys.exit(f"FERROMCP_BENCH_MIDDLEWARE must be python or rust, not {_MIDDLEWARE!r}")
 
 
 if __name__ == "__main__":
