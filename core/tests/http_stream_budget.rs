@@ -1,7 +1,9 @@
 //! What a slow reader can pin is bounded in bytes (`HttpServerOptions::max_stream_buffered_bytes`):
 //! a client that stops reading a stream carrying large events has that stream closed once the
 //! events waiting for it pass the budget (however few they are), and loses nothing: it resumes
-//! with `Last-Event-ID` and gets every later event and the answer.
+//! with `Last-Event-ID` and gets every later event and the answer. The same holds for the budget
+//! a session's streams share (`HttpServerOptions::max_session_buffered_bytes`), which is given
+//! back as streams drain: the session's next call is served whole.
 
 mod common_http;
 use bytes::Bytes;
@@ -53,11 +55,28 @@ async fn read_slowly(req: http::Request<Full<Bytes>>, stall: Duration) -> (u16, 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_slow_reader_past_the_byte_budget_has_its_stream_closed_and_resumes_without_loss() {
-    let (_s, h, url) = start(HttpServerOptions {
+    slow_reader_closed_then_resumed(HttpServerOptions {
         max_stream_buffered_bytes: 256 * 1024,
         ..Default::default()
     })
     .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_session_budget_closes_a_slow_stream_too_and_is_given_back() {
+    slow_reader_closed_then_resumed(HttpServerOptions {
+        max_stream_buffered_bytes: usize::MAX,
+        max_session_buffered_bytes: 256 * 1024,
+        ..Default::default()
+    })
+    .await;
+}
+
+/// A call whose 100 events of 128 KiB meet a reader stalled for 1.5 s: its stream closes before
+/// the answer; resumed, it brings the rest; then the session's next call comes whole to a
+/// reader that keeps up (nothing of the budget is left taken).
+async fn slow_reader_closed_then_resumed(options: HttpServerOptions) {
+    let (_s, h, url) = start(options).await;
     let sid = init_session(&url).await;
     // 100 events of 128 KiB (12.8 MB): far fewer than the 1,024 frames a queue may hold, far
     // more bytes than the budget and the sockets' buffers.
@@ -112,5 +131,14 @@ async fn a_slow_reader_past_the_byte_budget_has_its_stream_closed_and_resumes_wi
     );
     let answer = rest.iter().find(|(_, d)| d["id"] == 7).expect("the answer");
     assert_eq!(answer.1["result"]["content"][0]["text"], "shouted 100");
+    let next = post(
+        &url,
+        Some(&sid),
+        call(8, "shout", json!({"count": 20, "size": 8 * 1024})),
+    )
+    .await;
+    let evs = events(&next.body);
+    assert_eq!(shouts(&evs), (0..20).collect::<Vec<_>>(), "{}", next.body);
+    assert!(evs.iter().any(|(_, d)| d["id"] == 8), "{}", next.body);
     h.shutdown().await.unwrap();
 }

@@ -136,6 +136,12 @@ pub struct HttpServerOptions {
     /// Default 8 MiB, so a slow reader pins at most this much per stream (a session's streams
     /// are its open POSTs and its GET stream).
     pub max_stream_buffered_bytes: usize,
+    /// Bytes all the SSE streams of one session may hold together waiting for their readers
+    /// (its GET stream and the streams of its POSTs in progress): an event that would go beyond
+    /// it closes its stream, as [`Self::max_stream_buffered_bytes`] does (resumable). With it,
+    /// what one session's slow reading can pin is this plus one event per open stream (an
+    /// empty queue always takes one). Default 32 MiB.
+    pub max_session_buffered_bytes: usize,
     /// Polling mode: close the SSE stream of a request still running after this long (and each
     /// resumed stream after as long again); the client reconnects after `retry:` with
     /// `Last-Event-ID`. Applies to 2025-11-25+ sessions, whose streams are resumable.
@@ -243,6 +249,7 @@ impl Default for HttpServerOptions {
             allowed_origins: Vec::new(),
             stream_queue_capacity: 1024,
             max_stream_buffered_bytes: 8 * 1024 * 1024,
+            max_session_buffered_bytes: 32 * 1024 * 1024,
             close_streams_after: None,
             retry_interval: Some(Duration::from_secs(1)),
             sse_keep_alive: Some(Duration::from_secs(15)),

@@ -10,6 +10,7 @@
 //! memory whatever the size of each item.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 
@@ -21,12 +22,36 @@ struct State<T> {
     bytes: usize,
     max_bytes: usize,
     weigh: fn(&T) -> usize,
+    /// A budget this queue shares with others (a session's streams): their total weight, and
+    /// the most it may reach.
+    shared: Option<(Arc<AtomicUsize>, usize)>,
     sender_gone: bool,
     receiver_gone: bool,
     waker: Option<Waker>,
 }
 
 type Shared<T> = Arc<Mutex<State<T>>>;
+
+impl<T> State<T> {
+    fn add(&mut self, w: usize) {
+        self.bytes += w;
+        if let Some((total, _)) = &self.shared {
+            total.fetch_add(w, Ordering::Relaxed);
+        }
+    }
+
+    fn sub(&mut self, w: usize) {
+        self.bytes -= w;
+        if let Some((total, _)) = &self.shared {
+            total.fetch_sub(w, Ordering::Relaxed);
+        }
+    }
+
+    fn clear_bytes(&mut self) {
+        let w = self.bytes;
+        self.sub(w);
+    }
+}
 
 /// The sending end (exactly one per queue).
 pub(crate) struct StreamTx<T>(Shared<T>);
@@ -37,15 +62,17 @@ pub(crate) struct StreamRx<T>(Shared<T>);
 /// A queue holding at most `cap` items waiting for the receiver.
 #[cfg(test)]
 pub(crate) fn stream_queue<T>(cap: usize) -> (StreamTx<T>, StreamRx<T>) {
-    stream_queue_bytes(cap, usize::MAX, |_| 0)
+    stream_queue_bytes(cap, usize::MAX, |_| 0, None)
 }
 
 /// A queue holding at most `cap` items, and items weighing at most `max_bytes` together by
-/// `weigh`, waiting for the receiver.
+/// `weigh`, waiting for the receiver; with `shared`, also within a budget shared with other
+/// queues (the total they hold, and its limit).
 pub(crate) fn stream_queue_bytes<T>(
     cap: usize,
     max_bytes: usize,
     weigh: fn(&T) -> usize,
+    shared: Option<(Arc<AtomicUsize>, usize)>,
 ) -> (StreamTx<T>, StreamRx<T>) {
     let shared = Arc::new(Mutex::new(State {
         items: VecDeque::new(),
@@ -53,6 +80,7 @@ pub(crate) fn stream_queue_bytes<T>(
         bytes: 0,
         max_bytes,
         weigh,
+        shared,
         sender_gone: false,
         receiver_gone: false,
         waker: None,
@@ -80,10 +108,17 @@ impl<T> StreamTx<T> {
             return Err(Refused::Full);
         }
         let w = (s.weigh)(&item);
-        if !s.items.is_empty() && s.bytes.saturating_add(w) > s.max_bytes {
-            return Err(Refused::Full);
+        if !s.items.is_empty() {
+            if s.bytes.saturating_add(w) > s.max_bytes {
+                return Err(Refused::Full);
+            }
+            if let Some((total, max)) = &s.shared {
+                if total.load(Ordering::Relaxed).saturating_add(w) > *max {
+                    return Err(Refused::Full);
+                }
+            }
         }
-        s.bytes += w;
+        s.add(w);
         s.items.push_back(item);
         let waker = s.waker.take();
         drop(s);
@@ -118,7 +153,7 @@ impl<T> StreamRx<T> {
         if !s.sender_gone {
             return None;
         }
-        s.bytes = 0;
+        s.clear_bytes();
         Some(std::mem::take(&mut s.items))
     }
 
@@ -127,7 +162,7 @@ impl<T> StreamRx<T> {
     pub(crate) fn poll_drain(&self, cx: &mut Context<'_>, out: &mut Vec<T>) -> Poll<bool> {
         let mut s = self.0.lock().unwrap();
         if !s.items.is_empty() {
-            s.bytes = 0;
+            s.clear_bytes();
             out.extend(s.items.drain(..));
             return Poll::Ready(true);
         }
@@ -164,7 +199,8 @@ impl<T> StreamRx<T> {
         std::future::poll_fn(|cx| {
             let mut s = self.0.lock().unwrap();
             if let Some(item) = s.items.pop_front() {
-                s.bytes -= (s.weigh)(&item);
+                let w = (s.weigh)(&item);
+                s.sub(w);
                 return Poll::Ready(Some(item));
             }
             if s.sender_gone {
@@ -181,7 +217,7 @@ impl<T> Drop for StreamRx<T> {
     fn drop(&mut self) {
         let mut s = self.0.lock().unwrap();
         s.receiver_gone = true;
-        s.bytes = 0;
+        s.clear_bytes();
         s.items.clear();
     }
 }
@@ -209,7 +245,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_byte_bound_refuses_past_it_but_an_empty_queue_takes_one_item() {
-        let (tx, rx) = stream_queue_bytes::<Vec<u8>>(100, 10, Vec::len);
+        let (tx, rx) = stream_queue_bytes::<Vec<u8>>(100, 10, Vec::len, None);
         tx.try_send(vec![0; 25]).unwrap();
         assert_eq!(tx.try_send(vec![0; 1]), Err(Refused::Full));
         assert_eq!(rx.recv().await.unwrap().len(), 25);
@@ -223,5 +259,25 @@ mod tests {
         let mut cx = Context::from_waker(&waker);
         assert_eq!(rx.poll_drain(&mut cx, &mut out), Poll::Ready(true));
         tx.try_send(vec![0; 10]).unwrap();
+    }
+
+    #[tokio::test]
+    async fn queues_sharing_a_budget_refuse_past_it_together() {
+        let total = Arc::new(AtomicUsize::new(0));
+        let shared = || Some((total.clone(), 10));
+        let (a, ra) = stream_queue_bytes::<Vec<u8>>(100, 100, Vec::len, shared());
+        let (b, rb) = stream_queue_bytes::<Vec<u8>>(100, 100, Vec::len, shared());
+        a.try_send(vec![0; 4]).unwrap();
+        a.try_send(vec![0; 4]).unwrap();
+        b.try_send(vec![0; 4]).unwrap();
+        // b's second item would take the two past 10 together.
+        assert_eq!(b.try_send(vec![0; 1]), Err(Refused::Full));
+        assert_eq!(total.load(Ordering::Relaxed), 12);
+        assert_eq!(ra.recv().await.unwrap().len(), 4);
+        b.try_send(vec![0; 2]).unwrap();
+        drop(ra);
+        assert_eq!(total.load(Ordering::Relaxed), 6);
+        drop(rb);
+        assert_eq!(total.load(Ordering::Relaxed), 0);
     }
 }

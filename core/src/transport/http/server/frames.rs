@@ -111,11 +111,18 @@ pub(super) type Tx = StreamTx<Frame>;
 pub(super) type Rx = StreamRx<Frame>;
 
 /// A stream's queue: at most `cap` frames and `max_bytes` of them waiting for the reader
-/// ([`crate::transport::http::HttpServerOptions::max_stream_buffered_bytes`]). An encoded event
-/// or a written answer weighs its length; an answer kept as a message (for a JSON body, which
-/// is written once complete) weighs nothing here: those are bounded by the POST's own requests.
-pub(super) fn frame_queue(cap: usize, max_bytes: usize) -> (Tx, Rx) {
-    stream_queue_bytes(cap, max_bytes, weigh)
+/// ([`crate::transport::http::HttpServerOptions::max_stream_buffered_bytes`]), and within the
+/// budget `session` its session's streams share
+/// ([`crate::transport::http::HttpServerOptions::max_session_buffered_bytes`]). An encoded
+/// event or a written answer weighs its length; an answer kept as a message (for a JSON body,
+/// which is written once complete) weighs nothing here: those are bounded by the POST's own
+/// requests.
+pub(super) fn frame_queue(
+    cap: usize,
+    max_bytes: usize,
+    session: Option<(std::sync::Arc<std::sync::atomic::AtomicUsize>, usize)>,
+) -> (Tx, Rx) {
+    stream_queue_bytes(cap, max_bytes, weigh, session)
 }
 
 /// The bytes a frame holds while queued.

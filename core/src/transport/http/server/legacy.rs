@@ -59,6 +59,7 @@ async fn legacy_sse_stream(app: Arc<App>, req: HttpRequest) -> Response {
     let (tx, rx) = frame_queue(
         app.options.stream_queue_capacity.max(1),
         app.options.max_stream_buffered_bytes,
+        http.stream_budget(app.options.max_session_buffered_bytes),
     );
     let endpoint = format!("{}?sessionId={}", app.options.legacy_messages_path, id);
     offer(

@@ -346,6 +346,7 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
     let (tx, rx) = frame_queue(
         app.options.stream_queue_capacity.max(items.len() + 2),
         app.options.max_stream_buffered_bytes,
+        http.stream_budget(app.options.max_session_buffered_bytes),
     );
     // Whether the client can take a priming event (empty data) is what it negotiated at
     // initialize; a request's version header may name an older supported revision (the

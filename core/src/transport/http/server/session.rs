@@ -41,6 +41,9 @@ pub struct HttpSession {
     pub(super) legacy: bool,
     /// Counts this session among the live ones ([`crate::transport::http::HttpServerStats`]).
     _live: LiveSession,
+    /// Bytes its streams hold waiting for their readers, together
+    /// ([`crate::transport::http::HttpServerOptions::max_session_buffered_bytes`]).
+    queued: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 /// The reference point of [`HttpSession::last_active`].
@@ -114,6 +117,14 @@ impl HttpSession {
     /// The engine session.
     pub fn session(&self) -> &Arc<Session> {
         &self.session
+    }
+
+    /// The byte budget its streams share: their total, and `max` (see [`super::frames::frame_queue`]).
+    pub(super) fn stream_budget(
+        &self,
+        max: usize,
+    ) -> Option<(Arc<std::sync::atomic::AtomicUsize>, usize)> {
+        Some((self.queued.clone(), max))
     }
 
     /// When a request last touched this session.
@@ -262,6 +273,7 @@ impl HttpSession {
                 revision: AtomicU64::new(0),
                 last_active: AtomicU64::new(now),
                 renewed: AtomicU64::new(now),
+                queued: Arc::default(),
                 legacy,
                 _live: live,
             }

@@ -131,7 +131,11 @@ async fn handle_get(app: Arc<App>, req: HttpRequest) -> Response {
             .session
             .protocol_version()
             .unwrap_or(ProtocolVersion::V2025_03_26);
-        let (tx, rx) = frame_queue(cap + r.backlog.len() + 1, max_bytes);
+        let (tx, rx) = frame_queue(
+            cap + r.backlog.len() + 1,
+            max_bytes,
+            http.stream_budget(app.options.max_session_buffered_bytes),
+        );
         // A fresh GET stream gets a key of its own: this replica alone writes it.
         r.get_streams += 1;
         r.get_key = format!("{}g{}-{}", http.key(), app.replica.name, r.get_streams);
@@ -200,7 +204,11 @@ async fn resume(
         let Some(evs) = replay(seq).await? else {
             return Ok(None);
         };
-        let (tx, rx) = frame_queue(cap + evs.len(), max_bytes.saturating_add(replayed(&evs)));
+        let (tx, rx) = frame_queue(
+            cap + evs.len(),
+            max_bytes.saturating_add(replayed(&evs)),
+            None,
+        );
         let mut next = seq + 1;
         for (s, data) in &evs {
             if is_message(data) {
@@ -253,6 +261,7 @@ async fn resume(
             let (tx, rx) = frame_queue(
                 cap + frames.len(),
                 max_bytes.saturating_add(replayed(&frames)),
+                None,
             );
             for (s, data) in &frames {
                 if is_message(data) {
@@ -294,7 +303,7 @@ async fn resume(
     }
     // Another replica's request stream: what it sends next arrives on the bus (and if that
     // replica dies first, an error for each of its requests comes from here).
-    let (tx, rx) = frame_queue(cap + 256, max_bytes);
+    let (tx, rx) = frame_queue(cap + 256, max_bytes, None);
     watch_owner(app, http, &stream);
     http.routes.lock().unwrap().remote.push(RemoteStream {
         key: stream.clone(),
@@ -361,7 +370,8 @@ async fn resume(
 }
 
 /// The bytes of replayed events, which a resumed stream's queue takes on top of its budget
-/// (they are sent at once; the budget bounds what comes after them).
+/// (they are sent at once; the budget bounds what comes after them). A resumed stream is not
+/// counted in its session's shared budget, so that its replay is never cut by other streams.
 fn replayed(evs: &[(u64, String)]) -> usize {
     evs.iter().map(|(_, d)| d.len() + 64).sum()
 }
