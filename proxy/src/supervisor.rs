@@ -78,13 +78,14 @@ async fn serve(
         // Every level: each client's own threshold is applied by the proxy's sessions.
         let _ = client.set_logging_level(LoggingLevel::Debug).await;
     }
+    // Up before its features are registered: a call to the first one registered is served.
+    backend.link.send_replace(Link::Up(client.clone()));
     if let Err(e) = surface::sync_all(server, backend, &client).await {
         tracing::warn!(backend = backend.name(), error = %e, "listing the backend failed");
     }
     if surface::offers(&client, "completions") || surface::offers(&client, "prompts") {
         server.set_completion_fallback(surface::completion_handler(all.clone()));
     }
-    backend.link.send_replace(Link::Up(client.clone()));
     if let Some(tx) = first.take() {
         let _ = tx.send(());
     }

@@ -354,3 +354,42 @@ async fn a_backend_that_cannot_start_is_reported_by_name() {
     );
     proxy.shutdown().await;
 }
+
+#[tokio::test]
+async fn a_lazy_backend_starts_once_a_client_connects_and_announces_its_tools() {
+    let bin = common::everything_server();
+    let cfg = ferromcp_proxy::ProxyConfig::from_value(&json!({ "mcpServers": {
+        "later": { "command": bin, "lazy": true } } }))
+    .unwrap();
+    let proxy = proxy(&cfg).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let backend = proxy.backend("later").unwrap().clone();
+    assert_eq!(backend.child_pid(), None, "started before any client");
+    let (tx, mut changed) = tokio::sync::mpsc::unbounded_channel();
+    let handlers = ClientHandlers {
+        on_notification: Some(Arc::new(move |n: Notification| {
+            if n.method == "notifications/tools/list_changed" {
+                let _ = tx.send(());
+            }
+        })),
+        ..Default::default()
+    };
+    let c = client(&proxy, handlers).await;
+    tokio::time::timeout(Duration::from_secs(10), changed.recv())
+        .await
+        .expect("tools/list_changed once the backend is up");
+    assert!(backend.child_pid().is_some());
+    let r = c
+        .request(
+            "tools/call",
+            Some(json!({ "name": "test_simple_text", "arguments": {} })),
+            RequestOptions::default(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        first_text(&r),
+        "This is a simple text response for testing."
+    );
+    proxy.shutdown().await;
+}
