@@ -157,7 +157,7 @@ impl Dispatch {
 
     /// Calls handler `handler` with `payload`; resolves with its answer. Cancellation of the
     /// request (or dropping the future) aborts the JavaScript call's signal.
-    fn invoke(
+    pub(crate) fn invoke(
         self: &Arc<Self>,
         handler: u32,
         payload: Value,

@@ -37,6 +37,10 @@ impl NativeServer {
         &self.server
     }
 
+    pub(crate) fn dispatch(&self) -> &Arc<crate::handler::Dispatch> {
+        &self.dispatcher
+    }
+
     fn handler(&self, id: u32) -> Arc<JsHandler> {
         JsHandler::from_dispatch(self.dispatcher.clone(), id)
     }

@@ -31,6 +31,19 @@ export { ErrorCode, inputRequired, McpError, TransportError, UrlElicitationRequi
 /** The TypeScript SDK v2 names of {@link McpError} and {@link ErrorCode}. */
 export { McpError as ProtocolError, ErrorCode as ProtocolErrorCode } from './errors';
 export { McpHttpHandler } from './http';
+export { maskErrors, MiddlewareContext, rateLimit, requestLog, timing } from './middleware';
+export type {
+  BuiltinMiddleware,
+  MaskErrorsOptions,
+  Middleware,
+  MiddlewareFunction,
+  MiddlewareResult,
+  NextFunction,
+  RateKey,
+  RateLimitOptions,
+  RequestLogOptions,
+  TimingEvent,
+} from './middleware';
 export type { ErrorCodeName, InputRequest } from './errors';
 export type { JsonSchema, SchemaInput, StandardJsonSchemaV1 } from './schema';
 export { completable, HttpServer, McpServer, ResourceTemplate, StdioServerTransport } from './server';

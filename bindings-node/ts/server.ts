@@ -9,6 +9,7 @@ import { currentContext, type RequestContext } from './context';
 import { Dispatch, isThenable, then } from './dispatch';
 import { asMcpError, call, callSync, ErrorCode, McpError, thrownMessage } from './errors';
 import { McpHttpHandler } from './http';
+import { addMiddleware, type Middleware } from './middleware';
 import { type RequestHandler, RequestHandlers } from './sdk/server/requestHandlers';
 import native, { type NativeHttpServer, type NativeServer } from './native';
 import { type JsonSchema, type SchemaInput, toJsonSchema } from './schema';
@@ -99,6 +100,9 @@ export interface ServerOptions {
    * revisions); leaving `'2026-07-28'` out serves only handshake clients (a 2026-07-28 request
    * is answered -32022). An empty list or an unknown revision throws at construction. */
   supportedVersions?: readonly ProtocolRevision[];
+  /** Middleware around every request, outermost first: functions `(ctx, next) => ...` and
+   * built-ins (`rateLimit()`, `requestLog()`, `maskErrors()`, `timing()`); see {@link McpServer.use}. */
+  middleware?: readonly Middleware[];
 }
 
 /** A protocol revision ferromcp speaks: the handshake era up to `'2025-11-25'`, and the
@@ -541,9 +545,30 @@ export class McpServer {
 
   constructor(info: ServerInfo, options: ServerOptions = {}) {
     this.info = info;
-    const { capabilities, ...rest } = options ?? {};
+    const { capabilities, middleware, ...rest } = options ?? {};
     const config: Record<string, unknown> = { ...info, ...rest, ...capabilityOptions(capabilities) };
     this.#native = callSync(() => new native.NativeServer(config, this.#dispatch.native));
+    if (middleware !== undefined) {
+      if (!Array.isArray(middleware)) throw new TypeError('McpServer: middleware must be an array');
+      this.use(...middleware);
+    }
+  }
+
+  /**
+   * Adds middleware after the layers already there (the first added is outermost): functions
+   * `async (ctx, next) => ...` (see {@link MiddlewareContext}) and the engine's built-ins
+   * (`rateLimit({ limit, windowMs })`, `requestLog()`, `maskErrors()`, `timing(hook)`, or their
+   * config objects `{ name: 'rateLimit', ... }`). A layer may answer without `next()`, throw an
+   * {@link McpError} (sent as that JSON-RPC error), change `ctx.params` before `next()` or the
+   * result after it; other exceptions answer `Internal error`. Throws an {@link McpError} once
+   * the server has handled its first request (the chain is fixed then), or for unknown
+   * built-in names and options.
+   */
+  use(...layers: Middleware[]): this {
+    for (const layer of layers) {
+      callSync(() => addMiddleware(this.#native, (h) => this.#dispatch.add(h), layer));
+    }
+    return this;
   }
 
   /** @internal The native server (for `Client.memory`). */

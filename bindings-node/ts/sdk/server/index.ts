@@ -12,6 +12,7 @@
  * @module
  */
 import { type AttachableTransport, McpServer, type McpServerCore, type ServerOptions, StdioServerTransport } from '../../server';
+import type { Middleware } from '../../middleware';
 import type { Implementation } from '../../types';
 import type { RequestHandler } from './requestHandlers';
 
@@ -26,6 +27,13 @@ export class Server {
       if (capabilities?.[k] !== undefined) caps[k] = capabilities[k];
     }
     this.#mcp = new McpServer(info, { ...rest, capabilities: caps } as ServerOptions);
+  }
+
+  /** Adds middleware around every request ({@link McpServer.use}): functions `(ctx, next) => ...`
+   * and the built-ins (`rateLimit()`, `requestLog()`, `maskErrors()`, `timing()`). */
+  use(...layers: Middleware[]): this {
+    this.#mcp.use(...layers);
+    return this;
   }
 
   /** The engine-backed server underneath. */

@@ -1,0 +1,120 @@
+//! Middleware written in JavaScript, and the engine's built-in layers, on a [`NativeServer`].
+//!
+//! A JavaScript layer is registered with the facade's dispatcher like any handler and called
+//! through it ([`crate::handler`]): its payload is `{request, next}`, where `request` is the
+//! seam's request object (`embed::ForeignMiddleware`: method, params, id, tool, sessionId,
+//! sessionKey, principal, protocolVersion, httpHeaders) and `next` a key naming the rest of the
+//! chain for this request. The facade's `next()` calls [`middleware_next`] with that key (and
+//! the request as the layer leaves it), which resolves to the rest of the chain's result or
+//! rejects with its JSON-RPC error. The key lives while the layer's call does.
+//!
+//! The built-in layers (rate limit, request log, error masking) are added by name
+//! ([`NativeServer::add_middleware_config`]); the timing layer calls a JavaScript function
+//! with each request's timing event ([`NativeServer::add_timing_hook`]).
+
+use crate::error::{napi_result, to_napi};
+use crate::handler::Dispatch;
+use crate::server::NativeServer;
+use ferromcp::embed::{ForeignContext, ForeignMiddleware, ForeignNext};
+use ferromcp::McpError;
+use futures_util::future::BoxFuture;
+use napi::bindgen_prelude::{FnArgs, Function};
+use napi::threadsafe_function::ThreadsafeFunctionCallMode;
+use napi_derive::napi;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, LazyLock, Mutex};
+
+/// The rest of the chain of each request a JavaScript layer is handling, by key.
+static NEXTS: LazyLock<Mutex<HashMap<u32, ForeignNext>>> = LazyLock::new(Default::default);
+static NEXT_KEY: AtomicU32 = AtomicU32::new(1);
+
+/// Forgets a request's `next` when its layer's call ends (answered, failed or dropped).
+struct NextKey(u32);
+
+impl Drop for NextKey {
+    fn drop(&mut self) {
+        NEXTS.lock().unwrap().remove(&self.0);
+    }
+}
+
+/// A JavaScript middleware function, registered in the dispatcher under `id`.
+struct JsMiddleware {
+    id: u32,
+    dispatch: Arc<Dispatch>,
+}
+
+impl ForeignMiddleware for JsMiddleware {
+    fn handle(
+        &self,
+        request: Value,
+        next: ForeignNext,
+        ctx: ForeignContext,
+    ) -> BoxFuture<'static, Result<Value, McpError>> {
+        let key = NEXT_KEY.fetch_add(1, Ordering::Relaxed);
+        NEXTS.lock().unwrap().insert(key, next);
+        let guard = NextKey(key);
+        let call = self
+            .dispatch
+            .invoke(self.id, json!({ "request": request, "next": key }), ctx);
+        Box::pin(async move {
+            let r = call.await;
+            drop(guard);
+            r
+        })
+    }
+}
+
+/// Hands a request on to the rest of its chain (`key`: the `next` of a JavaScript layer's
+/// payload; `changed`: `{method, params}` as the layer leaves them, or null for unchanged).
+/// Resolves to the result, or rejects with the chain's JSON-RPC error (also when `next` is
+/// called twice, or after the layer answered).
+#[napi]
+pub async fn middleware_next(key: u32, changed: Option<Value>) -> napi::Result<Value> {
+    let next = NEXTS.lock().unwrap().get(&key).cloned();
+    let Some(next) = next else {
+        return Err(to_napi(McpError::internal(
+            "middleware: next() after the request was answered",
+        )));
+    };
+    napi_result(next.run(changed).await)
+}
+
+#[napi]
+impl NativeServer {
+    /// Adds the JavaScript layer registered in the dispatcher under `handler_id`, after the
+    /// layers already there (the first added is outermost). Fails once the server handled its
+    /// first request.
+    #[napi]
+    pub fn add_middleware(&self, handler_id: u32) -> napi::Result<()> {
+        let layer = Arc::new(JsMiddleware {
+            id: handler_id,
+            dispatch: self.dispatch().clone(),
+        });
+        napi_result(self.embedded().add_middleware(layer))
+    }
+
+    /// Adds a built-in layer by name and options (`{name: 'rateLimit', limit, windowMs, ...}`,
+    /// `{name: 'requestLog'}`, `{name: 'maskErrors'}`); unknown names and options are refused.
+    #[napi]
+    pub fn add_middleware_config(&self, config: Value) -> napi::Result<()> {
+        napi_result(self.embedded().add_middleware_config(config))
+    }
+
+    /// Adds the built-in timing layer: `hook(event)` gets each request's timing event
+    /// (`{method, tool, durationMs, outcome, code}`), queued to the event loop (the request does
+    /// not wait for it; the hook does not keep the process alive).
+    #[napi(ts_args_type = "hook: (event: any) => void")]
+    pub fn add_timing_hook(&self, hook: Function<'_, FnArgs<(Value,)>, ()>) -> napi::Result<()> {
+        let tsfn = hook
+            .build_threadsafe_function::<Value>()
+            .weak::<true>()
+            .callee_handled::<false>()
+            .build_callback(|cx| Ok(FnArgs::from((cx.value,))))?;
+        let hook = move |event: Value| {
+            tsfn.call(event, ThreadsafeFunctionCallMode::NonBlocking);
+        };
+        napi_result(self.embedded().add_timing_hook(Arc::new(hook)))
+    }
+}
