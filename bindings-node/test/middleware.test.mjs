@@ -6,7 +6,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -427,6 +428,47 @@ test('rate limit by principal spans sessions on a protected server', async () =>
     ['alice', ['mcp'], 'Bearer tok-alice'],
     ['bob', ['mcp'], 'Bearer tok-bob'],
   ]);
+});
+
+test('the example server runs each layer over stdio', async () => {
+  // examples/middleware_server.mts, its types stripped by TypeScript (tsc checks them in
+  // scripts/test.sh), run from inside the package so that `ferromcp` resolves to it.
+  const ts = createRequire(import.meta.url)('typescript');
+  const source = readFileSync(new URL('../examples/middleware_server.mts', import.meta.url), 'utf8');
+  const js = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText;
+  const dir = mkdtempSync(fileURLToPath(new URL('./.example-', import.meta.url)));
+  const file = join(dir, 'middleware_server.mjs');
+  const log = join(dir, 'stderr.log');
+  writeFileSync(file, js);
+  try {
+    const c = await Client.stdio({ command: '/bin/sh', args: ['-c', 'exec "$0" "$1" 2>"$2"', process.execPath, file, log] });
+    const r = await c.callTool({ name: 'echo', arguments: { text: 'hi' } });
+    assert.deepEqual([text(r), r._meta?.servedBy], ['hi', 'middleware-demo']);
+    await assert.rejects(c.callTool({ name: 'admin_reset' }), (e) => {
+      isMcpError(-32003, 'Permission denied')(e);
+      assert.deepEqual(e.data, { tool: 'admin_reset' });
+      return true;
+    });
+    await assert.rejects(c.readResource({ uri: 'mem://secrets' }), (e) => {
+      isMcpError(-32603, 'Internal error')(e);
+      assert.doesNotMatch(JSON.stringify(e.data ?? null), /10\.0\.0\.7/);
+      return true;
+    });
+    await c.callTool({ name: 'echo', arguments: { text: 'two' } });
+    await assert.rejects(c.callTool({ name: 'echo', arguments: { text: 'four' } }), (e) => {
+      isMcpError(-32004, 'Rate limited')(e);
+      assert.deepEqual([e.data.limit, e.data.window], [3, 10]);
+      return true;
+    });
+    await c.close();
+    const lines = readFileSync(log, 'utf8').split('\n').filter((l) => l.startsWith('timing '));
+    assert.match(lines[0], /^timing initialize ok \d+\.\d\d ms$/);
+    assert.ok(lines.some((l) => /^timing tools\/call echo ok /.test(l)), lines.join('\n'));
+    assert.ok(lines.some((l) => /^timing tools\/call admin_reset error /.test(l)), lines.join('\n'));
+    assert.ok(lines.some((l) => /^timing tools\/call echo error /.test(l)), 'the rate-limited call: ' + lines.join('\n'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 // ---- over stdio and Streamable HTTP, the engine's client and the official SDK's ----
