@@ -467,3 +467,55 @@ async fn unknown_middleware_names_and_options_are_refused() {
         .unwrap_err();
     assert!(e.message.contains("timing"), "{}", e.message);
 }
+
+/// Records the notifications it is shown, and hands every request on.
+struct Notes(Arc<Mutex<Vec<Value>>>);
+
+impl ForeignMiddleware for Notes {
+    fn handle(
+        &self,
+        _request: Value,
+        next: ForeignNext,
+        _ctx: ForeignContext,
+    ) -> BoxFuture<'static, Result<Value, McpError>> {
+        next.run(None)
+    }
+
+    fn notification(&self, notification: Value) {
+        self.0.lock().unwrap().push(notification);
+    }
+}
+
+#[tokio::test]
+async fn a_layer_observes_client_notifications_which_go_on() {
+    let server = plain_server();
+    let notes: Arc<Mutex<Vec<Value>>> = Arc::default();
+    server
+        .add_middleware(Arc::new(Notes(notes.clone())))
+        .unwrap();
+    let c = client(&server).await;
+    c.notify("notifications/roots/list_changed", None)
+        .await
+        .unwrap();
+    c.notify("example.com/custom", Some(json!({"x": 1})))
+        .await
+        .unwrap();
+    // A request after them: the session reads in order, so they were handled before it.
+    call(&c, "echo", json!({})).await.unwrap();
+    c.close().await;
+    let notes = notes.lock().unwrap();
+    let methods: Vec<&str> = notes
+        .iter()
+        .map(|n| n["method"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        methods,
+        ["notifications/roots/list_changed", "example.com/custom"]
+    );
+    assert_eq!(notes[1]["params"], json!({"x": 1}));
+    assert!(notes[0]["sessionKey"]
+        .as_str()
+        .unwrap()
+        .starts_with("conn-"));
+    assert_eq!(notes[0]["sessionId"], Value::Null);
+}

@@ -14,13 +14,16 @@
 //! What the callback gets (see [`request_json`]): `method`, `params`, `id`, `tool` (for
 //! `tools/call`), `sessionId` (`Mcp-Session-Id`, or null), `sessionKey` (the rate limiter's
 //! session key), `principal` (as [`ForeignContext::auth`]), `protocolVersion` and
-//! `httpHeaders` (as [`ForeignContext::http_headers`]). Foreign layers see requests only: the
-//! client's notifications pass them by (a Rust layer may see those).
+//! `httpHeaders` (as [`ForeignContext::http_headers`]). The client's notifications are shown to
+//! a foreign layer to observe ([`ForeignMiddleware::notification`]) and always handed on (a Rust
+//! layer, which runs synchronously with them, may drop them).
 
 use super::{EmbeddedServer, ForeignContext};
+use crate::jsonrpc::Notification;
 use crate::server::middleware::{
-    Middleware, MiddlewareConfig, MiddlewareRequest, Next, Timing, TimingEvent,
+    Middleware, MiddlewareConfig, MiddlewareRequest, Next, NotificationNext, Timing, TimingEvent,
 };
+use crate::session::Peer;
 use crate::McpError;
 use futures_util::future::{BoxFuture, Either};
 use serde_json::{json, Value};
@@ -39,6 +42,13 @@ pub trait ForeignMiddleware: Send + Sync + 'static {
         next: ForeignNext,
         ctx: ForeignContext,
     ) -> BoxFuture<'static, Result<Value, McpError>>;
+
+    /// Sees a notification from the client, as JSON (`method`, `params`, `sessionId`,
+    /// `sessionKey`), to observe only: it is handed on whatever this does. Called on the
+    /// engine's task, synchronously: post it on and return. The default ignores it.
+    fn notification(&self, notification: Value) {
+        let _ = notification;
+    }
 }
 
 /// One hand-over to the rest of the chain: the changed request (or `None`) and where its
@@ -182,6 +192,26 @@ impl Middleware for ForeignLayer {
             }
         })
     }
+
+    fn notification(&self, notification: Notification, peer: &Peer, next: NotificationNext<'_>) {
+        self.0.notification(notification_json(&notification, peer));
+        next.run(notification, peer)
+    }
+}
+
+/// A client notification as a foreign layer sees it (see [`ForeignMiddleware::notification`]).
+fn notification_json(notification: &Notification, peer: &Peer) -> Value {
+    let session = peer.session();
+    let key = match session.session_id() {
+        Some(id) => format!("sid-{id}"),
+        None => format!("conn-{}", session.serial()),
+    };
+    json!({
+        "method": notification.method,
+        "params": notification.params.clone().unwrap_or(Value::Null),
+        "sessionId": session.session_id(),
+        "sessionKey": key,
+    })
 }
 
 /// The layers [`super::ServerConfig::middleware`] names, outermost first.
