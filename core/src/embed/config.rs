@@ -317,7 +317,10 @@ fn nullable<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
 /// `legacySsePath`, `legacyMessagesPath`, and the connection limits `maxHeadSize`,
 /// `maxConnections`, `maxConnectionsPerClient`, `headerReadTimeoutMs`, `requestTimeoutMs`,
 /// `keepAliveTimeoutMs`, `writeTimeoutMs`, `maxBufferedBytes`, `healthPath` (`null`: no
-/// readiness endpoint), `sseKeepAliveMs` (`null`: no keep-alive comments on idle SSE streams), and `redisUrl` (sessions, events and the replicas' bus on
+/// readiness endpoint), `sseKeepAliveMs` (`null`: no keep-alive comments on idle SSE streams),
+/// `sseIdleTimeoutMs` (`null`: standalone streams never end for idleness),
+/// `connectionsKeptForSessions`, `maxStreamBufferedBytes`, `maxSessionBufferedBytes`, and
+/// `redisUrl` (sessions, events and the replicas' bus on
 /// Redis/Valkey; needs the `redis` feature). See
 /// [`crate::transport::http::HttpServerOptions`] for what each does.
 #[cfg(feature = "http")]
@@ -367,6 +370,16 @@ pub struct HttpConfig {
     /// never).
     #[serde(default, deserialize_with = "nullable")]
     pub sse_keep_alive_ms: Option<Option<u64>>,
+    /// Idle time after which a session's standalone SSE stream ends (`Some(None)`, JSON `null`:
+    /// never).
+    #[serde(default, deserialize_with = "nullable")]
+    pub sse_idle_timeout_ms: Option<Option<u64>>,
+    /// Connections kept for clients that have a session.
+    pub connections_kept_for_sessions: Option<u64>,
+    /// Bytes one SSE stream may hold waiting for its reader.
+    pub max_stream_buffered_bytes: Option<u64>,
+    /// Bytes one session's SSE streams may hold together waiting for their reader.
+    pub max_session_buffered_bytes: Option<u64>,
     /// Path of the readiness endpoint (`Some(None)`, JSON `null`: not served).
     #[serde(default, deserialize_with = "nullable")]
     pub health_path: Option<Option<String>>,
@@ -465,6 +478,18 @@ impl HttpConfig {
         }
         if let Some(v) = self.sse_keep_alive_ms {
             o.sse_keep_alive = v.map(ms);
+        }
+        if let Some(v) = self.sse_idle_timeout_ms {
+            o.sse_idle_timeout = v.map(ms);
+        }
+        if let Some(v) = self.connections_kept_for_sessions {
+            o.connections_kept_for_sessions = usize::try_from(v).unwrap_or(usize::MAX);
+        }
+        if let Some(v) = self.max_stream_buffered_bytes {
+            o.max_stream_buffered_bytes = size(v);
+        }
+        if let Some(v) = self.max_session_buffered_bytes {
+            o.max_session_buffered_bytes = size(v);
         }
         if let Some(v) = self.header_read_timeout_ms {
             o.header_read_timeout = ms(v);
@@ -631,6 +656,18 @@ mod http_config_tests {
         assert_eq!(ka.options().sse_keep_alive, Some(Duration::from_secs(2)));
         let off = HttpConfig::from_json(serde_json::json!({"sseKeepAliveMs": null})).unwrap();
         assert_eq!(off.options().sse_keep_alive, None);
+        let fair = HttpConfig::from_json(serde_json::json!({
+            "sseIdleTimeoutMs": 60000, "connectionsKeptForSessions": 16,
+            "maxStreamBufferedBytes": 65536, "maxSessionBufferedBytes": 131072
+        }))
+        .unwrap()
+        .options();
+        assert_eq!(fair.sse_idle_timeout, Some(Duration::from_secs(60)));
+        assert_eq!(fair.connections_kept_for_sessions, 16);
+        assert_eq!(fair.max_stream_buffered_bytes, 65536);
+        assert_eq!(fair.max_session_buffered_bytes, 131072);
+        let never = HttpConfig::from_json(serde_json::json!({"sseIdleTimeoutMs": null})).unwrap();
+        assert_eq!(never.options().sse_idle_timeout, None);
         assert_eq!(o.health_path, None);
         let ready = HttpConfig::from_json(serde_json::json!({"healthPath": "/ready"})).unwrap();
         assert_eq!(ready.options().health_path.as_deref(), Some("/ready"));
