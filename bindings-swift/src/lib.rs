@@ -13,6 +13,9 @@
 //!   future it awaits.
 //! - [`context::NativeContext`] is what a handler gets: ids, `_meta`, progress, logging,
 //!   requests back to the peer and cancellation.
+//! - [`middleware::MiddlewareHandler`] is a Swift middleware layer (`embed::ForeignMiddleware`
+//!   across UniFFI), with [`middleware::NativeNext`] for the rest of the chain and the built-ins
+//!   added by name (`NativeServer::add_middleware_config`).
 //! - MCP cancellation reaches Swift as `Task` cancellation: the engine drops the handler's
 //!   future, which cancels the Swift task behind it (a server handler's through its `cancel`
 //!   call, the client handler's through UniFFI's foreign future).
@@ -28,6 +31,7 @@ pub mod error;
 pub mod handler;
 pub mod http_handler;
 pub mod listen;
+pub mod middleware;
 pub mod runtime;
 pub mod server;
 

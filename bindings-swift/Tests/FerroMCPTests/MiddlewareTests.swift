@@ -1,0 +1,300 @@
+// MiddlewareTests: Swift middleware layers (closures and `Middleware` types) and the engine's
+// built-ins by name, against the real engine through an in-memory Client (and HTTP for the
+// headers). Scenario names are those of core/tests/middleware.rs and embed_middleware.rs where
+// the scenario is the same (in camelCase, after `test`).
+
+import FerroMCP
+import Foundation
+import XCTest
+
+private typealias T = ServerTesting
+
+/// A server with an `echo` tool answering its `text` argument (or "echoed"), failing (a tool
+/// error) when `fail` is true, and a resource `mem://a`.
+private func echoServer(options: ServerOptions = .init()) throws -> Server {
+    let server = try Server(name: "mw", version: "1.0.0", options: options)
+    try server.registerTool("echo") { args, _ in
+        if args["fail"]?.boolValue == true { return .error("it failed") }
+        return .text(args["text"]?.stringValue ?? "echoed")
+    }
+    try server.registerResource("mem://a", name: "a") { _, _ in "A" }
+    return server
+}
+
+/// A layer that records `<tag>:<method>` on the way in and `<tag>:done` on the way out, and
+/// keeps every request it saw.
+private func recording(_ tag: String, _ log: T.Box<[String]>,
+                       _ seen: T.Box<[MiddlewareRequest]> = .init([])) -> MiddlewareFunction {
+    { request, next in
+        log.update { $0.append("\(tag):\(request.method)") }
+        seen.update { $0.append(request) }
+        let result = try await next(request)
+        log.update { $0.append("\(tag):done") }
+        return result
+    }
+}
+
+/// A `Middleware` type: stamps every tool result's first text with its prefix.
+private struct Stamp: Middleware {
+    let prefix: String
+
+    func handle(_ request: MiddlewareRequest, next: MiddlewareNext) async throws -> Value {
+        var result = try await next(request)
+        guard request.method == "tools/call", case .array(var content)? = result["content"],
+              let text = content.first?["text"]?.stringValue else { return result }
+        content[0] = ["type": "text", "text": .string(prefix + text)]
+        if case .object(var o) = result {
+            o["content"] = .array(content)
+            result = .object(o)
+        }
+        return result
+    }
+}
+
+private struct Broken: Error, CustomStringConvertible {
+    var description: String { "the layer broke" }
+}
+
+final class MiddlewareTests: XCTestCase {
+    func testMiddlewareSeesEveryMethod() async throws {
+        let server = try echoServer()
+        let log = T.Box<[String]>([])
+        let seen = T.Box<[MiddlewareRequest]>([])
+        try server.use(recording("a", log, seen))
+        let client = try await Client.connect(to: server)
+        _ = try await client.listTools()
+        _ = try await client.callTool("echo")
+        _ = try await client.readResource("mem://a")
+        await client.close()
+        XCTAssertEqual(seen.value.map(\.method), ["initialize", "tools/list", "tools/call", "resources/read"])
+        let call = seen.value[2]
+        XCTAssertEqual(call.tool, "echo")
+        XCTAssertEqual(call.params?["name"], "echo")
+        XCTAssertNotNil(call.sessionKey)
+        XCTAssertNil(call.principal)
+        XCTAssertNil(call.httpHeaders)
+        XCTAssertEqual(call.protocolVersion, client.protocolVersion)
+        XCTAssertNotEqual(call.id, .null)
+    }
+
+    func testLayersRunInOrderTheFirstOutermost() async throws {
+        let server = try echoServer()
+        let log = T.Box<[String]>([])
+        try server.use(recording("a", log))
+        try server.use(recording("b", log))
+        let client = try await Client.connect(to: server)
+        log.update { $0.removeAll() }
+        _ = try await client.callTool("echo")
+        await client.close()
+        XCTAssertEqual(log.value, ["a:tools/call", "b:tools/call", "b:done", "a:done"])
+    }
+
+    func testALayerAnswersRefusesAndChangesRequestAndResult() async throws {
+        let server = try echoServer()
+        try server.use { request, next in
+            switch request.tool {
+            case "answered":
+                return ["content": [["type": "text", "text": "from the layer"]]]
+            case "refused":
+                throw McpError(code: -32003, message: "Permission denied", data: ["tool": "refused"])
+            case "renamed":
+                var changed = request
+                changed.params = ["name": "echo", "arguments": ["text": "changed"]]
+                let result = try await next(changed)
+                let text = result["content"]?[0]?["text"]?.stringValue ?? ""
+                return ["content": [["type": "text", "text": .string("\(text) and reshaped")]]]
+            default:
+                return try await next(request)
+            }
+        }
+        let client = try await Client.connect(to: server)
+        let answered = try await client.callTool("answered")
+        XCTAssertEqual(answered.text, "from the layer")
+        let refused = await T.mcpError { _ = try await client.callTool("refused") }
+        XCTAssertEqual(refused?.code, -32003)
+        XCTAssertEqual(refused?.message, "Permission denied")
+        XCTAssertEqual(refused?.data, ["tool": "refused"])
+        let renamed = try await client.callTool("renamed")
+        XCTAssertEqual(renamed.text, "changed and reshaped")
+        let echo = try await client.callTool("echo")
+        XCTAssertEqual(echo.text, "echoed")
+        await client.close()
+    }
+
+    func testAMiddlewareTypeChangesTheResult() async throws {
+        let server = try echoServer()
+        try server.use(Stamp(prefix: "[stamped] "))
+        let client = try await Client.connect(to: server)
+        let result = try await client.callTool("echo", arguments: ["text": "hi"])
+        XCTAssertEqual(result.text, "[stamped] hi")
+        await client.close()
+    }
+
+    func testALayerThrowingAnotherErrorIsAnInternalErrorNamingIt() async throws {
+        let server = try echoServer()
+        try server.use { request, next in
+            if request.method == "tools/call" { throw Broken() }
+            return try await next(request)
+        }
+        let client = try await Client.connect(to: server)
+        let failed = await T.mcpError { _ = try await client.callTool("echo") }
+        XCTAssertEqual(failed?.code, McpError.Code.internalError.rawValue)
+        XCTAssertTrue(failed?.message.contains("the layer broke") == true, "\(String(describing: failed))")
+        await client.close()
+    }
+
+    func testRateLimitAnswers32004WithRetryAfter() async throws {
+        let server = try echoServer()
+        try server.use(.rateLimit(limit: 2, window: .milliseconds(400), methods: ["tools/call"]))
+        let client = try await Client.connect(to: server)
+        _ = try await client.callTool("echo")
+        _ = try await client.callTool("echo")
+        let limited = await T.mcpError { _ = try await client.callTool("echo") }
+        XCTAssertEqual(limited?.code, -32004)
+        XCTAssertEqual(limited?.message, "Rate limited")
+        XCTAssertEqual(limited?.data?["limit"], 2)
+        XCTAssertEqual(limited?.data?["window"]?.doubleValue, 0.4)
+        let retry = try XCTUnwrap(limited?.data?["retryAfter"]?.doubleValue)
+        XCTAssertTrue(retry > 0 && retry <= 0.2, "one token comes back in 0.2 s: \(retry)")
+        try await Task.sleep(for: .milliseconds(Int(retry * 1000) + 5))
+        _ = try await client.callTool("echo")
+        await client.close()
+    }
+
+    func testMaskErrorsHidesInternalDetailsOnly() async throws {
+        let server = try echoServer()
+        try server.use(.maskErrors(message: "Something went wrong"))
+        // A Swift layer's internal error is masked; its -32003 is not.
+        try server.use { request, next in
+            switch request.tool {
+            case "broken": throw McpError(.internalError, "stack trace: at db.swift:12")
+            case "refused": throw McpError(code: -32003, message: "Permission denied")
+            default: return try await next(request)
+            }
+        }
+        let client = try await Client.connect(to: server)
+        let masked = await T.mcpError { _ = try await client.callTool("broken") }
+        XCTAssertEqual(masked?.code, McpError.Code.internalError.rawValue)
+        XCTAssertEqual(masked?.message, "Something went wrong")
+        XCTAssertNil(masked?.data)
+        let refused = await T.mcpError { _ = try await client.callTool("refused") }
+        XCTAssertEqual(refused?.code, -32003)
+        XCTAssertEqual(refused?.message, "Permission denied")
+        // A tool's failure is a tool result (isError), not a JSON-RPC error: nothing to mask.
+        let failed = try await client.callTool("echo", arguments: ["fail": true])
+        XCTAssertTrue(failed.isError)
+        await client.close()
+    }
+
+    func testTimingHookGetsMethodToolDurationAndOutcome() async throws {
+        let server = try echoServer()
+        let events = T.Box<[TimingEvent]>([])
+        try server.use(.timing { event in events.update { $0.append(event) } })
+        try server.use { request, next in
+            if request.tool == "slow" {
+                try await Task.sleep(for: .milliseconds(30))
+                throw McpError(code: -32003, message: "no")
+            }
+            return try await next(request)
+        }
+        let client = try await Client.connect(to: server)
+        _ = try await client.callTool("echo")
+        _ = await T.mcpError { _ = try await client.callTool("slow") }
+        await client.close()
+        let calls = events.value.filter { $0.method == "tools/call" }
+        XCTAssertEqual(calls.map(\.tool), ["echo", "slow"])
+        XCTAssertEqual(calls.map(\.outcome), [.ok, .error])
+        XCTAssertEqual(calls.map(\.code), [nil, -32003])
+        XCTAssertGreaterThanOrEqual(calls[1].duration, .milliseconds(30))
+        XCTAssertEqual(events.value.first?.method, "initialize")
+    }
+
+    func testCallNextTwiceOrWithABadRequestIsAnInternalErrorSayingSo() async throws {
+        let server = try echoServer()
+        try server.use { request, next in
+            switch request.tool {
+            case "twice":
+                _ = try? await next(request)  // the unknown tool's error, then the second call
+                return try await next(request)
+            case "badMethod":
+                var changed = request
+                changed.method = ""
+                return try await next(changed)
+            default:
+                return try await next(request)
+            }
+        }
+        let client = try await Client.connect(to: server)
+        let twice = await T.mcpError { _ = try await client.callTool("twice") }
+        XCTAssertEqual(twice?.code, McpError.Code.internalError.rawValue)
+        XCTAssertTrue(twice?.message.contains("at most once") == true, "\(String(describing: twice))")
+        let bad = await T.mcpError { _ = try await client.callTool("badMethod") }
+        XCTAssertEqual(bad?.code, McpError.Code.internalError.rawValue)
+        XCTAssertTrue(bad?.message.contains("non-empty string") == true, "\(String(describing: bad))")
+        await client.close()
+    }
+
+    func testALayerChangesTheMethod() async throws {
+        let server = try echoServer()
+        try server.use { request, next in
+            guard request.method == "x/tools" else { return try await next(request) }
+            var changed = request
+            changed.method = "tools/list"
+            return try await next(changed)
+        }
+        let client = try await Client.connect(to: server)
+        let result = try await client.sendRequest(method: "x/tools")
+        XCTAssertEqual(result["tools"]?[0]?["name"], "echo")
+        await client.close()
+    }
+
+    func testMiddlewareIsRefusedOnceTheServerHandledARequest() async throws {
+        let server = try echoServer()
+        let client = try await Client.connect(to: server)
+        XCTAssertThrowsError(try server.use { request, next in try await next(request) }) { error in
+            XCTAssertEqual((error as? McpError)?.code, McpError.Code.invalidRequest.rawValue, "\(error)")
+            XCTAssertTrue((error as? McpError)?.message.contains("before the server handles its first request") == true)
+        }
+        XCTAssertThrowsError(try server.use(.requestLog)) { error in
+            XCTAssertEqual((error as? McpError)?.code, McpError.Code.invalidRequest.rawValue, "\(error)")
+        }
+        await client.close()
+    }
+
+    func testUnknownMiddlewareNamesAndOptionsAreRefused() async throws {
+        let server = try echoServer()
+        XCTAssertThrowsError(try server.use(.rateLimit(limit: 0, window: .seconds(1)))) { error in
+            XCTAssertEqual((error as? McpError)?.code, McpError.Code.invalidParams.rawValue, "\(error)")
+        }
+        XCTAssertThrowsError(try server.use(.requestLog(level: "loud"))) { error in
+            XCTAssertEqual((error as? McpError)?.code, McpError.Code.invalidParams.rawValue, "\(error)")
+        }
+        // By configuration (ServerOptions.extra["middleware"]), names are the engine's.
+        XCTAssertThrowsError(try echoServer(options: .init(extra: ["middleware": [["name": "caching"]]]))) { error in
+            XCTAssertEqual((error as? McpError)?.code, McpError.Code.invalidParams.rawValue, "\(error)")
+        }
+        let configured = try echoServer(options: .init(extra: [
+            "middleware": [["name": "rateLimit", "limit": 1, "windowMs": 60_000, "methods": ["tools/call"]]],
+        ]))
+        let client = try await Client.connect(to: configured)
+        _ = try await client.callTool("echo")
+        let limited = await T.mcpError { _ = try await client.callTool("echo") }
+        XCTAssertEqual(limited?.code, -32004)
+        await client.close()
+    }
+
+    func testALayerSeesTheHTTPHeadersAndSession() async throws {
+        let server = try echoServer()
+        let seen = T.Box<[MiddlewareRequest]>([])
+        try server.use(recording("h", T.Box([]), seen))
+        let http = try await server.startHTTP()
+        let client = try await Client.http(url: http.url, headers: ["X-Trace": "trace-42"])
+        _ = try await client.callTool("echo")
+        await client.close()
+        try await http.close()
+        let call = try XCTUnwrap(seen.value.first { $0.method == "tools/call" })
+        XCTAssertEqual(call.httpHeader("X-Trace"), "trace-42")
+        XCTAssertNotNil(call.sessionId)
+        XCTAssertEqual(call.protocolVersion, client.protocolVersion)
+    }
+}
