@@ -34,7 +34,8 @@ pub use gauges::HttpServerStats;
 pub use per_request::{decode_value as decode_header_value, METHOD_HEADER, NAME_HEADER};
 pub(crate) use server::CHOSEN_SESSION_ID;
 pub use server::{
-    router, serve_http, HttpServerHandle, HttpSession, PROTOCOL_VERSION_HEADER, SESSION_ID_HEADER,
+    router, serve_http, ClientCertificates, HttpServerHandle, HttpSession, PemSource, TlsOptions,
+    PROTOCOL_VERSION_HEADER, SESSION_ID_HEADER,
 };
 pub use sse::{SseEvent, SseParser};
 #[cfg(feature = "redis")]
@@ -212,6 +213,12 @@ pub struct HttpServerOptions {
     /// answers, else 503 `{"status": "unavailable", "sessionStore": "<why>"}` (or
     /// `"shuttingDown": true`); it needs no session or token, and the Host/Origin checks apply.
     pub health_path: Option<String>,
+    /// Serve over TLS (`https://`) with this certificate, reloaded when its files change, and
+    /// optionally verify client certificates (mutual TLS); see [`TlsOptions`]. The handshake
+    /// must finish within [`Self::header_read_timeout`]. Only [`serve_http`] uses it: a
+    /// [`router`] mounted in an axum app is served over whatever TLS that app sets up.
+    /// Default: none, plain HTTP.
+    pub tls: Option<TlsOptions>,
 }
 
 impl std::fmt::Debug for HttpServerOptions {
@@ -265,6 +272,7 @@ impl Default for HttpServerOptions {
             legacy_messages_path: "/messages".into(),
             auth: None,
             health_path: Some("/healthz".into()),
+            tls: None,
         }
     }
 }

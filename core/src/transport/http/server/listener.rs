@@ -11,6 +11,7 @@ use super::legacy::{legacy_post, legacy_sse};
 use super::protect::metadata_response;
 use super::responses::{allow_only, refusal, status_only};
 use super::streamable::handle;
+use super::tls::ServerTls;
 use crate::server::Server;
 use axum::http::{Method, StatusCode};
 use axum::response::Response;
@@ -29,6 +30,7 @@ pub struct HttpServerHandle {
     shutdown: CancellationToken,
     task: tokio::task::JoinHandle<std::io::Result<()>>,
     gauges: Arc<Gauges>,
+    tls: bool,
 }
 
 impl HttpServerHandle {
@@ -37,9 +39,11 @@ impl HttpServerHandle {
         self.local_addr
     }
 
-    /// The server's base URL with the MCP path, e.g. `http://127.0.0.1:3000/mcp`.
+    /// The server's base URL with the MCP path, e.g. `http://127.0.0.1:3000/mcp` (`https://`
+    /// when it serves TLS).
     pub fn url(&self, path: &str) -> String {
-        format!("http://{}{}", self.local_addr, path)
+        let scheme = if self.tls { "https" } else { "http" };
+        format!("{scheme}://{}{}", self.local_addr, path)
     }
 
     /// Stops accepting connections, ends open GET streams, lets in-flight requests finish, then
@@ -89,17 +93,29 @@ pub async fn serve_http(
     if let Some(check) = check {
         check.await.map_err(std::io::Error::other)?;
     }
+    let tls = match &options.tls {
+        Some(t) => Some(
+            ServerTls::new(t)
+                .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?,
+        ),
+        None => None,
+    };
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let local_addr = listener.local_addr()?;
     let app = App::new(server, options, Some(local_addr));
     let shutdown = app.shutdown.clone();
     let gauges = app.gauges.clone();
-    let task = tokio::spawn(accept_loop(listener, app, gauges.clone()));
+    if let Some(t) = &tls {
+        t.spawn_reload(shutdown.clone());
+    }
+    let is_tls = tls.is_some();
+    let task = tokio::spawn(accept_loop(listener, app, gauges.clone(), tls));
     Ok(HttpServerHandle {
         local_addr,
         shutdown,
         task,
         gauges,
+        tls: is_tls,
     })
 }
 
@@ -108,6 +124,7 @@ async fn accept_loop(
     listener: tokio::net::TcpListener,
     app: Arc<App>,
     gauges: Arc<Gauges>,
+    tls: Option<ServerTls>,
 ) -> std::io::Result<()> {
     let o = &app.options;
     let limits = h1::Limits {
@@ -154,8 +171,11 @@ async fn accept_loop(
             tracing::debug!(error = %e, "TCP_NODELAY failed");
         }
         let Some(per_client) = clients.admit(client) else {
-            // Over this client's share: told so without reading anything, and closed.
-            let _ = tcp.try_write(TOO_MANY_FROM_CLIENT);
+            // Over this client's share: told so without reading anything, and closed (over
+            // TLS, closed only: plain text would mean nothing to a TLS client).
+            if tls.is_none() {
+                let _ = tcp.try_write(TOO_MANY_FROM_CLIENT);
+            }
             tracing::debug!(%client, "connection refused: the client's connection limit is reached");
             continue;
         };
@@ -189,31 +209,60 @@ async fn accept_loop(
         };
         let app = app.clone();
         let token = app.shutdown.clone();
-        let socket = h1::socket_of(&tcp);
         let on_board = seat.clone();
-        let serve = h1::serve_watched(
-            tcp,
-            socket,
-            limits.clone(),
-            refusal,
-            token,
-            Some(watched),
-            move |req| {
-                let (app, seat) = (app.clone(), on_board.clone());
-                async move {
-                    let named = names_session(&req);
-                    let r = endpoint(app, req).await;
-                    if r.status().is_success()
-                        && (named || r.headers().contains_key(SESSION_ID_NAME))
-                    {
-                        seat.proven();
-                    }
-                    r
+        let service = move |req| {
+            let (app, seat) = (app.clone(), on_board.clone());
+            async move {
+                let named = names_session(&req);
+                let r = endpoint(app, req).await;
+                if r.status().is_success() && (named || r.headers().contains_key(SESSION_ID_NAME)) {
+                    seat.proven();
                 }
-            },
-        );
+                r
+            }
+        };
+        let limits = limits.clone();
+        let acceptor = tls.as_ref().map(|t| t.acceptor.clone());
         connections.spawn(async move {
-            serve.await;
+            match acceptor {
+                None => {
+                    let socket = h1::socket_of(&tcp);
+                    h1::serve_watched(tcp, socket, limits, refusal, token, Some(watched), service)
+                        .await
+                }
+                Some(acceptor) => {
+                    // The handshake has the time a new connection has for its first head; a
+                    // failed or late one closes this connection only. The h1 layer then reads
+                    // the TLS stream through tokio (no socket to wait on directly: the bytes
+                    // on the socket are records, not requests).
+                    let handshake = tokio::select! {
+                        biased;
+                        _ = token.cancelled() => None,
+                        r = tokio::time::timeout(limits.header_read_timeout, acceptor.accept(tcp)) => Some(r),
+                    };
+                    match handshake {
+                        Some(Ok(Ok(stream))) => {
+                            h1::serve_watched(
+                                stream,
+                                None,
+                                limits,
+                                refusal,
+                                token,
+                                Some(watched),
+                                service,
+                            )
+                            .await
+                        }
+                        Some(Ok(Err(e))) => {
+                            tracing::debug!(%client, error = %e, "TLS handshake failed");
+                        }
+                        Some(Err(_)) => {
+                            tracing::debug!(%client, "TLS handshake timed out");
+                        }
+                        None => {}
+                    }
+                }
+            }
             drop(seat);
             drop(per_client);
             drop(slot);

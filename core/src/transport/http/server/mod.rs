@@ -54,9 +54,11 @@ mod session_table;
 mod sse_body;
 mod stateless_post;
 mod streamable;
+mod tls;
 
 pub(crate) use app::CHOSEN_SESSION_ID;
 pub use axum_adapter::router;
 pub use headers::{PROTOCOL_VERSION_HEADER, SESSION_ID_HEADER};
 pub use listener::{serve_http, HttpServerHandle};
 pub use session::HttpSession;
+pub use tls::{ClientCertificates, PemSource, TlsOptions};
