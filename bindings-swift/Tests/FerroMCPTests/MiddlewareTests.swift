@@ -297,4 +297,41 @@ final class MiddlewareTests: XCTestCase {
         XCTAssertNotNil(call.sessionId)
         XCTAssertEqual(call.protocolVersion, client.protocolVersion)
     }
+
+    /// bindings-swift/README.md, "Middleware": the snippet's layers, as written there (the
+    /// timing line goes to stderr), then what a client sees through them.
+    func testReadmeMiddlewareExample() async throws {
+        let server = try Server(name: "demo", version: "1.0.0")
+        try server.registerTool("echo") { _, _ in .text("echoed") }
+        try server.registerTool("admin_reset") { _, _ in .text("reset") }
+        // --- README snippet, from here
+        try server.use(.maskErrors)   // outermost: internal errors reach the client as "Internal error"
+        try server.use(.rateLimit(limit: 3, window: .seconds(10), methods: ["tools/call"]))
+        try server.use(.timing { event in
+            FileHandle.standardError.write(Data("\(event.method) \(event.tool ?? "-") \(event.duration) \(event.outcome)\n".utf8))
+        })
+        try server.use { request, next in          // a closure: (MiddlewareRequest, MiddlewareNext) async throws -> Value
+            if request.tool?.hasPrefix("admin_") == true && request.principal == nil {
+                throw McpError(code: -32003, message: "Permission denied", data: ["tool": .string(request.tool!)])
+            }
+            var result = try await next(request)   // the rest of the chain; call it at most once
+            if case .object(var o) = result, request.method == "tools/call" {
+                o["_meta"] = ["servedBy": "demo"]  // change the result
+                result = .object(o)
+            }
+            return result
+        }
+        // --- to here
+        let client = try await Client.connect(to: server)
+        let echo = try await client.callTool("echo")
+        XCTAssertEqual(echo.text, "echoed")
+        XCTAssertEqual(echo.meta, ["servedBy": "demo"])
+        let refused = await T.mcpError { _ = try await client.callTool("admin_reset") }
+        XCTAssertEqual(refused?.code, -32003)
+        XCTAssertEqual(refused?.data, ["tool": "admin_reset"])
+        _ = try await client.callTool("echo")
+        let limited = await T.mcpError { _ = try await client.callTool("echo") }
+        XCTAssertEqual(limited?.code, -32004, "the 4th call in 10 s")
+        await client.close()
+    }
 }
