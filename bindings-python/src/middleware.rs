@@ -15,16 +15,20 @@ use pyo3::prelude::*;
 use serde_json::Value;
 use std::sync::Arc;
 
-/// A Python middleware layer: `func(request, next, ctx)`, a coroutine function.
+/// A Python middleware layer: `func(request, next, ctx)`, a coroutine function, and
+/// optionally `notify(notification)`, a plain function shown each client notification.
 pub struct PyMiddleware {
     handler: Arc<PyHandler>,
+    notify: Option<Arc<Py<PyAny>>>,
 }
 
 impl PyMiddleware {
-    /// The layer calling `func` on the server's asyncio loop.
-    pub fn new(func: Py<PyAny>, event_loop: LoopCell) -> Arc<Self> {
+    /// The layer calling `func` on the server's asyncio loop, and `notify` (if any) on the
+    /// sync-handler pool.
+    pub fn new(func: Py<PyAny>, notify: Option<Py<PyAny>>, event_loop: LoopCell) -> Arc<Self> {
         Arc::new(Self {
             handler: PyHandler::new(func, event_loop),
+            notify: notify.map(Arc::new),
         })
     }
 }
@@ -48,6 +52,22 @@ impl ForeignMiddleware for PyMiddleware {
             }),
         )
     }
+
+    fn notification(&self, notification: Value) {
+        if let Some(notify) = &self.notify {
+            call_later(notify.clone(), notification);
+        }
+    }
+}
+
+/// Calls `func(value)` on the sync-handler pool; an exception is reported as unraisable.
+fn call_later(func: Arc<Py<PyAny>>, value: Value) {
+    post_sync(move |py| {
+        let called = value_to_py(py, &value).and_then(|v| func.bind(py).call1((v,)));
+        if let Err(e) = called {
+            e.write_unraisable(py, Some(func.bind(py)));
+        }
+    });
 }
 
 /// The rest of a request's middleware chain, as a Python middleware awaits it.
@@ -78,13 +98,5 @@ impl NativeNext {
 /// reported as unraisable, the request is not affected).
 pub fn timing_hook(hook: Py<PyAny>) -> Arc<dyn Fn(Value) + Send + Sync + 'static> {
     let hook = Arc::new(hook);
-    Arc::new(move |event: Value| {
-        let hook = hook.clone();
-        post_sync(move |py| {
-            let called = value_to_py(py, &event).and_then(|e| hook.bind(py).call1((e,)));
-            if let Err(e) = called {
-                e.write_unraisable(py, Some(hook.bind(py)));
-            }
-        });
-    })
+    Arc::new(move |event: Value| call_later(hook.clone(), event))
 }

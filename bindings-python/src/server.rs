@@ -60,10 +60,16 @@ impl NativeServer {
     }
 
     /// Adds a middleware layer after those already there: `func(request, next, ctx)`, a
-    /// coroutine function (see `ferromcp._middleware`). Refused once the server handled a
-    /// request.
-    fn add_middleware(&self, py: Python<'_>, func: Py<PyAny>) -> PyResult<()> {
-        let layer = crate::middleware::PyMiddleware::new(func, self.event_loop.clone());
+    /// coroutine function (see `ferromcp.middleware`), and `notify(notification)`, a plain
+    /// function shown each client notification. Refused once the server handled a request.
+    #[pyo3(signature = (func, notify=None))]
+    fn add_middleware(
+        &self,
+        py: Python<'_>,
+        func: Py<PyAny>,
+        notify: Option<Py<PyAny>>,
+    ) -> PyResult<()> {
+        let layer = crate::middleware::PyMiddleware::new(func, notify, self.event_loop.clone());
         self.server
             .add_middleware(layer)
             .map_err(|e| to_py_err(py, e))

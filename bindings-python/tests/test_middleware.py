@@ -22,6 +22,7 @@ from ferromcp.middleware import (
     MaskErrors,
     Middleware,
     MiddlewareContext,
+    NotificationContext,
     RateLimit,
     RequestLog,
     Timing,
@@ -406,3 +407,25 @@ async def test_a_layer_failure_is_logged_with_its_traceback(
     assert e.value.code == -32603 and "KeyError" in e.value.message
     failed = [r for r in caplog.records if r.name == "ferromcp" and "broken" in r.getMessage()]
     assert failed and failed[0].exc_info is not None
+
+
+async def test_a_middleware_class_observes_client_notifications() -> None:
+    seen: list[NotificationContext] = []
+    got = asyncio.Event()
+
+    class Notes(Middleware):
+        async def on_notification(self, ctx: NotificationContext, call_next: Any) -> None:
+            seen.append(ctx)
+            if ctx.method == "example.com/custom":
+                got.set()
+            await call_next(ctx)
+
+    server = make_server(middleware=[Notes()])
+    async with Client.memory(server) as c:
+        await c.notify("notifications/roots/list_changed")
+        await c.notify("example.com/custom", {"x": 1})
+        await asyncio.wait_for(got.wait(), 5)
+        r = await c.call_tool("echo", {})
+        assert r["content"][0]["text"] == "echoed"
+    assert [n.method for n in seen] == ["notifications/roots/list_changed", "example.com/custom"]
+    assert seen[1].params == {"x": 1} and seen[1].session_key.startswith("conn-")

@@ -14,9 +14,9 @@ with a code, message and data), change the request (``ctx.method``, ``ctx.params
         return await call_next(ctx)
 
 The built-in layers run in Rust: :class:`RateLimit`, :class:`RequestLog`, :class:`MaskErrors`
-and :class:`Timing` (or their config dicts, ``{"name": "rateLimit", ...}``). Python layers see
-requests; the client's notifications pass them by. Add every layer before the server handles
-its first request."""
+and :class:`Timing` (or their config dicts, ``{"name": "rateLimit", ...}``). The client's
+notifications are shown to :meth:`Middleware.on_notification` and always handed on. Add every
+layer before the server handles its first request."""
 
 from __future__ import annotations
 
@@ -38,6 +38,7 @@ __all__ = [
     "MaskErrors",
     "Middleware",
     "MiddlewareContext",
+    "NotificationContext",
     "RateLimit",
     "RequestLog",
     "Timing",
@@ -127,6 +128,30 @@ class MiddlewareContext:
         return f"MiddlewareContext(method={self.method!r}, id={self.id!r}, tool={self.tool!r})"
 
 
+class NotificationContext:
+    """A notification from the client, shown to :meth:`Middleware.on_notification`."""
+
+    __slots__ = ("method", "params", "session_id", "session_key")
+
+    def __init__(self, notification: dict[str, Any]) -> None:
+        self.method: str = notification["method"]
+        """The notification's method (``notifications/roots/list_changed``, ...)."""
+        self.params: dict[str, Any] | None = notification.get("params")
+        """Its params (a dict, or None)."""
+        self.session_id: str | None = notification.get("sessionId")
+        """The ``Mcp-Session-Id`` (stateful Streamable HTTP), else None."""
+        self.session_key: str = notification.get("sessionKey") or ""
+        """A key naming the session (the ``Mcp-Session-Id``, else the connection)."""
+
+    def __repr__(self) -> str:
+        return f"NotificationContext(method={self.method!r})"
+
+
+async def _handed_on(ctx: NotificationContext) -> None:
+    """``call_next`` of :meth:`Middleware.on_notification`: the notification is handed on
+    whatever the hook does, so there is nothing left to do."""
+
+
 class _Layer(Protocol):
     def __call__(self, ctx: MiddlewareContext, call_next: Any, /) -> Any: ...
 
@@ -196,6 +221,17 @@ class Middleware:
     async def on_initialize(self, ctx: MiddlewareContext, call_next: AsyncCallNext) -> Result:
         """``initialize`` (handshake-era clients)."""
         return await call_next(ctx)
+
+    async def on_notification(
+        self,
+        ctx: NotificationContext,
+        call_next: Callable[[NotificationContext], Awaitable[None]],
+    ) -> None:
+        """A notification from the client (``notifications/roots/list_changed``, custom ones;
+        not those the engine consumes: initialized, cancelled, progress), to observe: it is
+        handed on whatever this does (``call_next`` does nothing and is there for FastMCP's
+        shape). Runs as a task on the server's event loop, beside the requests."""
+        await call_next(ctx)
 
 
 _HOOKS = {
@@ -427,6 +463,29 @@ def _sync_executor() -> Any:
     return _EXECUTOR
 
 
+def _notifier(layer: Middleware, server: Server) -> Callable[[dict[str, Any]], None] | None:
+    """The function the engine shows notifications to, when ``layer`` overrides
+    :meth:`Middleware.on_notification`; it runs ``on_notification`` as a task on the loop."""
+    if type(layer).on_notification is Middleware.on_notification:
+        return None
+
+    def notify(notification: dict[str, Any]) -> None:
+        loop = server._native.event_loop
+        if loop is None:
+            return
+        ctx = NotificationContext(notification)
+
+        async def run() -> None:
+            try:
+                await layer.on_notification(ctx, _handed_on)
+            except Exception as e:
+                _log_failure(layer, e)
+
+        asyncio.run_coroutine_threadsafe(run(), loop)
+
+    return notify
+
+
 def add(server: Server, layer: Any) -> None:
     """Adds ``layer`` to ``server``'s chain (see ``Server.add_middleware``)."""
     from .errors import InvalidRequest
@@ -440,7 +499,8 @@ def add(server: Server, layer: Any) -> None:
         elif isinstance(layer, Mapping):
             native.add_middleware_config(dict(layer))
         else:
-            native.add_middleware(adapt(layer, server))
+            notify = _notifier(layer, server) if isinstance(layer, Middleware) else None
+            native.add_middleware(adapt(layer, server), notify)
             server._has_async = True  # Python layers run on the event loop
     except InvalidRequest as e:
         # The chain is fixed once the server handled a request (as Starlette refuses
