@@ -1,0 +1,450 @@
+//! `serve_http` over TLS ([`HttpServerOptions::tls`]): a test CA and certificates are made at
+//! test time with the `openssl` command in a temporary directory. The engine's own HTTP client
+//! trusting that CA initializes and calls a tool over `https://` (ALPN `http/1.1`); a plain-HTTP
+//! client and a silent connection are closed without disturbing the server; a certificate
+//! swapped on disk is served to the next connection (the served leaf is compared byte for byte
+//! with the file's), while a broken file keeps the previous one; files that do not load are an
+//! error at start naming the file.
+
+#![cfg(feature = "http")]
+
+mod common_http;
+use common_http::*;
+use ferromcp::client::{ClientHandlers, ClientOptions};
+use ferromcp::transport::http::{
+    connect, HttpClientOptions, HttpServerHandle, HttpServerOptions, PemSource, TlsOptions,
+};
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, ServerName};
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// A fresh temporary directory, removed when dropped.
+struct Dir(PathBuf);
+
+impl Dir {
+    fn new(tag: &str) -> Self {
+        static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let p = std::env::temp_dir().join(format!("ferromcp-tls-{tag}-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).unwrap();
+        Dir(p)
+    }
+    fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for Dir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn openssl(dir: &Dir, args: &[&str]) {
+    let out = Command::new("openssl")
+        .args(args)
+        .current_dir(&dir.0)
+        .output()
+        .expect("the openssl command runs");
+    assert!(
+        out.status.success(),
+        "openssl {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Makes `<name>.pem` and `<name>.key`: a self-signed CA.
+fn make_ca(dir: &Dir, name: &str, cn: &str) {
+    openssl(
+        dir,
+        &[
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:P-256",
+            "-nodes",
+            "-keyout",
+            &format!("{name}.key"),
+            "-out",
+            &format!("{name}.pem"),
+            "-days",
+            "2",
+            "-subj",
+            &format!("/CN={cn}"),
+            "-addext",
+            "basicConstraints=critical,CA:TRUE",
+            "-addext",
+            "keyUsage=critical,keyCertSign,cRLSign",
+        ],
+    );
+}
+
+/// Makes `<name>.pem` and `<name>.key`: a leaf for `cn` signed by the CA `ca`, with this
+/// serial; `usage` is `serverAuth` (then named `localhost` and 127.0.0.1) or `clientAuth`.
+fn make_leaf(dir: &Dir, ca: &str, name: &str, cn: &str, serial: u32, usage: &str) {
+    openssl(
+        dir,
+        &[
+            "req",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:P-256",
+            "-nodes",
+            "-keyout",
+            &format!("{name}.key"),
+            "-out",
+            &format!("{name}.csr"),
+            "-subj",
+            &format!("/CN={cn}"),
+        ],
+    );
+    let san = if usage == "serverAuth" {
+        "DNS:localhost,IP:127.0.0.1".to_string()
+    } else {
+        format!("DNS:{cn}")
+    };
+    std::fs::write(
+        dir.path(&format!("{name}.ext")),
+        format!(
+            "basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\n\
+             extendedKeyUsage={usage}\nsubjectAltName={san}\n"
+        ),
+    )
+    .unwrap();
+    openssl(
+        dir,
+        &[
+            "x509",
+            "-req",
+            "-in",
+            &format!("{name}.csr"),
+            "-CA",
+            &format!("{ca}.pem"),
+            "-CAkey",
+            &format!("{ca}.key"),
+            "-set_serial",
+            &serial.to_string(),
+            "-out",
+            &format!("{name}.pem"),
+            "-days",
+            "2",
+            "-extfile",
+            &format!("{name}.ext"),
+        ],
+    );
+}
+
+fn leaf_der(path: &Path) -> Vec<u8> {
+    CertificateDer::pem_file_iter(path)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .to_vec()
+}
+
+/// A CA and a server certificate (`server.pem`, `server.key`, serial 1) in a fresh directory.
+fn pki(tag: &str) -> Dir {
+    let dir = Dir::new(tag);
+    make_ca(&dir, "ca", "ferromcp test CA");
+    make_leaf(
+        &dir,
+        "ca",
+        "server",
+        "ferromcp test server one",
+        1,
+        "serverAuth",
+    );
+    dir
+}
+
+async fn start_tls(dir: &Dir, tweak: impl FnOnce(&mut HttpServerOptions)) -> HttpServerHandle {
+    let mut options = HttpServerOptions {
+        tls: Some(TlsOptions::from_files(
+            dir.path("server.pem"),
+            dir.path("server.key"),
+        )),
+        ..Default::default()
+    };
+    tweak(&mut options);
+    let (_server, handle, _) = start(options).await;
+    handle
+}
+
+fn https_url(handle: &HttpServerHandle) -> String {
+    format!("https://localhost:{}/mcp", handle.local_addr().port())
+}
+
+async fn https_client(url: &str, ca_pem: String) -> ferromcp::client::Client {
+    tokio::time::timeout(
+        Duration::from_secs(20),
+        connect(
+            url,
+            ClientOptions::new("tls-test", "1"),
+            ClientHandlers::default(),
+            HttpClientOptions::default().root_certificate(ca_pem),
+        ),
+    )
+    .await
+    .expect("connect within 20 s")
+    .expect("connects over https")
+}
+
+async fn count_to_2(client: &ferromcp::client::Client) {
+    let r = client
+        .call_tool("count", json!({"steps": 2}))
+        .await
+        .unwrap();
+    assert_eq!(
+        serde_json::to_value(&r).unwrap()["content"][0]["text"],
+        "counted to 2"
+    );
+}
+
+/// Handshakes with the server trusting `ca`, and returns the leaf certificate it served and
+/// the ALPN protocol agreed.
+async fn served_leaf(port: u16, ca: &Path) -> (Vec<u8>, Option<Vec<u8>>) {
+    let mut roots = rustls::RootCertStore::empty();
+    for c in CertificateDer::pem_file_iter(ca).unwrap() {
+        roots.add(c.unwrap()).unwrap();
+    }
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    let tcp = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .unwrap();
+    let tls = tokio_rustls::TlsConnector::from(Arc::new(config))
+        .connect(ServerName::try_from("localhost").unwrap(), tcp)
+        .await
+        .unwrap();
+    let conn = tls.get_ref().1;
+    (
+        conn.peer_certificates().unwrap()[0].to_vec(),
+        conn.alpn_protocol().map(<[u8]>::to_vec),
+    )
+}
+
+#[tokio::test]
+async fn an_https_client_trusting_the_test_ca_calls_a_tool() {
+    let dir = pki("call");
+    let handle = start_tls(&dir, |_| {}).await;
+    assert!(handle.url("/mcp").starts_with("https://127.0.0.1:"));
+    let ca = std::fs::read_to_string(dir.path("ca.pem")).unwrap();
+    let client = https_client(&https_url(&handle), ca).await;
+    assert!(client.session().negotiated().is_some());
+    count_to_2(&client).await;
+    client.close().await;
+    let (leaf, alpn) = served_leaf(handle.local_addr().port(), &dir.path("ca.pem")).await;
+    assert_eq!(leaf, leaf_der(&dir.path("server.pem")));
+    assert_eq!(alpn.as_deref(), Some(&b"http/1.1"[..]));
+    handle.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn pem_bytes_serve_as_well_as_files() {
+    let dir = pki("bytes");
+    let cert = std::fs::read(dir.path("server.pem")).unwrap();
+    let key = std::fs::read(dir.path("server.key")).unwrap();
+    let options = HttpServerOptions {
+        tls: Some(TlsOptions::from_pem(cert, key)),
+        ..Default::default()
+    };
+    let (_server, handle, _) = start(options).await;
+    let ca = std::fs::read_to_string(dir.path("ca.pem")).unwrap();
+    let client = https_client(&https_url(&handle), ca).await;
+    count_to_2(&client).await;
+    client.close().await;
+    handle.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_plain_http_client_is_closed_and_the_server_keeps_serving() {
+    let dir = pki("plain");
+    let handle = start_tls(&dir, |o| o.header_read_timeout = Duration::from_millis(500)).await;
+    let port = handle.local_addr().port();
+    // A plain HTTP request: the handshake fails on its first byte; the connection closes at
+    // once with at most a TLS alert, never an HTTP answer.
+    let mut tcp = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .unwrap();
+    tcp.write_all(b"POST /mcp HTTP/1.1\r\nhost: localhost\r\ncontent-length: 2\r\n\r\n{}")
+        .await
+        .unwrap();
+    let started = Instant::now();
+    let mut got = Vec::new();
+    tokio::time::timeout(Duration::from_secs(5), tcp.read_to_end(&mut got))
+        .await
+        .expect("closed within 5 s")
+        .ok();
+    assert!(
+        started.elapsed() < Duration::from_millis(400),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(
+        !got.starts_with(b"HTTP/"),
+        "{:?}",
+        String::from_utf8_lossy(&got)
+    );
+    // The engine's plain-HTTP client gets a clear error too.
+    let r = tokio::time::timeout(
+        Duration::from_secs(20),
+        connect(
+            &format!("http://localhost:{port}/mcp"),
+            ClientOptions::new("plain", "1"),
+            ClientHandlers::default(),
+            HttpClientOptions::default(),
+        ),
+    )
+    .await
+    .expect("fails within 20 s");
+    assert!(r.is_err());
+    // A connection that says nothing is closed after the handshake's time.
+    let mut silent = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .unwrap();
+    let started = Instant::now();
+    let n = tokio::time::timeout(Duration::from_secs(5), silent.read(&mut [0u8; 64]))
+        .await
+        .expect("closed within 5 s")
+        .unwrap_or(0);
+    assert_eq!(n, 0);
+    let waited = started.elapsed();
+    assert!(
+        waited >= Duration::from_millis(450) && waited < Duration::from_secs(3),
+        "{waited:?}"
+    );
+    // Meanwhile and after, https clients are served.
+    let ca = std::fs::read_to_string(dir.path("ca.pem")).unwrap();
+    let client = https_client(&https_url(&handle), ca).await;
+    count_to_2(&client).await;
+    client.close().await;
+    handle.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_certificate_swapped_on_disk_is_served_to_the_next_connection() {
+    let dir = pki("swap");
+    let handle = start_tls(&dir, |o| {
+        o.tls.as_mut().unwrap().reload_interval = Duration::from_millis(100);
+    })
+    .await;
+    let port = handle.local_addr().port();
+    let ca_path = dir.path("ca.pem");
+    let ca = std::fs::read_to_string(&ca_path).unwrap();
+    let one = leaf_der(&dir.path("server.pem"));
+    assert_eq!(served_leaf(port, &ca_path).await.0, one);
+    // A client connected before the swap.
+    let before = https_client(&https_url(&handle), ca.clone()).await;
+
+    // A new pair written beside, then moved over the old files (as certbot and friends do).
+    make_leaf(
+        &dir,
+        "ca",
+        "next",
+        "ferromcp test server two",
+        2,
+        "serverAuth",
+    );
+    let two = leaf_der(&dir.path("next.pem"));
+    assert_ne!(one, two);
+    std::fs::rename(dir.path("next.key"), dir.path("server.key")).unwrap();
+    std::fs::rename(dir.path("next.pem"), dir.path("server.pem")).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        if served_leaf(port, &ca_path).await.0 == two {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the new certificate was not served within 5 s"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // The connection opened before still works; new clients work.
+    count_to_2(&before).await;
+    before.close().await;
+    let after = https_client(&https_url(&handle), ca.clone()).await;
+    count_to_2(&after).await;
+    after.close().await;
+
+    // A broken file is not served: the previous certificate stays.
+    std::fs::write(
+        dir.path("server.pem"),
+        b"-----BEGIN CERTIFICATE-----\nbroken\n",
+    )
+    .unwrap();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(served_leaf(port, &ca_path).await.0, two);
+    // Nor a certificate with another pair's key.
+    make_leaf(
+        &dir,
+        "ca",
+        "third",
+        "ferromcp test server three",
+        3,
+        "serverAuth",
+    );
+    std::fs::copy(dir.path("third.pem"), dir.path("server.pem")).unwrap();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(served_leaf(port, &ca_path).await.0, two);
+    // Its own key completes it.
+    std::fs::copy(dir.path("third.key"), dir.path("server.key")).unwrap();
+    let three = leaf_der(&dir.path("third.pem"));
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while served_leaf(port, &ca_path).await.0 != three {
+        assert!(
+            Instant::now() < deadline,
+            "the third certificate was not served within 5 s"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    handle.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn files_that_do_not_load_are_an_error_at_start_naming_them() {
+    let dir = pki("bad");
+    let server = demo_server();
+    let missing = HttpServerOptions {
+        tls: Some(TlsOptions::from_files(
+            dir.path("nope.pem"),
+            dir.path("server.key"),
+        )),
+        ..Default::default()
+    };
+    let err = ferromcp::transport::http::serve_http(server.clone(), "127.0.0.1:0", missing)
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
+    assert!(err.to_string().contains("nope.pem"), "{err}");
+    make_leaf(&dir, "ca", "other", "other", 9, "serverAuth");
+    let mismatched = HttpServerOptions {
+        tls: Some(TlsOptions {
+            private_key: PemSource::File(dir.path("other.key")),
+            ..TlsOptions::from_files(dir.path("server.pem"), dir.path("server.key"))
+        }),
+        ..Default::default()
+    };
+    let err = ferromcp::transport::http::serve_http(server, "127.0.0.1:0", mismatched)
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("other.key") && err.to_string().contains("key"),
+        "{err}"
+    );
+}
