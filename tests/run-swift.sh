@@ -51,6 +51,9 @@ else
 fi
 if bindings-swift/scripts/build.sh; then
   (cd bindings-swift && ../scripts/swift test) || fail "swift test (bindings-swift)"
+  # The opt-in private Swift runtime hooks (PrivateRuntimeHooks): off above, on here.
+  (cd bindings-swift && FERROMCP_SWIFT_PRIVATE_RUNTIME_HOOKS=1 ../scripts/swift test --skip-build \
+    --filter HandlerCallTests) || fail "swift test HandlerCallTests with FERROMCP_SWIFT_PRIVATE_RUNTIME_HOOKS=1"
 else
   fail "bindings-swift/scripts/build.sh"
 fi

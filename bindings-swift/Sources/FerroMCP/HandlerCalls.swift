@@ -18,6 +18,12 @@
 // thread touches (`InlineRun`), since everything that runs inline runs on the engine thread
 // that started it. Without the hook (a runtime that does not export it), calls start on the
 // global executor.
+//
+// The hook and `swift_job_run` are private entry points of the Swift runtime (no ABI promise;
+// App Store review may flag them), so they are off unless the user opts in:
+// `PrivateRuntimeHooks.enable()` or FERROMCP_SWIFT_PRIVATE_RUNTIME_HOOKS=1 (see
+// bindings-swift/README.md, "Private Swift runtime hooks (opt-in)"). Off, every handler call
+// starts on the global executor.
 
 import FerroMCPNative
 import Foundation
@@ -189,9 +195,10 @@ enum InlineHook {
     /// Jobs run inline at most, so a task that keeps yielding cannot hold the engine thread.
     private static let budget = 16
 
-    /// Whether the hook is installed (once, on first use): false when the runtime does not
-    /// export it, and then no call runs inline.
+    /// Whether the hook is installed (once, on first use): false unless the user opted in
+    /// (`PrivateRuntimeHooks`), or when the runtime does not export it; then no call runs inline.
     static let installed: Bool = {
+        guard PrivateRuntimeHooks.requested else { return false }
         #if canImport(Darwin)
         let everywhere = UnsafeMutableRawPointer(bitPattern: -2)  // RTLD_DEFAULT
         #else
@@ -258,3 +265,45 @@ private func swiftJobRun(_ job: UnownedJob, _ executor: UnownedSerialExecutor)
 /// Hands a job to the global executor (through the enqueue hooks).
 @_silgen_name("swift_task_enqueueGlobal")
 private func swiftEnqueueGlobal(_ job: UnownedJob)
+
+/// The opt-in to the private Swift runtime entry points FerroMCP can use to run a handler call
+/// on the engine's thread until it first suspends (`swift_task_enqueueGlobal_hook`, installed
+/// with `dlsym`, and `swift_job_run` / `swift_task_enqueueGlobal` through `@_silgen_name`).
+/// Off by default: they are not public API, their ABI may change with any Swift release, and
+/// App Store review may reject apps that use private symbols. On, a handler that answers
+/// without suspending costs no thread hop (bindings-swift/README.md, "Private Swift runtime
+/// hooks (opt-in)", says what that bought on the benchmark).
+///
+/// Turn it on before the first handler call (e.g. first thing in `main`), or set the
+/// environment variable `FERROMCP_SWIFT_PRIVATE_RUNTIME_HOOKS=1`; the choice is read once, at
+/// the first handler call, and fixed for the process.
+public enum PrivateRuntimeHooks {
+    /// The environment variable that turns the hooks on (`1`, `true` or `yes`).
+    public static let environmentVariable = "FERROMCP_SWIFT_PRIVATE_RUNTIME_HOOKS"
+
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var enabledByCall = false
+
+    /// Asks for the hooks. Returns whether they are in use: false when the runtime does not
+    /// export the hook, or when a handler call already ran with them off (the choice is fixed
+    /// at the first call).
+    @discardableResult
+    public static func enable() -> Bool {
+        lock.lock()
+        enabledByCall = true
+        lock.unlock()
+        return InlineHook.installed
+    }
+
+    /// Whether the hooks are in use (reading it fixes the choice, as a first handler call does).
+    public static var isActive: Bool { InlineHook.installed }
+
+    /// Whether the user asked for them (by `enable()` or the environment variable).
+    static var requested: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        if enabledByCall { return true }
+        guard let value = ProcessInfo.processInfo.environment[environmentVariable]?.lowercased() else { return false }
+        return ["1", "true", "yes"].contains(value)
+    }
+}

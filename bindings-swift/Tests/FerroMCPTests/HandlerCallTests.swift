@@ -1,6 +1,8 @@
-// HandlerCallTests: where a server handler runs (HandlerCalls): on the engine's thread until it
-// first suspends, on Swift's global executor after that; a handler that keeps yielding or
-// waits on another call does not hold the engine up.
+// HandlerCallTests: where a server handler runs (HandlerCalls): by default on Swift's global
+// executor; with the opt-in private runtime hooks (PrivateRuntimeHooks; tests/run-swift.sh runs
+// this class a second time with FERROMCP_SWIFT_PRIVATE_RUNTIME_HOOKS=1) on the engine's thread
+// until it first suspends, then on the global executor; either way a handler that keeps
+// yielding or waits on another call does not hold the engine up.
 
 import FerroMCP
 import Foundation
@@ -15,8 +17,20 @@ private func threadID() -> String {
 }
 
 final class HandlerCallTests: XCTestCase {
+    /// With the private runtime hooks (`PrivateRuntimeHooks`, opt-in: tests/run-swift.sh runs
+    /// this class again with FERROMCP_SWIFT_PRIVATE_RUNTIME_HOOKS=1), a handler starts on the
+    /// engine's thread and leaves it at its first suspension; without them (the default) it
+    /// starts on Swift's global executor, never on the engine's thread. The engine's thread is
+    /// where the timing hook runs (on the task that served the request).
     func testAHandlerRunsOnTheEngineThreadUntilItSuspends() async throws {
+        let hooks = PrivateRuntimeHooks.isActive
+        let expected = ProcessInfo.processInfo.environment[PrivateRuntimeHooks.environmentVariable] == "1"
+        XCTAssertEqual(hooks, expected, "the hooks are on exactly when asked for")
         let server = try Server(name: "threads", version: "1.0.0")
+        let engineThreads = T.Box<Set<String>>([])
+        try server.use(.timing { event in
+            if event.method == "tools/call" { engineThreads.update { $0.insert(threadID()) } }
+        })
         try server.registerTool("where") { _, _ in .text(threadID()) }
         try server.registerTool("whereAfterSleeping") { _, _ in
             let before = threadID()
@@ -37,13 +51,22 @@ final class HandlerCallTests: XCTestCase {
         let threads = resumed.text.split(separator: " ").map(String.init)
         XCTAssertEqual(threads.count, 2)
         starts.insert(threads[0])
-        XCTAssertEqual(starts.count, 1, "every handler starts on the engine thread")
-        XCTAssertNotEqual(threads[1], threads[0], "after a suspension a handler runs off the engine thread")
         await client.close()
+        XCTAssertEqual(engineThreads.value.count, 1, "one engine thread: \(engineThreads.value)")
+        if hooks {
+            XCTAssertEqual(starts, engineThreads.value, "every handler starts on the engine thread")
+        } else {
+            XCTAssertTrue(starts.isDisjoint(with: engineThreads.value), "no handler runs on the engine thread")
+        }
+        XCTAssertFalse(engineThreads.value.contains(threads[1]), "after a suspension a handler runs off the engine thread")
     }
 
     func testWorkAHandlerHandsOffDoesNotRunOnTheEngineThread() async throws {
         let server = try Server(name: "handoff", version: "1.0.0")
+        let engineThreads = T.Box<Set<String>>([])  // where the timing hook runs
+        try server.use(.timing { event in
+            if event.method == "tools/call" { engineThreads.update { $0.insert(threadID()) } }
+        })
         let handedOff = T.Signal<String>()
         try server.registerTool("handOff") { _, _ in
             Task.detached { handedOff.send(threadID()) }
@@ -52,12 +75,16 @@ final class HandlerCallTests: XCTestCase {
         }
         let client = try await Client.connect(to: server)
         try await Task.sleep(for: .milliseconds(10))
-        let engine = try await client.callTool("handOff").text
+        let handler = try await client.callTool("handOff").text
         let first = try await handedOff.next(within: 10, "the first task the handler started")
         let second = try await handedOff.next(within: 10, "the second task the handler started")
+        await client.close()
+        let engine = try XCTUnwrap(engineThreads.value.first)
+        XCTAssertEqual(engineThreads.value.count, 1)
+        // With the private runtime hooks the handler itself ran on the engine thread.
+        XCTAssertEqual(handler == engine, PrivateRuntimeHooks.isActive)
         XCTAssertNotEqual(first, engine, "a task the handler starts runs off the engine thread")
         XCTAssertNotEqual(second, engine, "a task the handler starts runs off the engine thread")
-        await client.close()
     }
 
     func testHandlersWaitingOnEachOtherBothAnswer() async throws {
