@@ -8,6 +8,7 @@ same."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import sys
 import threading
 import time
@@ -429,3 +430,35 @@ async def test_a_middleware_class_observes_client_notifications() -> None:
         assert r["content"][0]["text"] == "echoed"
     assert [n.method for n in seen] == ["notifications/roots/list_changed", "example.com/custom"]
     assert seen[1].params == {"x": 1} and seen[1].session_key.startswith("conn-")
+
+
+async def test_an_official_sdk_style_middleware_rewrites_with_dataclasses_replace() -> None:
+    """The official SDK's ``MCPServer(middleware=[...])`` / ``mcp.middleware.append(...)``
+    shape: ``(ctx, call_next)``, ``ctx.request_id``, a rewrite by ``dataclasses.replace``."""
+    seen: list[tuple[str, Any]] = []
+
+    async def observe(ctx: Any, call_next: Any) -> Any:
+        seen.append((ctx.method, ctx.request_id))
+        return await call_next(ctx)
+
+    async def rewrite(ctx: Any, call_next: Any) -> Any:
+        if ctx.method == "tools/call":
+            ctx = dataclasses.replace(ctx, params={**ctx.params, "arguments": {"text": "new"}})
+        return await call_next(ctx)
+
+    mcp = MCPServer("compat", middleware=[observe])
+    mcp.middleware.append(rewrite)
+
+    @mcp.tool()
+    def echo(text: str) -> str:
+        """Echoes."""
+        return text
+
+    assert mcp.middleware == [observe, rewrite]
+    with pytest.raises(TypeError, match="only grows at its end"):
+        mcp.middleware.insert(0, observe)
+    async with Client.memory(mcp) as c:
+        r = await c.call_tool("echo", {"text": "old"})
+        assert r["content"][0]["text"] == "new"
+    assert [m for m, _ in seen] == ["initialize", "tools/call"]
+    assert all(isinstance(i, (int, str)) for _, i in seen)

@@ -21,9 +21,9 @@ layer before the server handles its first request."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, Protocol, Union
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, Union
 
 from .schema import to_jsonable
 
@@ -38,6 +38,7 @@ __all__ = [
     "MaskErrors",
     "Middleware",
     "MiddlewareContext",
+    "MiddlewareList",
     "NotificationContext",
     "RateLimit",
     "RequestLog",
@@ -54,55 +55,81 @@ rest of the chain answered."""
 CallNext = AsyncCallNext
 
 
+@dataclass(eq=False)
 class MiddlewareContext:
     """One request on its way through the middleware: what it is and where it came from.
-    ``method`` and ``params`` may be changed before ``call_next(ctx)``; the rest describes the
-    request."""
+    ``method`` and ``params`` may be changed before ``call_next(ctx)``, in place or on a copy
+    (``dataclasses.replace(ctx, params=...)``, as the official SDK's middleware does); the rest
+    describes the request."""
 
-    __slots__ = (
-        "_native",
-        "_server",
-        "http_headers",
-        "id",
-        "method",
-        "params",
-        "principal",
-        "protocol_version",
-        "session_id",
-        "session_key",
-        "tool",
-    )
+    method: str
+    """The JSON-RPC method (``tools/call``, ``resources/read``, ``initialize``, ...)."""
+    params: dict[str, Any] | None
+    """The request's params (a dict, or None)."""
+    id: str | int
+    """The JSON-RPC request id."""
+    tool: str | None = None
+    """For ``tools/call``: the tool's name."""
+    session_id: str | None = None
+    """The ``Mcp-Session-Id`` (stateful Streamable HTTP), else None."""
+    session_key: str = ""
+    """A key naming the session (the ``Mcp-Session-Id``, else the connection)."""
+    principal: dict[str, Any] | None = None
+    """The verified token's identity on a protected server (``subject``, ``clientId``,
+    ``scopes``, ``audience``, ``expiresAt``, ``claims``), else None."""
+    protocol_version: str | None = None
+    """The request's protocol revision."""
+    http_headers: list[tuple[str, str]] | None = None
+    """The HTTP request's header fields (lowercase names, in order), else None."""
+    native: _native.NativeContext | None = field(default=None, repr=False)
+    """The engine's context of the request (private)."""
+    server: Server | None = field(default=None, repr=False)
+    """The server handling the request."""
 
-    def __init__(
-        self,
+    @classmethod
+    def from_request(
+        cls,
         request: dict[str, Any],
         native: _native.NativeContext | None = None,
         server: Server | None = None,
-    ) -> None:
-        self.method: str = request["method"]
-        """The JSON-RPC method (``tools/call``, ``resources/read``, ``initialize``, ...)."""
-        self.params: dict[str, Any] | None = request.get("params")
-        """The request's params (a dict, or None)."""
-        self.id: str | int = request["id"]
-        """The JSON-RPC request id."""
-        self.tool: str | None = request.get("tool")
-        """For ``tools/call``: the tool's name."""
-        self.session_id: str | None = request.get("sessionId")
-        """The ``Mcp-Session-Id`` (stateful Streamable HTTP), else None."""
-        self.session_key: str = request.get("sessionKey") or ""
-        """A key naming the session (the ``Mcp-Session-Id``, else the connection)."""
-        self.principal: dict[str, Any] | None = request.get("principal")
-        """The verified token's identity on a protected server (``subject``, ``clientId``,
-        ``scopes``, ``audience``, ``expiresAt``, ``claims``), else None."""
-        self.protocol_version: str | None = request.get("protocolVersion")
-        """The request's protocol revision."""
+    ) -> MiddlewareContext:
+        """The context of a request as the engine describes it (see ``embed::request_json``)."""
         headers = request.get("httpHeaders")
-        self.http_headers: list[tuple[str, str]] | None = (
-            None if headers is None else [(k, v) for k, v in headers]
+        return cls(
+            method=request["method"],
+            params=request.get("params"),
+            id=request["id"],
+            tool=request.get("tool"),
+            session_id=request.get("sessionId"),
+            session_key=request.get("sessionKey") or "",
+            principal=request.get("principal"),
+            protocol_version=request.get("protocolVersion"),
+            http_headers=None if headers is None else [(k, v) for k, v in headers],
+            native=native,
+            server=server,
         )
-        """The HTTP request's header fields (lowercase names, in order), else None."""
-        self._native = native
-        self._server = server
+
+    @property
+    def request_id(self) -> str | int:
+        """The same as :attr:`id` (the official SDK's name)."""
+        return self.id
+
+    @property
+    def meta(self) -> dict[str, Any] | None:
+        """The request's ``params._meta``, or None."""
+        meta = (self.params or {}).get("_meta")
+        return meta if isinstance(meta, dict) else None
+
+    @property
+    def headers(self) -> dict[str, str] | None:
+        """The HTTP headers as a dict (the first of each name), or None (the official SDK's
+        ``ctx.headers``)."""
+        if self.http_headers is None:
+            return None
+        out: dict[str, str] = {}
+        for k, v in self.http_headers:
+            out.setdefault(k, v)
+        return out
 
     def header(self, name: str) -> str | None:
         """The first HTTP header called ``name`` (any case), or None."""
@@ -117,15 +144,12 @@ class MiddlewareContext:
         """The request's :class:`ferromcp.Context` (log to the client, report progress, ...)."""
         from .context import Context
 
-        if self._native is None:
+        if self.native is None:
             raise RuntimeError("this MiddlewareContext was not made for a request")
-        return Context(self._native, self._server)
+        return Context(self.native, self.server)
 
     def _request(self) -> dict[str, Any]:
         return {"method": self.method, "params": self.params}
-
-    def __repr__(self) -> str:
-        return f"MiddlewareContext(method={self.method!r}, id={self.id!r}, tool={self.tool!r})"
 
 
 class NotificationContext:
@@ -402,7 +426,7 @@ def adapt(layer: Any, server: Server | None) -> Callable[..., Awaitable[Result]]
     if _is_async(layer):
 
         async def run_async(request: dict[str, Any], native_next: Any, native_ctx: Any) -> Result:
-            ctx = MiddlewareContext(request, native_ctx, server)
+            ctx = MiddlewareContext.from_request(request, native_ctx, server)
             try:
                 return _result(await layer(ctx, native_call_next(native_next)), layer)
             except Exception as e:
@@ -413,7 +437,7 @@ def adapt(layer: Any, server: Server | None) -> Callable[..., Awaitable[Result]]
 
     async def run_sync(request: dict[str, Any], native_next: Any, native_ctx: Any) -> Result:
         loop = asyncio.get_running_loop()
-        ctx = MiddlewareContext(request, native_ctx, server)
+        ctx = MiddlewareContext.from_request(request, native_ctx, server)
         call_next_async = native_call_next(native_next)
 
         def call_next(c: MiddlewareContext) -> Result:
@@ -484,6 +508,43 @@ def _notifier(layer: Middleware, server: Server) -> Callable[[dict[str, Any]], N
         asyncio.run_coroutine_threadsafe(run(), loop)
 
     return notify
+
+
+_M = TypeVar("_M", bound=Callable[..., Any])
+
+
+class MiddlewareList(list[Any]):
+    """``server.middleware``: the layers added so far, outermost first. ``append`` (and
+    ``extend``, ``+=``) adds a layer to the server's chain, as with the official SDK's
+    ``MCPServer.middleware`` list; used as a decorator (``@server.middleware``) it adds the
+    decorated function. The chain only grows at its end, so other changes raise ``TypeError``."""
+
+    def __init__(self, server: Server) -> None:
+        super().__init__()
+        self._server = server
+
+    def append(self, layer: Any) -> None:
+        add(self._server, layer)
+        super().append(layer)
+
+    def extend(self, layers: Iterable[Any]) -> None:
+        for layer in layers:
+            self.append(layer)
+
+    def __iadd__(self, layers: Iterable[Any]) -> MiddlewareList:  # type: ignore[misc]
+        self.extend(layers)
+        return self
+
+    def __call__(self, fn: _M) -> _M:
+        self.append(fn)
+        return fn
+
+    def _fixed(self, *_: Any, **__: Any) -> Any:
+        raise TypeError(
+            "the middleware chain only grows at its end: use append/extend (or add_middleware)"
+        )
+
+    insert = remove = pop = clear = sort = reverse = __setitem__ = __delitem__ = _fixed  # type: ignore[assignment]
 
 
 def add(server: Server, layer: Any) -> None:

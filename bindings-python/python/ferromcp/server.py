@@ -40,7 +40,7 @@ from .serving import HttpServer as HttpServer
 from .serving import Serving
 
 if typing.TYPE_CHECKING:
-    from .middleware import AnyMiddleware
+    from .middleware import AnyMiddleware, MiddlewareList
 
 # Imported lazily (cold start: `python server.py` should answer `initialize` quickly): asyncio
 # (only when an async handler or HTTP needs the event loop), inspect (only for callables that
@@ -48,7 +48,6 @@ if typing.TYPE_CHECKING:
 # (only for signatures beyond str/int/float/bool: see _func), the client (ctx.read_resource).
 
 F = TypeVar("F", bound=Callable[..., Any])
-M = TypeVar("M", bound=Callable[..., Any])
 
 ProtocolRevision = Literal["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"]
 """A protocol revision ferromcp speaks: the handshake era up to ``"2025-11-25"``, and the
@@ -232,8 +231,9 @@ class Server(Serving):
         self._self_clients: dict[Any, Any] = {}
         if lifespan is not None:
             self._has_async = True  # entering it needs an event loop
-        for layer in middleware or ():
-            self.add_middleware(layer)
+        self._middleware: MiddlewareList | None = None
+        if middleware:
+            self.middleware.extend(middleware)
 
     # ---- middleware --------------------------------------------------------------------------
     def add_middleware(self, middleware: AnyMiddleware) -> None:
@@ -245,15 +245,19 @@ class Server(Serving):
         (``{"name": "rateLimit", "limit": 10, "windowMs": 1000}``). See
         :mod:`ferromcp.middleware`. Raises ``RuntimeError`` once the server has handled a
         request, and ``InvalidParams`` for an unknown built-in name or option."""
-        from . import middleware as _middleware
+        self.middleware.append(middleware)
 
-        _middleware.add(self, middleware)
+    @property
+    def middleware(self) -> MiddlewareList:
+        """The layers added, outermost first (:class:`ferromcp.middleware.MiddlewareList`):
+        ``server.middleware.append(layer)`` adds one (the official SDK's ``MCPServer`` has this
+        list), and ``@server.middleware`` adds the decorated ``(ctx, call_next)`` function
+        (async or not). See :meth:`add_middleware`."""
+        if self._middleware is None:
+            from .middleware import MiddlewareList
 
-    def middleware(self, fn: M) -> M:
-        """``@server.middleware``: adds the decorated ``(ctx, call_next)`` function (async or
-        not) as a layer (see :meth:`add_middleware`)."""
-        self.add_middleware(fn)
-        return fn
+            self._middleware = MiddlewareList(self)
+        return self._middleware
 
     async def _read_own_resource(self, uri: str) -> list[dict[str, Any]]:
         """``resources/read`` of this server through an in-memory client (one per event loop),
