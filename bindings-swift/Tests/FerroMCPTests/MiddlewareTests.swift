@@ -334,4 +334,31 @@ final class MiddlewareTests: XCTestCase {
         XCTAssertEqual(limited?.code, -32004, "the 4th call in 10 s")
         await client.close()
     }
+
+    /// A request the client cancels while a Swift layer awaits: the engine drops the layer's
+    /// call, which cancels its task (as a handler's).
+    func testACancelledRequestCancelsTheLayersTask() async throws {
+        let server = try echoServer()
+        let ended = T.Signal<String>()
+        try server.use { request, next in
+            guard request.tool == "slow" else { return try await next(request) }
+            do {
+                try await Task.sleep(for: .seconds(20))
+                ended.send("slept")
+            } catch is CancellationError {
+                ended.send("cancelled")
+                throw CancellationError()
+            }
+            return try await next(request)
+        }
+        let client = try await Client.connect(to: server)
+        let call = Task { try await client.callTool("slow") }
+        try await Task.sleep(for: .milliseconds(50))
+        call.cancel()
+        let outcome = try await ended.next(within: 10, "the layer's task to end")
+        XCTAssertEqual(outcome, "cancelled")
+        let echo = try await client.callTool("echo")
+        XCTAssertEqual(echo.text, "echoed", "the session still serves")
+        await client.close()
+    }
 }
