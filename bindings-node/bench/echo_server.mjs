@@ -2,9 +2,15 @@
 // other bench servers, written the way bindings-node/README.md tells users to write servers.
 //
 //   node echo_server.mjs stdio | http PORT [stateful|stateless|json]
+//
+// FERROMCP_BENCH_JS_MIDDLEWARE=N adds N pass-through JavaScript middleware layers
+// (`async (ctx, next) => next()`), for bench/middleware_cost.mjs (default 0: none).
 import { McpServer } from '../esm/index.mjs';
 
 const server = new McpServer({ name: 'bench-ferromcp-node', version: '1.0.0' });
+for (let i = Number(process.env.FERROMCP_BENCH_JS_MIDDLEWARE ?? 0); i > 0; i--) {
+  server.use(async (_ctx, next) => next());
+}
 server.registerTool(
   'echo',
   { description: 'Echoes the text back', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } },

@@ -26,8 +26,10 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, LazyLock, Mutex};
 
-/// The rest of the chain of each request a JavaScript layer is handling, by key.
-static NEXTS: LazyLock<Mutex<HashMap<u32, ForeignNext>>> = LazyLock::new(Default::default);
+/// The rest of the chain of each request a JavaScript layer is handling, and the request's
+/// context, by key.
+static NEXTS: LazyLock<Mutex<HashMap<u32, (ForeignNext, ForeignContext)>>> =
+    LazyLock::new(Default::default);
 static NEXT_KEY: AtomicU32 = AtomicU32::new(1);
 
 /// Forgets a request's `next` when its layer's call ends (answered, failed or dropped).
@@ -53,7 +55,7 @@ impl ForeignMiddleware for JsMiddleware {
         ctx: ForeignContext,
     ) -> BoxFuture<'static, Result<Value, McpError>> {
         let key = NEXT_KEY.fetch_add(1, Ordering::Relaxed);
-        NEXTS.lock().unwrap().insert(key, next);
+        NEXTS.lock().unwrap().insert(key, (next, ctx.clone()));
         let guard = NextKey(key);
         let call = self
             .dispatch
@@ -69,16 +71,22 @@ impl ForeignMiddleware for JsMiddleware {
 /// Hands a request on to the rest of its chain (`key`: the `next` of a JavaScript layer's
 /// payload; `changed`: `{method, params}` as the layer leaves them, or null for unchanged).
 /// Resolves to the result, or rejects with the chain's JSON-RPC error (also when `next` is
-/// called twice, or after the layer answered).
+/// called twice, or after the layer answered), or with `RequestCancelled` when the request was
+/// cancelled meanwhile (the facade then aborts the layer's signal at once: the engine's own
+/// abort of the layer's call may reach the event loop after this rejection).
 #[napi]
 pub async fn middleware_next(key: u32, changed: Option<Value>) -> napi::Result<Value> {
-    let next = NEXTS.lock().unwrap().get(&key).cloned();
-    let Some(next) = next else {
+    let entry = NEXTS.lock().unwrap().get(&key).cloned();
+    let Some((next, ctx)) = entry else {
         return Err(to_napi(McpError::internal(
             "middleware: next() after the request was answered",
         )));
     };
-    napi_result(next.run(changed).await)
+    let r = next.run(changed).await;
+    if r.is_err() && ctx.is_cancelled() {
+        return Err(to_napi(McpError::cancelled(Some("request cancelled"))));
+    }
+    napi_result(r)
 }
 
 #[napi]

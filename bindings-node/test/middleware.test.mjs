@@ -211,6 +211,39 @@ test('an exception that is not an McpError answers Internal error, never a crash
   assert.match(logged[2], /async secret/);
 });
 
+test('a cancelled request aborts the layer\'s signal and the handler\'s; next() then rejects', async () => {
+  let layerSignal;
+  let nextRejected;
+  let toolAborted = false;
+  const s = server(async (ctx, next) => {
+    if (ctx.tool !== 'wait') return next();
+    layerSignal = ctx.requestContext.signal;
+    try {
+      return await next();
+    } catch (e) {
+      nextRejected = e;
+      throw e;
+    }
+  });
+  s.registerTool('wait', {}, (ctx) => new Promise((_resolve, reject) => {
+    ctx.signal.addEventListener('abort', () => {
+      toolAborted = true;
+      reject(new Error('aborted'));
+    });
+  }));
+  const c = await Client.memory(s);
+  const controller = new AbortController();
+  const pending = c.callTool({ name: 'wait' }, { signal: controller.signal });
+  await until(() => layerSignal !== undefined, 2000, 'the layer to run');
+  controller.abort();
+  await assert.rejects(pending);
+  await until(() => layerSignal.aborted && toolAborted && nextRejected !== undefined, 2000, 'the aborts');
+  assert.ok(nextRejected instanceof McpError, String(nextRejected));
+  assert.equal(nextRejected.code, ErrorCode.RequestCancelled);
+  assert.equal(text(await c.callTool({ name: 'echo', arguments: { text: 'after' } })), 'after');
+  await c.close();
+});
+
 test('rate limit answers -32004 with retryAfter', async () => {
   const s = server(rateLimit({ limit: 2, windowMs: 400, methods: ['tools/call'] }));
   const c = await Client.memory(s);

@@ -221,7 +221,12 @@ function adapt(layer: MiddlewareFunction): (payload: unknown, rctx: RequestConte
   return (payload, rctx) => {
     const { request, next: key } = payload as { request: WireRequest; next: number };
     const ctx = new MiddlewareContext(request, rctx);
-    const next: NextFunction = () => call(native.middlewareNext(key, { method: ctx.method, params: ctx.params }));
+    const next: NextFunction = () =>
+      call(native.middlewareNext(key, { method: ctx.method, params: ctx.params })).catch((e: unknown) => {
+        // Cancelled: abort the layer's signal now (the engine's abort may come after this).
+        if ((e as { code?: unknown })?.code === ErrorCode.RequestCancelled) rctx._abort();
+        throw e;
+      });
     let out: unknown;
     try {
       out = layer(ctx, next);
