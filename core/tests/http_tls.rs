@@ -448,3 +448,164 @@ async fn files_that_do_not_load_are_an_error_at_start_naming_them() {
         "{err}"
     );
 }
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct NoArgs {}
+
+/// A stateless JSON server whose `whoami` tool answers with the identity handlers see.
+async fn whoami_server(dir: &Dir, required: bool) -> HttpServerHandle {
+    let server = ferromcp::server::Server::builder("mtls", "1.0")
+        .tool("whoami", "Identity", |_: NoArgs, ctx| async move {
+            match ctx.auth() {
+                Some(a) => json!({"subject": a.subject, "claims": a.claims}).to_string(),
+                None => "anonymous".to_string(),
+            }
+        })
+        .build()
+        .unwrap();
+    let options = HttpServerOptions {
+        stateless: true,
+        json_response: true,
+        tls: Some(
+            TlsOptions::from_files(dir.path("server.pem"), dir.path("server.key"))
+                .client_certificates(PemSource::File(dir.path("clients.pem")), required),
+        ),
+        ..Default::default()
+    };
+    ferromcp::transport::http::serve_http(server, "127.0.0.1:0", options)
+        .await
+        .unwrap()
+}
+
+/// A CA and server certificate, a clients' CA with `alice` (and a SAN), and a rogue CA with
+/// `mallory`.
+fn mtls_pki(tag: &str) -> Dir {
+    let dir = pki(tag);
+    make_ca(&dir, "clients", "ferromcp test clients CA");
+    make_leaf(&dir, "clients", "alice", "alice", 7, "clientAuth");
+    make_ca(&dir, "rogue", "ferromcp rogue CA");
+    make_leaf(&dir, "rogue", "mallory", "mallory", 8, "clientAuth");
+    dir
+}
+
+/// Calls `whoami` over TLS presenting `client` (`<name>.pem`/`.key`) or no certificate; the
+/// HTTP answer's body, or the error that ended the exchange.
+async fn whoami_as(port: u16, dir: &Dir, client: Option<&str>) -> Result<String, String> {
+    let mut roots = rustls::RootCertStore::empty();
+    for c in CertificateDer::pem_file_iter(dir.path("ca.pem")).unwrap() {
+        roots.add(c.unwrap()).unwrap();
+    }
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let builder = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_root_certificates(roots);
+    let config = match client {
+        None => builder.with_no_client_auth(),
+        Some(name) => {
+            let chain = CertificateDer::pem_file_iter(dir.path(&format!("{name}.pem")))
+                .unwrap()
+                .collect::<Result<Vec<_>, _>>()
+                .unwrap();
+            let key =
+                rustls::pki_types::PrivateKeyDer::from_pem_file(dir.path(&format!("{name}.key")))
+                    .unwrap();
+            builder.with_client_auth_cert(chain, key).unwrap()
+        }
+    };
+    let tcp = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .unwrap();
+    let mut tls = tokio_rustls::TlsConnector::from(Arc::new(config))
+        .connect(ServerName::try_from("localhost").unwrap(), tcp)
+        .await
+        .map_err(|e| e.to_string())?;
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "whoami", "arguments": {}}})
+    .to_string();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nhost: localhost:{port}\r\ncontent-type: application/json\r\n\
+         accept: application/json, text/event-stream\r\nmcp-protocol-version: 2025-06-18\r\n\
+         connection: close\r\ncontent-length: {}\r\n\r\n",
+        body.len()
+    );
+    // With TLS 1.3 the server judges the client's certificate after the client's handshake
+    // ends: a refusal shows as the first write or read failing.
+    tls.write_all(format!("{head}{body}").as_bytes())
+        .await
+        .map_err(|e| e.to_string())?;
+    let mut got = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), tls.read_to_end(&mut got))
+        .await
+        .expect("answered within 10 s")
+        .map_err(|e| e.to_string())?;
+    let text = String::from_utf8(got).unwrap();
+    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+    let body = text
+        .split("\r\n\r\n")
+        .nth(1)
+        .unwrap_or_default()
+        .to_string();
+    let v: serde_json::Value = serde_json::from_str(&body).map_err(|e| format!("{e}: {body}"))?;
+    Ok(v["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string())
+}
+
+#[tokio::test]
+async fn a_client_certificate_is_the_principal_handlers_see() {
+    let dir = mtls_pki("mtls-id");
+    let handle = whoami_server(&dir, true).await;
+    let port = handle.local_addr().port();
+    let text = whoami_as(port, &dir, Some("alice")).await.unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["subject"], "alice", "{v}");
+    let cert = &v["claims"]["clientCertificate"];
+    assert_eq!(cert["subject"], "CN=alice", "{v}");
+    assert_eq!(cert["dnsNames"], json!(["alice"]), "{v}");
+    assert_eq!(cert["serialNumber"], "07", "{v}");
+    handle.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn required_client_certificates_refuse_none_and_other_cas_at_the_handshake() {
+    let dir = mtls_pki("mtls-req");
+    let handle = whoami_server(&dir, true).await;
+    let port = handle.local_addr().port();
+    let none = whoami_as(port, &dir, None).await.unwrap_err();
+    assert!(
+        none.contains("CertificateRequired") || none.contains("alert"),
+        "{none}"
+    );
+    let rogue = whoami_as(port, &dir, Some("mallory")).await.unwrap_err();
+    assert!(
+        rogue.contains("UnknownCA") || rogue.contains("BadCertificate"),
+        "{rogue}"
+    );
+    // Still serving the holder of a good certificate.
+    assert!(whoami_as(port, &dir, Some("alice"))
+        .await
+        .unwrap()
+        .contains("alice"));
+    handle.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn optional_client_certificates_serve_clients_without_one_anonymously() {
+    let dir = mtls_pki("mtls-opt");
+    let handle = whoami_server(&dir, false).await;
+    let port = handle.local_addr().port();
+    assert_eq!(whoami_as(port, &dir, None).await.unwrap(), "anonymous");
+    assert!(whoami_as(port, &dir, Some("alice"))
+        .await
+        .unwrap()
+        .contains("CN=alice"));
+    // A certificate presented must still verify.
+    let rogue = whoami_as(port, &dir, Some("mallory")).await.unwrap_err();
+    assert!(
+        rogue.contains("UnknownCA") || rogue.contains("BadCertificate"),
+        "{rogue}"
+    );
+    handle.shutdown().await.unwrap();
+}

@@ -6,6 +6,7 @@ use super::super::h1;
 use super::super::request::HttpRequest;
 use super::super::HttpServerOptions;
 use super::app::App;
+use super::client_cert::ClientIdentity;
 use super::headers::SESSION_ID_NAME;
 use super::legacy::{legacy_post, legacy_sse};
 use super::protect::metadata_response;
@@ -13,11 +14,13 @@ use super::responses::{allow_only, refusal, status_only};
 use super::streamable::handle;
 use super::tls::ServerTls;
 use crate::server::Server;
+use crate::session::{AuthInfo, AUTH_INFO};
 use axum::http::{Method, StatusCode};
 use axum::response::Response;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
+use tokio::io::AsyncWriteExt;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
@@ -210,23 +213,13 @@ async fn accept_loop(
         let app = app.clone();
         let token = app.shutdown.clone();
         let on_board = seat.clone();
-        let service = move |req| {
-            let (app, seat) = (app.clone(), on_board.clone());
-            async move {
-                let named = names_session(&req);
-                let r = endpoint(app, req).await;
-                if r.status().is_success() && (named || r.headers().contains_key(SESSION_ID_NAME)) {
-                    seat.proven();
-                }
-                r
-            }
-        };
         let limits = limits.clone();
         let acceptor = tls.as_ref().map(|t| t.acceptor.clone());
         connections.spawn(async move {
             match acceptor {
                 None => {
                     let socket = h1::socket_of(&tcp);
+                    let service = |req| serve_one(app.clone(), on_board.clone(), None, req);
                     h1::serve_watched(tcp, socket, limits, refusal, token, Some(watched), service)
                         .await
                 }
@@ -241,9 +234,13 @@ async fn accept_loop(
                         r = tokio::time::timeout(limits.header_read_timeout, acceptor.accept(tcp)) => Some(r),
                     };
                     match handshake {
-                        Some(Ok(Ok(stream))) => {
+                        Some(Ok(Ok(mut stream))) => {
+                            let cert = peer_identity(&stream);
+                            let service =
+                                |req| serve_one(app.clone(), on_board.clone(), cert.clone(), req);
+                            let write_timeout = limits.write_timeout;
                             h1::serve_watched(
-                                stream,
+                                &mut stream,
                                 None,
                                 limits,
                                 refusal,
@@ -251,7 +248,11 @@ async fn accept_loop(
                                 Some(watched),
                                 service,
                             )
-                            .await
+                            .await;
+                            // Closed as TLS says, with a close_notify alert: without it a
+                            // client cannot tell the end of a close-delimited answer from a
+                            // cut connection (rustls reports it as an unexpected EOF).
+                            let _ = tokio::time::timeout(write_timeout, stream.shutdown()).await;
                         }
                         Some(Ok(Err(e))) => {
                             tracing::debug!(%client, error = %e, "TLS handshake failed");
@@ -275,6 +276,40 @@ async fn accept_loop(
     let _ = tokio::time::timeout(Duration::from_secs(30), app.tasks.wait()).await;
     app.close_all();
     Ok(())
+}
+
+/// Serves one request of a connection: as the connection's client certificate's identity when
+/// it presented one (mutual TLS), and marks the connection as carrying a session when the
+/// request names a live one or opens one.
+async fn serve_one(
+    app: Arc<App>,
+    seat: Arc<board::Registered>,
+    cert: Option<Arc<AuthInfo>>,
+    req: HttpRequest,
+) -> Response {
+    let named = names_session(&req);
+    let r = match cert {
+        Some(info) => AUTH_INFO.scope(info, endpoint(app, req)).await,
+        None => endpoint(app, req).await,
+    };
+    if r.status().is_success() && (named || r.headers().contains_key(SESSION_ID_NAME)) {
+        seat.proven();
+    }
+    r
+}
+
+/// The identity of the verified client certificate a TLS connection presented, if any.
+fn peer_identity<IO>(stream: &tokio_rustls::server::TlsStream<IO>) -> Option<Arc<AuthInfo>> {
+    let leaf = stream.get_ref().1.peer_certificates()?.first()?;
+    match ClientIdentity::from_der(leaf) {
+        Some(id) => Some(Arc::new(id.auth_info())),
+        None => {
+            tracing::warn!(
+                "a verified client certificate could not be read; served without its identity"
+            );
+            None
+        }
+    }
 }
 
 /// Routes a request to the Streamable HTTP endpoint or the legacy ones (what [`super::router`] does

@@ -38,6 +38,7 @@
 mod app;
 mod axum_adapter;
 mod checks;
+mod client_cert;
 mod frames;
 mod headers;
 mod host_guard;

@@ -23,7 +23,22 @@ where
         return serve.await;
     };
     match auth.check(headers.get_str("authorization")).await {
-        Ok(info) => AUTH_INFO.scope(info, serve).await,
+        Ok(info) => {
+            // A client certificate (mutual TLS) stays beside the token's identity.
+            let cert = AUTH_INFO
+                .try_with(|c| c.claims.get("clientCertificate").cloned())
+                .ok()
+                .flatten();
+            let info = match cert {
+                Some(cert) => {
+                    let mut both = (*info).clone();
+                    super::client_cert::add_to(&mut both, &cert);
+                    std::sync::Arc::new(both)
+                }
+                None => info,
+            };
+            AUTH_INFO.scope(info, serve).await
+        }
         Err(d) => {
             let status = StatusCode::from_u16(d.status).unwrap_or(StatusCode::UNAUTHORIZED);
             let mut r = json_response(status, &d.body, None);
