@@ -9,6 +9,10 @@
 // Decodable path's share). HTTP runs until the process is killed (the driver sends SIGTERM); like the Rust
 // handler's echo server it sets the session cap (20,000) and idle timeout (30 min) explicitly,
 // because the driver holds 10,000 idle sessions while it reads RSS.
+// FERROMCP_BENCH_MIDDLEWARE=swift adds one Swift middleware layer that hands every request on,
+// =rust one built-in layer (`.requestLog`, its events unread), for the middleware rows (issue
+// 37), as bindings-python/bench/echo_server.py does. FERROMCP_SWIFT_PRIVATE_RUNTIME_HOOKS=1
+// turns on the facade's opt-in inline path (bindings-swift/README.md).
 
 import FerroMCP
 import Foundation
@@ -35,6 +39,13 @@ if ProcessInfo.processInfo.environment["FERROMCP_BENCH_SWIFT_VALUE"] == "1" {
     ) { args, _ in
         .text(args.text)
     }
+}
+
+switch ProcessInfo.processInfo.environment["FERROMCP_BENCH_MIDDLEWARE"] ?? "" {
+case "": break
+case "swift": try server.use { request, next in try await next(request) }
+case "rust": try server.use(.requestLog)
+case let other: fail("FERROMCP_BENCH_MIDDLEWARE must be swift or rust, not \(other)")
 }
 
 let args = Array(CommandLine.arguments.dropFirst())
