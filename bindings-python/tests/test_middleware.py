@@ -462,3 +462,37 @@ async def test_an_official_sdk_style_middleware_rewrites_with_dataclasses_replac
         assert r["content"][0]["text"] == "new"
     assert [m for m, _ in seen] == ["initialize", "tools/call"]
     assert all(isinstance(i, (int, str)) for _, i in seen)
+
+
+async def test_a_cancelled_request_cancels_the_layers_task() -> None:
+    state: dict[str, bool] = {}
+    server = make_server()
+
+    @server.middleware
+    async def stuck(ctx: MiddlewareContext, call_next: CallNext) -> dict[str, Any]:
+        if ctx.tool != "stuck":
+            return await call_next(ctx)
+        state["started"] = True
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            state["cancelled"] = True
+            raise
+        return await call_next(ctx)
+
+    async with Client.memory(server) as c:
+        t = asyncio.ensure_future(c.call_tool("stuck", {}))
+        for _ in range(200):
+            if state.get("started"):
+                break
+            await asyncio.sleep(0.01)
+        t.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await t
+        for _ in range(200):
+            if state.get("cancelled"):
+                break
+            await asyncio.sleep(0.01)
+        assert state.get("cancelled") is True
+        r = await c.call_tool("echo", {})
+        assert r["content"][0]["text"] == "echoed"
