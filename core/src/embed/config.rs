@@ -319,7 +319,8 @@ fn nullable<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
 /// `keepAliveTimeoutMs`, `writeTimeoutMs`, `maxBufferedBytes`, `healthPath` (`null`: no
 /// readiness endpoint), `sseKeepAliveMs` (`null`: no keep-alive comments on idle SSE streams),
 /// `sseIdleTimeoutMs` (`null`: standalone streams never end for idleness),
-/// `connectionsKeptForSessions`, `maxStreamBufferedBytes`, `maxSessionBufferedBytes`, and
+/// `connectionsKeptForSessions`, `maxStreamBufferedBytes`, `maxSessionBufferedBytes`, `tls`
+/// (serve `https://`, see [`TlsConfig`]; a listening server only), and
 /// `redisUrl` (sessions, events and the replicas' bus on
 /// Redis/Valkey; needs the `redis` feature). See
 /// [`crate::transport::http::HttpServerOptions`] for what each does.
@@ -395,6 +396,92 @@ pub struct HttpConfig {
     pub max_buffered_bytes: Option<u64>,
     /// Redis/Valkey URL of the stores shared by replicas.
     pub redis_url: Option<String>,
+    /// Serve over TLS.
+    pub tls: Option<TlsConfig>,
+}
+
+/// The `tls` object of [`HttpConfig`]: the certificate chain as `certPath` (a PEM file,
+/// reloaded when it changes) or `certPem` (PEM text), the key as `keyPath` or `keyPem`,
+/// `reloadIntervalMs` (how often the files are looked at, default 5000), and for client
+/// certificates (mutual TLS) `clientCaPath` or `clientCaPem` (the CA bundle they must chain to)
+/// with `clientCertRequired` (default `true`: clients without a certificate are refused at the
+/// handshake). See [`crate::transport::http::TlsOptions`].
+#[cfg(feature = "http")]
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TlsConfig {
+    /// PEM file of the certificate chain, leaf first.
+    pub cert_path: Option<String>,
+    /// PEM text of the certificate chain.
+    pub cert_pem: Option<String>,
+    /// PEM file of the private key.
+    pub key_path: Option<String>,
+    /// PEM text of the private key.
+    pub key_pem: Option<String>,
+    /// How often the files are looked at for changes, ms.
+    pub reload_interval_ms: Option<u64>,
+    /// PEM file of the CA bundle client certificates must chain to.
+    pub client_ca_path: Option<String>,
+    /// PEM text of that bundle.
+    pub client_ca_pem: Option<String>,
+    /// Refuse clients without a certificate (default `true` when a client CA is given).
+    pub client_cert_required: Option<bool>,
+}
+
+#[cfg(feature = "http")]
+impl TlsConfig {
+    fn check(&self) -> Result<(), McpError> {
+        let one = |path: &Option<String>, pem: &Option<String>, what: &str, required: bool| match (
+            path.is_some(),
+            pem.is_some(),
+        ) {
+            (true, true) => Err(McpError::invalid_params(format!(
+                "HTTP options: tls: give {what}Path or {what}Pem, not both"
+            ))),
+            (false, false) if required => Err(McpError::invalid_params(format!(
+                "HTTP options: tls: {what}Path or {what}Pem is required"
+            ))),
+            _ => Ok(()),
+        };
+        one(&self.cert_path, &self.cert_pem, "cert", true)?;
+        one(&self.key_path, &self.key_pem, "key", true)?;
+        one(&self.client_ca_path, &self.client_ca_pem, "clientCa", false)?;
+        if self.client_cert_required.is_some()
+            && self.client_ca_path.is_none()
+            && self.client_ca_pem.is_none()
+        {
+            return Err(McpError::invalid_params(
+                "HTTP options: tls: clientCertRequired needs clientCaPath or clientCaPem",
+            ));
+        }
+        Ok(())
+    }
+
+    /// The engine's TLS options (a missing source reads as empty PEM, which `serve_http`
+    /// refuses naming it; [`HttpConfig::from_json`] refuses it earlier).
+    pub fn options(&self) -> crate::transport::http::TlsOptions {
+        use crate::transport::http::{PemSource, TlsOptions};
+        let source = |path: &Option<String>, pem: &Option<String>| match (path, pem) {
+            (Some(p), _) => PemSource::File(p.into()),
+            (None, Some(t)) => PemSource::Pem(t.clone().into_bytes()),
+            (None, None) => PemSource::Pem(Vec::new()),
+        };
+        let mut o = TlsOptions {
+            certificate_chain: source(&self.cert_path, &self.cert_pem),
+            private_key: source(&self.key_path, &self.key_pem),
+            ..TlsOptions::from_pem(Vec::new(), Vec::new())
+        };
+        if let Some(ms) = self.reload_interval_ms {
+            o.reload_interval = Duration::from_millis(ms.max(1));
+        }
+        if self.client_ca_path.is_some() || self.client_ca_pem.is_some() {
+            o = o.client_certificates(
+                source(&self.client_ca_path, &self.client_ca_pem),
+                self.client_cert_required.unwrap_or(true),
+            );
+        }
+        o
+    }
 }
 
 #[cfg(feature = "http")]
@@ -405,6 +492,9 @@ impl HttpConfig {
     /// handler alike.
     pub fn from_json(v: Value) -> Result<Self, McpError> {
         let c: Self = from_json("HTTP options", v)?;
+        if let Some(tls) = &c.tls {
+            tls.check()?;
+        }
         if let Some(url) = &c.redis_url {
             crate::transport::http::check_redis_url(url).map_err(|e| {
                 McpError::invalid_params(format!("HTTP options: redisUrl: {}", e.0))
@@ -494,6 +584,7 @@ impl HttpConfig {
         if let Some(v) = self.header_read_timeout_ms {
             o.header_read_timeout = ms(v);
         }
+        o.tls = self.tls.as_ref().map(TlsConfig::options);
         if let Some(v) = self.request_timeout_ms {
             o.request_timeout = ms(v);
         }
@@ -638,6 +729,60 @@ mod http_config_tests {
             "{}",
             err.message
         );
+    }
+
+    #[test]
+    fn tls_keys_reach_the_options_and_bad_combinations_are_refused() {
+        use crate::transport::http::PemSource;
+        let c = HttpConfig::from_json(serde_json::json!({"tls": {
+            "certPath": "/etc/mcp/cert.pem", "keyPem": "KEY", "reloadIntervalMs": 250,
+            "clientCaPath": "/etc/mcp/clients.pem"
+        }}))
+        .unwrap();
+        let t = c.options().tls.unwrap();
+        assert_eq!(
+            t.certificate_chain,
+            PemSource::File("/etc/mcp/cert.pem".into())
+        );
+        assert_eq!(t.private_key, PemSource::Pem(b"KEY".to_vec()));
+        assert_eq!(t.reload_interval, Duration::from_millis(250));
+        let cc = t.client_certificates.unwrap();
+        assert_eq!(cc.ca_bundle, PemSource::File("/etc/mcp/clients.pem".into()));
+        assert!(cc.required);
+        let optional = HttpConfig::from_json(serde_json::json!({"tls": {
+            "certPem": "C", "keyPem": "K", "clientCaPem": "CA", "clientCertRequired": false
+        }}))
+        .unwrap();
+        let t = optional.options().tls.unwrap();
+        assert!(!t.client_certificates.unwrap().required);
+        assert_eq!(t.reload_interval, Duration::from_secs(5));
+        assert!(HttpConfig::from_json(serde_json::json!({}))
+            .unwrap()
+            .options()
+            .tls
+            .is_none());
+        for (bad, says) in [
+            (
+                serde_json::json!({"keyPem": "K"}),
+                "certPath or certPem is required",
+            ),
+            (
+                serde_json::json!({"certPem": "C", "certPath": "/c", "keyPem": "K"}),
+                "not both",
+            ),
+            (
+                serde_json::json!({"certPem": "C", "keyPem": "K", "clientCertRequired": true}),
+                "needs clientCaPath",
+            ),
+            (
+                serde_json::json!({"certPem": "C", "keyPem": "K", "cert": "x"}),
+                "cert",
+            ),
+        ] {
+            let err = HttpConfig::from_json(serde_json::json!({ "tls": bad })).unwrap_err();
+            assert_eq!(err.code, crate::error::codes::INVALID_PARAMS, "{err:?}");
+            assert!(format!("{err:?}").contains(says), "{err:?}");
+        }
     }
 
     #[test]

@@ -43,9 +43,9 @@ pub use auth::{
 };
 pub use client::{CallOptions, CancelHandle, EmbeddedClient, ForeignClientHandler};
 pub use codes::{is_tool_signal, is_transport_code, ErrorCode, ERROR_CODES};
-#[cfg(feature = "http")]
-pub use config::HttpConfig;
 pub use config::{ClientConfig, ServerConfig};
+#[cfg(feature = "http")]
+pub use config::{HttpConfig, TlsConfig};
 pub use context::{input_required, ForeignContext};
 #[cfg(feature = "http")]
 pub use http::{
