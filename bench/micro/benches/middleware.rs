@@ -2,6 +2,7 @@
 //! `hot_paths`' dispatch bench with 0, 1 and 5 trivial layers (each an `async` block that
 //! hands the request on). With no layer the call takes the typed lane; with any, the general
 //! path the chain wraps, so 0 -> 1 is the path change plus a layer, and (5 - 1) / 4 a layer.
+//! Each is timed twice: wall time per call, and this thread's CPU time per call.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use ferromcp::server::middleware::{BoxFuture, Middleware, MiddlewareRequest, Next};
@@ -11,6 +12,7 @@ use ferromcp::McpError;
 use serde::Deserialize;
 use serde_json::Value;
 use std::hint::black_box;
+use std::time::Duration;
 
 const CALL: &str = r#"{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello, world"}}}"#;
 
@@ -30,6 +32,20 @@ impl Middleware for PassThrough {
     ) -> BoxFuture<'a, Result<Value, McpError>> {
         Box::pin(async move { next.run(request).await })
     }
+}
+
+/// This thread's CPU time so far.
+fn thread_cpu() -> Duration {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid timespec to write to.
+    assert_eq!(
+        unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) },
+        0
+    );
+    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
 }
 
 fn round_trip(c: &mut Criterion, layers: usize) {
@@ -59,18 +75,34 @@ fn round_trip(c: &mut Criterion, layers: usize) {
             .unwrap();
         tx.flush().await.unwrap();
     });
+    let mut one_call = || {
+        rt.block_on(async {
+            tx.write_frame(CALL.as_bytes()).await.unwrap();
+            tx.flush().await.unwrap();
+            rx.read_frame(&mut buf).await.unwrap();
+            black_box(buf.len())
+        })
+    };
     let mut g = c.benchmark_group("middleware");
     g.bench_function(format!("in-memory tools/call, {layers} layers"), |b| {
-        b.iter(|| {
-            rt.block_on(async {
-                tx.write_frame(CALL.as_bytes()).await.unwrap();
-                tx.flush().await.unwrap();
-                rx.read_frame(&mut buf).await.unwrap();
-                black_box(buf.len())
-            })
+        b.iter(&mut one_call)
+    });
+    g.finish();
+    // The same calls timed by this thread's CPU clock: client and server run on this one
+    // thread (a current-thread runtime), so this is the call's CPU cost, and the other
+    // processes of a busy machine change it far less than they change wall time.
+    let mut g = c.benchmark_group("middleware thread CPU");
+    g.bench_function(format!("in-memory tools/call, {layers} layers"), |b| {
+        b.iter_custom(|iters| {
+            let start = thread_cpu();
+            for _ in 0..iters {
+                one_call();
+            }
+            thread_cpu() - start
         })
     });
     g.finish();
+    drop(one_call);
     assert!(
         String::from_utf8_lossy(&buf).contains("hello, world"),
         "unexpected reply {}",
