@@ -601,3 +601,79 @@ fn request_log_emits_one_structured_event_per_request() {
     assert_eq!(field(3, "target"), "ferromcp::masked");
     assert_eq!(field(3, "detail"), "db at 10.0.0.7 refused user admin");
 }
+
+#[tokio::test]
+async fn input_required_rounds_and_cancellation_work_through_the_chain() {
+    let seen = log();
+    let ask = tool_fn(|_, ctx| async move {
+        let p = json!({ "message": "?", "requestedSchema": { "type": "object" } });
+        let r = ctx.request("elicitation/create", Some(p)).await?;
+        Ok(CallToolResult::text(r["action"].as_str().unwrap_or("?")))
+    });
+    let server = Server::builder("mw-test", "1")
+        .tool_raw(Tool::new("ask"), ask)
+        .tool_raw(
+            Tool::new("hang"),
+            tool_fn(|_, _| async move {
+                tokio::time::sleep(Duration::from_millis(300)).await;
+                Ok(CallToolResult::text("late"))
+            }),
+        )
+        .middleware(Record {
+            tag: "a",
+            log: seen.clone(),
+        })
+        .build()
+        .unwrap();
+    let mut p = RawPeer::start(&server);
+    let mut meta = modern_meta();
+    meta["io.modelcontextprotocol/clientCapabilities"] = json!({ "elicitation": {} });
+    let r = p
+        .call(
+            json!(1),
+            "tools/call",
+            json!({ "name": "ask", "arguments": {}, "_meta": meta }),
+        )
+        .await;
+    assert_eq!(r["resultType"], "input_required", "{r}");
+    let key = r["inputRequests"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .next()
+        .unwrap()
+        .clone();
+    let r = p
+        .call(
+            json!(2),
+            "tools/call",
+            json!({ "name": "ask", "arguments": {}, "_meta": meta,
+                    "inputResponses": { key: { "action": "accept" } },
+                    "requestState": r["requestState"] }),
+        )
+        .await;
+    assert_eq!(r["content"][0]["text"], "accept", "{r}");
+    // A cancelled call is not answered, and the layer's future is dropped with it.
+    p.initialize("2025-11-25").await;
+    p.send(json!({ "jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": call("hang") }))
+        .await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    p.send(
+        json!({ "jsonrpc": "2.0", "method": "notifications/cancelled",
+                   "params": { "requestId": 3 } }),
+    )
+    .await;
+    p.assert_silent(Duration::from_millis(500)).await;
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(
+        seen.iter().filter(|s| *s == "a:tools/call").count(),
+        3,
+        "{seen:?}"
+    );
+    // Two calls answered; the cancelled one never came back through the layer.
+    assert_eq!(
+        seen.iter().filter(|s| *s == "a:done:tools/call").count(),
+        2,
+        "{seen:?}"
+    );
+}
