@@ -152,6 +152,66 @@ fn leaf_der(path: &Path) -> Vec<u8> {
         .to_vec()
 }
 
+/// Makes `<name>.pem` and `<name>.key`: a client certificate signed by the CA `ca` that was
+/// valid only on 1 January 2020 (`openssl ca`, which can set the dates).
+fn make_expired_client(dir: &Dir, ca: &str, name: &str) {
+    openssl(
+        dir,
+        &[
+            "req",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:P-256",
+            "-nodes",
+            "-keyout",
+            &format!("{name}.key"),
+            "-out",
+            &format!("{name}.csr"),
+            "-subj",
+            &format!("/CN={name}"),
+        ],
+    );
+    std::fs::write(dir.path("index.txt"), "").unwrap();
+    std::fs::write(dir.path("serial"), "0A\n").unwrap();
+    std::fs::write(
+        dir.path("ca.cnf"),
+        "[ca]\ndefault_ca=d\n[d]\ndatabase=index.txt\nnew_certs_dir=.\nserial=serial\n\
+         default_md=sha256\npolicy=p\n[p]\ncommonName=supplied\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path(&format!("{name}.ext")),
+        "basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\n\
+         extendedKeyUsage=clientAuth\n",
+    )
+    .unwrap();
+    openssl(
+        dir,
+        &[
+            "ca",
+            "-config",
+            "ca.cnf",
+            "-batch",
+            "-notext",
+            "-cert",
+            &format!("{ca}.pem"),
+            "-keyfile",
+            &format!("{ca}.key"),
+            "-in",
+            &format!("{name}.csr"),
+            "-out",
+            &format!("{name}.pem"),
+            "-startdate",
+            "20200101000000Z",
+            "-enddate",
+            "20200102000000Z",
+            "-extfile",
+            &format!("{name}.ext"),
+        ],
+    );
+}
+
 /// A CA and a server certificate (`server.pem`, `server.key`, serial 1) in a fresh directory.
 fn pki(tag: &str) -> Dir {
     let dir = Dir::new(tag);
@@ -485,6 +545,7 @@ fn mtls_pki(tag: &str) -> Dir {
     make_leaf(&dir, "clients", "alice", "alice", 7, "clientAuth");
     make_ca(&dir, "rogue", "ferromcp rogue CA");
     make_leaf(&dir, "rogue", "mallory", "mallory", 8, "clientAuth");
+    make_expired_client(&dir, "clients", "old");
     dir
 }
 
@@ -569,7 +630,7 @@ async fn a_client_certificate_is_the_principal_handlers_see() {
 }
 
 #[tokio::test]
-async fn required_client_certificates_refuse_none_and_other_cas_at_the_handshake() {
+async fn required_client_certificates_refuse_none_expired_and_other_cas_at_the_handshake() {
     let dir = mtls_pki("mtls-req");
     let handle = whoami_server(&dir, true).await;
     let port = handle.local_addr().port();
@@ -583,6 +644,8 @@ async fn required_client_certificates_refuse_none_and_other_cas_at_the_handshake
         rogue.contains("UnknownCA") || rogue.contains("BadCertificate"),
         "{rogue}"
     );
+    let expired = whoami_as(port, &dir, Some("old")).await.unwrap_err();
+    assert!(expired.contains("CertificateExpired"), "{expired}");
     // Still serving the holder of a good certificate.
     assert!(whoami_as(port, &dir, Some("alice"))
         .await
