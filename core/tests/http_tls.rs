@@ -514,6 +514,16 @@ struct NoArgs {}
 
 /// A stateless JSON server whose `whoami` tool answers with the identity handlers see.
 async fn whoami_server(dir: &Dir, required: bool) -> HttpServerHandle {
+    whoami_server_at(dir, required, 0, |_| {}).await
+}
+
+/// [`whoami_server`] on `port`, its options changed by `tweak`.
+async fn whoami_server_at(
+    dir: &Dir,
+    required: bool,
+    port: u16,
+    tweak: impl FnOnce(&mut HttpServerOptions),
+) -> HttpServerHandle {
     let server = ferromcp::server::Server::builder("mtls", "1.0")
         .tool("whoami", "Identity", |_: NoArgs, ctx| async move {
             match ctx.auth() {
@@ -523,7 +533,7 @@ async fn whoami_server(dir: &Dir, required: bool) -> HttpServerHandle {
         })
         .build()
         .unwrap();
-    let options = HttpServerOptions {
+    let mut options = HttpServerOptions {
         stateless: true,
         json_response: true,
         tls: Some(
@@ -532,7 +542,8 @@ async fn whoami_server(dir: &Dir, required: bool) -> HttpServerHandle {
         ),
         ..Default::default()
     };
-    ferromcp::transport::http::serve_http(server, "127.0.0.1:0", options)
+    tweak(&mut options);
+    ferromcp::transport::http::serve_http(server, ("127.0.0.1", port), options)
         .await
         .unwrap()
 }
@@ -552,6 +563,16 @@ fn mtls_pki(tag: &str) -> Dir {
 /// Calls `whoami` over TLS presenting `client` (`<name>.pem`/`.key`) or no certificate; the
 /// HTTP answer's body, or the error that ended the exchange.
 async fn whoami_as(port: u16, dir: &Dir, client: Option<&str>) -> Result<String, String> {
+    whoami_with(port, dir, client, "").await
+}
+
+/// [`whoami_as`] with `extra` header lines (each ending in CRLF).
+async fn whoami_with(
+    port: u16,
+    dir: &Dir,
+    client: Option<&str>,
+    extra: &str,
+) -> Result<String, String> {
     let mut roots = rustls::RootCertStore::empty();
     for c in CertificateDer::pem_file_iter(dir.path("ca.pem")).unwrap() {
         roots.add(c.unwrap()).unwrap();
@@ -587,7 +608,7 @@ async fn whoami_as(port: u16, dir: &Dir, client: Option<&str>) -> Result<String,
     let head = format!(
         "POST /mcp HTTP/1.1\r\nhost: localhost:{port}\r\ncontent-type: application/json\r\n\
          accept: application/json, text/event-stream\r\nmcp-protocol-version: 2025-06-18\r\n\
-         connection: close\r\ncontent-length: {}\r\n\r\n",
+         {extra}connection: close\r\ncontent-length: {}\r\n\r\n",
         body.len()
     );
     // With TLS 1.3 the server judges the client's certificate after the client's handshake
@@ -669,6 +690,51 @@ async fn optional_client_certificates_serve_clients_without_one_anonymously() {
     assert!(
         rogue.contains("UnknownCA") || rogue.contains("BadCertificate"),
         "{rogue}"
+    );
+    handle.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn with_oauth_the_token_stays_the_principal_and_the_certificate_is_beside_it() {
+    use ferromcp::auth::{AuthInfo, ResourceAuth};
+    let dir = mtls_pki("mtls-oauth");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let resource = format!("https://localhost:{port}/mcp");
+    let aud = resource.clone();
+    let verifier =
+        move |token: &str| -> futures_util::future::BoxFuture<'static, Result<AuthInfo, String>> {
+            let (token, aud) = (token.to_string(), aud.clone());
+            Box::pin(async move {
+                if token != "good" {
+                    return Err("unknown token".into());
+                }
+                Ok(AuthInfo {
+                    subject: Some("token-user".into()),
+                    audience: vec![aud],
+                    claims: json!({"tenant": "t1"}),
+                    ..Default::default()
+                })
+            })
+        };
+    let auth = ResourceAuth::new(
+        &resource,
+        vec!["https://as.example".into()],
+        Arc::new(verifier),
+    );
+    let handle = whoami_server_at(&dir, true, port, |o| o.auth = Some(Arc::new(auth))).await;
+    let text = whoami_with(port, &dir, Some("alice"), "authorization: Bearer good\r\n")
+        .await
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["subject"], "token-user", "{v}");
+    assert_eq!(v["claims"]["tenant"], "t1", "{v}");
+    assert_eq!(
+        v["claims"]["clientCertificate"]["subject"], "CN=alice",
+        "{v}"
     );
     handle.shutdown().await.unwrap();
 }
