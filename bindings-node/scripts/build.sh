@@ -30,6 +30,6 @@ fi
 log "native addon (napi build ${mode:-debug})"
 rm -f native/.build-mode
 npx --no-install napi build --platform $mode --output-dir native --js index.js --dts index.d.ts >&2
-echo "${mode:+release}${mode:-debug}" > native/.build-mode
+if [ -n "$mode" ]; then echo release; else echo debug; fi > native/.build-mode   # what lib-node-binding.sh compares with
 log "TypeScript facade (tsc)"
 npx --no-install tsc -p tsconfig.json >&2
