@@ -46,7 +46,7 @@ pub mod jsonrpc {
     ///   full parser reads, from the whole message and from any prefix of it;
     /// - the full parser and [`crate::jsonrpc::parse`] never panic.
     pub fn check(bytes: &[u8]) {
-        if let Ok(v) = scan::read(bytes, |d| Value::deserialize(d)) {
+        if let Ok(v) = scan::read(bytes, None, |d| Value::deserialize(d)) {
             match serde_json::from_slice::<Value>(bytes) {
                 Ok(s) => assert_eq!(v, s, "the scanner and serde_json read different values"),
                 Err(e) => panic!("the scanner read {v}, serde_json refused: {e}"),
@@ -66,7 +66,7 @@ pub mod jsonrpc {
                 other => panic!("the fast path built {m:?}, the full parser {other:?}"),
             }
         }
-        match fast::parse_request_as::<Map<String, Value>>(bytes, "tools/call") {
+        match fast::parse_request_as::<Map<String, Value>>(bytes, "tools/call", None) {
             None => {}
             Some(fast::Fast::Message(m)) => match &full {
                 Ok(crate::jsonrpc::Incoming::Single(f)) => {

@@ -10,17 +10,16 @@
 pub mod auth;
 pub mod client;
 pub mod embed;
-pub mod error;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
-pub mod jsonrpc;
-pub mod protocol;
-pub mod schema;
 pub mod server;
 pub mod session;
 pub mod transport;
-pub mod uri_template;
+
+// The wire layer, a crate of its own below this one (`ferromcp-protocol`): re-exported at the
+// paths it always had, so `ferromcp::jsonrpc::Message` and the like name what they named.
+pub use ferromcp_protocol::{error, jsonrpc, protocol, schema, uri_template};
 
 pub use error::{codes, McpError, Result};
 pub use protocol::ProtocolVersion;

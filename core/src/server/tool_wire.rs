@@ -427,7 +427,10 @@ mod tests {
         );
         // Read by the scanner (by its text) and by serde_json alike.
         let frame = br#"{"name":"echo","_meta":{"k":[1,"x",{"y":null}]}}"#;
-        let scanned = crate::jsonrpc::scan::read(frame, |d| ToolCallParams::deserialize(d))
+        let scanned =
+            crate::jsonrpc::scan::read(frame, Some(crate::session::shared_meta::known_len), |d| {
+                ToolCallParams::deserialize(d)
+            })
             .unwrap_or_else(|_| panic!("the scanner reads this frame"));
         let parsed: ToolCallParams<'_> = serde_json::from_slice(frame).unwrap();
         let want = json!({ "k": [1, "x", { "y": null }] });

@@ -35,7 +35,11 @@ pub(crate) enum Inbound<'a> {
 /// ([`refuse_duplicate_ids`]).
 pub(crate) fn read(frame: &[u8], lane: bool) -> Result<Inbound<'_>, ErrorResponse> {
     if lane {
-        match jsonrpc::parse_request_as::<ToolCallParams<'_>>(frame, "tools/call") {
+        match jsonrpc::parse_request_as::<ToolCallParams<'_>>(
+            frame,
+            "tools/call",
+            Some(crate::session::shared_meta::known_len),
+        ) {
             Some(jsonrpc::Fast::Typed(id, params)) => return Ok(Inbound::Call(id, params)),
             Some(jsonrpc::Fast::Message(m)) => return Ok(Inbound::One(m)),
             None => {}

@@ -24,14 +24,16 @@ const MAX_DEPTH: u32 = 100;
 /// stands in the frame (`visit_borrowed_str`, after checking it as it checks any value), so a
 /// member can be kept as text and read later, or looked up by its text. `serde_json` does not
 /// know the name: it calls `visit_newtype_struct` as for any newtype, and the visitor reads the
-/// value itself ([`crate::session::SharedMeta`]'s reader does both). A text the `_meta` table
-/// remembers is recognised by comparing it with the frame
-/// ([`crate::session::shared_meta::known_len`]) instead of being checked again.
-pub(crate) const RAW_TEXT: &str = "$ferromcp::raw_text";
+/// value itself (the session's `_meta` reader does both). A text the caller already knows (the
+/// session's table of recent `_meta` texts) is recognised by the [`KnownText`] the caller passes
+/// to [`read`] instead of being checked again.
+#[doc(hidden)]
+pub const RAW_TEXT: &str = "$ferromcp::raw_text";
 
 /// The input is outside the subset (or a visitor refused it): read it with `serde_json`.
 #[derive(Debug)]
-pub(crate) struct Outside;
+#[doc(hidden)]
+pub struct Outside;
 
 impl fmt::Display for Outside {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -47,16 +49,28 @@ impl de::Error for Outside {
     }
 }
 
+/// Finds a JSON text that the caller has seen before at the start of `rest` (a frame from some
+/// value's first byte), nested at most `room` deep, and returns its length: the scanner then
+/// passes over those bytes without checking them again. It must answer only for a text that is
+/// one whole valid JSON value ending where the length says (the session's `_meta` table keeps
+/// texts the scanner or `serde_json` accepted). Passed in by the caller, so that this layer
+/// keeps no cache of its own and knows nothing of what the texts are.
+#[doc(hidden)]
+pub type KnownText = fn(rest: &[u8], room: u32) -> Option<usize>;
+
 /// Reads `bytes` as one value with `read` (e.g. `|d| d.deserialize_map(visitor)`), requiring
 /// nothing but whitespace after it.
-pub(crate) fn read<'a, T>(
+#[doc(hidden)]
+pub fn read<'a, T>(
     bytes: &'a [u8],
+    known: Option<KnownText>,
     read: impl FnOnce(&mut Scanner<'a>) -> Result<T, Outside>,
 ) -> Result<T, Outside> {
     let mut s = Scanner {
         b: bytes,
         i: 0,
         depth: 0,
+        known,
     };
     let value = read(&mut s)?;
     s.ws();
@@ -67,10 +81,13 @@ pub(crate) fn read<'a, T>(
 }
 
 /// The reader: a position in the frame.
-pub(crate) struct Scanner<'a> {
+#[doc(hidden)]
+pub struct Scanner<'a> {
     b: &'a [u8],
     i: usize,
     depth: u32,
+    /// The texts the caller knows ([`KnownText`]), if any.
+    known: Option<KnownText>,
 }
 
 impl<'a> Scanner<'a> {
@@ -309,7 +326,10 @@ impl<'de> Deserializer<'de> for &mut Scanner<'de> {
             // among the `_meta` texts read before (each request of a client repeats its own).
             self.ws();
             let start = self.i;
-            match crate::session::shared_meta::known_len(&self.b[start..], MAX_DEPTH - self.depth) {
+            let known = self
+                .known
+                .and_then(|known| known(&self.b[start..], MAX_DEPTH - self.depth));
+            match known {
                 Some(len) => self.i += len,
                 None => self.skip()?,
             }
@@ -422,11 +442,16 @@ mod tests {
     use serde_json::Value;
 
     fn scan(bytes: &[u8]) -> Option<Value> {
-        read(bytes, |d| Value::deserialize(d)).ok()
+        read(bytes, None, |d| Value::deserialize(d)).ok()
     }
 
     /// The text the scanner hands a [`RAW_TEXT`] newtype for `bytes`.
     fn raw_text(bytes: &[u8]) -> Option<&str> {
+        raw_text_knowing(bytes, None)
+    }
+
+    /// [`raw_text`] with the texts `known` recognises.
+    fn raw_text_knowing(bytes: &[u8], known: Option<KnownText>) -> Option<&str> {
         struct Text;
         impl<'de> Visitor<'de> for Text {
             type Value = &'de str;
@@ -437,7 +462,10 @@ mod tests {
                 Ok(v)
             }
         }
-        read(bytes, |d| d.deserialize_newtype_struct(RAW_TEXT, Text)).ok()
+        read(bytes, known, |d| {
+            d.deserialize_newtype_struct(RAW_TEXT, Text)
+        })
+        .ok()
     }
 
     #[test]
@@ -475,12 +503,18 @@ mod tests {
 
     #[test]
     fn a_remembered_meta_text_is_passed_over_as_it_would_be_read() {
-        let text = r#"{"raw-text-known":{"a":[1,2]},"b":"c"}"#;
-        crate::session::SharedMeta::from_text(text).unwrap();
-        assert_eq!(raw_text(format!(" {text} ").as_bytes()), Some(text));
+        const TEXT: &str = r#"{"raw-text-known":{"a":[1,2]},"b":"c"}"#;
+        fn known(rest: &[u8], room: u32) -> Option<usize> {
+            (room >= 2 && rest.starts_with(TEXT.as_bytes())).then_some(TEXT.len())
+        }
+        let text = TEXT;
+        assert_eq!(
+            raw_text_knowing(format!(" {text} ").as_bytes(), Some(known)),
+            Some(text)
+        );
         // What follows it is still read, and refused when it is not JSON.
         for bad in [format!("{text}}}"), format!("{text},"), format!("{text}x")] {
-            assert_eq!(raw_text(bad.as_bytes()), None, "{bad}");
+            assert_eq!(raw_text_knowing(bad.as_bytes(), Some(known)), None, "{bad}");
         }
     }
 

@@ -52,7 +52,8 @@ pub fn parse(bytes: &[u8]) -> Result<Incoming, ErrorResponse> {
 }
 
 /// The full parser: every input, every error classified. [`parse`] tries the fast path first.
-pub(crate) fn parse_full(bytes: &[u8]) -> Result<Incoming, ErrorResponse> {
+#[doc(hidden)]
+pub fn parse_full(bytes: &[u8]) -> Result<Incoming, ErrorResponse> {
     let first = bytes.iter().copied().find(|b| !b.is_ascii_whitespace());
     if first == Some(b'[') {
         let items: Vec<Value> = serde_json::from_slice(bytes).map_err(|e| ErrorResponse {
@@ -269,7 +270,7 @@ mod tests {
     type Params = serde_json::Map<String, Value>;
 
     fn typed(frame: &str) -> Option<super::super::Fast<Params>> {
-        super::super::parse_request_as::<Params>(frame.as_bytes(), "tools/call")
+        super::super::parse_request_as::<Params>(frame.as_bytes(), "tools/call", None)
     }
 
     /// The typed path must read `frame` as the full parser does: the same message, or for a

@@ -250,7 +250,8 @@ fn compile_error(error: &jsonschema::ValidationError<'_>) -> McpError {
     McpError::invalid_params(message)
 }
 
-pub(crate) fn json_type_name(value: &Value) -> &'static str {
+#[doc(hidden)]
+pub fn json_type_name(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -24,7 +24,8 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 /// What [`parse_request_as`] made of a frame.
-pub(crate) enum Fast<P> {
+#[doc(hidden)]
+pub enum Fast<P> {
     /// A request for the named method, its params read as `P`.
     Typed(RequestId, P),
     /// Any other message the fast path accepts, exactly as [`super::parse`] builds it.
@@ -32,8 +33,9 @@ pub(crate) enum Fast<P> {
 }
 
 /// Parses `bytes` as one message if it is plainly valid; `None` defers to the full parser.
-pub(crate) fn parse(bytes: &[u8]) -> Option<Message> {
-    match parse_envelope::<IgnoredAny>(bytes, None)? {
+#[doc(hidden)]
+pub fn parse(bytes: &[u8]) -> Option<Message> {
+    match parse_envelope::<IgnoredAny>(bytes, None, None)? {
         Fast::Message(m) => Some(m),
         Fast::Typed(..) => None,
     }
@@ -42,15 +44,23 @@ pub(crate) fn parse(bytes: &[u8]) -> Option<Message> {
 /// Like [`parse`], but a request for `method` whose `params` object follows its method name is
 /// returned with its params read as `P` (which must accept only an object). `None` when the frame
 /// is anything the fast path does not accept, *or* when `P` rejects the params: the caller then
-/// hands the frame to [`super::parse`], which reads it as any other message.
-pub(crate) fn parse_request_as<'a, P: Deserialize<'a>>(
+/// hands the frame to [`super::parse`], which reads it as any other message. `known` recognises
+/// texts the caller has read before, for `P`'s members read by their text
+/// ([`super::scan::KnownText`]).
+#[doc(hidden)]
+pub fn parse_request_as<'a, P: Deserialize<'a>>(
     bytes: &'a [u8],
     method: &str,
+    known: Option<super::scan::KnownText>,
 ) -> Option<Fast<P>> {
-    parse_envelope(bytes, Some(method))
+    parse_envelope(bytes, Some(method), known)
 }
 
-fn parse_envelope<'a, P: Deserialize<'a>>(bytes: &'a [u8], typed: Option<&str>) -> Option<Fast<P>> {
+fn parse_envelope<'a, P: Deserialize<'a>>(
+    bytes: &'a [u8],
+    typed: Option<&str>,
+    known: Option<super::scan::KnownText>,
+) -> Option<Fast<P>> {
     // Only an object: a visitor could also be handed an array, which here is a batch.
     if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
         return None;
@@ -60,7 +70,7 @@ fn parse_envelope<'a, P: Deserialize<'a>>(bytes: &'a [u8], typed: Option<&str>) 
         params: PhantomData,
     };
     // The common frame is read by the scanner; anything outside its subset by serde_json.
-    if let Ok(fast) = super::scan::read(bytes, |d| d.deserialize_map(visitor())) {
+    if let Ok(fast) = super::scan::read(bytes, known, |d| d.deserialize_map(visitor())) {
         return Some(fast);
     }
     let mut de = serde_json::Deserializer::from_slice(bytes);
@@ -200,7 +210,8 @@ impl<'de, P: Deserialize<'de>> Visitor<'de> for EnvelopeVisitor<'_, P> {
 }
 
 /// A string, borrowed from the frame when it has no escapes; never null.
-pub(crate) struct Str<'a>(pub Cow<'a, str>);
+#[doc(hidden)]
+pub struct Str<'a>(pub Cow<'a, str>);
 
 impl<'de> Deserialize<'de> for Str<'de> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {

@@ -4,15 +4,21 @@
 //! batch), classifies malformed input into the precise JSON-RPC error it deserves, and writes
 //! messages back out. Transports hand it frames; the session layer gets typed envelopes.
 
-pub(crate) mod envelope_scan;
-pub(crate) mod fast;
+#[doc(hidden)]
+pub mod envelope_scan;
+#[doc(hidden)]
+pub mod fast;
 mod id;
 mod message;
-pub(crate) mod parse;
-pub(crate) mod scan;
+#[doc(hidden)]
+pub mod parse;
+#[doc(hidden)]
+pub mod scan;
 
-pub(crate) use envelope_scan::scan_envelope;
-pub(crate) use fast::{parse_request_as, Fast, Str};
+#[doc(hidden)]
+pub use envelope_scan::scan_envelope;
+#[doc(hidden)]
+pub use fast::{parse_request_as, Fast, Str};
 pub use id::{IdGenerator, RequestId};
 pub use message::{ErrorResponse, Message, Notification, Request, Response};
 pub use parse::{parse, write_message, Incoming};

@@ -19,21 +19,23 @@ use std::sync::Arc;
 
 /// What the first bytes of a message say about it.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub(crate) struct Envelope {
+#[doc(hidden)]
+pub struct Envelope {
     /// Its `id`, when seen (an integer or a string).
-    pub(crate) id: Option<RequestId>,
+    pub id: Option<RequestId>,
     /// Whether a `method` key was seen (a request or notification).
-    pub(crate) method: bool,
+    pub method: bool,
     /// Whether a `result` or `error` key was seen (a response).
-    pub(crate) answer: bool,
+    pub answer: bool,
     /// Whether the whole object was scanned (so a key not seen is absent).
-    pub(crate) complete: bool,
+    pub complete: bool,
 }
 
 impl Envelope {
     /// The id of a request: the id, when a `method` and no `result` or `error` was seen (an
     /// error answering a response could start an endless exchange of errors).
-    pub(crate) fn request_id(&self) -> Option<RequestId> {
+    #[doc(hidden)]
+    pub fn request_id(&self) -> Option<RequestId> {
         self.id.clone().filter(|_| self.method && !self.answer)
     }
 }
@@ -43,8 +45,9 @@ impl Envelope {
     /// envelope (`{"id":7,"method":0` for a request cut short after its method, with `}` when
     /// the object was seen whole): how a framer that scanned a discarded message hands its
     /// envelope over where a message's first bytes are expected
-    /// ([`crate::transport::ReadStatus::Oversized`]).
-    pub(crate) fn write_summary(&self, out: &mut Vec<u8>) {
+    /// (`ferromcp::transport::ReadStatus::Oversized`).
+    #[doc(hidden)]
+    pub fn write_summary(&self, out: &mut Vec<u8>) {
         out.push(b'{');
         let mut members: Vec<&[u8]> = Vec::new();
         let id;
@@ -70,7 +73,8 @@ impl Envelope {
 }
 
 /// Scans the top level of the JSON object at the start of `bytes`.
-pub(crate) fn scan_envelope(bytes: &[u8]) -> Envelope {
+#[doc(hidden)]
+pub fn scan_envelope(bytes: &[u8]) -> Envelope {
     let mut s = EnvelopeScan::default();
     s.feed(bytes);
     s.finish()
@@ -114,7 +118,8 @@ enum State {
 /// An incremental scan of a message's envelope: [`Self::feed`] the bytes in order, then
 /// [`Self::finish`] (or look at [`Self::envelope`] on the way).
 #[derive(Debug, Default)]
-pub(crate) struct EnvelopeScan {
+#[doc(hidden)]
+pub struct EnvelopeScan {
     env: Envelope,
     state: State,
     /// The current key's first bytes (escapes as written) and its whole length.
@@ -131,12 +136,14 @@ pub(crate) struct EnvelopeScan {
 impl EnvelopeScan {
     /// Whether feeding more cannot change what the scan says: the object ended, the input is no
     /// object, or a request's id and method were both seen.
-    pub(crate) fn settled(&self) -> bool {
+    #[doc(hidden)]
+    pub fn settled(&self) -> bool {
         self.state == State::Done || (self.env.id.is_some() && self.env.method)
     }
 
     /// Scans `bytes`, the next piece of the message.
-    pub(crate) fn feed(&mut self, bytes: &[u8]) {
+    #[doc(hidden)]
+    pub fn feed(&mut self, bytes: &[u8]) {
         let mut i = 0;
         while i < bytes.len() {
             let c = bytes[i];
@@ -297,7 +304,8 @@ impl EnvelopeScan {
 
     /// What was seen, once every byte of the message (or as much of it as will come) was fed.
     /// A number or literal that runs to the end is not trusted: the message may go on.
-    pub(crate) fn finish(self) -> Envelope {
+    #[doc(hidden)]
+    pub fn finish(self) -> Envelope {
         self.env
     }
 

@@ -82,7 +82,8 @@ impl IdGenerator {
     }
 
     /// Makes the next id `n` (a session copy on another replica starts far from the others).
-    pub(crate) fn start_at(&self, n: i64) {
+    #[doc(hidden)]
+    pub fn start_at(&self, n: i64) {
         self.0.store(n, Ordering::Relaxed);
     }
 

@@ -40,7 +40,8 @@ pub fn progress_token(meta: Option<&Meta>) -> Option<ProgressToken> {
 /// Checks the shape of a request's `params._meta`, when it has one: an object (every
 /// revision's `RequestParams`), whose `progressToken`, when present, is a string or an integer
 /// (`ProgressToken`). `Err` is the `-32602` (invalid params) naming what is wrong.
-pub(crate) fn check_request_meta(params: Option<&Value>) -> Result<(), crate::McpError> {
+#[doc(hidden)]
+pub fn check_request_meta(params: Option<&Value>) -> Result<(), crate::McpError> {
     match params.and_then(|p| p.get("_meta")) {
         Some(meta) => check_meta(meta),
         None => Ok(()),
@@ -48,7 +49,8 @@ pub(crate) fn check_request_meta(params: Option<&Value>) -> Result<(), crate::Mc
 }
 
 /// [`check_request_meta`] of the `_meta` member itself.
-pub(crate) fn check_meta(meta: &Value) -> Result<(), crate::McpError> {
+#[doc(hidden)]
+pub fn check_meta(meta: &Value) -> Result<(), crate::McpError> {
     let Some(meta) = meta.as_object() else {
         return Err(crate::McpError::invalid_params(format!(
             "params._meta must be an object, not {}",
@@ -74,7 +76,8 @@ pub(crate) fn check_meta(meta: &Value) -> Result<(), crate::McpError> {
 /// revision): an object with `name` and `version` strings; `title`, `description` and
 /// `websiteUrl`, when present, strings; `icons`, when present, an array. `at` names where it
 /// sits in the message (`params.clientInfo`) for the `-32602` that refuses it.
-pub(crate) fn check_implementation(v: &Value, at: &str) -> Result<(), crate::McpError> {
+#[doc(hidden)]
+pub fn check_implementation(v: &Value, at: &str) -> Result<(), crate::McpError> {
     let refuse = |what: String| Err(crate::McpError::invalid_params(format!("{at}{what}")));
     let Some(o) = v.as_object() else {
         return refuse(format!(" must be an object, not {}", json_type(v)));

@@ -1,0 +1,22 @@
+//! # ferromcp-protocol
+//!
+//! The wire layer of ferromcp: JSON-RPC 2.0 framing ([`jsonrpc`]), the Model Context Protocol's
+//! types of every revision with version negotiation ([`protocol`]), JSON Schema validation
+//! ([`schema`]), RFC 6570 URI templates ([`uri_template`]) and the one error type
+//! ([`McpError`]). No async runtime, no I/O: the sessions, the server, the client and the
+//! transports live in the `ferromcp` crate above, which re-exports every module here at the
+//! same path (`ferromcp::jsonrpc`, `ferromcp::protocol`, ...).
+//!
+//! Items marked `#[doc(hidden)]` are the engine's own seams between this crate and `ferromcp`
+//! (the fast scanners, the `_meta` checks): they are not an API and may change in any release.
+
+#![warn(missing_docs)]
+
+pub mod error;
+pub mod jsonrpc;
+pub mod protocol;
+pub mod schema;
+pub mod uri_template;
+
+pub use error::{codes, McpError, Result};
+pub use protocol::ProtocolVersion;
