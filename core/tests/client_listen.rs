@@ -6,6 +6,7 @@
 
 mod common;
 
+use ferromcp::client::http::connect;
 use ferromcp::client::{Client, ClientHandlers, ClientOptions, ProtocolMode, Subscription};
 use ferromcp::jsonrpc::Notification;
 use ferromcp::protocol::{
@@ -13,7 +14,7 @@ use ferromcp::protocol::{
 };
 use ferromcp::server::{prompt_fn, resource_fn, tool_fn, Server};
 use ferromcp::session::ListenFilter;
-use ferromcp::transport::http::{connect, serve_http, HttpClientOptions, HttpServerOptions};
+use ferromcp::transport::http::{serve_http, HttpClientOptions, HttpServerOptions};
 use ferromcp::transport::memory_pair;
 use futures_util::StreamExt;
 use serde_json::{json, Value};

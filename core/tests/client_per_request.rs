@@ -4,13 +4,14 @@
 //! log level as a per-request opt-in, and `Auto` falling back to the handshake on a server
 //! that does not serve 2026-07-28.
 
+use ferromcp::client::http::connect;
 use ferromcp::client::{Client, ClientHandlers, ClientOptions, ProtocolMode};
 use ferromcp::protocol::{
     CallToolResult, ElicitAction, ElicitResult, LoggingLevel, ProtocolVersion, Tool,
 };
 use ferromcp::server::{tool_fn, Server};
 use ferromcp::session::input_required;
-use ferromcp::transport::http::{connect, serve_http, HttpClientOptions, HttpServerOptions};
+use ferromcp::transport::http::{serve_http, HttpClientOptions, HttpServerOptions};
 use ferromcp::transport::memory_pair;
 use serde_json::{json, Map, Value};
 use std::sync::{Arc, Mutex};

@@ -6,13 +6,14 @@
 //! answered with the client's own elicitation handler, and a result the server answers at once
 //! is held as a completed task.
 
+use ferromcp::client::http::connect;
 use ferromcp::client::{Client, ClientHandlers, ClientOptions, ProtocolMode};
 use ferromcp::protocol::{
     CallToolResult, ElicitAction, ElicitResult, ProtocolVersion, TaskStatus, TaskSupport, Tool,
 };
 use ferromcp::server::{tool_fn, Server};
 use ferromcp::session::RequestOptions;
-use ferromcp::transport::http::{connect, serve_http, HttpClientOptions, HttpServerOptions};
+use ferromcp::transport::http::{serve_http, HttpClientOptions, HttpServerOptions};
 use ferromcp::McpError;
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

@@ -2,9 +2,10 @@
 
 mod common_http;
 use common_http::*;
+use ferromcp::client::http::{connect, connect_legacy};
 use ferromcp::client::{ClientHandlers, ClientOptions};
 use ferromcp::session::RequestOptions;
-use ferromcp::transport::http::{connect, connect_legacy, HttpClientOptions, HttpServerOptions};
+use ferromcp::transport::http::{HttpClientOptions, HttpServerOptions};
 use serde_json::json;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

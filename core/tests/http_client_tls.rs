@@ -23,8 +23,9 @@
 mod common_http;
 use common_http::*;
 use ferromcp::auth::{JwtVerifier, TokenVerifier};
+use ferromcp::client::http::connect;
 use ferromcp::client::{ClientHandlers, ClientOptions};
-use ferromcp::transport::http::{connect, HttpClientOptions, HttpServerOptions};
+use ferromcp::transport::http::{HttpClientOptions, HttpServerOptions};
 use ferromcp::McpError;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};

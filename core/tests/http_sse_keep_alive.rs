@@ -69,7 +69,7 @@ async fn the_client_reads_a_slow_call_through_keep_alive_comments() {
         ..Default::default()
     })
     .await;
-    let client = ferromcp::transport::http::connect(
+    let client = ferromcp::client::http::connect(
         &url,
         ferromcp::client::ClientOptions::new("ka", "1"),
         ferromcp::client::ClientHandlers::default(),

@@ -15,9 +15,10 @@ use base64::Engine;
 use ferromcp::auth::{
     AuthInfo, AutoApprove, MemoryTokenStore, OAuthClient, OAuthConfig, ResourceAuth, TokenStore,
 };
+use ferromcp::client::http::connect;
 use ferromcp::client::{ClientHandlers, ClientOptions};
 use ferromcp::server::Server;
-use ferromcp::transport::http::{connect, router, HttpClientOptions, HttpServerOptions};
+use ferromcp::transport::http::{router, HttpClientOptions, HttpServerOptions};
 use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};

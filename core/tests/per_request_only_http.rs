@@ -131,7 +131,7 @@ async fn a_server_of_both_eras_keeps_its_sessions() {
 #[tokio::test]
 async fn a_handshake_client_is_told_what_the_server_speaks() {
     let (h, url) = serve(true).await;
-    let refused = ferromcp::transport::http::connect(
+    let refused = ferromcp::client::http::connect(
         &url,
         ferromcp::client::ClientOptions::new("old-client", "1.0"),
         ferromcp::client::ClientHandlers::default(),

@@ -37,14 +37,14 @@ pub async fn connect(
                 headers: headers.clone(),
                 ..Default::default()
             };
-            ferromcp::transport::http::connect(url, options, handlers, http).await
+            ferromcp::client::http::connect(url, options, handlers, http).await
         }
         Transport::Sse { url, headers } => {
             let http = HttpClientOptions {
                 headers: headers.clone(),
                 ..Default::default()
             };
-            ferromcp::transport::http::connect_legacy(url, options, handlers, http).await
+            ferromcp::client::http::connect_legacy(url, options, handlers, http).await
         }
     }
 }

@@ -2,7 +2,7 @@
 //! `server/discover` probe) and offers a typed call for every server method.
 
 use super::per_request::{self, PerRequestMeta, ProtocolMode};
-use super::tasks_ext::{self, HeldResults};
+use super::tasks_held::{self, HeldResults};
 use super::ClientHandlers;
 use crate::protocol::*;
 use crate::session::{Connection, Negotiated, Peer, RequestOptions, Role, Session, SessionConfig};
@@ -169,7 +169,7 @@ impl Client {
     ) -> Result<(Value, Option<Arc<PerRequestMeta>>), McpError> {
         if options.mode != ProtocolMode::Handshake {
             let per_request_capabilities = if options.tasks_extension {
-                tasks_ext::declare(own_capabilities.clone())
+                tasks_held::declare(own_capabilities.clone())
             } else {
                 own_capabilities.clone()
             };
@@ -460,7 +460,7 @@ impl Client {
                 }
                 other => other?,
             };
-            if follow_tasks && method == "tools/call" && tasks_ext::is_task_handle(&result) {
+            if follow_tasks && method == "tools/call" && tasks_held::is_task_handle(&result) {
                 // Boxed: following the task sends requests through this method again.
                 return Box::pin(self.ext_finish_call(&result, opts)).await;
             }

@@ -6,9 +6,12 @@
 
 mod api;
 mod handlers;
+#[cfg(feature = "http")]
+pub mod http;
 mod listen;
 mod per_request;
 pub mod tasks_ext;
+mod tasks_held;
 
 pub use api::{Client, ClientOptions};
 pub use handlers::{

@@ -106,7 +106,7 @@ pub(crate) fn without_invalid_header_tools(mut result: Value) -> Value {
             let Some(schema) = tool.get("inputSchema") else {
                 return true;
             };
-            match crate::server::checked_header_params(schema) {
+            match crate::protocol::checked_header_params(schema) {
                 Ok(_) => true,
                 Err(reason) => {
                     let name = tool

@@ -29,46 +29,22 @@
 
 use super::api::Client;
 use super::per_request;
-use crate::protocol::{CallToolResult, CreateTaskResult, Task, TaskStatus, TaskWithMeta};
+use super::tasks_held::is_task_handle;
+use crate::protocol::{CallToolResult, CreateTaskResult, TaskWithMeta};
 use crate::session::RequestOptions;
 use crate::McpError;
 use serde_json::{json, Map, Value};
-use std::collections::{HashMap, VecDeque};
-use std::sync::Mutex;
 use std::time::Duration;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-pub use crate::server::TASKS_EXTENSION;
+pub use crate::protocol::TASKS_EXTENSION;
 
-/// Prefix of the ids of tasks the client holds itself (results a server answered at once).
-const LOCAL_PREFIX: &str = "ferromcp-local-";
-/// How many such results the client holds (the oldest go first).
-const MAX_HELD: usize = 256;
 /// Bounds on the polling interval, whatever the server suggests.
 const MIN_POLL: Duration = Duration::from_millis(10);
 const MAX_POLL: Duration = Duration::from_secs(30);
 /// Polling interval when the server suggests none.
 const DEFAULT_POLL: Duration = Duration::from_millis(500);
-
-/// Whether `result` is the extension's task handle (`resultType: "task"`).
-pub(crate) fn is_task_handle(result: &Value) -> bool {
-    result.get("resultType").and_then(Value::as_str) == Some("task")
-}
-
-/// `capabilities` with the extension declared under `extensions`.
-pub(crate) fn declare(mut capabilities: Value) -> Value {
-    if let Value::Object(caps) = &mut capabilities {
-        let ext = caps
-            .entry("extensions")
-            .or_insert_with(|| Value::Object(Map::new()));
-        if let Value::Object(ext) = ext {
-            ext.entry(TASKS_EXTENSION)
-                .or_insert_with(|| Value::Object(Map::new()));
-        }
-    }
-    capabilities
-}
 
 fn malformed(method: &str, why: impl std::fmt::Display) -> McpError {
     McpError::internal(format!("server sent a malformed {method} result: {why}"))
@@ -100,49 +76,6 @@ fn poll_interval(task: &Value) -> Duration {
         .map(Duration::from_millis)
         .unwrap_or(DEFAULT_POLL)
         .clamp(MIN_POLL, MAX_POLL)
-}
-
-/// Results a server answered at once to [`Client::call_tool_as_task`], held as completed
-/// tasks of the client's own.
-#[derive(Default)]
-pub(crate) struct HeldResults {
-    inner: Mutex<Held>,
-}
-
-/// The held results (oldest first in `order`) and, by task id, each one's task and result.
-#[derive(Default)]
-struct Held {
-    order: VecDeque<String>,
-    by_id: HashMap<String, (Task, Value)>,
-}
-
-impl HeldResults {
-    fn hold(&self, result: Value) -> Task {
-        let bytes: [u8; 16] = rand::random();
-        let id = format!(
-            "{LOCAL_PREFIX}{}",
-            bytes.iter().map(|b| format!("{b:02x}")).collect::<String>()
-        );
-        let mut task = Task::new(
-            id.clone(),
-            TaskStatus::Completed,
-            crate::server::rfc3339_now(),
-        );
-        task.status_message = Some("the server answered at once, without a task".into());
-        let mut g = self.inner.lock().unwrap();
-        if g.order.len() >= MAX_HELD {
-            if let Some(old) = g.order.pop_front() {
-                g.by_id.remove(&old);
-            }
-        }
-        g.order.push_back(id.clone());
-        g.by_id.insert(id, (task.clone(), result));
-        task
-    }
-
-    fn get(&self, id: &str) -> Option<(Task, Value)> {
-        self.inner.lock().unwrap().by_id.get(id).cloned()
-    }
 }
 
 /// How [`Client::drive_task`] ends when its caller stops waiting.
@@ -409,13 +342,5 @@ mod tests {
             poll_interval(&json!({ "pollIntervalMs": 250 })),
             Duration::from_millis(250)
         );
-    }
-
-    #[test]
-    fn declaring_keeps_other_extensions() {
-        let caps = declare(json!({ "extensions": { "x/y": { "a": 1 } }, "roots": {} }));
-        assert_eq!(caps["extensions"]["x/y"]["a"], 1);
-        assert!(caps["extensions"][TASKS_EXTENSION].is_object());
-        assert!(caps["roots"].is_object());
     }
 }

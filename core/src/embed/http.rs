@@ -117,7 +117,7 @@ impl EmbeddedClient {
             ..Default::default()
         };
         let client =
-            crate::transport::http::connect(url, config.options()?, config.handlers(handler), http)
+            crate::client::http::connect(url, config.options()?, config.handlers(handler), http)
                 .await?;
         let mut client = Self::from_client(client);
         client.session = Some(session);

@@ -714,7 +714,7 @@ impl Server {
         if o.tasks_extension && version.is_per_request() {
             caps.insert(
                 "extensions".into(),
-                json!({ super::tasks_ext::TASKS_EXTENSION: {} }),
+                json!({ crate::protocol::TASKS_EXTENSION: {} }),
             );
         }
         Value::Object(caps)

@@ -7,7 +7,6 @@
 mod api;
 mod dispatch;
 mod handlers;
-mod header_params;
 pub mod middleware;
 mod pagination;
 mod registry;
@@ -22,14 +21,15 @@ pub use handlers::{
     completion_fn, method_fn, prompt_fn, resource_fn, tool_fn, CompletionFn, MethodFn, PromptFn,
     ReadRequest, ResourceFn, ToolFn,
 };
-pub use header_params::{checked_header_params, encode_header_value, header_params, HeaderParam};
+// Header params are the wire layer's (both roles read them); kept here at their old paths.
+pub use crate::protocol::TASKS_EXTENSION;
+pub use crate::protocol::{checked_header_params, encode_header_value, header_params, HeaderParam};
 pub use pagination::paginate;
 #[cfg(feature = "redis")]
 pub(crate) use task_store::now_ms as task_store_now_ms;
 pub use task_store::{InMemoryTaskStore, StoredTask, TaskSignal, TaskStore, EXPIRED_TASK_GRACE};
-pub(crate) use tasks::rfc3339_now;
 pub use tasks::TaskOptions;
-pub use tasks_ext::{MAX_LISTEN_TASK_IDS, TASKS_EXTENSION};
+pub use tasks_ext::MAX_LISTEN_TASK_IDS;
 pub(crate) use tool_wire::{
     write_per_request_tool_response, write_tool_response, ToolCallParams, ToolOutput,
 };

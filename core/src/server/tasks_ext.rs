@@ -55,10 +55,10 @@
 
 use super::registry::ToolEntry;
 use super::task_store::{now_ms, StoredTask, TaskSignal, TaskStore};
-use super::tasks::rfc3339_now;
 use super::tool_wire::{tool_result_value, ToolOutput};
 use super::Server;
 use crate::error::codes;
+use crate::protocol::{rfc3339_now, TASKS_EXTENSION};
 use crate::protocol::{CallToolResult, ProtocolVersion, TaskStatus, TaskSupport};
 use crate::session::per_request::{missing_capability, shape_error};
 use crate::session::{RequestContext, TaskInputs, INPUT_REQUIRED};
@@ -74,9 +74,6 @@ use std::task::Poll;
 use std::time::Duration;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
-
-/// The extension's identifier: the key under `capabilities.extensions` on both sides.
-pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 
 /// How long a cancelled or expired task's handler may run on to see its cancellation.
 const CANCEL_GRACE: Duration = Duration::from_secs(2);

@@ -108,7 +108,7 @@ pub fn check_outgoing_request(
         // The per-request era's tasks are the tasks extension (2026-07-28), which the server
         // advertises under `capabilities.extensions`.
         (Role::Client, m) if m.starts_with("tasks/") && version.is_per_request() => need(
-            &["extensions", crate::server::TASKS_EXTENSION],
+            &["extensions", crate::protocol::TASKS_EXTENSION],
             "extensions.io.modelcontextprotocol/tasks",
         ),
         (_, m) if m.starts_with("tasks/") => {

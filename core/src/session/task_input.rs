@@ -65,7 +65,7 @@ impl Parked {
     }
 
     fn touch(&mut self) {
-        self.changed_at = Some(crate::server::rfc3339_now());
+        self.changed_at = Some(crate::protocol::rfc3339_now());
     }
 }
 

@@ -89,7 +89,8 @@ fn conformance_auth() -> std::sync::Arc<ferromcp::auth::OAuthClient> {
 
 /// An `auth/*` scenario: connect (authorizing on the first 401), list the tools, call each.
 async fn run_auth_scenario(url: &str) -> Result<(), McpError> {
-    use ferromcp::transport::http::{connect, HttpClientOptions};
+    use ferromcp::client::http::connect;
+    use ferromcp::transport::http::HttpClientOptions;
     let http = HttpClientOptions {
         legacy_fallback: false,
         open_get_stream: false,
@@ -157,7 +158,8 @@ async fn connect_http(
     options: ClientOptions,
     handlers: ClientHandlers,
 ) -> Result<Client, McpError> {
-    use ferromcp::transport::http::{connect, HttpClientOptions};
+    use ferromcp::client::http::connect;
+    use ferromcp::transport::http::HttpClientOptions;
     let http = HttpClientOptions {
         legacy_fallback: false,
         ..Default::default()

@@ -3,10 +3,11 @@
 //! (2026-07-28, `server/discover` and `_meta` on every request) both list its tools, call
 //! `echo` and `count` (progress in both eras) and read its resource.
 
+use ferromcp::client::http::connect;
 use ferromcp::client::{ClientHandlers, ClientOptions, ProtocolMode};
 use ferromcp::protocol::ProtocolVersion;
 use ferromcp::session::RequestOptions;
-use ferromcp::transport::http::{connect, HttpClientOptions};
+use ferromcp::transport::http::HttpClientOptions;
 use serde_json::json;
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};

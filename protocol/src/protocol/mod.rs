@@ -10,6 +10,7 @@
 mod client_features;
 mod completion;
 mod content;
+mod header_params;
 mod lifecycle;
 mod logging;
 mod meta;
@@ -24,6 +25,7 @@ mod version;
 pub use client_features::*;
 pub use completion::*;
 pub use content::*;
+pub use header_params::{checked_header_params, encode_header_value, header_params, HeaderParam};
 pub use lifecycle::*;
 pub use logging::*;
 pub use meta::*;

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::meta::{Cursor, JsonObject, Meta};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Where a task is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -197,4 +198,47 @@ pub struct ListTasksResult {
     /// Fields this revision does not define, kept for a lossless round trip.
     #[serde(flatten)]
     pub extra: JsonObject,
+}
+
+/// The extension's identifier (2026-07-28 tasks): the key under `capabilities.extensions` on
+/// both sides.
+pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+
+/// The current time as an RFC 3339 UTC timestamp with milliseconds: what a task's
+/// `createdAt` and `lastUpdatedAt` carry (both roles stamp them).
+#[doc(hidden)]
+pub fn rfc3339_now() -> String {
+    let d = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    let secs = d.as_secs() as i64;
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rem / 3600,
+        (rem / 60) % 60,
+        rem % 60,
+        d.subsec_millis()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn timestamps_are_rfc3339() {
+        let t = super::rfc3339_now();
+        assert_eq!(t.len(), 24, "{t}");
+        assert!(t.ends_with('Z') && t.as_bytes()[10] == b'T', "{t}");
+        assert!(t.starts_with("20"), "{t}");
+    }
 }

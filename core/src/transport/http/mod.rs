@@ -2,7 +2,8 @@
 //! HTTP+SSE transport (2024-11-05), with the client's backwards-compatible fallback.
 //!
 //! Server: [`serve_http`] binds and serves; [`router`] gives an axum [`axum::Router`] to mount in an
-//! existing app. Client: [`connect`] returns a [`crate::client::Client`] speaking over HTTP.
+//! existing app. Client: the transports a client speaks over (`crate::client::http::connect`
+//! connects one).
 //!
 //! Hardening: Host/Origin are checked against DNS rebinding automatically on loopback binds
 //! ([`HttpServerOptions::dns_rebinding_protection`]); every per-stream queue is bounded
@@ -27,8 +28,8 @@ pub(crate) mod tls;
 mod tool_headers;
 
 pub use client::{
-    connect, connect_legacy, legacy_transport, streamable_transport, HttpClientOptions, HttpReader,
-    HttpWriter, SessionIdCell,
+    legacy_transport, streamable_transport, HttpClientOptions, HttpReader, HttpWriter,
+    SessionIdCell,
 };
 pub use gauges::HttpServerStats;
 pub use per_request::{decode_value as decode_header_value, METHOD_HEADER, NAME_HEADER};

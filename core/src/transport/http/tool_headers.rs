@@ -4,7 +4,7 @@
 //! HTTP transport watches its own per-request-era `tools/list` requests and their answers, so
 //! every client of one server (in any binding) shares one cache without any API of its own.
 
-use crate::server::{checked_header_params, HeaderParam};
+use crate::protocol::{checked_header_params, HeaderParam};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;

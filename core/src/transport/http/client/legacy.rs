@@ -1,8 +1,8 @@
 //! The legacy (2024-11-05) HTTP+SSE client transport: the SSE stream at the server's URL, its
-//! `endpoint` event telling where to POST, and [`connect_legacy`].
+//! `endpoint` event telling where to POST (`crate::client::http::connect_legacy` connects a
+//! client over it).
 
 use super::{make_shared, transport_err, HttpClientOptions, HttpReader, HttpWriter};
-use crate::client::{Client, ClientHandlers, ClientOptions};
 use crate::transport::http::sse::SseParser;
 use crate::transport::http::tls::error_chain;
 use crate::McpError;
@@ -105,15 +105,4 @@ fn resolve(base: &Uri, endpoint: &str) -> Result<Uri, McpError> {
     format!("{scheme}://{authority}{path}")
         .parse()
         .map_err(|e| bad(&e))
-}
-
-/// Connects a [`Client`] over the legacy HTTP+SSE transport (GET `url` for the event stream).
-pub async fn connect_legacy(
-    url: &str,
-    options: ClientOptions,
-    handlers: ClientHandlers,
-    http: HttpClientOptions,
-) -> Result<Client, McpError> {
-    let (reader, writer) = legacy_transport(url, &http).await?;
-    Client::connect(options, handlers, reader, writer).await
 }

@@ -1,11 +1,11 @@
 //! The HTTP client transports: Streamable HTTP (POST per message, SSE or JSON answers, the GET
 //! stream, resumption with `Last-Event-ID`) and the legacy HTTP+SSE transport, exposed as a
-//! [`FrameReader`]/[`FrameWriter`] pair so the whole [`Client`] API works over HTTP unchanged.
+//! [`FrameReader`]/[`FrameWriter`] pair so the whole client API (`crate::client::Client`) works over HTTP unchanged;
+//! `crate::client::http` connects a client over them.
 
 use super::sse::SseParser;
 use super::tls::{error_chain, Connector};
 use super::{PROTOCOL_VERSION_HEADER, SESSION_ID_HEADER};
-use crate::client::{Client, ClientHandlers, ClientOptions};
 use crate::transport::{FrameReader, FrameWriter, ReadStatus};
 use crate::McpError;
 use bytes::Bytes;
@@ -25,7 +25,7 @@ use tokio_util::sync::CancellationToken;
 mod legacy;
 mod options;
 
-pub use legacy::{connect_legacy, legacy_transport};
+pub use legacy::legacy_transport;
 pub use options::{HttpClientOptions, SessionIdCell};
 
 /// What one message may still spend on retries.
@@ -824,40 +824,6 @@ pub fn streamable_transport(
 ) -> Result<(HttpReader, HttpWriter), McpError> {
     let (shared, reader) = make_shared(url, options)?;
     Ok((reader, HttpWriter { shared }))
-}
-
-/// Connects a [`Client`] to `url` over Streamable HTTP; when `http.legacy_fallback` is set and the
-/// server answers the initialize POST with a 4xx, retries with the legacy HTTP+SSE transport.
-pub async fn connect(
-    url: &str,
-    options: ClientOptions,
-    handlers: ClientHandlers,
-    http: HttpClientOptions,
-) -> Result<Client, McpError> {
-    let (reader, writer) = streamable_transport(url, &http)?;
-    match Client::connect(options.clone(), handlers.clone(), reader, writer).await {
-        Ok(c) => Ok(c),
-        Err(e) if http.legacy_fallback && is_4xx(&e) && !is_auth(&e) => {
-            tracing::info!(error = %e, "Streamable HTTP refused; falling back to HTTP+SSE");
-            connect_legacy(url, options, handlers, http).await
-        }
-        Err(e) => Err(e),
-    }
-}
-
-/// An authorization failure (a 401/403 the OAuth flow could not resolve).
-fn is_auth(e: &McpError) -> bool {
-    e.data
-        .as_ref()
-        .is_some_and(|d| d.get("authError").is_some())
-}
-
-fn is_4xx(e: &McpError) -> bool {
-    e.data
-        .as_ref()
-        .and_then(|d| d.get("httpStatus"))
-        .and_then(Value::as_u64)
-        .is_some_and(|s| (400..500).contains(&s))
 }
 
 /// The JSON-RPC error answer in `body` (a non-2xx response) to the request in `frame`, if it
