@@ -297,6 +297,7 @@ impl Client {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::TaskStatus;
 
     #[test]
     fn wire_fields_become_the_2025_11_25_names() {

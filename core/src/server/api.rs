@@ -120,7 +120,7 @@ pub(crate) struct ServerInner {
     /// `subscriptions/listen` streams open now (at most `options.max_listen_streams`).
     pub listen_streams: std::sync::atomic::AtomicUsize,
     /// [`Server::server_info_json`], made on first use.
-    pub server_info_json: OnceLock<Box<str>>,
+    pub server_info_json: OnceLock<Arc<str>>,
     /// Whether any tool registered so far declares `x-mcp-header` parameters (never reset):
     /// when none does, a per-request-era `tools/call` has no `Mcp-Param-*` headers to check
     /// and skips the registry read ([`Server::tool_header_params`]).
@@ -290,7 +290,13 @@ impl Server {
         reader: R,
         writer: W,
     ) -> Connection<R, W> {
-        Connection::for_server(self, self.inner.options.session.clone(), reader, writer)
+        Connection::with_tool_lane(
+            Arc::new(self.clone()),
+            self.clone(),
+            self.inner.options.session.clone(),
+            reader,
+            writer,
+        )
     }
 
     /// Serves one session over a message transport until the peer hangs up.

@@ -3,12 +3,12 @@
 
 use super::api::CompletionRef;
 use super::pagination::paginate;
-use super::tool_wire::{insert_server_info, to_value, tool_result_value, ToolOutput};
 use super::{ReadRequest, Server};
 use crate::jsonrpc::{Notification, Request};
 use crate::protocol::{
     CallToolResult, CompleteRequestParams, ContentBlock, ProtocolVersion, Reference, TaskSupport,
 };
+use crate::session::{insert_server_info, to_value, tool_result_value, ToolLane, ToolOutput};
 use crate::session::{Peer, RequestContext, Service};
 use crate::McpError;
 use futures_util::future::BoxFuture;
@@ -108,6 +108,42 @@ impl Service for Server {
     }
 }
 
+/// The server's typed `tools/call` lane, as the session starts it.
+impl ToolLane for Server {
+    fn run_tool(
+        self,
+        name: String,
+        arguments: Option<Value>,
+        task: Option<Value>,
+        ctx: RequestContext,
+    ) -> impl std::future::Future<Output = Result<ToolOutput, McpError>> + Send + 'static {
+        self.call_tool_fast(name, arguments, task, ctx)
+    }
+
+    fn run_tool_borrowed<'a>(
+        &'a self,
+        name: &'a str,
+        arguments: Option<Value>,
+        task: Option<Value>,
+        ctx: RequestContext,
+    ) -> impl std::future::Future<Output = Result<ToolOutput, McpError>> + Send + 'a {
+        Server::call_tool_borrowed(self, name, arguments, task, ctx)
+    }
+
+    fn takes_general_path(&self) -> bool {
+        // The middleware chain wraps the general path only (see `super::middleware`).
+        self.has_middleware()
+    }
+
+    fn add_server_info(&self, result: &mut Value) {
+        Server::add_server_info(self, result)
+    }
+
+    fn server_info_json(&self) -> Arc<str> {
+        Server::server_info_json(self).clone()
+    }
+}
+
 impl Server {
     /// A notification from the client that passed the middleware (if any).
     pub(super) fn notification_reached(&self, notification: Notification, _peer: &Peer) {
@@ -124,7 +160,7 @@ impl Server {
 
     /// The server's `Implementation` object (`serverInfo`) as JSON text, made once (the
     /// server's options are final once it is built).
-    pub(crate) fn server_info_json(&self) -> &str {
+    pub(crate) fn server_info_json(&self) -> &Arc<str> {
         self.inner.server_info_json.get_or_init(|| {
             serde_json::to_string(&Value::Object(self.info()))
                 .expect("JSON values always serialize")
@@ -418,7 +454,7 @@ impl Server {
         }
     }
 
-    /// `tools/call` for a request whose params were read as [`ToolCallParams`](super::ToolCallParams): what
+    /// `tools/call` for a request whose params were read as [`ToolCallParams`](crate::session::ToolCallParams): what
     /// [`Self::dispatch`] does with such a request, without the params as a [`Value`].
     pub(crate) async fn call_tool_fast(
         self,

@@ -13,7 +13,6 @@ mod registry;
 mod task_store;
 mod tasks;
 mod tasks_ext;
-mod tool_wire;
 mod typed;
 
 pub use api::{CompletionRef, Server, ServerBuilder, ServerOptions, DEFAULT_MAX_LISTEN_STREAMS};
@@ -30,7 +29,4 @@ pub(crate) use task_store::now_ms as task_store_now_ms;
 pub use task_store::{InMemoryTaskStore, StoredTask, TaskSignal, TaskStore, EXPIRED_TASK_GRACE};
 pub use tasks::TaskOptions;
 pub use tasks_ext::MAX_LISTEN_TASK_IDS;
-pub(crate) use tool_wire::{
-    write_per_request_tool_response, write_tool_response, ToolCallParams, ToolOutput,
-};
 pub use typed::{schema_of, IntoToolResult, Json, ToolError};

@@ -55,12 +55,12 @@
 
 use super::registry::ToolEntry;
 use super::task_store::{now_ms, StoredTask, TaskSignal, TaskStore};
-use super::tool_wire::{tool_result_value, ToolOutput};
 use super::Server;
 use crate::error::codes;
 use crate::protocol::{rfc3339_now, TASKS_EXTENSION};
 use crate::protocol::{CallToolResult, ProtocolVersion, TaskStatus, TaskSupport};
 use crate::session::per_request::{missing_capability, shape_error};
+use crate::session::{tool_result_value, ToolOutput};
 use crate::session::{RequestContext, TaskInputs, INPUT_REQUIRED};
 use crate::McpError;
 use futures_util::future::BoxFuture;

@@ -16,8 +16,8 @@
 use super::core::{Incoming, LaneAnswer};
 use super::inbound::{self, Inbound};
 use super::{Outbound, OutboundMessage, Peer, Role, Service, Session, SessionConfig};
-use crate::jsonrpc::{ErrorResponse, Message};
-use crate::server::Server;
+use super::{ToolCallParams, ToolLane};
+use crate::jsonrpc::{ErrorResponse, Message, RequestId};
 use crate::transport::{FrameReader, FrameWriter, ReadStatus};
 use crate::McpError;
 use futures_util::future::{join_all, BoxFuture};
@@ -43,8 +43,33 @@ pub struct Connection<R: FrameReader, W: FrameWriter> {
     reader: R,
     writer: W,
     outbound_rx: mpsc::Receiver<OutboundMessage>,
-    /// The session's service when it is this server (its `tools/call` lane).
-    server: Option<Server>,
+    /// The `tools/call` lane of the session's service, when it has one (a server).
+    lane: Option<Arc<dyn StartLane>>,
+}
+
+/// Starts a `tools/call` read on the typed lane: a [`ToolLane`] seen through one virtual call
+/// per request, so that the connection's type does not name the server's.
+trait StartLane: Send + Sync {
+    fn start(
+        &self,
+        session: &Arc<Session>,
+        id: RequestId,
+        params: ToolCallParams<'_>,
+    ) -> FrameOutcome;
+}
+
+impl<S: ToolLane> StartLane for S {
+    fn start(
+        &self,
+        session: &Arc<Session>,
+        id: RequestId,
+        params: ToolCallParams<'_>,
+    ) -> FrameOutcome {
+        match session.start_tool_call(self, id, params, lane_answer) {
+            Ok(fut) => FrameOutcome::Later(fut),
+            Err(answer) => FrameOutcome::Now(answer),
+        }
+    }
 }
 
 impl<R: FrameReader, W: FrameWriter> Connection<R, W> {
@@ -63,21 +88,21 @@ impl<R: FrameReader, W: FrameWriter> Connection<R, W> {
             reader,
             writer,
             outbound_rx,
-            server: None,
+            lane: None,
         }
     }
 
-    /// A server's connection: `server` answers its session (as its service) and its
-    /// `tools/call` requests take their own lane.
-    pub(crate) fn for_server(server: &Server, config: SessionConfig, reader: R, writer: W) -> Self {
-        let mut conn = Self::new(
-            Role::Server,
-            Arc::new(server.clone()),
-            config,
-            reader,
-            writer,
-        );
-        conn.server = Some(server.clone());
+    /// A server's connection: `service` answers its session and its `tools/call` requests take
+    /// their own lane, `lane` (the same server, seen as its [`ToolLane`]).
+    pub(crate) fn with_tool_lane<S: ToolLane>(
+        service: Arc<dyn Service>,
+        lane: S,
+        config: SessionConfig,
+        reader: R,
+        writer: W,
+    ) -> Self {
+        let mut conn = Self::new(Role::Server, service, config, reader, writer);
+        conn.lane = Some(Arc::new(lane));
         conn
     }
 
@@ -110,7 +135,7 @@ impl<R: FrameReader, W: FrameWriter> Connection<R, W> {
             mut reader,
             mut writer,
             mut outbound_rx,
-            server,
+            lane,
         } = self;
         let mut in_flight: FuturesUnordered<BoxFuture<'static, Answer>> = FuturesUnordered::new();
         let mut frame = Vec::with_capacity(4096);
@@ -189,7 +214,7 @@ impl<R: FrameReader, W: FrameWriter> Connection<R, W> {
                                     emit!(&m);
                                 }
                             }
-                            Ok(ReadStatus::Frame) => match on_frame(&session, server.as_ref(), &frame) {
+                            Ok(ReadStatus::Frame) => match on_frame(&session, lane.as_deref(), &frame) {
                                 FrameOutcome::Now(a) => answer!(a),
                                 // Most handlers finish without waiting: poll once here and
                                 // answer at once; only a handler that waits joins `in_flight`.
@@ -280,18 +305,15 @@ async fn poll_once<F: Future>(fut: F) -> Poll<F::Output> {
 }
 
 /// Handles one frame; an answer that needs handlers to finish is pushed by the caller.
-/// `server` is the session's service when it is a server (its `tools/call` lane).
-fn on_frame(session: &Arc<Session>, server: Option<&Server>, frame: &[u8]) -> FrameOutcome {
-    match inbound::read(frame, server.is_some()) {
+/// `lane` is the `tools/call` lane of the session's service when it has one (a server).
+fn on_frame(session: &Arc<Session>, lane: Option<&dyn StartLane>, frame: &[u8]) -> FrameOutcome {
+    match inbound::read(frame, lane.is_some()) {
         Err(ErrorResponse { id, error }) => {
             FrameOutcome::Now(Answer::One(Message::error(id, error)))
         }
         Ok(Inbound::Call(id, params)) => {
-            let server = server.expect("the lane is read for servers only");
-            match session.start_tool_call(server, id, params, lane_answer) {
-                Ok(fut) => FrameOutcome::Later(fut),
-                Err(answer) => FrameOutcome::Now(answer),
-            }
+            let lane = lane.expect("the lane is read for servers only");
+            lane.start(session, id, params)
         }
         Ok(Inbound::One(msg)) => on_message(session, msg),
         Ok(Inbound::Batch(items)) => {

@@ -5,7 +5,6 @@ use crate::jsonrpc::{
     ErrorResponse, IdGenerator, Message, Notification, Request, RequestId, Response,
 };
 use crate::protocol::{CallToolResult, ProtocolVersion};
-use crate::server::Server;
 use crate::McpError;
 use futures_util::future::BoxFuture;
 use futures_util::FutureExt;
@@ -149,9 +148,9 @@ pub(crate) struct PendingRequest {
 /// The answer of a `tools/call` started with [`Session::start_tool_call`].
 pub(crate) enum LaneAnswer {
     /// A tool's result, for the transport to write straight to text ([`Self::write`]) as the
-    /// response to the request; the server is given in the per-request era, whose results
-    /// carry its identity (`serverInfo` in `_meta`) and `resultType`.
-    Tool(RequestId, CallToolResult, Option<Server>),
+    /// response to the request; the server's identity (`serverInfo`, JSON text) is given in
+    /// the per-request era, whose results carry it in `_meta`, and `resultType`.
+    Tool(RequestId, CallToolResult, Option<Arc<str>>),
     /// Any other answer (an error, `input_required`, a created task), as a message.
     Msg(Message),
 }
@@ -162,15 +161,10 @@ impl LaneAnswer {
     pub(crate) fn write(self, out: &mut Vec<u8>) {
         match self {
             LaneAnswer::Tool(id, result, None) => {
-                crate::server::write_tool_response(out, &id, result)
+                super::tool_wire::write_tool_response(out, &id, result)
             }
-            LaneAnswer::Tool(id, result, Some(server)) => {
-                crate::server::write_per_request_tool_response(
-                    out,
-                    &id,
-                    result,
-                    server.server_info_json(),
-                )
+            LaneAnswer::Tool(id, result, Some(info)) => {
+                super::tool_wire::write_per_request_tool_response(out, &id, result, &info)
             }
             LaneAnswer::Msg(m) => serde_json::to_writer(out, &m).expect("messages serialize"),
         }
@@ -214,7 +208,7 @@ pub struct Session {
     serial: u64,
     stream_closer: OnceLock<StreamCloser>,
     /// Whether the server listed this session among its live sessions (see
-    /// [`crate::server::Server::live_sessions`]); one never listed has nothing to unlist.
+    /// `Server::live_sessions`); one never listed has nothing to unlist.
     pub(crate) listed: AtomicBool,
     /// Set for a session that serves one request at a time for its whole life
     /// ([`Self::serve_alone`]): that request's cancellation is the session's own.

@@ -10,9 +10,9 @@
 
 use super::core::{Session, STATE_INITIALIZING};
 use super::per_request;
+use super::ToolCallParams;
 use crate::jsonrpc::{self, ErrorResponse, Message, RequestId};
 use crate::protocol::ProtocolVersion;
-use crate::server::ToolCallParams;
 use crate::McpError;
 
 /// One frame (or POST body), read.
@@ -27,7 +27,7 @@ pub(crate) enum Inbound<'a> {
 }
 
 /// Reads one frame. `lane`: whether a `tools/call` request is read for the typed lane (the
-/// receiving side is a [`crate::server::Server`]); params that lane does not accept (not an
+/// receiving side is a server, [`super::ToolLane`]); params that lane does not accept (not an
 /// object, no `name` string, a member given twice) are read as any other message, so every
 /// malformed call gets the answer it always got. `Err` is the one answer the whole frame gets
 /// (not JSON, an empty batch, a top level that is no message). In a batch, a request reusing
@@ -185,7 +185,7 @@ mod tests {
     use std::sync::Arc;
 
     fn server_session() -> Arc<Session> {
-        let server = crate::server::Server::builder("s", "1").build().unwrap();
+        let server = crate::session::test_lane::EchoServer;
         let (outbound, _rx) = Outbound::channel(8);
         Session::new(
             Role::Server,

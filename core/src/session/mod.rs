@@ -32,6 +32,9 @@ mod service;
 pub(crate) mod shared_meta;
 mod shared_values;
 mod task_input;
+#[cfg(test)]
+pub(crate) mod test_lane;
+mod tool_wire;
 mod worker;
 
 pub use self::core::Incoming;
@@ -50,6 +53,10 @@ pub use peer_limits::PeerLimits;
 pub use per_request::RequestMeta;
 pub use request_state::{KeyRing, ReplayStore, DEFAULT_REPLAY_CAPACITY, REQUEST_STATE_TTL};
 pub use service::Service;
+pub(crate) use service::ToolLane;
 pub(crate) use shared_meta::SharedMeta;
 pub(crate) use task_input::TaskInputs;
+pub(crate) use tool_wire::{
+    insert_server_info, to_value, tool_result_value, ToolCallParams, ToolOutput,
+};
 pub(crate) use worker::serve_on_worker;

@@ -9,8 +9,8 @@
 
 use super::core::{IdHash, Incoming, LaneAnswer, Role, Session, STATE_NEW};
 use super::{per_request, RequestMeta};
+use super::{ToolCallParams, ToolLane};
 use crate::jsonrpc::{Message, Request, RequestId};
-use crate::server::{Server, ToolCallParams};
 use crate::McpError;
 use futures_util::future::BoxFuture;
 use serde_json::Value;
@@ -107,9 +107,9 @@ impl Session {
 
     /// [`Session::start_tool_call`] for a per-request-era call on a child opened for it (the
     /// typed lane, as Streamable HTTP serves the same call on the session of its POST).
-    pub(crate) fn start_tool_call_in_child<T: Send + 'static>(
+    pub(crate) fn start_tool_call_in_child<S: ToolLane, T: Send + 'static>(
         self: &Arc<Self>,
-        server: &Server,
+        server: &S,
         id: RequestId,
         params: ToolCallParams<'_>,
         into: impl FnOnce(Option<LaneAnswer>) -> T + Send + 'static,
@@ -184,19 +184,13 @@ impl Session {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::{CallToolResult, Tool};
+    use crate::session::test_lane::EchoServer;
     use crate::session::{Outbound, SessionConfig};
     use serde_json::json;
     use std::borrow::Cow;
 
-    fn server() -> Server {
-        Server::builder("lane", "1")
-            .tool_raw(
-                Tool::new("echo"),
-                crate::server::tool_fn(|_, _| async move { Ok(CallToolResult::text("hi")) }),
-            )
-            .build()
-            .unwrap()
+    fn server() -> EchoServer {
+        EchoServer
     }
 
     fn call(version: &str) -> ToolCallParams<'static> {
@@ -213,7 +207,7 @@ mod tests {
         }
     }
 
-    fn fresh_stream(server: &Server) -> Arc<Session> {
+    fn fresh_stream(server: &EchoServer) -> Arc<Session> {
         let (outbound, _rx) = Outbound::channel(8);
         Session::new(
             Role::Server,

@@ -48,3 +48,45 @@ pub trait Service: Send + Sync + 'static {
         let _ = peer;
     }
 }
+
+/// The typed `tools/call` lane of a server, as the session starts it
+/// ([`Session::start_tool_call`](super::Session::start_tool_call)): the params were read straight
+/// from the frame ([`ToolCallParams`](super::ToolCallParams)) and the tool's result goes back to
+/// the transport to be written as text ([`ToolOutput`](super::ToolOutput)). The server
+/// implements it; the session layer knows only this trait, so it never names the server.
+///
+/// Generic (not `dyn`): the session's lane is made for the one implementation, so a call's
+/// future is built in place as before (no box per call for the hook).
+pub(crate) trait ToolLane: Clone + Send + Sync + 'static {
+    /// `tools/call` of tool `name` (handshake era): what the service's `handle_request` does
+    /// with the same request, without the params as a [`Value`].
+    fn run_tool(
+        self,
+        name: String,
+        arguments: Option<Value>,
+        task: Option<Value>,
+        ctx: RequestContext,
+    ) -> impl std::future::Future<Output = Result<super::ToolOutput, McpError>> + Send + 'static;
+
+    /// [`Self::run_tool`] on a borrowed handle: for a caller that keeps its handle for the
+    /// answer (the per-request lane), so the handle is not cloned once more per call.
+    fn run_tool_borrowed<'a>(
+        &'a self,
+        name: &'a str,
+        arguments: Option<Value>,
+        task: Option<Value>,
+        ctx: RequestContext,
+    ) -> impl std::future::Future<Output = Result<super::ToolOutput, McpError>> + Send + 'a;
+
+    /// Whether every `tools/call` takes the general path instead of this lane (the request
+    /// handed to [`Session::handle_incoming`](super::Session::handle_incoming) as any other):
+    /// the server's middleware, say, wraps its dispatch and must see params and result as JSON.
+    fn takes_general_path(&self) -> bool;
+
+    /// Per-request era: names the server in `result`'s `_meta` (every result SHOULD).
+    fn add_server_info(&self, result: &mut Value);
+
+    /// The server's `Implementation` object (`serverInfo`) as JSON text, made once and shared
+    /// (the per-request era's results written as text carry it).
+    fn server_info_json(&self) -> Arc<str>;
+}

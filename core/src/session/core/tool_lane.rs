@@ -5,16 +5,14 @@
 
 use super::{LaneAnswer, Role, Session};
 use crate::jsonrpc::{Message, Request, RequestId};
-use crate::server::{Server, ToolCallParams, ToolOutput};
-use crate::session::Incoming;
-use crate::session::RequestContext;
+use crate::session::{Incoming, RequestContext, ToolCallParams, ToolLane, ToolOutput};
 use crate::McpError;
 use futures_util::future::BoxFuture;
 use std::sync::Arc;
 
 impl Session {
     /// Starts `tools/call` request `id`, read on the typed lane ([`crate::session::inbound::read`]), on
-    /// `server`, which must be this (server) session's service: what [`Self::handle_incoming`]
+    /// `server`, the lane of this (server) session's service ([`ToolLane`]): what [`Self::handle_incoming`]
     /// does with the same request (admission, cancellation, and in the per-request era the
     /// multi round-trip round from `inputResponses` and `requestState`, `serverInfo` and
     /// `resultType` on the result, `input_required`, the era's error codes), in one future and
@@ -23,16 +21,16 @@ impl Session {
     /// a per-request-era call on a child of its own (as [`Self::handle_incoming`] does); a
     /// session answers in its era. `into` makes what the caller sends of the answer (`None`:
     /// cancelled, nothing is sent); a request refused at once is `Err` with it.
-    pub(crate) fn start_tool_call<T: Send + 'static>(
+    pub(crate) fn start_tool_call<S: ToolLane, T: Send + 'static>(
         self: &Arc<Self>,
-        server: &Server,
+        server: &S,
         id: RequestId,
         params: ToolCallParams<'_>,
         into: impl FnOnce(Option<LaneAnswer>) -> T + Send + 'static,
     ) -> Result<BoxFuture<'static, T>, T> {
         debug_assert_eq!(self.role, Role::Server);
-        if server.has_middleware() {
-            // The chain wraps the general path only (see `crate::server::middleware`).
+        if server.takes_general_path() {
+            // A middleware chain, say, wraps the general path only.
             return self.start_tool_call_through_middleware(id, params, into);
         }
         let meta = params
@@ -59,7 +57,7 @@ impl Session {
         let ctx = RequestContext::with_meta(self.clone(), id.clone(), meta, token);
         let (server, name) = (server.clone(), name.into_owned());
         // The call's future is made inside `serve`, so that the boxed future holds it once.
-        let call = move |ctx| server.call_tool_fast(name, arguments, task, ctx);
+        let call = move |ctx| server.run_tool(name, arguments, task, ctx);
         let answer = move |id: RequestId,
                            _: &RequestContext,
                            outcome: Option<Result<ToolOutput, McpError>>| {
@@ -101,9 +99,9 @@ impl Session {
     }
 
     /// [`Self::start_tool_call`] on this per-request-era session.
-    pub(in crate::session) fn start_per_request_tool_call<T: Send + 'static>(
+    pub(in crate::session) fn start_per_request_tool_call<S: ToolLane, T: Send + 'static>(
         self: &Arc<Self>,
-        server: &Server,
+        server: &S,
         id: RequestId,
         params: ToolCallParams<'_>,
         into: impl FnOnce(Option<LaneAnswer>) -> T + Send + 'static,
@@ -151,14 +149,12 @@ impl Session {
         // The server handle is needed by the answer only with a result: the call hands it on
         // with its output (one clone of the handle per call, not two).
         let answer =
-            move |id,
-                  ctx: &RequestContext,
-                  outcome: Option<Result<(ToolOutput, Server), McpError>>| {
+            move |id, ctx: &RequestContext, outcome: Option<Result<(ToolOutput, S), McpError>>| {
                 into(outcome.map(|outcome| match outcome {
                     // The common answer: the tool's result, for the transport to write as text
                     // (with the server's identity and `resultType`).
                     Ok((ToolOutput::Result(result), server)) if !ctx.input_pending() => {
-                        LaneAnswer::Tool(id, result, Some(server))
+                        LaneAnswer::Tool(id, result, Some(server.server_info_json()))
                     }
                     other => {
                         let outcome = other.map(|(output, server)| {
@@ -183,7 +179,7 @@ impl Session {
             // The tool's name is the context's (a second handle on it, not a copy).
             let named = ctx.clone();
             let output = server
-                .call_tool_borrowed(named.tool_name(), arguments, task, ctx)
+                .run_tool_borrowed(named.tool_name(), arguments, task, ctx)
                 .await?;
             Ok((output, server))
         };

@@ -20,7 +20,7 @@ use super::app::App;
 use super::frames::Out;
 use super::responses::{response_with, status_only};
 use crate::jsonrpc::{Message, Request, RequestId};
-use crate::server::ToolCallParams;
+use crate::session::ToolCallParams;
 use crate::session::{Incoming, LaneAnswer, RequestMeta, Session};
 use axum::body::Body;
 use axum::http::StatusCode;

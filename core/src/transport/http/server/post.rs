@@ -87,10 +87,10 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
     /// params read straight into what the call uses; see `Session::start_tool_call`).
     enum Item<'a> {
         Msg(Message),
-        Call(RequestId, crate::server::ToolCallParams<'a>),
+        Call(RequestId, crate::session::ToolCallParams<'a>),
     }
     // Per-request era: a `tools/call` on the lane checked from the members it was read into.
-    let check_call = |p: &crate::server::ToolCallParams<'_>| {
+    let check_call = |p: &crate::session::ToolCallParams<'_>| {
         per_request::check_tool_call(
             headers,
             version_raw,

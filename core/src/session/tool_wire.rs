@@ -1,11 +1,13 @@
 //! `tools/call` on the wire: its params read straight from the frame ([`ToolCallParams`]), and
 //! its answer written without a detour through a generic JSON value where the shape allows
 //! ([`write_tool_response`], [`tool_result_value`]). Kept apart from the dispatch of the other
-//! methods because this is the hot path every tool call takes.
+//! methods because this is the hot path every tool call takes. It sits in the session layer,
+//! which reads the params and writes the answer for every transport; the server produces the
+//! [`ToolOutput`] ([`super::ToolLane`]).
 
+use super::SharedMeta;
 use crate::jsonrpc::{Message, RequestId, Str};
 use crate::protocol::{CallToolResult, ContentBlock};
-use crate::session::SharedMeta;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
@@ -13,7 +15,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
-pub(super) fn to_value<T: serde::Serialize>(v: &T) -> Value {
+pub(crate) fn to_value<T: serde::Serialize>(v: &T) -> Value {
     serde_json::to_value(v).expect("protocol types always serialize")
 }
 
@@ -22,7 +24,7 @@ pub(super) fn to_value<T: serde::Serialize>(v: &T) -> Value {
 /// The common shapes (plain text blocks, structured content, the error flag) are assembled by
 /// moving their strings and values in, instead of serializing them into a copy; anything else
 /// (metadata, annotations, extra fields, other block types) goes through the serializer.
-pub(super) fn tool_result_value(result: CallToolResult) -> Value {
+pub(crate) fn tool_result_value(result: CallToolResult) -> Value {
     if result.meta.is_some() || !result.extra.is_empty() {
         return to_value(&result);
     }
@@ -85,7 +87,7 @@ impl ToolOutput {
 /// `tools/call` params read straight from the frame (see [`crate::jsonrpc::parse_request_as`]):
 /// the members the call uses, every other one skipped. Params this type rejects (not an object,
 /// no `name` string, a member given twice) are read as a [`Value`] instead and answered by
-/// [`Server`](super::Server)'s dispatch, so every malformed call gets the answer it always got.
+/// the server's dispatch, so every malformed call gets the answer it always got.
 pub(crate) struct ToolCallParams<'a> {
     /// `name`.
     pub name: Cow<'a, str>,
@@ -108,7 +110,7 @@ struct MetaMember(Arc<SharedMeta>);
 
 impl<'de> Deserialize<'de> for MetaMember {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let meta = crate::session::shared_meta::deserialize(d)?;
+        let meta = super::shared_meta::deserialize(d)?;
         // A `_meta` of the wrong shape is refused by the session's check of every request
         // (`check_request_meta`, -32602): the lane leaves such a call to the full parser.
         let wrong_shape = !meta.value().is_object()
@@ -228,8 +230,8 @@ pub(crate) fn write_tool_response(out: &mut Vec<u8>, id: &RequestId, result: Cal
 
 /// [`write_tool_response`] for the per-request era (2026-07-28): the result also carries
 /// `resultType: "complete"` and, in `_meta`, the server's identity (`server_info`, the JSON
-/// text of [`Server::server_info_json`](super::Server::server_info_json)): the same bytes as serializing the response the
-/// generic path builds ([`Server::add_server_info`](super::Server::add_server_info), then `resultType`).
+/// text of [`super::ToolLane::server_info_json`]): the same bytes as serializing the response the
+/// generic path builds ([`super::ToolLane::add_server_info`], then `resultType`).
 pub(crate) fn write_per_request_tool_response(
     out: &mut Vec<u8>,
     id: &RequestId,
@@ -251,11 +253,7 @@ fn write_response(
         if let Some(info) = server_info {
             let info: Value = serde_json::from_str(info).expect("server info is JSON");
             insert_server_info(&mut value, info);
-            crate::session::per_request::shape_result(
-                "tools/call",
-                &mut value,
-                crate::session::CacheHint::UNCACHED,
-            );
+            super::per_request::shape_result("tools/call", &mut value, super::CacheHint::UNCACHED);
         }
         let m = Message::response(id.clone(), value);
         serde_json::to_writer(out, &m).expect("messages always serialize");
@@ -313,7 +311,7 @@ fn write_response(
 
 /// Puts the server's identity `info` in `result`'s `_meta` (per-request era: every result names
 /// the server, SHOULD), unless the handler already named one there.
-pub(super) fn insert_server_info(result: &mut Value, info: Value) {
+pub(crate) fn insert_server_info(result: &mut Value, info: Value) {
     if let Value::Object(map) = result {
         let meta = map.entry("_meta").or_insert_with(|| json!({}));
         if let Value::Object(meta) = meta {
@@ -339,7 +337,6 @@ fn maps_sort_keys() -> bool {
 mod tests {
     use super::*;
     use crate::protocol::{Annotations, TextContent};
-    use crate::server::Server;
 
     fn same(result: CallToolResult) {
         assert_eq!(tool_result_value(result.clone()), to_value(&result));
@@ -353,23 +350,18 @@ mod tests {
             );
             // Per-request era: what the generic path sends (serverInfo in `_meta`, then
             // `resultType`), byte for byte.
-            let server = Server::builder("srv \"x\"", "1.2").build().unwrap();
+            let info = json!({ "name": "srv \"x\"", "version": "1.2" });
             let mut written = Vec::new();
-            write_per_request_tool_response(
-                &mut written,
-                &id,
-                result.clone(),
-                server.server_info_json(),
-            );
+            write_per_request_tool_response(&mut written, &id, result.clone(), &info.to_string());
             let mut value = to_value(&result);
-            server.add_server_info(&mut value);
-            crate::session::per_request::shape_result(
+            insert_server_info(&mut value, info);
+            super::super::per_request::shape_result(
                 "tools/call",
                 &mut value,
-                crate::session::CacheHint::UNCACHED,
+                super::super::CacheHint::UNCACHED,
             );
             assert_eq!(value["resultType"], "complete");
-            let info = &value["_meta"][crate::session::per_request::META_SERVER_INFO];
+            let info = &value["_meta"][super::super::per_request::META_SERVER_INFO];
             assert_eq!(info["name"], "srv \"x\"");
             let message = Message::response(id, value);
             assert_eq!(
