@@ -10,11 +10,15 @@
 pub mod auth;
 pub mod client;
 pub mod embed;
+mod frame_io;
+// HTTPS for outgoing connections, below both the OAuth client (`auth`) and the HTTP transports.
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod server;
 pub mod session;
+#[cfg(feature = "http")]
+pub(crate) mod tls;
 pub mod transport;
 
 // The wire layer, a crate of its own below this one (`ferromcp-protocol`): re-exported at the

@@ -17,6 +17,7 @@ mod common_replicas;
 use common_http::*;
 use common_modern::{answer, headers_for, meta, post_modern, request};
 use common_replicas::*;
+use ferromcp::client::http::connect;
 use ferromcp::client::{ClientHandlers, ClientOptions};
 use ferromcp::protocol::{
     CallToolResult, CreateMessageResult, ElicitAction, ElicitResult, Role, SamplingContent,
@@ -25,9 +26,9 @@ use ferromcp::protocol::{
 use ferromcp::server::{tool_fn, InMemoryTaskStore, Server, MAX_LISTEN_TASK_IDS, TASKS_EXTENSION};
 use ferromcp::session::{input_required, KeyRing, RequestOptions};
 use ferromcp::transport::http::{
-    connect, serve_http, EventBus, EventStore, HttpClientOptions, HttpServerHandle,
-    HttpServerOptions, InMemoryEventBus, InMemoryEventStore, InMemorySessionStore, SessionState,
-    SessionStore, StoreFuture,
+    serve_http, EventBus, EventStore, HttpClientOptions, HttpServerHandle, HttpServerOptions,
+    InMemoryEventBus, InMemoryEventStore, InMemorySessionStore, SessionState, SessionStore,
+    StoreFuture,
 };
 use serde_json::{json, Map, Value};
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -4,10 +4,11 @@
 mod common_http;
 use bytes::Bytes;
 use common_http::*;
+use ferromcp::client::http::connect;
 use ferromcp::client::{ClientHandlers, ClientOptions};
 use ferromcp::session::RequestOptions;
 use ferromcp::transport::http::{
-    connect, serve_http, HttpClientOptions, HttpServerOptions, InMemoryEventStore,
+    serve_http, HttpClientOptions, HttpServerOptions, InMemoryEventStore,
 };
 use http_body_util::{BodyExt, Full};
 use serde_json::{json, Value};

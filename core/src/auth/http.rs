@@ -2,7 +2,7 @@
 //! GET and POST with bounded bodies and a timeout, redirects never followed.
 
 use super::AuthError;
-use crate::transport::http::tls::{error_chain, Connector};
+use crate::tls::{error_chain, Connector};
 use bytes::Bytes;
 use http::{HeaderMap, Method, Request, StatusCode};
 use http_body_util::{BodyExt, Full, Limited};

@@ -2,10 +2,10 @@
 
 use super::handlers::{CompletionFn, MethodFn, PromptFn, ResourceFn, ToolFn};
 use super::registry::{PromptEntry, Registry, ResourceEntry, TemplateEntry, ToolEntry};
+use crate::frame_io::{FrameReader, FrameWriter};
 use crate::protocol::{Prompt, Resource, ResourceTemplate, Tool};
 use crate::schema::{CompiledSchema, SchemaCache};
 use crate::session::{Connection, Session, SessionConfig};
-use crate::transport::{FrameReader, FrameWriter};
 use crate::uri_template::UriTemplate;
 use crate::McpError;
 use serde_json::{json, Value};
@@ -326,25 +326,6 @@ impl Server {
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), McpError> {
         crate::session::serve_on_worker(self.connection(reader, writer).run_until(shutdown)).await
-    }
-
-    /// Serves one session over this process's stdin/stdout until stdin closes.
-    pub async fn serve_stdio(&self) -> Result<(), McpError> {
-        let (reader, writer) =
-            crate::transport::stdio_with_limit(self.inner.options.session.max_message_size);
-        self.serve(reader, writer).await
-    }
-
-    /// [`Self::serve_stdio`] until stdin closes or `shutdown` completes, then winds down
-    /// gracefully as [`Self::serve_until`] does (an open `subscriptions/listen` gets its
-    /// completion result before stdout closes).
-    pub async fn serve_stdio_until(
-        &self,
-        shutdown: impl Future<Output = ()> + Send + 'static,
-    ) -> Result<(), McpError> {
-        let (reader, writer) =
-            crate::transport::stdio_with_limit(self.inner.options.session.max_message_size);
-        self.serve_until(reader, writer, shutdown).await
     }
 
     /// Registers (or replaces) a tool. Its input and output schemas are compiled now.

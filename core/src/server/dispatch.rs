@@ -196,7 +196,7 @@ impl Server {
         };
         let task_ids = self.listen_task_ids(asked, &ctx).await?;
         let on = |key: &str| asked.get(key).and_then(Value::as_bool) == Some(true);
-        let cap = |path: &[&str]| crate::session::has_capability(caps, path);
+        let cap = |path: &[&str]| crate::protocol::has_capability(caps, path);
         let uris: Vec<String> = match asked.get("resourceSubscriptions") {
             None | Some(Value::Null) => Vec::new(),
             Some(Value::Array(a)) => a

@@ -4,7 +4,7 @@ use super::{per_request, Outbound, Peer, RequestContext, Service};
 use crate::jsonrpc::{
     ErrorResponse, IdGenerator, Message, Notification, Request, RequestId, Response,
 };
-use crate::protocol::{CallToolResult, ProtocolVersion};
+use crate::protocol::{has_capability, CallToolResult, ProtocolVersion};
 use crate::McpError;
 use futures_util::future::BoxFuture;
 use futures_util::FutureExt;
@@ -14,7 +14,7 @@ use std::collections::{HashMap, HashSet};
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Duration;
 use tokio::sync::{oneshot, Notify};
 use tokio_util::sync::CancellationToken;
@@ -111,16 +111,9 @@ impl Negotiated {
     }
 }
 
-pub(crate) fn has_capability(caps: &Value, path: &[&str]) -> bool {
-    let mut v = caps;
-    for key in path {
-        match v.get(key) {
-            Some(next) if !next.is_null() => v = next,
-            _ => return false,
-        }
-    }
-    !matches!(v, Value::Bool(false))
-}
+/// The child sessions of a connection, by the id of the request each serves (the per-request
+/// era on a message stream, `per_request_stream.rs`).
+pub(crate) type Children = Mutex<HashMap<RequestId, Weak<Session>, IdHash>>;
 
 static NEXT_SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
@@ -202,7 +195,7 @@ pub struct Session {
     /// request and ends (made on first use; see [`Session::end_listening`]).
     pub(crate) listen_end: OnceLock<CancellationToken>,
     /// Per-request-era children of a message-stream connection (see `per_request_stream`).
-    pub(crate) children: super::per_request_stream::Children,
+    pub(crate) children: Children,
     pub(crate) closed: CancellationToken,
     session_id: Option<Arc<str>>,
     serial: u64,

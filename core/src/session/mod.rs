@@ -38,7 +38,7 @@ mod tool_wire;
 mod worker;
 
 pub use self::core::Incoming;
-pub(crate) use self::core::{has_capability, IdHash, LaneAnswer, STATE_INITIALIZING, STATE_READY};
+pub(crate) use self::core::{IdHash, LaneAnswer, STATE_INITIALIZING, STATE_READY};
 pub use self::core::{Negotiated, Role, Session, SessionConfig, StreamCloser};
 pub use cache_hints::{CacheHint, CacheHints, CacheScope};
 pub use capabilities::check_outgoing_request;

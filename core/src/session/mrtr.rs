@@ -313,7 +313,7 @@ pub(crate) fn check_capability(peer_caps: &Value, method: &str) -> Result<(), Mc
             ))
         }
     };
-    if super::core::has_capability(peer_caps, &[cap]) {
+    if crate::protocol::has_capability(peer_caps, &[cap]) {
         Ok(())
     } else {
         Err(missing_capability(&[cap]))

@@ -7,18 +7,14 @@
 //! ends their `subscriptions/listen` streams). A `tools/call` read on the typed lane is served
 //! on its child the same way ([`Session::start_tool_call_in_child`]).
 
-use super::core::{IdHash, Incoming, LaneAnswer, Role, Session, STATE_NEW};
+use super::core::{Incoming, LaneAnswer, Role, Session, STATE_NEW};
 use super::{per_request, RequestMeta};
 use super::{ToolCallParams, ToolLane};
 use crate::jsonrpc::{Message, Request, RequestId};
 use crate::McpError;
 use futures_util::future::BoxFuture;
 use serde_json::Value;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, Weak};
-
-/// The child sessions of a connection, by the id of the request each serves.
-pub(crate) type Children = Mutex<HashMap<RequestId, Weak<Session>, IdHash>>;
+use std::sync::{Arc, Weak};
 
 impl Session {
     /// Whether a request for `method` whose params carry `meta` (their `_meta` member) opens

@@ -8,7 +8,6 @@ use crate::protocol::{CallToolResult, ProtocolVersion};
 use crate::McpError;
 use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
-use std::future::Future;
 use std::sync::Arc;
 
 /// The server's identity as its results carry it.
@@ -33,24 +32,24 @@ impl Service for EchoServer {
 }
 
 impl ToolLane for EchoServer {
-    fn run_tool(
+    async fn run_tool(
         self,
         _name: String,
         _arguments: Option<Value>,
         _task: Option<Value>,
         _ctx: RequestContext,
-    ) -> impl Future<Output = Result<ToolOutput, McpError>> + Send + 'static {
-        async { Ok(ToolOutput::Result(CallToolResult::text("hi"))) }
+    ) -> Result<ToolOutput, McpError> {
+        Ok(ToolOutput::Result(CallToolResult::text("hi")))
     }
 
-    fn run_tool_borrowed<'a>(
+    async fn run_tool_borrowed<'a>(
         &'a self,
         _name: &'a str,
         _arguments: Option<Value>,
         _task: Option<Value>,
         _ctx: RequestContext,
-    ) -> impl Future<Output = Result<ToolOutput, McpError>> + Send + 'a {
-        async { Ok(ToolOutput::Result(CallToolResult::text("hi"))) }
+    ) -> Result<ToolOutput, McpError> {
+        Ok(ToolOutput::Result(CallToolResult::text("hi")))
     }
 
     fn takes_general_path(&self) -> bool {

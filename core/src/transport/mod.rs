@@ -26,41 +26,6 @@ pub use stdio::{stdio, stdio_with_limit, StdinSource, StdioReader, StdioWriter, 
 #[cfg(feature = "websocket")]
 pub use websocket::{WebSocketListener, WebSocketOptions, WebSocketReader, WebSocketWriter};
 
-use std::future::Future;
-use std::io;
-
-/// What one read from a transport produced.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ReadStatus {
-    /// A complete frame is in the caller's buffer.
-    Frame,
-    /// A frame larger than the limit arrived; it was discarded. Carries its size so far. The
-    /// caller's buffer may hold the frame's first bytes, or a summary of its envelope as JSON
-    /// ([`LineReader`] scans the whole line as it skips it), from which the refusal reads the
-    /// message's id; it is empty otherwise.
-    Oversized(usize),
-    /// The peer closed its end cleanly.
-    Eof,
-}
-
-/// The receiving half of a transport.
-pub trait FrameReader: Send + 'static {
-    /// Reads the next frame into `buf` (which is cleared first).
-    ///
-    /// Must be cancel-safe: if the returned future is dropped before completion, no frame data
-    /// may be lost (the session loop polls it inside `select!`).
-    fn read_frame(
-        &mut self,
-        buf: &mut Vec<u8>,
-    ) -> impl Future<Output = io::Result<ReadStatus>> + Send;
-}
-
-/// The sending half of a transport. Writes may be buffered until [`FrameWriter::flush`].
-pub trait FrameWriter: Send + 'static {
-    /// Queues one serialized message (no trailing newline).
-    fn write_frame(&mut self, frame: &[u8]) -> impl Future<Output = io::Result<()>> + Send;
-    /// Sends everything queued so far.
-    fn flush(&mut self) -> impl Future<Output = io::Result<()>> + Send;
-    /// Flushes and closes the sending direction (EOF for the peer).
-    fn close(&mut self) -> impl Future<Output = io::Result<()>> + Send;
-}
+// The frame seam sits below the session layer (`crate::frame_io`), which drives it; transports
+// implement it. Its public paths stay here.
+pub use crate::frame_io::{FrameReader, FrameWriter, ReadStatus};

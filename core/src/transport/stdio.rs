@@ -7,6 +7,9 @@
 
 use super::{LineReader, LineWriter};
 use crate::jsonrpc::DEFAULT_MAX_MESSAGE_SIZE;
+use crate::server::Server;
+use crate::McpError;
+use std::future::Future;
 use std::io;
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -133,4 +136,25 @@ pub fn stdio_with_limit(max_message_size: usize) -> (StdioReader, StdioWriter) {
         LineReader::new(StdinSource::open(), max_message_size),
         LineWriter::new(StdoutSink::open()),
     )
+}
+
+/// A server served on this process's stdio: methods of [`Server`] kept with the transport they
+/// use, so the server layer below does not reach up for it.
+impl Server {
+    /// Serves one session over this process's stdin/stdout until stdin closes.
+    pub async fn serve_stdio(&self) -> Result<(), McpError> {
+        let (reader, writer) = stdio_with_limit(self.options().session.max_message_size);
+        self.serve(reader, writer).await
+    }
+
+    /// [`Self::serve_stdio`] until stdin closes or `shutdown` completes, then winds down
+    /// gracefully as [`Server::serve_until`] does (an open `subscriptions/listen` gets its
+    /// completion result before stdout closes).
+    pub async fn serve_stdio_until(
+        &self,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), McpError> {
+        let (reader, writer) = stdio_with_limit(self.options().session.max_message_size);
+        self.serve_until(reader, writer, shutdown).await
+    }
 }

@@ -2,6 +2,7 @@
 //! (capabilities), and the `initialize` request and result.
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use super::meta::{Icon, JsonObject, Meta};
 
@@ -315,4 +316,19 @@ pub struct InitializeResult {
     /// Fields this revision does not define, kept for a lossless round trip.
     #[serde(flatten)]
     pub extra: JsonObject,
+}
+
+/// Whether capabilities object `caps` declares capability `path` (e.g. `["sampling"]`,
+/// `["resources", "subscribe"]`, `["extensions", TASKS_EXTENSION]`): every key along the path
+/// present and not null, and the last one not `false`.
+#[doc(hidden)]
+pub fn has_capability(caps: &Value, path: &[&str]) -> bool {
+    let mut v = caps;
+    for key in path {
+        match v.get(key) {
+            Some(next) if !next.is_null() => v = next,
+            _ => return false,
+        }
+    }
+    !matches!(v, Value::Bool(false))
 }

@@ -24,7 +24,6 @@ pub(crate) mod request;
 mod server;
 pub(crate) mod sse;
 mod store;
-pub(crate) mod tls;
 mod tool_headers;
 
 pub use client::{

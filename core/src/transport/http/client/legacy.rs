@@ -3,8 +3,8 @@
 //! client over it).
 
 use super::{make_shared, transport_err, HttpClientOptions, HttpReader, HttpWriter};
+use crate::tls::error_chain;
 use crate::transport::http::sse::SseParser;
-use crate::transport::http::tls::error_chain;
 use crate::McpError;
 use bytes::Bytes;
 use http::{Method, Uri};

@@ -4,8 +4,8 @@
 //! `crate::client::http` connects a client over them.
 
 use super::sse::SseParser;
-use super::tls::{error_chain, Connector};
 use super::{PROTOCOL_VERSION_HEADER, SESSION_ID_HEADER};
+use crate::tls::{error_chain, Connector};
 use crate::transport::{FrameReader, FrameWriter, ReadStatus};
 use crate::McpError;
 use bytes::Bytes;

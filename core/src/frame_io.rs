@@ -1,0 +1,43 @@
+//! The seam between sessions and transports: a transport is a [`FrameReader`] and a
+//! [`FrameWriter`] (one JSON-RPC message or batch per frame). It sits below the session layer,
+//! which drives any pair ([`crate::session::Connection`]), and below the transports, which
+//! implement it; both are named by their public paths under [`crate::transport`].
+
+use std::future::Future;
+use std::io;
+
+/// What one read from a transport produced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReadStatus {
+    /// A complete frame is in the caller's buffer.
+    Frame,
+    /// A frame larger than the limit arrived; it was discarded. Carries its size so far. The
+    /// caller's buffer may hold the frame's first bytes, or a summary of its envelope as JSON
+    /// (the line reader scans the whole line as it skips it), from which the refusal reads the
+    /// message's id; it is empty otherwise.
+    Oversized(usize),
+    /// The peer closed its end cleanly.
+    Eof,
+}
+
+/// The receiving half of a transport.
+pub trait FrameReader: Send + 'static {
+    /// Reads the next frame into `buf` (which is cleared first).
+    ///
+    /// Must be cancel-safe: if the returned future is dropped before completion, no frame data
+    /// may be lost (the session loop polls it inside `select!`).
+    fn read_frame(
+        &mut self,
+        buf: &mut Vec<u8>,
+    ) -> impl Future<Output = io::Result<ReadStatus>> + Send;
+}
+
+/// The sending half of a transport. Writes may be buffered until [`FrameWriter::flush`].
+pub trait FrameWriter: Send + 'static {
+    /// Queues one serialized message (no trailing newline).
+    fn write_frame(&mut self, frame: &[u8]) -> impl Future<Output = io::Result<()>> + Send;
+    /// Sends everything queued so far.
+    fn flush(&mut self) -> impl Future<Output = io::Result<()>> + Send;
+    /// Flushes and closes the sending direction (EOF for the peer).
+    fn close(&mut self) -> impl Future<Output = io::Result<()>> + Send;
+}
