@@ -10,9 +10,10 @@
 
 mod common_http;
 use common_http::*;
+use ferromcp::client::http::connect;
 use ferromcp::client::{ClientHandlers, ClientOptions};
 use ferromcp::transport::http::{
-    connect, HttpClientOptions, HttpServerHandle, HttpServerOptions, PemSource, TlsOptions,
+    HttpClientOptions, HttpServerHandle, HttpServerOptions, PemSource, TlsOptions,
 };
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, ServerName};
