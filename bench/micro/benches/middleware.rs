@@ -102,7 +102,6 @@ fn round_trip(c: &mut Criterion, layers: usize) {
         })
     });
     g.finish();
-    drop(one_call);
     assert!(
         String::from_utf8_lossy(&buf).contains("hello, world"),
         "unexpected reply {}",
