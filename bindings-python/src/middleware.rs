@@ -7,7 +7,7 @@
 
 use crate::convert::value_to_py;
 use crate::handler::{LoopCell, NativeContext, PyHandler};
-use crate::runtime::{future_into_py, post_sync, Out};
+use crate::runtime::{future_into_py, post, post_sync, Out};
 use ferromcp::embed::{ForeignContext, ForeignMiddleware, ForeignNext};
 use ferromcp::McpError;
 use futures_util::future::BoxFuture;
@@ -24,7 +24,7 @@ pub struct PyMiddleware {
 
 impl PyMiddleware {
     /// The layer calling `func` on the server's asyncio loop, and `notify` (if any) on the
-    /// sync-handler pool.
+    /// binding's Python thread, in the order notifications arrive.
     pub fn new(func: Py<PyAny>, notify: Option<Py<PyAny>>, event_loop: LoopCell) -> Arc<Self> {
         Arc::new(Self {
             handler: PyHandler::new(func, event_loop),
@@ -54,8 +54,18 @@ impl ForeignMiddleware for PyMiddleware {
     }
 
     fn notification(&self, notification: Value) {
+        // On the binding's one Python thread, in the order the client sent them (`notify` only
+        // schedules the layer's coroutine on the loop, so it never blocks that thread); the
+        // sync-handler pool would let two notifications overtake each other.
         if let Some(notify) = &self.notify {
-            call_later(notify.clone(), notification);
+            let notify = notify.clone();
+            post(move |py| {
+                let called =
+                    value_to_py(py, &notification).and_then(|v| notify.bind(py).call1((v,)));
+                if let Err(e) = called {
+                    e.write_unraisable(py, Some(notify.bind(py)));
+                }
+            });
         }
     }
 }
