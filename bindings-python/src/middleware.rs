@@ -59,25 +59,22 @@ impl ForeignMiddleware for PyMiddleware {
         // sync-handler pool would let two notifications overtake each other.
         if let Some(notify) = &self.notify {
             let notify = notify.clone();
-            post(move |py| {
-                let called =
-                    value_to_py(py, &notification).and_then(|v| notify.bind(py).call1((v,)));
-                if let Err(e) = called {
-                    e.write_unraisable(py, Some(notify.bind(py)));
-                }
-            });
+            post(move |py| call_reporting(py, &notify, &notification));
         }
     }
 }
 
-/// Calls `func(value)` on the sync-handler pool; an exception is reported as unraisable.
+/// Calls `func(value)` on the sync-handler pool.
 fn call_later(func: Arc<Py<PyAny>>, value: Value) {
-    post_sync(move |py| {
-        let called = value_to_py(py, &value).and_then(|v| func.bind(py).call1((v,)));
-        if let Err(e) = called {
-            e.write_unraisable(py, Some(func.bind(py)));
-        }
-    });
+    post_sync(move |py| call_reporting(py, &func, &value));
+}
+
+/// Calls `func(value)`; an exception is reported as unraisable.
+fn call_reporting(py: Python<'_>, func: &Py<PyAny>, value: &Value) {
+    let called = value_to_py(py, value).and_then(|v| func.bind(py).call1((v,)));
+    if let Err(e) = called {
+        e.write_unraisable(py, Some(func.bind(py)));
+    }
 }
 
 /// The rest of a request's middleware chain, as a Python middleware awaits it.
