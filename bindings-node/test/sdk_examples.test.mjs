@@ -175,16 +175,16 @@ function helperModule(name) {
   };
 }
 
-/** simpleTaskInteractive: its per-session low-level Server's tasks/get handler is refused. */
-async function taskHandlersRefused(file) {
-  const s = await start(file, { env: { PORT: '0' } });
-  try {
-    const client = new sdk.Client({ name: 'sdk-client', version: '1.0.0' });
-    await assert.rejects(client.connect(new sdk.Http(new URL(`http://localhost:${s.port}/mcp`))));
-    assert.match(s.output(), /ferromcp's engine answers tasks\/get itself/);
-  } finally {
-    await s.stop();
+/**
+ * The SDK's task stream (`client.experimental.tasks.callToolStream`) on a tool of
+ * simpleTaskInteractive: the messages it yielded, by type, with the task's id.
+ */
+async function taskStream(client, name, args) {
+  const seen = [];
+  for await (const m of client.experimental.tasks.callToolStream({ name, arguments: args }, sdk.types.CallToolResultSchema, { task: { ttl: 60_000 } })) {
+    seen.push(m);
   }
+  return seen;
 }
 
 // Server examples: how each is driven. `noPort` says why one does not port with the imports
@@ -321,7 +321,45 @@ const SERVERS = {
       assert.equal(text(r), 'Hello, Ada! (from Hono + WebStandard transport)');
     });
   },
-  'simpleTaskInteractive.js': { fails: taskHandlersRefused, noPort: 'the low-level Server with handlers for tasks/get and tasks/result over its own task store and message queue: the engine answers the task methods itself (its client simpleTaskInteractiveClient ports, run against this server unported)' },
+  'simpleTaskInteractive.js': async ({ port, output }) =>
+    // The low-level Server with its own tasks/get and tasks/result handlers over its own task
+    // store and message queue: the task-augmented call answers the app's CreateTaskResult, the
+    // elicitation and sampling requests reach the client while tasks/result is open.
+    driveHttp(
+      port,
+      async (client, transport) => {
+        assert.ok(transport.sessionId, 'a session id');
+        assert.deepEqual(client.getServerCapabilities().tasks, { requests: { tools: { call: {} } } });
+        const elicited = [];
+        client.setRequestHandler(sdk.types.ElicitRequestSchema, async (req) => {
+          elicited.push(req.params);
+          return { action: 'accept', content: { confirm: true } };
+        });
+        client.setRequestHandler(sdk.types.CreateMessageRequestSchema, async (req) => ({
+          role: 'assistant',
+          model: 'test-model',
+          content: { type: 'text', text: `a haiku on ${req.params.messages[0].content.text}` },
+        }));
+        const { tools } = await client.listTools();
+        assert.deepEqual(tools.map((t) => [t.name, t.execution?.taskSupport]), [['confirm_delete', 'required'], ['write_haiku', 'required']]);
+        const del = await taskStream(client, 'confirm_delete', { filename: 'a.txt' });
+        assert.deepEqual(del.map((m) => m.type), ['taskCreated', 'taskStatus', 'result'], JSON.stringify(del));
+        const taskId = del[0].task.taskId;
+        assert.equal(del[1].task.taskId, taskId);
+        assert.equal(text(del[2].result), "Deleted 'a.txt'");
+        assert.deepEqual(del[2].result._meta, { [sdk.types.RELATED_TASK_META_KEY]: { taskId } });
+        assert.equal(elicited.length, 1);
+        assert.equal(elicited[0].message, "Are you sure you want to delete 'a.txt'?");
+        assert.deepEqual(elicited[0]._meta, { [sdk.types.RELATED_TASK_META_KEY]: { taskId } });
+        const haiku = await taskStream(client, 'write_haiku', { topic: 'rain' });
+        assert.equal(text(haiku.at(-1).result), 'Haiku:\na haiku on Write a haiku about rain');
+        // tasks/get of the app's store: the task has completed; an unknown id is an error.
+        assert.equal((await client.experimental.tasks.getTask(taskId)).status, 'completed');
+        await assert.rejects(client.experimental.tasks.getTask('no-such-task'), /Task no-such-task not found|Internal error/);
+        assert.match(output(), new RegExp(`tasks/result called for task ${taskId}`));
+      },
+      { capabilities: { elicitation: { form: {} }, sampling: {} } },
+    ),
 };
 
 const serverFiles = have ? fs.readdirSync(path.join(EXAMPLES, 'server')).filter((f) => f.endsWith('.js')) : [];
@@ -337,7 +375,8 @@ for (const [file, spec] of Object.entries(SERVERS)) {
   }
   test(`SDK example server ${file}`, { skip, timeout: 60_000 }, async () => {
     if (typeof spec === 'function') {
-      const s = await start(`server/${file}`);
+      // PORT=0: the examples that read their port from PORT (simpleTaskInteractive) take a free one.
+      const s = await start(`server/${file}`, { env: { PORT: '0' } });
       try {
         await spec(s);
       } catch (e) {
@@ -560,9 +599,9 @@ const CLIENTS = {
     },
   },
   'simpleTaskInteractiveClient.js': {
-    // Its server is the SDK's simpleTaskInteractive (tasks that elicit and sample), unported
-    // (see the server table); the user answers its confirmation "y".
-    sdkServer: 'simpleTaskInteractive.js',
+    // Against the ported simpleTaskInteractive (tasks that elicit and sample); the user
+    // answers its confirmation "y".
+    server: 'simpleTaskInteractive.js',
     args: (url) => ['--url', url],
     answers: [[/Your response \(y\/n\): /, 'y\n']],
     check: (out) => {
@@ -678,7 +717,7 @@ for (const [file, spec] of Object.entries(CLIENTS)) {
     } else if (spec.sdkServer) {
       server = await start(path.join(EXAMPLES, 'server', spec.sdkServer), { env: { PORT: '0' } });
     } else {
-      server = await start(`server/${spec.server}`);
+      server = await start(`server/${spec.server}`, { env: { PORT: '0' } });
     }
     try {
       const url = `http://localhost:${server.port}/mcp`;

@@ -45,7 +45,7 @@ test('low-level Server with request-schema handlers, per-session transports, SDK
       await server.sendLoggingMessage({ level: 'info', data: `echo for ${extra.sessionId}` }, extra.sessionId);
       return { content: [{ type: 'text', text: `${request.params.name}: ${request.params.arguments.text}` }] };
     });
-    assert.throws(() => server.setRequestHandler({ method: 'tasks/get' }, () => ({})), /answers tasks\/get itself/);
+    assert.throws(() => server.setRequestHandler({ method: 'logging/setLevel' }, () => ({})), /answers logging\/setLevel itself/);
     return server;
   };
   const app = await serve(async (req, res) => {

@@ -8,13 +8,16 @@
  * the matching call handler (`tools/call`, `prompts/get`, `resources/read`) with the SDK's
  * `(request, extra)`. A list that changes later is not seen: call `sendToolListChanged()`
  * (and the like) after a change, which asks the list handler again. Handlers for other methods
- * (tasks, `logging/setLevel`, `completion/complete`, ...) are refused: the engine answers those.
+ * (`logging/setLevel`, `completion/complete`, ...) are refused: the engine answers those. Handlers
+ * for `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel` make the tasks the app's own
+ * (the SDK's low-level task pattern): those methods and task-augmented `tools/call` go to its
+ * handlers, and the declared `capabilities.tasks` is advertised (see `requestHandlers.ts`).
  * @module
  */
 import { type AttachableTransport, McpServer, type McpServerCore, type ServerOptions, StdioServerTransport } from '../../server';
 import type { Middleware } from '../../middleware';
 import type { Implementation } from '../../types';
-import type { RequestHandler } from './requestHandlers';
+import { declareTasks, type RequestHandler } from './requestHandlers';
 
 /** The SDK's low-level `Server` on ferromcp's engine (see the module's notes). */
 export class Server {
@@ -27,6 +30,8 @@ export class Server {
       if (capabilities?.[k] !== undefined) caps[k] = capabilities[k];
     }
     this.#mcp = new McpServer(info, { ...rest, capabilities: caps } as ServerOptions);
+    const tasks = capabilities?.tasks;
+    if (typeof tasks === 'object' && tasks !== null) declareTasks(this.#mcp, tasks as Record<string, unknown>);
   }
 
   /** Adds middleware around every request ({@link McpServer.use}): functions `(ctx, next) => ...`
@@ -54,7 +59,8 @@ export class Server {
     return this.#core.onclose;
   }
 
-  /** Handles `tools/list`, `tools/call`, `prompts/list`, `prompts/get`, `resources/list`, `resources/read`. */
+  /** Handles `tools/list`, `tools/call`, `prompts/list`, `prompts/get`, `resources/list`,
+   * `resources/read`, and the app's own tasks (`tasks/get`, `tasks/result`, `tasks/list`, `tasks/cancel`). */
   setRequestHandler(schema: unknown, handler: RequestHandler): void {
     this.#core.setRequestHandler(schema, handler);
   }

@@ -5,12 +5,23 @@
  * asked when serving starts ({@link RequestHandlers.sync}) and again on `sendToolListChanged()`
  * & co.; every tool, prompt and resource it lists is registered with the engine, each answered
  * by the matching call handler (`tools/call`, `prompts/get`, `resources/read`) with the SDK's
- * `(request, extra)`. Handlers for other methods (tasks, `logging/setLevel`,
- * `completion/complete`, ...) are refused: the engine answers those.
+ * `(request, extra)`.
+ *
+ * Tasks the app keeps itself (the SDK's low-level task pattern): with a handler for
+ * `tasks/get` (and `tasks/result`, `tasks/list`, `tasks/cancel`), those methods go to the app's
+ * handlers instead of the engine's task store, and so does a task-augmented `tools/call`
+ * (params with `task`), whose answer is the app's `CreateTaskResult`. A middleware layer of
+ * the server routes them ({@link RequestHandlers.taskLayer}, added when the first task handler
+ * is set, so before serving starts); it also advertises the app's declared `tasks` capability
+ * in the `initialize` answer. While a `tasks/result` handler runs, `server.elicitInput` and
+ * `server.createMessage` reach the client on that request's stream, as with any handler.
+ * Handlers for other methods (`logging/setLevel`, `completion/complete`, ...) are refused:
+ * the engine answers those.
  * @internal
  */
 import type { RequestContext } from '../../context';
 import { ErrorCode, McpError } from '../../errors';
+import type { MiddlewareContext, MiddlewareResult, NextFunction } from '../../middleware';
 import type { McpServer } from '../../server';
 import { methodOf } from '../types';
 
@@ -22,13 +33,24 @@ const PAIRS: Record<string, string> = {
   'prompts/list': 'prompts/get',
   'resources/list': 'resources/read',
 };
-const ACCEPTED = new Set([...Object.keys(PAIRS), ...Object.values(PAIRS)]);
+/** The task methods an app may answer itself (see the module's notes). */
+const TASK_METHODS = new Set(['tasks/get', 'tasks/result', 'tasks/list', 'tasks/cancel']);
+const ACCEPTED = new Set([...Object.keys(PAIRS), ...Object.values(PAIRS), ...TASK_METHODS]);
+
+/** The `tasks` capability each app declared (`new Server(info, { capabilities: { tasks } })`). */
+const declaredTasks = new WeakMap<McpServer, Record<string, unknown>>();
+
+/** Records the `tasks` capability the app declared for `mcp` (advertised once it sets task handlers). */
+export function declareTasks(mcp: McpServer, tasks: Record<string, unknown>): void {
+  declaredTasks.set(mcp, tasks);
+}
 
 /** The request handlers set on one server, and what their lists registered. */
 export class RequestHandlers {
   readonly #mcp: McpServer;
   readonly #handlers = new Map<string, RequestHandler>();
   readonly #registered: { remove(): void }[] = [];
+  #taskLayer = false;
 
   constructor(mcp: McpServer) {
     this.#mcp = mcp;
@@ -46,7 +68,49 @@ export class RequestHandlers {
       throw new McpError(ErrorCode.InvalidParams, `ferromcp's engine answers ${method} itself; setRequestHandler takes handlers for ${[...ACCEPTED].join(', ')}`);
     }
     if (typeof handler !== 'function') throw new TypeError(`setRequestHandler(${method}): the handler must be a function`);
+    if (TASK_METHODS.has(method) && !this.#taskLayer) {
+      try {
+        this.#mcp.use(this.taskLayer);
+      } catch (e) {
+        throw new McpError(
+          ErrorCode.InvalidRequest,
+          `setRequestHandler(${method}): task handlers must be set before the server handles its first request (${(e as Error).message})`,
+        );
+      }
+      this.#taskLayer = true;
+    }
     this.#handlers.set(method, handler);
+  }
+
+  /**
+   * The layer routing the app's own tasks (see the module's notes): `tasks/*` with an app
+   * handler, and task-augmented `tools/call`, go to the app's handlers; `initialize` gets the
+   * `tasks` capability the app's handlers serve; anything else goes on to the engine.
+   */
+  readonly taskLayer = async (ctx: MiddlewareContext, next: NextFunction): Promise<MiddlewareResult> => {
+    const { method } = ctx;
+    const params = ctx.params ?? {};
+    if (TASK_METHODS.has(method) && this.#handlers.has(method)) {
+      return (await this.#call(method, params, ctx.requestContext)) as MiddlewareResult;
+    }
+    if (method === 'tools/call' && params.task !== undefined && params.task !== null && this.#handlers.has('tools/call')) {
+      return (await this.#call(method, params, ctx.requestContext)) as MiddlewareResult;
+    }
+    const result = await next();
+    if (method === 'initialize') {
+      const caps = (result.capabilities ?? {}) as Record<string, unknown>;
+      result.capabilities = { ...caps, tasks: declaredTasks.get(this.#mcp) ?? this.#servedTasks() };
+    }
+    return result;
+  };
+
+  /** The `tasks` capability the app's handlers serve, when it declared none. */
+  #servedTasks(): Record<string, unknown> {
+    const tasks: Record<string, unknown> = {};
+    if (this.#handlers.has('tasks/list')) tasks.list = {};
+    if (this.#handlers.has('tasks/cancel')) tasks.cancel = {};
+    if (this.#handlers.has('tools/call')) tasks.requests = { tools: { call: {} } };
+    return tasks;
   }
 
   /** Forgets a handler. */
