@@ -252,6 +252,7 @@ test('rate limit answers -32004 with retryAfter', async () => {
   let retry;
   await assert.rejects(c.callTool({ name: 'echo' }), (e) => {
     isMcpError(-32004, 'Rate limited')(e);
+    assert.equal(e.code, ErrorCode.RateLimited);
     assert.equal(e.data.limit, 2);
     assert.equal(e.data.window, 0.4);
     retry = e.data.retryAfter;

@@ -9,7 +9,7 @@ import native from './native';
 /**
  * The engine's error codes by name (`ParseError`, `InvalidRequest`, `MethodNotFound`,
  * `InvalidParams`, `InternalError`, `ConnectionClosed`, `RequestTimeout`, `ResourceNotFound`,
- * `TransportError`, `UnsupportedProtocolVersion`, `HeaderMismatch`, `MissingRequiredClientCapability`,
+ * `RateLimited`, `TransportError`, `UnsupportedProtocolVersion`, `HeaderMismatch`, `MissingRequiredClientCapability`,
  * `InputRequired`, `UrlElicitationRequired`, `RequestCancelled`).
  * Read from the engine's own table, so every language uses the same numbers.
  */
@@ -27,6 +27,7 @@ export type ErrorCodeName =
   | 'ConnectionClosed'
   | 'RequestTimeout'
   | 'ResourceNotFound'
+  | 'RateLimited'
   | 'TransportError'
   | 'UnsupportedProtocolVersion'
   | 'HeaderMismatch'

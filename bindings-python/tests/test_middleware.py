@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from ferromcp import Client, InvalidParams, McpError, MCPServer, Server
+from ferromcp import Client, InvalidParams, McpError, MCPServer, RateLimited, Server
 from ferromcp.middleware import (
     CallNext,
     MaskErrors,
@@ -204,12 +204,13 @@ async def test_rate_limit_answers_32004_with_retry_after() -> None:
     async with Client.memory(server) as c:
         await c.call_tool("echo", {})
         await c.call_tool("echo", {})
-        with pytest.raises(McpError) as e:
+        with pytest.raises(RateLimited) as e:
             await c.call_tool("echo", {})
         assert (e.value.code, e.value.message) == (-32004, "Rate limited")
         data = e.value.data
         assert data["limit"] == 2 and data["window"] == 0.4
         assert 0 < data["retryAfter"] <= 0.2
+        assert (e.value.limit, e.value.window, e.value.retry_after) == (2, 0.4, data["retryAfter"])
         await c.list_tools()  # not counted
         await asyncio.sleep(data["retryAfter"])
         await c.call_tool("echo", {})

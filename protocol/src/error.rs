@@ -31,6 +31,9 @@ pub mod codes {
     pub const REQUEST_CANCELLED: i32 = -32800;
     /// The server requires URL-mode elicitation to proceed (2025-11-25).
     pub const URL_ELICITATION_REQUIRED: i32 = -32042;
+    /// The request was refused because its sender is over a rate limit (the seed API
+    /// reference's "Rate limited"; `data: {retryAfter, limit, window}`, seconds).
+    pub const RATE_LIMITED: i32 = -32004;
     /// A transport failed (I/O error, spawn failure, HTTP status) (engine-local, never sent).
     pub const TRANSPORT_ERROR: i32 = -32010;
     /// A protocol version that one side cannot speak: the peer negotiated one this client does

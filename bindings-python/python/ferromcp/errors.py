@@ -89,6 +89,35 @@ class ResourceNotFound(McpError):
     default_code = CODES["ResourceNotFound"]
 
 
+class RateLimited(McpError):
+    """-32004 "Rate limited": the request's sender is over a rate limit (the ``RateLimit``
+    middleware, or a server you call that limits you). :attr:`retry_after` says in how many
+    seconds to try again; :attr:`limit` and :attr:`window` give the limit (calls per window
+    seconds), from the error's ``data``."""
+
+    default_code = CODES["RateLimited"]
+
+    def _data_number(self, key: str) -> float | None:
+        value = self.data.get(key) if isinstance(self.data, dict) else None
+        return float(value) if isinstance(value, (int, float)) else None
+
+    @property
+    def retry_after(self) -> float | None:
+        """Seconds until a request is allowed again (``data.retryAfter``)."""
+        return self._data_number("retryAfter")
+
+    @property
+    def limit(self) -> int | None:
+        """Requests allowed per window (``data.limit``)."""
+        value = self._data_number("limit")
+        return None if value is None else int(value)
+
+    @property
+    def window(self) -> float | None:
+        """The window of the limit in seconds (``data.window``)."""
+        return self._data_number("window")
+
+
 class TransportError(McpError):
     """A transport failed (I/O, spawn, HTTP)."""
 
@@ -163,6 +192,7 @@ _BY_CODE: dict[int, type[McpError]] = {
         ConnectionClosed,
         RequestTimeout,
         ResourceNotFound,
+        RateLimited,
         TransportError,
         UnsupportedProtocolVersion,
         HeaderMismatch,
@@ -290,6 +320,7 @@ __all__ = [
     "MethodNotFound",
     "MissingRequiredClientCapability",
     "ParseError",
+    "RateLimited",
     "RequestCancelled",
     "RequestTimeout",
     "ResourceError",

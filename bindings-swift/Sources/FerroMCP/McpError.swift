@@ -68,6 +68,8 @@ extension McpError {
         public static let requestTimeout = named("RequestTimeout")
         /// The resource does not exist.
         public static let resourceNotFound = named("ResourceNotFound")
+        /// -32004: over a rate limit (`data`: `retryAfter` and `window` in seconds, `limit`).
+        public static let rateLimited = named("RateLimited")
         /// A transport failed: I/O, spawn, HTTP status (local).
         public static let transportError = named("TransportError")
         /// A protocol version one side cannot speak (`data`: `supported`, `requested`).

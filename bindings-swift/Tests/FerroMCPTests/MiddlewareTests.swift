@@ -150,7 +150,8 @@ final class MiddlewareTests: XCTestCase {
         _ = try await client.callTool("echo")
         _ = try await client.callTool("echo")
         let limited = await T.mcpError { _ = try await client.callTool("echo") }
-        XCTAssertEqual(limited?.code, -32004)
+        XCTAssertEqual(limited?.code, McpError.Code.rateLimited.rawValue)
+        XCTAssertEqual(McpError.Code.rateLimited.rawValue, -32004)
         XCTAssertEqual(limited?.message, "Rate limited")
         XCTAssertEqual(limited?.data?["limit"], 2)
         XCTAssertEqual(limited?.data?["window"]?.doubleValue, 0.4)

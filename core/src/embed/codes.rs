@@ -58,6 +58,11 @@ pub const ERROR_CODES: &[ErrorCode] = &[
         description: "the resource does not exist",
     },
     ErrorCode {
+        name: "RateLimited",
+        code: codes::RATE_LIMITED,
+        description: "over a rate limit (data: retryAfter and window in seconds, limit)",
+    },
+    ErrorCode {
         name: "TransportError",
         code: codes::TRANSPORT_ERROR,
         description: "a transport failed: I/O, spawn, HTTP status (local)",

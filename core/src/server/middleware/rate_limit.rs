@@ -11,8 +11,9 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// The JSON-RPC code of a request refused for its rate (`"Rate limited"`).
-pub const RATE_LIMITED: i32 = -32004;
+/// The JSON-RPC code of a request refused for its rate (`"Rate limited"`); the same constant as
+/// [`crate::error::codes::RATE_LIMITED`], which the bindings' error tables are built from.
+pub const RATE_LIMITED: i32 = crate::error::codes::RATE_LIMITED;
 
 /// What a bucket's key is made of; several parts make one key (e.g. principal and tool).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
