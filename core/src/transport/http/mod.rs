@@ -16,6 +16,7 @@
 
 mod chunked;
 mod client;
+pub(crate) mod compression;
 pub(crate) mod gauges;
 pub(crate) mod h1;
 mod per_request;
@@ -30,6 +31,7 @@ pub use client::{
     legacy_transport, streamable_transport, HttpClientOptions, HttpReader, HttpWriter,
     SessionIdCell,
 };
+pub use compression::{CompressionLevel, CompressionOptions, ContentCoding};
 pub use gauges::HttpServerStats;
 pub use per_request::{decode_value as decode_header_value, METHOD_HEADER, NAME_HEADER};
 pub(crate) use server::CHOSEN_SESSION_ID;
@@ -219,6 +221,13 @@ pub struct HttpServerOptions {
     /// [`router`] mounted in an axum app is served over whatever TLS that app sets up.
     /// Default: none, plain HTTP.
     pub tls: Option<TlsOptions>,
+    /// `Content-Encoding` of the endpoint's bodies (gzip, br, zstd; see [`CompressionOptions`]
+    /// and docs/compression.md): JSON and SSE answers are encoded as the request's
+    /// `Accept-Encoding` allows, when at least `min_size` bytes; request bodies in those codings
+    /// are decoded, within [`Self::max_body_size`] after decoding. Default: on (zstd, br, gzip
+    /// from 1,024 bytes). `None`: answers are never encoded and an encoded request body gets
+    /// 415.
+    pub compression: Option<CompressionOptions>,
 }
 
 impl std::fmt::Debug for HttpServerOptions {
@@ -273,6 +282,7 @@ impl Default for HttpServerOptions {
             auth: None,
             health_path: Some("/healthz".into()),
             tls: None,
+            compression: Some(CompressionOptions::default()),
         }
     }
 }

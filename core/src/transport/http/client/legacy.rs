@@ -29,7 +29,7 @@ pub async fn legacy_transport(
             format!("legacy SSE endpoint answered HTTP {}", resp.status()),
         ));
     }
-    let mut body = resp.into_body();
+    let mut body = super::super::compression::body::decoded_body(resp);
     let mut parser = SseParser::new();
     let mut early = Vec::new();
     let endpoint = loop {

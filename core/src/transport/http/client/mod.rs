@@ -3,6 +3,7 @@
 //! [`FrameReader`]/[`FrameWriter`] pair so the whole client API (`crate::client::Client`) works over HTTP unchanged;
 //! `crate::client::http` connects a client over them.
 
+use super::compression::body::{decoded_body, Decoded};
 use super::sse::SseParser;
 use super::{PROTOCOL_VERSION_HEADER, SESSION_ID_HEADER};
 use crate::tls::{error_chain, Connector};
@@ -227,6 +228,9 @@ impl Shared {
         if let Some(token) = self.options.auth.as_ref().and_then(|a| a.bearer()) {
             b = b.header("authorization", format!("Bearer {token}"));
         }
+        if self.options.compression {
+            b = b.header("accept-encoding", super::compression::ACCEPT_ALL);
+        }
         if method == Method::POST {
             b = b
                 .header("content-type", "application/json")
@@ -410,8 +414,7 @@ impl Shared {
         }
         if !status.is_success() {
             let headers = resp.headers().clone();
-            let body = resp
-                .into_body()
+            let body = decoded_body(resp)
                 .collect()
                 .await
                 .map(|b| b.to_bytes())
@@ -482,7 +485,7 @@ impl Shared {
                 }
             }
             tokio::select! {
-                _ = self.read_sse(resp.into_body(), &mut pending, &mut last_id, &mut retry) => {}
+                _ = self.read_sse(decoded_body(resp), &mut pending, &mut last_id, &mut retry) => {}
                 _ = abandoned.cancelled() => return None,
             }
             if used_sid.is_none() {
@@ -515,7 +518,7 @@ impl Shared {
                 match self.http.request(req).await {
                     Ok(r) if r.status().is_success() => {
                         attempts = 0;
-                        self.read_sse(r.into_body(), &mut pending, &mut last_id, &mut retry)
+                        self.read_sse(decoded_body(r), &mut pending, &mut last_id, &mut retry)
                             .await;
                     }
                     Ok(r) => {
@@ -541,8 +544,7 @@ impl Shared {
                 }
             }
         } else {
-            let body = resp
-                .into_body()
+            let body = decoded_body(resp)
                 .collect()
                 .await
                 .map(|b| b.to_bytes())
@@ -587,8 +589,7 @@ impl Shared {
                 .get("content-type")
                 .and_then(|v| v.to_str().ok())
                 .is_some_and(|ct| ct.to_ascii_lowercase().starts_with("text/event-stream"));
-            let body = resp
-                .into_body()
+            let body = decoded_body(resp)
                 .collect()
                 .await
                 .map_err(|e| transport_err(None, format!("HTTP body failed: {e}")))?
@@ -664,7 +665,7 @@ impl Shared {
     /// Reads one SSE body, forwarding messages; tracks answered requests, event id and retry.
     async fn read_sse(
         &self,
-        mut body: hyper::body::Incoming,
+        mut body: Decoded<hyper::body::Incoming>,
         pending: &mut HashSet<String>,
         last_id: &mut Option<String>,
         retry: &mut Option<u64>,
@@ -740,7 +741,7 @@ impl Shared {
                     Ok(r) if r.status().is_success() => {
                         failures = 0;
                         let mut pending = HashSet::new();
-                        self.read_sse(r.into_body(), &mut pending, &mut last_id, &mut retry)
+                        self.read_sse(decoded_body(r), &mut pending, &mut last_id, &mut retry)
                             .await;
                     }
                     Ok(r) if r.status() == StatusCode::METHOD_NOT_ALLOWED => return,

@@ -39,6 +39,10 @@ pub struct HttpClientOptions {
     /// so options cloned for several connections share it: give each its own cell to tell
     /// them apart. A fresh, empty cell by default.
     pub session_id: SessionIdCell,
+    /// Ask for compressed answers (`Accept-Encoding: zstd, br, gzip`) and decode them as they
+    /// arrive (SSE streams event by event). Answers in a coding are decoded whatever this says.
+    /// Default: true.
+    pub compression: bool,
 }
 
 /// The session id of a Streamable HTTP client transport, shared between the transport (which
@@ -72,6 +76,7 @@ impl Default for HttpClientOptions {
             auth: None,
             extra_root_certificates: Vec::new(),
             session_id: SessionIdCell::default(),
+            compression: true,
         }
     }
 }

@@ -19,6 +19,7 @@
 //! - [`session`]: [`HttpSession`], the engine session with its routing (its outbound sink) and
 //!   its state for the session store;
 //! - [`sse_body`]: the streaming SSE response body;
+//! - [`compression`]: request bodies decoded and answers encoded (`Content-Encoding`);
 //! - [`session_table`]: this replica's live sessions, and admission when the table is full;
 //! - [`app`]: the state of one mounted endpoint: its table of live sessions (private to this
 //!   replica, rebuilt from the session store on a miss) and its bus listener;
@@ -39,6 +40,7 @@ mod app;
 mod axum_adapter;
 mod checks;
 mod client_cert;
+mod compression;
 mod frames;
 mod headers;
 mod host_guard;

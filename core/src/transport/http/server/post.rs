@@ -43,7 +43,13 @@ const STATE_METHODS: [&str; 3] = [
 
 /// [`handle_post_request`] with the request's headers available to the contexts of the
 /// requests it carries ([`crate::session::RequestContext::http_headers`]).
-pub(super) async fn handle_post(app: Arc<App>, req: HttpRequest) -> Response {
+pub(super) async fn handle_post(app: Arc<App>, mut req: HttpRequest) -> Response {
+    // A body in a content coding is decoded first; its charge on the server's memory budget
+    // lasts until the POST is answered.
+    let _decoded = match super::compression::decode_request(&app, &mut req) {
+        Ok(charge) => charge,
+        Err(r) => return r,
+    };
     let headers = req.headers.shared();
     crate::session::HTTP_HEADERS
         .scope(headers, handle_post_request(app, req))

@@ -24,8 +24,18 @@ use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::response::Response;
 use std::sync::Arc;
 
-/// The Streamable HTTP endpoint: checks shutdown and Host/Origin, then dispatches by method.
+/// The Streamable HTTP endpoint: checks shutdown and Host/Origin, then dispatches by method;
+/// the answer is encoded as the request's `Accept-Encoding` allows ([`super::compression`]).
 pub(super) async fn handle(app: Arc<App>, req: HttpRequest) -> Response {
+    if app.options.compression.is_none() {
+        return endpoint(app, req).await;
+    }
+    let coding = super::compression::response_coding(&app, &req.headers);
+    let r = endpoint(app.clone(), req).await;
+    super::compression::encode_response(&app, coding, r).await
+}
+
+async fn endpoint(app: Arc<App>, req: HttpRequest) -> Response {
     if app.shutdown.is_cancelled() {
         // A POST's request is told so with its id (scanned, not parsed: the refusal is cheap).
         let id = crate::jsonrpc::scan_envelope(&req.body).request_id();
