@@ -128,6 +128,8 @@ pub(crate) struct ServerInner {
     /// The middleware chain, outermost first (the builder's layers, then
     /// [`Server::add_middleware`]'s until the chain is first read).
     pub middleware: MiddlewareLayers,
+    /// Servers mounted on this one ([`Server::mount`], `compose.rs`).
+    pub mounts: RwLock<Vec<super::compose::Mounted>>,
 }
 
 /// A server's middleware chain: open to [`Server::add_middleware`] until its first read (the
@@ -248,6 +250,7 @@ impl Server {
                     server_info_json: OnceLock::new(),
                     any_header_params: Default::default(),
                     middleware: MiddlewareLayers::default(),
+                    mounts: Default::default(),
                 }),
             },
             error: None,
@@ -577,7 +580,7 @@ impl Server {
     }
 
     /// Hands a server-wide notification to the fan-out hooks (other replicas).
-    fn fan_out(&self, method: &str, params: Option<&Value>) {
+    pub(crate) fn fan_out(&self, method: &str, params: Option<&Value>) {
         let hooks: Vec<Fanout> = self.inner.fanout.lock().unwrap().clone();
         if hooks.is_empty() {
             return;
@@ -606,6 +609,13 @@ impl Server {
             .filter_map(Weak::upgrade)
             .filter(|s| !s.is_closed())
             .collect()
+    }
+
+    /// A server-wide notification of a mounted server, passed on to this server's sessions and
+    /// replicas (`compose.rs`).
+    pub(crate) fn relay(&self, method: &str, params: Option<&Value>) {
+        self.fan_out(method, params);
+        self.notify_here(method, params.cloned());
     }
 
     /// Sends `method` to every ready session that was told it can expect it (`cap` advertised),
@@ -640,7 +650,7 @@ impl Server {
     }
 
     /// Forgets the cached capabilities (a registry changed).
-    fn capabilities_changed(&self) {
+    pub(crate) fn capabilities_changed(&self) {
         let mut c = self.inner.caps_cache.lock().unwrap();
         self.inner
             .caps_generation
@@ -698,6 +708,7 @@ impl Server {
                 json!({ "list": {}, "cancel": {}, "requests": { "tools": { "call": {} } } }),
             );
         }
+        super::compose::add_mounted_capabilities(self, version, &mut caps);
         if o.tasks_extension && version.is_per_request() {
             caps.insert(
                 "extensions".into(),

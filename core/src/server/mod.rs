@@ -5,17 +5,22 @@
 //! can be added and removed while sessions run; sessions are told through `list_changed`.
 
 mod api;
+pub mod authorization;
+mod compose;
 mod dispatch;
 mod handlers;
+mod listing;
 pub mod middleware;
 mod pagination;
 mod registry;
 mod task_store;
 mod tasks;
 mod tasks_ext;
+pub mod transform;
 mod typed;
 
 pub use api::{CompletionRef, Server, ServerBuilder, ServerOptions, DEFAULT_MAX_LISTEN_STREAMS};
+pub use compose::{prefixed_name, prefixed_uri};
 pub use handlers::{
     completion_fn, method_fn, prompt_fn, resource_fn, tool_fn, CompletionFn, MethodFn, PromptFn,
     ReadRequest, ResourceFn, ToolFn,

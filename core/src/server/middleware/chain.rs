@@ -67,6 +67,10 @@ impl<M: Middleware + ?Sized> Middleware for Arc<M> {
 }
 
 /// The rest of the chain after a layer: the layers after it, then the server's dispatch.
+///
+/// `Copy`, so a layer may run the rest of the chain more than once for one request (the
+/// authorization and composition layers read every page of a list through it).
+#[derive(Clone, Copy)]
 pub struct Next<'a> {
     rest: &'a [Arc<dyn Middleware>],
     server: &'a Server,

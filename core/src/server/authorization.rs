@@ -1,0 +1,301 @@
+//! Authorization per tool, resource and prompt: which items a principal may see in the lists
+//! and call, read or get, decided from the scopes of its token (or client certificate) and
+//! from a predicate of your own.
+//!
+//! [`Authorization`] is a middleware layer. For the list methods it reads the whole list from
+//! the rest of the chain, drops what the caller may not see and pages the rest again (see
+//! `listing.rs`), so pages stay full and cursors stay valid. For `tools/call`,
+//! `resources/read`, `resources/subscribe`, `prompts/get` and `completion/complete` it refuses
+//! a hidden item with exactly the error the server gives for one that does not exist
+//! (`-32602 Unknown tool` / `Unknown prompt`, `-32002 Resource not found`): a caller cannot
+//! tell a hidden item from a missing one, so the lists and the answers never disagree and
+//! names cannot be probed. A server without this layer is not changed at all.
+
+use super::listing::{list_key, page_of, read_all_from_chain, requested_cursor};
+use super::middleware::{BoxFuture, Middleware, MiddlewareRequest, Next};
+use crate::session::{AuthInfo, RequestContext};
+use crate::McpError;
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+/// What kind of item a rule or a check is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ItemKind {
+    /// A tool, by name.
+    Tool,
+    /// A resource by URI, or a resource template by URI template (in `resources/templates/list`
+    /// and `completion/complete`); a read of a templated URI is checked against the URI read.
+    Resource,
+    /// A prompt, by name.
+    Prompt,
+}
+
+/// One question the policy answers: may the caller of this request see and use this item?
+pub struct Access<'a> {
+    /// The kind of item.
+    pub kind: ItemKind,
+    /// The tool's or prompt's name, the resource's URI or the template's URI template.
+    pub name: &'a str,
+    /// The caller's verified identity (bearer token, or client certificate), `None` when the
+    /// request carried none.
+    pub principal: Option<&'a AuthInfo>,
+    /// The request's context (session, client info, `_meta`, HTTP headers).
+    pub context: &'a RequestContext,
+}
+
+impl Access<'_> {
+    /// Whether the principal was granted `scope`.
+    pub fn has_scope(&self, scope: &str) -> bool {
+        self.principal
+            .is_some_and(|p| p.scopes.iter().any(|s| s == scope))
+    }
+}
+
+/// How a request about a hidden item is answered: as the server answers one about an item it
+/// does not have.
+enum Refusal {
+    Error(McpError),
+    /// Completing a template the server does not know gives no values.
+    NoValues,
+}
+
+/// A predicate of your own: `true` lets the caller see and use the item.
+pub type AccessPredicate = Arc<dyn Fn(&Access<'_>) -> bool + Send + Sync>;
+
+/// A rule: items of `kind` whose name matches `pattern` need every one of `scopes`.
+#[derive(Clone, Debug)]
+struct ScopeRule {
+    kind: ItemKind,
+    pattern: String,
+    scopes: Vec<String>,
+}
+
+/// The authorization layer. An item is visible, and usable, when every scope rule that matches
+/// it is met (the principal holds all the rule's scopes), and the predicates agree.
+///
+/// ```
+/// use ferromcp::server::authorization::{Authorization, ItemKind};
+/// use ferromcp::server::Server;
+///
+/// let authz = Authorization::new()
+///     .require_scopes(ItemKind::Tool, "admin_*", ["admin"])
+///     .require_scopes(ItemKind::Resource, "secret://*", ["secrets:read"])
+///     .allow_if(|a| a.kind != ItemKind::Prompt || a.principal.is_some());
+/// let server = Server::builder("demo", "1").middleware(authz).build().unwrap();
+/// # let _ = server;
+/// ```
+#[derive(Clone, Default)]
+pub struct Authorization {
+    rules: Vec<ScopeRule>,
+    predicates: Vec<AccessPredicate>,
+    deny_unmatched: bool,
+}
+
+impl std::fmt::Debug for Authorization {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Authorization")
+            .field("rules", &self.rules)
+            .field("predicates", &self.predicates.len())
+            .field("deny_unmatched", &self.deny_unmatched)
+            .finish()
+    }
+}
+
+impl Authorization {
+    /// A policy that allows everything until rules are added.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Items of `kind` whose name (URI for resources) matches `pattern` need all of `scopes`.
+    /// A pattern is the exact name, or has `*` standing for any run of characters
+    /// (`admin_*`, `secret://*`, `*`).
+    pub fn require_scopes<S: Into<String>>(
+        mut self,
+        kind: ItemKind,
+        pattern: impl Into<String>,
+        scopes: impl IntoIterator<Item = S>,
+    ) -> Self {
+        self.rules.push(ScopeRule {
+            kind,
+            pattern: pattern.into(),
+            scopes: scopes.into_iter().map(Into::into).collect(),
+        });
+        self
+    }
+
+    /// Adds a predicate: an item is shown only if it returns `true` (as well as meeting the
+    /// scope rules). Runs once per item and list request, and once per call: keep it cheap.
+    pub fn allow_if(
+        mut self,
+        predicate: impl Fn(&Access<'_>) -> bool + Send + Sync + 'static,
+    ) -> Self {
+        self.predicates.push(Arc::new(predicate));
+        self
+    }
+
+    /// Hides every item that no scope rule matches (default: such items are shown to
+    /// everyone, subject to the predicates).
+    pub fn deny_unmatched(mut self) -> Self {
+        self.deny_unmatched = true;
+        self
+    }
+
+    /// Whether the caller described by `access` may see and use the item.
+    pub fn allows(&self, access: &Access<'_>) -> bool {
+        let mut matched = false;
+        for rule in &self.rules {
+            if rule.kind == access.kind && glob_match(&rule.pattern, access.name) {
+                matched = true;
+                if !rule.scopes.iter().all(|s| access.has_scope(s)) {
+                    return false;
+                }
+            }
+        }
+        if self.deny_unmatched && !matched {
+            return false;
+        }
+        self.predicates.iter().all(|p| p(access))
+    }
+
+    fn allows_in(&self, kind: ItemKind, name: &str, ctx: &RequestContext) -> bool {
+        self.allows(&Access {
+            kind,
+            name,
+            principal: ctx.auth(),
+            context: ctx,
+        })
+    }
+
+    /// The list method answered from the whole list, filtered.
+    async fn list(
+        &self,
+        request: MiddlewareRequest,
+        next: Next<'_>,
+        key: &str,
+    ) -> Result<Value, McpError> {
+        let cursor = requested_cursor(request.params())?;
+        let items = read_all_from_chain(next, &request, key).await?;
+        let (kind, field) = match key {
+            "tools" => (ItemKind::Tool, "name"),
+            "prompts" => (ItemKind::Prompt, "name"),
+            "resources" => (ItemKind::Resource, "uri"),
+            _ => (ItemKind::Resource, "uriTemplate"),
+        };
+        let ctx = request.context();
+        let visible: Vec<Value> = items
+            .into_iter()
+            .filter(|item| {
+                let name = item.get(field).and_then(Value::as_str).unwrap_or_default();
+                self.allows_in(kind, name, ctx)
+            })
+            .collect();
+        page_of(next.server(), key, visible, cursor.as_deref())
+    }
+
+    /// The item a call, read or get names, and the error the server gives when it does not
+    /// exist; `None` for requests about no particular item.
+    fn target(request: &MiddlewareRequest) -> Option<(ItemKind, String, Refusal)> {
+        let p = request.params()?;
+        let str_of = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_string);
+        match request.method() {
+            "tools/call" => {
+                let name = str_of(p.get("name"))?;
+                let e = McpError::invalid_params(format!("Unknown tool: {name}"))
+                    .with_data(json!({ "tool": name }));
+                Some((ItemKind::Tool, name, Refusal::Error(e)))
+            }
+            "prompts/get" => {
+                let name = str_of(p.get("name"))?;
+                let e = McpError::invalid_params(format!("Unknown prompt: {name}"))
+                    .with_data(json!({ "prompt": name }));
+                Some((ItemKind::Prompt, name, Refusal::Error(e)))
+            }
+            "resources/read" | "resources/subscribe" => {
+                let uri = str_of(p.get("uri"))?;
+                let e = McpError::resource_not_found(&uri);
+                Some((ItemKind::Resource, uri, Refusal::Error(e)))
+            }
+            "completion/complete" => {
+                let r = p.get("ref")?;
+                match r.get("type")?.as_str()? {
+                    "ref/prompt" => {
+                        let name = str_of(r.get("name"))?;
+                        let e = McpError::invalid_params(format!("Unknown prompt: {name}"));
+                        Some((ItemKind::Prompt, name, Refusal::Error(e)))
+                    }
+                    "ref/resource" => {
+                        let uri = str_of(r.get("uri"))?;
+                        Some((ItemKind::Resource, uri, Refusal::NoValues))
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+}
+
+impl Middleware for Authorization {
+    fn handle<'a>(
+        &'a self,
+        request: MiddlewareRequest,
+        next: Next<'a>,
+    ) -> BoxFuture<'a, Result<Value, McpError>> {
+        Box::pin(async move {
+            if let Some(key) = list_key(request.method()) {
+                return self.list(request, next, key).await;
+            }
+            if let Some((kind, name, refusal)) = Self::target(&request) {
+                if !self.allows_in(kind, &name, request.context()) {
+                    return match refusal {
+                        Refusal::Error(e) => Err(e),
+                        Refusal::NoValues => Ok(json!({ "completion": { "values": [] } })),
+                    };
+                }
+            }
+            next.run(request).await
+        })
+    }
+}
+
+/// Whether `name` matches `pattern`, where `*` stands for any run of characters.
+pub(crate) fn glob_match(pattern: &str, name: &str) -> bool {
+    let mut parts = pattern.split('*');
+    let first = parts.next().unwrap_or_default();
+    let Some(mut rest) = name.strip_prefix(first) else {
+        return false;
+    };
+    let parts: Vec<&str> = parts.collect();
+    let Some((last, middle)) = parts.split_last() else {
+        return rest.is_empty(); // no `*`: an exact match
+    };
+    for part in middle {
+        match rest.find(part) {
+            Some(at) => rest = &rest[at + part.len()..],
+            None => return false,
+        }
+    }
+    rest.len() >= last.len() && rest.ends_with(last)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::glob_match;
+
+    #[test]
+    fn glob_matches_exact_names_and_stars() {
+        assert!(glob_match("admin", "admin"));
+        assert!(!glob_match("admin", "admin2"));
+        assert!(glob_match("admin_*", "admin_delete"));
+        assert!(glob_match("admin_*", "admin_"));
+        assert!(!glob_match("admin_*", "user_admin_x"));
+        assert!(glob_match("*", ""));
+        assert!(glob_match("*_write", "db_write"));
+        assert!(!glob_match("*_write", "db_write_x"));
+        assert!(glob_match("secret://*/key", "secret://a/b/key"));
+        assert!(!glob_match("a*a", "a"));
+        assert!(glob_match("a*b*c", "aXbYc"));
+        assert!(!glob_match("a*b*c", "aXcYb"));
+    }
+}
