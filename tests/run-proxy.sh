@@ -6,9 +6,9 @@
 #      official Python SDK's and TypeScript SDK's interop servers (py_server.py, ts_server.mjs;
 #      the latter speaks only the handshake era, so the 2026-07-28 client is bridged);
 #   2. the official conformance suite's server scenarios (0.1.16 --suite all and the alpha's
-#      2025-11-25 requirement set) through the proxy over Streamable HTTP, in front of the Rust
-#      everything-server over stdio. (The alpha's 2026-07-28 set is not run here: 6 of its
-#      scored scenarios, the input_required ones, need era bridging; docs/gateway.md.)
+#      2025-11-25 and 2026-07-28 requirement sets) through the proxy over Streamable HTTP, in
+#      front of the Rust everything-server over stdio (2026-07-28 requests go to a per-request
+#      connection to the backend, their input_required rounds passed through; docs/gateway.md).
 # The proxy's own tests (cargo test -p ferromcp-proxy -p ferromcp-cli) run with the workspace.
 # Exit status non-zero on any failure. Needs scripts/setup-test-deps (run here if missing).
 set -euo pipefail
@@ -44,7 +44,7 @@ RESULTS="$RESULTS/interop" tests/interop/run.sh \
   --stdio "$ferromcp proxy --config $RESULTS/ts.json --stdio" || status=1
 
 echo "run-proxy: conformance server scenarios -> ferromcp proxy -> everything-server" >&2
-tests/conformance/run-server.sh --results "$RESULTS/conformance" --runs v0.1.16,alpha-2025-11-25 \
+tests/conformance/run-server.sh --results "$RESULTS/conformance" --runs v0.1.16,alpha-2025-11-25,alpha-2026-07-28 \
   -- "$ferromcp" proxy --config "$RESULTS/everything.json" --port '{port}' || status=1
 echo "run-proxy: results in $RESULTS" >&2
 exit "$status"

@@ -4,9 +4,10 @@
 //! passed through.
 
 use crate::config::BackendSpec;
+use crate::era::{self, Route};
 use crate::namespace::Namespace;
-use ferromcp::client::{Client, ClientOptions};
-use ferromcp::session::{per_request, RequestContext, RequestOptions};
+use ferromcp::client::{Client, ClientOptions, ProtocolMode};
+use ferromcp::session::{RequestContext, RequestOptions};
 use ferromcp::transport::StderrMode;
 use ferromcp::{codes, McpError};
 use serde_json::{json, Map, Value};
@@ -73,6 +74,18 @@ pub(crate) enum Forward {
     Log(Value),
 }
 
+/// A backend's per-request-era (2026-07-28) connection beside its handshake one, for the
+/// proxy's per-request clients: made when the first such client calls.
+enum PerRequestLink {
+    /// Not tried on the current handshake connection.
+    Untried,
+    /// The backend does not speak that era (`server/discover` failed): such calls are bridged
+    /// over the handshake connection.
+    Unsupported,
+    /// Connected.
+    Up(Arc<Client>),
+}
+
 /// A call in flight on a backend: the client's request it serves, and its forwarding queue.
 struct InFlight {
     id: u64,
@@ -99,6 +112,7 @@ pub struct Backend {
     next_call: AtomicU64,
     pub(crate) registered: Mutex<Registered>,
     restarts: AtomicU64,
+    per_request: tokio::sync::Mutex<PerRequestLink>,
 }
 
 /// Removes a call from its backend's list when it ends, however it ends.
@@ -129,6 +143,7 @@ impl Backend {
             next_call: AtomicU64::new(1),
             registered: Mutex::new(Registered::default()),
             restarts: AtomicU64::new(0),
+            per_request: tokio::sync::Mutex::new(PerRequestLink::Untried),
         })
     }
 
@@ -192,13 +207,39 @@ impl Backend {
         }
     }
 
-    /// Connects once: starts the process or reaches the URL, and performs the handshake.
+    /// Connects once: starts the process or reaches the URL, and performs the handshake; a
+    /// backend that refuses the handshake as an unsupported version (a 2026-07-28-only server)
+    /// is connected again in the per-request era.
     pub(crate) async fn connect(
         self: &Arc<Self>,
         events: mpsc::UnboundedSender<crate::forward::Event>,
     ) -> Result<Client, McpError> {
+        match self
+            .connect_in(events.clone(), ProtocolMode::Handshake)
+            .await
+        {
+            Err(e) if e.code == codes::UNSUPPORTED_PROTOCOL_VERSION => {
+                tracing::info!(
+                    backend = self.name(),
+                    "the backend refused the handshake; using the per-request era"
+                );
+                self.connect_in(events, ProtocolMode::PerRequest).await
+            }
+            other => other,
+        }
+    }
+
+    /// Connects once in protocol era `mode`.
+    async fn connect_in(
+        self: &Arc<Self>,
+        events: mpsc::UnboundedSender<crate::forward::Event>,
+        mode: ProtocolMode,
+    ) -> Result<Client, McpError> {
         let handlers = crate::forward::handlers(Arc::downgrade(self), events);
         let mut options = ClientOptions::new("ferromcp-proxy", env!("CARGO_PKG_VERSION"));
+        options.mode = mode;
+        // Task-augmented calls are not forwarded (docs/gateway.md).
+        options.tasks_extension = false;
         // The real client times its requests and cancels them; the proxy waits as long.
         options.session.request_timeout = None;
         options.session.max_total_timeout = None;
@@ -210,6 +251,65 @@ impl Backend {
                 "no answer to the handshake within {} ms",
                 self.options.connect_timeout.as_millis()
             ))),
+        }
+    }
+
+    /// Forgets the per-request-era connection made beside a handshake connection (closing it):
+    /// called when the handshake connection is made again.
+    pub(crate) async fn reset_per_request(&self) {
+        let old = std::mem::replace(&mut *self.per_request.lock().await, PerRequestLink::Untried);
+        if let PerRequestLink::Up(c) = old {
+            c.close().await;
+        }
+    }
+
+    /// The connection and route for the client request `ctx` given the live connection
+    /// `primary`: a per-request client goes to a per-request connection when the backend has
+    /// one (made now beside a handshake connection when the backend speaks that era), else it
+    /// is bridged over the handshake connection (see [`crate::era`]).
+    async fn route(
+        self: &Arc<Self>,
+        primary: Arc<Client>,
+        ctx: &RequestContext,
+    ) -> (Arc<Client>, Route) {
+        let per_request_client = era::is_per_request(ctx);
+        if primary.is_per_request() {
+            let route = if per_request_client {
+                Route::PassThrough
+            } else {
+                Route::Bridged
+            };
+            return (primary, route);
+        }
+        if !per_request_client {
+            return (primary, Route::Handshake);
+        }
+        let mut link = self.per_request.lock().await;
+        match &*link {
+            PerRequestLink::Up(c) if !c.session().is_closed() => {
+                return (c.clone(), Route::PassThrough)
+            }
+            PerRequestLink::Unsupported => return (primary, Route::Handshake),
+            _ => {}
+        }
+        // Its own notifications have nowhere to go: the handshake connection brings them.
+        let (events, _) = mpsc::unbounded_channel();
+        let connecting = self.connect_in(events, ProtocolMode::PerRequest);
+        match tokio::time::timeout(self.options.connect_timeout, connecting).await {
+            Ok(Ok(c)) => {
+                let c = Arc::new(c);
+                *link = PerRequestLink::Up(c.clone());
+                (c, Route::PassThrough)
+            }
+            Ok(Err(e)) => {
+                tracing::debug!(backend = self.name(), error = %e, "no per-request era: bridging over the handshake");
+                *link = PerRequestLink::Unsupported;
+                (primary, Route::Handshake)
+            }
+            Err(_) => {
+                *link = PerRequestLink::Unsupported;
+                (primary, Route::Handshake)
+            }
         }
     }
 
@@ -236,31 +336,23 @@ impl Backend {
     /// (but its progress token) goes along, the backend's progress comes back under the
     /// client's token, its logs while the call runs go to this client, cancelling the client's
     /// request cancels the backend's, and a backend that dies meanwhile gives an error saying so.
+    ///
+    /// Across protocol eras as [`crate::era`] says: a per-request client's `input_required`
+    /// round trips pass through (the handler answers [`ferromcp::session::input_required`]).
     pub(crate) async fn forward(
-        &self,
+        self: &Arc<Self>,
         method: &str,
         mut params: Map<String, Value>,
         ctx: &RequestContext,
     ) -> Result<Value, McpError> {
-        let client = self.client().await?;
-        if let Some(meta) = ctx.meta() {
-            let mut meta = meta.clone();
-            meta.remove("progressToken");
-            // The per-request era's envelope (version, capabilities, client info, log level)
-            // describes the client's exchange with the proxy, not the proxy's with the backend,
-            // which negotiated its own: a backend that knows that era refuses it on a
-            // handshake connection.
-            for key in [
-                per_request::META_PROTOCOL_VERSION,
-                per_request::META_CLIENT_CAPABILITIES,
-                per_request::META_CLIENT_INFO,
-                per_request::META_LOG_LEVEL,
-            ] {
-                meta.remove(key);
-            }
-            if !meta.is_empty() {
-                params.insert("_meta".into(), Value::Object(meta));
-            }
+        let primary = self.client().await?;
+        let (client, route) = self.route(primary, ctx).await;
+        let meta = era::outgoing_meta(ctx, route);
+        if !meta.is_empty() {
+            params.insert("_meta".into(), Value::Object(meta));
+        }
+        if route == Route::PassThrough {
+            era::add_retry_input(ctx, &mut params);
         }
         let (tx, mut rx) = mpsc::unbounded_channel();
         let _guard = self.track(ctx.clone(), tx.clone());
@@ -275,7 +367,14 @@ impl Backend {
             }));
         }
         drop(tx);
-        let call = client.request(method, Some(Value::Object(params)), opts);
+        let params = Some(Value::Object(params));
+        let call = async {
+            match route {
+                // One round, sent as it is: the envelope is the client's own.
+                Route::PassThrough => client.peer().request(method, params, opts).await,
+                _ => client.request(method, params, opts).await,
+            }
+        };
         tokio::pin!(call);
         let result = loop {
             tokio::select! {
@@ -287,7 +386,11 @@ impl Backend {
         while let Ok(f) = rx.try_recv() {
             pass_on(ctx, f).await;
         }
-        result.map_err(|e| self.call_error(&client, method, e))
+        let result = result.map_err(|e| self.call_error(&client, method, e))?;
+        if route == Route::PassThrough {
+            return era::take_result(result);
+        }
+        Ok(result)
     }
 
     /// The error a client gets: the backend's own, or one saying that the backend's

@@ -24,6 +24,7 @@
 mod backend;
 pub mod config;
 mod connect;
+mod era;
 mod forward;
 pub mod namespace;
 mod proxy;

@@ -113,6 +113,7 @@ impl Proxy {
             if let Link::Up(client) = link {
                 client.close().await;
             }
+            b.reset_per_request().await;
         }
     }
 }

@@ -74,6 +74,8 @@ async fn serve(
     events: &mut mpsc::UnboundedReceiver<Event>,
     first: &mut Option<oneshot::Sender<()>>,
 ) {
+    // A per-request-era connection made beside the previous one is made again when needed.
+    backend.reset_per_request().await;
     if surface::offers(&client, "logging") {
         // Every level: each client's own threshold is applied by the proxy's sessions.
         let _ = client.set_logging_level(LoggingLevel::Debug).await;
