@@ -23,6 +23,7 @@ pub mod listen;
 pub mod middleware;
 pub mod runtime;
 pub mod server;
+pub mod session_send;
 
 use napi_derive::napi;
 use std::collections::HashMap;

@@ -4,8 +4,8 @@
 // repository: each is copied to a temporary directory with `'../../<path>'` (the SDK's
 // `@modelcontextprotocol/sdk/<path>`) rewritten to `'ferromcp/<path>'`, and run:
 //   - each example server, driven by the SDK's own client (Streamable HTTP, HTTP+SSE or stdio);
-//   - each example client to its end, against a ported example server, or against the SDK's
-//     own example server where that one does not port; its output is checked.
+//   - each example client to its end, against a ported example server (or, for the client
+//     credentials grant no example offers, a fixture); its output is checked.
 // The only help they get is test/fixtures/sdk_example_preload.mjs (`node --import`): their
 // fixed ports (3000, 3001, or PORT=0) become free ones; an interactive client gets its user's
 // typing (in a pseudo-terminal, util-linux `script`, for the one in raw mode). An example that
@@ -150,21 +150,6 @@ const PERIODIC = [/^Periodic notification #1 at /, /^Periodic notification #2 at
 
 const text = (result) => result.content.map((c) => c.text ?? '').join('\n');
 
-/**
- * An example that does not port because it imports an SDK path ferromcp does not offer: run,
- * it exits at once with Node's ERR_PACKAGE_PATH_NOT_EXPORTED naming that path.
- */
-function refusedImport(subpath) {
-  return async (file) => {
-    const { exited, output, stop } = await start(file, { http: false });
-    const done = await Promise.race([exited, new Promise((r) => setTimeout(() => r(null), 10_000))]);
-    await stop();
-    assert.ok(done !== null, `still running:\n${output()}`);
-    assert.notEqual(done.code, 0);
-    assert.match(output(), new RegExp(`ERR_PACKAGE_PATH_NOT_EXPORTED(.|\\n)*Package subpath '${subpath.replaceAll('.', '\\.')}' is not defined by "exports"`));
-  };
-}
-
 /** A helper of other examples, not a program: it exports `name` and, run, does nothing. */
 function helperModule(name) {
   return async (file) => {
@@ -185,6 +170,126 @@ async function taskStream(client, name, args) {
     seen.push(m);
   }
   return seen;
+}
+
+/**
+ * An authorization-code grant with PKCE against an authorization server (`issuer`), as a
+ * client would do it by hand: metadata, registration, the user's visit to /authorize (whose
+ * redirect carries the code; its cookies are kept) and the token request. Resolves with the
+ * token response, the cookies and what the steps saw.
+ */
+async function authorizationCodeGrant(issuer, resource, { verifier = 'v'.repeat(43) } = {}) {
+  const { createHash } = await import('node:crypto');
+  const meta = await (await fetch(new URL('/.well-known/oauth-authorization-server', issuer))).json();
+  assert.equal(meta.issuer, issuer);
+  assert.deepEqual(meta.code_challenge_methods_supported, ['S256']);
+  const redirectUri = 'http://localhost:1/callback';
+  const reg = await fetch(meta.registration_endpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ redirect_uris: [redirectUri], client_name: 'test', token_endpoint_auth_method: 'client_secret_post' }),
+  });
+  assert.equal(reg.status, 201);
+  const client = await reg.json();
+  assert.ok(client.client_id && client.client_secret, JSON.stringify(client));
+  const challenge = createHash('sha256').update('v'.repeat(43)).digest('base64url');
+  const authorize = new URL(meta.authorization_endpoint);
+  for (const [k, v] of Object.entries({ response_type: 'code', client_id: client.client_id, redirect_uri: redirectUri, code_challenge: challenge, code_challenge_method: 'S256', state: 'st', resource })) {
+    authorize.searchParams.set(k, v);
+  }
+  const visit = await fetch(authorize, { redirect: 'manual' });
+  assert.equal(visit.status, 302);
+  const back = new URL(visit.headers.get('location'));
+  assert.equal(back.origin + back.pathname, redirectUri);
+  assert.equal(back.searchParams.get('state'), 'st');
+  const code = back.searchParams.get('code');
+  const cookie = visit.headers.get('set-cookie')?.split(';')[0];
+  const token = await fetch(meta.token_endpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: redirectUri, client_id: client.client_id, client_secret: client.client_secret, resource }),
+  });
+  return { meta, client, token, cookie };
+}
+
+/**
+ * elicitationUrlExample: a resource server whose bearer tokens come from its own demo
+ * authorization server (mcpAuthRouter, mcpAuthMetadataRouter, requireBearerAuth), with tools
+ * answering -32042 (URL elicitation required) and completing the elicitation later.
+ */
+async function elicitationUrlServer(file) {
+  const [mcpPort, authPort] = await freePorts(2);
+  const s = await start(file, {
+    env: { MCP_PORT: String(mcpPort), MCP_AUTH_PORT: String(authPort) },
+    ready: /MCP Streamable HTTP Server listening on port(.|\n)*OAuth Authorization Server listening|OAuth Authorization Server listening(.|\n)*MCP Streamable HTTP Server listening on port/,
+    port: mcpPort,
+  });
+  try {
+    const mcpUrl = `http://localhost:${mcpPort}/mcp`;
+    // Without a token: 401 with the RFC 9728 metadata URL, which names the authorization server.
+    const bare = await fetch(mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+    assert.equal(bare.status, 401);
+    const prmUrl = `http://localhost:${mcpPort}/.well-known/oauth-protected-resource/mcp`;
+    assert.equal(bare.headers.get('www-authenticate'), `Bearer error="invalid_token", error_description="Missing Authorization header", resource_metadata="${prmUrl}"`);
+    const prm = await (await fetch(prmUrl)).json();
+    assert.deepEqual(prm, { resource: mcpUrl, authorization_servers: [`http://localhost:${authPort}/`], scopes_supported: ['mcp:tools'], resource_name: 'MCP Demo Server' });
+    // A wrong PKCE verifier is refused; the right one gets a token.
+    const wrong = await authorizationCodeGrant(prm.authorization_servers[0], mcpUrl, { verifier: 'w'.repeat(43) });
+    assert.equal(wrong.token.status, 400);
+    assert.equal((await wrong.token.json()).error, 'invalid_grant');
+    const { token, cookie } = await authorizationCodeGrant(prm.authorization_servers[0], mcpUrl);
+    assert.equal(token.status, 200);
+    const { access_token: accessToken, token_type: tokenType } = await token.json();
+    assert.equal(tokenType, 'bearer');
+    const badToken = await fetch(mcpUrl, { method: 'POST', headers: { authorization: 'Bearer nope', 'content-type': 'application/json' }, body: '{}' });
+    assert.equal(badToken.status, 500, 'the example verifier throws a plain Error for an unknown token: server_error, as with the SDK');
+    // With the token: the SDK's client, declaring URL elicitation.
+    const client = new sdk.Client({ name: 'sdk-client', version: '1.0.0' }, { capabilities: { elicitation: { url: {} } } });
+    const completed = [];
+    client.setNotificationHandler(sdk.types.ElicitationCompleteNotificationSchema, (n) => completed.push(n.params.elicitationId));
+    const transport = new sdk.Http(new URL(mcpUrl), { requestInit: { headers: { Authorization: `Bearer ${accessToken}` } } });
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      assert.deepEqual(tools.map((t) => t.name).sort(), ['payment-confirm', 'third-party-auth']);
+      // payment-confirm: -32042 naming the app's confirmation page; the user confirms there
+      // (with the login cookie the authorization server set) and the client hears of it.
+      const pay = await client.callTool({ name: 'payment-confirm', arguments: { cartId: 'cart-7' } }).catch((e) => e);
+      assert.equal(pay.code, -32042, String(pay));
+      const [payElicitation] = pay.data.elicitations;
+      assert.equal(payElicitation.mode, 'url');
+      const page = new URL(payElicitation.url);
+      assert.equal(page.pathname, '/confirm-payment');
+      assert.equal(page.searchParams.get('session'), transport.sessionId);
+      assert.equal(page.searchParams.get('cartId'), 'cart-7');
+      const form = await fetch(page, { headers: { cookie } });
+      assert.match(await form.text(), /Confirm Payment(.|\n)*Cart ID:<\/strong> cart-7/);
+      const confirm = await fetch(new URL('/confirm-payment', page), {
+        method: 'POST',
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ session: transport.sessionId, elicitation: payElicitation.elicitationId, cartId: 'cart-7', action: 'confirm' }),
+      });
+      assert.match(await confirm.text(), /Payment Confirmed/);
+      const deadline = Date.now() + 5000;
+      while (!completed.includes(payElicitation.elicitationId) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      assert.deepEqual(completed, [payElicitation.elicitationId], 'notifications/elicitation/complete on the session stream');
+      // third-party-auth: -32042, completed by the server itself 5 s later.
+      const auth = await client.callTool({ name: 'third-party-auth', arguments: { param1: 'x' } }).catch((e) => e);
+      assert.equal(auth.code, -32042, String(auth));
+      const [authElicitation] = auth.data.elicitations;
+      assert.equal(authElicitation.url, 'https://www.example.com/oauth/authorize');
+      const later = Date.now() + 8000;
+      while (!completed.includes(authElicitation.elicitationId) && Date.now() < later) await new Promise((r) => setTimeout(r, 50));
+      assert.deepEqual(completed, [payElicitation.elicitationId, authElicitation.elicitationId]);
+    } finally {
+      await client.close();
+    }
+  } catch (e) {
+    e.message += `\n--- ${file} output ---\n${s.output()}`;
+    throw e;
+  } finally {
+    await s.stop();
+  }
 }
 
 // Server examples: how each is driven. `noPort` says why one does not port with the imports
@@ -273,12 +378,56 @@ const SERVERS = {
     const r = await client.callTool({ name: 'summarize', arguments: { text: 'a long text' } });
     assert.equal(text(r), 'a short summary');
   } },
-  'simpleStreamableHttp.js': {
-    fails: refusedImport('./server/auth/router.js'),
-    noPort: 'its task tools use the SDK\'s experimental server task API (server.experimental.tasks.registerToolTask over the app\'s TaskStore, elicitInputStream): ferromcp\'s server tasks are the engine\'s, which does not hand tasks/get and tasks/result to JavaScript; it also imports the SDK\'s OAuth authorization server (server/auth/router.js, bearerAuth), which ferromcp does not offer',
-  },
-  'elicitationUrlExample.js': { fails: refusedImport('./server/auth/router.js'), noPort: 'an OAuth authorization server in the app (server/auth/router.js mcpAuthRouter, mcpAuthMetadataRouter, requireBearerAuth, demoInMemoryOAuthProvider): ferromcp is a resource server (ProtectedResource), not an authorization server' },
-  'demoInMemoryOAuthProvider.js': { helper: true, fails: refusedImport('./server/auth/router.js'), noPort: 'the OAuth authorization-server helper of two examples (server/auth/*), not an MCP server (not counted)' },
+  'simpleStreamableHttp.js': async ({ port, output }) =>
+    // Its tools, prompts and resources, and its task tools of the SDK's experimental server
+    // task API (registerToolTask over the app's InMemoryTaskStore, elicitInputStream).
+    driveHttp(
+      port,
+      async (client, transport) => {
+        assert.ok(transport.sessionId, 'a session id');
+        assert.deepEqual(client.getServerCapabilities().tasks, { requests: { tools: { call: {} } } });
+        const { tools } = await client.listTools();
+        const names = tools.map((t) => t.name);
+        for (const n of ['greet', 'multi-greet', 'collect-user-info', 'collect-user-info-task', 'delay', 'start-notification-stream', 'list-files']) assert.ok(names.includes(n), `${n} in ${names}`);
+        assert.equal(tools.find((t) => t.name === 'delay').execution.taskSupport, 'required');
+        assert.equal(text(await client.callTool({ name: 'greet', arguments: { name: 'Ada' } })), 'Hello, Ada!');
+        // delay: a task created by the app's createTask, polled with tasks/get, its result from the store.
+        const delay = await taskStream(client, 'delay', { duration: 200 });
+        assert.equal(delay[0].type, 'taskCreated');
+        assert.equal(delay.at(-1).type, 'result', JSON.stringify(delay));
+        assert.equal(text(delay.at(-1).result), 'Completed 200ms delay');
+        const taskId = delay[0].task.taskId;
+        assert.deepEqual(delay.at(-1).result._meta, { [sdk.types.RELATED_TASK_META_KEY]: { taskId } });
+        assert.equal((await client.experimental.tasks.getTask(taskId)).status, 'completed');
+        assert.ok((await client.experimental.tasks.listTasks()).tasks.some((t) => t.taskId === taskId));
+        await assert.rejects(client.experimental.tasks.getTask('no-such-task'), /Task not found: no-such-task/);
+        // collect-user-info-task: the task's work elicits (elicitInputStream) after createTask answered.
+        const elicited = [];
+        client.setRequestHandler(sdk.types.ElicitRequestSchema, async (req) => {
+          elicited.push(req.params.message);
+          return { action: 'accept', content: { name: 'Ada', email: 'ada@example.com' } };
+        });
+        const info = await taskStream(client, 'collect-user-info-task', {});
+        assert.equal(info.at(-1).type, 'result', JSON.stringify(info));
+        const collected = /^Collected contact info: (\{[\s\S]*\})$/.exec(text(info.at(-1).result));
+        assert.ok(collected, text(info.at(-1).result));
+        assert.deepEqual(JSON.parse(collected[1]), { name: 'Ada', email: 'ada@example.com' });
+        assert.deepEqual(elicited, ['Please provide your contact information']);
+        // A task call of an unknown argument value is refused by the tool's schema.
+        await assert.rejects(
+          client.request({ method: 'tools/call', params: { name: 'collect-user-info-task', arguments: { infoType: 'shoe size' }, task: { ttl: 1000 } } }, sdk.types.CreateTaskResultSchema),
+          /Invalid arguments for tool collect-user-info-task: infoType/,
+        );
+        const { prompts } = await client.listPrompts();
+        assert.ok(prompts.some((p) => p.name === 'greeting-template'));
+        const res = await client.readResource({ uri: 'file:///example/file1.txt' });
+        assert.equal(res.contents[0].text, 'This is the content of file 1');
+        assert.match(output(), /Session initialized with ID: /);
+      },
+      { capabilities: { elicitation: { form: {} } } },
+    ),
+  'elicitationUrlExample.js': { run: elicitationUrlServer },
+  'demoInMemoryOAuthProvider.js': { helper: true, fails: helperModule('setupAuthServer'), noPort: 'the OAuth authorization-server helper of two examples (server/auth/*), not an MCP server (not counted)' },
   'simpleSseServer.js': async ({ port, output }) =>
     driveSse(port, '/mcp', async (client, transport) => {
       const { tools } = await client.listTools();
@@ -374,6 +523,7 @@ for (const [file, spec] of Object.entries(SERVERS)) {
     continue;
   }
   test(`SDK example server ${file}`, { skip, timeout: 60_000 }, async () => {
+    if (spec.run) return spec.run(`server/${file}`);
     if (typeof spec === 'function') {
       // PORT=0: the examples that read their port from PORT (simpleTaskInteractive) take a free one.
       const s = await start(`server/${file}`, { env: { PORT: '0' } });
@@ -573,9 +723,9 @@ const CLIENTS = {
     },
   },
   'simpleStreamableHttp.js': {
-    // An interactive command line in raw mode (a pseudo-terminal), against the SDK's own
-    // simpleStreamableHttp server (unported, see the server table); the user types commands.
-    sdkServer: 'simpleStreamableHttp.js',
+    // An interactive command line in raw mode (a pseudo-terminal), against the ported
+    // simpleStreamableHttp server; the user types commands.
+    server: 'simpleStreamableHttp.js',
     pty: true,
     args: () => [],
     answers: [
@@ -616,9 +766,9 @@ const CLIENTS = {
     },
   },
   'simpleOAuthClient.js': {
-    // Against the SDK's simpleStreamableHttp server with --oauth (its demo authorization
+    // Against the ported simpleStreamableHttp server with --oauth (its demo authorization
     // server, which approves at once); the user opens the printed URL, then types commands.
-    sdkServer: 'simpleStreamableHttp.js',
+    portedServer: 'simpleStreamableHttp.js',
     oauthServer: true,
     answers: [
       [/OAuth callback server started on http:\/\/localhost:8090/, openAuthorizationUrl],
@@ -660,10 +810,10 @@ const CLIENTS = {
     },
   },
   'elicitationUrlExample.js': {
-    // Against the SDK's elicitationUrlExample server (OAuth always on; it does not port, see
-    // the server table): authorize, then the third-party-auth tool answers -32042 with a URL
-    // elicitation, which the user accepts; the server completes it 5 s later.
-    sdkServer: 'elicitationUrlExample.js',
+    // Against the ported elicitationUrlExample server (OAuth always on, its own demo
+    // authorization server): authorize, then the third-party-auth tool answers -32042 with a
+    // URL elicitation, which the user accepts; the server completes it 5 s later.
+    portedServer: 'elicitationUrlExample.js',
     oauthServer: 'always',
     pty: true,
     args: () => [],
@@ -700,22 +850,20 @@ for (const [file, spec] of Object.entries(CLIENTS)) {
   }
   test(`SDK example client ${file}`, { skip, timeout: 90_000 }, async () => {
     const program = spec.file ?? file;
-    // A ported example server, or (`sdkServer`) the official SDK's own, unported.
+    // A ported example server (with its demo authorization server for `oauthServer`), or a fixture.
     let server;
     if (spec.fixture) {
       server = await spec.fixture();
     } else if (spec.oauthServer) {
-      // The SDK's server with its demo authorization server, on free ports of their own (the
+      // The ported server with its demo authorization server, on free ports of their own (the
       // metadata names them, and the client's engine fetches them directly).
       const [mcpPort, authPort] = await freePorts(2);
-      server = await start(path.join(EXAMPLES, 'server', spec.sdkServer), {
+      server = await start(`server/${spec.portedServer}`, {
         args: spec.oauthServer === true ? ['--oauth'] : [],
         env: { MCP_PORT: String(mcpPort), MCP_AUTH_PORT: String(authPort) },
         ready: /MCP Streamable HTTP Server listening on port/,
         port: mcpPort,
       });
-    } else if (spec.sdkServer) {
-      server = await start(path.join(EXAMPLES, 'server', spec.sdkServer), { env: { PORT: '0' } });
     } else {
       server = await start(`server/${spec.server}`, { env: { PORT: '0' } });
     }

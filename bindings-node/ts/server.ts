@@ -10,6 +10,9 @@ import { Dispatch, isThenable, then } from './dispatch';
 import { asMcpError, call, callSync, ErrorCode, McpError, thrownMessage } from './errors';
 import { McpHttpHandler } from './http';
 import { addMiddleware, type Middleware } from './middleware';
+import { ExperimentalMcpServerTasks } from './sdk/experimental/tasks/mcpServer';
+import type { TaskStore } from './sdk/experimental/tasks/interfaces';
+import { coreTaskStreams, type CoreTaskStreams } from './sdk/experimental/tasks/serverCore';
 import { type RequestHandler, RequestHandlers } from './sdk/server/requestHandlers';
 import native, { type NativeHttpServer, type NativeServer } from './native';
 import { type JsonSchema, type SchemaInput, toJsonSchema } from './schema';
@@ -59,6 +62,9 @@ export interface ServerCapabilities {
   logging?: Record<string, never> | Record<string, unknown>;
   /** Advertised once a completion handler is registered (`completable`, `registerCompletion`). */
   completions?: Record<string, unknown>;
+  /** The SDK's task capability, advertised for a server with a `taskStore` (its
+   * `registerToolTask` tools); the engine's own task tools advertise theirs. */
+  tasks?: Record<string, unknown>;
 }
 
 /** Options of {@link McpServer}. */
@@ -103,6 +109,11 @@ export interface ServerOptions {
   /** Middleware around every request, outermost first: functions `(ctx, next) => ...` and
    * built-ins (`rateLimit()`, `requestLog()`, `maskErrors()`, `timing()`); see {@link McpServer.use}. */
   middleware?: readonly Middleware[];
+  /** The TypeScript SDK's task store: tasks of tools registered with
+   * `server.experimental.tasks.registerToolTask` live there (see `sdk/experimental/tasks/mcpServer.ts`). */
+  taskStore?: TaskStore;
+  /** Accepted for the SDK's shape and not used: a task's requests reach the client directly. */
+  taskMessageQueue?: unknown;
 }
 
 /** A protocol revision ferromcp speaks: the handshake era up to `'2025-11-25'`, and the
@@ -346,18 +357,6 @@ function isParamsShape(v: unknown): v is Record<string, unknown> {
   return values.length === 0 || values.every((x) => typeof x === 'object' && x !== null && ('~standard' in x || '_zod' in x || '_def' in x));
 }
 
-/** The context of the handler running now, for the SDK's `mcpServer.server.createMessage()` & co. */
-function runningContext(what: string): RequestContext {
-  const ctx = currentContext.getStore();
-  if (!ctx) {
-    throw new McpError(
-      ErrorCode.InvalidRequest,
-      `server.${what}() outside a request handler: ferromcp sends requests to the client of the handler that asks (use the handler's extra.${what === 'createMessage' ? 'createMessage' : what}())`,
-    );
-  }
-  return ctx;
-}
-
 /**
  * `mcpServer.server`: the TypeScript SDK's underlying `Server` as ported code uses it: requests
  * to the client (`createMessage`, `elicitInput`, `listRoots`: to the client whose request is
@@ -378,19 +377,58 @@ export class McpServerCore {
     this.#handlers = new RequestHandlers(owner);
   }
 
-  /** `sampling/createMessage` to the client of the running handler. */
+  /** `sampling/createMessage` to the client of the running handler (outside one: see {@link elicitInput}). */
   createMessage(params: CreateMessageRequestParams, _options?: unknown): Promise<CreateMessageResult> {
-    return runningContext('createMessage').createMessage(params);
+    return this.#request('sampling/createMessage', params, (ctx) => ctx.createMessage(params));
   }
 
-  /** `elicitation/create` to the client of the running handler. */
+  /**
+   * `elicitation/create` to the client of the running handler; outside a handler (a timer, an
+   * HTTP route of the app), to this server's one live session, on its standalone stream (the
+   * SDK's per-session servers); refused when the server has none or several.
+   */
   elicitInput(params: ElicitRequestParams, _options?: unknown): Promise<ElicitResult> {
-    return runningContext('elicitInput').elicitInput(params);
+    return this.#request('elicitation/create', params, (ctx) => ctx.elicitInput(params));
   }
 
-  /** `roots/list` to the client of the running handler (`{ roots }`). */
+  /** `roots/list` to the client of the running handler (`{ roots }`; outside one: see {@link elicitInput}). */
   async listRoots(_params?: unknown, _options?: unknown): Promise<{ roots: Root[] }> {
-    return { roots: await runningContext('listRoots').listRoots() };
+    return this.#request('roots/list', undefined, async (ctx) => ({ roots: await ctx.listRoots() }));
+  }
+
+  /**
+   * A request to the client: through the running handler's context, or (outside a handler,
+   * or from work a handler left running after it answered) to this server's one live session.
+   */
+  async #request<T>(method: string, params: unknown, viaHandler: (ctx: RequestContext) => Promise<T>): Promise<T> {
+    const ctx = currentContext.getStore();
+    if (ctx) {
+      try {
+        return await viaHandler(ctx);
+      } catch (e) {
+        if (!/already finished/.test((e as Error)?.message ?? '')) throw e;
+      }
+    }
+    return call(this.#owner._native.requestSession(method, params ?? null, undefined)) as Promise<T>;
+  }
+
+  /** The SDK's `server.experimental.tasks`: `elicitInputStream`, `createMessageStream`. */
+  get experimental(): { tasks: CoreTaskStreams } {
+    return { tasks: coreTaskStreams(this) };
+  }
+
+  /**
+   * The SDK's `createElicitationCompletionNotifier(elicitationId)`: a function that tells the
+   * client a URL-mode elicitation finished (`notifications/elicitation/complete`), callable
+   * any time later. It goes to the session of the handler running when it was made (outside
+   * one: every live session of this server, which is the one session of a per-session server).
+   */
+  createElicitationCompletionNotifier(elicitationId: string, _options?: unknown): () => Promise<void> {
+    if (typeof elicitationId !== 'string' || elicitationId === '') throw new TypeError('createElicitationCompletionNotifier: elicitationId must be a non-empty string');
+    const sessionId = currentContext.getStore()?.sessionId;
+    return async () => {
+      await call(this.#owner._native.notifySessions('notifications/elicitation/complete', { elicitationId }, sessionId));
+    };
   }
 
   /** The capabilities of the client of the running handler. */
@@ -411,7 +449,7 @@ export class McpServerCore {
   /**
    * A notification: `notifications/resources/updated` goes to the subscribers; the list-changed
    * ones are sent by the engine when registrations change (no-ops here); anything else goes to
-   * the client of the running handler.
+   * the client of the running handler (outside one: to every live session of this server).
    */
   async notification(n: { method: string; params?: Record<string, unknown> }): Promise<void> {
     if (n.method === 'notifications/resources/updated') return this.#owner.sendResourceUpdated({ uri: String(n.params?.uri) });
@@ -419,7 +457,9 @@ export class McpServerCore {
     if (n.method === 'notifications/message') {
       return this.#owner.sendLoggingMessage(n.params as { level: LoggingLevel; data: unknown });
     }
-    await runningContext('notification').sendNotification(n);
+    const ctx = currentContext.getStore();
+    if (ctx) await ctx.sendNotification(n);
+    else await call(this.#owner._native.notifySessions(n.method, n.params ?? null, undefined));
   }
 
   /**
@@ -542,12 +582,15 @@ export class McpServer {
   #stdio: Promise<void> | undefined;
   readonly #transports = new Set<AttachableTransport>();
   #core: McpServerCore | undefined;
+  readonly #experimental: { tasks: ExperimentalMcpServerTasks };
 
   constructor(info: ServerInfo, options: ServerOptions = {}) {
     this.info = info;
-    const { capabilities, middleware, ...rest } = options ?? {};
-    const config: Record<string, unknown> = { ...info, ...rest, ...capabilityOptions(capabilities) };
+    const { capabilities, middleware, taskStore, taskMessageQueue: _queue, ...rest } = options ?? {};
+    const { tasks, ...engineCaps } = capabilities ?? {};
+    const config: Record<string, unknown> = { ...info, ...rest, ...capabilityOptions(capabilities ? engineCaps : undefined) };
     this.#native = callSync(() => new native.NativeServer(config, this.#dispatch.native));
+    this.#experimental = { tasks: new ExperimentalMcpServerTasks(this, taskStore, tasks) };
     if (middleware !== undefined) {
       if (!Array.isArray(middleware)) throw new TypeError('McpServer: middleware must be an array');
       this.use(...middleware);
@@ -783,6 +826,11 @@ export class McpServer {
   get server(): McpServerCore {
     this.#core ??= new McpServerCore(this);
     return this.#core;
+  }
+
+  /** The TypeScript SDK's experimental API: `experimental.tasks.registerToolTask` (tasks in the `taskStore` option's store). */
+  get experimental(): { tasks: ExperimentalMcpServerTasks } {
+    return this.#experimental;
   }
 
   /**
