@@ -218,6 +218,7 @@ test('low-level Server: a task handler set after the server handled its first re
 test('experimental tasks: registerToolTask needs a task store and a handler with createTask, getTask and getTaskResult', () => {
   const bare = new McpServer({ name: 't', version: '1' });
   assert.throws(() => bare.experimental.tasks.registerToolTask('x', {}, { createTask() {}, getTask() {}, getTaskResult() {} }), /no task store/);
+  assert.throws(() => new McpServer({ name: 't', version: '1' }, { taskStore: {} }), /taskStore\.createTask must be a function/);
   const server = new McpServer({ name: 't', version: '1' }, { taskStore: new InMemoryTaskStore() });
   assert.throws(() => server.experimental.tasks.registerToolTask('x', {}, { createTask() {} }), /handler\.getTask must be a function/);
   assert.throws(() => server.experimental.tasks.registerToolTask('x', { execution: { taskSupport: 'forbidden' } }, { createTask() {}, getTask() {}, getTaskResult() {} }), /'forbidden' makes no task tool/);

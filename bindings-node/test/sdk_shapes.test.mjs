@@ -83,6 +83,8 @@ test('low-level Server with request-schema handlers, per-session transports, SDK
     assert.equal(r.content[0].text, 'echo: hi');
     const r2 = await client.callTool({ name: 'echo', arguments: { text: 'again' } }, CallToolResultSchema, { timeout: 5000 });
     assert.equal(r2.content[0].text, 'echo: again');
+    // Logged by session id, the messages go on the session's GET stream: they may arrive after the answers.
+    for (let i = 0; i < 100 && logs.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
     assert.deepEqual(logs, [`echo for ${sessionId}`, `echo for ${sessionId}`]);
     await transport.terminateSession(); // DELETE: the server's transport closes
     for (let i = 0; i < 50 && closed.length === 0; i++) await new Promise((r) => setTimeout(r, 20));

@@ -105,6 +105,9 @@ export class ExperimentalMcpServerTasks {
 
   /** @internal */
   constructor(mcp: McpServer, store: TaskStore | undefined, declared: Record<string, unknown> | undefined) {
+    for (const k of ['createTask', 'getTask', 'storeTaskResult', 'getTaskResult', 'updateTaskStatus', 'listTasks'] as const) {
+      if (store !== undefined && typeof store?.[k] !== 'function') throw new TypeError(`McpServer: taskStore.${k} must be a function (a TaskStore, e.g. InMemoryTaskStore)`);
+    }
     this.#mcp = mcp;
     this.#store = store;
     this.#declared = declared;
