@@ -17,6 +17,9 @@ mod frame_io;
 pub mod fuzzing;
 pub mod server;
 pub mod session;
+// OpenTelemetry (feature `otel`): above the server (a middleware layer), below the client.
+#[cfg(feature = "otel")]
+pub mod telemetry;
 #[cfg(feature = "http")]
 pub(crate) mod tls;
 pub mod transport;

@@ -38,6 +38,10 @@ pub struct ClientOptions {
     /// [`Client::call_tool`] follow (see [`super::tasks_ext`]). The handshake era is
     /// unaffected.
     pub tasks_extension: bool,
+    /// Spans and durations of this client's requests, and their trace context sent in
+    /// `params._meta` (feature `otel`; docs/observability.md).
+    #[cfg(feature = "otel")]
+    pub telemetry: Option<crate::telemetry::Telemetry>,
 }
 
 impl ClientOptions {
@@ -52,6 +56,8 @@ impl ClientOptions {
             mode: ProtocolMode::Handshake,
             session: SessionConfig::default(),
             tasks_extension: true,
+            #[cfg(feature = "otel")]
+            telemetry: None,
         }
     }
 }
@@ -67,6 +73,9 @@ pub struct Client {
     pub(super) per_request: Option<Arc<PerRequestMeta>>,
     /// Results an extension server answered at once to [`Self::call_tool_as_task`].
     pub(super) held: HeldResults,
+    /// Spans and durations of the requests ([`ClientOptions::telemetry`]).
+    #[cfg(feature = "otel")]
+    telemetry: Option<crate::telemetry::Telemetry>,
 }
 
 impl std::fmt::Debug for Client {
@@ -133,6 +142,8 @@ impl Client {
             init: Value::Null,
             per_request: None,
             held: HeldResults::default(),
+            #[cfg(feature = "otel")]
+            telemetry: options.telemetry.clone(),
         };
         match client.negotiate(&options, own_capabilities).await {
             Ok((init, per_request)) => Ok(Client {
@@ -405,6 +416,20 @@ impl Client {
         params: Option<Value>,
         opts: RequestOptions,
     ) -> Result<Value, McpError> {
+        #[cfg(feature = "otel")]
+        if let Some(telemetry) = &self.telemetry {
+            // A client span around the whole request (input rounds and task polling included),
+            // its context written into `params._meta`.
+            use opentelemetry::context::FutureExt as _;
+            let mut params = params;
+            let call = telemetry.client_request(method, &mut params);
+            let result = self
+                .request_inner(method, params, opts, true)
+                .with_context(call.context())
+                .await;
+            call.finish(&result);
+            return result;
+        }
         self.request_inner(method, params, opts, true).await
     }
 

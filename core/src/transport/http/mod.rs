@@ -19,6 +19,7 @@ mod client;
 pub(crate) mod compression;
 pub(crate) mod gauges;
 pub(crate) mod h1;
+mod metrics_endpoint;
 mod per_request;
 mod queue;
 pub(crate) mod request;
@@ -26,6 +27,7 @@ mod server;
 pub(crate) mod sse;
 mod store;
 mod tool_headers;
+mod trace_headers;
 
 pub use client::{
     legacy_transport, streamable_transport, HttpClientOptions, HttpReader, HttpWriter,
@@ -33,6 +35,7 @@ pub use client::{
 };
 pub use compression::{CompressionLevel, CompressionOptions, ContentCoding};
 pub use gauges::HttpServerStats;
+pub use metrics_endpoint::{MetricsEndpoint, PROMETHEUS_TEXT};
 pub use per_request::{decode_value as decode_header_value, METHOD_HEADER, NAME_HEADER};
 pub(crate) use server::CHOSEN_SESSION_ID;
 pub use server::{
@@ -46,6 +49,7 @@ pub use store::{
     check_redis_url, BusMessage, BusReceiver, EventBus, EventStore, InMemoryEventBus,
     InMemoryEventStore, InMemorySessionStore, SessionState, SessionStore, StoreError, StoreFuture,
 };
+pub(crate) use trace_headers::trace_context_headers;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -228,6 +232,9 @@ pub struct HttpServerOptions {
     /// from 1,024 bytes). `None`: answers are never encoded and an encoded request body gets
     /// 415.
     pub compression: Option<CompressionOptions>,
+    /// An opt-in metrics endpoint (`GET`, e.g. `/metrics`, Prometheus text; see
+    /// [`MetricsEndpoint`] and docs/observability.md). Default: none.
+    pub metrics: Option<MetricsEndpoint>,
 }
 
 impl std::fmt::Debug for HttpServerOptions {
@@ -283,6 +290,7 @@ impl Default for HttpServerOptions {
             health_path: Some("/healthz".into()),
             tls: None,
             compression: Some(CompressionOptions::default()),
+            metrics: None,
         }
     }
 }

@@ -363,6 +363,12 @@ impl Shared {
                             r.headers_mut().insert(name, v);
                         }
                     }
+                    // The message's trace context (`params._meta`), repeated as header fields.
+                    for (name, value) in super::trace_context_headers(&body) {
+                        if let Ok(v) = http::HeaderValue::from_str(value) {
+                            r.headers_mut().insert(name, v);
+                        }
+                    }
                     // `x-mcp-header` arguments of a tools/call, mirrored as `Mcp-Param-*`.
                     if r.headers().contains_key(super::per_request::METHOD_HEADER) {
                         self.tool_headers.sent(&body);

@@ -66,6 +66,13 @@ impl HttpServerHandle {
         self.gauges.snapshot()
     }
 
+    /// A function reading [`Self::stats`] that outlives the handle (for metrics callbacks,
+    /// e.g. `Telemetry::observe_http_server`).
+    pub fn stats_reader(&self) -> impl Fn() -> HttpServerStats + Send + Sync + 'static {
+        let gauges = self.gauges.clone();
+        move || gauges.snapshot()
+    }
+
     /// A token that stops the server when cancelled.
     pub fn shutdown_token(&self) -> CancellationToken {
         self.shutdown.clone()
@@ -334,6 +341,16 @@ pub(super) async fn endpoint(app: Arc<App>, req: HttpRequest) -> Response {
             return r;
         }
         return app.health().await;
+    }
+    if let Some(metrics) = o.metrics.as_ref().filter(|m| m.path == path) {
+        if *req.method() != Method::GET {
+            return allow_only("GET");
+        }
+        if let Err(r) = app.check_origin(&req) {
+            return r;
+        }
+        let body = axum::body::Body::from(metrics.render());
+        return super::responses::response_with(StatusCode::OK, body, metrics.content_type, None);
     }
     if o.legacy_sse && path == o.legacy_sse_path {
         if *req.method() == Method::GET {

@@ -1,0 +1,354 @@
+//! OpenTelemetry for MCP servers and clients (feature `otel`): a span per request on each side
+//! and operation-duration histograms named as OpenTelemetry's semantic conventions for MCP
+//! say ([`semconv`]), W3C trace context carried in `params._meta` (`traceparent`,
+//! `tracestate`, `baggage`; SEP-414) and in HTTP header fields ([`propagation`]), export over
+//! OTLP/HTTP (protobuf) and a Prometheus text rendering of the same metrics.
+//!
+//! Why here and in this shape: it sits above the server (its server side is a middleware layer,
+//! [`TelemetryLayer`], so the dispatch needs no hook) and below the client (which starts its
+//! spans through [`Telemetry`] when `ClientOptions::telemetry` is set). A [`Telemetry`] owns its
+//! tracer and meter providers (not the process-global ones), so two servers in one process may
+//! export to different places; [`Telemetry::shutdown`] flushes both.
+//!
+//! See docs/observability.md for configuration, names and measured overhead.
+
+mod config;
+mod otlp_http;
+mod prometheus;
+pub mod propagation;
+pub mod semconv;
+mod server_layer;
+
+pub use config::{Sampling, TelemetryConfig};
+/// The OpenTelemetry API this module is built on (the same version), for handlers that start
+/// spans of their own under a request's span (`opentelemetry::Context::current()`).
+pub use opentelemetry;
+pub use server_layer::TelemetryLayer;
+
+use opentelemetry::metrics::{Histogram, Meter, MeterProvider as _};
+use opentelemetry::trace::{SpanKind, TraceContextExt, Tracer as _, TracerProvider as _};
+use opentelemetry::{Context, InstrumentationScope, KeyValue};
+use opentelemetry_otlp::{WithExportConfig, WithHttpConfig};
+use opentelemetry_sdk::metrics::{ManualReader, PeriodicReader, SdkMeterProvider};
+use opentelemetry_sdk::trace::{Sampler, SdkTracer, SdkTracerProvider};
+use opentelemetry_sdk::Resource;
+use semconv::{Ending, Operation};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// A process's (or one server's) telemetry: tracer, meters and exporters. Cheap to clone.
+#[derive(Clone)]
+pub struct Telemetry {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    tracer: Option<SdkTracer>,
+    tracer_provider: Option<SdkTracerProvider>,
+    meter_provider: SdkMeterProvider,
+    meter: Meter,
+    prometheus: Option<Arc<ManualReader>>,
+    server_duration: Histogram<f64>,
+    client_duration: Histogram<f64>,
+    disabled: bool,
+}
+
+impl std::fmt::Debug for Telemetry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Telemetry")
+            .field("traces", &self.inner.tracer.is_some())
+            .field("prometheus", &self.inner.prometheus.is_some())
+            .field("disabled", &self.inner.disabled)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A telemetry set-up that cannot start (an unusable extra root certificate, an exporter the
+/// SDK refuses).
+#[derive(Debug, Clone)]
+pub struct TelemetryError(pub String);
+
+impl std::fmt::Display for TelemetryError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "telemetry: {}", self.0)
+    }
+}
+
+impl std::error::Error for TelemetryError {}
+
+impl Telemetry {
+    /// Starts telemetry as `config` says: spans exported when traces are on and an OTLP
+    /// endpoint is known, metrics exported every `metric_export_interval` when metrics are on
+    /// and an endpoint is known, and kept for [`Self::prometheus_text`] when `prometheus` is set.
+    /// Needs no tokio runtime (exports run on threads of their own).
+    pub fn new(config: TelemetryConfig) -> Result<Telemetry, TelemetryError> {
+        let err = |e: &dyn std::fmt::Display| TelemetryError(e.to_string());
+        let mut resource = Resource::builder();
+        if let Some(name) = &config.service_name {
+            resource = resource.with_service_name(name.clone());
+        }
+        let resource = resource.build();
+        let headers: HashMap<String, String> = config.otlp_headers.iter().cloned().collect();
+        let http = || {
+            otlp_http::OtlpHttp::new(&config.otlp_extra_roots_pem, config.otlp_timeout)
+                .map_err(|e| err(&e))
+        };
+        let scope = InstrumentationScope::builder("ferromcp")
+            .with_version(env!("CARGO_PKG_VERSION"))
+            .build();
+
+        let (tracer, tracer_provider) = match config.traces_url().filter(|_| config.traces) {
+            Some(url) if !config.disabled => {
+                let exporter = opentelemetry_otlp::SpanExporter::builder()
+                    .with_http()
+                    .with_shared_http_client(otlp_http::shared(http()?))
+                    .with_endpoint(url)
+                    .with_timeout(config.otlp_timeout)
+                    .with_headers(headers.clone())
+                    .build()
+                    .map_err(|e| err(&e))?;
+                let root = match config.sampling {
+                    Sampling::AlwaysOn => Sampler::AlwaysOn,
+                    Sampling::AlwaysOff => Sampler::AlwaysOff,
+                    Sampling::Ratio(r) => Sampler::TraceIdRatioBased(r),
+                };
+                let sampler = if config.parent_based {
+                    Sampler::ParentBased(Box::new(root))
+                } else {
+                    root
+                };
+                let provider = SdkTracerProvider::builder()
+                    .with_batch_exporter(exporter)
+                    .with_sampler(sampler)
+                    .with_resource(resource.clone())
+                    .build();
+                (
+                    Some(provider.tracer_with_scope(scope.clone())),
+                    Some(provider),
+                )
+            }
+            _ => (None, None),
+        };
+
+        let mut meters = SdkMeterProvider::builder().with_resource(resource);
+        if let Some(url) = config
+            .metrics_url()
+            .filter(|_| config.metrics && !config.disabled)
+        {
+            let exporter = opentelemetry_otlp::MetricExporter::builder()
+                .with_http()
+                .with_shared_http_client(otlp_http::shared(http()?))
+                .with_endpoint(url)
+                .with_timeout(config.otlp_timeout)
+                .with_headers(headers)
+                .build()
+                .map_err(|e| err(&e))?;
+            meters = meters.with_reader(
+                PeriodicReader::builder(exporter)
+                    .with_interval(config.metric_export_interval)
+                    .build(),
+            );
+        }
+        let prometheus = (config.prometheus && !config.disabled).then(|| {
+            let reader = Arc::new(ManualReader::builder().build());
+            meters =
+                std::mem::take(&mut meters).with_reader(prometheus::SharedReader(reader.clone()));
+            reader
+        });
+        let meter_provider = meters.build();
+        let meter = meter_provider.meter_with_scope(scope);
+        let duration = |name: &'static str, what: &'static str| {
+            meter
+                .f64_histogram(name)
+                .with_unit("s")
+                .with_description(what)
+                .with_boundaries(semconv::DURATION_BUCKETS.to_vec())
+                .build()
+        };
+        let server_duration = duration(
+            semconv::MCP_SERVER_OPERATION_DURATION,
+            "MCP request duration as observed on the receiver from the time it was received until the result or ack is sent.",
+        );
+        let client_duration = duration(
+            semconv::MCP_CLIENT_OPERATION_DURATION,
+            "The duration of the MCP request as observed on the sender from the time it was sent until the response is received.",
+        );
+        Ok(Telemetry {
+            inner: Arc::new(Inner {
+                tracer,
+                tracer_provider,
+                meter_provider,
+                meter,
+                prometheus,
+                server_duration,
+                client_duration,
+                disabled: config.disabled,
+            }),
+        })
+    }
+
+    /// [`Self::new`] with [`TelemetryConfig::from_env`].
+    pub fn from_env() -> Result<Telemetry, TelemetryError> {
+        Self::new(TelemetryConfig::from_env())
+    }
+
+    /// The server's middleware layer: add it first (`ServerBuilder::middleware`), so its span
+    /// and duration cover the other layers too.
+    pub fn server_layer(&self) -> TelemetryLayer {
+        TelemetryLayer::new(self.clone())
+    }
+
+    /// The tracer, when spans are exported: for spans of your own (a handler's work) under the
+    /// request's span, `tracer.start_with_context("work", &Context::current())`.
+    pub fn tracer(&self) -> Option<&opentelemetry_sdk::trace::SdkTracer> {
+        self.inner.tracer.as_ref()
+    }
+
+    /// The meter, for instruments of your own exported beside ferromcp's.
+    pub fn meter(&self) -> &Meter {
+        &self.inner.meter
+    }
+
+    /// The metrics in the Prometheus text exposition format (0.0.4), or `None` when the
+    /// config did not ask for them (`prometheus`).
+    pub fn prometheus_text(&self) -> Option<String> {
+        let reader = self.inner.prometheus.as_ref()?;
+        Some(prometheus::render(reader))
+    }
+
+    /// An endpoint serving [`Self::prometheus_text`] at `path` on the HTTP server
+    /// (`HttpServerOptions::metrics`); it answers an empty text when the config did not ask for
+    /// Prometheus metrics.
+    pub fn metrics_endpoint(
+        &self,
+        path: impl Into<String>,
+    ) -> crate::transport::http::MetricsEndpoint {
+        let t = self.clone();
+        crate::transport::http::MetricsEndpoint::new(path, move || {
+            t.prometheus_text().unwrap_or_default()
+        })
+    }
+
+    /// Reports an HTTP server's live sessions and open connections as
+    /// `ferromcp.server.sessions` and `ferromcp.server.connections` (read at each collection,
+    /// nothing added to the request path). `stats` is
+    /// `HttpServerHandle::stats_reader()`.
+    pub fn observe_http_server(
+        &self,
+        stats: impl Fn() -> crate::transport::http::HttpServerStats + Send + Sync + 'static,
+    ) {
+        let stats = Arc::new(stats);
+        let s = stats.clone();
+        let _sessions = self
+            .inner
+            .meter
+            .i64_observable_up_down_counter(semconv::FERROMCP_SERVER_SESSIONS)
+            .with_unit("{session}")
+            .with_description("HTTP sessions alive on this server.")
+            .with_callback(move |o| o.observe(s().live_sessions as i64, &[]))
+            .build();
+        let _connections = self
+            .inner
+            .meter
+            .i64_observable_up_down_counter(semconv::FERROMCP_SERVER_CONNECTIONS)
+            .with_unit("{connection}")
+            .with_description("HTTP connections open on this server.")
+            .with_callback(move |o| o.observe(stats().open_connections as i64, &[]))
+            .build();
+    }
+
+    /// Exports what is pending (spans and metrics), waiting for the exporters.
+    pub fn force_flush(&self) {
+        if let Some(p) = &self.inner.tracer_provider {
+            let _ = p.force_flush();
+        }
+        let _ = self.inner.meter_provider.force_flush();
+    }
+
+    /// Flushes and stops the exporters (later spans and metrics are dropped).
+    pub fn shutdown(&self) {
+        if let Some(p) = &self.inner.tracer_provider {
+            let _ = p.shutdown();
+        }
+        let _ = self.inner.meter_provider.shutdown();
+    }
+
+    /// Starts the client span of a request about to be sent and writes its context into
+    /// `params._meta` (the caller's current context as parent). Returns the guard that ends it.
+    pub(crate) fn client_request(&self, method: &str, params: &mut Option<Value>) -> ClientCall {
+        let mut op = Operation::of(method, params.as_ref());
+        op.protocol_version = None;
+        let parent = Context::current();
+        let cx = match &self.inner.tracer {
+            Some(tracer) if !self.inner.disabled => {
+                let span = tracer
+                    .span_builder(op.span_name())
+                    .with_kind(SpanKind::Client)
+                    .start_with_context(tracer, &parent);
+                parent.with_span(span)
+            }
+            _ => parent,
+        };
+        if !self.inner.disabled {
+            propagation::inject_into_params(&cx, params);
+        }
+        ClientCall {
+            telemetry: self.clone(),
+            cx,
+            op,
+            start: Instant::now(),
+            done: false,
+        }
+    }
+}
+
+/// A client request in flight: ends its span and records its duration once answered (or as
+/// cancelled when dropped first).
+pub(crate) struct ClientCall {
+    telemetry: Telemetry,
+    cx: Context,
+    op: Operation,
+    start: Instant,
+    done: bool,
+}
+
+impl ClientCall {
+    /// The context the request runs in (its span current), for what it awaits.
+    pub(crate) fn context(&self) -> Context {
+        self.cx.clone()
+    }
+
+    /// Records the answer.
+    pub(crate) fn finish(mut self, result: &Result<Value, crate::McpError>) {
+        self.end(Ending::Answered(result));
+    }
+
+    fn end(&mut self, ending: Ending<'_>) {
+        self.done = true;
+        let mut attrs = Vec::with_capacity(6);
+        self.op.common_attributes(&mut attrs);
+        let span = self.cx.span();
+        if span.is_recording() {
+            span.set_attributes(attrs.iter().cloned());
+            if let Some(uri) = &self.op.resource_uri {
+                span.set_attribute(KeyValue::new(semconv::MCP_RESOURCE_URI, uri.clone()));
+            }
+        }
+        semconv::record_ending(&span, &ending, &mut attrs);
+        span.end();
+        self.telemetry
+            .inner
+            .client_duration
+            .record(self.start.elapsed().as_secs_f64(), &attrs);
+    }
+}
+
+impl Drop for ClientCall {
+    fn drop(&mut self) {
+        if !self.done {
+            self.end(Ending::Cancelled);
+        }
+    }
+}

@@ -1,0 +1,150 @@
+//! The names OpenTelemetry's semantic conventions for MCP give to spans, attributes and
+//! metrics (`docs/gen-ai/mcp.md` of the GenAI semantic conventions, status Development), and
+//! the attributes of one request, shared by the server's and the client's spans.
+
+use crate::McpError;
+use opentelemetry::trace::{SpanRef, Status};
+use opentelemetry::{KeyValue, StringValue};
+use serde_json::Value;
+
+/// `mcp.method.name`: the request's method.
+pub const MCP_METHOD_NAME: &str = "mcp.method.name";
+/// `mcp.session.id`: the `Mcp-Session-Id` of a Streamable HTTP session.
+pub const MCP_SESSION_ID: &str = "mcp.session.id";
+/// `mcp.protocol.version`: the negotiated MCP revision.
+pub const MCP_PROTOCOL_VERSION: &str = "mcp.protocol.version";
+/// `mcp.resource.uri`: the resource of `resources/read`, `resources/subscribe`, `.../unsubscribe`.
+pub const MCP_RESOURCE_URI: &str = "mcp.resource.uri";
+/// `gen_ai.tool.name`: the tool of a `tools/call`.
+pub const GEN_AI_TOOL_NAME: &str = "gen_ai.tool.name";
+/// `gen_ai.prompt.name`: the prompt of a `prompts/get`.
+pub const GEN_AI_PROMPT_NAME: &str = "gen_ai.prompt.name";
+/// `gen_ai.operation.name`: `execute_tool` on a `tools/call`.
+pub const GEN_AI_OPERATION_NAME: &str = "gen_ai.operation.name";
+/// `jsonrpc.request.id`: the request's id as text.
+pub const JSONRPC_REQUEST_ID: &str = "jsonrpc.request.id";
+/// `rpc.response.status_code`: the JSON-RPC error code, as text.
+pub const RPC_RESPONSE_STATUS_CODE: &str = "rpc.response.status_code";
+/// `error.type`: the JSON-RPC error code as text, `tool_error` for a tool result with
+/// `isError`, `cancelled` for a request cancelled before its answer.
+pub const ERROR_TYPE: &str = "error.type";
+/// `network.transport`: `tcp` over HTTP.
+pub const NETWORK_TRANSPORT: &str = "network.transport";
+/// `network.protocol.name`: `http` over HTTP.
+pub const NETWORK_PROTOCOL_NAME: &str = "network.protocol.name";
+
+/// Histogram, seconds: a request as the server saw it, from its arrival in the chain to its
+/// answer.
+pub const MCP_SERVER_OPERATION_DURATION: &str = "mcp.server.operation.duration";
+/// Histogram, seconds: a request as the client saw it, from sending to the answer.
+pub const MCP_CLIENT_OPERATION_DURATION: &str = "mcp.client.operation.duration";
+/// UpDownCounter: HTTP sessions alive on the server (ferromcp's own; the conventions have none).
+pub const FERROMCP_SERVER_SESSIONS: &str = "ferromcp.server.sessions";
+/// UpDownCounter: HTTP connections open on the server (ferromcp's own).
+pub const FERROMCP_SERVER_CONNECTIONS: &str = "ferromcp.server.connections";
+
+/// The bucket boundaries the conventions give the operation-duration histograms (seconds).
+pub const DURATION_BUCKETS: [f64; 14] = [
+    0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0,
+];
+
+/// What one request is, for its span's name and attributes and its duration's attributes.
+pub(super) struct Operation {
+    pub method: StringValue,
+    /// The low-cardinality target: the tool (`tools/call`) or prompt (`prompts/get`).
+    pub target: Option<(&'static str, StringValue)>,
+    pub resource_uri: Option<String>,
+    pub protocol_version: Option<&'static str>,
+    pub over_http: bool,
+}
+
+impl Operation {
+    /// The operation of a request `method` with `params`.
+    pub fn of(method: &str, params: Option<&Value>) -> Self {
+        let str_param = |k: &str| params.and_then(|p| p.get(k)).and_then(Value::as_str);
+        let target = match method {
+            "tools/call" => str_param("name").map(|n| (GEN_AI_TOOL_NAME, n.to_string().into())),
+            "prompts/get" => str_param("name").map(|n| (GEN_AI_PROMPT_NAME, n.to_string().into())),
+            _ => None,
+        };
+        let resource_uri = match method {
+            "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
+                str_param("uri").map(str::to_string)
+            }
+            _ => None,
+        };
+        Self {
+            method: method.to_string().into(),
+            target,
+            resource_uri,
+            protocol_version: None,
+            over_http: false,
+        }
+    }
+
+    /// `{mcp.method.name} {target}`, or the method alone.
+    pub fn span_name(&self) -> String {
+        match &self.target {
+            Some((_, t)) => format!("{} {}", self.method.as_str(), t.as_str()),
+            None => self.method.as_str().to_string(),
+        }
+    }
+
+    /// The attributes both the span and the duration carry.
+    pub fn common_attributes(&self, out: &mut Vec<KeyValue>) {
+        out.push(KeyValue::new(MCP_METHOD_NAME, self.method.clone()));
+        if let Some((key, value)) = &self.target {
+            out.push(KeyValue::new(*key, value.clone()));
+            if *key == GEN_AI_TOOL_NAME {
+                out.push(KeyValue::new(GEN_AI_OPERATION_NAME, "execute_tool"));
+            }
+        }
+        if let Some(v) = self.protocol_version {
+            out.push(KeyValue::new(MCP_PROTOCOL_VERSION, v));
+        }
+        if self.over_http {
+            out.push(KeyValue::new(NETWORK_TRANSPORT, "tcp"));
+            out.push(KeyValue::new(NETWORK_PROTOCOL_NAME, "http"));
+        }
+    }
+}
+
+/// How a request ended, as the conventions record it.
+pub(super) enum Ending<'a> {
+    Answered(&'a Result<Value, McpError>),
+    Cancelled,
+}
+
+impl Ending<'_> {
+    /// `error.type` (and the JSON-RPC code for `rpc.response.status_code`), or `None` on
+    /// success.
+    pub fn error(&self) -> Option<(String, Option<i32>, String)> {
+        match self {
+            Ending::Answered(Ok(v)) if v.get("isError") == Some(&Value::Bool(true)) => {
+                Some(("tool_error".into(), None, "tool returned isError".into()))
+            }
+            Ending::Answered(Ok(_)) => None,
+            Ending::Answered(Err(e)) => Some((e.code.to_string(), Some(e.code), e.message.clone())),
+            Ending::Cancelled => Some(("cancelled".into(), None, "cancelled".into())),
+        }
+    }
+}
+
+/// Records `ending` on `span` (status, `error.type`, `rpc.response.status_code`) and on the
+/// duration's attributes `attrs`.
+pub(super) fn record_ending(span: &SpanRef<'_>, ending: &Ending<'_>, attrs: &mut Vec<KeyValue>) {
+    let Some((error_type, code, message)) = ending.error() else {
+        return;
+    };
+    attrs.push(KeyValue::new(ERROR_TYPE, error_type.clone()));
+    if let Some(code) = code {
+        attrs.push(KeyValue::new(RPC_RESPONSE_STATUS_CODE, code.to_string()));
+    }
+    if span.is_recording() {
+        span.set_attribute(KeyValue::new(ERROR_TYPE, error_type));
+        if let Some(code) = code {
+            span.set_attribute(KeyValue::new(RPC_RESPONSE_STATUS_CODE, code.to_string()));
+        }
+        span.set_status(Status::error(message));
+    }
+}

@@ -1,0 +1,160 @@
+//! The server side: a middleware layer that opens a `SERVER` span per request (its parent the
+//! context in `params._meta`, else in the HTTP request's header fields, else none), runs the
+//! rest of the chain and the handler with that span current, and records
+//! `mcp.server.operation.duration`.
+//!
+//! The handler sees its span two ways: as the current OpenTelemetry context of its future (Rust
+//! handlers: `opentelemetry::Context::current()`), and as `traceparent`/`tracestate` in the
+//! request's `params._meta`, rewritten to name the server span, so a
+//! handler in another language (Python, Node, Swift) extracts its parent from `_meta` with its
+//! own OpenTelemetry SDK and its spans join the same trace.
+
+use super::semconv::{self, Ending, Operation};
+use super::{propagation, Telemetry};
+use crate::server::middleware::{Middleware, MiddlewareRequest, Next};
+use crate::McpError;
+use futures_util::future::BoxFuture;
+use opentelemetry::context::FutureExt as _;
+use opentelemetry::trace::{Link, SpanKind, TraceContextExt, Tracer as _};
+use opentelemetry::{Context, KeyValue};
+use serde_json::Value;
+use std::time::Instant;
+
+/// The OpenTelemetry middleware layer ([`Telemetry::server_layer`]).
+#[derive(Clone, Debug)]
+pub struct TelemetryLayer {
+    telemetry: Telemetry,
+}
+
+impl TelemetryLayer {
+    pub(super) fn new(telemetry: Telemetry) -> Self {
+        Self { telemetry }
+    }
+}
+
+/// A request being served: ends its span and records its duration once answered, or as
+/// cancelled when its future is dropped first.
+struct Serving<'a> {
+    telemetry: &'a Telemetry,
+    cx: Context,
+    op: Operation,
+    session_id: Option<String>,
+    start: Instant,
+    done: bool,
+}
+
+impl Serving<'_> {
+    fn end(&mut self, ending: Ending<'_>) {
+        self.done = true;
+        let mut attrs = Vec::with_capacity(8);
+        self.op.common_attributes(&mut attrs);
+        let span = self.cx.span();
+        if span.is_recording() {
+            span.set_attributes(attrs.iter().cloned());
+            if let Some(id) = &self.session_id {
+                span.set_attribute(KeyValue::new(semconv::MCP_SESSION_ID, id.clone()));
+            }
+            if let Some(uri) = &self.op.resource_uri {
+                span.set_attribute(KeyValue::new(semconv::MCP_RESOURCE_URI, uri.clone()));
+            }
+        }
+        semconv::record_ending(&span, &ending, &mut attrs);
+        span.end();
+        self.telemetry
+            .inner
+            .server_duration
+            .record(self.start.elapsed().as_secs_f64(), &attrs);
+    }
+}
+
+impl Drop for Serving<'_> {
+    fn drop(&mut self) {
+        if !self.done {
+            self.end(Ending::Cancelled);
+        }
+    }
+}
+
+/// The request's parent context and the HTTP-level context to link, if any: `_meta` first,
+/// then the HTTP header fields (the conventions: the MCP context is the parent, the
+/// transport's a link). Malformed values are ignored.
+fn remote_parent(request: &MiddlewareRequest) -> (Context, Option<Context>) {
+    let from_meta = request
+        .params()
+        .and_then(|p| p.get("_meta"))
+        .and_then(Value::as_object)
+        .and_then(propagation::extract_from_meta);
+    let from_http = request
+        .http_headers()
+        .and_then(|h| propagation::extract_from_headers(&h));
+    match (from_meta, from_http) {
+        (Some(meta), Some(http)) => {
+            let same = meta.span().span_context().span_id() == http.span().span_context().span_id();
+            (meta, (!same).then_some(http))
+        }
+        (Some(meta), None) => (meta, None),
+        (None, Some(http)) => (http, None),
+        (None, None) => (Context::current(), None),
+    }
+}
+
+impl Middleware for TelemetryLayer {
+    fn handle<'a>(
+        &'a self,
+        mut request: MiddlewareRequest,
+        next: Next<'a>,
+    ) -> BoxFuture<'a, Result<Value, McpError>> {
+        let inner = &self.telemetry.inner;
+        if inner.disabled {
+            return next.run(request);
+        }
+        let mut op = Operation::of(request.method(), request.params());
+        op.protocol_version = request.context().protocol_version().map(|v| v.as_str());
+        op.over_http = request.http_headers().is_some();
+        let session_id = request.session_id().map(str::to_string);
+        let cx = match &inner.tracer {
+            Some(tracer) => {
+                let (parent, link) = remote_parent(&request);
+                let mut builder = tracer
+                    .span_builder(op.span_name())
+                    .with_kind(SpanKind::Server);
+                if let Some(link) = link {
+                    builder = builder
+                        .with_links(vec![Link::with_context(link.span().span_context().clone())]);
+                }
+                builder = builder.with_attributes([KeyValue::new(
+                    semconv::JSONRPC_REQUEST_ID,
+                    request_id_text(&request),
+                )]);
+                let span = builder.start_with_context(tracer, &parent);
+                let cx = parent.with_span(span);
+                // What a handler in another language reads its parent from (an unsampled
+                // span's context too, so that handler's spans are not sampled either).
+                propagation::inject_into_params(&cx, request.params_mut());
+                cx
+            }
+            None => Context::current(),
+        };
+        let mut serving = Serving {
+            telemetry: &self.telemetry,
+            cx: cx.clone(),
+            op,
+            session_id,
+            start: Instant::now(),
+            done: false,
+        };
+        Box::pin(async move {
+            let result = next.run(request).with_context(cx).await;
+            serving.end(Ending::Answered(&result));
+            result
+        })
+    }
+}
+
+/// A request id as the `jsonrpc.request.id` attribute writes it (a string id unquoted).
+fn request_id_text(request: &MiddlewareRequest) -> String {
+    match request.id() {
+        crate::jsonrpc::RequestId::Number(n) => n.to_string(),
+        crate::jsonrpc::RequestId::String(s) => s.to_string(),
+    }
+}

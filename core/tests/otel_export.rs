@@ -1,0 +1,437 @@
+//! Proves OpenTelemetry end to end (feature `otel`): a real OTLP/HTTP receiver started here
+//! (hyper, decoding the protobuf bodies with the OpenTelemetry project's `opentelemetry-proto`
+//! types) receives the spans and metrics of a ferromcp client and a ferromcp HTTP server, each
+//! with its own `Telemetry`. The client's span is the parent of the server's (trace context in
+//! `params._meta`), a Rust handler's own span is the server span's child, the span names and
+//! attributes are those of the MCP semantic conventions, a failing call is recorded as an error,
+//! a `traceparent` sent in an HTTP header alone is the parent, a malformed one (in `_meta` or
+//! the header) is ignored and the request served, and `/metrics` serves Prometheus text.
+
+#![cfg(feature = "otel")]
+
+mod common_http;
+
+use bytes::Bytes;
+use common_http::{post, send, JSON_SSE};
+use ferromcp::client::http::connect;
+use ferromcp::client::{ClientHandlers, ClientOptions};
+use ferromcp::server::Server;
+use ferromcp::telemetry::opentelemetry::trace::{Span as _, Tracer as _};
+use ferromcp::telemetry::opentelemetry::Context;
+use ferromcp::telemetry::{Sampling, Telemetry, TelemetryConfig};
+use ferromcp::transport::http::{serve_http, HttpClientOptions, HttpServerOptions};
+use http_body_util::{BodyExt, Full};
+use hyper::service::service_fn;
+use hyper_util::rt::TokioIo;
+use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
+use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
+use opentelemetry_proto::tonic::common::v1::{any_value, KeyValue};
+use opentelemetry_proto::tonic::metrics::v1::metric;
+use opentelemetry_proto::tonic::trace::v1::{span::SpanKind, status::StatusCode, Span};
+use prost::Message as _;
+use serde_json::json;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Data points of one metric: their attributes and their count (histograms) or value (sums).
+type Points = Vec<(Vec<KeyValue>, f64)>;
+
+/// What the receiver got: spans with their resource's `service.name`, and metric names with
+/// their data point counts (histogram counts, or sum/gauge values).
+#[derive(Default)]
+struct Received {
+    spans: Vec<(String, Span)>,
+    metrics: Vec<(String, String, Points)>,
+    paths: Vec<String>,
+}
+
+fn text_attr(attrs: &[KeyValue], key: &str) -> Option<String> {
+    attrs.iter().find(|kv| kv.key == key).and_then(|kv| {
+        match kv.value.as_ref()?.value.as_ref()? {
+            any_value::Value::StringValue(s) => Some(s.clone()),
+            any_value::Value::IntValue(i) => Some(i.to_string()),
+            _ => None,
+        }
+    })
+}
+
+fn service_of(attrs: &[KeyValue]) -> String {
+    text_attr(attrs, "service.name").unwrap_or_default()
+}
+
+/// An OTLP/HTTP receiver on 127.0.0.1: `POST /v1/traces` and `/v1/metrics` with protobuf
+/// bodies, answered 200 with an empty protobuf answer.
+async fn start_receiver() -> (String, Arc<Mutex<Received>>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let got = Arc::new(Mutex::new(Received::default()));
+    let g = got.clone();
+    tokio::spawn(async move {
+        loop {
+            let Ok((stream, _)) = listener.accept().await else {
+                return;
+            };
+            let g = g.clone();
+            tokio::spawn(async move {
+                let svc = service_fn(move |req: http::Request<hyper::body::Incoming>| {
+                    let g = g.clone();
+                    async move {
+                        let path = req.uri().path().to_string();
+                        let ct = req
+                            .headers()
+                            .get("content-type")
+                            .map(|v| v.to_str().unwrap().to_string());
+                        let body = req.into_body().collect().await.unwrap().to_bytes();
+                        assert_eq!(ct.as_deref(), Some("application/x-protobuf"));
+                        let mut got = g.lock().unwrap();
+                        got.paths.push(path.clone());
+                        match path.as_str() {
+                            "/v1/traces" => {
+                                let r = ExportTraceServiceRequest::decode(body).unwrap();
+                                for rs in r.resource_spans {
+                                    let svc = service_of(
+                                        &rs.resource.map(|r| r.attributes).unwrap_or_default(),
+                                    );
+                                    for ss in rs.scope_spans {
+                                        for s in ss.spans {
+                                            got.spans.push((svc.clone(), s));
+                                        }
+                                    }
+                                }
+                            }
+                            "/v1/metrics" => {
+                                let r = ExportMetricsServiceRequest::decode(body).unwrap();
+                                for rm in r.resource_metrics {
+                                    let svc = service_of(
+                                        &rm.resource.map(|r| r.attributes).unwrap_or_default(),
+                                    );
+                                    for sm in rm.scope_metrics {
+                                        for m in sm.metrics {
+                                            let points = match m.data {
+                                                Some(metric::Data::Histogram(h)) => h
+                                                    .data_points
+                                                    .into_iter()
+                                                    .map(|p| (p.attributes, p.count as f64))
+                                                    .collect(),
+                                                Some(metric::Data::Sum(s)) => s
+                                                    .data_points
+                                                    .into_iter()
+                                                    .map(|p| (p.attributes, number(p.value)))
+                                                    .collect(),
+                                                _ => Vec::new(),
+                                            };
+                                            got.metrics.push((svc.clone(), m.name, points));
+                                        }
+                                    }
+                                }
+                            }
+                            other => panic!("unexpected OTLP path {other}"),
+                        }
+                        Ok::<_, std::convert::Infallible>(
+                            http::Response::builder()
+                                .status(200)
+                                .header("content-type", "application/x-protobuf")
+                                .body(Full::new(Bytes::new()))
+                                .unwrap(),
+                        )
+                    }
+                });
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), svc)
+                    .await;
+            });
+        }
+    });
+    (url, got)
+}
+
+fn number(v: Option<opentelemetry_proto::tonic::metrics::v1::number_data_point::Value>) -> f64 {
+    use opentelemetry_proto::tonic::metrics::v1::number_data_point::Value as V;
+    match v {
+        Some(V::AsDouble(d)) => d,
+        Some(V::AsInt(i)) => i as f64,
+        None => f64::NAN,
+    }
+}
+
+fn telemetry(service: &str, otlp: &str) -> Telemetry {
+    let mut c = TelemetryConfig::default();
+    c.service_name = Some(service.into());
+    c.otlp_endpoint = Some(otlp.into());
+    c.sampling = Sampling::AlwaysOn;
+    c.prometheus = true;
+    c.metric_export_interval = Duration::from_secs(3600);
+    Telemetry::new(c).unwrap()
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct EchoArgs {
+    text: String,
+}
+
+fn server(t: &Telemetry) -> Server {
+    let tt = t.clone();
+    Server::builder("otel-test", "1")
+        .middleware(t.server_layer())
+        .tool("echo", "Echoes", move |a: EchoArgs, _ctx| {
+            let tt = tt.clone();
+            async move {
+                // A handler's own span, under the request's span (the current context).
+                let tracer = tt.tracer().expect("spans are exported");
+                let mut span = tracer.start_with_context("echo work", &Context::current());
+                span.end();
+                a.text
+            }
+        })
+        .build()
+        .unwrap()
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// Waits until `pred` holds on what the receiver got (exports are asynchronous).
+async fn wait_for(got: &Arc<Mutex<Received>>, what: &str, pred: impl Fn(&Received) -> bool) {
+    let start = Instant::now();
+    while !pred(&got.lock().unwrap()) {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "timed out waiting for {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+fn find<'a>(r: &'a Received, service: &str, name: &str) -> Vec<&'a Span> {
+    r.spans
+        .iter()
+        .filter(|(s, sp)| s == service && sp.name == name)
+        .map(|(_, sp)| sp)
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn spans_and_metrics_reach_an_otlp_receiver_with_client_server_links() {
+    let (otlp, got) = start_receiver().await;
+    let server_t = telemetry("mcp-server", &otlp);
+    let client_t = telemetry("mcp-client", &otlp);
+    let opts = HttpServerOptions {
+        metrics: Some(server_t.metrics_endpoint("/metrics")),
+        ..HttpServerOptions::default()
+    };
+    let handle = serve_http(server(&server_t), "127.0.0.1:0", opts)
+        .await
+        .unwrap();
+    server_t.observe_http_server(handle.stats_reader());
+    let url = handle.url("/mcp");
+
+    let mut options = ClientOptions::new("otel-client", "1");
+    options.telemetry = Some(client_t.clone());
+    let client = connect(
+        &url,
+        options,
+        ClientHandlers::default(),
+        HttpClientOptions::default(),
+    )
+    .await
+    .unwrap();
+    let r = client
+        .call_tool("echo", json!({"text": "hi"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        serde_json::to_value(&r).unwrap()["content"][0]["text"],
+        "hi"
+    );
+    let bad = client.call_tool("echo", json!({"text": 5})).await;
+    let bad_code = match bad {
+        Err(e) => e.code.to_string(),
+        Ok(r) => {
+            assert_eq!(r.is_error, Some(true), "a bad argument is an error");
+            "tool_error".to_string()
+        }
+    };
+    client.list_tools(None).await.unwrap();
+
+    // A traceparent in the HTTP header alone is the parent; malformed ones are ignored.
+    let header_parent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name":"raw","version":"1"}}});
+    let mut h: Vec<(&str, &str)> = JSON_SSE.to_vec();
+    h.push(("traceparent", header_parent));
+    let r = send("POST", &url, &h, &init.to_string()).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let mut h: Vec<(&str, &str)> = JSON_SSE.to_vec();
+    h.push(("traceparent", "00-not-a-trace-context"));
+    let mut malformed = init.clone();
+    malformed["params"]["_meta"] = json!({"traceparent": "zz-garbage", "tracestate": 7});
+    let r = send("POST", &url, &h, &malformed.to_string()).await;
+    assert_eq!(
+        r.status, 200,
+        "a malformed traceparent is never fatal: {}",
+        r.body
+    );
+    let sid = r.sid().unwrap();
+    let r = post(
+        &url,
+        Some(&sid),
+        json!({"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{"traceparent": 17}}}),
+    )
+    .await;
+    assert!(r.body.contains("\"echo\""), "{}", r.body);
+
+    // Prometheus text on the HTTP server.
+    let m = send("GET", &handle.url("/metrics"), &[], "").await;
+    assert_eq!(m.status, 200);
+    assert_eq!(
+        m.headers.get("content-type").unwrap(),
+        "text/plain; version=0.0.4; charset=utf-8"
+    );
+    assert!(
+        m.body.lines().any(
+            |l| l.starts_with("mcp_server_operation_duration_seconds_count{")
+                && l.contains("gen_ai_tool_name=\"echo\"")
+                && l.contains("mcp_method_name=\"tools/call\"")
+        ),
+        "{}",
+        m.body
+    );
+    assert!(
+        m.body.contains("# TYPE ferromcp_server_sessions gauge"),
+        "{}",
+        m.body
+    );
+    assert_eq!(
+        send("POST", &handle.url("/metrics"), &[], "").await.status,
+        405
+    );
+
+    client.close().await;
+    client_t.force_flush();
+    server_t.force_flush();
+
+    wait_for(&got, "client and server spans", |r| {
+        find(r, "mcp-client", "tools/call echo").len() == 2
+            && find(r, "mcp-server", "tools/call echo").len() == 2
+            && find(r, "mcp-server", "echo work").len() == 1
+            && find(r, "mcp-server", "initialize").len() >= 3
+    })
+    .await;
+    {
+        let r = got.lock().unwrap();
+
+        // Client span -> server span -> the handler's span, one trace.
+        let client_spans = find(&r, "mcp-client", "tools/call echo");
+        let server_spans = find(&r, "mcp-server", "tools/call echo");
+        let work = find(&r, "mcp-server", "echo work")[0];
+        let ok_server = server_spans
+            .iter()
+            .find(|s| s.span_id == work.parent_span_id)
+            .expect("the handler's span is a child of a server span");
+        let ok_client = client_spans
+            .iter()
+            .find(|c| c.span_id == ok_server.parent_span_id)
+            .expect("the server span is a child of a client span");
+        assert_eq!(ok_client.trace_id, ok_server.trace_id);
+        assert_eq!(work.trace_id, ok_server.trace_id);
+        assert_eq!(ok_client.kind, SpanKind::Client as i32);
+        assert_eq!(ok_server.kind, SpanKind::Server as i32);
+        for (key, want) in [
+            ("mcp.method.name", "tools/call"),
+            ("gen_ai.tool.name", "echo"),
+            ("gen_ai.operation.name", "execute_tool"),
+            ("mcp.protocol.version", "2025-11-25"),
+            ("network.transport", "tcp"),
+            ("network.protocol.name", "http"),
+        ] {
+            assert_eq!(
+                text_attr(&ok_server.attributes, key).as_deref(),
+                Some(want),
+                "{key}"
+            );
+        }
+        let session = text_attr(&ok_server.attributes, "mcp.session.id").expect("mcp.session.id");
+        assert!(server_spans
+            .iter()
+            .all(|s| text_attr(&s.attributes, "mcp.session.id").as_ref() == Some(&session)));
+        assert!(text_attr(&ok_server.attributes, "jsonrpc.request.id").is_some());
+        assert_eq!(
+            text_attr(&ok_client.attributes, "gen_ai.tool.name").as_deref(),
+            Some("echo")
+        );
+
+        // The failing call: both spans are errors with the same error.type.
+        let bad_server = server_spans
+            .iter()
+            .find(|s| s.span_id != ok_server.span_id)
+            .unwrap();
+        let bad_client = client_spans
+            .iter()
+            .find(|c| c.span_id == bad_server.parent_span_id)
+            .unwrap();
+        for s in [bad_server, bad_client] {
+            assert_eq!(
+                s.status.as_ref().unwrap().code,
+                StatusCode::Error as i32,
+                "{}",
+                s.name
+            );
+            assert_eq!(
+                text_attr(&s.attributes, "error.type"),
+                Some(bad_code.clone())
+            );
+        }
+
+        // The header's context is the parent; malformed contexts start new traces.
+        let inits = find(&r, "mcp-server", "initialize");
+        assert!(inits
+            .iter()
+            .any(|s| hex(&s.trace_id) == "0af7651916cd43dd8448eb211c80319c"
+                && hex(&s.parent_span_id) == "b7ad6b7169203331"));
+        let raw_init = inits.iter().filter(|s| s.parent_span_id.is_empty()).count();
+        assert!(raw_init >= 1, "the malformed initialize is a root span");
+        let lists = find(&r, "mcp-server", "tools/list");
+        assert!(lists.iter().any(|s| s.parent_span_id.is_empty()
+            && text_attr(&s.attributes, "mcp.session.id").as_deref() == Some(sid.as_str())));
+    }
+
+    // Metrics over OTLP: durations on both sides, with the error counted by error.type.
+    wait_for(&got, "metrics", |r| {
+        r.metrics
+            .iter()
+            .any(|(s, n, _)| s == "mcp-server" && n == "mcp.server.operation.duration")
+            && r.metrics
+                .iter()
+                .any(|(s, n, _)| s == "mcp-client" && n == "mcp.client.operation.duration")
+    })
+    .await;
+    let r = got.lock().unwrap();
+    let points = |service: &str, name: &str| -> Points {
+        r.metrics
+            .iter()
+            .filter(|(s, n, _)| s == service && n == name)
+            .flat_map(|(_, _, p)| p.clone())
+            .collect()
+    };
+    let server_calls = points("mcp-server", "mcp.server.operation.duration");
+    let count = |pts: &Points, error: Option<&str>| -> f64 {
+        pts.iter()
+            .filter(|(a, _)| {
+                text_attr(a, "gen_ai.tool.name").as_deref() == Some("echo")
+                    && text_attr(a, "error.type").as_deref() == error
+            })
+            .map(|(_, c)| c)
+            .sum()
+    };
+    assert_eq!(count(&server_calls, None), 1.0);
+    assert_eq!(count(&server_calls, Some(&bad_code)), 1.0);
+    let client_calls = points("mcp-client", "mcp.client.operation.duration");
+    assert_eq!(count(&client_calls, None), 1.0);
+    assert_eq!(count(&client_calls, Some(&bad_code)), 1.0);
+    assert!(!points("mcp-server", "ferromcp.server.connections").is_empty());
+    assert!(r
+        .paths
+        .iter()
+        .all(|p| p == "/v1/traces" || p == "/v1/metrics"));
+}
