@@ -77,12 +77,14 @@ fn server() -> Server {
             }),
         )
         .tool_raw(
-            Tool {
-                execution: Some(ToolExecution {
-                    task_support: Some(TaskSupport::Optional),
-                    ..Default::default()
-                }),
-                ..Tool::new("task_tool")
+            {
+                let mut lit = Tool::new("task_tool");
+                lit.execution = Some({
+                    let mut lit = ToolExecution::default();
+                    lit.task_support = Some(TaskSupport::Optional);
+                    lit
+                });
+                lit
             },
             tool_fn(|args, ctx| async move {
                 if args.get("block").is_some() {
@@ -108,18 +110,21 @@ fn server() -> Server {
             }),
         )
         .prompt(
-            Prompt {
-                arguments: Some(vec![PromptArgument {
-                    name: "who".into(),
-                    required: Some(true),
-                    ..Default::default()
-                }]),
-                ..Prompt::new("greet")
+            {
+                let mut lit = Prompt::new("greet");
+                lit.arguments = Some(vec![{
+                    let mut lit = PromptArgument::default();
+                    lit.name = "who".into();
+                    lit.required = Some(true);
+                    lit
+                }]);
+                lit
             },
             prompt_fn(|_a, _c| async move {
-                Ok(GetPromptResult {
-                    messages: vec![PromptMessage::user_text("hello")],
-                    ..Default::default()
+                Ok({
+                    let mut lit = GetPromptResult::default();
+                    lit.messages = vec![PromptMessage::user_text("hello")];
+                    lit
                 })
             }),
         )
@@ -127,9 +132,10 @@ fn server() -> Server {
             CompletionRef::Prompt("greet".into()),
             "who",
             completion_fn(|_p, _c| async move {
-                Ok(Completion {
-                    values: vec!["ada".into()],
-                    ..Default::default()
+                Ok({
+                    let mut lit = Completion::default();
+                    lit.values = vec!["ada".into()];
+                    lit
                 })
             }),
         )
@@ -141,13 +147,11 @@ fn handlers() -> ClientHandlers {
     ClientHandlers {
         roots: Some(Arc::new(|_ctx| {
             Box::pin(async {
-                Ok(vec![
-                    Root::new("file:///work"),
-                    Root {
-                        name: Some("tmp".into()),
-                        ..Root::new("file:///tmp")
-                    },
-                ])
+                Ok(vec![Root::new("file:///work"), {
+                    let mut lit = Root::new("file:///tmp");
+                    lit.name = Some("tmp".into());
+                    lit
+                }])
             })
         })),
         sampling: Some(Arc::new(|p, _ctx| {

@@ -64,13 +64,12 @@ fn sampling_handler(seen: Arc<Mutex<Vec<Value>>>) -> ferromcp::client::SamplingF
         let seen = seen.clone();
         Box::pin(async move {
             seen.lock().unwrap().push(serde_json::to_value(&p).unwrap());
-            Ok(CreateMessageResult {
-                role: Role::Assistant,
-                content: SamplingContent::text("sampled answer"),
-                model: "test-model".into(),
-                stop_reason: Some("endTurn".into()),
-                meta: None,
-                extra: Default::default(),
+            Ok({
+                let mut lit =
+                    CreateMessageResult::new(SamplingContent::text("sampled answer"), "test-model");
+                lit.role = Role::Assistant;
+                lit.stop_reason = Some("endTurn".into());
+                lit
             })
         })
     })
@@ -81,9 +80,10 @@ async fn roots_list() {
     let handlers = ClientHandlers {
         roots: Some(Arc::new(|_ctx| {
             Box::pin(async move {
-                Ok(vec![Root {
-                    name: Some("proj".into()),
-                    ..Root::new("file:///proj")
+                Ok(vec![{
+                    let mut lit = Root::new("file:///proj");
+                    lit.name = Some("proj".into());
+                    lit
                 }])
             })
         })),

@@ -44,14 +44,7 @@ fn handlers() -> ClientHandlers {
             Box::pin(async { Ok(vec![Root::new("file:///tmp")]) })
         })),
         elicitation: Some(Arc::new(|_p, _ctx| {
-            Box::pin(async {
-                Ok(ElicitResult {
-                    action: ElicitAction::Decline,
-                    content: None,
-                    meta: None,
-                    extra: Default::default(),
-                })
-            })
+            Box::pin(async { Ok(ElicitResult::new(ElicitAction::Decline)) })
         })),
         ..Default::default()
     }

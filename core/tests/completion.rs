@@ -12,18 +12,21 @@ use support::{error_code, RawPeer};
 fn server() -> Server {
     Server::builder("complete", "1")
         .prompt(
-            Prompt {
-                arguments: Some(vec![
-                    PromptArgument {
-                        name: "lang".into(),
-                        ..Default::default()
+            {
+                let mut lit = Prompt::new("code");
+                lit.arguments = Some(vec![
+                    {
+                        let mut lit = PromptArgument::default();
+                        lit.name = "lang".into();
+                        lit
                     },
-                    PromptArgument {
-                        name: "many".into(),
-                        ..Default::default()
+                    {
+                        let mut lit = PromptArgument::default();
+                        lit.name = "many".into();
+                        lit
                     },
-                ]),
-                ..Prompt::new("code")
+                ]);
+                lit
             },
             prompt_fn(|_a, _c| async move { Ok(GetPromptResult::default()) }),
         )
@@ -36,9 +39,10 @@ fn server() -> Server {
                     .and_then(|c| c.arguments)
                     .map(|a| format!("{a:?}"))
                     .unwrap_or_else(|| "none".into());
-                Ok(Completion {
-                    values: vec![format!("{}-rust", p.argument.value), format!("ctx:{ctx}")],
-                    ..Default::default()
+                Ok({
+                    let mut lit = Completion::default();
+                    lit.values = vec![format!("{}-rust", p.argument.value), format!("ctx:{ctx}")];
+                    lit
                 })
             }),
         )
@@ -46,9 +50,10 @@ fn server() -> Server {
             CompletionRef::Prompt("code".into()),
             "many",
             completion_fn(|_p, _c| async move {
-                Ok(Completion {
-                    values: (0..250).map(|i| format!("v{i}")).collect(),
-                    ..Default::default()
+                Ok({
+                    let mut lit = Completion::default();
+                    lit.values = (0..250).map(|i| format!("v{i}")).collect();
+                    lit
                 })
             }),
         )

@@ -36,9 +36,10 @@ fn server() -> Server {
     Server::builder("schema-check", "1.0")
         .instructions("validate me")
         .tool_raw(
-            Tool {
-                title: Some("All content".into()),
-                ..Tool::new("all_content")
+            {
+                let mut lit = Tool::new("all_content");
+                lit.title = Some("All content".into());
+                lit
             },
             tool_fn(move |_a, ctx| async move {
                 ctx.progress(0.5, Some(1.0), Some("half")).await?;
@@ -62,9 +63,10 @@ fn server() -> Server {
             tool_fn(|_a, _c| async move { Ok(CallToolResult::error_text("it failed")) }),
         )
         .resource(
-            Resource {
-                mime_type: Some("text/plain".into()),
-                ..Resource::new("mem://a", "a")
+            {
+                let mut lit = Resource::new("mem://a", "a");
+                lit.mime_type = Some("text/plain".into());
+                lit
             },
             resource_fn(|r, _c| async move {
                 Ok(vec![ResourceContents::Text(TextResourceContents::new(
@@ -89,20 +91,23 @@ fn server() -> Server {
             }),
         )
         .prompt(
-            Prompt {
-                description: Some("d".into()),
-                arguments: Some(vec![PromptArgument {
-                    name: "who".into(),
-                    required: Some(true),
-                    ..Default::default()
-                }]),
-                ..Prompt::new("greet")
+            {
+                let mut lit = Prompt::new("greet");
+                lit.description = Some("d".into());
+                lit.arguments = Some(vec![{
+                    let mut lit = PromptArgument::default();
+                    lit.name = "who".into();
+                    lit.required = Some(true);
+                    lit
+                }]);
+                lit
             },
             prompt_fn(|_a, _c| async move {
-                Ok(GetPromptResult {
-                    description: Some("g".into()),
-                    messages: vec![PromptMessage::user_text("hello")],
-                    ..Default::default()
+                Ok({
+                    let mut lit = GetPromptResult::default();
+                    lit.description = Some("g".into());
+                    lit.messages = vec![PromptMessage::user_text("hello")];
+                    lit
                 })
             }),
         )
@@ -110,9 +115,10 @@ fn server() -> Server {
             CompletionRef::Prompt("greet".into()),
             "who",
             completion_fn(|_p, _c| async move {
-                Ok(Completion {
-                    values: (0..150).map(|i| format!("n{i}")).collect(),
-                    ..Default::default()
+                Ok({
+                    let mut lit = Completion::default();
+                    lit.values = (0..150).map(|i| format!("n{i}")).collect();
+                    lit
                 })
             }),
         )

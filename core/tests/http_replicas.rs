@@ -198,13 +198,13 @@ fn client_handlers() -> ClientHandlers {
         })),
         sampling: Some(Arc::new(|_p, _ctx| {
             Box::pin(async {
-                Ok(CreateMessageResult {
-                    role: Role::Assistant,
-                    content: SamplingContent::text("sampled"),
-                    model: "m".into(),
-                    stop_reason: Some("endTurn".into()),
-                    meta: None,
-                    extra: Default::default(),
+                Ok({
+                    let mut lit = CreateMessageResult::new(SamplingContent::text("sampled"), "m");
+                    lit.role = Role::Assistant;
+                    lit.stop_reason = Some("endTurn".into());
+                    lit.meta = None;
+                    lit.extra = Default::default();
+                    lit
                 })
             })
         })),

@@ -119,9 +119,10 @@ fn server_with(layers: Vec<Arc<dyn Middleware>>) -> Server {
             ferromcp::server::CompletionRef::Prompt("p".into()),
             "x",
             completion_fn(|_, _| async move {
-                Ok(Completion {
-                    values: vec!["one".into()],
-                    ..Default::default()
+                Ok({
+                    let mut lit = Completion::default();
+                    lit.values = vec!["one".into()];
+                    lit
                 })
             }),
         )

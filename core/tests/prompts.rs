@@ -12,21 +12,24 @@ use support::{error_code, RawPeer};
 pub fn server() -> Server {
     Server::builder("prompts", "1")
         .prompt(
-            Prompt {
-                description: Some("Greets".into()),
-                arguments: Some(vec![
-                    PromptArgument {
-                        name: "name".into(),
-                        required: Some(true),
-                        ..Default::default()
+            {
+                let mut lit = Prompt::new("greet");
+                lit.description = Some("Greets".into());
+                lit.arguments = Some(vec![
+                    {
+                        let mut lit = PromptArgument::default();
+                        lit.name = "name".into();
+                        lit.required = Some(true);
+                        lit
                     },
-                    PromptArgument {
-                        name: "style".into(),
-                        required: Some(false),
-                        ..Default::default()
+                    {
+                        let mut lit = PromptArgument::default();
+                        lit.name = "style".into();
+                        lit.required = Some(false);
+                        lit
                     },
-                ]),
-                ..Prompt::new("greet")
+                ]);
+                lit
             },
             prompt_fn(|args, _c| async move {
                 let name = args
@@ -39,10 +42,12 @@ pub fn server() -> Server {
                     .and_then(Value::as_str)
                     .unwrap_or("plain")
                     .to_string();
-                Ok(GetPromptResult {
-                    description: Some("greeting".into()),
-                    messages: vec![PromptMessage::user_text(format!("greet {name} ({style})"))],
-                    ..Default::default()
+                Ok({
+                    let mut lit = GetPromptResult::default();
+                    lit.description = Some("greeting".into());
+                    lit.messages =
+                        vec![PromptMessage::user_text(format!("greet {name} ({style})"))];
+                    lit
                 })
             }),
         )

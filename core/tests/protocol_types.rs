@@ -93,227 +93,258 @@ fn obj(v: Value) -> JsonObject {
 // Full values
 
 fn full_annotations() -> Annotations {
-    Annotations {
-        audience: Some(vec![Role::User, Role::Assistant]),
-        priority: Some(0.8),
-        last_modified: Some("2025-01-12T15:00:58Z".into()),
-        ..Default::default()
+    {
+        let mut lit = Annotations::default();
+        lit.audience = Some(vec![Role::User, Role::Assistant]);
+        lit.priority = Some(0.8);
+        lit.last_modified = Some("2025-01-12T15:00:58Z".into());
+        lit
     }
 }
 
 fn full_icon() -> Icon {
-    Icon {
-        src: "https://example.com/icon-48.png".into(),
-        mime_type: Some("image/png".into()),
-        sizes: Some(vec!["48x48".into(), "96x96".into()]),
-        theme: Some(IconTheme::Dark),
-        ..Default::default()
+    {
+        let mut lit = Icon::default();
+        lit.src = "https://example.com/icon-48.png".into();
+        lit.mime_type = Some("image/png".into());
+        lit.sizes = Some(vec!["48x48".into(), "96x96".into()]);
+        lit.theme = Some(IconTheme::Dark);
+        lit
     }
 }
 
 fn full_text() -> TextContent {
-    TextContent {
-        annotations: Some(full_annotations()),
-        meta: Some(meta()),
-        ..TextContent::new("Hello, world")
+    {
+        let mut lit = TextContent::new("Hello, world");
+        lit.annotations = Some(full_annotations());
+        lit.meta = Some(meta());
+        lit
     }
 }
 
 fn full_image() -> ImageContent {
-    ImageContent {
-        annotations: Some(full_annotations()),
-        meta: Some(meta()),
-        ..ImageContent::new("iVBORw0KGgo=", "image/png")
+    {
+        let mut lit = ImageContent::new("iVBORw0KGgo=", "image/png");
+        lit.annotations = Some(full_annotations());
+        lit.meta = Some(meta());
+        lit
     }
 }
 
 fn full_audio() -> AudioContent {
-    AudioContent {
-        annotations: Some(full_annotations()),
-        meta: Some(meta()),
-        ..AudioContent::new("UklGRiQAAABXQVZF", "audio/wav")
+    {
+        let mut lit = AudioContent::new("UklGRiQAAABXQVZF", "audio/wav");
+        lit.annotations = Some(full_annotations());
+        lit.meta = Some(meta());
+        lit
     }
 }
 
 fn full_resource_link() -> ResourceLink {
-    ResourceLink {
-        title: Some("Main".into()),
-        description: Some("The entry point".into()),
-        mime_type: Some("text/x-rust".into()),
-        size: Some(1024),
-        annotations: Some(full_annotations()),
-        icons: Some(vec![full_icon()]),
-        meta: Some(meta()),
-        ..ResourceLink::new("file:///project/src/main.rs", "main.rs")
+    {
+        let mut lit = ResourceLink::new("file:///project/src/main.rs", "main.rs");
+        lit.title = Some("Main".into());
+        lit.description = Some("The entry point".into());
+        lit.mime_type = Some("text/x-rust".into());
+        lit.size = Some(1024);
+        lit.annotations = Some(full_annotations());
+        lit.icons = Some(vec![full_icon()]);
+        lit.meta = Some(meta());
+        lit
     }
 }
 
 fn full_text_contents() -> TextResourceContents {
-    TextResourceContents {
-        mime_type: Some("text/plain".into()),
-        meta: Some(meta()),
-        ..TextResourceContents::new("file:///notes.txt", "some notes")
+    {
+        let mut lit = TextResourceContents::new("file:///notes.txt", "some notes");
+        lit.mime_type = Some("text/plain".into());
+        lit.meta = Some(meta());
+        lit
     }
 }
 
 fn full_blob_contents() -> BlobResourceContents {
-    BlobResourceContents {
-        mime_type: Some("application/octet-stream".into()),
-        meta: Some(meta()),
-        ..BlobResourceContents::new("file:///data.bin", "AAEC")
+    {
+        let mut lit = BlobResourceContents::new("file:///data.bin", "AAEC");
+        lit.mime_type = Some("application/octet-stream".into());
+        lit.meta = Some(meta());
+        lit
     }
 }
 
 fn full_embedded() -> EmbeddedResource {
-    EmbeddedResource {
-        annotations: Some(full_annotations()),
-        meta: Some(meta()),
-        ..EmbeddedResource::new(full_text_contents())
+    {
+        let mut lit = EmbeddedResource::new(full_text_contents());
+        lit.annotations = Some(full_annotations());
+        lit.meta = Some(meta());
+        lit
     }
 }
 
 fn full_tool_use() -> ToolUseContent {
-    ToolUseContent {
-        id: "toolu_01".into(),
-        name: "get_weather".into(),
-        input: obj(json!({"city": "Paris"})),
-        meta: Some(meta()),
-        ..Default::default()
+    {
+        let mut lit = ToolUseContent::default();
+        lit.id = "toolu_01".into();
+        lit.name = "get_weather".into();
+        lit.input = obj(json!({"city": "Paris"}));
+        lit.meta = Some(meta());
+        lit
     }
 }
 
 fn full_tool_result() -> ToolResultContent {
-    ToolResultContent {
-        tool_use_id: "toolu_01".into(),
-        content: vec![ContentBlock::text("18°C, sunny")],
-        structured_content: Some(json!({"temperature": 18, "conditions": "sunny"})),
-        is_error: Some(false),
-        meta: Some(meta()),
-        ..Default::default()
+    {
+        let mut lit = ToolResultContent::default();
+        lit.tool_use_id = "toolu_01".into();
+        lit.content = vec![ContentBlock::text("18°C, sunny")];
+        lit.structured_content = Some(json!({"temperature": 18, "conditions": "sunny"}));
+        lit.is_error = Some(false);
+        lit.meta = Some(meta());
+        lit
     }
 }
 
 fn full_tool() -> Tool {
-    Tool {
-        name: "get_weather".into(),
-        title: Some("Weather".into()),
-        description: Some("Current weather for a city".into()),
-        input_schema: json!({
+    {
+        let mut lit = Tool::default();
+        lit.name = "get_weather".into();
+        lit.title = Some("Weather".into());
+        lit.description = Some("Current weather for a city".into());
+        lit.input_schema = json!({
             "$schema": "https://json-schema.org/draft/2020-12/schema",
             "type": "object",
             "properties": {"city": {"type": "string"}},
             "required": ["city"]
-        }),
-        output_schema: Some(json!({
+        });
+        lit.output_schema = Some(json!({
             "type": "object",
             "properties": {"temperature": {"type": "number"}},
             "required": ["temperature"]
-        })),
-        annotations: Some(ToolAnnotations {
-            title: Some("Weather lookup".into()),
-            read_only_hint: Some(true),
-            destructive_hint: Some(false),
-            idempotent_hint: Some(true),
-            open_world_hint: Some(true),
-            ..Default::default()
-        }),
-        execution: Some(ToolExecution {
-            task_support: Some(TaskSupport::Optional),
-            ..Default::default()
-        }),
-        icons: Some(vec![full_icon()]),
-        meta: Some(meta()),
-        ..Default::default()
+        }));
+        lit.annotations = Some({
+            let mut lit = ToolAnnotations::default();
+            lit.title = Some("Weather lookup".into());
+            lit.read_only_hint = Some(true);
+            lit.destructive_hint = Some(false);
+            lit.idempotent_hint = Some(true);
+            lit.open_world_hint = Some(true);
+            lit
+        });
+        lit.execution = Some({
+            let mut lit = ToolExecution::default();
+            lit.task_support = Some(TaskSupport::Optional);
+            lit
+        });
+        lit.icons = Some(vec![full_icon()]);
+        lit.meta = Some(meta());
+        lit
     }
 }
 
 fn full_task() -> Task {
-    Task {
-        status_message: Some("halfway".into()),
-        ttl: Some(60_000),
-        poll_interval: Some(1_000),
-        ..Task::new("task-123", TaskStatus::Working, "2025-11-25T10:30:00Z")
+    {
+        let mut lit = Task::new("task-123", TaskStatus::Working, "2025-11-25T10:30:00Z");
+        lit.status_message = Some("halfway".into());
+        lit.ttl = Some(60_000);
+        lit.poll_interval = Some(1_000);
+        lit
     }
 }
 
 fn full_implementation() -> Implementation {
-    Implementation {
-        title: Some("Example Server".into()),
-        description: Some("Does example things".into()),
-        website_url: Some("https://example.com".into()),
-        icons: Some(vec![full_icon()]),
-        ..Implementation::new("example-server", "1.2.3")
+    {
+        let mut lit = Implementation::new("example-server", "1.2.3");
+        lit.title = Some("Example Server".into());
+        lit.description = Some("Does example things".into());
+        lit.website_url = Some("https://example.com".into());
+        lit.icons = Some(vec![full_icon()]);
+        lit
     }
 }
 
 fn full_client_capabilities() -> ClientCapabilities {
-    ClientCapabilities {
-        experimental: Some(obj(json!({"io.example/feature": {"on": true}}))),
-        roots: Some(RootsCapability {
-            list_changed: Some(true),
-            ..Default::default()
-        }),
-        sampling: Some(SamplingCapability {
-            context: Some(JsonObject::new()),
-            tools: Some(JsonObject::new()),
-            ..Default::default()
-        }),
-        elicitation: Some(ElicitationCapability {
-            form: Some(JsonObject::new()),
-            url: Some(JsonObject::new()),
-            ..Default::default()
-        }),
-        tasks: Some(ClientTasksCapability {
-            list: Some(JsonObject::new()),
-            cancel: Some(JsonObject::new()),
-            requests: Some(ClientTaskRequests {
-                elicitation: Some(ElicitationTaskRequests {
-                    create: Some(JsonObject::new()),
-                    ..Default::default()
-                }),
-                sampling: Some(SamplingTaskRequests {
-                    create_message: Some(JsonObject::new()),
-                    ..Default::default()
-                }),
-                ..Default::default()
-            }),
-            ..Default::default()
-        }),
-        ..Default::default()
+    {
+        let mut lit = ClientCapabilities::default();
+        lit.experimental = Some(obj(json!({"io.example/feature": {"on": true}})));
+        lit.roots = Some({
+            let mut lit = RootsCapability::default();
+            lit.list_changed = Some(true);
+            lit
+        });
+        lit.sampling = Some({
+            let mut lit = SamplingCapability::default();
+            lit.context = Some(JsonObject::new());
+            lit.tools = Some(JsonObject::new());
+            lit
+        });
+        lit.elicitation = Some({
+            let mut lit = ElicitationCapability::default();
+            lit.form = Some(JsonObject::new());
+            lit.url = Some(JsonObject::new());
+            lit
+        });
+        lit.tasks = Some({
+            let mut lit = ClientTasksCapability::default();
+            lit.list = Some(JsonObject::new());
+            lit.cancel = Some(JsonObject::new());
+            lit.requests = Some({
+                let mut lit = ClientTaskRequests::default();
+                lit.elicitation = Some({
+                    let mut lit = ElicitationTaskRequests::default();
+                    lit.create = Some(JsonObject::new());
+                    lit
+                });
+                lit.sampling = Some({
+                    let mut lit = SamplingTaskRequests::default();
+                    lit.create_message = Some(JsonObject::new());
+                    lit
+                });
+                lit
+            });
+            lit
+        });
+        lit
     }
 }
 
 fn full_server_capabilities() -> ServerCapabilities {
-    ServerCapabilities {
-        experimental: Some(obj(json!({"io.example/feature": {}}))),
-        logging: Some(JsonObject::new()),
-        completions: Some(JsonObject::new()),
-        prompts: Some(PromptsCapability {
-            list_changed: Some(true),
-            ..Default::default()
-        }),
-        resources: Some(ResourcesCapability {
-            subscribe: Some(true),
-            list_changed: Some(true),
-            ..Default::default()
-        }),
-        tools: Some(ToolsCapability {
-            list_changed: Some(false),
-            ..Default::default()
-        }),
-        tasks: Some(ServerTasksCapability {
-            list: Some(JsonObject::new()),
-            cancel: Some(JsonObject::new()),
-            requests: Some(ServerTaskRequests {
-                tools: Some(ToolsTaskRequests {
-                    call: Some(JsonObject::new()),
-                    ..Default::default()
-                }),
-                ..Default::default()
-            }),
-            ..Default::default()
-        }),
-        ..Default::default()
+    {
+        let mut lit = ServerCapabilities::default();
+        lit.experimental = Some(obj(json!({"io.example/feature": {}})));
+        lit.logging = Some(JsonObject::new());
+        lit.completions = Some(JsonObject::new());
+        lit.prompts = Some({
+            let mut lit = PromptsCapability::default();
+            lit.list_changed = Some(true);
+            lit
+        });
+        lit.resources = Some({
+            let mut lit = ResourcesCapability::default();
+            lit.subscribe = Some(true);
+            lit.list_changed = Some(true);
+            lit
+        });
+        lit.tools = Some({
+            let mut lit = ToolsCapability::default();
+            lit.list_changed = Some(false);
+            lit
+        });
+        lit.tasks = Some({
+            let mut lit = ServerTasksCapability::default();
+            lit.list = Some(JsonObject::new());
+            lit.cancel = Some(JsonObject::new());
+            lit.requests = Some({
+                let mut lit = ServerTaskRequests::default();
+                lit.tools = Some({
+                    let mut lit = ToolsTaskRequests::default();
+                    lit.call = Some(JsonObject::new());
+                    lit
+                });
+                lit
+            });
+            lit
+        });
+        lit
     }
 }
 
@@ -321,153 +352,170 @@ fn full_elicitation_schema() -> ElicitationSchema {
     let mut properties = BTreeMap::new();
     properties.insert(
         "name".to_string(),
-        PrimitiveSchemaDefinition::String(StringSchema {
-            title: Some("Name".into()),
-            description: Some("Your name".into()),
-            min_length: Some(1),
-            max_length: Some(100),
-            format: None,
-            default: Some("Ada".into()),
-            ..Default::default()
+        PrimitiveSchemaDefinition::String({
+            let mut lit = StringSchema::default();
+            lit.title = Some("Name".into());
+            lit.description = Some("Your name".into());
+            lit.min_length = Some(1);
+            lit.max_length = Some(100);
+            lit.default = Some("Ada".into());
+            lit
         }),
     );
     properties.insert(
         "email".to_string(),
-        PrimitiveSchemaDefinition::String(StringSchema {
-            format: Some(StringFormat::Email),
-            ..Default::default()
+        PrimitiveSchemaDefinition::String({
+            let mut lit = StringSchema::default();
+            lit.format = Some(StringFormat::Email);
+            lit
         }),
     );
     properties.insert(
         "age".to_string(),
-        PrimitiveSchemaDefinition::Number(NumberSchema {
-            kind: NumberType::Integer,
-            title: Some("Age".into()),
-            description: Some("In years".into()),
-            minimum: Some(0.0),
-            maximum: Some(150.0),
-            default: Some(30.0),
-            ..Default::default()
+        PrimitiveSchemaDefinition::Number({
+            let mut lit = NumberSchema::default();
+            lit.kind = NumberType::Integer;
+            lit.title = Some("Age".into());
+            lit.description = Some("In years".into());
+            lit.minimum = Some(0.0);
+            lit.maximum = Some(150.0);
+            lit.default = Some(30.0);
+            lit
         }),
     );
     properties.insert(
         "subscribe".to_string(),
-        PrimitiveSchemaDefinition::Boolean(BooleanSchema {
-            title: Some("Subscribe".into()),
-            description: Some("Get the newsletter".into()),
-            default: Some(false),
-            ..Default::default()
+        PrimitiveSchemaDefinition::Boolean({
+            let mut lit = BooleanSchema::default();
+            lit.title = Some("Subscribe".into());
+            lit.description = Some("Get the newsletter".into());
+            lit.default = Some(false);
+            lit
         }),
     );
     properties.insert(
         "color".to_string(),
-        PrimitiveSchemaDefinition::UntitledSingleSelectEnum(UntitledSingleSelectEnumSchema {
-            title: Some("Color".into()),
-            description: Some("Pick one".into()),
-            values: vec!["red".into(), "green".into()],
-            default: Some("red".into()),
-            ..Default::default()
+        PrimitiveSchemaDefinition::UntitledSingleSelectEnum({
+            let mut lit = UntitledSingleSelectEnumSchema::default();
+            lit.title = Some("Color".into());
+            lit.description = Some("Pick one".into());
+            lit.values = vec!["red".into(), "green".into()];
+            lit.default = Some("red".into());
+            lit
         }),
     );
     properties.insert(
         "size".to_string(),
-        PrimitiveSchemaDefinition::TitledSingleSelectEnum(TitledSingleSelectEnumSchema {
-            title: Some("Size".into()),
-            description: Some("Pick a size".into()),
-            one_of: vec![EnumOption::new("s", "Small"), EnumOption::new("l", "Large")],
-            default: Some("s".into()),
-            ..Default::default()
+        PrimitiveSchemaDefinition::TitledSingleSelectEnum({
+            let mut lit = TitledSingleSelectEnumSchema::default();
+            lit.title = Some("Size".into());
+            lit.description = Some("Pick a size".into());
+            lit.one_of = vec![EnumOption::new("s", "Small"), EnumOption::new("l", "Large")];
+            lit.default = Some("s".into());
+            lit
         }),
     );
     properties.insert(
         "tags".to_string(),
-        PrimitiveSchemaDefinition::UntitledMultiSelectEnum(UntitledMultiSelectEnumSchema {
-            title: Some("Tags".into()),
-            description: Some("Pick some".into()),
-            min_items: Some(1),
-            max_items: Some(2),
-            items: UntitledEnumItems {
-                values: vec!["a".into(), "b".into(), "c".into()],
-                ..Default::default()
-            },
-            default: Some(vec!["a".into()]),
-            ..Default::default()
+        PrimitiveSchemaDefinition::UntitledMultiSelectEnum({
+            let mut lit = UntitledMultiSelectEnumSchema::default();
+            lit.title = Some("Tags".into());
+            lit.description = Some("Pick some".into());
+            lit.min_items = Some(1);
+            lit.max_items = Some(2);
+            lit.items = {
+                let mut lit = UntitledEnumItems::default();
+                lit.values = vec!["a".into(), "b".into(), "c".into()];
+                lit
+            };
+            lit.default = Some(vec!["a".into()]);
+            lit
         }),
     );
     properties.insert(
         "toppings".to_string(),
-        PrimitiveSchemaDefinition::TitledMultiSelectEnum(TitledMultiSelectEnumSchema {
-            title: Some("Toppings".into()),
-            description: Some("Pick toppings".into()),
-            min_items: Some(0),
-            max_items: Some(3),
-            items: TitledEnumItems {
-                any_of: vec![
+        PrimitiveSchemaDefinition::TitledMultiSelectEnum({
+            let mut lit = TitledMultiSelectEnumSchema::default();
+            lit.title = Some("Toppings".into());
+            lit.description = Some("Pick toppings".into());
+            lit.min_items = Some(0);
+            lit.max_items = Some(3);
+            lit.items = {
+                let mut lit = TitledEnumItems::default();
+                lit.any_of = vec![
                     EnumOption::new("ch", "Cheese"),
                     EnumOption::new("ol", "Olives"),
-                ],
-                ..Default::default()
-            },
-            default: Some(vec!["ch".into()]),
-            ..Default::default()
+                ];
+                lit
+            };
+            lit.default = Some(vec!["ch".into()]);
+            lit
         }),
     );
     properties.insert(
         "legacy".to_string(),
-        PrimitiveSchemaDefinition::LegacyTitledEnum(LegacyTitledEnumSchema {
-            title: Some("Legacy".into()),
-            description: Some("Old style".into()),
-            values: vec!["x".into(), "y".into()],
-            enum_names: Some(vec!["Ex".into(), "Why".into()]),
-            default: Some("x".into()),
-            ..Default::default()
+        PrimitiveSchemaDefinition::LegacyTitledEnum({
+            let mut lit = LegacyTitledEnumSchema::default();
+            lit.title = Some("Legacy".into());
+            lit.description = Some("Old style".into());
+            lit.values = vec!["x".into(), "y".into()];
+            lit.enum_names = Some(vec!["Ex".into(), "Why".into()]);
+            lit.default = Some("x".into());
+            lit
         }),
     );
-    ElicitationSchema {
-        schema: Some("https://json-schema.org/draft/2020-12/schema".into()),
-        properties,
-        required: Some(vec!["name".into()]),
-        ..Default::default()
+    {
+        let mut lit = ElicitationSchema::default();
+        lit.schema = Some("https://json-schema.org/draft/2020-12/schema".into());
+        lit.properties = properties;
+        lit.required = Some(vec!["name".into()]);
+        lit
     }
 }
 
 fn full_form_params() -> ElicitRequestFormParams {
-    ElicitRequestFormParams {
-        mode: Some(FormMode),
-        message: "Please tell us about yourself".into(),
-        requested_schema: full_elicitation_schema(),
-        task: Some(TaskMetadata {
-            ttl: Some(60_000),
-            ..Default::default()
-        }),
-        meta: Some(request_meta()),
-        ..Default::default()
+    {
+        let mut lit = ElicitRequestFormParams::default();
+        lit.mode = Some(FormMode);
+        lit.message = "Please tell us about yourself".into();
+        lit.requested_schema = full_elicitation_schema();
+        lit.task = Some({
+            let mut lit = TaskMetadata::default();
+            lit.ttl = Some(60_000);
+            lit
+        });
+        lit.meta = Some(request_meta());
+        lit
     }
 }
 
 fn full_url_params() -> ElicitRequestURLParams {
-    ElicitRequestURLParams {
-        message: "Please authorize access".into(),
-        url: "https://example.com/oauth/authorize?state=xyz".into(),
-        elicitation_id: "elicit-42".into(),
-        task: Some(TaskMetadata::default()),
-        meta: Some(request_meta()),
-        ..Default::default()
+    {
+        let mut lit = ElicitRequestURLParams::default();
+        lit.message = "Please authorize access".into();
+        lit.url = "https://example.com/oauth/authorize?state=xyz".into();
+        lit.elicitation_id = "elicit-42".into();
+        lit.task = Some(TaskMetadata::default());
+        lit.meta = Some(request_meta());
+        lit
     }
 }
 
 fn full_create_message_params() -> CreateMessageRequestParams {
-    CreateMessageRequestParams {
-        messages: vec![
+    {
+        let mut lit = CreateMessageRequestParams::default();
+        lit.messages = vec![
             SamplingMessage::user_text("What's the weather in Paris?"),
-            SamplingMessage {
-                role: Role::Assistant,
-                content: SamplingContent::Multiple(vec![
-                    SamplingMessageContentBlock::text("Let me check."),
-                    SamplingMessageContentBlock::ToolUse(full_tool_use()),
-                ]),
-                meta: Some(meta()),
-                extra: JsonObject::new(),
+            {
+                let mut lit = SamplingMessage::new(
+                    Role::Assistant,
+                    SamplingContent::Multiple(vec![
+                        SamplingMessageContentBlock::text("Let me check."),
+                        SamplingMessageContentBlock::ToolUse(full_tool_use()),
+                    ]),
+                );
+                lit.meta = Some(meta());
+                lit
             },
             SamplingMessage::new(
                 Role::User,
@@ -475,34 +523,38 @@ fn full_create_message_params() -> CreateMessageRequestParams {
             ),
             SamplingMessage::new(Role::User, SamplingMessageContentBlock::Image(full_image())),
             SamplingMessage::new(Role::User, SamplingMessageContentBlock::Audio(full_audio())),
-        ],
-        model_preferences: Some(ModelPreferences {
-            hints: Some(vec![ModelHint {
-                name: Some("claude-3-5-sonnet".into()),
-                ..Default::default()
-            }]),
-            cost_priority: Some(0.3),
-            speed_priority: Some(0.5),
-            intelligence_priority: Some(0.9),
-            ..Default::default()
-        }),
-        system_prompt: Some("You are a helpful assistant.".into()),
-        include_context: Some(IncludeContext::ThisServer),
-        temperature: Some(0.7),
-        max_tokens: 100,
-        stop_sequences: Some(vec!["\n\nHuman:".into()]),
-        metadata: Some(obj(json!({"provider": {"x": 1}}))),
-        tools: Some(vec![full_tool()]),
-        tool_choice: Some(ToolChoice {
-            mode: Some(ToolChoiceMode::Auto),
-            ..Default::default()
-        }),
-        task: Some(TaskMetadata {
-            ttl: Some(5_000),
-            ..Default::default()
-        }),
-        meta: Some(request_meta()),
-        ..Default::default()
+        ];
+        lit.model_preferences = Some({
+            let mut lit = ModelPreferences::default();
+            lit.hints = Some(vec![{
+                let mut lit = ModelHint::default();
+                lit.name = Some("claude-3-5-sonnet".into());
+                lit
+            }]);
+            lit.cost_priority = Some(0.3);
+            lit.speed_priority = Some(0.5);
+            lit.intelligence_priority = Some(0.9);
+            lit
+        });
+        lit.system_prompt = Some("You are a helpful assistant.".into());
+        lit.include_context = Some(IncludeContext::ThisServer);
+        lit.temperature = Some(0.7);
+        lit.max_tokens = 100;
+        lit.stop_sequences = Some(vec!["\n\nHuman:".into()]);
+        lit.metadata = Some(obj(json!({"provider": {"x": 1}})));
+        lit.tools = Some(vec![full_tool()]);
+        lit.tool_choice = Some({
+            let mut lit = ToolChoice::default();
+            lit.mode = Some(ToolChoiceMode::Auto);
+            lit
+        });
+        lit.task = Some({
+            let mut lit = TaskMetadata::default();
+            lit.ttl = Some(5_000);
+            lit
+        });
+        lit.meta = Some(request_meta());
+        lit
     }
 }
 
@@ -517,44 +569,34 @@ fn common_types() {
     check("Icon", &Icon::new("data:image/png;base64,iVBORw0KGgo="));
     check("Role", &Role::User);
     check("Role", &Role::Assistant);
-    check(
-        "RequestParams",
-        &RequestParams {
-            meta: Some(request_meta()),
-            ..Default::default()
-        },
-    );
+    check("RequestParams", &{
+        let mut lit = RequestParams::default();
+        lit.meta = Some(request_meta());
+        lit
+    });
     check("RequestParams", &RequestParams::default());
-    check(
-        "NotificationParams",
-        &NotificationParams {
-            meta: Some(meta()),
-            ..Default::default()
-        },
-    );
+    check("NotificationParams", &{
+        let mut lit = NotificationParams::default();
+        lit.meta = Some(meta());
+        lit
+    });
     check("EmptyResult", &EmptyResult::default());
-    check(
-        "Result",
-        &EmptyResult {
-            meta: Some(meta()),
-            ..Default::default()
-        },
-    );
-    check(
-        "PaginatedRequestParams",
-        &PaginatedRequestParams {
-            meta: Some(request_meta()),
-            ..PaginatedRequestParams::with_cursor("page-2")
-        },
-    );
+    check("Result", &{
+        let mut lit = EmptyResult::default();
+        lit.meta = Some(meta());
+        lit
+    });
+    check("PaginatedRequestParams", &{
+        let mut lit = PaginatedRequestParams::with_cursor("page-2");
+        lit.meta = Some(request_meta());
+        lit
+    });
     check("PaginatedRequestParams", &PaginatedRequestParams::default());
-    check(
-        "RelatedTaskMetadata",
-        &RelatedTaskMetadata {
-            task_id: "t1".into(),
-            ..Default::default()
-        },
-    );
+    check("RelatedTaskMetadata", &{
+        let mut lit = RelatedTaskMetadata::default();
+        lit.task_id = "t1".into();
+        lit
+    });
     for token in [ProgressToken::from("abc"), ProgressToken::from(7)] {
         check("ProgressToken", &token);
     }
@@ -576,22 +618,18 @@ fn content_types() {
         &EmbeddedResource::new(BlobResourceContents::new("file:///b", "AA==")),
     );
     check("ToolUseContent", &full_tool_use());
-    check(
-        "ToolUseContent",
-        &ToolUseContent {
-            id: "1".into(),
-            name: "n".into(),
-            ..Default::default()
-        },
-    );
+    check("ToolUseContent", &{
+        let mut lit = ToolUseContent::default();
+        lit.id = "1".into();
+        lit.name = "n".into();
+        lit
+    });
     check("ToolResultContent", &full_tool_result());
-    check(
-        "ToolResultContent",
-        &ToolResultContent {
-            tool_use_id: "1".into(),
-            ..Default::default()
-        },
-    );
+    check("ToolResultContent", &{
+        let mut lit = ToolResultContent::default();
+        lit.tool_use_id = "1".into();
+        lit
+    });
 
     let blocks = [
         ContentBlock::Text(full_text()),
@@ -659,26 +697,28 @@ fn content_decoding_errors() {
 
 #[test]
 fn resource_types() {
-    let resource = Resource {
-        title: Some("Main".into()),
-        description: Some("Entry point".into()),
-        mime_type: Some("text/x-rust".into()),
-        size: Some(2048),
-        annotations: Some(full_annotations()),
-        icons: Some(vec![full_icon()]),
-        meta: Some(meta()),
-        ..Resource::new("file:///project/src/main.rs", "main.rs")
+    let resource = {
+        let mut lit = Resource::new("file:///project/src/main.rs", "main.rs");
+        lit.title = Some("Main".into());
+        lit.description = Some("Entry point".into());
+        lit.mime_type = Some("text/x-rust".into());
+        lit.size = Some(2048);
+        lit.annotations = Some(full_annotations());
+        lit.icons = Some(vec![full_icon()]);
+        lit.meta = Some(meta());
+        lit
     };
     check("Resource", &resource);
     check("Resource", &Resource::new("file:///a", "a"));
-    let template = ResourceTemplate {
-        title: Some("Project files".into()),
-        description: Some("Any file in the project".into()),
-        mime_type: Some("text/plain".into()),
-        annotations: Some(full_annotations()),
-        icons: Some(vec![full_icon()]),
-        meta: Some(meta()),
-        ..ResourceTemplate::new("file:///project/{path}", "project-files")
+    let template = {
+        let mut lit = ResourceTemplate::new("file:///project/{path}", "project-files");
+        lit.title = Some("Project files".into());
+        lit.description = Some("Any file in the project".into());
+        lit.mime_type = Some("text/plain".into());
+        lit.annotations = Some(full_annotations());
+        lit.icons = Some(vec![full_icon()]);
+        lit.meta = Some(meta());
+        lit
     };
     check("ResourceTemplate", &template);
     check(
@@ -695,32 +735,29 @@ fn resource_types() {
         "BlobResourceContents",
         &BlobResourceContents::new("file:///a", "AA=="),
     );
-    check(
-        "ListResourcesResult",
-        &ListResourcesResult {
-            resources: vec![resource.clone()],
-            next_cursor: Some("next".into()),
-            meta: Some(meta()),
-            ..Default::default()
-        },
-    );
+    check("ListResourcesResult", &{
+        let mut lit = ListResourcesResult::default();
+        lit.resources = vec![resource.clone()];
+        lit.next_cursor = Some("next".into());
+        lit.meta = Some(meta());
+        lit
+    });
     check("ListResourcesResult", &ListResourcesResult::default());
-    check(
-        "ListResourceTemplatesResult",
-        &ListResourceTemplatesResult {
-            resource_templates: vec![template],
-            next_cursor: Some("next".into()),
-            meta: Some(meta()),
-            ..Default::default()
-        },
-    );
+    check("ListResourceTemplatesResult", &{
+        let mut lit = ListResourceTemplatesResult::default();
+        lit.resource_templates = vec![template];
+        lit.next_cursor = Some("next".into());
+        lit.meta = Some(meta());
+        lit
+    });
     check(
         "ListResourceTemplatesResult",
         &ListResourceTemplatesResult::default(),
     );
-    let params = ResourceRequestParams {
-        meta: Some(request_meta()),
-        ..ResourceRequestParams::new("file:///project/src/main.rs")
+    let params = {
+        let mut lit = ResourceRequestParams::new("file:///project/src/main.rs");
+        lit.meta = Some(request_meta());
+        lit
     };
     for def in [
         "ResourceRequestParams",
@@ -731,23 +768,19 @@ fn resource_types() {
         check(def, &params);
         check(def, &ResourceRequestParams::new("file:///x"));
     }
-    check(
-        "ReadResourceResult",
-        &ReadResourceResult {
-            contents: vec![full_text_contents().into(), full_blob_contents().into()],
-            meta: Some(meta()),
-            ..Default::default()
-        },
-    );
+    check("ReadResourceResult", &{
+        let mut lit = ReadResourceResult::default();
+        lit.contents = vec![full_text_contents().into(), full_blob_contents().into()];
+        lit.meta = Some(meta());
+        lit
+    });
     check("ReadResourceResult", &ReadResourceResult::default());
-    check(
-        "ResourceUpdatedNotificationParams",
-        &ResourceUpdatedNotificationParams {
-            uri: "file:///x".into(),
-            meta: Some(meta()),
-            ..Default::default()
-        },
-    );
+    check("ResourceUpdatedNotificationParams", &{
+        let mut lit = ResourceUpdatedNotificationParams::default();
+        lit.uri = "file:///x".into();
+        lit.meta = Some(meta());
+        lit
+    });
 
     // Untagged contents: text vs blob.
     let c: ResourceContents =
@@ -786,9 +819,10 @@ fn tool_types() {
         TaskSupport::Optional,
         TaskSupport::Required,
     ] {
-        let e = ToolExecution {
-            task_support: Some(support),
-            ..Default::default()
+        let e = {
+            let mut lit = ToolExecution::default();
+            lit.task_support = Some(support);
+            lit
         };
         check("ToolExecution", &e);
     }
@@ -797,17 +831,17 @@ fn tool_types() {
         json!("required")
     );
 
-    check(
-        "CallToolRequestParams",
-        &CallToolRequestParams {
-            task: Some(TaskMetadata {
-                ttl: Some(60_000),
-                ..Default::default()
-            }),
-            meta: Some(request_meta()),
-            ..CallToolRequestParams::new("get_weather").with_arguments(json!({"city": "Paris"}))
-        },
-    );
+    check("CallToolRequestParams", &{
+        let mut lit =
+            CallToolRequestParams::new("get_weather").with_arguments(json!({"city": "Paris"}));
+        lit.task = Some({
+            let mut lit = TaskMetadata::default();
+            lit.ttl = Some(60_000);
+            lit
+        });
+        lit.meta = Some(request_meta());
+        lit
+    });
     check("CallToolRequestParams", &CallToolRequestParams::new("ping"));
 
     let full_result = CallToolResult {
@@ -848,64 +882,58 @@ fn tool_types() {
         s["structuredContent"]
     );
 
-    check(
-        "ListToolsResult",
-        &ListToolsResult {
-            tools: vec![tool, minimal],
-            next_cursor: Some("c".into()),
-            meta: Some(meta()),
-            ..Default::default()
-        },
-    );
+    check("ListToolsResult", &{
+        let mut lit = ListToolsResult::default();
+        lit.tools = vec![tool, minimal];
+        lit.next_cursor = Some("c".into());
+        lit.meta = Some(meta());
+        lit
+    });
     check("ListToolsResult", &ListToolsResult::default());
 }
 
 #[test]
 fn prompt_types() {
-    let prompt = Prompt {
-        title: Some("Code review".into()),
-        description: Some("Reviews code".into()),
-        arguments: Some(vec![PromptArgument {
-            name: "code".into(),
-            title: Some("Code".into()),
-            description: Some("The code to review".into()),
-            required: Some(true),
-            ..Default::default()
-        }]),
-        icons: Some(vec![full_icon()]),
-        meta: Some(meta()),
-        ..Prompt::new("code_review")
+    let prompt = {
+        let mut lit = Prompt::new("code_review");
+        lit.title = Some("Code review".into());
+        lit.description = Some("Reviews code".into());
+        lit.arguments = Some(vec![{
+            let mut lit = PromptArgument::default();
+            lit.name = "code".into();
+            lit.title = Some("Code".into());
+            lit.description = Some("The code to review".into());
+            lit.required = Some(true);
+            lit
+        }]);
+        lit.icons = Some(vec![full_icon()]);
+        lit.meta = Some(meta());
+        lit
     };
     check("Prompt", &prompt);
     check("Prompt", &Prompt::new("p"));
     check("PromptArgument", &prompt.arguments.clone().unwrap()[0]);
-    check(
-        "PromptArgument",
-        &PromptArgument {
-            name: "a".into(),
-            ..Default::default()
-        },
-    );
-    check(
-        "ListPromptsResult",
-        &ListPromptsResult {
-            prompts: vec![prompt],
-            next_cursor: Some("n".into()),
-            meta: Some(meta()),
-            ..Default::default()
-        },
-    );
+    check("PromptArgument", &{
+        let mut lit = PromptArgument::default();
+        lit.name = "a".into();
+        lit
+    });
+    check("ListPromptsResult", &{
+        let mut lit = ListPromptsResult::default();
+        lit.prompts = vec![prompt];
+        lit.next_cursor = Some("n".into());
+        lit.meta = Some(meta());
+        lit
+    });
     check("ListPromptsResult", &ListPromptsResult::default());
     let mut args = BTreeMap::new();
     args.insert("code".to_string(), "fn main() {}".to_string());
-    check(
-        "GetPromptRequestParams",
-        &GetPromptRequestParams {
-            arguments: Some(args),
-            meta: Some(request_meta()),
-            ..GetPromptRequestParams::new("code_review")
-        },
-    );
+    check("GetPromptRequestParams", &{
+        let mut lit = GetPromptRequestParams::new("code_review");
+        lit.arguments = Some(args);
+        lit.meta = Some(request_meta());
+        lit
+    });
     check("GetPromptRequestParams", &GetPromptRequestParams::new("p"));
     let messages = vec![
         PromptMessage::user_text("Please review"),
@@ -917,15 +945,13 @@ fn prompt_types() {
     for m in &messages {
         check("PromptMessage", m);
     }
-    check(
-        "GetPromptResult",
-        &GetPromptResult {
-            description: Some("A review".into()),
-            messages,
-            meta: Some(meta()),
-            ..Default::default()
-        },
-    );
+    check("GetPromptResult", &{
+        let mut lit = GetPromptResult::default();
+        lit.description = Some("A review".into());
+        lit.messages = messages;
+        lit.meta = Some(meta());
+        lit
+    });
     check("GetPromptResult", &GetPromptResult::default());
 }
 
@@ -933,20 +959,23 @@ fn prompt_types() {
 fn completion_types() {
     let mut ctx = BTreeMap::new();
     ctx.insert("owner".to_string(), "modelcontextprotocol".to_string());
-    let full = CompleteRequestParams {
-        context: Some(CompleteContext {
-            arguments: Some(ctx),
-            ..Default::default()
-        }),
-        meta: Some(request_meta()),
-        ..CompleteRequestParams::new(
-            PromptReference {
-                title: Some("Code review".into()),
-                ..PromptReference::new("code_review")
+    let full = {
+        let mut lit = CompleteRequestParams::new(
+            {
+                let mut lit = PromptReference::new("code_review");
+                lit.title = Some("Code review".into());
+                lit
             },
             "language",
             "py",
-        )
+        );
+        lit.context = Some({
+            let mut lit = CompleteContext::default();
+            lit.arguments = Some(ctx);
+            lit
+        });
+        lit.meta = Some(request_meta());
+        lit
     };
     let json = check("CompleteRequestParams", &full);
     assert_eq!(json["ref"]["type"], "ref/prompt");
@@ -975,13 +1004,11 @@ fn completion_types() {
     assert_eq!(json["completion"]["values"].as_array().unwrap().len(), 100);
     assert_eq!(json["completion"]["total"], 150);
     assert_eq!(json["completion"]["hasMore"], true);
-    check(
-        "CompleteResult",
-        &CompleteResult {
-            meta: Some(meta()),
-            ..result
-        },
-    );
+    check("CompleteResult", &{
+        let mut lit = result;
+        lit.meta = Some(meta());
+        lit
+    });
 }
 
 #[test]
@@ -1009,25 +1036,21 @@ fn logging_types() {
     assert_eq!(passed.len(), 5);
     assert!("verbose".parse::<LoggingLevel>().is_err());
 
-    check(
-        "SetLevelRequestParams",
-        &SetLevelRequestParams {
-            level: LoggingLevel::Warning,
-            meta: Some(request_meta()),
-            ..Default::default()
-        },
-    );
-    check(
-        "LoggingMessageNotificationParams",
-        &LoggingMessageNotificationParams {
-            logger: Some("database".into()),
-            meta: Some(meta()),
-            ..LoggingMessageNotificationParams::new(
-                LoggingLevel::Error,
-                json!({"error": "Connection failed", "details": {"host": "localhost"}}),
-            )
-        },
-    );
+    check("SetLevelRequestParams", &{
+        let mut lit = SetLevelRequestParams::default();
+        lit.level = LoggingLevel::Warning;
+        lit.meta = Some(request_meta());
+        lit
+    });
+    check("LoggingMessageNotificationParams", &{
+        let mut lit = LoggingMessageNotificationParams::new(
+            LoggingLevel::Error,
+            json!({"error": "Connection failed", "details": {"host": "localhost"}}),
+        );
+        lit.logger = Some("database".into());
+        lit.meta = Some(meta());
+        lit
+    });
     check(
         "LoggingMessageNotificationParams",
         &LoggingMessageNotificationParams::new(LoggingLevel::Info, "started"),
@@ -1047,43 +1070,35 @@ fn lifecycle_types() {
     check("ClientCapabilities", &ClientCapabilities::default());
     check("ServerCapabilities", &full_server_capabilities());
     check("ServerCapabilities", &ServerCapabilities::default());
-    check(
-        "InitializeRequestParams",
-        &InitializeRequestParams {
-            protocol_version: ProtocolVersion::LATEST.to_string(),
-            capabilities: full_client_capabilities(),
-            client_info: full_implementation(),
-            meta: Some(request_meta()),
-            ..Default::default()
-        },
-    );
-    check(
-        "InitializeRequestParams",
-        &InitializeRequestParams {
-            protocol_version: "2024-11-05".into(),
-            client_info: Implementation::new("c", "1"),
-            ..Default::default()
-        },
-    );
-    check(
-        "InitializeResult",
-        &InitializeResult {
-            protocol_version: "2025-11-25".into(),
-            capabilities: full_server_capabilities(),
-            server_info: full_implementation(),
-            instructions: Some("Use the weather tool for forecasts.".into()),
-            meta: Some(meta()),
-            ..Default::default()
-        },
-    );
-    check(
-        "InitializeResult",
-        &InitializeResult {
-            protocol_version: "2025-11-25".into(),
-            server_info: Implementation::new("s", "1"),
-            ..Default::default()
-        },
-    );
+    check("InitializeRequestParams", &{
+        let mut lit = InitializeRequestParams::default();
+        lit.protocol_version = ProtocolVersion::LATEST.to_string();
+        lit.capabilities = full_client_capabilities();
+        lit.client_info = full_implementation();
+        lit.meta = Some(request_meta());
+        lit
+    });
+    check("InitializeRequestParams", &{
+        let mut lit = InitializeRequestParams::default();
+        lit.protocol_version = "2024-11-05".into();
+        lit.client_info = Implementation::new("c", "1");
+        lit
+    });
+    check("InitializeResult", &{
+        let mut lit = InitializeResult::default();
+        lit.protocol_version = "2025-11-25".into();
+        lit.capabilities = full_server_capabilities();
+        lit.server_info = full_implementation();
+        lit.instructions = Some("Use the weather tool for forecasts.".into());
+        lit.meta = Some(meta());
+        lit
+    });
+    check("InitializeResult", &{
+        let mut lit = InitializeResult::default();
+        lit.protocol_version = "2025-11-25".into();
+        lit.server_info = Implementation::new("s", "1");
+        lit
+    });
 
     // An empty elicitation capability means form mode only.
     let caps: ClientCapabilities = serde_json::from_value(json!({"elicitation": {}})).unwrap();
@@ -1095,21 +1110,20 @@ fn lifecycle_types() {
 
 #[test]
 fn roots_and_sampling_types() {
-    let root = Root {
-        name: Some("My project".into()),
-        meta: Some(meta()),
-        ..Root::new("file:///home/user/project")
+    let root = {
+        let mut lit = Root::new("file:///home/user/project");
+        lit.name = Some("My project".into());
+        lit.meta = Some(meta());
+        lit
     };
     check("Root", &root);
     check("Root", &Root::new("file:///"));
-    check(
-        "ListRootsResult",
-        &ListRootsResult {
-            roots: vec![root],
-            meta: Some(meta()),
-            ..Default::default()
-        },
-    );
+    check("ListRootsResult", &{
+        let mut lit = ListRootsResult::default();
+        lit.roots = vec![root];
+        lit.meta = Some(meta());
+        lit
+    });
     check("ListRootsResult", &ListRootsResult::default());
 
     let params = full_create_message_params();
@@ -1128,18 +1142,17 @@ fn roots_and_sampling_types() {
         ToolChoiceMode::None,
         ToolChoiceMode::Required,
     ] {
-        check(
-            "ToolChoice",
-            &ToolChoice {
-                mode: Some(mode),
-                ..Default::default()
-            },
-        );
+        check("ToolChoice", &{
+            let mut lit = ToolChoice::default();
+            lit.mode = Some(mode);
+            lit
+        });
     }
-    let minimal = CreateMessageRequestParams {
-        messages: vec![SamplingMessage::user_text("hi")],
-        max_tokens: 10,
-        ..Default::default()
+    let minimal = {
+        let mut lit = CreateMessageRequestParams::default();
+        lit.messages = vec![SamplingMessage::user_text("hi")];
+        lit.max_tokens = 10;
+        lit
     };
     let json = check("CreateMessageRequestParams", &minimal);
     assert_eq!(
@@ -1151,34 +1164,31 @@ fn roots_and_sampling_types() {
         IncludeContext::ThisServer,
         IncludeContext::AllServers,
     ] {
-        let p = CreateMessageRequestParams {
-            include_context: Some(ctx),
-            ..minimal.clone()
+        let p = {
+            let mut lit = minimal.clone();
+            lit.include_context = Some(ctx);
+            lit
         };
         check("CreateMessageRequestParams", &p);
     }
 
-    check(
-        "CreateMessageResult",
-        &CreateMessageResult {
-            role: Role::Assistant,
-            content: SamplingContent::Multiple(vec![
+    check("CreateMessageResult", &{
+        let mut lit = CreateMessageResult::new(
+            SamplingContent::Multiple(vec![
                 SamplingMessageContentBlock::text("Checking"),
                 SamplingMessageContentBlock::ToolUse(full_tool_use()),
             ]),
-            model: "claude-3-sonnet-20240307".into(),
-            stop_reason: Some("toolUse".into()),
-            meta: Some(meta()),
-            extra: JsonObject::new(),
-        },
-    );
-    let single = CreateMessageResult {
-        role: Role::Assistant,
-        content: SamplingContent::text("It is sunny."),
-        model: "m".into(),
-        stop_reason: None,
-        meta: None,
-        extra: JsonObject::new(),
+            "claude-3-sonnet-20240307",
+        );
+        lit.role = Role::Assistant;
+        lit.stop_reason = Some("toolUse".into());
+        lit.meta = Some(meta());
+        lit
+    });
+    let single = {
+        let mut lit = CreateMessageResult::new(SamplingContent::text("It is sunny."), "m");
+        lit.role = Role::Assistant;
+        lit
     };
     let json = check("CreateMessageResult", &single);
     assert!(json["content"].is_object());
@@ -1212,6 +1222,7 @@ fn elicitation_types() {
             }
             PrimitiveSchemaDefinition::TitledMultiSelectEnum(_) => "TitledMultiSelectEnumSchema",
             PrimitiveSchemaDefinition::LegacyTitledEnum(_) => "LegacyTitledEnumSchema",
+            other => panic!("a field type this test does not know: {other:?}"),
         };
         let json = check("PrimitiveSchemaDefinition", field);
         assert_valid(LATEST, def, &json);
@@ -1227,13 +1238,15 @@ fn elicitation_types() {
         "name".to_string(),
         PrimitiveSchemaDefinition::String(StringSchema::default()),
     );
-    let minimal = ElicitRequestFormParams {
-        message: "Name?".into(),
-        requested_schema: ElicitationSchema {
-            properties,
-            ..Default::default()
-        },
-        ..Default::default()
+    let minimal = {
+        let mut lit = ElicitRequestFormParams::default();
+        lit.message = "Name?".into();
+        lit.requested_schema = {
+            let mut lit = ElicitationSchema::default();
+            lit.properties = properties;
+            lit
+        };
+        lit
     };
     let json = check("ElicitRequestFormParams", &minimal);
     assert!(json.get("mode").is_none());
@@ -1257,11 +1270,12 @@ fn elicitation_types() {
     let decoded: ElicitRequestParams = serde_json::from_value(json).unwrap();
     assert!(matches!(decoded, ElicitRequestParams::Url(_)));
     assert_eq!(decoded.message(), "Please authorize access");
-    let minimal_url = ElicitRequestURLParams {
-        message: "m".into(),
-        url: "https://example.com/".into(),
-        elicitation_id: "e".into(),
-        ..Default::default()
+    let minimal_url = {
+        let mut lit = ElicitRequestURLParams::default();
+        lit.message = "m".into();
+        lit.url = "https://example.com/".into();
+        lit.elicitation_id = "e".into();
+        lit
     };
     check("ElicitRequestURLParams", &minimal_url);
     assert!(serde_json::from_value::<ElicitRequestParams>(json!({
@@ -1274,11 +1288,12 @@ fn elicitation_types() {
     }))
     .is_err());
 
-    let accepted = ElicitResult {
-        meta: Some(meta()),
-        ..ElicitResult::accept(obj(json!({
+    let accepted = {
+        let mut lit = ElicitResult::accept(obj(json!({
             "name": "Ada", "age": 36, "subscribe": true, "tags": ["a", "b"]
-        })))
+        })));
+        lit.meta = Some(meta());
+        lit
     };
     check("ElicitResult", &accepted);
     for action in [
@@ -1289,9 +1304,10 @@ fn elicitation_types() {
         check("ElicitResult", &ElicitResult::new(action));
     }
 
-    let data = URLElicitationRequiredErrorData {
-        elicitations: vec![url],
-        ..Default::default()
+    let data = {
+        let mut lit = URLElicitationRequiredErrorData::default();
+        lit.elicitations = vec![url];
+        lit
     };
     assert_valid(
         LATEST,
@@ -1334,33 +1350,25 @@ fn task_types() {
         assert_eq!(status.is_terminal(), terminal);
     }
 
-    check(
-        "TaskMetadata",
-        &TaskMetadata {
-            ttl: Some(1000),
-            ..Default::default()
-        },
-    );
+    check("TaskMetadata", &{
+        let mut lit = TaskMetadata::default();
+        lit.ttl = Some(1000);
+        lit
+    });
     check("TaskMetadata", &TaskMetadata::default());
+    check("CreateTaskResult", &{
+        let mut lit = CreateTaskResult::new(task.clone());
+        lit.meta = Some(meta());
+        lit
+    });
     check(
         "CreateTaskResult",
-        &CreateTaskResult {
-            task: task.clone(),
-            meta: Some(meta()),
-            extra: JsonObject::new(),
-        },
+        &CreateTaskResult::new(unlimited.clone()),
     );
-    check(
-        "CreateTaskResult",
-        &CreateTaskResult {
-            task: unlimited.clone(),
-            meta: None,
-            extra: JsonObject::new(),
-        },
-    );
-    let with_meta = TaskWithMeta {
-        task: task.clone(),
-        meta: Some(meta()),
+    let with_meta = {
+        let mut lit = TaskWithMeta::new(task.clone());
+        lit.meta = Some(meta());
+        lit
     };
     for def in [
         "GetTaskResult",
@@ -1394,15 +1402,13 @@ fn task_types() {
                 "params": serde_json::to_value(PaginatedRequestParams::with_cursor("c")).unwrap()}),
     );
 
-    check(
-        "ListTasksResult",
-        &ListTasksResult {
-            tasks: vec![task, unlimited],
-            next_cursor: Some("n".into()),
-            meta: Some(meta()),
-            ..Default::default()
-        },
-    );
+    check("ListTasksResult", &{
+        let mut lit = ListTasksResult::default();
+        lit.tasks = vec![task, unlimited];
+        lit.next_cursor = Some("n".into());
+        lit.meta = Some(meta());
+        lit
+    });
     check("ListTasksResult", &ListTasksResult::default());
 
     // tasks/result carries the original result type.
@@ -1424,16 +1430,14 @@ fn task_types() {
 
 #[test]
 fn notification_types() {
-    check(
-        "CancelledNotificationParams",
-        &CancelledNotificationParams {
-            meta: Some(meta()),
-            ..CancelledNotificationParams::new(
-                RequestId::from(123),
-                Some("User requested cancellation".into()),
-            )
-        },
-    );
+    check("CancelledNotificationParams", &{
+        let mut lit = CancelledNotificationParams::new(
+            RequestId::from(123),
+            Some("User requested cancellation".into()),
+        );
+        lit.meta = Some(meta());
+        lit
+    });
     check(
         "CancelledNotificationParams",
         &CancelledNotificationParams::default(),
@@ -1452,14 +1456,13 @@ fn notification_types() {
         );
     }
 
-    check(
-        "ProgressNotificationParams",
-        &ProgressNotificationParams {
-            message: Some("Reticulating splines".into()),
-            meta: Some(meta()),
-            ..ProgressNotificationParams::new(ProgressToken::from("abc123"), 50.0, Some(100.0))
-        },
-    );
+    check("ProgressNotificationParams", &{
+        let mut lit =
+            ProgressNotificationParams::new(ProgressToken::from("abc123"), 50.0, Some(100.0));
+        lit.message = Some("Reticulating splines".into());
+        lit.meta = Some(meta());
+        lit
+    });
     let p = check(
         "ProgressNotificationParams",
         &ProgressNotificationParams::new(ProgressToken::from(7), 0.5, None),
@@ -1467,10 +1470,11 @@ fn notification_types() {
     assert_eq!(p, json!({"progressToken": 7, "progress": 0.5}));
 
     // The params of notifications/elicitation/complete have no definition of their own.
-    let done = ElicitationCompleteNotificationParams {
-        elicitation_id: "elicit-42".into(),
-        meta: Some(meta()),
-        ..Default::default()
+    let done = {
+        let mut lit = ElicitationCompleteNotificationParams::default();
+        lit.elicitation_id = "elicit-42".into();
+        lit.meta = Some(meta());
+        lit
     };
     let params = serde_json::to_value(&done).unwrap();
     assert_valid(
@@ -1639,55 +1643,61 @@ fn older_revisions_accept_what_we_emit_for_them() {
     let text = serde_json::to_value(CallToolResult::text("ok")).unwrap();
     let err = serde_json::to_value(CallToolResult::error_text("bad")).unwrap();
     let implementation = serde_json::to_value(Implementation::new("c", "1")).unwrap();
-    let resource = serde_json::to_value(Resource {
-        description: Some("d".into()),
-        mime_type: Some("text/plain".into()),
-        ..Resource::new("file:///a", "a")
+    let resource = serde_json::to_value({
+        let mut lit = Resource::new("file:///a", "a");
+        lit.description = Some("d".into());
+        lit.mime_type = Some("text/plain".into());
+        lit
     })
     .unwrap();
     let template = serde_json::to_value(ResourceTemplate::new("file:///{path}", "files")).unwrap();
-    let prompt = serde_json::to_value(Prompt {
-        description: Some("d".into()),
-        arguments: Some(vec![PromptArgument {
-            name: "x".into(),
-            required: Some(true),
-            ..Default::default()
-        }]),
-        ..Prompt::new("p")
+    let prompt = serde_json::to_value({
+        let mut lit = Prompt::new("p");
+        lit.description = Some("d".into());
+        lit.arguments = Some(vec![{
+            let mut lit = PromptArgument::default();
+            lit.name = "x".into();
+            lit.required = Some(true);
+            lit
+        }]);
+        lit
     })
     .unwrap();
     let root = serde_json::to_value(Root::new("file:///home")).unwrap();
-    let server_caps = serde_json::to_value(ServerCapabilities {
-        logging: Some(JsonObject::new()),
-        prompts: Some(PromptsCapability {
-            list_changed: Some(true),
-            ..Default::default()
-        }),
-        resources: Some(ResourcesCapability {
-            subscribe: Some(true),
-            list_changed: Some(true),
-            ..Default::default()
-        }),
-        tools: Some(ToolsCapability::default()),
-        ..Default::default()
+    let server_caps = serde_json::to_value({
+        let mut lit = ServerCapabilities::default();
+        lit.logging = Some(JsonObject::new());
+        lit.prompts = Some({
+            let mut lit = PromptsCapability::default();
+            lit.list_changed = Some(true);
+            lit
+        });
+        lit.resources = Some({
+            let mut lit = ResourcesCapability::default();
+            lit.subscribe = Some(true);
+            lit.list_changed = Some(true);
+            lit
+        });
+        lit.tools = Some(ToolsCapability::default());
+        lit
     })
     .unwrap();
-    let client_caps = serde_json::to_value(ClientCapabilities {
-        roots: Some(RootsCapability {
-            list_changed: Some(true),
-            ..Default::default()
-        }),
-        sampling: Some(SamplingCapability::default()),
-        ..Default::default()
+    let client_caps = serde_json::to_value({
+        let mut lit = ClientCapabilities::default();
+        lit.roots = Some({
+            let mut lit = RootsCapability::default();
+            lit.list_changed = Some(true);
+            lit
+        });
+        lit.sampling = Some(SamplingCapability::default());
+        lit
     })
     .unwrap();
-    let create_result = serde_json::to_value(CreateMessageResult {
-        role: Role::Assistant,
-        content: SamplingContent::text("hi"),
-        model: "m".into(),
-        stop_reason: Some("endTurn".into()),
-        meta: None,
-        extra: JsonObject::new(),
+    let create_result = serde_json::to_value({
+        let mut lit = CreateMessageResult::new(SamplingContent::text("hi"), "m");
+        lit.role = Role::Assistant;
+        lit.stop_reason = Some("endTurn".into());
+        lit
     })
     .unwrap();
     let sampling_message = serde_json::to_value(SamplingMessage::user_text("hi")).unwrap();
@@ -1732,12 +1742,14 @@ fn older_revisions_accept_what_we_emit_for_them() {
     }
 
     // 2025-03-26+: audio and tool annotations.
-    let annotated = serde_json::to_value(Tool {
-        annotations: Some(ToolAnnotations {
-            read_only_hint: Some(true),
-            ..Default::default()
-        }),
-        ..Tool::new("t")
+    let annotated = serde_json::to_value({
+        let mut lit = Tool::new("t");
+        lit.annotations = Some({
+            let mut lit = ToolAnnotations::default();
+            lit.read_only_hint = Some(true);
+            lit
+        });
+        lit
     })
     .unwrap();
     let audio = serde_json::to_value(AudioContent::new("AA==", "audio/wav")).unwrap();

@@ -16,9 +16,10 @@ use support::{error_code, RawPeer};
 fn server() -> Server {
     Server::builder("res", "1")
         .resource(
-            Resource {
-                mime_type: Some("text/plain".into()),
-                ..Resource::new("mem://text", "text")
+            {
+                let mut lit = Resource::new("mem://text", "text");
+                lit.mime_type = Some("text/plain".into());
+                lit
             },
             resource_fn(|r, _c| async move {
                 Ok(vec![ResourceContents::Text(TextResourceContents::new(

@@ -107,13 +107,11 @@ fn model(seen: Arc<Mutex<Vec<CreateMessageRequestParams>>>) -> ferromcp::client:
                     "toolUse",
                 )
             };
-            Ok(CreateMessageResult {
-                role: Role::Assistant,
-                content,
-                model: "test-model".into(),
-                stop_reason: Some(stop.into()),
-                meta: None,
-                extra: Default::default(),
+            Ok({
+                let mut lit = CreateMessageResult::new(content, "test-model");
+                lit.role = Role::Assistant;
+                lit.stop_reason = Some(stop.into());
+                lit
             })
         })
     })

@@ -20,12 +20,14 @@ use std::time::{Duration, Instant};
 use support::within;
 
 fn tool(name: &str, support: Option<TaskSupport>) -> Tool {
-    Tool {
-        execution: support.map(|s| ToolExecution {
-            task_support: Some(s),
-            ..Default::default()
-        }),
-        ..Tool::new(name)
+    {
+        let mut lit = Tool::new(name);
+        lit.execution = support.map(|s| {
+            let mut lit = ToolExecution::default();
+            lit.task_support = Some(s);
+            lit
+        });
+        lit
     }
 }
 

@@ -38,21 +38,24 @@ struct Sum {
 }
 
 fn server() -> Server {
-    let fancy = Tool {
-        title: Some("Fancy Tool".into()),
-        description: Some("has everything".into()),
-        annotations: Some(ToolAnnotations {
-            title: Some("Fancy".into()),
-            read_only_hint: Some(true),
-            destructive_hint: Some(false),
-            ..Default::default()
-        }),
-        icons: Some(vec![Icon::new("https://example.com/icon.png")]),
-        execution: Some(ToolExecution {
-            task_support: Some(TaskSupport::Optional),
-            ..Default::default()
-        }),
-        ..Tool::new("fancy")
+    let fancy = {
+        let mut lit = Tool::new("fancy");
+        lit.title = Some("Fancy Tool".into());
+        lit.description = Some("has everything".into());
+        lit.annotations = Some({
+            let mut lit = ToolAnnotations::default();
+            lit.title = Some("Fancy".into());
+            lit.read_only_hint = Some(true);
+            lit.destructive_hint = Some(false);
+            lit
+        });
+        lit.icons = Some(vec![Icon::new("https://example.com/icon.png")]);
+        lit.execution = Some({
+            let mut lit = ToolExecution::default();
+            lit.task_support = Some(TaskSupport::Optional);
+            lit
+        });
+        lit
     };
     Server::builder("tools", "1")
         .tool_raw(

@@ -33,7 +33,7 @@ use super::tasks_held::is_task_handle;
 use crate::protocol::{CallToolResult, CreateTaskResult, TaskWithMeta};
 use crate::session::RequestOptions;
 use crate::McpError;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use std::time::Duration;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -93,19 +93,13 @@ impl Client {
     pub(super) fn ext_created(&self, result: Value) -> Result<CreateTaskResult, McpError> {
         if is_task_handle(&result) {
             let t = task_from_wire("tools/call", result)?;
-            return Ok(CreateTaskResult {
-                task: t.task,
-                meta: t.meta,
-                extra: Map::new(),
-            });
+            let mut created = CreateTaskResult::new(t.task);
+            created.meta = t.meta;
+            return Ok(created);
         }
         serde_json::from_value::<CallToolResult>(result.clone())
             .map_err(|e| malformed("tools/call", e))?;
-        Ok(CreateTaskResult {
-            task: self.held.hold(result),
-            meta: None,
-            extra: Map::new(),
-        })
+        Ok(CreateTaskResult::new(self.held.hold(result)))
     }
 
     /// One raw `tasks/get` of the extension.

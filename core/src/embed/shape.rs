@@ -70,11 +70,7 @@ pub fn wrapped_tool_result(value: Value) -> CallToolResult {
     };
     let mut structured = Map::with_capacity(1);
     structured.insert("result".to_string(), value);
-    CallToolResult {
-        content,
-        structured_content: Some(Value::Object(structured)),
-        ..Default::default()
-    }
+    CallToolResult::new(content).with_structured_content(Value::Object(structured))
 }
 
 /// The `isError` result a tool answers for `error` (see [`super::is_tool_signal`] for

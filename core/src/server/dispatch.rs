@@ -704,6 +704,12 @@ impl Server {
                 CompletionRef::Prompt(r.name.clone())
             }
             Reference::Resource(r) => CompletionRef::Resource(r.uri.clone()),
+            // A kind of reference a later revision adds: none of this server's completions.
+            _ => {
+                return Err(McpError::invalid_params(
+                    "completion/complete: unknown ref type",
+                ))
+            }
         };
         let handler = self
             .inner

@@ -69,19 +69,13 @@ impl IntoToolResult for &'static str {
 
 impl IntoToolResult for ContentBlock {
     fn into_tool_result(self) -> Result<CallToolResult, McpError> {
-        Ok(CallToolResult {
-            content: vec![self],
-            ..Default::default()
-        })
+        Ok(CallToolResult::new(vec![self]))
     }
 }
 
 impl IntoToolResult for Vec<ContentBlock> {
     fn into_tool_result(self) -> Result<CallToolResult, McpError> {
-        Ok(CallToolResult {
-            content: self,
-            ..Default::default()
-        })
+        Ok(CallToolResult::new(self))
     }
 }
 
@@ -131,13 +125,10 @@ impl ServerBuilder {
         F: Fn(A, RequestContext) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = R> + Send + 'static,
     {
-        let tool = Tool {
-            name: name.to_string(),
-            description: Some(description.to_string()),
-            input_schema: schema_of::<A>(),
-            output_schema: R::output_schema(),
-            ..Default::default()
-        };
+        let mut tool = Tool::new(name)
+            .with_description(description)
+            .with_input_schema(schema_of::<A>());
+        tool.output_schema = R::output_schema();
         let r = self.server().add_tool(tool, typed_tool_fn(f));
         self.record(r);
         self

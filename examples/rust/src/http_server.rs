@@ -54,10 +54,7 @@ fn build() -> Result<Server, McpError> {
             },
         )
         .resource(
-            Resource {
-                mime_type: Some("text/plain".into()),
-                ..Resource::new("mem://greeting", "greeting")
-            },
+            Resource::new("mem://greeting", "greeting").with_mime_type("text/plain"),
             resource_fn(|req, _ctx| async move {
                 Ok(vec![ResourceContents::Text(TextResourceContents::new(
                     req.uri, "hello",

@@ -67,7 +67,7 @@ fn build() -> Result<Server, McpError> {
             }
         })
         .resource(
-            Resource { mime_type: Some("text/plain".into()), ..Resource::new("mem://greeting", "greeting") },
+            Resource::new("mem://greeting", "greeting").with_mime_type("text/plain"),
             resource_fn(|req, _ctx| async move {
                 Ok(vec![ResourceContents::Text(TextResourceContents::new(req.uri, "hello"))])
             }),
@@ -80,18 +80,13 @@ fn build() -> Result<Server, McpError> {
             }),
         )
         .prompt(
-            Prompt {
-                description: Some("Greets someone".into()),
-                arguments: Some(vec![PromptArgument { name: "name".into(), required: Some(true), ..Default::default() }]),
-                ..Prompt::new("greet")
-            },
+            Prompt::new("greet")
+                .with_description("Greets someone")
+                .with_arguments(vec![PromptArgument::new("name").with_required(true)]),
             prompt_fn(|args, _ctx| async move {
                 let name = args.get("name").and_then(Value::as_str).unwrap_or("world").to_string();
-                Ok(GetPromptResult {
-                    description: Some("A greeting".into()),
-                    messages: vec![PromptMessage::user_text(format!("Please greet {name} warmly."))],
-                    ..Default::default()
-                })
+                Ok(GetPromptResult::new(vec![PromptMessage::user_text(format!("Please greet {name} warmly."))])
+                    .with_description("A greeting"))
             }),
         )
         .build()

@@ -14,6 +14,7 @@ use super::tools::Tool;
 
 /// A directory or file the server may operate on.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Root {
     /// The root's URI (`file://` for now).
     pub uri: String,
@@ -40,6 +41,7 @@ impl Root {
 
 /// The answer to `roots/list`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ListRootsResult {
     /// The roots.
     pub roots: Vec<Root>,
@@ -56,6 +58,7 @@ pub struct ListRootsResult {
 
 /// A hint for model selection (a name or name substring such as `"claude-3-5-sonnet"`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ModelHint {
     /// A model name or substring.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -68,6 +71,7 @@ pub struct ModelHint {
 /// The server's preferences for which model the client picks.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ModelPreferences {
     /// Hints in order of preference.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -89,6 +93,7 @@ pub struct ModelPreferences {
 /// Which MCP servers' context to include in a sampling prompt.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum IncludeContext {
     /// No context.
     None,
@@ -101,6 +106,7 @@ pub enum IncludeContext {
 /// How the model may use the tools offered in a sampling request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum ToolChoiceMode {
     /// The model decides (the default).
     Auto,
@@ -112,6 +118,7 @@ pub enum ToolChoiceMode {
 
 /// Tool selection behaviour for a sampling request (2025-11-25+).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ToolChoice {
     /// The mode; absent means `auto`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -123,6 +130,7 @@ pub struct ToolChoice {
 
 /// A message sent to or received from an LLM through sampling.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct SamplingMessage {
     /// Who says it.
     pub role: Role,
@@ -156,6 +164,7 @@ impl SamplingMessage {
 /// Parameters of `sampling/createMessage`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CreateMessageRequestParams {
     /// The conversation.
     pub messages: Vec<SamplingMessage>,
@@ -196,9 +205,51 @@ pub struct CreateMessageRequestParams {
     pub extra: JsonObject,
 }
 
+impl CreateMessageRequestParams {
+    /// A request to sample at most `max_tokens` tokens continuing `messages`.
+    pub fn new(messages: Vec<SamplingMessage>, max_tokens: u64) -> Self {
+        CreateMessageRequestParams {
+            messages,
+            max_tokens,
+            ..Default::default()
+        }
+    }
+
+    /// Sets `system_prompt`.
+    pub fn with_system_prompt(mut self, system_prompt: impl Into<String>) -> Self {
+        self.system_prompt = Some(system_prompt.into());
+        self
+    }
+
+    /// Sets `temperature`.
+    pub fn with_temperature(mut self, temperature: f64) -> Self {
+        self.temperature = Some(temperature);
+        self
+    }
+
+    /// Sets `model_preferences`.
+    pub fn with_model_preferences(mut self, model_preferences: ModelPreferences) -> Self {
+        self.model_preferences = Some(model_preferences);
+        self
+    }
+
+    /// Sets `tools`.
+    pub fn with_tools(mut self, tools: Vec<Tool>) -> Self {
+        self.tools = Some(tools);
+        self
+    }
+
+    /// Sets `tool_choice`.
+    pub fn with_tool_choice(mut self, tool_choice: ToolChoice) -> Self {
+        self.tool_choice = Some(tool_choice);
+        self
+    }
+}
+
 /// The answer to `sampling/createMessage`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CreateMessageResult {
     /// Normally `assistant`.
     pub role: Role,
@@ -216,6 +267,26 @@ pub struct CreateMessageResult {
     /// Fields this revision does not define, kept for a lossless round trip.
     #[serde(flatten)]
     pub extra: JsonObject,
+}
+
+impl CreateMessageResult {
+    /// An `assistant` answer with this content, produced by `model`.
+    pub fn new(content: impl Into<SamplingContent>, model: impl Into<String>) -> Self {
+        CreateMessageResult {
+            role: Role::Assistant,
+            content: content.into(),
+            model: model.into(),
+            stop_reason: None,
+            meta: None,
+            extra: JsonObject::new(),
+        }
+    }
+
+    /// Sets `stop_reason`.
+    pub fn with_stop_reason(mut self, stop_reason: impl Into<String>) -> Self {
+        self.stop_reason = Some(stop_reason.into());
+        self
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -250,6 +321,7 @@ wire_tag!(
 /// schema. `mode` is optional (absent before 2025-11-25).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ElicitRequestFormParams {
     /// `Some(FormMode)` when the sender wrote `"mode": "form"`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -273,6 +345,7 @@ pub struct ElicitRequestFormParams {
 /// out-of-band interaction (sensitive data must not travel through the client).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ElicitRequestURLParams {
     /// Always `"url"`.
     pub mode: UrlMode,
@@ -296,6 +369,7 @@ pub struct ElicitRequestURLParams {
 /// Parameters of `elicitation/create`: form mode (`mode` absent or `"form"`) or URL mode
 /// (`mode: "url"`).
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum ElicitRequestParams {
     /// Form mode.
     Form(ElicitRequestFormParams),
@@ -366,6 +440,7 @@ impl From<ElicitRequestURLParams> for ElicitRequestParams {
 
 /// The restricted JSON Schema of a form elicitation: an object with flat primitive properties.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ElicitationSchema {
     /// The `$schema` dialect URI, if given (2025-11-25+).
     #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
@@ -386,6 +461,7 @@ pub struct ElicitationSchema {
 /// Formats a [`StringSchema`] may require.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum StringFormat {
     /// `email`.
     Email,
@@ -400,6 +476,7 @@ pub enum StringFormat {
 /// A free-text field.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct StringSchema {
     /// Always `"string"`.
     #[serde(rename = "type")]
@@ -430,6 +507,7 @@ pub struct StringSchema {
 /// `"number"` or `"integer"`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum NumberType {
     /// Any number.
     #[default]
@@ -440,6 +518,7 @@ pub enum NumberType {
 
 /// A numeric field.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct NumberSchema {
     /// `number` or `integer`.
     #[serde(rename = "type")]
@@ -466,6 +545,7 @@ pub struct NumberSchema {
 
 /// A yes/no field.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct BooleanSchema {
     /// Always `"boolean"`.
     #[serde(rename = "type")]
@@ -486,6 +566,7 @@ pub struct BooleanSchema {
 
 /// One option of a titled enum: a value and its label.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct EnumOption {
     /// The value (wire name `const`).
     #[serde(rename = "const")]
@@ -510,6 +591,7 @@ impl EnumOption {
 
 /// Single choice among plain values (2025-11-25+).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct UntitledSingleSelectEnumSchema {
     /// Always `"string"`.
     #[serde(rename = "type")]
@@ -534,6 +616,7 @@ pub struct UntitledSingleSelectEnumSchema {
 /// Single choice among labelled values (2025-11-25+).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct TitledSingleSelectEnumSchema {
     /// Always `"string"`.
     #[serde(rename = "type")]
@@ -556,6 +639,7 @@ pub struct TitledSingleSelectEnumSchema {
 
 /// The `items` of an [`UntitledMultiSelectEnumSchema`].
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct UntitledEnumItems {
     /// Always `"string"`.
     #[serde(rename = "type")]
@@ -570,6 +654,7 @@ pub struct UntitledEnumItems {
 
 /// The `items` of a [`TitledMultiSelectEnumSchema`].
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct TitledEnumItems {
     /// The options (wire name `anyOf`).
     #[serde(rename = "anyOf")]
@@ -582,6 +667,7 @@ pub struct TitledEnumItems {
 /// Multiple choice among plain values (2025-11-25+).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct UntitledMultiSelectEnumSchema {
     /// Always `"array"`.
     #[serde(rename = "type")]
@@ -611,6 +697,7 @@ pub struct UntitledMultiSelectEnumSchema {
 /// Multiple choice among labelled values (2025-11-25+).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct TitledMultiSelectEnumSchema {
     /// Always `"array"`.
     #[serde(rename = "type")]
@@ -641,6 +728,7 @@ pub struct TitledMultiSelectEnumSchema {
 /// deprecated in 2025-11-25 in favour of [`TitledSingleSelectEnumSchema`].
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct LegacyTitledEnumSchema {
     /// Always `"string"`.
     #[serde(rename = "type")]
@@ -668,6 +756,7 @@ pub struct LegacyTitledEnumSchema {
 /// One field of an elicitation form. Decoded by looking at `type` and at which of
 /// `oneOf` / `enum` / `enumNames` / `items.anyOf` are present.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum PrimitiveSchemaDefinition {
     /// Free text.
     String(StringSchema),
@@ -742,6 +831,7 @@ impl<'de> Deserialize<'de> for PrimitiveSchemaDefinition {
 /// The user's response to an elicitation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum ElicitAction {
     /// The user submitted the form / agreed to open the URL.
     Accept,
@@ -753,6 +843,7 @@ pub enum ElicitAction {
 
 /// The answer to `elicitation/create`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ElicitResult {
     /// What the user did.
     pub action: ElicitAction,
@@ -792,6 +883,7 @@ impl ElicitResult {
 /// ([`crate::codes::URL_ELICITATION_REQUIRED`], 2025-11-25+): the URL
 /// elicitations the user must complete before the request can succeed.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct URLElicitationRequiredErrorData {
     /// The elicitations to complete.
     pub elicitations: Vec<ElicitRequestURLParams>,

@@ -18,6 +18,7 @@ wire_tag!(
 
 /// Identifies a prompt whose argument is being completed.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct PromptReference {
     /// Always `"ref/prompt"`.
     #[serde(rename = "type", default)]
@@ -45,6 +46,7 @@ impl PromptReference {
 /// Identifies a resource template whose variable is being completed (called
 /// `ResourceReference` before 2025-06-18; same wire shape).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ResourceTemplateReference {
     /// Always `"ref/resource"`.
     #[serde(rename = "type", default)]
@@ -68,6 +70,7 @@ impl ResourceTemplateReference {
 
 /// What is being completed: a prompt or a resource template, tagged by `"type"`.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum Reference {
     /// `"type": "ref/prompt"`.
     Prompt(PromptReference),
@@ -82,6 +85,7 @@ tagged_union!(Reference, "type", {
 
 /// The argument being completed.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct CompleteArgument {
     /// The argument's name.
     pub name: String,
@@ -94,6 +98,7 @@ pub struct CompleteArgument {
 
 /// Extra context for a completion (2025-06-18+).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct CompleteContext {
     /// Arguments already resolved.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -105,6 +110,7 @@ pub struct CompleteContext {
 
 /// Parameters of `completion/complete`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct CompleteRequestParams {
     /// What is being completed (wire name `ref`).
     #[serde(rename = "ref")]
@@ -146,6 +152,7 @@ impl CompleteRequestParams {
 /// The completion values offered.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Completion {
     /// Suggested values (at most 100).
     pub values: Vec<String>,
@@ -160,8 +167,23 @@ pub struct Completion {
     pub extra: JsonObject,
 }
 
+impl Completion {
+    /// Sets `total`.
+    pub fn with_total(mut self, total: u64) -> Self {
+        self.total = Some(total);
+        self
+    }
+
+    /// Sets `has_more`.
+    pub fn with_has_more(mut self, has_more: bool) -> Self {
+        self.has_more = Some(has_more);
+        self
+    }
+}
+
 /// The answer to `completion/complete`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct CompleteResult {
     /// The values.
     pub completion: Completion,

@@ -40,6 +40,7 @@ wire_tag!(
 
 /// Text provided to or from a model.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct TextContent {
     /// Always `"text"`.
     #[serde(rename = "type", default)]
@@ -65,11 +66,18 @@ impl TextContent {
             ..Default::default()
         }
     }
+
+    /// Sets `annotations`.
+    pub fn with_annotations(mut self, annotations: Annotations) -> Self {
+        self.annotations = Some(annotations);
+        self
+    }
 }
 
 /// An image provided to or from a model, base64-encoded.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ImageContent {
     /// Always `"image"`.
     #[serde(rename = "type", default)]
@@ -103,6 +111,7 @@ impl ImageContent {
 /// Audio provided to or from a model, base64-encoded (2025-03-26+).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct AudioContent {
     /// Always `"audio"`.
     #[serde(rename = "type", default)]
@@ -137,6 +146,7 @@ impl AudioContent {
 /// listed by `resources/list`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ResourceLink {
     /// Always `"resource_link"`.
     #[serde(rename = "type", default)]
@@ -184,6 +194,7 @@ impl ResourceLink {
 
 /// The contents of a resource, embedded in a prompt or tool result.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct EmbeddedResource {
     /// Always `"resource"`.
     #[serde(rename = "type", default)]
@@ -213,6 +224,7 @@ impl EmbeddedResource {
 
 /// Any content a prompt message or tool result can hold; the wire form is tagged by `"type"`.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum ContentBlock {
     /// `"type": "text"`.
     Text(TextContent),
@@ -287,6 +299,7 @@ impl ContentBlock {
 
 /// A model's request to call a tool, inside a sampling message (2025-11-25+).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ToolUseContent {
     /// Always `"tool_use"`.
     #[serde(rename = "type", default)]
@@ -309,6 +322,7 @@ pub struct ToolUseContent {
 /// The result of a tool use, sent back to the model in a sampling message (2025-11-25+).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ToolResultContent {
     /// Always `"tool_result"`.
     #[serde(rename = "type", default)]
@@ -334,6 +348,7 @@ pub struct ToolResultContent {
 
 /// Content allowed in a sampling message: the media blocks plus tool use and tool results.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum SamplingMessageContentBlock {
     /// `"type": "text"`.
     Text(TextContent),
@@ -374,6 +389,7 @@ impl SamplingMessageContentBlock {
 /// form before 2025-11-25) or an array of blocks (2025-11-25+).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum SamplingContent {
     /// An array of blocks.
     Multiple(Vec<SamplingMessageContentBlock>),

@@ -7,6 +7,7 @@ use serde_json::Value;
 
 /// One `x-mcp-header` annotation: the header's name part and the property path it mirrors.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct HeaderParam {
     /// `{Name}` of `Mcp-Param-{Name}`.
     pub name: String,

@@ -9,6 +9,7 @@ use super::meta::{Icon, JsonObject, Meta};
 /// Name and version of an MCP client or server implementation.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Implementation {
     /// Programmatic name.
     pub name: String,
@@ -40,11 +41,36 @@ impl Implementation {
             ..Default::default()
         }
     }
+
+    /// Sets `title`.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Sets `description`.
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Sets `website_url`.
+    pub fn with_website_url(mut self, website_url: impl Into<String>) -> Self {
+        self.website_url = Some(website_url.into());
+        self
+    }
+
+    /// Sets `icons`.
+    pub fn with_icons(mut self, icons: Vec<Icon>) -> Self {
+        self.icons = Some(icons);
+        self
+    }
 }
 
 /// The client's `roots` capability.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct RootsCapability {
     /// The client sends `notifications/roots/list_changed`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -56,6 +82,7 @@ pub struct RootsCapability {
 
 /// The client's `sampling` capability. An empty object means plain sampling.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct SamplingCapability {
     /// The client honours `includeContext` other than `"none"` (2025-11-25+; soft-deprecated).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -70,6 +97,7 @@ pub struct SamplingCapability {
 
 /// The client's `elicitation` capability (2025-06-18+). An empty object means form mode only.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ElicitationCapability {
     /// Form mode is supported (2025-11-25+).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -96,6 +124,7 @@ impl ElicitationCapability {
 
 /// Which elicitation requests the client can run as tasks.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ElicitationTaskRequests {
     /// `elicitation/create` can be task-augmented.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -108,6 +137,7 @@ pub struct ElicitationTaskRequests {
 /// Which sampling requests the client can run as tasks.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct SamplingTaskRequests {
     /// `sampling/createMessage` can be task-augmented.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -119,6 +149,7 @@ pub struct SamplingTaskRequests {
 
 /// Request types the client accepts as task-augmented.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ClientTaskRequests {
     /// Elicitation requests.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -133,6 +164,7 @@ pub struct ClientTaskRequests {
 
 /// The client's `tasks` capability (2025-11-25+).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ClientTasksCapability {
     /// The client answers `tasks/list`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -150,6 +182,7 @@ pub struct ClientTasksCapability {
 
 /// What a client supports. Absent members mean "not supported".
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ClientCapabilities {
     /// Non-standard capabilities, by name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -174,6 +207,7 @@ pub struct ClientCapabilities {
 /// The server's `prompts` capability.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct PromptsCapability {
     /// The server sends `notifications/prompts/list_changed`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -186,6 +220,7 @@ pub struct PromptsCapability {
 /// The server's `resources` capability.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ResourcesCapability {
     /// The server supports `resources/subscribe`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -201,6 +236,7 @@ pub struct ResourcesCapability {
 /// The server's `tools` capability.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ToolsCapability {
     /// The server sends `notifications/tools/list_changed`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -212,6 +248,7 @@ pub struct ToolsCapability {
 
 /// Which tool requests the server can run as tasks.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ToolsTaskRequests {
     /// `tools/call` can be task-augmented.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -223,6 +260,7 @@ pub struct ToolsTaskRequests {
 
 /// Request types the server accepts as task-augmented.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ServerTaskRequests {
     /// Tool requests.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -234,6 +272,7 @@ pub struct ServerTaskRequests {
 
 /// The server's `tasks` capability (2025-11-25+).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ServerTasksCapability {
     /// The server answers `tasks/list`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -251,6 +290,7 @@ pub struct ServerTasksCapability {
 
 /// What a server supports. Absent members mean "not supported".
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ServerCapabilities {
     /// Non-standard capabilities, by name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -281,6 +321,7 @@ pub struct ServerCapabilities {
 /// Parameters of `initialize`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct InitializeRequestParams {
     /// The newest revision the client supports. Kept as a string: an unknown revision must
     /// still decode so the server can answer with one it speaks.
@@ -300,6 +341,7 @@ pub struct InitializeRequestParams {
 /// The answer to `initialize`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct InitializeResult {
     /// The revision the server chose.
     pub protocol_version: String,

@@ -15,6 +15,7 @@ use super::meta::{JsonObject, Meta};
     Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
 )]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum LoggingLevel {
     /// Detailed debugging information.
     Debug,
@@ -81,6 +82,7 @@ impl FromStr for LoggingLevel {
 
 /// Parameters of `logging/setLevel`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct SetLevelRequestParams {
     /// The least severe level the client wants to receive.
     pub level: LoggingLevel,
@@ -94,6 +96,7 @@ pub struct SetLevelRequestParams {
 
 /// Parameters of `notifications/message`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct LoggingMessageNotificationParams {
     /// Severity.
     pub level: LoggingLevel,

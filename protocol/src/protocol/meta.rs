@@ -225,6 +225,7 @@ pub(crate) use tagged_union;
 /// The sender or recipient of messages and data in a conversation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum Role {
     /// The human side (or the client acting for it).
     User,
@@ -235,6 +236,7 @@ pub enum Role {
 /// Optional hints for the client about how an object is meant to be used or shown.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Annotations {
     /// Who the data is meant for (one or both roles).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -250,9 +252,30 @@ pub struct Annotations {
     pub extra: JsonObject,
 }
 
+impl Annotations {
+    /// Sets `audience`.
+    pub fn with_audience(mut self, audience: Vec<Role>) -> Self {
+        self.audience = Some(audience);
+        self
+    }
+
+    /// Sets `priority`.
+    pub fn with_priority(mut self, priority: f64) -> Self {
+        self.priority = Some(priority);
+        self
+    }
+
+    /// Sets `last_modified`.
+    pub fn with_last_modified(mut self, last_modified: impl Into<String>) -> Self {
+        self.last_modified = Some(last_modified.into());
+        self
+    }
+}
+
 /// Which background an icon is designed for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum IconTheme {
     /// Designed for a light background.
     Light,
@@ -263,6 +286,7 @@ pub enum IconTheme {
 /// An optionally sized icon a user interface can display (2025-11-25+).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Icon {
     /// An `http(s):` URL or a `data:` URI with the image.
     pub src: String,
@@ -293,6 +317,7 @@ impl Icon {
 /// Parameters of a request that defines no parameters of its own (`ping`, `roots/list`):
 /// only `_meta`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct RequestParams {
     /// Protocol metadata (e.g. `progressToken`).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
@@ -305,6 +330,7 @@ pub struct RequestParams {
 /// Parameters of a notification that defines no parameters of its own
 /// (`notifications/initialized`, `.../list_changed`): only `_meta`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct NotificationParams {
     /// Protocol metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
@@ -318,6 +344,7 @@ pub struct NotificationParams {
 /// `resources/subscribe`, ...). Named after the schema's `EmptyResult`; the schema's base
 /// `Result` has the same shape.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct EmptyResult {
     /// Protocol metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
@@ -329,6 +356,7 @@ pub struct EmptyResult {
 
 /// Parameters of a paginated list request (`tools/list`, `resources/list`, `tasks/list`, ...).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct PaginatedRequestParams {
     /// Where to continue: the `nextCursor` of the previous page; absent for the first page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -354,6 +382,7 @@ impl PaginatedRequestParams {
 /// Associates a message with a task; sent in `_meta` under [`RELATED_TASK_META_KEY`].
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct RelatedTaskMetadata {
     /// The task the message belongs to.
     pub task_id: String,

@@ -11,6 +11,7 @@ use crate::jsonrpc::RequestId;
 /// Parameters of `notifications/cancelled`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CancelledNotificationParams {
     /// The request to cancel. Required before 2025-11-25; optional since (task cancellation
     /// uses `tasks/cancel` instead).
@@ -41,6 +42,7 @@ impl CancelledNotificationParams {
 /// Parameters of `notifications/progress`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ProgressNotificationParams {
     /// The token from the request's `_meta.progressToken`.
     pub progress_token: ProgressToken,
@@ -78,6 +80,7 @@ impl ProgressNotificationParams {
 /// finished out of band.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ElicitationCompleteNotificationParams {
     /// The `elicitationId` of the finished elicitation.
     pub elicitation_id: String,

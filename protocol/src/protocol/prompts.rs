@@ -9,6 +9,7 @@ use super::meta::{Cursor, Icon, JsonObject, Meta, Role};
 
 /// A prompt or prompt template the server offers.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Prompt {
     /// Programmatic name.
     pub name: String,
@@ -40,10 +41,35 @@ impl Prompt {
             ..Default::default()
         }
     }
+
+    /// Sets `title`.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Sets `description`.
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Sets `arguments`.
+    pub fn with_arguments(mut self, arguments: Vec<PromptArgument>) -> Self {
+        self.arguments = Some(arguments);
+        self
+    }
+
+    /// Sets `icons`.
+    pub fn with_icons(mut self, icons: Vec<Icon>) -> Self {
+        self.icons = Some(icons);
+        self
+    }
 }
 
 /// An argument a prompt template accepts.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct PromptArgument {
     /// Programmatic name.
     pub name: String,
@@ -61,8 +87,37 @@ pub struct PromptArgument {
     pub extra: JsonObject,
 }
 
+impl PromptArgument {
+    /// An optional argument with just a name.
+    pub fn new(name: impl Into<String>) -> Self {
+        PromptArgument {
+            name: name.into(),
+            ..Default::default()
+        }
+    }
+
+    /// Sets `title`.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Sets `description`.
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Sets `required`.
+    pub fn with_required(mut self, required: bool) -> Self {
+        self.required = Some(required);
+        self
+    }
+}
+
 /// One message of a prompt.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct PromptMessage {
     /// Who says it.
     pub role: Role,
@@ -97,6 +152,7 @@ impl PromptMessage {
 /// The answer to `prompts/list`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ListPromptsResult {
     /// This page of prompts.
     pub prompts: Vec<Prompt>,
@@ -113,6 +169,7 @@ pub struct ListPromptsResult {
 
 /// Parameters of `prompts/get`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct GetPromptRequestParams {
     /// The prompt to get.
     pub name: String,
@@ -139,6 +196,7 @@ impl GetPromptRequestParams {
 
 /// The answer to `prompts/get`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct GetPromptResult {
     /// What the prompt is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -151,4 +209,20 @@ pub struct GetPromptResult {
     /// Fields this revision does not define, kept for a lossless round trip.
     #[serde(flatten)]
     pub extra: JsonObject,
+}
+
+impl GetPromptResult {
+    /// A result with these messages and no description.
+    pub fn new(messages: Vec<PromptMessage>) -> Self {
+        GetPromptResult {
+            messages,
+            ..Default::default()
+        }
+    }
+
+    /// Sets `description`.
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
 }

@@ -7,6 +7,7 @@ use super::meta::{Annotations, Cursor, Icon, JsonObject, Meta};
 /// A resource the server can read.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Resource {
     /// The resource's URI.
     pub uri: String,
@@ -47,11 +48,48 @@ impl Resource {
             ..Default::default()
         }
     }
+
+    /// Sets `title`.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Sets `description`.
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Sets `mime_type`.
+    pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.mime_type = Some(mime_type.into());
+        self
+    }
+
+    /// Sets `size`.
+    pub fn with_size(mut self, size: u64) -> Self {
+        self.size = Some(size);
+        self
+    }
+
+    /// Sets `annotations`.
+    pub fn with_annotations(mut self, annotations: Annotations) -> Self {
+        self.annotations = Some(annotations);
+        self
+    }
+
+    /// Sets `icons`.
+    pub fn with_icons(mut self, icons: Vec<Icon>) -> Self {
+        self.icons = Some(icons);
+        self
+    }
 }
 
 /// A parameterized family of resources (an RFC 6570 URI template).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ResourceTemplate {
     /// The RFC 6570 URI template.
     pub uri_template: String,
@@ -89,11 +127,42 @@ impl ResourceTemplate {
             ..Default::default()
         }
     }
+
+    /// Sets `title`.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Sets `description`.
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Sets `mime_type`.
+    pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.mime_type = Some(mime_type.into());
+        self
+    }
+
+    /// Sets `annotations`.
+    pub fn with_annotations(mut self, annotations: Annotations) -> Self {
+        self.annotations = Some(annotations);
+        self
+    }
+
+    /// Sets `icons`.
+    pub fn with_icons(mut self, icons: Vec<Icon>) -> Self {
+        self.icons = Some(icons);
+        self
+    }
 }
 
 /// Text contents of a resource.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct TextResourceContents {
     /// The URI of this resource.
     pub uri: String,
@@ -119,11 +188,18 @@ impl TextResourceContents {
             ..Default::default()
         }
     }
+
+    /// Sets `mime_type`.
+    pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.mime_type = Some(mime_type.into());
+        self
+    }
 }
 
 /// Binary contents of a resource, base64-encoded.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct BlobResourceContents {
     /// The URI of this resource.
     pub uri: String,
@@ -149,11 +225,18 @@ impl BlobResourceContents {
             ..Default::default()
         }
     }
+
+    /// Sets `mime_type`.
+    pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Self {
+        self.mime_type = Some(mime_type.into());
+        self
+    }
 }
 
 /// The contents of a resource: text or blob, told apart by which of `text`/`blob` is present.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum ResourceContents {
     /// Has a `text` field.
     Text(TextResourceContents),
@@ -200,6 +283,7 @@ impl From<BlobResourceContents> for ResourceContents {
 /// The answer to `resources/list`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ListResourcesResult {
     /// This page of resources.
     pub resources: Vec<Resource>,
@@ -217,6 +301,7 @@ pub struct ListResourcesResult {
 /// The answer to `resources/templates/list`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ListResourceTemplatesResult {
     /// This page of templates.
     pub resource_templates: Vec<ResourceTemplate>,
@@ -234,6 +319,7 @@ pub struct ListResourceTemplatesResult {
 /// Parameters naming one resource by URI: the shape shared by `resources/read`,
 /// `resources/subscribe` and `resources/unsubscribe` (schema: `ResourceRequestParams`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ResourceRequestParams {
     /// The resource's URI.
     pub uri: String,
@@ -264,6 +350,7 @@ pub type UnsubscribeRequestParams = ResourceRequestParams;
 
 /// The answer to `resources/read`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ReadResourceResult {
     /// The contents (several for a directory-like resource).
     pub contents: Vec<ResourceContents>,
@@ -277,6 +364,7 @@ pub struct ReadResourceResult {
 
 /// Parameters of `notifications/resources/updated`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ResourceUpdatedNotificationParams {
     /// The URI of the resource that changed (possibly a sub-resource of the subscribed one).
     pub uri: String,

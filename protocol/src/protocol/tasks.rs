@@ -9,6 +9,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 /// Where a task is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum TaskStatus {
     /// The request is being processed.
     Working,
@@ -35,6 +36,7 @@ impl TaskStatus {
 /// Data associated with a task.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Task {
     /// The task identifier.
     pub task_id: String,
@@ -79,6 +81,7 @@ impl Task {
 
 /// Asks for task-augmented execution; sent as `params.task` of a request.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct TaskMetadata {
     /// Requested retention from creation in milliseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -90,6 +93,7 @@ pub struct TaskMetadata {
 
 /// The immediate answer to a task-augmented request.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct CreateTaskResult {
     /// The task that was created.
     pub task: Task,
@@ -101,9 +105,37 @@ pub struct CreateTaskResult {
     pub extra: JsonObject,
 }
 
+impl CreateTaskResult {
+    /// The answer announcing `task`, without `_meta`.
+    ///
+    /// ```
+    /// use ferromcp_protocol::protocol::{CreateTaskResult, Task, TaskStatus};
+    ///
+    /// let created = CreateTaskResult::new(Task::new("t-1", TaskStatus::Working, "2025-11-25T10:00:00Z"));
+    /// let wire = serde_json::to_value(&created).unwrap();
+    /// assert_eq!(wire["task"]["taskId"], "t-1");
+    /// assert_eq!(wire["task"]["status"], "working");
+    /// assert!(wire["task"]["ttl"].is_null()); // unlimited retention is sent as `null`
+    /// ```
+    pub fn new(task: Task) -> Self {
+        CreateTaskResult {
+            task,
+            meta: None,
+            extra: JsonObject::new(),
+        }
+    }
+
+    /// Sets `_meta`.
+    pub fn with_meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
+    }
+}
+
 /// Parameters naming one task: the shape of `tasks/get`, `tasks/result` and `tasks/cancel`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct TaskIdParams {
     /// The task.
     pub task_id: String,
@@ -136,6 +168,7 @@ pub type CancelTaskRequestParams = TaskIdParams;
 /// `tasks/cancel` and `notifications/tasks/status`. The task's fields sit at the top level
 /// on the wire; unknown fields land in `task.extra`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct TaskWithMeta {
     /// The task's fields (flattened).
     #[serde(flatten)]
@@ -143,6 +176,13 @@ pub struct TaskWithMeta {
     /// Protocol metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
+}
+
+impl TaskWithMeta {
+    /// The task without `_meta`.
+    pub fn new(task: Task) -> Self {
+        TaskWithMeta { task, meta: None }
+    }
 }
 
 impl From<Task> for TaskWithMeta {
@@ -162,6 +202,7 @@ pub type TaskStatusNotificationParams = TaskWithMeta;
 /// `CallToolResult`), kept as an open object. Use [`GetTaskPayloadResult::parse`] to read it
 /// as the expected type.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct GetTaskPayloadResult {
     /// Protocol metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
@@ -186,6 +227,7 @@ impl GetTaskPayloadResult {
 /// The answer to `tasks/list`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ListTasksResult {
     /// This page of tasks.
     pub tasks: Vec<Task>,

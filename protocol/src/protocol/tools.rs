@@ -14,6 +14,7 @@ fn default_input_schema() -> Value {
 /// Definition of a tool the client can call.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Tool {
     /// Programmatic name, unique within the server.
     pub name: String,
@@ -106,11 +107,36 @@ impl Tool {
             .and_then(|e| e.task_support)
             .unwrap_or_default()
     }
+
+    /// Sets `title`.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Sets `annotations`.
+    pub fn with_annotations(mut self, annotations: ToolAnnotations) -> Self {
+        self.annotations = Some(annotations);
+        self
+    }
+
+    /// Sets `icons`.
+    pub fn with_icons(mut self, icons: Vec<Icon>) -> Self {
+        self.icons = Some(icons);
+        self
+    }
+
+    /// Sets `meta`.
+    pub fn with_meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
+    }
 }
 
 /// Hints about a tool's behaviour. Untrusted unless the server is trusted.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ToolAnnotations {
     /// Display name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -132,9 +158,42 @@ pub struct ToolAnnotations {
     pub extra: JsonObject,
 }
 
+impl ToolAnnotations {
+    /// Sets `title`.
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Sets `read_only_hint`.
+    pub fn with_read_only_hint(mut self, read_only_hint: bool) -> Self {
+        self.read_only_hint = Some(read_only_hint);
+        self
+    }
+
+    /// Sets `destructive_hint`.
+    pub fn with_destructive_hint(mut self, destructive_hint: bool) -> Self {
+        self.destructive_hint = Some(destructive_hint);
+        self
+    }
+
+    /// Sets `idempotent_hint`.
+    pub fn with_idempotent_hint(mut self, idempotent_hint: bool) -> Self {
+        self.idempotent_hint = Some(idempotent_hint);
+        self
+    }
+
+    /// Sets `open_world_hint`.
+    pub fn with_open_world_hint(mut self, open_world_hint: bool) -> Self {
+        self.open_world_hint = Some(open_world_hint);
+        self
+    }
+}
+
 /// Whether a tool can be run as a task.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum TaskSupport {
     /// Must not be invoked as a task (the default).
     #[default]
@@ -148,6 +207,7 @@ pub enum TaskSupport {
 /// Execution-related properties of a tool (2025-11-25+).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ToolExecution {
     /// Whether the tool supports task-augmented calls; absent means forbidden.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -159,6 +219,7 @@ pub struct ToolExecution {
 
 /// Parameters of `tools/call`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct CallToolRequestParams {
     /// The tool to call.
     pub name: String,
@@ -249,6 +310,13 @@ impl CallToolResult {
         }
     }
 
+    /// Sets `structuredContent` and nothing else (no text copy: see [`Self::structured`] for
+    /// the form clients that predate structured output can read).
+    pub fn with_structured_content(mut self, value: Value) -> Self {
+        self.structured_content = Some(value);
+        self
+    }
+
     /// Whether the result reports a tool error.
     pub fn is_error(&self) -> bool {
         self.is_error.unwrap_or(false)
@@ -258,6 +326,7 @@ impl CallToolResult {
 /// The answer to `tools/list`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ListToolsResult {
     /// This page of tools.
     pub tools: Vec<Tool>,

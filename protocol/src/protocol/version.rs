@@ -10,6 +10,7 @@ use std::str::FromStr;
 
 /// A negotiated MCP protocol revision.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
 pub enum ProtocolVersion {
     /// 2024-11-05: the first public revision (HTTP+SSE transport).
     V2024_11_05,

@@ -35,6 +35,7 @@ pub const MAX_ISSUES: usize = 64;
 /// One reason an instance failed validation.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ValidationIssue {
     /// JSON pointer into the instance where the failure is (`""` for the instance itself).
     pub path: String,

@@ -29,6 +29,7 @@ use std::str::FromStr;
 
 /// A value substituted for a template variable.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum TemplateValue {
     /// A single string.
     String(String),
