@@ -42,6 +42,7 @@ pub use server::{
     router, serve_http, ClientCertificates, HttpServerHandle, HttpSession, PemSource, TlsOptions,
     PROTOCOL_VERSION_HEADER, SESSION_ID_HEADER,
 };
+pub use server::{track_connection, ConnectionSeat, FairConnection, FairListener};
 pub use sse::{SseEvent, SseParser};
 #[cfg(feature = "redis")]
 pub use store::RedisStore;

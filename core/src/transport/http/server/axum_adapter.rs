@@ -4,6 +4,7 @@
 use super::super::request::{Fields, HttpRequest};
 use super::super::HttpServerOptions;
 use super::app::App;
+use super::fair_listener::{seat_of, tracked};
 use super::legacy::{legacy_post, legacy_sse};
 use super::protect::{metadata_path, metadata_response};
 use super::responses::rpc_error;
@@ -45,12 +46,25 @@ fn from_axum(parts: axum::http::request::Parts, body: Bytes) -> HttpRequest {
     }
 }
 
-/// [`handle`] for axum's router.
+/// [`handle`] for axum's router (on a [`FairListener`](super::FairListener) connection, its
+/// place in the connection budget kept up to date: [`tracked`]).
 async fn handle_axum(State(app): State<Arc<App>>, req: Request) -> Response {
-    match buffered(&app, req).await {
-        Ok(req) => handle(app, req).await,
-        Err(r) => r,
-    }
+    let (seat, named) = (seat_of(&req), names_session(&req));
+    tracked(seat, named, async move {
+        match buffered(&app, req).await {
+            Ok(req) => handle(app, req).await,
+            Err(r) => r,
+        }
+    })
+    .await
+}
+
+/// Whether a request names a session (as `serve_http` tells it): the `Mcp-Session-Id` header,
+/// or the legacy message endpoint's `sessionId` query parameter.
+fn names_session(req: &Request) -> bool {
+    req.headers()
+        .contains_key(super::headers::SESSION_ID_HEADER)
+        || req.uri().query().is_some_and(|q| q.contains("sessionId="))
 }
 
 /// The Protected Resource Metadata for axum's router.
@@ -72,16 +86,21 @@ async fn health_axum(State(app): State<Arc<App>>, req: Request) -> Response {
 
 /// [`legacy_sse`] for axum's router.
 async fn legacy_sse_axum(State(app): State<Arc<App>>, req: Request) -> Response {
+    let seat = seat_of(&req);
     let (parts, _) = req.into_parts();
-    legacy_sse(app, from_axum(parts, Bytes::new())).await
+    tracked(seat, false, legacy_sse(app, from_axum(parts, Bytes::new()))).await
 }
 
 /// [`legacy_post`] for axum's router.
 async fn legacy_post_axum(State(app): State<Arc<App>>, req: Request) -> Response {
-    match buffered(&app, req).await {
-        Ok(req) => legacy_post(app, req).await,
-        Err(r) => r,
-    }
+    let (seat, named) = (seat_of(&req), names_session(&req));
+    tracked(seat, named, async move {
+        match buffered(&app, req).await {
+            Ok(req) => legacy_post(app, req).await,
+            Err(r) => r,
+        }
+    })
+    .await
 }
 
 /// Reads a body within the size limit. A body over it is read on (to the same caps as the own
@@ -176,6 +195,12 @@ fn build(
 
 /// An axum [`Router`] serving `server` over Streamable HTTP at `options.path` (and, when
 /// `options.legacy_sse` is set, the 2024-11-05 endpoints). Merge or nest it into your own app.
+///
+/// The connection limits of [`HttpServerOptions`] (`max_connections`,
+/// `max_connections_per_client`, `connections_kept_for_sessions`) are [`super::serve_http`]'s
+/// own listener's: the app's server accepts and keeps the connections here. To have them, serve
+/// the app through a [`FairListener`](super::FairListener) with
+/// `into_make_service_with_connect_info::<ConnectionSeat>()` (see there).
 ///
 /// With [`HttpServerOptions::redis_url`] the store connects on first use.
 ///

@@ -24,7 +24,7 @@ use tokio::io::AsyncWriteExt;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-mod board;
+pub(super) mod board;
 
 /// A running HTTP server started by [`serve_http`].
 #[derive(Debug)]
@@ -369,28 +369,28 @@ pub(super) async fn endpoint(app: Arc<App>, req: HttpRequest) -> Response {
 
 /// Whether a request names a session: the `Mcp-Session-Id` header, or the legacy message
 /// endpoint's `sessionId` query parameter (a success answering it means the session is live).
-fn names_session(req: &HttpRequest) -> bool {
+pub(super) fn names_session(req: &HttpRequest) -> bool {
     req.headers.get(super::headers::SESSION_ID_HEADER).is_some()
         || req.query().is_some_and(|q| q.contains("sessionId="))
 }
 
 /// The answer to a connection over its client's share.
-const TOO_MANY_FROM_CLIENT: &[u8] = b"HTTP/1.1 429 Too Many Requests\r\nretry-after: 1\r\ncontent-length: 0\r\nconnection: close\r\n\r\n";
+pub(super) const TOO_MANY_FROM_CLIENT: &[u8] = b"HTTP/1.1 429 Too Many Requests\r\nretry-after: 1\r\ncontent-length: 0\r\nconnection: close\r\n\r\n";
 
 /// Open connections per client address ([`HttpServerOptions::max_connections_per_client`]).
-struct ClientConnections {
+pub(super) struct ClientConnections {
     max: usize,
     open: Arc<std::sync::Mutex<std::collections::HashMap<std::net::IpAddr, usize>>>,
 }
 
 /// One connection counted against its client; uncounted when dropped.
-struct ClientSlot {
+pub(super) struct ClientSlot {
     client: std::net::IpAddr,
     open: Arc<std::sync::Mutex<std::collections::HashMap<std::net::IpAddr, usize>>>,
 }
 
 impl ClientConnections {
-    fn new(max: usize) -> Self {
+    pub(super) fn new(max: usize) -> Self {
         Self {
             max: max.max(1),
             open: Arc::default(),
@@ -398,7 +398,7 @@ impl ClientConnections {
     }
 
     /// Counts a connection from `client`; `None` when it already has its share open.
-    fn admit(&self, client: std::net::IpAddr) -> Option<ClientSlot> {
+    pub(super) fn admit(&self, client: std::net::IpAddr) -> Option<ClientSlot> {
         let client = client_key(client);
         let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
         let n = open.entry(client).or_insert(0);

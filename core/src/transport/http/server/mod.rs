@@ -41,6 +41,7 @@ mod axum_adapter;
 mod checks;
 mod client_cert;
 mod compression;
+mod fair_listener;
 mod frames;
 mod headers;
 mod host_guard;
@@ -61,6 +62,7 @@ mod tls;
 
 pub(crate) use app::CHOSEN_SESSION_ID;
 pub use axum_adapter::router;
+pub use fair_listener::{track_connection, ConnectionSeat, FairConnection, FairListener};
 pub use headers::{PROTOCOL_VERSION_HEADER, SESSION_ID_HEADER};
 pub use listener::{serve_http, HttpServerHandle};
 pub use session::HttpSession;

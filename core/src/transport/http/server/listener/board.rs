@@ -41,6 +41,11 @@ impl crate::transport::http::h1::Watch for ConnState {
 }
 
 impl ConnState {
+    /// Whether the connection waits for (or is receiving) a request head.
+    pub(crate) fn is_idle(&self) -> bool {
+        self.idle_since.load(Ordering::Relaxed) != 0
+    }
+
     /// The token that closes this connection.
     pub(crate) fn evict_token(&self) -> CancellationToken {
         self.evict.clone()
@@ -83,6 +88,11 @@ impl Board {
             evicted: AtomicU64::new(0),
             warned: AtomicU64::new(0),
         })
+    }
+
+    /// Connections on the board now.
+    pub(crate) fn open_count(&self) -> usize {
+        self.lock().len()
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Arc<ConnState>>> {
