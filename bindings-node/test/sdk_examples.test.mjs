@@ -9,8 +9,10 @@
 // The only help they get is test/fixtures/sdk_example_preload.mjs (`node --import`): their
 // fixed ports (3000, 3001, or PORT=0) become free ones; an interactive client gets its user's
 // typing (in a pseudo-terminal, util-linux `script`, for the one in raw mode). An example that
-// does not port with the import change alone has a test named with the reason that checks it
-// (`noPort`, `fails`); the README's counts are checked against these tables.
+// does not port with the import change alone would have a test named with the reason that
+// checks it (`noPort`, `fails`; none today), a helper module of the examples (`helper`, not
+// counted) one checking that it imports and runs; the README's counts are checked against
+// these tables.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -427,7 +429,7 @@ const SERVERS = {
       { capabilities: { elicitation: { form: {} } } },
     ),
   'elicitationUrlExample.js': { run: elicitationUrlServer },
-  'demoInMemoryOAuthProvider.js': { helper: true, fails: helperModule('setupAuthServer'), noPort: 'the OAuth authorization-server helper of two examples (server/auth/*), not an MCP server (not counted)' },
+  'demoInMemoryOAuthProvider.js': { helper: true, fails: helperModule('setupAuthServer'), noPort: 'the OAuth authorization-server helper of two examples, not an MCP server, not counted' },
   'simpleSseServer.js': async ({ port, output }) =>
     driveSse(port, '/mcp', async (client, transport) => {
       const { tools } = await client.listTools();
@@ -519,7 +521,7 @@ test('every SDK example server is in the table', { skip }, () => {
 
 for (const [file, spec] of Object.entries(SERVERS)) {
   if (spec.noPort) {
-    test(`SDK example ${spec.helper ? 'helper' : 'server'} ${file} does not port: ${spec.noPort}`, { skip, timeout: 60_000 }, () => spec.fails(`server/${file}`));
+    test(spec.helper ? `SDK example helper ${file} imports and runs (${spec.noPort})` : `SDK example server ${file} does not port: ${spec.noPort}`, { skip, timeout: 60_000 }, () => spec.fails(`server/${file}`));
     continue;
   }
   test(`SDK example server ${file}`, { skip, timeout: 60_000 }, async () => {
@@ -785,7 +787,7 @@ const CLIENTS = {
       assert.match(out, /👋 Goodbye!/);
     },
   },
-  'simpleOAuthClientProvider.js': { helper: true, fails: helperModule('InMemoryOAuthClientProvider'), noPort: 'the OAuthClientProvider helper of two examples, not a client (not counted)' },
+  'simpleOAuthClientProvider.js': { helper: true, fails: helperModule('InMemoryOAuthClientProvider'), noPort: 'the OAuthClientProvider helper of two examples, not a client, not counted' },
   'simpleClientCredentials.js': {
     // No SDK example offers the client credentials grant (its demo authorization server
     // refuses it): the third-party service it needs is played by a small authorization server
@@ -845,7 +847,7 @@ test('every SDK example client is in the table', { skip }, () => {
 
 for (const [file, spec] of Object.entries(CLIENTS)) {
   if (spec.noPort) {
-    test(`SDK example ${spec.helper ? 'helper' : 'client'} ${file} does not port: ${spec.noPort}`, { skip, timeout: 60_000 }, () => spec.fails(`client/${file}`));
+    test(spec.helper ? `SDK example helper ${file} imports and runs (${spec.noPort})` : `SDK example client ${file} does not port: ${spec.noPort}`, { skip, timeout: 60_000 }, () => spec.fails(`client/${file}`));
     continue;
   }
   test(`SDK example client ${file}`, { skip, timeout: 90_000 }, async () => {

@@ -15,7 +15,7 @@ import { requireBearerAuth } from 'ferromcp/server/auth/middleware/bearerAuth.js
 import { InvalidTokenError, InvalidRequestError, OAuthError } from 'ferromcp/server/auth/errors.js';
 import { checkResourceAllowed, resourceUrlFromServerUrl } from 'ferromcp/shared/auth-utils.js';
 import { InMemoryTaskStore } from 'ferromcp/experimental/tasks/stores/in-memory.js';
-import { CallToolRequestSchema, GetTaskRequestSchema, ListToolsRequestSchema } from 'ferromcp/types.js';
+import { CallToolRequestSchema, ErrorCode, GetTaskRequestSchema, ListToolsRequestSchema, McpError } from 'ferromcp/types.js';
 
 /** Serves `app` on a free port; resolves with its base URL and close(). */
 async function serve(app) {
@@ -209,6 +209,29 @@ test('low-level Server: a task handler set after the server handled its first re
     const client = await Client.http(http.url);
     await client.listTools();
     assert.throws(() => server.setRequestHandler(GetTaskRequestSchema, async () => ({})), /task handlers must be set before the server handles its first request/);
+    await client.close();
+  } finally {
+    await http.close();
+  }
+});
+
+test('low-level Server: with only a tasks/get handler, the capability says so, tasks/list is not found and tasks/get is the app\'s', async () => {
+  const server = new Server({ name: 't', version: '1' }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [{ name: 'a', inputSchema: { type: 'object' }, execution: { taskSupport: 'optional' } }] }));
+  server.setRequestHandler(CallToolRequestSchema, async (req) => (req.params.task ? { task: { taskId: 'app-1', status: 'working', ttl: null, createdAt: 'c', lastUpdatedAt: 'c' } } : { content: [{ type: 'text', text: 'direct' }] }));
+  server.setRequestHandler(GetTaskRequestSchema, async (req) => {
+    if (req.params.taskId !== 'app-1') throw new McpError(ErrorCode.InvalidParams, `no task ${req.params.taskId}`);
+    return { taskId: 'app-1', status: 'completed', ttl: null, createdAt: 'c', lastUpdatedAt: 'c' };
+  });
+  const http = await server.mcpServer.listen({ port: 0 });
+  try {
+    const client = await Client.http(http.url);
+    assert.deepEqual(client.getServerCapabilities().tasks, { requests: { tools: { call: {} } } });
+    assert.deepEqual(await client.request('tools/call', { name: 'a', arguments: {}, task: { ttl: 1000 } }), { task: { taskId: 'app-1', status: 'working', ttl: null, createdAt: 'c', lastUpdatedAt: 'c' } });
+    assert.equal((await client.callTool({ name: 'a' })).content[0].text, 'direct');
+    assert.equal((await client.request('tasks/get', { taskId: 'app-1' })).status, 'completed');
+    await assert.rejects(client.request('tasks/get', { taskId: 'x' }), (e) => e.code === ErrorCode.InvalidParams && /no task x/.test(e.message));
+    await assert.rejects(client.request('tasks/list', {}), (e) => e.code === ErrorCode.MethodNotFound);
     await client.close();
   } finally {
     await http.close();

@@ -10,7 +10,8 @@
  * Tasks the app keeps itself (the SDK's low-level task pattern): with a handler for
  * `tasks/get` (and `tasks/result`, `tasks/list`, `tasks/cancel`), those methods go to the app's
  * handlers instead of the engine's task store, and so does a task-augmented `tools/call`
- * (params with `task`), whose answer is the app's `CreateTaskResult`. A middleware layer of
+ * (params with `task`), whose answer is the app's `CreateTaskResult`; a task method it has no
+ * handler for is answered -32601 (method not found). A middleware layer of
  * the server routes them ({@link RequestHandlers.taskLayer}, added when the first task handler
  * is set, so before serving starts); it also advertises the app's declared `tasks` capability
  * in the `initialize` answer. While a `tasks/result` handler runs, `server.elicitInput` and
@@ -90,9 +91,9 @@ export class RequestHandlers {
   readonly taskLayer = async (ctx: MiddlewareContext, next: NextFunction): Promise<MiddlewareResult> => {
     const { method } = ctx;
     const params = ctx.params ?? {};
-    if (TASK_METHODS.has(method) && this.#handlers.has(method)) {
-      return (await this.#call(method, params, ctx.requestContext)) as MiddlewareResult;
-    }
+    // The app keeps the tasks: a task method it has no handler for is not found (the engine's
+    // task store, empty here, is not asked).
+    if (TASK_METHODS.has(method)) return (await this.#call(method, params, ctx.requestContext)) as MiddlewareResult;
     if (method === 'tools/call' && params.task !== undefined && params.task !== null && this.#handlers.has('tools/call')) {
       return (await this.#call(method, params, ctx.requestContext)) as MiddlewareResult;
     }
