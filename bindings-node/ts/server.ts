@@ -465,7 +465,9 @@ export class McpServerCore {
   /**
    * The SDK's `server.server.setRequestHandler(ListToolsRequestSchema, ...)` & co.: handlers
    * for `tools/list`, `tools/call`, `prompts/list`, `prompts/get`, `resources/list` and
-   * `resources/read` (other methods are the engine's: refused with `InvalidParams`). The list
+   * `resources/read`, and the app's own tasks (`tasks/get`, `tasks/result`, `tasks/list`,
+   * `tasks/cancel`, set before serving starts; see `sdk/server/requestHandlers.ts`); other
+   * methods are the engine's: refused with `InvalidParams`. The list
    * handlers are asked when serving starts (`connect`, `listen`, `connectStdio`) and on
    * `sendToolListChanged()` & co.; what they list is served beside what was registered with
    * `registerTool` & co., each call answered by the matching call handler with the SDK's
