@@ -54,6 +54,20 @@ pub mod codes {
 /// An error with a JSON-RPC code, a human-readable message and optional structured `data`.
 ///
 /// This is both the wire-level JSON-RPC error object and the engine's error type.
+///
+/// ```
+/// use ferromcp_protocol::{codes, McpError};
+/// use serde_json::json;
+///
+/// let err = McpError::invalid_params("`city` is required").with_data(json!({ "field": "city" }));
+/// assert_eq!(err.code, codes::INVALID_PARAMS);
+/// assert_eq!(err.to_string(), "MCP error -32602: `city` is required");
+/// // On the wire it is the JSON-RPC error object.
+/// assert_eq!(
+///     serde_json::to_value(&err).unwrap(),
+///     json!({ "code": -32602, "message": "`city` is required", "data": { "field": "city" } })
+/// );
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct McpError {
     /// The JSON-RPC error code (see [`codes`]).
@@ -70,6 +84,14 @@ pub struct McpError {
 
 impl McpError {
     /// An error with the given code and message.
+    ///
+    /// ```
+    /// use ferromcp_protocol::McpError;
+    ///
+    /// // An application-defined code (JSON-RPC reserves -32768..=-32000 for itself).
+    /// let err = McpError::new(42, "quota exceeded");
+    /// assert_eq!((err.code, err.message.as_str(), err.data), (42, "quota exceeded", None));
+    /// ```
     pub fn new(code: i32, message: impl Into<String>) -> Self {
         Self {
             code,
@@ -115,6 +137,14 @@ impl McpError {
     }
 
     /// -32601: the method does not exist or was not negotiated.
+    ///
+    /// ```
+    /// use ferromcp_protocol::{codes, McpError};
+    ///
+    /// let err = McpError::method_not_found("tools/frobnicate");
+    /// assert_eq!(err.code, codes::METHOD_NOT_FOUND);
+    /// assert_eq!(err.data.unwrap()["method"], "tools/frobnicate");
+    /// ```
     pub fn method_not_found(method: &str) -> Self {
         Self::new(
             codes::METHOD_NOT_FOUND,

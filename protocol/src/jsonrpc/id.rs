@@ -88,6 +88,16 @@ impl IdGenerator {
     }
 
     /// The next unused id.
+    ///
+    /// ```
+    /// use ferromcp_protocol::jsonrpc::{IdGenerator, RequestId};
+    ///
+    /// let ids = IdGenerator::new();
+    /// let first = ids.next_id();
+    /// assert_ne!(first, ids.next_id());
+    /// assert!(matches!(first, RequestId::Number(_)));
+    /// assert_eq!(RequestId::from("abc").to_string(), "\"abc\"");
+    /// ```
     pub fn next_id(&self) -> RequestId {
         RequestId::Number(self.0.fetch_add(1, Ordering::Relaxed))
     }

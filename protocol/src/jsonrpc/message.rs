@@ -59,6 +59,18 @@ pub enum Message {
 
 impl Message {
     /// A request message.
+    /// Builds a request; [`Message::to_json`] gives its wire form.
+    ///
+    /// ```
+    /// use ferromcp_protocol::jsonrpc::{Message, RequestId};
+    /// use serde_json::json;
+    ///
+    /// let msg = Message::request(RequestId::from(1), "tools/list", Some(json!({})));
+    /// assert_eq!(msg.method(), Some("tools/list"));
+    /// assert_eq!(msg.id(), Some(&RequestId::Number(1)));
+    /// let wire: serde_json::Value = serde_json::from_str(&msg.to_json()).unwrap();
+    /// assert_eq!(wire, json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {} }));
+    /// ```
     pub fn request(id: RequestId, method: impl Into<String>, params: Option<Value>) -> Self {
         Message::Request(Request {
             id,

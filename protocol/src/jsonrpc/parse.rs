@@ -44,6 +44,23 @@ struct RawEnvelope {
 
 /// Parses one frame. Returns `Err` only when the frame as a whole must be answered by one error
 /// (parse error, empty batch, or a non-object top level).
+///
+/// ```
+/// use ferromcp_protocol::codes;
+/// use ferromcp_protocol::jsonrpc::{parse, Incoming, Message};
+///
+/// let Ok(Incoming::Single(Message::Notification(n))) =
+///     parse(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+/// else {
+///     panic!("a notification");
+/// };
+/// assert_eq!(n.method, "notifications/initialized");
+///
+/// // Bytes that are not JSON: one -32700 for the whole frame.
+/// let refused = parse(b"{not json").unwrap_err();
+/// assert_eq!(refused.error.code, codes::PARSE_ERROR);
+/// assert_eq!(refused.id, None);
+/// ```
 pub fn parse(bytes: &[u8]) -> Result<Incoming, ErrorResponse> {
     match super::fast::parse(bytes) {
         Some(msg) => Ok(Incoming::Single(msg)),

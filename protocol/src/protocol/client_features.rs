@@ -31,6 +31,13 @@ pub struct Root {
 
 impl Root {
     /// A root with a URI.
+    ///
+    /// ```
+    /// use ferromcp_protocol::protocol::Root;
+    ///
+    /// let root = Root::new("file:///home/ada/project");
+    /// assert_eq!(serde_json::to_value(&root).unwrap()["uri"], "file:///home/ada/project");
+    /// ```
     pub fn new(uri: impl Into<String>) -> Self {
         Root {
             uri: uri.into(),
@@ -156,6 +163,17 @@ impl SamplingMessage {
     }
 
     /// A user message with one text block.
+    ///
+    /// ```
+    /// use ferromcp_protocol::protocol::{CreateMessageRequestParams, SamplingMessage};
+    ///
+    /// let request = CreateMessageRequestParams::new(vec![SamplingMessage::user_text("Write a haiku.")], 200)
+    ///     .with_system_prompt("You are a poet.")
+    ///     .with_temperature(0.7);
+    /// let wire = serde_json::to_value(&request).unwrap();
+    /// assert_eq!(wire["maxTokens"], 200);
+    /// assert_eq!(wire["messages"][0]["content"]["text"], "Write a haiku.");
+    /// ```
     pub fn user_text(text: impl Into<String>) -> Self {
         Self::new(Role::User, SamplingContent::text(text))
     }
@@ -271,6 +289,15 @@ pub struct CreateMessageResult {
 
 impl CreateMessageResult {
     /// An `assistant` answer with this content, produced by `model`.
+    ///
+    /// ```
+    /// use ferromcp_protocol::protocol::{CreateMessageResult, Role, SamplingContent};
+    ///
+    /// let answer = CreateMessageResult::new(SamplingContent::text("Autumn moonlight..."), "poet-1")
+    ///     .with_stop_reason("endTurn");
+    /// assert_eq!(answer.role, Role::Assistant);
+    /// assert_eq!(serde_json::to_value(&answer).unwrap()["stopReason"], "endTurn");
+    /// ```
     pub fn new(content: impl Into<SamplingContent>, model: impl Into<String>) -> Self {
         CreateMessageResult {
             role: Role::Assistant,
@@ -871,6 +898,19 @@ impl ElicitResult {
     }
 
     /// An `accept` with the submitted values.
+    ///
+    /// ```
+    /// use ferromcp_protocol::protocol::{ElicitAction, ElicitResult};
+    /// use serde_json::json;
+    ///
+    /// let serde_json::Value::Object(content) = json!({ "name": "Ada", "subscribe": true }) else {
+    ///     unreachable!()
+    /// };
+    /// let result = ElicitResult::accept(content);
+    /// assert_eq!(result.action, ElicitAction::Accept);
+    /// assert_eq!(serde_json::to_value(&result).unwrap()["content"]["name"], "Ada");
+    /// assert_eq!(ElicitResult::new(ElicitAction::Decline).content, None);
+    /// ```
     pub fn accept(content: JsonObject) -> Self {
         ElicitResult {
             content: Some(content),

@@ -198,6 +198,17 @@ pub struct CompleteResult {
 impl CompleteResult {
     /// A result offering `values` (truncated to the 100 the spec allows; `total` and `hasMore`
     /// are set when truncation happened).
+    ///
+    /// ```
+    /// use ferromcp_protocol::protocol::CompleteResult;
+    ///
+    /// let few = CompleteResult::new(vec!["python".into(), "pytorch".into()]);
+    /// assert_eq!((few.completion.values.len(), few.completion.has_more), (2, None));
+    ///
+    /// let many = CompleteResult::new((0..150).map(|i| format!("item-{i}")).collect());
+    /// assert_eq!(many.completion.values.len(), 100);
+    /// assert_eq!((many.completion.total, many.completion.has_more), (Some(150), Some(true)));
+    /// ```
     pub fn new(mut values: Vec<String>) -> Self {
         const MAX: usize = 100;
         let total = values.len();

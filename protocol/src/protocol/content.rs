@@ -2,6 +2,24 @@
 //!
 //! Every block struct carries its own `"type"` marker, so it serializes validly on its own;
 //! [`ContentBlock`] and [`SamplingMessageContentBlock`] dispatch on that tag.
+//! //!
+//! //! ```
+//! //! use ferromcp_protocol::protocol::{Annotations, ContentBlock, Role, TextContent};
+//! //! use serde_json::json;
+//! //!
+//! //! let block = ContentBlock::Text(
+//! //!     TextContent::new("hello")
+//! //!         .with_annotations(Annotations::default().with_audience(vec![Role::User])),
+//! //! );
+//! //! assert_eq!(
+//! //!     serde_json::to_value(&block).unwrap(),
+//! //!     json!({ "type": "text", "text": "hello", "annotations": { "audience": ["user"] } })
+//! //! );
+//! //! let image = ContentBlock::image("aGVsbG8=", "image/png");
+//! //! assert_eq!(image.as_text(), None);
+//! //! let back: ContentBlock = serde_json::from_value(json!({ "type": "text", "text": "hi" })).unwrap();
+//! //! assert_eq!(back.as_text(), Some("hi"));
+//! //! ```
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -268,6 +286,16 @@ impl ContentBlock {
     }
 
     /// An embedded resource with text contents.
+    ///
+    /// ```
+    /// use ferromcp_protocol::protocol::ContentBlock;
+    ///
+    /// let block = ContentBlock::embedded_text("file:///notes.txt", "remember the milk");
+    /// let wire = serde_json::to_value(&block).unwrap();
+    /// assert_eq!(wire["type"], "resource");
+    /// assert_eq!(wire["resource"]["uri"], "file:///notes.txt");
+    /// assert_eq!(wire["resource"]["text"], "remember the milk");
+    /// ```
     pub fn embedded_text(uri: impl Into<String>, text: impl Into<String>) -> Self {
         ContentBlock::Resource(EmbeddedResource::new(TextResourceContents::new(uri, text)))
     }

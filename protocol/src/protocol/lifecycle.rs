@@ -34,6 +34,14 @@ pub struct Implementation {
 
 impl Implementation {
     /// An implementation with a name and a version.
+    ///
+    /// ```
+    /// use ferromcp_protocol::protocol::Implementation;
+    ///
+    /// let info = Implementation::new("weather-server", "1.2.0").with_title("Weather");
+    /// let wire = serde_json::to_value(&info).unwrap();
+    /// assert_eq!((wire["name"].as_str(), wire["title"].as_str()), (Some("weather-server"), Some("Weather")));
+    /// ```
     pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
         Implementation {
             name: name.into(),
@@ -363,6 +371,17 @@ pub struct InitializeResult {
 /// Whether capabilities object `caps` declares capability `path` (e.g. `["sampling"]`,
 /// `["resources", "subscribe"]`, `["extensions", TASKS_EXTENSION]`): every key along the path
 /// present and not null, and the last one not `false`.
+///
+/// ```
+/// use ferromcp_protocol::protocol::has_capability;
+/// use serde_json::json;
+///
+/// let caps = json!({ "resources": { "subscribe": true, "listChanged": false }, "tools": {} });
+/// assert!(has_capability(&caps, &["tools"]));
+/// assert!(has_capability(&caps, &["resources", "subscribe"]));
+/// assert!(!has_capability(&caps, &["resources", "listChanged"]));
+/// assert!(!has_capability(&caps, &["prompts"]));
+/// ```
 #[doc(hidden)]
 pub fn has_capability(caps: &Value, path: &[&str]) -> bool {
     let mut v = caps;

@@ -11,6 +11,16 @@ use super::meta::{JsonObject, Meta};
 
 /// Syslog severity (RFC 5424), ordered from least to most severe, so `level >= min_level`
 /// decides whether a message passes the filter.
+///
+/// ```
+/// use ferromcp_protocol::protocol::LoggingLevel;
+///
+/// let min = LoggingLevel::Warning;
+/// assert!(LoggingLevel::Error >= min);
+/// assert!(LoggingLevel::Info < min);
+/// assert_eq!(LoggingLevel::Critical.as_str(), "critical");
+/// assert_eq!(serde_json::to_value(LoggingLevel::Debug).unwrap(), "debug");
+/// ```
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
 )]
@@ -115,6 +125,17 @@ pub struct LoggingMessageNotificationParams {
 
 impl LoggingMessageNotificationParams {
     /// A message at `level` with the given payload.
+    ///
+    /// ```
+    /// use ferromcp_protocol::protocol::{LoggingLevel, LoggingMessageNotificationParams};
+    /// use serde_json::json;
+    ///
+    /// let log = LoggingMessageNotificationParams::new(LoggingLevel::Info, json!({ "rows": 3 }));
+    /// assert_eq!(
+    ///     serde_json::to_value(&log).unwrap(),
+    ///     json!({ "level": "info", "data": { "rows": 3 } })
+    /// );
+    /// ```
     pub fn new(level: LoggingLevel, data: impl Into<Value>) -> Self {
         LoggingMessageNotificationParams {
             level,

@@ -30,6 +30,16 @@ pub struct CancelledNotificationParams {
 
 impl CancelledNotificationParams {
     /// Cancels the given request, with an optional reason.
+    ///
+    /// ```
+    /// use ferromcp_protocol::jsonrpc::RequestId;
+    /// use ferromcp_protocol::protocol::CancelledNotificationParams;
+    ///
+    /// let c = CancelledNotificationParams::new(RequestId::from(7), Some("user pressed stop".into()));
+    /// let wire = serde_json::to_value(&c).unwrap();
+    /// assert_eq!(wire["requestId"], 7);
+    /// assert_eq!(wire["reason"], "user pressed stop");
+    /// ```
     pub fn new(request_id: RequestId, reason: Option<String>) -> Self {
         CancelledNotificationParams {
             request_id: Some(request_id),
@@ -64,6 +74,18 @@ pub struct ProgressNotificationParams {
 
 impl ProgressNotificationParams {
     /// Progress `progress` (out of `total`, if known) for the given token.
+    ///
+    /// ```
+    /// use ferromcp_protocol::jsonrpc::RequestId;
+    /// use ferromcp_protocol::protocol::ProgressNotificationParams;
+    /// use serde_json::json;
+    ///
+    /// let p = ProgressNotificationParams::new(RequestId::from("upload-7"), 3.0, Some(10.0));
+    /// assert_eq!(
+    ///     serde_json::to_value(&p).unwrap(),
+    ///     json!({ "progressToken": "upload-7", "progress": 3.0, "total": 10.0 })
+    /// );
+    /// ```
     pub fn new(progress_token: ProgressToken, progress: f64, total: Option<f64>) -> Self {
         ProgressNotificationParams {
             progress_token,

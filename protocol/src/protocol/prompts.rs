@@ -35,6 +35,20 @@ pub struct Prompt {
 
 impl Prompt {
     /// A prompt with just a name.
+    ///
+    /// ```
+    /// use ferromcp_protocol::protocol::{Prompt, PromptArgument};
+    ///
+    /// let prompt = Prompt::new("summarize")
+    ///     .with_description("Summarizes a text")
+    ///     .with_arguments(vec![
+    ///         PromptArgument::new("text").with_required(true),
+    ///         PromptArgument::new("style").with_description("bullet points or prose"),
+    ///     ]);
+    /// let wire = serde_json::to_value(&prompt).unwrap();
+    /// assert_eq!(wire["arguments"][0]["required"], true);
+    /// assert!(wire["arguments"][1].get("required").is_none());
+    /// ```
     pub fn new(name: impl Into<String>) -> Self {
         Prompt {
             name: name.into(),
@@ -139,6 +153,18 @@ impl PromptMessage {
     }
 
     /// A user message with one text block.
+    ///
+    /// ```
+    /// use ferromcp_protocol::protocol::{GetPromptResult, PromptMessage, Role};
+    ///
+    /// let result = GetPromptResult::new(vec![
+    ///     PromptMessage::user_text("Summarize this text."),
+    ///     PromptMessage::assistant_text("Here is a summary:"),
+    /// ])
+    /// .with_description("A summary request");
+    /// assert_eq!(result.messages[0].role, Role::User);
+    /// assert_eq!(result.messages[1].content.as_text(), Some("Here is a summary:"));
+    /// ```
     pub fn user_text(text: impl Into<String>) -> Self {
         Self::new(Role::User, ContentBlock::text(text))
     }

@@ -41,6 +41,24 @@ pub struct Resource {
 
 impl Resource {
     /// A resource with a URI and a name.
+    ///
+    /// ```
+    /// use ferromcp_protocol::protocol::Resource;
+    /// use serde_json::json;
+    ///
+    /// let readme = Resource::new("file:///README.md", "readme")
+    ///     .with_mime_type("text/markdown")
+    ///     .with_description("The project's front page");
+    /// assert_eq!(
+    ///     serde_json::to_value(&readme).unwrap(),
+    ///     json!({
+    ///         "uri": "file:///README.md",
+    ///         "name": "readme",
+    ///         "description": "The project's front page",
+    ///         "mimeType": "text/markdown"
+    ///     })
+    /// );
+    /// ```
     pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
         Resource {
             uri: uri.into(),
@@ -120,6 +138,14 @@ pub struct ResourceTemplate {
 
 impl ResourceTemplate {
     /// A template with a URI template and a name.
+    ///
+    /// ```
+    /// use ferromcp_protocol::protocol::ResourceTemplate;
+    ///
+    /// let template = ResourceTemplate::new("repo://{owner}/{repo}", "repository")
+    ///     .with_mime_type("application/json");
+    /// assert_eq!(serde_json::to_value(&template).unwrap()["uriTemplate"], "repo://{owner}/{repo}");
+    /// ```
     pub fn new(uri_template: impl Into<String>, name: impl Into<String>) -> Self {
         ResourceTemplate {
             uri_template: uri_template.into(),
@@ -181,6 +207,15 @@ pub struct TextResourceContents {
 
 impl TextResourceContents {
     /// Text contents for a URI.
+    ///
+    /// ```
+    /// use ferromcp_protocol::protocol::{ResourceContents, TextResourceContents};
+    ///
+    /// let contents: ResourceContents =
+    ///     TextResourceContents::new("file:///a.txt", "alpha").with_mime_type("text/plain").into();
+    /// assert_eq!(contents.uri(), "file:///a.txt");
+    /// assert_eq!(contents.mime_type(), Some("text/plain"));
+    /// ```
     pub fn new(uri: impl Into<String>, text: impl Into<String>) -> Self {
         TextResourceContents {
             uri: uri.into(),

@@ -64,6 +64,16 @@ pub struct Task {
 impl Task {
     /// A task in the given state, created and last updated at `now` (ISO 8601), with unlimited
     /// retention.
+    ///
+    /// ```
+    /// use ferromcp_protocol::protocol::{Task, TaskStatus};
+    ///
+    /// let mut task = Task::new("t-1", TaskStatus::Working, "2025-11-25T10:00:00Z");
+    /// assert!(!task.status.is_terminal());
+    /// task.status = TaskStatus::Completed;
+    /// assert!(task.status.is_terminal());
+    /// assert_eq!(serde_json::to_value(&task).unwrap()["status"], "completed");
+    /// ```
     pub fn new(task_id: impl Into<String>, status: TaskStatus, now: impl Into<String>) -> Self {
         let now = now.into();
         Task {

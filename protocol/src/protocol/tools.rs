@@ -12,6 +12,25 @@ fn default_input_schema() -> Value {
 }
 
 /// Definition of a tool the client can call.
+///
+/// ```
+/// use ferromcp_protocol::protocol::{Tool, ToolAnnotations};
+/// use serde_json::json;
+///
+/// let tool = Tool::new("get_weather")
+///     .with_title("Weather")
+///     .with_description("Current weather for a city")
+///     .with_input_schema(json!({
+///         "type": "object",
+///         "properties": { "city": { "type": "string" } },
+///         "required": ["city"]
+///     }))
+///     .with_annotations(ToolAnnotations::default().with_read_only_hint(true));
+/// let wire = serde_json::to_value(&tool).unwrap();
+/// assert_eq!(wire["name"], "get_weather");
+/// assert_eq!(wire["inputSchema"]["required"][0], "city");
+/// assert_eq!(wire["annotations"], json!({ "readOnlyHint": true }));
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -134,6 +153,20 @@ impl Tool {
 }
 
 /// Hints about a tool's behaviour. Untrusted unless the server is trusted.
+///
+/// ```
+/// use ferromcp_protocol::protocol::ToolAnnotations;
+/// use serde_json::json;
+///
+/// let hints = ToolAnnotations::default()
+///     .with_read_only_hint(false)
+///     .with_destructive_hint(true)
+///     .with_idempotent_hint(true);
+/// assert_eq!(
+///     serde_json::to_value(&hints).unwrap(),
+///     json!({ "readOnlyHint": false, "destructiveHint": true, "idempotentHint": true })
+/// );
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -218,6 +251,17 @@ pub struct ToolExecution {
 }
 
 /// Parameters of `tools/call`.
+///
+/// ```
+/// use ferromcp_protocol::protocol::CallToolRequestParams;
+/// use serde_json::json;
+///
+/// let call = CallToolRequestParams::new("get_weather").with_arguments(json!({ "city": "Paris" }));
+/// assert_eq!(
+///     serde_json::to_value(&call).unwrap(),
+///     json!({ "name": "get_weather", "arguments": { "city": "Paris" } })
+/// );
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct CallToolRequestParams {
@@ -257,6 +301,24 @@ impl CallToolRequestParams {
 
 /// The answer to `tools/call`. Tool errors are reported here with `is_error: true`, not as
 /// JSON-RPC errors, so the model can see them.
+///
+/// ```
+/// use ferromcp_protocol::protocol::CallToolResult;
+/// use serde_json::json;
+///
+/// let ok = CallToolResult::text("18 °C, cloudy");
+/// assert!(!ok.is_error());
+/// assert_eq!(ok.content[0].as_text(), Some("18 °C, cloudy"));
+///
+/// // A failure the model reads (and may retry), not a JSON-RPC error.
+/// let failed = CallToolResult::error_text("unknown city");
+/// assert!(failed.is_error());
+///
+/// // Structured output keeps a text copy for older clients.
+/// let structured = CallToolResult::structured(json!({ "celsius": 18 }));
+/// assert_eq!(structured.structured_content, Some(json!({ "celsius": 18 })));
+/// assert_eq!(structured.content[0].as_text(), Some(r#"{"celsius":18}"#));
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CallToolResult {

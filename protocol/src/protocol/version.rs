@@ -9,6 +9,17 @@ use std::fmt;
 use std::str::FromStr;
 
 /// A negotiated MCP protocol revision.
+///
+/// ```
+/// use ferromcp_protocol::ProtocolVersion;
+///
+/// let v = ProtocolVersion::parse("2025-06-18").unwrap();
+/// assert_eq!(v.as_str(), "2025-06-18");
+/// assert!(v.has_structured_output() && !v.has_tasks() && !v.supports_batches());
+/// assert!(v < ProtocolVersion::LATEST);
+/// assert!(ProtocolVersion::parse("2026-07-28").unwrap().is_per_request());
+/// assert_eq!(ProtocolVersion::parse("1999-01-01"), None);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[non_exhaustive]
 pub enum ProtocolVersion {

@@ -81,6 +81,25 @@ impl CompiledSchema {
     ///
     /// Fails with -32602 (invalid params) if the value is not a schema, violates its dialect's
     /// meta-schema, names an unknown `$schema`, or needs a reference outside the document.
+    ///
+    /// ```
+    /// use ferromcp_protocol::schema::CompiledSchema;
+    /// use serde_json::json;
+    ///
+    /// let schema = CompiledSchema::compile(&json!({
+    ///     "type": "object",
+    ///     "properties": { "city": { "type": "string" } },
+    ///     "required": ["city"]
+    /// }))
+    /// .unwrap();
+    /// assert!(schema.is_valid(&json!({ "city": "Paris" })));
+    /// let issues = schema.validate(&json!({ "city": 7 })).unwrap_err();
+    /// assert_eq!(issues.len(), 1);
+    /// assert_eq!(issues[0].path, "/city");
+    ///
+    /// // Not a schema: -32602.
+    /// assert_eq!(CompiledSchema::compile(&json!(42)).unwrap_err().code, -32602);
+    /// ```
     pub fn compile(schema: &Value) -> Result<CompiledSchema, McpError> {
         match schema {
             Value::Object(map) => {
@@ -382,6 +401,18 @@ impl SchemaCache {
     /// The compiled form of `schema`, compiling it on first use.
     ///
     /// Compilation errors are not cached; see [`CompiledSchema::compile`].
+    ///
+    /// ```
+    /// use ferromcp_protocol::schema::SchemaCache;
+    /// use serde_json::json;
+    /// use std::sync::Arc;
+    ///
+    /// let cache = SchemaCache::new();
+    /// let a = cache.get_or_compile(&json!({ "type": "string" })).unwrap();
+    /// let b = cache.get_or_compile(&json!({ "type": "string" })).unwrap();
+    /// assert!(Arc::ptr_eq(&a, &b)); // compiled once
+    /// assert_eq!(cache.len(), 1);
+    /// ```
     pub fn get_or_compile(&self, schema: &Value) -> Result<Arc<CompiledSchema>, McpError> {
         let key = content_hash(schema);
         let tick = self.clock.fetch_add(1, Ordering::Relaxed);
