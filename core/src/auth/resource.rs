@@ -70,6 +70,44 @@ pub struct Denial {
 impl ResourceAuth {
     /// Protection for the server at `resource`, accepting tokens of `authorization_servers`
     /// checked by `verifier`.
+    ///
+    /// ```
+    /// use ferromcp::auth::{AuthInfo, ResourceAuth};
+    /// use futures_util::future::BoxFuture;
+    /// use std::sync::Arc;
+    ///
+    /// // A verifier accepting one static token; use `JwtVerifier` or `IntrospectionVerifier` in production.
+    /// fn verify(token: &str) -> BoxFuture<'static, Result<AuthInfo, String>> {
+    ///     let ok = token == "s3cret";
+    ///     Box::pin(async move {
+    ///         if !ok {
+    ///             return Err("unknown token".to_string());
+    ///         }
+    ///         let mut info = AuthInfo::default();
+    ///         info.subject = Some("ada".into());
+    ///         info.scopes = vec!["mcp:read".into()];
+    ///         info.audience = vec!["https://mcp.example.com/mcp".into()];
+    ///         Ok(info)
+    ///     })
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let auth = ResourceAuth::new(
+    ///     "https://mcp.example.com/mcp",
+    ///     vec!["https://auth.example.com".into()],
+    ///     Arc::new(verify),
+    /// )
+    /// .require_scopes(&["mcp:read"]);
+    /// assert_eq!(auth.metadata_path(), "/.well-known/oauth-protected-resource/mcp");
+    ///
+    /// let granted = auth.check(Some("Bearer s3cret")).await.unwrap();
+    /// assert_eq!(granted.subject.as_deref(), Some("ada"));
+    /// let denied = auth.check(None).await.unwrap_err();
+    /// assert_eq!(denied.status, 401);
+    /// assert!(denied.www_authenticate.starts_with("Bearer"));
+    /// # }
+    /// ```
     pub fn new(
         resource: impl Into<String>,
         authorization_servers: Vec<String>,

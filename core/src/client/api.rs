@@ -96,6 +96,34 @@ fn decode<T: DeserializeOwned>(method: &str, v: Value) -> Result<T, McpError> {
 impl Client {
     /// Connects over a message transport (in-memory, WebSocket, a child's stdio, ...) and performs
     /// the handshake. The connection runs on a task spawned on the current tokio runtime.
+    ///
+    /// ```
+    /// use ferromcp::client::{Client, ClientHandlers, ClientOptions};
+    /// use ferromcp::server::Server;
+    /// use ferromcp::transport::memory_pair;
+    /// use ferromcp::ProtocolVersion;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), ferromcp::McpError> {
+    /// let server = Server::builder("hello", "1.0").instructions("Be brief.").build()?;
+    /// let ((client_reader, client_writer), (server_reader, server_writer)) = memory_pair(16);
+    /// tokio::spawn(async move { server.serve(server_reader, server_writer).await });
+    ///
+    /// let client = Client::connect(
+    ///     ClientOptions::new("my-client", "0.1"),
+    ///     ClientHandlers::default(),
+    ///     client_reader,
+    ///     client_writer,
+    /// )
+    /// .await?;
+    /// assert_eq!(client.protocol_version(), ProtocolVersion::LATEST);
+    /// assert_eq!(client.server_info().unwrap()["name"], "hello");
+    /// assert_eq!(client.instructions(), Some("Be brief."));
+    /// client.ping().await?;
+    /// client.close().await;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn connect<R: FrameReader, W: FrameWriter>(
         options: ClientOptions,
         handlers: ClientHandlers,
@@ -106,6 +134,28 @@ impl Client {
     }
 
     /// Spawns a server process and connects to it over its stdin/stdout.
+    ///
+    /// The child is killed when the client is closed or dropped. Not run here: it needs a server
+    /// program.
+    ///
+    /// ```no_run
+    /// use ferromcp::client::{Client, ClientHandlers, ClientOptions};
+    /// use ferromcp::transport::ChildProcessOptions;
+    ///
+    /// # #[tokio::main]
+    /// # async fn main() -> Result<(), ferromcp::McpError> {
+    /// let client = Client::spawn(
+    ///     ChildProcessOptions::new("my-mcp-server").args(["--stdio"]),
+    ///     ClientOptions::new("my-client", "0.1"),
+    ///     ClientHandlers::default(),
+    /// )
+    /// .await?;
+    /// for tool in client.list_all_tools().await? {
+    ///     println!("{}: {}", tool.name, tool.description.unwrap_or_default());
+    /// }
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn spawn(
         process: crate::transport::ChildProcessOptions,
         options: ClientOptions,
@@ -555,6 +605,39 @@ impl Client {
     }
 
     /// `tools/call` with options (progress callback, timeout, cancellation).
+    ///
+    /// ```
+    /// use ferromcp::client::{Client, ClientHandlers, ClientOptions};
+    /// use ferromcp::server::Server;
+    /// use ferromcp::session::RequestOptions;
+    /// use ferromcp::transport::memory_pair;
+    /// use std::sync::{Arc, Mutex};
+    /// use std::time::Duration;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), ferromcp::McpError> {
+    /// let server = Server::builder("slow", "1.0")
+    ///     .tool("count", "Counts to three", |_: serde_json::Value, ctx| async move {
+    ///         for i in 1..=3 {
+    ///             ctx.progress(i as f64, Some(3.0), None).await.ok();
+    ///         }
+    ///         "counted"
+    ///     })
+    ///     .build()?;
+    /// # let ((cr, cw), (sr, sw)) = memory_pair(16);
+    /// # tokio::spawn(async move { server.serve(sr, sw).await });
+    /// # let client = Client::connect(ClientOptions::new("c", "1"), ClientHandlers::default(), cr, cw).await?;
+    /// let seen = Arc::new(Mutex::new(Vec::new()));
+    /// let sink = seen.clone();
+    /// let mut options = RequestOptions::default();
+    /// options.timeout = Some(Duration::from_secs(5));
+    /// options.on_progress = Some(Arc::new(move |p| sink.lock().unwrap().push(p["progress"].clone())));
+    /// let result = client.call_tool_with("count", serde_json::json!({}), options).await?;
+    /// assert_eq!(result.content[0].as_text(), Some("counted"));
+    /// assert_eq!(*seen.lock().unwrap(), [1.0, 2.0, 3.0]);
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn call_tool_with(
         &self,
         name: &str,

@@ -118,6 +118,48 @@ impl ServerBuilder {
     /// Adds a typed tool: `A` is the argument struct (its schema becomes `inputSchema`), the
     /// closure's return value becomes the result (`String`, content, [`Json`] for structured
     /// output, or `Result<_, E>` where `Err` becomes an `isError` result).
+    ///
+    /// ```
+    /// use ferromcp::server::{Json, Server, ToolError};
+    /// use serde_json::json;
+    /// # use ferromcp::client::{Client, ClientHandlers, ClientOptions};
+    /// # use ferromcp::transport::memory_pair;
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Divide {
+    ///     a: f64,
+    ///     b: f64,
+    /// }
+    ///
+    /// #[derive(serde::Serialize, schemars::JsonSchema)]
+    /// struct Quotient {
+    ///     value: f64,
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), ferromcp::McpError> {
+    /// let server = Server::builder("math", "1.0")
+    ///     .tool("divide", "Divides a by b", |x: Divide, _ctx| async move {
+    ///         if x.b == 0.0 {
+    ///             return Err(ToolError("division by zero".into()));
+    ///         }
+    ///         Ok(Json(Quotient { value: x.a / x.b }))
+    ///     })
+    ///     .build()?;
+    /// # let ((cr, cw), (sr, sw)) = memory_pair(16);
+    /// # tokio::spawn(async move { server.serve(sr, sw).await });
+    /// # let client = Client::connect(ClientOptions::new("c", "1"), ClientHandlers::default(), cr, cw).await?;
+    /// let tools = client.list_all_tools().await?;
+    /// assert_eq!(tools[0].input_schema["required"], json!(["a", "b"]));
+    /// assert!(tools[0].output_schema.is_some()); // from Quotient's schema
+    ///
+    /// let ok = client.call_tool("divide", json!({ "a": 1, "b": 4 })).await?;
+    /// assert_eq!(ok.structured_content, Some(json!({ "value": 0.25 })));
+    /// let failed = client.call_tool("divide", json!({ "a": 1, "b": 0 })).await?;
+    /// assert!(failed.is_error()); // the model reads "division by zero"
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn tool<A, R, F, Fut>(mut self, name: &str, description: &str, f: F) -> Self
     where
         A: DeserializeOwned + JsonSchema + Send + 'static,

@@ -22,6 +22,21 @@ pub struct MemoryWriter {
 /// pipelining a few hundred requests did that. The bound is the peers' own: a session answers
 /// at most `max_in_flight` requests at once and rejects the rest. `_capacity` is kept for
 /// callers of the earlier bounded version.
+///
+/// ```
+/// use ferromcp::transport::{memory_pair, FrameReader, FrameWriter, ReadStatus};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> std::io::Result<()> {
+/// let ((mut left_reader, _left_writer), (_right_reader, mut right_writer)) = memory_pair(16);
+/// right_writer.write_frame(br#"{"jsonrpc":"2.0","method":"ping","id":1}"#).await?;
+/// right_writer.flush().await?;
+/// let mut frame = Vec::new();
+/// assert!(matches!(left_reader.read_frame(&mut frame).await?, ReadStatus::Frame));
+/// assert_eq!(frame, br#"{"jsonrpc":"2.0","method":"ping","id":1}"#);
+/// # Ok(())
+/// # }
+/// ```
 pub fn memory_pair(
     _capacity: usize,
 ) -> ((MemoryReader, MemoryWriter), (MemoryReader, MemoryWriter)) {
