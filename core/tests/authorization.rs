@@ -68,20 +68,18 @@ fn server_with(authz: Authorization) -> Server {
             CompletionRef::Prompt("admin_report".into()),
             "x",
             completion_fn(|_, _| async move {
-                Ok(Completion {
-                    values: vec!["secret-value".into()],
-                    ..Default::default()
-                })
+                let mut c = Completion::default();
+                c.values = vec!["secret-value".into()];
+                Ok(c)
             }),
         )
         .completion(
             CompletionRef::Resource("secret://vault/{id}".into()),
             "id",
             completion_fn(|_, _| async move {
-                Ok(Completion {
-                    values: vec!["vault-42".into()],
-                    ..Default::default()
-                })
+                let mut c = Completion::default();
+                c.values = vec!["vault-42".into()];
+                Ok(c)
             }),
         )
         .middleware(authz)
@@ -418,4 +416,35 @@ async fn scopes_of_the_bearer_token_decide_over_http() {
             assert_eq!(m["error"]["message"], "Unknown tool: admin_delete");
         }
     }
+}
+
+#[tokio::test]
+async fn the_layer_is_configured_by_name_from_json() {
+    use ferromcp::server::middleware::MiddlewareConfig;
+    let list = MiddlewareConfig::list_from_json(json!([{
+        "name": "authorization",
+        "rules": [
+            { "kind": "tool", "pattern": "admin_*", "scopes": ["admin"] },
+            { "kind": "prompt", "pattern": "admin_*", "scopes": ["admin"] }
+        ]
+    }]))
+    .unwrap();
+    let mut b = Server::builder("authz", "1");
+    for name in ["admin_reset", "echo"] {
+        b = b.tool_raw(
+            Tool::new(name),
+            tool_fn(|_, _| async move { Ok(CallToolResult::text("ok")) }),
+        );
+    }
+    let layer = list[0].build().unwrap();
+    let server = b.middleware(layer).build().unwrap();
+    let mut p = RawPeer::start(&server);
+    p.initialize("2025-11-25").await;
+    let (names, _) = list_all(&mut p, "tools/list", "tools", "name").await;
+    assert_eq!(names, ["echo"]);
+    let e = MiddlewareConfig::list_from_json(json!([{
+        "name": "authorization", "rules": [{ "kind": "table", "pattern": "*", "scopes": [] }]
+    }]))
+    .unwrap_err();
+    assert!(e.message.contains("table"), "{}", e.message);
 }

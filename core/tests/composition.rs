@@ -25,6 +25,12 @@ fn echo_resource() -> ferromcp::server::ResourceFn {
     })
 }
 
+fn completion(values: &[&str]) -> Completion {
+    let mut c = Completion::default();
+    c.values = values.iter().map(|v| v.to_string()).collect();
+    c
+}
+
 fn named_tool(name: &'static str) -> (Tool, ferromcp::server::ToolFn) {
     (
         Tool::new(name),
@@ -53,34 +59,23 @@ fn weather() -> Server {
         .prompt(
             Prompt::new("report"),
             prompt_fn(|args, _| async move {
-                Ok(GetPromptResult {
-                    messages: vec![PromptMessage::user_text(format!(
+                Ok(GetPromptResult::new(vec![PromptMessage::user_text(
+                    format!(
                         "report for {}",
                         args.get("city").and_then(Value::as_str).unwrap_or("?")
-                    ))],
-                    ..Default::default()
-                })
+                    ),
+                )]))
             }),
         )
         .completion(
             CompletionRef::Resource("weather://{city}/now".into()),
             "city",
-            completion_fn(|_, _| async move {
-                Ok(Completion {
-                    values: vec!["Oslo".into(), "Lima".into()],
-                    ..Default::default()
-                })
-            }),
+            completion_fn(|_, _| async move { Ok(completion(&["Oslo", "Lima"])) }),
         )
         .completion(
             CompletionRef::Prompt("report".into()),
             "city",
-            completion_fn(|_, _| async move {
-                Ok(Completion {
-                    values: vec!["Bergen".into()],
-                    ..Default::default()
-                })
-            }),
+            completion_fn(|_, _| async move { Ok(completion(&["Bergen"])) }),
         )
         .build()
         .unwrap()

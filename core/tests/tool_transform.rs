@@ -41,10 +41,8 @@ fn server() -> Server {
                         |i| json!({ "title": format!("hit {i}"), "score": 1.0 / (i as f64 + 1.0) }),
                     )
                     .collect();
-                Ok(CallToolResult {
-                    structured_content: Some(json!({ "args": Value::Object(args), "hits": hits })),
-                    ..CallToolResult::text("done")
-                })
+                Ok(CallToolResult::text("done")
+                    .with_structured_content(json!({ "args": Value::Object(args), "hits": hits })))
             }),
         )
         .build()
@@ -382,4 +380,45 @@ async fn a_tool_outside_any_server_can_be_transformed_with_apply() {
         )
         .await;
     assert_eq!(r["content"][0]["text"], r#"{"index":"docs","q":"z"}"#);
+}
+
+#[tokio::test]
+async fn a_transform_is_read_from_its_json_form() {
+    let s = server();
+    let t = ToolTransform::from_json(json!({
+        "name": "find",
+        "description": "Find documents.",
+        "arguments": {
+            "q": { "name": "query", "description": "What to look for." },
+            "index": { "hide": true, "default": "docs" },
+            "limit": { "default": 2, "constraints": { "maximum": 3 } }
+        }
+    }))
+    .unwrap();
+    s.add_transformed_tool("search", t).unwrap();
+    let mut p = started(&s).await;
+    let t = tool_listed(&mut p, "find").await;
+    assert_eq!(t["inputSchema"]["required"], json!(["query"]));
+    assert_eq!(t["inputSchema"]["properties"]["limit"]["maximum"], 3);
+    let r = p
+        .call(
+            json!(1),
+            "tools/call",
+            json!({ "name": "find", "arguments": { "query": "a" } }),
+        )
+        .await;
+    assert_eq!(
+        r["structuredContent"]["args"],
+        json!({ "q": "a", "index": "docs", "limit": 2 })
+    );
+    for (bad, why) in [
+        (
+            json!({ "name": "x", "arguments": { "index": { "hide": true } } }),
+            "needs a default",
+        ),
+        (json!({ "name": "x", "renamed": {} }), "unknown field"),
+    ] {
+        let e = ToolTransform::from_json(bad).unwrap_err();
+        assert!(e.message.contains(why), "{}", e.message);
+    }
 }

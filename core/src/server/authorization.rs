@@ -15,11 +15,13 @@ use super::listing::{list_key, page_of, read_all_from_chain, requested_cursor};
 use super::middleware::{BoxFuture, Middleware, MiddlewareRequest, Next};
 use crate::session::{AuthInfo, RequestContext};
 use crate::McpError;
+use serde::Deserialize;
 use serde_json::{json, Value};
 use std::sync::Arc;
 
 /// What kind of item a rule or a check is about.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub enum ItemKind {
     /// A tool, by name.
     Tool,
@@ -70,6 +72,33 @@ struct ScopeRule {
     scopes: Vec<String>,
 }
 
+/// [`Authorization`]'s JSON form, as the bindings pass it (`{"name": "authorization", ...}` in
+/// [`MiddlewareConfig`](super::middleware::MiddlewareConfig)):
+/// `{"rules": [{"kind": "tool", "pattern": "admin_*", "scopes": ["admin"]}], "denyUnmatched":
+/// false}`. Predicates have no JSON form.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AuthorizationConfig {
+    /// Scope rules (see [`Authorization::require_scopes`]).
+    #[serde(default)]
+    pub rules: Vec<ScopeRuleConfig>,
+    /// See [`Authorization::deny_unmatched`].
+    #[serde(default)]
+    pub deny_unmatched: bool,
+}
+
+/// One rule of an [`AuthorizationConfig`].
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ScopeRuleConfig {
+    /// `tool`, `resource` or `prompt`.
+    pub kind: ItemKind,
+    /// The name or URI, `*` standing for any run of characters.
+    pub pattern: String,
+    /// The scopes the principal must all hold.
+    pub scopes: Vec<String>,
+}
+
 /// The authorization layer. An item is visible, and usable, when every scope rule that matches
 /// it is met (the principal holds all the rule's scopes), and the predicates agree.
 ///
@@ -105,6 +134,16 @@ impl Authorization {
     /// A policy that allows everything until rules are added.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// The policy an [`AuthorizationConfig`] describes.
+    pub fn from_config(config: &AuthorizationConfig) -> Self {
+        let mut a = Self::new();
+        for r in &config.rules {
+            a = a.require_scopes(r.kind, r.pattern.clone(), r.scopes.iter().cloned());
+        }
+        a.deny_unmatched = config.deny_unmatched;
+        a
     }
 
     /// Items of `kind` whose name (URI for resources) matches `pattern` need all of `scopes`.

@@ -14,6 +14,7 @@ use super::Server;
 use crate::protocol::{CallToolResult, ContentBlock, Tool};
 use crate::schema::{CompiledSchema, SchemaCache};
 use crate::McpError;
+use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
@@ -69,7 +70,89 @@ impl std::fmt::Debug for ToolTransform {
     }
 }
 
+/// A [`ToolTransform`]'s JSON form, as the bindings pass it:
+/// `{"name": "find", "description": "...", "arguments": {"q": {"name": "query"}, "index":
+/// {"hide": true, "default": "docs"}, "limit": {"default": 5, "constraints": {"maximum": 20}}}}`.
+/// The output is reshaped by a function, which has no JSON form (see
+/// [`ToolTransform::reshape_output`]).
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ToolTransformConfig {
+    /// The new tool's name.
+    pub name: String,
+    /// Its title.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// Its description.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Changes per argument of the original, by its name there.
+    #[serde(default)]
+    pub arguments: std::collections::BTreeMap<String, ArgTransformConfig>,
+}
+
+/// What a [`ToolTransformConfig`] changes of one argument.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ArgTransformConfig {
+    /// Its name in the new tool.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Its description in the new tool.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Hidden, always `default`.
+    #[serde(default)]
+    pub hide: bool,
+    /// The value when left out (with `hide`: always).
+    #[serde(default)]
+    pub default: Option<Value>,
+    /// Schema keywords merged into the argument's schema.
+    #[serde(default)]
+    pub constraints: Option<Value>,
+}
+
 impl ToolTransform {
+    /// The transform a [`ToolTransformConfig`] describes; refused for `hide` without a
+    /// `default`.
+    pub fn from_config(config: &ToolTransformConfig) -> Result<Self, McpError> {
+        let mut t = Self::new(config.name.clone());
+        t.title = config.title.clone();
+        t.description = config.description.clone();
+        for (arg, c) in &config.arguments {
+            if c.hide {
+                let Some(value) = &c.default else {
+                    return Err(McpError::invalid_params(format!(
+                        "transform {:?}: hidden argument {arg:?} needs a default (the value it always gets)",
+                        config.name
+                    )));
+                };
+                t = t.hide_arg(arg, value.clone());
+                continue;
+            }
+            if let Some(n) = &c.name {
+                t = t.rename_arg(arg, n.clone());
+            }
+            if let Some(d) = &c.description {
+                t = t.describe_arg(arg, d.clone());
+            }
+            if let Some(d) = &c.default {
+                t = t.default_arg(arg, d.clone());
+            }
+            if let Some(k) = &c.constraints {
+                t = t.constrain_arg(arg, k.clone());
+            }
+        }
+        Ok(t)
+    }
+
+    /// [`Self::from_config`] from JSON; unknown keys are refused.
+    pub fn from_json(config: Value) -> Result<Self, McpError> {
+        let c: ToolTransformConfig = serde_json::from_value(config)
+            .map_err(|e| McpError::invalid_params(format!("tool transform: {e}")))?;
+        Self::from_config(&c)
+    }
+
     /// A transform making a tool called `name` (everything else as the original's until
     /// changed).
     pub fn new(name: impl Into<String>) -> Self {
@@ -311,13 +394,10 @@ impl ToolTransform {
                     Some((_, reshape)) if result.is_error != Some(true) => {
                         let value = reshape(structured_of(&result))?;
                         let text = serde_json::to_string(&value).expect("JSON values serialize");
-                        Ok(CallToolResult {
-                            content: vec![ContentBlock::text(text)],
-                            structured_content: Some(value),
-                            is_error: None,
-                            meta: result.meta,
-                            ..Default::default()
-                        })
+                        let mut reshaped =
+                            CallToolResult::text(text).with_structured_content(value);
+                        reshaped.meta = result.meta;
+                        Ok(reshaped)
                     }
                     _ => Ok(result),
                 }

@@ -19,6 +19,8 @@ pub enum MiddlewareConfig {
     RequestLog(RequestLogConfig),
     /// [`MaskErrors`].
     MaskErrors(MaskErrorsConfig),
+    /// [`Authorization`](crate::server::authorization::Authorization) by scope rules.
+    Authorization(crate::server::authorization::AuthorizationConfig),
 }
 
 impl MiddlewareConfig {
@@ -46,6 +48,9 @@ impl MiddlewareConfig {
             MiddlewareConfig::RateLimit(c) => Arc::new(RateLimit::new(c.clone())?),
             MiddlewareConfig::RequestLog(c) => Arc::new(RequestLog::from_config(c)?),
             MiddlewareConfig::MaskErrors(c) => Arc::new(MaskErrors::from_config(c)),
+            MiddlewareConfig::Authorization(c) => {
+                Arc::new(crate::server::authorization::Authorization::from_config(c))
+            }
         })
     }
 }
