@@ -9,9 +9,10 @@
 //!   waits for the JavaScript thread's answer (bounded, outside the runtime's scheduling).
 
 use crate::error::to_napi;
-use ferromcp::auth::{AuthError, AuthInfo, OAuthClient, ResourceAuth, StoredAuth, TokenStore};
+use ferromcp::auth::{AuthInfo, OAuthClient, ResourceAuth};
 use ferromcp::embed::{
-    auth_info_from_json, ForeignOpener, ForeignRedirect, OAuthSettings, ProtectionSettings,
+    auth_info_from_json, foreign_token_store, ForeignOpener, ForeignRedirect, ForeignTokenStore,
+    OAuthSettings, ProtectionSettings,
 };
 use futures_util::future::BoxFuture;
 use napi::bindgen_prelude::{FnArgs, Function, Promise};
@@ -47,7 +48,8 @@ struct JsTokenStore {
 }
 
 impl JsTokenStore {
-    fn call(&self, op: &str, key: &str, value: Value) -> Result<Value, AuthError> {
+    /// Calls `store(op, key, value)` on the JavaScript thread and waits for its answer.
+    fn call(&self, op: &str, key: &str, value: Value) -> Result<Value, String> {
         let (tx, rx) = std::sync::mpsc::channel();
         let status = self.f.call_with_return_value(
             (op.to_string(), key.to_string(), value),
@@ -58,40 +60,32 @@ impl JsTokenStore {
             },
         );
         if status != Status::Ok {
-            return Err(AuthError::Store(format!(
-                "tokenStore.{op}: the JavaScript event loop is gone ({status})"
-            )));
+            return Err(format!("the JavaScript event loop is gone ({status})"));
         }
         let wait = || rx.recv_timeout(STORE_TIMEOUT);
         let answer = match tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()) {
             Ok(tokio::runtime::RuntimeFlavor::MultiThread) => tokio::task::block_in_place(wait),
             _ => wait(),
         };
-        match answer {
-            Ok(Ok(v)) => Ok(v),
-            Ok(Err(e)) => Err(AuthError::Store(format!("tokenStore.{op}: {e}"))),
-            Err(_) => Err(AuthError::Store(format!(
-                "tokenStore.{op} did not answer within {} s",
+        answer.unwrap_or_else(|_| {
+            Err(format!(
+                "did not answer within {} s",
                 STORE_TIMEOUT.as_secs()
-            ))),
-        }
+            ))
+        })
     }
 }
 
-impl TokenStore for JsTokenStore {
-    fn load(&self, key: &str) -> Result<Option<StoredAuth>, AuthError> {
-        match self.call("load", key, Value::Null)? {
-            Value::Null => Ok(None),
-            v => serde_json::from_value(v)
-                .map(Some)
-                .map_err(|e| AuthError::Store(format!("tokenStore.load returned {e}"))),
-        }
+/// The embed adapter ([`foreign_token_store`]) decodes what the store answers and words its
+/// errors; this only moves JSON to and from JavaScript.
+impl ForeignTokenStore for JsTokenStore {
+    fn load(&self, key: &str) -> Result<Value, String> {
+        self.call("load", key, Value::Null)
     }
-    fn save(&self, key: &str, value: &StoredAuth) -> Result<(), AuthError> {
-        let v = serde_json::to_value(value).map_err(|e| AuthError::Store(e.to_string()))?;
-        self.call("save", key, v).map(|_| ())
+    fn save(&self, key: &str, value: Value) -> Result<(), String> {
+        self.call("save", key, value).map(|_| ())
     }
-    fn remove(&self, key: &str) -> Result<(), AuthError> {
+    fn remove(&self, key: &str) -> Result<(), String> {
         self.call("remove", key, Value::Null).map(|_| ())
     }
 }
@@ -151,13 +145,16 @@ impl NativeOAuth {
             }
             None => None,
         };
-        let store: Option<Arc<dyn TokenStore>> = match store {
-            Some(f) => Some(Arc::new(JsTokenStore {
-                f: f.build_threadsafe_function::<(String, String, Value)>()
-                    .weak::<true>()
-                    .callee_handled::<false>()
-                    .build_callback(|cx| Ok(FnArgs::from(cx.value)))?,
-            })),
+        let store = match store {
+            Some(f) => Some(foreign_token_store(
+                "tokenStore",
+                JsTokenStore {
+                    f: f.build_threadsafe_function::<(String, String, Value)>()
+                        .weak::<true>()
+                        .callee_handled::<false>()
+                        .build_callback(|cx| Ok(FnArgs::from(cx.value)))?,
+                },
+            )),
             None => None,
         };
         let client =

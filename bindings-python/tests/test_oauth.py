@@ -50,12 +50,12 @@ def test_inconsistent_options_are_refused() -> None:
 def test_token_store_kinds(tmp_path: pathlib.Path) -> None:
     path = tmp_path / "tokens.json"
     c = OAuth(token_store=path)._native_config()
-    assert (c["token_file"], c["token_store"]) == (str(path), None)
+    assert (c["settings"]["tokenFile"], c["token_store"]) == (str(path), None)
     store = DictStore()
     c = OAuth(token_store=store)._native_config()
-    assert (c["token_file"], c["token_store"]) == (None, store)
+    assert ("tokenFile" in c["settings"], c["token_store"]) == (False, store)
     c = OAuth(client_credentials=True, client_id="a", client_secret="b")._native_config()
-    assert c["grant"] == "client_credentials"
+    assert c["settings"]["clientCredentials"] is True
 
 
 async def test_unreachable_server_fails_with_a_transport_error() -> None:
@@ -255,3 +255,60 @@ async def test_client_authorizes_with_python_callbacks_and_store() -> None:
     saved = store.data[resource]
     assert saved["tokens"]["access_token"] == "tok-1"
     assert saved["client"]["client_id"] == "py-client"
+
+
+class BrokenStore(DictStore):
+    def load(self, key: str) -> dict[str, Any] | None:
+        raise OSError("keychain locked")
+
+
+async def _protected_server_and_as() -> tuple[Server, ProtectedResource, ThreadingHTTPServer, int]:
+    MiniAS.counts = {}
+    as_server = ThreadingHTTPServer(("127.0.0.1", 0), MiniAS)
+    threading.Thread(target=as_server.serve_forever, daemon=True).start()
+    as_url = f"http://127.0.0.1:{as_server.server_address[1]}"
+    port = free_port()
+    resource = f"http://127.0.0.1:{port}/mcp"
+    server = Server("protected")
+
+    @server.tool()
+    async def whoami() -> str:
+        return "someone"
+
+    protection = ProtectedResource(
+        resource=resource,
+        verify=lambda token: {"subject": token, "scopes": ["mcp"], "audience": resource},
+        authorization_servers=[as_url],
+    )
+    return server, protection, as_server, port
+
+
+async def test_a_failing_token_store_names_itself_and_the_operation() -> None:
+    server, protection, as_server, port = await _protected_server_and_as()
+    try:
+        async with await server.serve_http("127.0.0.1", port, auth=protection) as http:
+            auth = OAuth(
+                on_redirect=approve, redirect_uri="http://127.0.0.1:1/cb", token_store=BrokenStore()
+            )
+            with pytest.raises(Exception, match=r"token_store\.load: .*keychain locked"):
+                async with Client.http(http.url, auth=auth, legacy_fallback=False) as client:
+                    await client.call_tool("whoami", {})
+    finally:
+        as_server.shutdown()
+
+
+async def test_expected_issuer_refuses_another_authorization_server() -> None:
+    server, protection, as_server, port = await _protected_server_and_as()
+    try:
+        async with await server.serve_http("127.0.0.1", port, auth=protection) as http:
+            auth = OAuth(
+                on_redirect=approve,
+                redirect_uri="http://127.0.0.1:1/cb",
+                expected_issuer="https://login.example.com",
+            )
+            with pytest.raises(Exception, match="issuer"):
+                async with Client.http(http.url, auth=auth, legacy_fallback=False) as client:
+                    await client.call_tool("whoami", {})
+    finally:
+        as_server.shutdown()
+    assert MiniAS.counts.get("/authorize") is None and MiniAS.counts.get("/token") is None

@@ -8,9 +8,10 @@
 
 use crate::error::{json_text, parse_json, FfiError};
 use crate::runtime::enter;
-use ferromcp::auth::{AuthError, AuthInfo, OAuthClient, ResourceAuth, StoredAuth, TokenStore};
+use ferromcp::auth::{AuthInfo, OAuthClient, ResourceAuth};
 use ferromcp::embed::{
-    auth_info_from_json, ForeignOpener, ForeignRedirect, OAuthSettings, ProtectionSettings,
+    auth_info_from_json, foreign_token_store, ForeignOpener, ForeignRedirect, ForeignTokenStore,
+    OAuthSettings, ProtectionSettings,
 };
 use futures_util::future::BoxFuture;
 use std::sync::Arc;
@@ -52,37 +53,28 @@ pub trait TokenVerifier: Send + Sync {
     async fn verify(&self, token: String) -> Result<Option<String>, FfiError>;
 }
 
-fn store_error(op: &str, e: FfiError) -> AuthError {
-    let FfiError::Mcp { message, .. } = e;
-    AuthError::Store(format!("tokenStore.{op}: {message}"))
-}
-
-/// The engine's view of a Swift [`TokenStorage`].
+/// The engine's view of a Swift [`TokenStorage`] (JSON text each way); the embed adapter
+/// ([`foreign_token_store`]) decodes what it answers and words its errors.
 struct SwiftStore(Arc<dyn TokenStorage>);
 
-impl TokenStore for SwiftStore {
-    fn load(&self, key: &str) -> Result<Option<StoredAuth>, AuthError> {
-        match self
-            .0
-            .load(key.to_string())
-            .map_err(|e| store_error("load", e))?
-        {
-            None => Ok(None),
-            Some(text) => serde_json::from_str(&text)
-                .map(Some)
-                .map_err(|e| AuthError::Store(format!("tokenStore.load returned {e}"))),
+fn message(FfiError::Mcp { message, .. }: FfiError) -> String {
+    message
+}
+
+impl ForeignTokenStore for SwiftStore {
+    fn load(&self, key: &str) -> Result<serde_json::Value, String> {
+        match self.0.load(key.to_string()).map_err(message)? {
+            None => Ok(serde_json::Value::Null),
+            Some(text) => serde_json::from_str(&text).map_err(|e| format!("not JSON: {e}")),
         }
     }
-    fn save(&self, key: &str, value: &StoredAuth) -> Result<(), AuthError> {
-        let text = serde_json::to_string(value).map_err(|e| AuthError::Store(e.to_string()))?;
+    fn save(&self, key: &str, value: serde_json::Value) -> Result<(), String> {
         self.0
-            .save(key.to_string(), text)
-            .map_err(|e| store_error("save", e))
+            .save(key.to_string(), value.to_string())
+            .map_err(message)
     }
-    fn remove(&self, key: &str) -> Result<(), AuthError> {
-        self.0
-            .remove(key.to_string())
-            .map_err(|e| store_error("remove", e))
+    fn remove(&self, key: &str) -> Result<(), String> {
+        self.0.remove(key.to_string()).map_err(message)
     }
 }
 
@@ -123,7 +115,7 @@ impl NativeOAuth {
                 Ok(())
             }) as ForeignOpener
         });
-        let store = store.map(|s| Arc::new(SwiftStore(s)) as Arc<dyn TokenStore>);
+        let store = store.map(|s| foreign_token_store("tokenStore", SwiftStore(s)));
         let client = enter(|| settings.build(redirect, open, store))?;
         Ok(Arc::new(Self { client }))
     }

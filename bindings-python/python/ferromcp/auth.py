@@ -44,6 +44,9 @@ class OAuth:
     ``token_store``: ``None`` (memory), a path (a JSON file, owner-only), or a ``TokenStore``.
     ``scopes``: requested when neither the server's challenge nor its metadata names any.
     ``max_attempts``: authorizations per request before giving up (401 and 403 together).
+    ``expected_issuer``: the authorization server (issuer URL) the credentials belong to; a
+    server whose protected-resource metadata names another is refused (``issuer_mismatch``)
+    before anything is sent to it.
     """
 
     def __init__(
@@ -61,6 +64,7 @@ class OAuth:
         token_store: str | os.PathLike[str] | TokenStore | None = None,
         scopes: list[str] | None = None,
         max_attempts: int = 3,
+        expected_issuer: str | None = None,
     ) -> None:
         if on_redirect is not None and redirect_uri is None:
             raise ValueError("on_redirect needs redirect_uri (the URI registered for it)")
@@ -80,23 +84,33 @@ class OAuth:
         self.token_store = token_store
         self.scopes = scopes
         self.max_attempts = max_attempts
+        self.expected_issuer = expected_issuer
 
     def _native_config(self) -> dict[str, Any]:
+        """The engine's OAuth settings (``embed::OAuthSettings``, camelCase, the same keys as
+        Node's and Swift's) beside the Python callables and the token store object."""
         store = self.token_store
         path = os.fspath(store) if isinstance(store, (str, os.PathLike)) else None
-        return {
-            "grant": "client_credentials" if self.client_credentials else "authorization_code",
-            "on_redirect": self.on_redirect,
-            "redirect_uri": self.redirect_uri,
-            "loopback_port": self.loopback_port,
-            "open_browser": self.open_browser,
-            "client_name": self.client_name,
-            "client_id": self.client_id,
-            "client_secret": self.client_secret,
-            "client_metadata_url": self.client_metadata_url,
+        settings: dict[str, Any] = {
+            "clientCredentials": self.client_credentials,
+            "loopbackPort": self.loopback_port,
+            "clientName": self.client_name,
+            "maxAttempts": self.max_attempts,
+        }
+        optional = {
+            "redirectUri": self.redirect_uri,
+            "clientId": self.client_id,
+            "clientSecret": self.client_secret,
+            "clientMetadataUrl": self.client_metadata_url,
             "scopes": self.scopes,
-            "max_attempts": self.max_attempts,
-            "token_file": path,
+            "tokenFile": path,
+            "expectedIssuer": self.expected_issuer,
+        }
+        settings.update({k: v for k, v in optional.items() if v is not None})
+        return {
+            "settings": settings,
+            "on_redirect": self.on_redirect,
+            "open_browser": self.open_browser,
             "token_store": None if path is not None else store,
         }
 

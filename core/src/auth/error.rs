@@ -73,7 +73,8 @@ pub enum AuthError {
     /// The authorization response's `state` is not the one sent.
     StateMismatch,
     /// The authorization response's `iss` does not match the authorization server (RFC 9207),
-    /// or is missing although the server promised it.
+    /// or is missing although the server promised it; or the resource names an authorization
+    /// server other than [`crate::auth::OAuthConfig::expected_issuer`].
     IssuerMismatch {
         /// The issuer recorded from the metadata.
         expected: String,
@@ -178,7 +179,10 @@ impl fmt::Display for AuthError {
                 write!(f, "authorization response state does not match the request")
             }
             AuthError::IssuerMismatch { expected, received } => match received {
-                Some(r) => write!(f, "authorization response iss {r:?} is not {expected:?}"),
+                Some(r) => write!(
+                    f,
+                    "issuer mismatch: the authorization server is {r:?}, expected {expected:?}"
+                ),
                 None => write!(f, "authorization response lacks iss (expected {expected:?})"),
             },
             AuthError::Authorization { error, description } => match description {

@@ -16,6 +16,8 @@
 //! - [`ForeignMiddleware`] is a layer of the server's middleware chain written in the binding's
 //!   language ([`EmbeddedServer::add_middleware`]); the built-in layers are named in
 //!   [`ServerConfig`]'s `middleware` or added with [`EmbeddedServer::add_middleware_config`].
+//! - [`foreign_token_store`] turns a binding's token store ([`ForeignTokenStore`], JSON in and
+//!   out) into the engine's; the OAuth options themselves are [`OAuthSettings`].
 //! - [`CancelHandle`] lets a foreign caller cancel an outgoing request explicitly (for runtimes
 //!   such as UniFFI that cannot drop a Rust future).
 //! - [`ServerConfig`], [`HttpConfig`] and [`ClientConfig`] are the typed configuration (camelCase
@@ -35,6 +37,8 @@ mod listen;
 mod middleware;
 mod server;
 pub mod shape;
+#[cfg(feature = "http")]
+mod token_store;
 
 #[cfg(feature = "http")]
 pub use auth::{
@@ -58,6 +62,8 @@ pub use server::{
     EmbeddedServer, ForeignCompletionHandler, ForeignPromptHandler, ForeignResourceHandler,
     ForeignToolAnswerHandler, ForeignToolHandler, ToolAnswer,
 };
+#[cfg(feature = "http")]
+pub use token_store::{foreign_token_store, ForeignTokenStore};
 
 use crate::McpError;
 use serde::de::DeserializeOwned;
