@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from .content import Audio, File, Icon, Image, ToolAnnotations
     from .listen import ListenFilter, ListenNotification, Subscription
     from .session import ServerSession
+    from .tls import TLS
     from .results import (
         CallToolResult,
         GetPromptResult,
@@ -85,6 +86,7 @@ _LAZY: dict[str, str] = {
     "ListenNotification": "listen",
     "Subscription": "listen",
     "ServerSession": "session",
+    "TLS": "tls",
 }
 
 
@@ -148,6 +150,7 @@ __all__ = [
     "ResourceNotFound",
     "Server",
     "ServerSession",
+    "TLS",
     "StdioServerParameters",
     "Subscription",
     "Tool",

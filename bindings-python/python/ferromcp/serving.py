@@ -19,6 +19,7 @@ from .schema import to_jsonable
 if typing.TYPE_CHECKING:
     from .asgi import StreamableHTTPApp, StreamableHTTPSessionManager
     from .auth import ProtectedResource
+    from .tls import TLS
 
 
 class Serving:
@@ -161,6 +162,7 @@ class Serving:
         max_buffered_bytes: int | None = None,
         redis_url: str | None = None,
         auth: ProtectedResource | None = None,
+        tls: TLS | None = None,
     ) -> HttpServer:
         """Starts serving Streamable HTTP at ``http://host:port{path}`` in this process and
         returns at once with a running :class:`HttpServer` (``port=0`` picks a free port).
@@ -193,6 +195,11 @@ class Serving:
         - ``auth``: protect the endpoint with OAuth bearer tokens (:class:`ProtectedResource`):
           401/403 with a ``WWW-Authenticate`` challenge, the Protected Resource Metadata at
           ``/.well-known/oauth-protected-resource{path}``, the identity in ``ctx.auth``.
+        - ``tls``: serve ``https://`` (:class:`TLS`: certificate and key as paths or PEM bytes,
+          optionally a client CA for mutual TLS, the client certificate's identity then in
+          ``ctx.auth``). Files that do not load, or a key that is not the certificate's, raise
+          :class:`InternalError` naming the file before listening; bad combinations
+          :class:`InvalidParams`.
         """
         from .asgi import http_options
 
@@ -214,6 +221,8 @@ class Serving:
         )
         if redis_url is not None:
             options["redisUrl"] = redis_url
+        if tls is not None:
+            options["tls"] = tls._native_config()
         # The connection limits only serve_http's own listener has: counts as they are,
         # durations (seconds) as milliseconds; None: the engine's default.
         for key, size in (
