@@ -8,6 +8,7 @@ use std::io;
 
 /// What one read from a transport produced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ReadStatus {
     /// A complete frame is in the caller's buffer.
     Frame,

@@ -33,6 +33,7 @@ async fn read_all<R: FrameReader>(r: &mut R) -> Vec<Result<Vec<u8>, usize>> {
             ReadStatus::Frame => out.push(Ok(buf.clone())),
             ReadStatus::Oversized(n) => out.push(Err(n)),
             ReadStatus::Eof => return out,
+            _ => panic!("a read status this test does not know"),
         }
     }
 }

@@ -8,7 +8,6 @@ mod support;
 
 use ferromcp::client::{Client, ClientHandlers, ClientOptions};
 use ferromcp::codes;
-use ferromcp::session::SessionConfig;
 use ferromcp::transport::{ChildProcessOptions, StderrMode};
 use serde_json::json;
 use std::path::PathBuf;
@@ -78,11 +77,8 @@ async fn wait_gone(pid: i32) -> bool {
 
 async fn spawn(process: ChildProcessOptions) -> Client {
     let mut o = ClientOptions::new("shutdown-test", "1");
-    o.session = SessionConfig {
-        request_timeout: Some(Duration::from_secs(60)),
-        drain_timeout: Duration::from_millis(100),
-        ..Default::default()
-    };
+    o.session.request_timeout = Some(Duration::from_secs(60));
+    o.session.drain_timeout = Duration::from_millis(100);
     support::within(Client::spawn(process, o, ClientHandlers::default()))
         .await
         .expect("spawn")

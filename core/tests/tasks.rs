@@ -11,7 +11,7 @@ use ferromcp::client::{Client, ClientHandlers, ClientOptions};
 use ferromcp::codes;
 use ferromcp::jsonrpc::Notification;
 use ferromcp::protocol::{CallToolResult, TaskStatus, TaskSupport, Tool, ToolExecution};
-use ferromcp::server::{tool_fn, Server, ServerOptions, TaskOptions};
+use ferromcp::server::{tool_fn, Server, ServerOptions};
 use ferromcp::{McpError, ProtocolVersion};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -335,10 +335,7 @@ async fn tasks_list_is_paginated() {
 #[tokio::test]
 async fn ttl_expiry_and_cap() {
     let mut opts = ServerOptions::new("tasks", "1");
-    opts.tasks = TaskOptions {
-        max_ttl: Duration::from_secs(10),
-        ..Default::default()
-    };
+    opts.tasks.max_ttl = Duration::from_secs(10);
     let server = server_with(opts, Arc::default());
     let (c, _) = client(&server).await;
     let short = within(c.call_tool_as_task("slow", json!({}), Some(150)))
@@ -384,10 +381,7 @@ async fn ttl_expiry_and_cap() {
 #[tokio::test]
 async fn store_limit() {
     let mut opts = ServerOptions::new("tasks", "1");
-    opts.tasks = TaskOptions {
-        max_tasks: 2,
-        ..Default::default()
-    };
+    opts.tasks.max_tasks = 2;
     let server = server_with(opts, Arc::default());
     let (a, _) = client(&server).await;
     let (b, _) = client(&server).await;

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 /// The parameters of a `Bearer` challenge.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct BearerChallenge {
     /// The Protected Resource Metadata URL (`resource_metadata`).
     pub resource_metadata: Option<String>,

@@ -33,6 +33,7 @@ pub enum Grant {
 
 /// Configuration of an [`OAuthClient`].
 #[derive(Clone)]
+#[non_exhaustive]
 pub struct OAuthConfig {
     /// `client_name` sent with dynamic registration.
     pub client_name: String,

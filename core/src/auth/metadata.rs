@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 /// Protected Resource Metadata (RFC 9728) of an MCP server.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ResourceMetadata {
     /// The resource identifier.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -23,6 +24,7 @@ pub struct ResourceMetadata {
 
 /// Authorization server metadata (RFC 8414; OpenID Connect Discovery documents also parse).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ServerMetadata {
     /// The issuer identifier.
     pub issuer: String,

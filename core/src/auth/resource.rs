@@ -58,6 +58,7 @@ impl std::fmt::Debug for ResourceAuth {
 
 /// A refusal: the HTTP status, the `WWW-Authenticate` value and a JSON body.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Denial {
     /// 401 or 403.
     pub status: u16,

@@ -9,6 +9,7 @@ use std::sync::Mutex;
 
 /// Tokens from the token endpoint.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct TokenSet {
     /// The bearer token sent to the MCP server.
     pub access_token: String,
@@ -33,6 +34,7 @@ impl TokenSet {
 
 /// A client registered with an authorization server (dynamically, or pre-registered).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ClientInfo {
     /// The client id.
     pub client_id: String,
@@ -47,6 +49,7 @@ pub struct ClientInfo {
 
 /// What is stored for one MCP server.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct StoredAuth {
     /// The current tokens.
     #[serde(default, skip_serializing_if = "Option::is_none")]

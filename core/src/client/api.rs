@@ -15,6 +15,7 @@ use tokio::task::JoinHandle;
 
 /// Client-wide options.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct ClientOptions {
     /// `clientInfo.name`.
     pub name: String,

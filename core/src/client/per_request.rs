@@ -29,6 +29,7 @@ pub const MAX_INPUT_ROUNDS: usize = 16;
 
 /// How a [`super::Client`] picks the protocol era of a server.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ProtocolMode {
     /// The `initialize` handshake (2025-11-25 and older), as every ferromcp client did so far.
     #[default]

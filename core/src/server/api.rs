@@ -15,6 +15,7 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock, Weak};
 
 /// Server-wide options.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct ServerOptions {
     /// `serverInfo.name`.
     pub name: String,
@@ -79,6 +80,7 @@ impl ServerOptions {
 
 /// What a completion handler completes: a prompt's argument or a resource template's variable.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum CompletionRef {
     /// `ref/prompt` by prompt name.
     Prompt(String),

@@ -29,6 +29,7 @@ pub type ToolFn = Arc<
 
 /// What a resource read handler receives.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct ReadRequest {
     /// The URI being read.
     pub uri: String,

@@ -179,6 +179,7 @@ pub trait TaskStore: Send + Sync + 'static {
 /// What a replica that does not run a task asks the one that does, or tells every other
 /// replica (over the event bus).
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum TaskSignal {
     /// `tasks/update`: deliver these `inputResponses` to the task's parked input requests.
     Update {

@@ -30,6 +30,7 @@ const CANCEL_GRACE: Duration = Duration::from_secs(2);
 
 /// Limits of the task store.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct TaskOptions {
     /// TTL when the requestor gives none.
     pub default_ttl: Duration,

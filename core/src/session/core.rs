@@ -26,6 +26,7 @@ pub(crate) use id_hash::IdHash;
 
 /// Which side of the protocol a session plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Role {
     /// The server: answers `initialize`, offers tools, resources, prompts.
     Server,
@@ -35,6 +36,7 @@ pub enum Role {
 
 /// Limits and defaults of a session. Every queue is bounded.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct SessionConfig {
     /// Largest incoming frame accepted, in bytes.
     pub max_message_size: usize,
@@ -85,6 +87,7 @@ impl Default for SessionConfig {
 
 /// What the handshake settled.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct Negotiated {
     /// The protocol revision in use.
     pub version: ProtocolVersion,

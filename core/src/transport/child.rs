@@ -103,6 +103,7 @@ impl AsyncWrite for ChildStdinPipe {
 
 /// What happens to the child's stderr.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum StderrMode {
     /// The child writes to this process's stderr (the default).
     #[default]

@@ -16,6 +16,7 @@ use std::task::{Context, Poll};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 /// The process's stdin: a reactor-driven pipe when possible, tokio's stdin otherwise.
+#[non_exhaustive]
 pub enum StdinSource {
     /// stdin is a pipe, read without blocking.
     #[cfg(unix)]
@@ -25,6 +26,7 @@ pub enum StdinSource {
 }
 
 /// The process's stdout: a reactor-driven pipe when possible, tokio's stdout otherwise.
+#[non_exhaustive]
 pub enum StdoutSink {
     /// stdout is a pipe, written without blocking.
     #[cfg(unix)]
