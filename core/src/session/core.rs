@@ -227,7 +227,7 @@ impl std::fmt::Debug for Session {
 
 impl Session {
     /// A new session for `role`, answering with `service`, queuing outbound messages on `outbound`.
-    pub fn new(
+    pub(crate) fn new(
         role: Role,
         service: Arc<dyn Service>,
         config: SessionConfig,
@@ -323,7 +323,7 @@ impl Session {
     /// client's capabilities and identity are that request's, this side's capabilities are
     /// `own_capabilities`, logs pass only at or above the level the request asked for (none when
     /// it asked for none), and the session is ready at once (there is no handshake).
-    pub fn begin_per_request(&self, meta: super::RequestMeta, own_capabilities: Arc<Value>) {
+    pub(crate) fn begin_per_request(&self, meta: super::RequestMeta, own_capabilities: Arc<Value>) {
         self.log_level.store(
             meta.log_level.unwrap_or(super::per_request::LOG_OFF),
             Ordering::Release,
@@ -415,7 +415,7 @@ impl Session {
 
     /// Routes one incoming message: resolves responses, consumes session-level notifications and
     /// starts handlers for requests.
-    pub fn handle_incoming(self: &Arc<Self>, message: Message) -> Incoming {
+    pub(crate) fn handle_incoming(self: &Arc<Self>, message: Message) -> Incoming {
         match message {
             Message::Request(r) => self.handle_request(r),
             Message::Notification(n) => {

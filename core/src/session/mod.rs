@@ -37,7 +37,7 @@ pub(crate) mod test_lane;
 mod tool_wire;
 mod worker;
 
-pub use self::core::Incoming;
+pub(crate) use self::core::Incoming;
 pub(crate) use self::core::{IdHash, LaneAnswer, STATE_INITIALIZING, STATE_READY};
 pub use self::core::{Negotiated, Role, Session, SessionConfig, StreamCloser};
 pub use cache_hints::{CacheHint, CacheHints, CacheScope};
