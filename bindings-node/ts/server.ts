@@ -16,6 +16,7 @@ import { coreTaskStreams, type CoreTaskStreams } from './sdk/experimental/tasks/
 import { type RequestHandler, RequestHandlers } from './sdk/server/requestHandlers';
 import native, { type NativeHttpServer, type NativeServer } from './native';
 import { type JsonSchema, type SchemaInput, toJsonSchema } from './schema';
+import { tlsConfig, type TlsOptions } from './tls';
 import type {
   CallToolResult,
   ContentBlock,
@@ -292,6 +293,12 @@ export interface ListenOptions {
    * Handlers read the verified identity as `ctx.auth`.
    */
   auth?: ProtectedResource;
+  /**
+   * Serve `https://` (see {@link TlsOptions}): certificate and key as files or PEM, optionally
+   * a client CA for mutual TLS, the client certificate's identity then in `ctx.auth`. `listen`
+   * only: files that do not load reject with an `McpError` naming the file before listening.
+   */
+  tls?: TlsOptions;
 }
 
 /** A running Streamable HTTP server (from {@link McpServer.listen}). */
@@ -878,7 +885,8 @@ export class McpServer {
    * returned {@link HttpServer} keeps the process alive until closed.
    */
   async listen(options: ListenOptions = {}): Promise<HttpServer> {
-    const { port = 3000, host = '127.0.0.1', auth, ...http } = options;
+    const { port = 3000, host = '127.0.0.1', auth, tls, ...rest } = options;
+    const http = tls ? { ...rest, tls: tlsConfig(tls) } : rest;
     await this.#core?._syncHandlers();
     const n = await call(
       auth ? this.#native.serveHttpAuth(host, port, http, auth._native()) : this.#native.serveHttp(host, port, http),
@@ -895,7 +903,8 @@ export class McpServer {
    * with `dnsRebindingProtection: false` behind a proxy that checks it). With `auth`, also
    * route the Protected Resource Metadata's path ({@link ProtectedResource.metadataPath}) to it.
    */
-  createHttpHandler(options: Omit<ListenOptions, 'port' | 'host'> = {}): McpHttpHandler {
+  createHttpHandler(options: Omit<ListenOptions, 'port' | 'host' | 'tls'> = {}): McpHttpHandler {
+    if ('tls' in options) throw new TypeError('createHttpHandler: tls belongs to the server that owns the connections; see listen({ tls })');
     const { auth, ...http } = options;
     const n = callSync(() => (auth ? this.#native.httpHandlerAuth(http, auth._native()) : this.#native.httpHandler(http)));
     return new McpHttpHandler(n, options.maxBodySize ?? 4 * 1024 * 1024);

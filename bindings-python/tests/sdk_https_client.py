@@ -1,8 +1,8 @@
 """The official ``mcp`` client over ``https://``, run under an interpreter that has the official
 SDK (``.tools/venv``): ``sdk_https_client.py URL CA_PEM [CERT_PEM KEY_PEM]``. It trusts the
 test CA (and presents the client certificate when given), calls the tool ``whoami`` and prints
-``{"protocol", "text"}``, or ``{"error": ...}`` naming what failed. Used by tests/test_tls.py and
-bindings-node/test/tls.test.mjs's Python leg (not a test)."""
+``{"protocol", "text"}``, or ``{"error": ...}`` naming what failed. Used by tests/test_tls.py
+(not a test)."""
 
 from __future__ import annotations
 

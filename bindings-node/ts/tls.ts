@@ -1,0 +1,53 @@
+/**
+ * TLS for {@link McpServer.listen} (`listen({ tls })`): the server's certificate and key, and
+ * optionally the CA that client certificates must chain to (mutual TLS). The engine serves
+ * `https://` with rustls; the keys are the engine's `tls` object (docs/tls.md), the same in
+ * Python (`TLS`) and Swift (`TLSOptions`). A client certificate's identity is the request's
+ * `ctx.auth` (`extra.authInfo` for SDK-style handlers).
+ * @module
+ */
+
+/** PEM text, as a string or the bytes of one. */
+export type Pem = string | Uint8Array;
+
+/**
+ * Serve `https://`. Give the certificate chain as `certPath` (a PEM file, read again when it
+ * changes so a renewed certificate is served to the next connection) or `certPem`, and its key
+ * as `keyPath` or `keyPem` (PKCS#8, PKCS#1 or SEC1). Both of a pair, or neither, is refused.
+ */
+export interface TlsOptions {
+  /** The certificate chain (leaf first) as a PEM file. */
+  certPath?: string;
+  /** The certificate chain as PEM text. */
+  certPem?: Pem;
+  /** The private key as a PEM file. */
+  keyPath?: string;
+  /** The private key as PEM text. */
+  keyPem?: Pem;
+  /**
+   * Ask clients for a certificate verified against this CA bundle (a PEM file). Its identity
+   * is then `ctx.auth`: `subject` (the common name, else the first SAN) and
+   * `claims.clientCertificate` (`subject`, `commonName`, `dnsNames`, `emails`, `uris`,
+   * `ipAddresses`, `serialNumber`).
+   */
+  clientCaPath?: string;
+  /** The client CA bundle as PEM text. */
+  clientCaPem?: Pem;
+  /**
+   * With a client CA: `true` (the default) refuses a client without a valid certificate at
+   * the handshake; `false` serves it without identity (one it presents must still verify).
+   */
+  clientCertRequired?: boolean;
+  /** How often the certificate files are checked for changes (ms, default 5000). */
+  reloadIntervalMs?: number;
+}
+
+/** The engine's `tls` object: PEM bytes as text; the engine checks the rest. */
+export function tlsConfig(tls: TlsOptions): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...tls };
+  for (const key of ['certPem', 'keyPem', 'clientCaPem'] as const) {
+    const v = tls[key];
+    if (v instanceof Uint8Array) out[key] = Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('latin1');
+  }
+  return out;
+}
