@@ -65,12 +65,13 @@ fn too_large(scan: Option<EnvelopeScan>) -> DecodeError {
     DecodeError::TooLarge(scan.and_then(|s| s.finish().request_id()))
 }
 
-/// The largest zstd window a body of at most `limit` decoded bytes may ask for: the next power of
-/// two above the limit (a window larger than the whole content serves nothing), at least 1 MiB
-/// and at most zstd's usual default (128 MiB).
+/// The largest zstd window a body of at most `limit` decoded bytes may ask for (log2 of bytes;
+/// the decoder allocates it): 8 MiB, the window RFC 8878 §3.1.1.1.2 asks every decoder to
+/// support (what a streaming encoder picks at its usual levels, whatever the body's size), or
+/// the next power of two above a larger limit, at most zstd's usual default (128 MiB).
 fn window_log_for(limit: usize) -> u32 {
     let bits = usize::BITS - limit.saturating_sub(1).leading_zeros();
-    (bits + 1).clamp(20, 27)
+    (bits + 1).clamp(23, 27)
 }
 
 /// Keeps at most `limit` decoded bytes; past it, scans for the JSON-RPC id (keeping nothing) and
@@ -163,7 +164,8 @@ mod tests {
     #[test]
     fn the_zstd_window_follows_the_limit() {
         assert_eq!(window_log_for(4 << 20), 23);
-        assert_eq!(window_log_for(1000), 20);
+        assert_eq!(window_log_for(1000), 23);
+        assert_eq!(window_log_for(32 << 20), 26);
         assert_eq!(window_log_for(usize::MAX), 27);
     }
 }
