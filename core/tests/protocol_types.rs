@@ -844,19 +844,16 @@ fn tool_types() {
     });
     check("CallToolRequestParams", &CallToolRequestParams::new("ping"));
 
-    let full_result = CallToolResult {
-        content: vec![
-            ContentBlock::Text(full_text()),
-            ContentBlock::Image(full_image()),
-            ContentBlock::Audio(full_audio()),
-            ContentBlock::ResourceLink(full_resource_link()),
-            ContentBlock::Resource(full_embedded()),
-        ],
-        structured_content: Some(json!({"temperature": 18})),
-        is_error: Some(false),
-        meta: Some(meta()),
-        ..Default::default()
-    };
+    let mut full_result = CallToolResult::new(vec![
+        ContentBlock::Text(full_text()),
+        ContentBlock::Image(full_image()),
+        ContentBlock::Audio(full_audio()),
+        ContentBlock::ResourceLink(full_resource_link()),
+        ContentBlock::Resource(full_embedded()),
+    ])
+    .with_structured_content(json!({"temperature": 18}));
+    full_result.is_error = Some(false);
+    full_result.meta = Some(meta());
     check("CallToolResult", &full_result);
     check("CallToolResult", &CallToolResult::default());
 

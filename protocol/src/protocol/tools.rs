@@ -321,6 +321,7 @@ impl CallToolRequestParams {
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct CallToolResult {
     /// Unstructured result.
     #[serde(default)]
