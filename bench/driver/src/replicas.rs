@@ -10,7 +10,8 @@
 //! reports the Redis commands (the sum of `INFO commandstats` calls over the measured phase,
 //! divided by the calls; a pipeline is one round trip of several commands) and the CPU time of
 //! the server processes and of redis-server (/proc/PID/task/*/schedstat), and the servers'
-//! voluntary context switches (thread sleeps, i.e. hand-overs).
+//! voluntary context switches (thread sleeps, i.e. hand-overs), and the driver's own CPU time
+//! (its one thread drives every client: when it is the busiest thread, it bounds the rate).
 //!
 //! Usage: mcp-bench-replicas [--bin-dir DIR] [--reps N] [--phase-ms MS] [--clients N] [--out FILE]
 
@@ -169,6 +170,7 @@ struct Sample {
     server_cpu_us: f64,
     redis_cpu_us: f64,
     server_sleeps: f64,
+    driver_cpu_us: f64,
     per_command: BTreeMap<String, f64>,
 }
 
@@ -286,43 +288,47 @@ fn run_row(
             Ok::<_, String>(lat)
         }));
     }
-    let (lat, wall, calls_before, calls_after, cpu_s, cpu_r, slept) = set.block_on(&rt, async {
-        ready.wait().await;
-        let before = if row.redis {
-            command_stats(redis_port)?
-        } else {
-            BTreeMap::new()
-        };
-        let (s0, r0) = (cpu(&server_pids), redis_pid.map(|p| cpu(&[p])).unwrap_or(0));
-        let v0 = sleeps(&server_pids);
-        let start = Instant::now();
-        done.wait().await;
-        let wall = start.elapsed().as_secs_f64();
-        let (s1, r1) = (cpu(&server_pids), redis_pid.map(|p| cpu(&[p])).unwrap_or(0));
-        let v1 = sleeps(&server_pids);
-        let after = if row.redis {
-            command_stats(redis_port)?
-        } else {
-            BTreeMap::new()
-        };
-        release.wait().await;
-        let mut all = Vec::new();
-        let mut err = None;
-        for h in handles {
-            match h
-                .await
-                .map_err(|e| format!("client task: {e}"))
-                .and_then(|r| r)
-            {
-                Ok(l) => all.extend(l),
-                Err(e) => err = Some(e),
+    let me = std::process::id();
+    let (lat, wall, calls_before, calls_after, cpu_s, cpu_r, slept, cpu_d) =
+        set.block_on(&rt, async {
+            ready.wait().await;
+            let before = if row.redis {
+                command_stats(redis_port)?
+            } else {
+                BTreeMap::new()
+            };
+            let (s0, r0) = (cpu(&server_pids), redis_pid.map(|p| cpu(&[p])).unwrap_or(0));
+            let v0 = sleeps(&server_pids);
+            let d0 = cpu(&[me]);
+            let start = Instant::now();
+            done.wait().await;
+            let wall = start.elapsed().as_secs_f64();
+            let (s1, r1) = (cpu(&server_pids), redis_pid.map(|p| cpu(&[p])).unwrap_or(0));
+            let v1 = sleeps(&server_pids);
+            let d1 = cpu(&[me]);
+            let after = if row.redis {
+                command_stats(redis_port)?
+            } else {
+                BTreeMap::new()
+            };
+            release.wait().await;
+            let mut all = Vec::new();
+            let mut err = None;
+            for h in handles {
+                match h
+                    .await
+                    .map_err(|e| format!("client task: {e}"))
+                    .and_then(|r| r)
+                {
+                    Ok(l) => all.extend(l),
+                    Err(e) => err = Some(e),
+                }
             }
-        }
-        match err {
-            Some(e) => Err(e),
-            None => Ok((all, wall, before, after, s1 - s0, r1 - r0, v1 - v0)),
-        }
-    })?;
+            match err {
+                Some(e) => Err(e),
+                None => Ok((all, wall, before, after, s1 - s0, r1 - r0, v1 - v0, d1 - d0)),
+            }
+        })?;
     drop(servers);
     drop(redis);
     let mut lat = lat;
@@ -346,6 +352,7 @@ fn run_row(
         server_cpu_us: cpu_s as f64 / n / 1000.0,
         redis_cpu_us: cpu_r as f64 / n / 1000.0,
         server_sleeps: slept as f64 / n,
+        driver_cpu_us: cpu_d as f64 / n / 1000.0,
         per_command,
     })
 }
@@ -407,12 +414,12 @@ fn main() {
          on one driver thread, {reps} interleaved repetitions of {phase_ms} ms (medians); \
          loadavg before {load_before}, after {load_after}.\n\n"
     ));
-    md.push_str("| row | calls/s | p50 µs | p99 µs | Redis commands / call | server CPU µs / call | redis-server CPU µs / call | server thread sleeps / call | calls/s vs in-memory, 1 process | p50 vs in-memory, 1 process |\n|---|---|---|---|---|---|---|---|---|---|\n");
+    md.push_str("| row | calls/s | p50 µs | p99 µs | Redis commands / call | server CPU µs / call | redis-server CPU µs / call | server thread sleeps / call | driver CPU µs / call | calls/s vs in-memory, 1 process | p50 vs in-memory, 1 process |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
     let (base_rate, base_p50) = (med(0, |s| s.rate), med(0, |s| s.p50_us));
     for (i, row) in ROWS.iter().enumerate() {
         let (rate, p50) = (med(i, |s| s.rate), med(i, |s| s.p50_us));
         md.push_str(&format!(
-            "| {} | {:.0} | {:.0} | {:.0} | {} | {:.1} | {} | {:.2} | {:.2}x | {:.2}x |\n",
+            "| {} | {:.0} | {:.0} | {:.0} | {} | {:.1} | {} | {:.2} | {:.1} | {:.2}x | {:.2}x |\n",
             row.name,
             rate,
             p50,
@@ -429,6 +436,7 @@ fn main() {
                 "-".into()
             },
             med(i, |s| s.server_sleeps),
+            med(i, |s| s.driver_cpu_us),
             rate / base_rate,
             p50 / base_p50,
         ));
