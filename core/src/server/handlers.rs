@@ -17,7 +17,7 @@ use std::sync::Arc;
 /// Calls a tool with its (already validated) arguments.
 ///
 /// `Err` becomes a JSON-RPC error; a tool that *ran* and failed should return
-/// `Ok(CallToolResult { is_error: Some(true), .. })` so the model sees the failure.
+/// `Ok(CallToolResult::error_text(..))` (`isError: true`) so the model sees the failure.
 pub type ToolFn = Arc<
     dyn Fn(
             Map<String, Value>,
