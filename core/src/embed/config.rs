@@ -320,7 +320,8 @@ fn nullable<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
 /// readiness endpoint), `sseKeepAliveMs` (`null`: no keep-alive comments on idle SSE streams),
 /// `sseIdleTimeoutMs` (`null`: standalone streams never end for idleness),
 /// `connectionsKeptForSessions`, `maxStreamBufferedBytes`, `maxSessionBufferedBytes`, `tls`
-/// (serve `https://`, see [`TlsConfig`]; a listening server only), and
+/// (serve `https://`, see [`TlsConfig`]; a listening server only), `compression` (`false`,
+/// `true` or `{codings, minSize, level, streams}`: see [`super::compression_config`]), and
 /// `redisUrl` (sessions, events and the replicas' bus on
 /// Redis/Valkey; needs the `redis` feature). See
 /// [`crate::transport::http::HttpServerOptions`] for what each does.
@@ -398,6 +399,9 @@ pub struct HttpConfig {
     pub redis_url: Option<String>,
     /// Serve over TLS.
     pub tls: Option<TlsConfig>,
+    /// `Content-Encoding` of bodies: `false`, `true` or an object (see
+    /// [`super::compression_config`]).
+    pub compression: Option<super::compression_config::CompressionConfig>,
 }
 
 /// The `tls` object of [`HttpConfig`]: the certificate chain as `certPath` (a PEM file,
@@ -585,6 +589,9 @@ impl HttpConfig {
             o.header_read_timeout = ms(v);
         }
         o.tls = self.tls.as_ref().map(TlsConfig::options);
+        if let Some(c) = &self.compression {
+            o.compression = c.0.clone();
+        }
         if let Some(v) = self.request_timeout_ms {
             o.request_timeout = ms(v);
         }

@@ -29,6 +29,8 @@ mod auth;
 mod client;
 mod client_tasks;
 mod codes;
+#[cfg(feature = "http")]
+mod compression_config;
 mod config;
 mod context;
 #[cfg(feature = "http")]
