@@ -357,6 +357,12 @@ impl Session {
         self.state.load(Ordering::Acquire) == STATE_CLOSED
     }
 
+    /// Completes when the session closes (at once if it has): for code that keeps something
+    /// per session and must let go of it then (the proxy's per-client backend connections).
+    pub async fn closed(&self) {
+        self.closed.cancelled().await
+    }
+
     pub(crate) fn state(&self) -> u8 {
         self.state.load(Ordering::Acquire)
     }
