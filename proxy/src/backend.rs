@@ -7,13 +7,13 @@ use crate::config::BackendSpec;
 use crate::era::{self, Route};
 use crate::namespace::Namespace;
 use ferromcp::client::{Client, ClientOptions, ProtocolMode};
-use ferromcp::session::{RequestContext, RequestOptions};
+use ferromcp::session::{RequestContext, RequestOptions, Session};
 use ferromcp::transport::StderrMode;
 use ferromcp::{codes, McpError};
 use serde_json::{json, Map, Value};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 use tokio::sync::{mpsc, watch};
 
@@ -113,6 +113,7 @@ pub struct Backend {
     pub(crate) registered: Mutex<Registered>,
     restarts: AtomicU64,
     per_request: tokio::sync::Mutex<PerRequestLink>,
+    pub(crate) per_client: crate::per_client::PerClient,
 }
 
 /// Removes a call from its backend's list when it ends, however it ends.
@@ -144,6 +145,7 @@ impl Backend {
             registered: Mutex::new(Registered::default()),
             restarts: AtomicU64::new(0),
             per_request: tokio::sync::Mutex::new(PerRequestLink::Untried),
+            per_client: Default::default(),
         })
     }
 
@@ -215,7 +217,7 @@ impl Backend {
         events: mpsc::UnboundedSender<crate::forward::Event>,
     ) -> Result<Client, McpError> {
         match self
-            .connect_in(events.clone(), ProtocolMode::Handshake)
+            .connect_bound(events.clone(), ProtocolMode::Handshake, None)
             .await
         {
             Err(e) if e.code == codes::UNSUPPORTED_PROTOCOL_VERSION => {
@@ -223,19 +225,23 @@ impl Backend {
                     backend = self.name(),
                     "the backend refused the handshake; using the per-request era"
                 );
-                self.connect_in(events, ProtocolMode::PerRequest).await
+                self.connect_bound(events, ProtocolMode::PerRequest, None)
+                    .await
             }
             other => other,
         }
     }
 
-    /// Connects once in protocol era `mode`.
-    async fn connect_in(
+    /// Connects once in protocol era `mode` (within `connect_timeout`); the backend's requests
+    /// to the client go to the client session `bound` when given (a per-client connection),
+    /// else to the client whose call is in flight.
+    pub(crate) async fn connect_bound(
         self: &Arc<Self>,
         events: mpsc::UnboundedSender<crate::forward::Event>,
         mode: ProtocolMode,
+        bound: Option<Weak<Session>>,
     ) -> Result<Client, McpError> {
-        let handlers = crate::forward::handlers(Arc::downgrade(self), events);
+        let handlers = crate::forward::handlers(Arc::downgrade(self), events, bound);
         let mut options = ClientOptions::new("ferromcp-proxy", env!("CARGO_PKG_VERSION"));
         options.mode = mode;
         // Task-augmented calls are not forwarded (docs/gateway.md).
@@ -263,15 +269,22 @@ impl Backend {
         }
     }
 
+    /// How many client sessions have a backend connection of their own now
+    /// (`"sessions": "per-client"`).
+    pub async fn client_sessions(&self) -> usize {
+        self.per_client.len().await
+    }
+
     /// The connection and route for the client request `ctx` given the live connection
-    /// `primary`: a per-request client goes to a per-request connection when the backend has
-    /// one (made now beside a handshake connection when the backend speaks that era), else it
-    /// is bridged over the handshake connection (see [`crate::era`]).
+    /// `primary`: a handshake client of a per-client backend gets its own connection; a
+    /// per-request client goes to a per-request connection when the backend has one (made now
+    /// beside a handshake connection when the backend speaks that era), else it is bridged
+    /// over the handshake connection (see [`crate::era`]).
     async fn route(
         self: &Arc<Self>,
         primary: Arc<Client>,
         ctx: &RequestContext,
-    ) -> (Arc<Client>, Route) {
+    ) -> Result<(Arc<Client>, Route), McpError> {
         let per_request_client = era::is_per_request(ctx);
         if primary.is_per_request() {
             let route = if per_request_client {
@@ -279,47 +292,61 @@ impl Backend {
             } else {
                 Route::Bridged
             };
-            return (primary, route);
+            return Ok((primary, route));
         }
         if !per_request_client {
-            return (primary, Route::Handshake);
+            if !self.spec.per_client {
+                return Ok((primary, Route::Handshake));
+            }
+            return match self.session_client(ctx.session()).await {
+                Ok(c) => Ok((c, Route::Handshake)),
+                Err(e) => Err(McpError::internal(format!(
+                    "backend {:?}: no connection for this client session ({})",
+                    self.spec.name, e.message
+                ))
+                .with_data(json!({ "backend": self.spec.name, "reason": e.message }))),
+            };
         }
         let mut link = self.per_request.lock().await;
         match &*link {
             PerRequestLink::Up(c) if !c.session().is_closed() => {
-                return (c.clone(), Route::PassThrough)
+                return Ok((c.clone(), Route::PassThrough))
             }
-            PerRequestLink::Unsupported => return (primary, Route::Handshake),
+            PerRequestLink::Unsupported => return Ok((primary, Route::Handshake)),
             _ => {}
         }
         // Its own notifications have nowhere to go: the handshake connection brings them.
         let (events, _) = mpsc::unbounded_channel();
-        let connecting = self.connect_in(events, ProtocolMode::PerRequest);
-        match tokio::time::timeout(self.options.connect_timeout, connecting).await {
-            Ok(Ok(c)) => {
+        match self
+            .connect_bound(events, ProtocolMode::PerRequest, None)
+            .await
+        {
+            Ok(c) => {
                 let c = Arc::new(c);
                 *link = PerRequestLink::Up(c.clone());
-                (c, Route::PassThrough)
+                Ok((c, Route::PassThrough))
             }
-            Ok(Err(e)) => {
+            Err(e) => {
                 tracing::debug!(backend = self.name(), error = %e, "no per-request era: bridging over the handshake");
                 *link = PerRequestLink::Unsupported;
-                (primary, Route::Handshake)
-            }
-            Err(_) => {
-                *link = PerRequestLink::Unsupported;
-                (primary, Route::Handshake)
+                Ok((primary, Route::Handshake))
             }
         }
     }
 
-    /// The client request of the most recent call in flight, and its forwarding queue: where
-    /// the backend's requests and logs go while calls run (with several at once, the newest).
-    pub(crate) fn current_call(&self) -> Option<(RequestContext, mpsc::UnboundedSender<Forward>)> {
+    /// The client request of the most recent call in flight of the client session `of` (any
+    /// session when `None`), and its forwarding queue: where the backend's requests and logs
+    /// go while calls run (with several at once, the newest).
+    pub(crate) fn current_call_of(
+        &self,
+        of: Option<&Arc<Session>>,
+    ) -> Option<(RequestContext, mpsc::UnboundedSender<Forward>)> {
         self.calls
             .lock()
             .unwrap()
-            .last()
+            .iter()
+            .rev()
+            .find(|c| of.is_none_or(|s| Arc::ptr_eq(c.ctx.session(), s)))
             .map(|c| (c.ctx.clone(), c.forward.clone()))
     }
 
@@ -346,7 +373,7 @@ impl Backend {
         ctx: &RequestContext,
     ) -> Result<Value, McpError> {
         let primary = self.client().await?;
-        let (client, route) = self.route(primary, ctx).await;
+        let (client, route) = self.route(primary, ctx).await?;
         let meta = era::outgoing_meta(ctx, route);
         if !meta.is_empty() {
             params.insert("_meta".into(), Value::Object(meta));

@@ -11,7 +11,8 @@
 //! - VS Code's `{"servers": {...}}` with `"type": "stdio" | "http" | "sse"`.
 //!
 //! `"disabled": true` leaves an entry out; `"lazy": true` (ferromcp's) starts it only when a
-//! client first connects. Other keys that clients keep in these files (`autoApprove`,
+//! client first connects; `"sessions": "per-client"` (ferromcp's) gives each client session of
+//! the proxy its own backend session. Other keys that clients keep in these files (`autoApprove`,
 //! `alwaysAllow`, ...) are ignored; a wrong type or a contradiction is an error naming the key.
 
 use serde_json::{Map, Value};
@@ -87,6 +88,10 @@ pub struct BackendSpec {
     pub transport: Transport,
     /// Start it only once a client has connected to the proxy (default: at proxy start).
     pub lazy: bool,
+    /// One backend session per client session of the proxy (`"sessions": "per-client"`), for
+    /// servers whose requests to the client (roots, sampling, elicitation) or whose state must
+    /// belong to one client; default: one session shared by every client (`"shared"`).
+    pub per_client: bool,
 }
 
 impl BackendSpec {
@@ -127,6 +132,7 @@ impl BackendSpec {
             name: name.to_string(),
             transport,
             lazy: false,
+            per_client: false,
         })
     }
 
@@ -256,6 +262,16 @@ fn parse_entry(path: &str, name: &str, entry: &Value) -> Result<Option<BackendSp
         return Ok(None);
     }
     let lazy = get_bool(obj, path, "lazy")?.unwrap_or(false);
+    let per_client = match get_str(obj, path, "sessions")?.as_deref() {
+        None | Some("shared") => false,
+        Some("per-client") => true,
+        Some(other) => {
+            return Err(ConfigError::new(
+                format!("{path}.sessions"),
+                format!("unknown value {other:?}: use \"shared\" or \"per-client\""),
+            ))
+        }
+    };
     let kind = match (obj.get("type"), obj.get("transport")) {
         (Some(_), Some(_)) => {
             return Err(ConfigError::new(
@@ -372,6 +388,7 @@ fn parse_entry(path: &str, name: &str, entry: &Value) -> Result<Option<BackendSp
         name: name.to_string(),
         transport,
         lazy,
+        per_client,
     }))
 }
 

@@ -4,7 +4,8 @@
 //!
 //! A backend's request goes to the client whose call is in flight on that backend (the newest
 //! one when several are), related to that call so that it travels on the call's stream; with no
-//! call in flight, to a connected client that declared the capability. Logs during a call go
+//! call in flight, to a connected client that declared the capability. On a per-client
+//! connection ([`crate::per_client`]) it goes to that connection's client session only. Logs during a call go
 //! to that call's client; other logs, list changes and updates go through the backend's
 //! supervisor (see [`crate::supervisor`]), which owns the proxy's server.
 
@@ -12,7 +13,7 @@ use crate::backend::{Backend, Forward};
 use ferromcp::client::ClientHandlers;
 use ferromcp::jsonrpc::Notification;
 use ferromcp::protocol::Root;
-use ferromcp::session::{RequestContext, RequestOptions};
+use ferromcp::session::{RequestContext, RequestOptions, Session};
 use ferromcp::McpError;
 use serde_json::Value;
 use std::sync::{Arc, Weak};
@@ -44,20 +45,39 @@ pub(crate) enum Event {
     },
 }
 
+/// Where a backend connection's requests and logs for a client go.
+#[derive(Clone)]
+struct Target {
+    backend: Weak<Backend>,
+    events: mpsc::UnboundedSender<Event>,
+    /// The client session of a per-client connection.
+    bound: Option<Weak<Session>>,
+}
+
 /// The handlers of a backend's client: everything the backend may ask is declared, and
-/// forwarded (a real client without the capability answers with an error).
+/// forwarded (a real client without the capability answers with an error). `bound`: the client
+/// session of a per-client connection.
 pub(crate) fn handlers(
     backend: Weak<Backend>,
     events: mpsc::UnboundedSender<Event>,
+    bound: Option<Weak<Session>>,
 ) -> ClientHandlers {
-    let (b1, e1) = (backend.clone(), events.clone());
-    let (b2, e2) = (backend.clone(), events.clone());
-    let (b3, e3) = (backend.clone(), events.clone());
+    let target = Arc::new(Target {
+        backend,
+        events,
+        bound,
+    });
+    let (t1, t2, t3, t4) = (
+        target.clone(),
+        target.clone(),
+        target.clone(),
+        target.clone(),
+    );
     ClientHandlers {
         roots: Some(Arc::new(move |ctx| {
-            let (b, e) = (b1.clone(), e1.clone());
+            let t = t1.clone();
             Box::pin(async move {
-                let v = ask(&b, &e, &ctx, "roots/list", "roots", None).await?;
+                let v = ask(&t, &ctx, "roots/list", "roots", None).await?;
                 let roots = v.get("roots").cloned().unwrap_or(Value::Array(Vec::new()));
                 serde_json::from_value::<Vec<Root>>(roots).map_err(|err| {
                     McpError::internal(format!(
@@ -67,19 +87,11 @@ pub(crate) fn handlers(
             })
         })),
         sampling: Some(Arc::new(move |params, ctx| {
-            let (b, e) = (b2.clone(), e2.clone());
+            let t = t2.clone();
             Box::pin(async move {
                 let params = serde_json::to_value(params)
                     .map_err(|err| McpError::internal(err.to_string()))?;
-                let v = ask(
-                    &b,
-                    &e,
-                    &ctx,
-                    "sampling/createMessage",
-                    "sampling",
-                    Some(params),
-                )
-                .await?;
+                let v = ask(&t, &ctx, "sampling/createMessage", "sampling", Some(params)).await?;
                 serde_json::from_value(v).map_err(|err| {
                     McpError::internal(format!("the client's sampling answer is malformed: {err}"))
                 })
@@ -87,19 +99,11 @@ pub(crate) fn handlers(
         })),
         sampling_tools: true,
         elicitation: Some(Arc::new(move |params, ctx| {
-            let (b, e) = (b3.clone(), e3.clone());
+            let t = t3.clone();
             Box::pin(async move {
                 let params = serde_json::to_value(params)
                     .map_err(|err| McpError::internal(err.to_string()))?;
-                let v = ask(
-                    &b,
-                    &e,
-                    &ctx,
-                    "elicitation/create",
-                    "elicitation",
-                    Some(params),
-                )
-                .await?;
+                let v = ask(&t, &ctx, "elicitation/create", "elicitation", Some(params)).await?;
                 serde_json::from_value(v).map_err(|err| {
                     McpError::internal(format!(
                         "the client's elicitation answer is malformed: {err}"
@@ -108,31 +112,43 @@ pub(crate) fn handlers(
             })
         })),
         elicitation_url: true,
-        on_notification: Some(Arc::new(move |n: Notification| route(&backend, &events, n))),
+        on_notification: Some(Arc::new(move |n: Notification| route(&t4, n))),
         extra_capabilities: None,
     }
 }
 
 /// Sends a backend's request on to a real client and returns its answer.
 async fn ask(
-    backend: &Weak<Backend>,
-    events: &mpsc::UnboundedSender<Event>,
+    target: &Target,
     backend_ctx: &RequestContext,
     method: &'static str,
     capability: &'static str,
     params: Option<Value>,
 ) -> Result<Value, McpError> {
-    let call = backend.upgrade().and_then(|b| b.current_call());
+    // Cancelled when the backend cancels its request.
+    let opts = RequestOptions {
+        cancel: Some(backend_ctx.cancellation().clone()),
+        ..Default::default()
+    };
+    let bound = match &target.bound {
+        Some(weak) => Some(weak.upgrade().ok_or_else(|| {
+            McpError::internal("the client session of this backend connection has closed")
+        })?),
+        None => None,
+    };
+    let call = target
+        .backend
+        .upgrade()
+        .and_then(|b| b.current_call_of(bound.as_ref()));
     if let Some((ctx, _)) = call {
-        // Cancelled when the backend cancels its request.
-        let opts = RequestOptions {
-            cancel: Some(backend_ctx.cancellation().clone()),
-            ..Default::default()
-        };
         return ctx.request_with(method, params, opts).await;
     }
+    if let Some(session) = bound {
+        return session.peer().request(method, params, opts).await;
+    }
     let (reply, answer) = oneshot::channel();
-    events
+    target
+        .events
         .send(Event::Ask {
             method,
             capability,
@@ -147,16 +163,31 @@ async fn ask(
 }
 
 /// Routes one notification from a backend.
-fn route(backend: &Weak<Backend>, events: &mpsc::UnboundedSender<Event>, n: Notification) {
+fn route(target: &Target, n: Notification) {
+    let bound = target.bound.as_ref().and_then(Weak::upgrade);
     let event = match n.method.as_str() {
         "notifications/message" => {
             let params = n.params.unwrap_or(Value::Null);
-            if let Some((_, forward)) = backend.upgrade().and_then(|b| b.current_call()) {
+            let call = target
+                .backend
+                .upgrade()
+                .and_then(|b| b.current_call_of(bound.as_ref()));
+            if let Some((_, forward)) = call {
                 let _ = forward.send(Forward::Log(params));
+                return;
+            }
+            if let Some(session) = bound {
+                // A per-client connection's log outside calls: to its client only.
+                let (level, logger, data) = crate::backend::log_parts(&params);
+                tokio::spawn(async move {
+                    let _ = session.peer().log(&level, logger.as_deref(), data).await;
+                });
                 return;
             }
             Event::Log(params)
         }
+        // A per-client connection's lists are the shared connection's: that one reports them.
+        _ if target.bound.is_some() => return,
         "notifications/tools/list_changed" => Event::Changed(Listing::Tools),
         "notifications/resources/list_changed" => Event::Changed(Listing::Resources),
         "notifications/prompts/list_changed" => Event::Changed(Listing::Prompts),
@@ -174,5 +205,5 @@ fn route(backend: &Weak<Backend>, events: &mpsc::UnboundedSender<Event>, n: Noti
         // Progress is routed to its request by the engine; the rest has no client to go to.
         _ => return,
     };
-    let _ = events.send(event);
+    let _ = target.events.send(event);
 }

@@ -27,6 +27,7 @@ mod connect;
 mod era;
 mod forward;
 pub mod namespace;
+mod per_client;
 mod proxy;
 mod supervisor;
 mod surface;

@@ -114,6 +114,7 @@ impl Proxy {
                 client.close().await;
             }
             b.reset_per_request().await;
+            b.per_client.close_all().await;
         }
     }
 }

@@ -20,7 +20,7 @@ fn claude_desktop_cursor_and_vs_code_shapes_are_read() {
             "remote": {"url": "https://example.com/mcp", "headers": {"Authorization": "Bearer t"}},
             "legacy": {"type": "sse", "url": "http://127.0.0.1:9000/sse"},
             "old": {"command": "x", "disabled": true},
-            "later": {"command": "y", "lazy": true, "type": "stdio"}
+            "later": {"command": "y", "lazy": true, "type": "stdio", "sessions": "per-client"}
         }}"#,
     )
     .unwrap();
@@ -40,6 +40,8 @@ fn claude_desktop_cursor_and_vs_code_shapes_are_read() {
         }
     );
     assert!(c.backends[1].lazy);
+    assert!(c.backends[1].per_client);
+    assert!(!c.backends[0].per_client);
     assert_eq!(
         c.backends[2].transport,
         Transport::Sse {
@@ -135,6 +137,10 @@ fn bad_configurations_are_refused_with_the_key_at_fault() {
     assert_eq!(
         err(json!({ "mcpServers": { "a": { "command": "x", "lazy": "yes" } } })),
         "mcpServers.a.lazy: must be true or false"
+    );
+    assert_eq!(
+        err(json!({ "mcpServers": { "a": { "command": "x", "sessions": "each" } } })),
+        "mcpServers.a.sessions: unknown value \"each\": use \"shared\" or \"per-client\""
     );
     assert_eq!(
         err(json!({ "mcpServers": { "a": 1 } })),
