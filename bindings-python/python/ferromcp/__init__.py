@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from .compat import FastMCP, MCPServer
     from .content import Audio, File, Icon, Image, ToolAnnotations
     from .listen import ListenFilter, ListenNotification, Subscription
+    from .multi import MultiClient
     from .session import ServerSession
     from .tls import TLS
     from .results import (
@@ -63,6 +64,7 @@ __version__: str = ENGINE_VERSION
 #: helpers and the typed client results. ``from ferromcp import Image`` imports ``content`` then.
 _LAZY: dict[str, str] = {
     "Client": "client",
+    "MultiClient": "multi",
     "ClientSession": "client.session",
     "StdioServerParameters": "client.stdio",
     "IntrospectionVerifier": "auth",
@@ -112,6 +114,7 @@ __all__ = [
     "CallToolResult",
     "CancelHandle",
     "Client",
+    "MultiClient",
     "ClientCapabilityError",
     "ClientSession",
     "ConnectionClosed",

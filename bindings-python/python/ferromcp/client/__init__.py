@@ -21,6 +21,8 @@ from ..server import Context, Server
 if TYPE_CHECKING:
     from typing_extensions import Self
 
+    from ..multi import MultiClient
+
 Handler = Callable[..., Any]
 
 
@@ -129,6 +131,15 @@ class Client:
             )
 
         return cls(connect, **options)
+
+    @staticmethod
+    def from_config(config: dict[str, Any] | str | os.PathLike[str], **options: Any) -> MultiClient:
+        """One client over every server of an ``mcpServers`` configuration (a dict, its JSON
+        text or a file path), tools, resources and prompts namespaced by server: see
+        :class:`ferromcp.MultiClient`. ``options`` go to each server's client."""
+        from ..multi import MultiClient
+
+        return MultiClient.from_config(config, **options)
 
     @classmethod
     def memory(cls, server: Server, **options: Any) -> Client:

@@ -1,0 +1,145 @@
+"""``MultiClient`` / ``Client.from_config``: every server of an ``mcpServers`` configuration
+through one object, names namespaced by server as ``ferromcp proxy`` does; configuration
+errors name the key at fault."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import ferromcp
+from ferromcp.multi import ConfigError, MultiClient, parse_config
+
+from conftest import ECHO_SERVER
+
+
+def echo(**extra: Any) -> dict[str, Any]:
+    return {"command": sys.executable, "args": [ECHO_SERVER], **extra}
+
+
+async def test_tools_resources_and_prompts_of_two_servers_are_namespaced() -> None:
+    config = {"mcpServers": {"a": echo(), "b": echo(), "off": echo(disabled=True)}}
+    async with ferromcp.Client.from_config(config) as multi:
+        assert isinstance(multi, MultiClient)
+        assert multi.names == ["a", "b"]
+        names = sorted(t.name for t in await multi.list_tools())
+        assert names == ["a_add", "a_countdown", "a_echo", "b_add", "b_countdown", "b_echo"]
+        r = await multi.call_tool("b_add", {"a": 2, "b": 3})
+        assert r["structuredContent"] == {"result": 5}
+        assert (await multi.call_tool("a_echo", {"text": "hi"})).text == "hi"
+        uris = sorted(r["uri"] for r in await multi.list_resources())
+        assert uris == ["a+greeting://hello", "b+greeting://hello"]
+        read = await multi.read_resource("b+greeting://hello")
+        assert read["contents"][0]["uri"] == "b+greeting://hello"
+        assert read["contents"][0]["text"] == "Hello, world!"
+        prompts = sorted(p["name"] for p in await multi.list_prompts())
+        assert prompts == ["a_review", "b_review"]
+        got = await multi.get_prompt("a_review", {"code": "x = 1"})
+        assert "x = 1" in got["messages"][0]["content"]["text"]
+        # Each server's own client, under its name.
+        assert multi["a"].server_info["name"] == "echo-server"
+        with pytest.raises(ValueError, match="names no server"):
+            await multi.call_tool("c_add", {"a": 1, "b": 1})
+        with pytest.raises(ValueError, match="names no server"):
+            await multi.read_resource("greeting://hello")
+
+
+async def test_one_server_keeps_its_names(tmp_path: Path) -> None:
+    path = tmp_path / "mcp.json"
+    path.write_text(json.dumps({"servers": {"only_one": echo(type="stdio")}}))
+    async with MultiClient.from_config(path) as multi:
+        assert "echo" in [t.name for t in await multi.list_tools()]
+        assert (await multi.call_tool("echo", {"text": "same"})).text == "same"
+        read = await multi.read_resource("greeting://hello")
+        assert read["contents"][0]["uri"] == "greeting://hello"
+
+
+async def test_json_text_is_read_and_a_server_that_cannot_start_is_named() -> None:
+    text = json.dumps({"mcpServers": {"good": echo(), "bad": {"command": "/nonexistent/x"}}})
+    with pytest.raises(ConnectionError, match="server 'bad' could not be connected"):
+        async with MultiClient.from_config(text):
+            pass
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        (
+            {"mcpServers": {"a": {"command": "x", "url": "http://h/mcp"}}},
+            'mcpServers.a: has both "command" and "url"',
+        ),
+        (
+            {"mcpServers": {"a": {"command": "x", "args": ["-v", 2]}}},
+            "mcpServers.a.args[1]: must be a string",
+        ),
+        (
+            {"mcpServers": {"a": {"url": "ftp://h/mcp"}}},
+            "mcpServers.a.url: 'ftp://h/mcp' is not an http:// or https:// URL",
+        ),
+        (
+            {"mcpServers": {"a": {"url": "http://h/mcp", "type": "websocket"}}},
+            "mcpServers.a.type: unknown transport 'websocket'",
+        ),
+        (
+            {"mcpServers": {"a": {"url": "http://h/mcp", "env": {}}}},
+            'mcpServers.a.env: applies to started servers ("command"), not to a URL',
+        ),
+        (
+            {"mcpServers": {"a": {"command": "x", "headers": {}}}},
+            "mcpServers.a.headers: applies to URL servers, not to a command",
+        ),
+        (
+            {"mcpServers": {"a": {"command": "x"}, "b_c": {"command": "y"}}},
+            "mcpServers.b_c: a server name must start with a letter",
+        ),
+        ({"mcpServers": {}}, "mcpServers: must be an object with at least one server"),
+        (
+            {"mcpServers": {"a": {"command": "x", "disabled": True}}},
+            "mcpServers: every server is disabled",
+        ),
+        (
+            {"mcpServers": {"a": {"command": "x"}}, "servers": {}},
+            'both "mcpServers" and "servers" are present',
+        ),
+        ({"mcpServers": {"a": 1}}, "mcpServers.a: a server entry must be an object"),
+    ],
+)
+def test_configuration_errors_name_the_key(config: dict[str, Any], message: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_config(config)
+    assert str(info.value).startswith(message), str(info.value)
+
+
+def test_entries_keep_env_cwd_and_headers() -> None:
+    entries = parse_config(
+        {
+            "mcpServers": {
+                "files": {
+                    "command": "npx",
+                    "args": ["-y", "srv"],
+                    "env": {"PORT": 8080},
+                    "cwd": "/srv",
+                    "autoApprove": [],
+                },
+                "web": {"url": "https://h/mcp", "headers": {"Authorization": "Bearer t"}},
+                "old": {"type": "sse", "url": "http://h/sse"},
+            }
+        }
+    )
+    files, old, web = entries
+    assert (files.command, files.args, files.env, files.cwd) == (
+        "npx",
+        ["-y", "srv"],
+        {"PORT": "8080"},
+        "/srv",
+    )
+    assert (web.url, web.headers, web.sse) == (
+        "https://h/mcp",
+        {"Authorization": "Bearer t"},
+        False,
+    )
+    assert old.sse
