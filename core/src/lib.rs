@@ -3,46 +3,46 @@
 //! One Rust engine for the Model Context Protocol (MCP): JSON-RPC framing, every handshake-era
 //! protocol revision (2024-11-05 to 2025-11-25), sessions, the server and client feature sets,
 //! schema validation and the transports. The Python, Node.js and Swift bindings all run on it.
-//! //!
-//! //! A server with one typed tool, and a client calling it over an in-memory transport (the
-//! //! same calls work over stdio, a child process, WebSocket and Streamable HTTP):
-//! //!
-//! //! ```
-//! //! use ferromcp::client::{Client, ClientHandlers, ClientOptions};
-//! //! use ferromcp::server::Server;
-//! //! use ferromcp::transport::memory_pair;
-//! //! use serde_json::json;
-//! //!
-//! //! #[derive(serde::Deserialize, schemars::JsonSchema)]
-//! //! struct Add {
-//! //!     a: f64,
-//! //!     b: f64,
-//! //! }
-//! //!
-//! //! #[tokio::main(flavor = "current_thread")]
-//! //! async fn main() -> Result<(), ferromcp::McpError> {
-//! //!     let server = Server::builder("calc", "1.0")
-//! //!         .tool("add", "Adds two numbers", |x: Add, _ctx| async move { (x.a + x.b).to_string() })
-//! //!         .build()?;
-//! //!
-//! //!     let ((client_reader, client_writer), (server_reader, server_writer)) = memory_pair(16);
-//! //!     tokio::spawn(async move { server.serve(server_reader, server_writer).await });
-//! //!     let options = ClientOptions::new("example-client", "1.0");
-//! //!     let client =
-//! //!         Client::connect(options, ClientHandlers::default(), client_reader, client_writer).await?;
-//! //!
-//! //!     let result = client.call_tool("add", json!({ "a": 2, "b": 3 })).await?;
-//! //!     assert_eq!(result.content[0].as_text(), Some("5"));
-//! //!     // Arguments are validated against the derived schema before the handler runs.
-//! //!     let refused = client.call_tool("add", json!({ "a": "two" })).await?;
-//! //!     assert!(refused.is_error());
-//! //!     client.close().await;
-//! //!     Ok(())
-//! //! }
-//! //! ```
-//! //!
-//! //! The guide is [`docs/rust.md`](https://github.com/ferromcp/ferromcp/blob/main/docs/rust.md);
-//! //! its examples are compiled and run as doctests of this crate.
+//!
+//! A server with one typed tool, and a client calling it over an in-memory transport (the
+//! same calls work over stdio, a child process, WebSocket and Streamable HTTP):
+//!
+//! ```
+//! use ferromcp::client::{Client, ClientHandlers, ClientOptions};
+//! use ferromcp::server::Server;
+//! use ferromcp::transport::memory_pair;
+//! use serde_json::json;
+//!
+//! #[derive(serde::Deserialize, schemars::JsonSchema)]
+//! struct Add {
+//!     a: f64,
+//!     b: f64,
+//! }
+//!
+//! #[tokio::main(flavor = "current_thread")]
+//! async fn main() -> Result<(), ferromcp::McpError> {
+//!     let server = Server::builder("calc", "1.0")
+//!         .tool("add", "Adds two numbers", |x: Add, _ctx| async move { (x.a + x.b).to_string() })
+//!         .build()?;
+//!
+//!     let ((client_reader, client_writer), (server_reader, server_writer)) = memory_pair(16);
+//!     tokio::spawn(async move { server.serve(server_reader, server_writer).await });
+//!     let options = ClientOptions::new("example-client", "1.0");
+//!     let client =
+//!         Client::connect(options, ClientHandlers::default(), client_reader, client_writer).await?;
+//!
+//!     let result = client.call_tool("add", json!({ "a": 2, "b": 3 })).await?;
+//!     assert_eq!(result.content[0].as_text(), Some("5"));
+//!     // Arguments are validated against the derived schema before the handler runs.
+//!     let refused = client.call_tool("add", json!({ "a": "two" })).await?;
+//!     assert!(refused.is_error());
+//!     client.close().await;
+//!     Ok(())
+//! }
+//! ```
+//!
+//! The guide is [`docs/rust.md`](https://github.com/ferromcp/ferromcp/blob/main/docs/rust.md);
+//! its examples are compiled and run as doctests of this crate.
 
 #![warn(missing_docs)]
 

@@ -2,24 +2,24 @@
 //!
 //! Every block struct carries its own `"type"` marker, so it serializes validly on its own;
 //! [`ContentBlock`] and [`SamplingMessageContentBlock`] dispatch on that tag.
-//! //!
-//! //! ```
-//! //! use ferromcp_protocol::protocol::{Annotations, ContentBlock, Role, TextContent};
-//! //! use serde_json::json;
-//! //!
-//! //! let block = ContentBlock::Text(
-//! //!     TextContent::new("hello")
-//! //!         .with_annotations(Annotations::default().with_audience(vec![Role::User])),
-//! //! );
-//! //! assert_eq!(
-//! //!     serde_json::to_value(&block).unwrap(),
-//! //!     json!({ "type": "text", "text": "hello", "annotations": { "audience": ["user"] } })
-//! //! );
-//! //! let image = ContentBlock::image("aGVsbG8=", "image/png");
-//! //! assert_eq!(image.as_text(), None);
-//! //! let back: ContentBlock = serde_json::from_value(json!({ "type": "text", "text": "hi" })).unwrap();
-//! //! assert_eq!(back.as_text(), Some("hi"));
-//! //! ```
+//!
+//! ```
+//! use ferromcp_protocol::protocol::{Annotations, ContentBlock, Role, TextContent};
+//! use serde_json::json;
+//!
+//! let block = ContentBlock::Text(
+//!     TextContent::new("hello")
+//!         .with_annotations(Annotations::default().with_audience(vec![Role::User])),
+//! );
+//! assert_eq!(
+//!     serde_json::to_value(&block).unwrap(),
+//!     json!({ "type": "text", "text": "hello", "annotations": { "audience": ["user"] } })
+//! );
+//! let image = ContentBlock::image("aGVsbG8=", "image/png");
+//! assert_eq!(image.as_text(), None);
+//! let back: ContentBlock = serde_json::from_value(json!({ "type": "text", "text": "hi" })).unwrap();
+//! assert_eq!(back.as_text(), Some("hi"));
+//! ```
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

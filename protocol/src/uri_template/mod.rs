@@ -19,25 +19,25 @@
 //!
 //! Matching is a dynamic program over (template part, URI position) with a hard work budget, so
 //! a hostile URI costs bounded time, and neither parsing nor matching panics on any input.
-//! //!
-//! //! ```
-//! //! use ferromcp_protocol::uri_template::{TemplateValue, UriTemplate};
-//! //! use std::collections::HashMap;
-//! //!
-//! //! let template = UriTemplate::parse("repo://{owner}/{repo}{?ref}").unwrap();
-//! //! assert_eq!(template.variable_names(), ["owner", "repo", "ref"]);
-//! //!
-//! //! let vars: HashMap<String, TemplateValue> = [("owner", "rust-lang"), ("repo", "rust")]
-//! //!     .into_iter()
-//! //!     .map(|(k, v)| (k.to_string(), TemplateValue::from(v)))
-//! //!     .collect();
-//! //! assert_eq!(template.expand(&vars), "repo://rust-lang/rust");
-//! //!
-//! //! let found = template.match_uri("repo://rust-lang/rust?ref=stable").unwrap();
-//! //! assert_eq!(found["repo"], "rust");
-//! //! assert_eq!(found["ref"], "stable");
-//! //! assert_eq!(template.match_uri("file:///etc/passwd"), None);
-//! //! ```
+//!
+//! ```
+//! use ferromcp_protocol::uri_template::{TemplateValue, UriTemplate};
+//! use std::collections::HashMap;
+//!
+//! let template = UriTemplate::parse("repo://{owner}/{repo}{?ref}").unwrap();
+//! assert_eq!(template.variable_names(), ["owner", "repo", "ref"]);
+//!
+//! let vars: HashMap<String, TemplateValue> = [("owner", "rust-lang"), ("repo", "rust")]
+//!     .into_iter()
+//!     .map(|(k, v)| (k.to_string(), TemplateValue::from(v)))
+//!     .collect();
+//! assert_eq!(template.expand(&vars), "repo://rust-lang/rust");
+//!
+//! let found = template.match_uri("repo://rust-lang/rust?ref=stable").unwrap();
+//! assert_eq!(found["repo"], "rust");
+//! assert_eq!(found["ref"], "stable");
+//! assert_eq!(template.match_uri("file:///etc/passwd"), None);
+//! ```
 
 mod matching;
 
