@@ -9,6 +9,7 @@ pub mod answer_wait;
 pub mod asgi;
 pub mod auth;
 pub mod client;
+pub mod compose;
 pub mod convert;
 pub mod error;
 pub mod handler;
@@ -43,6 +44,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     }
     m.add("ERROR_CODES", codes)?;
     m.add_function(wrap_pyfunction!(server::shape_tool_result, m)?)?;
+    m.add_function(wrap_pyfunction!(compose::mount_server, m)?)?;
+    m.add_function(wrap_pyfunction!(compose::import_server, m)?)?;
+    m.add_function(wrap_pyfunction!(compose::add_transformed_tool, m)?)?;
     let shutdown = wrap_pyfunction!(runtime::_shutdown, m)?;
     m.add_function(shutdown.clone())?;
     m.py()

@@ -15,6 +15,9 @@ pub struct LoopSlot {
     event_loop: Mutex<Option<Py<PyAny>>>,
     bound: watch::Sender<bool>,
     deferred: AtomicBool,
+    /// Slots that follow this one (servers mounted on or imported into this server, see
+    /// `compose.rs`): bound and deferred with it, since their handlers are served by it.
+    followers: Mutex<Vec<std::sync::Weak<LoopSlot>>>,
 }
 
 impl Default for LoopSlot {
@@ -23,6 +26,7 @@ impl Default for LoopSlot {
             event_loop: Mutex::new(None),
             bound: watch::Sender::new(false),
             deferred: AtomicBool::new(false),
+            followers: Mutex::new(Vec::new()),
         }
     }
 }
@@ -42,13 +46,42 @@ impl LoopSlot {
 
     /// Binds `event_loop` and releases the handler calls waiting for it.
     pub fn set(&self, event_loop: Py<PyAny>) {
+        for f in self.live_followers() {
+            let lp = Python::with_gil(|py| event_loop.clone_ref(py));
+            f.set(lp);
+        }
         *self.event_loop.lock().unwrap_or_else(|e| e.into_inner()) = Some(event_loop);
         self.bound.send_replace(true);
     }
 
     /// From now until a loop is bound, handler calls wait for one.
     pub fn defer(&self) {
+        for f in self.live_followers() {
+            f.defer();
+        }
         self.deferred.store(true, Ordering::SeqCst);
+    }
+
+    /// Makes `follower` take this slot's loop, now (when bound) and whenever it is bound.
+    pub fn lead(&self, follower: &std::sync::Arc<LoopSlot>) {
+        self.followers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(std::sync::Arc::downgrade(follower));
+        if self.deferred.load(Ordering::SeqCst) {
+            follower.defer();
+        }
+        let bound = self.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(lp) = bound.as_ref() {
+            let lp = Python::with_gil(|py| lp.clone_ref(py));
+            follower.set(lp);
+        }
+    }
+
+    fn live_followers(&self) -> Vec<std::sync::Arc<LoopSlot>> {
+        let mut f = self.followers.lock().unwrap_or_else(|e| e.into_inner());
+        f.retain(|w| w.strong_count() > 0);
+        f.iter().filter_map(std::sync::Weak::upgrade).collect()
     }
 
     /// Whether a handler call has to wait (deferred and not bound yet).

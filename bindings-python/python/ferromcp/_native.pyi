@@ -21,6 +21,9 @@ __all__ = [
     "ENGINE_VERSION",
     "ERROR_CODES",
     "shape_tool_result",
+    "mount_server",
+    "import_server",
+    "add_transformed_tool",
     "_shutdown",
 ]
 
@@ -228,4 +231,13 @@ class NativeSubscription:
     def close(self) -> None: ...
 
 def shape_tool_result(value: Any, structured: bool) -> dict[str, Any]: ...
+def mount_server(parent: NativeServer, prefix: str, child: NativeServer) -> None: ...
+def import_server(parent: NativeServer, prefix: str, child: NativeServer) -> None: ...
+def add_transformed_tool(
+    server: NativeServer,
+    original: str,
+    transform: dict[str, Any],
+    reshape: Callable[[Any], Any] | None = None,
+    output_schema: dict[str, Any] | None = None,
+) -> None: ...
 def _shutdown() -> None: ...

@@ -40,6 +40,7 @@ from .serving import HttpServer as HttpServer
 from .serving import Serving
 
 if typing.TYPE_CHECKING:
+    from .composition import ArgTransform
     from .middleware import AnyMiddleware, MiddlewareList
 
 # Imported lazily (cold start: `python server.py` should answer `initialize` quickly): asyncio
@@ -594,6 +595,59 @@ class Server(Serving):
         if loop is None or loop.is_closed():
             return asyncio.run(_await(aw))  # serving without a loop (see run())
         return asyncio.run_coroutine_threadsafe(_await(aw), loop).result()
+
+    # ---- composition and tool transforms (ferromcp.composition) ------------------------------
+    def mount(self, prefix: str, server: Server) -> None:
+        """Mounts ``server`` under ``prefix``, live: its tools and prompts are offered as
+        ``prefix_name``, its resources and templates as ``scheme://prefix/path`` (an empty prefix
+        keeps the names), requests for them run through its own middleware and handlers, what
+        is added to it later shows, and its ``list_changed`` notifications reach this server's
+        clients. Completions are routed to it. Mount before serving; middleware added before the
+        first mount sees the mounted items too. Raises ``InvalidParams`` for a prefix with
+        ``/ : { }`` or white space, a prefix already mounted, or a cycle."""
+        from .composition import mount
+
+        mount(self, prefix, server)
+
+    def import_server(self, prefix: str, server: Server) -> None:
+        """Copies ``server``'s tools, resources, templates, prompts and completions into this
+        server once, namespaced as :meth:`mount` does (later changes to ``server`` do not show;
+        its middleware does not run for them)."""
+        from .composition import import_server
+
+        import_server(self, prefix, server)
+
+    def transform_tool(
+        self,
+        original: str,
+        name: str,
+        *,
+        title: str | None = None,
+        description: str | None = None,
+        arguments: typing.Mapping[str, ArgTransform] | None = None,
+        transform_output: Callable[[Any], Any] | None = None,
+        output_schema: typing.Mapping[str, Any] | None = None,
+    ) -> None:
+        """Adds the tool ``name`` made from this server's tool ``original`` (which stays until
+        :meth:`remove_tool`): another ``title``/``description``, ``arguments`` changed by
+        :class:`ferromcp.composition.ArgTransform` (renamed, described, given a default,
+        hidden with a fixed value, constrained; keyed by the original's argument names), and
+        ``transform_output(structured)`` reshaping the original's structured output (its
+        ``structuredContent``, else its text read as JSON), checked against ``output_schema``.
+        ``transform_output`` is a plain function called synchronously: keep it short. Raises
+        ``InvalidParams`` for an argument the original lacks or a name clash."""
+        from .composition import transform_tool
+
+        transform_tool(
+            self,
+            original,
+            name,
+            title=title,
+            description=description,
+            arguments=arguments,
+            transform_output=transform_output,
+            output_schema=output_schema,
+        )
 
     def remove_tool(self, name: str) -> bool:
         """Removes a tool; returns whether it existed."""
