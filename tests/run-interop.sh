@@ -22,7 +22,11 @@ export RESULTS
 status=0
 
 echo "run-interop: official SDK clients -> ferromcp interop-server" >&2
-tests/interop/run.sh --stdio "$server --transport stdio" --http "$server --transport http --port {port}" || status=1
+# HTTP twice: every JSON and SSE answer compressed (the clients' Accept-Encoding honoured), and
+# compression off (docs/compression.md).
+tests/interop/run.sh --stdio "$server --transport stdio" \
+  --http "$server --transport http --port {port} --compression always" \
+  --http "$server --transport http --port {port} --compression off" || status=1
 
 echo "run-interop: ferromcp client -> official SDK servers" >&2
 RESULTS="$RESULTS/reverse" tests/interop/reverse.sh rust_client "$client" --interop || status=1

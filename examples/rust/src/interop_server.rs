@@ -2,8 +2,10 @@
 //! `add`, `progress`, `log`, `fail`; resource `mem://greeting`; template `mem://items/{id}`;
 //! prompt `greet`) that the official Python and TypeScript SDK clients check.
 //!
-//! `interop-server [--transport stdio|http] [--port N]` (default stdio; HTTP binds 127.0.0.1
-//! and serves `/mcp`). Logs go to stderr only.
+//! `interop-server [--transport stdio|http] [--port N] [--compression on|off|always]` (default
+//! stdio; HTTP binds 127.0.0.1 and serves `/mcp`; `--compression`: the HTTP server's
+//! `Content-Encoding`, on by default, `always` encoding every JSON and SSE answer whatever its
+//! size, `off` none). Logs go to stderr only.
 
 use ferromcp::protocol::{CallToolResult, Prompt, Resource, ResourceTemplate, Tool};
 use ferromcp::server::{prompt_fn, resource_fn, tool_fn, Server};
@@ -132,7 +134,9 @@ fn build() -> Result<Server, McpError> {
 }
 
 fn usage() -> ! {
-    eprintln!("usage: interop-server [--transport stdio|http] [--port N]");
+    eprintln!(
+        "usage: interop-server [--transport stdio|http] [--port N] [--compression on|off|always]"
+    );
     std::process::exit(2);
 }
 
@@ -140,6 +144,7 @@ fn usage() -> ! {
 async fn main() {
     let mut transport = "stdio".to_string();
     let mut port: u16 = 3000;
+    let mut compression = Some(ferromcp::transport::http::CompressionOptions::default());
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -149,6 +154,17 @@ async fn main() {
                     .next()
                     .and_then(|p| p.parse().ok())
                     .unwrap_or_else(|| usage())
+            }
+            "--compression" => {
+                compression = match args.next().as_deref() {
+                    Some("on") => compression,
+                    Some("off") => None,
+                    Some("always") => Some(ferromcp::transport::http::CompressionOptions {
+                        min_size: 0,
+                        ..Default::default()
+                    }),
+                    _ => usage(),
+                }
             }
             _ => usage(),
         }
@@ -162,7 +178,7 @@ async fn main() {
     };
     let outcome = match transport.as_str() {
         "stdio" => server.serve_stdio().await,
-        "http" => serve_http(server, port).await,
+        "http" => serve_http(server, port, compression).await,
         _ => usage(),
     };
     if let Err(e) = outcome {
@@ -172,10 +188,15 @@ async fn main() {
 }
 
 /// Serves Streamable HTTP on 127.0.0.1:`port`, endpoint `/mcp`, until the process is stopped.
-async fn serve_http(server: Server, port: u16) -> Result<(), McpError> {
+async fn serve_http(
+    server: Server,
+    port: u16,
+    compression: Option<ferromcp::transport::http::CompressionOptions>,
+) -> Result<(), McpError> {
     use ferromcp::transport::http::{serve_http, HttpServerOptions};
     let options = HttpServerOptions {
         retry_interval: Some(Duration::from_millis(5000)),
+        compression,
         ..Default::default()
     };
     let handle = serve_http(server, ("127.0.0.1", port), options)
