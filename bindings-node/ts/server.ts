@@ -299,6 +299,17 @@ export interface ListenOptions {
    * only: files that do not load reject with an `McpError` naming the file before listening.
    */
   tls?: TlsOptions;
+  /**
+   * `Content-Encoding` of answers and request bodies (docs/compression.md): `false` turns it
+   * off, `true` (the default) answers in zstd, br or gzip as the client's `Accept-Encoding`
+   * allows from 1,024 bytes, or `{ codings, minSize, level, streams }`.
+   */
+  compression?: boolean | {
+    codings?: Array<'zstd' | 'br' | 'gzip'>;
+    minSize?: number;
+    level?: 'fastest' | 'default' | 'smallest';
+    streams?: boolean;
+  };
 }
 
 /** A running Streamable HTTP server (from {@link McpServer.listen}). */

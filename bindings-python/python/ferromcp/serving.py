@@ -163,6 +163,7 @@ class Serving:
         redis_url: str | None = None,
         auth: ProtectedResource | None = None,
         tls: TLS | None = None,
+        compression: bool | dict[str, Any] | None = None,
     ) -> HttpServer:
         """Starts serving Streamable HTTP at ``http://host:port{path}`` in this process and
         returns at once with a running :class:`HttpServer` (``port=0`` picks a free port).
@@ -200,6 +201,10 @@ class Serving:
           ``ctx.auth``). Files that do not load, or a key that is not the certificate's, raise
           :class:`InternalError` naming the file before listening; bad combinations
           :class:`InvalidParams`.
+        - ``compression``: ``Content-Encoding`` of answers and request bodies (on by default:
+          zstd, br or gzip as the client's ``Accept-Encoding`` allows, from 1,024 bytes);
+          ``False`` turns it off, a dict sets ``codings``, ``minSize``, ``level``, ``streams``
+          (docs/compression.md); bad values raise :class:`InvalidParams`.
         """
         from .asgi import http_options
 
@@ -223,6 +228,10 @@ class Serving:
             options["redisUrl"] = redis_url
         if tls is not None:
             options["tls"] = tls._native_config()
+        if compression is not None:
+            # False: off; True: the defaults; or {"codings", "minSize", "level", "streams"}
+            # (docs/compression.md).
+            options["compression"] = compression
         # The connection limits only serve_http's own listener has: counts as they are,
         # durations (seconds) as milliseconds; None: the engine's default.
         for key, size in (
