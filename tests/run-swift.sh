@@ -49,6 +49,10 @@ if command -v redis-server >/dev/null 2>&1; then
 else
   echo "SKIP  run-swift: RedisTests: redis-server is not installed and could not be (apt-get install redis-server)" >&2
 fi
+# TLSTests' PKI (the Swift root has no openssl): a CA, server and client certificates.
+FERROMCP_TEST_PKI="$RESULTS/tls-pki"
+tests/tls/make-test-pki.sh "$FERROMCP_TEST_PKI" || fail "tests/tls/make-test-pki.sh"
+export FERROMCP_TEST_PKI
 if bindings-swift/scripts/build.sh; then
   (cd bindings-swift && ../scripts/swift test) || fail "swift test (bindings-swift)"
   # The opt-in private Swift runtime hooks (PrivateRuntimeHooks): off above, on here.

@@ -95,7 +95,7 @@ extension Server {
     /// choice accepts loopback names with any port, so an app served under another name lists
     /// it in `HTTPOptions.allowedHosts`.
     public func httpHandler(options: HTTPOptions = .init()) throws -> HTTPHandler {
-        let config = options.value.jsonText
+        let config = try options.handlerValue().jsonText
         return HTTPHandler(try bridged { try native.httpHandler(config: config) })
     }
 
@@ -103,7 +103,7 @@ extension Server {
     /// answers the Protected Resource Metadata at its well-known path, so route that path to it
     /// as well.
     public func httpHandler(options: HTTPOptions = .init(), auth: ProtectedResource) throws -> HTTPHandler {
-        let config = options.value.jsonText
+        let config = try options.handlerValue().jsonText
         let protection = try auth.native()
         return HTTPHandler(try bridged { try native.httpHandlerAuth(config: config, protection: protection) })
     }

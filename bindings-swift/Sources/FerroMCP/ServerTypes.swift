@@ -190,6 +190,8 @@ public struct HTTPOptions: Sendable {
     /// it listens: a URL that is not a Redis URL throws `McpError(.invalidParams)`, a Redis that
     /// cannot be reached `McpError(.internalError)`.
     public var redisURL: String?
+    /// Serve `https://` (see `TLSOptions`; `startHTTP` / `serveHTTP` only).
+    public var tls: TLSOptions?
     /// Configuration keys this type does not name (newer engine keys), passed through as they
     /// are. The engine rejects unknown keys: starting the server then throws invalid params.
     public var extra: [String: Value]
@@ -206,7 +208,7 @@ public struct HTTPOptions: Sendable {
                 maxHeadSize: Int? = nil, headerReadTimeout: Duration? = nil,
                 requestTimeout: Duration? = nil, keepAliveTimeout: Duration? = nil,
                 writeTimeout: Duration? = nil, maxBufferedBytes: Int? = nil,
-                redisURL: String? = nil, extra: [String: Value] = [:]) {
+                redisURL: String? = nil, tls: TLSOptions? = nil, extra: [String: Value] = [:]) {
         self.path = path
         self.jsonResponse = jsonResponse
         self.stateless = stateless
@@ -232,6 +234,7 @@ public struct HTTPOptions: Sendable {
         self.writeTimeout = writeTimeout
         self.maxBufferedBytes = maxBufferedBytes
         self.redisURL = redisURL
+        self.tls = tls
         self.extra = extra
     }
 
@@ -266,6 +269,7 @@ public struct HTTPOptions: Sendable {
         o.set("writeTimeoutMs", writeTimeout.map { .int($0.wholeMilliseconds) })
         o.set("maxBufferedBytes", maxBufferedBytes.map(Value.int))
         o.set("redisUrl", redisURL.map(Value.string))
+        o.set("tls", tls?.value)
         return .object(o)
     }
 }
