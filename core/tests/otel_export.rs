@@ -169,13 +169,23 @@ struct EchoArgs {
     text: String,
 }
 
-fn server(t: &Telemetry) -> Server {
+/// The `traceparent` each `echo` call saw in its context's `_meta` (what a handler in another
+/// language reads its parent from).
+type SeenParents = Arc<Mutex<Vec<String>>>;
+
+fn server(t: &Telemetry, seen: SeenParents) -> Server {
     let tt = t.clone();
     Server::builder("otel-test", "1")
         .middleware(t.server_layer())
-        .tool("echo", "Echoes", move |a: EchoArgs, _ctx| {
+        .tool("echo", "Echoes", move |a: EchoArgs, ctx| {
             let tt = tt.clone();
+            let seen = seen.clone();
             async move {
+                if let Some(tp) = ctx.meta().and_then(|m| m.get("traceparent")) {
+                    seen.lock()
+                        .unwrap()
+                        .push(tp.as_str().unwrap_or_default().to_string());
+                }
                 // A handler's own span, under the request's span (the current context).
                 let tracer = tt.tracer().expect("spans are exported");
                 let mut span = tracer.start_with_context("echo work", &Context::current());
@@ -220,7 +230,8 @@ async fn spans_and_metrics_reach_an_otlp_receiver_with_client_server_links() {
         metrics: Some(server_t.metrics_endpoint("/metrics")),
         ..HttpServerOptions::default()
     };
-    let handle = serve_http(server(&server_t), "127.0.0.1:0", opts)
+    let seen = SeenParents::default();
+    let handle = serve_http(server(&server_t, seen.clone()), "127.0.0.1:0", opts)
         .await
         .unwrap();
     server_t.observe_http_server(handle.stats_reader());
@@ -334,6 +345,15 @@ async fn spans_and_metrics_reach_an_otlp_receiver_with_client_server_links() {
             .find(|c| c.span_id == ok_server.parent_span_id)
             .expect("the server span is a child of a client span");
         assert_eq!(ok_client.trace_id, ok_server.trace_id);
+        // The handler's context `_meta` names the server span (not the client's).
+        assert_eq!(
+            *seen.lock().unwrap(),
+            vec![format!(
+                "00-{}-{}-01",
+                hex(&ok_server.trace_id),
+                hex(&ok_server.span_id)
+            )]
+        );
         assert_eq!(work.trace_id, ok_server.trace_id);
         assert_eq!(ok_client.kind, SpanKind::Client as i32);
         assert_eq!(ok_server.kind, SpanKind::Server as i32);

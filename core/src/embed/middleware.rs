@@ -256,6 +256,13 @@ impl EmbeddedServer {
     /// `{"name": "rateLimit", "limit": 10, "windowMs": 1000}`; unknown names and options are
     /// refused), after the layers already there.
     pub fn add_middleware_config(&self, config: Value) -> Result<(), McpError> {
+        // OpenTelemetry (feature `otel`; docs/observability.md), configured by name here as
+        // the built-ins are: it lives above the server's middleware module.
+        #[cfg(feature = "otel")]
+        if config.get("name").and_then(Value::as_str) == Some("openTelemetry") {
+            let layer = crate::telemetry::Telemetry::layer_from_json(&config)?;
+            return self.server().add_middleware(layer);
+        }
         let config: MiddlewareConfig = serde_json::from_value(config)
             .map_err(|e| McpError::invalid_params(format!("middleware: {e}")))?;
         let layer = config.build()?;

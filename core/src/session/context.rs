@@ -32,6 +32,10 @@ struct ContextInner {
     input: InputSlot,
     /// A task of the tasks extension: where its input requests are parked.
     task_inputs: Option<Arc<super::TaskInputs>>,
+    /// The context this one was derived from with another `_meta` ([`RequestContext::with_meta_object`]):
+    /// finished when it is.
+    #[cfg(feature = "otel")]
+    origin: Option<RequestContext>,
 }
 
 /// Where a request's multi round-trip round (per-request era) lives.
@@ -179,6 +183,8 @@ impl RequestContext {
                 auth: AUTH_INFO.try_with(Arc::clone).ok(),
                 input: InputSlot::None,
                 task_inputs: None,
+                #[cfg(feature = "otel")]
+                origin: None,
             }),
         }
     }
@@ -237,6 +243,8 @@ impl RequestContext {
                     None => InputSlot::None,
                 },
                 task_inputs,
+                #[cfg(feature = "otel")]
+                origin: None,
             }),
         }
     }
@@ -322,6 +330,45 @@ impl RequestContext {
         self.inner.auth.as_deref()
     }
 
+    /// The same request with `meta` as its `_meta` (the OpenTelemetry layer names the server
+    /// span there, for handlers in other languages that read their parent from `_meta`):
+    /// session, id, cancellation, progress, headers, identity and input round are this
+    /// context's, and it is finished when this one is.
+    #[cfg(feature = "otel")]
+    pub(crate) fn with_meta_object(&self, meta: Map<String, Value>) -> RequestContext {
+        let i = &self.inner;
+        RequestContext {
+            inner: Arc::new(ContextInner {
+                session: i.session.clone(),
+                id: i.id.clone(),
+                meta: Some(Arc::new(SharedMeta::new(Value::Object(meta)))),
+                version: i.version,
+                cancel: i.cancel.clone(),
+                progress: i.progress.clone(),
+                done: AtomicBool::new(i.done.load(Ordering::Acquire)),
+                http_headers: i.http_headers.clone(),
+                auth: i.auth.clone(),
+                input: match i.input.round() {
+                    Some(round) => InputSlot::Round(round.clone()),
+                    None => InputSlot::None,
+                },
+                task_inputs: i.task_inputs.clone(),
+                origin: Some(self.clone()),
+            }),
+        }
+    }
+
+    /// Whether the request was answered (this context, or the one it was derived from).
+    fn is_done(&self) -> bool {
+        #[cfg(feature = "otel")]
+        if let Some(origin) = &self.inner.origin {
+            if origin.is_done() {
+                return true;
+            }
+        }
+        self.inner.done.load(Ordering::Acquire)
+    }
+
     /// Marks the request finished: progress and related messages stop.
     pub(crate) fn finish(&self) {
         self.inner.done.store(true, Ordering::Release);
@@ -404,7 +451,7 @@ impl RequestContext {
 
     /// Sends a notification related to this request (routed onto its stream over HTTP).
     pub async fn notify(&self, method: &str, params: Option<Value>) -> Result<(), McpError> {
-        if self.inner.done.load(Ordering::Acquire) {
+        if self.is_done() {
             return Err(McpError::invalid_request("request already completed"));
         }
         self.inner

@@ -148,6 +148,48 @@ impl TelemetryConfig {
         c
     }
 
+    /// The layer the bindings configure by name (`{"name": "openTelemetry", ...}` in a
+    /// server's middleware list): [`Self::from_env`], then the options given, camelCase:
+    /// `serviceName`, `otlpEndpoint`, `otlpHeaders` (an object of strings), `samplingRatio`
+    /// (0 to 1; parent-based), `metricExportIntervalMs`. Unknown options are errors.
+    pub fn from_layer_json(v: &serde_json::Value) -> Result<Self, crate::McpError> {
+        #[derive(serde::Deserialize)]
+        #[serde(rename_all = "camelCase", deny_unknown_fields)]
+        struct Layer {
+            #[allow(dead_code)]
+            name: String,
+            service_name: Option<String>,
+            otlp_endpoint: Option<String>,
+            #[serde(default)]
+            otlp_headers: std::collections::BTreeMap<String, String>,
+            sampling_ratio: Option<f64>,
+            metric_export_interval_ms: Option<u64>,
+        }
+        let l: Layer = serde_json::from_value(v.clone())
+            .map_err(|e| crate::McpError::invalid_params(format!("openTelemetry: {e}")))?;
+        let mut c = Self::from_env();
+        if l.service_name.is_some() {
+            c.service_name = l.service_name;
+        }
+        if l.otlp_endpoint.is_some() {
+            c.otlp_endpoint = l.otlp_endpoint;
+        }
+        c.otlp_headers.extend(l.otlp_headers);
+        if let Some(r) = l.sampling_ratio {
+            if !(0.0..=1.0).contains(&r) {
+                return Err(crate::McpError::invalid_params(format!(
+                    "openTelemetry: samplingRatio must be between 0 and 1, got {r}"
+                )));
+            }
+            c.sampling = Sampling::Ratio(r);
+            c.parent_based = true;
+        }
+        if let Some(ms) = l.metric_export_interval_ms {
+            c.metric_export_interval = Duration::from_millis(ms.max(1));
+        }
+        Ok(c)
+    }
+
     /// Where spans are posted, if anywhere.
     pub(super) fn traces_url(&self) -> Option<String> {
         signal_url(&self.otlp_traces_endpoint, &self.otlp_endpoint, "v1/traces")
@@ -243,6 +285,26 @@ mod tests {
         assert!(c.parent_based && c.metrics && c.prometheus && c.traces);
         assert_eq!(c.metric_export_interval, Duration::from_millis(500));
         assert!(!c.disabled);
+    }
+
+    #[test]
+    fn the_bindings_layer_options_are_read_and_checked() {
+        let c = TelemetryConfig::from_layer_json(&serde_json::json!({
+            "name": "openTelemetry", "serviceName": "py", "otlpEndpoint": "http://h:1",
+            "otlpHeaders": {"k": "v"}, "samplingRatio": 0.5, "metricExportIntervalMs": 250
+        }))
+        .unwrap();
+        assert_eq!(c.service_name.as_deref(), Some("py"));
+        assert_eq!(c.traces_url().as_deref(), Some("http://h:1/v1/traces"));
+        assert!(c.otlp_headers.contains(&("k".into(), "v".into())));
+        assert_eq!(c.sampling, Sampling::Ratio(0.5));
+        assert_eq!(c.metric_export_interval, Duration::from_millis(250));
+        for bad in [
+            serde_json::json!({"name": "openTelemetry", "samplingRatio": 2.0}),
+            serde_json::json!({"name": "openTelemetry", "endpoint": "x"}),
+        ] {
+            assert!(TelemetryConfig::from_layer_json(&bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

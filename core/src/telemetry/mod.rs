@@ -189,6 +189,15 @@ impl Telemetry {
         })
     }
 
+    /// The layer a binding names in its server's middleware list,
+    /// `{"name": "openTelemetry", ...}` ([`TelemetryConfig::from_layer_json`]): a telemetry of
+    /// its own, started now, and its server layer.
+    pub fn layer_from_json(v: &Value) -> Result<TelemetryLayer, crate::McpError> {
+        let config = TelemetryConfig::from_layer_json(v)?;
+        let t = Self::new(config).map_err(|e| crate::McpError::invalid_params(e.to_string()))?;
+        Ok(t.server_layer())
+    }
+
     /// [`Self::new`] with [`TelemetryConfig::from_env`].
     pub fn from_env() -> Result<Telemetry, TelemetryError> {
         Self::new(TelemetryConfig::from_env())

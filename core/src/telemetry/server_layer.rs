@@ -5,7 +5,7 @@
 //!
 //! The handler sees its span two ways: as the current OpenTelemetry context of its future (Rust
 //! handlers: `opentelemetry::Context::current()`), and as `traceparent`/`tracestate` in the
-//! request's `params._meta`, rewritten to name the server span, so a
+//! request's `_meta` (params and context), rewritten to name the server span when it is sampled, so a
 //! handler in another language (Python, Node, Swift) extracts its parent from `_meta` with its
 //! own OpenTelemetry SDK and its spans join the same trace.
 
@@ -128,9 +128,9 @@ impl Middleware for TelemetryLayer {
                 )]);
                 let span = builder.start_with_context(tracer, &parent);
                 let cx = parent.with_span(span);
-                // What a handler in another language reads its parent from (an unsampled
-                // span's context too, so that handler's spans are not sampled either).
-                propagation::inject_into_params(&cx, request.params_mut());
+                if cx.span().span_context().is_sampled() {
+                    request = name_span_in_meta(request, &cx);
+                }
                 cx
             }
             None => Context::current(),
@@ -149,6 +149,20 @@ impl Middleware for TelemetryLayer {
             result
         })
     }
+}
+
+/// `request` with its `_meta` naming the server span in `cx` (`traceparent`, `tracestate`),
+/// in the params and in the context handlers read `_meta` from, so that a handler in another
+/// language (Python, Node, Swift) extracts the server span as its parent with its own
+/// OpenTelemetry SDK. Done for sampled spans only: an unsampled request keeps the client's
+/// context, whose flags tell the handler's SDK not to sample either.
+fn name_span_in_meta(mut request: MiddlewareRequest, cx: &Context) -> MiddlewareRequest {
+    propagation::inject_into_params(cx, request.params_mut());
+    let (req, ctx) = request.into_parts();
+    let mut meta = ctx.meta().cloned().unwrap_or_default();
+    propagation::inject_into_meta(cx, &mut meta);
+    let ctx = ctx.with_meta_object(meta);
+    MiddlewareRequest::new(req, ctx)
 }
 
 /// A request id as the `jsonrpc.request.id` attribute writes it (a string id unquoted).

@@ -1,0 +1,147 @@
+"""OpenTelemetry (issue 38 point 4) from Python: the engine's layer switched on by name
+(``{"name": "openTelemetry", ...}`` in ``middleware``) exports its SERVER span over OTLP/HTTP to a
+real receiver started here (decoding the protobuf bodies with ``opentelemetry-proto``); the
+client's context travels in ``params._meta``; a Python handler extracts its parent from
+``ctx.meta`` with the OpenTelemetry SDK, and its span is the engine span's child, in the same
+trace as the client's span. A malformed ``traceparent`` is ignored: the call is answered and the
+engine span starts a new trace."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+from opentelemetry.propagate import extract, inject
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import SpanKind
+
+from ferromcp import Client, Context, Server
+
+
+class _Receiver(BaseHTTPRequestHandler):
+    """``POST /v1/traces`` (protobuf), answered 200; spans kept on the server object."""
+
+    def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+        body = self.rfile.read(int(self.headers.get("content-length", "0")))
+        spans: list[tuple[str, Any]] = self.server.spans  # type: ignore[attr-defined]
+        if self.path == "/v1/traces":
+            req = ExportTraceServiceRequest()
+            req.ParseFromString(body)
+            for rs in req.resource_spans:
+                service = next(
+                    (
+                        a.value.string_value
+                        for a in rs.resource.attributes
+                        if a.key == "service.name"
+                    ),
+                    "",
+                )
+                for ss in rs.scope_spans:
+                    spans.extend((service, s) for s in ss.spans)
+        self.send_response(200)
+        self.send_header("content-type", "application/x-protobuf")
+        self.send_header("content-length", "0")
+        self.end_headers()
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def receiver() -> Iterator[tuple[str, list[tuple[str, Any]]]]:
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Receiver)
+    httpd.spans = []  # type: ignore[attr-defined]
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}", httpd.spans  # type: ignore[attr-defined]
+    finally:
+        httpd.shutdown()
+
+
+def _wait(spans: list[tuple[str, Any]], name: str, count: int) -> list[Any]:
+    deadline = time.monotonic() + 20
+    while True:
+        found = [s for svc, s in spans if svc == "py-server" and s.name == name]
+        if len(found) >= count or time.monotonic() > deadline:
+            return found
+        time.sleep(0.05)
+
+
+async def test_a_python_handler_span_joins_the_trace_under_the_engine_span(
+    receiver: tuple[str, list[tuple[str, Any]]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url, received = receiver
+    # The engine's batch span processor exports every 100 ms instead of 5 s.
+    monkeypatch.setenv("OTEL_BSP_SCHEDULE_DELAY", "100")
+    handler_spans = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(handler_spans))
+    tracer = provider.get_tracer("test")
+
+    server = Server(
+        "traced",
+        version="1.0.0",
+        middleware=[
+            {
+                "name": "openTelemetry",
+                "serviceName": "py-server",
+                "otlpEndpoint": url,
+                "samplingRatio": 1.0,
+            }
+        ],
+    )
+
+    @server.tool()
+    def lookup(key: str, ctx: Context) -> str:
+        """Looks a key up."""
+        with tracer.start_as_current_span("lookup work", context=extract(ctx.meta or {})):
+            return key.upper()
+
+    async with Client.memory(server) as c:
+        with tracer.start_as_current_span("client call", kind=SpanKind.CLIENT) as client_span:
+            meta: dict[str, str] = {}
+            inject(meta)
+            r = await c.request(
+                "tools/call", {"name": "lookup", "arguments": {"key": "k"}, "_meta": meta}
+            )
+        assert r["content"][0]["text"] == "K"
+        bad = await c.request(
+            "tools/call",
+            {"name": "lookup", "arguments": {"key": "x"}, "_meta": {"traceparent": "00-zz-bad"}},
+        )
+        assert bad["content"][0]["text"] == "X"
+
+    engine = _wait(received, "tools/call lookup", 2)
+    assert len(engine) == 2, [s.name for _, s in received]
+    client_ctx = client_span.get_span_context()
+    joined = [s for s in engine if s.parent_span_id == client_ctx.span_id.to_bytes(8, "big")]
+    assert len(joined) == 1, "the engine span's parent is the Python client span"
+    server_span = joined[0]
+    assert server_span.trace_id == client_ctx.trace_id.to_bytes(16, "big")
+    attrs = {a.key: a.value.string_value for a in server_span.attributes}
+    assert attrs["mcp.method.name"] == "tools/call"
+    assert attrs["gen_ai.tool.name"] == "lookup"
+
+    work: list[ReadableSpan] = [
+        s for s in handler_spans.get_finished_spans() if s.name == "lookup work"
+    ]
+    assert len(work) == 2
+    first = next(s for s in work if s.context.trace_id == client_ctx.trace_id)
+    assert first.parent is not None
+    assert first.parent.span_id.to_bytes(8, "big") == server_span.span_id, (
+        "the Python handler's span is the engine span's child"
+    )
+    # The malformed traceparent: answered, and a trace of its own started by the engine.
+    other = next(s for s in engine if s is not server_span)
+    assert other.parent_span_id == b""
+    assert other.trace_id != server_span.trace_id
+    second = next(s for s in work if s is not first)
+    assert second.parent is not None
+    assert second.parent.span_id.to_bytes(8, "big") == other.span_id
