@@ -12,6 +12,7 @@ use std::collections::HashMap;
 /// Who may cache a result (`cacheScope`), as HTTP's `Cache-Control: public` / `private`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum CacheScope {
     /// Only within the same authorization context (the default).
     #[default]

@@ -16,6 +16,7 @@ use tokio::sync::mpsc;
 
 /// A message queued for sending, with the incoming request it belongs to (if any).
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct OutboundMessage {
     /// The message.
     pub message: Message,

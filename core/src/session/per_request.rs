@@ -33,6 +33,7 @@ pub(crate) const LOG_OFF: u8 = u8::MAX - 1;
 
 /// What a per-request-era request says about its client in `params._meta`.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct RequestMeta {
     /// The protocol revision of this request.
     pub version: ProtocolVersion,

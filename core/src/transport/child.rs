@@ -117,6 +117,7 @@ pub enum StderrMode {
 /// How to launch an MCP server as a child process. Build it with [`ChildProcessOptions::new`]
 /// and the chained setters; every field is also public.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct ChildProcessOptions {
     /// The program to run; looked up in `PATH` unless it contains a slash.
     pub program: String,

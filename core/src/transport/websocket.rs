@@ -65,6 +65,7 @@ type WsSink = SplitSink<WsStream, Message>;
 
 /// Settings of WebSocket connections and listeners.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct WebSocketOptions {
     /// Largest message accepted from the peer, in bytes.
     pub max_message_size: usize,
