@@ -25,6 +25,8 @@ export type {
 export { Client } from './client';
 export type { ClientOptions, HttpClientOptions, RequestOptions, StdioServerParameters } from './client';
 export { RequestContext } from './context';
+export { ConfigError, MultiClient, parseConfig } from './multi';
+export type { ServerEntry } from './multi';
 export { Subscription, SUBSCRIPTION_ID_META } from './listen';
 export type { ListenFilter } from './listen';
 export type { Pem, TlsOptions } from './tls';
