@@ -1,14 +1,18 @@
 //! The tokio runtime the engine runs on: the one napi-rs drives every `async fn` exported to
-//! JavaScript and every [`napi::Env::spawn_future`] with, configured here when the addon loads.
+//! JavaScript and every [`napi::Env::spawn_future`] with, installed here when the addon loads.
 //!
-//! One worker thread by default. A JavaScript handler call already crosses threads twice (to
-//! the event loop and back); with more workers, the task that reads a request, the one that
-//! waits for the handler and the one that writes the answer wake each other across workers as
-//! well, and on a VM each wake-up costs tens of microseconds of CPU (measured: 240 µs of CPU per
-//! sequential stdio call with napi's default runtime; see bindings-node/README.md). The engine
-//! work per call is a few microseconds, so one worker is not the bottleneck; the JavaScript
-//! thread is. `FERROMCP_NODE_WORKERS=N` picks another count.
+//! It is the engine's runtime for Node (`ferromcp::embed::runtime`, the builder every binding
+//! uses): one worker thread by default (`FERROMCP_WORKERS=N`, old name `FERROMCP_NODE_WORKERS`),
+//! whose threads wait by the engine's policy (`FERROMCP_WAIT_POLICY`, spinning 60 µs by
+//! default): a JavaScript handler's answer coming back from the event loop is then taken by the
+//! worker still awake (`ferromcp::wait::handover`), and a sequential HTTP client's next request
+//! read before the worker sleeps. One worker: a JavaScript handler call already crosses threads
+//! twice (to the event loop and back); with more workers, the task that reads a request, the
+//! one that waits for the handler and the one that writes the answer wake each other across
+//! workers as well, and on a VM each wake-up costs tens of microseconds of CPU (measured: 240 µs
+//! of CPU per sequential stdio call with napi's default runtime; see bindings-node/README.md).
 
+use ferromcp::embed::runtime::{Binding, RuntimeSettings};
 use std::future::Future;
 
 /// Spawns `fut` on napi's tokio runtime (usable from any thread).
@@ -24,19 +28,19 @@ pub fn enter<T>(f: impl FnOnce() -> T) -> T {
     napi::bindgen_prelude::within_runtime_if_available(f)
 }
 
-/// Installs the engine's runtime when the addon is loaded (before any napi `async fn` runs).
+/// Installs the engine's runtime when the addon is loaded (before any napi `async fn` runs). A
+/// variable the engine cannot use stops the load with its message (the variable, the value and
+/// what it accepts) instead of running on a guess.
 #[napi_derive::module_init]
 fn init() {
-    let workers = std::env::var("FERROMCP_NODE_WORKERS")
-        .ok()
-        .and_then(|v| v.parse::<usize>().ok())
-        .filter(|&n| n > 0)
-        .unwrap_or(1);
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(workers)
-        .thread_name("ferromcp-worker")
-        .enable_all()
-        .build()
-        .expect("the tokio runtime starts");
+    let settings = match RuntimeSettings::from_env(Binding::Node) {
+        Ok(s) => s,
+        Err(e) => panic!("ferromcp cannot start: {e}"),
+    };
+    let rt = settings
+        .build(Binding::Node)
+        .unwrap_or_else(|e| panic!("ferromcp cannot start its tokio runtime: {e}"));
+    let rt = std::sync::Arc::try_unwrap(rt)
+        .unwrap_or_else(|_| unreachable!("a new multi-threaded runtime has one owner"));
     napi::bindgen_prelude::create_custom_tokio_runtime(rt);
 }

@@ -8,7 +8,7 @@
 //! The tokio side waits on a oneshot channel without the GIL. When the request is cancelled (MCP
 //! `notifications/cancelled`, session closed, future dropped) the asyncio task is cancelled.
 
-use crate::answer_wait::{quick_answer, Outstanding};
+use crate::answer_wait::Outstanding;
 use crate::convert::{opt_value, py_to_value, value_to_py};
 use crate::error::from_py_err;
 use crate::inbox::post_for_loop;
@@ -304,11 +304,6 @@ impl PyHandler {
                 event_loop: guard_loop,
                 armed: true,
             };
-            let mut rx = rx;
-            if let Some(r) = quick_answer(&mut rx, &token) {
-                guard.armed = false;
-                return r;
-            }
             let r = tokio::select! {
                 r = rx => r.unwrap_or_else(|_| Err(McpError::internal("handler vanished"))),
                 _ = token.cancelled() => Err(McpError::cancelled(Some("request cancelled"))),
@@ -350,10 +345,6 @@ impl PyHandler {
             tx.send(result);
         });
         Box::pin(async move {
-            let mut rx = rx;
-            if let Some(r) = quick_answer(&mut rx, &token) {
-                return r;
-            }
             tokio::select! {
                 r = rx => r.unwrap_or_else(|_| Err(McpError::internal("handler vanished"))),
                 _ = token.cancelled() => Err(McpError::cancelled(Some("request cancelled"))),

@@ -113,17 +113,13 @@ impl Inbox {
 
     /// After a drain of `ran` jobs, when it was one job (calls come one at a time: with more,
     /// they come faster than the loop takes them and the wake-up byte is cheap), the recent calls
-    /// came one at a time too ([`crate::answer_wait::calls_come_one_at_a_time`]: a drain of one
+    /// came one at a time too (the engine's gate, [`crate::answer_wait::gate`]: a drain of one
     /// job also happens now and then under concurrent clients) and the loop is idle: schedules [`InboxWait`] with `call_soon`, so the loop polls its own I/O and timers
     /// (without blocking, as a callback is ready) before the wait starts. Waiting after larger
     /// drains cost about 4 % of the 32-client `async def` rate (busy machine,
     /// `bench/results/python-stdio-thread.md`).
     fn wait_after_drain(self: &Arc<Self>, py: Python<'_>, ran: usize) {
-        if ran != 1
-            || !crate::answer_wait::enabled()
-            || !crate::answer_wait::calls_come_one_at_a_time()
-            || !self.loop_idle(py)
-        {
+        if ran != 1 || crate::answer_wait::gate().is_none() || !self.loop_idle(py) {
             return;
         }
         if let Ok(cb) = Py::new(
@@ -139,7 +135,7 @@ impl Inbox {
         }
     }
 
-    /// Waits (GIL released, yielding the CPU) up to [`crate::answer_wait::SPIN`] for a job, with
+    /// Waits (GIL released, yielding the CPU) up to the gate's budget for a job, with
     /// the wake-up byte switched off meanwhile; returns whether one came.
     fn wait_for_job(&self, py: Python<'_>) -> bool {
         use std::sync::atomic::Ordering;
@@ -154,17 +150,9 @@ impl Inbox {
                 .unwrap_or_else(|e| e.into_inner())
                 .is_empty()
         };
+        let budget = crate::answer_wait::gate().unwrap_or_default();
         let got = py.allow_threads(|| {
-            let start = std::time::Instant::now();
-            loop {
-                if has_jobs() {
-                    return true;
-                }
-                if start.elapsed() >= crate::answer_wait::SPIN {
-                    return false;
-                }
-                std::thread::yield_now();
-            }
+            ferromcp::wait::spin(budget, || Ok(has_jobs().then_some(()))).is_some()
         });
         if got {
             return true;
@@ -190,7 +178,7 @@ impl InboxReader {
 }
 
 /// A loop callback that waits briefly for the inbox's next job when the loop is idle: a
-/// sequential client's next call usually comes within [`crate::answer_wait::SPIN`], and is
+/// sequential client's next call usually comes within the engine policy's budget, and is
 /// then run without a wake-up of the loop's thread (on this VM as booted, waking a halted vCPU
 /// costs tens of µs). Between two waits the loop runs one iteration of its own (the callback
 /// is re-scheduled with `call_soon`), so its I/O and timers are never held up longer than one

@@ -26,6 +26,7 @@ use pyo3::prelude::*;
 /// The native module.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    runtime::check_settings()?;
     m.add_class::<server::NativeServer>()?;
     m.add_class::<server::NativeHttpServer>()?;
     m.add_class::<server::NativeStdioRun>()?;

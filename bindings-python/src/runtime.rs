@@ -1,9 +1,12 @@
 //! The binding's tokio runtime, its GIL-holding threads (sync-handler pool, "Python thread"), and the
 //! bridge from Rust futures to asyncio futures.
 //!
-//! - One multi-threaded tokio runtime per process (two workers, see [`tokio_workers`]),
-//!   created lazily and re-created after `fork()` (a forked child inherits the runtime's memory
-//!   but none of its threads).
+//! - One multi-threaded tokio runtime per process, the engine's runtime for Python
+//!   (`ferromcp::embed::runtime`, the builder every binding uses: two workers by default,
+//!   `FERROMCP_WORKERS`, old name `FERROMCP_TOKIO_WORKERS`; its threads wait by
+//!   `FERROMCP_WAIT_POLICY`), created lazily and re-created after `fork()` (a forked child
+//!   inherits the runtime's memory but none of its threads). [`settings`] reads the
+//!   environment once; the module's import fails on a value it cannot use.
 //! - Tokio workers never take the GIL. Work for Python is queued and pulled: sync handlers by a
 //!   pool of worker threads ([`post_sync`]); work for an asyncio loop by the loop itself through
 //!   its inbox (`crate::inbox`); when a loop has no inbox (`FERROMCP_ASYNC_DISPATCH=callback`,
@@ -12,6 +15,7 @@
 
 use crate::convert::value_to_py;
 use crate::error::to_py_err;
+use ferromcp::embed::runtime::{Binding, RuntimeSettings, RuntimeSettingsError};
 use ferromcp::McpError;
 use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
@@ -57,19 +61,14 @@ fn with_state<T>(f: impl FnOnce(&State) -> T) -> T {
             // to join them. Leak it instead.
             std::mem::forget(old);
         }
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(tokio_workers())
-            .thread_name("ferromcp-tokio")
-            .enable_all()
-            .build()
-            .expect("tokio runtime");
+        let runtime = settings().build(Binding::Python).expect("tokio runtime");
         let (tx, rx) = mpsc::channel::<Job>();
         std::thread::Builder::new()
             .name("ferromcp-python".into())
             .spawn(move || python_thread(rx))
             .expect("ferromcp python thread");
         *guard = Some(State {
-            runtime: Arc::new(runtime),
+            runtime,
             jobs: tx,
             pool: Arc::new(Pool::default()),
         });
@@ -77,22 +76,28 @@ fn with_state<T>(f: impl FnOnce(&State) -> T) -> T {
     f(guard.as_ref().expect("state initialized"))
 }
 
-/// How many tokio workers the binding's runtime has: `FERROMCP_TOKIO_WORKERS` (1 to 64), else 2.
-///
-/// With two, an answer coming back from a Python thread is a remote wake-up, after which tokio
-/// also wakes the other worker to look for work (it finds none and parks again): 2.6-3.2 worker
-/// sleeps per sequential stdio call where one worker has 2.0-2.3, the hand-over count that
-/// costs tens of µs per wake-up of an idle vCPU on a VM. One worker was measured as the
-/// default and not kept: on the shared 2-core machine its 32-client HTTP rates came out lower
-/// (one thread's share of the CPUs carries all the engine's HTTP work) and its 1-client rates
-/// no better (bench/results/python-rows.md). Blocking work never runs on a worker
-/// (sync handlers have their own threads), so any count is safe.
-fn tokio_workers() -> usize {
-    std::env::var("FERROMCP_TOKIO_WORKERS")
-        .ok()
-        .and_then(|v| v.trim().parse::<usize>().ok())
-        .filter(|n| (1..=64).contains(n))
-        .unwrap_or(2)
+/// The engine's runtime settings for Python from the environment (read once; see
+/// `ferromcp::embed::runtime`). The module's import calls [`check_settings`] first, so a value
+/// the engine cannot use never gets here.
+pub fn settings() -> RuntimeSettings {
+    *SETTINGS
+        .get_or_init(|| RuntimeSettings::from_env(Binding::Python))
+        .as_ref()
+        .unwrap_or_else(|e| panic!("ferromcp: {e}"))
+}
+
+static SETTINGS: std::sync::OnceLock<Result<RuntimeSettings, RuntimeSettingsError>> =
+    std::sync::OnceLock::new();
+
+/// Fails with the variable, its value and what it accepts when the environment sets the
+/// engine's runtime in a way it cannot use (called when the module is imported).
+pub fn check_settings() -> PyResult<()> {
+    match SETTINGS.get_or_init(|| RuntimeSettings::from_env(Binding::Python)) {
+        Ok(_) => Ok(()),
+        Err(e) => Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "ferromcp: {e}"
+        ))),
+    }
 }
 
 /// Set at interpreter exit (`atexit`): the Python thread stops taking the GIL, so it never
@@ -268,21 +273,19 @@ impl Pool {
             if let Some(j) = self.pop(&mut s) {
                 return Some(j);
             }
-            if crate::answer_wait::enabled() && s.spinning == 0 && LAST_BATCH.with(|b| b.get()) == 1
-            {
-                // One thread waits for the next job without sleeping for a while: a sequential
-                // client's next call usually comes within that time, and is then taken
-                // without waking a halted vCPU (see `crate::answer_wait`). Only after a batch
-                // of one job (calls coming one at a time): after larger batches the jobs come
-                // faster than they are taken, and waiting cost several clients' rates a few %.
+            let budget = crate::answer_wait::gate();
+            if let (Some(budget), 0, 1) = (budget, s.spinning, LAST_BATCH.with(|b| b.get())) {
+                // One thread waits for the next job without sleeping for a while (the engine's
+                // gate: calls come one at a time and its policy spins): a sequential client's
+                // next call usually comes within that time, and is then taken without waking
+                // a halted vCPU (see `crate::answer_wait`). Only after a batch of one job:
+                // after larger batches the jobs come faster than they are taken, and waiting
+                // cost several clients' rates a few %.
                 s.spinning += 1;
                 drop(s);
-                let start = std::time::Instant::now();
-                while self.queued.load(std::sync::atomic::Ordering::SeqCst) == 0
-                    && start.elapsed() < crate::answer_wait::SPIN
-                {
-                    std::thread::yield_now();
-                }
+                ferromcp::wait::spin(budget, || {
+                    Ok((self.queued.load(std::sync::atomic::Ordering::SeqCst) != 0).then_some(()))
+                });
                 s = self.state.lock().unwrap_or_else(|e| e.into_inner());
                 s.spinning -= 1;
                 if let Some(j) = self.pop(&mut s) {

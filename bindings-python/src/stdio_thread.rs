@@ -8,7 +8,8 @@
 //! wake-up: tokio unparks an idle worker, which, having found work while searching, unparks the
 //! other worker too, which finds nothing and parks again. On a current-thread runtime the
 //! answer wakes the one thread that polls stdin and writes stdout, and that thread does not
-//! even park while a Python call is outstanding (for up to 60 µs, see [`crate::answer_wait`]),
+//! even park while a Python call is outstanding (for up to the engine policy's budget, 60 µs
+//! by default, see [`crate::answer_wait`]),
 //! so the answer of a short handler is written without waking a halted vCPU. Alone (without
 //! the wait) the own thread cut the sleeps per sequential call by a quarter but lowered the
 //! pipelined `def` rate by a third (busy 2-core machine, `bench/results/python-stdio-thread.md`);
@@ -34,10 +35,10 @@ where
     if !own_thread() {
         return crate::runtime::runtime().spawn(session);
     }
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .on_thread_park(crate::answer_wait::wait_for_answer)
-        .build()
+    // The engine's runtime settings (already read when the shared runtime was made).
+    let settings = crate::runtime::settings();
+    let rt = settings
+        .build_current_thread(Some(crate::answer_wait::wait_for_answer))
         .expect("tokio runtime");
     // The thread runs until `done` is dropped: when the session ends or is aborted.
     let (done, ended) = tokio::sync::oneshot::channel::<()>();
@@ -49,7 +50,9 @@ where
     std::thread::Builder::new()
         .name("ferromcp-stdio".into())
         .spawn(move || {
-            crate::answer_wait::mark_stdio_thread();
+            // Its park hook waits for Python's answers; the engine's hand-over wait
+            // (`ferromcp::wait::handover`) stays off here.
+            ferromcp::wait::WaitPolicy::Park.set_for_this_thread();
             rt.block_on(async move {
                 let _ = ended.await;
             });

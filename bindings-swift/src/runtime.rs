@@ -3,12 +3,19 @@
 //! Swift polls the futures of exported `async` functions from its own executor threads, where
 //! there is no tokio context. So every engine call that needs tokio (I/O, timers, spawned
 //! tasks) runs as a task on this runtime, and Swift awaits its `JoinHandle`, which any executor
-//! can poll. One thread by default, a current-thread runtime driven by a thread of its own
-//! ("ferromcp-worker"): Swift handlers run on it until they first suspend (see `handler`), and
-//! a current-thread runtime has no cross-worker wake-ups (the choice and A/B figures of
-//! bench/servers' Rust echo server, whose HTTP runs the same way).
-//! `FERROMCP_SWIFT_WORKERS=N` (N > 1) makes a multi-thread runtime with N workers instead.
+//! can poll. It is the engine's runtime for Swift (`ferromcp::embed::runtime`, the builder every
+//! binding uses): one thread by default, a current-thread runtime driven by a thread of its own
+//! ("ferromcp-worker"), which has no cross-worker wake-ups (the choice and A/B figures of
+//! bench/servers' Rust echo server, whose HTTP runs the same way); `FERROMCP_WORKERS=N` (old
+//! name `FERROMCP_SWIFT_WORKERS`), N > 1, makes a multi-thread runtime with N workers instead.
+//! Its threads wait by the engine's policy (`FERROMCP_WAIT_POLICY`, spinning 60 µs by
+//! default): a Swift handler's answer coming back from Swift's executor is then taken by the
+//! engine thread still awake (`ferromcp::wait::handover`), and a sequential HTTP client's next
+//! request read before it sleeps. With the opt-in private runtime hooks
+//! (`FERROMCP_SWIFT_PRIVATE_RUNTIME_HOOKS=1`) a handler may also run inline on that thread
+//! ([`start_inline`]).
 
+use ferromcp::embed::runtime::{Binding, RuntimeSettings};
 use ferromcp::McpError;
 use std::cell::Cell;
 use std::future::Future;
@@ -81,33 +88,15 @@ fn went_idle() {
 }
 
 fn runtime() -> &'static Runtime {
-    static RT: OnceLock<Runtime> = OnceLock::new();
+    static RT: OnceLock<std::sync::Arc<Runtime>> = OnceLock::new();
     RT.get_or_init(|| {
-        let workers = std::env::var("FERROMCP_SWIFT_WORKERS")
-            .ok()
-            .and_then(|v| v.parse::<usize>().ok())
-            .filter(|&n| n > 0)
-            .unwrap_or(1);
-        if workers > 1 {
-            return tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(workers)
-                .thread_name("ferromcp-worker")
-                .on_thread_park(went_idle)
-                .enable_all()
-                .build()
-                .expect("the tokio runtime starts");
-        }
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .on_thread_park(went_idle)
-            .enable_all()
-            .build()
-            .expect("the tokio runtime starts");
-        // The thread that runs every task spawned onto it, for the life of the process.
-        std::thread::Builder::new()
-            .name("ferromcp-worker".into())
-            .spawn(|| runtime().block_on(std::future::pending::<()>()))
-            .expect("the engine thread starts");
-        rt
+        // A variable the engine cannot use stops the process with its message (the variable,
+        // the value and what it accepts) instead of running on a guess.
+        let settings = RuntimeSettings::from_env(Binding::Swift)
+            .unwrap_or_else(|e| panic!("ferromcp cannot start: {e}"));
+        settings
+            .build_with_park_hook(Binding::Swift, Some(went_idle))
+            .unwrap_or_else(|e| panic!("ferromcp cannot start its tokio runtime: {e}"))
     })
 }
 

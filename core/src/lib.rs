@@ -63,6 +63,7 @@ pub mod telemetry;
 #[cfg(feature = "http")]
 pub(crate) mod tls;
 pub mod transport;
+pub mod wait;
 
 // The wire layer, a crate of its own below this one (`ferromcp-protocol`): re-exported at the
 // paths it always had, so `ferromcp::jsonrpc::Message` and the like name what they named.

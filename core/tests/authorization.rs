@@ -335,16 +335,15 @@ async fn scopes_of_the_bearer_token_decide_over_http() {
     let verifier = move |token: &str| -> BoxFuture<'static, Result<AuthInfo, String>> {
         let (token, aud) = (token.to_string(), aud.clone());
         Box::pin(async move {
-            Ok({
-                let mut lit = AuthInfo::default();
-                lit.subject = Some(token.clone());
-                lit.scopes = if token == "alice" {
+            Ok(AuthInfo {
+                subject: Some(token.clone()),
+                scopes: if token == "alice" {
                     vec!["admin".into()]
                 } else {
                     vec![]
-                };
-                lit.audience = vec![aud];
-                lit
+                },
+                audience: vec![aud],
+                ..Default::default()
             })
         })
     };

@@ -84,11 +84,10 @@ async fn start() -> (Shared, String, String) {
             if !ok {
                 return Err("unknown token".into());
             }
-            Ok({
-                let mut lit = AuthInfo::default();
-                lit.subject = Some("machine".into());
-                lit.audience = vec![resource];
-                lit
+            Ok(AuthInfo {
+                subject: Some("machine".into()),
+                audience: vec![resource],
+                ..Default::default()
             })
         })
     };

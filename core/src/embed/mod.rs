@@ -37,6 +37,7 @@ mod context;
 mod http;
 mod listen;
 mod middleware;
+pub mod runtime;
 mod server;
 pub mod shape;
 #[cfg(feature = "http")]

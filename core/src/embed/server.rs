@@ -194,7 +194,9 @@ impl EmbeddedServer {
             tool,
             tool_fn(move |args, ctx| {
                 let lane = ErrorLane::of(&ctx);
-                let fut = handler.call(Value::Object(args), ForeignContext::new(ctx));
+                let fut = crate::wait::handover(
+                    handler.call(Value::Object(args), ForeignContext::new(ctx)),
+                );
                 async move {
                     let answer = match fut.await {
                         Ok(v) if shaping == Shaping::Wrapped && !v.is_object() => {
@@ -222,7 +224,9 @@ impl EmbeddedServer {
             tool,
             tool_fn(move |args, ctx| {
                 let lane = ErrorLane::of(&ctx);
-                let fut = handler.call(Value::Object(args), ForeignContext::new(ctx));
+                let fut = crate::wait::handover(
+                    handler.call(Value::Object(args), ForeignContext::new(ctx)),
+                );
                 async move { tool_outcome(fut.await, structured, lane) }
             }),
         )
@@ -273,7 +277,9 @@ impl EmbeddedServer {
         self.server.add_prompt(
             prompt,
             prompt_fn(move |args, ctx| {
-                let fut = handler.get(Value::Object(args), ForeignContext::new(ctx));
+                let fut = crate::wait::handover(
+                    handler.get(Value::Object(args), ForeignContext::new(ctx)),
+                );
                 async move {
                     let v = shape::prompt_result(fut.await?);
                     decode_result::<GetPromptResult>("GetPromptResult", v)
@@ -299,7 +305,7 @@ impl EmbeddedServer {
     ) -> Result<(), McpError> {
         let f = completion_fn(move |params, ctx| {
             let params = serde_json::to_value(params).expect("protocol types serialize");
-            let fut = handler.complete(params, ForeignContext::new(ctx));
+            let fut = crate::wait::handover(handler.complete(params, ForeignContext::new(ctx)));
             async move { decode_result::<Completion>("Completion", shape::completion(fut.await?)) }
         });
         if reference.is_null() {
@@ -448,7 +454,7 @@ fn resource_handler(
     resource_fn(move |req, ctx| {
         let vars = ForeignContext::vars_json(&req.variables);
         let uri = req.uri;
-        let fut = handler.read(uri.clone(), vars, ForeignContext::new(ctx));
+        let fut = crate::wait::handover(handler.read(uri.clone(), vars, ForeignContext::new(ctx)));
         let mime_type = mime_type.clone();
         async move {
             let v = shape::resource_contents(&uri, fut.await?, mime_type.as_deref());

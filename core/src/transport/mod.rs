@@ -5,7 +5,6 @@
 //! Message-oriented transports (stdio, child process, in-memory, WebSocket) plug into
 //! [`crate::session::Connection`]; HTTP transports drive sessions per request instead.
 
-pub mod answer_wait;
 #[cfg(unix)]
 pub mod child;
 mod framing;

@@ -2,22 +2,24 @@
 //!
 //! After an answer is written, the connection's task would await readiness and its worker park
 //! in `epoll_wait`; on a VM whose idle vCPUs halt (`guest_halt_poll_ns=0`), the next request of
-//! a sequential client then pays a vCPU wake-up (tens of µs). Instead, the task reads the
-//! socket without blocking, yielding the CPU between tries, for at most
-//! [`answer_wait::SPIN`]: a sequential client's next request usually arrives within that time
-//! and the worker that wrote the answer reads it while its vCPU is still awake.
+//! a sequential client then pays a vCPU wake-up (tens of µs). Instead, the task may read the
+//! socket without blocking, yielding the CPU between tries, for the budget of the thread's
+//! [`WaitPolicy`]: a sequential client's next request usually arrives within that time and the
+//! worker that wrote the answer reads it while its vCPU is still awake.
 //!
-//! It only waits when waiting cannot delay other work: on a multi-threaded runtime with two
-//! or more workers (another worker keeps polling the I/O driver and timers), and when no other
-//! connection of the process has begun a request since this connection's previous one began
-//! (a sequential client alone, not one of many busy connections, whose next requests would
-//! queue behind the wait on this worker). The wait ends as soon as another connection's request
-//! begins. `FERROMCP_ANSWER_WAIT=0` turns it off.
+//! Whether it waits is the engine's one gate ([`crate::wait`]): only on a thread whose policy
+//! spins (the engine's own runtime in a binding, or a user's runtime that opted in with
+//! [`WaitPolicy::set_for_this_thread`]; a user's own `#[tokio::main]` parks), and only while the
+//! process's HTTP requests come one at a time ([`Traffic::gate`] of this module's request
+//! count: a sequential client alone, not one of many busy connections, whose next requests
+//! would queue behind the wait on this worker). The wait ends as soon as another request
+//! begins. On a runtime of one thread the wait holds that thread (its I/O driver and timers
+//! included) for at most the budget; the gate keeps that to a lone sequential client.
 //! The socket is read directly (not through the runtime's readiness, which is updated only
 //! when a worker polls the driver); the runtime treats readiness as a hint, so a read that
 //! finds the data gone is harmless.
 
-use crate::transport::answer_wait;
+use crate::wait::{Outstanding, Traffic, WaitPolicy};
 use bytes::BytesMut;
 
 /// A connection's socket as the wait reads it: its file descriptor. Waiting reads the socket
@@ -40,73 +42,65 @@ pub(crate) fn socket_of(tcp: &tokio::net::TcpStream) -> Option<Socket> {
 pub(crate) fn socket_of(_tcp: &tokio::net::TcpStream) -> Option<Socket> {
     None
 }
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Instant;
 
-/// Requests begun in the process (every connection that may wait counts its requests here).
-static BEGUN: AtomicU64 = AtomicU64::new(0);
+/// HTTP requests of the connections that may wait (their own count: a request through a
+/// binding's handler is also a foreign call of [`crate::wait::CALLS`], and counting both in
+/// one place would make every such request overlap itself).
+static REQUESTS: Traffic = Traffic::new();
 
-/// What a connection knows about the requests begun around its own.
+/// The request of a connection that may wait, outstanding from when its head is read until the
+/// connection looks for the next one (or closes).
 #[derive(Default)]
 pub(super) struct Turns {
-    /// [`BEGUN`] after this connection's previous request began.
-    previous: Option<u64>,
-    /// [`BEGUN`] after this connection's current request began, if no other request had begun
-    /// since its previous one (the connection may then wait after answering it).
-    alone: Option<u64>,
+    current: Option<Outstanding<'static>>,
+    /// [`Traffic::begun`] of [`REQUESTS`] once this connection's current request began.
+    begun: usize,
 }
 
 impl Turns {
     /// Counts a request of this connection beginning.
     pub(super) fn begin(&mut self) {
-        let now = BEGUN.fetch_add(1, Ordering::Relaxed) + 1;
-        self.alone = self.previous.filter(|p| p + 1 == now).map(|_| now);
-        self.previous = Some(now);
+        // The previous request (pipelined: its answer is written) ends first, so it does not
+        // count as another outstanding request.
+        self.current = None;
+        self.current = Some(REQUESTS.begin());
+        self.begun = REQUESTS.begun();
     }
 
-    /// Whether the connection may wait after its current request (see [`next_request`]).
-    pub(super) fn may_wait(&self) -> bool {
-        self.alone.is_some()
+    /// Ends the current request (its answer is written) and says whether the connection may
+    /// wait for its next one: the gate of this thread's policy is open and no other request
+    /// began since this one.
+    pub(super) fn may_wait(&mut self) -> bool {
+        self.current = None;
+        REQUESTS.gate(WaitPolicy::here()).is_some() && REQUESTS.begun() == self.begun
     }
 }
 
-/// The socket a connection may wait on, or `None` when it must not wait at all (waiting turned
-/// off, no socket, or a runtime on which a busy worker would hold up the I/O driver).
+/// The socket a connection may wait on, or `None` when it must not wait at all (no socket, or
+/// the policy of the thread serving it parks).
 pub(super) fn waiter(fd: Option<Socket>) -> Option<Socket> {
-    use tokio::runtime::{Handle, RuntimeFlavor};
-    let fd = fd?;
-    if !answer_wait::enabled() {
-        return None;
-    }
-    let rt = Handle::try_current().ok()?;
-    (rt.runtime_flavor() == RuntimeFlavor::MultiThread && rt.metrics().num_workers() >= 2)
-        .then_some(fd)
+    fd.filter(|_| WaitPolicy::here().budget().is_some())
 }
 
 /// Reads the next request's first bytes from `fd` into `buf`'s spare room (which must be
-/// non-empty), waiting at most [`answer_wait::SPIN`], if the connection's last request was the
-/// only one begun in the process since its previous one. `Some(n)`: `n` bytes were read (0: the
-/// peer closed); `None`: nothing came (or the wait was not allowed, or another connection's
-/// request began, or the read failed: then the usual await reports it).
+/// non-empty), waiting at most the budget of this thread's [`WaitPolicy`] (after
+/// [`Turns::may_wait`] said yes). `Some(n)`: `n` bytes were read (0: the peer closed); `None`:
+/// nothing came (or another request began, or the read failed: then the usual await reports
+/// it).
 pub(super) fn next_request(fd: Socket, turns: &Turns, buf: &mut BytesMut) -> Option<usize> {
-    let mine = turns.alone?;
-    let start = Instant::now();
-    loop {
-        if BEGUN.load(Ordering::Relaxed) != mine {
-            return None;
+    let budget = WaitPolicy::here().budget()?;
+    let mine = turns.begun;
+    let n = crate::wait::spin(budget, || {
+        if REQUESTS.begun() != mine {
+            return Err(());
         }
-        if let Some(n) = read_now(fd, buf) {
-            #[cfg(all(test, unix))]
-            if n > 0 {
-                tests::caught_on(fd);
-            }
-            return Some(n);
-        }
-        if start.elapsed() >= answer_wait::SPIN {
-            return None;
-        }
-        std::thread::yield_now();
+        Ok(read_now(fd, buf))
+    })?;
+    #[cfg(all(test, unix))]
+    if n > 0 {
+        tests::caught_on(fd);
     }
+    Some(n)
 }
 
 /// One read of `fd` that does not block: `Some(n)` bytes read (0: end of stream), `None` if
@@ -143,6 +137,7 @@ fn read_now(fd: Socket, _buf: &mut BytesMut) -> Option<usize> {
 mod tests {
     use super::super::{serve_connection, Limits};
     use crate::transport::http::gauges::Gauges;
+    use crate::wait::WaitPolicy;
     use axum::body::Body;
     use http::{Response, StatusCode};
     use std::io::{Read, Write};
@@ -181,8 +176,9 @@ mod tests {
             .expect("a valid response")
     }
 
-    /// A server on a runtime with `workers` worker threads (0: current-thread) whose endpoint
-    /// answers each request with its body; returns its address and the server sockets' fds.
+    /// A server on a runtime with `workers` worker threads (0: current-thread) whose threads
+    /// have the wait policy `policy`, and whose endpoint answers each request with its body;
+    /// returns its address and the server sockets' fds.
     struct Server {
         addr: std::net::SocketAddr,
         fds: Arc<Mutex<Vec<RawFd>>>,
@@ -190,12 +186,13 @@ mod tests {
         _rt: Option<tokio::runtime::Runtime>,
     }
 
-    fn server(workers: usize) -> Server {
+    fn server(workers: usize, policy: WaitPolicy) -> Server {
         let rt = if workers == 0 {
             tokio::runtime::Builder::new_current_thread()
         } else {
             let mut b = tokio::runtime::Builder::new_multi_thread();
-            b.worker_threads(workers);
+            b.worker_threads(workers)
+                .on_thread_start(move || policy.set_for_this_thread());
             b
         }
         .enable_all()
@@ -212,6 +209,8 @@ mod tests {
                 let (tcp, _) = listener.accept().await.unwrap();
                 tcp.set_nodelay(true).unwrap();
                 let fd = tcp.as_raw_fd();
+                // A closed connection of another test may have had this number.
+                CAUGHT.lock().unwrap().retain(|(f, _)| *f != fd);
                 seen.lock().unwrap().push(fd);
                 let limits = Limits {
                     max_head: 8 * 1024,
@@ -236,7 +235,10 @@ mod tests {
         };
         let rt = if workers == 0 {
             // A current-thread runtime runs its tasks only inside `block_on`.
-            std::thread::spawn(move || rt.block_on(serve));
+            std::thread::spawn(move || {
+                policy.set_for_this_thread();
+                rt.block_on(serve)
+            });
             None
         } else {
             rt.spawn(serve);
@@ -285,9 +287,10 @@ mod tests {
     }
 
     /// Makes `calls` sequential calls on one connection to a server with `workers` (0: a
-    /// current-thread runtime) and returns how many of its next requests a wait read.
-    fn sequential_calls_caught(workers: usize, calls: usize) -> usize {
-        let s = server(workers);
+    /// current-thread runtime) under `policy` and returns how many of its next requests a wait
+    /// read.
+    fn sequential_calls_caught(workers: usize, policy: WaitPolicy, calls: usize) -> usize {
+        let s = server(workers, policy);
         let mut c = connect(&s);
         for i in 0..calls {
             assert_eq!(call(&mut c, &format!("call {i}")), format!("call {i}"));
@@ -300,14 +303,14 @@ mod tests {
     fn a_sequential_clients_next_request_is_read_by_the_wait() {
         // Some of 300 turn-arounds come within the wait even on a loaded machine.
         assert!(
-            sequential_calls_caught(2, 300) > 0,
+            sequential_calls_caught(2, WaitPolicy::spin(), 300) > 0,
             "no wait found its next request"
         );
     }
 
     #[test]
     fn a_request_after_the_wait_is_still_answered() {
-        let s = server(2);
+        let s = server(2, WaitPolicy::spin());
         let mut c = connect(&s);
         for i in 0..5 {
             // Far longer than the wait: the connection has gone to sleep on the socket.
@@ -317,13 +320,20 @@ mod tests {
     }
 
     #[test]
-    fn a_current_thread_runtime_never_waits() {
-        assert_eq!(sequential_calls_caught(0, 100), 0);
+    fn a_users_own_runtime_never_waits() {
+        // Its threads never set a policy: they park, multi-threaded or not.
+        assert_eq!(sequential_calls_caught(2, WaitPolicy::Park, 300), 0);
+        assert_eq!(sequential_calls_caught(0, WaitPolicy::Park, 100), 0);
+    }
+
+    #[test]
+    fn a_current_thread_runtime_that_opted_in_waits() {
+        assert!(sequential_calls_caught(0, WaitPolicy::spin(), 300) > 0);
     }
 
     #[test]
     fn many_connections_are_all_served() {
-        let s = server(2);
+        let s = server(2, WaitPolicy::spin());
         let clients: Vec<_> = (0..32)
             .map(|k| {
                 let mut c = connect(&s);
@@ -338,36 +348,5 @@ mod tests {
         for c in clients {
             c.join().unwrap();
         }
-    }
-
-    /// Run in a child process with `FERROMCP_ANSWER_WAIT=0` (the switch is read once per
-    /// process): no wait happens. In this process it starts that child and checks its result.
-    #[test]
-    fn the_switch_turns_waiting_off() {
-        if std::env::var_os("FERROMCP_ANSWER_WAIT_CHILD").is_some() {
-            assert_eq!(std::env::var("FERROMCP_ANSWER_WAIT").as_deref(), Ok("0"));
-            let s = server(2);
-            let mut c = connect(&s);
-            for i in 0..300 {
-                assert_eq!(call(&mut c, &format!("call {i}")), format!("call {i}"));
-            }
-            let fds = s.fds.lock().unwrap().clone();
-            assert_eq!(
-                caught(&fds),
-                0,
-                "a wait happened with FERROMCP_ANSWER_WAIT=0"
-            );
-            return;
-        }
-        let name = "transport::http::h1::wait::tests::the_switch_turns_waiting_off";
-        let out = std::process::Command::new(std::env::current_exe().unwrap())
-            .args([name, "--exact", "--test-threads=1"])
-            .env("FERROMCP_ANSWER_WAIT_CHILD", "1")
-            .env("FERROMCP_ANSWER_WAIT", "0")
-            .output()
-            .unwrap();
-        let text = String::from_utf8_lossy(&out.stdout);
-        assert!(out.status.success(), "{text}");
-        assert!(text.contains("1 passed"), "the child ran no test: {text}");
     }
 }
