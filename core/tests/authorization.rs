@@ -335,15 +335,16 @@ async fn scopes_of_the_bearer_token_decide_over_http() {
     let verifier = move |token: &str| -> BoxFuture<'static, Result<AuthInfo, String>> {
         let (token, aud) = (token.to_string(), aud.clone());
         Box::pin(async move {
-            Ok(AuthInfo {
-                subject: Some(token.clone()),
-                scopes: if token == "alice" {
+            Ok({
+                let mut lit = AuthInfo::default();
+                lit.subject = Some(token.clone());
+                lit.scopes = if token == "alice" {
                     vec!["admin".into()]
                 } else {
                     vec![]
-                },
-                audience: vec![aud],
-                ..Default::default()
+                };
+                lit.audience = vec![aud];
+                lit
             })
         })
     };

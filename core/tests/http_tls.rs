@@ -713,11 +713,12 @@ async fn with_oauth_the_token_stays_the_principal_and_the_certificate_is_beside_
                 if token != "good" {
                     return Err("unknown token".into());
                 }
-                Ok(AuthInfo {
-                    subject: Some("token-user".into()),
-                    audience: vec![aud],
-                    claims: json!({"tenant": "t1"}),
-                    ..Default::default()
+                Ok({
+                    let mut lit = AuthInfo::default();
+                    lit.subject = Some("token-user".into());
+                    lit.audience = vec![aud];
+                    lit.claims = json!({"tenant": "t1"});
+                    lit
                 })
             })
         };

@@ -111,10 +111,11 @@ async fn rate_limit_by_principal_spans_sessions_on_a_protected_server() {
     let verifier = move |token: &str| -> BoxFuture<'static, Result<AuthInfo, String>> {
         let (token, aud) = (token.to_string(), aud.clone());
         Box::pin(async move {
-            Ok(AuthInfo {
-                subject: Some(format!("user-{token}")),
-                audience: vec![aud],
-                ..Default::default()
+            Ok({
+                let mut lit = AuthInfo::default();
+                lit.subject = Some(format!("user-{token}"));
+                lit.audience = vec![aud];
+                lit
             })
         })
     };

@@ -205,11 +205,12 @@ async fn start(configure: impl FnOnce(&mut AsState)) -> (Shared, String) {
             if !known {
                 return Err("unknown or revoked token".into());
             }
-            Ok(AuthInfo {
-                subject: Some("alice".into()),
-                scopes: vec!["mcp".into()],
-                audience: vec![resource],
-                ..Default::default()
+            Ok({
+                let mut lit = AuthInfo::default();
+                lit.subject = Some("alice".into());
+                lit.scopes = vec!["mcp".into()];
+                lit.audience = vec![resource];
+                lit
             })
         })
     };

@@ -84,10 +84,11 @@ async fn start() -> (Shared, String, String) {
             if !ok {
                 return Err("unknown token".into());
             }
-            Ok(AuthInfo {
-                subject: Some("machine".into()),
-                audience: vec![resource],
-                ..Default::default()
+            Ok({
+                let mut lit = AuthInfo::default();
+                lit.subject = Some("machine".into());
+                lit.audience = vec![resource];
+                lit
             })
         })
     };

@@ -32,14 +32,15 @@ async fn protected_endpoint_refuses_bad_tokens_and_passes_identity() {
     let verifier = move |token: &str| -> BoxFuture<'static, Result<AuthInfo, String>> {
         let (token, aud) = (token.to_string(), aud.clone());
         Box::pin(async move {
-            let info = |audience: &str, scopes: &[&str], expires_at: u64| AuthInfo {
-                subject: Some(format!("user-of-{token}")),
-                client_id: Some("c1".into()),
-                scopes: scopes.iter().map(|s| s.to_string()).collect(),
-                audience: vec![audience.to_string()],
-                expires_at: Some(expires_at),
-                claims: json!({ "tenant": "t1" }),
-                ..Default::default()
+            let info = |audience: &str, scopes: &[&str], expires_at: u64| {
+                let mut lit = AuthInfo::default();
+                lit.subject = Some(format!("user-of-{token}"));
+                lit.client_id = Some("c1".into());
+                lit.scopes = scopes.iter().map(|s| s.to_string()).collect();
+                lit.audience = vec![audience.to_string()];
+                lit.expires_at = Some(expires_at);
+                lit.claims = json!({ "tenant": "t1" });
+                lit
             };
             match token.as_str() {
                 "good" => Ok(info(&aud, &["tools:read", "extra"], now() + 600)),

@@ -91,7 +91,19 @@ tokio::task_local! {
 
 /// The identity a verified bearer token grants (protected HTTP servers, see
 /// `ferromcp::auth::ResourceAuth`): filled by the token verifier.
+///
+/// ```
+/// use ferromcp::session::AuthInfo;
+///
+/// let info = AuthInfo::default()
+///     .with_subject("ada")
+///     .with_scopes(vec!["mcp:read".into()])
+///     .with_audience(vec!["https://mcp.example.com/mcp".into()])
+///     .with_expires_at(1_900_000_000);
+/// assert_eq!(info.subject.as_deref(), Some("ada"));
+/// ```
 #[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct AuthInfo {
     /// The token itself (set by the server after verification).
     pub token: String,
@@ -107,6 +119,44 @@ pub struct AuthInfo {
     pub expires_at: Option<u64>,
     /// Any other claims the verifier wants handlers to see.
     pub claims: Value,
+}
+
+impl AuthInfo {
+    /// Sets `subject`.
+    pub fn with_subject(mut self, subject: impl Into<String>) -> Self {
+        self.subject = Some(subject.into());
+        self
+    }
+
+    /// Sets `client_id`.
+    pub fn with_client_id(mut self, client_id: impl Into<String>) -> Self {
+        self.client_id = Some(client_id.into());
+        self
+    }
+
+    /// Sets `scopes`.
+    pub fn with_scopes(mut self, scopes: Vec<String>) -> Self {
+        self.scopes = scopes;
+        self
+    }
+
+    /// Sets `audience`.
+    pub fn with_audience(mut self, audience: Vec<String>) -> Self {
+        self.audience = audience;
+        self
+    }
+
+    /// Sets `expires_at`.
+    pub fn with_expires_at(mut self, expires_at: u64) -> Self {
+        self.expires_at = Some(expires_at);
+        self
+    }
+
+    /// Sets `claims`.
+    pub fn with_claims(mut self, claims: Value) -> Self {
+        self.claims = claims;
+        self
+    }
 }
 
 impl std::fmt::Debug for RequestContext {
