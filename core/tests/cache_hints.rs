@@ -108,19 +108,10 @@ async fn check_hints(url: &str, default: (Value, Value), tools_list: (Value, Val
 async fn rust_api_sets_default_and_per_method_hints() {
     let server = Server::builder("hints", "1.0")
         .options(|o| {
-            o.session.cache_hints.default = CacheHint {
-                ttl_ms: 60_000,
-                scope: CacheScope::Public,
-            };
+            o.session.cache_hints.default = CacheHint::new(60_000, CacheScope::Public);
             o.session
                 .cache_hints
-                .set_method(
-                    "tools/list",
-                    CacheHint {
-                        ttl_ms: 5,
-                        scope: CacheScope::Private,
-                    },
-                )
+                .set_method("tools/list", CacheHint::new(5, CacheScope::Private))
                 .unwrap();
         })
         .build()
@@ -152,10 +143,7 @@ async fn only_cacheable_methods_take_hints() {
 async fn a_retried_round_is_never_cacheable() {
     let server = Server::builder("hints", "1.0")
         .options(|o| {
-            o.session.cache_hints.default = CacheHint {
-                ttl_ms: 60_000,
-                scope: CacheScope::Public,
-            };
+            o.session.cache_hints.default = CacheHint::new(60_000, CacheScope::Public);
         })
         .build()
         .unwrap();

@@ -58,11 +58,9 @@ fn recording(seen: Arc<Mutex<Vec<String>>>) -> ClientHandlers {
 }
 
 fn filter() -> ListenFilter {
-    ListenFilter {
-        tools_list_changed: true,
-        resource_subscriptions: vec!["mem://a".into()],
-        ..Default::default()
-    }
+    ListenFilter::default()
+        .with_tools_list_changed(true)
+        .with_resource_subscriptions(vec!["mem://a".into()])
 }
 
 async fn next(sub: &mut Subscription) -> Notification {
@@ -242,17 +240,11 @@ async fn concurrent_subscriptions_are_demultiplexed() {
     .await
     .unwrap();
     let mut tools = client
-        .listen(ListenFilter {
-            tools_list_changed: true,
-            ..Default::default()
-        })
+        .listen(ListenFilter::default().with_tools_list_changed(true))
         .await
         .unwrap();
     let mut res = client
-        .listen(ListenFilter {
-            resource_subscriptions: vec!["mem://a".into()],
-            ..Default::default()
-        })
+        .listen(ListenFilter::default().with_resource_subscriptions(vec!["mem://a".into()]))
         .await
         .unwrap();
     assert_ne!(tools.id(), res.id());

@@ -37,10 +37,7 @@ async fn stopping_the_server_answers_an_open_listen() {
     let client = Client::connect(options, ClientHandlers::default(), r_c, w_c)
         .await
         .unwrap();
-    let filter = ListenFilter {
-        tools_list_changed: true,
-        ..Default::default()
-    };
+    let filter = ListenFilter::default().with_tools_list_changed(true);
     let mut sub = client.listen(filter).await.unwrap();
 
     let asked = Instant::now();

@@ -34,6 +34,7 @@ impl CacheScope {
 /// The hints of one result: `ttlMs` (how long the client may consider it fresh; 0 is
 /// immediately stale) and `cacheScope`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct CacheHint {
     /// `ttlMs`.
     pub ttl_ms: u64,
@@ -42,6 +43,11 @@ pub struct CacheHint {
 }
 
 impl CacheHint {
+    /// A hint of `ttl_ms` milliseconds for `scope`.
+    pub const fn new(ttl_ms: u64, scope: CacheScope) -> Self {
+        CacheHint { ttl_ms, scope }
+    }
+
     /// `ttlMs: 0`, `cacheScope: "private"`: what a result that must not be cached says.
     pub const UNCACHED: CacheHint = CacheHint {
         ttl_ms: 0,

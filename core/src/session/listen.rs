@@ -16,6 +16,7 @@ use tokio_util::sync::CancellationToken;
 
 /// What a `subscriptions/listen` request opted in to (the part the server honours).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ListenFilter {
     /// `notifications/tools/list_changed`.
     pub tools_list_changed: bool,
@@ -54,6 +55,36 @@ impl ListenFilter {
             m.insert("taskIds".into(), json!(self.task_ids));
         }
         Value::Object(m)
+    }
+
+    /// Sets `tools_list_changed`.
+    pub fn with_tools_list_changed(mut self, tools_list_changed: bool) -> Self {
+        self.tools_list_changed = tools_list_changed;
+        self
+    }
+
+    /// Sets `prompts_list_changed`.
+    pub fn with_prompts_list_changed(mut self, prompts_list_changed: bool) -> Self {
+        self.prompts_list_changed = prompts_list_changed;
+        self
+    }
+
+    /// Sets `resources_list_changed`.
+    pub fn with_resources_list_changed(mut self, resources_list_changed: bool) -> Self {
+        self.resources_list_changed = resources_list_changed;
+        self
+    }
+
+    /// Sets `resource_subscriptions`.
+    pub fn with_resource_subscriptions(mut self, resource_subscriptions: Vec<String>) -> Self {
+        self.resource_subscriptions = resource_subscriptions;
+        self
+    }
+
+    /// Sets `task_ids`.
+    pub fn with_task_ids(mut self, task_ids: Vec<String>) -> Self {
+        self.task_ids = task_ids;
+        self
     }
 }
 
