@@ -18,6 +18,16 @@ pub struct Reply {
     pub close: bool,
 }
 
+/// `MCP_BENCH_ACCEPT_ENCODING` (e.g. `gzip, deflate, br, zstd`, what the official clients
+/// send): sent as `Accept-Encoding` with every request, to measure what compression costs
+/// (docs/compression.md). Unset: none (answers are never encoded).
+fn accept_encoding() -> Option<&'static str> {
+    static VALUE: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    VALUE
+        .get_or_init(|| std::env::var("MCP_BENCH_ACCEPT_ENCODING").ok())
+        .as_deref()
+}
+
 /// Appends one request to `out`: `method` on `/mcp`, with the MCP headers, the session header
 /// when `session` is set and `body` (sent with Content-Length). `per_request`: a per-request-era
 /// (2026-07-28) `tools/call echo`, with that version and its `Mcp-Method` / `Mcp-Name` headers.
@@ -41,6 +51,9 @@ pub fn push_request(
     );
     if per_request {
         out.extend_from_slice(b"Mcp-Method: tools/call\r\nMcp-Name: echo\r\n");
+    }
+    if let Some(codings) = accept_encoding() {
+        let _ = write!(out, "Accept-Encoding: {codings}\r\n");
     }
     if let Some(s) = session {
         let _ = write!(out, "Mcp-Session-Id: {s}\r\n");

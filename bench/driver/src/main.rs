@@ -214,6 +214,20 @@ fn specs(root: &Path, bins: &Path) -> Vec<Spec> {
             smoke: false,
             huge_sessions: true,
         },
+        // Opt-in (MCP_BENCH_ACCEPT_ENCODING set, else removed in main): the server with
+        // compression off, the baseline of "ferromcp (Rust handler)" when the driver asks for
+        // compressed answers (docs/compression.md).
+        Spec {
+            name: "ferromcp (Rust handler, compression off)",
+            lang: Lang::Rust,
+            kind: Kind::Ferro,
+            stdio: Some(v(&[&b("ferromcp-echo"), "stdio"])),
+            http: modes(v(&[&b("ferromcp-echo")]), &MODES),
+            env: vec![("FERROMCP_BENCH_COMPRESSION".into(), "off".into())],
+            na: None,
+            smoke: false,
+            huge_sessions: false,
+        },
         ferro_python("ferromcp (Python handler, sync def)", root, false),
         ferro_python("ferromcp (Python handler, async def)", root, true),
         ferro_node(root, &node),
@@ -519,6 +533,9 @@ fn main() {
         cold_budget: Duration::from_secs(if smoke { 1 } else { 3 }),
     };
     let mut specs = specs(&root, &bins);
+    if std::env::var("MCP_BENCH_ACCEPT_ENCODING").is_err() {
+        specs.retain(|s| !s.name.contains("compression off"));
+    }
     // Profiling aid: MCP_BENCH_WRAP="valgrind --tool=callgrind" (or "strace -f -c -o FILE") runs
     // every server under that command. CPU figures then measure the wrapper, not the server.
     if let Ok(wrap) = std::env::var("MCP_BENCH_WRAP") {

@@ -60,6 +60,11 @@ pub fn http_options(mode: &str) -> HttpServerOptions {
         max_sessions: max_sessions(),
         session_idle_timeout: std::time::Duration::from_secs(30 * 60),
         redis_url: std::env::var("FERROMCP_BENCH_REDIS_URL").ok(),
+        // `FERROMCP_BENCH_COMPRESSION=off`: no Content-Encoding (docs/compression.md's figures).
+        compression: match std::env::var("FERROMCP_BENCH_COMPRESSION").as_deref() {
+            Ok("off") => None,
+            _ => HttpServerOptions::default().compression,
+        },
         ..HttpServerOptions::default()
     }
 }
