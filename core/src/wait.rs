@@ -278,15 +278,43 @@ pub fn spin<T>(budget: Duration, mut attempt: impl FnMut() -> Result<Option<T>, 
 pub struct Handover<F> {
     fut: F,
     call: Option<Outstanding<'static>>,
+    /// While the call waits awake: when that began and for how long it may.
+    awake: Option<(Instant, Duration)>,
 }
 
-/// Counts `fut` as a foreign handler call of [`CALLS`] while it runs and, in its first poll, when
-/// it is the only call outstanding and the gate of the current thread's policy is open, polls
-/// it again (yielding the CPU between polls) until it is ready or the budget has passed: the
-/// answer coming back from the binding's thread is then taken by the thread that is still
-/// awake, without a wake-up of a parked one. The future is otherwise polled as it would be.
+/// Counts `fut` as a foreign handler call of [`CALLS`] while it runs and, when it is the only
+/// call outstanding and the gate of the current thread's policy is open, keeps its thread
+/// awake for the answer instead of letting it park: after each pending poll the task yields to
+/// the runtime (`tokio::task::yield_now`, which wakes it again once the runtime has polled its
+/// I/O without sleeping), so the worker runs every other ready task and reads new input
+/// between two polls, but does not park. The answer coming back from the binding's thread is
+/// then taken by a thread that is still awake, without a wake-up of a parked one. The call is
+/// polled with a waker that wakes nobody meanwhile (the yield brings it back), and with its
+/// task's own waker again once the budget is spent or another call began (with calls
+/// overlapping, the next one comes without waiting).
 pub fn handover<F: Future + Unpin>(fut: F) -> Handover<F> {
-    Handover { fut, call: None }
+    Handover {
+        fut,
+        call: None,
+        awake: None,
+    }
+}
+
+impl<F: Future + Unpin> Handover<F> {
+    fn done(&mut self, out: Poll<F::Output>) -> Poll<F::Output> {
+        if out.is_ready() {
+            self.call = None;
+            self.awake = None;
+        }
+        out
+    }
+}
+
+/// Yields the current task to the runtime: it is polled again after the runtime has polled its
+/// I/O driver without sleeping (or at once outside a tokio runtime).
+fn yield_to_runtime(cx: &mut Context<'_>) {
+    let mut y = std::pin::pin!(tokio::task::yield_now());
+    let _ = y.as_mut().poll(cx);
 }
 
 impl<F: Future + Unpin> Future for Handover<F> {
@@ -294,41 +322,34 @@ impl<F: Future + Unpin> Future for Handover<F> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
         let this = self.get_mut();
+        if let Some((since, budget)) = this.awake {
+            if CALLS.outstanding() == 1 && since.elapsed() < budget {
+                let mut quiet = Context::from_waker(futures_util::task::noop_waker_ref());
+                if let Poll::Ready(v) = Pin::new(&mut this.fut).poll(&mut quiet) {
+                    return this.done(Poll::Ready(v));
+                }
+                yield_to_runtime(cx);
+                return Poll::Pending;
+            }
+            // Spent, or calls overlap: wait as usual, on the task's own waker.
+            this.awake = None;
+            let out = Pin::new(&mut this.fut).poll(cx);
+            return this.done(out);
+        }
         if this.call.is_some() {
             let out = Pin::new(&mut this.fut).poll(cx);
-            if out.is_ready() {
-                this.call = None;
-            }
-            return out;
+            return this.done(out);
         }
         this.call = Some(CALLS.begin());
-        if let Poll::Ready(v) = Pin::new(&mut this.fut).poll(cx) {
-            this.call = None;
-            return Poll::Ready(v);
+        let out = Pin::new(&mut this.fut).poll(cx);
+        if out.is_ready() {
+            return this.done(out);
         }
         if let Some(budget) = CALLS.gate(WaitPolicy::here()) {
-            let waker = futures_util::task::noop_waker_ref();
-            let mut quiet = Context::from_waker(waker);
-            let fut = &mut this.fut;
-            let got = spin(budget, || {
-                if CALLS.outstanding() != 1 {
-                    return Err(());
-                }
-                match Pin::new(&mut *fut).poll(&mut quiet) {
-                    Poll::Ready(v) => Ok(Some(v)),
-                    Poll::Pending => Ok(None),
-                }
-            });
-            if let Some(v) = got {
-                this.call = None;
-                return Poll::Ready(v);
+            if CALLS.outstanding() == 1 {
+                this.awake = Some((Instant::now(), budget));
+                yield_to_runtime(cx);
             }
-            // The last polls left a waker that wakes nobody: poll once more with the task's.
-            let out = Pin::new(&mut this.fut).poll(cx);
-            if out.is_ready() {
-                this.call = None;
-            }
-            return out;
         }
         Poll::Pending
     }
@@ -337,6 +358,7 @@ impl<F: Future + Unpin> Future for Handover<F> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
 
     #[test]
     fn policies_parse_from_their_words() {
@@ -458,16 +480,43 @@ mod tests {
         assert_eq!(polls, 3);
     }
 
+    /// A future that is ready once `ready` is set, and never wakes anyone itself (its answer
+    /// comes from another thread, whose wake-up the handover makes unnecessary).
+    struct Answer(Arc<std::sync::atomic::AtomicBool>);
+
+    impl Future for Answer {
+        type Output = ();
+        fn poll(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<()> {
+            if self.0.load(Ordering::SeqCst) {
+                Poll::Ready(())
+            } else {
+                Poll::Pending
+            }
+        }
+    }
+
     #[test]
-    fn a_handover_on_a_spinning_thread_takes_the_answer_in_its_first_poll() {
-        std::thread::spawn(|| {
+    fn a_handover_on_a_spinning_thread_stays_awake_for_the_answer() {
+        // A spinning thread keeps polling the call (yielding to its runtime between polls), so
+        // an answer that wakes nobody is still taken; on a parking thread it would hang.
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let ready = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let set = ready.clone();
+        let out = rt.block_on(async move {
             WaitPolicy::spin_for(WaitPolicy::MAX_SPIN).set_for_this_thread();
-            let mut fut = std::pin::pin!(handover(Box::pin(ReadyOn { polls: 0, n: 3 })));
-            let mut cx = Context::from_waker(futures_util::task::noop_waker_ref());
-            // Nothing else in this test binary makes foreign calls, so the gate is open.
-            assert_eq!(fut.as_mut().poll(&mut cx), Poll::Ready(3));
-        })
-        .join()
-        .unwrap();
+            let call = tokio::spawn(handover(Answer(ready)));
+            // Another task on the same thread runs between the call's polls.
+            tokio::spawn(async move { set.store(true, Ordering::SeqCst) })
+                .await
+                .unwrap();
+            tokio::time::timeout(Duration::from_secs(10), call).await
+        });
+        assert!(
+            out.is_ok(),
+            "the answer was not taken while the thread stayed awake"
+        );
     }
 }
