@@ -202,6 +202,19 @@ fn specs(root: &Path, bins: &Path) -> Vec<Spec> {
             smoke: true,
             huge_sessions: true,
         },
+        // The same server with its runtime's threads opted in to the engine's spinning wait
+        // (`ferromcp::wait`; without it a user's own runtime parks).
+        Spec {
+            name: "ferromcp (Rust handler, spin opted in)",
+            lang: Lang::Rust,
+            kind: Kind::Ferro,
+            stdio: Some(v(&[&b("ferromcp-echo"), "stdio"])),
+            http: modes(v(&[&b("ferromcp-echo")]), &MODES),
+            env: vec![("FERROMCP_BENCH_WAIT".into(), "spin".into())],
+            na: None,
+            smoke: false,
+            huge_sessions: false,
+        },
         // The same server on a current-thread runtime.
         Spec {
             name: "ferromcp (Rust handler, current-thread runtime)",
@@ -230,7 +243,13 @@ fn specs(root: &Path, bins: &Path) -> Vec<Spec> {
         },
         ferro_python("ferromcp (Python handler, sync def)", root, false),
         ferro_python("ferromcp (Python handler, async def)", root, true),
-        ferro_node(root, &node),
+        ferro_node("ferromcp (Node handler)", root, &node, false),
+        ferro_node(
+            "ferromcp (Node handler, official-example form)",
+            root,
+            &node,
+            true,
+        ),
         ferro_swift(root),
         Spec {
             name: "rmcp 3.9.0",
@@ -345,8 +364,11 @@ fn ferro_python(name: &'static str, root: &Path, is_async: bool) -> Spec {
 
 /// A ferromcp row with a JavaScript handler (bench/echo_server.mjs of the binding's directory:
 /// `MCP_BENCH_FERROMCP_NODE`, set by scripts/bench after building it, else bindings-node).
-/// `MCP_BENCH_FERROMCP_NODE_ERR` (from scripts/bench) says why the row cannot run.
-fn ferro_node(root: &Path, node: &str) -> Spec {
+/// `MCP_BENCH_FERROMCP_NODE_ERR` (from scripts/bench) says why the row cannot run. `official`:
+/// the handler as the official TypeScript SDK's examples write it (an `async` function
+/// returning `{ content: [...] }`, `FERROMCP_BENCH_HANDLER=official`) instead of a plain
+/// function returning the text.
+fn ferro_node(name: &'static str, root: &Path, node: &str, official: bool) -> Spec {
     let dir = std::env::var_os("MCP_BENCH_FERROMCP_NODE")
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join("bindings-node"));
@@ -369,14 +391,18 @@ fn ferro_node(root: &Path, node: &str) -> Spec {
         None => (Some(stdio_cmd(&base)), http_modes(&base, &MODES)),
     };
     Spec {
-        name: "ferromcp (Node handler)",
+        name,
         lang: Lang::TypeScript,
         kind: Kind::Ferro,
         stdio,
         http,
-        env: Vec::new(),
+        env: if official {
+            vec![("FERROMCP_BENCH_HANDLER".into(), "official".into())]
+        } else {
+            Vec::new()
+        },
         na,
-        smoke: true,
+        smoke: !official,
         huge_sessions: false,
     }
 }
