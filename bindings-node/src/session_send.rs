@@ -6,35 +6,20 @@
 //!
 //! A server made per session (the SDK's examples create one `McpServer` per
 //! `StreamableHTTPServerTransport`) has one live session, which is the one meant; a server
-//! with several names the session by its `Mcp-Session-Id`.
+//! with several names the session by its `Mcp-Session-Id`. The choice and its refusals are the
+//! engine's (`embed::EmbeddedServer::notify_sessions` / `request_session`), shared with Swift.
 
 use crate::error::{napi_result, to_napi};
 use crate::server::NativeServer;
-use ferromcp::session::{RequestOptions, Session};
-use ferromcp::{codes, McpError};
 use napi_derive::napi;
 use serde_json::Value;
-use std::sync::Arc;
-
-impl NativeServer {
-    /// The live sessions of this server named by `session_id` (all of them without one).
-    fn sessions_named(&self, session_id: Option<&str>) -> Vec<Arc<Session>> {
-        let live = self.embedded().server().live_sessions();
-        match session_id {
-            Some(id) => live
-                .into_iter()
-                .filter(|s| s.session_id() == Some(id))
-                .collect(),
-            None => live,
-        }
-    }
-}
 
 #[napi]
 impl NativeServer {
     /// Sends the notification `method` (with `params`) to the live session whose
     /// `Mcp-Session-Id` is `session_id`, or without one to every live session of this server;
-    /// resolves with the number of sessions it was sent to (0: none was live).
+    /// resolves with the number of sessions it was sent to (0: none was live). The engine's
+    /// `EmbeddedServer::notify_sessions`.
     #[napi]
     pub async fn notify_sessions(
         &self,
@@ -42,19 +27,18 @@ impl NativeServer {
         params: Option<Value>,
         session_id: Option<String>,
     ) -> napi::Result<u32> {
-        let mut sent = 0;
-        for s in self.sessions_named(session_id.as_deref()) {
-            if s.peer().notify(&method, params.clone()).await.is_ok() {
-                sent += 1;
-            }
-        }
-        Ok(sent)
+        let sent = self
+            .embedded()
+            .notify_sessions(&method, params, session_id.as_deref())
+            .await;
+        u32::try_from(sent).map_err(|e| to_napi(ferromcp::McpError::internal(e.to_string())))
     }
 
     /// Sends the request `method` (with `params`) to the live session whose `Mcp-Session-Id` is
     /// `session_id`, or without one to this server's only live session, and resolves with the
     /// client's result (or rejects with its error). Refused when no such session is live, or
-    /// when `session_id` is not given and the server has several.
+    /// when `session_id` is not given and the server has several (the engine's
+    /// `EmbeddedServer::request_session`).
     #[napi]
     pub async fn request_session(
         &self,
@@ -62,22 +46,9 @@ impl NativeServer {
         params: Option<Value>,
         session_id: Option<String>,
     ) -> napi::Result<Value> {
-        let mut sessions = self.sessions_named(session_id.as_deref());
-        let refuse = |message: String| Err(to_napi(McpError::new(codes::INVALID_REQUEST, message)));
-        let session = match (sessions.len(), &session_id) {
-            (1, _) => sessions.remove(0),
-            (0, Some(id)) => return refuse(format!("{method}: no live session {id} on this server")),
-            (0, None) => return refuse(format!("{method}: this server has no live session to send to")),
-            (n, _) => {
-                return refuse(format!(
-                    "{method} outside a handler: this server has {n} live sessions; call it from a handler (the request goes to that handler's client)"
-                ))
-            }
-        };
         napi_result(
-            session
-                .peer()
-                .request(&method, params, RequestOptions::default())
+            self.embedded()
+                .request_session(&method, params, session_id.as_deref())
                 .await,
         )
     }

@@ -39,6 +39,7 @@ mod listen;
 mod middleware;
 pub mod runtime;
 mod server;
+mod session_send;
 pub mod shape;
 #[cfg(feature = "http")]
 mod token_store;
