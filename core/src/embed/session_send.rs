@@ -58,7 +58,9 @@ impl EmbeddedServer {
         let refuse = |message: String| Err(McpError::new(codes::INVALID_REQUEST, message));
         let session = match (sessions.len(), session_id) {
             (1, _) => sessions.remove(0),
-            (0, Some(id)) => return refuse(format!("{method}: no live session {id} on this server")),
+            (0, Some(id)) => {
+                return refuse(format!("{method}: no live session {id} on this server"))
+            }
             (0, None) => {
                 return refuse(format!(
                     "{method}: this server has no live session to send to"
@@ -131,7 +133,10 @@ mod tests {
             .await
             .unwrap();
         until_live(&server, 1).await;
-        let roots = server.request_session("roots/list", None, None).await.unwrap();
+        let roots = server
+            .request_session("roots/list", None, None)
+            .await
+            .unwrap();
         assert_eq!(roots["roots"][0]["uri"], "file:///work");
         let sent = server
             .notify_sessions("notifications/tools/list_changed", None, None)
