@@ -467,9 +467,7 @@ pub(crate) fn log_parts(p: &Value) -> (String, Option<String>, Value) {
     )
 }
 
-/// Waits until the connection closes (the engine's session offers no future for it: polled).
+/// Waits until the connection closes.
 pub(crate) async fn closed(client: &Client) {
-    while !client.session().is_closed() {
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    client.session().closed().await
 }
