@@ -227,6 +227,19 @@ fn specs(root: &Path, bins: &Path) -> Vec<Spec> {
             smoke: false,
             huge_sessions: true,
         },
+        // Opt-in (MCP_BENCH_OTEL=1, else removed in main): the OpenTelemetry layer on,
+        // spans sampled at 1 % (docs/observability.md measures it against the row above).
+        Spec {
+            name: "ferromcp (Rust handler, OpenTelemetry, 1% sampled)",
+            lang: Lang::Rust,
+            kind: Kind::Ferro,
+            stdio: Some(v(&[&b("ferromcp-echo"), "stdio"])),
+            http: modes(v(&[&b("ferromcp-echo")]), &MODES),
+            env: vec![("FERROMCP_BENCH_OTEL".into(), "0.01".into())],
+            na: None,
+            smoke: false,
+            huge_sessions: false,
+        },
         // Opt-in (MCP_BENCH_ACCEPT_ENCODING set, else removed in main): the server with
         // compression off, the baseline of "ferromcp (Rust handler)" when the driver asks for
         // compressed answers (docs/compression.md).
@@ -237,6 +250,17 @@ fn specs(root: &Path, bins: &Path) -> Vec<Spec> {
             stdio: Some(v(&[&b("ferromcp-echo"), "stdio"])),
             http: modes(v(&[&b("ferromcp-echo")]), &MODES),
             env: vec![("FERROMCP_BENCH_COMPRESSION".into(), "off".into())],
+            na: None,
+            smoke: false,
+            huge_sessions: false,
+        },
+        Spec {
+            name: "ferromcp (Rust handler, one pass-through middleware, OpenTelemetry baseline)",
+            lang: Lang::Rust,
+            kind: Kind::Ferro,
+            stdio: Some(v(&[&b("ferromcp-echo"), "stdio"])),
+            http: modes(v(&[&b("ferromcp-echo")]), &MODES),
+            env: vec![("FERROMCP_BENCH_OTEL".into(), "passthrough".into())],
             na: None,
             smoke: false,
             huge_sessions: false,
@@ -561,6 +585,9 @@ fn main() {
     let mut specs = specs(&root, &bins);
     if std::env::var("MCP_BENCH_ACCEPT_ENCODING").is_err() {
         specs.retain(|s| !s.name.contains("compression off"));
+    }
+    if std::env::var("MCP_BENCH_OTEL").as_deref() != Ok("1") {
+        specs.retain(|s| !s.name.contains("OpenTelemetry"));
     }
     // Profiling aid: MCP_BENCH_WRAP="valgrind --tool=callgrind" (or "strace -f -c -o FILE") runs
     // every server under that command. CPU figures then measure the wrapper, not the server.

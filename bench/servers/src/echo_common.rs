@@ -12,9 +12,20 @@ struct EchoArgs {
     text: String,
 }
 
-/// The benchmark's `echo` server.
+/// The benchmark's `echo` server. With `FERROMCP_BENCH_OTEL=RATIO` (e.g. `0.01`) its requests
+/// are traced and measured by ferromcp's OpenTelemetry layer (spans sampled at that ratio and
+/// exported over OTLP/HTTP, metrics kept for Prometheus): the "OpenTelemetry" row, measured
+/// beside the plain one in the same run (docs/observability.md).
 pub fn build() -> Server {
-    Server::builder("ferromcp-bench", env!("CARGO_PKG_VERSION"))
+    let mut builder = Server::builder("ferromcp-bench", env!("CARGO_PKG_VERSION"));
+    if std::env::var("FERROMCP_BENCH_OTEL").as_deref() == Ok("passthrough") {
+        // The cost of any middleware layer alone (a typed-lane tools/call then takes the
+        // general path), to tell it apart from the OpenTelemetry layer's own.
+        builder = builder.middleware(PassThrough);
+    } else if let Some(telemetry) = otel::from_env() {
+        builder = builder.middleware(telemetry.server_layer());
+    }
+    builder
         .tool(
             "echo",
             "Echoes the text back",
@@ -91,5 +102,84 @@ pub fn mode() -> Mode {
             );
             std::process::exit(2);
         }
+    }
+}
+
+/// A middleware layer that hands every request on unchanged (`FERROMCP_BENCH_OTEL=passthrough`).
+struct PassThrough;
+
+impl ferromcp::server::middleware::Middleware for PassThrough {
+    fn handle<'a>(
+        &'a self,
+        request: ferromcp::server::middleware::MiddlewareRequest,
+        next: ferromcp::server::middleware::Next<'a>,
+    ) -> ferromcp::server::middleware::BoxFuture<'a, Result<serde_json::Value, ferromcp::McpError>>
+    {
+        next.run(request)
+    }
+}
+
+/// The OpenTelemetry set-up of the "OpenTelemetry" row.
+mod otel {
+    use ferromcp::telemetry::{Sampling, Telemetry, TelemetryConfig};
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::net::TcpListener;
+
+    /// Telemetry when `FERROMCP_BENCH_OTEL` names a sampling ratio. Spans go to
+    /// `OTEL_EXPORTER_OTLP_ENDPOINT`, else to a discarding OTLP/HTTP sink in this process (so
+    /// the exporter's whole path runs: batching, protobuf, HTTP POST).
+    pub fn from_env() -> Option<Telemetry> {
+        let ratio: f64 = match std::env::var("FERROMCP_BENCH_OTEL") {
+            Err(_) => return None,
+            Ok(v) => v.trim().parse().unwrap_or_else(|_| {
+                eprintln!("FERROMCP_BENCH_OTEL must be a sampling ratio (0 to 1), got {v:?}");
+                std::process::exit(2);
+            }),
+        };
+        let mut config = TelemetryConfig::from_env();
+        if config.otlp_endpoint.is_none() {
+            config.otlp_endpoint = Some(discard_sink());
+        }
+        config.sampling = Sampling::Ratio(ratio);
+        config.prometheus = true;
+        Some(Telemetry::new(config).expect("telemetry starts"))
+    }
+
+    /// An HTTP/1.1 server on 127.0.0.1 that reads each request and answers 200 with no body.
+    fn discard_sink() -> String {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind the OTLP sink");
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                std::thread::spawn(move || {
+                    let mut w = stream.try_clone().expect("clone the sink stream");
+                    let mut r = BufReader::new(stream);
+                    loop {
+                        let mut len = 0usize;
+                        loop {
+                            let mut line = String::new();
+                            if r.read_line(&mut line).unwrap_or(0) == 0 {
+                                return;
+                            }
+                            let l = line.trim_end().to_ascii_lowercase();
+                            if l.is_empty() {
+                                break;
+                            }
+                            if let Some(v) = l.strip_prefix("content-length:") {
+                                len = v.trim().parse().unwrap_or(0);
+                            }
+                        }
+                        let mut body = vec![0; len];
+                        if r.read_exact(&mut body).is_err()
+                            || w.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n")
+                                .is_err()
+                        {
+                            return;
+                        }
+                    }
+                });
+            }
+        });
+        url
     }
 }

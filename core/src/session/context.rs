@@ -374,6 +374,12 @@ impl RequestContext {
         self.inner.http_headers.as_ref().map(|h| h())
     }
 
+    /// Whether the request came over HTTP (without building [`Self::http_headers`]).
+    #[cfg(feature = "otel")]
+    pub(crate) fn has_http_headers(&self) -> bool {
+        self.inner.http_headers.is_some()
+    }
+
     /// The identity of the verified bearer token the HTTP request carried (protected servers,
     /// see `ferromcp::auth::ResourceAuth`); `None` otherwise.
     pub fn auth(&self) -> Option<&AuthInfo> {

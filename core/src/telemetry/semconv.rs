@@ -74,7 +74,7 @@ impl Operation {
             _ => None,
         };
         Self {
-            method: method.to_string().into(),
+            method: known_method(method).map_or_else(|| method.to_string().into(), Into::into),
             target,
             resource_uri,
             protocol_version: None,
@@ -147,4 +147,27 @@ pub(super) fn record_ending(span: &SpanRef<'_>, ending: &Ending<'_>, attrs: &mut
         }
         span.set_status(Status::error(message));
     }
+}
+
+/// The conventions' well-known method names as static text (no allocation per request).
+fn known_method(method: &str) -> Option<&'static str> {
+    const KNOWN: [&str; 16] = [
+        "tools/call",
+        "tools/list",
+        "initialize",
+        "ping",
+        "resources/read",
+        "resources/list",
+        "resources/templates/list",
+        "resources/subscribe",
+        "resources/unsubscribe",
+        "prompts/get",
+        "prompts/list",
+        "completion/complete",
+        "logging/setLevel",
+        "sampling/createMessage",
+        "elicitation/create",
+        "roots/list",
+    ];
+    KNOWN.into_iter().find(|k| *k == method)
 }

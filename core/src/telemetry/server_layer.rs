@@ -78,15 +78,20 @@ impl Drop for Serving<'_> {
 /// The request's parent context and the HTTP-level context to link, if any: `_meta` first,
 /// then the HTTP header fields (the conventions: the MCP context is the parent, the
 /// transport's a link). Malformed values are ignored.
-fn remote_parent(request: &MiddlewareRequest) -> (Context, Option<Context>) {
+fn remote_parent(request: &MiddlewareRequest, over_http: bool) -> (Context, Option<Context>) {
     let from_meta = request
         .params()
         .and_then(|p| p.get("_meta"))
         .and_then(Value::as_object)
         .and_then(propagation::extract_from_meta);
-    let from_http = request
-        .http_headers()
-        .and_then(|h| propagation::extract_from_headers(&h));
+    // The header fields are built on demand (a Vec of every field): read them only over HTTP.
+    let from_http = if over_http {
+        request
+            .http_headers()
+            .and_then(|h| propagation::extract_from_headers(&h))
+    } else {
+        None
+    };
     match (from_meta, from_http) {
         (Some(meta), Some(http)) => {
             let same = meta.span().span_context().span_id() == http.span().span_context().span_id();
@@ -110,11 +115,11 @@ impl Middleware for TelemetryLayer {
         }
         let mut op = Operation::of(request.method(), request.params());
         op.protocol_version = request.context().protocol_version().map(|v| v.as_str());
-        op.over_http = request.http_headers().is_some();
+        op.over_http = request.context().has_http_headers();
         let session_id = request.session_id().map(str::to_string);
         let cx = match &inner.tracer {
             Some(tracer) => {
-                let (parent, link) = remote_parent(&request);
+                let (parent, link) = remote_parent(&request, op.over_http);
                 let mut builder = tracer
                     .span_builder(op.span_name())
                     .with_kind(SpanKind::Server);
@@ -122,12 +127,14 @@ impl Middleware for TelemetryLayer {
                     builder = builder
                         .with_links(vec![Link::with_context(link.span().span_context().clone())]);
                 }
-                builder = builder.with_attributes([KeyValue::new(
-                    semconv::JSONRPC_REQUEST_ID,
-                    request_id_text(&request),
-                )]);
                 let span = builder.start_with_context(tracer, &parent);
                 let cx = parent.with_span(span);
+                if cx.span().is_recording() {
+                    cx.span().set_attribute(KeyValue::new(
+                        semconv::JSONRPC_REQUEST_ID,
+                        request_id_text(&request),
+                    ));
+                }
                 if cx.span().span_context().is_sampled() {
                     request = name_span_in_meta(request, &cx);
                 }
