@@ -156,9 +156,10 @@ impl ForeignContext {
         self.inner.close_sse_stream()
     }
 
-    /// The verified bearer token's identity on a protected HTTP server, as JSON
-    /// (`subject`, `clientId`, `scopes`, `audience`, `expiresAt`, `claims`; not the token);
-    /// JSON `null` when the server is not protected.
+    /// The request's verified identity, as JSON (`subject`, `clientId`, `scopes`, `audience`,
+    /// `expiresAt`, `claims`; never the token): a bearer token's on a protected HTTP server, or
+    /// a verified TLS client certificate's (`claims.clientCertificate`); JSON `null` when
+    /// neither vouched for the request.
     pub fn auth(&self) -> Value {
         match self.inner.auth() {
             Some(a) => serde_json::json!({
