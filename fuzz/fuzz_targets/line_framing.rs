@@ -50,6 +50,7 @@ fn frames(pieces: Vec<Vec<u8>>) -> Vec<Got> {
                 ReadStatus::Frame => out.push(Got::Frame(buf.clone())),
                 ReadStatus::Oversized(n) => out.push(Got::Oversized(n, buf.clone())),
                 ReadStatus::Eof => return out,
+                other => panic!("a status this target does not know: {other:?}"),
             }
         }
     })
