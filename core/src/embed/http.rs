@@ -73,7 +73,15 @@ impl EmbeddedServer {
         let path = o.path.clone();
         let handle = crate::transport::http::serve_http(self.server().clone(), (host, port), o)
             .await
-            .map_err(|e| McpError::internal(format!("cannot listen on {host}:{port}: {e}")))?;
+            .map_err(|e| {
+                // Options refused before binding (TLS files, the Redis URL) say so; only a
+                // failure to bind names the address.
+                if e.kind() == std::io::ErrorKind::InvalidInput {
+                    McpError::internal(format!("HTTP options refused: {e}"))
+                } else {
+                    McpError::internal(format!("cannot listen on {host}:{port}: {e}"))
+                }
+            })?;
         let addr = handle.local_addr();
         Ok(Arc::new(EmbeddedHttpServer {
             url: handle.url(&path),
