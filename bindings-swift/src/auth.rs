@@ -57,6 +57,7 @@ pub trait TokenVerifier: Send + Sync {
 /// ([`foreign_token_store`]) decodes what it answers and words its errors.
 struct SwiftStore(Arc<dyn TokenStorage>);
 
+/// The text of a Swift error (what the facade threw), for the engine's messages.
 fn message(FfiError::Mcp { message, .. }: FfiError) -> String {
     message
 }
@@ -103,9 +104,7 @@ impl NativeOAuth {
                 Box::pin(async move {
                     r.authorize(url)
                         .await
-                        .map_err(|FfiError::Mcp { message, .. }| {
-                            format!("the redirect step failed: {message}")
-                        })
+                        .map_err(|e| format!("the redirect step failed: {}", message(e)))
                 }) as BoxFuture<'static, _>
             }) as ForeignRedirect
         });
@@ -151,7 +150,7 @@ impl NativeProtection {
                                 .map_err(|e| format!("verify answered invalid JSON: {e}"))?;
                             auth_info_from_json(value)
                         }
-                        Err(FfiError::Mcp { message, .. }) => Err(message),
+                        Err(e) => Err(message(e)),
                     }
                 })
             };
