@@ -16,6 +16,9 @@
 //! - [`ForeignMiddleware`] is a layer of the server's middleware chain written in the binding's
 //!   language ([`EmbeddedServer::add_middleware`]); the built-in layers are named in
 //!   [`ServerConfig`]'s `middleware` or added with [`EmbeddedServer::add_middleware_config`].
+//! - [`EmbeddedServer::mount`], [`EmbeddedServer::import_server`] and
+//!   [`EmbeddedServer::add_transformed_tool_json`] compose servers and transform tools; a
+//!   transform's output is reshaped by a [`ForeignOutputReshape`].
 //! - [`foreign_token_store`] turns a binding's token store ([`ForeignTokenStore`], JSON in and
 //!   out) into the engine's; the OAuth options themselves are [`OAuthSettings`].
 //! - [`CancelHandle`] lets a foreign caller cancel an outgoing request explicitly (for runtimes
@@ -29,6 +32,7 @@ mod auth;
 mod client;
 mod client_tasks;
 mod codes;
+mod compose;
 #[cfg(feature = "http")]
 mod compression_config;
 mod config;
@@ -51,6 +55,7 @@ pub use auth::{
 };
 pub use client::{CallOptions, CancelHandle, EmbeddedClient, ForeignClientHandler};
 pub use codes::{is_tool_signal, is_transport_code, ErrorCode, ERROR_CODES};
+pub use compose::ForeignOutputReshape;
 pub use config::{ClientConfig, ServerConfig};
 #[cfg(feature = "http")]
 pub use config::{HttpConfig, TlsConfig};
