@@ -58,7 +58,7 @@ impl Proxy {
         let server = Server::builder_with(server_options).build()?;
         let namespaced = config.namespaced();
         let backends: Arc<[Arc<Backend>]> = config
-            .backends
+            .servers
             .iter()
             .map(|spec| Backend::new(spec.clone(), namespaced, options.backend.clone()))
             .collect();

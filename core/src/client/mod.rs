@@ -9,6 +9,7 @@ mod handlers;
 #[cfg(feature = "http")]
 pub mod http;
 mod listen;
+pub mod mcp_servers;
 mod per_request;
 pub mod tasks_ext;
 mod tasks_held;

@@ -21,6 +21,8 @@
 //!   transform's output is reshaped by a [`ForeignOutputReshape`].
 //! - [`foreign_token_store`] turns a binding's token store ([`ForeignTokenStore`], JSON in and
 //!   out) into the engine's; the OAuth options themselves are [`OAuthSettings`].
+//! - [`resolve_mcp_servers`] reads an `mcpServers` configuration for the bindings'
+//!   multi-server clients (normalized entries with their name prefixes, or the error).
 //! - [`CancelHandle`] lets a foreign caller cancel an outgoing request explicitly (for runtimes
 //!   such as UniFFI that cannot drop a Rust future).
 //! - [`ServerConfig`], [`HttpConfig`] and [`ClientConfig`] are the typed configuration (camelCase
@@ -40,6 +42,7 @@ mod context;
 #[cfg(feature = "http")]
 mod http;
 mod listen;
+mod mcp_servers;
 mod middleware;
 pub mod runtime;
 mod server;
@@ -66,6 +69,7 @@ pub use http::{
     HttpRequestParts,
 };
 pub use listen::{listen_filter_from_json, EmbeddedSubscription};
+pub use mcp_servers::{resolve_mcp_servers, resolve_mcp_servers_json};
 pub use middleware::{request_json, timing_event_json, ForeignMiddleware, ForeignNext};
 pub use server::{
     EmbeddedServer, ForeignCompletionHandler, ForeignPromptHandler, ForeignResourceHandler,
