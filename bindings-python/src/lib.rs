@@ -16,6 +16,7 @@ pub mod handler;
 pub mod inbox;
 pub mod listen;
 pub mod loop_slot;
+pub mod mcp_servers;
 pub mod middleware;
 pub mod runtime;
 pub mod server;
@@ -48,6 +49,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compose::mount_server, m)?)?;
     m.add_function(wrap_pyfunction!(compose::import_server, m)?)?;
     m.add_function(wrap_pyfunction!(compose::add_transformed_tool, m)?)?;
+    m.add_function(wrap_pyfunction!(mcp_servers::resolve_mcp_servers, m)?)?;
     let shutdown = wrap_pyfunction!(runtime::_shutdown, m)?;
     m.add_function(shutdown.clone())?;
     m.py()

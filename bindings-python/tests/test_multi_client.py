@@ -78,11 +78,11 @@ async def test_json_text_is_read_and_a_server_that_cannot_start_is_named() -> No
         ),
         (
             {"mcpServers": {"a": {"url": "ftp://h/mcp"}}},
-            "mcpServers.a.url: 'ftp://h/mcp' is not an http:// or https:// URL",
+            'mcpServers.a.url: "ftp://h/mcp" is not an http:// or https:// URL',
         ),
         (
             {"mcpServers": {"a": {"url": "http://h/mcp", "type": "websocket"}}},
-            "mcpServers.a.type: unknown transport 'websocket'",
+            'mcpServers.a.type: unknown transport "websocket"',
         ),
         (
             {"mcpServers": {"a": {"url": "http://h/mcp", "env": {}}}},
@@ -94,13 +94,24 @@ async def test_json_text_is_read_and_a_server_that_cannot_start_is_named() -> No
         ),
         (
             {"mcpServers": {"a": {"command": "x"}, "b_c": {"command": "y"}}},
-            "mcpServers.b_c: a server name must start with a letter",
+            'mcpServers.b_c: the server name "b_c" is used as a namespace',
         ),
-        ({"mcpServers": {}}, "mcpServers: must be an object with at least one server"),
+        ({"mcpServers": {}}, "mcpServers: no enabled server"),
         (
             {"mcpServers": {"a": {"command": "x", "disabled": True}}},
-            "mcpServers: every server is disabled",
+            "mcpServers: no enabled server",
         ),
+        (
+            {"mcpServers": {"a": {"command": "x", "env": {"K": ["v"]}}}},
+            "mcpServers.a.env.K: must be a string",
+        ),
+        (
+            {"mcpServers": {"a": {"command": "x", "env": "K=v"}}},
+            "mcpServers.a.env: must be an object of string values",
+        ),
+        ({"mcpServers": {"a": {"command": "x", "cwd": 1}}}, "mcpServers.a.cwd: must be a string"),
+        ({"mcpServers": {"a": {"url": "http://h/mcp", "type": 3}}}, "mcpServers.a.type: must be"),
+        ({"mcpServers": {"a": {}}}, 'mcpServers.a: needs "command"'),
         (
             {"mcpServers": {"a": {"command": "x"}}, "servers": {}},
             'both "mcpServers" and "servers" are present',
@@ -112,6 +123,15 @@ def test_configuration_errors_name_the_key(config: dict[str, Any], message: str)
     with pytest.raises(ConfigError) as info:
         parse_config(config)
     assert str(info.value).startswith(message), str(info.value)
+
+
+def test_a_missing_file_or_text_that_is_not_json_is_a_config_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="cannot read .*missing.json"):
+        parse_config(tmp_path / "missing.json")
+    with pytest.raises(ConfigError, match="not valid JSON"):
+        parse_config('{"mcpServers": ')
+    with pytest.raises(ConfigError, match="not JSON data"):
+        parse_config({"mcpServers": {"a": {"command": object()}}})
 
 
 def test_entries_keep_env_cwd_and_headers() -> None:
@@ -131,6 +151,7 @@ def test_entries_keep_env_cwd_and_headers() -> None:
         }
     )
     files, old, web = entries
+    assert (files.name_prefix, old.uri_prefix) == ("files_", "old+")
     assert (files.command, files.args, files.env, files.cwd) == (
         "npx",
         ["-y", "srv"],

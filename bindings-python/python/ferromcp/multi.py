@@ -6,6 +6,8 @@ server name as ``ferromcp proxy`` does (docs/gateway.md):
 - with several, a tool or prompt ``read_file`` of server ``files`` is ``files_read_file``, and a
   resource ``file:///a.txt`` is ``files+file:///a.txt`` (the URI scheme gains ``NAME+``).
 
+The configuration is read by the engine (``ferromcp::client::mcp_servers``, the same reader as
+the proxy's and the Node and Swift clients'): entries, errors and name prefixes come from there.
 Entries: ``command`` (+ ``args``, ``env``, ``cwd``) for a server started over stdio; ``url`` (+
 ``headers``) for Streamable HTTP, with ``"type": "sse"`` for the legacy HTTP+SSE transport;
 ``"disabled": true`` leaves one out; VS Code's ``{"servers": {...}}`` is read the same way. A
@@ -17,12 +19,11 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import re
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
+from . import _native
 from .client import Client
 from .results import CallToolResult, GetPromptResult, ReadResourceResult, Tool
 
@@ -30,11 +31,6 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
 __all__ = ["ConfigError", "MultiClient", "ServerEntry", "parse_config"]
-
-_NAME = re.compile(r"[A-Za-z][A-Za-z0-9.-]*\Z")
-_STDIO_TYPES = {"stdio"}
-_HTTP_TYPES = {"http", "streamable-http", "streamableHttp"}
-_SSE_TYPES = {"sse"}
 
 
 class ConfigError(ValueError):
@@ -48,28 +44,21 @@ class ConfigError(ValueError):
 
 
 class ServerEntry:
-    """One server of a configuration: started (``command``) or reached (``url``)."""
+    """One server of a configuration, as the engine read it: started (``command``) or reached
+    (``url``; ``sse`` for the legacy HTTP+SSE transport). ``name_prefix`` and ``uri_prefix`` go
+    in front of its tool/prompt names and resource URIs (empty with one server)."""
 
-    def __init__(
-        self,
-        name: str,
-        *,
-        command: str | None = None,
-        args: list[str] | None = None,
-        env: dict[str, str] | None = None,
-        cwd: str | None = None,
-        url: str | None = None,
-        headers: dict[str, str] | None = None,
-        sse: bool = False,
-    ) -> None:
-        self.name = name
-        self.command = command
-        self.args = list(args or [])
-        self.env = dict(env or {})
-        self.cwd = cwd
-        self.url = url
-        self.headers = dict(headers or {})
-        self.sse = sse
+    def __init__(self, raw: Mapping[str, Any]) -> None:
+        self.name: str = raw["name"]
+        self.command: str | None = raw.get("command")
+        self.args: list[str] = list(raw.get("args", []))
+        self.env: dict[str, str] = dict(raw.get("env", {}))
+        self.cwd: str | None = raw.get("cwd")
+        self.url: str | None = raw.get("url")
+        self.headers: dict[str, str] = dict(raw.get("headers", {}))
+        self.sse: bool = raw["transport"] == "sse"
+        self.name_prefix: str = raw["namePrefix"]
+        self.uri_prefix: str = raw["uriPrefix"]
 
     def client(self, **options: Any) -> Client:
         """A :class:`Client` for this server (not connected yet)."""
@@ -86,131 +75,27 @@ class ServerEntry:
         return f"ServerEntry({self.name!r}, {target!r})"
 
 
-def _strings(path: str, value: Any, what: str) -> list[str]:
-    if not isinstance(value, list):
-        raise ConfigError(path, f"must be a list of {what}")
-    for i, v in enumerate(value):
-        if not isinstance(v, str):
-            raise ConfigError(f"{path}[{i}]", "must be a string")
-    return list(value)
-
-
-def _string_map(path: str, value: Any, numbers: bool) -> dict[str, str]:
-    if not isinstance(value, dict):
-        raise ConfigError(path, "must be an object of strings")
-    out: dict[str, str] = {}
-    for k, v in value.items():
-        if isinstance(v, str):
-            out[k] = v
-        elif numbers and isinstance(v, (int, float)) and not isinstance(v, bool):
-            out[k] = json.dumps(v)
-        else:
-            raise ConfigError(f"{path}.{k}", "must be a string")
-    return out
-
-
-def _entry(path: str, name: str, raw: Any) -> ServerEntry | None:
-    if not isinstance(raw, dict):
-        raise ConfigError(path, "a server entry must be an object")
-    disabled = raw.get("disabled")
-    if disabled is not None and not isinstance(disabled, bool):
-        raise ConfigError(f"{path}.disabled", "must be true or false")
-    if disabled:
-        return None
-    if "type" in raw and "transport" in raw:
-        raise ConfigError(path, 'has both "type" and "transport"; keep one')
-    key = "type" if "type" in raw else "transport"
-    kind = raw.get(key)
-    if kind is not None and (
-        not isinstance(kind, str) or kind not in _STDIO_TYPES | _HTTP_TYPES | _SSE_TYPES
-    ):
-        raise ConfigError(
-            f"{path}.{key}", f'unknown transport {kind!r}: use "stdio", "http" or "sse"'
-        )
-    command, url = raw.get("command"), raw.get("url")
-    if command is not None and url is not None:
-        raise ConfigError(
-            path,
-            'has both "command" and "url": a server is either started (command) or reached (url)',
-        )
-    if command is None and url is None:
-        raise ConfigError(path, 'needs "command" (a server to start) or "url" (one to reach)')
-    if command is not None:
-        if not isinstance(command, str) or not command:
-            raise ConfigError(f"{path}.command", "must be a non-empty string")
-        if kind is not None and kind not in _STDIO_TYPES:
-            raise ConfigError(path, f'has "command" but transport {kind!r}; use "url"')
-        if "headers" in raw:
-            raise ConfigError(f"{path}.headers", "applies to URL servers, not to a command")
-        cwd = raw.get("cwd")
-        if cwd is not None and not isinstance(cwd, str):
-            raise ConfigError(f"{path}.cwd", "must be a string")
-        return ServerEntry(
-            name,
-            command=command,
-            args=_strings(f"{path}.args", raw.get("args", []), "strings"),
-            env=_string_map(f"{path}.env", raw.get("env", {}), numbers=True),
-            cwd=cwd,
-        )
-    if not isinstance(url, str) or not re.match(r"https?://", url):
-        raise ConfigError(f"{path}.url", f"{url!r} is not an http:// or https:// URL")
-    if kind is not None and kind in _STDIO_TYPES:
-        raise ConfigError(path, 'has "url" but transport "stdio"; use "command"')
-    for k in ("env", "cwd", "args"):
-        if k in raw:
-            raise ConfigError(f"{path}.{k}", 'applies to started servers ("command"), not to a URL')
-    return ServerEntry(
-        name,
-        url=url,
-        headers=_string_map(f"{path}.headers", raw.get("headers", {}), numbers=False),
-        sse=kind in _SSE_TYPES,
+def _source(config: Mapping[str, Any] | str | os.PathLike[str]) -> str:
+    """What the engine reads: JSON text, or a file's path."""
+    if isinstance(config, Mapping):
+        try:
+            return json.dumps(dict(config))
+        except (TypeError, ValueError) as e:
+            raise ConfigError("", f"the configuration is not JSON data: {e}") from None
+    if isinstance(config, (str, os.PathLike)):
+        return os.fspath(config)
+    raise ConfigError(
+        "", "the configuration must be a dict, its JSON text, or the path of a file holding it"
     )
 
 
-def parse_config(config: Mapping[str, Any]) -> list[ServerEntry]:
-    """The servers of an ``mcpServers`` (or VS Code ``servers``) document, sorted by name;
-    raises :class:`ConfigError`."""
-    if not isinstance(config, Mapping):
-        raise ConfigError("", "the configuration must be a JSON object")
-    if "mcpServers" in config and "servers" in config:
-        raise ConfigError("", 'both "mcpServers" and "servers" are present; keep one')
-    key = "mcpServers" if "mcpServers" in config else "servers"
-    servers = config.get(key)
-    if not isinstance(servers, dict) or not servers:
-        raise ConfigError(key, "must be an object with at least one server")
-    entries = [
-        e
-        for name in sorted(servers)
-        if (e := _entry(f"{key}.{name}", name, servers[name])) is not None
-    ]
-    if not entries:
-        raise ConfigError(key, "every server is disabled")
-    if len(entries) > 1:
-        for e in entries:
-            if not _NAME.match(e.name):
-                raise ConfigError(
-                    f"{key}.{e.name}",
-                    "a server name must start with a letter and hold only letters, digits, "
-                    "'-' and '.' to be a namespace",
-                )
-    return entries
-
-
-def _load(config: Mapping[str, Any] | str | os.PathLike[str]) -> Mapping[str, Any]:
-    if isinstance(config, Mapping):
-        return config
-    text = os.fspath(config)
-    if isinstance(config, str) and text.lstrip().startswith("{"):
-        source, raw = "the configuration", text
-    else:
-        source, raw = text, Path(text).read_text(encoding="utf-8")
-    try:
-        loaded = json.loads(raw)
-    except json.JSONDecodeError as e:
-        raise ConfigError("", f"{source} is not JSON: {e}") from None
-    if not isinstance(loaded, dict):
-        raise ConfigError("", "the configuration must be a JSON object")
-    return loaded
+def parse_config(config: Mapping[str, Any] | str | os.PathLike[str]) -> list[ServerEntry]:
+    """The enabled servers of an ``mcpServers`` (or VS Code ``servers``) document, sorted by
+    name: a dict, its JSON text, or the path of a file holding it. Raises :class:`ConfigError`."""
+    answer = json.loads(_native.resolve_mcp_servers(_source(config)))
+    if "error" in answer:
+        raise ConfigError(answer["error"]["path"], answer["error"]["message"])
+    return [ServerEntry(s) for s in answer["servers"]]
 
 
 class MultiClient:
@@ -225,9 +110,9 @@ class MultiClient:
         self._entries = entries
         self._options = client_options
         self._clients: dict[str, Client] = {}
-        self._namespaced = len(entries) > 1
-        # Servers by name, longest first: a prefix match finds the most specific.
-        self._by_length = sorted((e.name for e in entries), key=len, reverse=True)
+        self._by_name = {e.name: e for e in entries}
+        # Longest prefix first: a prefix match finds the most specific server.
+        self._by_length = sorted(entries, key=lambda e: len(e.name), reverse=True)
 
     @classmethod
     def from_config(
@@ -236,7 +121,7 @@ class MultiClient:
         """A client of every server in ``config``: an ``mcpServers`` document as a dict, its
         JSON text, or the path of a file holding it. ``client_options`` go to each server's
         :class:`Client` (``sampling_handler``, ``roots``, ``timeout``, ...)."""
-        return cls(parse_config(_load(config)), **client_options)
+        return cls(parse_config(config), **client_options)
 
     @property
     def names(self) -> list[str]:
@@ -287,30 +172,27 @@ class MultiClient:
     # Names -------------------------------------------------------------------------------
 
     def _name(self, server: str, name: str) -> str:
-        return f"{server}_{name}" if self._namespaced else name
+        return self._by_name[server].name_prefix + name
 
     def _uri(self, server: str, uri: str) -> str:
-        return f"{server}+{uri}" if self._namespaced else uri
+        return self._by_name[server].uri_prefix + uri
+
+    def _split(self, value: str, uri: bool) -> tuple[Client, str]:
+        for e in self._by_length:
+            prefix = e.uri_prefix if uri else e.name_prefix
+            if value.startswith(prefix) and (not prefix or len(value) > len(prefix)):
+                return self[e.name], value[len(prefix) :]
+        what, sep = ("URIs", "+") if uri else ("names", "_")
+        raise ValueError(
+            f"{value!r} names no server: namespaced {what} start with one of {self.names} "
+            f"and {sep!r}"
+        )
 
     def _split_name(self, name: str) -> tuple[Client, str]:
-        if not self._namespaced:
-            return self[self._entries[0].name], name
-        for server in self._by_length:
-            if name.startswith(server + "_") and len(name) > len(server) + 1:
-                return self[server], name[len(server) + 1 :]
-        raise ValueError(
-            f"{name!r} names no server: namespaced names start with one of {self.names} and '_'"
-        )
+        return self._split(name, uri=False)
 
     def _split_uri(self, uri: str) -> tuple[Client, str]:
-        if not self._namespaced:
-            return self[self._entries[0].name], uri
-        for server in self._by_length:
-            if uri.startswith(server + "+"):
-                return self[server], uri[len(server) + 1 :]
-        raise ValueError(
-            f"{uri!r} names no server: namespaced URIs start with one of {self.names} and '+'"
-        )
+        return self._split(uri, uri=True)
 
     async def _each(self, fetch: Callable[[str, Client], Any]) -> list[Any]:
         names = list(self._clients)
