@@ -13,13 +13,13 @@
 //!
 //! While a call runs, its [`ForeignContext`] stays in the dispatcher under its key, which is
 //! how the facade's `RequestContext` reaches it (see [`crate::context`]). [`JsHandler`]
-//! implements every `embed::Foreign*Handler` trait on top of one dispatcher.
+//! implements `embed::ForeignHandler` (every server handler) and `embed::ForeignClientHandler`
+//! on top of one dispatcher.
 
 use crate::convert::Envelope;
 use crate::error::from_napi;
 use ferromcp::embed::{
-    ForeignClientHandler, ForeignCompletionHandler, ForeignContext, ForeignPromptHandler,
-    ForeignResourceHandler, ForeignToolHandler,
+    ForeignAnswer, ForeignClientHandler, ForeignContext, ForeignHandler, ForeignRequest,
 };
 use ferromcp::McpError;
 use futures_util::future::BoxFuture;
@@ -163,6 +163,18 @@ impl Dispatch {
         payload: Value,
         ctx: ForeignContext,
     ) -> BoxFuture<'static, Result<Value, McpError>> {
+        self.invoke_as(handler, payload, ctx, std::convert::identity)
+    }
+
+    /// [`Self::invoke`], its answer made a `T` by `read` (inside the one future, so the
+    /// [`ForeignHandler`] answer costs no second boxed future).
+    fn invoke_as<T: Send + 'static>(
+        self: &Arc<Self>,
+        handler: u32,
+        payload: Value,
+        ctx: ForeignContext,
+        read: fn(Value) -> T,
+    ) -> BoxFuture<'static, Result<T, McpError>> {
         let dispatch = self.clone();
         Box::pin(async move {
             let token = ctx.cancellation_token();
@@ -213,7 +225,7 @@ impl Dispatch {
             if r.is_ok() || !token.is_cancelled() {
                 guard.abort = false;
             }
-            r
+            r.map(read)
         })
     }
 }
@@ -254,45 +266,24 @@ impl JsHandler {
     }
 }
 
-impl ForeignToolHandler for JsHandler {
+/// Every kind of server handler: the payload is the tool's arguments, the prompt's arguments
+/// or the completion's params, and `{uri, variables}` for a resource.
+impl ForeignHandler for JsHandler {
     fn call(
         &self,
-        arguments: Value,
+        request: ForeignRequest,
         ctx: ForeignContext,
-    ) -> BoxFuture<'static, Result<Value, McpError>> {
-        self.dispatch.invoke(self.id, arguments, ctx)
-    }
-}
-
-impl ForeignPromptHandler for JsHandler {
-    fn get(
-        &self,
-        arguments: Value,
-        ctx: ForeignContext,
-    ) -> BoxFuture<'static, Result<Value, McpError>> {
-        self.dispatch.invoke(self.id, arguments, ctx)
-    }
-}
-
-impl ForeignCompletionHandler for JsHandler {
-    fn complete(
-        &self,
-        params: Value,
-        ctx: ForeignContext,
-    ) -> BoxFuture<'static, Result<Value, McpError>> {
-        self.dispatch.invoke(self.id, params, ctx)
-    }
-}
-
-impl ForeignResourceHandler for JsHandler {
-    fn read(
-        &self,
-        uri: String,
-        variables: Value,
-        ctx: ForeignContext,
-    ) -> BoxFuture<'static, Result<Value, McpError>> {
+    ) -> BoxFuture<'static, Result<ForeignAnswer, McpError>> {
+        let payload = match request {
+            ForeignRequest::CallTool { arguments: value }
+            | ForeignRequest::GetPrompt { arguments: value }
+            | ForeignRequest::Complete { params: value } => value,
+            ForeignRequest::ReadResource { uri, variables } => {
+                json!({ "uri": uri, "variables": variables })
+            }
+        };
         self.dispatch
-            .invoke(self.id, json!({ "uri": uri, "variables": variables }), ctx)
+            .invoke_as(self.id, payload, ctx, ForeignAnswer::Value)
     }
 }
 

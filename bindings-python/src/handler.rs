@@ -14,8 +14,7 @@ use crate::error::from_py_err;
 use crate::inbox::post_for_loop;
 use crate::runtime::{bridge, call_soon, future_into_py, post_sync, Out};
 use ferromcp::embed::{
-    ForeignClientHandler, ForeignCompletionHandler, ForeignContext, ForeignPromptHandler,
-    ForeignResourceHandler, ForeignToolHandler,
+    ForeignAnswer, ForeignClientHandler, ForeignContext, ForeignHandler, ForeignRequest,
 };
 use ferromcp::McpError;
 use futures_util::future::BoxFuture;
@@ -222,8 +221,19 @@ impl PyHandler {
         ctx: &ForeignContext,
         args: ArgsFn,
     ) -> BoxFuture<'static, Result<Value, McpError>> {
+        self.invoke_as(ctx, args, std::convert::identity)
+    }
+
+    /// [`Self::invoke`], its answer made a `T` by `read` (inside the one future, so the
+    /// [`ForeignHandler`] answer costs no second boxed future).
+    fn invoke_as<T: Send + 'static>(
+        &self,
+        ctx: &ForeignContext,
+        args: ArgsFn,
+        read: fn(Value) -> T,
+    ) -> BoxFuture<'static, Result<T, McpError>> {
         if self.sync {
-            return self.invoke_sync(ctx.cancellation_token(), args);
+            return self.invoke_sync(ctx.cancellation_token(), args, read);
         }
         let token = ctx.cancellation_token();
         if self.event_loop.must_wait() {
@@ -236,20 +246,21 @@ impl PyHandler {
             };
             return Box::pin(async move {
                 tokio::select! {
-                    _ = this.event_loop.ready() => this.invoke_async(token, args).await,
+                    _ = this.event_loop.ready() => this.invoke_async(token, args, read).await,
                     _ = token.cancelled() => Err(McpError::cancelled(Some("request cancelled"))),
                 }
             });
         }
-        self.invoke_async(token, args)
+        self.invoke_async(token, args, read)
     }
 
     /// Async handler: queued for the loop (see [`crate::inbox`]), run as an asyncio task.
-    fn invoke_async(
+    fn invoke_async<T: Send + 'static>(
         &self,
         token: tokio_util::sync::CancellationToken,
         args: ArgsFn,
-    ) -> BoxFuture<'static, Result<Value, McpError>> {
+        read: fn(Value) -> T,
+    ) -> BoxFuture<'static, Result<T, McpError>> {
         let (tx, rx) = oneshot::channel();
         let state = Arc::new(Mutex::new(ResponderState {
             tx: Some(Reply::new(tx)),
@@ -311,7 +322,7 @@ impl PyHandler {
             if r.is_ok() || !token.is_cancelled() {
                 guard.armed = false;
             }
-            r
+            r.map(read)
         })
     }
 }
@@ -319,11 +330,12 @@ impl PyHandler {
 impl PyHandler {
     /// Sync handler: runs on a worker thread with the GIL, no event loop involved. Cancellation
     /// answers at once and drops the result; the Python call itself runs to its end.
-    fn invoke_sync(
+    fn invoke_sync<T: Send + 'static>(
         &self,
         token: tokio_util::sync::CancellationToken,
         args: ArgsFn,
-    ) -> BoxFuture<'static, Result<Value, McpError>> {
+        read: fn(Value) -> T,
+    ) -> BoxFuture<'static, Result<T, McpError>> {
         let (tx, rx) = oneshot::channel();
         let func = self.func.clone();
         let job_token = token.clone();
@@ -345,10 +357,11 @@ impl PyHandler {
             tx.send(result);
         });
         Box::pin(async move {
-            tokio::select! {
+            let r = tokio::select! {
                 r = rx => r.unwrap_or_else(|_| Err(McpError::internal("handler vanished"))),
                 _ = token.cancelled() => Err(McpError::cancelled(Some("request cancelled"))),
-            }
+            };
+            r.map(read)
         })
     }
 }
@@ -360,9 +373,9 @@ impl PyHandler {
         let token = tokio_util::sync::CancellationToken::new();
         let args: ArgsFn = Box::new(move |py| values.iter().map(|v| value_to_py(py, v)).collect());
         if self.sync {
-            self.invoke_sync(token, args)
+            self.invoke_sync(token, args, std::convert::identity)
         } else {
-            self.invoke_async(token, args)
+            self.invoke_async(token, args, std::convert::identity)
         }
     }
 }
@@ -372,73 +385,38 @@ fn ctx_arg(ctx: &ForeignContext) -> impl FnOnce(Python<'_>) -> PyResult<Py<PyAny
     move |py| Ok(Py::new(py, NativeContext { ctx })?.into_any())
 }
 
-impl PyHandler {
-    /// Calls the Python handler as `handler(value, ctx)` (tools, prompts, completions), or
-    /// `handler(value)` when it was made [`PyHandler::without_context`].
-    fn invoke_json(
-        &self,
-        value: Value,
-        ctx: ForeignContext,
-    ) -> BoxFuture<'static, Result<Value, McpError>> {
-        if !self.with_context {
-            return self.invoke(&ctx, Box::new(move |py| Ok(vec![value_to_py(py, &value)?])));
-        }
-        let c = ctx_arg(&ctx);
-        self.invoke(
-            &ctx,
-            Box::new(move |py| Ok(vec![value_to_py(py, &value)?, c(py)?])),
-        )
-    }
-}
-
-impl ForeignToolHandler for PyHandler {
+/// Every kind of server handler: `handler(value, ctx)` for tools, prompts and completions
+/// (`handler(value)` when it was made [`PyHandler::without_context`]), and
+/// `handler(uri, variables, ctx)` for resources.
+impl ForeignHandler for PyHandler {
     fn call(
         &self,
-        arguments: Value,
+        request: ForeignRequest,
         ctx: ForeignContext,
-    ) -> BoxFuture<'static, Result<Value, McpError>> {
-        self.invoke_json(arguments, ctx)
-    }
-}
-
-impl ForeignPromptHandler for PyHandler {
-    fn get(
-        &self,
-        arguments: Value,
-        ctx: ForeignContext,
-    ) -> BoxFuture<'static, Result<Value, McpError>> {
-        self.invoke_json(arguments, ctx)
-    }
-}
-
-impl ForeignCompletionHandler for PyHandler {
-    fn complete(
-        &self,
-        params: Value,
-        ctx: ForeignContext,
-    ) -> BoxFuture<'static, Result<Value, McpError>> {
-        self.invoke_json(params, ctx)
-    }
-}
-
-impl ForeignResourceHandler for PyHandler {
-    fn read(
-        &self,
-        uri: String,
-        variables: Value,
-        ctx: ForeignContext,
-    ) -> BoxFuture<'static, Result<Value, McpError>> {
-        let c = ctx_arg(&ctx);
-        self.invoke(
-            &ctx,
-            Box::new(move |py| {
-                Ok(vec![
-                    uri.into_pyobject(py)?.into_any().unbind(),
-                    value_to_py(py, &variables)?,
-                    c(py)?,
-                ])
-            }),
-        )
+    ) -> BoxFuture<'static, Result<ForeignAnswer, McpError>> {
+        let args: ArgsFn = match request {
+            ForeignRequest::ReadResource { uri, variables } => {
+                let c = ctx_arg(&ctx);
+                Box::new(move |py| {
+                    Ok(vec![
+                        uri.into_pyobject(py)?.into_any().unbind(),
+                        value_to_py(py, &variables)?,
+                        c(py)?,
+                    ])
+                })
+            }
+            ForeignRequest::CallTool { arguments: value }
+            | ForeignRequest::GetPrompt { arguments: value }
+            | ForeignRequest::Complete { params: value } => {
+                if self.with_context {
+                    let c = ctx_arg(&ctx);
+                    Box::new(move |py| Ok(vec![value_to_py(py, &value)?, c(py)?]))
+                } else {
+                    Box::new(move |py| Ok(vec![value_to_py(py, &value)?]))
+                }
+            }
+        };
+        self.invoke_as(&ctx, args, ForeignAnswer::Value)
     }
 }
 

@@ -1,5 +1,6 @@
 //! Swift handlers: the foreign traits a Swift facade implements (one per kind of handler), and
-//! their adapters to the engine's `embed::Foreign*Handler` traits.
+//! their one adapter to the engine's `embed::ForeignHandler` ([`SwiftHandler`]) and
+//! `embed::ForeignClientHandler` ([`SwiftClient`]).
 //!
 //! Each call hands Swift its JSON input as text and a [`NativeContext`]; Swift answers JSON
 //! text or an [`FfiError`]. Server handlers (tools, resources, prompts, completions) start
@@ -12,8 +13,7 @@ use crate::context::{Answered, NativeContext};
 use crate::error::{json_text, parse_answer, FfiError};
 use crate::runtime::{ran_inline, start_inline};
 use ferromcp::embed::{
-    ForeignClientHandler, ForeignCompletionHandler, ForeignContext, ForeignPromptHandler,
-    ForeignResourceHandler, ForeignToolAnswerHandler, ToolAnswer,
+    ForeignAnswer, ForeignClientHandler, ForeignContext, ForeignHandler, ForeignRequest,
 };
 use ferromcp::protocol::CallToolResult;
 use ferromcp::McpError;
@@ -142,14 +142,12 @@ impl<C: FnMut(u64)> Drop for Started<C> {
 
 /// One server handler call (see [`ToolHandler`]): `start` runs on the first poll, on the
 /// engine thread, and gets the context the answer comes back through; `cancel` ends a call
-/// that was still running when `start` returned; `read` turns the answer into what the engine
-/// wants.
-fn swift_call<T: Send + 'static>(
+/// that was still running when `start` returned.
+fn swift_call(
     ctx: ForeignContext,
     start: impl FnOnce(Arc<NativeContext>, bool) -> u64 + Send + 'static,
     cancel: impl FnMut(u64) + Send + 'static,
-    read: fn(Answered) -> Result<T, McpError>,
-) -> BoxFuture<'static, Result<T, McpError>> {
+) -> BoxFuture<'static, Result<ForeignAnswer, McpError>> {
     Box::pin(async move {
         let (native, answered) = NativeContext::answering(ctx);
         let call = if start_inline() {
@@ -162,7 +160,7 @@ fn swift_call<T: Send + 'static>(
         };
         let _started = Started { call, cancel };
         match answered.await {
-            Ok(Ok(answer)) => read(answer),
+            Ok(Ok(answer)) => foreign_answer(answer),
             Ok(Err(e)) => Err(e),
             Err(_) => Err(McpError::internal(
                 "the Swift handler ended without answering",
@@ -171,21 +169,12 @@ fn swift_call<T: Send + 'static>(
     })
 }
 
-/// A resource, prompt or completion handler's answer: JSON text to parse.
-fn json_answer(answer: Answered) -> Result<Value, McpError> {
+/// A handler's answer: JSON text for the engine to parse and shape, or a finished text result
+/// (only a tool may answer one: the engine refuses it for any other request).
+fn foreign_answer(answer: Answered) -> Result<ForeignAnswer, McpError> {
     match answer {
-        Answered::Json(text) => parse_answer(&text),
-        Answered::ToolText { .. } => Err(McpError::internal(
-            "a Swift handler answered a tool result to a request that is not a tool call",
-        )),
-    }
-}
-
-/// A tool's answer: a finished text result as it is, JSON text for the engine to shape.
-fn tool_answer(answer: Answered) -> Result<ToolAnswer, McpError> {
-    match answer {
-        Answered::Json(text) => parse_answer(&text).map(ToolAnswer::Value),
-        Answered::ToolText { text, is_error } => Ok(ToolAnswer::Result(if is_error {
+        Answered::Json(text) => parse_answer(&text).map(ForeignAnswer::Value),
+        Answered::ToolText { text, is_error } => Ok(ForeignAnswer::ToolResult(if is_error {
             CallToolResult::error_text(text)
         } else {
             CallToolResult::text(text)
@@ -193,80 +182,67 @@ fn tool_answer(answer: Answered) -> Result<ToolAnswer, McpError> {
     }
 }
 
-/// The engine's view of a Swift tool handler.
-pub(crate) struct SwiftTool(pub Arc<dyn ToolHandler>);
+/// The engine's view of a Swift server handler, of the kind it was registered as.
+pub(crate) enum SwiftHandler {
+    /// A tool (`NativeServer::add_tool`).
+    Tool(Arc<dyn ToolHandler>),
+    /// A static resource or a template.
+    Resource(Arc<dyn ResourceHandler>),
+    /// A prompt.
+    Prompt(Arc<dyn PromptHandler>),
+    /// A completion.
+    Completion(Arc<dyn CompletionHandler>),
+}
 
-impl ForeignToolAnswerHandler for SwiftTool {
+impl ForeignHandler for SwiftHandler {
     fn call(
         &self,
-        arguments: Value,
+        request: ForeignRequest,
         ctx: ForeignContext,
-    ) -> BoxFuture<'static, Result<ToolAnswer, McpError>> {
-        let (h, c) = (self.0.clone(), self.0.clone());
-        swift_call(
-            ctx,
-            move |native, inline| h.start(json_text(&arguments), native, inline),
-            move |call| c.cancel(call),
-            tool_answer,
-        )
-    }
-}
-
-/// The engine's view of a Swift resource handler.
-pub(crate) struct SwiftResource(pub Arc<dyn ResourceHandler>);
-
-impl ForeignResourceHandler for SwiftResource {
-    fn read(
-        &self,
-        uri: String,
-        variables: Value,
-        ctx: ForeignContext,
-    ) -> BoxFuture<'static, Result<Value, McpError>> {
-        let (h, c) = (self.0.clone(), self.0.clone());
-        swift_call(
-            ctx,
-            move |native, inline| h.start(uri, json_text(&variables), native, inline),
-            move |call| c.cancel(call),
-            json_answer,
-        )
-    }
-}
-
-/// The engine's view of a Swift prompt handler.
-pub(crate) struct SwiftPrompt(pub Arc<dyn PromptHandler>);
-
-impl ForeignPromptHandler for SwiftPrompt {
-    fn get(
-        &self,
-        arguments: Value,
-        ctx: ForeignContext,
-    ) -> BoxFuture<'static, Result<Value, McpError>> {
-        let (h, c) = (self.0.clone(), self.0.clone());
-        swift_call(
-            ctx,
-            move |native, inline| h.start(json_text(&arguments), native, inline),
-            move |call| c.cancel(call),
-            json_answer,
-        )
-    }
-}
-
-/// The engine's view of a Swift completion handler.
-pub(crate) struct SwiftCompletion(pub Arc<dyn CompletionHandler>);
-
-impl ForeignCompletionHandler for SwiftCompletion {
-    fn complete(
-        &self,
-        params: Value,
-        ctx: ForeignContext,
-    ) -> BoxFuture<'static, Result<Value, McpError>> {
-        let (h, c) = (self.0.clone(), self.0.clone());
-        swift_call(
-            ctx,
-            move |native, inline| h.start(json_text(&params), native, inline),
-            move |call| c.cancel(call),
-            json_answer,
-        )
+    ) -> BoxFuture<'static, Result<ForeignAnswer, McpError>> {
+        match (self, request) {
+            (Self::Tool(h), ForeignRequest::CallTool { arguments }) => {
+                let (h, c) = (h.clone(), h.clone());
+                swift_call(
+                    ctx,
+                    move |native, inline| h.start(json_text(&arguments), native, inline),
+                    move |call| c.cancel(call),
+                )
+            }
+            (Self::Resource(h), ForeignRequest::ReadResource { uri, variables }) => {
+                let (h, c) = (h.clone(), h.clone());
+                swift_call(
+                    ctx,
+                    move |native, inline| h.start(uri, json_text(&variables), native, inline),
+                    move |call| c.cancel(call),
+                )
+            }
+            (Self::Prompt(h), ForeignRequest::GetPrompt { arguments }) => {
+                let (h, c) = (h.clone(), h.clone());
+                swift_call(
+                    ctx,
+                    move |native, inline| h.start(json_text(&arguments), native, inline),
+                    move |call| c.cancel(call),
+                )
+            }
+            (Self::Completion(h), ForeignRequest::Complete { params }) => {
+                let (h, c) = (h.clone(), h.clone());
+                swift_call(
+                    ctx,
+                    move |native, inline| h.start(json_text(&params), native, inline),
+                    move |call| c.cancel(call),
+                )
+            }
+            // The engine asks each handler only for the kind it was registered as.
+            (_, request) => {
+                let method = request.method();
+                Box::pin(async move {
+                    Err(McpError::internal(format!(
+                        "a Swift handler of another kind was asked for {method}"
+                    )))
+                })
+            }
+        }
     }
 }
 

@@ -3,8 +3,7 @@
 
 use crate::error::{parse_json, parse_opt_json, FfiError};
 use crate::handler::{
-    CompletionHandler, PromptHandler, ResourceHandler, SwiftCompletion, SwiftPrompt, SwiftResource,
-    SwiftTool, ToolHandler,
+    CompletionHandler, PromptHandler, ResourceHandler, SwiftHandler, ToolHandler,
 };
 use crate::runtime::{enter, run};
 use ferromcp::embed::{EmbeddedHttpServer, EmbeddedServer, HttpConfig, ServerConfig};
@@ -38,7 +37,7 @@ impl NativeServer {
         let def = parse_json("tool definition", &definition)?;
         Ok(enter(|| {
             self.inner
-                .add_tool_answering(def, Arc::new(SwiftTool(handler)))
+                .add_tool_json(def, Arc::new(SwiftHandler::Tool(handler)))
         })?)
     }
 
@@ -56,7 +55,7 @@ impl NativeServer {
         let def = parse_json("resource definition", &definition)?;
         Ok(enter(|| {
             self.inner
-                .add_resource_json(def, Arc::new(SwiftResource(handler)))
+                .add_resource_json(def, Arc::new(SwiftHandler::Resource(handler)))
         })?)
     }
 
@@ -69,7 +68,7 @@ impl NativeServer {
         let def = parse_json("resource template definition", &definition)?;
         Ok(enter(|| {
             self.inner
-                .add_resource_template_json(def, Arc::new(SwiftResource(handler)))
+                .add_resource_template_json(def, Arc::new(SwiftHandler::Resource(handler)))
         })?)
     }
 
@@ -87,7 +86,7 @@ impl NativeServer {
         let def = parse_json("prompt definition", &definition)?;
         Ok(enter(|| {
             self.inner
-                .add_prompt_json(def, Arc::new(SwiftPrompt(handler)))
+                .add_prompt_json(def, Arc::new(SwiftHandler::Prompt(handler)))
         })?)
     }
 
@@ -107,8 +106,11 @@ impl NativeServer {
     ) -> Result<(), FfiError> {
         let reference = parse_opt_json("completion reference", reference)?.unwrap_or(Value::Null);
         Ok(enter(|| {
-            self.inner
-                .add_completion_json(reference, argument, Arc::new(SwiftCompletion(handler)))
+            self.inner.add_completion_json(
+                reference,
+                argument,
+                Arc::new(SwiftHandler::Completion(handler)),
+            )
         })?)
     }
 

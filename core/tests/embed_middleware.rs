@@ -6,8 +6,8 @@
 //! the chain is fixed once the server has handled a request.
 
 use ferromcp::embed::{
-    CallOptions, ClientConfig, EmbeddedClient, EmbeddedServer, ForeignContext, ForeignMiddleware,
-    ForeignNext, ForeignToolHandler,
+    CallOptions, ClientConfig, EmbeddedClient, EmbeddedServer, ForeignAnswer, ForeignContext,
+    ForeignHandler, ForeignMiddleware, ForeignNext, ForeignRequest,
 };
 use ferromcp::McpError;
 use futures_util::future::BoxFuture;
@@ -19,20 +19,20 @@ use std::time::Duration;
 /// fails with an internal error carrying a detail when asked to.
 struct Echo;
 
-impl ForeignToolHandler for Echo {
+impl ForeignHandler for Echo {
     fn call(
         &self,
-        args: Value,
+        request: ForeignRequest,
         _ctx: ForeignContext,
-    ) -> BoxFuture<'static, Result<Value, McpError>> {
+    ) -> BoxFuture<'static, Result<ForeignAnswer, McpError>> {
+        let ForeignRequest::CallTool { arguments: args } = request else {
+            return Box::pin(async { Err(McpError::internal("Echo is a tool")) });
+        };
         Box::pin(async move {
             if args.get("fail").is_some() {
                 return Err(McpError::internal("db password is hunter2"));
             }
-            Ok(json!(args
-                .get("text")
-                .and_then(Value::as_str)
-                .unwrap_or("echoed")))
+            Ok(json!(args.get("text").and_then(Value::as_str).unwrap_or("echoed")).into())
         })
     }
 }
@@ -167,14 +167,13 @@ async fn middleware_sees_every_method() {
 /// Reads `mem://a` as the text `a`.
 struct ReadsA;
 
-impl ferromcp::embed::ForeignResourceHandler for ReadsA {
-    fn read(
+impl ForeignHandler for ReadsA {
+    fn call(
         &self,
-        _uri: String,
-        _vars: Value,
+        _request: ForeignRequest,
         _ctx: ForeignContext,
-    ) -> BoxFuture<'static, Result<Value, McpError>> {
-        Box::pin(async { Ok(json!("a")) })
+    ) -> BoxFuture<'static, Result<ForeignAnswer, McpError>> {
+        Box::pin(async { Ok(json!("a").into()) })
     }
 }
 

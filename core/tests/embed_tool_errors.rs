@@ -10,7 +10,9 @@ mod support;
 
 use ferromcp::client::{Client, ClientHandlers, ClientOptions, ProtocolMode};
 use ferromcp::codes;
-use ferromcp::embed::{EmbeddedServer, ForeignContext, ForeignToolHandler, ServerConfig};
+use ferromcp::embed::{
+    EmbeddedServer, ForeignAnswer, ForeignContext, ForeignHandler, ForeignRequest, ServerConfig,
+};
 use ferromcp::transport::memory_pair;
 use ferromcp::McpError;
 use futures_util::future::BoxFuture;
@@ -20,12 +22,12 @@ use std::sync::Arc;
 /// A tool that fails with a fixed error.
 struct Fails(McpError);
 
-impl ForeignToolHandler for Fails {
+impl ForeignHandler for Fails {
     fn call(
         &self,
-        _args: Value,
+        _request: ForeignRequest,
         _ctx: ForeignContext,
-    ) -> BoxFuture<'static, Result<Value, McpError>> {
+    ) -> BoxFuture<'static, Result<ForeignAnswer, McpError>> {
         let e = self.0.clone();
         Box::pin(async move { Err(e) })
     }
@@ -40,29 +42,29 @@ fn sampling_params() -> Value {
 /// not catch anything would.
 struct Samples;
 
-impl ForeignToolHandler for Samples {
+impl ForeignHandler for Samples {
     fn call(
         &self,
-        _args: Value,
+        _request: ForeignRequest,
         ctx: ForeignContext,
-    ) -> BoxFuture<'static, Result<Value, McpError>> {
-        Box::pin(async move { ctx.sample(sampling_params()).await })
+    ) -> BoxFuture<'static, Result<ForeignAnswer, McpError>> {
+        Box::pin(async move { ctx.sample(sampling_params()).await.map(Into::into) })
     }
 }
 
 /// A tool that asks for sampling, catches the error and reports its code.
 struct CatchesSampling;
 
-impl ForeignToolHandler for CatchesSampling {
+impl ForeignHandler for CatchesSampling {
     fn call(
         &self,
-        _args: Value,
+        _request: ForeignRequest,
         ctx: ForeignContext,
-    ) -> BoxFuture<'static, Result<Value, McpError>> {
+    ) -> BoxFuture<'static, Result<ForeignAnswer, McpError>> {
         Box::pin(async move {
             match ctx.sample(sampling_params()).await {
-                Ok(_) => Ok(json!("sampled")),
-                Err(e) => Ok(json!(format!("caught {}: {}", e.code, e.message))),
+                Ok(_) => Ok(json!("sampled").into()),
+                Err(e) => Ok(json!(format!("caught {}: {}", e.code, e.message)).into()),
             }
         })
     }
@@ -74,7 +76,7 @@ fn server() -> EmbeddedServer {
     )
     .unwrap();
     let tool = |name: &str| json!({"name": name, "inputSchema": {"type": "object"}});
-    let fails = |e: McpError| Arc::new(Fails(e)) as Arc<dyn ForeignToolHandler>;
+    let fails = |e: McpError| Arc::new(Fails(e)) as Arc<dyn ForeignHandler>;
     s.add_tool_json(
         tool("invalid"),
         fails(McpError::new(codes::INVALID_PARAMS, "no such city")),

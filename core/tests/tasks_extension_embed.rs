@@ -14,7 +14,8 @@ mod common_modern;
 
 use common_modern::{answer, meta, post_modern, request};
 use ferromcp::embed::{
-    input_required, EmbeddedServer, ForeignContext, ForeignToolHandler, ServerConfig,
+    input_required, EmbeddedServer, ForeignAnswer, ForeignContext, ForeignHandler, ForeignRequest,
+    ServerConfig,
 };
 use ferromcp::server::TASKS_EXTENSION;
 use ferromcp::transport::http::{serve_http, HttpServerHandle, HttpServerOptions};
@@ -41,12 +42,12 @@ enum Does {
 /// A foreign tool handler whose body runs on a new OS thread and answers through a channel.
 struct Threaded(Does);
 
-impl ForeignToolHandler for Threaded {
+impl ForeignHandler for Threaded {
     fn call(
         &self,
-        _args: Value,
+        _request: ForeignRequest,
         ctx: ForeignContext,
-    ) -> BoxFuture<'static, Result<Value, McpError>> {
+    ) -> BoxFuture<'static, Result<ForeignAnswer, McpError>> {
         let does = self.0;
         let answer = ctx.input_response("user_name");
         let (tx, rx) = oneshot::channel();
@@ -75,25 +76,29 @@ impl ForeignToolHandler for Threaded {
             };
             let _ = tx.send(out);
         });
-        Box::pin(async move { rx.await.unwrap_or_else(|_| Err(McpError::internal("lost"))) })
+        Box::pin(async move {
+            rx.await
+                .unwrap_or_else(|_| Err(McpError::internal("lost")))
+                .map(Into::into)
+        })
     }
 }
 
 /// A foreign handler that asks for input through its context (parks it, in a task).
 struct Confirms;
 
-impl ForeignToolHandler for Confirms {
+impl ForeignHandler for Confirms {
     fn call(
         &self,
-        _args: Value,
+        _request: ForeignRequest,
         ctx: ForeignContext,
-    ) -> BoxFuture<'static, Result<Value, McpError>> {
+    ) -> BoxFuture<'static, Result<ForeignAnswer, McpError>> {
         Box::pin(async move {
             let asked = json!({ "ok": { "method": "elicitation/create", "params": {
                 "mode": "form", "message": "Sure?",
                 "requestedSchema": { "type": "object", "properties": {} } } } });
             let a = ctx.input(asked).await?;
-            Ok(json!(format!("answer: {}", a["ok"]["action"])))
+            Ok(json!(format!("answer: {}", a["ok"]["action"])).into())
         })
     }
 }
@@ -108,7 +113,7 @@ async fn start() -> (HttpServerHandle, String) {
         json!({ "name": name, "inputSchema": { "type": "object" },
                 "execution": { "taskSupport": support } })
     };
-    let h = |d: Does| Arc::new(Threaded(d)) as Arc<dyn ForeignToolHandler>;
+    let h = |d: Does| Arc::new(Threaded(d)) as Arc<dyn ForeignHandler>;
     s.add_tool_json(tool("asks_first", "required"), h(Does::AsksFirst))
         .unwrap();
     s.add_tool_json(tool("sleeps", "optional"), h(Does::Sleeps))

@@ -1,10 +1,11 @@
 //! The JSON-in/JSON-out surface that the Python, Node.js and Swift bindings share.
 //!
 //! Foreign code never sees the engine's Rust types: it registers features with JSON definitions
-//! (the MCP wire shapes: a `Tool`, a `Resource`, ...) and object-safe handlers
-//! (`Arc<dyn Foreign*Handler>`) that receive JSON and a [`ForeignContext`] and answer JSON or an
-//! [`McpError`]. Everything protocol-related (validation, lifecycle, cancellation,
-//! progress throttling, timeouts) stays in the engine.
+//! (the MCP wire shapes: a `Tool`, a `Resource`, ...) and handlers (`Arc<dyn ForeignHandler>`,
+//! one trait for every kind: [`ForeignHandler`]) that receive a [`ForeignRequest`] (JSON) and a
+//! [`ForeignContext`] and answer JSON ([`ForeignAnswer`]) or an [`McpError`]. Everything
+//! protocol-related (validation, lifecycle, cancellation, progress throttling, timeouts) stays in
+//! the engine.
 //!
 //! - [`EmbeddedServer`] wraps [`crate::server::Server`].
 //! - [`EmbeddedClient`] wraps [`crate::client::Client`]; [`EmbeddedSubscription`] is its
@@ -39,6 +40,7 @@ mod compose;
 mod compression_config;
 mod config;
 mod context;
+mod handler;
 #[cfg(feature = "http")]
 mod http;
 mod listen;
@@ -63,6 +65,7 @@ pub use config::{ClientConfig, ServerConfig};
 #[cfg(feature = "http")]
 pub use config::{HttpConfig, TlsConfig};
 pub use context::{input_required, ForeignContext};
+pub use handler::{ForeignAnswer, ForeignHandler, ForeignRequest};
 #[cfg(feature = "http")]
 pub use http::{
     EmbeddedHttpHandler, EmbeddedHttpResponse, EmbeddedHttpServer, HttpConnectOptions,
@@ -71,10 +74,7 @@ pub use http::{
 pub use listen::{listen_filter_from_json, EmbeddedSubscription};
 pub use mcp_servers::{resolve_mcp_servers, resolve_mcp_servers_json};
 pub use middleware::{request_json, timing_event_json, ForeignMiddleware, ForeignNext};
-pub use server::{
-    EmbeddedServer, ForeignCompletionHandler, ForeignPromptHandler, ForeignResourceHandler,
-    ForeignToolAnswerHandler, ForeignToolHandler, ToolAnswer,
-};
+pub use server::EmbeddedServer;
 #[cfg(feature = "http")]
 pub use token_store::{foreign_token_store, ForeignTokenStore};
 

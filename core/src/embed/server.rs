@@ -1,89 +1,17 @@
 //! [`EmbeddedServer`]: a server whose features are JSON definitions plus foreign handlers.
 
-use super::{codes, decode, decode_result, shape, ForeignContext, ServerConfig};
+use super::{
+    codes, decode, decode_result, shape, ForeignAnswer, ForeignContext, ForeignHandler,
+    ForeignRequest, ServerConfig,
+};
 use crate::protocol::{
     CallToolResult, Completion, GetPromptResult, Resource, ResourceContents, ResourceTemplate, Tool,
 };
 use crate::server::{completion_fn, prompt_fn, resource_fn, tool_fn, CompletionRef, Server};
 use crate::McpError;
-use futures_util::future::BoxFuture;
 use serde_json::Value;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
-
-/// Answers `tools/call` for one tool. `arguments` was validated against the tool's
-/// `inputSchema`; the answer is a `CallToolResult` or any value [`shape::tool_result`] turns
-/// into one (a string, content blocks, or the structured value of a tool with an
-/// `outputSchema`). An `Err` becomes an `isError` result with its message as text, so the model
-/// sees it, except the errors the client must act on ([`super::is_tool_signal`]), which stay
-/// JSON-RPC errors; a binding passes every failure on as it is and lets the engine decide.
-pub trait ForeignToolHandler: Send + Sync + 'static {
-    /// Runs the tool.
-    fn call(
-        &self,
-        arguments: Value,
-        ctx: ForeignContext,
-    ) -> BoxFuture<'static, Result<Value, McpError>>;
-}
-
-/// What a [`ForeignToolAnswerHandler`] answered.
-#[derive(Debug)]
-pub enum ToolAnswer {
-    /// Any value [`shape::tool_result`] turns into a `CallToolResult` (what a
-    /// [`ForeignToolHandler`] answers).
-    Value(Value),
-    /// A finished result, sent as it is: no `Value` round trip, no shaping. A binding whose
-    /// handler answered a known shape (one text block, say) builds it directly.
-    Result(CallToolResult),
-}
-
-/// A [`ForeignToolHandler`] that may also answer a finished `CallToolResult`
-/// ([`ToolAnswer::Result`]), skipping the JSON round trip and the shaping of its answer
-/// ([`EmbeddedServer::add_tool_answering`]). Everything else is as for [`ForeignToolHandler`].
-pub trait ForeignToolAnswerHandler: Send + Sync + 'static {
-    /// Runs the tool.
-    fn call(
-        &self,
-        arguments: Value,
-        ctx: ForeignContext,
-    ) -> BoxFuture<'static, Result<ToolAnswer, McpError>>;
-}
-
-/// Answers `resources/read` for a static resource or a template. `variables` is a JSON object of
-/// the template's variables (empty for a static resource). The answer is shaped by
-/// [`shape::resource_contents`] (a string, contents objects, or a `ReadResourceResult`).
-pub trait ForeignResourceHandler: Send + Sync + 'static {
-    /// Reads the resource.
-    fn read(
-        &self,
-        uri: String,
-        variables: Value,
-        ctx: ForeignContext,
-    ) -> BoxFuture<'static, Result<Value, McpError>>;
-}
-
-/// Answers `prompts/get` for one prompt; `arguments` is an object of strings. The answer is
-/// shaped by [`shape::prompt_result`] (a string, messages, or a `GetPromptResult`).
-pub trait ForeignPromptHandler: Send + Sync + 'static {
-    /// Renders the prompt.
-    fn get(
-        &self,
-        arguments: Value,
-        ctx: ForeignContext,
-    ) -> BoxFuture<'static, Result<Value, McpError>>;
-}
-
-/// Answers `completion/complete`; receives the request params (`ref`, `argument`, `context`) and
-/// answers as [`shape::completion`] reads it (a list of strings, a `Completion` or a
-/// `CompleteResult`).
-pub trait ForeignCompletionHandler: Send + Sync + 'static {
-    /// Completes the argument.
-    fn complete(
-        &self,
-        params: Value,
-        ctx: ForeignContext,
-    ) -> BoxFuture<'static, Result<Value, McpError>>;
-}
 
 /// A server for foreign callers. Cheap to clone; clones share the registries.
 #[derive(Clone, Debug)]
@@ -143,10 +71,13 @@ impl EmbeddedServer {
     /// Registers (or replaces) a tool from its JSON definition (`name`, `description`,
     /// `inputSchema`, `outputSchema`, `annotations`, ...). Invalid schemas are rejected here;
     /// a schema without `type` is listed with `"type": "object"` ([`shape::object_schema`]).
+    /// `handler` gets [`ForeignRequest::CallTool`] and answers a value to shape
+    /// ([`ForeignAnswer::Value`]) or a finished result sent as it is
+    /// ([`ForeignAnswer::ToolResult`]); its errors follow the policy written there.
     pub fn add_tool_json(
         &self,
         definition: Value,
-        handler: Arc<dyn ForeignToolHandler>,
+        handler: Arc<dyn ForeignHandler>,
     ) -> Result<(), McpError> {
         let tool = tool_definition(definition)?;
         let shaping = if tool.output_schema.is_some() {
@@ -168,7 +99,7 @@ impl EmbeddedServer {
     pub fn add_tool_wrapping(
         &self,
         definition: Value,
-        handler: Arc<dyn ForeignToolHandler>,
+        handler: Arc<dyn ForeignHandler>,
     ) -> Result<(), McpError> {
         let tool = tool_definition(definition)?;
         let wraps = tool.output_schema.as_ref().is_some_and(|s| {
@@ -187,47 +118,28 @@ impl EmbeddedServer {
     fn add_foreign_tool(
         &self,
         tool: Tool,
-        handler: Arc<dyn ForeignToolHandler>,
+        handler: Arc<dyn ForeignHandler>,
         shaping: Shaping,
     ) -> Result<(), McpError> {
         self.server.add_tool(
             tool,
             tool_fn(move |args, ctx| {
                 let lane = ErrorLane::of(&ctx);
-                let fut = crate::wait::handover(
-                    handler.call(Value::Object(args), ForeignContext::new(ctx)),
-                );
+                let request = ForeignRequest::CallTool {
+                    arguments: Value::Object(args),
+                };
+                let fut = crate::wait::handover(handler.call(request, ForeignContext::new(ctx)));
                 async move {
                     let answer = match fut.await {
-                        Ok(v) if shaping == Shaping::Wrapped && !v.is_object() => {
+                        Ok(ForeignAnswer::Value(v))
+                            if shaping == Shaping::Wrapped && !v.is_object() =>
+                        {
                             return Ok(shape::wrapped_tool_result(v))
                         }
-                        other => other.map(ToolAnswer::Value),
+                        other => other,
                     };
                     tool_outcome(answer, shaping != Shaping::Plain, lane)
                 }
-            }),
-        )
-    }
-
-    /// Registers (or replaces) a tool as [`Self::add_tool_json`] does (the same error policy),
-    /// with a handler that may answer a finished `CallToolResult` ([`ToolAnswer::Result`], sent
-    /// as it is) as well as a value to shape ([`ToolAnswer::Value`]).
-    pub fn add_tool_answering(
-        &self,
-        definition: Value,
-        handler: Arc<dyn ForeignToolAnswerHandler>,
-    ) -> Result<(), McpError> {
-        let tool = tool_definition(definition)?;
-        let structured = tool.output_schema.is_some();
-        self.server.add_tool(
-            tool,
-            tool_fn(move |args, ctx| {
-                let lane = ErrorLane::of(&ctx);
-                let fut = crate::wait::handover(
-                    handler.call(Value::Object(args), ForeignContext::new(ctx)),
-                );
-                async move { tool_outcome(fut.await, structured, lane) }
             }),
         )
     }
@@ -237,11 +149,12 @@ impl EmbeddedServer {
         self.server.remove_tool(name)
     }
 
-    /// Registers (or replaces) a static resource from its JSON definition (`uri`, `name`, ...).
+    /// Registers (or replaces) a static resource from its JSON definition (`uri`, `name`, ...);
+    /// `handler` gets [`ForeignRequest::ReadResource`].
     pub fn add_resource_json(
         &self,
         definition: Value,
-        handler: Arc<dyn ForeignResourceHandler>,
+        handler: Arc<dyn ForeignHandler>,
     ) -> Result<(), McpError> {
         let resource: Resource = decode("resource definition", definition)?;
         let mime = resource.mime_type.clone();
@@ -250,11 +163,12 @@ impl EmbeddedServer {
         Ok(())
     }
 
-    /// Registers (or replaces) a resource template (`uriTemplate`, `name`, ...).
+    /// Registers (or replaces) a resource template (`uriTemplate`, `name`, ...); `handler`
+    /// gets [`ForeignRequest::ReadResource`] with the template's variables.
     pub fn add_resource_template_json(
         &self,
         definition: Value,
-        handler: Arc<dyn ForeignResourceHandler>,
+        handler: Arc<dyn ForeignHandler>,
     ) -> Result<(), McpError> {
         let template: ResourceTemplate = decode("resource template definition", definition)?;
         let mime = template.mime_type.clone();
@@ -267,21 +181,23 @@ impl EmbeddedServer {
         self.server.remove_resource(uri)
     }
 
-    /// Registers (or replaces) a prompt from its JSON definition (`name`, `arguments`, ...).
+    /// Registers (or replaces) a prompt from its JSON definition (`name`, `arguments`, ...);
+    /// `handler` gets [`ForeignRequest::GetPrompt`].
     pub fn add_prompt_json(
         &self,
         definition: Value,
-        handler: Arc<dyn ForeignPromptHandler>,
+        handler: Arc<dyn ForeignHandler>,
     ) -> Result<(), McpError> {
         let prompt = decode("prompt definition", definition)?;
         self.server.add_prompt(
             prompt,
             prompt_fn(move |args, ctx| {
-                let fut = crate::wait::handover(
-                    handler.get(Value::Object(args), ForeignContext::new(ctx)),
-                );
+                let request = ForeignRequest::GetPrompt {
+                    arguments: Value::Object(args),
+                };
+                let fut = crate::wait::handover(handler.call(request, ForeignContext::new(ctx)));
                 async move {
-                    let v = shape::prompt_result(fut.await?);
+                    let v = shape::prompt_result(fut.await?.into_value("prompts/get")?);
                     decode_result::<GetPromptResult>("GetPromptResult", v)
                 }
             }),
@@ -296,17 +212,22 @@ impl EmbeddedServer {
 
     /// Registers a completion handler. `reference` is `{"type": "ref/prompt", "name": ...}` or
     /// `{"type": "ref/resource", "uri": ...}`; with `reference` null the handler is the fallback
-    /// for every argument without a specific handler.
+    /// for every argument without a specific handler. `handler` gets
+    /// [`ForeignRequest::Complete`].
     pub fn add_completion_json(
         &self,
         reference: Value,
         argument: Option<String>,
-        handler: Arc<dyn ForeignCompletionHandler>,
+        handler: Arc<dyn ForeignHandler>,
     ) -> Result<(), McpError> {
         let f = completion_fn(move |params, ctx| {
             let params = serde_json::to_value(params).expect("protocol types serialize");
-            let fut = crate::wait::handover(handler.complete(params, ForeignContext::new(ctx)));
-            async move { decode_result::<Completion>("Completion", shape::completion(fut.await?)) }
+            let request = ForeignRequest::Complete { params };
+            let fut = crate::wait::handover(handler.call(request, ForeignContext::new(ctx)));
+            async move {
+                let v = fut.await?.into_value("completion/complete")?;
+                decode_result::<Completion>("Completion", shape::completion(v))
+            }
         });
         if reference.is_null() {
             self.server.set_completion_fallback(f);
@@ -427,17 +348,17 @@ impl ErrorLane {
 /// ([`McpError::handler_exception`]) is still a tool execution error (the task ends `completed`
 /// with `isError`); in an ordinary call both are tool execution errors, as in 2025-11-25.
 fn tool_outcome(
-    answer: Result<ToolAnswer, McpError>,
+    answer: Result<ForeignAnswer, McpError>,
     structured: bool,
     lane: ErrorLane,
 ) -> Result<CallToolResult, McpError> {
     let v = match answer {
-        Ok(ToolAnswer::Result(r)) => return Ok(r),
+        Ok(ForeignAnswer::ToolResult(r)) => return Ok(r),
         // The common answer, one text block, built directly (what shaping would decode to).
-        Ok(ToolAnswer::Value(Value::String(s))) if !structured => {
+        Ok(ForeignAnswer::Value(Value::String(s))) if !structured => {
             return Ok(CallToolResult::text(s))
         }
-        Ok(ToolAnswer::Value(v)) => shape::tool_result(v, structured),
+        Ok(ForeignAnswer::Value(v)) => shape::tool_result(v, structured),
         Err(e) if codes::is_tool_signal(e.code, lane.per_request) => return Err(e),
         // The server's bug, not the tool's failure: as a malformed result is (below).
         Err(e) if shape::is_answer_not_json(&e) => return Err(e),
@@ -448,16 +369,21 @@ fn tool_outcome(
 }
 
 fn resource_handler(
-    handler: Arc<dyn ForeignResourceHandler>,
+    handler: Arc<dyn ForeignHandler>,
     mime_type: Option<String>,
 ) -> crate::server::ResourceFn {
     resource_fn(move |req, ctx| {
         let vars = ForeignContext::vars_json(&req.variables);
         let uri = req.uri;
-        let fut = crate::wait::handover(handler.read(uri.clone(), vars, ForeignContext::new(ctx)));
+        let request = ForeignRequest::ReadResource {
+            uri: uri.clone(),
+            variables: vars,
+        };
+        let fut = crate::wait::handover(handler.call(request, ForeignContext::new(ctx)));
         let mime_type = mime_type.clone();
         async move {
-            let v = shape::resource_contents(&uri, fut.await?, mime_type.as_deref());
+            let answer = fut.await?.into_value("resources/read")?;
+            let v = shape::resource_contents(&uri, answer, mime_type.as_deref());
             decode_result::<Vec<ResourceContents>>("resource contents", v)
         }
     })
@@ -467,23 +393,33 @@ fn resource_handler(
 mod tests {
     use super::*;
     use crate::embed::{CallOptions, ClientConfig, EmbeddedClient};
+    use futures_util::future::BoxFuture;
     use serde_json::json;
 
     /// Answers a finished result for `{"text": ...}`, and the value in `{"value": ...}` to shape.
     struct Answering;
 
-    impl ForeignToolAnswerHandler for Answering {
+    impl ForeignHandler for Answering {
         fn call(
             &self,
-            arguments: Value,
+            request: ForeignRequest,
             _ctx: ForeignContext,
-        ) -> BoxFuture<'static, Result<ToolAnswer, McpError>> {
+        ) -> BoxFuture<'static, Result<ForeignAnswer, McpError>> {
+            let arguments = arguments_of(request);
             Box::pin(async move {
                 Ok(match arguments.get("text").and_then(Value::as_str) {
-                    Some(t) => ToolAnswer::Result(CallToolResult::error_text(t)),
-                    None => ToolAnswer::Value(arguments["value"].clone()),
+                    Some(t) => ForeignAnswer::ToolResult(CallToolResult::error_text(t)),
+                    None => ForeignAnswer::Value(arguments["value"].clone()),
                 })
             })
+        }
+    }
+
+    /// The arguments of a tool call (the only request these handlers are registered for).
+    fn arguments_of(request: ForeignRequest) -> Value {
+        match request {
+            ForeignRequest::CallTool { arguments } => arguments,
+            other => panic!("a tool handler was asked for {}", other.method()),
         }
     }
 
@@ -491,7 +427,7 @@ mod tests {
     async fn a_tool_answers_a_finished_result_or_a_value_to_shape() {
         let server = EmbeddedServer::from_json(json!({"name": "s", "version": "1"})).unwrap();
         let def = json!({"name": "t", "inputSchema": {"type": "object"}});
-        server.add_tool_answering(def, Arc::new(Answering)).unwrap();
+        server.add_tool_json(def, Arc::new(Answering)).unwrap();
         let client = EmbeddedClient::connect_memory(&server, &ClientConfig::default(), None)
             .await
             .unwrap();
@@ -528,7 +464,7 @@ mod tests {
             .add_tool_json(json!({"name": "a", "inputSchema": {}}), Arc::new(Echo))
             .unwrap();
         server
-            .add_tool_answering(
+            .add_tool_json(
                 json!({"name": "b", "inputSchema": {"properties": {"x": {"type": "string"}}},
                     "outputSchema": {"properties": {"y": {}}}}),
                 Arc::new(Answering),
@@ -590,12 +526,13 @@ mod tests {
     /// Fails as a binding does when the answer has no JSON form, or with a plain error.
     struct NotJson;
 
-    impl ForeignToolHandler for NotJson {
+    impl ForeignHandler for NotJson {
         fn call(
             &self,
-            arguments: Value,
+            request: ForeignRequest,
             _ctx: ForeignContext,
-        ) -> BoxFuture<'static, Result<Value, McpError>> {
+        ) -> BoxFuture<'static, Result<ForeignAnswer, McpError>> {
+            let arguments = arguments_of(request);
             Box::pin(async move {
                 Err(match arguments.get("plain") {
                     Some(_) => McpError::internal("plain failure"),
@@ -636,13 +573,14 @@ mod tests {
     /// Answers the value in `{"value": ...}`.
     struct Echo;
 
-    impl ForeignToolHandler for Echo {
+    impl ForeignHandler for Echo {
         fn call(
             &self,
-            arguments: Value,
+            request: ForeignRequest,
             _ctx: ForeignContext,
-        ) -> BoxFuture<'static, Result<Value, McpError>> {
-            Box::pin(async move { Ok(arguments["value"].clone()) })
+        ) -> BoxFuture<'static, Result<ForeignAnswer, McpError>> {
+            let arguments = arguments_of(request);
+            Box::pin(async move { Ok(arguments["value"].clone().into()) })
         }
     }
 
