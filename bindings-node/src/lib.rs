@@ -20,6 +20,7 @@ pub mod convert;
 pub mod error;
 pub mod handler;
 pub mod listen;
+pub mod mcp_servers;
 pub mod middleware;
 pub mod runtime;
 pub mod server;

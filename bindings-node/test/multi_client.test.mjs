@@ -61,9 +61,16 @@ test('configuration errors name the key', () => {
     [{ mcpServers: { a: { url: 'http://h/mcp', type: 'websocket' } } }, 'mcpServers.a.type: unknown transport "websocket"'],
     [{ mcpServers: { a: { url: 'http://h/mcp', env: {} } } }, 'mcpServers.a.env: applies to started servers'],
     [{ mcpServers: { a: { command: 'x', headers: {} } } }, 'mcpServers.a.headers: applies to URL servers'],
-    [{ mcpServers: { a: { command: 'x' }, b_c: { command: 'y' } } }, 'mcpServers.b_c: a server name must start with a letter'],
-    [{ mcpServers: {} }, 'mcpServers: must be an object with at least one server'],
-    [{ mcpServers: { a: { command: 'x', disabled: true } } }, 'mcpServers: every server is disabled'],
+    [{ mcpServers: { a: { command: 'x' }, b_c: { command: 'y' } } }, 'mcpServers.b_c: the server name "b_c" is used as a namespace'],
+    [{ mcpServers: {} }, 'mcpServers: no enabled server'],
+    [{ mcpServers: { a: { command: 'x', disabled: true } } }, 'mcpServers: no enabled server'],
+    [{ mcpServers: { a: { command: 'x', env: { K: ['v'] } } } }, 'mcpServers.a.env.K: must be a string'],
+    [{ mcpServers: { a: { command: 'x', env: 'K=v' } } }, 'mcpServers.a.env: must be an object of string values'],
+    [{ mcpServers: { a: { command: 'x', cwd: 1 } } }, 'mcpServers.a.cwd: must be a string'],
+    [{ mcpServers: { a: {} } }, 'mcpServers.a: needs "command"'],
+    ['/nonexistent/mcp.json', 'cannot read /nonexistent/mcp.json'],
+    ['{"mcpServers": ', 'not valid JSON'],
+    [42, 'the configuration must be an object'],
     [{ mcpServers: { a: { command: 'x' } }, servers: {} }, 'both "mcpServers" and "servers" are present'],
     [{ mcpServers: { a: 1 } }, 'mcpServers.a: a server entry must be an object'],
   ];
@@ -76,4 +83,5 @@ test('configuration errors name the key', () => {
   } });
   assert.deepEqual([files.command, files.args, files.env, files.cwd], ['npx', ['-y', 'srv'], { PORT: '8080' }, '/srv']);
   assert.deepEqual([web.url, web.headers, web.sse], ['https://h/mcp', { Authorization: 'Bearer t' }, false]);
+  assert.deepEqual([files.namePrefix, files.uriPrefix, web.transport], ['files_', 'files+', 'http']);
 });

@@ -2,11 +2,14 @@
 // Claude Desktop, Cursor and VS Code read), their tools, resources and prompts namespaced by
 // server name as `ferromcp proxy` does (docs/gateway.md): with one server nothing is renamed;
 // with several, tool or prompt `read_file` of server `files` is `files_read_file`, and resource
-// `file:///a.txt` is `files+file:///a.txt`. A wrong entry throws a ConfigError naming the key.
+// `file:///a.txt` is `files+file:///a.txt`. The configuration is read by the engine
+// (`ferromcp::client::mcp_servers`, the same reader as the proxy's and the Python and Swift
+// clients'): entries, errors and name prefixes come from there. A wrong entry throws a
+// ConfigError naming the key.
 
-import { readFileSync } from 'node:fs';
 import { Client } from './client';
 import type { ClientOptions } from './client';
+import native from './native';
 import type { CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, Tool } from './types';
 
 /** A wrong `mcpServers` configuration: `path` names the key at fault (`mcpServers.a.args[1]`). */
@@ -20,9 +23,11 @@ export class ConfigError extends Error {
   }
 }
 
-/** One server of a configuration: started (`command`) or reached (`url`). */
+/** One server of a configuration, as the engine read it: started (`command`) or reached (`url`). */
 export interface ServerEntry {
   name: string;
+  /** `"stdio"`, `"http"` (Streamable HTTP) or `"sse"` (legacy HTTP+SSE). */
+  transport: 'stdio' | 'http' | 'sse';
   command?: string;
   args: string[];
   env: Record<string, string>;
@@ -30,103 +35,43 @@ export interface ServerEntry {
   url?: string;
   headers: Record<string, string>;
   sse: boolean;
+  /** In front of the server's tool and prompt names (`"files_"`; empty with one server). */
+  namePrefix: string;
+  /** In front of the server's resource URIs (`"files+"`; empty with one server). */
+  uriPrefix: string;
 }
 
-const NAME = /^[A-Za-z][A-Za-z0-9.-]*$/;
-const KINDS = new Set(['stdio', 'http', 'streamable-http', 'streamableHttp', 'sse']);
+type Resolved = { servers: (Omit<ServerEntry, 'args' | 'env' | 'headers' | 'sse' | 'cwd'> & Partial<ServerEntry> & { cwd?: string | null })[] };
+type Refused = { error: { path: string; message: string } };
 
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-function strings(path: string, v: unknown): string[] {
-  if (!Array.isArray(v)) throw new ConfigError(path, 'must be a list of strings');
-  v.forEach((x, i) => {
-    if (typeof x !== 'string') throw new ConfigError(`${path}[${i}]`, 'must be a string');
-  });
-  return v as string[];
-}
-
-function stringMap(path: string, v: unknown, numbers: boolean): Record<string, string> {
-  if (!isObject(v)) throw new ConfigError(path, 'must be an object of strings');
-  const out: Record<string, string> = {};
-  for (const [k, x] of Object.entries(v)) {
-    if (typeof x === 'string') out[k] = x;
-    else if (numbers && typeof x === 'number') out[k] = String(x);
-    else throw new ConfigError(`${path}.${k}`, 'must be a string');
+/** The text the engine reads: JSON text, or a file's path. */
+function source(config: unknown): string {
+  if (typeof config === 'string') return config;
+  if (typeof config !== 'object' || config === null) {
+    throw new ConfigError('', 'the configuration must be an object, its JSON text, or the path of a file holding it');
   }
-  return out;
-}
-
-function entry(path: string, name: string, raw: unknown): ServerEntry | null {
-  if (!isObject(raw)) throw new ConfigError(path, 'a server entry must be an object');
-  if (raw.disabled !== undefined && typeof raw.disabled !== 'boolean') throw new ConfigError(`${path}.disabled`, 'must be true or false');
-  if (raw.disabled) return null;
-  if ('type' in raw && 'transport' in raw) throw new ConfigError(path, 'has both "type" and "transport"; keep one');
-  const key = 'type' in raw ? 'type' : 'transport';
-  const kind = raw[key];
-  if (kind !== undefined && (typeof kind !== 'string' || !KINDS.has(kind))) {
-    throw new ConfigError(`${path}.${key}`, `unknown transport ${JSON.stringify(kind)}: use "stdio", "http" or "sse"`);
-  }
-  const { command, url } = raw;
-  if (command !== undefined && url !== undefined) {
-    throw new ConfigError(path, 'has both "command" and "url": a server is either started (command) or reached (url)');
-  }
-  if (command === undefined && url === undefined) throw new ConfigError(path, 'needs "command" (a server to start) or "url" (one to reach)');
-  if (command !== undefined) {
-    if (typeof command !== 'string' || command === '') throw new ConfigError(`${path}.command`, 'must be a non-empty string');
-    if (kind !== undefined && kind !== 'stdio') throw new ConfigError(path, `has "command" but transport ${JSON.stringify(kind)}; use "url"`);
-    if ('headers' in raw) throw new ConfigError(`${path}.headers`, 'applies to URL servers, not to a command');
-    if (raw.cwd !== undefined && typeof raw.cwd !== 'string') throw new ConfigError(`${path}.cwd`, 'must be a string');
-    return {
-      name,
-      command,
-      args: strings(`${path}.args`, raw.args ?? []),
-      env: stringMap(`${path}.env`, raw.env ?? {}, true),
-      cwd: raw.cwd as string | undefined,
-      headers: {},
-      sse: false,
-    };
-  }
-  if (typeof url !== 'string' || !/^https?:\/\//.test(url)) {
-    throw new ConfigError(`${path}.url`, `${JSON.stringify(url)} is not an http:// or https:// URL`);
-  }
-  if (kind === 'stdio') throw new ConfigError(path, 'has "url" but transport "stdio"; use "command"');
-  for (const k of ['env', 'cwd', 'args']) {
-    if (k in raw) throw new ConfigError(`${path}.${k}`, 'applies to started servers ("command"), not to a URL');
-  }
-  return { name, url, args: [], env: {}, headers: stringMap(`${path}.headers`, raw.headers ?? {}, false), sse: kind === 'sse' };
-}
-
-/** The servers of an `mcpServers` (or VS Code `servers`) document, sorted by name. */
-export function parseConfig(config: unknown): ServerEntry[] {
-  if (!isObject(config)) throw new ConfigError('', 'the configuration must be a JSON object');
-  if ('mcpServers' in config && 'servers' in config) throw new ConfigError('', 'both "mcpServers" and "servers" are present; keep one');
-  const key = 'mcpServers' in config ? 'mcpServers' : 'servers';
-  const servers = config[key];
-  if (!isObject(servers) || Object.keys(servers).length === 0) throw new ConfigError(key, 'must be an object with at least one server');
-  const entries = Object.keys(servers)
-    .sort()
-    .map((name) => entry(`${key}.${name}`, name, servers[name]))
-    .filter((e): e is ServerEntry => e !== null);
-  if (entries.length === 0) throw new ConfigError(key, 'every server is disabled');
-  if (entries.length > 1) {
-    for (const e of entries) {
-      if (!NAME.test(e.name)) {
-        throw new ConfigError(`${key}.${e.name}`, "a server name must start with a letter and hold only letters, digits, '-' and '.' to be a namespace");
-      }
-    }
-  }
-  return entries;
-}
-
-function load(config: unknown): unknown {
-  if (typeof config !== 'string') return config;
-  const text = config.trimStart().startsWith('{') ? config : readFileSync(config, 'utf8');
   try {
-    return JSON.parse(text);
+    return JSON.stringify(config);
   } catch (e) {
-    throw new ConfigError('', `${text === config ? 'the configuration' : config} is not JSON: ${(e as Error).message}`);
+    throw new ConfigError('', `the configuration is not JSON data: ${(e as Error).message}`);
   }
+}
+
+/**
+ * The enabled servers of an `mcpServers` (or VS Code `servers`) document, sorted by name: an
+ * object, its JSON text, or the path of a file holding it. Throws {@link ConfigError}.
+ */
+export function parseConfig(config: unknown): ServerEntry[] {
+  const answer = JSON.parse(native.resolveMcpServers(source(config))) as Resolved | Refused;
+  if ('error' in answer) throw new ConfigError(answer.error.path, answer.error.message);
+  return answer.servers.map((s) => ({
+    ...s,
+    args: s.args ?? [],
+    env: s.env ?? {},
+    cwd: s.cwd ?? undefined,
+    headers: s.headers ?? {},
+    sse: s.transport === 'sse',
+  }));
 }
 
 /**
@@ -136,13 +81,14 @@ function load(config: unknown): unknown {
  */
 export class MultiClient {
   readonly #clients: Map<string, Client>;
-  readonly #namespaced: boolean;
-  readonly #byLength: string[];
+  readonly #entries: Map<string, ServerEntry>;
+  /** Longest name first: a prefix match finds the most specific server. */
+  readonly #byLength: ServerEntry[];
 
-  private constructor(clients: Map<string, Client>) {
+  private constructor(clients: Map<string, Client>, entries: ServerEntry[]) {
     this.#clients = clients;
-    this.#namespaced = clients.size > 1;
-    this.#byLength = [...clients.keys()].sort((a, b) => b.length - a.length);
+    this.#entries = new Map(entries.map((e) => [e.name, e]));
+    this.#byLength = [...entries].sort((a, b) => b.name.length - a.name.length);
   }
 
   /**
@@ -151,7 +97,7 @@ export class MultiClient {
    * connected, the others are closed and the error names it.
    */
   static async fromConfig(config: unknown, options: ClientOptions = {}): Promise<MultiClient> {
-    const entries = parseConfig(load(config));
+    const entries = parseConfig(config);
     const settled = await Promise.allSettled(
       entries.map((e) =>
         e.command !== undefined
@@ -170,7 +116,7 @@ export class MultiClient {
       const reason = (settled[failed] as PromiseRejectedResult).reason as Error;
       throw new Error(`server "${entries[failed].name}" could not be connected: ${reason?.message ?? reason}`, { cause: reason });
     }
-    return new MultiClient(clients);
+    return new MultiClient(clients, entries);
   }
 
   /** The servers' names, sorted. */
@@ -186,23 +132,21 @@ export class MultiClient {
   }
 
   #name(server: string, name: string): string {
-    return this.#namespaced ? `${server}_${name}` : name;
+    return (this.#entries.get(server)?.namePrefix ?? '') + name;
   }
 
   #uri(server: string, uri: string): string {
-    return this.#namespaced ? `${server}+${uri}` : uri;
+    return (this.#entries.get(server)?.uriPrefix ?? '') + uri;
   }
 
-  #split(value: string, sep: string, what: string): [Client, string, string] {
-    if (!this.#namespaced) {
-      const [only] = this.#clients.keys();
-      return [this.client(only), value, ''];
-    }
-    for (const server of this.#byLength) {
-      if (value.startsWith(server + sep) && value.length > server.length + 1) {
-        return [this.client(server), value.slice(server.length + 1), server + sep];
+  #split(value: string, uri: boolean): [Client, string, string] {
+    for (const e of this.#byLength) {
+      const prefix = uri ? e.uriPrefix : e.namePrefix;
+      if (value.startsWith(prefix) && (prefix === '' || value.length > prefix.length)) {
+        return [this.client(e.name), value.slice(prefix.length), prefix];
       }
     }
+    const [what, sep] = uri ? ['URIs', '+'] : ['names', '_'];
     throw new Error(`${JSON.stringify(value)} names no server: namespaced ${what} start with one of ${this.names.join(', ')} and '${sep}'`);
   }
 
@@ -218,7 +162,7 @@ export class MultiClient {
 
   /** Calls the namespaced tool `name` on its server. */
   callTool(params: { name: string; arguments?: Record<string, unknown> }): Promise<CallToolResult> {
-    const [c, tool] = this.#split(params.name, '_', 'names');
+    const [c, tool] = this.#split(params.name, false);
     return c.callTool({ ...params, name: tool });
   }
 
@@ -238,7 +182,7 @@ export class MultiClient {
 
   /** Reads the namespaced resource `uri` from its server; the contents' URIs are namespaced. */
   async readResource(params: { uri: string }): Promise<ReadResourceResult> {
-    const [c, uri, prefix] = this.#split(params.uri, '+', 'URIs');
+    const [c, uri, prefix] = this.#split(params.uri, true);
     const r = await c.readResource({ uri });
     return { ...r, contents: r.contents.map((x) => ({ ...x, uri: prefix + x.uri })) };
   }
@@ -259,7 +203,7 @@ export class MultiClient {
 
   /** Gets the namespaced prompt `name` from its server. */
   getPrompt(params: { name: string; arguments?: Record<string, string> }): Promise<GetPromptResult> {
-    const [c, prompt] = this.#split(params.name, '_', 'names');
+    const [c, prompt] = this.#split(params.name, false);
     return c.getPrompt({ ...params, name: prompt });
   }
 
