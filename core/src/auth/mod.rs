@@ -7,6 +7,8 @@
 //! On the server side, [`ResourceAuth`] protects an HTTP endpoint (bearer verification,
 //! audience, scopes, Protected Resource Metadata), with built-in verifiers for JWT access tokens
 //! ([`JwtVerifier`], keys from a JWKS) and token introspection ([`IntrospectionVerifier`]).
+//! [`OAuthProxy`] is an authorization server fronting an upstream identity provider without
+//! dynamic client registration (docs/oauth-proxy.md).
 
 mod challenge;
 mod error;
@@ -17,6 +19,7 @@ mod jwk;
 mod jwt;
 mod metadata;
 mod pkce;
+mod proxy_server;
 mod redirect;
 mod resource;
 mod store;
@@ -28,6 +31,10 @@ pub use flow::{Grant, OAuthClient, OAuthConfig};
 pub use introspect::IntrospectionVerifier;
 pub use jwt::JwtVerifier;
 pub use metadata::{ResourceMetadata, ServerMetadata};
+pub use proxy_server::{
+    MemoryProxyStore, OAuthErrorCode, OAuthFailure, OAuthProxy, OAuthProxyConfig, ProxyRequest,
+    ProxyResponse, ProxyStore, Upstream, UpstreamAuthMethod,
+};
 pub use redirect::{AutoApprove, FnRedirect, LoopbackRedirect, RedirectHandler};
 pub use resource::{AuthInfo, Denial, ResourceAuth, TokenVerifier};
 pub use store::{ClientInfo, FileTokenStore, MemoryTokenStore, StoredAuth, TokenSet, TokenStore};
