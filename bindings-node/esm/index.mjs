@@ -7,6 +7,7 @@ export const {
   OAuth,
   ProtectedResource,
   Client,
+  Authorization,
   ConfigError,
   MultiClient,
   parseConfig,

@@ -15,6 +15,7 @@
 pub mod auth;
 pub mod client;
 pub mod client_tasks;
+pub mod composition;
 pub mod context;
 pub mod convert;
 pub mod error;

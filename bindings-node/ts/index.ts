@@ -23,6 +23,8 @@ export type {
   VerifiedToken,
 } from './auth';
 export { Client } from './client';
+export { Authorization } from './composition';
+export type { ArgTransform, AuthorizationLayer, AuthorizationRule, ItemKind, TransformToolOptions } from './composition';
 export type { ClientOptions, HttpClientOptions, RequestOptions, StdioServerParameters } from './client';
 export { RequestContext } from './context';
 export { ConfigError, MultiClient, parseConfig } from './multi';

@@ -28,6 +28,7 @@
  * @module
  */
 import type { AuthInfo } from './auth';
+import type { AuthorizationLayer } from './composition';
 import type { RequestContext } from './context';
 import { asMcpError, call, ErrorCode, McpError } from './errors';
 import native from './native';
@@ -160,6 +161,7 @@ export interface TimingEvent {
 
 /** A built-in layer by name and options, run by the engine. */
 export type BuiltinMiddleware =
+  | AuthorizationLayer
   | ({ name: 'rateLimit' } & RateLimitOptions)
   | ({ name: 'requestLog' } & RequestLogOptions)
   | ({ name: 'maskErrors' } & MaskErrorsOptions)

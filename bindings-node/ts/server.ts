@@ -5,6 +5,7 @@
  * @module
  */
 import type { ProtectedResource } from './auth';
+import { importServer, mountServer, transformTool, type TransformToolOptions } from './composition';
 import { currentContext, type RequestContext } from './context';
 import { Dispatch, isThenable, then } from './dispatch';
 import { asMcpError, call, callSync, ErrorCode, McpError, thrownMessage } from './errors';
@@ -632,6 +633,39 @@ export class McpServer {
       callSync(() => addMiddleware(this.#native, (h) => this.#dispatch.add(h), layer));
     }
     return this;
+  }
+
+  /**
+   * Mounts `server` under `prefix`, live: its tools and prompts are served here as
+   * `prefix_name`, its resources as `scheme://prefix/path` (templates likewise), with its own
+   * handlers and middleware; tools added to it later show (clients get `list_changed`). Throws
+   * an {@link McpError} (`InvalidParams`) for a prefix with `/ : { }` or white space, a prefix
+   * already mounted, or a cycle. See `docs/composition.md`.
+   */
+  mount(prefix: string, server: McpServer): void {
+    mountServer(this, prefix, server);
+  }
+
+  /**
+   * Copies the tools, resources, templates, prompts and completions of `server` into this one
+   * once, namespaced as {@link mount} does (later changes to `server` do not show; its
+   * middleware does not run for the copies).
+   */
+  importServer(prefix: string, server: McpServer): void {
+    importServer(this, prefix, server);
+  }
+
+  /**
+   * Registers `name`, a tool made from this server's tool `original` (which stays; remove it to
+   * offer only the new one): another title or description, arguments renamed, described,
+   * hidden behind a value, defaulted or constrained (`arguments: { q: { name: 'query' } }`, see
+   * {@link ArgTransform}), the output reshaped by `transformOutput` and checked against
+   * `outputSchema`. Throws an {@link McpError} (`InvalidParams`, naming the reason) for a tool
+   * this server lacks, an argument the original lacks, two arguments with one name, a bad
+   * constraint, a hidden argument without a default, `outputSchema` without `transformOutput`.
+   */
+  transformTool(original: string, name: string, options: TransformToolOptions = {}): void {
+    transformTool(this, original, name, options);
   }
 
   /** @internal The native server (for `Client.memory`). */

@@ -1,0 +1,315 @@
+// Authorization, composition and tool transforms (issue 37 points 3-5) from Node:
+// `Authorization` as a middleware layer, `McpServer.mount` / `importServer`,
+// `McpServer.transformTool`. Scenario names as in bindings-python/tests/test_composition.py
+// (and core/tests/authorization.rs, composition.rs, tool_transform.rs): the engine does the
+// work; these prove the Node surface reaches it, JavaScript handlers included.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Authorization, Client, ErrorCode, McpError, McpServer, ResourceTemplate } from '../esm/index.mjs';
+import { until } from './helpers.mjs';
+
+const names = (r) => r.tools.map((t) => t.name);
+
+async function allTools(c) {
+  const out = [];
+  let cursor;
+  do {
+    const r = await c.listTools(cursor ? { cursor } : undefined);
+    out.push(...names(r));
+    cursor = r.nextCursor;
+  } while (cursor);
+  return out;
+}
+
+async function rejects(p) {
+  try {
+    await p;
+  } catch (e) {
+    return e;
+  }
+  assert.fail('expected a rejection');
+}
+
+function throws(f) {
+  try {
+    f();
+  } catch (e) {
+    return e;
+  }
+  assert.fail('expected an exception');
+}
+
+const TOOLS = ['admin_reset', 'echo', 'admin_delete', 'search', 'admin_grant', 'time'];
+
+function authzServer(...layers) {
+  const s = new McpServer({ name: 'authz', version: '1' }, { pageSize: 2, middleware: layers });
+  for (const n of TOOLS) s.registerTool(n, { description: n }, () => `ran ${n}`);
+  s.registerResource('keys', 'secret://keys', {}, () => 'k');
+  s.registerResource('readme', 'public://readme', {}, () => 'r');
+  s.registerPrompt('admin_report', {}, () => 'report');
+  return s;
+}
+
+const admin = () =>
+  new Authorization([
+    ['tool', 'admin_*', ['admin']],
+    ['resource', 'secret://*', ['secrets']],
+  ]).requireScopes('prompt', 'admin_*', ['admin']);
+
+test('hidden tools are absent from tools/list', async () => {
+  const c = await Client.memory(authzServer(admin()));
+  assert.deepEqual(await allTools(c), ['echo', 'search', 'time']);
+  await c.close();
+});
+
+test('pages stay full and cursors valid when items are hidden', async () => {
+  const c = await Client.memory(authzServer(admin()));
+  const first = await c.listTools();
+  assert.deepEqual(names(first), ['echo', 'search']);
+  const second = await c.listTools({ cursor: first.nextCursor });
+  assert.deepEqual(names(second), ['time']);
+  assert.equal(second.nextCursor, undefined);
+  await c.close();
+});
+
+test('a hidden tool is refused as an unknown one', async () => {
+  const c = await Client.memory(authzServer(admin()));
+  const hidden = await rejects(c.callTool({ name: 'admin_delete', arguments: {} }));
+  const missing = await rejects(c.callTool({ name: 'admin_nothing', arguments: {} }));
+  assert.ok(hidden instanceof McpError);
+  assert.equal(hidden.code, ErrorCode.InvalidParams);
+  assert.match(hidden.message, /Unknown tool: admin_delete/);
+  assert.match(missing.message, /Unknown tool: admin_nothing/);
+  assert.deepEqual(hidden.data, { tool: 'admin_delete' });
+  const r = await c.callTool({ name: 'echo', arguments: {} });
+  assert.equal(r.content[0].text, 'ran echo');
+  await c.close();
+});
+
+test('hidden resources, templates and prompts are absent and refused', async () => {
+  const c = await Client.memory(authzServer(admin()));
+  const r = await c.listResources();
+  assert.deepEqual(
+    r.resources.map((x) => x.uri),
+    ['public://readme'],
+  );
+  const e = await rejects(c.readResource({ uri: 'secret://keys' }));
+  assert.equal(e.code, -32002);
+  assert.deepEqual((await c.listPrompts()).prompts, []);
+  const p = await rejects(c.getPrompt({ name: 'admin_report', arguments: {} }));
+  assert.equal(p.code, ErrorCode.InvalidParams);
+  await c.close();
+});
+
+test('the layer is configured by name from JSON', async () => {
+  const config = { name: 'authorization', rules: [{ kind: 'tool', pattern: '*e*', scopes: ['x'] }] };
+  const c = await Client.memory(authzServer(config));
+  // Every tool whose name holds an "e" needs scope x, which an anonymous caller lacks.
+  assert.deepEqual(
+    await allTools(c),
+    TOOLS.filter((n) => !n.includes('e')),
+  );
+  await c.close();
+  const a = admin();
+  assert.equal(a.name, 'authorization');
+  assert.equal(a.rules.length, 3);
+  assert.equal(a.denyUnmatched, false);
+  assert.ok(throws(() => new Authorization([['table', '*', []]])) instanceof TypeError);
+  assert.ok(throws(() => new Authorization().requireScopes('tool', '*', 'admin')) instanceof TypeError);
+  const bad = throws(() => new McpServer({ name: 'x', version: '1' }, { middleware: [{ name: 'authorization', rules: [{ kind: 'tool' }] }] }));
+  assert.ok(bad instanceof McpError);
+  assert.equal(bad.code, ErrorCode.InvalidParams);
+});
+
+function weather() {
+  const wx = new McpServer({ name: 'weather', version: '1' });
+  wx.registerTool(
+    'forecast',
+    {
+      description: 'Forecast.',
+      inputSchema: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer' } }, required: ['city'] },
+    },
+    async ({ city, days = 1 }) => {
+      await new Promise((r) => setImmediate(r));
+      return `${city} for ${days} days`;
+    },
+  );
+  wx.registerResource('stations', 'data://stations', { description: 'Stations.' }, () => 'Oslo, Lima');
+  wx.registerResource(
+    'now',
+    new ResourceTemplate('weather://{city}/now', { list: undefined }),
+    { description: 'Now.' },
+    (_uri, { city }) => `sunny in ${city}`,
+  );
+  wx.registerPrompt(
+    'report',
+    { description: 'Report.', argsSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+    ({ city }) => `report for ${city}`,
+  );
+  return wx;
+}
+
+function mainServer() {
+  const main = new McpServer({ name: 'main', version: '1' });
+  main.registerTool('status', { description: 'Status.' }, () => 'ok');
+  return main;
+}
+
+test('calls, reads and gets reach the mounted server', async () => {
+  const main = mainServer();
+  main.mount('wx', weather());
+  const c = await Client.memory(main);
+  assert.deepEqual(await allTools(c), ['status', 'wx_forecast']);
+  let r = await c.callTool({ name: 'wx_forecast', arguments: { city: 'Oslo', days: 3 } });
+  assert.equal(r.content[0].text, 'Oslo for 3 days');
+  assert.deepEqual(
+    (await c.listResources()).resources.map((x) => x.uri),
+    ['data://wx/stations'],
+  );
+  assert.deepEqual(
+    (await c.listResourceTemplates()).resourceTemplates.map((x) => x.uriTemplate),
+    ['weather://wx/{city}/now'],
+  );
+  const read = await c.readResource({ uri: 'weather://wx/Lima/now' });
+  assert.equal(read.contents[0].text, 'sunny in Lima');
+  const p = await c.getPrompt({ name: 'wx_report', arguments: { city: 'Bergen' } });
+  assert.equal(p.messages[0].content.text, 'report for Bergen');
+  const e = await rejects(c.callTool({ name: 'forecast', arguments: { city: 'Oslo' } }));
+  assert.equal(e.code, ErrorCode.InvalidParams);
+  await c.close();
+});
+
+test('tools added to a mounted server later show up', async () => {
+  const main = mainServer();
+  const wx = weather();
+  main.mount('wx', wx);
+  const notes = [];
+  const c = await Client.memory(main, { onNotification: (n) => notes.push(n.method) });
+  await c.listTools();
+  wx.registerTool('radar', { description: 'Radar.' }, () => 'radar');
+  await until(() => notes.includes('notifications/tools/list_changed'), 5000, 'tools/list_changed');
+  assert.deepEqual(await allTools(c), ['status', 'wx_forecast', 'wx_radar']);
+  const r = await c.callTool({ name: 'wx_radar', arguments: {} });
+  assert.equal(r.content[0].text, 'radar');
+  await c.close();
+});
+
+test('imported items are copied once', async () => {
+  const main = mainServer();
+  const wx = weather();
+  main.importServer('wx', wx);
+  wx.registerTool('later', { description: 'Later.' }, () => 'later');
+  const c = await Client.memory(main);
+  assert.deepEqual(await allTools(c), ['status', 'wx_forecast']);
+  const r = await c.callTool({ name: 'wx_forecast', arguments: { city: 'Lima' } });
+  assert.equal(r.content[0].text, 'Lima for 1 days');
+  const read = await c.readResource({ uri: 'data://wx/stations' });
+  assert.equal(read.contents[0].text, 'Oslo, Lima');
+  await c.close();
+});
+
+test('bad mounts are refused', async () => {
+  const main = mainServer();
+  const slash = throws(() => main.mount('a/b', weather()));
+  assert.ok(slash instanceof McpError);
+  assert.equal(slash.code, ErrorCode.InvalidParams);
+  const self = throws(() => main.mount('me', main));
+  assert.equal(self.code, ErrorCode.InvalidParams);
+});
+
+function searchServer() {
+  const s = new McpServer({ name: 't', version: '1' });
+  s.registerTool(
+    'search',
+    {
+      description: 'Search an index.',
+      inputSchema: {
+        type: 'object',
+        properties: { q: { type: 'string' }, index: { type: 'string' }, limit: { type: 'integer' } },
+        required: ['q', 'index'],
+      },
+    },
+    ({ q, index, limit = 2 }) => ({
+      structuredContent: { args: { q, index, limit }, hits: Array.from({ length: limit }, (_, i) => `hit ${i}`) },
+      content: [{ type: 'text', text: 'hits' }],
+    }),
+  );
+  return s;
+}
+
+test('renamed arguments reach the original under their old names', async () => {
+  const s = searchServer();
+  s.transformTool('search', 'find', {
+    description: 'Find documents.',
+    arguments: { q: { name: 'query', description: 'What to look for.' } },
+  });
+  const c = await Client.memory(s);
+  const tools = Object.fromEntries((await c.listTools()).tools.map((t) => [t.name, t]));
+  assert.equal(tools.find.description, 'Find documents.');
+  assert.equal(tools.find.inputSchema.properties.query.description, 'What to look for.');
+  assert.equal(tools.find.inputSchema.properties.q, undefined);
+  const r = await c.callTool({ name: 'find', arguments: { query: 'rust', index: 'docs' } });
+  assert.deepEqual(r.structuredContent.args, { q: 'rust', index: 'docs', limit: 2 });
+  await c.close();
+});
+
+test('a hidden argument is absent from the schema and always given', async () => {
+  const s = searchServer();
+  s.transformTool('search', 'search_docs', { arguments: { index: { hide: true, default: 'docs' } } });
+  const c = await Client.memory(s);
+  const tools = Object.fromEntries((await c.listTools()).tools.map((t) => [t.name, t]));
+  assert.equal(tools.search_docs.inputSchema.properties.index, undefined);
+  const r = await c.callTool({ name: 'search_docs', arguments: { q: 'x' } });
+  assert.equal(r.structuredContent.args.index, 'docs');
+  await c.close();
+  const e = throws(() => s.transformTool('search', 'nodefault', { arguments: { index: { hide: true } } }));
+  assert.equal(e.code, ErrorCode.InvalidParams);
+  assert.match(e.message, /needs a default/);
+});
+
+test('a constraint refuses values the original would accept', async () => {
+  const s = searchServer();
+  s.transformTool('search', 'small_search', { arguments: { limit: { constraints: { maximum: 3 }, default: 1 } } });
+  const c = await Client.memory(s);
+  let r = await c.callTool({ name: 'small_search', arguments: { q: 'x', index: 'd', limit: 10 } });
+  assert.equal(r.isError, true);
+  assert.match(r.content[0].text, /Invalid arguments/);
+  r = await c.callTool({ name: 'small_search', arguments: { q: 'x', index: 'd' } });
+  assert.equal(r.structuredContent.args.limit, 1);
+  await c.close();
+});
+
+test('reshaped output is validated against the new schema', async () => {
+  const s = searchServer();
+  const schema = { type: 'object', properties: { count: { type: 'integer' } }, required: ['count'] };
+  s.transformTool('search', 'count', { transformOutput: (out) => ({ count: out.hits.length }), outputSchema: schema });
+  s.transformTool('search', 'broken', { transformOutput: () => ({ count: 'many' }), outputSchema: schema });
+  s.transformTool('search', 'throws', {
+    transformOutput: () => {
+      throw new Error('cannot count');
+    },
+  });
+  const c = await Client.memory(s);
+  const tools = Object.fromEntries((await c.listTools()).tools.map((t) => [t.name, t]));
+  assert.deepEqual(tools.count.outputSchema, schema);
+  const r = await c.callTool({ name: 'count', arguments: { q: 'x', index: 'd', limit: 3 } });
+  assert.deepEqual(r.structuredContent, { count: 3 });
+  const broken = await rejects(c.callTool({ name: 'broken', arguments: { q: 'x', index: 'd' } }));
+  assert.equal(broken.code, ErrorCode.InternalError);
+  const thrown = await rejects(c.callTool({ name: 'throws', arguments: { q: 'x', index: 'd' } }));
+  assert.equal(thrown.code, ErrorCode.InternalError);
+  assert.match(thrown.message, /transformOutput of tool "throws" failed: cannot count/);
+  await c.close();
+  const alone = throws(() => s.transformTool('search', 'schema_only', { outputSchema: schema }));
+  assert.equal(alone.code, ErrorCode.InvalidParams);
+});
+
+test('transforms naming missing or clashing arguments are refused', () => {
+  const s = searchServer();
+  const a = throws(() => s.transformTool('search', 'a', { arguments: { nope: { name: 'x' } } }));
+  assert.ok(a instanceof McpError);
+  assert.equal(a.code, ErrorCode.InvalidParams);
+  assert.match(a.message, /no argument/);
+  assert.match(throws(() => s.transformTool('search', 'b', { arguments: { q: { name: 'index' } } })).message, /would be called/);
+  assert.match(throws(() => s.transformTool('missing', 'c')).message, /no tool/);
+});
