@@ -46,6 +46,8 @@ mod http;
 mod listen;
 mod mcp_servers;
 mod middleware;
+#[cfg(feature = "http")]
+mod oauth_proxy;
 pub mod runtime;
 mod server;
 mod session_send;
@@ -74,6 +76,8 @@ pub use http::{
 pub use listen::{listen_filter_from_json, EmbeddedSubscription};
 pub use mcp_servers::{resolve_mcp_servers, resolve_mcp_servers_json};
 pub use middleware::{request_json, timing_event_json, ForeignMiddleware, ForeignNext};
+#[cfg(feature = "http")]
+pub use oauth_proxy::{EmbeddedOAuthProxy, OAuthProxySettings, UpstreamSettings};
 pub use server::EmbeddedServer;
 #[cfg(feature = "http")]
 pub use token_store::{foreign_token_store, ForeignTokenStore};
