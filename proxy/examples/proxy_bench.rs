@@ -1,8 +1,19 @@
 //! What the proxy adds to a call (issue 39 point 5): the same `tools/call echo` made directly to
 //! the Rust bench echo server (`bench/servers`, `ferromcp-echo`) and through `ferromcp proxy` in
 //! front of it, at 1 and 32 concurrent callers, for a stdio backend and a Streamable HTTP one.
-//! Prints per row the p50 and p99 latency, the calls per second, and the CPU per call of the
-//! proxy process (all of it added) and of the echo server, from `/proc/PID/stat`.
+//! Prints per row the p50 and p99 latency, the calls per second, the CPU per call of the proxy
+//! process (all of it added) and of the echo server (from `/proc/PID/task/*/schedstat`, ns), and
+//! the proxy's voluntary context switches per call (each one a thread going to sleep to wait:
+//! the hand-overs a call costs, whatever else runs on the machine).
+//!
+//! Every comparison is made inside one repetition (direct, then proxied, back to back), and the
+//! repetitions (`--reps`, default 3) are summed up by their medians: the machine is shared, so
+//! figures of different runs are not compared. `--baseline PATH` adds the rows of a second
+//! `ferromcp` binary (the proxy before a change) to each repetition, for a before/after in one
+//! run; `--baseline-env K=V[,K=V]` runs that baseline (or, without `--baseline`, the same
+//! binary) with those variables, e.g. `FERROMCP_WAIT_POLICY=park`; `--echo-env K=V[,K=V]` runs
+//! every echo server (direct and behind the proxies) with those, e.g. `FERROMCP_BENCH_WAIT=spin`. `--only stdio` or
+//! `--only http` runs one half.
 //!
 //! Callers: over stdio, all share the one connection (concurrent requests on it); over HTTP,
 //! each has its own client session. The client is the engine's Rust client in this process on
@@ -11,7 +22,8 @@
 //! ```sh
 //! cargo build --release -p ferromcp-cli --bin ferromcp -p ferromcp-bench-servers --bin ferromcp-echo
 //! cargo run --release -p ferromcp-proxy --example proxy_bench -- \
-//!     --ferromcp target/release/ferromcp --echo target/release/ferromcp-echo [--calls 4000]
+//!     --ferromcp target/release/ferromcp --echo target/release/ferromcp-echo [--calls 4000] \
+//!     [--reps 3] [--only stdio|http] [--baseline OLD_FERROMCP] [--baseline-env K=V] [--echo-env K=V]
 //! ```
 
 use ferromcp::client::{Client, ClientHandlers, ClientOptions};
@@ -31,19 +43,36 @@ struct Procs {
     echo: u32,
 }
 
-/// CPU time (user + system) of `pid` so far, in µs (clock ticks of 10 ms).
-fn cpu_us(pid: u32) -> f64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    // Fields after the command's closing parenthesis: state is field 3, utime 14, stime 15.
-    let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let ticks = |i: usize| {
-        f.get(i - 3)
-            .and_then(|v| v.parse::<f64>().ok())
-            .unwrap_or(0.0)
+/// A figure summed over the live threads of `pid`: the first number of each thread's
+/// `/proc/PID/task/TID/<file>` after `prefix` (the whole file when `prefix` is empty).
+fn per_thread_sum(pid: u32, file: &str, prefix: &str) -> f64 {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return 0.0;
     };
-    let hz = 100.0;
-    (ticks(14) + ticks(15)) / hz * 1e6
+    let mut total = 0.0;
+    for task in tasks.flatten() {
+        let text = std::fs::read_to_string(task.path().join(file)).unwrap_or_default();
+        let value = if prefix.is_empty() {
+            Some(text.as_str())
+        } else {
+            text.lines().find_map(|l| l.strip_prefix(prefix))
+        };
+        total += value
+            .and_then(|v| v.split_whitespace().next())
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(0.0);
+    }
+    total
+}
+
+/// CPU time of `pid`'s live threads so far, in µs (`schedstat`, ns resolution).
+fn cpu_us(pid: u32) -> f64 {
+    per_thread_sum(pid, "schedstat", "") / 1e3
+}
+
+/// Voluntary context switches of `pid`'s live threads so far.
+fn switches(pid: u32) -> f64 {
+    per_thread_sum(pid, "status", "voluntary_ctxt_switches:")
 }
 
 /// The first child process of `pid` (the proxy's stdio backend), from any of its threads.
@@ -87,9 +116,10 @@ fn options() -> ClientOptions {
     ClientOptions::new("proxy-bench", "0")
 }
 
-async fn spawn_client(program: &str, args: &[&str]) -> Client {
+async fn spawn_client(program: &str, args: &[&str], env: &[(String, String)]) -> Client {
     let p = ChildProcessOptions::new(program.to_string())
         .args(args.iter().map(|s| s.to_string()))
+        .envs(env.iter().cloned())
         .stderr(StderrMode::Null);
     Client::spawn(p, options(), ClientHandlers::default())
         .await
@@ -146,6 +176,16 @@ fn pick(lat: &[f64], q: f64) -> f64 {
     lat[((lat.len() as f64 * q) as usize).min(lat.len() - 1)]
 }
 
+/// One measured row.
+struct Row {
+    p50: f64,
+    p99: f64,
+    rate: f64,
+    proxy_cpu: Option<f64>,
+    proxy_switches: Option<f64>,
+    echo_cpu: f64,
+}
+
 /// One measured row: warm-up, then `calls` calls by `callers`; prints its line.
 async fn measure(
     label: &str,
@@ -153,21 +193,118 @@ async fn measure(
     procs: &Procs,
     callers: usize,
     calls: usize,
-) -> f64 {
+) -> Row {
     run(clients, callers, calls / 4).await;
-    let (p0, e0) = (procs.proxy.map(cpu_us), cpu_us(procs.echo));
+    let p0 = procs.proxy.map(|p| (cpu_us(p), switches(p)));
+    let e0 = cpu_us(procs.echo);
     let (lat, wall) = run(clients, callers, calls).await;
     let n = lat.len() as f64;
-    let proxy_cpu = procs.proxy.map(|p| (cpu_us(p) - p0.unwrap()) / n);
-    let echo_cpu = (cpu_us(procs.echo) - e0) / n;
-    let p50 = pick(&lat, 0.5);
+    let proxy = procs
+        .proxy
+        .zip(p0)
+        .map(|(p, (c0, s0))| ((cpu_us(p) - c0) / n, (switches(p) - s0) / n));
+    let row = Row {
+        p50: pick(&lat, 0.5),
+        p99: pick(&lat, 0.99),
+        rate: n / wall.as_secs_f64(),
+        proxy_cpu: proxy.map(|p| p.0),
+        proxy_switches: proxy.map(|p| p.1),
+        echo_cpu: (cpu_us(procs.echo) - e0) / n,
+    };
+    let opt = |v: Option<f64>| v.map_or("-".into(), |c| format!("{c:.1}"));
     println!(
-        "| {label} | {callers} | {p50:.1} | {:.1} | {:.0} | {} | {echo_cpu:.1} |",
-        pick(&lat, 0.99),
-        n / wall.as_secs_f64(),
-        proxy_cpu.map_or("-".into(), |c| format!("{c:.1}")),
+        "| {label} | {callers} | {:.1} | {:.1} | {:.0} | {} | {} | {:.1} |",
+        row.p50,
+        row.p99,
+        row.rate,
+        opt(row.proxy_cpu),
+        opt(row.proxy_switches),
+        row.echo_cpu,
     );
-    p50
+    row
+}
+
+/// The median of `v` (empty: 0).
+fn median(mut v: Vec<f64>) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v[v.len() / 2]
+}
+
+/// The rows of one kind (a transport, a number of callers, direct or a proxy binary) over the
+/// repetitions, and the ratio of each repetition's p50 to its direct row's.
+#[derive(Default)]
+struct Series {
+    rows: Vec<Row>,
+    ratios: Vec<f64>,
+}
+
+/// Every series, in the order they were first measured.
+#[derive(Default)]
+struct Summary(Vec<(String, usize, Series)>);
+
+impl Summary {
+    fn add(&mut self, label: &str, callers: usize, row: Row, direct_p50: Option<f64>) {
+        let i = match self
+            .0
+            .iter()
+            .position(|(l, c, _)| l == label && *c == callers)
+        {
+            Some(i) => i,
+            None => {
+                self.0.push((label.to_string(), callers, Series::default()));
+                self.0.len() - 1
+            }
+        };
+        let series = &mut self.0[i].2;
+        if let Some(d) = direct_p50 {
+            series.ratios.push(row.p50 / d);
+        }
+        series.rows.push(row);
+    }
+
+    fn print(&self, reps: usize) {
+        println!();
+        println!("Medians of {reps} repetitions (ratio: the median of each repetition's proxy p50 / its direct p50):");
+        println!();
+        println!("| row | callers | p50 µs | p99 µs | calls/s | proxy CPU µs/call | proxy switches/call | echo CPU µs/call | p50 / direct p50 |");
+        println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+        for (label, callers, s) in &self.0 {
+            let m = |f: fn(&Row) -> f64| median(s.rows.iter().map(f).collect());
+            let mo = |f: fn(&Row) -> Option<f64>| {
+                let v: Vec<f64> = s.rows.iter().filter_map(f).collect();
+                if v.is_empty() {
+                    "-".to_string()
+                } else {
+                    format!("{:.1}", median(v))
+                }
+            };
+            let ratio = if s.ratios.is_empty() {
+                "-".to_string()
+            } else {
+                format!(
+                    "{:.2}x ({})",
+                    median(s.ratios.clone()),
+                    s.ratios
+                        .iter()
+                        .map(|r| format!("{r:.2}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            };
+            println!(
+                "| {label} | {callers} | {:.1} | {:.1} | {:.0} | {} | {} | {:.1} | {ratio} |",
+                m(|r| r.p50),
+                m(|r| r.p99),
+                m(|r| r.rate),
+                mo(|r| r.proxy_cpu),
+                mo(|r| r.proxy_switches),
+                m(|r| r.echo_cpu),
+            );
+        }
+    }
 }
 
 struct Killed(Vec<Child>);
@@ -181,6 +318,26 @@ impl Drop for Killed {
     }
 }
 
+/// A proxy under test: its label in the rows, its binary and its environment.
+struct ProxyBin {
+    label: &'static str,
+    path: String,
+    env: Vec<(String, String)>,
+}
+
+/// `KEY=VALUE,KEY=VALUE` as pairs.
+fn env_pairs(text: &str) -> Vec<(String, String)> {
+    text.split(',')
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let (k, v) = p
+                .split_once('=')
+                .expect("--baseline-env and --echo-env take KEY=VALUE[,KEY=VALUE]");
+            (k.to_string(), v.to_string())
+        })
+        .collect()
+}
+
 #[tokio::main]
 async fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -192,164 +349,178 @@ async fn main() {
     let ferromcp = arg("--ferromcp").unwrap_or_else(|| "target/release/ferromcp".into());
     let echo = arg("--echo").unwrap_or_else(|| "target/release/ferromcp-echo".into());
     let calls: usize = arg("--calls").and_then(|c| c.parse().ok()).unwrap_or(4000);
+    let reps: usize = arg("--reps")
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(3)
+        .max(1);
+    let only = arg("--only").unwrap_or_default();
+    let baseline_env = arg("--baseline-env").map(|e| env_pairs(&e));
+    let mut bins = vec![ProxyBin {
+        label: "proxy",
+        path: ferromcp.clone(),
+        env: Vec::new(),
+    }];
+    if arg("--baseline").is_some() || baseline_env.is_some() {
+        bins.push(ProxyBin {
+            label: "baseline proxy",
+            path: arg("--baseline").unwrap_or(ferromcp),
+            env: baseline_env.unwrap_or_default(),
+        });
+    }
+    let echo_env = arg("--echo-env").map(|e| env_pairs(&e)).unwrap_or_default();
+    let echo_env_json: serde_json::Map<String, serde_json::Value> = echo_env
+        .iter()
+        .map(|(k, v)| (k.clone(), json!(v)))
+        .collect();
     let dir = std::env::temp_dir().join(format!("proxy-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
+    let mut summary = Summary::default();
 
     println!(
-        "| row | callers | p50 µs | p99 µs | calls/s | proxy CPU µs/call | echo CPU µs/call |"
+        "| row | callers | p50 µs | p99 µs | calls/s | proxy CPU µs/call | proxy switches/call | echo CPU µs/call |"
     );
-    println!("| --- | --- | --- | --- | --- | --- | --- |");
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- |");
 
     // stdio: direct, and through `ferromcp proxy --stdio` with the echo server over stdio.
     let stdio_cfg = dir.join("stdio.json");
     std::fs::write(
         &stdio_cfg,
-        json!({ "mcpServers": { "echo": { "command": echo, "args": ["stdio"] } } }).to_string(),
+        json!({ "mcpServers": { "echo": { "command": echo, "args": ["stdio"], "env": echo_env_json } } })
+            .to_string(),
     )
     .unwrap();
-    for callers in [1, 32] {
-        let direct = Arc::new(spawn_client(&echo, &["stdio"]).await);
-        let procs = Procs {
-            proxy: None,
-            echo: direct.child_pid().unwrap(),
-        };
-        let d = measure(
-            "stdio, direct",
-            std::slice::from_ref(&direct),
-            &procs,
-            callers,
-            calls,
-        )
-        .await;
-        direct.close().await;
-        let cfg = stdio_cfg.display().to_string();
-        let proxied =
-            Arc::new(spawn_client(&ferromcp, &["proxy", "--config", &cfg, "--stdio"]).await);
-        let proxy_pid = proxied.child_pid().unwrap();
-        let procs = Procs {
-            proxy: Some(proxy_pid),
-            echo: child_of(proxy_pid).expect("the proxy's backend"),
-        };
-        let p = measure(
-            "stdio, proxy (stdio backend)",
-            std::slice::from_ref(&proxied),
-            &procs,
-            callers,
-            calls,
-        )
-        .await;
-        println!(
-            "| stdio: proxy p50 / direct p50 | {callers} | {:.2}x | | | | |",
-            p / d
-        );
-        proxied.close().await;
+    let cfg = stdio_cfg.display().to_string();
+    for _ in 0..reps {
+        if only == "http" {
+            break;
+        }
+        for callers in [1, 32] {
+            let direct = Arc::new(spawn_client(&echo, &["stdio"], &echo_env).await);
+            let procs = Procs {
+                proxy: None,
+                echo: direct.child_pid().unwrap(),
+            };
+            let label = "stdio, direct";
+            let d = measure(label, std::slice::from_ref(&direct), &procs, callers, calls).await;
+            let direct_p50 = d.p50;
+            summary.add(label, callers, d, None);
+            direct.close().await;
+            for bin in &bins {
+                let proxied = Arc::new(
+                    spawn_client(&bin.path, &["proxy", "--config", &cfg, "--stdio"], &bin.env)
+                        .await,
+                );
+                let proxy_pid = proxied.child_pid().unwrap();
+                let procs = Procs {
+                    proxy: Some(proxy_pid),
+                    echo: child_of(proxy_pid).expect("the proxy's backend"),
+                };
+                let label = format!("stdio, {} (stdio backend)", bin.label);
+                let p = measure(
+                    &label,
+                    std::slice::from_ref(&proxied),
+                    &procs,
+                    callers,
+                    calls,
+                )
+                .await;
+                summary.add(&label, callers, p, Some(direct_p50));
+                proxied.close().await;
+            }
+        }
     }
 
     // Streamable HTTP: direct, and through `ferromcp proxy --port` with the echo server over
     // HTTP (and over stdio: a stdio server exposed over HTTP).
-    let echo_port = free_port();
-    let mut children = Killed(Vec::new());
-    children.0.push(
-        Command::new(&echo)
-            .args(["http", &echo_port.to_string(), "stateful"])
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    let echo_pid = children.0[0].id();
-    wait_port(echo_port).await;
-    let echo_url = format!("http://127.0.0.1:{echo_port}/mcp");
-    let http_cfg = dir.join("http.json");
-    std::fs::write(
-        &http_cfg,
-        json!({ "mcpServers": { "echo": { "url": echo_url } } }).to_string(),
-    )
-    .unwrap();
-    let proxy_port = free_port();
-    children.0.push(
-        Command::new(&ferromcp)
-            .args([
-                "proxy",
-                "--config",
-                &http_cfg.display().to_string(),
-                "--port",
-                &proxy_port.to_string(),
-            ])
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    let proxy_pid = children.0[1].id();
-    wait_port(proxy_port).await;
-    let proxy_url = format!("http://127.0.0.1:{proxy_port}/mcp");
-    let stdio_proxy_port = free_port();
-    children.0.push(
-        Command::new(&ferromcp)
-            .args([
-                "proxy",
-                "--config",
-                &stdio_cfg.display().to_string(),
-                "--port",
-                &stdio_proxy_port.to_string(),
-            ])
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    let stdio_proxy_pid = children.0[2].id();
-    wait_port(stdio_proxy_port).await;
-    let stdio_proxy_url = format!("http://127.0.0.1:{stdio_proxy_port}/mcp");
-    for callers in [1, 32] {
-        let mut direct = Vec::new();
-        let mut proxied = Vec::new();
-        let mut proxied_stdio = Vec::new();
-        for _ in 0..callers {
-            direct.push(Arc::new(http_client(&echo_url).await));
-            proxied.push(Arc::new(http_client(&proxy_url).await));
-            proxied_stdio.push(Arc::new(http_client(&stdio_proxy_url).await));
-        }
-        let procs = Procs {
-            proxy: None,
-            echo: echo_pid,
-        };
-        let d = measure("HTTP, direct", &direct, &procs, callers, calls).await;
-        let procs = Procs {
-            proxy: Some(proxy_pid),
-            echo: echo_pid,
-        };
-        let p = measure(
-            "HTTP, proxy (HTTP backend)",
-            &proxied,
-            &procs,
-            callers,
-            calls,
-        )
-        .await;
-        println!(
-            "| HTTP: proxy p50 / direct p50 | {callers} | {:.2}x | | | | |",
-            p / d
+    if only != "stdio" {
+        let echo_port = free_port();
+        let mut children = Killed(Vec::new());
+        children.0.push(
+            Command::new(&echo)
+                .envs(echo_env.iter().cloned())
+                .args(["http", &echo_port.to_string(), "stateful"])
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap(),
         );
-        let backend = child_of(stdio_proxy_pid).expect("the proxy's backend");
-        let procs = Procs {
-            proxy: Some(stdio_proxy_pid),
-            echo: backend,
-        };
-        let s = measure(
-            "HTTP, proxy (stdio backend)",
-            &proxied_stdio,
-            &procs,
-            callers,
-            calls,
+        let echo_pid = children.0[0].id();
+        wait_port(echo_port).await;
+        let echo_url = format!("http://127.0.0.1:{echo_port}/mcp");
+        let http_cfg = dir.join("http.json");
+        std::fs::write(
+            &http_cfg,
+            json!({ "mcpServers": { "echo": { "url": echo_url } } }).to_string(),
         )
-        .await;
-        println!(
-            "| HTTP: proxy (stdio backend) p50 / direct HTTP p50 | {callers} | {:.2}x | | | | |",
-            s / d
-        );
-        for c in direct.iter().chain(&proxied).chain(&proxied_stdio) {
-            c.close().await;
+        .unwrap();
+        // Per binary: (label, pid, URL, backend kind).
+        let mut proxies = Vec::new();
+        for bin in &bins {
+            for (cfg, kind) in [(&http_cfg, "HTTP"), (&stdio_cfg, "stdio")] {
+                let port = free_port();
+                children.0.push(
+                    Command::new(&bin.path)
+                        .envs(bin.env.iter().cloned())
+                        .args([
+                            "proxy",
+                            "--config",
+                            &cfg.display().to_string(),
+                            "--port",
+                            &port.to_string(),
+                        ])
+                        .stderr(Stdio::null())
+                        .spawn()
+                        .unwrap(),
+                );
+                let pid = children.0.last().unwrap().id();
+                wait_port(port).await;
+                proxies.push((
+                    format!("HTTP, {} ({kind} backend)", bin.label),
+                    pid,
+                    format!("http://127.0.0.1:{port}/mcp"),
+                    kind,
+                ));
+            }
         }
+        for _ in 0..reps {
+            for callers in [1, 32] {
+                let mut direct = Vec::new();
+                for _ in 0..callers {
+                    direct.push(Arc::new(http_client(&echo_url).await));
+                }
+                let procs = Procs {
+                    proxy: None,
+                    echo: echo_pid,
+                };
+                let label = "HTTP, direct";
+                let d = measure(label, &direct, &procs, callers, calls).await;
+                let direct_p50 = d.p50;
+                summary.add(label, callers, d, None);
+                for c in &direct {
+                    c.close().await;
+                }
+                for (label, pid, url, kind) in &proxies {
+                    let mut proxied = Vec::new();
+                    for _ in 0..callers {
+                        proxied.push(Arc::new(http_client(url).await));
+                    }
+                    let echo = match *kind {
+                        "stdio" => child_of(*pid).expect("the proxy's backend"),
+                        _ => echo_pid,
+                    };
+                    let procs = Procs {
+                        proxy: Some(*pid),
+                        echo,
+                    };
+                    let p = measure(label, &proxied, &procs, callers, calls).await;
+                    summary.add(label, callers, p, Some(direct_p50));
+                    for c in &proxied {
+                        c.close().await;
+                    }
+                }
+            }
+        }
+        drop(children);
     }
-    drop(children);
+    summary.print(reps);
     let _ = std::fs::remove_dir_all(&dir);
 }
