@@ -31,6 +31,7 @@ pub mod error;
 pub mod handler;
 pub mod http_handler;
 pub mod listen;
+pub mod mcp_servers;
 pub mod middleware;
 pub mod runtime;
 pub mod server;
