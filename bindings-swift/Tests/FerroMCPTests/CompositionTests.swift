@@ -1,0 +1,283 @@
+// CompositionTests: authorization, composition and tool transforms (issue 37 points 3-5) from
+// Swift: `Authorization` as a middleware layer, `Server.mount` / `importServer`,
+// `Server.transformTool` with `ArgTransform`. Scenario names as in
+// bindings-python/tests/test_composition.py (and core/tests/authorization.rs, composition.rs,
+// tool_transform.rs), in camelCase after `test`: the engine does the work; these prove the
+// Swift surface reaches it, Swift handlers included.
+
+import FerroMCP
+import Foundation
+import XCTest
+
+private typealias T = ServerTesting
+
+private let toolNames = ["admin_reset", "echo", "admin_delete", "search", "admin_grant", "time"]
+
+private func authzServer(_ layer: (Server) throws -> Void) throws -> Server {
+    let server = try Server(name: "authz", version: "1", options: .init(pageSize: 2))
+    try layer(server)
+    for name in toolNames {
+        try server.registerTool(name, description: name) { _, _ in .text("ran \(name)") }
+    }
+    try server.registerResource("secret://keys", name: "keys") { _, _ in "k" }
+    try server.registerResource("public://readme", name: "readme") { _, _ in "r" }
+    try server.registerPrompt("admin_report") { _, _ in "report" }
+    return server
+}
+
+private let admin = Authorization([(.tool, "admin_*", ["admin"]), (.resource, "secret://*", ["secrets"])])
+    .requiringScopes(.prompt, "admin_*", ["admin"])
+
+private func allTools(_ client: Client) async throws -> [String] {
+    try await client.listAllTools().map(\.name)
+}
+
+private func weather() throws -> Server {
+    let wx = try Server(name: "weather", version: "1")
+    try wx.registerTool(
+        "forecast", description: "Forecast.",
+        inputSchema: ["type": "object", "properties": ["city": ["type": "string"], "days": ["type": "integer"]],
+                      "required": ["city"]]
+    ) { args, _ in
+        await Task.yield()
+        let days = args["days"]?.intValue ?? 1
+        return .text("\(args["city"]?.stringValue ?? "") for \(days) days")
+    }
+    try wx.registerResource("data://stations", name: "stations") { _, _ in "Oslo, Lima" }
+    try wx.registerResourceTemplate("weather://{city}/now", name: "now") { _, vars, _ in
+        .text("sunny in \(vars["city"] ?? "")")
+    }
+    try wx.registerPrompt("report", arguments: [PromptArgument("city", required: true)]) { args, _ in
+        PromptResult(messages: [.user("report for \(args["city"] ?? "")")])
+    }
+    return wx
+}
+
+private func mainServer() throws -> Server {
+    let main = try Server(name: "main", version: "1")
+    try main.registerTool("status", description: "Status.") { _, _ in .text("ok") }
+    return main
+}
+
+private func searchServer() throws -> Server {
+    let s = try Server(name: "t", version: "1")
+    try s.registerTool(
+        "search", description: "Search an index.",
+        inputSchema: ["type": "object",
+                      "properties": ["q": ["type": "string"], "index": ["type": "string"], "limit": ["type": "integer"]],
+                      "required": ["q", "index"]]
+    ) { args, _ in
+        let limit = args["limit"]?.intValue ?? 2
+        let structured: Value = [
+            "args": ["q": args["q"] ?? .null, "index": args["index"] ?? .null, "limit": .int(limit)],
+            "hits": .array((0..<limit).map { .string("hit \($0)") }),
+        ]
+        return ToolResult(structuredContent: structured)
+    }
+    return s
+}
+
+private struct CannotCount: Error, CustomStringConvertible {
+    var description: String { "cannot count" }
+}
+
+final class CompositionTests: XCTestCase {
+    func testHiddenToolsAreAbsentFromToolsList() async throws {
+        let client = try await Client.connect(to: authzServer { try $0.use(admin) })
+        let names = try await allTools(client)
+        await client.close()
+        XCTAssertEqual(names, ["echo", "search", "time"])
+    }
+
+    func testPagesStayFullAndCursorsValidWhenItemsAreHidden() async throws {
+        let client = try await Client.connect(to: authzServer { try $0.use(admin) })
+        let first = try await client.listTools()
+        XCTAssertEqual(first.tools.map(\.name), ["echo", "search"])
+        let second = try await client.listTools(cursor: first.nextCursor)
+        await client.close()
+        XCTAssertEqual(second.tools.map(\.name), ["time"])
+        XCTAssertNil(second.nextCursor)
+    }
+
+    func testAHiddenToolIsRefusedAsAnUnknownOne() async throws {
+        let client = try await Client.connect(to: authzServer { try $0.use(admin) })
+        let hidden = await T.mcpError { _ = try await client.callTool("admin_delete") }
+        let missing = await T.mcpError { _ = try await client.callTool("admin_nothing") }
+        let echo = try await client.callTool("echo")
+        await client.close()
+        XCTAssertEqual(hidden?.code, -32602)
+        XCTAssertEqual(hidden?.message, "Unknown tool: admin_delete")
+        XCTAssertEqual(missing?.message, "Unknown tool: admin_nothing")
+        XCTAssertEqual(hidden?.data, ["tool": "admin_delete"])
+        XCTAssertEqual(echo.text, "ran echo")
+    }
+
+    func testHiddenResourcesTemplatesAndPromptsAreAbsentAndRefused() async throws {
+        let client = try await Client.connect(to: authzServer { try $0.use(admin) })
+        let resources = try await client.listAllResources()
+        let read = await T.mcpError { _ = try await client.readResource("secret://keys") }
+        let prompts = try await client.listAllPrompts()
+        let prompt = await T.mcpError { _ = try await client.getPrompt("admin_report") }
+        await client.close()
+        XCTAssertEqual(resources.map(\.uri), ["public://readme"])
+        XCTAssertEqual(read?.code, -32002)
+        XCTAssertEqual(prompts.count, 0)
+        XCTAssertEqual(prompt?.code, -32602)
+    }
+
+    func testTheLayerIsConfiguredByNameFromJSON() async throws {
+        let anyE = Authorization([(.tool, "*e*", ["x"])])
+        XCTAssertEqual(anyE.config["name"], "authorization")
+        XCTAssertEqual(anyE.config["rules"]?[0]?["pattern"], "*e*")
+        let client = try await Client.connect(to: authzServer { try $0.use(.authorization(anyE)) })
+        let names = try await allTools(client)
+        await client.close()
+        // Every tool whose name holds an "e" needs scope x, which an anonymous caller lacks.
+        XCTAssertEqual(names, toolNames.filter { !$0.contains("e") })
+        XCTAssertEqual(admin.rules.count, 3)
+        XCTAssertFalse(admin.denyUnmatched)
+        XCTAssertEqual(Authorization(denyUnmatched: true).config["denyUnmatched"], true)
+    }
+
+    func testCallsReadsAndGetsReachTheMountedServer() async throws {
+        let main = try mainServer()
+        try main.mount("wx", weather())
+        let client = try await Client.connect(to: main)
+        let names = try await allTools(client)
+        let call = try await client.callTool("wx_forecast", arguments: ["city": "Oslo", "days": 3])
+        let resources = try await client.listAllResources()
+        let templates = try await client.listAllResourceTemplates()
+        let read = try await client.readResource("weather://wx/Lima/now")
+        let prompt = try await client.getPrompt("wx_report", arguments: ["city": "Bergen"])
+        let unprefixed = await T.mcpError { _ = try await client.callTool("forecast", arguments: ["city": "Oslo"]) }
+        await client.close()
+        XCTAssertEqual(names, ["status", "wx_forecast"])
+        XCTAssertEqual(call.text, "Oslo for 3 days")
+        XCTAssertEqual(resources.map(\.uri), ["data://wx/stations"])
+        XCTAssertEqual(templates.map(\.uriTemplate), ["weather://wx/{city}/now"])
+        XCTAssertEqual(read.first?.text, "sunny in Lima")
+        XCTAssertEqual(prompt.messages, [.user("report for Bergen")])
+        XCTAssertEqual(unprefixed?.code, -32602)
+    }
+
+    func testToolsAddedToAMountedServerLaterShowUp() async throws {
+        let main = try mainServer()
+        let wx = try weather()
+        try main.mount("wx", wx)
+        let client = try await Client.connect(to: main)
+        _ = try await client.listTools()
+        try wx.registerTool("radar", description: "Radar.") { _, _ in .text("radar") }
+        let notifications = client.notifications
+        _ = try await T.deadline(10, "notifications/tools/list_changed") {
+            for await n in notifications where n.method == "notifications/tools/list_changed" { return true }
+            return false
+        }
+        let names = try await allTools(client)
+        let radar = try await client.callTool("wx_radar")
+        await client.close()
+        XCTAssertEqual(names, ["status", "wx_forecast", "wx_radar"])
+        XCTAssertEqual(radar.text, "radar")
+    }
+
+    func testImportedItemsAreCopiedOnce() async throws {
+        let main = try mainServer()
+        let wx = try weather()
+        try main.importServer("wx", wx)
+        try wx.registerTool("later", description: "Later.") { _, _ in .text("later") }
+        let client = try await Client.connect(to: main)
+        let names = try await allTools(client)
+        let call = try await client.callTool("wx_forecast", arguments: ["city": "Lima"])
+        let read = try await client.readResource("data://wx/stations")
+        await client.close()
+        XCTAssertEqual(names, ["status", "wx_forecast"])
+        XCTAssertEqual(call.text, "Lima for 1 days")
+        XCTAssertEqual(read.first?.text, "Oslo, Lima")
+    }
+
+    func testBadMountsAreRefused() async throws {
+        let main = try mainServer()
+        let slash = await T.mcpError { try main.mount("a/b", weather()) }
+        let cycle = await T.mcpError { try main.mount("me", main) }
+        XCTAssertEqual(slash?.code, -32602)
+        XCTAssertEqual(cycle?.code, -32602)
+    }
+
+    func testRenamedArgumentsReachTheOriginalUnderTheirOldNames() async throws {
+        let s = try searchServer()
+        try s.transformTool("search", name: "find", description: "Find documents.",
+                            arguments: ["q": ArgTransform(name: "query", description: "What to look for.")])
+        let client = try await Client.connect(to: s)
+        let tools = try await client.listAllTools()
+        let r = try await client.callTool("find", arguments: ["query": "rust", "index": "docs"])
+        await client.close()
+        let find = try XCTUnwrap(tools.first { $0.name == "find" })
+        XCTAssertEqual(find.description, "Find documents.")
+        XCTAssertEqual(find.inputSchema["properties"]?["query"]?["description"], "What to look for.")
+        XCTAssertNil(find.inputSchema["properties"]?["q"])
+        XCTAssertEqual(r.structuredContent?["args"], ["q": "rust", "index": "docs", "limit": 2])
+    }
+
+    func testAHiddenArgumentIsAbsentFromTheSchemaAndAlwaysGiven() async throws {
+        let s = try searchServer()
+        try s.transformTool("search", name: "search_docs", arguments: ["index": ArgTransform(default: "docs", hide: true)])
+        let client = try await Client.connect(to: s)
+        let tools = try await client.listAllTools()
+        let r = try await client.callTool("search_docs", arguments: ["q": "x"])
+        await client.close()
+        let docs = try XCTUnwrap(tools.first { $0.name == "search_docs" })
+        XCTAssertNil(docs.inputSchema["properties"]?["index"])
+        XCTAssertEqual(r.structuredContent?["args"]?["index"], "docs")
+        let noDefault = await T.mcpError {
+            try s.transformTool("search", name: "nodefault", arguments: ["index": ArgTransform(hide: true)])
+        }
+        XCTAssertEqual(noDefault?.code, -32602)
+        XCTAssertTrue(noDefault?.message.contains("needs a default") ?? false, noDefault?.message ?? "")
+    }
+
+    func testAConstraintRefusesValuesTheOriginalWouldAccept() async throws {
+        let s = try searchServer()
+        try s.transformTool("search", name: "small_search",
+                            arguments: ["limit": ArgTransform(default: 1, constraints: ["maximum": 3])])
+        let client = try await Client.connect(to: s)
+        let over = try await client.callTool("small_search", arguments: ["q": "x", "index": "d", "limit": 10])
+        let defaulted = try await client.callTool("small_search", arguments: ["q": "x", "index": "d"])
+        await client.close()
+        XCTAssertEqual(over.isError, true)
+        XCTAssertTrue(over.text.contains("Invalid arguments"), over.text)
+        XCTAssertEqual(defaulted.structuredContent?["args"]?["limit"], 1)
+    }
+
+    func testReshapedOutputIsValidatedAgainstTheNewSchema() async throws {
+        let s = try searchServer()
+        let schema: Value = ["type": "object", "properties": ["count": ["type": "integer"]], "required": ["count"]]
+        try s.transformTool("search", name: "count",
+                            transformOutput: { ["count": .int($0["hits"]?.arrayValue?.count ?? -1)] },
+                            outputSchema: schema)
+        try s.transformTool("search", name: "broken", transformOutput: { _ in ["count": "many"] }, outputSchema: schema)
+        try s.transformTool("search", name: "throws", transformOutput: { _ in throw CannotCount() })
+        let client = try await Client.connect(to: s)
+        let tools = try await client.listAllTools()
+        let r = try await client.callTool("count", arguments: ["q": "x", "index": "d", "limit": 3])
+        let broken = await T.mcpError { _ = try await client.callTool("broken", arguments: ["q": "x", "index": "d"]) }
+        let thrown = await T.mcpError { _ = try await client.callTool("throws", arguments: ["q": "x", "index": "d"]) }
+        await client.close()
+        XCTAssertEqual(tools.first { $0.name == "count" }?.outputSchema, schema)
+        XCTAssertEqual(r.structuredContent, ["count": 3])
+        XCTAssertEqual(broken?.code, -32603)
+        XCTAssertEqual(thrown?.code, -32603)
+        XCTAssertEqual(thrown?.message, "transformOutput of tool \"throws\" failed: cannot count")
+        let alone = await T.mcpError { try s.transformTool("search", name: "schema_only", outputSchema: schema) }
+        XCTAssertEqual(alone?.code, -32602)
+    }
+
+    func testTransformsNamingMissingOrClashingArgumentsAreRefused() async throws {
+        let s = try searchServer()
+        let a = await T.mcpError { try s.transformTool("search", name: "a", arguments: ["nope": ArgTransform(name: "x")]) }
+        let b = await T.mcpError { try s.transformTool("search", name: "b", arguments: ["q": ArgTransform(name: "index")]) }
+        let c = await T.mcpError { try s.transformTool("missing", name: "c") }
+        XCTAssertEqual(a?.code, -32602)
+        XCTAssertTrue(a?.message.contains("no argument") ?? false, a?.message ?? "")
+        XCTAssertTrue(b?.message.contains("would be called") ?? false, b?.message ?? "")
+        XCTAssertTrue(c?.message.contains("no tool") ?? false, c?.message ?? "")
+    }
+}
