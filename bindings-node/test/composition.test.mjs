@@ -313,3 +313,26 @@ test('transforms naming missing or clashing arguments are refused', () => {
   assert.match(throws(() => s.transformTool('search', 'b', { arguments: { q: { name: 'index' } } })).message, /would be called/);
   assert.match(throws(() => s.transformTool('missing', 'c')).message, /no tool/);
 });
+
+test('a transformed tool of a mounted server is served through the mount', async () => {
+  const s = searchServer();
+  s.transformTool('search', 'count', { transformOutput: (out) => ({ count: out.hits.length }) });
+  const main = mainServer();
+  main.mount('docs', s);
+  const c = await Client.memory(main);
+  assert.deepEqual(await allTools(c), ['status', 'docs_search', 'docs_count']);
+  const r = await c.callTool({ name: 'docs_count', arguments: { q: 'x', index: 'd', limit: 4 } });
+  assert.deepEqual(r.structuredContent, { count: 4 });
+  await c.close();
+});
+
+test('a transformOutput that returns a promise is refused', async () => {
+  const s = searchServer();
+  s.transformTool('search', 'later', { transformOutput: async (out) => ({ count: out.hits.length }) });
+  const c = await Client.memory(s);
+  const e = await rejects(c.callTool({ name: 'later', arguments: { q: 'x', index: 'd' } }));
+  assert.equal(e.code, ErrorCode.InternalError);
+  assert.match(e.message, /transformOutput of tool "later" failed: it returned a promise/);
+  await c.close();
+  assert.ok(throws(() => s.transformTool('search', 'bad', { transformOutput: 'nope' })) instanceof TypeError);
+});

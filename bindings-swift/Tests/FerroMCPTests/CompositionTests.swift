@@ -270,6 +270,20 @@ final class CompositionTests: XCTestCase {
         XCTAssertEqual(alone?.code, -32602)
     }
 
+    func testATransformedToolOfAMountedServerIsServedThroughTheMount() async throws {
+        let s = try searchServer()
+        try s.transformTool("search", name: "count",
+                            transformOutput: { ["count": .int($0["hits"]?.arrayValue?.count ?? -1)] })
+        let main = try mainServer()
+        try main.mount("docs", s)
+        let client = try await Client.connect(to: main)
+        let names = try await allTools(client)
+        let r = try await client.callTool("docs_count", arguments: ["q": "x", "index": "d", "limit": 4])
+        await client.close()
+        XCTAssertEqual(names, ["status", "docs_search", "docs_count"])
+        XCTAssertEqual(r.structuredContent, ["count": 4])
+    }
+
     func testTransformsNamingMissingOrClashingArgumentsAreRefused() async throws {
         let s = try searchServer()
         let a = await T.mcpError { try s.transformTool("search", name: "a", arguments: ["nope": ArgTransform(name: "x")]) }
