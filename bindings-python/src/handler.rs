@@ -470,6 +470,13 @@ pub struct NativeContext {
     ctx: ForeignContext,
 }
 
+impl NativeContext {
+    /// The engine's context of the request.
+    pub(crate) fn foreign(&self) -> &ForeignContext {
+        &self.ctx
+    }
+}
+
 impl From<ForeignContext> for NativeContext {
     fn from(ctx: ForeignContext) -> Self {
         Self { ctx }

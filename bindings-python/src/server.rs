@@ -3,7 +3,7 @@
 
 use crate::convert::{py_to_value, value_to_py};
 use crate::error::to_py_err;
-use crate::handler::{LoopCell, PyHandler};
+use crate::handler::{LoopCell, NativeContext, PyHandler};
 use crate::runtime::{future_into_py, Out};
 use ferromcp::embed::{EmbeddedHttpServer, EmbeddedServer, HttpConfig};
 use pyo3::prelude::*;
@@ -178,6 +178,23 @@ impl NativeServer {
     /// Tells subscribers that a resource changed.
     fn notify_resource_updated(&self, uri: &str) {
         self.server.notify_resource_updated(uri)
+    }
+
+    /// Reads one of this server's resources from inside a handler, in the context `ctx` of
+    /// its request (`ferromcp.Context.read_resource`); resolves to the `ReadResourceResult`
+    /// dict (`embed::EmbeddedServer::read_resource`: middleware, templates and errors as a
+    /// client sees them).
+    fn read_resource<'py>(
+        &self,
+        py: Python<'py>,
+        uri: String,
+        ctx: &Bound<'py, NativeContext>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let ctx = ctx.get().foreign().clone();
+        let server = self.server.clone();
+        future_into_py(py, async move {
+            Ok(Out::Json(server.read_resource(&uri, &ctx).await?))
+        })
     }
 
     /// Binds the handlers to the running asyncio loop.

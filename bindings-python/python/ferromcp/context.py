@@ -304,7 +304,8 @@ class Context(Generic[SessionT, LifespanT, RequestT]):
             raise RuntimeError("read_resource needs a server context")
         from .results import ResourceContents
 
-        return [ResourceContents(c) for c in await self._server._read_own_resource(uri)]
+        r = await self._server._native.read_resource(uri, self._native)
+        return [ResourceContents(c) for c in r.get("contents", [])]
 
     async def notify(self, method: str, params: Any = None) -> None:
         """Sends a notification to the client of this request."""

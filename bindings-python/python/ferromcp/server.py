@@ -46,7 +46,7 @@ if typing.TYPE_CHECKING:
 # Imported lazily (cold start: `python server.py` should answer `initialize` quickly): asyncio
 # (only when an async handler or HTTP needs the event loop), inspect (only for callables that
 # are not plain functions), json, base64, signal, logging (on a handler's failure), pydantic
-# (only for signatures beyond str/int/float/bool: see _func), the client (ctx.read_resource).
+# (only for signatures beyond str/int/float/bool: see _func).
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -229,7 +229,6 @@ class Server(Serving):
         self._lifespan_cm: Any = None
         self._lifespan_state: Any = None
         self._users = 0
-        self._self_clients: dict[Any, Any] = {}
         if lifespan is not None:
             self._has_async = True  # entering it needs an event loop
         self._middleware: MiddlewareList | None = None
@@ -259,34 +258,6 @@ class Server(Serving):
 
             self._middleware = MiddlewareList(self)
         return self._middleware
-
-    async def _read_own_resource(self, uri: str) -> list[dict[str, Any]]:
-        """``resources/read`` of this server through an in-memory client (one per event loop),
-        so templates, MIME types and errors are exactly those a client sees."""
-        import asyncio
-
-        loop = asyncio.get_running_loop()
-        pending = self._self_clients.get(loop)
-        if pending is None:
-            from .client import Client
-
-            client = Client.memory(self, name=f"{self.name} (ctx.read_resource)")
-            client._uses_server = False
-            pending = asyncio.ensure_future(client.connect())
-            self._self_clients[loop] = pending
-        if isinstance(pending, asyncio.Future):
-            try:
-                client = await asyncio.shield(pending)
-            except BaseException:
-                if self._self_clients.get(loop) is pending:
-                    del self._self_clients[loop]
-                raise
-            self._self_clients[loop] = client
-        else:
-            client = pending
-        r = await client.read_resource(uri)
-        contents: list[dict[str, Any]] = r.get("contents", [])
-        return contents
 
     # ---- tools -------------------------------------------------------------------------------
     @typing.overload

@@ -34,7 +34,6 @@ class Serving:
     _lifespan_cm: Any
     _lifespan_state: Any
     _users: int
-    _self_clients: dict[Any, Any]
     # Set by ferromcp.asgi when an ASGI app is made or started.
     _asgi_runner: Any
     _asgi_app: Any
@@ -78,15 +77,6 @@ class Serving:
         self._users -= 1
         if self._users > 0:
             return
-        clients, self._self_clients = self._self_clients, {}
-        for client in clients.values():
-            if hasattr(client, "cancel"):  # still connecting
-                client.cancel()
-                continue
-            try:
-                await client.close()
-            except Exception:  # noqa: BLE001 - closing anyway (another loop, already closed)
-                pass
         cm, self._lifespan_cm = self._lifespan_cm, None
         if cm is not None:
             try:

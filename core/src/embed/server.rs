@@ -254,6 +254,23 @@ impl EmbeddedServer {
         Ok(())
     }
 
+    /// Reads one of this server's resources (static, or through a template) from inside a
+    /// handler, for the handler's own use (Python's `ctx.read_resource`): a `resources/read`
+    /// answered as a client's would be (this server's middleware chain, then its dispatch:
+    /// the same templates, MIME types and errors, `-32002` for an unknown URI), in the context
+    /// of the request `ctx` belongs to: its session, principal and cancellation (the resource
+    /// handler is cancelled with it). Answers the `ReadResourceResult` (`{"contents": [...]}`).
+    pub async fn read_resource(&self, uri: &str, ctx: &ForeignContext) -> Result<Value, McpError> {
+        use crate::session::Service;
+        let rc = ctx.request_context();
+        let request = crate::jsonrpc::Request {
+            id: rc.request_id().clone(),
+            method: "resources/read".to_string(),
+            params: Some(serde_json::json!({ "uri": uri })),
+        };
+        self.server.handle_request(request, rc.clone()).await
+    }
+
     /// Tells subscribed sessions that a resource changed.
     pub fn notify_resource_updated(&self, uri: &str) {
         self.server.notify_resource_updated(uri)
@@ -567,6 +584,105 @@ mod tests {
         assert_eq!(e.data, Some(json!({"reason": "answerNotJson"})));
         let r = call(json!({"plain": true})).await.unwrap();
         assert_eq!(r["isError"], true);
+        client.close().await;
+    }
+
+    /// A tool that reads the resource named by its `uri` argument through
+    /// [`EmbeddedServer::read_resource`] and answers the result, or the error's code.
+    struct ReadsOwn(EmbeddedServer);
+
+    impl ForeignHandler for ReadsOwn {
+        fn call(
+            &self,
+            request: ForeignRequest,
+            ctx: ForeignContext,
+        ) -> BoxFuture<'static, Result<ForeignAnswer, McpError>> {
+            let server = self.0.clone();
+            let uri = arguments_of(request)["uri"].as_str().unwrap().to_string();
+            Box::pin(async move {
+                Ok(match server.read_resource(&uri, &ctx).await {
+                    Ok(r) => json!({ "read": r }),
+                    Err(e) => json!({ "code": e.code, "message": e.message }),
+                }
+                .into())
+            })
+        }
+    }
+
+    /// Answers a resource's URI and variables as text, or a finished tool result when the
+    /// variable `tool` is set (which only a tool may answer).
+    struct Resource;
+
+    impl ForeignHandler for Resource {
+        fn call(
+            &self,
+            request: ForeignRequest,
+            _ctx: ForeignContext,
+        ) -> BoxFuture<'static, Result<ForeignAnswer, McpError>> {
+            let ForeignRequest::ReadResource { uri, variables } = request else {
+                panic!("a resource handler was asked for {}", request.method());
+            };
+            Box::pin(async move {
+                Ok(if variables.get("name") == Some(&json!("tool")) {
+                    ForeignAnswer::ToolResult(CallToolResult::text("no"))
+                } else {
+                    json!(format!("{uri} {variables}")).into()
+                })
+            })
+        }
+    }
+
+    #[tokio::test]
+    async fn a_handler_reads_its_own_servers_resources_as_a_client_would() {
+        let server = EmbeddedServer::from_json(json!({"name": "s", "version": "1"})).unwrap();
+        server
+            .add_resource_json(
+                json!({"uri": "config://app", "name": "app", "mimeType": "application/json"}),
+                Arc::new(Resource),
+            )
+            .unwrap();
+        server
+            .add_resource_template_json(
+                json!({"uriTemplate": "users://{name}/avatar", "name": "avatar"}),
+                Arc::new(Resource),
+            )
+            .unwrap();
+        let def = json!({"name": "reads", "inputSchema": {"type": "object"},
+            "outputSchema": {"type": "object"}});
+        server
+            .add_tool_json(def, Arc::new(ReadsOwn(server.clone())))
+            .unwrap();
+        let client = EmbeddedClient::connect_memory(&server, &ClientConfig::default(), None)
+            .await
+            .unwrap();
+        let read = |uri: &str| {
+            let params = json!({"name": "reads", "arguments": {"uri": uri}});
+            client.request("tools/call", Some(params), CallOptions::default())
+        };
+        let r = read("config://app").await.unwrap();
+        assert_eq!(
+            r["structuredContent"],
+            json!({"read": {"contents": [{"uri": "config://app", "mimeType": "application/json",
+                "text": "config://app {}"}]}})
+        );
+        let r = read("users://7/avatar").await.unwrap();
+        assert_eq!(
+            r["structuredContent"]["read"]["contents"][0]["text"],
+            r#"users://7/avatar {"name":"7"}"#
+        );
+        let r = read("nope://x").await.unwrap();
+        assert_eq!(
+            r["structuredContent"],
+            json!({"code": crate::error::codes::RESOURCE_NOT_FOUND,
+                "message": "Resource not found: nope://x"})
+        );
+        // A finished tool result is refused to a resource read, whoever reads it.
+        let r = read("users://tool/avatar").await.unwrap();
+        assert_eq!(
+            r["structuredContent"],
+            json!({"code": crate::error::codes::INTERNAL_ERROR,
+                "message": "a handler answered a tool result to resources/read, which is not a tool call"})
+        );
         client.close().await;
     }
 
