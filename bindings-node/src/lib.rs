@@ -23,6 +23,7 @@ pub mod handler;
 pub mod listen;
 pub mod mcp_servers;
 pub mod middleware;
+pub mod oauth_proxy;
 pub mod runtime;
 pub mod server;
 pub mod session_send;
