@@ -36,6 +36,7 @@ pub mod mcp_servers;
 pub mod middleware;
 pub mod runtime;
 pub mod server;
+pub mod session_send;
 
 uniffi::setup_scaffolding!("ferromcp_swift");
 

@@ -28,18 +28,48 @@ public actor Client {
         }
     }
 
-    /// What the client declares. Sampling, elicitation and roots are not served by this layer
-    /// (see the README), so only `roots.listChanged` and `experimental` are kept.
+    /// What a client declares (a server's `initializeHook` gets it). This client declares
+    /// sampling, elicitation and roots from the handlers set before `connect`, not from this
+    /// value (see the README).
     public struct Capabilities: Hashable, Codable, Sendable {
         public struct Roots: Hashable, Codable, Sendable {
             public var listChanged: Bool?
             public init(listChanged: Bool? = nil) { self.listChanged = listChanged }
         }
 
+        /// `sampling`: its `tools` and `context` sub-capabilities.
+        public struct Sampling: Hashable, Codable, Sendable {
+            public struct Tools: Hashable, Codable, Sendable { public init() {} }
+            public struct Context: Hashable, Codable, Sendable { public init() {} }
+            public var tools: Tools?
+            public var context: Context?
+            public init(tools: Tools? = nil, context: Context? = nil) {
+                self.tools = tools
+                self.context = context
+            }
+        }
+
+        /// `elicitation`: form and URL modes.
+        public struct Elicitation: Hashable, Codable, Sendable {
+            public struct Form: Hashable, Codable, Sendable { public init() {} }
+            public struct URL: Hashable, Codable, Sendable { public init() {} }
+            public var form: Form?
+            public var url: URL?
+            public init(form: Form? = Form(), url: URL? = nil) {
+                self.form = form
+                self.url = url
+            }
+        }
+
+        public var sampling: Sampling?
+        public var elicitation: Elicitation?
         public var experimental: [String: String]?
         public var roots: Roots?
 
-        public init(experimental: [String: String]? = nil, roots: Roots? = nil) {
+        public init(sampling: Sampling? = nil, elicitation: Elicitation? = nil,
+                    experimental: [String: String]? = nil, roots: Roots? = nil) {
+            self.sampling = sampling
+            self.elicitation = elicitation
             self.experimental = experimental
             self.roots = roots
         }

@@ -117,9 +117,15 @@ public actor Server {
     private var stdioPending = false
     private var started = false
     private var grace: Task<Void, Never>?
+    /// The client's notifications and the initialize hook, shared with the engine's observer.
+    private nonisolated let observers = ObserverTable()
+    private var observing = false
 
     /// The request a handler is running for (so `notify` and `log` reach its session).
     @TaskLocal static var current: FerroMCP.RequestContext?
+    /// The session whose notification an `onNotification` handler is running for (so a request
+    /// it sends, such as `listRoots()`, goes back to that session).
+    @TaskLocal static var notifyingSession: String?
 
     public init(name: String, version: String, title: String? = nil, instructions: String? = nil,
                 capabilities: Server.Capabilities = .init(), configuration: Configuration = .default) {
@@ -162,14 +168,21 @@ public actor Server {
         return self
     }
 
-    /// Accepted for source compatibility; the handler is never called. The engine handles the
-    /// protocol's own notifications (`initialized`, `cancelled`, progress) and passes none of the
-    /// client's notifications (`RootsListChangedNotification`, ...) to Swift.
+    /// Adds a handler of the client's notifications of type `N` (after those already added;
+    /// all are called, in order). Notifications are handled one at a time, in the order they
+    /// came, once the server is started (`start`); a request the handler sends to the client
+    /// (`listRoots()`, ...) goes to the session the notification came from. The engine's own
+    /// (`initialized`, `cancelled`, progress) reach handlers too; what a handler throws is
+    /// printed to stderr (a notification has no answer).
     @discardableResult
     public func onNotification<N: Notification>(
         _ type: N.Type, handler: @escaping @Sendable (Message<N>) async throws -> Void
     ) -> Self {
-        self
+        observers.add(N.name) { params in
+            let decoded = try Bridge.compat(params, as: N.Parameters.self)
+            try await handler(Message(method: N.name, params: decoded))
+        }
+        return self
     }
 
     // MARK: Serving
@@ -179,17 +192,18 @@ public actor Server {
     /// `waitUntilCompleted()`, or 100 ms after the last `start` or `withMethodHandler` call,
     /// whichever comes first), so a client's first `tools/list` sees them. An in-memory
     /// transport waits for its client; the HTTP server transports answer what their framework
-    /// hands them. `initializeHook` is not supported (the engine answers `initialize` itself):
-    /// passing one throws `MCPError.internalError`.
+    /// hands them. `initializeHook` is called with each client's `clientInfo` and capabilities
+    /// before the engine answers its `initialize` (the latest hook given to `start` counts); an
+    /// error it throws refuses that handshake (an `MCPError` with its code and message, another
+    /// error as an internal error with its description).
     public func start(
         transport: any Transport,
         initializeHook: (@Sendable (Client.Info, Client.Capabilities) async throws -> Void)? = nil
     ) async throws {
-        if initializeHook != nil {
-            throw MCPError.internalError("initializeHook is not supported by FerroMCPCompat: the engine answers initialize")
-        }
         if let setupError { throw setupError }
         guard let engine else { throw MCPError.internalError("the server could not be created") }
+        if let initializeHook { observers.initializeHook = initializeHook }
+        try observe(engine)
         switch transport {
         case is StdioTransport:
             guard !stdioPending else { throw MCPError.internalError("the server is already serving stdio") }
@@ -233,6 +247,23 @@ public actor Server {
         FileHandle.standardError.write(Data("FerroMCPCompat: serving stdio failed: \(e.localizedDescription)\n".utf8))
     }
 
+    /// Puts the observer of handshakes and client notifications in the engine's chain, once
+    /// (before the first request, as the engine requires of a layer).
+    private func observe(_ engine: FerroMCP.Server) throws {
+        guard !observing else { return }
+        let observers = observers
+        do {
+            try engine.observeSessions(initialize: { params, _ in
+                try await observers.initialize(params)
+            }, notification: { method, params, sessionId in
+                observers.received(method, params, sessionId)
+            })
+        } catch {
+            throw Bridge.compatError(error)
+        }
+        observing = true
+    }
+
     /// Stops serving stdio gracefully (requests being served are answered); final.
     public func stop() async {
         engine?.stop()
@@ -249,8 +280,8 @@ public actor Server {
 
     /// Sends a notification. Inside a handler it goes to that request's session. Outside one:
     /// a log message goes to every session (as `log`), a resource update to the sessions
-    /// subscribed to it, and a list-changed notification re-reads that list (the engine then
-    /// announces the changes); other notifications need a request, and throw.
+    /// subscribed to it, a list-changed notification re-reads that list (the engine then
+    /// announces the changes), and any other notification goes to every live session.
     public func notify<N: Notification>(_ notification: Message<N>) async throws {
         let params = try Bridge.engine(notification.params)
         if let ctx = Self.current {
@@ -272,7 +303,9 @@ public actor Server {
         case PromptListChangedNotification.name:
             await sync(ListPrompts.name)
         default:
-            throw MCPError.internalError("\(notification.method) outside a request handler: FerroMCPCompat sends it only from a handler")
+            _ = try await Bridge.calling {
+                try await engine.notifySessions(notification.method, params: params, sessionId: Self.notifyingSession)
+            }
         }
     }
 
@@ -293,15 +326,19 @@ public actor Server {
         try await log(level: level, logger: logger, data: try Value(data))
     }
 
-    // MARK: Requests to the client (inside a handler)
+    // MARK: Requests to the client
 
-    /// Lists the client's roots (`roots/list`), inside a request handler.
+    // Inside a request handler these go to that request's client; inside an `onNotification`
+    // handler to the session the notification came from; elsewhere to the server's only live
+    // session (with several, or none, they throw `MCPError.invalidRequest` saying so).
+
+    /// Lists the client's roots (`roots/list`).
     public func listRoots() async throws -> [Root] {
         let value = try await request("roots/list", nil)
         return try Bridge.compat(value["roots"] ?? .array([]), as: [Root].self)
     }
 
-    /// Asks the client's model (`sampling/createMessage`), inside a request handler.
+    /// Asks the client's model (`sampling/createMessage`).
     public func requestSampling(
         messages: [Sampling.Message], modelPreferences: Sampling.ModelPreferences? = nil, systemPrompt: String? = nil,
         includeContext: Sampling.ContextInclusion? = nil, temperature: Double? = nil, maxTokens: Int,
@@ -314,8 +351,7 @@ public actor Server {
         return try Bridge.compat(try await request(CreateSamplingMessage.name, try Bridge.engine(params)))
     }
 
-    /// Asks the user to fill in a form through the client (`elicitation/create`), inside a
-    /// request handler.
+    /// Asks the user to fill in a form through the client (`elicitation/create`).
     public func requestElicitation(
         message: String, requestedSchema: Elicitation.RequestSchema, mode: Elicitation.Mode? = nil,
         _meta: Metadata? = nil
@@ -325,8 +361,7 @@ public actor Server {
         return try Bridge.compat(try await request(CreateElicitation.name, try Bridge.engine(params)))
     }
 
-    /// Sends the user to `url` through the client (`elicitation/create` in URL mode), inside a
-    /// request handler.
+    /// Sends the user to `url` through the client (`elicitation/create` in URL mode).
     public func requestElicitation(message: String, url: String, elicitationId: String, _meta: Metadata? = nil)
         async throws -> CreateElicitation.Result
     {
@@ -336,10 +371,13 @@ public actor Server {
     }
 
     private func request(_ method: String, _ params: EngineValue?) async throws -> EngineValue {
-        guard let ctx = Self.current else {
-            throw MCPError.internalError("\(method) needs a session: call it inside a request handler")
+        if let ctx = Self.current {
+            return try await Bridge.calling { try await ctx.sendRequest(method: method, params: params) }
         }
-        return try await Bridge.calling { try await ctx.sendRequest(method: method, params: params) }
+        guard let engine else { throw setupError ?? MCPError.internalError("the server could not be created") }
+        return try await Bridge.calling {
+            try await engine.requestSession(method, params: params, sessionId: Self.notifyingSession)
+        }
     }
 
     // MARK: Mapping onto the engine
@@ -528,6 +566,82 @@ final class HandlerTable: @unchecked Sendable {
             return try await Server.$current.withValue(ctx) { try await handler(params) }
         } catch {
             throw Bridge.engineError(error)
+        }
+    }
+}
+
+/// What a server hears outside its request handlers: the `initializeHook` of `start`, and the
+/// `onNotification` handlers with the one ordered inbox that runs them.
+final class ObserverTable: @unchecked Sendable {
+    typealias NotificationHandler = @Sendable (EngineValue) async throws -> Void
+    typealias InitializeHook = @Sendable (Client.Info, Client.Capabilities) async throws -> Void
+
+    /// The handlers by method (shared with the inbox's task, which must not hold the table).
+    private final class Handlers: @unchecked Sendable {
+        let lock = NSLock()
+        var byMethod: [String: [NotificationHandler]] = [:]
+        subscript(method: String) -> [NotificationHandler] { lock.withLock { byMethod[method] ?? [] } }
+    }
+
+    private let lock = NSLock()
+    private var hook: InitializeHook?
+    private let handlers = Handlers()
+    private let inbox: AsyncStream<(String, EngineValue, String?)>.Continuation
+
+    init() {
+        let (stream, inbox) = AsyncStream.makeStream(of: (String, EngineValue, String?).self)
+        self.inbox = inbox
+        let handlers = handlers
+        Task {
+            for await (method, params, sessionId) in stream {
+                for handler in handlers[method] {
+                    do {
+                        try await Server.$notifyingSession.withValue(sessionId) { try await handler(params) }
+                    } catch {
+                        FileHandle.standardError.write(Data(
+                            "FerroMCPCompat: the \(method) handler failed: \(Bridge.compatError(error).localizedDescription)\n".utf8))
+                    }
+                }
+            }
+        }
+    }
+
+    deinit { inbox.finish() }
+
+    /// The hook `start(transport:initializeHook:)` was given last.
+    var initializeHook: InitializeHook? {
+        get { lock.withLock { hook } }
+        set { lock.withLock { hook = newValue } }
+    }
+
+    func add(_ method: String, _ handler: @escaping NotificationHandler) {
+        handlers.lock.withLock { handlers.byMethod[method, default: []].append(handler) }
+    }
+
+    /// A notification from a client, handed to the inbox (in the order they came).
+    func received(_ method: String, _ params: EngineValue, _ sessionId: String?) {
+        guard !handlers[method].isEmpty else { return }
+        inbox.yield((method, params, sessionId))
+    }
+
+    /// Runs the hook (if any) for an `initialize` request's params; what it throws is the
+    /// engine's error to answer, as the swift-sdk answers it.
+    func initialize(_ params: EngineValue) async throws {
+        guard let hook = initializeHook else { return }
+        do {
+            let info = try Bridge.compat(params["clientInfo"] ?? .null, as: Client.Info.self)
+            var capabilities = params["capabilities"] ?? .object([:])
+            // `experimental` is `[String: String]` in the swift-sdk's type; a client declaring
+            // objects there (as the protocol allows) still reaches the hook, without them.
+            if (try? Bridge.compat(capabilities, as: Client.Capabilities.self)) == nil, var o = capabilities.objectValue {
+                o["experimental"] = nil
+                capabilities = .object(o)
+            }
+            try await hook(info, try Bridge.compat(capabilities, as: Client.Capabilities.self))
+        } catch let e as MCPError {
+            throw Bridge.engineError(e)
+        } catch {
+            throw McpError(.internalError, error.localizedDescription)
         }
     }
 }

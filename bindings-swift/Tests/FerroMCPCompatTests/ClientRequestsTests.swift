@@ -1,5 +1,6 @@
 // Requests from a FerroMCPCompat server to the client, inside a tool call (requestSampling,
-// requestElicitation in form and URL mode, listRoots), answered by a FerroMCPCompat client's
+// requestElicitation in form and URL mode, listRoots) and outside one (the only session's),
+// answered by a FerroMCPCompat client's
 // handlers (withSamplingHandler, withElicitationHandler, withRootsHandler) through the engine.
 
 import FerroMCPCompat
@@ -54,13 +55,24 @@ final class ClientRequestsTests: XCTestCase {
         XCTAssertNotEqual(isError, true)
         XCTAssertEqual(content, [.text("m1: 42; accept Ada; accept; file:///work")])
 
-        // Outside a handler there is no request to send them on.
+        // Outside a handler they go to the server's only session; with two there is no telling
+        // which is meant.
+        let roots = try await server.listRoots()
+        XCTAssertEqual(roots, [Root(uri: "file:///work", name: "work")])
+        let second = Client(name: "second", version: "1")
+        await second.withRootsHandler { [] }
+        let (secondEnd, secondServerEnd) = await InMemoryTransport.createConnectedPair()
+        try await server.start(transport: secondServerEnd)
+        try await second.connect(transport: secondEnd)
+        _ = try await second.send(Ping.request()).value
         do {
             _ = try await server.listRoots()
-            XCTFail("listRoots outside a handler succeeded")
+            XCTFail("listRoots outside a handler with two sessions succeeded")
         } catch let e as MCPError {
-            XCTAssertTrue(e.localizedDescription.contains("inside a request handler"), e.localizedDescription)
+            XCTAssertEqual(e.code, -32600)
+            XCTAssertTrue(e.localizedDescription.contains("2 live sessions"), e.localizedDescription)
         }
+        await second.disconnect()
         await client.disconnect()
     }
 }

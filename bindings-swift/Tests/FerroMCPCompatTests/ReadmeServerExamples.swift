@@ -163,6 +163,90 @@ func readmeServerExample35(server: Server) async {
     }
 }
 
+// README example 30 (asks outside any handler: the server's only session)
+func readmeServerExample30(server: Server) async throws {
+    // Ask the user to provide some additional information
+    let schema = Elicitation.RequestSchema(
+        title: "Additional Information Required",
+        description: "Please provide the following details to continue",
+        properties: [
+            "name": .object([
+                "type": .string("string"),
+                "description": .string("Your full name")
+            ]),
+            "confirmed": .object([
+                "type": .string("boolean"),
+                "description": .string("Do you confirm the provided information?")
+            ])
+        ],
+        required: ["name", "confirmed"]
+    )
+
+    let result = try await server.requestElicitation(
+        message: "Some details are needed before proceeding",
+        requestedSchema: schema
+    )
+
+    switch result.action {
+    case .accept:
+        if let content = result.content {
+            let name = content["name"]?.stringValue
+            let confirmed = content["confirmed"]?.boolValue
+            // Use the collected data...
+        }
+    case .decline:
+        throw MCPError.invalidRequest("User declined to provide information")
+    case .cancel:
+        throw MCPError.invalidRequest("Operation canceled by user")
+    }
+}
+
+// README example 31
+func readmeServerExample31(server: Server) async throws {
+    let result = try await server.requestElicitation(
+        message: "Please sign in to continue",
+        url: "https://example.com/oauth/authorize?client_id=...",
+        elicitationId: UUID().uuidString
+    )
+}
+
+// README example 32
+func readmeServerExample32(server: Server) async throws {
+    // Request roots from the connected client
+    // (requires the client to declare the roots capability)
+    let roots = try await server.listRoots()
+    for root in roots {
+        print("Root: \(root.name ?? root.uri) at \(root.uri)")
+    }
+
+    // React to root list changes
+    await server.onNotification(RootsListChangedNotification.self) { _ in
+        let updatedRoots = try await server.listRoots()
+        print("Roots updated: \(updatedRoots.map { $0.uri })")
+    }
+}
+
+// README example 36 (the `transport` it starts on is the test's)
+func readmeServerExample36(server: Server, transport: any Transport) async throws {
+    // Start the server with an initialize hook
+    try await server.start(transport: transport) { clientInfo, clientCapabilities in
+        // Validate client info
+        guard clientInfo.name != "BlockedClient" else {
+            throw MCPError.invalidRequest("This client is not allowed")
+        }
+
+        // You can also inspect client capabilities
+        if clientCapabilities.sampling == nil {
+            print("Client does not support sampling")
+        }
+
+        // Perform any server-side setup based on client info
+        print("Client \(clientInfo.name) v\(clientInfo.version) connected")
+
+        // If the hook completes without throwing, initialization succeeds
+    }
+}
+
 // MARK: Your implementation
 
 /// Example 27's directory suggestions for "file:///{path}".
