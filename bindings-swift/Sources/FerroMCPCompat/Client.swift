@@ -139,6 +139,10 @@ public actor Client {
         let client: FerroMCP.Client = try await Bridge.calling {
             switch transport {
             case let http as HTTPClientTransport:
+                if let authorizer = http.authorizer {
+                    return try await FerroMCP.Client.http(url: http.endpoint.absoluteString, headers: http.headers,
+                                                          auth: try authorizer.engineOAuth(), options: options)
+                }
                 return try await FerroMCP.Client.http(url: http.endpoint.absoluteString, headers: http.headers,
                                                       options: options)
             case let memory as InMemoryTransport:

@@ -28,11 +28,14 @@ public actor HTTPClientTransport: Transport {
     public let streaming: Bool
     /// Header fields sent with every request (`Authorization`, ...).
     public let headers: [String: String]
+    /// Authorizes the requests with OAuth 2.1 when the server asks (401/403); nil: none.
+    public let authorizer: OAuthAuthorizer?
 
     public init(endpoint: URL, streaming: Bool = true, sseInitializationTimeout: TimeInterval = 10,
-                headers: [String: String] = [:]) {
+                authorizer: OAuthAuthorizer? = nil, headers: [String: String] = [:]) {
         self.endpoint = endpoint
         self.streaming = streaming
+        self.authorizer = authorizer
         self.headers = headers
     }
 }
