@@ -4,6 +4,9 @@
 //! PKCE, the code and tokens the proxy issues (verified as a resource server's tokens), refresh
 //! with rotation, revocation, and the precise OAuth error of every refusal.
 
+#[cfg(feature = "redis")]
+mod common_replicas;
+
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
@@ -1098,4 +1101,96 @@ fn the_issuer_must_be_https_or_loopback() {
     );
     let p = OAuthProxy::new(https, store).unwrap();
     assert_eq!(p.callback_url(), "https://mcp.example.com/oauth/callback");
+}
+
+/// Three replicas of the proxy on one Redis, each leg of the flow on a different one: the
+/// registration, the authorization, the consent, the callback, the token request and the
+/// verification find each other's records; a code used on one replica is used on all.
+#[cfg(feature = "redis")]
+#[tokio::test]
+async fn three_replicas_on_redis_serve_each_leg_of_the_flow() {
+    use ferromcp::auth::RedisProxyStore;
+    let Some(redis) = common_replicas::redis_server().await else {
+        return;
+    };
+    let first = harness(true).await;
+    let replica = |h: &Harness| {
+        let store = Arc::new(RedisProxyStore::open(&redis.url).unwrap());
+        Harness {
+            proxy: OAuthProxy::new(h.proxy.config().clone(), store).unwrap(),
+            idp: h.idp.clone(),
+        }
+    };
+    let (a, b, c) = (replica(&first), replica(&first), replica(&first));
+    let client_id = public_client(&a).await;
+    let page = call(
+        &b,
+        request("GET", &authorize_query(&client_id, &[]), &[], ""),
+    )
+    .await;
+    assert_eq!(page.status, 200, "{}", String::from_utf8_lossy(&page.body));
+    let html = String::from_utf8(page.body.clone()).unwrap();
+    let cookie = page
+        .header("set-cookie")
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_string();
+    let field = |name: &str| {
+        let at = html.find(&format!("name=\"{name}\" value=\"")).unwrap() + name.len() + 15;
+        html[at..at + html[at..].find('"').unwrap()].to_string()
+    };
+    let approve = form(&[
+        ("pending", &field("pending")),
+        ("csrf", &field("csrf")),
+        ("decision", "approve"),
+    ]);
+    let up = call(
+        &c,
+        request(
+            "POST",
+            "/authorize/consent",
+            &[FORM, ("cookie", &cookie)],
+            &approve,
+        ),
+    )
+    .await;
+    let back = query_of(&location(
+        &upstream_login(&a, &location(&up), Some(&cookie)).await,
+    ));
+    let code = back["code"].clone();
+    let pairs = [
+        ("grant_type", "authorization_code"),
+        ("client_id", client_id.as_str()),
+        ("code", code.as_str()),
+        ("code_verifier", VERIFIER),
+        ("redirect_uri", CLIENT_REDIRECT),
+    ];
+    let r = token(&b, &pairs).await;
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    let access = body(&r)["access_token"].as_str().unwrap().to_string();
+    let info = c.proxy.verify_token(&access).await.unwrap();
+    assert_eq!(info.subject.as_deref(), Some("user-42"));
+    let again = token(&c, &pairs).await;
+    assert_eq!(
+        body(&again)["error"],
+        "invalid_grant",
+        "the code was used on another replica"
+    );
+    let r = call(
+        &a,
+        request(
+            "POST",
+            "/revoke",
+            &[FORM],
+            &form(&[("client_id", &client_id), ("token", &access)]),
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    assert!(
+        b.proxy.verify_token(&access).await.is_err(),
+        "revoked on every replica"
+    );
 }

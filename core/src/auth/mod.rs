@@ -31,6 +31,8 @@ pub use flow::{Grant, OAuthClient, OAuthConfig};
 pub use introspect::IntrospectionVerifier;
 pub use jwt::JwtVerifier;
 pub use metadata::{ResourceMetadata, ServerMetadata};
+#[cfg(feature = "redis")]
+pub use proxy_server::RedisProxyStore;
 pub use proxy_server::{
     MemoryProxyStore, OAuthErrorCode, OAuthFailure, OAuthProxy, OAuthProxyConfig, ProxyRequest,
     ProxyResponse, ProxyStore, Upstream, UpstreamAuthMethod,

@@ -15,6 +15,8 @@ mod authorize;
 mod config;
 mod error;
 mod records;
+#[cfg(feature = "redis")]
+mod redis_store;
 mod register;
 mod store;
 mod token;
@@ -23,6 +25,8 @@ mod wire;
 
 pub use config::{OAuthProxyConfig, Upstream, UpstreamAuthMethod};
 pub use error::{OAuthErrorCode, OAuthFailure};
+#[cfg(feature = "redis")]
+pub use redis_store::RedisProxyStore;
 pub use store::{MemoryProxyStore, ProxyStore};
 pub use wire::{ProxyRequest, ProxyResponse, MAX_REQUEST_BODY};
 
