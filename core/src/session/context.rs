@@ -78,7 +78,17 @@ impl InputSlot {
 /// The header fields of the HTTP request a message arrived in, read when asked for: the HTTP
 /// transport shares what it already holds (no copy per request), and a handler that asks gets
 /// `(name, value)` pairs in the order they came.
-pub type HttpHeaders = Arc<dyn Fn() -> Vec<(String, String)> + Send + Sync>;
+pub type HttpHeaders = Arc<dyn HeaderFields>;
+
+/// What [`HttpHeaders`] reads: every field, or one without building the others (the
+/// OpenTelemetry layer looks for `traceparent` on every request).
+pub trait HeaderFields: Send + Sync {
+    /// Every field as `(name in lowercase, value)`, in the order they came (values that are
+    /// not UTF-8 converted lossily).
+    fn pairs(&self) -> Vec<(String, String)>;
+    /// The first value of field `name` (given in lowercase).
+    fn get(&self, name: &str) -> Option<String>;
+}
 
 tokio::task_local! {
     /// Set by the Streamable HTTP endpoint around the handling of one POST, so that the
@@ -371,7 +381,13 @@ impl RequestContext {
     /// The header fields of the HTTP request this request arrived in (Streamable HTTP and the
     /// legacy HTTP+SSE endpoint), in order; `None` on other transports.
     pub fn http_headers(&self) -> Option<Vec<(String, String)>> {
-        self.inner.http_headers.as_ref().map(|h| h())
+        self.inner.http_headers.as_ref().map(|h| h.pairs())
+    }
+
+    /// One header field's value (`name` in lowercase) without building the others.
+    #[cfg(feature = "otel")]
+    pub(crate) fn http_header(&self, name: &str) -> Option<String> {
+        self.inner.http_headers.as_ref()?.get(name)
     }
 
     /// Whether the request came over HTTP (without building [`Self::http_headers`]).

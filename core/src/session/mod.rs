@@ -43,7 +43,7 @@ pub use self::core::{Negotiated, Role, Session, SessionConfig, StreamCloser};
 pub use cache_hints::{CacheHint, CacheHints, CacheScope};
 pub use capabilities::check_outgoing_request;
 pub use connection::Connection;
-pub use context::{AuthInfo, HttpHeaders, ProgressReporter, RequestContext};
+pub use context::{AuthInfo, HeaderFields, HttpHeaders, ProgressReporter, RequestContext};
 pub(crate) use context::{AUTH_INFO, HTTP_HEADERS};
 pub use listen::ListenFilter;
 pub use mrtr::{input_required, INPUT_REQUIRED};

@@ -29,7 +29,9 @@ use opentelemetry::metrics::{Histogram, Meter, MeterProvider as _};
 use opentelemetry::trace::{SpanKind, TraceContextExt, Tracer as _, TracerProvider as _};
 use opentelemetry::{Context, InstrumentationScope, KeyValue};
 use opentelemetry_otlp::{WithExportConfig, WithHttpConfig};
-use opentelemetry_sdk::metrics::{ManualReader, PeriodicReader, SdkMeterProvider};
+use opentelemetry_sdk::metrics::exporter::PushMetricExporter as _;
+use opentelemetry_sdk::metrics::reader::MetricReader;
+use opentelemetry_sdk::metrics::{ManualReader, PeriodicReader, SdkMeterProvider, Temporality};
 use opentelemetry_sdk::trace::{Sampler, SdkTracer, SdkTracerProvider};
 use opentelemetry_sdk::Resource;
 use semconv::{Ending, Operation};
@@ -49,7 +51,7 @@ struct Inner {
     tracer_provider: Option<SdkTracerProvider>,
     meter_provider: SdkMeterProvider,
     meter: Meter,
-    prometheus: Option<Arc<ManualReader>>,
+    prometheus: Option<Arc<dyn MetricReader>>,
     server_duration: Histogram<f64>,
     client_duration: Histogram<f64>,
     disabled: bool,
@@ -133,6 +135,8 @@ impl Telemetry {
         };
 
         let mut meters = SdkMeterProvider::builder().with_resource(resource);
+        let want_prometheus = config.prometheus && !config.disabled;
+        let mut prometheus: Option<Arc<dyn MetricReader>> = None;
         if let Some(url) = config
             .metrics_url()
             .filter(|_| config.metrics && !config.disabled)
@@ -145,18 +149,25 @@ impl Telemetry {
                 .with_headers(headers)
                 .build()
                 .map_err(|e| err(&e))?;
-            meters = meters.with_reader(
-                PeriodicReader::builder(exporter)
-                    .with_interval(config.metric_export_interval)
-                    .build(),
-            );
+            let cumulative = exporter.temporality() == Temporality::Cumulative;
+            let periodic = PeriodicReader::builder(exporter)
+                .with_interval(config.metric_export_interval)
+                .build();
+            if want_prometheus && cumulative {
+                // Prometheus text is rendered from the exporter's reader: each measurement is
+                // aggregated once (a second reader doubles the cost of every request's record).
+                let shared: Arc<dyn MetricReader> = Arc::new(periodic);
+                meters = meters.with_reader(prometheus::SharedReader(shared.clone()));
+                prometheus = Some(shared);
+            } else {
+                meters = meters.with_reader(periodic);
+            }
         }
-        let prometheus = (config.prometheus && !config.disabled).then(|| {
-            let reader = Arc::new(ManualReader::builder().build());
-            meters =
-                std::mem::take(&mut meters).with_reader(prometheus::SharedReader(reader.clone()));
-            reader
-        });
+        if want_prometheus && prometheus.is_none() {
+            let reader: Arc<dyn MetricReader> = Arc::new(ManualReader::builder().build());
+            meters = meters.with_reader(prometheus::SharedReader(reader.clone()));
+            prometheus = Some(reader);
+        }
         let meter_provider = meters.build();
         let meter = meter_provider.meter_with_scope(scope);
         let duration = |name: &'static str, what: &'static str| {
@@ -224,7 +235,7 @@ impl Telemetry {
     /// config did not ask for them (`prometheus`).
     pub fn prometheus_text(&self) -> Option<String> {
         let reader = self.inner.prometheus.as_ref()?;
-        Some(prometheus::render(reader))
+        Some(prometheus::render(reader.as_ref()))
     }
 
     /// An endpoint serving [`Self::prometheus_text`] at `path` on the HTTP server
@@ -292,11 +303,26 @@ impl Telemetry {
         let parent = Context::current();
         let cx = match &self.inner.tracer {
             Some(tracer) if !self.inner.disabled => {
+                // As the server's span: named in full, and described, only when it records.
                 let span = tracer
-                    .span_builder(op.span_name())
+                    .span_builder(op.start_name())
                     .with_kind(SpanKind::Client)
                     .start_with_context(tracer, &parent);
-                parent.with_span(span)
+                let cx = parent.with_span(span);
+                let span = cx.span();
+                if span.is_recording() {
+                    if op.renamed() {
+                        span.update_name(op.span_name());
+                    }
+                    let uri = semconv::resource_uri(method, params.as_ref());
+                    if let Some(uri) = uri {
+                        span.set_attribute(KeyValue::new(
+                            semconv::MCP_RESOURCE_URI,
+                            uri.to_string(),
+                        ));
+                    }
+                }
+                cx
             }
             _ => parent,
         };
@@ -339,14 +365,14 @@ impl ClientCall {
         let mut attrs = Vec::with_capacity(6);
         self.op.common_attributes(&mut attrs);
         let span = self.cx.span();
-        if span.is_recording() {
+        let recording = span.is_recording();
+        if recording {
             span.set_attributes(attrs.iter().cloned());
-            if let Some(uri) = &self.op.resource_uri {
-                span.set_attribute(KeyValue::new(semconv::MCP_RESOURCE_URI, uri.clone()));
-            }
         }
         semconv::record_ending(&span, &ending, &mut attrs);
-        span.end();
+        if recording {
+            span.end();
+        }
         self.telemetry
             .inner
             .client_duration

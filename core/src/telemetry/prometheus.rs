@@ -12,15 +12,17 @@ use opentelemetry_sdk::metrics::data::{
     AggregatedMetrics, Histogram, Metric, MetricData, ResourceMetrics, Sum,
 };
 use opentelemetry_sdk::metrics::reader::MetricReader;
-use opentelemetry_sdk::metrics::{InstrumentKind, ManualReader, Pipeline, Temporality};
+use opentelemetry_sdk::metrics::{InstrumentKind, Pipeline, Temporality};
 use std::fmt::Write as _;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
-/// A manual reader shared between the meter provider (which owns its readers) and the
-/// telemetry that renders it.
+/// A reader shared between the meter provider (which owns its readers) and the telemetry
+/// that renders it: a manual reader of its own, or the OTLP exporter's periodic reader when its
+/// temporality is cumulative (one reader, so every measurement is aggregated once, not once
+/// per reader).
 #[derive(Debug, Clone)]
-pub(super) struct SharedReader(pub Arc<ManualReader>);
+pub(super) struct SharedReader(pub Arc<dyn MetricReader>);
 
 impl MetricReader for SharedReader {
     fn register_pipeline(&self, pipeline: Weak<Pipeline>) {
@@ -44,8 +46,9 @@ impl MetricReader for SharedReader {
     }
 }
 
-/// Collects `reader` now and renders every metric.
-pub(super) fn render(reader: &ManualReader) -> String {
+/// Collects `reader` now and renders every metric (a cumulative reader: the collection
+/// resets nothing).
+pub(super) fn render(reader: &dyn MetricReader) -> String {
     let mut rm = ResourceMetrics::default();
     let mut out = String::new();
     if let Err(e) = reader.collect(&mut rm) {
@@ -243,7 +246,8 @@ mod tests {
 
     #[test]
     fn histograms_counters_and_gauges_render_as_prometheus_text() {
-        let reader = Arc::new(ManualReader::builder().build());
+        let reader: Arc<dyn MetricReader> =
+            Arc::new(opentelemetry_sdk::metrics::ManualReader::builder().build());
         let provider = SdkMeterProvider::builder()
             .with_reader(SharedReader(reader.clone()))
             .build();
@@ -264,7 +268,7 @@ mod tests {
             .with_unit("{session}")
             .build();
         g.add(2, &[]);
-        let text = render(&reader);
+        let text = render(reader.as_ref());
         for line in [
             "# TYPE mcp_server_operation_duration_seconds histogram",
             "mcp_server_operation_duration_seconds_bucket{mcp_method_name=\"tools/call\",le=\"0.01\"} 1",

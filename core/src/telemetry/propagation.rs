@@ -90,6 +90,20 @@ pub fn extract_from_headers(headers: &[(String, String)]) -> Option<Context> {
     valid(propagator().extract(&HeaderCarrier(headers)))
 }
 
+/// [`extract_from_headers`] with the fields read one by one through `field` (a name in
+/// lowercase to its first value): nothing is built when there is no `traceparent`, which is
+/// the common case the server layer meets on every request.
+pub fn extract_from_header_lookup(field: impl Fn(&str) -> Option<String>) -> Option<Context> {
+    let traceparent = field("traceparent")?;
+    let mut fields = vec![("traceparent".to_string(), traceparent)];
+    for key in &CONTEXT_KEYS[1..] {
+        if let Some(v) = field(key) {
+            fields.push((key.to_string(), v));
+        }
+    }
+    extract_from_headers(&fields)
+}
+
 /// `cx` when its span context is valid (the propagator gives an empty one for a malformed
 /// `traceparent`).
 fn valid(cx: Context) -> Option<Context> {
@@ -197,6 +211,39 @@ mod tests {
         assert!(extract_from_headers(&headers).is_some());
         let bad = vec![("traceparent".to_string(), "00-xyz".to_string())];
         assert!(extract_from_headers(&bad).is_none());
+    }
+
+    #[test]
+    fn header_lookup_reads_only_the_context_fields_and_ignores_malformed_ones() {
+        let asked = std::cell::RefCell::new(Vec::new());
+        let fields = |tp: &'static str| {
+            let asked = &asked;
+            move |name: &str| {
+                asked.borrow_mut().push(name.to_string());
+                match name {
+                    "traceparent" => Some(tp.to_string()),
+                    "tracestate" => Some("rojo=00f067aa0ba902b7".to_string()),
+                    _ => None,
+                }
+            }
+        };
+        let cx = extract_from_header_lookup(fields(PARENT)).expect("a valid traceparent");
+        let sc = cx.span().span_context().clone();
+        assert_eq!(sc.span_id().to_string(), "00f067aa0ba902b7");
+        assert_eq!(sc.trace_state().get("rojo"), Some("00f067aa0ba902b7"));
+        assert_eq!(*asked.borrow(), ["traceparent", "tracestate", "baggage"]);
+        assert!(extract_from_header_lookup(fields("00-xyz")).is_none());
+        asked.borrow_mut().clear();
+        assert!(extract_from_header_lookup(|n| {
+            asked.borrow_mut().push(n.to_string());
+            None
+        })
+        .is_none());
+        assert_eq!(
+            *asked.borrow(),
+            ["traceparent"],
+            "nothing more is read without one"
+        );
     }
 
     #[test]

@@ -6,6 +6,7 @@ use crate::McpError;
 use opentelemetry::trace::{SpanRef, Status};
 use opentelemetry::{KeyValue, StringValue};
 use serde_json::Value;
+use std::borrow::Cow;
 
 /// `mcp.method.name`: the request's method.
 pub const MCP_METHOD_NAME: &str = "mcp.method.name";
@@ -51,9 +52,10 @@ pub const DURATION_BUCKETS: [f64; 14] = [
 /// What one request is, for its span's name and attributes and its duration's attributes.
 pub(super) struct Operation {
     pub method: StringValue,
+    /// The method when it is one of the well-known names (no allocation for it).
+    known: Option<&'static str>,
     /// The low-cardinality target: the tool (`tools/call`) or prompt (`prompts/get`).
     pub target: Option<(&'static str, StringValue)>,
-    pub resource_uri: Option<String>,
     pub protocol_version: Option<&'static str>,
     pub over_http: bool,
 }
@@ -67,16 +69,11 @@ impl Operation {
             "prompts/get" => str_param("name").map(|n| (GEN_AI_PROMPT_NAME, n.to_string().into())),
             _ => None,
         };
-        let resource_uri = match method {
-            "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
-                str_param("uri").map(str::to_string)
-            }
-            _ => None,
-        };
+        let known = known_method(method);
         Self {
-            method: known_method(method).map_or_else(|| method.to_string().into(), Into::into),
+            method: known.map_or_else(|| method.to_string().into(), Into::into),
+            known,
             target,
-            resource_uri,
             protocol_version: None,
             over_http: false,
         }
@@ -88,6 +85,22 @@ impl Operation {
             Some((_, t)) => format!("{} {}", self.method.as_str(), t.as_str()),
             None => self.method.as_str().to_string(),
         }
+    }
+
+    /// The name a span starts with: the method, without allocating for a well-known one. A
+    /// span that records is renamed to [`Self::span_name`] (most are not sampled, and the
+    /// samplers do not read the name).
+    pub fn start_name(&self) -> Cow<'static, str> {
+        match self.known {
+            Some(m) => Cow::Borrowed(m),
+            None => Cow::Owned(self.method.as_str().to_string()),
+        }
+    }
+
+    /// Whether [`Self::start_name`] is not the whole span name (the span is renamed when it
+    /// records).
+    pub fn renamed(&self) -> bool {
+        self.target.is_some()
     }
 
     /// The attributes both the span and the duration carry.
@@ -106,6 +119,17 @@ impl Operation {
             out.push(KeyValue::new(NETWORK_TRANSPORT, "tcp"));
             out.push(KeyValue::new(NETWORK_PROTOCOL_NAME, "http"));
         }
+    }
+}
+
+/// `mcp.resource.uri`'s value: the `uri` of `resources/read`, `resources/subscribe` and
+/// `resources/unsubscribe` (read only for a span that records).
+pub(super) fn resource_uri<'a>(method: &str, params: Option<&'a Value>) -> Option<&'a str> {
+    match method {
+        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
+            params?.get("uri")?.as_str()
+        }
+        _ => None,
     }
 }
 

@@ -15,7 +15,7 @@ use crate::server::middleware::{Middleware, MiddlewareRequest, Next};
 use crate::McpError;
 use futures_util::future::BoxFuture;
 use opentelemetry::context::FutureExt as _;
-use opentelemetry::trace::{Link, SpanKind, TraceContextExt, Tracer as _};
+use opentelemetry::trace::{Link, SpanKind, SpanRef, TraceContextExt, Tracer as _};
 use opentelemetry::{Context, KeyValue};
 use serde_json::Value;
 use std::time::Instant;
@@ -33,12 +33,12 @@ impl TelemetryLayer {
 }
 
 /// A request being served: ends its span and records its duration once answered, or as
-/// cancelled when its future is dropped first.
+/// cancelled when its future is dropped first. What only a recording span needs (the session,
+/// the resource, the request id) was set on it when it started.
 struct Serving<'a> {
     telemetry: &'a Telemetry,
     cx: Context,
     op: Operation,
-    session_id: Option<String>,
     start: Instant,
     done: bool,
 }
@@ -49,17 +49,14 @@ impl Serving<'_> {
         let mut attrs = Vec::with_capacity(8);
         self.op.common_attributes(&mut attrs);
         let span = self.cx.span();
-        if span.is_recording() {
+        let recording = span.is_recording();
+        if recording {
             span.set_attributes(attrs.iter().cloned());
-            if let Some(id) = &self.session_id {
-                span.set_attribute(KeyValue::new(semconv::MCP_SESSION_ID, id.clone()));
-            }
-            if let Some(uri) = &self.op.resource_uri {
-                span.set_attribute(KeyValue::new(semconv::MCP_RESOURCE_URI, uri.clone()));
-            }
         }
         semconv::record_ending(&span, &ending, &mut attrs);
-        span.end();
+        if recording {
+            span.end();
+        }
         self.telemetry
             .inner
             .server_duration
@@ -84,11 +81,11 @@ fn remote_parent(request: &MiddlewareRequest, over_http: bool) -> (Context, Opti
         .and_then(|p| p.get("_meta"))
         .and_then(Value::as_object)
         .and_then(propagation::extract_from_meta);
-    // The header fields are built on demand (a Vec of every field): read them only over HTTP.
+    // Over HTTP: the trace-context fields looked up one by one (none built without a
+    // `traceparent`).
     let from_http = if over_http {
-        request
-            .http_headers()
-            .and_then(|h| propagation::extract_from_headers(&h))
+        let ctx = request.context();
+        propagation::extract_from_header_lookup(|name| ctx.http_header(name))
     } else {
         None
     };
@@ -113,15 +110,17 @@ impl Middleware for TelemetryLayer {
         if inner.disabled {
             return next.run(request);
         }
+        let start = Instant::now();
         let mut op = Operation::of(request.method(), request.params());
         op.protocol_version = request.context().protocol_version().map(|v| v.as_str());
         op.over_http = request.context().has_http_headers();
-        let session_id = request.session_id().map(str::to_string);
         let cx = match &inner.tracer {
             Some(tracer) => {
                 let (parent, link) = remote_parent(&request, op.over_http);
+                // Started under the method's name (no allocation): the sampler decides first,
+                // and only a span that records gets its full name and attributes.
                 let mut builder = tracer
-                    .span_builder(op.span_name())
+                    .span_builder(op.start_name())
                     .with_kind(SpanKind::Server);
                 if let Some(link) = link {
                     builder = builder
@@ -129,13 +128,11 @@ impl Middleware for TelemetryLayer {
                 }
                 let span = builder.start_with_context(tracer, &parent);
                 let cx = parent.with_span(span);
-                if cx.span().is_recording() {
-                    cx.span().set_attribute(KeyValue::new(
-                        semconv::JSONRPC_REQUEST_ID,
-                        request_id_text(&request),
-                    ));
+                let span = cx.span();
+                if span.is_recording() {
+                    describe(&span, &op, &request);
                 }
-                if cx.span().span_context().is_sampled() {
+                if span.span_context().is_sampled() {
                     request = name_span_in_meta(request, &cx);
                 }
                 cx
@@ -146,8 +143,7 @@ impl Middleware for TelemetryLayer {
             telemetry: &self.telemetry,
             cx: cx.clone(),
             op,
-            session_id,
-            start: Instant::now(),
+            start,
             done: false,
         };
         Box::pin(async move {
@@ -170,6 +166,24 @@ fn name_span_in_meta(mut request: MiddlewareRequest, cx: &Context) -> Middleware
     propagation::inject_into_meta(cx, &mut meta);
     let ctx = ctx.with_meta_object(meta);
     MiddlewareRequest::new(req, ctx)
+}
+
+/// What a recording span gets at its start beside its kind: its full name, and the request's
+/// id, session and resource.
+fn describe(span: &SpanRef<'_>, op: &Operation, request: &MiddlewareRequest) {
+    if op.renamed() {
+        span.update_name(op.span_name());
+    }
+    span.set_attribute(KeyValue::new(
+        semconv::JSONRPC_REQUEST_ID,
+        request_id_text(request),
+    ));
+    if let Some(id) = request.session_id() {
+        span.set_attribute(KeyValue::new(semconv::MCP_SESSION_ID, id.to_string()));
+    }
+    if let Some(uri) = semconv::resource_uri(request.method(), request.params()) {
+        span.set_attribute(KeyValue::new(semconv::MCP_RESOURCE_URI, uri.to_string()));
+    }
 }
 
 /// A request id as the `jsonrpc.request.id` attribute writes it (a string id unquoted).

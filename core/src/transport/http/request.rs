@@ -222,8 +222,17 @@ impl Fields {
     /// The fields as the request contexts of this request give them to handlers (shared, read
     /// only when a handler asks).
     pub(crate) fn shared(&self) -> crate::session::HttpHeaders {
-        let fields = self.clone();
-        std::sync::Arc::new(move || fields.pairs())
+        std::sync::Arc::new(self.clone())
+    }
+}
+
+impl crate::session::HeaderFields for Fields {
+    fn pairs(&self) -> Vec<(String, String)> {
+        Fields::pairs(self)
+    }
+
+    fn get(&self, name: &str) -> Option<String> {
+        Fields::get(self, name).map(|v| String::from_utf8_lossy(v).into_owned())
     }
 }
 
