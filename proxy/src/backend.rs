@@ -395,14 +395,18 @@ impl Backend {
         }
         drop(tx);
         let params = Some(Value::Object(params));
-        let call = async {
+        let call = std::pin::pin!(async {
             match route {
                 // One round, sent as it is: the envelope is the client's own.
                 Route::PassThrough => client.peer().request(method, params, opts).await,
                 _ => client.request(method, params, opts).await,
             }
-        };
-        tokio::pin!(call);
+        });
+        // The backend's answer is usually some µs away: while calls come one at a time and
+        // the thread's wait policy spins (the `ferromcp` command's runtime does by default),
+        // the worker stays awake for it, running other tasks and polling I/O between tries,
+        // instead of parking and paying a wake-up on the way back (`ferromcp::wait`).
+        let mut call = ferromcp::wait::handover(call);
         let result = loop {
             tokio::select! {
                 biased;
