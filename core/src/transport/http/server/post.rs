@@ -34,6 +34,10 @@ use std::sync::Arc;
 /// [`handle_post_request`]).
 const FIRST_EVENT_WAIT: std::time::Duration = std::time::Duration::from_millis(20);
 
+/// How long such a POST then waits for the end of a stream whose answer has come (see
+/// [`handle_post_request`]): the answering thread closes it right after queuing the answer.
+const STREAM_END_WAIT: std::time::Duration = std::time::Duration::from_millis(1);
+
 /// The requests that change a session's stored state ([`super::super::SessionState`]).
 const STATE_METHODS: [&str; 3] = [
     "logging/setLevel",
@@ -536,8 +540,13 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
         {
             finished = rx.take_finished();
             if finished.is_none() {
-                // The answer's sender may be ending the stream on another worker right now.
-                tokio::task::yield_now().await;
+                // The answer's sender may be ending the stream on another worker right now: the
+                // answer is queued a moment before its stream is closed, and a busy machine can
+                // preempt that thread in between. Wait (briefly) for the end or the next event,
+                // so that a complete answer goes out whole, not as a stream (one more write, and
+                // a compressor made for it when the client accepts a coding).
+                let queued = rx.len();
+                let _ = tokio::time::timeout(STREAM_END_WAIT, rx.grown_past(queued)).await;
                 finished = rx.take_finished();
             }
         }
