@@ -27,10 +27,13 @@ fn main() {
             0
         }
         command => {
-            let runtime = tokio::runtime::Builder::new_multi_thread()
-                .enable_all()
-                .build()
-                .expect("a tokio runtime");
+            let runtime = match runtime_for(&command) {
+                Ok(r) => r,
+                Err(e) => {
+                    eprintln!("ferromcp: {e}");
+                    std::process::exit(2);
+                }
+            };
             let outcome = runtime.block_on(async move {
                 match command {
                     Command::Proxy(a) => serve::run(a).await,
@@ -49,4 +52,54 @@ fn main() {
         }
     };
     std::process::exit(status);
+}
+
+/// The runtime of a command. `ferromcp proxy --stdio` runs on one thread: a call crosses its
+/// two pipes on the thread that read it, where a second worker would be woken and put to sleep
+/// again on every call (measured in bench/results/proxy-latency.md). Everything else gets
+/// tokio's multi-threaded defaults. `FERROMCP_WORKERS` (1 to 64; 1 is one thread) overrides
+/// both, and `FERROMCP_WAIT_POLICY` (`park` unless set; `spin`, `spin:<µs>`) sets whether the
+/// threads spin briefly for an event about to come (docs/runtime.md).
+fn runtime_for(command: &Command) -> Result<tokio::runtime::Runtime, String> {
+    let workers_var = ferromcp::embed::runtime::WORKERS_VAR;
+    let workers = match std::env::var(workers_var) {
+        Ok(v) if !v.trim().is_empty() => match v.trim().parse::<usize>() {
+            Ok(n) if (1..=64).contains(&n) => Some(n),
+            _ => {
+                return Err(format!(
+                    "{workers_var}={v:?}: expected a whole number, 1 to 64"
+                ))
+            }
+        },
+        _ => None,
+    };
+    let wait_var = ferromcp::embed::runtime::WAIT_POLICY_VAR;
+    let wait: ferromcp::wait::WaitPolicy = match std::env::var(wait_var) {
+        Ok(v) if !v.trim().is_empty() => v.parse().map_err(|e| format!("{wait_var}={v:?}: {e}"))?,
+        _ => ferromcp::wait::WaitPolicy::Park,
+    };
+    let stdio_proxy = matches!(
+        command,
+        Command::Proxy(args::ProxyArgs {
+            listen: args::Listen::Stdio,
+            ..
+        })
+    );
+    let mut builder = match workers {
+        Some(1) => tokio::runtime::Builder::new_current_thread(),
+        None if stdio_proxy => tokio::runtime::Builder::new_current_thread(),
+        Some(n) => {
+            let mut b = tokio::runtime::Builder::new_multi_thread();
+            b.worker_threads(n);
+            b
+        }
+        None => tokio::runtime::Builder::new_multi_thread(),
+    };
+    // The current-thread runtime's one thread is this one.
+    wait.set_for_this_thread();
+    builder
+        .enable_all()
+        .on_thread_start(move || wait.set_for_this_thread())
+        .build()
+        .map_err(|e| format!("cannot start a tokio runtime: {e}"))
 }
