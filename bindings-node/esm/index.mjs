@@ -26,6 +26,7 @@ export const {
   McpHttpHandler,
   maskErrors,
   MiddlewareContext,
+  openTelemetry,
   rateLimit,
   requestLog,
   timing,

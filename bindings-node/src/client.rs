@@ -19,7 +19,8 @@ use std::sync::Arc;
 /// The id the facade registers a client's request handler under.
 const CLIENT_HANDLER: u32 = 0;
 
-fn client_setup(
+/// The engine's client config and the facade's handler for a new client (`client_tls.rs` too).
+pub(crate) fn client_setup(
     config: Value,
     dispatcher: Option<&NativeDispatcher>,
 ) -> napi::Result<(ClientConfig, Option<Arc<dyn ForeignClientHandler>>)> {

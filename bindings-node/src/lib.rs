@@ -14,6 +14,7 @@
 
 pub mod auth;
 pub mod client;
+pub mod client_tls;
 pub mod client_tasks;
 pub mod composition;
 pub mod context;

@@ -12,6 +12,7 @@ import { call, ErrorCode, errorFromCode, McpError } from './errors';
 import { type ListenFilter, Subscription } from './listen';
 import native, { type NativeCallOptions, type NativeCancel, type NativeClient } from './native';
 import type { McpServer } from './server';
+import { type Pem, rootCertificatesConfig } from './tls';
 import type {
   CallToolResult,
   CreateTaskResult,
@@ -115,6 +116,8 @@ export interface HttpClientOptions extends ClientOptions {
    * the token, a 403 `insufficient_scope` steps up (see {@link OAuth}).
    */
   auth?: OAuth | OAuthOptions;
+  /** CA certificates trusted for `https://` beside Mozilla's roots (PEM, e.g. a private CA's). */
+  rootCertificates?: Pem[];
 }
 
 type Connect = (config: Record<string, unknown>, d: Dispatch | null) => Promise<NativeClient>;
@@ -187,7 +190,13 @@ export class Client extends EventEmitter {
 
   /** Connects to a Streamable HTTP endpoint. */
   static http(url: string | URL, options: HttpClientOptions = {}): Promise<Client> {
-    const { headers, legacyFallback = false, auth, ...rest } = options;
+    const { headers, legacyFallback = false, auth, rootCertificates, ...rest } = options;
+    if (rootCertificates !== undefined) {
+      const oauth = auth === undefined ? null : (auth instanceof OAuth ? auth : new OAuth(auth))._native();
+      return Client.#connect(rest, async (config, d) =>
+        native.NativeClient.connectHttpWith(String(url), headers ?? null, legacyFallback, rootCertificatesConfig(rootCertificates), oauth, config, d?.native ?? null),
+      );
+    }
     if (auth !== undefined) {
       const oauth = auth instanceof OAuth ? auth : new OAuth(auth);
       return Client.#connect(rest, (config, d) =>

@@ -33,6 +33,7 @@ import type { RequestContext } from './context';
 import { asMcpError, call, ErrorCode, McpError } from './errors';
 import native from './native';
 import type { RequestId } from './types';
+import type { OpenTelemetryLayer } from './otel';
 
 /** A result object, as the engine sends it to the client. */
 export type MiddlewareResult = Record<string, unknown>;
@@ -165,7 +166,8 @@ export type BuiltinMiddleware =
   | ({ name: 'rateLimit' } & RateLimitOptions)
   | ({ name: 'requestLog' } & RequestLogOptions)
   | ({ name: 'maskErrors' } & MaskErrorsOptions)
-  | { name: 'timing'; hook: (event: TimingEvent) => void };
+  | { name: 'timing'; hook: (event: TimingEvent) => void }
+  | OpenTelemetryLayer;
 
 /** What `server.use` and the `middleware` option take. */
 export type Middleware = MiddlewareFunction | BuiltinMiddleware;

@@ -42,12 +42,33 @@ export interface TlsOptions {
   reloadIntervalMs?: number;
 }
 
+/** PEM text from a string or its bytes. */
+function pemText(v: Pem): string {
+  return v instanceof Uint8Array ? Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('latin1') : v;
+}
+
 /** The engine's `tls` object: PEM bytes as text; the engine checks the rest. */
 export function tlsConfig(tls: TlsOptions): Record<string, unknown> {
   const out: Record<string, unknown> = { ...tls };
   for (const key of ['certPem', 'keyPem', 'clientCaPem'] as const) {
     const v = tls[key];
-    if (v instanceof Uint8Array) out[key] = Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('latin1');
+    if (v !== undefined) out[key] = pemText(v);
   }
   return out;
+}
+
+/**
+ * `Client.http(url, { rootCertificates })`: the CA certificates a client trusts for `https://`
+ * beside Mozilla's roots (e.g. a private CA's), as the engine takes them (PEM text each; a
+ * string or the bytes of one may hold several certificates). Verification stays on: a server
+ * whose chain reaches none of these nor Mozilla's roots is refused at the handshake.
+ */
+export function rootCertificatesConfig(roots: readonly Pem[]): string[] {
+  if (!Array.isArray(roots)) throw new TypeError('rootCertificates must be an array of PEM strings or bytes');
+  return roots.map((r, i) => {
+    if (typeof r !== 'string' && !(r instanceof Uint8Array)) {
+      throw new TypeError(`rootCertificates[${i}] must be PEM text (a string) or its bytes (Uint8Array), not ${r === null ? 'null' : typeof r}`);
+    }
+    return pemText(r);
+  });
 }

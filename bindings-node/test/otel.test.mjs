@@ -1,0 +1,159 @@
+// OpenTelemetry from Node (issue 38 point 4): the engine's layer by name (openTelemetry({...}),
+// the binding builds the engine with `otel`) exports its SERVER span over OTLP/HTTP to a
+// receiver started here. The receiver is node:http; the protobuf bodies the engine's exporter
+// posts are read with the small wire-format reader below (field numbers from
+// opentelemetry-proto's trace.proto). The caller's context travels in params._meta; the Node
+// handler sees the engine span named in ctx._meta.traceparent, so a span it starts from that
+// context with its own OpenTelemetry SDK is the engine span's child. A malformed traceparent is
+// ignored: the call is answered and the engine span starts a trace of its own.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { Client, McpServer, openTelemetry } from '../esm/index.mjs';
+
+/** The fields of one protobuf message: [field number, value] (varint as BigInt, else bytes). */
+function fields(buf) {
+  const out = [];
+  let i = 0;
+  const varint = () => {
+    let x = 0n;
+    for (let shift = 0n; ; shift += 7n) {
+      if (i >= buf.length) throw new Error('truncated varint');
+      const b = buf[i++];
+      x |= BigInt(b & 0x7f) << shift;
+      if (!(b & 0x80)) return x;
+    }
+  };
+  const take = (n) => {
+    if (i + n > buf.length) throw new Error('truncated field');
+    const v = buf.subarray(i, i + n);
+    i += n;
+    return v;
+  };
+  while (i < buf.length) {
+    const key = Number(varint());
+    const [no, wire] = [key >> 3, key & 7];
+    if (wire === 0) out.push([no, varint()]);
+    else if (wire === 1) out.push([no, take(8)]);
+    else if (wire === 2) out.push([no, take(Number(varint()))]);
+    else if (wire === 5) out.push([no, take(4)]);
+    else throw new Error(`protobuf wire type ${wire}`);
+  }
+  return out;
+}
+const all = (buf, no) => fields(buf).filter(([n]) => n === no).map(([, v]) => v);
+const one = (buf, no) => all(buf, no)[0];
+const text = (b) => (b === undefined ? undefined : Buffer.from(b).toString('utf8'));
+const hex = (b) => (b === undefined ? '' : Buffer.from(b).toString('hex'));
+/** KeyValue list -> { key: string value } (AnyValue.string_value is field 1). */
+const attributes = (kvs) => Object.fromEntries(kvs.map((kv) => [text(one(kv, 1)), text(one(one(kv, 2) ?? Buffer.alloc(0), 1))]));
+
+/** ExportTraceServiceRequest -> spans with their resource's service.name. */
+function decodeTraces(body) {
+  const spans = [];
+  for (const rs of all(body, 1)) {
+    const service = attributes(all(one(rs, 1) ?? Buffer.alloc(0), 1))['service.name'];
+    for (const ss of all(rs, 2)) {
+      for (const s of all(ss, 2)) {
+        spans.push({
+          service,
+          traceId: hex(one(s, 1)),
+          spanId: hex(one(s, 2)),
+          parentSpanId: hex(one(s, 4)),
+          name: text(one(s, 5)),
+          kind: Number(one(s, 6) ?? 0n),
+          attributes: attributes(all(s, 9)),
+        });
+      }
+    }
+  }
+  return spans;
+}
+
+let receiver;
+let endpoint;
+const received = [];
+
+before(async () => {
+  // The engine's batch span processor exports every 100 ms instead of 5 s.
+  process.env.OTEL_BSP_SCHEDULE_DELAY = '100';
+  receiver = createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      if (req.url === '/v1/traces') received.push(...decodeTraces(Buffer.concat(chunks)));
+      res.writeHead(200, { 'content-type': 'application/x-protobuf', 'content-length': 0 }).end();
+    });
+  });
+  await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  endpoint = `http://127.0.0.1:${receiver.address().port}`;
+});
+after(() => receiver.close());
+
+async function waitFor(name, count) {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const found = received.filter((s) => s.service === 'node-server' && s.name === name);
+    if (found.length >= count || Date.now() > deadline) return found;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+test("the engine's span joins the caller's trace and the Node handler sees it as its parent", async () => {
+  const server = new McpServer(
+    { name: 'traced', version: '1.0.0' },
+    { middleware: [openTelemetry({ serviceName: 'node-server', otlpEndpoint: endpoint, samplingRatio: 1 })] },
+  );
+  const seen = [];
+  server.registerTool(
+    'lookup',
+    { inputSchema: { type: 'object', properties: { key: { type: 'string' } } } },
+    ({ key }, ctx) => {
+      seen.push(ctx._meta?.traceparent);
+      return key.toUpperCase();
+    },
+  );
+  const client = await Client.memory(server);
+  const traceId = randomBytes(16).toString('hex');
+  const callerSpan = randomBytes(8).toString('hex');
+  try {
+    const r = await client.request('tools/call', {
+      name: 'lookup',
+      arguments: { key: 'k' },
+      _meta: { traceparent: `00-${traceId}-${callerSpan}-01` },
+    });
+    assert.equal(r.content[0].text, 'K');
+    const bad = await client.request('tools/call', {
+      name: 'lookup',
+      arguments: { key: 'x' },
+      _meta: { traceparent: '00-zz-bad' },
+    });
+    assert.equal(bad.content[0].text, 'X');
+  } finally {
+    await client.close();
+  }
+
+  const engine = await waitFor('tools/call lookup', 2);
+  assert.equal(engine.length, 2, JSON.stringify(received.map((s) => s.name)));
+  const joined = engine.find((s) => s.parentSpanId === callerSpan);
+  assert.ok(joined, "the engine span's parent is the caller's span");
+  assert.equal(joined.traceId, traceId);
+  assert.equal(joined.kind, 2, 'SPAN_KIND_SERVER');
+  assert.equal(joined.attributes['mcp.method.name'], 'tools/call');
+  assert.equal(joined.attributes['gen_ai.tool.name'], 'lookup');
+  assert.equal(joined.attributes['gen_ai.operation.name'], 'execute_tool');
+  // The handler's _meta names the engine span: a span started from it is the engine span's child.
+  assert.equal(seen[0], `00-${traceId}-${joined.spanId}-01`);
+  // The malformed traceparent: answered, and a trace of its own started by the engine.
+  const other = engine.find((s) => s !== joined);
+  assert.equal(other.parentSpanId, '');
+  assert.notEqual(other.traceId, traceId);
+  assert.equal(seen[1], `00-${other.traceId}-${other.spanId}-01`);
+});
+
+test('openTelemetry options the engine does not know are refused when the layer is added', () => {
+  const server = new McpServer({ name: 'traced', version: '1.0.0' });
+  assert.throws(() => server.use({ name: 'openTelemetry', samplingRate: 0.5 }), /openTelemetry: unknown field `samplingRate`/);
+  assert.throws(() => server.use(openTelemetry({ samplingRatio: 2 })), /samplingRatio must be between 0 and 1, got 2/);
+});

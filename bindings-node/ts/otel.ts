@@ -1,0 +1,36 @@
+/**
+ * OpenTelemetry for a {@link McpServer}: the engine's layer (Rust, feature `otel`) by name, as
+ * the other built-in layers. It opens a `SERVER` span per request named as OpenTelemetry's MCP
+ * semantic conventions say, reads the caller's trace context from `params._meta`
+ * (`traceparent`, `tracestate`, `baggage`) or the HTTP header fields, records
+ * `mcp.server.operation.duration`, and exports over OTLP/HTTP. A sampled request's `_meta`
+ * then names the engine span (`ctx._meta.traceparent`), so a span a JavaScript handler starts
+ * with its own OpenTelemetry SDK from that context is the engine span's child. See
+ * docs/observability.md.
+ * @module
+ */
+
+/** Options of {@link openTelemetry}; each unset one comes from the standard `OTEL_*` variables. */
+export interface OpenTelemetryOptions {
+  /** `service.name` (`OTEL_SERVICE_NAME`). */
+  serviceName?: string;
+  /** The OTLP/HTTP base URL, e.g. `http://127.0.0.1:4318` (`OTEL_EXPORTER_OTLP_ENDPOINT`). */
+  otlpEndpoint?: string;
+  /** Header fields sent with every export (API keys; `OTEL_EXPORTER_OTLP_HEADERS`). */
+  otlpHeaders?: Record<string, string>;
+  /** The share of new traces sampled, 0 to 1 (parent-based: a caller's decision is kept). */
+  samplingRatio?: number;
+  /** How often metrics are exported, in ms (`OTEL_METRIC_EXPORT_INTERVAL`, default 60000). */
+  metricExportIntervalMs?: number;
+}
+
+/** The layer as `server.use(...)` and the `middleware` option take it. */
+export type OpenTelemetryLayer = { name: 'openTelemetry' } & OpenTelemetryOptions;
+
+/**
+ * The engine's OpenTelemetry layer: add it first (`server.use(openTelemetry({...}))`) so that its
+ * span and duration cover every later layer. Unknown options are refused when it is added.
+ */
+export function openTelemetry(options: OpenTelemetryOptions = {}): OpenTelemetryLayer {
+  return { name: 'openTelemetry', ...options };
+}
