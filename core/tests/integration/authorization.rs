@@ -4,8 +4,8 @@
 //! hidden, a predicate decides from the request's context, and over Streamable HTTP the
 //! scopes of the bearer token decide.
 
-mod common_http;
-mod support;
+use crate::common_http;
+use crate::support;
 
 use common_http::{init_body, send, Resp, JSON_SSE};
 use ferromcp::auth::{AuthInfo, ResourceAuth};

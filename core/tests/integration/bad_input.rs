@@ -3,7 +3,7 @@
 //! messages, requests before initialize, and a peer that dies mid-request. After each bad input
 //! the same session still answers a normal request.
 
-mod support;
+use crate::support;
 
 use ferromcp::codes;
 use ferromcp::protocol::{CallToolResult, Tool};

@@ -5,8 +5,7 @@
 //! configuration (a shared key opens another replica's token, a different key does not, the
 //! replay capacity is the one configured).
 
-mod common_http;
-mod common_modern;
+use crate::common_modern;
 
 use common_modern::{answer, meta, post_modern, request};
 use ferromcp::embed::{EmbeddedServer, ServerConfig};

@@ -2,7 +2,7 @@
 //! suppresses the response; initialize cannot be cancelled; late and unknown-id cancellations are
 //! ignored; a client whose call is cancelled (token) or dropped sends `notifications/cancelled`.
 
-mod support;
+use crate::support;
 
 use ferromcp::client::ClientHandlers;
 use ferromcp::codes;

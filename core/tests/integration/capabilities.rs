@@ -3,7 +3,7 @@
 //! server did not advertise; a server handler asking a client for sampling it did not offer gets
 //! -32021 (missing client capability, the code 2026-07-28 gives it) and can report it.
 
-mod support;
+use crate::support;
 
 use ferromcp::client::{Client, ClientHandlers, ClientOptions};
 use ferromcp::codes;

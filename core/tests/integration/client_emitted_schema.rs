@@ -6,8 +6,8 @@
 //! cancels a request and sends roots/list_changed. Every frame the client writes is captured at
 //! the transport and validated against the JSON-RPC envelope and the specific definition.
 
-mod common;
-mod support;
+use crate::common;
+use crate::support;
 
 use common::spec_schema::{assert_valid, errors, has_definition};
 use ferromcp::client::{Client, ClientHandlers, ClientOptions};

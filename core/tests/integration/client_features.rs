@@ -4,7 +4,7 @@
 //! -32602) and accepted content validated, and URL-mode elicitation plus
 //! `notifications/elicitation/complete` reaching `on_notification`.
 
-mod support;
+use crate::support;
 
 use ferromcp::client::{Client, ClientHandlers};
 use ferromcp::codes;

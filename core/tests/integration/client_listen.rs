@@ -4,7 +4,7 @@
 //! id, and not through `on_notification`), dropping the subscription ends it on the server, and
 //! a handshake-era session refuses it with a clear error.
 
-mod common;
+use crate::common;
 
 use ferromcp::client::http::connect;
 use ferromcp::client::{Client, ClientHandlers, ClientOptions, ProtocolMode, Subscription};

@@ -2,7 +2,7 @@
 //! (`ClientHandlers.extra_capabilities`, deep-merged; `null` removes) and extra `clientInfo`
 //! fields (`ClientOptions.title`, `info_extra`), as the server sees them.
 
-mod support;
+use crate::support;
 
 use ferromcp::client::{merge_capabilities, ClientHandlers, ClientOptions};
 use ferromcp::protocol::{CallToolResult, ElicitAction, ElicitResult, Root, Tool};

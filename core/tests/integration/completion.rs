@@ -1,7 +1,7 @@
 //! Proves completion/complete: `context.arguments` reach the handler, more than 100 values are
 //! truncated to 100 with `hasMore` and `total`, and a reference to an unknown prompt -> -32602.
 
-mod support;
+use crate::support;
 
 use ferromcp::codes;
 use ferromcp::protocol::{Completion, GetPromptResult, Prompt, PromptArgument};

@@ -4,7 +4,7 @@
 //! `list_changed` and resource updates reach the parent's sessions, completions are routed to
 //! it; an import copies once; pages span own and mounted items; bad mounts are refused.
 
-mod support;
+use crate::support;
 
 use ferromcp::protocol::{
     CallToolResult, Completion, GetPromptResult, Prompt, PromptMessage, Resource, ResourceContents,

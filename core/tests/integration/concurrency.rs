@@ -1,7 +1,7 @@
 //! Proves concurrent request handling: a slow tool does not delay a fast one sent after it, and
 //! 100 concurrent calls are all answered with matching ids.
 
-mod support;
+use crate::support;
 
 use ferromcp::client::ClientHandlers;
 use serde_json::json;

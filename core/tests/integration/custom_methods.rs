@@ -1,7 +1,7 @@
 //! Proves user-defined methods: `example.com/echo` is served after initialization (and not
 //! before), and names without a domain prefix are rejected at registration.
 
-mod support;
+use crate::support;
 
 use ferromcp::codes;
 use ferromcp::server::{method_fn, Server};

@@ -4,7 +4,7 @@
 //! prompts, completion, logging, progress and errors; every message is validated against the
 //! revision's JSON-RPC envelope definition and the specific result/notification definition.
 
-mod support;
+use crate::support;
 
 use ferromcp::protocol::{
     BlobResourceContents, CallToolResult, Completion, ContentBlock, GetPromptResult, Prompt,

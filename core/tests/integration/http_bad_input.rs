@@ -1,6 +1,6 @@
 //! Streamable HTTP server: status codes for bad input.
 
-mod common_http;
+use crate::common_http;
 use common_http::*;
 use ferromcp::transport::http::HttpServerOptions;
 use serde_json::json;

@@ -1,6 +1,6 @@
 //! The Rust client against the Rust server over Streamable HTTP and legacy HTTP+SSE.
 
-mod common_http;
+use crate::common_http;
 use common_http::*;
 use ferromcp::client::http::{connect, connect_legacy};
 use ferromcp::client::{ClientHandlers, ClientOptions};

@@ -20,7 +20,7 @@
 
 #![cfg(feature = "http")]
 
-mod common_http;
+use crate::common_http;
 use common_http::*;
 use ferromcp::auth::{JwtVerifier, TokenVerifier};
 use ferromcp::client::http::connect;

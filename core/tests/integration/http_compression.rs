@@ -6,8 +6,8 @@
 //! answers, with the bytes on the wire counted by a proxy. The 1 GB decompression bomb is in
 //! `http_compression_bomb.rs` (it measures the process's memory, so it runs alone).
 
-mod common_http;
-mod common_wire;
+use crate::common_http;
+use crate::common_wire;
 use common_http::*;
 use common_wire::*;
 use ferromcp::client::http::connect;

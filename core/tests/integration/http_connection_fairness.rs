@@ -5,7 +5,7 @@
 //! a session out (`HttpServerOptions::connections_kept_for_sessions`): idle connections without
 //! a session are closed to make room, while connections in use are left alone.
 
-mod common_http;
+use crate::common_http;
 use common_http::*;
 use ferromcp::transport::http::HttpServerOptions;
 use serde_json::json;

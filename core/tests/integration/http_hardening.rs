@@ -4,8 +4,8 @@
 //! connection cap and timeouts, the session table under an initialize flood, and 413 answers
 //! that the client can read.
 
-mod common_http;
-mod common_wire;
+use crate::common_http;
+use crate::common_wire;
 use common_http::*;
 use common_wire::*;
 use ferromcp::transport::http::{HttpServerHandle, HttpServerOptions};

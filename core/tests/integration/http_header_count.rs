@@ -2,8 +2,8 @@
 //! commonly send more than 64, so up to 128 are read; beyond that, 431. The head's total size
 //! stays bounded by `max_head_size` whatever the count.
 
-mod common_http;
-mod common_wire;
+use crate::common_http;
+use crate::common_wire;
 use common_http::*;
 use common_wire::*;
 use ferromcp::transport::http::HttpServerOptions;

@@ -2,7 +2,7 @@
 //! (`RequestContext::http_headers`), on the Streamable HTTP endpoint, in stateless mode and on
 //! the axum router; other transports give none.
 
-mod common_http;
+use crate::common_http;
 
 use common_http::{call, init_session, post, send, JSON_SSE};
 use ferromcp::protocol::Tool;

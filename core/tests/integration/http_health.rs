@@ -2,7 +2,7 @@
 //! the server takes requests, only `GET`, no session or token needed, Host checks applied,
 //! and off when the option is `None`. (With Redis stopped it answers 503: `redis_outage.rs`.)
 
-mod common_http;
+use crate::common_http;
 use common_http::*;
 use ferromcp::transport::http::HttpServerOptions;
 

@@ -8,8 +8,8 @@
 //!   §6.2, RFC 9110 §7.2): `http://localhost:PORT/` is not one, and is refused with 403 as a
 //!   foreign origin is.
 
-mod common_http;
-mod common_wire;
+use crate::common_http;
+use crate::common_wire;
 use common_http::*;
 use common_wire::*;
 use ferromcp::transport::http::HttpServerOptions;

@@ -5,8 +5,8 @@
 //! client would wait out its request timeout. The same holds for the endpoint mounted with
 //! `router()` in an axum app.
 
-mod common_http;
-mod common_wire;
+use crate::common_http;
+use crate::common_wire;
 use common_http::*;
 use common_wire::*;
 use ferromcp::transport::http::{router, HttpServerOptions};

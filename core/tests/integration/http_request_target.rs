@@ -1,8 +1,8 @@
 //! A request target never carries a `#fragment` (RFC 9112 §3.2; RFC 9110 §7.1): a client keeps
 //! the fragment to itself, so a target with one is malformed and refused with 400.
 
-mod common_http;
-mod common_wire;
+use crate::common_http;
+use crate::common_wire;
 use common_http::*;
 use common_wire::*;
 use ferromcp::transport::http::HttpServerOptions;

@@ -1,7 +1,7 @@
 //! Streamable HTTP under stress: graceful shutdown, batches (2025-03-26), SSE polling, session
 //! floods, slow readers, disconnects and malformed input isolated per session.
 
-mod common_http;
+use crate::common_http;
 use bytes::Bytes;
 use common_http::*;
 use ferromcp::client::http::connect;

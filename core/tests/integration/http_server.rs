@@ -1,6 +1,6 @@
 //! Streamable HTTP server: sessions, SSE streams, GET stream, resumption, JSON and stateless modes.
 
-mod common_http;
+use crate::common_http;
 use bytes::Bytes;
 use common_http::*;
 use ferromcp::transport::http::HttpServerOptions;

@@ -2,7 +2,7 @@
 //! active idle session, from many threads at once, and is refused (503, with the request's id)
 //! only when every session is busy.
 
-mod common_http;
+use crate::common_http;
 use common_http::*;
 use ferromcp::transport::http::HttpServerOptions;
 use serde_json::json;

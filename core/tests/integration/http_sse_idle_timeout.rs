@@ -4,7 +4,7 @@
 //! carries events, stays open; what is sent after the end waits for the next GET; the legacy
 //! SSE stream ends the same way; `None` never ends one.
 
-mod common_http;
+use crate::common_http;
 use bytes::Bytes;
 use common_http::*;
 use ferromcp::transport::http::HttpServerOptions;

@@ -2,7 +2,7 @@
 //! stream receives `: keep-alive` frames on schedule, a stream that carries events gets none
 //! while it is busy, the engine's own client reads through them, and `None` turns them off.
 
-mod common_http;
+use crate::common_http;
 use bytes::Bytes;
 use common_http::*;
 use ferromcp::transport::http::HttpServerOptions;

@@ -5,7 +5,7 @@
 //! a session's streams share (`HttpServerOptions::max_session_buffered_bytes`), which is given
 //! back as streams drain: the session's next call is served whole.
 
-mod common_http;
+use crate::common_http;
 use bytes::Bytes;
 use common_http::*;
 use ferromcp::transport::http::HttpServerOptions;

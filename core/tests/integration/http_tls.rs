@@ -8,7 +8,7 @@
 
 #![cfg(feature = "http")]
 
-mod common_http;
+use crate::common_http;
 use common_http::*;
 use ferromcp::client::http::connect;
 use ferromcp::client::{ClientHandlers, ClientOptions};

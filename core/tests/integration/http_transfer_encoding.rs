@@ -4,8 +4,8 @@
 //! beside Content-Length is refused (400, the smuggling case of §6.1). Each refusal closes the
 //! connection.
 
-mod common_http;
-mod common_wire;
+use crate::common_http;
+use crate::common_wire;
 use common_http::*;
 use common_wire::*;
 use ferromcp::transport::http::{HttpServerHandle, HttpServerOptions};

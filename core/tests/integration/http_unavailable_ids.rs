@@ -4,7 +4,7 @@
 //! at once instead of waiting out its timeout. (The full session table's 503 is checked in
 //! http_session_admission.rs.)
 
-mod common_http;
+use crate::common_http;
 use common_http::*;
 use ferromcp::transport::http::{
     HttpServerOptions, InMemorySessionStore, SessionState, SessionStore, StoreError, StoreFuture,
@@ -79,7 +79,7 @@ async fn a_failing_session_store_answers_503_with_the_request_id() {
     init_session(&url).await;
 }
 
-mod common_wire;
+use crate::common_wire;
 
 #[tokio::test]
 async fn a_request_during_shutdown_is_refused_with_its_id() {

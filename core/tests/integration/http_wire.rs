@@ -2,8 +2,8 @@
 //! `Expect: 100-continue`, limits, malformed requests, clients that leave), spoken over raw TCP;
 //! and the same endpoint mounted through `router()` in an axum app.
 
-mod common_http;
-mod common_wire;
+use crate::common_http;
+use crate::common_wire;
 use common_http::*;
 use common_wire::*;
 use ferromcp::transport::http::{router, HttpServerOptions};

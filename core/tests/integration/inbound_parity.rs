@@ -7,9 +7,9 @@
 //! handshake-era revision, a per-request-era (2026-07-28) client, or nothing yet. The legacy
 //! HTTP+SSE endpoint (2024-11-05 transport) follows the same batch policy.
 
-mod common_http;
-mod common_modern;
-mod support;
+use crate::common_http;
+use crate::common_modern;
+use crate::support;
 
 use common_http::{init_session_at, send, JSON_SSE};
 use common_modern::headers_for;

@@ -3,7 +3,7 @@
 //! before the failure; -32600 for invalid messages), ids round-trip as strings and integers,
 //! and `write_message` emits exactly one line.
 
-mod support;
+use crate::support;
 
 use ferromcp::codes;
 use ferromcp::jsonrpc::{parse, write_message, Incoming, Message, RequestId};

@@ -3,7 +3,7 @@
 //! -32602, a client disconnects from a server answering a version it cannot speak, and batches are
 //! accepted only under 2025-03-26.
 
-mod support;
+use crate::support;
 
 use ferromcp::client::{Client, ClientHandlers, ClientOptions};
 use ferromcp::server::Server;

@@ -1,7 +1,7 @@
 //! Proves logging: `logging/setLevel` filters `notifications/message` by severity (warning passes
 //! a warning threshold, debug does not), and an invalid level -> -32602.
 
-mod support;
+use crate::support;
 
 use ferromcp::codes;
 use ferromcp::protocol::{CallToolResult, Tool};

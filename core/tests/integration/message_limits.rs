@@ -3,7 +3,7 @@
 //! client can match it), and a response over the client's limit fails the waiting call at once
 //! instead of leaving it to wait forever, over the in-memory transport and over stdio framing.
 
-mod support;
+use crate::support;
 
 use ferromcp::client::{Client, ClientHandlers, ClientOptions};
 use ferromcp::codes;

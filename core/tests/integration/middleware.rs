@@ -3,7 +3,7 @@
 //! `tools/call` lane too; a layer answers, refuses, changes the request and the result; and the
 //! built-in layers (rate limit, error masking, timing, request logging) do what they say.
 
-mod support;
+use crate::support;
 
 use ferromcp::jsonrpc::Notification;
 use ferromcp::protocol::{

@@ -3,8 +3,8 @@
 //! server, and per client address from the proxy's header on per-request-era (2026-07-28)
 //! requests, which take their own POST path; a layer reads the request's HTTP headers.
 
-mod common_http;
-mod common_modern;
+use crate::common_http;
+use crate::common_modern;
 
 use common_http::*;
 use common_modern::{answer, headers_for, post_with, request};

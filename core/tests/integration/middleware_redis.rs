@@ -6,9 +6,8 @@
 
 #![cfg(feature = "redis")]
 
-mod common_http;
-mod common_modern;
-mod common_replicas;
+use crate::common_modern;
+use crate::common_replicas;
 
 use common_modern::{answer, headers_for, post_with, request};
 use common_replicas::redis_server;

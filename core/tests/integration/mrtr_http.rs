@@ -3,9 +3,8 @@
 //! retries with `inputResponses` and the sealed `requestState`, and a state that was altered or
 //! made for another request is refused.
 
-mod common_http;
-mod common_modern;
-mod support;
+use crate::common_modern;
+use crate::support;
 
 use common_modern::{answer, meta, post_modern, request};
 use ferromcp::protocol::{CallToolResult, Tool};

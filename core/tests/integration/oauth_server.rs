@@ -3,7 +3,7 @@
 //! challenge, the Protected Resource Metadata is served, and a good token reaches the handler
 //! with its identity.
 
-mod common_http;
+use crate::common_http;
 use common_http::*;
 use ferromcp::auth::{AuthInfo, ResourceAuth};
 use ferromcp::server::Server;

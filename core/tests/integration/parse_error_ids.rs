@@ -3,7 +3,7 @@
 //! was read, so the peer can match the error to its request. A malformed response is still never
 //! given an id (answering it could start an endless exchange of errors).
 
-mod common_http;
+use crate::common_http;
 use common_http::*;
 use ferromcp::jsonrpc::{parse, RequestId};
 use ferromcp::transport::http::HttpServerOptions;

@@ -2,7 +2,7 @@
 //! `capabilities` at `initialize`, and subscriptions past the count or byte limit, are refused
 //! with -32602 naming the limit, and the session goes on.
 
-mod support;
+use crate::support;
 
 use ferromcp::protocol::{Resource, ResourceContents, TextResourceContents};
 use ferromcp::server::{resource_fn, Server};

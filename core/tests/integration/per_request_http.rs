@@ -3,8 +3,8 @@
 //! `resultType` and caching hints on results, per-request capabilities and log level, all on the
 //! same endpoint that keeps serving handshake-era sessions.
 
-mod common_http;
-mod common_modern;
+use crate::common_http;
+use crate::common_modern;
 
 use common_http::{call, init_session, post};
 use common_modern::{answer, headers_for, meta, post_modern, post_with, request, with_header, V};

@@ -4,8 +4,8 @@
 //! an HTTP session that is gone once the stream ends); calls with the same `_meta` (which may
 //! share a kept engine session) each start uncancelled.
 
-mod common_http;
-mod common_modern;
+use crate::common_http;
+use crate::common_modern;
 
 use common_http::init_session;
 use common_modern::{answer, headers_for, meta, post_modern, request};

@@ -5,8 +5,8 @@
 //! ignored and none is minted, and the 2024-11-05 HTTP+SSE endpoints are not served. A server of
 //! both eras keeps its sessions, its GET stream and its DELETE.
 
-mod common_http;
-mod common_modern;
+use crate::common_http;
+use crate::common_modern;
 
 use common_http::{init_session, send, JSON_SSE};
 use common_modern::{answer, headers_for, post_with, request, with_header};

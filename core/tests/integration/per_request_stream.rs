@@ -3,7 +3,7 @@
 //! `_meta` (discover, results, errors, multi round-trip, cancellation, subscriptions), and a
 //! connection that does initialize keeps the handshake era.
 
-mod support;
+use crate::support;
 
 use ferromcp::protocol::{CallToolResult, Tool};
 use ferromcp::server::{tool_fn, Server};

@@ -1,7 +1,7 @@
 //! Proves ping in both directions: the client pings the server, and a server handler pings the
 //! client through `ctx.peer().request("ping")`; both answer with an empty result.
 
-mod support;
+use crate::support;
 
 use ferromcp::client::ClientHandlers;
 use ferromcp::protocol::{CallToolResult, Tool};

@@ -3,7 +3,7 @@
 //! after completion; the client's `on_progress` callback sees them; progress resets the request
 //! timeout when asked to, bounded by `max_total_timeout`.
 
-mod support;
+use crate::support;
 
 use ferromcp::client::ClientHandlers;
 use ferromcp::codes;

@@ -1,7 +1,7 @@
 //! Proves the prompts feature: list and get, a missing required argument -> -32602 naming it, a
 //! non-string argument -> -32602, and an unknown prompt -> -32602.
 
-mod support;
+use crate::support;
 
 use ferromcp::codes;
 use ferromcp::protocol::{GetPromptResult, Prompt, PromptArgument, PromptMessage};

@@ -4,7 +4,7 @@
 //! compared; unknown fields survive at every level; and every example message of the spec
 //! documents and examples folder decodes and re-encodes unchanged.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::fmt::Debug;

@@ -6,8 +6,8 @@
 
 #![cfg(feature = "redis")]
 
-mod common_http;
-mod common_replicas;
+use crate::common_http;
+use crate::common_replicas;
 use common_http::*;
 use common_replicas::*;
 use ferromcp::transport::http::{serve_http, HttpServerOptions};

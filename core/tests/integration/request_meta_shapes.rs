@@ -5,9 +5,8 @@
 //! - `_meta` is an object (every revision's `RequestParams`);
 //! - `_meta.progressToken` is a string or an integer (`ProgressToken`).
 
-mod common_http;
-mod common_modern;
-mod support;
+use crate::common_modern;
+use crate::support;
 
 use common_modern::{answer, meta, post_modern, request};
 use ferromcp::codes;

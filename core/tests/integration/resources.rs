@@ -2,7 +2,7 @@
 //! variables reaching the handler, unknown URIs -> -32002, subscribe/unsubscribe with
 //! `notify_resource_updated` reaching only subscribers, and `list_changed` on a live session.
 
-mod support;
+use crate::support;
 
 use ferromcp::codes;
 use ferromcp::protocol::{

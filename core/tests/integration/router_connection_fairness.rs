@@ -4,7 +4,7 @@
 //! of idle connections fills the budget it closes those without a session, leaving a client
 //! with a session served and its open GET stream alone.
 
-mod common_http;
+use crate::common_http;
 use common_http::*;
 use ferromcp::transport::http::{router, ConnectionSeat, FairListener, HttpServerOptions};
 use serde_json::json;

@@ -4,7 +4,7 @@
 //! the server and a follow-up carrying `tool_result` reaching `ClientHandlers.sampling` intact.
 //! On earlier revisions tools in sampling are refused even with the capability.
 
-mod support;
+use crate::support;
 
 use ferromcp::client::{ClientHandlers, ClientOptions};
 use ferromcp::codes;

@@ -4,7 +4,7 @@
 //! fails the pending call promptly with a connection-closed error, and other clients in the
 //! process are unaffected.
 
-mod support;
+use crate::support;
 
 use ferromcp::client::{Client, ClientHandlers, ClientOptions};
 use ferromcp::codes;

@@ -5,7 +5,7 @@
 //! (`Server::serve_until`, what `serve_stdio_until` and the bindings' stdio stop use), and when
 //! the peer's end closes (stdin at EOF), where it also stops waiting out the drain time.
 
-mod common;
+use crate::common;
 
 use ferromcp::client::{Client, ClientHandlers, ClientOptions, ProtocolMode};
 use ferromcp::server::Server;

@@ -2,8 +2,8 @@
 //! every notification carries the subscription id, only the kinds the client opted in to are
 //! delivered, and closing the stream ends the subscription.
 
-mod common_http;
-mod common_modern;
+use crate::common_http;
+use crate::common_modern;
 
 use bytes::Bytes;
 use common_modern::{headers_for, request};

@@ -5,7 +5,7 @@
 //! unknown ids, session isolation, pagination, TTL expiry, the store limit, `taskSupport`
 //! enforcement, capability advertisement and `notifications/tasks/status`.
 
-mod support;
+use crate::support;
 
 use ferromcp::client::{Client, ClientHandlers, ClientOptions};
 use ferromcp::codes;

@@ -5,8 +5,8 @@
 //! unknown tasks and undeclared clients, the routing headers, and input gathered before the
 //! task exists; 2025-11-25 tasks of handshake sessions stay as they were.
 
-mod common_http;
-mod common_modern;
+use crate::common_http;
+use crate::common_modern;
 
 use common_http::{call, init_body, init_session, post};
 use common_modern::{answer, headers_for, meta, post_modern, post_with, request, with_header};

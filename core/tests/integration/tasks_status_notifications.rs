@@ -5,8 +5,8 @@
 //! with the subscription id; tasks it did not name are not sent; a server without the
 //! extension acknowledges no `taskIds`; a malformed `taskIds` is invalid params.
 
-mod common_http;
-mod common_modern;
+use crate::common_http;
+use crate::common_modern;
 
 use bytes::Bytes;
 use common_modern::{answer, headers_for, meta, post_modern, request};

@@ -2,7 +2,7 @@
 //! `codes::REQUEST_TIMEOUT`, and the server is told with `notifications/cancelled` for that id
 //! (its handler observes the cancellation).
 
-mod support;
+use crate::support;
 
 use ferromcp::client::{Client, ClientHandlers, ClientOptions};
 use ferromcp::codes;

@@ -5,7 +5,7 @@
 //! validated against the new output schema, and a transform that names what is not there is
 //! refused.
 
-mod support;
+use crate::support;
 
 use ferromcp::protocol::{CallToolResult, Tool};
 use ferromcp::server::transform::ToolTransform;

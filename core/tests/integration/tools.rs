@@ -5,7 +5,7 @@
 //! cursors (bad cursor -> -32602), `add_tool` on a live session sends `list_changed`, and typed
 //! `Json<T>` output advertises an `outputSchema`.
 
-mod support;
+use crate::support;
 
 use ferromcp::client::ClientHandlers;
 use ferromcp::codes;

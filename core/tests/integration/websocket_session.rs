@@ -4,7 +4,7 @@
 //! session ends promptly with a connection-closed error; the others and new ones are unharmed).
 #![cfg(feature = "websocket")]
 
-mod support;
+use crate::support;
 
 use ferromcp::client::{Client, ClientHandlers, ClientOptions};
 use ferromcp::codes;
