@@ -7,8 +7,8 @@
 use super::decode;
 use super::http::HttpRequestParts;
 use crate::auth::{
-    MemoryProxyStore, OAuthProxy, OAuthProxyConfig, ProxyRequest, ProxyResponse, TokenVerifier,
-    Upstream, UpstreamAuthMethod,
+    MemoryProxyStore, OAuthProxy, OAuthProxyConfig, ProxyRequest, ProxyResponse, ProxyStore,
+    TokenVerifier, Upstream, UpstreamAuthMethod,
 };
 use crate::McpError;
 use serde::Deserialize;
@@ -84,6 +84,10 @@ pub struct OAuthProxySettings {
     /// Registration lifetime in seconds (default 90 days).
     #[serde(default)]
     pub client_ttl_seconds: Option<u64>,
+    /// Keep registrations, codes and tokens on this Redis (`redis://host:port[/db]`), so that
+    /// every replica given the same URL serves any leg of the flow (default: this process).
+    #[serde(default)]
+    pub redis_url: Option<String>,
 }
 
 impl UpstreamSettings {
@@ -187,7 +191,20 @@ impl EmbeddedOAuthProxy {
         c.refresh_token_ttl = secs(s.refresh_token_ttl_seconds, c.refresh_token_ttl);
         c.code_ttl = secs(s.code_ttl_seconds, c.code_ttl);
         c.client_ttl = secs(s.client_ttl_seconds, c.client_ttl);
-        let proxy = OAuthProxy::new(c, Arc::new(MemoryProxyStore::new()))
+        let store: Arc<dyn ProxyStore> = match &s.redis_url {
+            None => Arc::new(MemoryProxyStore::new()),
+            #[cfg(feature = "redis")]
+            Some(url) => Arc::new(crate::auth::RedisProxyStore::open(url).map_err(|e| {
+                McpError::invalid_params(format!("OAuth proxy options: redisUrl: {e}"))
+            })?),
+            #[cfg(not(feature = "redis"))]
+            Some(_) => {
+                return Err(McpError::invalid_params(
+                    "OAuth proxy options: redisUrl needs ferromcp built with the redis feature",
+                ))
+            }
+        };
+        let proxy = OAuthProxy::new(c, store)
             .map_err(|e| McpError::invalid_params(format!("OAuth proxy options: {e}")))?;
         Ok(Self { proxy })
     }
@@ -307,6 +324,18 @@ mod tests {
         .await
         .unwrap_err();
         assert!(no_endpoints.message.contains("authorizationEndpoint"));
+        let bad_redis = EmbeddedOAuthProxy::new(json!({
+            "issuer": "http://127.0.0.1:8000", "resource": "http://127.0.0.1:8000/mcp",
+            "upstream": {"preset": "github", "clientId": "id", "clientSecret": "s"},
+            "redisUrl": "not a redis url",
+        }))
+        .await
+        .unwrap_err();
+        assert!(
+            bad_redis.message.contains("redisUrl"),
+            "{}",
+            bad_redis.message
+        );
     }
 
     #[tokio::test]

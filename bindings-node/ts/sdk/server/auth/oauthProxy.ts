@@ -71,6 +71,8 @@ export interface OAuthProxyOptions {
   refreshTokenTtlSeconds?: number;
   codeTtlSeconds?: number;
   clientTtlSeconds?: number;
+  /** Keep registrations, codes and tokens on this Redis, so every replica given the same URL serves any leg of the flow. */
+  redisUrl?: string;
 }
 
 type Next = (err?: unknown) => void;
