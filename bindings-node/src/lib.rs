@@ -14,8 +14,8 @@
 
 pub mod auth;
 pub mod client;
-pub mod client_tls;
 pub mod client_tasks;
+pub mod client_tls;
 pub mod composition;
 pub mod context;
 pub mod convert;

@@ -44,12 +44,16 @@ pub struct NativeClient {
     pub(crate) inner: Arc<EmbeddedClient>,
 }
 
-fn client_config(config: Option<String>) -> Result<ClientConfig, FfiError> {
+/// The engine's client config from its JSON text (`client_tls.rs` too).
+pub(crate) fn client_config(config: Option<String>) -> Result<ClientConfig, FfiError> {
     let v = parse_opt_json("client config", config)?.unwrap_or(Value::Null);
     Ok(ClientConfig::from_json(v)?)
 }
 
-fn foreign(handler: Option<Arc<dyn ClientHandler>>) -> Option<Arc<dyn ForeignClientHandler>> {
+/// The Swift client handler as the engine's (`client_tls.rs` too).
+pub(crate) fn foreign(
+    handler: Option<Arc<dyn ClientHandler>>,
+) -> Option<Arc<dyn ForeignClientHandler>> {
     handler.map(|h| Arc::new(SwiftClient(h)) as Arc<dyn ForeignClientHandler>)
 }
 

@@ -26,6 +26,7 @@
 pub mod auth;
 pub mod client;
 pub mod client_tasks;
+pub mod client_tls;
 pub mod composition;
 pub mod context;
 pub mod error;
