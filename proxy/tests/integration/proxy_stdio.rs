@@ -2,7 +2,7 @@
 //! with one backend and namespaced with two, and progress, logs, sampling and completions go
 //! through; a backend killed during a call gives a clear error and the next call works.
 
-mod common;
+use crate::common;
 
 use common::{client, config, first_text, proxy};
 use ferromcp::client::ClientHandlers;

@@ -4,7 +4,7 @@
 //! to a backend of that era with the backend's own input keys. The backends are ferromcp servers
 //! over Streamable HTTP in this test, each limited to the revisions of one era.
 
-mod common;
+use crate::common;
 
 use common::{first_text, proxy};
 use ferromcp::client::{Client, ClientHandlers, ClientOptions, ProtocolMode};

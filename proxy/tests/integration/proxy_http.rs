@@ -1,7 +1,7 @@
 //! The proxy in front of the Rust everything-server over Streamable HTTP: calls, progress and
 //! a sampling request from the backend go through, as with a stdio backend.
 
-mod common;
+use crate::common;
 
 use common::{client, first_text, proxy};
 use ferromcp::client::ClientHandlers;

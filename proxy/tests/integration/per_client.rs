@@ -3,7 +3,7 @@
 //! the roots, asked once per session) sees each client's own; without it one backend session
 //! is shared by every client. A client's backend session closes with the client's session.
 
-mod common;
+use crate::common;
 
 use common::{first_text, proxy};
 use ferromcp::client::{Client, ClientHandlers};

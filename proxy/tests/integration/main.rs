@@ -1,0 +1,12 @@
+//! The proxy's integration tests, linked into one test binary (four binaries, each linking the
+//! engine, took ~60 MB apiece in a debug build). Run one file's tests with
+//! `cargo test -p ferromcp-proxy --test integration -- proxy_stdio::`.
+
+// The helpers the test files share.
+#[path = "../common/mod.rs"]
+mod common;
+
+mod era_bridging;
+mod per_client;
+mod proxy_http;
+mod proxy_stdio;
