@@ -1,0 +1,37 @@
+"""A failing ``transform_output`` from Python: the engine's seam (core/src/embed/compose.rs)
+words it once for every binding, so a Python exception reads as Node's and Swift's do
+(scenario name as in core/tests/embed_compose.rs)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from ferromcp import Client, InternalError, Server
+
+
+def count_hits(out: dict[str, Any]) -> dict[str, int]:
+    if not out["hits"]:
+        raise RuntimeError("no hits to count")
+    return {"count": len(out["hits"])}
+
+
+async def test_a_failing_reshape_is_an_internal_error_naming_the_tool() -> None:
+    s = Server("t", version="1")
+
+    @s.tool()
+    def search(q: str, limit: int = 2) -> dict[str, Any]:
+        """Search."""
+        return {"hits": [f"{q} {i}" for i in range(limit)]}
+
+    s.transform_tool("search", "count", transform_output=count_hits)
+    async with Client.memory(s) as c:
+        r = await c.call_tool("count", {"q": "x", "limit": 3})
+        assert r["structuredContent"] == {"count": 3}
+        with pytest.raises(InternalError) as e:
+            await c.call_tool("count", {"q": "x", "limit": 0})
+        assert e.value.code == -32603
+        assert e.value.message == (
+            'transformOutput of tool "count" failed: RuntimeError: no hits to count'
+        )
