@@ -18,6 +18,7 @@ pub mod listen;
 pub mod loop_slot;
 pub mod mcp_servers;
 pub mod middleware;
+pub mod oauth_proxy;
 pub mod runtime;
 pub mod server;
 pub mod stdio_thread;
@@ -50,6 +51,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compose::import_server, m)?)?;
     m.add_function(wrap_pyfunction!(compose::add_transformed_tool, m)?)?;
     m.add_function(wrap_pyfunction!(mcp_servers::resolve_mcp_servers, m)?)?;
+    m.add_class::<oauth_proxy::NativeOAuthProxy>()?;
+    m.add_function(wrap_pyfunction!(oauth_proxy::create_oauth_proxy, m)?)?;
     let shutdown = wrap_pyfunction!(runtime::_shutdown, m)?;
     m.add_function(shutdown.clone())?;
     m.py()

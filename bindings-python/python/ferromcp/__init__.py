@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from .content import Audio, File, Icon, Image, ToolAnnotations
     from .listen import ListenFilter, ListenNotification, Subscription
     from .multi import MultiClient
+    from .oauth_proxy import OAuthProxy
     from .session import ServerSession
     from .tls import TLS
     from .results import (
@@ -70,6 +71,7 @@ _LAZY: dict[str, str] = {
     "IntrospectionVerifier": "auth",
     "JwtVerifier": "auth",
     "OAuth": "auth",
+    "OAuthProxy": "oauth_proxy",
     "ProtectedResource": "auth",
     "TokenStore": "auth",
     "FastMCP": "compat",
@@ -139,6 +141,7 @@ __all__ = [
     "McpError",
     "MethodNotFound",
     "OAuth",
+    "OAuthProxy",
     "MissingRequiredClientCapability",
     "ParseError",
     "ProtectedResource",
