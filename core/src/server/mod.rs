@@ -6,6 +6,7 @@
 
 mod api;
 pub mod authorization;
+mod builder;
 mod compose;
 mod dispatch;
 mod handlers;
@@ -19,7 +20,8 @@ mod tasks_ext;
 pub mod transform;
 mod typed;
 
-pub use api::{CompletionRef, Server, ServerBuilder, ServerOptions, DEFAULT_MAX_LISTEN_STREAMS};
+pub use api::{CompletionRef, Server, ServerOptions, DEFAULT_MAX_LISTEN_STREAMS};
+pub use builder::ServerBuilder;
 pub use compose::{prefixed_name, prefixed_uri};
 pub use handlers::{
     completion_fn, method_fn, prompt_fn, resource_fn, tool_fn, CompletionFn, MethodFn, PromptFn,
