@@ -358,7 +358,6 @@ impl<F: Future + Unpin> Future for Handover<F> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Arc;
 
     #[test]
     fn policies_parse_from_their_words() {
@@ -480,43 +479,6 @@ mod tests {
         assert_eq!(polls, 3);
     }
 
-    /// A future that is ready once `ready` is set, and never wakes anyone itself (its answer
-    /// comes from another thread, whose wake-up the handover makes unnecessary).
-    struct Answer(Arc<std::sync::atomic::AtomicBool>);
-
-    impl Future for Answer {
-        type Output = ();
-        fn poll(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<()> {
-            if self.0.load(Ordering::SeqCst) {
-                Poll::Ready(())
-            } else {
-                Poll::Pending
-            }
-        }
-    }
-
-    #[test]
-    fn a_handover_on_a_spinning_thread_stays_awake_for_the_answer() {
-        // A spinning thread keeps polling the call (yielding to its runtime between polls), so
-        // an answer that wakes nobody is still taken; on a parking thread it would hang.
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        let ready = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let set = ready.clone();
-        let out = rt.block_on(async move {
-            WaitPolicy::spin_for(WaitPolicy::MAX_SPIN).set_for_this_thread();
-            let call = tokio::spawn(handover(Answer(ready)));
-            // Another task on the same thread runs between the call's polls.
-            tokio::spawn(async move { set.store(true, Ordering::SeqCst) })
-                .await
-                .unwrap();
-            tokio::time::timeout(Duration::from_secs(10), call).await
-        });
-        assert!(
-            out.is_ok(),
-            "the answer was not taken while the thread stayed awake"
-        );
-    }
+    // The spinning handover's test is core/tests/wait_handover.rs, a binary of its own: the
+    // handover reads the process-wide CALLS, which the embed tests of this binary move too.
 }
