@@ -213,14 +213,82 @@ pub(super) fn loopback_host(u: &str) -> Option<String> {
         Some(i) => (&rest[..i], &rest[i..]),
         None => (rest, ""),
     };
-    let host = if let Some(v6) = authority.strip_prefix('[') {
-        format!("[{}]", v6.split(']').next()?)
+    // No user information (`http://localhost:80@evil.example/` goes to evil.example) and a
+    // port of digits only: anything else is not a loopback URI, whatever its first characters.
+    if authority.contains('@') {
+        return None;
+    }
+    let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
+        let (inside, after) = v6.split_once(']')?;
+        (format!("[{inside}]"), after)
     } else {
-        authority.split(':').next()?.to_string()
+        match authority.split_once(':') {
+            Some((h, _)) => (h.to_string(), &authority[h.len()..]),
+            None => (authority.to_string(), ""),
+        }
     };
+    let port_ok = match port.strip_prefix(':') {
+        Some(digits) => !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()),
+        None => port.is_empty(),
+    };
+    if !port_ok {
+        return None;
+    }
     matches!(
         host.to_ascii_lowercase().as_str(),
         "localhost" | "127.0.0.1" | "[::1]"
     )
     .then(|| format!("http://{}{path}", host.to_ascii_lowercase()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{loopback_host, redirect_uri_allowed};
+
+    #[test]
+    fn loopback_redirects_are_recognised_apart_from_their_port() {
+        assert_eq!(
+            loopback_host("http://127.0.0.1:5173/cb").as_deref(),
+            Some("http://127.0.0.1/cb")
+        );
+        assert_eq!(
+            loopback_host("http://localhost/cb?x=1").as_deref(),
+            Some("http://localhost/cb?x=1")
+        );
+        assert_eq!(
+            loopback_host("http://[::1]:8080/").as_deref(),
+            Some("http://[::1]/")
+        );
+    }
+
+    #[test]
+    fn a_uri_that_only_starts_like_a_loopback_one_is_not_one() {
+        for u in [
+            "http://localhost:80@evil.example/cb",
+            "http://localhost@evil.example/cb",
+            "http://127.0.0.1:@evil.example/",
+            "http://localhost:80x/cb",
+            "http://localhost:/cb",
+            "http://[::1]@evil.example/",
+            "http://[::1]evil.example/",
+            "http://localhost.evil.example/cb",
+        ] {
+            assert_eq!(loopback_host(u), None, "{u}");
+            assert!(redirect_uri_allowed(u).is_err(), "{u}");
+        }
+        // Nor does it match a registered loopback URI at /authorize, where the code would go
+        // to evil.example.
+        assert!(super::super::authorize::redirect_matches(
+            "http://localhost:1234/cb",
+            "http://localhost:1234/cb"
+        ));
+        assert!(super::super::authorize::redirect_matches(
+            "http://localhost:1234/cb",
+            "http://localhost:5678/cb"
+        ));
+        assert!(!super::super::authorize::redirect_matches(
+            "http://localhost:1234/cb",
+            "http://localhost:80@evil.example/cb"
+        ));
+    }
 }
