@@ -92,11 +92,14 @@ impl ProxyResponse {
             headers: vec![
                 ("content-type".into(), "text/html; charset=utf-8".into()),
                 ("cache-control".into(), "no-store".into()),
-                // The page must not be framed (clickjacking on the approve button).
+                // The page must not be framed (clickjacking on the approve button). No
+                // `form-action 'self'`: browsers apply it to the redirects that follow the form's
+                // POST too, and the answer to that POST is a redirect to the identity provider
+                // (approve) or to the client (deny), never to this origin.
                 ("x-frame-options".into(), "DENY".into()),
                 (
                     "content-security-policy".into(),
-                    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'".into(),
+                    "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'".into(),
                 ),
             ],
             body: page.into_bytes(),
@@ -204,4 +207,20 @@ pub(super) fn client_credentials(
     }
     let id = params.require("client_id")?.to_string();
     Ok((id, params.get("client_secret").map(str::to_string)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ProxyResponse;
+
+    #[test]
+    fn the_consent_page_cannot_be_framed_and_its_form_may_lead_to_other_origins() {
+        let page = ProxyResponse::html(200, "<form></form>".into());
+        let csp = page.header("content-security-policy").unwrap();
+        assert!(csp.contains("frame-ancestors 'none'"), "{csp}");
+        assert_eq!(page.header("x-frame-options"), Some("DENY"));
+        // The POST's answer redirects to the identity provider or the client: a form-action
+        // limited to this origin would stop the browser there.
+        assert!(!csp.contains("form-action"), "{csp}");
+    }
 }
