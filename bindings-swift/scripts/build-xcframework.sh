@@ -220,6 +220,10 @@ for s in macos-arm64_x86_64 ios-arm64 ios-arm64_x86_64-simulator; do
   for f in libferromcp_swift.a Headers/FerroMCPFFI.h Headers/module.modulemap; do
     [ -f "$xcf/$s/$f" ] || die "$xcf has no $s/$f (xcodebuild named the slices differently?)"
   done
+  # The privacy manifest beside each slice's library, for apps that add the xcframework itself
+  # in Xcode. SwiftPM does not take it from a binary target: the distribution package carries
+  # the same file as a resource of its FerroMCP target (dist-staging/swift/Package.swift).
+  cp "$ROOT/dist-staging/swift/PrivacyInfo.xcprivacy" "$xcf/$s/"
 done
 
 # Step 4: the package.

@@ -38,6 +38,17 @@ let engine: Target = .binaryTarget(
 let engineLibraries: [LinkerSetting] = [.linkedLibrary("iconv")]
 #endif
 
+// The privacy manifest (Sources/FerroMCP/PrivacyInfo.xcprivacy: no tracking, no data collected,
+// the file-timestamp API with reason C617.1; docs/releasing.md says how it was checked). A binary
+// target cannot carry resources and SwiftPM drops a manifest inside a static xcframework, so it is
+// a resource of FerroMCP, the source target every app links the engine through: Xcode puts it in
+// the package's resource bundle, where the app's privacy report finds it. Linux has no use for it.
+#if os(Linux)
+let privacyManifest: (resources: [Resource], exclude: [String]) = ([], ["PrivacyInfo.xcprivacy"])
+#else
+let privacyManifest: (resources: [Resource], exclude: [String]) = ([.copy("PrivacyInfo.xcprivacy")], [])
+#endif
+
 let package = Package(
     name: "FerroMCP",
     platforms: [.macOS(.v13), .iOS(.v16)],
@@ -56,6 +67,12 @@ let package = Package(
             linkerSettings: engineLibraries
         ),
         // The public API.
-        .target(name: "FerroMCP", dependencies: ["FerroMCPNative"], path: "Sources/FerroMCP"),
+        .target(
+            name: "FerroMCP",
+            dependencies: ["FerroMCPNative"],
+            path: "Sources/FerroMCP",
+            exclude: privacyManifest.exclude,
+            resources: privacyManifest.resources
+        ),
     ]
 )
