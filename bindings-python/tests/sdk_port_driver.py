@@ -85,9 +85,11 @@ async def transcript(target: Any, mode: str, job: dict[str, Any]) -> dict[str, A
             ):
                 notes.append(method)
 
+    pages: dict[str, list[Any]] = {}
+
     async def listed(call: Any, key: str) -> list[Any]:
         """Every item of a list, its pages followed (how many pages is the server's choice:
-        not recorded)."""
+        recorded, as ``[items on the page, its next_cursor]``, only for jobs with ``pages``)."""
         items: list[Any] = []
         cursor = None
         for _ in range(1000):
@@ -99,6 +101,7 @@ async def transcript(target: Any, mode: str, job: dict[str, Any]) -> dict[str, A
                 raise
             items += getattr(page, key)
             cursor = page.next_cursor
+            pages.setdefault(key, []).append([len(getattr(page, key)), cursor])
             if cursor is None:
                 return items
         raise AssertionError(f"{key}: more than 1000 pages")
@@ -175,6 +178,8 @@ async def transcript(target: Any, mode: str, job: dict[str, Any]) -> dict[str, A
             except Exception as e:
                 completions.append({"error": failure(e)})
         out["completions"] = completions
+    if job.get("pages"):
+        out["pages"] = pages
     out["asked"] = asked
     out["logs"] = logs
     out["notifications"] = sorted(set(notes))

@@ -105,7 +105,7 @@ async def test_an_unexpected_exception_in_a_lowlevel_handler_is_masked_by_defaul
 
 
 async def test_a_request_without_its_handler_is_method_not_found_as_in_the_sdk() -> None:
-    server = Server("no-read", on_list_resources=one_resource)
+    server = Server("no-read", on_list_resources=one_resource, lists_per_request=True)
     async with ferromcp.Client.memory(server) as c:
         with pytest.raises(ferromcp.McpError) as e:
             await c.read_resource("mem://a")
@@ -113,6 +113,14 @@ async def test_a_request_without_its_handler_is_method_not_found_as_in_the_sdk()
             -32601,
             "Method not found",
             "resources/read",
+        )
+        # A list without its handler too, though the engine lists templates beside resources.
+        with pytest.raises(ferromcp.McpError) as e:
+            await c.list_resource_templates()
+        assert (e.value.code, e.value.message, e.value.data) == (
+            -32601,
+            "Method not found",
+            "resources/templates/list",
         )
 
 
@@ -142,22 +150,144 @@ async def read_resource(
     )
 
 
-async def test_every_page_of_a_paginated_list_is_served_with_the_engines_cursors() -> None:
+async def test_a_list_is_paged_by_the_handlers_own_cursors_as_returned() -> None:
+    """The handler gets the request's cursor; its pages and next_cursor reach the client as it
+    returned them (``page_size`` is the engine's paging, not applied on top)."""
+    cursors: list[str | None] = []
+
+    async def resources(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        if ctx.request_id is not None:  # a client's request, not the registration at start
+            cursors.append(None if params is None else params.cursor)
+        return await paged_resources(ctx, params)
+
     server = Server(
-        "paged", on_list_resources=paged_resources, on_read_resource=read_resource, page_size=7
+        "paged", on_list_resources=resources, on_read_resource=read_resource, page_size=7
     )
     async with ferromcp.Client.memory(server) as c:
-        first = await c.list_resources()
-        assert len(first["resources"]) == 7 and first.get("nextCursor")
-        names = [r["name"] for r in first["resources"]]
-        cursor = first.get("nextCursor")
-        while cursor:
-            page = await c.list_resources(cursor)
-            names += [r["name"] for r in page["resources"]]
-            cursor = page.get("nextCursor")
+        pages = [await c.list_resources()]
+        while pages[-1].get("nextCursor"):
+            pages.append(await c.list_resources(pages[-1]["nextCursor"]))
+        assert [len(p["resources"]) for p in pages] == [10, 10, 5]
+        assert [p.get("nextCursor") for p in pages] == ["10", "20", None]
+        assert cursors == [None, "10", "20"]
+        names = [r["name"] for p in pages for r in p["resources"]]
         assert names == ITEMS
         res = await c.read_resource("resource://items/3")
         assert res.text == "read resource://items/3"
+
+
+async def test_a_cursor_the_list_handler_rejects_answers_invalid_params() -> None:
+    server = Server("paged", on_list_resources=paged_resources, on_read_resource=read_resource)
+    async with ferromcp.Client.memory(server) as c:
+        with pytest.raises(ferromcp.McpError) as e:
+            await c.list_resources("bogus")
+        assert (e.value.code, e.value.message) == (-32602, 'invalid cursor "bogus"')
+
+    async def refuses(ctx: Any, params: types.PaginatedRequestParams) -> types.ListToolsResult:
+        if params.cursor is not None:
+            raise ferromcp.McpError("Unknown cursor", code=-32602, data={"cursor": params.cursor})
+        return types.ListToolsResult(tools=[types.Tool(name="t", input_schema={"type": "object"})])
+
+    async def broken(ctx: Any, params: types.PaginatedRequestParams) -> types.ListPromptsResult:
+        if ctx.request_id is None:
+            return types.ListPromptsResult(prompts=[types.Prompt(name="p")])
+        raise RuntimeError("database password hunter2")
+
+    server = Server("own", on_list_tools=refuses, on_list_prompts=broken, lists_per_request=True)
+    async with ferromcp.Client.memory(server) as c:
+        with pytest.raises(ferromcp.McpError) as e:
+            await c.list_tools("expired")
+        assert (e.value.code, e.value.message, e.value.data) == (
+            -32602,
+            "Unknown cursor",
+            {"cursor": "expired"},
+        )
+        # A failure that is not about a cursor stays an internal error, its text masked.
+        with pytest.raises(ferromcp.McpError) as e:
+            await c.list_prompts()
+        assert e.value.code == -32603 and "hunter2" not in str(e.value)
+
+
+async def test_tools_templates_and_prompts_lists_are_the_handlers_pages() -> None:
+    def paged(kind: str, make: Any, result: Any, key: str) -> Any:
+        async def handler(ctx: Any, params: types.PaginatedRequestParams) -> Any:
+            start = int(params.cursor or 0)
+            items = [make(f"{kind}{i}") for i in range(start, min(start + 2, 3))]
+            return result(**{key: items, "next_cursor": "2" if start == 0 else None})
+
+        return handler
+
+    server = Server(
+        "all",
+        on_list_tools=paged(
+            "t",
+            lambda n: types.Tool(name=n, input_schema={"type": "object"}),
+            types.ListToolsResult,
+            "tools",
+        ),
+        on_list_resource_templates=paged(
+            "u",
+            lambda n: types.ResourceTemplate(uri_template=n + "://{x}", name=n),
+            types.ListResourceTemplatesResult,
+            "resource_templates",
+        ),
+        on_list_prompts=paged(
+            "p", lambda n: types.Prompt(name=n), types.ListPromptsResult, "prompts"
+        ),
+        page_size=1,
+    )
+    async with ferromcp.Client.memory(server) as c:
+        for list_page, key, field in (
+            (c.list_tools, "tools", "name"),
+            (c.list_resource_templates, "resourceTemplates", "name"),
+            (c.list_prompts, "prompts", "name"),
+        ):
+            first = await list_page()
+            second = await list_page(first["nextCursor"])
+            assert first["nextCursor"] == "2" and "nextCursor" not in second, key
+            assert [len(first[key]), len(second[key])] == [2, 1], key
+            assert [i[field][1:] for i in first[key] + second[key]] == ["0", "1", "2"], key
+
+
+async def test_lists_that_do_not_page_are_answered_from_the_start_unless_asked_per_request() -> (
+    None
+):
+    calls: list[int | str | None] = []
+
+    async def tools(ctx: Any, params: types.PaginatedRequestParams) -> types.ListToolsResult:
+        calls.append(ctx.request_id)
+        return types.ListToolsResult(tools=[types.Tool(name="t", input_schema={"type": "object"})])
+
+    async with ferromcp.Client.memory(Server("start", on_list_tools=tools)) as c:
+        for _ in range(2):
+            assert [t["name"] for t in (await c.list_tools())["tools"]] == ["t"]
+    assert calls == [None]  # read once, at start: tools/call keeps the engine's typed lane
+    calls.clear()
+    server = Server("each", on_list_tools=tools, lists_per_request=True)
+    async with ferromcp.Client.memory(server) as c:
+        for _ in range(2):
+            assert [t["name"] for t in (await c.list_tools())["tools"]] == ["t"]
+    assert calls[0] is None and len(calls) == 3 and None not in calls[1:]
+
+
+async def test_middleware_added_before_serving_sees_the_handlers_list_answers() -> None:
+    seen: list[Any] = []
+
+    async def layer(ctx: Any, call_next: Any) -> Any:
+        result = await call_next(ctx)
+        if ctx.method == "resources/list":
+            seen.append((ctx.params or {}).get("cursor"))
+            seen.append(result.get("nextCursor"))
+        return result
+
+    server = Server("mw", on_list_resources=paged_resources, on_read_resource=read_resource)
+    server.add_middleware(layer)
+    async with ferromcp.Client.memory(server) as c:
+        page = await c.list_resources("10")
+        assert len(page["resources"]) == 10
+    assert seen == ["10", "20"]
 
 
 class AppContext(TypedDict):
@@ -287,7 +417,7 @@ def test_the_cli_lists_a_lowlevel_server(tmp_path: Path) -> None:
             from ferromcp.lowlevel import Server
 
             async def resources(ctx, params):
-                start = int(params.cursor) if params is not None else 0
+                start = int(params.cursor or 0)  # never None, as in the SDK 2.x
                 page = [types.Resource(uri=f"r://{i}", name=f"r{i}") for i in range(start, start + 5)]
                 return types.ListResourcesResult(
                     resources=page, next_cursor=str(start + 5) if start < 10 else None

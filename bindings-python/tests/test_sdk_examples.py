@@ -222,6 +222,8 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
             common: dict[str, Any] = {"id": name, "mode": mode}
             if name == "completion":
                 common["complete"] = COMPLETIONS
+            if name == "pagination_example":
+                common["pages"] = True  # the handler's pages, compared with the original's
             if name == "images":
                 common["arguments"] = {"image_path": str(image)}
             else:  # images.py needs Pillow, which the SDK's test environment does not have
@@ -440,6 +442,9 @@ def check_notifications(t: dict[str, Any]) -> None:
 def check_pagination_example(t: dict[str, Any]) -> None:
     assert len(t["resources"]) == 100  # every page followed by the client
     assert t["resources"][0]["resource"]["uri"] == "resource://items/Item 1"
+    # The handler's own pages of 10 and its cursors ("10", ..., "90"), as it returned them.
+    expected = [[10, str(end)] for end in range(10, 100, 10)] + [[10, None]]
+    assert t["pages"]["resources"] == expected, t["pages"]
     # The snippet has no read handler: reading fails in the SDK too ("Method not found").
     assert all(
         e["error"][1:] == ["Method not found", -32601, "resources/read"] for e in t["resources"]

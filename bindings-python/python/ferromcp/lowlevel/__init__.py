@@ -14,10 +14,18 @@ How it maps onto the engine: when the server starts serving (its lifespan is ent
 ``serve_http``, the ASGI app, an in-memory client), the list handlers are called, following their
 ``next_cursor`` to the last page, and every tool, resource, template and prompt they list is
 registered with the engine, its calls going to ``on_call_tool`` / ``on_read_resource`` /
-``on_get_prompt``. The engine then answers ``*/list`` itself (paged by ``Server(page_size=...)``
-with its own cursors) and validates a call's arguments against the listed ``inputSchema``. So the
-lists are read once per start: a list that depends on the request (its ``ctx``, the caller) or
-changes later is not seen; a URI or name the lists did not give is unknown."""
+``on_get_prompt``; the engine validates a call's arguments against the listed ``inputSchema``.
+When a list handler pages (gives a ``next_cursor`` as the server starts; or always with
+``Server(lists_per_request=True)``), a ``*/list`` request is answered by its list handler, as in
+the SDK: the handler gets the request's ``cursor`` (``params.cursor``) and its ``ctx``, and what it
+returns (its page, its ``next_cursor``) reaches the client as it is, without the engine's own
+paging on top; a cursor the handler rejects (``ValueError``, ``LookupError``, ``TypeError``, or an
+``McpError`` of its own) answers -32602, and a list without a handler -32601. That answer is a
+middleware layer the server adds, innermost, as it first starts; it costs every request of the
+server a pass through Python (a ``tools/call`` leaves the engine's typed lane), so when no handler
+pages the engine answers the lists read at start itself (``page_size`` pages them). Either way
+the registrations are the lists read at start: a tool, URI or prompt a later list gives that the
+start's lists did not is unknown to calls."""
 
 from __future__ import annotations
 
@@ -48,6 +56,15 @@ LifespanT = TypeVar("LifespanT", default=Any)
 Handler = Callable[..., Awaitable[Any]]
 
 _MAX_PAGES = 10_000
+# The list methods a handler answers, and the key of the items in each one's result.
+_LISTS = {
+    "tools/list": "tools",
+    "resources/list": "resources",
+    "resources/templates/list": "resourceTemplates",
+    "prompts/list": "prompts",
+}
+# What a handler raises on a cursor it cannot read (``int(cursor)``, a lookup, a decode).
+_CURSOR_REJECTED = (ValueError, LookupError, TypeError)
 _current: ContextVar[ServerRequestContext[Any]] = ContextVar("ferromcp_lowlevel_request")
 
 
@@ -170,9 +187,16 @@ class Server(_Server, Generic[LifespanT]):
         on_get_prompt: Handler | None = None,
         page_size: int | None = None,
         mask_error_details: bool = True,
+        lists_per_request: bool | None = None,
         **unsupported: Any,
     ) -> None:
-        """``mask_error_details``: an unexpected exception in a handler is logged with its
+        """``lists_per_request`` (ferromcp's; see the module's doc): ``True`` answers every
+        ``*/list`` request with its handler, as the SDK does; ``None`` (the default) does so
+        when a list handler pages (gives a ``next_cursor`` as the server starts), otherwise the
+        engine answers the lists read at start itself, which keeps ``tools/call`` on its fast
+        path; ``False`` never (``page_size`` then pages every list).
+
+        ``mask_error_details``: an unexpected exception in a handler is logged with its
         traceback (logger ``ferromcp``) and the client learns only ``"Error executing tool
         <name>"`` (an ``isError`` result) or an internal error naming the URI or prompt, as the
         SDK answers ``"Internal server error"``; ``McpError`` and ``ToolError`` messages are
@@ -204,6 +228,9 @@ class Server(_Server, Generic[LifespanT]):
             "prompts/get": on_get_prompt,
         }
         self._registered: dict[str, set[str]] = {"tool": set(), "resource": set(), "prompt": set()}
+        self._answers_lists = False
+        self._lists_per_request = lists_per_request
+        self._handler_pages = False  # a list handler gave a next_cursor at start
 
     # ---- SDK 1.x decorators ----------------------------------------------------------------
     def _list_decorator(self, method: str, key: str) -> Callable[[Handler], Handler]:
@@ -211,6 +238,8 @@ class Server(_Server, Generic[LifespanT]):
             takes_request = _arity(fn) > 0
 
             async def on_list(ctx: Any, params: Any) -> Any:
+                if params is not None and params.cursor is None and params.meta is None:
+                    params = None  # SDK 1.x: a request without params has none
                 value = await (fn(_Request(method, params)) if takes_request else fn())
                 return {key: value} if isinstance(value, list) else value
 
@@ -308,10 +337,12 @@ class Server(_Server, Generic[LifespanT]):
         if self._user_lifespan is None:
             state: Any = {}
             await self._sync(state)
+            self._answer_lists_with_the_handlers()
             yield state
             return
         async with self._user_lifespan(self) as state:
             await self._sync(state)
+            self._answer_lists_with_the_handlers()
             yield state
 
     async def _list_all(self, method: str, key: str, state: Any) -> list[dict[str, Any]]:
@@ -325,12 +356,14 @@ class Server(_Server, Generic[LifespanT]):
         cursor: str | None = None
         seen: set[str] = set()
         for _ in range(_MAX_PAGES):
-            params = None if cursor is None else PaginatedRequestParams(cursor=cursor)
+            # As in the SDK 2.x, never None (a request without params: the defaults).
+            params = PaginatedRequestParams(cursor=cursor)
             page = _wire(await _maybe_await(handler(ctx, params)))
             items.extend(page.get(key) or [])
             cursor = page.get("nextCursor")
             if cursor is None or cursor in seen:
                 break
+            self._handler_pages = True
             seen.add(cursor)
         return items
 
@@ -362,6 +395,97 @@ class Server(_Server, Generic[LifespanT]):
         for prompt in prompts:
             self._native.add_prompt(prompt, self._prompt_handler(prompt["name"]))
             self._registered["prompt"].add(prompt["name"])
+
+    # ---- answering */list with the handlers --------------------------------------------------
+    def _answer_lists_with_the_handlers(self) -> None:
+        """Adds, once, the middleware layer that answers each ``*/list`` request with its
+        handler (the request's cursor in, the handler's page and ``next_cursor`` out), when
+        ``lists_per_request`` asks for it or (``None``) a list handler pages. It is added as the
+        server starts, after the lists were read and before it handles a request, so it is the
+        innermost layer: middleware added before serving sees these requests and their answers.
+        A server whose handlers first page on a later start keeps the engine's paging (the
+        chain is fixed once a request was handled)."""
+        wanted = self._lists_per_request
+        if wanted is None:
+            wanted = self._handler_pages
+        if self._answers_lists or not wanted or not any(self._handlers[m] for m in _LISTS):
+            return
+        self._answers_lists = True
+        handlers = self._handlers
+
+        async def answer_lists(request: dict[str, Any], native_next: Any, native_ctx: Any) -> Any:
+            method = request["method"]
+            if method not in _LISTS:
+                return await native_next.run({"method": method, "params": request.get("params")})
+            handler = handlers[method]
+            if handler is None:
+                from ..errors import MethodNotFound
+
+                # The SDK's answer to a list without a handler (the engine would answer an
+                # empty list where the capability exists, e.g. templates beside resources).
+                raise MethodNotFound("Method not found", data=method)
+            return await self._list_page(method, handler, request.get("params"), native_ctx)
+
+        from ..errors import McpError
+
+        try:
+            self._native.add_middleware(answer_lists, None)
+        except McpError:  # the chain is fixed: an earlier start handled requests
+            self._answers_lists = False
+            return
+        self._has_async = True  # the layer runs on the event loop
+
+    async def _list_page(
+        self, method: str, handler: Handler, params: Any, native_ctx: Any
+    ) -> dict[str, Any]:
+        """One page of ``method``'s list as the handler gives it. As in the SDK, the handler
+        gets ``PaginatedRequestParams`` (its defaults when the request has no params)."""
+        import json
+
+        from ..errors import InternalError, InvalidParams, McpError
+        from ..server import _foreign_mcp_error, _log_failure
+        from ..types import PaginatedRequestParams
+
+        try:
+            typed = PaginatedRequestParams.model_validate(params or {})
+        except ValueError as e:
+            raise InvalidParams(f"Invalid params for {method}: {e}") from None
+        ctx: ServerRequestContext[Any] = ServerRequestContext(
+            self.lifespan_context, Context(native_ctx, self)
+        )
+        token = _current.set(ctx)
+        try:
+            page = _wire(await _maybe_await(handler(ctx, typed)))
+        except McpError:
+            raise
+        except Exception as e:
+            foreign = _foreign_mcp_error(e)
+            if foreign is not None:
+                raise foreign from e
+            if typed.cursor is not None and isinstance(e, _CURSOR_REJECTED):
+                # The spec's answer to an invalid cursor (the SDK's: -32603).
+                import logging
+
+                logging.getLogger("ferromcp").info(
+                    "%s: cursor %r rejected: %r", method, typed.cursor, str(e)
+                )
+                message = f"invalid cursor {json.dumps(typed.cursor)}"
+                if not self.mask_error_details:
+                    message += f": {type(e).__name__}: {e}"
+                raise InvalidParams(message) from None
+            _log_failure("list", method, e)
+            if not self.mask_error_details:
+                raise InternalError(f"{type(e).__name__}: {e}") from None
+            raise InternalError(f"Error listing {_LISTS[method]}") from None
+        finally:
+            _current.reset(token)
+        if not isinstance(page, dict) or not isinstance(page.get(_LISTS[method]), list):
+            _log_failure("list", method, TypeError(f"returned {page!r:.200}"))
+            raise InternalError(
+                f"the {method} handler returned {type(page).__name__}, not a result with a "
+                f"{_LISTS[method]!r} list"
+            )
+        return page
 
     def _request_ctx(self, native_ctx: Any) -> ServerRequestContext[Any]:
         return ServerRequestContext(self.lifespan_context, Context(native_ctx, self))
