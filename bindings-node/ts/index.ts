@@ -12,6 +12,19 @@
  * @module
  */
 export { OAuth, ProtectedResource } from './auth';
+export {
+  checkUiResourceMeta,
+  checkUiUri,
+  clientSupportsUi,
+  getUiCapability,
+  registerAppResource,
+  registerAppTool,
+  RESOURCE_URI_META_KEY,
+  UI_EXTENSION,
+  UI_MIME_TYPE,
+  uiClientCapability,
+} from './apps';
+export type { AppResourceConfig, AppToolConfig, UiCsp, UiResourceMeta, UiToolMeta } from './apps';
 export type {
   AuthInfo,
   IntrospectionOptions,
