@@ -4,6 +4,7 @@
 //! Without arguments it spawns the `stdio-server` binary that sits next to this one.
 
 use ferromcp::client::{Client, ClientHandlers, ClientOptions};
+use ferromcp::protocol::ResourceContents;
 use ferromcp::session::RequestOptions;
 use ferromcp::transport::{ChildProcessOptions, StderrMode};
 use serde_json::json;
@@ -79,8 +80,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .call_tool("divide", json!({ "a": 1, "b": 0 }))
         .await?;
     println!(
-        "divide by zero -> isError={:?}: {}",
-        failed.is_error,
+        "divide by zero -> isError={}: {}",
+        failed.is_error.unwrap_or(false),
         failed
             .content
             .first()
@@ -92,16 +93,17 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // correct (SEP-1303): a result with isError, not a JSON-RPC error.
     let bad = client.call_tool("add", json!({ "a": "two" })).await?;
     println!(
-        "bad arguments -> isError={:?}: {}",
-        bad.is_error,
+        "bad arguments -> isError={}: {}",
+        bad.is_error.unwrap_or(false),
         bad.content.first().and_then(|c| c.as_text()).unwrap_or("")
     );
 
     let greeting = client.read_resource("mem://greeting").await?;
-    println!(
-        "mem://greeting -> {:?}",
-        greeting.contents.first().map(|c| c.uri())
-    );
+    match greeting.contents.first() {
+        Some(ResourceContents::Text(t)) => println!("{} -> {}", t.uri, t.text),
+        Some(other) => println!("{} -> (binary)", other.uri()),
+        None => println!("mem://greeting -> (no contents)"),
+    }
 
     let mut prompt_args = serde_json::Map::new();
     prompt_args.insert("name".into(), json!("Ada"));

@@ -176,13 +176,21 @@ fn the_demo_client_prints_a_clean_run() {
     );
     for expected in [
         "tools: echo, add, count, divide",
-        "divide by zero -> isError=Some(true): division by zero",
-        "bad arguments -> isError=Some(true): Invalid arguments of tool \"add\"",
+        "divide by zero -> isError=true: division by zero",
+        "bad arguments -> isError=true: Invalid arguments of tool \"add\"",
+        "mem://greeting -> hello",
         "closed cleanly",
     ] {
         assert!(text.contains(expected), "missing {expected:?} in:\n{text}");
     }
-    for unwanted in ["unexpectedly", "CallToolResult {", "McpError"] {
+    // Debug dumps: a struct's `Name {`, an Option's `Some(`/`None`.
+    for unwanted in [
+        "unexpectedly",
+        "CallToolResult {",
+        "McpError",
+        "Some(",
+        "None",
+    ] {
         assert!(!text.contains(unwanted), "{unwanted:?} in:\n{text}");
     }
 }
