@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Everything about the Swift binding (bindings-swift/, module FerroMCP):
 #   1. bindings-swift/scripts/build.sh (the engine's static library and the generated bindings),
-#      then `swift test` of the package (through scripts/swift; its exit code decides);
+#      then scripts/check-readme-dependency.sh (the docs' dependency lines load) and `swift test`
+#      of the package (through scripts/swift; its exit code decides);
 #   2. the official conformance suite against examples/swift's EverythingServer (server mode:
 #      0.1.16 --suite all and the alpha's 2025-11-25 and 2026-07-28 requirement sets) and EverythingClient
 #      (client mode, 0.1.16 core suite, the alpha's non-auth 2025-11-25 and 2026-07-28 scenarios and its auth/* scenarios of 2025-11-25 and 2026-07-28), via tests/conformance/run-server.sh / run-client.sh and
@@ -54,6 +55,8 @@ FERROMCP_TEST_PKI="$RESULTS/tls-pki"
 tests/tls/make-test-pki.sh "$FERROMCP_TEST_PKI" || fail "tests/tls/make-test-pki.sh"
 export FERROMCP_TEST_PKI
 if bindings-swift/scripts/build.sh; then
+  # The docs' dependency lines load in a new package (~6 s; issue 33).
+  bindings-swift/scripts/check-readme-dependency.sh || fail "bindings-swift/scripts/check-readme-dependency.sh"
   (cd bindings-swift && ../scripts/swift test) || fail "swift test (bindings-swift)"
   # The opt-in private Swift runtime hooks (PrivateRuntimeHooks): off above, on here.
   (cd bindings-swift && FERROMCP_SWIFT_PRIVATE_RUNTIME_HOOKS=1 ../scripts/swift test --skip-build \
