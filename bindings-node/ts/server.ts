@@ -1,7 +1,9 @@
 /**
  * {@link McpServer}: register tools, resources and prompts with JavaScript handlers, then serve
  * them over stdio ({@link McpServer.connectStdio}) or Streamable HTTP ({@link McpServer.listen}).
- * Protocol work (validation, sessions, cancellation, paging) runs in the Rust engine.
+ * Protocol work (validation, sessions, cancellation, paging) runs in the Rust engine. The option
+ * types live in `server_options.ts`, what registrations take in `server_registration.ts`; both
+ * are re-exported here.
  * @module
  */
 import type { ProtectedResource } from './auth';
@@ -12,345 +14,54 @@ import { asMcpError, call, callSync, ErrorCode, McpError, thrownMessage } from '
 import { McpHttpHandler } from './http';
 import { addMiddleware, type Middleware } from './middleware';
 import { ExperimentalMcpServerTasks } from './sdk/experimental/tasks/mcpServer';
-import type { TaskStore } from './sdk/experimental/tasks/interfaces';
 import { coreTaskStreams, type CoreTaskStreams } from './sdk/experimental/tasks/serverCore';
 import { type RequestHandler, RequestHandlers } from './sdk/server/requestHandlers';
-import native, { type NativeHttpServer, type NativeServer } from './native';
+import native, { type NativeServer } from './native';
 import { type JsonSchema, type SchemaInput, toJsonSchema } from './schema';
-import { tlsConfig, type TlsOptions } from './tls';
+import { tlsConfig } from './tls';
 import type {
   CallToolResult,
-  ContentBlock,
   CreateMessageRequestParams,
   CreateMessageResult,
   ElicitRequestParams,
   ElicitResult,
-  GetPromptResult,
   Implementation,
-  Icon,
   LoggingLevel,
-  PromptMessage,
-  ReadResourceResult,
-  ResourceContents,
   Root,
-  ToolAnnotations,
 } from './types';
+import { HttpServer, type ListenOptions, type ServerCapabilities, type ServerInfo, type ServerOptions } from './server_options';
+import {
+  COMPLETE,
+  type CompleteCallback,
+  type PromptConfig,
+  type PromptResult,
+  type ReadResourceCallback,
+  type ReadResourceTemplateCallback,
+  type Registered,
+  type ResourceMetadata,
+  type ResourceResult,
+  ResourceTemplate,
+  type ToolCallback,
+  type ToolConfig,
+} from './server_registration';
 
-/** `serverInfo` and server-wide options. */
-export interface ServerInfo {
-  /** `serverInfo.name`. */
-  name: string;
-  /** `serverInfo.version`. */
-  version: string;
-  /** `serverInfo.title`. */
-  title?: string;
-  /** `serverInfo.websiteUrl`. */
-  websiteUrl?: string;
-  /** `serverInfo.icons`. */
-  icons?: Icon[];
-}
-
-/**
- * The TypeScript SDK's `ServerOptions.capabilities`, as {@link McpServer} takes it. ferromcp
- * advertises what is registered (a tool, a resource, ...) on its own; naming a capability here
- * advertises it from the start, before anything is registered (tools, resources and prompts are
- * added later with `list_changed`). With `capabilities` given, `logging` is advertised only when
- * named (as the SDK does); without, it always is.
- */
-export interface ServerCapabilities {
-  tools?: { listChanged?: boolean };
-  resources?: { subscribe?: boolean; listChanged?: boolean };
-  prompts?: { listChanged?: boolean };
-  logging?: Record<string, never> | Record<string, unknown>;
-  /** Advertised once a completion handler is registered (`completable`, `registerCompletion`). */
-  completions?: Record<string, unknown>;
-  /** The SDK's task capability, advertised for a server with a `taskStore` (its
-   * `registerToolTask` tools); the engine's own task tools advertise theirs. */
-  tasks?: Record<string, unknown>;
-}
-
-/** Options of {@link McpServer}. */
-export interface ServerOptions {
-  /** The capabilities to advertise (the TypeScript SDK's option): see {@link ServerCapabilities}. */
-  capabilities?: ServerCapabilities;
-  /** `instructions` sent at initialize. */
-  instructions?: string;
-  /** Items per page of the list methods (default 100). */
-  pageSize?: number;
-  /** Timeout of requests the server sends to clients (elicitation, sampling, roots), in ms. */
-  requestTimeoutMs?: number;
-  /** Largest message accepted in bytes (default 4 MiB): a request over it is answered with an
-   * error carrying its id. */
-  maxMessageSize?: number;
-  /** `ttlMs` of cacheable 2026-07-28 results (`server/discover`, the list methods,
-   * `resources/read`); default 0 (immediately stale). */
-  cacheTtlMs?: number;
-  /** `cacheScope` of cacheable results (default `'private'`). */
-  cacheScope?: CacheScope;
-  /** Per method overrides, e.g. `{ 'tools/list': { ttlMs: 60000, cacheScope: 'public' } }`;
-   * only cacheable methods may be named. */
-  cacheHints?: Record<string, { ttlMs?: number; cacheScope?: CacheScope }>;
-  /** Most `subscriptions/listen` streams open at once (default 1024); one more is refused. */
-  maxListenStreams?: number;
-  /** The key ring sealing 2026-07-28 `requestState` (share it between replicas): the first key
-   * seals, every key opens (rotation). `secret`: 32 bytes as 64 hex digits. Default: one
-   * random key of this process. */
-  requestStateKeys?: { id: string; secret: string }[];
-  /** Opened `requestState` tokens remembered for single use (default 131072). */
-  requestStateReplayCapacity?: number;
-  /** Declare and serve the tasks extension `io.modelcontextprotocol/tasks` to 2026-07-28 clients
-   * (default false): calls of tools registered with `execution: { taskSupport: 'optional' }` (or
-   * `'required'`) from requests that declare it answer with task handles polled with
-   * `tasks/get`; `ctx.input` in such a tool parks the task until `tasks/update` answers. */
-  tasksExtension?: boolean;
-  /** The protocol revisions this server speaks (default: all of them). `['2026-07-28']` serves
-   * only per-request clients (`initialize` is answered -32022, HTTP 400, naming the supported
-   * revisions); leaving `'2026-07-28'` out serves only handshake clients (a 2026-07-28 request
-   * is answered -32022). An empty list or an unknown revision throws at construction. */
-  supportedVersions?: readonly ProtocolRevision[];
-  /** Middleware around every request, outermost first: functions `(ctx, next) => ...` and
-   * built-ins (`rateLimit()`, `requestLog()`, `maskErrors()`, `timing()`); see {@link McpServer.use}. */
-  middleware?: readonly Middleware[];
-  /** The TypeScript SDK's task store: tasks of tools registered with
-   * `server.experimental.tasks.registerToolTask` live there (see `sdk/experimental/tasks/mcpServer.ts`). */
-  taskStore?: TaskStore;
-  /** Accepted for the SDK's shape and not used: a task's requests reach the client directly. */
-  taskMessageQueue?: unknown;
-}
-
-/** A protocol revision ferromcp speaks: the handshake era up to `'2025-11-25'`, and the
- * per-request era `'2026-07-28'`. */
-export type ProtocolRevision = '2024-11-05' | '2025-03-26' | '2025-06-18' | '2025-11-25' | '2026-07-28';
-
-/** Who may cache a result: `'private'` (one authorization context) or `'public'` (anyone). */
-export type CacheScope = 'private' | 'public';
-
-/** What a tool handler may return: a full `CallToolResult`, or a value the engine shapes (a
- * string, content blocks, or — for a tool with an `outputSchema` — the structured value). */
-export type ToolResult = CallToolResult | string | ContentBlock | ContentBlock[] | Record<string, unknown>;
-
-/** Configuration of {@link McpServer.registerTool}. */
-export interface ToolConfig<In extends SchemaInput | undefined = SchemaInput | undefined> {
-  title?: string;
-  description?: string;
-  /** JSON Schema, a Standard Schema exporting JSON Schema (zod 4, arktype, valibot), or an object of them per property. */
-  inputSchema?: In;
-  /** Like `inputSchema`; a tool with one answers with `structuredContent`. */
-  outputSchema?: SchemaInput;
-  annotations?: ToolAnnotations;
-  icons?: Icon[];
-  /** Task support of the tool (2025-11-25 tasks). */
-  execution?: { taskSupport?: 'forbidden' | 'optional' | 'required' };
-  _meta?: Record<string, unknown>;
-}
-
-/** The argument type of a tool with input schema `S` (Standard Schema types are inferred). */
-export type ToolArgs<S> = S extends { readonly '~standard': { readonly types?: { readonly output: infer O } } }
-  ? O
-  : S extends { [k: string]: { readonly '~standard': { readonly types?: { readonly output: unknown } } } }
-    ? { [K in keyof S]: S[K] extends { readonly '~standard': { readonly types?: { readonly output: infer O } } } ? O : unknown }
-    : Record<string, unknown>;
-
-/** A tool handler: `(args, ctx)` with an input schema, `(ctx)` without. */
-export type ToolCallback<In extends SchemaInput | undefined> = In extends undefined
-  ? (ctx: RequestContext) => ToolResult | Promise<ToolResult>
-  : (args: ToolArgs<In>, ctx: RequestContext) => ToolResult | Promise<ToolResult>;
-
-/** Metadata of a resource or resource template. */
-export interface ResourceMetadata {
-  title?: string;
-  description?: string;
-  mimeType?: string;
-  size?: number;
-  icons?: Icon[];
-  annotations?: Record<string, unknown>;
-  _meta?: Record<string, unknown>;
-}
-
-/** What a resource handler may return: a `ReadResourceResult`, contents, or text. */
-export type ResourceResult = ReadResourceResult | ResourceContents | ResourceContents[] | string | Uint8Array;
-/** Handler of a static resource. */
-export type ReadResourceCallback = (uri: URL, ctx: RequestContext) => ResourceResult | Promise<ResourceResult>;
-/** Handler of a resource template: `variables` holds the template's variables. */
-export type ReadResourceTemplateCallback = (
-  uri: URL,
-  variables: Record<string, string>,
-  ctx: RequestContext,
-) => ResourceResult | Promise<ResourceResult>;
-/** Completes a value: gets the partial value and the other arguments already given. */
-export type CompleteCallback = (
-  value: string,
-  context: { arguments?: Record<string, string> } | undefined,
-) => string[] | Promise<string[]>;
-
-/** A resource template: a URI template (RFC 6570) and completion callbacks of its variables. */
-export class ResourceTemplate {
-  /** The URI template, e.g. `file:///{path}`. */
-  readonly uriTemplate: string;
-  /** Completion callbacks by variable name. */
-  readonly complete: Record<string, CompleteCallback>;
-
-  /**
-   * `list` must be `undefined`: ferromcp lists a template as a template (enumerating its
-   * resources through a callback is not supported yet and is refused rather than ignored).
-   */
-  constructor(
-    uriTemplate: string,
-    options: { list: undefined; complete?: Record<string, CompleteCallback> },
-  ) {
-    if (options?.list !== undefined) {
-      throw new TypeError('ResourceTemplate: a list callback is not supported by ferromcp yet; pass list: undefined');
-    }
-    this.uriTemplate = uriTemplate;
-    this.complete = options?.complete ?? {};
-  }
-}
-
-const COMPLETE = Symbol.for('ferromcp.complete');
-
-/** Marks a prompt argument's schema as completable with `complete` (as the TypeScript SDK's `completable`). */
-export function completable<S extends object>(schema: S, complete: CompleteCallback): S {
-  Object.defineProperty(schema, COMPLETE, { value: complete, enumerable: false });
-  return schema;
-}
-
-/** What a prompt handler may return: a `GetPromptResult`, messages, or text (one user message). */
-export type PromptResult = GetPromptResult | PromptMessage | PromptMessage[] | string;
-
-/** Configuration of {@link McpServer.registerPrompt}. */
-export interface PromptConfig {
-  title?: string;
-  description?: string;
-  /** Arguments: an object of (string) schemas per argument, or a JSON Schema object. */
-  argsSchema?: SchemaInput;
-  icons?: Icon[];
-  _meta?: Record<string, unknown>;
-}
-
-/** Options of {@link McpServer.listen}: the engine's Streamable HTTP options. */
-export interface ListenOptions {
-  /** Port (0: any free port; default 3000). */
-  port?: number;
-  /** Interface to bind (default `127.0.0.1`). */
-  host?: string;
-  /** Endpoint path (default `/mcp`). */
-  path?: string;
-  /** No sessions: every POST is handled on its own. */
-  stateless?: boolean;
-  /** Answer each POST with one JSON body instead of an SSE stream. */
-  jsonResponse?: boolean;
-  /** Allowed `Host` header values (DNS-rebinding protection). */
-  allowedHosts?: string[];
-  /** Allowed `Origin` header values. */
-  allowedOrigins?: string[];
-  /** Force the Host/Origin checks on or off (default: on for a loopback bind). */
-  dnsRebindingProtection?: boolean;
-  /** Most sessions alive at once. */
-  maxSessions?: number;
-  /** Idle sessions are removed after this long (ms). */
-  sessionIdleTimeoutMs?: number;
-  /** Largest request body (bytes; 413 beyond). */
-  maxBodySize?: number;
-  /** SSE `retry:` hint in ms (`null`: none). */
-  retryIntervalMs?: number | null;
-  /** Offer the GET stream (default true). */
-  enableGetStream?: boolean;
-  /** Also serve the 2024-11-05 HTTP+SSE endpoints (default true). */
-  legacySse?: boolean;
-  /** The legacy SSE stream's path (default `/sse`). */
-  legacySsePath?: string;
-  /** The legacy message endpoint's path, named in the SSE stream's `endpoint` event (default `/messages`). */
-  legacyMessagesPath?: string;
-  /** An idle SSE stream gets a `: keep-alive` comment this often (ms; `null`: never; default 15 000). */
-  sseKeepAliveMs?: number | null;
-  /** Messages buffered per SSE stream before a slow reader's stream is closed. */
-  streamQueueCapacity?: number;
-  /** Close long-running request streams after this long (ms) so clients poll. */
-  closeStreamsAfterMs?: number;
-  /** Most connections served at once (default 1024; more wait). `listen` only. */
-  maxConnections?: number;
-  /** Largest request head in bytes (default 64 KiB; 431 beyond). `listen` only. */
-  maxHeadSize?: number;
-  /** Time a new connection has to send its first head (ms, default 10 000). `listen` only. */
-  headerReadTimeoutMs?: number;
-  /** Time a request may take to arrive once begun (ms, default 30 000; 408). `listen` only. */
-  requestTimeoutMs?: number;
-  /** Time a kept-alive connection may sit idle (ms, default 300 000). `listen` only. */
-  keepAliveTimeoutMs?: number;
-  /** Time a write may go without progress before the connection closes (ms, default 30 000). `listen` only. */
-  writeTimeoutMs?: number;
-  /** Bytes all connections may buffer together (default 256 MiB; 503 beyond). `listen` only. */
-  maxBufferedBytes?: number;
-  /**
-   * Keep sessions, SSE events and the replicas' bus on this Redis/Valkey
-   * (`redis://[user:password@]host:port[/db]`), so that several servers (processes or machines)
-   * behind one load balancer serve the same sessions. `listen` connects before it listens: a
-   * URL that is not a Redis URL rejects with an `McpError` of code -32602, a Redis that cannot
-   * be reached with -32603.
-   */
-  redisUrl?: string;
-  /**
-   * Bearer-token protection (OAuth 2.1 resource server): see {@link ProtectedResource}.
-   * Handlers read the verified identity as `ctx.auth`.
-   */
-  auth?: ProtectedResource;
-  /**
-   * Serve `https://` (see {@link TlsOptions}): certificate and key as files or PEM, optionally
-   * a client CA for mutual TLS, the client certificate's identity then in `ctx.auth`. `listen`
-   * only: files that do not load reject with an `McpError` naming the file before listening.
-   */
-  tls?: TlsOptions;
-  /**
-   * `Content-Encoding` of answers and request bodies (docs/compression.md): `false` turns it
-   * off, `true` (the default) answers in zstd, br or gzip as the client's `Accept-Encoding`
-   * allows from 1,024 bytes, or `{ codings, minSize, level, streams }`.
-   */
-  compression?: boolean | {
-    codings?: Array<'zstd' | 'br' | 'gzip'>;
-    minSize?: number;
-    level?: 'fastest' | 'default' | 'smallest';
-    streams?: boolean;
-  };
-}
-
-/** A running Streamable HTTP server (from {@link McpServer.listen}). */
-export class HttpServer {
-  readonly #native: NativeHttpServer;
-  readonly #stopped: Promise<void>;
-
-  /** @internal */
-  constructor(n: NativeHttpServer) {
-    this.#native = n;
-    // A pending native wait() keeps the process alive while the server runs.
-    this.#stopped = call(n.wait());
-  }
-
-  /** The endpoint, e.g. `http://127.0.0.1:3000/mcp`. */
-  get url(): string {
-    return this.#native.url;
-  }
-
-  /** The bound port. */
-  get port(): number {
-    return this.#native.port;
-  }
-
-  /** Stops accepting connections, lets in-flight requests finish, closes the sessions. */
-  async close(): Promise<void> {
-    await call(this.#native.close());
-    await this.#stopped;
-  }
-
-  /** Resolves once the server has stopped. */
-  wait(): Promise<void> {
-    return this.#stopped;
-  }
-
-  /** `await using server = await mcp.listen(...)` closes it at the end of the scope. */
-  async [Symbol.asyncDispose](): Promise<void> {
-    await this.close();
-  }
-}
+export { HttpServer } from './server_options';
+export type { CacheScope, ListenOptions, ProtocolRevision, ServerCapabilities, ServerInfo, ServerOptions } from './server_options';
+export { completable, ResourceTemplate } from './server_registration';
+export type {
+  CompleteCallback,
+  PromptConfig,
+  PromptResult,
+  ReadResourceCallback,
+  ReadResourceTemplateCallback,
+  Registered,
+  ResourceMetadata,
+  ResourceResult,
+  ToolArgs,
+  ToolCallback,
+  ToolConfig,
+  ToolResult,
+} from './server_registration';
 
 /** The marker transport of `server.connect(new StdioServerTransport())`. */
 export class StdioServerTransport {}
@@ -528,12 +239,6 @@ export class McpServerCore {
   close(): Promise<void> {
     return this.#owner.close();
   }
-}
-
-/** Registration handle, as the TypeScript SDK returns. */
-export interface Registered {
-  /** Removes the registration. */
-  remove(): void;
 }
 
 function parseUri(uri: string): URL {
