@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Everything about the Node binding (bindings-node/):
 #   1. bindings-node/scripts/test.sh: build (napi build, release or FERROMCP_NODE_BUILD=debug; tsc), tsc --strict on the
-#      facade and the examples, the node:test suite, the npm package as a user installs it;
+#      facade and the examples, the node:test suite, the npm package as a user installs it; then
+#      bindings-node/ts-type-tests/check.sh: ts/types.ts against types generated from the MCP schema;
 #   2. the official conformance suite against examples/node/everything_server.mjs (server mode:
 #      0.1.16 --suite all and the alpha's 2025-11-25 and 2026-07-28 requirement sets) and everything_client.mjs
 #      (client mode, 0.1.16 core suite, the alpha's non-auth 2025-11-25 and 2026-07-28 scenarios and its auth/* scenarios of 2025-11-25 and 2026-07-28), via tests/conformance/run-server.sh / run-client.sh and
@@ -29,6 +30,9 @@ fail() { status=1; echo "FAILED: $*" >&2; }
 
 echo "run-node: bindings-node/scripts/test.sh (build, tsc, node:test, package)" >&2
 bindings-node/scripts/test.sh || fail "bindings-node/scripts/test.sh"
+
+echo "run-node: wire types against the MCP schema (bindings-node/ts-type-tests/check.sh)" >&2
+bindings-node/ts-type-tests/check.sh || fail "bindings-node/ts-type-tests/check.sh (ts/types.ts against the schema)"
 
 # Build up front (a no-op after test.sh) so that no startup timeout includes compilation.
 # shellcheck source=scripts/lib-node-binding.sh

@@ -1,6 +1,9 @@
 /**
  * MCP wire types (2025-11-25), as the handlers and the client see them. Objects are open
- * (`[key: string]: unknown`) where the spec allows extra fields such as `_meta`.
+ * (`[key: string]: unknown`) where the spec allows extra fields such as `_meta`. Checked against
+ * the types generated from the spec's schema (2025-11-25 and 2026-07-28) by
+ * `ts-type-tests/wire_types.check.ts`: a field added, renamed or retyped on either side fails
+ * that check, so a change here goes with a change there.
  * @module
  */
 
@@ -12,7 +15,7 @@ export type LoggingLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error' | '
 /** An icon for a server, tool, resource or prompt. */
 export interface Icon { src: string; mimeType?: string; sizes?: string[]; theme?: 'light' | 'dark' }
 /** `clientInfo` / `serverInfo`. */
-export interface Implementation { name: string; version: string; title?: string; websiteUrl?: string; icons?: Icon[]; [key: string]: unknown }
+export interface Implementation { name: string; version: string; title?: string; description?: string; websiteUrl?: string; icons?: Icon[]; [key: string]: unknown }
 /** Content annotations. */
 export interface Annotations { audience?: ('user' | 'assistant')[]; priority?: number; lastModified?: string }
 
@@ -79,12 +82,13 @@ export interface GetPromptResult { description?: string; messages: PromptMessage
 /** A completion answer. */
 export interface Completion { values: string[]; total?: number; hasMore?: boolean }
 /** The result of `completion/complete`. */
-export interface CompleteResult { completion: Completion; [key: string]: unknown }
+export interface CompleteResult { completion: Completion; _meta?: Record<string, unknown>; [key: string]: unknown }
 /** What `completion/complete` asks. */
 export interface CompleteRequestParams {
   ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string };
   argument: { name: string; value: string };
   context?: { arguments?: Record<string, string> };
+  _meta?: Record<string, unknown>;
 }
 
 /** A root the client exposes. */
@@ -95,17 +99,23 @@ export interface CreateMessageRequestParams {
   messages: { role: 'user' | 'assistant'; content: unknown }[];
   maxTokens: number; systemPrompt?: string; temperature?: number; stopSequences?: string[];
   modelPreferences?: Record<string, unknown>; includeContext?: 'none' | 'thisServer' | 'allServers';
-  metadata?: Record<string, unknown>; tools?: unknown[]; toolChoice?: unknown; [key: string]: unknown;
+  metadata?: Record<string, unknown>; tools?: unknown[]; toolChoice?: unknown;
+  /** Asks for the request to run as a task (2025-11-25 tasks): `ttl` in ms. */
+  task?: { ttl?: number }; _meta?: Record<string, unknown>; [key: string]: unknown;
 }
 /** The result of `sampling/createMessage`. */
-export interface CreateMessageResult { role: 'user' | 'assistant'; content: unknown; model: string; stopReason?: string; [key: string]: unknown }
+export interface CreateMessageResult { role: 'user' | 'assistant'; content: unknown; model: string; stopReason?: string; _meta?: Record<string, unknown>; [key: string]: unknown }
 /** Params of `elicitation/create` (form mode, or URL mode with `mode: 'url'`). */
-export interface ElicitRequestParams { message: string; mode?: 'form' | 'url'; requestedSchema?: Record<string, unknown>; url?: string; elicitationId?: string; [key: string]: unknown }
+export interface ElicitRequestParams {
+  message: string; mode?: 'form' | 'url'; requestedSchema?: Record<string, unknown>; url?: string; elicitationId?: string;
+  /** Asks for the request to run as a task (2025-11-25 tasks): `ttl` in ms. */
+  task?: { ttl?: number }; _meta?: Record<string, unknown>; [key: string]: unknown;
+}
 /** The result of `elicitation/create`. */
-export interface ElicitResult { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown>; [key: string]: unknown }
+export interface ElicitResult { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown>; _meta?: Record<string, unknown>; [key: string]: unknown }
 
 /** A list result page. */
-export interface Paginated { nextCursor?: string; [key: string]: unknown }
+export interface Paginated { nextCursor?: string; _meta?: Record<string, unknown>; [key: string]: unknown }
 /** `tools/list`. */
 export interface ListToolsResult extends Paginated { tools: Tool[] }
 /** `resources/list`. */
@@ -115,7 +125,7 @@ export interface ListResourceTemplatesResult extends Paginated { resourceTemplat
 /** `prompts/list`. */
 export interface ListPromptsResult extends Paginated { prompts: Prompt[] }
 /** The `initialize` result. */
-export interface InitializeResult { protocolVersion: string; capabilities: Record<string, unknown>; serverInfo: Implementation; instructions?: string; [key: string]: unknown }
+export interface InitializeResult { protocolVersion: string; capabilities: Record<string, unknown>; serverInfo: Implementation; instructions?: string; _meta?: Record<string, unknown>; [key: string]: unknown }
 
 /** A notification from the peer. */
 export interface Notification { method: string; params?: Record<string, unknown> }

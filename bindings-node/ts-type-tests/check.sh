@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The Node binding's hand-written wire types (ts/types.ts) against the MCP schema, so that CI
+# catches drift: generate.mjs turns ../shared/spec/schema/<revision>/schema.json (2025-11-25 and
+# 2026-07-28) into TypeScript declarations with json-schema-to-typescript (pinned in this
+# folder's package-lock.json), then tsc type-checks wire_types.check.ts, which fails on any field
+# renamed, added, removed or retyped on either side (the kept differences are listed there with
+# their reasons). Run by tests/run-node.sh. FERROMCP_SPEC_DIR names another spec directory.
+set -euo pipefail
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+cd "$HERE"
+SPEC="${FERROMCP_SPEC_DIR:-$HERE/../../../shared/spec}"
+[ -d "$SPEC/schema" ] || { echo "ts-type-tests: no MCP schema at $SPEC/schema (../shared/spec beside the repository, or FERROMCP_SPEC_DIR)" >&2; exit 1; }
+stamp=node_modules/.ferromcp-lock
+want="$(sha256sum package-lock.json | cut -d' ' -f1)"
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  echo "ts-type-tests: npm ci" >&2
+  npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >&2
+  echo "$want" > "$stamp"
+fi
+# The TypeScript compiler is the binding's own (bindings-node/package-lock.json).
+TSC="$HERE/../node_modules/.bin/tsc"
+if [ ! -x "$TSC" ]; then
+  (cd .. && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >&2)
+fi
+node generate.mjs "$SPEC"
+"$TSC" -p tsconfig.json
+checks=$(grep -c '^  Assert<' wire_types.check.ts)
+echo "ts-type-tests: wire types match the schema: $checks checks passed" >&2
