@@ -453,3 +453,21 @@ async def test_streamable_http_app_of_a_lowlevel_server() -> None:
         async with ferromcp.Client.http(f"{base}/mcp") as c:
             r = await c.call_tool("weather", {"city": "Rome"})
     assert r.structured_content == {"city": "Rome", "temp": 21.5}
+
+
+async def test_the_handlers_pages_over_serve_http_and_the_asgi_app() -> None:
+    from test_asgi_app import uvicorn_serving
+
+    async def pages(c: ferromcp.Client) -> list[Any]:
+        first = await c.list_resources()
+        second = await c.list_resources(first["nextCursor"])
+        return [len(first["resources"]), first["nextCursor"], len(second["resources"])]
+
+    server = Server("http", on_list_resources=paged_resources, on_read_resource=read_resource)
+    async with await server.serve_http("127.0.0.1", 0) as http:
+        async with ferromcp.Client.http(http.url) as c:
+            assert await pages(c) == [10, "10", 10]
+    asgi = Server("asgi", on_list_resources=paged_resources, on_read_resource=read_resource)
+    async with uvicorn_serving(asgi.streamable_http_app(json_response=True)) as base:
+        async with ferromcp.Client.http(f"{base}/mcp") as c:
+            assert await pages(c) == [10, "10", 10]
