@@ -3,6 +3,8 @@
 //! which drives any pair ([`crate::session::Connection`]), and below the transports, which
 //! implement it; both are named by their public paths under [`crate::transport`].
 
+use crate::jsonrpc::RequestId;
+use crate::McpError;
 use std::future::Future;
 use std::io;
 
@@ -19,6 +21,28 @@ pub enum ReadStatus {
     Oversized(usize),
     /// The peer closed its end cleanly.
     Eof,
+    /// The transport could not deliver requests the session sent (an HTTP POST that failed):
+    /// [`FrameReader::take_undelivered`] says which, and why; the session fails each with that
+    /// error, so its caller sees what happened ([`crate::ErrorKind`]) and the underlying error.
+    Undelivered,
+}
+
+/// Requests a transport could not deliver, and the error their callers get
+/// ([`ReadStatus::Undelivered`]).
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct Undelivered {
+    /// The ids of the requests.
+    pub ids: Vec<RequestId>,
+    /// Why they were not delivered (its kind and source kept).
+    pub error: McpError,
+}
+
+impl Undelivered {
+    /// The requests `ids` failed with `error`.
+    pub fn new(ids: Vec<RequestId>, error: McpError) -> Self {
+        Self { ids, error }
+    }
 }
 
 /// The receiving half of a transport.
@@ -31,6 +55,12 @@ pub trait FrameReader: Send + 'static {
         &mut self,
         buf: &mut Vec<u8>,
     ) -> impl Future<Output = io::Result<ReadStatus>> + Send;
+
+    /// After [`ReadStatus::Undelivered`]: the requests that were not delivered and their error.
+    /// Transports that deliver every request they accept keep the default (`None`).
+    fn take_undelivered(&mut self) -> Option<Undelivered> {
+        None
+    }
 }
 
 /// The sending half of a transport. Writes may be buffered until [`FrameWriter::flush`].

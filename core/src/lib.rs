@@ -48,8 +48,11 @@
 
 #[cfg(feature = "http")]
 pub mod auth;
+// What `ferromcp-embed` (the bindings' seam, the crate above this one) needs from inside the
+// engine; not an API (its module comment says why it exists).
+#[doc(hidden)]
+pub mod binding_seam;
 pub mod client;
-pub mod embed;
 mod frame_io;
 // HTTPS for outgoing connections, below both the OAuth client (`auth`) and the HTTP transports.
 #[cfg(feature = "fuzzing")]
@@ -69,7 +72,7 @@ pub mod wait;
 // paths it always had, so `ferromcp::jsonrpc::Message` and the like name what they named.
 pub use ferromcp_protocol::{error, jsonrpc, protocol, schema, uri_template};
 
-pub use error::{codes, McpError, Result};
+pub use error::{codes, ErrorKind, McpError, Result};
 pub use protocol::ProtocolVersion;
 
 // The Rust guide's examples run as doctests of this crate (`cargo test --doc`), so the guide

@@ -18,5 +18,5 @@ pub mod protocol;
 pub mod schema;
 pub mod uri_template;
 
-pub use error::{codes, McpError, Result};
+pub use error::{codes, ErrorKind, McpError, Result};
 pub use protocol::ProtocolVersion;

@@ -239,7 +239,7 @@ impl Client {
                 Ok((result, meta)) => return Ok((result, Some(meta))),
                 Err(e) if options.mode == ProtocolMode::PerRequest => return Err(e),
                 // The connection is gone: nothing to fall back on.
-                Err(e) if e.code == crate::codes::CONNECTION_CLOSED => return Err(e),
+                Err(e) if e.kind() == crate::ErrorKind::Closed => return Err(e),
                 Err(e) => {
                     tracing::debug!(error = %e, "server/discover failed; using the initialize handshake");
                 }
@@ -582,6 +582,30 @@ impl Client {
     }
 
     /// Every tool, following `nextCursor` to the end.
+    ///
+    /// ```
+    /// use ferromcp::server::Server;
+    /// use serde_json::Value;
+    /// # use ferromcp::client::{Client, ClientHandlers, ClientOptions};
+    /// # use ferromcp::transport::memory_pair;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), ferromcp::McpError> {
+    /// let mut builder = Server::builder("many", "1.0");
+    /// for i in 0..5 {
+    ///     builder = builder.tool(&format!("tool_{i}"), "A tool", |_: Value, _ctx| async { "ok" });
+    /// }
+    /// // Two tools a page: `list_tools` gives one page, `list_all_tools` follows the cursor.
+    /// let server = builder.options(|o| o.page_size = 2).build()?;
+    /// # let ((cr, cw), (sr, sw)) = memory_pair(16);
+    /// # tokio::spawn(async move { server.serve(sr, sw).await });
+    /// # let client = Client::connect(ClientOptions::new("c", "1"), ClientHandlers::default(), cr, cw).await?;
+    /// assert_eq!(client.list_tools(None).await?.tools.len(), 2);
+    /// let names: Vec<String> = client.list_all_tools().await?.into_iter().map(|t| t.name).collect();
+    /// assert_eq!(names, ["tool_0", "tool_1", "tool_2", "tool_3", "tool_4"]);
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn list_all_tools(&self) -> Result<Vec<Tool>, McpError> {
         let mut all = Vec::new();
         let mut cursor: Option<String> = None;
@@ -596,6 +620,46 @@ impl Client {
     }
 
     /// `tools/call`.
+    ///
+    /// A tool that ran and failed answers with a result whose `is_error` is set; a call the
+    /// server refused (unknown tool, bad arguments) or could not make is an `Err`, whose
+    /// [`McpError::kind`] says whether the server answered it ([`crate::ErrorKind::Rpc`]: its
+    /// code, message and data) or it failed on this side (transport, closed, timeout,
+    /// cancelled).
+    ///
+    /// ```
+    /// use ferromcp::client::{Client, ClientHandlers, ClientOptions};
+    /// use ferromcp::protocol::CallToolResult;
+    /// use ferromcp::server::Server;
+    /// use ferromcp::{codes, ErrorKind};
+    /// use serde_json::{json, Value};
+    /// # use ferromcp::transport::memory_pair;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), ferromcp::McpError> {
+    /// let server = Server::builder("calc", "1.0")
+    ///     .tool("div", "Divides a by b", |args: Value, _ctx| async move {
+    ///         let (a, b) = (args["a"].as_f64().unwrap_or(0.0), args["b"].as_f64().unwrap_or(0.0));
+    ///         if b == 0.0 {
+    ///             return CallToolResult::error_text("division by zero");
+    ///         }
+    ///         CallToolResult::text((a / b).to_string())
+    ///     })
+    ///     .build()?;
+    /// # let ((cr, cw), (sr, sw)) = memory_pair(16);
+    /// # tokio::spawn(async move { server.serve(sr, sw).await });
+    /// # let client = Client::connect(ClientOptions::new("c", "1"), ClientHandlers::default(), cr, cw).await?;
+    /// let ok = client.call_tool("div", json!({ "a": 6, "b": 3 })).await?;
+    /// assert_eq!(ok.content[0].as_text(), Some("2"));
+    ///
+    /// let failed = client.call_tool("div", json!({ "a": 1, "b": 0 })).await?;
+    /// assert_eq!(failed.is_error, Some(true));
+    ///
+    /// let refused = client.call_tool("mul", json!({})).await.unwrap_err();
+    /// assert_eq!((refused.kind(), refused.code), (ErrorKind::Rpc, codes::INVALID_PARAMS));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn call_tool(
         &self,
         name: &str,

@@ -229,11 +229,27 @@ impl<R: FrameReader, W: FrameWriter> Connection<R, W> {
                                     emit!(&m);
                                 }
                             }
+                            Ok(ReadStatus::Undelivered) => {
+                                // Requests the transport could not deliver: their callers get
+                                // the transport's error, kind and source kept.
+                                if let Some(u) = reader.take_undelivered() {
+                                    for id in &u.ids {
+                                        session.fail_request(id, u.error.clone());
+                                    }
+                                }
+                            }
                             Ok(ReadStatus::Eof) | Err(_) => {
-                                if let Err(e) = r { tracing::debug!(error = %e, "transport read failed"); }
+                                // The peer can no longer answer anything we asked; what the
+                                // transport reported is the error's source.
+                                let source = match r {
+                                    Err(e) => {
+                                        tracing::debug!(error = %e, "transport read failed");
+                                        e
+                                    }
+                                    _ => std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "the peer closed its end of the transport"),
+                                };
                                 reading = false;
-                                // The peer can no longer answer anything we asked.
-                                session.fail_pending("peer closed the connection");
+                                session.fail_pending(McpError::connection_closed("peer closed the connection").with_source(source));
                                 // Nor send another request: its subscriptions end now, not
                                 // at the drain timeout.
                                 session.end_child_listens();

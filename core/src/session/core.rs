@@ -405,17 +405,18 @@ impl Session {
         for (_, token) in self.in_flight.lock().unwrap().drain() {
             token.cancel();
         }
-        self.fail_pending("connection closed");
+        self.fail_pending(McpError::connection_closed("connection closed"));
         self.close_children();
         self.service.on_closed(&self.peer());
         self.outbound.session_closed();
     }
 
-    /// Fails every request waiting for the peer (the peer can no longer answer).
-    pub(crate) fn fail_pending(&self, why: &str) {
+    /// Fails every request waiting for the peer (the peer can no longer answer) with `error`,
+    /// an [`crate::ErrorKind::Closed`] error keeping what the transport reported as its source.
+    pub(crate) fn fail_pending(&self, error: McpError) {
         let drained: Vec<_> = self.pending.lock().unwrap().drain().collect();
         for (_, p) in drained {
-            let _ = p.tx.send(Err(McpError::connection_closed(why)));
+            let _ = p.tx.send(Err(error.clone()));
         }
     }
 

@@ -292,6 +292,7 @@ pub fn spawn(
             None => String::new(),
         };
         McpError::transport(format!("failed to start `{}`{place}: {e}", options.program))
+            .with_source(e)
     })?;
     // From here on `child` is owned by a value whose drop kills it (kill_on_drop), and soon by
     // the handle, whose drop kills the whole group.
@@ -341,6 +342,8 @@ async fn forward_stderr(pipe: ChildStderr, tx: mpsc::Sender<String>, dropped: Ar
             Ok(ReadStatus::Oversized(_)) => {
                 dropped.fetch_add(1, Ordering::Relaxed);
             }
+            // A line reader delivers every line; nothing is sent on this pipe.
+            Ok(ReadStatus::Undelivered) => {}
             Ok(ReadStatus::Eof) | Err(_) => return,
         }
     }

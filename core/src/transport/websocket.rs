@@ -272,7 +272,8 @@ fn handshake_error(url: &str, e: WsError) -> McpError {
             "WebSocket handshake with {url} refused: HTTP {}",
             response.status()
         )),
-        other => McpError::transport(format!("WebSocket handshake with {url} failed: {other}")),
+        other => McpError::transport(format!("WebSocket handshake with {url} failed: {other}"))
+            .with_source(other),
     }
 }
 
@@ -281,15 +282,30 @@ async fn with_timeout<T>(
     what: &str,
     fut: impl std::future::Future<Output = Result<T, McpError>>,
 ) -> Result<T, McpError> {
-    tokio::time::timeout(timeout, fut)
-        .await
-        .map_err(|_| McpError::transport(format!("{what} timed out after {timeout:?}")))?
+    tokio::time::timeout(timeout, fut).await.map_err(|e| {
+        McpError::transport(format!("{what} timed out after {timeout:?}")).with_source(e)
+    })?
 }
 
 /// Connects to a `ws://` URL with default options, offering the subprotocol `mcp`.
 ///
 /// `headers` are added to the opening request (for example `Authorization`); each replaces any
 /// earlier value of the same name. The server must accept the subprotocol `mcp`.
+///
+/// Not run here: it needs a WebSocket MCP server.
+///
+/// ```no_run
+/// use ferromcp::client::{Client, ClientHandlers, ClientOptions};
+/// use ferromcp::transport::websocket;
+///
+/// # #[tokio::main]
+/// # async fn main() -> Result<(), ferromcp::McpError> {
+/// let (reader, writer) = websocket::connect("ws://127.0.0.1:8765/mcp", &[("authorization", "Bearer s3cret")]).await?;
+/// let client = Client::connect(ClientOptions::new("c", "1"), ClientHandlers::default(), reader, writer).await?;
+/// println!("{:?}", client.list_all_tools().await?);
+/// # Ok(())
+/// # }
+/// ```
 pub async fn connect(
     url: &str,
     headers: &[(&str, &str)],
@@ -327,7 +343,9 @@ pub async fn connect_with(
     let tcp = with_timeout(options.handshake_timeout, "WebSocket connect", async {
         TcpStream::connect((host.as_str(), port))
             .await
-            .map_err(|e| McpError::transport(format!("cannot connect to {url}: {e}")))
+            .map_err(|e| {
+                McpError::transport(format!("cannot connect to {url}: {e}")).with_source(e)
+            })
     })
     .await?;
     let _ = tcp.set_nodelay(true);

@@ -14,6 +14,8 @@
 // The helper modules the test files share (they also serve the binaries of their own).
 #[path = "../common/mod.rs"]
 mod common;
+#[path = "../common_cache_hints/mod.rs"]
+mod common_cache_hints;
 #[path = "../common_http/mod.rs"]
 mod common_http;
 #[path = "../common_modern/mod.rs"]
@@ -40,8 +42,8 @@ mod completion;
 mod composition;
 mod concurrency;
 mod custom_methods;
-mod embed_session_ids;
 mod emitted_schema;
+mod error_kinds;
 mod framing;
 mod http_bad_input;
 mod http_client;
@@ -69,6 +71,7 @@ mod inbound_parity;
 mod jsonrpc_envelope;
 mod lifecycle;
 mod logging;
+mod mcp_apps;
 mod message_limits;
 mod middleware;
 mod middleware_http;
@@ -93,6 +96,7 @@ mod redis_outage;
 mod replica_killed;
 mod request_meta_shapes;
 mod resources;
+mod response_cache;
 mod router_connection_fairness;
 mod sampling_tools;
 mod schema_validation;

@@ -2,8 +2,9 @@
 //! `endpoint` event telling where to POST (`crate::client::http::connect_legacy` connects a
 //! client over it).
 
-use super::{make_shared, transport_err, HttpClientOptions, HttpReader, HttpWriter};
-use crate::tls::error_chain;
+use super::{
+    make_shared, request_failed, transport_err, HttpClientOptions, HttpReader, HttpWriter,
+};
 use crate::transport::http::sse::SseParser;
 use crate::McpError;
 use bytes::Bytes;
@@ -19,10 +20,7 @@ pub async fn legacy_transport(
 ) -> Result<(HttpReader, HttpWriter), McpError> {
     let (shared, reader) = make_shared(url, options)?;
     let req = shared.request(Method::GET, shared.url.clone(), Bytes::new())?;
-    let resp =
-        shared.http.request(req).await.map_err(|e| {
-            transport_err(None, format!("HTTP request failed: {}", error_chain(&e)))
-        })?;
+    let resp = shared.http.request(req).await.map_err(request_failed)?;
     if !resp.status().is_success() {
         return Err(transport_err(
             Some(resp.status()),

@@ -6,8 +6,9 @@
 use super::compression::body::{decoded_body, Decoded};
 use super::sse::SseParser;
 use super::{PROTOCOL_VERSION_HEADER, SESSION_ID_HEADER};
+use crate::jsonrpc::RequestId;
 use crate::tls::{error_chain, Connector};
-use crate::transport::{FrameReader, FrameWriter, ReadStatus};
+use crate::transport::{FrameReader, FrameWriter, ReadStatus, Undelivered};
 use crate::McpError;
 use bytes::Bytes;
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, StatusCode, Uri};
@@ -48,7 +49,7 @@ struct Shared {
     version: Mutex<Option<String>>,
     /// Legacy mode: where to POST (learned from the `endpoint` event).
     legacy_endpoint: Mutex<Option<Uri>>,
-    inbox: mpsc::Sender<Vec<u8>>,
+    inbox: mpsc::Sender<Inbound>,
     closed: CancellationToken,
     get_started: AtomicBool,
     /// Bumped when a new session replaces an expired one; older GET loops then stop.
@@ -64,10 +65,19 @@ struct Shared {
     sse_reads: Mutex<std::collections::HashMap<String, CancellationToken>>,
 }
 
+/// What reaches the reader: a message from the server, or requests that could not be
+/// delivered (their callers get the error itself, kind and source kept, not a copy of its
+/// JSON, which would read as the server's answer).
+enum Inbound {
+    Frame(Vec<u8>),
+    Undelivered(Undelivered),
+}
+
 /// The receiving half: messages from POST answers, the GET stream and resumed streams.
 pub struct HttpReader {
-    rx: mpsc::Receiver<Vec<u8>>,
+    rx: mpsc::Receiver<Inbound>,
     closed: CancellationToken,
+    undelivered: Option<Undelivered>,
 }
 
 impl std::fmt::Debug for HttpReader {
@@ -94,14 +104,22 @@ impl FrameReader for HttpReader {
         buf.clear();
         tokio::select! {
             m = self.rx.recv() => match m {
-                Some(frame) => {
+                Some(Inbound::Frame(frame)) => {
                     buf.extend_from_slice(&frame);
                     Ok(ReadStatus::Frame)
+                }
+                Some(Inbound::Undelivered(u)) => {
+                    self.undelivered = Some(u);
+                    Ok(ReadStatus::Undelivered)
                 }
                 None => Ok(ReadStatus::Eof),
             },
             _ = self.closed.cancelled() => Ok(ReadStatus::Eof),
         }
+    }
+
+    fn take_undelivered(&mut self) -> Option<Undelivered> {
+        self.undelivered.take()
     }
 }
 
@@ -154,6 +172,27 @@ impl FrameWriter for HttpWriter {
         }
         self.shared.closed.cancel();
         Ok(())
+    }
+}
+
+/// An HTTP exchange that failed before an answer ([`crate::ErrorKind::Transport`]). The hyper
+/// error is the source; when an I/O error is in its chain (a connection refused or reset), the
+/// source is a [`std::io::Error`] of that kind wrapping it, so a caller can downcast to it and
+/// read its `kind()`.
+fn request_failed(e: hyper_util::client::legacy::Error) -> McpError {
+    let err = transport_err(None, format!("HTTP request failed: {}", error_chain(&e)));
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(&e);
+    let mut io_kind = None;
+    while let Some(c) = cause {
+        if let Some(io) = c.downcast_ref::<io::Error>() {
+            io_kind = Some(io.kind());
+            break;
+        }
+        cause = c.source();
+    }
+    match io_kind {
+        Some(kind) => err.with_source(io::Error::new(kind, e)),
+        None => err.with_source(e),
     }
 }
 
@@ -253,7 +292,7 @@ impl Shared {
     async fn push(&self, data: &[u8]) {
         self.observe(data);
         self.tool_headers.received(data);
-        let _ = self.inbox.send(data.to_vec()).await;
+        let _ = self.inbox.send(Inbound::Frame(data.to_vec())).await;
     }
 
     /// Learns the negotiated revision from the initialize result as it passes by.
@@ -277,14 +316,21 @@ impl Shared {
         let ids = request_ids(frame);
         if ids.is_empty() {
             tracing::warn!(error = %error, "HTTP POST of a notification or response failed");
+            return;
         }
-        for id in ids {
-            let msg = json!({ "jsonrpc": "2.0", "id": id, "error": error });
-            let _ = self
-                .inbox
-                .send(serde_json::to_vec(&msg).expect("serializes"))
-                .await;
-        }
+        self.fail_ids(ids, error).await;
+    }
+
+    /// Fails the requests `ids` (JSON ids, as in their frame) with `error`.
+    async fn fail_ids(&self, ids: Vec<Value>, error: McpError) {
+        let ids = ids
+            .into_iter()
+            .filter_map(|id| serde_json::from_value::<RequestId>(id).ok())
+            .collect();
+        let _ = self
+            .inbox
+            .send(Inbound::Undelivered(Undelivered::new(ids, error)))
+            .await;
     }
 
     async fn post(self: Arc<Self>, frame: Vec<u8>) {
@@ -396,11 +442,7 @@ impl Shared {
         let resp = match resp {
             Ok(r) => r,
             Err(e) => {
-                self.fail(
-                    &frame,
-                    transport_err(None, format!("HTTP request failed: {}", error_chain(&e))),
-                )
-                .await;
+                self.fail(&frame, request_failed(e)).await;
                 return None;
             }
         };
@@ -540,14 +582,11 @@ impl Shared {
                     None,
                     "the server's SSE stream ended before the response arrived",
                 );
-                for id in pending {
-                    let id: Value = serde_json::from_str(&id).unwrap_or(Value::Null);
-                    let msg = json!({ "jsonrpc": "2.0", "id": id, "error": err });
-                    let _ = self
-                        .inbox
-                        .send(serde_json::to_vec(&msg).expect("serializes"))
-                        .await;
-                }
+                let ids = pending
+                    .iter()
+                    .map(|id| serde_json::from_str(id).unwrap_or(Value::Null))
+                    .collect();
+                self.fail_ids(ids, err).await;
             }
         } else {
             let body = decoded_body(resp)
@@ -581,9 +620,7 @@ impl Shared {
             self.build_request(Method::POST, self.url.clone(), Bytes::from(init), false)?;
         req.headers_mut().remove(PROTOCOL_VERSION_HEADER);
         let exchange = async {
-            let resp = self.http.request(req).await.map_err(|e| {
-                transport_err(None, format!("HTTP request failed: {}", error_chain(&e)))
-            })?;
+            let resp = self.http.request(req).await.map_err(request_failed)?;
             let status = resp.status();
             let sid = resp
                 .headers()
@@ -598,7 +635,7 @@ impl Shared {
             let body = decoded_body(resp)
                 .collect()
                 .await
-                .map_err(|e| transport_err(None, format!("HTTP body failed: {e}")))?
+                .map_err(|e| transport_err(None, format!("HTTP body failed: {e}")).with_source(e))?
                 .to_bytes();
             if !status.is_success() {
                 return Err(transport_err(
@@ -649,9 +686,7 @@ impl Shared {
         let resp = tokio::time::timeout(Duration::from_secs(30), self.http.request(req))
             .await
             .map_err(|_| McpError::timeout("notifications/initialized timed out"))?
-            .map_err(|e| {
-                transport_err(None, format!("HTTP request failed: {}", error_chain(&e)))
-            })?;
+            .map_err(request_failed)?;
         if !resp.status().is_success() {
             return Err(transport_err(
                 Some(resp.status()),
@@ -821,7 +856,14 @@ fn make_shared(
         tool_headers: Default::default(),
         sse_reads: Default::default(),
     });
-    Ok((shared, HttpReader { rx, closed }))
+    Ok((
+        shared,
+        HttpReader {
+            rx,
+            closed,
+            undelivered: None,
+        },
+    ))
 }
 
 /// A Streamable HTTP transport to `url` (e.g. `http://127.0.0.1:3000/mcp`).
