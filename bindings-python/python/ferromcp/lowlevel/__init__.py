@@ -19,8 +19,8 @@ When a list handler pages (gives a ``next_cursor`` as the server starts; or alwa
 ``Server(lists_per_request=True)``), a ``*/list`` request is answered by its list handler, as in
 the SDK: the handler gets the request's ``cursor`` (``params.cursor``) and its ``ctx``, and what it
 returns (its page, its ``next_cursor``) reaches the client as it is, without the engine's own
-paging on top; a cursor the handler rejects (``ValueError``, ``LookupError``, ``TypeError``, or an
-``McpError`` of its own) answers -32602, and a list without a handler -32601. That answer is a
+paging on top; a cursor the handler rejects with ``ValueError``, ``LookupError`` or ``TypeError``
+answers -32602 (an ``McpError`` it raises answers as it is), and a list without a handler -32601. That answer is a
 middleware layer the server adds, innermost, as it first starts; it costs every request of the
 server a pass through Python (a ``tools/call`` leaves the engine's typed lane), so when no handler
 pages the engine answers the lists read at start itself (``page_size`` pages them). Either way
