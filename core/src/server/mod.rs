@@ -5,6 +5,7 @@
 //! can be added and removed while sessions run; sessions are told through `list_changed`.
 
 mod api;
+pub mod apps;
 pub mod authorization;
 mod builder;
 mod compose;
