@@ -187,6 +187,36 @@ impl std::fmt::Debug for OAuthClient {
 
 impl OAuthClient {
     /// A client with `config`.
+    ///
+    /// Give it to the HTTP transport ([`crate::transport::http::HttpClientOptions::auth`]);
+    /// it runs the flow on the first 401 and sends the token from then on.
+    ///
+    /// ```
+    /// use ferromcp::auth::{LoopbackRedirect, OAuthClient, OAuthConfig};
+    /// use ferromcp::transport::http::HttpClientOptions;
+    /// use std::sync::Arc;
+    ///
+    /// // A service account: client credentials of a pre-registered client, only for the
+    /// // authorization server it was registered with.
+    /// let service = OAuthClient::new(
+    ///     OAuthConfig::client_credentials("reporting-job", "s3cret")
+    ///         .expected_issuer("https://auth.example.com"),
+    /// );
+    /// assert_eq!(service.bearer(), None); // no token until the server asks for one
+    /// let http = HttpClientOptions::default().auth(Arc::new(service));
+    /// # drop(http);
+    ///
+    /// // A user in a browser: authorization code with PKCE, the redirect caught on a loopback
+    /// // port (0: any free one); `open` shows the authorization URL (launch the browser there).
+    /// let redirect = LoopbackRedirect::bind(0, |url| {
+    ///     println!("Open {url} to sign in");
+    ///     Ok(())
+    /// })
+    /// .unwrap();
+    /// let user = OAuthConfig::new(Arc::new(redirect)).client_name("My MCP app");
+    /// assert_eq!(user.client_name, "My MCP app");
+    /// assert_eq!(user.max_attempts, 3);
+    /// ```
     pub fn new(config: OAuthConfig) -> Self {
         Self {
             http: AuthHttp::with_roots(&config.extra_root_certificates),

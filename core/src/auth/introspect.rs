@@ -40,6 +40,21 @@ impl std::fmt::Debug for IntrospectionVerifier {
 impl IntrospectionVerifier {
     /// Introspects at `endpoint` without client authentication (most servers require it: see
     /// [`Self::client_credentials`]).
+    ///
+    /// ```
+    /// use ferromcp::auth::{IntrospectionVerifier, TokenVerifier};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let free = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?;
+    /// # let endpoint = format!("http://{free}/introspect");
+    /// // `endpoint`: e.g. "https://auth.example.com/oauth2/introspect".
+    /// let verifier = IntrospectionVerifier::new(endpoint).client_credentials("mcp-server", "s3cret");
+    /// // An endpoint that does not answer refuses the token (and says why).
+    /// assert!(verifier.verify("some-token").await.is_err());
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn new(endpoint: impl Into<String>) -> Self {
         Self {
             endpoint: endpoint.into(),

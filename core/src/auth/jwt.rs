@@ -135,6 +135,36 @@ impl JwtVerifier {
 
     /// Tokens of `issuer` for `audience`, signed by a key of the JWKS document `jwks`
     /// (`{"keys": [...]}`), which is never fetched again.
+    ///
+    /// ```
+    /// use ferromcp::auth::{JwtVerifier, ResourceAuth, TokenVerifier};
+    /// use ferromcp::transport::http::HttpServerOptions;
+    /// use serde_json::json;
+    /// use std::sync::Arc;
+    /// use std::time::Duration;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// // In production: `JwtVerifier::from_jwks_url("https://auth.example.com/jwks.json", ...)`.
+    /// // An Ed25519 public key (RFC 8037's example).
+    /// let jwks = json!({ "keys": [{ "kty": "OKP", "crv": "Ed25519", "kid": "k1",
+    ///                               "x": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo" }] });
+    /// // A document without a usable key is refused up front.
+    /// assert!(JwtVerifier::from_jwks(&json!({ "keys": [] }), "https://auth.example.com", "x").is_err());
+    /// let verifier = JwtVerifier::from_jwks(&jwks, "https://auth.example.com", "https://mcp.example.com/mcp")?
+    ///     .leeway(Duration::from_secs(30));
+    /// // Something that is not a signed JWT of that issuer is refused with the reason.
+    /// assert!(verifier.verify("not-a-jwt").await.is_err());
+    ///
+    /// // Protecting an HTTP server with it.
+    /// let mut options = HttpServerOptions::default();
+    /// options.auth = Some(Arc::new(
+    ///     ResourceAuth::new("https://mcp.example.com/mcp", vec!["https://auth.example.com".into()], Arc::new(verifier))
+    ///         .require_scopes(&["mcp:tools"]),
+    /// ));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn from_jwks(
         jwks: &Value,
         issuer: impl Into<String>,

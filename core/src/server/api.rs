@@ -332,6 +332,29 @@ impl Server {
     /// runs on the main thread, outside the workers, and every message would otherwise cross
     /// from the worker that saw the input to the main thread and back. Dropping the returned
     /// future stops the session.
+    ///
+    /// ```
+    /// use ferromcp::client::{Client, ClientHandlers, ClientOptions};
+    /// use ferromcp::server::Server;
+    /// use ferromcp::transport::memory_pair;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), ferromcp::McpError> {
+    /// let server = Server::builder("in-process", "1.0").build()?;
+    /// // Any FrameReader/FrameWriter pair: here an in-memory one, as tests use.
+    /// let ((client_r, client_w), (server_r, server_w)) = memory_pair(16);
+    /// let serving = tokio::spawn({
+    ///     let server = server.clone();
+    ///     async move { server.serve(server_r, server_w).await }
+    /// });
+    /// let client = Client::connect(ClientOptions::new("c", "1"), ClientHandlers::default(), client_r, client_w).await?;
+    /// client.ping().await?;
+    /// client.close().await;
+    /// // The client hung up: the session ends.
+    /// serving.await.unwrap()?;
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn serve<R: FrameReader, W: FrameWriter>(
         &self,
         reader: R,

@@ -22,6 +22,7 @@ use std::sync::Arc;
 /// What kind of item a rule or a check is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum ItemKind {
     /// A tool, by name.
     Tool,
@@ -33,6 +34,7 @@ pub enum ItemKind {
 }
 
 /// One question the policy answers: may the caller of this request see and use this item?
+#[non_exhaustive]
 pub struct Access<'a> {
     /// The kind of item.
     pub kind: ItemKind,

@@ -23,6 +23,26 @@ impl ServerBuilder {
     }
 
     /// Sets the `instructions` returned at initialize.
+    ///
+    /// ```
+    /// use ferromcp::server::Server;
+    /// # use ferromcp::client::{Client, ClientHandlers, ClientOptions};
+    /// # use ferromcp::transport::memory_pair;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), ferromcp::McpError> {
+    /// let server = Server::builder("weather", "1.0")
+    ///     .instructions("Call `forecast` with a city name.")
+    ///     .options(|o| o.session.max_in_flight = 64)
+    ///     .build()?;
+    /// assert_eq!(server.options().session.max_in_flight, 64);
+    /// # let ((cr, cw), (sr, sw)) = memory_pair(16);
+    /// # tokio::spawn(async move { server.serve(sr, sw).await });
+    /// let client = Client::connect(ClientOptions::new("c", "1"), ClientHandlers::default(), cr, cw).await?;
+    /// assert_eq!(client.instructions(), Some("Call `forecast` with a city name."));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn instructions(mut self, text: impl Into<String>) -> Self {
         Arc::get_mut(&mut self.server.inner)
             .expect("builder owns the server")
@@ -209,6 +229,42 @@ impl ServerBuilder {
     }
 
     /// Adds a completion handler for one argument of a prompt or template.
+    ///
+    /// ```
+    /// use ferromcp::protocol::{CompleteRequestParams, CompleteResult, Prompt, PromptArgument, PromptReference};
+    /// use ferromcp::protocol::{GetPromptResult, PromptMessage};
+    /// use ferromcp::server::{completion_fn, prompt_fn, CompletionRef, Server};
+    /// # use ferromcp::client::{Client, ClientHandlers, ClientOptions};
+    /// # use ferromcp::transport::memory_pair;
+    ///
+    /// const LANGUAGES: [&str; 3] = ["python", "pytorch", "rust"];
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), ferromcp::McpError> {
+    /// let server = Server::builder("completing", "1.0")
+    ///     .prompt(
+    ///         Prompt::new("explain").with_arguments(vec![PromptArgument::new("language")]),
+    ///         prompt_fn(|_args, _ctx| async { Ok(GetPromptResult::new(vec![PromptMessage::user_text("Explain")])) }),
+    ///     )
+    ///     .completion(
+    ///         CompletionRef::Prompt("explain".into()),
+    ///         "language",
+    ///         completion_fn(|params, _ctx| async move {
+    ///             let typed = params.argument.value;
+    ///             let values = LANGUAGES.iter().filter(|l| l.starts_with(&typed)).map(|l| l.to_string());
+    ///             Ok(CompleteResult::new(values.collect()).completion)
+    ///         }),
+    ///     )
+    ///     .build()?;
+    /// # let ((cr, cw), (sr, sw)) = memory_pair(16);
+    /// # tokio::spawn(async move { server.serve(sr, sw).await });
+    /// # let client = Client::connect(ClientOptions::new("c", "1"), ClientHandlers::default(), cr, cw).await?;
+    /// let asked = CompleteRequestParams::new(PromptReference::new("explain"), "language", "py");
+    /// let answer = client.complete(asked).await?;
+    /// assert_eq!(answer.completion.values, ["python", "pytorch"]);
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn completion(
         self,
         target: CompletionRef,
@@ -252,6 +308,21 @@ impl ServerBuilder {
 
     /// Finishes the server; fails if any registration was invalid (bad schema, bad template)
     /// or an option is out of range ([`ServerOptions::max_listen_streams`] of 0).
+    ///
+    /// ```
+    /// use ferromcp::protocol::{ResourceTemplate, ResourceContents};
+    /// use ferromcp::server::{resource_fn, Server};
+    ///
+    /// // An unclosed expression is not an RFC 6570 template: `build` says so.
+    /// let err = Server::builder("bad", "1.0")
+    ///     .resource_template(
+    ///         ResourceTemplate::new("users://{id/profile", "profile"),
+    ///         resource_fn(|_req, _ctx| async { Ok(Vec::<ResourceContents>::new()) }),
+    ///     )
+    ///     .build()
+    ///     .unwrap_err();
+    /// assert_eq!(err.code, ferromcp::codes::INVALID_PARAMS);
+    /// ```
     pub fn build(self) -> Result<Server, McpError> {
         if let Some(e) = self.error {
             return Err(e);

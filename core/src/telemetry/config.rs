@@ -6,6 +6,7 @@ use std::time::Duration;
 /// Which traces are recorded (the root sampler; a sampled remote parent is followed when
 /// [`TelemetryConfig::parent_based`] is set, as the SDK's `parentbased_*` samplers do).
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum Sampling {
     /// Every trace.
     AlwaysOn,

@@ -144,6 +144,22 @@ pub fn stdio_with_limit(max_message_size: usize) -> (StdioReader, StdioWriter) {
 /// use, so the server layer below does not reach up for it.
 impl Server {
     /// Serves one session over this process's stdin/stdout until stdin closes.
+    ///
+    /// The usual `main` of a stdio server (not run here: it waits on stdin). Log to stderr:
+    /// stdout carries the protocol.
+    ///
+    /// ```no_run
+    /// use ferromcp::server::Server;
+    /// use serde_json::Value;
+    ///
+    /// #[tokio::main]
+    /// async fn main() -> Result<(), ferromcp::McpError> {
+    ///     let server = Server::builder("hello", "1.0")
+    ///         .tool("greet", "Says hello", |_: Value, _ctx| async { "Hello!" })
+    ///         .build()?;
+    ///     server.serve_stdio().await
+    /// }
+    /// ```
     pub async fn serve_stdio(&self) -> Result<(), McpError> {
         let (reader, writer) = stdio_with_limit(self.options().session.max_message_size);
         self.serve(reader, writer).await

@@ -74,6 +74,7 @@ impl OAuthErrorCode {
 
 /// A refusal: the code and a description for the developer reading it.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct OAuthFailure {
     /// The `error` code.
     pub code: OAuthErrorCode,

@@ -32,6 +32,7 @@ use std::path::Path;
 
 /// A configuration error: where in the document (`mcpServers.NAME.args[2]`) and what is wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ConfigError {
     /// The path of the offending value inside the JSON document (empty: the document).
     pub path: String,

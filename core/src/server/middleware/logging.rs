@@ -36,6 +36,21 @@ pub struct RequestLog {
 
 impl RequestLog {
     /// Logging at `info` (errors at `warn`).
+    ///
+    /// ```
+    /// use ferromcp::server::middleware::{RequestLog, RequestLogConfig};
+    /// use ferromcp::server::Server;
+    ///
+    /// // One `tracing` event per request (method, id, tool, duration, outcome).
+    /// let server = Server::builder("logged", "1.0").middleware(RequestLog::new()).build().unwrap();
+    /// # drop(server);
+    /// // The same from the bindings' JSON form (see `RequestLogConfig`); a level it does not
+    /// // know is refused.
+    /// let config: RequestLogConfig = serde_json::from_value(serde_json::json!({ "level": "debug" })).unwrap();
+    /// assert!(RequestLog::from_config(&config).is_ok());
+    /// let loud: RequestLogConfig = serde_json::from_value(serde_json::json!({ "level": "loud" })).unwrap();
+    /// assert!(RequestLog::from_config(&loud).is_err());
+    /// ```
     pub fn new() -> Self {
         Self { level: Level::Info }
     }

@@ -35,6 +35,36 @@ pub struct MaskErrors {
 
 impl MaskErrors {
     /// Masks internal errors (`-32603`) as `"Internal error"`.
+    ///
+    /// ```
+    /// use ferromcp::protocol::{CallToolResult, Tool};
+    /// use ferromcp::server::middleware::MaskErrors;
+    /// use ferromcp::server::{tool_fn, Server};
+    /// use ferromcp::McpError;
+    /// use serde_json::json;
+    /// # use ferromcp::client::{Client, ClientHandlers, ClientOptions};
+    /// # use ferromcp::transport::memory_pair;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), McpError> {
+    /// let server = Server::builder("masked", "1.0")
+    ///     .middleware(MaskErrors::new())
+    ///     .tool_raw(
+    ///         Tool::new("query"),
+    ///         tool_fn(|_args, _ctx| async {
+    ///             Err::<CallToolResult, _>(McpError::internal("password authentication failed for user \"app\""))
+    ///         }),
+    ///     )
+    ///     .build()?;
+    /// # let ((cr, cw), (sr, sw)) = memory_pair(16);
+    /// # tokio::spawn(async move { server.serve(sr, sw).await });
+    /// # let client = Client::connect(ClientOptions::new("c", "1"), ClientHandlers::default(), cr, cw).await?;
+    /// let err = client.call_tool("query", json!({})).await.unwrap_err();
+    /// // The client sees the code, not the details (those are logged on the server).
+    /// assert_eq!((err.code, err.message.as_str()), (ferromcp::codes::INTERNAL_ERROR, "Internal error"));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn new() -> Self {
         Self {
             message: "Internal error".into(),

@@ -18,6 +18,7 @@ pub const RATE_LIMITED: i32 = crate::error::codes::RATE_LIMITED;
 /// What a bucket's key is made of; several parts make one key (e.g. principal and tool).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum RateKey {
     /// The verified token's subject (or client id); requests without one share the key
     /// `anonymous`.
@@ -125,6 +126,7 @@ impl RateLimitConfig {
 
 /// What a bucket store decided for one request.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum RateDecision {
     /// A token was taken: the request goes on.
     Allowed,
@@ -248,6 +250,35 @@ impl RateLimit {
     /// A rate limit with its buckets in this process, or on Redis when the config names
     /// [`RateLimitConfig::redis_url`]; fails on a limit or window of 0, an empty key, or a
     /// Redis URL without the `redis` feature.
+    ///
+    /// ```
+    /// use ferromcp::server::middleware::{RateLimit, RateLimitConfig, RATE_LIMITED};
+    /// use ferromcp::server::Server;
+    /// use serde_json::{json, Value};
+    /// use std::time::Duration;
+    /// # use ferromcp::client::{Client, ClientHandlers, ClientOptions};
+    /// # use ferromcp::transport::memory_pair;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), ferromcp::McpError> {
+    /// // Two tool calls a minute per session (the default key).
+    /// let mut config = RateLimitConfig::new(2, Duration::from_secs(60));
+    /// config.methods = Some(vec!["tools/call".into()]); // default: every request, initialize too
+    /// let server = Server::builder("limited", "1.0")
+    ///     .middleware(RateLimit::new(config)?)
+    ///     .tool("search", "Searches", |_: Value, _ctx| async { "found" })
+    ///     .build()?;
+    /// # let ((cr, cw), (sr, sw)) = memory_pair(16);
+    /// # tokio::spawn(async move { server.serve(sr, sw).await });
+    /// # let client = Client::connect(ClientOptions::new("c", "1"), ClientHandlers::default(), cr, cw).await?;
+    /// client.call_tool("search", json!({})).await?;
+    /// client.call_tool("search", json!({})).await?;
+    /// let refused = client.call_tool("search", json!({})).await.unwrap_err();
+    /// assert_eq!(refused.code, RATE_LIMITED);
+    /// assert_eq!(refused.data.unwrap()["limit"], 2);
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn new(config: RateLimitConfig) -> Result<Self, McpError> {
         let store: Arc<dyn BucketStore> = match &config.redis_url {
             None => Arc::new(InMemoryBuckets::default()),

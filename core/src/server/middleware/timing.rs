@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 /// How a request ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Outcome {
     /// Answered with a result.
     Ok,
@@ -39,6 +40,7 @@ impl Outcome {
 
 /// One timed request.
 #[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
 pub struct TimingEvent<'a> {
     /// The method.
     pub method: &'a str,
@@ -58,6 +60,36 @@ pub struct Timing<F> {
 
 impl<F: Fn(&TimingEvent<'_>) + Send + Sync + 'static> Timing<F> {
     /// Timing with `hook` (called on the task that served the request: keep it short).
+    ///
+    /// ```
+    /// use ferromcp::server::middleware::{Outcome, Timing};
+    /// use ferromcp::server::Server;
+    /// use serde_json::{json, Value};
+    /// use std::sync::{Arc, Mutex};
+    /// # use ferromcp::client::{Client, ClientHandlers, ClientOptions};
+    /// # use ferromcp::transport::memory_pair;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), ferromcp::McpError> {
+    /// let seen = Arc::new(Mutex::new(Vec::new()));
+    /// let record = seen.clone();
+    /// let server = Server::builder("timed", "1.0")
+    ///     .middleware(Timing::new(move |e| {
+    ///         // A real hook feeds a histogram with `e.duration`.
+    ///         record.lock().unwrap().push((e.method.to_string(), e.tool.map(str::to_string), e.outcome));
+    ///     }))
+    ///     .tool("add", "Adds", |_: Value, _ctx| async { "3" })
+    ///     .build()?;
+    /// # let ((cr, cw), (sr, sw)) = memory_pair(16);
+    /// # tokio::spawn(async move { server.serve(sr, sw).await });
+    /// # let client = Client::connect(ClientOptions::new("c", "1"), ClientHandlers::default(), cr, cw).await?;
+    /// client.call_tool("add", json!({})).await?;
+    /// let seen = seen.lock().unwrap();
+    /// let call = seen.iter().find(|(m, _, _)| m == "tools/call").unwrap();
+    /// assert_eq!((call.1.as_deref(), call.2), (Some("add"), Outcome::Ok));
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn new(hook: F) -> Self {
         Self { hook }
     }

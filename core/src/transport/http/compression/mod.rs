@@ -21,6 +21,7 @@ pub(crate) mod negotiate;
 
 /// A content coding this crate encodes and decodes (RFC 9110 §8.4.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ContentCoding {
     /// `gzip` (RFC 1952; `x-gzip` is read as the same).
     Gzip,
@@ -65,6 +66,7 @@ impl ContentCoding {
 
 /// How hard an encoder works: the level each coding gets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum CompressionLevel {
     /// gzip 1, br 1, zstd 1: least CPU per byte.
     Fastest,

@@ -206,6 +206,32 @@ fn build(
 ///
 /// # Panics
 /// When `redis_url` is not a valid Redis URL, or is set in a build without the `redis` feature.
+///
+/// ```
+/// use ferromcp::client::{http::connect, ClientHandlers, ClientOptions};
+/// use ferromcp::server::Server;
+/// use ferromcp::transport::http::{router, HttpClientOptions, HttpServerOptions};
+/// use serde_json::{json, Value};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let server = Server::builder("hello", "1.0")
+///     .tool("greet", "Says hello", |_: Value, _ctx| async { "Hello!" })
+///     .build()?;
+/// // The MCP endpoint beside the app's own routes.
+/// let app = axum::Router::new()
+///     .route("/", axum::routing::get(|| async { "the app" }))
+///     .merge(router(server, HttpServerOptions::default()));
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+/// let url = format!("http://{}/mcp", listener.local_addr()?);
+/// tokio::spawn(async move { axum::serve(listener, app).await });
+///
+/// let client = connect(&url, ClientOptions::new("c", "1"), ClientHandlers::default(), HttpClientOptions::default()).await?;
+/// assert_eq!(client.call_tool("greet", json!({})).await?.content[0].as_text(), Some("Hello!"));
+/// client.close().await;
+/// # Ok(())
+/// # }
+/// ```
 pub fn router(server: Server, mut options: HttpServerOptions) -> Router {
     if let Err(e) = super::super::store::apply_redis_url(&mut options) {
         panic!("ferromcp router: {e}");

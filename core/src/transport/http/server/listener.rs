@@ -93,6 +93,30 @@ impl HttpServerHandle {
 /// handlers get their first poll inline, so a request is read, answered and written by one
 /// worker whichever runtime the caller picked. The benchmark measures both a `#[tokio::main]`
 /// server and a current-thread one (`bench/servers`, the two "ferromcp (Rust handler)" rows).
+///
+/// ```
+/// use ferromcp::client::{http::connect, ClientHandlers, ClientOptions};
+/// use ferromcp::server::Server;
+/// use ferromcp::transport::http::{serve_http, HttpClientOptions, HttpServerOptions};
+/// use serde_json::{json, Value};
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let server = Server::builder("hello", "1.0")
+///     .tool("greet", "Says hello", |_: Value, _ctx| async { "Hello!" })
+///     .build()?;
+/// // Port 0: any free port; the handle says which.
+/// let handle = serve_http(server, "127.0.0.1:0", HttpServerOptions::default()).await?;
+/// let url = handle.url("/mcp");
+///
+/// let client = connect(&url, ClientOptions::new("c", "1"), ClientHandlers::default(), HttpClientOptions::default()).await?;
+/// let result = client.call_tool("greet", json!({})).await?;
+/// assert_eq!(result.content[0].as_text(), Some("Hello!"));
+/// client.close().await;
+/// handle.shutdown().await?;
+/// # Ok(())
+/// # }
+/// ```
 pub async fn serve_http(
     server: Server,
     addr: impl tokio::net::ToSocketAddrs,

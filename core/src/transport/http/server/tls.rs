@@ -18,6 +18,7 @@ use tokio_util::sync::CancellationToken;
 /// Where PEM text comes from: a file (read at start, and again when it changes) or bytes given
 /// once.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum PemSource {
     /// A file holding PEM text; watched for changes.
     File(PathBuf),

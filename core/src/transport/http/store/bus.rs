@@ -10,6 +10,7 @@ use tokio::sync::mpsc;
 /// One message between replicas. Messages carry JSON-RPC messages as their JSON text.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum BusMessage {
     /// A message from the client of `session` that this replica could not consume: a response
     /// to a server-to-client request (elicitation, sampling, roots) sent by another replica, or
