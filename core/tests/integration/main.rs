@@ -72,7 +72,6 @@ mod jsonrpc_envelope;
 mod lifecycle;
 mod logging;
 mod mcp_apps;
-mod mcp_apps;
 mod message_limits;
 mod middleware;
 mod middleware_http;

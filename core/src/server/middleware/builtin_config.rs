@@ -21,6 +21,8 @@ pub enum MiddlewareConfig {
     MaskErrors(MaskErrorsConfig),
     /// [`Authorization`](crate::server::authorization::Authorization) by scope rules.
     Authorization(crate::server::authorization::AuthorizationConfig),
+    /// [`ResponseCache`](super::ResponseCache).
+    ResponseCache(super::ResponseCacheConfig),
 }
 
 impl MiddlewareConfig {
@@ -51,6 +53,7 @@ impl MiddlewareConfig {
             MiddlewareConfig::Authorization(c) => {
                 Arc::new(crate::server::authorization::Authorization::from_config(c))
             }
+            MiddlewareConfig::ResponseCache(c) => Arc::new(super::ResponseCache::new(c.clone())?),
         })
     }
 }
@@ -67,9 +70,10 @@ mod tests {
             { "name": "rateLimit", "limit": 5, "windowMs": 1000, "by": ["principal", "tool"],
               "tools": { "slow": { "limit": 1, "windowMs": 60000 } } },
             { "name": "requestLog", "level": "debug" },
+            { "name": "responseCache", "ttlMs": 5000, "tools": ["slow"], "scope": "session" },
         ]))
         .unwrap();
-        assert_eq!(list.len(), 3);
+        assert_eq!(list.len(), 4);
         let MiddlewareConfig::RateLimit(rl) = &list[1] else {
             panic!("rateLimit second");
         };

@@ -20,6 +20,7 @@
 //! wraps. Without middleware nothing changes: no allocation, no dynamic call, one branch.
 
 mod builtin_config;
+mod cache;
 mod chain;
 mod logging;
 mod masking;
@@ -30,6 +31,7 @@ mod request;
 mod timing;
 
 pub use builtin_config::MiddlewareConfig;
+pub use cache::{CacheScope, ResponseCache, ResponseCacheConfig, CACHED_METHODS};
 pub use chain::{Middleware, Next, NotificationNext};
 /// The future a layer returns (re-exported so a layer needs no `futures` dependency).
 pub use futures_util::future::BoxFuture;
