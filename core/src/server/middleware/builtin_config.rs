@@ -12,6 +12,7 @@ use std::sync::Arc;
 /// and unknown options are errors.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(tag = "name", rename_all = "camelCase", deny_unknown_fields)]
+#[non_exhaustive]
 pub enum MiddlewareConfig {
     /// [`RateLimit`], its buckets in this process.
     RateLimit(RateLimitConfig),
