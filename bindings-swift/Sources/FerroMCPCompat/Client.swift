@@ -282,6 +282,17 @@ public actor Client {
         return (r.content, r.isError)
     }
 
+    /// The swift-sdk's other `callTool`, chosen by its type (`let context:
+    /// RequestContext<CallTool.Result> = try await client.callTool(...)`): the call in flight, as
+    /// `send(_:)` gives it: `requestID` for `cancelRequest`, `value` the whole `CallTool.Result`
+    /// (with the `structuredContent` and `_meta` the tuple form leaves out).
+    public func callTool(name: String, arguments: [String: Value]? = nil, meta: Metadata? = nil) throws
+        -> RequestContext<CallTool.Result>
+    {
+        try check(\.tools, "Tools")
+        return try send(CallTool.request(.init(name: name, arguments: arguments, meta: meta)))
+    }
+
     public func listResources(cursor: String? = nil) async throws -> (resources: [Resource], nextCursor: String?) {
         try check(\.resources, "Resources")
         let r = try await request(ListResources.self, cursor.map(ListParameters.init(cursor:)) ?? .init())

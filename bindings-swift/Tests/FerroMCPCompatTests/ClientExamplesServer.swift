@@ -57,6 +57,12 @@ struct ClientExamplesServer: Sendable {
         try server.registerTool("list-roots") { _, ctx in
             .text(try await ctx.listRoots().map { "\($0.name ?? "-")=\($0.uri)" }.joined(separator: ", "))
         }
+        try server.registerTool("weather") { args, _ in
+            let city = args["city"]?.stringValue ?? ""
+            return ToolResult(content: [.text("\(city): 21.5")],
+                              structuredContent: ["city": .string(city), "temperature": 21.5],
+                              meta: ["source": "test"])
+        }
         let cancelled = Counter()
         try server.registerTool("long-running-analysis") { _, ctx in
             do {

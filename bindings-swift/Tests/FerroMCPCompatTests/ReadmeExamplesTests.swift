@@ -157,6 +157,37 @@ final class ReadmeExamplesTests: XCTestCase {
         await server.close()
     }
 
+    /// The swift-sdk's `callTool` overload that returns a `RequestContext` (example 17 uses it):
+    /// its value is the whole result, structured content and `_meta` included, and its
+    /// `requestID` cancels the call; the tuple overload stays the one chosen without a type.
+    func testCallToolReturningARequestContextGivesTheWholeResultAndCancels() async throws {
+        let server = try await ClientExamplesServer.start()
+        let client = Client(name: "MyApp", version: "1.0.0")
+        try await client.connect(transport: HTTPClientTransport(endpoint: URL(string: server.url)!))
+
+        let context: RequestContext<CallTool.Result> = try await client.callTool(
+            name: "weather", arguments: ["city": "Rome"])
+        let result = try await context.value
+        XCTAssertEqual(result.content, [.text(text: "Rome: 21.5", annotations: nil, _meta: nil)])
+        XCTAssertEqual(result.structuredContent, ["city": "Rome", "temperature": 21.5])
+        XCTAssertEqual(result._meta?.fields["source"], "test")
+        let (content, isError) = try await client.callTool(name: "weather", arguments: ["city": "Oslo"])
+        XCTAssertEqual(content, [.text(text: "Oslo: 21.5", annotations: nil, _meta: nil)])
+        XCTAssertNil(isError)
+
+        let started = Date()
+        let slow: RequestContext<CallTool.Result> = try await client.callTool(name: "long-running-analysis")
+        try await client.cancelRequest(slow.requestID, reason: "Timeout")
+        do {
+            _ = try await slow.value
+            XCTFail("the cancelled call answered")
+        } catch is CancellationError {
+            XCTAssertLessThan(Date().timeIntervalSince(started), 10, "the call was not cancelled")
+        }
+        await client.disconnect()
+        await server.close()
+    }
+
     /// Example 27's completion handler answers for the prompts and templates the server lists
     /// (the engine refuses a reference to one it does not know before any handler runs).
     func testReadmeCompletionServerExampleAnswersTheEnginesClient() async throws {
