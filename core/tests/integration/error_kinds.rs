@@ -3,7 +3,8 @@
 //! included, the code the engine also uses for a closed connection), a server process that dies
 //! gives `Closed` with the transport's report as the source, a request past its timeout gives
 //! `Timeout`, a request cancelled here gives `Cancelled`, and an HTTP connection refused gives
-//! `Transport` keeping the `std::io::Error`.
+//! `Transport` keeping the `std::io::Error` (as do a WebSocket connection refused and a server
+//! program that cannot start).
 
 use crate::support;
 
@@ -252,4 +253,43 @@ async fn an_http_status_is_transport_with_the_status() {
     .expect_err("the server refuses");
     assert_eq!(err.kind(), ErrorKind::Transport, "{err}");
     assert_eq!(err.data.as_ref().unwrap()["httpStatus"], 503);
+}
+
+#[tokio::test]
+async fn a_server_program_that_cannot_start_keeps_the_io_error() {
+    let err = support::within(Client::spawn(
+        ChildProcessOptions::new("ferromcp-no-such-program-for-error-kinds"),
+        ClientOptions::new("c", "1"),
+        ClientHandlers::default(),
+    ))
+    .await
+    .expect_err("no such program");
+    assert_eq!(err.kind(), ErrorKind::Transport, "{err}");
+    let io = err
+        .source()
+        .and_then(|s| s.downcast_ref::<std::io::Error>())
+        .expect("the source is the spawn's I/O error");
+    assert_eq!(io.kind(), std::io::ErrorKind::NotFound);
+}
+
+#[tokio::test]
+async fn a_websocket_connection_refused_keeps_the_io_error() {
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let Err(err) = support::within(ferromcp::transport::websocket::connect(
+        &format!("ws://127.0.0.1:{port}/mcp"),
+        &[],
+    ))
+    .await
+    else {
+        panic!("nothing listens");
+    };
+    assert_eq!(err.kind(), ErrorKind::Transport, "{err}");
+    let io = err
+        .source()
+        .and_then(|s| s.downcast_ref::<std::io::Error>())
+        .expect("the source is the connect's I/O error");
+    assert_eq!(io.kind(), std::io::ErrorKind::ConnectionRefused);
 }
