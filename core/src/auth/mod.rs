@@ -34,8 +34,8 @@ pub use metadata::{ResourceMetadata, ServerMetadata};
 #[cfg(feature = "redis")]
 pub use proxy_server::RedisProxyStore;
 pub use proxy_server::{
-    MemoryProxyStore, OAuthErrorCode, OAuthFailure, OAuthProxy, OAuthProxyConfig, ProxyRequest,
-    ProxyResponse, ProxyStore, Upstream, UpstreamAuthMethod,
+    ClientIdDocuments, MemoryProxyStore, OAuthErrorCode, OAuthFailure, OAuthProxy,
+    OAuthProxyConfig, ProxyRequest, ProxyResponse, ProxyStore, Upstream, UpstreamAuthMethod,
 };
 pub use redirect::{AutoApprove, FnRedirect, LoopbackRedirect, RedirectHandler};
 pub use resource::{AuthInfo, Denial, ResourceAuth, TokenVerifier};

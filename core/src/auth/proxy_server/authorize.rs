@@ -7,10 +7,11 @@
 //! (400); later ones go back to the client's redirect URI with `state` (RFC 6749 §4.1.2.1).
 
 use super::super::pkce::Pkce;
-use super::super::url::{canonical, with_query};
+use super::super::url::{canonical, parts, with_query};
+use super::client_document::is_url_client_id;
 use super::error::{invalid_request, OAuthErrorCode, OAuthFailure};
 use super::records::{
-    client_key, code_key, fresh, pending_key, pkce_text, same, ClientRecord, CodeRecord, Pending,
+    code_key, fresh, pending_key, pkce_text, same, ClientRecord, CodeRecord, Pending,
 };
 use super::register::loopback_host;
 use super::wire::{Params, ProxyRequest, ProxyResponse};
@@ -75,7 +76,7 @@ impl OAuthProxy {
         .map_err(Refusal::Browser)?;
         let client_id = params.require("client_id").map_err(Refusal::Browser)?;
         let client: ClientRecord = self
-            .load(&client_key(client_id))
+            .client(client_id)
             .await
             .map_err(Refusal::Browser)?
             .ok_or_else(|| {
@@ -236,6 +237,29 @@ impl OAuthProxy {
             .client_name
             .as_deref()
             .unwrap_or("An unnamed application");
+        // A client named by its metadata document: where the document is, and, when the code
+        // goes to a loopback address, that any local program can claim the document's name.
+        let document = if is_url_client_id(&client.client_id) {
+            let host = parts(&client.client_id)
+                .map(|x| x.origin)
+                .unwrap_or_default();
+            let mut d = format!(
+                "<p>This application describes itself at <b>{}</b>.</p>",
+                escape(&host)
+            );
+            if loopback_host(&p.redirect_uri).is_some() {
+                d.push_str(&format!(
+                    "<p><b>Warning:</b> the approval goes to a program on this computer \
+                     (<code>{}</code>). Any program can use this application's name: approve \
+                     only if you started {} yourself just now.</p>",
+                    escape(&p.redirect_uri),
+                    escape(name)
+                ));
+            }
+            d
+        } else {
+            String::new()
+        };
         let scopes = if p.scopes.is_empty() {
             "(none named)".to_string()
         } else {
@@ -246,6 +270,7 @@ impl OAuthProxy {
 <body style=\"font-family:sans-serif;max-width:36em;margin:3em auto\">\
 <h1>Authorize {name_h}?</h1>\
 <p><b>{name_h}</b> (client <code>{cid}</code>) asks to use <b>{resource}</b> on your behalf.</p>\
+{document}\
 <p>After you sign in with the identity provider you will be sent to <code>{redirect}</code>.</p>\
 <p>Scopes: <code>{scopes}</code></p>\
 <form method=\"post\" action=\"{action}\">\

@@ -5,6 +5,7 @@
 
 use super::super::http::AuthHttp;
 use super::super::AuthError;
+use super::client_document::ClientIdDocuments;
 use std::time::Duration;
 
 /// How the proxy authenticates to the upstream token endpoint.
@@ -226,6 +227,8 @@ pub struct OAuthProxyConfig {
     pub require_consent: bool,
     /// Whether `/register` is offered (dynamic client registration, RFC 7591).
     pub allow_registration: bool,
+    /// Client ID Metadata Documents: clients named by an `https://` URL (on by default).
+    pub client_id_documents: ClientIdDocuments,
     /// Lifetime of the access tokens issued (default 1 hour).
     pub access_token_ttl: Duration,
     /// Lifetime of the refresh tokens issued (default 30 days).
@@ -248,6 +251,7 @@ impl OAuthProxyConfig {
             forward_scopes: false,
             require_consent: true,
             allow_registration: true,
+            client_id_documents: ClientIdDocuments::default(),
             access_token_ttl: Duration::from_secs(3600),
             refresh_token_ttl: Duration::from_secs(30 * 24 * 3600),
             code_ttl: Duration::from_secs(300),

@@ -12,6 +12,7 @@
 //! the engine's listener, Express (Node) and ASGI (Python) serve the same rules.
 
 mod authorize;
+mod client_document;
 mod config;
 mod error;
 mod records;
@@ -23,6 +24,7 @@ mod token;
 mod upstream;
 mod wire;
 
+pub use client_document::ClientIdDocuments;
 pub use config::{OAuthProxyConfig, Upstream, UpstreamAuthMethod};
 pub use error::{OAuthErrorCode, OAuthFailure};
 #[cfg(feature = "redis")]
@@ -35,7 +37,7 @@ use super::url::{canonical, parts};
 use super::{AuthError, AuthInfo, TokenVerifier};
 use error::{invalid_client, server_error};
 use futures_util::future::BoxFuture;
-use records::{access_key, client_key, AccessRecord, ClientRecord};
+use records::{access_key, AccessRecord, ClientRecord};
 use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -147,6 +149,9 @@ impl OAuthProxy {
         });
         if c.allow_registration {
             m["registration_endpoint"] = json!(at("/register"));
+        }
+        if c.client_id_documents.enabled {
+            m["client_id_metadata_document_supported"] = json!(true);
         }
         if !c.scopes_supported.is_empty() {
             m["scopes_supported"] = json!(c.scopes_supported);
@@ -330,7 +335,7 @@ impl OAuthProxy {
     ) -> Result<ClientRecord, error::OAuthFailure> {
         let (id, secret) = wire::client_credentials(req, params)?;
         let client: ClientRecord = self
-            .load(&client_key(&id))
+            .client(&id)
             .await?
             .ok_or_else(|| invalid_client(format!("unknown client_id {id}")))?;
         if let Some(hash) = &client.secret_hash {

@@ -9,7 +9,7 @@ use super::OAuthProxy;
 use serde_json::{json, Map, Value};
 
 const AUTH_METHODS: [&str; 3] = ["client_secret_basic", "client_secret_post", "none"];
-const GRANT_TYPES: [&str; 2] = ["authorization_code", "refresh_token"];
+pub(super) const GRANT_TYPES: [&str; 2] = ["authorization_code", "refresh_token"];
 /// Metadata members kept and echoed when they are strings.
 const TEXT_MEMBERS: [&str; 7] = [
     "client_name",
@@ -132,7 +132,10 @@ impl OAuthProxy {
 }
 
 /// A string member, if present.
-fn text<'a>(m: &'a Map<String, Value>, k: &str) -> Result<Option<&'a str>, OAuthFailure> {
+pub(super) fn text<'a>(
+    m: &'a Map<String, Value>,
+    k: &str,
+) -> Result<Option<&'a str>, OAuthFailure> {
     match m.get(k) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s)),
@@ -141,7 +144,7 @@ fn text<'a>(m: &'a Map<String, Value>, k: &str) -> Result<Option<&'a str>, OAuth
 }
 
 /// An array-of-strings member, if present.
-fn texts(m: &Map<String, Value>, k: &str) -> Result<Option<Vec<String>>, OAuthFailure> {
+pub(super) fn texts(m: &Map<String, Value>, k: &str) -> Result<Option<Vec<String>>, OAuthFailure> {
     match m.get(k) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Array(a)) => a
@@ -157,7 +160,7 @@ fn texts(m: &Map<String, Value>, k: &str) -> Result<Option<Vec<String>>, OAuthFa
 /// The redirect URIs: at least one; each `https://`, `http://` on a loopback host (RFC 8252
 /// §7.3), or a private-use scheme with a dot in it (RFC 8252 §7.1, `com.example.app:/cb`); no
 /// fragment.
-fn redirect_uris(m: &Map<String, Value>) -> Result<Vec<String>, OAuthFailure> {
+pub(super) fn redirect_uris(m: &Map<String, Value>) -> Result<Vec<String>, OAuthFailure> {
     let uris = texts(m, "redirect_uris")?
         .filter(|u| !u.is_empty())
         .ok_or_else(|| bad("redirect_uris must be a non-empty array of URLs"))?;
