@@ -81,6 +81,7 @@ mod oauth_client;
 mod oauth_expected_issuer;
 mod oauth_introspection;
 mod oauth_jwt;
+mod oauth_proxy;
 mod oauth_server;
 mod parse_error_ids;
 mod peer_limits;

@@ -5,7 +5,7 @@
 //! with rotation, revocation, and the precise OAuth error of every refusal.
 
 #[cfg(feature = "redis")]
-mod common_replicas;
+use crate::common_replicas;
 
 use axum::body::Bytes;
 use axum::extract::State;
@@ -291,20 +291,19 @@ async fn upstream_login(h: &Harness, upstream_url: &str, cookie: Option<&str>) -
     call(h, request("GET", &path, &headers, "")).await
 }
 
-/// Runs authorize, consent and the upstream leg; the redirect back to the client.
-async fn authorize_with_consent(h: &Harness, client_id: &str) -> HashMap<String, String> {
-    let page = call(h, request("GET", &authorize_query(client_id, &[]), &[], "")).await;
-    assert_eq!(page.status, 200);
+/// The consent page of an authorization request: its text, the cookie it set and its form's
+/// fields.
+struct ConsentPage {
+    html: String,
+    cookie: String,
+    pending: String,
+    csrf: String,
+}
+
+fn consent_of(page: &ProxyResponse) -> ConsentPage {
+    assert_eq!(page.status, 200, "{}", String::from_utf8_lossy(&page.body));
     assert_eq!(page.header("x-frame-options"), Some("DENY"));
     let html = String::from_utf8(page.body.clone()).unwrap();
-    assert!(
-        html.contains("Test &lt;App&gt;"),
-        "the client name is shown escaped: {html}"
-    );
-    assert!(
-        html.contains(CLIENT_REDIRECT),
-        "the redirect target is shown"
-    );
     let cookie = page
         .header("set-cookie")
         .unwrap()
@@ -317,22 +316,87 @@ async fn authorize_with_consent(h: &Harness, client_id: &str) -> HashMap<String,
         html[at..at + html[at..].find('"').unwrap()].to_string()
     };
     let (pending, csrf) = (field("pending"), field("csrf"));
-    let approve = form(&[
-        ("pending", &pending),
-        ("csrf", &csrf),
-        ("decision", "approve"),
-    ]);
-    let up = call(
-        h,
-        request(
-            "POST",
-            "/authorize/consent",
-            &[FORM, ("cookie", &cookie)],
-            &approve,
-        ),
+    ConsentPage {
+        html,
+        cookie,
+        pending,
+        csrf,
+    }
+}
+
+/// Sends `client_id`'s authorization request to `h`; the consent page it answers with.
+async fn consent_page(h: &Harness, client_id: &str) -> ConsentPage {
+    consent_of(&call(h, request("GET", &authorize_query(client_id, &[]), &[], "")).await)
+}
+
+/// Which proxy serves each leg of a sign-in: one for all, or a replica each.
+#[derive(Clone, Copy)]
+struct Legs<'a> {
+    register: &'a Harness,
+    authorize: &'a Harness,
+    consent: &'a Harness,
+    callback: &'a Harness,
+}
+
+impl<'a> Legs<'a> {
+    fn one(h: &'a Harness) -> Self {
+        Self {
+            register: h,
+            authorize: h,
+            consent: h,
+            callback: h,
+        }
+    }
+}
+
+/// The flow as an MCP client and its user's browser run it: registers a public client, then
+/// [`authorize`]. The client id and the query its redirect URI receives.
+async fn sign_in(legs: Legs<'_>) -> (String, HashMap<String, String>) {
+    let client_id = public_client(legs.register).await;
+    let back = authorize(legs, &client_id).await;
+    (client_id, back)
+}
+
+/// Sends `client_id`'s authorization request, approves the consent page when the proxy shows
+/// one, signs in upstream and follows the upstream's redirect to the proxy's callback; the
+/// query of the redirect back to the client.
+async fn authorize(legs: Legs<'_>, client_id: &str) -> HashMap<String, String> {
+    let first = call(
+        legs.authorize,
+        request("GET", &authorize_query(client_id, &[]), &[], ""),
     )
     .await;
-    let back = upstream_login(h, &location(&up), Some(&cookie)).await;
+    let (upstream, cookie) = if first.status == 302 {
+        (location(&first), None)
+    } else {
+        let page = consent_of(&first);
+        assert!(
+            page.html.contains("Test &lt;App&gt;"),
+            "the client name is shown escaped: {}",
+            page.html
+        );
+        assert!(
+            page.html.contains(CLIENT_REDIRECT),
+            "the redirect target is shown"
+        );
+        let approve = form(&[
+            ("pending", &page.pending),
+            ("csrf", &page.csrf),
+            ("decision", "approve"),
+        ]);
+        let up = call(
+            legs.consent,
+            request(
+                "POST",
+                "/authorize/consent",
+                &[FORM, ("cookie", &page.cookie)],
+                &approve,
+            ),
+        )
+        .await;
+        (location(&up), Some(page.cookie))
+    };
+    let back = upstream_login(legs.callback, &upstream, cookie.as_deref()).await;
     let to_client = location(&back);
     assert!(to_client.starts_with(CLIENT_REDIRECT), "{to_client}");
     query_of(&to_client)
@@ -340,8 +404,7 @@ async fn authorize_with_consent(h: &Harness, client_id: &str) -> HashMap<String,
 
 /// A code for a client of a proxy without consent.
 async fn code_for(h: &Harness, client_id: &str) -> String {
-    let up = location(&call(h, request("GET", &authorize_query(client_id, &[]), &[], "")).await);
-    query_of(&location(&upstream_login(h, &up, None).await))["code"].clone()
+    authorize(Legs::one(h), client_id).await["code"].clone()
 }
 
 async fn token(h: &Harness, pairs: &[(&str, &str)]) -> ProxyResponse {
@@ -351,8 +414,7 @@ async fn token(h: &Harness, pairs: &[(&str, &str)]) -> ProxyResponse {
 #[tokio::test]
 async fn full_flow_issues_tokens_bound_to_the_resource_and_mapped_upstream() {
     let h = harness(true).await;
-    let client_id = public_client(&h).await;
-    let back = authorize_with_consent(&h, &client_id).await;
+    let (client_id, back) = sign_in(Legs::one(&h)).await;
     assert_eq!(back["state"], "client-state");
     assert_eq!(back["iss"], ISSUER);
     let code = back["code"].clone();
@@ -828,24 +890,12 @@ async fn authorize_refusals_go_to_the_browser_until_the_redirect_uri_is_trusted(
 async fn consent_is_bound_to_the_browser_and_a_denial_reaches_the_client() {
     let h = harness(true).await;
     let client_id = public_client(&h).await;
-    let page = call(
-        &h,
-        request("GET", &authorize_query(&client_id, &[]), &[], ""),
-    )
-    .await;
-    let html = String::from_utf8(page.body.clone()).unwrap();
-    let cookie = page
-        .header("set-cookie")
-        .unwrap()
-        .split(';')
-        .next()
-        .unwrap()
-        .to_string();
-    let field = |name: &str| {
-        let at = html.find(&format!("name=\"{name}\" value=\"")).unwrap() + name.len() + 15;
-        html[at..at + html[at..].find('"').unwrap()].to_string()
-    };
-    let (pending, csrf) = (field("pending"), field("csrf"));
+    let ConsentPage {
+        cookie,
+        pending,
+        csrf,
+        ..
+    } = consent_page(&h, &client_id).await;
     // A page elsewhere posting the form from the victim's browser has no cookie.
     let forged = call(
         &h,
@@ -878,23 +928,12 @@ async fn consent_is_bound_to_the_browser_and_a_denial_reaches_the_client() {
     .await;
     assert_eq!(early.status, 400);
 
-    let page = call(
-        &h,
-        request("GET", &authorize_query(&client_id, &[]), &[], ""),
-    )
-    .await;
-    let html = String::from_utf8(page.body.clone()).unwrap();
-    let cookie = page
-        .header("set-cookie")
-        .unwrap()
-        .split(';')
-        .next()
-        .unwrap()
-        .to_string();
-    let at = html.find("name=\"pending\" value=\"").unwrap() + 22;
-    let pending = html[at..at + html[at..].find('"').unwrap()].to_string();
-    let at = html.find("name=\"csrf\" value=\"").unwrap() + 19;
-    let csrf = html[at..at + html[at..].find('"').unwrap()].to_string();
+    let ConsentPage {
+        cookie,
+        pending,
+        csrf,
+        ..
+    } = consent_page(&h, &client_id).await;
     let deny = call(
         &h,
         request(
@@ -1122,43 +1161,13 @@ async fn three_replicas_on_redis_serve_each_leg_of_the_flow() {
         }
     };
     let (a, b, c) = (replica(&first), replica(&first), replica(&first));
-    let client_id = public_client(&a).await;
-    let page = call(
-        &b,
-        request("GET", &authorize_query(&client_id, &[]), &[], ""),
-    )
+    let (client_id, back) = sign_in(Legs {
+        register: &a,
+        authorize: &b,
+        consent: &c,
+        callback: &a,
+    })
     .await;
-    assert_eq!(page.status, 200, "{}", String::from_utf8_lossy(&page.body));
-    let html = String::from_utf8(page.body.clone()).unwrap();
-    let cookie = page
-        .header("set-cookie")
-        .unwrap()
-        .split(';')
-        .next()
-        .unwrap()
-        .to_string();
-    let field = |name: &str| {
-        let at = html.find(&format!("name=\"{name}\" value=\"")).unwrap() + name.len() + 15;
-        html[at..at + html[at..].find('"').unwrap()].to_string()
-    };
-    let approve = form(&[
-        ("pending", &field("pending")),
-        ("csrf", &field("csrf")),
-        ("decision", "approve"),
-    ]);
-    let up = call(
-        &c,
-        request(
-            "POST",
-            "/authorize/consent",
-            &[FORM, ("cookie", &cookie)],
-            &approve,
-        ),
-    )
-    .await;
-    let back = query_of(&location(
-        &upstream_login(&a, &location(&up), Some(&cookie)).await,
-    ));
     let code = back["code"].clone();
     let pairs = [
         ("grant_type", "authorization_code"),
@@ -1193,4 +1202,344 @@ async fn three_replicas_on_redis_serve_each_leg_of_the_flow() {
         b.proxy.verify_token(&access).await.is_err(),
         "revoked on every replica"
     );
+}
+
+/// What a client's document server answers at a path.
+#[derive(Clone)]
+enum Doc {
+    /// Status, extra header lines and body; `{self}` in the body is replaced by the
+    /// document's own URL.
+    Answer(u16, &'static str, String),
+    /// Never answers.
+    Hang,
+}
+
+/// An `https://localhost` server (the test CA's certificate) answering documents by path; its
+/// port and the number of requests it read.
+async fn document_server(docs: HashMap<&'static str, Doc>) -> (u16, Arc<Mutex<u32>>) {
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let pem = fixture("tls-test-localhost.pem");
+    let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(pem.as_bytes())
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let key = PrivateKeyDer::from_pem_slice(pem.as_bytes()).unwrap();
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(certs, key)
+        .unwrap();
+    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let hits = Arc::new(Mutex::new(0));
+    let seen = hits.clone();
+    tokio::spawn(async move {
+        while let Ok((tcp, _)) = listener.accept().await {
+            let (acceptor, docs, seen) = (acceptor.clone(), docs.clone(), seen.clone());
+            tokio::spawn(async move {
+                let Ok(mut tls) = acceptor.accept(tcp).await else {
+                    return;
+                };
+                let mut head = Vec::new();
+                let mut buf = [0u8; 1024];
+                while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match tls.read(&mut buf).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => head.extend_from_slice(&buf[..n]),
+                    }
+                }
+                *seen.lock().unwrap() += 1;
+                let head = String::from_utf8_lossy(&head).to_string();
+                let path = head.split(' ').nth(1).unwrap_or("").to_string();
+                match docs.get(path.as_str()) {
+                    Some(Doc::Hang) => {
+                        tokio::time::sleep(std::time::Duration::from_secs(30)).await;
+                    }
+                    Some(Doc::Answer(status, headers, body)) => {
+                        let body =
+                            body.replace("{self}", &format!("https://localhost:{port}{path}"));
+                        let answer = format!(
+                            "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\n{headers}\
+                             content-length: {}\r\nconnection: close\r\n\r\n{body}",
+                            body.len()
+                        );
+                        let _ = tls.write_all(answer.as_bytes()).await;
+                    }
+                    None => {
+                        let _ = tls
+                            .write_all(
+                                b"HTTP/1.1 404 X\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+                            )
+                            .await;
+                    }
+                }
+                let _ = tls.shutdown().await;
+            });
+        }
+    });
+    (port, hits)
+}
+
+fn fixture(name: &str) -> String {
+    std::fs::read_to_string(format!(
+        "{}/tests/fixtures/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
+}
+
+/// A proxy (with consent) trusting the test CA for documents, which may fetch them from this
+/// machine when `allow_private` (the default policy refuses loopback addresses).
+async fn document_harness(allow_private: bool) -> Harness {
+    let h = harness(true).await;
+    let mut config = h.proxy.config().clone();
+    config.client_id_documents.allow_private_addresses = allow_private;
+    config.client_id_documents.root_certificates = vec![fixture("tls-test-ca.pem")];
+    config.client_id_documents.timeout = std::time::Duration::from_millis(500);
+    Harness {
+        proxy: OAuthProxy::new(config, Arc::new(MemoryProxyStore::new())).unwrap(),
+        idp: h.idp,
+    }
+}
+
+/// A client's metadata document naming itself, with `changes` applied (null: member removed).
+fn document(changes: Value) -> String {
+    let mut d = json!({
+        "client_id": "{self}",
+        "client_name": "Test <App>",
+        "redirect_uris": [CLIENT_REDIRECT],
+        "grant_types": ["authorization_code", "refresh_token"],
+        "token_endpoint_auth_method": "none",
+    });
+    for (k, v) in changes.as_object().unwrap() {
+        if v.is_null() {
+            d.as_object_mut().unwrap().remove(k);
+        } else {
+            d[k] = v.clone();
+        }
+    }
+    d.to_string()
+}
+
+/// A client named by its metadata document (MCP 2025-11-25, draft-ietf-oauth-client-id-
+/// metadata-document): no registration; the proxy fetches the document once and reuses it as
+/// its Cache-Control allows, shows its name and host with a warning for a loopback redirect,
+/// checks redirect URIs against it, and the code is redeemed by the URL client id without a
+/// secret.
+#[tokio::test]
+async fn a_client_id_metadata_document_signs_a_client_in_without_registration() {
+    let docs = HashMap::from([(
+        "/oauth/client.json",
+        Doc::Answer(200, "cache-control: max-age=60\r\n", document(json!({}))),
+    )]);
+    let (port, hits) = document_server(docs).await;
+    let client_id = format!("https://localhost:{port}/oauth/client.json");
+    let h = document_harness(true).await;
+    let m = body(
+        &call(
+            &h,
+            request("GET", "/.well-known/oauth-authorization-server", &[], ""),
+        )
+        .await,
+    );
+    assert_eq!(m["client_id_metadata_document_supported"], true);
+
+    let page = consent_page(&h, &client_id).await;
+    assert!(
+        page.html.contains(&format!(
+            "describes itself at <b>https://localhost:{port}</b>"
+        )),
+        "{}",
+        page.html
+    );
+    assert!(
+        page.html.contains("<b>Warning:</b>"),
+        "a loopback redirect is warned of"
+    );
+    let back = authorize(Legs::one(&h), &client_id).await;
+    assert_eq!(back["state"], "client-state");
+    let r = token(
+        &h,
+        &[
+            ("grant_type", "authorization_code"),
+            ("client_id", &client_id),
+            ("code", &back["code"]),
+            ("code_verifier", VERIFIER),
+            ("redirect_uri", CLIENT_REDIRECT),
+        ],
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    let access = body(&r)["access_token"].as_str().unwrap().to_string();
+    let info = h.proxy.verify_token(&access).await.unwrap();
+    assert_eq!(info.client_id.as_deref(), Some(client_id.as_str()));
+    assert_eq!(
+        *hits.lock().unwrap(),
+        1,
+        "fetched once, then reused from the store"
+    );
+
+    // A redirect URI the document does not list goes nowhere.
+    let elsewhere = call(
+        &h,
+        request(
+            "GET",
+            &authorize_query(&client_id, &[("redirect_uri", "https://evil.example/cb")]),
+            &[],
+            "",
+        ),
+    )
+    .await;
+    assert_eq!(
+        (elsewhere.status, body(&elsewhere)["error"].clone()),
+        (400, json!("invalid_request"))
+    );
+}
+
+/// Every document that is not a safe, valid client description is refused with
+/// `invalid_client` naming why, and loopback or private addresses are not even connected to
+/// unless the policy allows them.
+#[tokio::test]
+async fn client_id_metadata_documents_are_fetched_safely_and_checked() {
+    let big = document(json!({"client_uri": "x".repeat(6000)}));
+    let docs = HashMap::from([
+        ("/ok.json", Doc::Answer(200, "", document(json!({})))),
+        (
+            "/other.json",
+            Doc::Answer(
+                200,
+                "",
+                document(json!({"client_id": "https://app.example/c.json"})),
+            ),
+        ),
+        ("/big.json", Doc::Answer(200, "", big)),
+        (
+            "/moved.json",
+            Doc::Answer(
+                302,
+                "location: https://localhost/ok.json\r\n",
+                String::new(),
+            ),
+        ),
+        ("/gone.json", Doc::Answer(404, "", String::new())),
+        ("/notjson.json", Doc::Answer(200, "", "<html>".into())),
+        (
+            "/noname.json",
+            Doc::Answer(200, "", document(json!({"client_name": null}))),
+        ),
+        (
+            "/secret.json",
+            Doc::Answer(200, "", document(json!({"client_secret": "s"}))),
+        ),
+        (
+            "/basic.json",
+            Doc::Answer(
+                200,
+                "",
+                document(json!({"token_endpoint_auth_method": "client_secret_basic"})),
+            ),
+        ),
+        (
+            "/badredirect.json",
+            Doc::Answer(
+                200,
+                "",
+                document(json!({"redirect_uris": ["http://example.com/cb"]})),
+            ),
+        ),
+        (
+            "/scope.json",
+            Doc::Answer(200, "", document(json!({"scope": "admin"}))),
+        ),
+        ("/slow.json", Doc::Hang),
+    ]);
+    let (port, hits) = document_server(docs).await;
+    let url = |p: &str| format!("https://localhost:{port}{p}");
+    let refusal = |h: &Harness, id: String| {
+        let proxy = h.proxy.clone();
+        async move {
+            let r = proxy
+                .handle(&request("GET", &authorize_query(&id, &[]), &[], ""))
+                .await
+                .unwrap();
+            let b = body(&r);
+            assert_eq!(
+                (r.status, b["error"].as_str()),
+                (400, Some("invalid_client")),
+                "{id}: {b}"
+            );
+            b["error_description"].as_str().unwrap().to_string()
+        }
+    };
+
+    // The default policy: loopback is not fetched from (no connection made).
+    let strict = document_harness(false).await;
+    let why = refusal(&strict, url("/ok.json")).await;
+    assert!(why.contains("not a public address"), "{why}");
+    for (id, expected) in [
+        (
+            "https://127.0.0.1/c.json".to_string(),
+            "not a public address",
+        ),
+        (
+            "https://169.254.169.254/latest.json".into(),
+            "not a public address",
+        ),
+        ("https://[::1]/c.json".into(), "not a public address"),
+        (format!("http://localhost:{port}/ok.json"), "must be https"),
+        ("https://app.example/".into(), "has a path"),
+        ("https://app.example/a/../c.json".into(), ". or .."),
+    ] {
+        let why = refusal(&strict, id.clone()).await;
+        assert!(why.contains(expected), "{id}: {why}");
+    }
+    assert_eq!(*hits.lock().unwrap(), 0, "nothing was fetched");
+
+    let h = document_harness(true).await;
+    for (path, expected) in [
+        ("/other.json", "is not its URL"),
+        ("/big.json", "larger than 5120 bytes"),
+        ("/moved.json", "redirects are not followed"),
+        ("/gone.json", "404"),
+        ("/notjson.json", "not JSON"),
+        ("/noname.json", "no client_name"),
+        ("/secret.json", "client_secret"),
+        (
+            "/basic.json",
+            "token_endpoint_auth_method client_secret_basic",
+        ),
+        (
+            "/badredirect.json",
+            "http is allowed on loopback hosts only",
+        ),
+        ("/scope.json", "scope admin is not offered"),
+        ("/slow.json", "no answer within 500ms"),
+    ] {
+        let why = refusal(&h, url(path)).await;
+        assert!(why.contains(expected), "{path}: {why}");
+    }
+    // A refused document is not cached: each try fetches again.
+    let before = *hits.lock().unwrap();
+    refusal(&h, url("/other.json")).await;
+    assert_eq!(*hits.lock().unwrap(), before + 1);
+
+    // Documents switched off: a URL is an unknown client id, and not advertised.
+    let mut config = h.proxy.config().clone();
+    config.client_id_documents.enabled = false;
+    let off = Harness {
+        proxy: OAuthProxy::new(config, Arc::new(MemoryProxyStore::new())).unwrap(),
+        idp: h.idp.clone(),
+    };
+    assert!(refusal(&off, url("/ok.json"))
+        .await
+        .contains("unknown client_id"));
+    assert!(off
+        .proxy
+        .metadata()
+        .get("client_id_metadata_document_supported")
+        .is_none());
 }
