@@ -29,6 +29,7 @@ where
 
 /// Protection of an MCP HTTP endpoint ([`crate::transport::http::HttpServerOptions::auth`]).
 #[derive(Clone)]
+#[non_exhaustive]
 pub struct ResourceAuth {
     /// This server's canonical URL (e.g. `https://mcp.example.com/mcp`): the `resource` of its
     /// metadata and the audience tokens must carry.

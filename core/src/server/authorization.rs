@@ -80,6 +80,7 @@ struct ScopeRule {
 /// false}`. Predicates have no JSON form.
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[non_exhaustive]
 pub struct AuthorizationConfig {
     /// Scope rules (see [`Authorization::require_scopes`]).
     #[serde(default)]

@@ -77,6 +77,7 @@ impl std::fmt::Debug for ToolTransform {
 /// [`ToolTransform::reshape_output`]).
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[non_exhaustive]
 pub struct ToolTransformConfig {
     /// The new tool's name.
     pub name: String,
@@ -94,6 +95,7 @@ pub struct ToolTransformConfig {
 /// What a [`ToolTransformConfig`] changes of one argument.
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[non_exhaustive]
 pub struct ArgTransformConfig {
     /// Its name in the new tool.
     #[serde(default)]

@@ -104,6 +104,7 @@ impl ServerTransport {
 
 /// One server: its name (the namespace of its features) and how to reach it.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ServerEntry {
     /// The key of the entry in `mcpServers`.
     pub name: String,
@@ -177,6 +178,7 @@ impl ServerEntry {
 
 /// The enabled servers of an `mcpServers` document, sorted by name.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct McpServersConfig {
     /// The enabled servers, sorted by name.
     pub servers: Vec<ServerEntry>,

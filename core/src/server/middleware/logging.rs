@@ -12,6 +12,7 @@ use std::time::Instant;
 /// `"warn"`; errors are logged at `warn` at least).
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[non_exhaustive]
 pub struct RequestLogConfig {
     /// The level of a successful request's event (default `info`).
     #[serde(default)]

@@ -14,6 +14,7 @@ use std::panic::AssertUnwindSafe;
 /// The masking's options. JSON: `{"message"?: "Internal error", "codes"?: [-32603]}`.
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[non_exhaustive]
 pub struct MaskErrorsConfig {
     /// What the client gets instead (default `"Internal error"`).
     #[serde(default)]

@@ -49,6 +49,7 @@ pub struct ToolLimit {
 /// "addressHeader"?: "x-forwarded-for"}`.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[non_exhaustive]
 pub struct RateLimitConfig {
     /// Requests allowed per window and key (the bucket's size); at least 1.
     pub limit: u32,

@@ -57,6 +57,7 @@ impl PemSource {
 
 /// Client certificates (mutual TLS): verified against a CA bundle.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ClientCertificates {
     /// The CA certificates a client certificate must chain to (one or more PEM `CERTIFICATE`
     /// blocks). Read once, at start.

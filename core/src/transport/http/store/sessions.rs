@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex};
 /// replica that holds it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct SessionState {
     /// The negotiated protocol revision (`"2025-11-25"`).
     pub protocol_version: String,
