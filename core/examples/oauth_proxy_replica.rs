@@ -8,7 +8,10 @@
 //! ```text
 //! oauth_proxy_replica --port N --issuer URL --redis-url URL --upstream-issuer URL
 //!     --client-id ID --client-secret SECRET [--access-token-ttl SECONDS]
+//!     [--document-ca PEM_FILE]
 //! ```
+//! `--document-ca` (tests): client metadata documents may be fetched from this machine, over
+//! TLS trusting that CA (the proxy's default refuses loopback and private addresses).
 //! `--issuer` is the URL the clients use (the front of the replicas); the MCP resource is
 //! `<issuer>/mcp`. Tool: `whoami` answers the caller's identity as the handler sees it
 //! (`{"subject", "clientId", "scopes", "audience", "upstreamToken"}`).
@@ -36,7 +39,7 @@ struct NoArgs {}
 fn usage() -> ! {
     eprintln!(
         "usage: oauth_proxy_replica --port N --issuer URL --redis-url URL --upstream-issuer URL \
-         --client-id ID --client-secret SECRET [--access-token-ttl SECONDS]"
+         --client-id ID --client-secret SECRET [--access-token-ttl SECONDS] [--document-ca PEM_FILE]"
     );
     std::process::exit(2);
 }
@@ -77,6 +80,7 @@ async fn serve_proxy(proxy: OAuthProxy, req: Request) -> Response {
 async fn main() {
     let (mut port, mut issuer, mut redis_url, mut upstream_issuer) = (0u16, None, None, None);
     let (mut client_id, mut client_secret, mut access_ttl) = (None, None, None);
+    let mut document_ca = None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut value = || args.next().unwrap_or_else(|| usage());
@@ -90,6 +94,7 @@ async fn main() {
             "--access-token-ttl" => {
                 access_ttl = Some(value().parse::<u64>().unwrap_or_else(|_| usage()))
             }
+            "--document-ca" => document_ca = Some(value()),
             _ => usage(),
         }
     }
@@ -111,6 +116,14 @@ async fn main() {
     config.scopes_supported = vec!["mcp:tools".into()];
     if let Some(s) = access_ttl {
         config.access_token_ttl = Duration::from_secs(s);
+    }
+    if let Some(path) = document_ca {
+        let pem = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+            eprintln!("oauth_proxy_replica: cannot read {path}: {e}");
+            std::process::exit(2);
+        });
+        config.client_id_documents.allow_private_addresses = true;
+        config.client_id_documents.root_certificates = vec![pem];
     }
     let store = RedisProxyStore::open(&redis_url).unwrap_or_else(|e| {
         eprintln!("oauth_proxy_replica: bad --redis-url: {e}");

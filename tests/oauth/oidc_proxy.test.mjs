@@ -7,14 +7,18 @@
 // The front in front of the replicas sends each leg of the flow to another replica, so that no
 // leg finds its state in the process that made it: registration on replica 0, the
 // authorization request (consent page) on 1, the consent on 2, the upstream's callback on 0,
-// the code exchange on 1, the refresh on 2, the replayed code on 0; metadata in turn; each MCP
-// request to the next replica in turn. The user's browser is played by an HTTP client that
+// the code exchange on 2, the refresh on 0, the replayed code on 1; metadata in turn; each MCP
+// request to the next replica in turn. A second test signs the SDK in by a Client ID Metadata
+// Document instead of registering (the document on an https://localhost server; the replicas
+// may fetch from this machine, trusting the engine's test CA). The user's browser is played by an HTTP client that
 // follows the authorization URL the SDK hands its provider, approves the proxy's consent page,
 // signs in on the OpenID provider's login page and accepts its consent page, and lands on the
 // client's loopback redirect URI, where the code is taken as a native app takes it.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import http from "node:http";
+import https from "node:https";
+import { readFileSync } from "node:fs";
 import { spawn } from "node:child_process";
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import Provider from "oidc-provider";
@@ -24,7 +28,9 @@ import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { children, freePort, startRedis, stopAll, waitPort } from "../scale/lib.mjs";
 
 const REPLICA_BIN = process.env.FERROMCP_OAUTH_REPLICA;
-const ACCESS_TTL = 3; // seconds: the second half of the test waits for the token to expire
+const ACCESS_TTL = 3;
+/** The engine's test TLS fixtures (a CA, and a certificate for localhost). */
+const FIXTURES = new URL("../../core/tests/fixtures/", import.meta.url).pathname; // seconds: the second half of the test waits for the token to expire
 const UPSTREAM_CLIENT = { id: "ferromcp-proxy", secret: randomBytes(16).toString("hex") };
 /** Another client of the provider, whose own access token the MCP server must refuse. */
 const OTHER_CLIENT = { id: "other-app", secret: randomBytes(16).toString("hex") };
@@ -71,7 +77,7 @@ function closeServer(server) {
 }
 
 /** The fixed replica of each OAuth leg (then the next one in turn when a leg comes again). */
-const LEG_START = { "/register": 0, "/authorize": 1, "/authorize/consent": 2, "/oauth/callback": 0, "/token": 1, "/revoke": 2 };
+const LEG_START = { "/register": 0, "/authorize": 1, "/authorize/consent": 2, "/oauth/callback": 0, "/token": 2 };
 
 /** The front of the replicas: routes each request as the module's notes say, records it. */
 async function front(port, backends) {
@@ -217,7 +223,11 @@ async function startReplica(port, args, env) {
   return { child, stderr: () => stderr };
 }
 
-test("the TypeScript SDK signs in through the OAuth proxy fronting a real OpenID provider, each leg on another of three replicas on Redis", { timeout: 90_000 }, async (t) => {
+/**
+ * The deployment: a redis-server, the OpenID provider, three replicas (with `extra` options)
+ * and the front; the client's loopback redirect listener. Everything stops after the test.
+ */
+async function deploy(t, extra = []) {
   assert.ok(REPLICA_BIN, "FERROMCP_OAUTH_REPLICA names the oauth_proxy_replica binary");
   const started = Date.now();
   const [frontPort, idpPort] = [await freePort(), await freePort()];
@@ -228,7 +238,7 @@ test("the TypeScript SDK signs in through the OAuth proxy fronting a real OpenID
   t.after(() => idp.close());
   const env = { ...process.env, FERROMCP_REQUEST_STATE_KEY: randomBytes(32).toString("hex") };
   const args = ["--issuer", issuer, "--redis-url", `redis://127.0.0.1:${redisPort}`, "--upstream-issuer", `http://127.0.0.1:${idpPort}`,
-    "--client-id", UPSTREAM_CLIENT.id, "--client-secret", UPSTREAM_CLIENT.secret, "--access-token-ttl", String(ACCESS_TTL)];
+    "--client-id", UPSTREAM_CLIENT.id, "--client-secret", UPSTREAM_CLIENT.secret, "--access-token-ttl", String(ACCESS_TTL), ...extra];
   const ports = [await freePort(), await freePort(), await freePort()];
   const replicas = await Promise.all(ports.map((p) => startReplica(p, args, env)));
   const { log, close } = await front(frontPort, ports);
@@ -236,11 +246,15 @@ test("the TypeScript SDK signs in through the OAuth proxy fronting a real OpenID
   const landing = await redirectListener();
   t.after(landing.close);
   t.diagnostic(`set up in ${Date.now() - started} ms`);
+  return { started, issuer, idpPort, idp, replicas, log, landing, mcpUrl: new URL(`${issuer}/mcp`) };
+}
+
+test("the TypeScript SDK signs in through the OAuth proxy fronting a real OpenID provider, each leg on another of three replicas on Redis", { timeout: 90_000 }, async (t) => {
+  const { started, issuer, idpPort, idp, replicas, log, landing, mcpUrl } = await deploy(t);
 
   // 1. The first connection is refused 401; the SDK reads the metadata, registers (DCR) and
   // hands its provider the authorization URL.
   const provider = new MemoryProvider(landing.url);
-  const mcpUrl = new URL(`${issuer}/mcp`);
   const first = new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider });
   await assert.rejects(new Client({ name: "oidc-test", version: "1.0" }).connect(first), UnauthorizedError);
   assert.ok(provider.authorizationUrl, "the SDK asked to send the user to the authorization URL");
@@ -332,3 +346,51 @@ test("the TypeScript SDK signs in through the OAuth proxy fronting a real OpenID
   t.diagnostic(`requests through the front: ${log.length}; flow and calls in ${Date.now() - started} ms`);
 });
 
+
+/** The client's metadata document on `https://localhost` (the engine's test CA); its URL and hit count. */
+async function documentServer(redirectUrl) {
+  const pem = readFileSync(FIXTURES + "tls-test-localhost.pem");
+  const served = { hits: 0 };
+  const server = https.createServer({ cert: pem, key: pem }, (req, res) => {
+    served.hits++;
+    if (req.url !== "/oauth/client.json") return res.writeHead(404).end();
+    res.writeHead(200, { "content-type": "application/json", "cache-control": "max-age=300" });
+    res.end(JSON.stringify({ client_id: served.url, client_name: "ferromcp CIMD test client", redirect_uris: [redirectUrl],
+      grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none" }));
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  served.url = `https://localhost:${server.address().port}/oauth/client.json`;
+  served.close = () => closeServer(server);
+  return served;
+}
+
+test("the TypeScript SDK names itself by a Client ID Metadata Document: no registration, the document fetched once for three replicas", { timeout: 90_000 }, async (t) => {
+  const { started, issuer, idpPort, log, landing, mcpUrl } = await deploy(t, ["--document-ca", FIXTURES + "tls-test-ca.pem"]);
+  const doc = await documentServer(landing.url);
+  t.after(doc.close);
+  const provider = new MemoryProvider(landing.url);
+  provider.clientMetadataUrl = doc.url;
+  const first = new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider });
+  await assert.rejects(new Client({ name: "cimd-test", version: "1.0" }).connect(first), UnauthorizedError);
+  assert.equal(provider.saved.client.client_id, doc.url, "the SDK used its document's URL as client id");
+  const pages = await browse(new URL(provider.authorizationUrl), landing.url, { login: "grace", password: "any password" });
+  assert.match(pages[0].html, /ferromcp CIMD test client/, "the consent page shows the document's name");
+  assert.ok(pages[0].html.includes(`describes itself at <b>https://localhost:`), "and the host that published it");
+  assert.match(pages[0].html, /<b>Warning:<\/b>/, "with the loopback redirect warning");
+  assert.ok(pages.slice(1).every((p) => p.url.startsWith(`http://127.0.0.1:${idpPort}/interaction/`)));
+  const back = await landing.landed;
+  await first.finishAuth(back.get("code"));
+  const client = new Client({ name: "cimd-test", version: "1.0" });
+  await client.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider }));
+  t.after(() => client.close());
+  const who = JSON.parse((await client.callTool({ name: "whoami", arguments: {} })).content[0].text);
+  assert.equal(who.subject, "grace");
+  assert.equal(who.clientId, doc.url);
+  assert.equal(log.filter((e) => e.leg === "/register").length, 0, "no registration");
+  const authorize = log.find((e) => e.leg === "/authorize");
+  const code = log.find((e) => e.grant === "authorization_code");
+  assert.notEqual(authorize.replica, code.replica, "the document read on one replica served the code exchange on another");
+  assert.equal(code.status, 200);
+  assert.equal(doc.hits, 1, "fetched once: the other replicas found it in the shared store");
+  t.diagnostic(`legs: authorize@${authorize.replica} code@${code.replica}; document fetched ${doc.hits} time(s); in ${Date.now() - started} ms`);
+});
