@@ -10,7 +10,7 @@
 
 use crate::error::to_napi;
 use ferromcp::auth::{AuthInfo, OAuthClient, ResourceAuth};
-use ferromcp::embed::{
+use ferromcp_embed::{
     auth_info_from_json, foreign_token_store, ForeignOpener, ForeignRedirect, ForeignTokenStore,
     OAuthSettings, ProtectionSettings,
 };

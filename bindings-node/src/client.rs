@@ -5,7 +5,7 @@ use crate::convert::{opt, pairs};
 use crate::error::{napi_result, to_napi};
 use crate::handler::{JsHandler, NativeDispatcher};
 use crate::server::NativeServer;
-use ferromcp::embed::{
+use ferromcp_embed::{
     CallOptions, CancelHandle, ClientConfig, EmbeddedClient, ForeignClientHandler,
 };
 use napi::bindgen_prelude::{Function, PromiseRaw};

@@ -5,7 +5,7 @@
 
 use crate::client::{NativeCallOptions, NativeCancel, NativeClient};
 use crate::error::napi_result;
-use ferromcp::embed::CallOptions;
+use ferromcp_embed::CallOptions;
 use napi::bindgen_prelude::PromiseRaw;
 use napi::Env;
 use napi_derive::napi;

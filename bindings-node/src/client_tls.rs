@@ -9,7 +9,7 @@ use crate::client::{client_setup, NativeClient};
 use crate::convert::pairs;
 use crate::error::napi_result;
 use crate::handler::NativeDispatcher;
-use ferromcp::embed::{EmbeddedClient, HttpConnectOptions};
+use ferromcp_embed::{EmbeddedClient, HttpConnectOptions};
 use napi::bindgen_prelude::PromiseRaw;
 use napi::Env;
 use napi_derive::napi;

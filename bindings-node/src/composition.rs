@@ -6,7 +6,7 @@
 
 use crate::error::napi_result;
 use crate::server::NativeServer;
-use ferromcp::embed::ForeignOutputReshape;
+use ferromcp_embed::ForeignOutputReshape;
 use napi::bindgen_prelude::Function;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::Status;

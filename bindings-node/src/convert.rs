@@ -3,8 +3,8 @@
 //! Values cross as `serde_json::Value` (napi's `serde-json` feature converts them to and from
 //! plain JavaScript objects). This module holds the few shapes that need more than that.
 
-use ferromcp::embed::shape::answer_not_json;
 use ferromcp::McpError;
+use ferromcp_embed::shape::answer_not_json;
 use napi::bindgen_prelude::{FromNapiValue, TypeName};
 use napi::{sys, ValueType};
 use serde_json::{Map, Value};

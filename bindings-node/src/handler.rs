@@ -18,10 +18,10 @@
 
 use crate::convert::Envelope;
 use crate::error::from_napi;
-use ferromcp::embed::{
+use ferromcp::McpError;
+use ferromcp_embed::{
     ForeignAnswer, ForeignClientHandler, ForeignContext, ForeignHandler, ForeignRequest,
 };
-use ferromcp::McpError;
 use futures_util::future::BoxFuture;
 use napi::bindgen_prelude::{FnArgs, Function};
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
@@ -127,7 +127,7 @@ impl NativeDispatcher {
     #[napi]
     pub fn fail(&self, key: u32, message: String) {
         self.inner
-            .finish(key, Err(ferromcp::embed::shape::answer_not_json(message)));
+            .finish(key, Err(ferromcp_embed::shape::answer_not_json(message)));
     }
 }
 

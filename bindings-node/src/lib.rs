@@ -1,4 +1,4 @@
-//! `ferromcp` for Node.js: the N-API glue between the ferromcp engine (`ferromcp::embed`) and the
+//! `ferromcp` for Node.js: the N-API glue between the ferromcp engine (`ferromcp_embed`) and the
 //! npm package's TypeScript facade (`bindings-node/ts`).
 //!
 //! Everything protocol-related stays in the engine; this crate converts values and calls
@@ -35,7 +35,7 @@ use std::collections::HashMap;
 /// The engine's error-code table (`embed::ERROR_CODES`): name -> JSON-RPC code.
 #[napi]
 pub fn error_codes() -> HashMap<String, i32> {
-    ferromcp::embed::ERROR_CODES
+    ferromcp_embed::ERROR_CODES
         .iter()
         .map(|c| (c.name.to_string(), c.code))
         .collect()

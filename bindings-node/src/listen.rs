@@ -4,7 +4,7 @@
 
 use crate::client::NativeClient;
 use crate::error::napi_result;
-use ferromcp::embed::EmbeddedSubscription;
+use ferromcp_embed::EmbeddedSubscription;
 use napi::bindgen_prelude::PromiseRaw;
 use napi::Env;
 use napi_derive::napi;

@@ -1,5 +1,5 @@
 //! The `mcpServers` configuration for the facade's `MultiClient`: read by the engine
-//! (`ferromcp::embed::resolve_mcp_servers`), handed to JavaScript as JSON text.
+//! (`ferromcp_embed::resolve_mcp_servers`), handed to JavaScript as JSON text.
 
 use napi_derive::napi;
 
@@ -7,5 +7,5 @@ use napi_derive::napi;
 /// answers the normalized servers as JSON text, or `{"error": {"path", "message"}}`.
 #[napi]
 pub fn resolve_mcp_servers(source: String) -> String {
-    ferromcp::embed::resolve_mcp_servers_json(&source)
+    ferromcp_embed::resolve_mcp_servers_json(&source)
 }

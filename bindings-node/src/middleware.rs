@@ -15,8 +15,8 @@
 use crate::error::{napi_result, to_napi};
 use crate::handler::Dispatch;
 use crate::server::NativeServer;
-use ferromcp::embed::{ForeignContext, ForeignMiddleware, ForeignNext};
 use ferromcp::McpError;
+use ferromcp_embed::{ForeignContext, ForeignMiddleware, ForeignNext};
 use futures_util::future::BoxFuture;
 use napi::bindgen_prelude::{FnArgs, Function};
 use napi::threadsafe_function::ThreadsafeFunctionCallMode;

@@ -5,7 +5,7 @@
 //! only adapts Express or `node:http`.
 
 use crate::error::to_napi;
-use ferromcp::embed::{EmbeddedOAuthProxy, HttpRequestParts};
+use ferromcp_embed::{EmbeddedOAuthProxy, HttpRequestParts};
 use napi::bindgen_prelude::Buffer;
 use napi_derive::napi;
 use serde_json::Value;

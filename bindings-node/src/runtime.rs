@@ -1,7 +1,7 @@
 //! The tokio runtime the engine runs on: the one napi-rs drives every `async fn` exported to
 //! JavaScript and every [`napi::Env::spawn_future`] with, installed here when the addon loads.
 //!
-//! It is the engine's runtime for Node (`ferromcp::embed::runtime`, the builder every binding
+//! It is the engine's runtime for Node (`ferromcp_embed::runtime`, the builder every binding
 //! uses): one worker thread by default (`FERROMCP_WORKERS=N`, old name `FERROMCP_NODE_WORKERS`),
 //! whose threads wait by the engine's policy (`FERROMCP_WAIT_POLICY`, spinning 60 µs by
 //! default): a JavaScript handler's answer coming back from the event loop is then taken by the
@@ -12,7 +12,7 @@
 //! workers as well, and on a VM each wake-up costs tens of microseconds of CPU (measured: 240 µs
 //! of CPU per sequential stdio call with napi's default runtime; see bindings-node/README.md).
 
-use ferromcp::embed::runtime::{Binding, RuntimeSettings};
+use ferromcp_embed::runtime::{Binding, RuntimeSettings};
 use std::future::Future;
 
 /// Spawns `fut` on napi's tokio runtime (usable from any thread).

@@ -3,7 +3,7 @@
 
 use crate::error::{napi_result, to_napi};
 use crate::handler::{JsHandler, NativeDispatcher};
-use ferromcp::embed::{
+use ferromcp_embed::{
     EmbeddedHttpHandler, EmbeddedHttpResponse, EmbeddedHttpServer, EmbeddedServer, HttpConfig,
     HttpRequestParts, ServerConfig,
 };

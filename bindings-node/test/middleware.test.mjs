@@ -1,6 +1,6 @@
 // Middleware (issue 37): `server.use((ctx, next) => ...)`, the `middleware` option and the
 // engine's built-ins by name (rateLimit, requestLog, maskErrors, timing). Scenario names are
-// those of core/tests/middleware*.rs and embed_middleware.rs where the scenario is the same.
+// those of core/tests/middleware*.rs and embed/tests/integration/middleware.rs where the scenario is the same.
 // In process (Client.memory), then over stdio and Streamable HTTP (test/fixtures/
 // middleware_server.mjs) with the engine's client and the official TypeScript SDK client.
 import { test } from 'node:test';

@@ -1,7 +1,7 @@
 /**
  * Authorization per tool, resource and prompt, server composition and tool transforms: the
  * engine's (`core/src/server/authorization.rs`, `compose.rs`, `transform.rs`, through
- * `core/src/embed/compose.rs`; see `docs/composition.md`) from Node, with the names of the
+ * `embed/src/compose.rs`; see `docs/composition.md`) from Node, with the names of the
  * Python binding's `ferromcp.composition` in camelCase.
  *
  * ```ts

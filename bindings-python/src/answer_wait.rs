@@ -24,8 +24,8 @@
 //! rate, `bench/results/python-rows-quiet-machine.md`). Nothing else changes: handlers run
 //! where they ran, in the same order. `FERROMCP_WAIT_POLICY=park` turns all of it off.
 
-use ferromcp::embed::runtime::engine_wait_policy;
 use ferromcp::wait::CALLS;
+use ferromcp_embed::runtime::engine_wait_policy;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 

@@ -5,7 +5,7 @@
 //! converts the request's and the response's values.
 
 use crate::runtime::{future_into_py, Out};
-use ferromcp::embed::{EmbeddedHttpHandler, EmbeddedHttpResponse, HttpRequestParts};
+use ferromcp_embed::{EmbeddedHttpHandler, EmbeddedHttpResponse, HttpRequestParts};
 use futures_util::FutureExt;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};

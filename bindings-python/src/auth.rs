@@ -8,7 +8,7 @@
 use crate::convert::{py_to_value, value_to_py};
 use crate::handler::{LoopCell, PyHandler};
 use ferromcp::auth::{AuthInfo, OAuthClient, ResourceAuth, TokenVerifier};
-use ferromcp::embed::{
+use ferromcp_embed::{
     auth_info_from_json, foreign_token_store, ForeignOpener, ForeignRedirect, ForeignTokenStore,
     OAuthSettings, ProtectionSettings,
 };

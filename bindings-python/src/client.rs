@@ -6,7 +6,7 @@ use crate::error::to_py_err;
 use crate::handler::{LoopCell, PyClientHandler, PyHandler};
 use crate::runtime::{call_soon, future_into_py, Out};
 use crate::server::NativeServer;
-use ferromcp::embed::{
+use ferromcp_embed::{
     CallOptions, CancelHandle, ClientConfig, EmbeddedClient, ForeignClientHandler,
 };
 use pyo3::prelude::*;
@@ -122,7 +122,7 @@ impl NativeClient {
             .map(|d| crate::auth::oauth_from_py(d, cell.clone()))
             .transpose()?;
         future_into_py(py, async move {
-            let options = ferromcp::embed::HttpConnectOptions {
+            let options = ferromcp_embed::HttpConnectOptions {
                 headers,
                 legacy_fallback,
                 extra_root_certificates: root_certificates,

@@ -1,5 +1,5 @@
 //! Composition and tool transforms for Python (`Server.mount`, `Server.import_server`,
-//! `Server.transform_tool`): thin calls into the bindings' seam (`core/src/embed/compose.rs`,
+//! `Server.transform_tool`): thin calls into the bindings' seam (`embed/src/compose.rs`,
 //! the path Node and Swift take too). A transform's `transform_output` is a Python callable
 //! behind [`ForeignOutputReshape`]. Authorization needs nothing here: it is a built-in
 //! middleware configured by name (`{"name": "authorization", ...}`).
@@ -7,7 +7,7 @@
 use crate::convert::{py_to_value, value_to_py};
 use crate::error::{from_py_err, to_py_err};
 use crate::server::NativeServer;
-use ferromcp::embed::ForeignOutputReshape;
+use ferromcp_embed::ForeignOutputReshape;
 use pyo3::prelude::*;
 use serde_json::Value;
 use std::sync::Arc;

@@ -13,10 +13,10 @@ use crate::convert::{opt_value, py_to_value, value_to_py};
 use crate::error::from_py_err;
 use crate::inbox::post_for_loop;
 use crate::runtime::{bridge, call_soon, future_into_py, post_sync, Out};
-use ferromcp::embed::{
+use ferromcp::McpError;
+use ferromcp_embed::{
     ForeignAnswer, ForeignClientHandler, ForeignContext, ForeignHandler, ForeignRequest,
 };
-use ferromcp::McpError;
 use futures_util::future::BoxFuture;
 use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;

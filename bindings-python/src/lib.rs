@@ -42,7 +42,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<middleware::NativeNext>()?;
     m.add("ENGINE_VERSION", env!("CARGO_PKG_VERSION"))?;
     let codes = pyo3::types::PyDict::new(m.py());
-    for c in ferromcp::embed::ERROR_CODES {
+    for c in ferromcp_embed::ERROR_CODES {
         codes.set_item(c.name, c.code)?;
     }
     m.add("ERROR_CODES", codes)?;

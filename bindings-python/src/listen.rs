@@ -4,7 +4,7 @@
 use crate::convert::{py_to_value, value_to_py};
 use crate::error::to_py_err;
 use crate::runtime::{future_into_py, Out};
-use ferromcp::embed::{EmbeddedClient, EmbeddedSubscription};
+use ferromcp_embed::{EmbeddedClient, EmbeddedSubscription};
 use pyo3::prelude::*;
 use serde_json::json;
 use std::sync::Arc;

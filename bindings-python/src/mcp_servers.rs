@@ -1,5 +1,5 @@
 //! The `mcpServers` configuration for `ferromcp.MultiClient`: read by the engine
-//! (`ferromcp::embed::resolve_mcp_servers`), handed to Python as JSON text.
+//! (`ferromcp_embed::resolve_mcp_servers`), handed to Python as JSON text.
 
 use pyo3::prelude::*;
 
@@ -7,5 +7,5 @@ use pyo3::prelude::*;
 /// answers the normalized servers as JSON text, or `{"error": {"path", "message"}}`.
 #[pyfunction]
 pub fn resolve_mcp_servers(py: Python<'_>, source: &str) -> String {
-    py.allow_threads(|| ferromcp::embed::resolve_mcp_servers_json(source))
+    py.allow_threads(|| ferromcp_embed::resolve_mcp_servers_json(source))
 }

@@ -1,15 +1,15 @@
 //! Python middleware: `ferromcp._middleware` adapts the user's `(ctx, call_next)` callables
 //! and classes into one async function `run(request, next, ctx)` per layer, registered here as
-//! an [`embed::ForeignMiddleware`](ferromcp::embed::ForeignMiddleware); [`NativeNext`] is the
+//! an [`embed::ForeignMiddleware`](ferromcp_embed::ForeignMiddleware); [`NativeNext`] is the
 //! rest of the chain it awaits. The built-in layers are added by name
-//! ([`ferromcp::embed::EmbeddedServer::add_middleware_config`]), the timing hook with a plain
+//! ([`ferromcp_embed::EmbeddedServer::add_middleware_config`]), the timing hook with a plain
 //! Python function called on the binding's sync-handler pool.
 
 use crate::convert::value_to_py;
 use crate::handler::{LoopCell, NativeContext, PyHandler};
 use crate::runtime::{future_into_py, post, post_sync, Out};
-use ferromcp::embed::{ForeignContext, ForeignMiddleware, ForeignNext};
 use ferromcp::McpError;
+use ferromcp_embed::{ForeignContext, ForeignMiddleware, ForeignNext};
 use futures_util::future::BoxFuture;
 use pyo3::prelude::*;
 use serde_json::Value;
@@ -101,7 +101,7 @@ impl NativeNext {
 }
 
 /// A timing hook: `hook(event)` with the event dict of
-/// [`ferromcp::embed::timing_event_json`], called on the sync-handler pool (an exception is
+/// [`ferromcp_embed::timing_event_json`], called on the sync-handler pool (an exception is
 /// reported as unraisable, the request is not affected).
 pub fn timing_hook(hook: Py<PyAny>) -> Arc<dyn Fn(Value) + Send + Sync + 'static> {
     let hook = Arc::new(hook);

@@ -6,7 +6,7 @@
 
 use crate::convert::py_to_value;
 use crate::runtime::{future_into_py, Out};
-use ferromcp::embed::{EmbeddedOAuthProxy, HttpRequestParts};
+use ferromcp_embed::{EmbeddedOAuthProxy, HttpRequestParts};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
 

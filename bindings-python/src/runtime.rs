@@ -2,7 +2,7 @@
 //! bridge from Rust futures to asyncio futures.
 //!
 //! - One multi-threaded tokio runtime per process, the engine's runtime for Python
-//!   (`ferromcp::embed::runtime`, the builder every binding uses: two workers by default,
+//!   (`ferromcp_embed::runtime`, the builder every binding uses: two workers by default,
 //!   `FERROMCP_WORKERS`, old name `FERROMCP_TOKIO_WORKERS`; its threads wait by
 //!   `FERROMCP_WAIT_POLICY`), created lazily and re-created after `fork()` (a forked child
 //!   inherits the runtime's memory but none of its threads). [`settings`] reads the
@@ -15,8 +15,8 @@
 
 use crate::convert::value_to_py;
 use crate::error::to_py_err;
-use ferromcp::embed::runtime::{Binding, RuntimeSettings, RuntimeSettingsError};
 use ferromcp::McpError;
+use ferromcp_embed::runtime::{Binding, RuntimeSettings, RuntimeSettingsError};
 use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
 use serde_json::Value;
@@ -77,7 +77,7 @@ fn with_state<T>(f: impl FnOnce(&State) -> T) -> T {
 }
 
 /// The engine's runtime settings for Python from the environment (read once; see
-/// `ferromcp::embed::runtime`). The module's import calls [`check_settings`] first, so a value
+/// `ferromcp_embed::runtime`). The module's import calls [`check_settings`] first, so a value
 /// the engine cannot use never gets here.
 pub fn settings() -> RuntimeSettings {
     *SETTINGS

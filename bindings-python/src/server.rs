@@ -5,7 +5,7 @@ use crate::convert::{py_to_value, value_to_py};
 use crate::error::to_py_err;
 use crate::handler::{LoopCell, NativeContext, PyHandler};
 use crate::runtime::{future_into_py, Out};
-use ferromcp::embed::{EmbeddedHttpServer, EmbeddedServer, HttpConfig};
+use ferromcp_embed::{EmbeddedHttpServer, EmbeddedServer, HttpConfig};
 use pyo3::prelude::*;
 use std::sync::Arc;
 
@@ -353,7 +353,7 @@ pub fn shape_tool_result(
     value: &Bound<'_, PyAny>,
     structured: bool,
 ) -> PyResult<Py<PyAny>> {
-    let v = ferromcp::embed::shape::tool_result(py_to_value(value)?, structured);
+    let v = ferromcp_embed::shape::tool_result(py_to_value(value)?, structured);
     value_to_py(py, &v)
 }
 

@@ -1,6 +1,6 @@
-"""A failing ``transform_output`` from Python: the engine's seam (core/src/embed/compose.rs)
+"""A failing ``transform_output`` from Python: the engine's seam (embed/src/compose.rs)
 words it once for every binding, so a Python exception reads as Node's and Swift's do
-(scenario name as in core/tests/embed_compose.rs)."""
+(scenario name as in embed/tests/integration/compose.rs)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 FastMCP-style ``Middleware`` class) around every request, in order, answering, refusing,
 changing the request and the result; the Rust built-ins by name (``RateLimit``, ``MaskErrors``,
 ``RequestLog``, ``Timing``, config dicts) on ``Server`` and ``MCPServer``. The scenario names are
-those of core/tests/middleware.rs and core/tests/embed_middleware.rs where the scenario is the
+those of core/tests/middleware.rs and embed/tests/integration/middleware.rs where the scenario is the
 same."""
 
 from __future__ import annotations

@@ -9,7 +9,7 @@
 use crate::error::{json_text, parse_json, FfiError};
 use crate::runtime::enter;
 use ferromcp::auth::{AuthInfo, OAuthClient, ResourceAuth};
-use ferromcp::embed::{
+use ferromcp_embed::{
     auth_info_from_json, foreign_token_store, ForeignOpener, ForeignRedirect, ForeignTokenStore,
     OAuthSettings, ProtectionSettings,
 };

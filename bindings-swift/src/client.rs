@@ -6,7 +6,7 @@ use crate::handler::{ClientHandler, ProgressListener, SwiftClient};
 use crate::runtime::run;
 use crate::server::NativeServer;
 use crate::NameValue;
-use ferromcp::embed::{
+use ferromcp_embed::{
     CallOptions, CancelHandle, ClientConfig, EmbeddedClient, ForeignClientHandler,
 };
 use serde_json::Value;

@@ -6,7 +6,7 @@
 use crate::client::{NativeCancelHandle, NativeClient};
 use crate::error::{json_text, parse_opt_json, FfiError};
 use crate::runtime::run;
-use ferromcp::embed::CallOptions;
+use ferromcp_embed::CallOptions;
 use serde_json::Value;
 use std::sync::Arc;
 

@@ -10,7 +10,7 @@ use crate::error::FfiError;
 use crate::handler::ClientHandler;
 use crate::runtime::run;
 use crate::NameValue;
-use ferromcp::embed::{EmbeddedClient, HttpConnectOptions};
+use ferromcp_embed::{EmbeddedClient, HttpConnectOptions};
 use std::sync::Arc;
 
 #[uniffi::export]

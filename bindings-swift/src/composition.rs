@@ -6,7 +6,7 @@
 use crate::error::{json_text, parse_json, parse_opt_json, FfiError};
 use crate::runtime::enter;
 use crate::server::NativeServer;
-use ferromcp::embed::ForeignOutputReshape;
+use ferromcp_embed::ForeignOutputReshape;
 use serde_json::Value;
 use std::sync::Arc;
 

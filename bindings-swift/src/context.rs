@@ -4,8 +4,8 @@
 use crate::error::{json_text, parse_json, parse_opt_json, FfiError};
 use crate::runtime::run;
 use crate::NameValue;
-use ferromcp::embed::ForeignContext;
 use ferromcp::McpError;
+use ferromcp_embed::ForeignContext;
 use std::sync::{Arc, Mutex};
 use tokio::sync::oneshot;
 

@@ -12,11 +12,11 @@
 use crate::context::{Answered, NativeContext};
 use crate::error::{json_text, parse_answer, FfiError};
 use crate::runtime::{ran_inline, start_inline};
-use ferromcp::embed::{
-    ForeignAnswer, ForeignClientHandler, ForeignContext, ForeignHandler, ForeignRequest,
-};
 use ferromcp::protocol::CallToolResult;
 use ferromcp::McpError;
+use ferromcp_embed::{
+    ForeignAnswer, ForeignClientHandler, ForeignContext, ForeignHandler, ForeignRequest,
+};
 use futures_util::future::BoxFuture;
 use serde_json::Value;
 use std::future::Future;

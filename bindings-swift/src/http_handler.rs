@@ -8,7 +8,7 @@ use crate::error::{parse_opt_json, FfiError};
 use crate::runtime::{enter, run};
 use crate::server::NativeServer;
 use crate::NameValue;
-use ferromcp::embed::{EmbeddedHttpHandler, EmbeddedHttpResponse, HttpConfig, HttpRequestParts};
+use ferromcp_embed::{EmbeddedHttpHandler, EmbeddedHttpResponse, HttpConfig, HttpRequestParts};
 use serde_json::Value;
 use std::sync::Arc;
 

@@ -1,4 +1,4 @@
-//! `FerroMCP` for Swift: the UniFFI glue between the ferromcp engine (`ferromcp::embed`) and the
+//! `FerroMCP` for Swift: the UniFFI glue between the ferromcp engine (`ferromcp_embed`) and the
 //! Swift package's hand-written facade (`bindings-swift/Sources/FerroMCP`).
 //!
 //! Everything protocol-related stays in the engine; this crate only moves values across. JSON
@@ -57,13 +57,13 @@ pub struct ErrorCodeEntry {
 /// The engine's error-code table, from which the facade's `McpError.Code` is checked.
 #[uniffi::export]
 pub fn error_codes() -> Vec<ErrorCodeEntry> {
-    ferromcp::embed::ERROR_CODES
+    ferromcp_embed::ERROR_CODES
         .iter()
         .map(|c| ErrorCodeEntry {
             name: c.name.to_string(),
             code: c.code,
             description: c.description.to_string(),
-            transport: ferromcp::embed::is_transport_code(c.code),
+            transport: ferromcp_embed::is_transport_code(c.code),
         })
         .collect()
 }

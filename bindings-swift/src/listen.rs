@@ -4,7 +4,7 @@
 use crate::client::NativeClient;
 use crate::error::{json_text, parse_opt_json, FfiError};
 use crate::runtime::run;
-use ferromcp::embed::EmbeddedSubscription;
+use ferromcp_embed::EmbeddedSubscription;
 use serde_json::{json, Value};
 use std::sync::Arc;
 

@@ -1,9 +1,9 @@
 //! The `mcpServers` configuration for the facade's `MultiClient`: read by the engine
-//! (`ferromcp::embed::resolve_mcp_servers`), handed to Swift as JSON text.
+//! (`ferromcp_embed::resolve_mcp_servers`), handed to Swift as JSON text.
 
 /// Reads an `mcpServers` configuration (its JSON text, or the path of a file holding it) and
 /// answers the normalized servers as JSON text, or `{"error": {"path", "message"}}`.
 #[uniffi::export]
 pub fn resolve_mcp_servers(source: String) -> String {
-    ferromcp::embed::resolve_mcp_servers_json(&source)
+    ferromcp_embed::resolve_mcp_servers_json(&source)
 }

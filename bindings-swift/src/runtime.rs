@@ -3,7 +3,7 @@
 //! Swift polls the futures of exported `async` functions from its own executor threads, where
 //! there is no tokio context. So every engine call that needs tokio (I/O, timers, spawned
 //! tasks) runs as a task on this runtime, and Swift awaits its `JoinHandle`, which any executor
-//! can poll. It is the engine's runtime for Swift (`ferromcp::embed::runtime`, the builder every
+//! can poll. It is the engine's runtime for Swift (`ferromcp_embed::runtime`, the builder every
 //! binding uses): one thread by default, a current-thread runtime driven by a thread of its own
 //! ("ferromcp-worker"), which has no cross-worker wake-ups (the choice and A/B figures of
 //! bench/servers' Rust echo server, whose HTTP runs the same way); `FERROMCP_WORKERS=N` (old
@@ -15,8 +15,8 @@
 //! (`FERROMCP_SWIFT_PRIVATE_RUNTIME_HOOKS=1`) a handler may also run inline on that thread
 //! ([`start_inline`]).
 
-use ferromcp::embed::runtime::{Binding, RuntimeSettings};
 use ferromcp::McpError;
+use ferromcp_embed::runtime::{Binding, RuntimeSettings};
 use std::cell::Cell;
 use std::future::Future;
 use std::sync::OnceLock;

@@ -6,7 +6,7 @@ use crate::handler::{
     CompletionHandler, PromptHandler, ResourceHandler, SwiftHandler, ToolHandler,
 };
 use crate::runtime::{enter, run};
-use ferromcp::embed::{EmbeddedHttpServer, EmbeddedServer, HttpConfig, ServerConfig};
+use ferromcp_embed::{EmbeddedHttpServer, EmbeddedServer, HttpConfig, ServerConfig};
 use serde_json::Value;
 use std::sync::Arc;
 

@@ -61,7 +61,7 @@ fn main() {
 /// both, and `FERROMCP_WAIT_POLICY` (`park` unless set; `spin`, `spin:<µs>`) sets whether the
 /// threads spin briefly for an event about to come (docs/runtime.md).
 fn runtime_for(command: &Command) -> Result<tokio::runtime::Runtime, String> {
-    let workers_var = ferromcp::embed::runtime::WORKERS_VAR;
+    let workers_var = ferromcp_embed::runtime::WORKERS_VAR;
     let workers = match std::env::var(workers_var) {
         Ok(v) if !v.trim().is_empty() => match v.trim().parse::<usize>() {
             Ok(n) if (1..=64).contains(&n) => Some(n),
@@ -73,7 +73,7 @@ fn runtime_for(command: &Command) -> Result<tokio::runtime::Runtime, String> {
         },
         _ => None,
     };
-    let wait_var = ferromcp::embed::runtime::WAIT_POLICY_VAR;
+    let wait_var = ferromcp_embed::runtime::WAIT_POLICY_VAR;
     let wait: ferromcp::wait::WaitPolicy = match std::env::var(wait_var) {
         Ok(v) if !v.trim().is_empty() => v.parse().map_err(|e| format!("{wait_var}={v:?}: {e}"))?,
         _ => ferromcp::wait::WaitPolicy::Park,

@@ -10,9 +10,9 @@
 //! of whoever owns the thread:
 //!
 //! - **The engine's own threads** (the runtime a binding builds with
-//!   [`crate::embed::runtime`], and the binding's hand-over threads) spin by default
+//!   `ferromcp_embed::runtime`, and the binding's hand-over threads) spin by default
 //!   ([`WaitPolicy::Spin`] with [`WaitPolicy::DEFAULT_SPIN`]); `FERROMCP_WAIT_POLICY=park`
-//!   turns it off (see [`crate::embed::runtime`] for the environment).
+//!   turns it off (see `ferromcp_embed::runtime` for the environment).
 //! - **Any other thread** (a user's own `#[tokio::main]`) parks ([`WaitPolicy::Park`]) unless
 //!   its owner opts in with [`WaitPolicy::set_for_this_thread`], typically in the runtime's
 //!   `on_thread_start` hook:
@@ -35,7 +35,7 @@
 //! spinning thread would only take a CPU from the threads that have work. The HTTP server's
 //! connections ask it before waiting for a sequential client's next request
 //! (`transport/http/h1/wait.rs`); every foreign handler call of every binding goes through
-//! [`handover`] (in `embed`), which waits for the answer in its first poll; the Python
+//! [`handover`] (in the crate `ferromcp-embed`), which waits for the answer in its first poll; the Python
 //! binding's own hand-over threads ask [`Traffic::gate`] of [`CALLS`] as well.
 
 use std::fmt;
@@ -480,5 +480,5 @@ mod tests {
     }
 
     // The spinning handover's test is core/tests/wait_handover.rs, a binary of its own: the
-    // handover reads the process-wide CALLS, which the embed tests of this binary move too.
+    // handover reads the process-wide CALLS, which any other test making handler calls moves too.
 }

@@ -1,6 +1,6 @@
 // Authorization per tool, resource and prompt, server composition and tool transforms: the
 // engine's (core/src/server/authorization.rs, compose.rs, transform.rs, through
-// core/src/embed/compose.rs; see docs/composition.md) from Swift, with the names of the Python
+// embed/src/compose.rs; see docs/composition.md) from Swift, with the names of the Python
 // binding's `ferromcp.composition` in Swift's conventions. Nothing is decided here: this file
 // builds the engine's JSON configurations and hands a `transformOutput` closure across.
 

@@ -78,7 +78,8 @@ impl Subscription {
     }
 
     /// Ends the subscription like dropping it does, from anywhere (for
-    /// [`crate::embed::EmbeddedSubscription::close`], which may not own it at that moment).
+    /// `ferromcp_embed::EmbeddedSubscription::close`, which may not own it at that moment;
+    /// reached through [`crate::binding_seam`]).
     pub(crate) fn abort_handle(&self) -> tokio::task::AbortHandle {
         self.task.abort_handle()
     }

@@ -52,7 +52,7 @@ pub fn check_outgoing_request(
             // A server's handler asking its client for something the client did not offer: the
             // code 2026-07-28 gives this (-32021), in every revision, so a handler written once
             // catches one error. Left uncaught in a tool of the handshake era, the engine makes
-            // it a tool execution error (embed::is_tool_signal); it never reaches that client
+            // it a tool execution error (`ferromcp_embed::is_tool_signal`); it never reaches that client
             // as a JSON-RPC error.
             Err(missing_client_capability(path, method))
         } else {

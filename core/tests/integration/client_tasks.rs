@@ -375,38 +375,3 @@ async fn results_answered_at_once_are_held_as_completed_tasks() {
     c.close().await;
     f.handle.shutdown().await.unwrap();
 }
-
-/// The embed layer the bindings use: one JSON shape in both eras (`{"task": ...}` with `ttl`
-/// and `pollInterval`, never the extension's `ttlMs`), input answered, cancel.
-#[tokio::test]
-async fn embedded_task_calls_have_one_shape_in_both_eras() {
-    use ferromcp::embed::{CallOptions, EmbeddedClient};
-    let f = start().await;
-    for mode in ERAS {
-        let c = EmbeddedClient::from_client(client(&f, mode, true).await);
-        let created = c
-            .call_tool_as_task("confirm", json!({}), None)
-            .await
-            .unwrap();
-        let task = &created["task"];
-        assert_eq!(task["status"], "working", "{mode:?}: {created}");
-        assert!(task["ttl"].is_u64(), "{mode:?}: {created}");
-        assert!(task["pollInterval"].is_u64(), "{mode:?}: {created}");
-        assert!(task.get("ttlMs").is_none(), "{mode:?}: {created}");
-        let id = task["taskId"].as_str().unwrap().to_string();
-        let r = c
-            .get_task_result(&id, CallOptions::default())
-            .await
-            .unwrap();
-        assert_eq!(r["content"][0]["text"], "accept Ada", "{mode:?}");
-        assert_eq!(c.get_task(&id).await.unwrap()["status"], "completed");
-        let created = c
-            .call_tool_as_task("slow", json!({ "ms": 20_000 }), None)
-            .await
-            .unwrap();
-        let id = created["task"]["taskId"].as_str().unwrap().to_string();
-        assert_eq!(c.cancel_task(&id).await.unwrap()["status"], "cancelled");
-        c.close().await;
-    }
-    f.handle.shutdown().await.unwrap();
-}

@@ -668,7 +668,8 @@ fn empty_object() -> Arc<Value> {
 tokio::task_local! {
     /// The id a host chose for the session the request being served may open (the TypeScript
     /// SDK's `sessionIdGenerator`, or an `SSEServerTransport` that knows its id before the
-    /// stream opens); set around one request by [`crate::embed::EmbeddedHttpHandler`].
+    /// stream opens); set around one request by `ferromcp_embed::EmbeddedHttpHandler` (through
+    /// [`crate::binding_seam::with_chosen_session_id`]).
     pub(crate) static CHOSEN_SESSION_ID: Arc<str>;
 }
 

@@ -1,0 +1,81 @@
+//! Composition and tool transforms for the bindings: [`EmbeddedServer::mount`],
+//! [`EmbeddedServer::import_server`] and [`EmbeddedServer::add_transformed_tool_json`], the
+//! engine's `Server::mount`, `Server::import_server` and `Server::add_transformed_tool`
+//! (`server/compose.rs`, `server/transform.rs`) with the transform in its JSON form and the
+//! output reshaped by a function of the binding's language ([`ForeignOutputReshape`]). The
+//! refusals and the wording of a failed reshape are written here once, so they read the same in
+//! Node and Swift. (Authorization needs nothing here: it is a built-in middleware configured by
+//! name, `{"name": "authorization", ...}`.)
+
+use super::EmbeddedServer;
+use ferromcp::server::transform::{ToolTransform, ToolTransformConfig};
+use ferromcp::McpError;
+use serde_json::Value;
+use std::sync::Arc;
+
+/// A function of the binding's language reshaping a transformed tool's structured output
+/// (`transformOutput` in Node and Swift): it gets the original's structured output as JSON and
+/// returns the new tool's. A failure is the message the foreign function raised (its
+/// exception's text); the engine answers the call with an internal error naming the tool.
+///
+/// It is called synchronously on the engine thread that finished the original call: keep it
+/// short.
+pub trait ForeignOutputReshape: Send + Sync + 'static {
+    /// The new structured output made from `structured`, the original's.
+    fn reshape(&self, structured: Value) -> Result<Value, String>;
+}
+
+impl EmbeddedServer {
+    /// Mounts `other` under `prefix`, live: its tools and prompts are served as
+    /// `prefix_name`, its resources as `scheme://prefix/path`, and later changes to `other`
+    /// show (see `Server::mount`). Refused (-32602) for a prefix with `/ : { }` or white space,
+    /// a prefix already mounted, or a cycle.
+    pub fn mount(&self, prefix: &str, other: &EmbeddedServer) -> Result<(), McpError> {
+        self.server().mount(prefix, other.server())
+    }
+
+    /// Copies `other`'s tools, resources, templates, prompts and completions into this server
+    /// once, namespaced as [`Self::mount`] does (see `Server::import_server`).
+    pub fn import_server(&self, prefix: &str, other: &EmbeddedServer) -> Result<(), McpError> {
+        self.server().import_server(prefix, other.server())
+    }
+
+    /// Registers the tool that `transform` (the JSON form, `ToolTransformConfig`: `name`,
+    /// `title`, `description`, `arguments: {old: {name, description, default, hide,
+    /// constraints}}`) makes from this server's tool `original`. With `reshape`, the new tool's
+    /// structured output is what it returns, checked against `output_schema` when given (the
+    /// new tool's `outputSchema`). Refused (-32602, naming the reason) for a tool this server
+    /// does not have, an argument the original does not have, two arguments with one name, a
+    /// bad constraint, a hidden argument without a default, or an `output_schema` without a
+    /// `reshape` (it describes what the reshape returns).
+    pub fn add_transformed_tool_json(
+        &self,
+        original: &str,
+        transform: Value,
+        reshape: Option<Arc<dyn ForeignOutputReshape>>,
+        output_schema: Option<Value>,
+    ) -> Result<(), McpError> {
+        let config: ToolTransformConfig = super::decode("tool transform", transform)?;
+        let mut t = ToolTransform::from_config(&config)?;
+        match reshape {
+            Some(f) => {
+                let tool = config.name.clone();
+                t = t.reshape_output(output_schema, move |value| {
+                    f.reshape(value).map_err(|message| {
+                        McpError::internal(format!(
+                            "transformOutput of tool {tool:?} failed: {message}"
+                        ))
+                    })
+                });
+            }
+            None if output_schema.is_some() => {
+                return Err(McpError::invalid_params(format!(
+                "transform {:?}: outputSchema describes what transformOutput returns: give both",
+                config.name
+            )))
+            }
+            None => {}
+        }
+        self.server().add_transformed_tool(original, t)
+    }
+}
