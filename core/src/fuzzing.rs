@@ -221,6 +221,7 @@ pub mod h1 {
             header_read_timeout: o.header_read_timeout,
             write_timeout: o.write_timeout,
             gauges: std::sync::Arc::new(Gauges::new(o.max_buffered_bytes)),
+            before_body: None,
         };
         let output = super::block_on(exchange(bytes, move |io| {
             serve_connection(

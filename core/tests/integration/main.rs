@@ -45,6 +45,7 @@ mod custom_methods;
 mod emitted_schema;
 mod error_kinds;
 mod framing;
+mod http_address_429;
 mod http_bad_input;
 mod http_client;
 mod http_client_tls;

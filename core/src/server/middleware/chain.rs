@@ -50,6 +50,13 @@ pub trait Middleware: Send + Sync + 'static {
     fn notification(&self, notification: Notification, peer: &Peer, next: NotificationNext<'_>) {
         next.run(notification, peer)
     }
+
+    /// A rate limit keyed by the client's address alone returns itself here: the HTTP
+    /// listener then answers 429 with `Retry-After` before reading the body of a request whose
+    /// address is over the limit ([`RateLimit::refuses_address`](super::RateLimit)). Others: `None`.
+    fn address_limit(&self) -> Option<&super::RateLimit> {
+        None
+    }
 }
 
 impl<M: Middleware + ?Sized> Middleware for Arc<M> {
@@ -63,6 +70,10 @@ impl<M: Middleware + ?Sized> Middleware for Arc<M> {
 
     fn notification(&self, notification: Notification, peer: &Peer, next: NotificationNext<'_>) {
         (**self).notification(notification, peer, next)
+    }
+
+    fn address_limit(&self) -> Option<&super::RateLimit> {
+        (**self).address_limit()
     }
 }
 

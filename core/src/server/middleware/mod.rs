@@ -47,3 +47,4 @@ pub use request::MiddlewareRequest;
 pub use timing::{Outcome, Timing, TimingEvent};
 
 pub(crate) use chain::{notify_through, run_chain};
+pub(crate) use rate_limit::rate_limited;

@@ -148,6 +148,20 @@ pub trait BucketStore: Send + Sync + 'static {
         limit: u32,
         window: Duration,
     ) -> BoxFuture<'a, Result<RateDecision, McpError>>;
+
+    /// Whether bucket `key` has a token now, without taking it (`Allowed`) or not (`Limited`,
+    /// with the time until it has one): what the HTTP listener asks before reading a body
+    /// ([`RateLimit::refuses_address`]). The default answers `Allowed`, so a store without it
+    /// refuses only with the JSON-RPC error.
+    fn peek<'a>(
+        &'a self,
+        key: &'a str,
+        limit: u32,
+        window: Duration,
+    ) -> BoxFuture<'a, Result<RateDecision, McpError>> {
+        let _ = (key, limit, window);
+        Box::pin(std::future::ready(Ok(RateDecision::Allowed)))
+    }
 }
 
 /// Token buckets in this process's memory. A bucket that has refilled completely is the same
@@ -218,6 +232,25 @@ impl InMemoryBuckets {
         }
     }
 
+    /// Whether bucket `key` has a token now (without taking it); a bucket never used is full.
+    pub fn peek_now(&self, key: &str, limit: u32, window: Duration) -> RateDecision {
+        let now = Instant::now();
+        let mut b = self.buckets.lock().unwrap();
+        let Some(bucket) = b.map.get_mut(key) else {
+            return RateDecision::Allowed;
+        };
+        bucket.limit = limit;
+        bucket.window = window;
+        bucket.refill(now);
+        if bucket.tokens >= 1.0 {
+            return RateDecision::Allowed;
+        }
+        let rate = f64::from(limit) / window.as_secs_f64();
+        RateDecision::Limited {
+            retry_after: Duration::from_secs_f64((1.0 - bucket.tokens) / rate),
+        }
+    }
+
     /// How many buckets are kept now.
     pub fn len(&self) -> usize {
         self.buckets.lock().unwrap().map.len()
@@ -238,6 +271,15 @@ impl BucketStore for InMemoryBuckets {
     ) -> BoxFuture<'a, Result<RateDecision, McpError>> {
         let decision = self.take_now(key, limit, window);
         Box::pin(std::future::ready(Ok(decision)))
+    }
+
+    fn peek<'a>(
+        &'a self,
+        key: &'a str,
+        limit: u32,
+        window: Duration,
+    ) -> BoxFuture<'a, Result<RateDecision, McpError>> {
+        Box::pin(std::future::ready(Ok(self.peek_now(key, limit, window))))
     }
 }
 
@@ -320,15 +362,9 @@ impl RateLimit {
             match part {
                 RateKey::Principal => key.push_str(request.principal_name().unwrap_or("anonymous")),
                 RateKey::Session => key.push_str(&request.session_key()),
-                RateKey::ClientAddress => key.push_str(
-                    request
-                        .http_header(&c.address_header)
-                        .as_deref()
-                        .and_then(|v| v.split(',').next())
-                        .map(str::trim)
-                        .filter(|v| !v.is_empty())
-                        .unwrap_or("unknown"),
-                ),
+                RateKey::ClientAddress => key.push_str(address_of(
+                    request.http_header(&c.address_header).as_deref(),
+                )),
                 RateKey::Tool => key.push_str(tool.unwrap_or(request.method())),
                 RateKey::Global => key.push('*'),
             }
@@ -340,6 +376,62 @@ impl RateLimit {
                 Some((key, l.limit, Duration::from_millis(l.window_ms)))
             }
             None => Some((key, c.limit, Duration::from_millis(c.window_ms))),
+        }
+    }
+}
+
+/// The client address a [`RateKey::ClientAddress`] key holds: the first entry of the address
+/// header's value, `unknown` without one.
+fn address_of(header_value: Option<&str>) -> &str {
+    header_value
+        .and_then(|v| v.split(',').next())
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .unwrap_or("unknown")
+}
+
+impl RateLimit {
+    /// Whether this limit is one the HTTP listener applies before reading a body: keyed by the
+    /// client's address alone (`by: [clientAddress]`), counting every request (no `methods`)
+    /// with no per-tool limits. Only then does the address alone say which bucket a request
+    /// would take from.
+    pub fn limits_addresses(&self) -> bool {
+        let c = &self.config;
+        c.by == [RateKey::ClientAddress] && c.methods.is_none() && c.tools.is_empty()
+    }
+
+    /// The HTTP header this limit reads the client's address from.
+    pub fn address_header(&self) -> &str {
+        &self.config.address_header
+    }
+
+    /// For the HTTP listener, before a request's body is read: when this is an address limit
+    /// ([`limits_addresses`](Self::limits_addresses)) and the bucket of the address in
+    /// `header_value` (the address header's value) has no token left, the time until it has
+    /// one, its size and its window; `None` lets the request be read (the JSON-RPC layer then
+    /// takes its tokens as usual, so nothing is counted twice). A store that fails lets the
+    /// request through, as the layer does.
+    pub async fn refuses_address(
+        &self,
+        header_value: Option<&str>,
+    ) -> Option<(Duration, u32, Duration)> {
+        if !self.limits_addresses() {
+            return None;
+        }
+        let c = &self.config;
+        let key = format!("rl|{}", address_of(header_value));
+        let window = Duration::from_millis(c.window_ms);
+        match self.store.peek(&key, c.limit, window).await {
+            Ok(RateDecision::Limited { retry_after }) => Some((retry_after, c.limit, window)),
+            Ok(_) => None,
+            Err(e) => {
+                tracing::warn!(
+                    target: "ferromcp::rate_limit",
+                    error = %e.message,
+                    "rate limit store failed; HTTP request let through"
+                );
+                None
+            }
         }
     }
 }
@@ -366,6 +458,10 @@ pub(crate) fn rate_limited(retry_after: Duration, limit: u32, window: Duration) 
 }
 
 impl Middleware for RateLimit {
+    fn address_limit(&self) -> Option<&RateLimit> {
+        self.limits_addresses().then_some(self)
+    }
+
     fn handle<'a>(
         &'a self,
         request: MiddlewareRequest,

@@ -15,8 +15,9 @@ use tokio::sync::OnceCell;
 pub const BUCKET_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// Refills bucket `KEYS[1]` (size `ARGV[1]`, refilled over `ARGV[2]` ms) to Redis's time, takes
-/// a token if there is one; returns `{1, 0}` or `{0, ms until the next token}`. A bucket is
-/// full again one window after its last use, so it expires then.
+/// a token if there is one (when `ARGV[3]` is `1`; `0` only looks, and writes nothing);
+/// returns `{1, 0}` or `{0, ms until the next token}`. A bucket is full again one window after
+/// its last use, so it expires then.
 const TAKE: &str = r"
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
@@ -38,6 +39,9 @@ if tokens >= 1 then
   allowed = 1
 else
   retry = math.ceil((1 - tokens) / rate)
+end
+if ARGV[3] == '0' then
+  return {allowed, retry}
 end
 redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now))
 redis.call('PEXPIRE', KEYS[1], math.ceil(window))
@@ -98,6 +102,7 @@ impl RedisBuckets {
         key: &str,
         limit: u32,
         window: Duration,
+        take: bool,
     ) -> Result<RateDecision, McpError> {
         let round_trip = async {
             let mut conn = self.conn().await?;
@@ -125,6 +130,7 @@ impl RedisBuckets {
                     .arg(&key)
                     .arg(limit)
                     .arg(window_ms)
+                    .arg(if take { "1" } else { "0" })
                     .query_async(&mut conn)
                     .await;
                 match answer {
@@ -165,6 +171,15 @@ impl BucketStore for RedisBuckets {
         limit: u32,
         window: Duration,
     ) -> BoxFuture<'a, Result<RateDecision, McpError>> {
-        Box::pin(self.take_async(key, limit, window))
+        Box::pin(self.take_async(key, limit, window, true))
+    }
+
+    fn peek<'a>(
+        &'a self,
+        key: &'a str,
+        limit: u32,
+        window: Duration,
+    ) -> BoxFuture<'a, Result<RateDecision, McpError>> {
+        Box::pin(self.take_async(key, limit, window, false))
     }
 }

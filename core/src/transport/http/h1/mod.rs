@@ -72,6 +72,27 @@ pub(crate) struct Limits {
     pub write_timeout: Duration,
     /// The server's counters and memory budget, shared by its connections.
     pub gauges: Arc<Gauges>,
+    /// A check of each request's head before its body is read (the per-address rate limit's
+    /// 429); `None`: none.
+    pub before_body: Option<BeforeBody>,
+}
+
+/// A check of a request's head before its body is read: `None` when it does not apply to the
+/// request (nothing is allocated), else a future answering `Some(response)` to refuse it
+/// (the connection then closes) or `None` to read it on.
+#[derive(Clone)]
+pub(crate) struct BeforeBody(pub Arc<BeforeBodyFn>);
+
+/// What [`BeforeBody`] holds.
+pub(crate) type BeforeBodyFn = dyn Fn(&HttpRequest) -> Option<EarlyAnswer> + Send + Sync;
+
+/// The future of a [`BeforeBody`] check: `Some(response)` refuses the request.
+pub(crate) type EarlyAnswer = futures_util::future::BoxFuture<'static, Option<Response<Body>>>;
+
+impl std::fmt::Debug for BeforeBody {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("BeforeBody")
+    }
 }
 
 /// Builds the answer to a request the connection refuses by itself (bad framing, limits), from
@@ -238,6 +259,15 @@ pub(crate) async fn serve_watched<IO, S, F>(
         } = head;
         if conn.wait_fd.is_some() {
             conn.turns.begin();
+        }
+        if let Some(check) = limits.before_body.as_ref().and_then(|b| (b.0)(&request)) {
+            if let Some(answer) = check.await {
+                // Refused on its head alone: the body is never read (only discarded while the
+                // connection lingers, so the answer is not lost to a reset).
+                let _ = conn.answer(answer, true, version, false).await;
+                conn.linger().await;
+                return;
+            }
         }
         let body = match conn
             .read_body(framing, expect_continue, &limits, version)

@@ -220,6 +220,7 @@ mod tests {
                     header_read_timeout: Duration::from_secs(10),
                     write_timeout: Duration::from_secs(10),
                     gauges: Arc::new(Gauges::new(16 << 20)),
+                    before_body: None,
                 };
                 tokio::spawn(serve_connection(
                     tcp,

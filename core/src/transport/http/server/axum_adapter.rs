@@ -51,6 +51,10 @@ fn from_axum(parts: axum::http::request::Parts, body: Bytes) -> HttpRequest {
 async fn handle_axum(State(app): State<Arc<App>>, req: Request) -> Response {
     let (seat, named) = (seat_of(&req), names_session(&req));
     tracked(seat, named, async move {
+        let early = super::address_limit::before_body_axum(&app, req.method(), req.headers());
+        if let Some(r) = early.await {
+            return r;
+        }
         match buffered(&app, req).await {
             Ok(req) => handle(app, req).await,
             Err(r) => r,
@@ -95,6 +99,10 @@ async fn legacy_sse_axum(State(app): State<Arc<App>>, req: Request) -> Response 
 async fn legacy_post_axum(State(app): State<Arc<App>>, req: Request) -> Response {
     let (seat, named) = (seat_of(&req), names_session(&req));
     tracked(seat, named, async move {
+        let early = super::address_limit::before_body_axum(&app, req.method(), req.headers());
+        if let Some(r) = early.await {
+            return r;
+        }
         match buffered(&app, req).await {
             Ok(req) => legacy_post(app, req).await,
             Err(r) => r,

@@ -169,6 +169,7 @@ async fn accept_loop(
         header_read_timeout: o.header_read_timeout,
         write_timeout: o.write_timeout,
         gauges,
+        before_body: Some(super::address_limit::before_body(app.clone())),
     };
     let connections = TaskTracker::new();
     // One permit per connection served. At the cap, a new connection closes the longest idle

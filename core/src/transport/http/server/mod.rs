@@ -36,6 +36,7 @@
 // Handlers return ready-made HTTP responses as their error values.
 #![allow(clippy::result_large_err)]
 
+mod address_limit;
 mod app;
 mod axum_adapter;
 mod checks;

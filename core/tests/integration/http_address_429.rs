@@ -1,0 +1,281 @@
+//! Proves the per-address rate limit over HTTP answers before any JSON is read: once an
+//! address's bucket is empty, a POST from it gets `429 Too Many Requests` with `Retry-After`
+//! on its head alone (a raw client announces a megabyte of body and sends none: the answer
+//! still comes, so the body was never waited for), with the `-32004` error as its body; another
+//! address goes on; the JSON-RPC `-32004` stays for a request that empties the bucket inside an
+//! admitted POST and for limits keyed otherwise (here by session, which needs the body); the
+//! same through axum's router.
+
+use crate::common_http;
+
+use common_http::*;
+use ferromcp::server::middleware::{RateKey, RateLimit, RateLimitConfig};
+use ferromcp::server::Server;
+use ferromcp::transport::http::{router, serve_http, HttpServerOptions};
+use serde_json::{json, Value};
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+fn server(by: Vec<RateKey>, limit: u32) -> Server {
+    let mut config = RateLimitConfig::new(limit, Duration::from_secs(60));
+    config.by = by;
+    Server::builder("addr-limit", "1")
+        .middleware(RateLimit::new(config).unwrap())
+        .tool("echo", "Echoes", |_: Value, _ctx| async move { "echoed" })
+        .build()
+        .unwrap()
+}
+
+/// A POST head announcing `length` bytes of body from `address`, none sent; the raw answer
+/// (read until the server closes, within 5 s).
+async fn head_only(addr: std::net::SocketAddr, address: &str, length: usize) -> String {
+    let mut tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nX-Forwarded-For: {address}\r\n\
+         Content-Length: {length}\r\n\r\n"
+    );
+    tcp.write_all(head.as_bytes()).await.unwrap();
+    let mut answer = Vec::new();
+    let mut buf = [0u8; 4096];
+    let read = async {
+        loop {
+            match tcp.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => {
+                    answer.extend_from_slice(&buf[..n]);
+                    if answer.windows(4).any(|w| w == b"\r\n\r\n") && answer.ends_with(b"}") {
+                        break;
+                    }
+                }
+            }
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(5), read)
+        .await
+        .expect("the 429 came before any body was sent");
+    String::from_utf8_lossy(&answer).into_owned()
+}
+
+fn from(address: &'static str) -> Vec<(&'static str, &'static str)> {
+    let mut h = JSON_SSE.to_vec();
+    h.push(("x-forwarded-for", address));
+    h
+}
+
+fn check_429(raw: &str) {
+    assert!(raw.starts_with("HTTP/1.1 429 "), "{raw}");
+    let lower = raw.to_ascii_lowercase();
+    let retry: u64 = lower
+        .lines()
+        .find_map(|l| l.strip_prefix("retry-after: "))
+        .expect("Retry-After")
+        .trim()
+        .parse()
+        .unwrap();
+    assert!((1..=30).contains(&retry), "{retry}");
+    let body = &raw[raw.find("\r\n\r\n").unwrap() + 4..];
+    let error: Value = serde_json::from_str(body).unwrap();
+    assert_eq!(error["id"], Value::Null);
+    assert_eq!(error["error"]["code"], -32004);
+    assert_eq!(error["error"]["data"]["limit"], 2);
+    assert_eq!(error["error"]["data"]["window"], 60);
+}
+
+#[tokio::test]
+async fn an_address_over_its_limit_gets_429_before_its_body_is_read() {
+    let h = serve_http(
+        server(vec![RateKey::ClientAddress], 2),
+        "127.0.0.1:0",
+        HttpServerOptions::default(),
+    )
+    .await
+    .unwrap();
+    let url = h.url("/mcp");
+    // Two requests from 10.0.0.1 take its two tokens.
+    let r = send(
+        "POST",
+        &url,
+        &from("10.0.0.1"),
+        &init_body("2025-11-25").to_string(),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let mut with_sid = from("10.0.0.1");
+    with_sid.push((
+        "mcp-session-id",
+        Box::leak(r.sid().unwrap().into_boxed_str()),
+    ));
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).to_string();
+    let r = send("POST", &url, &with_sid, &list).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    // The third: refused on its head, a megabyte announced and never sent.
+    check_429(&head_only(h.local_addr(), "10.0.0.1", 1 << 20).await);
+    let r = send("POST", &url, &with_sid, &list).await;
+    assert_eq!(r.status, 429, "{}", r.body);
+    // Another address goes on.
+    let r = send(
+        "POST",
+        &url,
+        &from("10.0.0.2"),
+        &init_body("2025-11-25").to_string(),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+}
+
+#[tokio::test]
+async fn the_json_rpc_error_stays_inside_an_admitted_post_and_for_other_keys() {
+    // By address: a batch (2025-03-26) of two admitted with one token left: the second -32004.
+    let h = serve_http(
+        server(vec![RateKey::ClientAddress], 2),
+        "127.0.0.1:0",
+        HttpServerOptions::default(),
+    )
+    .await
+    .unwrap();
+    let url = h.url("/mcp");
+    let r = send(
+        "POST",
+        &url,
+        &from("10.0.0.9"),
+        &init_body("2025-03-26").to_string(),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let mut with_sid = from("10.0.0.9");
+    with_sid.push((
+        "mcp-session-id",
+        Box::leak(r.sid().unwrap().into_boxed_str()),
+    ));
+    with_sid.push(("mcp-protocol-version", "2025-03-26"));
+    let batch = json!([
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": 4, "method": "tools/list"}
+    ])
+    .to_string();
+    let r = send("POST", &url, &with_sid, &batch).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let mut answers: Vec<Value> = r.sse_messages();
+    if let Value::Array(items) = r.json() {
+        answers.extend(items);
+    }
+    let flat: Vec<Value> = answers
+        .into_iter()
+        .flat_map(|m| match m {
+            Value::Array(items) => items,
+            m => vec![m],
+        })
+        .collect();
+    let limited = flat.iter().filter(|m| m["error"]["code"] == -32004).count();
+    let listed = flat
+        .iter()
+        .filter(|m| m["result"]["tools"].is_array())
+        .count();
+    assert_eq!((listed, limited), (1, 1), "{}", r.body);
+    // By session: the limit needs the body, so it answers with the JSON-RPC error only.
+    let h = serve_http(
+        server(vec![RateKey::Session], 2),
+        "127.0.0.1:0",
+        HttpServerOptions::default(),
+    )
+    .await
+    .unwrap();
+    let url = h.url("/mcp");
+    let sid = {
+        let r = send(
+            "POST",
+            &url,
+            &from("10.0.0.7"),
+            &init_body("2025-11-25").to_string(),
+        )
+        .await;
+        r.sid().unwrap()
+    };
+    for id in 2..=4 {
+        let r = post(
+            &url,
+            Some(&sid),
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"}),
+        )
+        .await;
+        assert_eq!(r.status, 200, "{}", r.body);
+        let m = r
+            .sse_messages()
+            .into_iter()
+            .chain([r.json()])
+            .find(|m| m["id"] == id)
+            .unwrap();
+        if id < 3 {
+            assert!(m["result"]["tools"].is_array(), "{m}");
+        } else {
+            assert_eq!(m["error"]["code"], -32004, "{m}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn axum_router_answers_429_before_reading_the_body() {
+    let app = router(
+        server(vec![RateKey::ClientAddress], 2),
+        HttpServerOptions::default(),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    let url = format!("http://{addr}/mcp");
+    for _ in 0..2 {
+        let r = send(
+            "POST",
+            &url,
+            &from("10.0.0.5"),
+            &init_body("2025-11-25").to_string(),
+        )
+        .await;
+        assert_eq!(r.status, 200, "{}", r.body);
+    }
+    check_429(&head_only(addr, "10.0.0.5", 1 << 20).await);
+}
+
+/// On Redis the 429 is shared: an address that spent its tokens on one replica is refused on
+/// another's head alone (the bucket looked at on Redis, `BucketStore::peek`).
+#[cfg(feature = "redis")]
+#[tokio::test]
+async fn replicas_on_redis_answer_429_for_an_address_spent_elsewhere() {
+    let Some(redis) = crate::common_replicas::redis_server().await else {
+        return;
+    };
+    let replica = || async {
+        let mut config = RateLimitConfig::new(2, Duration::from_secs(60));
+        config.by = vec![RateKey::ClientAddress];
+        config.redis_url = Some(redis.url.clone());
+        let server = Server::builder("addr-limit", "1")
+            .middleware(RateLimit::new(config).unwrap())
+            .build()
+            .unwrap();
+        serve_http(server, "127.0.0.1:0", HttpServerOptions::default())
+            .await
+            .unwrap()
+    };
+    let (a, b) = (replica().await, replica().await);
+    let address = "10.9.8.7";
+    for _ in 0..2 {
+        let r = send(
+            "POST",
+            &a.url("/mcp"),
+            &from(address),
+            &init_body("2025-11-25").to_string(),
+        )
+        .await;
+        assert_eq!(r.status, 200, "{}", r.body);
+    }
+    check_429(&head_only(b.local_addr(), address, 1 << 20).await);
+    let r = send(
+        "POST",
+        &b.url("/mcp"),
+        &from("10.9.8.8"),
+        &init_body("2025-11-25").to_string(),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+}
