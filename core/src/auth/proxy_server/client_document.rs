@@ -353,8 +353,11 @@ async fn fetch_inner(url: &str, policy: &ClientIdDocuments) -> Result<Fetched, S
     let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
         .await
         .map_err(|e| format!("HTTP with {host} failed: {e}"))?;
+    // The connection's task ends with the exchange, or at the time limit when the answer
+    // never ends (the exchange given up by `fetch` leaves it otherwise to the peer).
+    let limit = policy.timeout;
     tokio::spawn(async move {
-        let _ = conn.await;
+        let _ = tokio::time::timeout(limit, conn).await;
     });
     let path = uri.path_and_query().map_or("/", |p| p.as_str());
     let req = http::Request::get(path)
