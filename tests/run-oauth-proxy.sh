@@ -5,10 +5,10 @@
 # the MCP sessions on the Redis) and a front sending each leg of the flow to another replica;
 # the official TypeScript SDK client registers, the user's browser (an HTTP client submitting the
 # proxy's consent and the provider's login and consent forms) authorizes, the SDK exchanges the
-# code, calls a tool, refreshes when its token expires; a replayed code, a rotated refresh token,
+# code, calls a tool, refreshes when its token expires (5 s); a replayed code, a rotated refresh token,
 # an expired token and the provider's own token are refused. A second test: the SDK names itself by
 # a Client ID Metadata Document (https://localhost, the engine's test CA) instead of registering,
-# the document fetched once for the three replicas. About 6 s once built.
+# the document fetched once for the three replicas. About 8 s once built.
 # Needs redis-server (scripts/setup-test-deps installs it); without it, says so and skips.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -28,9 +28,11 @@ import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { children, freePort, startRedis, stopAll, waitPort } from "../scale/lib.mjs";
 
 const REPLICA_BIN = process.env.FERROMCP_OAUTH_REPLICA;
-const ACCESS_TTL = 3;
+/** Seconds an access token lives: the first test's second half waits for its token to expire
+ * (the calls before take ~0.2 s; 5 s leaves room on a loaded machine). */
+const ACCESS_TTL = 5;
 /** The engine's test TLS fixtures (a CA, and a certificate for localhost). */
-const FIXTURES = new URL("../../core/tests/fixtures/", import.meta.url).pathname; // seconds: the second half of the test waits for the token to expire
+const FIXTURES = new URL("../../core/tests/fixtures/", import.meta.url).pathname;
 const UPSTREAM_CLIENT = { id: "ferromcp-proxy", secret: randomBytes(16).toString("hex") };
 /** Another client of the provider, whose own access token the MCP server must refuse. */
 const OTHER_CLIENT = { id: "other-app", secret: randomBytes(16).toString("hex") };
