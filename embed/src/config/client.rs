@@ -1,0 +1,123 @@
+//! [`ClientConfig`]: a client's identity and what it offers the server (protocol revision and
+//! era, timeouts, sampling, elicitation, roots, the tasks extension) as a binding passes them,
+//! turned into the engine's `ClientOptions`. Apart from the server's options because the other
+//! side of a connection reads it.
+
+use super::from_json;
+use ferromcp::client::{ClientOptions, ProtocolMode};
+use ferromcp::protocol::ProtocolVersion;
+use ferromcp::McpError;
+use serde::Deserialize;
+use serde_json::Value;
+use std::time::Duration;
+
+/// A client's identity and the features it offers the server.
+///
+/// JSON: `{"name"?, "version"?, "protocolVersion"?, "protocolMode"?, "requestTimeoutMs"?,
+/// "maxMessageSize"?, "sampling"?, "samplingTools"?, "elicitation"?, "elicitationUrl"?,
+/// "roots"?, "tasksExtension"?}`. Each of `sampling`, `elicitation` and `roots` set to true is
+/// advertised and routed to the client handler.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ClientConfig {
+    /// `clientInfo.name` (default `"ferromcp-client"`).
+    pub name: Option<String>,
+    /// `clientInfo.version` (default `"0.0.0"`).
+    pub version: Option<String>,
+    /// The revision to ask for (default: the newest handshake revision). A per-request
+    /// revision (`"2026-07-28"`) means `protocolMode: "perRequest"`.
+    pub protocol_version: Option<String>,
+    /// `"handshake"` (the default: `initialize`), `"auto"` (probe `server/discover`, fall back
+    /// to the handshake) or `"perRequest"` (2026-07-28 only).
+    pub protocol_mode: Option<String>,
+    /// Default timeout of requests (milliseconds).
+    pub request_timeout_ms: Option<u64>,
+    /// Largest message accepted (default 4 MiB): a response over it fails the call waiting
+    /// for it.
+    pub max_message_size: Option<u64>,
+    /// Offer `sampling/createMessage`.
+    #[serde(default)]
+    pub sampling: bool,
+    /// Offer tool use inside sampling (2025-11-25).
+    #[serde(default)]
+    pub sampling_tools: bool,
+    /// Offer `elicitation/create` (form mode).
+    #[serde(default)]
+    pub elicitation: bool,
+    /// Offer URL-mode elicitation too (2025-11-25).
+    #[serde(default)]
+    pub elicitation_url: bool,
+    /// Offer `roots/list`.
+    #[serde(default)]
+    pub roots: bool,
+    /// Whether per-request-era (2026-07-28) requests declare the tasks extension
+    /// `io.modelcontextprotocol/tasks` (default true; see `ClientOptions::tasks_extension`).
+    /// Off, the server answers every `tools/call` itself (never with a task) and refuses a
+    /// `subscriptions/listen` naming `taskIds` with -32021 (the extension requires the
+    /// declaration). The handshake era is unaffected.
+    pub tasks_extension: Option<bool>,
+}
+
+impl ClientConfig {
+    /// Reads the JSON form (see the struct's documentation).
+    pub fn from_json(v: Value) -> Result<Self, McpError> {
+        from_json("client config", v)
+    }
+
+    /// The engine's options for this configuration.
+    pub(crate) fn options(&self) -> Result<ClientOptions, McpError> {
+        let mut o = ClientOptions::new(
+            self.name
+                .clone()
+                .unwrap_or_else(|| "ferromcp-client".into()),
+            self.version.clone().unwrap_or_else(|| "0.0.0".into()),
+        );
+        if let Some(v) = &self.protocol_version {
+            let v = ProtocolVersion::parse(v).ok_or_else(|| {
+                McpError::invalid_params(format!("unknown protocol version {v:?}"))
+            })?;
+            if v.is_per_request() {
+                o.mode = ProtocolMode::PerRequest;
+            } else {
+                o.protocol_version = v;
+            }
+        }
+        if let Some(m) = &self.protocol_mode {
+            o.mode = match m.as_str() {
+                "handshake" => ProtocolMode::Handshake,
+                "auto" => ProtocolMode::Auto,
+                "perRequest" => ProtocolMode::PerRequest,
+                other => {
+                    return Err(McpError::invalid_params(format!(
+                        "unknown protocolMode {other:?} (handshake, auto or perRequest)"
+                    )))
+                }
+            };
+        }
+        if let Some(ms) = self.request_timeout_ms {
+            o.session.request_timeout = Some(Duration::from_millis(ms));
+        }
+        if let Some(n) = self.max_message_size {
+            o.session.max_message_size = usize::try_from(n.max(1)).unwrap_or(usize::MAX);
+        }
+        if let Some(on) = self.tasks_extension {
+            o.tasks_extension = on;
+        }
+        Ok(o)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tasks_extension_is_on_unless_turned_off() {
+        let options = |v: Value| ClientConfig::from_json(v).unwrap().options().unwrap();
+        assert!(options(serde_json::json!({})).tasks_extension);
+        assert!(options(serde_json::json!({"tasksExtension": true})).tasks_extension);
+        assert!(!options(serde_json::json!({"tasksExtension": false})).tasks_extension);
+        let err = ClientConfig::from_json(serde_json::json!({"tasksExtension": "no"})).unwrap_err();
+        assert_eq!(err.code, ferromcp::error::codes::INVALID_PARAMS, "{err:?}");
+    }
+}
