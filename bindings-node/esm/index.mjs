@@ -38,6 +38,7 @@ export const {
   MiddlewareContext,
   openTelemetry,
   rateLimit,
+  responseCache,
   requestLog,
   timing,
   McpServer,

@@ -28,6 +28,7 @@
  * @module
  */
 import type { AuthInfo } from './auth';
+import type { ResponseCacheOptions } from './cache';
 import type { AuthorizationLayer } from './composition';
 import type { RequestContext } from './context';
 import { asMcpError, call, ErrorCode, McpError } from './errors';
@@ -167,6 +168,7 @@ export type BuiltinMiddleware =
   | ({ name: 'requestLog' } & RequestLogOptions)
   | ({ name: 'maskErrors' } & MaskErrorsOptions)
   | { name: 'timing'; hook: (event: TimingEvent) => void }
+  | ({ name: 'responseCache' } & ResponseCacheOptions)
   | OpenTelemetryLayer;
 
 /** What `server.use` and the `middleware` option take. */
