@@ -1,0 +1,104 @@
+"""Authorization by a predicate from Python (``ferromcp.allow_if.AllowIf``): the scenario of
+core/tests/integration/authorization.rs ``a_predicate_decides_from_the_client_identity``, and
+hidden items refused as unknown ones on call, get, read and completion."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from ferromcp import Client, InvalidParams, McpError, Server
+from ferromcp.allow_if import Access, AllowIf
+
+
+def ops_only(a: Access) -> bool:
+    """Admin items only for a client that calls itself ops-console."""
+    if not (a.name.startswith("admin_") or a.name.startswith("secret://")):
+        return True
+    return bool(a.context.request_context.client_info.get("name") == "ops-console")
+
+
+def server(*layers: Any) -> Server:
+    s = Server("authz", version="1", page_size=2, middleware=list(layers))
+    for name in ["admin_reset", "echo", "admin_delete", "search", "time"]:
+
+        def run(n: str = name) -> str:
+            return f"ran {n}"
+
+        s.add_tool(run, name=name, description=name)
+
+    @s.resource("secret://keys")
+    def keys() -> str:
+        return "k"
+
+    @s.resource("public://readme")
+    def readme() -> str:
+        return "r"
+
+    @s.prompt()
+    def admin_report() -> str:
+        return "report"
+
+    return s
+
+
+async def all_names(c: Client, method: str) -> list[str]:
+    names: list[str] = []
+    cursor: str | None = None
+    while True:
+        if method == "tools":
+            r = await c.list_tools(cursor)
+            names += [t["name"] for t in r["tools"]]
+        elif method == "resources":
+            r = await c.list_resources(cursor)
+            names += [x["uri"] for x in r["resources"]]
+        else:
+            r = await c.list_prompts(cursor)
+            names += [p["name"] for p in r["prompts"]]
+        cursor = r.get("nextCursor")
+        if cursor is None:
+            return names
+
+
+async def test_a_predicate_decides_from_the_client_identity() -> None:
+    s = server(AllowIf(ops_only))
+    async with Client.memory(s) as plain:
+        assert await all_names(plain, "tools") == ["echo", "search", "time"]
+        assert await all_names(plain, "resources") == ["public://readme"]
+        assert await all_names(plain, "prompts") == []
+    async with Client.memory(s, name="ops-console") as ops:
+        assert len(await all_names(ops, "tools")) == 5
+        r = await ops.call_tool("admin_reset", {})
+        assert r["content"][0]["text"] == "ran admin_reset"
+
+
+async def test_hidden_items_are_refused_as_unknown_ones() -> None:
+    async with Client.memory(server(AllowIf(ops_only))) as plain:
+        with pytest.raises(InvalidParams, match="Unknown tool: admin_reset") as e:
+            await plain.call_tool("admin_reset", {})
+        assert e.value.data == {"tool": "admin_reset"}
+        with pytest.raises(McpError, match="Resource not found: secret://keys") as r:
+            await plain.read_resource("secret://keys")
+        assert r.value.code == -32002
+        with pytest.raises(InvalidParams, match="Unknown prompt: admin_report"):
+            await plain.get_prompt("admin_report", {})
+        # Not hidden: answered as usual.
+        assert (await plain.call_tool("echo", {}))["content"][0]["text"] == "ran echo"
+
+
+async def test_a_predicate_reads_scopes_and_session() -> None:
+    seen: list[tuple[str, list[str], str]] = []
+
+    def record(a: Access) -> bool:
+        seen.append((a.name, a.scopes, a.session_key))
+        return not a.has_scope("never")
+
+    async with Client.memory(server(AllowIf(record))) as c:
+        await c.call_tool("echo", {})
+    assert seen and seen[-1][0] == "echo" and seen[-1][1] == [] and seen[-1][2].startswith("conn-")
+
+
+def test_a_predicate_must_be_a_function() -> None:
+    with pytest.raises(TypeError, match="predicate must be a function"):
+        AllowIf("admin")  # type: ignore[arg-type]
