@@ -4,6 +4,7 @@
 import cjs from '../dist/index.js';
 
 export const {
+  allowIf,
   OAuth,
   ProtectedResource,
   checkUiResourceMeta,

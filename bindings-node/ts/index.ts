@@ -51,6 +51,8 @@ export { ErrorCode, inputRequired, McpError, TransportError, UrlElicitationRequi
 export { McpError as ProtocolError, ErrorCode as ProtocolErrorCode } from './errors';
 export { McpHttpHandler } from './http';
 export { maskErrors, MiddlewareContext, rateLimit, requestLog, timing } from './middleware';
+export { allowIf } from './allow_if';
+export type { Access, AccessKind } from './allow_if';
 export { responseCache } from './cache';
 export type { ResponseCacheOptions } from './cache';
 export type {
