@@ -4,8 +4,10 @@
 //! synchronously, so the worker queues the call on the JavaScript thread and waits for its
 //! answer (bounded, outside the runtime's scheduling), as the token store does (`auth.rs`).
 
+use crate::convert::from_envelope;
 use crate::error::napi_result;
 use crate::server::NativeServer;
+use ferromcp::McpError;
 use ferromcp_embed::ForeignOutputReshape;
 use napi::bindgen_prelude::Function;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
@@ -20,14 +22,15 @@ const RESHAPE_TIMEOUT: Duration = Duration::from_secs(30);
 
 type ReshapeFn = ThreadsafeFunction<Value, Value, Value, Status, false, true>;
 
-/// The facade's `transformOutput` wrapper: it answers `{ok: true, value}` or `{ok: false,
-/// error: message}` (it catches what the user's function throws).
+/// The facade's `transformOutput` wrapper: it answers the envelope of a handler call, `{ok:
+/// true, value}` or `{ok: false, error: {code, message, data, exception}}` (it catches what the
+/// user's function throws: an `McpError` keeps its code, anything else is an `exception`).
 struct JsReshape {
     f: ReshapeFn,
 }
 
 impl ForeignOutputReshape for JsReshape {
-    fn reshape(&self, structured: Value) -> Result<Value, String> {
+    fn reshape(&self, structured: Value) -> Result<Value, McpError> {
         let (tx, rx) = std::sync::mpsc::channel();
         let status = self.f.call_with_return_value(
             structured,
@@ -38,27 +41,24 @@ impl ForeignOutputReshape for JsReshape {
             },
         );
         if status != Status::Ok {
-            return Err(format!("the JavaScript event loop is gone ({status})"));
+            return Err(McpError::handler_exception(format!(
+                "the JavaScript event loop is gone ({status})"
+            )));
         }
         let wait = || rx.recv_timeout(RESHAPE_TIMEOUT);
         let answer = match tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()) {
             Ok(tokio::runtime::RuntimeFlavor::MultiThread) => tokio::task::block_in_place(wait),
             _ => wait(),
         };
-        let envelope = answer.unwrap_or_else(|_| {
-            Err(format!(
-                "did not answer within {} s",
-                RESHAPE_TIMEOUT.as_secs()
-            ))
-        })?;
-        match envelope.get("ok") {
-            Some(Value::Bool(true)) => Ok(envelope.get("value").cloned().unwrap_or(Value::Null)),
-            _ => Err(envelope
-                .get("error")
-                .and_then(Value::as_str)
-                .unwrap_or("it failed")
-                .to_string()),
-        }
+        let envelope = answer
+            .unwrap_or_else(|_| {
+                Err(format!(
+                    "did not answer within {} s",
+                    RESHAPE_TIMEOUT.as_secs()
+                ))
+            })
+            .map_err(McpError::handler_exception)?;
+        from_envelope(envelope)
     }
 }
 
@@ -85,7 +85,7 @@ pub fn import_server(
 
 /// Registers the tool `transform` (the engine's `ToolTransformConfig` JSON) makes from
 /// `server`'s tool `original`. `reshape(structured)` answers the envelope `{ok, value}` /
-/// `{ok: false, error}`; its value is the new tool's structured output, checked against
+/// `{ok: false, error: {code, message, data, exception}}`; its value is the new tool's structured output, checked against
 /// `outputSchema` when given.
 #[napi(
     ts_args_type = "server: NativeServer, original: string, transform: any, reshape?: ((structured: any) => any) | undefined | null, outputSchema?: any | undefined | null"

@@ -304,6 +304,22 @@ test('reshaped output is validated against the new schema', async () => {
   assert.equal(alone.code, ErrorCode.InvalidParams);
 });
 
+test('an McpError thrown by transformOutput reaches the client with its code', async () => {
+  const s = searchServer();
+  s.transformTool('search', 'count', {
+    transformOutput: () => {
+      throw new McpError(-32004, 'too many hits to count', { limit: 5 });
+    },
+  });
+  const c = await Client.memory(s);
+  const e = await rejects(c.callTool({ name: 'count', arguments: { q: 'x', index: 'd', limit: 6 } }));
+  assert.ok(e instanceof McpError);
+  assert.equal(e.code, -32004);
+  assert.equal(e.message, 'too many hits to count');
+  assert.deepEqual(e.data, { limit: 5 });
+  await c.close();
+});
+
 test('transforms naming missing or clashing arguments are refused', () => {
   const s = searchServer();
   const a = throws(() => s.transformTool('search', 'a', { arguments: { nope: { name: 'x' } } }));

@@ -20,7 +20,7 @@
  * ```
  * @module
  */
-import { callSync, thrownMessage } from './errors';
+import { asMcpError, callSync, ErrorCode, thrownMessage } from './errors';
 import { isThenable } from './dispatch';
 import native from './native';
 import { type SchemaInput, toJsonSchema } from './schema';
@@ -143,6 +143,13 @@ function argConfig(arg: string, t: ArgTransform): Record<string, unknown> {
   return c;
 }
 
+/** A failed `transformOutput` as the engine reads it (the envelope of a handler call). */
+type ReshapeError = { code: number; message: string; data?: unknown; exception?: true };
+
+function reshapeException(message: string): ReshapeError {
+  return { code: ErrorCode.InternalError, message, exception: true };
+}
+
 /** See {@link McpServer.transformTool}. @internal */
 export function transformTool(server: McpServer, original: string, name: string, options: TransformToolOptions = {}): void {
   const config: Record<string, unknown> = { name };
@@ -156,16 +163,19 @@ export function transformTool(server: McpServer, original: string, name: string,
   const outputSchema = toJsonSchema(options.outputSchema, `tool ${name}: outputSchema`, 'output') ?? null;
   // The engine waits for this envelope on one of its threads; nothing thrown may escape.
   const reshape = f
-    ? (structured: unknown): { ok: true; value: unknown } | { ok: false; error: string } => {
+    ? (structured: unknown): { ok: true; value: unknown } | { ok: false; error: ReshapeError } => {
         try {
           const value = f(structured);
           if (isThenable(value)) {
             Promise.resolve(value).catch(() => undefined);
-            return { ok: false, error: 'it returned a promise: transformOutput must return the value itself' };
+            return { ok: false, error: reshapeException('it returned a promise: transformOutput must return the value itself') };
           }
           return { ok: true, value: value === undefined ? null : value };
         } catch (e) {
-          return { ok: false, error: thrownMessage(e) };
+          // An McpError keeps its code (the call fails with it as it is); anything else is an
+          // exception the engine words as -32603 naming the tool (embed/src/compose.rs).
+          const m = asMcpError(e);
+          return { ok: false, error: m ? { code: m.code, message: m.message, data: m.data } : reshapeException(thrownMessage(e)) };
         }
       }
     : null;

@@ -7,6 +7,7 @@
 use crate::convert::{py_to_value, value_to_py};
 use crate::error::{from_py_err, to_py_err};
 use crate::server::NativeServer;
+use ferromcp::McpError;
 use ferromcp_embed::ForeignOutputReshape;
 use pyo3::prelude::*;
 use serde_json::Value;
@@ -14,14 +15,15 @@ use std::sync::Arc;
 
 /// The engine's view of a Python `transform_output` callable: a short, synchronous Python call
 /// (as the token store's), the GIL taken on the engine thread that finished the original call.
-/// A raised exception's text (`Kind: message`, or an `McpError`'s message) is what the
-/// caller's internal error says.
+/// A raised `McpError` keeps its code, message and `data` (the call fails with it); any other
+/// exception is a handler exception whose text (`Kind: message`) the caller's internal error
+/// says ([`from_py_err`], as for handlers).
 struct PyReshape(Py<PyAny>);
 
 impl ForeignOutputReshape for PyReshape {
-    fn reshape(&self, structured: Value) -> Result<Value, String> {
+    fn reshape(&self, structured: Value) -> Result<Value, McpError> {
         Python::with_gil(|py| {
-            let failed = |e: PyErr| from_py_err(py, &e).message;
+            let failed = |e: PyErr| from_py_err(py, &e);
             let arg = value_to_py(py, &structured).map_err(failed)?;
             let out = self.0.bind(py).call1((arg,)).map_err(failed)?;
             py_to_value(&out).map_err(failed)

@@ -6,28 +6,60 @@
 use crate::error::{json_text, parse_json, parse_opt_json, FfiError};
 use crate::runtime::enter;
 use crate::server::NativeServer;
+use ferromcp::McpError;
 use ferromcp_embed::ForeignOutputReshape;
 use serde_json::Value;
 use std::sync::Arc;
 
-/// Reshapes a transformed tool's structured output: JSON text in (the original's), JSON text
-/// out (the new tool's). A thrown error's message is what the caller's internal error says.
+/// Reshapes a transformed tool's structured output: JSON text in (the original's), the new
+/// tool's out. A thrown `McpError` (an [`FfiError`]) keeps its code: the call fails with it as
+/// it is; an error of any other kind is answered as [`ReshapeAnswer::Exception`], which the
+/// engine words as -32603 naming the tool (`embed/src/compose.rs`).
 #[uniffi::export(foreign)]
 pub trait OutputReshape: Send + Sync {
     /// The new structured output made from `structured`.
-    fn reshape(&self, structured: String) -> Result<String, FfiError>;
+    fn reshape(&self, structured: String) -> Result<ReshapeAnswer, FfiError>;
+}
+
+/// What an [`OutputReshape`] answers when it did not throw an `McpError`.
+#[derive(uniffi::Enum)]
+pub enum ReshapeAnswer {
+    /// The new structured output as JSON text.
+    Value {
+        /// The JSON text.
+        json: String,
+    },
+    /// The closure threw an error that is not an `McpError`: its description.
+    Exception {
+        /// What the error says.
+        message: String,
+    },
 }
 
 /// The engine's view of a Swift [`OutputReshape`].
 struct SwiftReshape(Arc<dyn OutputReshape>);
 
 impl ForeignOutputReshape for SwiftReshape {
-    fn reshape(&self, structured: Value) -> Result<Value, String> {
-        let text = self
-            .0
-            .reshape(json_text(&structured))
-            .map_err(|FfiError::Mcp { message, .. }| message)?;
-        serde_json::from_str(&text).map_err(|e| format!("it returned text that is not JSON: {e}"))
+    fn reshape(&self, structured: Value) -> Result<Value, McpError> {
+        match self.0.reshape(json_text(&structured)) {
+            Ok(ReshapeAnswer::Value { json }) => serde_json::from_str(&json).map_err(|e| {
+                McpError::handler_exception(format!("it returned text that is not JSON: {e}"))
+            }),
+            Ok(ReshapeAnswer::Exception { message }) => Err(McpError::handler_exception(message)),
+            Err(FfiError::Mcp {
+                code,
+                message,
+                data,
+            }) => {
+                let e = McpError::new(code, message);
+                Err(
+                    match data.and_then(|d| serde_json::from_str::<Value>(&d).ok()) {
+                        Some(d) => e.with_data(d),
+                        None => e,
+                    },
+                )
+            }
+        }
     }
 }
 

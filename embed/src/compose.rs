@@ -14,15 +14,33 @@ use serde_json::Value;
 use std::sync::Arc;
 
 /// A function of the binding's language reshaping a transformed tool's structured output
-/// (`transformOutput` in Node and Swift): it gets the original's structured output as JSON and
-/// returns the new tool's. A failure is the message the foreign function raised (its
-/// exception's text); the engine answers the call with an internal error naming the tool.
+/// (`transform_output` in Python, `transformOutput` in Node and Swift): it gets the original's
+/// structured output as JSON and returns the new tool's.
+///
+/// Its failure is an [`McpError`], as a foreign handler's is: an MCP error the user's function
+/// raised (Python's, Node's or Swift's `McpError`) keeps its code, message and `data`, and the
+/// call fails with it as it is (a `-32004` raised there reaches the client as `-32004`);
+/// anything else (an exception of another kind, an answer that is not JSON, a foreign runtime
+/// that did not answer) is an [`McpError::handler_exception`] with its text, and the call fails
+/// with -32603 `transformOutput of tool "<name>" failed: <text>`.
 ///
 /// It is called synchronously on the engine thread that finished the original call: keep it
 /// short.
 pub trait ForeignOutputReshape: Send + Sync + 'static {
     /// The new structured output made from `structured`, the original's.
-    fn reshape(&self, structured: Value) -> Result<Value, String>;
+    fn reshape(&self, structured: Value) -> Result<Value, McpError>;
+}
+
+/// What the call answers when `tool`'s reshape failed with `e` (see [`ForeignOutputReshape`]).
+fn reshape_failure(tool: &str, e: McpError) -> McpError {
+    if e.is_handler_exception() {
+        McpError::internal(format!(
+            "transformOutput of tool {tool:?} failed: {}",
+            e.message
+        ))
+    } else {
+        e
+    }
 }
 
 impl EmbeddedServer {
@@ -61,11 +79,7 @@ impl EmbeddedServer {
             Some(f) => {
                 let tool = config.name.clone();
                 t = t.reshape_output(output_schema, move |value| {
-                    f.reshape(value).map_err(|message| {
-                        McpError::internal(format!(
-                            "transformOutput of tool {tool:?} failed: {message}"
-                        ))
-                    })
+                    f.reshape(value).map_err(|e| reshape_failure(&tool, e))
                 });
             }
             None if output_schema.is_some() => {

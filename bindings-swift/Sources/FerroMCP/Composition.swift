@@ -167,13 +167,15 @@ private final class ReshapeBridge: OutputReshape {
         self.f = f
     }
 
-    func reshape(structured: String) throws -> String {
+    /// An `McpError` the closure throws keeps its code (the call fails with it as it is); any
+    /// other error is an exception the engine words as -32603 naming the tool.
+    func reshape(structured: String) throws -> ReshapeAnswer {
         do {
-            return try f(try Value(json: structured)).jsonText
+            return .value(json: try f(try Value(json: structured)).jsonText)
         } catch let error as McpError {
             throw error.native
         } catch {
-            throw McpError(.internalError, "\(error)").native
+            return .exception(message: "\(error)")
         }
     }
 }

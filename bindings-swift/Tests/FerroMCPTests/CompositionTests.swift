@@ -270,6 +270,19 @@ final class CompositionTests: XCTestCase {
         XCTAssertEqual(alone?.code, -32602)
     }
 
+    func testAnMcpErrorThrownByTransformOutputReachesTheClientWithItsCode() async throws {
+        let s = try searchServer()
+        try s.transformTool("search", name: "count", transformOutput: { _ in
+            throw McpError(code: -32004, message: "too many hits to count", data: ["limit": 5])
+        })
+        let client = try await Client.connect(to: s)
+        let e = await T.mcpError { _ = try await client.callTool("count", arguments: ["q": "x", "index": "d", "limit": 6]) }
+        await client.close()
+        XCTAssertEqual(e?.code, -32004)
+        XCTAssertEqual(e?.message, "too many hits to count")
+        XCTAssertEqual(e?.data, ["limit": 5])
+    }
+
     func testATransformedToolOfAMountedServerIsServedThroughTheMount() async throws {
         let s = try searchServer()
         try s.transformTool("search", name: "count",

@@ -29,14 +29,19 @@ fn tool(definition: Value) -> Tool {
     serde_json::from_value(definition).unwrap()
 }
 
-/// Counts the hits; fails (as a foreign function raising) when there are none.
+/// Counts the hits; fails (as a foreign function raising an exception of its language) when
+/// there are none, and raises an MCP error -32004 (as a user's `McpError`) for more than 5.
 struct Count;
 
 impl ForeignOutputReshape for Count {
-    fn reshape(&self, v: Value) -> Result<Value, String> {
+    fn reshape(&self, v: Value) -> Result<Value, McpError> {
         match v["hits"].as_array() {
+            Some(h) if h.len() > 5 => {
+                Err(McpError::new(-32004, "too many hits to count")
+                    .with_data(json!({ "limit": 5 })))
+            }
             Some(h) if !h.is_empty() => Ok(json!({ "count": h.len() })),
-            _ => Err("no hits to count".into()),
+            _ => Err(McpError::handler_exception("no hits to count")),
         }
     }
 }
@@ -188,6 +193,25 @@ async fn a_failing_reshape_is_an_internal_error_naming_the_tool() {
         e.message,
         "transformOutput of tool \"count\" failed: no hits to count"
     );
+}
+
+#[tokio::test]
+async fn an_mcp_error_raised_by_the_reshape_reaches_the_client_with_its_code() {
+    let s = search_server();
+    s.add_transformed_tool_json(
+        "search",
+        json!({ "name": "count" }),
+        Some(Arc::new(Count)),
+        None,
+    )
+    .unwrap();
+    let c = client(&s).await;
+    let e = call(&c, "count", json!({ "q": "x", "index": "d", "limit": 6 }))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, -32004, "{e:?}");
+    assert_eq!(e.message, "too many hits to count");
+    assert_eq!(e.data, Some(json!({ "limit": 5 })));
 }
 
 #[test]
