@@ -8,7 +8,8 @@ use crate::convert::{py_to_value, value_to_py};
 use crate::error::{from_py_err, to_py_err};
 use crate::server::NativeServer;
 use ferromcp::McpError;
-use ferromcp_embed::ForeignOutputReshape;
+use ferromcp_embed::{is_output_schema_without_reshape, ForeignOutputReshape};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use serde_json::Value;
 use std::sync::Arc;
@@ -68,7 +69,8 @@ pub fn import_server(
 /// Registers the tool `transform` (a `ToolTransformConfig` dict) makes from `server`'s tool
 /// `original` (`EmbeddedServer::add_transformed_tool_json`). With `reshape`, a plain function
 /// called with the original's structured output, whose return value is the new tool's
-/// (checked against `output_schema` when given).
+/// (checked against `output_schema` when given). An `output_schema` without `reshape` raises
+/// `ValueError` (the engine's refusal, told apart by its reason).
 #[pyfunction]
 #[pyo3(signature = (server, original, transform, reshape=None, output_schema=None))]
 pub fn add_transformed_tool(
@@ -85,5 +87,15 @@ pub fn add_transformed_tool(
     server
         .server
         .add_transformed_tool_json(original, transform, reshape, output_schema)
-        .map_err(|e| to_py_err(py, e))
+        .map_err(|e| {
+            // A wrong combination of arguments, which Python spells ValueError; the other
+            // refusals keep their MCP error (InvalidParams).
+            if is_output_schema_without_reshape(&e) {
+                PyValueError::new_err(
+                    "output_schema describes what transform_output returns: give both",
+                )
+            } else {
+                to_py_err(py, e)
+            }
+        })
 }

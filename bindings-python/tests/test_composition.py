@@ -304,6 +304,9 @@ async def test_reshaped_output_is_validated_against_the_new_schema() -> None:
         with pytest.raises(McpError) as e:
             await c.call_tool("broken", {"q": "x", "index": "d"})
         assert e.value.code == -32603
+    # The engine refuses it (embed/src/compose.rs); Python raises ValueError.
+    with pytest.raises(ValueError, match="give both"):
+        s.transform_tool("search", "schema_only", output_schema=schema)
 
 
 async def test_transforms_naming_missing_or_clashing_arguments_are_refused() -> None:

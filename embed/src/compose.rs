@@ -31,6 +31,22 @@ pub trait ForeignOutputReshape: Send + Sync + 'static {
     fn reshape(&self, structured: Value) -> Result<Value, McpError>;
 }
 
+/// The `data.reason` of [`EmbeddedServer::add_transformed_tool_json`]'s refusal of an
+/// `output_schema` given without a reshape (-32602): a binding whose language has a better
+/// error for a wrong combination of arguments (Python's `ValueError`) tells it from the other
+/// refusals with [`is_output_schema_without_reshape`].
+pub const OUTPUT_SCHEMA_WITHOUT_RESHAPE: &str = "outputSchemaWithoutTransformOutput";
+
+/// Whether `e` is the refusal of an `output_schema` without a reshape
+/// ([`OUTPUT_SCHEMA_WITHOUT_RESHAPE`]).
+pub fn is_output_schema_without_reshape(e: &McpError) -> bool {
+    e.data
+        .as_ref()
+        .and_then(|d| d.get("reason"))
+        .and_then(Value::as_str)
+        == Some(OUTPUT_SCHEMA_WITHOUT_RESHAPE)
+}
+
 /// What the call answers when `tool`'s reshape failed with `e` (see [`ForeignOutputReshape`]).
 fn reshape_failure(tool: &str, e: McpError) -> McpError {
     if e.is_handler_exception() {
@@ -65,7 +81,8 @@ impl EmbeddedServer {
     /// new tool's `outputSchema`). Refused (-32602, naming the reason) for a tool this server
     /// does not have, an argument the original does not have, two arguments with one name, a
     /// bad constraint, a hidden argument without a default, or an `output_schema` without a
-    /// `reshape` (it describes what the reshape returns).
+    /// `reshape` (it describes what the reshape returns; `data.reason` is
+    /// [`OUTPUT_SCHEMA_WITHOUT_RESHAPE`]).
     pub fn add_transformed_tool_json(
         &self,
         original: &str,
@@ -83,10 +100,12 @@ impl EmbeddedServer {
                 });
             }
             None if output_schema.is_some() => {
+                let why = "outputSchema describes what transformOutput returns: give both";
                 return Err(McpError::invalid_params(format!(
-                "transform {:?}: outputSchema describes what transformOutput returns: give both",
-                config.name
-            )))
+                    "transform {:?}: {why}",
+                    config.name
+                ))
+                .with_data(serde_json::json!({ "reason": OUTPUT_SCHEMA_WITHOUT_RESHAPE })));
             }
             None => {}
         }

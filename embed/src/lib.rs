@@ -62,7 +62,9 @@ pub use auth::{
 };
 pub use client::{CallOptions, CancelHandle, EmbeddedClient, ForeignClientHandler};
 pub use codes::{is_tool_signal, is_transport_code, ErrorCode, ERROR_CODES};
-pub use compose::ForeignOutputReshape;
+pub use compose::{
+    is_output_schema_without_reshape, ForeignOutputReshape, OUTPUT_SCHEMA_WITHOUT_RESHAPE,
+};
 pub use config::{ClientConfig, ServerConfig};
 #[cfg(feature = "http")]
 pub use config::{HttpConfig, TlsConfig};

@@ -156,8 +156,6 @@ def transform_tool(
         config["description"] = description
     if arguments:
         config["arguments"] = {arg: t.config() for arg, t in arguments.items()}
-    if output_schema is not None and transform_output is None:
-        raise ValueError("output_schema describes what transform_output returns: give both")
     _native.add_transformed_tool(
         server._native,
         original,

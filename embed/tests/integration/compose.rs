@@ -250,4 +250,15 @@ fn transforms_naming_missing_or_clashing_arguments_are_refused() {
         .unwrap_err();
     assert_eq!(e.code, -32602);
     assert!(e.message.contains("give both"), "{}", e.message);
+    assert!(
+        ferromcp_embed::is_output_schema_without_reshape(&e),
+        "{e:?}"
+    );
+    let other = s
+        .add_transformed_tool_json("missing", json!({ "name": "g" }), None, None)
+        .unwrap_err();
+    assert!(
+        !ferromcp_embed::is_output_schema_without_reshape(&other),
+        "{other:?}"
+    );
 }
