@@ -13,6 +13,7 @@
 //! cancel function. See `bindings-node/README.md` ("How it works").
 
 pub mod auth;
+pub mod cli;
 pub mod client;
 pub mod client_tasks;
 pub mod client_tls;

@@ -8,6 +8,8 @@
 pub mod answer_wait;
 pub mod asgi;
 pub mod auth;
+#[cfg(feature = "cli")]
+pub mod cli;
 pub mod client;
 pub mod compose;
 pub mod convert;
@@ -51,6 +53,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compose::import_server, m)?)?;
     m.add_function(wrap_pyfunction!(compose::add_transformed_tool, m)?)?;
     m.add_function(wrap_pyfunction!(mcp_servers::resolve_mcp_servers, m)?)?;
+    #[cfg(feature = "cli")]
+    m.add_function(wrap_pyfunction!(cli::cli_main, m)?)?;
     m.add_class::<oauth_proxy::NativeOAuthProxy>()?;
     m.add_function(wrap_pyfunction!(oauth_proxy::create_oauth_proxy, m)?)?;
     let shutdown = wrap_pyfunction!(runtime::_shutdown, m)?;

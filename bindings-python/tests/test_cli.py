@@ -1,8 +1,11 @@
-"""The ``ferromcp`` command and ``ferromcp.__version__``."""
+"""The ``ferromcp`` command of the Python package: the engine's command (crate ``ferromcp-cli``)
+run from ``ferromcp._native.cli_main`` by the console script and by ``python -m ferromcp``;
+``.py`` servers are served by this interpreter (``ferromcp.cli.python_servers``)."""
 
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
 import textwrap
@@ -11,12 +14,12 @@ from pathlib import Path
 import ferromcp
 import pytest
 from ferromcp import Context, Server
+from ferromcp.cli import python_servers
 
 ROOT = Path(__file__).resolve().parents[2]
 
 SERVER = textwrap.dedent(
     """
-    import asyncio
     from ferromcp import Context, Server
 
     server = Server("cli-test")
@@ -39,6 +42,11 @@ SERVER = textwrap.dedent(
     server.run()
     """
 )
+
+
+def console_script() -> Path:
+    """The ``ferromcp`` script pip (or maturin develop) installed beside this interpreter."""
+    return Path(sys.executable).parent / ("ferromcp.exe" if sys.platform == "win32" else "ferromcp")
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -66,39 +74,75 @@ def test_console_script_is_declared() -> None:
     assert 'ferromcp = "ferromcp.cli:main"' in text
 
 
+def test_help_of_the_console_script_and_python_m_is_the_engine_command() -> None:
+    script = console_script()
+    assert script.is_file(), f"{script}: the console script is not installed"
+    for argv in ([str(script), "--help"], [sys.executable, "-m", "ferromcp", "--help"]):
+        r = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, r.stderr
+        assert r.stdout.startswith("ferromcp: a proxy in front of MCP servers")
+        assert "ferromcp proxy --config mcp.json --port N" in r.stdout
+        assert "ferromcp inspect SERVER [--json]" in r.stdout
+    r = cli("--version")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == f"ferromcp {ferromcp.ENGINE_VERSION}\n"
+
+
+def test_python_files_become_this_interpreter_serving_them() -> None:
+    serve = shlex.join([sys.executable, "-m", "ferromcp._serve", "s.py"])
+    assert python_servers(["list", "s.py"]) == ["list", serve]
+    assert python_servers(["call", "--json", "s.py", "add", "a=1"]) == [
+        "call",
+        "--json",
+        serve,
+        "add",
+        "a=1",
+    ]
+    obj = shlex.join([sys.executable, "-m", "ferromcp._serve", "dir/s.py:mcp"])
+    assert python_servers(["inspect", "--", "dir/s.py:mcp"]) == ["inspect", "--", obj]
+    # Only the SERVER operand, only for client commands; a command line is left as it is.
+    assert python_servers(["call", "node s.js", "x.py"]) == ["call", "node s.js", "x.py"]
+    assert python_servers(["proxy", "--config", "a.py"]) == ["proxy", "--config", "a.py"]
+    assert python_servers([]) == []
+
+
 def test_list_over_stdio(server_py: str) -> None:
-    r = cli("list", server_py)
+    r = subprocess.run(
+        [str(console_script()), "list", server_py], capture_output=True, text=True, timeout=60
+    )
     assert r.returncode == 0, r.stderr
-    assert "add(a: integer, b?: integer)" in r.stdout
-    assert "    Adds two numbers." in r.stdout
-    r = cli("list", "--json", "--", sys.executable, server_py)
+    assert "add(a: integer, b?: integer)\n    Adds two numbers.\n" in r.stdout
+    assert "slow(steps?: integer)" in r.stdout
+    # A command line works too: this interpreter running the file as a script.
+    r = cli("list", shlex.join([sys.executable, server_py]), "--json")
     assert r.returncode == 0, r.stderr
-    listing = json.loads(r.stdout)
-    assert {t["name"] for t in listing["tools"]} == {"add", "slow", "fail"}
-    assert listing["resources"] == listing["prompts"] == []
+    assert {t["name"] for t in json.loads(r.stdout)["tools"]} == {"add", "slow", "fail"}
 
 
 def test_call_with_arguments_and_progress(server_py: str) -> None:
-    r = cli("call", "add", "a=40", "--", server_py)
+    r = cli("call", server_py, "add", "a=40")
     assert r.returncode == 0, r.stderr
-    assert r.stdout == "42\n"  # a wrapped {"result": ...} prints as its text
-    r = cli("call", "add", "--json", '{"a": 1, "b": 1}', "--raw", "--", server_py)
+    assert r.stdout.startswith("42\n")
+    r = cli("call", server_py, "add", '{"a": 1, "b": 1}', "--json")
+    assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["structuredContent"] == {"result": 2}
-    r = cli("call", "slow", "steps=3", "--", server_py)
+    r = cli("call", server_py, "slow", "steps=3")
     assert r.returncode == 0, r.stderr
-    assert "progress 3/3 step 3" in r.stderr
+    assert "progress 3/3: step 3\n" in r.stderr
     assert r.stdout == "done\n"
-    r = cli("call", "fail", "--", server_py)
+    r = cli("call", server_py, "fail")
     assert r.returncode == 1
-    assert "RuntimeError: nope" in r.stdout
+    assert "RuntimeError: nope" in r.stdout + r.stderr
 
 
 def test_usage_and_unreachable_errors(server_py: str) -> None:
-    assert cli("call", "add", "a=1").returncode == 2
-    r = cli("call", "add", "a", "--", server_py)
-    assert r.returncode != 0 and "KEY=VALUE" in r.stderr
+    r = cli("call", server_py)
+    assert r.returncode == 2
+    assert "TOOL is required" in r.stderr
+    assert cli("frobnicate").returncode == 2
     r = cli("list", "/nonexistent/program")
-    assert r.returncode == 3
+    assert r.returncode == 1
+    assert "cannot connect to" in r.stderr
 
 
 async def test_over_http() -> None:
@@ -108,52 +152,24 @@ async def test_over_http() -> None:
 
     @server.tool
     def who(ctx: Context) -> str:
-        return ctx.headers.get("x-user", "?")
+        return ctx.headers.get("x-user", "anonymous")
 
     async with await server.serve_http("127.0.0.1", 0) as http:
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "ferromcp",
-            "call",
-            "who",
-            "-H",
-            "X-User: ada",
-            "--",
-            http.url,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-        )
-        out, err = await asyncio.wait_for(proc.communicate(), 60)
-        assert proc.returncode == 0, err
-        assert out == b"ada\n"
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "ferromcp",
-            "list",
-            http.url,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-        )
-        out, err = await asyncio.wait_for(proc.communicate(), 60)
-        assert proc.returncode == 0, err
-        assert out.decode().startswith("who()")
-
-
-def test_object_results_print_as_json(tmp_path: Path) -> None:
-    path = tmp_path / "obj.py"
-    path.write_text(
-        "from ferromcp import Server\n"
-        "s = Server('o')\n"
-        "@s.tool\n"
-        "def point(x: int) -> dict:\n"
-        "    return {'x': x, 'y': 0}\n"
-        "s.run()\n"
-    )
-    r = cli("call", "point", "x=3", "--", str(path))
-    assert r.returncode == 0, r.stderr
-    assert json.loads(r.stdout) == {"x": 3, "y": 0}
+        for args, want in (
+            (("call", http.url, "who"), "anonymous\n"),
+            (("list", http.url), "who()\n"),
+        ):
+            proc = await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-m",
+                "ferromcp",
+                *args,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+            )
+            out, err = await asyncio.wait_for(proc.communicate(), 60)
+            assert proc.returncode == 0, err
+            assert out.decode().startswith(want), out
 
 
 SDK_STYLE = textwrap.dedent(
@@ -173,10 +189,6 @@ SDK_STYLE = textwrap.dedent(
         '''The configuration.'''
         return "{}"
 
-    @mcp.resource("users://{user_id}/profile")
-    def profile(user_id: str) -> str:
-        return user_id
-
     @mcp.prompt()
     def review(code: str, strict: bool = False) -> str:
         '''Reviews code.'''
@@ -189,36 +201,18 @@ SDK_STYLE = textwrap.dedent(
 )
 
 
-def test_list_imports_the_file_without_running_its_main_block(tmp_path: Path) -> None:
+def test_a_python_file_is_imported_without_running_its_main_block(tmp_path: Path) -> None:
     path = tmp_path / "sdk_style.py"
     path.write_text(SDK_STYLE)
     r = cli("list", str(path))
     assert r.returncode == 0, r.stderr
     assert "__main__ ran" not in r.stderr
-    assert r.stdout == textwrap.dedent(
-        """\
-        add(a: integer, b: integer)
-            Adds two numbers.
-
-        Resources:
-        config://app (config) application/json
-            The configuration.
-
-        Resource templates:
-        users://{user_id}/profile (profile) text/plain
-
-        Prompts:
-        review(code, strict?)
-            Reviews code.
-        """
-    )
-    r = cli("list", "--json", f"{path}:mcp")
+    assert r.stdout.startswith("add(a: integer, b: integer)\n    Adds two numbers.\n")
+    r = cli("list", f"{path}:mcp", "resources", "--json")
     assert r.returncode == 0, r.stderr
-    listing = json.loads(r.stdout)
-    assert [t["name"] for t in listing["tools"]] == ["add"]
-    assert [x["uri"] for x in listing["resources"]] == ["config://app"]
-    assert [x["uriTemplate"] for x in listing["resourceTemplates"]] == ["users://{user_id}/profile"]
-    assert [x["name"] for x in listing["prompts"]] == ["review"]
-    r = cli("call", "add", "a=1", "b=2", "--", str(path))
+    assert [x["uri"] for x in json.loads(r.stdout)["resources"]] == ["config://app"]
+    r = cli("list", str(path), "prompts", "--json")
+    assert [x["name"] for x in json.loads(r.stdout)["prompts"]] == ["review"]
+    r = cli("call", str(path), "add", "a=1", "b=2")
     assert r.returncode == 0, r.stderr
-    assert r.stdout == "3\n"
+    assert r.stdout.startswith("3\n")
