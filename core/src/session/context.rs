@@ -7,6 +7,7 @@ use crate::jsonrpc::{Message, Request, RequestId};
 use crate::protocol::ProtocolVersion;
 use crate::McpError;
 use serde_json::{json, Map, Value};
+use std::net::IpAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use tokio_util::sync::CancellationToken;
@@ -27,6 +28,8 @@ struct ContextInner {
     progress: Option<ProgressReporter>,
     done: AtomicBool,
     http_headers: Option<HttpHeaders>,
+    /// The IP address of the HTTP connection's peer (the socket's, not a header's).
+    client_address: Option<IpAddr>,
     auth: Option<Arc<AuthInfo>>,
     /// Per-request era: this round of a multi round-trip request.
     input: InputSlot,
@@ -97,6 +100,9 @@ tokio::task_local! {
     /// Set by a protected HTTP endpoint around the handling of one request: the verified
     /// bearer token's identity.
     pub(crate) static AUTH_INFO: Arc<AuthInfo>;
+    /// Set by the HTTP server around the handling of one request: the IP address of the
+    /// connection's peer (the socket address the listener accepted, or axum's `ConnectInfo`).
+    pub(crate) static CLIENT_ADDRESS: IpAddr;
 }
 
 /// The identity a verified bearer token grants (protected HTTP servers, see
@@ -240,6 +246,7 @@ impl RequestContext {
                 progress,
                 done: AtomicBool::new(false),
                 http_headers: HTTP_HEADERS.try_with(Arc::clone).ok(),
+                client_address: CLIENT_ADDRESS.try_with(|a| *a).ok(),
                 auth: AUTH_INFO.try_with(Arc::clone).ok(),
                 input: InputSlot::None,
                 task_inputs: None,
@@ -296,6 +303,7 @@ impl RequestContext {
                 progress,
                 done: AtomicBool::new(false),
                 http_headers: i.http_headers.clone(),
+                client_address: i.client_address,
                 auth: i.auth.clone(),
                 // A fork shares the round (made now if it was not yet).
                 input: match i.input.round() {
@@ -396,6 +404,15 @@ impl RequestContext {
         self.inner.http_headers.is_some()
     }
 
+    /// The IP address of the peer of the HTTP connection this request arrived on: the socket
+    /// address `serve_http`'s listener accepted, or axum's `ConnectInfo` (a
+    /// [`FairListener`](crate::transport::http::FairListener)'s `ConnectionSeat` or a
+    /// `SocketAddr`); `None` on other transports or when axum was served without connect info.
+    /// Behind a proxy this is the proxy's address.
+    pub fn client_address(&self) -> Option<IpAddr> {
+        self.inner.client_address
+    }
+
     /// The identity of the verified bearer token the HTTP request carried (protected servers,
     /// see `ferromcp::auth::ResourceAuth`); `None` otherwise.
     pub fn auth(&self) -> Option<&AuthInfo> {
@@ -419,6 +436,7 @@ impl RequestContext {
                 progress: i.progress.clone(),
                 done: AtomicBool::new(i.done.load(Ordering::Acquire)),
                 http_headers: i.http_headers.clone(),
+                client_address: i.client_address,
                 auth: i.auth.clone(),
                 input: match i.input.round() {
                     Some(round) => InputSlot::Round(round.clone()),

@@ -4,7 +4,10 @@
 //! still comes, so the body was never waited for), with the `-32004` error as its body; another
 //! address goes on; the JSON-RPC `-32004` stays for a request that empties the bucket inside an
 //! admitted POST and for limits keyed otherwise (here by session, which needs the body); the
-//! same through axum's router.
+//! same through axum's router. Without a trusted header the key is the connection's peer
+//! address: clients bound to 127.0.0.1 and 127.0.0.2 (both loopback on Linux) get buckets of
+//! their own, a spoofed `X-Forwarded-For` changes nothing, and axum's router reads the peer
+//! from `ConnectInfo` (one shared bucket without it).
 
 use crate::common_http;
 
@@ -16,9 +19,17 @@ use serde_json::{json, Value};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
+/// A server limited to `limit` requests a minute per `by`, the client's address read from
+/// `X-Forwarded-For` (configured as trusted).
 fn server(by: Vec<RateKey>, limit: u32) -> Server {
+    server_with(by, limit, Some("x-forwarded-for"))
+}
+
+/// The same with `header` trusted for the client's address (`None`: the peer's address).
+fn server_with(by: Vec<RateKey>, limit: u32, header: Option<&str>) -> Server {
     let mut config = RateLimitConfig::new(limit, Duration::from_secs(60));
     config.by = by;
+    config.address_header = header.map(str::to_string);
     Server::builder("addr-limit", "1")
         .middleware(RateLimit::new(config).unwrap())
         .tool("echo", "Echoes", |_: Value, _ctx| async move { "echoed" })
@@ -248,6 +259,7 @@ async fn replicas_on_redis_answer_429_for_an_address_spent_elsewhere() {
     let replica = || async {
         let mut config = RateLimitConfig::new(2, Duration::from_secs(60));
         config.by = vec![RateKey::ClientAddress];
+        config.address_header = Some("x-forwarded-for".into());
         config.redis_url = Some(redis.url.clone());
         let server = Server::builder("addr-limit", "1")
             .middleware(RateLimit::new(config).unwrap())
@@ -278,4 +290,114 @@ async fn replicas_on_redis_answer_429_for_an_address_spent_elsewhere() {
     )
     .await;
     assert_eq!(r.status, 200, "{}", r.body);
+}
+
+/// The status of an `initialize` POST to `addr` sent from local address `local` (a loopback
+/// address of the client's choosing), with `X-Forwarded-For: forwarded` when given.
+async fn status_from(local: &str, addr: std::net::SocketAddr, forwarded: Option<&str>) -> u16 {
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind(format!("{local}:0").parse().unwrap()).unwrap();
+    let mut tcp = socket.connect(addr).await.unwrap();
+    let body = init_body("2025-11-25").to_string();
+    let xff = forwarded.map_or(String::new(), |f| format!("X-Forwarded-For: {f}\r\n"));
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\n{xff}Connection: close\r\n\
+         Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    tcp.write_all(head.as_bytes()).await.unwrap();
+    let mut answer = [0u8; 12];
+    tokio::time::timeout(Duration::from_secs(5), tcp.read_exact(&mut answer))
+        .await
+        .expect("an answer within 5 s")
+        .unwrap();
+    let line = String::from_utf8_lossy(&answer);
+    line["HTTP/1.1 ".len()..].trim().parse().unwrap()
+}
+
+#[tokio::test]
+async fn each_peer_address_has_its_own_bucket_without_any_header() {
+    let h = serve_http(
+        server_with(vec![RateKey::ClientAddress], 2, None),
+        "127.0.0.1:0",
+        HttpServerOptions::default(),
+    )
+    .await
+    .unwrap();
+    let addr = h.local_addr();
+    assert_eq!(status_from("127.0.0.1", addr, None).await, 200);
+    assert_eq!(status_from("127.0.0.1", addr, None).await, 200);
+    // The layer took both tokens from 127.0.0.1's bucket: the third is refused on its head.
+    assert_eq!(status_from("127.0.0.1", addr, None).await, 429);
+    // Another client (another peer address, no header either) has a bucket of its own.
+    assert_eq!(status_from("127.0.0.2", addr, None).await, 200);
+    assert_eq!(status_from("127.0.0.2", addr, None).await, 200);
+    assert_eq!(status_from("127.0.0.2", addr, None).await, 429);
+}
+
+#[tokio::test]
+async fn a_spoofed_forwarded_for_does_not_change_the_bucket_unless_trusted() {
+    // Not trusted (the default): whatever the header says, the peer's bucket counts.
+    let h = serve_http(
+        server_with(vec![RateKey::ClientAddress], 2, None),
+        "127.0.0.1:0",
+        HttpServerOptions::default(),
+    )
+    .await
+    .unwrap();
+    let addr = h.local_addr();
+    assert_eq!(status_from("127.0.0.1", addr, Some("10.0.0.1")).await, 200);
+    assert_eq!(status_from("127.0.0.1", addr, Some("10.0.0.2")).await, 200);
+    assert_eq!(status_from("127.0.0.1", addr, Some("10.0.0.3")).await, 429);
+    assert_eq!(status_from("127.0.0.1", addr, None).await, 429);
+    // Trusted: the header decides, whatever the peer.
+    let h = serve_http(
+        server_with(vec![RateKey::ClientAddress], 2, Some("x-forwarded-for")),
+        "127.0.0.1:0",
+        HttpServerOptions::default(),
+    )
+    .await
+    .unwrap();
+    let addr = h.local_addr();
+    assert_eq!(status_from("127.0.0.1", addr, Some("10.0.0.1")).await, 200);
+    assert_eq!(status_from("127.0.0.2", addr, Some("10.0.0.1")).await, 200);
+    assert_eq!(status_from("127.0.0.1", addr, Some("10.0.0.1")).await, 429);
+    assert_eq!(status_from("127.0.0.1", addr, Some("10.0.0.2")).await, 200);
+    // A request without the header (not through the proxy) falls back to its peer's bucket.
+    assert_eq!(status_from("127.0.0.2", addr, None).await, 200);
+}
+
+#[tokio::test]
+async fn axum_router_keys_by_connect_info_and_shares_one_bucket_without_it() {
+    // Served with connect info: each peer its own bucket.
+    let app = router(
+        server_with(vec![RateKey::ClientAddress], 2, None),
+        HttpServerOptions::default(),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        axum::serve(
+            listener,
+            app.into_make_service_with_connect_info::<std::net::SocketAddr>(),
+        )
+        .await
+    });
+    for _ in 0..2 {
+        assert_eq!(status_from("127.0.0.1", addr, Some("10.0.0.1")).await, 200);
+    }
+    assert_eq!(status_from("127.0.0.1", addr, Some("10.0.0.2")).await, 429);
+    assert_eq!(status_from("127.0.0.2", addr, None).await, 200);
+    // Without connect info or a trusted header: one bucket for every client.
+    let app = router(
+        server_with(vec![RateKey::ClientAddress], 2, None),
+        HttpServerOptions::default(),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    assert_eq!(status_from("127.0.0.1", addr, None).await, 200);
+    assert_eq!(status_from("127.0.0.2", addr, None).await, 200);
+    assert_eq!(status_from("127.0.0.2", addr, None).await, 429);
 }

@@ -27,6 +27,8 @@ fn limited_server(by: Vec<RateKey>, limit: u32) -> Server {
     let mut config = RateLimitConfig::new(limit, Duration::from_secs(60));
     config.by = by;
     config.methods = Some(vec!["tools/call".into()]);
+    // The client's address from the proxy's header (trusted; the default is the peer's).
+    config.address_header = Some("x-forwarded-for".into());
     Server::builder("mw-http", "1")
         .tool("ping_tool", "Answers pong", |_: NoArgs, _ctx| async move {
             "pong"

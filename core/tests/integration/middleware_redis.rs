@@ -23,6 +23,7 @@ struct NoArgs {}
 async fn replica(redis_url: &str) -> (HttpServerHandle, String) {
     let mut config = RateLimitConfig::new(3, Duration::from_millis(1500));
     config.by = vec![RateKey::ClientAddress];
+    config.address_header = Some("x-forwarded-for".into()); // the proxy's, trusted
     config.redis_url = Some(redis_url.to_string());
     let server = Server::builder("mw-redis", "1")
         .tool("ping_tool", "Answers pong", |_: NoArgs, _ctx| async move {

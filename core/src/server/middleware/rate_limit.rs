@@ -8,6 +8,7 @@ use futures_util::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap};
+use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -25,8 +26,11 @@ pub enum RateKey {
     Principal,
     /// The session ([`MiddlewareRequest::session_key`]).
     Session,
-    /// The client's address, from the HTTP header [`RateLimitConfig::address_header`] set by
-    /// a trusted proxy; requests without it share the key `unknown`.
+    /// The client's address: the IP address of the HTTP connection's peer (the socket's), or,
+    /// when [`RateLimitConfig::address_header`] names a header set by a proxy you trust, that
+    /// header's first entry (the peer's address when a request lacks it). Requests with
+    /// neither (not over HTTP, or axum served without connect info) share the key `unknown`,
+    /// with a warning logged once.
     ClientAddress,
     /// The tool called (`tools/call`); other methods count under their method name.
     Tool,
@@ -46,7 +50,7 @@ pub struct ToolLimit {
 
 /// The rate limit's options. JSON: `{"limit": 100, "windowMs": 60000, "by"?: ["principal"],
 /// "tools"?: {"search": {"limit": 5, "windowMs": 1000}}, "methods"?: ["tools/call"],
-/// "addressHeader"?: "x-forwarded-for"}`.
+/// "addressHeader"?: "x-forwarded-for"}` (`addressHeader` only behind a proxy you trust).
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[non_exhaustive]
@@ -65,11 +69,13 @@ pub struct RateLimitConfig {
     /// The methods counted (default: every request the server gets).
     #[serde(default)]
     pub methods: Option<Vec<String>>,
-    /// The HTTP header holding the client's address ([`RateKey::ClientAddress`]; default
-    /// `x-forwarded-for`, whose first entry is taken). Only trust it behind a proxy that sets
-    /// it.
-    #[serde(default = "default_address_header")]
-    pub address_header: String,
+    /// A header holding the client's address, set by a proxy you trust (e.g.
+    /// `x-forwarded-for`, whose first entry is taken), for [`RateKey::ClientAddress`]. Default:
+    /// none, the key is the connection peer's IP address: a header any client can write
+    /// would let it pick its own bucket. Name one only when every request passes through a
+    /// proxy that sets it (overwriting what the client sent).
+    #[serde(default)]
+    pub address_header: Option<String>,
     /// Buckets on this Redis, shared by every replica given the same URL (needs the `redis`
     /// feature); default: in this process.
     #[serde(default)]
@@ -78,10 +84,6 @@ pub struct RateLimitConfig {
 
 fn default_by() -> Vec<RateKey> {
     vec![RateKey::Session]
-}
-
-fn default_address_header() -> String {
-    "x-forwarded-for".into()
 }
 
 impl RateLimitConfig {
@@ -93,7 +95,7 @@ impl RateLimitConfig {
             by: default_by(),
             tools: BTreeMap::new(),
             methods: None,
-            address_header: default_address_header(),
+            address_header: None,
             redis_url: None,
         }
     }
@@ -362,9 +364,9 @@ impl RateLimit {
             match part {
                 RateKey::Principal => key.push_str(request.principal_name().unwrap_or("anonymous")),
                 RateKey::Session => key.push_str(&request.session_key()),
-                RateKey::ClientAddress => key.push_str(address_of(
-                    request.http_header(&c.address_header).as_deref(),
-                )),
+                RateKey::ClientAddress => key.push_str(
+                    &self.address_key(request.client_address(), |name| request.http_header(name)),
+                ),
                 RateKey::Tool => key.push_str(tool.unwrap_or(request.method())),
                 RateKey::Global => key.push('*'),
             }
@@ -380,14 +382,48 @@ impl RateLimit {
     }
 }
 
-/// The client address a [`RateKey::ClientAddress`] key holds: the first entry of the address
-/// header's value, `unknown` without one.
-fn address_of(header_value: Option<&str>) -> &str {
+/// The first entry of an address header's value, if it has one.
+fn first_entry(header_value: &str) -> Option<&str> {
     header_value
-        .and_then(|v| v.split(',').next())
+        .split(',')
+        .next()
         .map(str::trim)
         .filter(|v| !v.is_empty())
-        .unwrap_or("unknown")
+}
+
+/// Whether the warning about requests without an address was logged (once per process).
+static NO_ADDRESS_WARNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+impl RateLimit {
+    /// The client address a [`RateKey::ClientAddress`] key holds: the trusted header's first
+    /// entry when [`RateLimitConfig::address_header`] names one and the request has it, else
+    /// the connection peer's IP address `peer`, else `unknown` (one bucket shared by every such
+    /// request; a warning is logged the first time). `header_of` reads a request header.
+    pub(crate) fn address_key(
+        &self,
+        peer: Option<IpAddr>,
+        header_of: impl FnOnce(&str) -> Option<String>,
+    ) -> String {
+        if let Some(name) = &self.config.address_header {
+            if let Some(first) = header_of(name).as_deref().and_then(first_entry) {
+                return first.to_string();
+            }
+        }
+        match peer {
+            Some(ip) => ip.to_string(),
+            None => {
+                if !NO_ADDRESS_WARNED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                    tracing::warn!(
+                        target: "ferromcp::rate_limit",
+                        "rate limit by clientAddress: a request has no peer address (not over \
+                         HTTP, or axum served without connect info) and no trusted address \
+                         header; such requests share one bucket"
+                    );
+                }
+                "unknown".to_string()
+            }
+        }
+    }
 }
 
 impl RateLimit {
@@ -400,26 +436,27 @@ impl RateLimit {
         c.by == [RateKey::ClientAddress] && c.methods.is_none() && c.tools.is_empty()
     }
 
-    /// The HTTP header this limit reads the client's address from.
-    pub fn address_header(&self) -> &str {
-        &self.config.address_header
+    /// The trusted header this limit reads the client's address from, if one is configured.
+    pub fn address_header(&self) -> Option<&str> {
+        self.config.address_header.as_deref()
     }
 
     /// For the HTTP listener, before a request's body is read: when this is an address limit
-    /// ([`limits_addresses`](Self::limits_addresses)) and the bucket of the address in
-    /// `header_value` (the address header's value) has no token left, the time until it has
-    /// one, its size and its window; `None` lets the request be read (the JSON-RPC layer then
-    /// takes its tokens as usual, so nothing is counted twice). A store that fails lets the
-    /// request through, as the layer does.
+    /// ([`limits_addresses`](Self::limits_addresses)) and the bucket of the client's address
+    /// (the connection's peer `peer`, or the trusted header read by `header_of`, as the layer
+    /// keys it) has no token left, the time until it has one, its size and its window; `None`
+    /// lets the request be read (the JSON-RPC layer then takes its tokens as usual, so nothing
+    /// is counted twice). A store that fails lets the request through, as the layer does.
     pub async fn refuses_address(
         &self,
-        header_value: Option<&str>,
+        peer: Option<IpAddr>,
+        header_of: impl FnOnce(&str) -> Option<String>,
     ) -> Option<(Duration, u32, Duration)> {
         if !self.limits_addresses() {
             return None;
         }
         let c = &self.config;
-        let key = format!("rl|{}", address_of(header_value));
+        let key = format!("rl|{}", self.address_key(peer, header_of));
         let window = Duration::from_millis(c.window_ms);
         match self.store.peek(&key, c.limit, window).await {
             Ok(RateDecision::Limited { retry_after }) => Some((retry_after, c.limit, window)),

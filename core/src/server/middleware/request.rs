@@ -94,6 +94,12 @@ impl MiddlewareRequest {
         self.ctx.http_headers()
     }
 
+    /// The IP address of the HTTP connection's peer (the socket's, not a header's; see
+    /// [`RequestContext::client_address`]); `None` on other transports.
+    pub fn client_address(&self) -> Option<std::net::IpAddr> {
+        self.ctx.client_address()
+    }
+
     /// One HTTP header's value (the first of that name, case-insensitive); `None` when absent
     /// or not over HTTP.
     pub fn http_header(&self, name: &str) -> Option<String> {

@@ -2,8 +2,9 @@
 //! (or the legacy messages endpoint) from a client address whose bucket is empty is answered
 //! `429 Too Many Requests` with `Retry-After` (whole seconds, rounded up) on its head alone; its
 //! body is never read. The limit is the server's own [`RateLimit`] layer when it is keyed by
-//! the client's address alone (see [`RateLimit::limits_addresses`]): the address comes from the
-//! same header the layer reads (`x-forwarded-for` by default), and this check only looks at the
+//! the client's address alone (see [`RateLimit::limits_addresses`]): the address is the one the
+//! layer keys by (the connection peer's IP address, or the trusted header when the limit names
+//! one, [`RateLimit::address_key`]), and this check only looks at the
 //! bucket (`BucketStore::peek`), so a request let through is counted once, by the layer, which
 //! still answers `-32004` to a request that empties the bucket inside an admitted POST. Other
 //! keys (session, principal, tool) need the body and stay JSON-RPC errors. The 429's body is
@@ -16,6 +17,7 @@ use crate::transport::http::h1::BeforeBody;
 use crate::transport::http::request::HttpRequest;
 use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::response::Response;
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -51,12 +53,16 @@ fn too_many(retry_after: Duration, limit: u32, window: Duration) -> Response {
     r
 }
 
-/// The answer for a request whose head names an address over a limit, if any; `header_of`
-/// reads a header field of the request's head.
-async fn refusal(app: &App, header_of: impl Fn(&str) -> Option<String>) -> Option<Response> {
+/// The answer for a request from an address over a limit, if any: `peer` is the connection
+/// peer's IP address (if known) and `header_of` reads a header field of the request's head.
+async fn refusal(
+    app: &App,
+    peer: Option<IpAddr>,
+    header_of: impl Fn(&str) -> Option<String>,
+) -> Option<Response> {
     for limit in limits(app) {
-        let value = header_of(limit.address_header());
-        if let Some((retry_after, size, window)) = limit.refuses_address(value.as_deref()).await {
+        let refused = limit.refuses_address(peer, |name| header_of(name)).await;
+        if let Some((retry_after, size, window)) = refused {
             return Some(too_many(retry_after, size, window));
         }
     }
@@ -65,8 +71,8 @@ async fn refusal(app: &App, header_of: impl Fn(&str) -> Option<String>) -> Optio
 
 /// The check ferromcp's own listener runs on each request's head ([`h1::Limits::before_body`](crate::transport::http::h1)):
 /// nothing (no allocation) unless the request is a POST for the server and the server has an
-/// address limit.
-pub(super) fn before_body(app: Arc<App>) -> BeforeBody {
+/// address limit. One per connection: `peer` is the IP address the listener accepted it from.
+pub(super) fn before_body(app: Arc<App>, peer: IpAddr) -> BeforeBody {
     BeforeBody(Arc::new(move |req: &HttpRequest| {
         if !carries_messages(&app, req.method(), req.path()) || limits(&app).next().is_none() {
             return None;
@@ -74,23 +80,27 @@ pub(super) fn before_body(app: Arc<App>) -> BeforeBody {
         let headers = req.headers().clone();
         let app = app.clone();
         Some(Box::pin(async move {
-            refusal(&app, |name| headers.get_str(name).map(str::to_string)).await
+            refusal(&app, Some(peer), |name| {
+                headers.get_str(name).map(str::to_string)
+            })
+            .await
         }))
     }))
 }
 
 /// The same check for axum's router, before it reads the body (its handlers of the MCP and
 /// legacy messages routes call it: the route says what the request is, whatever prefix the
-/// router is nested under).
+/// router is nested under); `peer` is the address from axum's `ConnectInfo`, if it has one.
 pub(super) async fn before_body_axum(
     app: &App,
     method: &Method,
     headers: &axum::http::HeaderMap,
+    peer: Option<IpAddr>,
 ) -> Option<Response> {
     if *method != Method::POST || limits(app).next().is_none() {
         return None;
     }
-    refusal(app, |name| {
+    refusal(app, peer, |name| {
         headers
             .get(name)
             .and_then(|v| v.to_str().ok())

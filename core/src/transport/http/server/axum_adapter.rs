@@ -12,12 +12,13 @@ use super::streamable::handle;
 use crate::server::Server;
 use crate::McpError;
 use axum::body::Body;
-use axum::extract::{Request, State};
+use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::Response;
 use axum::Router;
 use bytes::Bytes;
-use std::net::SocketAddr;
+use std::future::Future;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
 /// Reads an axum request's body whole, within [`HttpServerOptions::max_body_size`] (413 beyond).
@@ -46,17 +47,40 @@ fn from_axum(parts: axum::http::request::Parts, body: Bytes) -> HttpRequest {
     }
 }
 
+/// The IP address of an axum request's peer, from its `ConnectInfo`: a
+/// [`FairListener`](super::FairListener)'s [`ConnectionSeat`](super::ConnectionSeat) or a
+/// `SocketAddr` (`into_make_service_with_connect_info::<SocketAddr>()`); `None` when the app was
+/// served without connect info.
+fn peer_of(req: &Request, seat: Option<&super::ConnectionSeat>) -> Option<IpAddr> {
+    if let Some(seat) = seat {
+        return Some(seat.remote_addr().ip());
+    }
+    req.extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|c| c.0.ip())
+}
+
+/// `serve` with the request contexts' [`client_address`](crate::session::RequestContext::client_address)
+/// set to `peer` when it is known.
+async fn with_peer(peer: Option<IpAddr>, serve: impl Future<Output = Response>) -> Response {
+    match peer {
+        Some(ip) => crate::session::CLIENT_ADDRESS.scope(ip, serve).await,
+        None => serve.await,
+    }
+}
+
 /// [`handle`] for axum's router (on a [`FairListener`](super::FairListener) connection, its
 /// place in the connection budget kept up to date: [`tracked`]).
 async fn handle_axum(State(app): State<Arc<App>>, req: Request) -> Response {
     let (seat, named) = (seat_of(&req), names_session(&req));
+    let peer = peer_of(&req, seat.as_ref());
     tracked(seat, named, async move {
-        let early = super::address_limit::before_body_axum(&app, req.method(), req.headers());
+        let early = super::address_limit::before_body_axum(&app, req.method(), req.headers(), peer);
         if let Some(r) = early.await {
             return r;
         }
         match buffered(&app, req).await {
-            Ok(req) => handle(app, req).await,
+            Ok(req) => with_peer(peer, handle(app, req)).await,
             Err(r) => r,
         }
     })
@@ -98,13 +122,14 @@ async fn legacy_sse_axum(State(app): State<Arc<App>>, req: Request) -> Response 
 /// [`legacy_post`] for axum's router.
 async fn legacy_post_axum(State(app): State<Arc<App>>, req: Request) -> Response {
     let (seat, named) = (seat_of(&req), names_session(&req));
+    let peer = peer_of(&req, seat.as_ref());
     tracked(seat, named, async move {
-        let early = super::address_limit::before_body_axum(&app, req.method(), req.headers());
+        let early = super::address_limit::before_body_axum(&app, req.method(), req.headers(), peer);
         if let Some(r) = early.await {
             return r;
         }
         match buffered(&app, req).await {
-            Ok(req) => legacy_post(app, req).await,
+            Ok(req) => with_peer(peer, legacy_post(app, req)).await,
             Err(r) => r,
         }
     })

@@ -17,7 +17,7 @@ use crate::server::Server;
 use crate::session::{AuthInfo, AUTH_INFO};
 use axum::http::{Method, StatusCode};
 use axum::response::Response;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::AsyncWriteExt;
@@ -169,7 +169,8 @@ async fn accept_loop(
         header_read_timeout: o.header_read_timeout,
         write_timeout: o.write_timeout,
         gauges,
-        before_body: Some(super::address_limit::before_body(app.clone())),
+        // Set per connection below (it knows the peer's address).
+        before_body: None,
     };
     let connections = TaskTracker::new();
     // One permit per connection served. At the cap, a new connection closes the longest idle
@@ -245,13 +246,14 @@ async fn accept_loop(
         let app = app.clone();
         let token = app.shutdown.clone();
         let on_board = seat.clone();
-        let limits = limits.clone();
+        let mut limits = limits.clone();
+        limits.before_body = Some(super::address_limit::before_body(app.clone(), client));
         let acceptor = tls.as_ref().map(|t| t.acceptor.clone());
         connections.spawn(async move {
             match acceptor {
                 None => {
                     let socket = h1::socket_of(&tcp);
-                    let service = |req| serve_one(app.clone(), on_board.clone(), None, req);
+                    let service = |req| serve_one(app.clone(), on_board.clone(), client, None, req);
                     h1::serve_watched(tcp, socket, limits, refusal, token, Some(watched), service)
                         .await
                 }
@@ -269,7 +271,9 @@ async fn accept_loop(
                         Some(Ok(Ok(mut stream))) => {
                             let cert = peer_identity(&stream);
                             let service =
-                                |req| serve_one(app.clone(), on_board.clone(), cert.clone(), req);
+                                |req| {
+                                    serve_one(app.clone(), on_board.clone(), client, cert.clone(), req)
+                                };
                             let write_timeout = limits.write_timeout;
                             h1::serve_watched(
                                 &mut stream,
@@ -312,18 +316,23 @@ async fn accept_loop(
 
 /// Serves one request of a connection: as the connection's client certificate's identity when
 /// it presented one (mutual TLS), and marks the connection as carrying a session when the
-/// request names a live one or opens one.
+/// request names a live one or opens one. `client` (the peer's IP address) is the request
+/// contexts' [`client_address`](crate::session::RequestContext::client_address).
 async fn serve_one(
     app: Arc<App>,
     seat: Arc<board::Registered>,
+    client: IpAddr,
     cert: Option<Arc<AuthInfo>>,
     req: HttpRequest,
 ) -> Response {
     let named = names_session(&req);
-    let r = match cert {
-        Some(info) => AUTH_INFO.scope(info, endpoint(app, req)).await,
-        None => endpoint(app, req).await,
+    let served = async move {
+        match cert {
+            Some(info) => AUTH_INFO.scope(info, endpoint(app, req)).await,
+            None => endpoint(app, req).await,
+        }
     };
+    let r = crate::session::CLIENT_ADDRESS.scope(client, served).await;
     if r.status().is_success() && (named || r.headers().contains_key(SESSION_ID_NAME)) {
         seat.proven();
     }
