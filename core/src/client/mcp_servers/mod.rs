@@ -1,8 +1,8 @@
 //! The `mcpServers` configuration: the JSON that Claude Desktop, Cursor and VS Code read to
 //! start or reach MCP servers, read once here for every consumer: the proxy and the `ferromcp`
 //! command (`ferromcp-proxy`), and the multi-server clients of Python, Node and Swift (through
-//! `embed::resolve_mcp_servers`, a layer above this one). Each gets the same entries, the same
-//! errors and the same namespacing ([`Namespace`]).
+//! `ferromcp_embed::resolve_mcp_servers`, in the crate above this one). Each gets the same
+//! entries, the same errors and the same namespacing ([`Namespace`]).
 //!
 //! Accepted shapes (one file may use any mix):
 //! - `{"mcpServers": {"NAME": {"command": "npx", "args": [...], "env": {...}, "cwd": "..."}}}`
