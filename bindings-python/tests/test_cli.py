@@ -102,6 +102,7 @@ def test_python_files_become_this_interpreter_serving_them() -> None:
     assert python_servers(["inspect", "--", "dir/s.py:mcp"]) == ["inspect", "--", obj]
     # Only the SERVER operand, only for client commands; a command line is left as it is.
     assert python_servers(["call", "node s.js", "x.py"]) == ["call", "node s.js", "x.py"]
+    assert python_servers(["list", "python s.py"]) == ["list", "python s.py"]
     assert python_servers(["proxy", "--config", "a.py"]) == ["proxy", "--config", "a.py"]
     assert python_servers([]) == []
 
@@ -129,7 +130,7 @@ def test_call_with_arguments_and_progress(server_py: str) -> None:
     r = cli("call", server_py, "slow", "steps=3")
     assert r.returncode == 0, r.stderr
     assert "progress 3/3: step 3\n" in r.stderr
-    assert r.stdout == "done\n"
+    assert r.stdout.startswith("done\n")  # then the structured content, {"result": "done"}
     r = cli("call", server_py, "fail")
     assert r.returncode == 1
     assert "RuntimeError: nope" in r.stdout + r.stderr

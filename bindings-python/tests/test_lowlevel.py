@@ -428,7 +428,7 @@ def test_the_cli_lists_a_lowlevel_server(tmp_path: Path) -> None:
         )
     )
     out = subprocess.run(
-        [sys.executable, "-m", "ferromcp", "list", "--json", str(script)],
+        [sys.executable, "-m", "ferromcp", "list", str(script), "resources", "--json"],
         capture_output=True,
         text=True,
         timeout=60,

@@ -28,13 +28,22 @@ import shlex
 import signal
 import sys
 import threading
+from pathlib import Path
 
 # The subcommands whose first operand is a SERVER.
 _CLIENT_COMMANDS = ("list", "call", "read", "prompt", "inspect")
 
 
 def _is_python_file(server: str) -> bool:
-    return server.endswith(".py") or ".py:" in server
+    """``FILE.py`` or ``FILE.py:OBJECT``: an existing file, or a path without spaces (a command
+    line such as ``"python server.py"`` is left to the command)."""
+    if server.endswith(".py"):
+        path = server
+    elif ".py:" in server:
+        path = server[: server.rindex(".py:") + 3]
+    else:
+        return False
+    return Path(path).is_file() or not any(c.isspace() for c in server)
 
 
 def python_servers(argv: list[str]) -> list[str]:
