@@ -9,7 +9,7 @@ use crate::namespace::Namespace;
 use ferromcp::client::{Client, ClientOptions, ProtocolMode};
 use ferromcp::session::{RequestContext, RequestOptions, Session};
 use ferromcp::transport::StderrMode;
-use ferromcp::{codes, McpError};
+use ferromcp::{codes, ErrorKind, McpError};
 use serde_json::{json, Map, Value};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -417,7 +417,7 @@ impl Backend {
         while let Ok(f) = rx.try_recv() {
             pass_on(ctx, f).await;
         }
-        let result = result.map_err(|e| self.call_error(&client, method, e))?;
+        let result = result.map_err(|e| self.call_error(method, e))?;
         if route == Route::PassThrough {
             return era::take_result(result);
         }
@@ -426,10 +426,9 @@ impl Backend {
 
     /// The error a client gets: the backend's own, or one saying that the backend's
     /// connection closed during the call (it is restarted; the next call can succeed).
-    fn call_error(&self, client: &Client, method: &str, e: McpError) -> McpError {
-        let closed = e.code == codes::CONNECTION_CLOSED
-            && (client.session().is_closed() || e.message.contains("closed"));
-        if !closed {
+    /// Told by the error's kind: a backend's own -32000 answer is passed on as it is.
+    fn call_error(&self, method: &str, e: McpError) -> McpError {
+        if e.kind() != ErrorKind::Closed {
             return e;
         }
         McpError::internal(format!(
