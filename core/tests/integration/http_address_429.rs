@@ -401,3 +401,39 @@ async fn axum_router_keys_by_connect_info_and_shares_one_bucket_without_it() {
     assert_eq!(status_from("127.0.0.2", addr, None).await, 200);
     assert_eq!(status_from("127.0.0.2", addr, None).await, 429);
 }
+
+/// Keeps the peer address each request it sees came from.
+struct Peers(std::sync::Arc<std::sync::Mutex<Vec<Option<std::net::IpAddr>>>>);
+
+impl ferromcp::server::middleware::Middleware for Peers {
+    fn handle<'a>(
+        &'a self,
+        request: ferromcp::server::middleware::MiddlewareRequest,
+        next: ferromcp::server::middleware::Next<'a>,
+    ) -> futures_util::future::BoxFuture<'a, Result<Value, ferromcp::McpError>> {
+        self.0.lock().unwrap().push(request.client_address());
+        next.run(request)
+    }
+}
+
+#[tokio::test]
+async fn a_layer_sees_the_peer_address_of_each_request() {
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let server = Server::builder("peers", "1")
+        .middleware(Peers(seen.clone()))
+        .build()
+        .unwrap();
+    let h = serve_http(server, "127.0.0.1:0", HttpServerOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(
+        status_from("127.0.0.2", h.local_addr(), Some("10.0.0.1")).await,
+        200
+    );
+    assert_eq!(status_from("127.0.0.1", h.local_addr(), None).await, 200);
+    let ip = |s: &str| Some(s.parse::<std::net::IpAddr>().unwrap());
+    assert_eq!(
+        *seen.lock().unwrap(),
+        vec![ip("127.0.0.2"), ip("127.0.0.1")]
+    );
+}
