@@ -128,8 +128,9 @@ export interface RateLimitOptions {
   tools?: Record<string, { limit: number; windowMs: number }>;
   /** The methods counted (default: every request). */
   methods?: string[];
-  /** The header holding the client's address for `'clientAddress'` (default
-   * `x-forwarded-for`, first entry); only trust it behind a proxy that sets it. */
+  /** A header holding the client's address for `'clientAddress'` (its first entry). Unset
+   * (the default), the key is the connection's peer address; name one only when every request
+   * comes through a proxy that sets it, since any client can write it otherwise. */
   addressHeader?: string;
   /** Keep the buckets on this Redis, shared by every replica given the same URL. */
   redisUrl?: string;
