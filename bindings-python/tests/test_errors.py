@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import logging
+import sys
+import textwrap
+from pathlib import Path
 
 import ferromcp
 import pytest
@@ -166,3 +169,40 @@ async def test_resource_parameters_must_match_the_uri() -> None:
     async with ferromcp.Client.memory(server) as c:
         assert (await c.read_resource("any://x/y")).text == "a,b"
         assert (await c.read_resource("repo://me/src/lib.rs?ref=dev")).text == "me"
+
+
+async def test_a_servers_own_minus_32000_is_an_mcp_error_not_a_closed_connection(
+    tmp_path: Path,
+) -> None:
+    script = tmp_path / "server.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import os
+            import ferromcp
+
+            server = ferromcp.Server("minus-32000")
+
+            @server.prompt()
+            def refuses() -> str:
+                raise ferromcp.McpError("the server says no", code=-32000, data={"why": "busy"})
+
+            @server.prompt()
+            def dies() -> str:
+                os._exit(0)
+
+            server.run()
+            """
+        )
+    )
+    async with ferromcp.Client.stdio(sys.executable, [str(script)]) as c:
+        with pytest.raises(ferromcp.McpError) as raised:
+            await c.get_prompt("refuses")
+        # The peer's answer keeps its code, but it is not the engine's own closed connection.
+        assert type(raised.value) is ferromcp.McpError
+        assert raised.value.code == -32000
+        assert raised.value.message == "the server says no"
+        assert raised.value.data == {"why": "busy"}
+        # A connection that really closes is still ConnectionClosed.
+        with pytest.raises(ferromcp.ConnectionClosed):
+            await c.get_prompt("dies")

@@ -203,9 +203,27 @@ _BY_CODE: dict[int, type[McpError]] = {
 }
 
 
-def from_code(code: int, message: str, data: Any = None) -> McpError:
-    """The exception for an error code (``McpError`` for codes without a subclass)."""
+#: The classes of failures this side made itself (the engine's ``ErrorKind`` other than ``Rpc``):
+#: an error the peer answered with one of their codes is a plain :class:`McpError`.
+_LOCAL: tuple[type[McpError], ...] = (
+    ConnectionClosed,
+    RequestTimeout,
+    RequestCancelled,
+    TransportError,
+)
+
+
+def from_code(code: int, message: str, data: Any = None, kind: str | None = None) -> McpError:
+    """The exception for an error code (``McpError`` for codes without a subclass).
+
+    ``kind`` is the engine's ``ErrorKind`` (``"rpc"``, ``"transport"``, ``"closed"``,
+    ``"timeout"``, ``"cancelled"``) when the error comes from the engine: an ``"rpc"`` error,
+    one the peer answered with, never becomes a local failure's class whatever its code (a
+    server's own -32000 is not :class:`ConnectionClosed`). Without it the code alone decides.
+    """
     cls = _BY_CODE.get(code, McpError)
+    if kind == "rpc" and cls in _LOCAL:
+        cls = McpError
     return cls(message, code=code, data=data)
 
 
