@@ -106,9 +106,17 @@ export function inputRequired(requests: Record<string, InputRequest>, state?: un
 
 const MARKER = '\u0001ferromcp-error:';
 
-/** Builds the right error class for a code. */
-export function errorFromCode(code: number, message: string, data?: unknown): McpError {
-  if (code === ErrorCode.ConnectionClosed || code === ErrorCode.TransportError) {
+/** The engine's `ErrorKind`: an error the peer answered with (`rpc`) or a local failure. */
+export type ErrorKind = 'rpc' | 'transport' | 'closed' | 'timeout' | 'cancelled';
+
+/**
+ * Builds the right error class for a code. `kind`, when the error comes from the engine, says
+ * whether the peer answered with it (`rpc`): such an error is never a {@link TransportError},
+ * whatever its code (a server's own -32000 is not a closed connection). Without it the code
+ * alone decides.
+ */
+export function errorFromCode(code: number, message: string, data?: unknown, kind?: ErrorKind): McpError {
+  if (kind !== 'rpc' && (code === ErrorCode.ConnectionClosed || code === ErrorCode.TransportError)) {
     return new TransportError(code, message, data);
   }
   const elicitations = (data as { elicitations?: unknown } | undefined)?.elicitations;
@@ -126,8 +134,9 @@ export function fromNative(e: unknown): unknown {
         code: number;
         message: string;
         data?: unknown;
+        kind?: ErrorKind;
       };
-      return errorFromCode(body.code, body.message, body.data ?? undefined);
+      return errorFromCode(body.code, body.message, body.data ?? undefined, body.kind);
     } catch {
       return e;
     }
