@@ -50,6 +50,7 @@ impl ForeignOutputReshape for SwiftReshape {
                 code,
                 message,
                 data,
+                ..
             }) => {
                 let e = McpError::new(code, message);
                 Err(

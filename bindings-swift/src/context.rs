@@ -81,6 +81,7 @@ impl NativeContext {
             code,
             message,
             data,
+            kind: crate::error::FfiErrorKind::Rpc,
         }
         .into()))
     }

@@ -1,8 +1,9 @@
 //! Errors across the boundary: [`FfiError`] carries an engine `McpError` (code, message, JSON
 //! `data`) to Swift, where the facade turns it into `McpError`, and carries a Swift handler's
-//! failure back into the engine.
+//! failure back into the engine. It carries the error's [`ErrorKind`] too, so the facade tells
+//! a peer's -32000 answer from a connection that closed.
 
-use ferromcp::McpError;
+use ferromcp::{ErrorKind, McpError};
 use serde_json::Value;
 
 /// An MCP / JSON-RPC error crossing the FFI in either direction.
@@ -16,7 +17,38 @@ pub enum FfiError {
         message: String,
         /// The `data` member as JSON text.
         data: Option<String>,
+        /// Whether the peer answered with this error or the engine failed locally; a Swift
+        /// handler's error is [`FfiErrorKind::Rpc`].
+        kind: FfiErrorKind,
     },
+}
+
+/// [`ErrorKind`] across the FFI: an error the peer answered with, or the engine's own failure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Enum)]
+pub enum FfiErrorKind {
+    /// A JSON-RPC error object (the peer's answer, or one made on this side), whatever its code.
+    Rpc,
+    /// Bytes could not be exchanged with the peer.
+    Transport,
+    /// The connection closed before the answer arrived.
+    Closed,
+    /// The request ran past its timeout.
+    Timeout,
+    /// This side cancelled the request.
+    Cancelled,
+}
+
+impl From<ErrorKind> for FfiErrorKind {
+    fn from(kind: ErrorKind) -> Self {
+        match kind {
+            ErrorKind::Transport => FfiErrorKind::Transport,
+            ErrorKind::Closed => FfiErrorKind::Closed,
+            ErrorKind::Timeout => FfiErrorKind::Timeout,
+            ErrorKind::Cancelled => FfiErrorKind::Cancelled,
+            // Rpc, and any kind added later.
+            _ => FfiErrorKind::Rpc,
+        }
+    }
 }
 
 impl std::fmt::Display for FfiError {
@@ -32,6 +64,7 @@ impl From<McpError> for FfiError {
     fn from(e: McpError) -> Self {
         FfiError::Mcp {
             code: e.code,
+            kind: e.kind().into(),
             message: e.message,
             data: e.data.as_ref().map(json_text),
         }
@@ -44,6 +77,7 @@ impl From<FfiError> for McpError {
             code,
             message,
             data,
+            ..
         } = e;
         let mut err = McpError::new(code, message);
         if let Some(d) = data {

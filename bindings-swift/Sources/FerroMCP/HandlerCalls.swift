@@ -103,7 +103,7 @@ enum HandlerCalls {
     /// result), anything else (not expected) as an internal error.
     private static func fail(_ context: NativeContext, _ error: Error) {
         switch error {
-        case let FfiError.Mcp(code, message, data):
+        case let FfiError.Mcp(code, message, data, _):
             context.fail(code: code, message: message, data: data)
         case let e as HandlerException:
             context.failException(message: e.message)

@@ -12,12 +12,20 @@ public struct McpError: Error, Sendable, Hashable, CustomStringConvertible {
     public let message: String
     /// The error's `data`, if any.
     public let data: Value?
+    /// What the engine said of an error it raised: the peer's answer (`.rpc`, whatever its
+    /// code) or its own failure. `nil` for an error made in Swift, where the code decides.
+    let kind: FfiErrorKind?
 
     /// An error with a code, a message and optional data.
     public init(code: Int, message: String, data: Value? = nil) {
+        self.init(code: code, message: message, data: data, kind: nil)
+    }
+
+    init(code: Int, message: String, data: Value?, kind: FfiErrorKind?) {
         self.code = code
         self.message = message
         self.data = data
+        self.kind = kind
     }
 
     /// An error with a named code.
@@ -26,13 +34,30 @@ public struct McpError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether a transport made this error locally (connection closed, I/O or HTTP failure),
-    /// as opposed to an answer from the peer.
-    public var isTransportError: Bool { Code.transportCodes.contains(code) }
+    /// as opposed to an answer from the peer: a server's own -32000 answer is not one.
+    public var isTransportError: Bool {
+        switch kind {
+        case .closed?, .transport?: true
+        case .rpc?, .timeout?, .cancelled?: false
+        case nil: Code.transportCodes.contains(code)
+        }
+    }
 
     /// The named code, if the engine knows this one.
     public var name: String? { Code.table.first { $0.code == Int32(truncatingIfNeeded: code) }?.name }
 
     public var description: String { "McpError(\(name ?? String(code))): \(message)" }
+
+    /// Equal when code, message and data are (how the error came about is not compared).
+    public static func == (a: McpError, b: McpError) -> Bool {
+        a.code == b.code && a.message == b.message && a.data == b.data
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(message)
+        hasher.combine(data)
+    }
 }
 
 extension McpError {
@@ -103,14 +128,16 @@ extension McpError {
     /// The error the engine raised.
     init(_ native: FfiError) {
         switch native {
-        case .Mcp(let code, let message, let data):
-            self.init(code: Int(code), message: message, data: data.flatMap { try? Value(json: $0) })
+        case .Mcp(let code, let message, let data, let kind):
+            self.init(code: Int(code), message: message, data: data.flatMap { try? Value(json: $0) },
+                      kind: kind)
         }
     }
 
     /// The error to hand back to the engine.
     var native: FfiError {
-        .Mcp(code: Int32(truncatingIfNeeded: code), message: message, data: data?.jsonText)
+        .Mcp(code: Int32(truncatingIfNeeded: code), message: message, data: data?.jsonText,
+             kind: kind ?? .rpc)
     }
 }
 
