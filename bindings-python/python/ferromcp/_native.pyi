@@ -25,6 +25,7 @@ __all__ = [
     "import_server",
     "add_transformed_tool",
     "resolve_mcp_servers",
+    "cli_main",
     "NativeOAuthProxy",
     "create_oauth_proxy",
     "_shutdown",
