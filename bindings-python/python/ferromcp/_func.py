@@ -9,13 +9,20 @@ pydantic (its import alone costs ~150 ms of a server's cold start) and gives the
 
 from __future__ import annotations
 
-import sys
 import types
 import typing
 from collections.abc import Callable
-from typing import Any, Literal, Union, get_args, get_origin
+from typing import Any, Union, get_args, get_origin
 
-from .schema import EMPTY, _is_empty, _is_pydantic, _is_typeddict, inline_root_ref, to_jsonable
+from .schema import (
+    EMPTY,
+    _is_empty,
+    _is_pydantic,
+    _is_typeddict,
+    inline_root_ref,
+    pydantic_ready,
+    to_jsonable,
+)
 
 _PLAIN_TYPES: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
 _PLAIN_DEFAULTS = (str, int, float, bool, type(None))
@@ -546,58 +553,3 @@ def _returns_content_value(value: Any) -> bool:
     if getattr(type(value), "__mcp_content__", False) is True:
         return True
     return isinstance(value, (list, tuple)) and any(_returns_content_value(v) for v in value)
-
-
-# ---- stdlib TypedDict on Python < 3.12 ---------------------------------------------------------
-_rebuilt: dict[Any, Any] = {}
-
-
-def pydantic_ready(tp: Any) -> Any:
-    """``tp`` with every ``typing.TypedDict`` in it rebuilt as a ``typing_extensions.TypedDict``:
-    pydantic refuses the former below Python 3.12. Other types come back unchanged."""
-    if sys.version_info >= (3, 12):
-        return tp
-    return _ready(tp)
-
-
-def _ready(tp: Any) -> Any:
-    if _is_typeddict(tp) and type(tp).__module__ == "typing":
-        return _rebuild_typeddict(tp)
-    origin = get_origin(tp)
-    args = get_args(tp)
-    if origin is None or not args or origin is Literal:
-        return tp
-    new = tuple(_ready(a) if not isinstance(a, (list, str, int)) else a for a in args)
-    if all(a is b for a, b in zip(new, args)):
-        return tp
-    if origin is typing.Annotated:
-        return typing.Annotated[(new[0], *tp.__metadata__)]
-    if origin is Union or (hasattr(types, "UnionType") and isinstance(tp, types.UnionType)):
-        return Union[new]
-    try:
-        return origin[new if len(new) > 1 else new[0]]
-    except TypeError:
-        return tp
-
-
-def _rebuild_typeddict(td: Any) -> Any:
-    done = _rebuilt.get(td)
-    if done is not None:
-        return done
-    import typing_extensions as te
-
-    hints = typing.get_type_hints(td, include_extras=True)
-    required = getattr(td, "__required_keys__", frozenset(hints))
-    items: dict[str, Any] = {}
-    for key, hint in hints.items():
-        if getattr(get_origin(hint), "_name", None) in ("Required", "NotRequired"):
-            hint = get_args(hint)[0]
-        inner = _ready(hint)
-        items[key] = te.Required[inner] if key in required else te.NotRequired[inner]
-    make: Any = te.TypedDict  # the functional form, which type checkers cannot follow
-    rebuilt: Any = make(td.__name__, items)
-    rebuilt.__doc__ = td.__doc__
-    rebuilt.__module__ = td.__module__
-    rebuilt.__qualname__ = getattr(td, "__qualname__", td.__name__)
-    _rebuilt[td] = rebuilt
-    return rebuilt

@@ -20,16 +20,32 @@ import asyncio
 import typing
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, Protocol
 
 if typing.TYPE_CHECKING:
-    from ._native import NativeHttpHandler, NativeHttpResponse
-    from .serving import Serving
+    from ._native import NativeHttpHandler, NativeHttpResponse, NativeServer
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
+
+
+class ServedServer(Protocol):
+    """What this module uses of the server it serves (:class:`ferromcp.serving.Serving` is the
+    one implementation): named here so that this module, below ``serving``, never imports it."""
+
+    _native: NativeServer
+    # Set by this module when an app is made or started.
+    _asgi_runner: Any
+    _asgi_app: Any
+
+    async def _start_use(self) -> None: ...
+
+    async def _end_use(self) -> None: ...
+
+    def http_app(self) -> StreamableHTTPApp: ...
+
 
 _DEFAULT_MAX_BODY = 4 * 1024 * 1024  # the engine's default max_body_size
 
@@ -76,7 +92,7 @@ class _Runner:
     """One per server: whether its ASGI apps are started (loop bound, lifespan entered), and
     their open SSE streams (ended when the last run stops)."""
 
-    def __init__(self, server: Serving) -> None:
+    def __init__(self, server: ServedServer) -> None:
         self.server = server
         self.runs = 0
         self.lazy = False
@@ -133,7 +149,7 @@ class _Runner:
         await self.server._end_use()
 
 
-def _runner(server: Serving) -> _Runner:
+def _runner(server: ServedServer) -> _Runner:
     runner: _Runner | None = getattr(server, "_asgi_runner", None)
     if runner is None:
         runner = _Runner(server)
@@ -156,7 +172,7 @@ class StreamableHTTPApp:
     ``path`` within the mount point, and the Protected Resource Metadata when protected) and
     ``lifespan`` scopes."""
 
-    def __init__(self, server: Serving, native: NativeHttpHandler, max_body_size: int) -> None:
+    def __init__(self, server: ServedServer, native: NativeHttpHandler, max_body_size: int) -> None:
         self._server = server
         self._native = native
         self._limit = max_body_size
@@ -276,7 +292,7 @@ class StreamableHTTPSessionManager:
     ASGI apps (binds the event loop, enters the server's lifespan) and, on the way out, ends
     their open SSE streams and leaves the lifespan. Sessions live in the engine."""
 
-    def __init__(self, server: Serving) -> None:
+    def __init__(self, server: ServedServer) -> None:
         self._server = server
 
     @asynccontextmanager

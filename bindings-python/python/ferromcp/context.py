@@ -360,7 +360,8 @@ def _elicitation_schema(tp: Any) -> tuple[dict[str, Any], Any]:
         return _wrapped_value_schema(value_schema), choose
     from pydantic import TypeAdapter
 
-    from ._func import _is_plain_class, pydantic_ready
+    from ._func import _is_plain_class
+    from .schema import pydantic_ready
 
     ready = pydantic_ready(tp)
     if _is_single_value(tp):

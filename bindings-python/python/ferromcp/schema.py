@@ -5,7 +5,9 @@ from __future__ import annotations
 import enum
 import os
 import sys
-from typing import Any
+import types
+import typing
+from typing import Any, Literal, Union, get_args, get_origin
 
 _NoneType = type(None)
 
@@ -40,8 +42,6 @@ def schema_for(tp: Any) -> dict[str, Any]:
         if tp is t:  # by identity: annotations may be unhashable
             return dict(prim)
     from pydantic import TypeAdapter
-
-    from ._func import pydantic_ready
 
     try:
         schema: dict[str, Any] = TypeAdapter(pydantic_ready(tp)).json_schema()
@@ -134,3 +134,58 @@ def _is_empty(tp: Any) -> bool:
         return True
     inspect = sys.modules.get("inspect")
     return inspect is not None and tp is inspect.Parameter.empty
+
+
+# ---- stdlib TypedDict on Python < 3.12 ---------------------------------------------------------
+_rebuilt: dict[Any, Any] = {}
+
+
+def pydantic_ready(tp: Any) -> Any:
+    """``tp`` with every ``typing.TypedDict`` in it rebuilt as a ``typing_extensions.TypedDict``:
+    pydantic refuses the former below Python 3.12. Other types come back unchanged."""
+    if sys.version_info >= (3, 12):
+        return tp
+    return _ready(tp)
+
+
+def _ready(tp: Any) -> Any:
+    if _is_typeddict(tp) and type(tp).__module__ == "typing":
+        return _rebuild_typeddict(tp)
+    origin = get_origin(tp)
+    args = get_args(tp)
+    if origin is None or not args or origin is Literal:
+        return tp
+    new = tuple(_ready(a) if not isinstance(a, (list, str, int)) else a for a in args)
+    if all(a is b for a, b in zip(new, args)):
+        return tp
+    if origin is typing.Annotated:
+        return typing.Annotated[(new[0], *tp.__metadata__)]
+    if origin is Union or (hasattr(types, "UnionType") and isinstance(tp, types.UnionType)):
+        return Union[new]
+    try:
+        return origin[new if len(new) > 1 else new[0]]
+    except TypeError:
+        return tp
+
+
+def _rebuild_typeddict(td: Any) -> Any:
+    done = _rebuilt.get(td)
+    if done is not None:
+        return done
+    import typing_extensions as te
+
+    hints = typing.get_type_hints(td, include_extras=True)
+    required = getattr(td, "__required_keys__", frozenset(hints))
+    items: dict[str, Any] = {}
+    for key, hint in hints.items():
+        if getattr(get_origin(hint), "_name", None) in ("Required", "NotRequired"):
+            hint = get_args(hint)[0]
+        inner = _ready(hint)
+        items[key] = te.Required[inner] if key in required else te.NotRequired[inner]
+    make: Any = te.TypedDict  # the functional form, which type checkers cannot follow
+    rebuilt: Any = make(td.__name__, items)
+    rebuilt.__doc__ = td.__doc__
+    rebuilt.__module__ = td.__module__
+    rebuilt.__qualname__ = getattr(td, "__qualname__", td.__name__)
+    _rebuilt[td] = rebuilt
+    return rebuilt
