@@ -66,13 +66,13 @@ impl NativeSubscription {
     }
 
     /// How it ended: `null` while open, `{result}` when the server ended it, `{error: {code,
-    /// message, data?}}` otherwise (-32800 once closed by this side).
+    /// message, data, kind}}` otherwise (-32800 once closed by this side).
     #[napi(getter)]
     pub fn end(&self) -> Value {
         match self.sub.end() {
             None => Value::Null,
             Some(Ok(v)) => json!({ "result": v }),
-            Some(Err(e)) => json!({ "error": e }),
+            Some(Err(e)) => json!({ "error": ferromcp_embed::error_json(&e) }),
         }
     }
 

@@ -8,7 +8,7 @@
  * ```
  * @module
  */
-import { errorFromCode, type McpError } from './errors';
+import { errorFromCode, type ErrorKind, type McpError } from './errors';
 import type { NativeSubscription } from './native';
 import type { Notification } from './types';
 
@@ -41,7 +41,10 @@ export interface ListenFilter {
 }
 
 /** How a subscription ended, as the native layer reports it. */
-type End = { result?: Record<string, unknown>; error?: { code: number; message: string; data?: unknown } };
+type End = {
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string; data?: unknown; kind?: ErrorKind };
+};
 
 /**
  * An open `subscriptions/listen` subscription. Iterate it (`for await`) for its notifications
@@ -80,11 +83,13 @@ export class Subscription implements AsyncIterable<Notification>, AsyncDisposabl
 
   /**
    * What ended the subscription otherwise: a `TransportError` (-32000) when the connection
-   * closed, an {@link McpError} -32800 once this side closed it, or the server's error.
+   * closed, an {@link McpError} -32800 once this side closed it, or the server's error (an
+   * {@link McpError} whatever its code: a server's own -32000 is not a closed connection; the
+   * engine's kind of the error decides, as for calls).
    */
   get error(): McpError | undefined {
     const e = this.#end()?.error;
-    return e ? errorFromCode(e.code, e.message, e.data) : undefined;
+    return e ? errorFromCode(e.code, e.message, e.data ?? undefined, e.kind) : undefined;
   }
 
   /** The next notification, or `undefined` once the subscription is over. */

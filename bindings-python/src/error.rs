@@ -1,9 +1,10 @@
 //! Errors across the boundary: [`McpError`] to the Python exception classes defined in
-//! `ferromcp.errors` (chosen there by code and by the error's [`ErrorKind`], so a peer's -32000
-//! answer is not a closed connection), and Python exceptions back to [`McpError`].
+//! `ferromcp.errors` (chosen there by code and by the error's kind, named by
+//! [`ferromcp_embed::kind_name`], so a peer's -32000 answer is not a closed connection), and
+//! Python exceptions back to [`McpError`].
 
 use crate::convert::{py_to_value, value_to_py};
-use ferromcp::{ErrorKind, McpError};
+use ferromcp::McpError;
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 
@@ -19,23 +20,11 @@ pub fn to_py_err(py: Python<'_>, e: McpError) -> PyErr {
             e.code,
             e.message.clone(),
             data,
-            kind_name(e.kind()),
+            ferromcp_embed::kind_name(e.kind()),
         ))?;
         Ok(PyErr::from_value(exc))
     };
     build().unwrap_or_else(|_| PyRuntimeError::new_err(e.to_string()))
-}
-
-/// The name `ferromcp.errors.from_code` reads for an error's kind.
-fn kind_name(kind: ErrorKind) -> &'static str {
-    match kind {
-        ErrorKind::Transport => "transport",
-        ErrorKind::Closed => "closed",
-        ErrorKind::Timeout => "timeout",
-        ErrorKind::Cancelled => "cancelled",
-        // Rpc, and any kind added later: the code alone decides, except the local classes.
-        _ => "rpc",
-    }
 }
 
 /// Converts a Python exception raised by a handler into an engine error: an exception with an

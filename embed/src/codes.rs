@@ -1,8 +1,12 @@
 //! The error-code table every binding maps to its own error classes, so no binding keeps a copy
 //! of the codes: Python builds its `McpError` subclasses from it, Node its `ErrorCode` object,
-//! Swift its `McpError` cases.
+//! Swift its `McpError` cases. It also names an error's [`ErrorKind`] for them
+//! ([`kind_name`], [`error_json`]), so an error that crosses as JSON (a subscription's end, a
+//! native error's message) keeps whether the peer answered with it or this side failed.
 
 use ferromcp::error::codes;
+use ferromcp::{ErrorKind, McpError};
+use serde_json::{json, Value};
 
 /// One named JSON-RPC / MCP error code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -125,4 +129,30 @@ pub fn is_tool_signal(code: i32, per_request: bool) -> bool {
 /// peer (connection closed, transport failure): bindings expose these as transport errors.
 pub fn is_transport_code(code: i32) -> bool {
     code == codes::CONNECTION_CLOSED || code == codes::TRANSPORT_ERROR
+}
+
+/// The name every binding reads for an error's [`ErrorKind`]: `"rpc"` (the peer answered with
+/// it, or this side answers with it: its code alone says what it is, a peer's -32000 included),
+/// `"transport"`, `"closed"`, `"timeout"` or `"cancelled"` (this side's own failures). A kind
+/// added later is named `"rpc"` until the bindings learn it.
+pub fn kind_name(kind: ErrorKind) -> &'static str {
+    match kind {
+        ErrorKind::Transport => "transport",
+        ErrorKind::Closed => "closed",
+        ErrorKind::Timeout => "timeout",
+        ErrorKind::Cancelled => "cancelled",
+        _ => "rpc",
+    }
+}
+
+/// An engine error as the JSON a binding decodes: `{code, message, data, kind}` (`data` is
+/// `null` when the error has none; `kind` from [`kind_name`]). The error object on the wire
+/// has no kind; this is the form that crosses into a binding, where the kind picks the class.
+pub fn error_json(e: &McpError) -> Value {
+    json!({
+        "code": e.code,
+        "message": e.message,
+        "data": e.data,
+        "kind": kind_name(e.kind()),
+    })
 }

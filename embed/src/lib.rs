@@ -61,7 +61,7 @@ pub use auth::{
     OAuthSettings, ProtectionSettings,
 };
 pub use client::{CallOptions, CancelHandle, EmbeddedClient, ForeignClientHandler};
-pub use codes::{is_tool_signal, is_transport_code, ErrorCode, ERROR_CODES};
+pub use codes::{error_json, is_tool_signal, is_transport_code, kind_name, ErrorCode, ERROR_CODES};
 pub use compose::{
     is_output_schema_without_reshape, ForeignOutputReshape, OUTPUT_SCHEMA_WITHOUT_RESHAPE,
 };
