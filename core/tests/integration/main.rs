@@ -110,6 +110,7 @@ mod tasks;
 mod tasks_extension;
 mod tasks_status_notifications;
 mod timeouts;
+mod tool_lane_parity;
 mod tool_transform;
 mod tools;
 mod transport_child;
