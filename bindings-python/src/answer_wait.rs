@@ -13,7 +13,7 @@
 //! - the stdio session's thread, while Python calls are outstanding ([`wait_for_answer`], its
 //!   runtime's `on_thread_park` hook), until one is answered or stdin has input (that thread's
 //!   own policy is `park`, so the hand-over's wait leaves it to this hook);
-//! - one sync-handler worker, for the next job (`runtime::Pool::next`);
+//! - one sync-handler worker, for the next job (`gil_threads::Pool::next`);
 //! - the asyncio loop, for its inbox's next job when nothing else is ready on it
 //!   (`inbox::InboxWait`, one loop iteration between two waits).
 //!

@@ -3,11 +3,11 @@
 //! Each loop that serves handlers gets an [`Inbox`]: a queue of GIL jobs plus a socket pair whose
 //! read end is registered with `loop.add_reader`. Tokio workers queue jobs and write one wake-up
 //! byte when none is outstanding; the loop's reader callback runs the whole batch on the loop's
-//! own thread, where loop callbacks are called directly (see [`crate::runtime::call_soon`]).
+//! own thread, where loop callbacks are called directly (see `crate::runtime::call_soon`).
 //! This saves the hand-off through the binding's Python thread that the callback dispatch
 //! (`FERROMCP_ASYNC_DISPATCH=callback`) pays; the measurements are in the binding's README.
 
-use crate::runtime::{post, Job};
+use crate::gil_threads::{post, Job};
 use pyo3::prelude::*;
 use std::sync::{Arc, Mutex};
 

@@ -14,6 +14,7 @@ pub mod client;
 pub mod compose;
 pub mod convert;
 pub mod error;
+pub mod gil_threads;
 pub mod handler;
 pub mod inbox;
 pub mod listen;
