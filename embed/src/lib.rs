@@ -17,6 +17,10 @@
 //! - [`ForeignMiddleware`] is a layer of the server's middleware chain written in the binding's
 //!   language ([`EmbeddedServer::add_middleware`]); the built-in layers are named in
 //!   [`ServerConfig`]'s `middleware` or added with [`EmbeddedServer::add_middleware_config`].
+//! - [`ForeignAccessPredicate`] decides in the engine's authorization layer which items a
+//!   caller may list and call ([`EmbeddedServer::add_access_predicate`]);
+//!   [`ForeignListProvider`] answers the list methods a page at a time
+//!   ([`EmbeddedServer::add_list_provider`]).
 //! - [`EmbeddedServer::mount`], [`EmbeddedServer::import_server`] and
 //!   [`EmbeddedServer::add_transformed_tool_json`] compose servers and transform tools; a
 //!   transform's output is reshaped by a [`ForeignOutputReshape`].
@@ -32,6 +36,7 @@
 
 #[cfg(feature = "http")]
 mod auth;
+mod authorization;
 mod client;
 mod client_tasks;
 mod codes;
@@ -43,6 +48,7 @@ mod context;
 mod handler;
 #[cfg(feature = "http")]
 mod http;
+mod list_provider;
 mod listen;
 mod mcp_servers;
 mod middleware;
@@ -60,6 +66,7 @@ pub use auth::{
     auth_info_from_json, ForeignOpener, ForeignRedirect, IntrospectionSettings, JwtSettings,
     OAuthSettings, ProtectionSettings,
 };
+pub use authorization::{foreign_authorization, item_kind_name, ForeignAccessPredicate};
 pub use client::{CallOptions, CancelHandle, EmbeddedClient, ForeignClientHandler};
 pub use codes::{error_json, is_tool_signal, is_transport_code, kind_name, ErrorCode, ERROR_CODES};
 pub use compose::{
@@ -75,6 +82,7 @@ pub use http::{
     EmbeddedHttpHandler, EmbeddedHttpResponse, EmbeddedHttpServer, HttpConnectOptions,
     HttpRequestParts,
 };
+pub use list_provider::ForeignListProvider;
 pub use listen::{listen_filter_from_json, EmbeddedSubscription};
 pub use mcp_servers::{resolve_mcp_servers, resolve_mcp_servers_json};
 pub use middleware::{request_json, timing_event_json, ForeignMiddleware, ForeignNext};

@@ -10,6 +10,12 @@
 //! (`-32602 Unknown tool` / `Unknown prompt`, `-32002 Resource not found`): a caller cannot
 //! tell a hidden item from a missing one, so the lists and the answers never disagree and
 //! names cannot be probed. A server without this layer is not changed at all.
+//!
+//! A predicate is either a plain function of one item ([`Authorization::allow_if`]) or an
+//! asynchronous one asked about many items at once ([`Authorization::allow_if_batch`]): the
+//! form the bindings use for a predicate written in Python, JavaScript or Swift, which answers
+//! for a whole list in one crossing, so that the decision, the re-paging and the refusals stay
+//! here, written once, for every language.
 
 use super::listing::{list_key, page_of, read_all_from_chain, requested_cursor};
 use super::middleware::{BoxFuture, Middleware, MiddlewareRequest, Next};
@@ -66,6 +72,15 @@ enum Refusal {
 /// A predicate of your own: `true` lets the caller see and use the item.
 pub type AccessPredicate = Arc<dyn Fn(&Access<'_>) -> bool + Send + Sync>;
 
+/// A predicate asked about many items of one kind at once, for the caller of a request (its
+/// principal and context are the request's): it resolves to one `bool` per name, in order,
+/// `true` letting the caller see and use the item. A missing answer counts as `false`.
+pub type BatchAccessPredicate = Arc<
+    dyn Fn(&MiddlewareRequest, ItemKind, Vec<String>) -> BoxFuture<'static, Vec<bool>>
+        + Send
+        + Sync,
+>;
+
 /// A rule: items of `kind` whose name matches `pattern` need every one of `scopes`.
 #[derive(Clone, Debug)]
 struct ScopeRule {
@@ -120,6 +135,7 @@ pub struct ScopeRuleConfig {
 pub struct Authorization {
     rules: Vec<ScopeRule>,
     predicates: Vec<AccessPredicate>,
+    batch_predicates: Vec<BatchAccessPredicate>,
     deny_unmatched: bool,
 }
 
@@ -128,6 +144,7 @@ impl std::fmt::Debug for Authorization {
         f.debug_struct("Authorization")
             .field("rules", &self.rules)
             .field("predicates", &self.predicates.len())
+            .field("batch_predicates", &self.batch_predicates.len())
             .field("deny_unmatched", &self.deny_unmatched)
             .finish()
     }
@@ -176,6 +193,32 @@ impl Authorization {
         self
     }
 
+    /// Adds an asynchronous predicate asked about many items at once (see
+    /// [`BatchAccessPredicate`]): once per list request with the names of the items the scope
+    /// rules and the other predicates let through, and once per call, read or get with the one
+    /// name. An item is shown only if it answers `true` for it. The bindings hand a predicate
+    /// written in their language to the engine this way.
+    ///
+    /// ```
+    /// use ferromcp::server::authorization::Authorization;
+    ///
+    /// let authz = Authorization::new().allow_if_batch(|_request, _kind, names| {
+    ///     let answers = names.iter().map(|n| !n.starts_with("admin_")).collect();
+    ///     Box::pin(async move { answers })
+    /// });
+    /// # let _ = authz;
+    /// ```
+    pub fn allow_if_batch(
+        mut self,
+        predicate: impl Fn(&MiddlewareRequest, ItemKind, Vec<String>) -> BoxFuture<'static, Vec<bool>>
+            + Send
+            + Sync
+            + 'static,
+    ) -> Self {
+        self.batch_predicates.push(Arc::new(predicate));
+        self
+    }
+
     /// Hides every item that no scope rule matches (default: such items are shown to
     /// everyone, subject to the predicates).
     pub fn deny_unmatched(mut self) -> Self {
@@ -183,7 +226,9 @@ impl Authorization {
         self
     }
 
-    /// Whether the caller described by `access` may see and use the item.
+    /// Whether the caller described by `access` may see and use the item, by the scope rules
+    /// and the predicates of [`Self::allow_if`] (those of [`Self::allow_if_batch`] are asked
+    /// by the layer itself).
     pub fn allows(&self, access: &Access<'_>) -> bool {
         let mut matched = false;
         for rule in &self.rules {
@@ -225,14 +270,41 @@ impl Authorization {
             _ => (ItemKind::Resource, "uriTemplate"),
         };
         let ctx = request.context();
-        let visible: Vec<Value> = items
+        let name_of = |item: &Value| {
+            item.get(field)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string()
+        };
+        let mut visible: Vec<Value> = items
             .into_iter()
-            .filter(|item| {
-                let name = item.get(field).and_then(Value::as_str).unwrap_or_default();
-                self.allows_in(kind, name, ctx)
-            })
+            .filter(|item| self.allows_in(kind, &name_of(item), ctx))
             .collect();
+        for predicate in &self.batch_predicates {
+            if visible.is_empty() {
+                break;
+            }
+            let names = visible.iter().map(name_of).collect();
+            let answers = predicate(&request, kind, names).await;
+            let mut answers = answers.into_iter();
+            visible.retain(|_| answers.next() == Some(true));
+        }
         page_of(next.server(), key, visible, cursor.as_deref())
+    }
+
+    /// Whether the item a call, read or get names is visible to its caller: the scope rules,
+    /// the predicates, then each batch predicate asked about the one name.
+    async fn allows_target(&self, request: &MiddlewareRequest, kind: ItemKind, name: &str) -> bool {
+        if !self.allows_in(kind, name, request.context()) {
+            return false;
+        }
+        for predicate in &self.batch_predicates {
+            let answers = predicate(request, kind, vec![name.to_string()]).await;
+            if answers.first() != Some(&true) {
+                return false;
+            }
+        }
+        true
     }
 
     /// The item a call, read or get names, and the error the server gives when it does not
@@ -289,7 +361,7 @@ impl Middleware for Authorization {
                 return self.list(request, next, key).await;
             }
             if let Some((kind, name, refusal)) = Self::target(&request) {
-                if !self.allows_in(kind, &name, request.context()) {
+                if !self.allows_target(&request, kind, &name).await {
                     return match refusal {
                         Refusal::Error(e) => Err(e),
                         Refusal::NoValues => Ok(json!({ "completion": { "values": [] } })),

@@ -22,6 +22,8 @@ mod client_listen;
 mod client_tasks;
 mod compose;
 mod config_cache_hints;
+mod foreign_authorization;
+mod list_provider;
 mod middleware;
 mod session_ids;
 mod tasks_extension;
