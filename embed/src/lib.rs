@@ -21,6 +21,9 @@
 //!   caller may list and call ([`EmbeddedServer::add_access_predicate`]);
 //!   [`ForeignListProvider`] answers the list methods a page at a time
 //!   ([`EmbeddedServer::add_list_provider`]).
+//! - [`apps`] holds MCP Apps (the `io.modelcontextprotocol/ui` extension) for the bindings:
+//!   UI resources, tools naming their UI, the client-capability check, all decided in the
+//!   engine; [`EmbeddedServer::invalidate_cache`] empties the server's response caches.
 //! - [`EmbeddedServer::mount`], [`EmbeddedServer::import_server`] and
 //!   [`EmbeddedServer::add_transformed_tool_json`] compose servers and transform tools; a
 //!   transform's output is reshaped by a [`ForeignOutputReshape`].
@@ -34,9 +37,11 @@
 //!   JSON, unknown keys rejected); [`shape`] turns plain handler answers into MCP results;
 //!   [`ERROR_CODES`] is the error-code table bindings build their error classes from.
 
+pub mod apps;
 #[cfg(feature = "http")]
 mod auth;
 mod authorization;
+mod cache;
 mod client;
 mod client_tasks;
 mod codes;
@@ -87,7 +92,9 @@ pub use listen::{listen_filter_from_json, EmbeddedSubscription};
 pub use mcp_servers::{resolve_mcp_servers, resolve_mcp_servers_json};
 pub use middleware::{request_json, timing_event_json, ForeignMiddleware, ForeignNext};
 #[cfg(feature = "http")]
-pub use oauth_proxy::{EmbeddedOAuthProxy, OAuthProxySettings, UpstreamSettings};
+pub use oauth_proxy::{
+    ClientIdDocumentSettings, EmbeddedOAuthProxy, OAuthProxySettings, UpstreamSettings,
+};
 pub use server::EmbeddedServer;
 #[cfg(feature = "http")]
 pub use token_store::{foreign_token_store, ForeignTokenStore};

@@ -215,14 +215,16 @@ fn notification_json(notification: &Notification, peer: &Peer) -> Value {
 }
 
 /// The layers [`super::ServerConfig::middleware`] names, outermost first.
+/// Response caches among them are kept in `caches` (for explicit invalidation).
 pub(crate) fn configured_layers(
     configs: &[MiddlewareConfig],
+    caches: &super::cache::CacheHandles,
 ) -> Result<Vec<Arc<dyn Middleware>>, McpError> {
     configs
         .iter()
         .enumerate()
         .map(|(i, c)| {
-            c.build().map_err(|e| {
+            caches.layer(c).map_err(|e| {
                 McpError::invalid_params(format!("server config: middleware[{i}]: {}", e.message))
             })
         })
@@ -265,7 +267,7 @@ impl EmbeddedServer {
         }
         let config: MiddlewareConfig = serde_json::from_value(config)
             .map_err(|e| McpError::invalid_params(format!("middleware: {e}")))?;
-        let layer = config.build()?;
+        let layer = self.caches.layer(&config)?;
         self.server().add_middleware(layer)
     }
 

@@ -19,6 +19,8 @@ pub struct EmbeddedServer {
     server: Server,
     /// Ends [`Self::serve_stdio`] gracefully ([`Self::stop_stdio`]); shared by the clones.
     stdio_stop: CancellationToken,
+    /// The response caches configured here, for [`Self::invalidate_cache`].
+    pub(crate) caches: super::cache::CacheHandles,
 }
 
 /// A tool from its JSON definition, its schemas made object schemas ([`shape::object_schema`]).
@@ -42,12 +44,16 @@ impl EmbeddedServer {
     /// Creates a server from its typed configuration.
     pub fn new(config: &ServerConfig) -> Result<Self, McpError> {
         let mut builder = Server::builder_with(config.options());
-        for layer in
-            super::middleware::configured_layers(config.middleware.as_deref().unwrap_or(&[]))?
-        {
+        let caches = super::cache::CacheHandles::default();
+        for layer in super::middleware::configured_layers(
+            config.middleware.as_deref().unwrap_or(&[]),
+            &caches,
+        )? {
             builder = builder.middleware(layer);
         }
-        Ok(Self::from_server(builder.build()?))
+        let mut server = Self::from_server(builder.build()?);
+        server.caches = caches;
+        Ok(server)
     }
 
     /// Creates a server from the JSON form of [`ServerConfig`] (unknown keys are an error).
@@ -60,6 +66,7 @@ impl EmbeddedServer {
         Self {
             server,
             stdio_stop: CancellationToken::new(),
+            caches: Default::default(),
         }
     }
 

@@ -20,7 +20,11 @@
 //!   is that object for a client to advertise.
 //!
 //! Every check happens at registration, with an error naming the member and the rule
-//! ([`check_ui_resource`], [`check_tool_ui_meta`], also usable on hand-built values). A
+//! ([`check_ui_resource`], [`check_tool_ui_meta`], also usable on hand-built values). The
+//! bindings (through `ferromcp-embed`) take the same checks on the wire forms they hold:
+//! [`ui_resource_definition`] and [`Server::add_ui_resource_fn`] for a UI resource as a
+//! `Resource` with HTML made per read, [`Server::ui_tool_meta`] for the `_meta` of a tool they
+//! register themselves; no binding keeps a copy of a check. A
 //! registered tool's `_meta` also carries the flat key `ui/resourceUri`, which the extension
 //! keeps as deprecated for hosts written before the nested form.
 
@@ -259,11 +263,32 @@ impl UiResource {
 
     /// What `resources/read` returns for it: the HTML with the MIME type and `_meta.ui`.
     pub fn contents(&self) -> ResourceContents {
-        let mut text = TextResourceContents::new(self.uri.clone(), self.html.clone())
-            .with_mime_type(UI_MIME_TYPE);
-        text.meta = self.meta();
-        ResourceContents::Text(text)
+        ui_contents(self.uri.clone(), self.html.clone(), self.meta())
     }
+}
+
+fn ui_contents(uri: String, html: String, meta: Option<Map<String, Value>>) -> ResourceContents {
+    let mut text = TextResourceContents::new(uri, html).with_mime_type(UI_MIME_TYPE);
+    text.meta = meta;
+    ResourceContents::Text(text)
+}
+
+/// What `resources/read` returns for a UI resource given in its wire form (as
+/// [`ui_resource_definition`] checked it): `html` with the MIME type [`UI_MIME_TYPE`] and the
+/// resource's `_meta` (so `_meta.ui` is on the listing and on the read alike).
+pub fn ui_resource_contents(resource: &Resource, html: String) -> ResourceContents {
+    ui_contents(resource.uri.clone(), html, resource.meta.clone())
+}
+
+/// A UI resource in its wire form (a `Resource`, as a binding's JSON gives it), made ready to
+/// register: a missing MIME type becomes [`UI_MIME_TYPE`], then [`check_ui_resource`] (URI,
+/// MIME type, `_meta.ui`). Other `_meta` members are kept as they are.
+pub fn ui_resource_definition(mut resource: Resource) -> Result<Resource, McpError> {
+    if resource.mime_type.is_none() {
+        resource.mime_type = Some(UI_MIME_TYPE.to_string());
+    }
+    check_ui_resource(&resource)?;
+    Ok(resource)
 }
 
 fn invalid(what: String) -> McpError {
@@ -382,19 +407,21 @@ pub fn check_tool_ui_meta(tool: &Tool) -> Result<(), McpError> {
     let Some(ui) = tool.meta.as_ref().and_then(|m| m.get("ui")) else {
         return Ok(());
     };
-    let name = &tool.name;
+    check_tool_ui(ui).map_err(|e| invalid(format!("tool {:?}: {}", tool.name, e.message)))
+}
+
+/// Checks the value of a tool's `_meta.ui` (as [`check_tool_ui_meta`] does, its messages
+/// without the tool's name): an object, `resourceUri` a `ui://` URI, `visibility` a non-empty
+/// list of `"model"` and `"app"`.
+pub fn check_tool_ui(ui: &Value) -> Result<(), McpError> {
     let Some(ui) = ui.as_object() else {
-        return Err(invalid(format!(
-            "tool {name:?}: _meta.ui must be an object"
-        )));
+        return Err(invalid("_meta.ui must be an object".into()));
     };
     if let Some(uri) = ui.get("resourceUri") {
         let Some(uri) = uri.as_str() else {
-            return Err(invalid(format!(
-                "tool {name:?}: _meta.ui.resourceUri must be a string"
-            )));
+            return Err(invalid("_meta.ui.resourceUri must be a string".into()));
         };
-        check_ui_uri(uri).map_err(|e| invalid(format!("tool {name:?}: {}", e.message)))?;
+        check_ui_uri(uri)?;
     }
     if let Some(v) = ui.get("visibility") {
         let ok = v.as_array().is_some_and(|items| {
@@ -404,12 +431,42 @@ pub fn check_tool_ui_meta(tool: &Tool) -> Result<(), McpError> {
                     .all(|i| matches!(i.as_str(), Some("model") | Some("app")))
         });
         if !ok {
-            return Err(invalid(format!(
-                "tool {name:?}: _meta.ui.visibility must be a non-empty list of \"model\" and \"app\""
-            )));
+            return Err(invalid(
+                "_meta.ui.visibility must be a non-empty list of \"model\" and \"app\"".into(),
+            ));
         }
     }
     Ok(())
+}
+
+/// A tool's `_meta` naming its UI, checked and completed for registration: `meta["ui"]` must
+/// be a well-formed `_meta.ui` ([`check_tool_ui`]) with a `resourceUri`; the deprecated flat
+/// key [`LEGACY_RESOURCE_URI_KEY`] is set from it. Errors name the tool when `tool_name` is
+/// given. Whether the UI is registered is the server's part ([`Server::ui_tool_meta`]).
+pub fn tool_ui_meta(
+    tool_name: Option<&str>,
+    mut meta: Map<String, Value>,
+) -> Result<Map<String, Value>, McpError> {
+    let named = |e: McpError| match tool_name {
+        Some(name) => invalid(format!("tool {name:?}: {}", e.message)),
+        None => e,
+    };
+    let uri = match meta.get("ui") {
+        None => return Err(named(invalid("_meta.ui must be an object".into()))),
+        Some(ui) => {
+            check_tool_ui(ui).map_err(named)?;
+            match ui.get("resourceUri").and_then(Value::as_str) {
+                Some(uri) => uri.to_string(),
+                None => {
+                    return Err(named(invalid(
+                        "_meta.ui.resourceUri is required (the ui:// URI of the tool's UI)".into(),
+                    )))
+                }
+            }
+        }
+    };
+    meta.insert(LEGACY_RESOURCE_URI_KEY.into(), uri.into());
+    Ok(meta)
 }
 
 /// Whether a client's capabilities object says it renders MCP Apps: it lists
@@ -439,31 +496,63 @@ pub fn ui_client_capability() -> Value {
 }
 
 fn ui_tool_checked(server: &Server, mut tool: Tool, ui: &UiToolMeta) -> Result<Tool, McpError> {
-    let meta = tool.meta.get_or_insert_with(Map::new);
+    let mut meta = tool.meta.take().unwrap_or_default();
     meta.insert("ui".into(), ui.to_json());
-    meta.insert(
-        LEGACY_RESOURCE_URI_KEY.into(),
-        ui.resource_uri.clone().into(),
-    );
-    check_tool_ui_meta(&tool)?;
-    let registered = server
-        .inner
-        .resources
-        .read()
-        .unwrap()
-        .get(&ui.resource_uri)
-        .is_some_and(|e| e.resource.mime_type.as_deref() == Some(UI_MIME_TYPE));
-    if !registered {
-        return Err(invalid(format!(
-            "tool {:?} names UI resource {:?}, which is not registered on this server as a UI \
-             resource: register it first (ui_resource)",
-            tool.name, ui.resource_uri
-        )));
-    }
+    tool.meta = Some(server.ui_tool_meta(&tool.name, meta)?);
     Ok(tool)
 }
 
 impl Server {
+    /// A tool's `_meta` naming its UI, ready to register the tool with ([`tool_ui_meta`]:
+    /// checked, the deprecated flat key set); refused unless `_meta.ui.resourceUri` is a UI
+    /// resource (MIME type [`UI_MIME_TYPE`]) already registered on this server (the extension:
+    /// "Resource MUST exist on the server"). For a tool registered by other means than
+    /// [`Self::add_ui_tool`] (the bindings' own tool registration).
+    pub fn ui_tool_meta(
+        &self,
+        tool_name: &str,
+        meta: Map<String, Value>,
+    ) -> Result<Map<String, Value>, McpError> {
+        let meta = tool_ui_meta(Some(tool_name), meta)?;
+        let uri = meta[LEGACY_RESOURCE_URI_KEY].as_str().unwrap_or_default();
+        let registered = self
+            .inner
+            .resources
+            .read()
+            .unwrap()
+            .get(uri)
+            .is_some_and(|e| e.resource.mime_type.as_deref() == Some(UI_MIME_TYPE));
+        if !registered {
+            return Err(invalid(format!(
+                "tool {tool_name:?} names UI resource {uri:?}, which is not registered on this \
+                 server as a UI resource: register the UI resource first"
+            )));
+        }
+        Ok(meta)
+    }
+
+    /// Registers (or replaces) an MCP App's UI resource given in its wire form (`resource`,
+    /// made ready by [`ui_resource_definition`]: `ui://` URI, MIME type, `_meta.ui` checked)
+    /// whose HTML `html` produces at each read (a binding's dynamic UI); `resources/read`
+    /// answers [`ui_resource_contents`].
+    pub fn add_ui_resource_fn<F, Fut>(&self, resource: Resource, html: F) -> Result<(), McpError>
+    where
+        F: Fn(super::ReadRequest, RequestContext) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Result<String, McpError>> + Send + 'static,
+    {
+        let resource = ui_resource_definition(resource)?;
+        let shown = resource.clone();
+        self.add_resource(
+            resource,
+            resource_fn(move |req, ctx| {
+                let page = html(req, ctx);
+                let shown = shown.clone();
+                async move { Ok(vec![ui_resource_contents(&shown, page.await?)]) }
+            }),
+        );
+        Ok(())
+    }
+
     /// Registers (or replaces) an MCP App's UI resource; refused unless its URI is `ui://` and
     /// its `_meta.ui` is well formed.
     pub fn add_ui_resource(&self, ui: UiResource) -> Result<(), McpError> {

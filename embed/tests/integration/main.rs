@@ -18,6 +18,7 @@ mod common_modern;
 #[path = "../../../core/tests/support/mod.rs"]
 mod support;
 
+mod apps;
 mod client_listen;
 mod client_tasks;
 mod compose;
@@ -25,6 +26,7 @@ mod config_cache_hints;
 mod foreign_authorization;
 mod list_provider;
 mod middleware;
+mod response_cache;
 mod session_ids;
 mod tasks_extension;
 mod tool_errors;
