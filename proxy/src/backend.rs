@@ -3,6 +3,9 @@
 //! the client go), and forwarding one request to it with progress, logs and cancellation
 //! passed through.
 
+pub(crate) mod forward;
+mod per_client;
+
 use crate::config::BackendSpec;
 use crate::era::{self, Route};
 use crate::namespace::Namespace;
@@ -113,7 +116,7 @@ pub struct Backend {
     pub(crate) registered: Mutex<Registered>,
     restarts: AtomicU64,
     per_request: tokio::sync::Mutex<PerRequestLink>,
-    pub(crate) per_client: crate::per_client::PerClient,
+    pub(crate) per_client: per_client::PerClient,
 }
 
 /// Removes a call from its backend's list when it ends, however it ends.
@@ -214,7 +217,7 @@ impl Backend {
     /// is connected again in the per-request era.
     pub(crate) async fn connect(
         self: &Arc<Self>,
-        events: mpsc::UnboundedSender<crate::forward::Event>,
+        events: mpsc::UnboundedSender<forward::Event>,
     ) -> Result<Client, McpError> {
         match self
             .connect_bound(events.clone(), ProtocolMode::Handshake, None)
@@ -237,11 +240,11 @@ impl Backend {
     /// else to the client whose call is in flight.
     pub(crate) async fn connect_bound(
         self: &Arc<Self>,
-        events: mpsc::UnboundedSender<crate::forward::Event>,
+        events: mpsc::UnboundedSender<forward::Event>,
         mode: ProtocolMode,
         bound: Option<Weak<Session>>,
     ) -> Result<Client, McpError> {
-        let handlers = crate::forward::handlers(Arc::downgrade(self), events, bound);
+        let handlers = forward::handlers(Arc::downgrade(self), events, bound);
         let mut options = ClientOptions::new("ferromcp-proxy", env!("CARGO_PKG_VERSION"));
         options.mode = mode;
         // Task-augmented calls are not forwarded (docs/gateway.md).

@@ -4,8 +4,8 @@
 //! client), and when the connection closes or cannot be made, tries again after a backoff that
 //! doubles up to a bound and starts over once a connection has lasted.
 
+use crate::backend::forward::Event;
 use crate::backend::{closed, log_parts, Backend, Link};
-use crate::forward::Event;
 use crate::surface;
 use ferromcp::client::Client;
 use ferromcp::protocol::LoggingLevel;

@@ -3,8 +3,8 @@
 //! the completion handler that routes `completion/complete` to the backend owning the prompt
 //! or template. Run again for a list when the backend says it changed: what is gone is removed.
 
+use crate::backend::forward::Listing;
 use crate::backend::Backend;
-use crate::forward::Listing;
 use crate::namespace::Namespace;
 use ferromcp::client::Client;
 use ferromcp::protocol::{

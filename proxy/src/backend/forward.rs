@@ -5,11 +5,11 @@
 //! A backend's request goes to the client whose call is in flight on that backend (the newest
 //! one when several are), related to that call so that it travels on the call's stream; with no
 //! call in flight, to a connected client that declared the capability. On a per-client
-//! connection ([`crate::per_client`]) it goes to that connection's client session only. Logs during a call go
+//! connection ([`super::per_client`]) it goes to that connection's client session only. Logs during a call go
 //! to that call's client; other logs, list changes and updates go through the backend's
 //! supervisor (see [`crate::supervisor`]), which owns the proxy's server.
 
-use crate::backend::{Backend, Forward};
+use super::{Backend, Forward};
 use ferromcp::client::ClientHandlers;
 use ferromcp::jsonrpc::Notification;
 use ferromcp::protocol::Root;
@@ -178,7 +178,7 @@ fn route(target: &Target, n: Notification) {
             }
             if let Some(session) = bound {
                 // A per-client connection's log outside calls: to its client only.
-                let (level, logger, data) = crate::backend::log_parts(&params);
+                let (level, logger, data) = super::log_parts(&params);
                 tokio::spawn(async move {
                     let _ = session.peer().log(&level, logger.as_deref(), data).await;
                 });

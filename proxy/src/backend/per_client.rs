@@ -8,7 +8,7 @@
 //! their own capabilities, and the backend's questions come back to that request as
 //! `input_required` rounds (see [`crate::era`]).
 
-use crate::backend::Backend;
+use super::Backend;
 use ferromcp::client::{Client, ProtocolMode};
 use ferromcp::session::Session;
 use ferromcp::McpError;
@@ -71,7 +71,7 @@ impl Backend {
         tokio::spawn(async move {
             tokio::select! {
                 _ = session.closed() => {}
-                _ = crate::backend::closed(&conn) => {}
+                _ = super::closed(&conn) => {}
             }
             let mut conns = backend.per_client.conns.lock().await;
             if conns
