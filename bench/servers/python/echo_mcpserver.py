@@ -1,12 +1,31 @@
 """Echo server on the official Python SDK's high-level API (MCPServer, mcp 2.3.0).
 
 Usage: echo_mcpserver.py stdio | http PORT [stateful|stateless|json]
+Env: FERROMCP_BENCH_MIDDLEWARE=python adds one server middleware (mcp 2's context-tier
+``ServerMiddleware``, ``(ctx, call_next)``, that hands every request on), for the middleware
+rows (issue 37); unset, none.
 """
+import os
 import sys
+from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 
-mcp = MCPServer("bench-mcpserver", log_level="WARNING")
+
+async def passes(ctx: Any, call_next: Any) -> Any:
+    """A server middleware that hands every request on unchanged."""
+    return await call_next(ctx)
+
+
+_MIDDLEWARE = os.environ.get("FERROMCP_BENCH_MIDDLEWARE", "")
+if _MIDDLEWARE not in ("", "python"):
+    sys.exit(f"FERROMCP_BENCH_MIDDLEWARE must be python or unset, not {_MIDDLEWARE!r}")
+
+mcp = MCPServer(
+    "bench-mcpserver",
+    log_level="WARNING",
+    middleware=[passes] if _MIDDLEWARE == "python" else None,
+)
 
 
 @mcp.tool()
