@@ -54,6 +54,16 @@ fi
 FERROMCP_TEST_PKI="$RESULTS/tls-pki"
 tests/tls/make-test-pki.sh "$FERROMCP_TEST_PKI" || fail "tests/tls/make-test-pki.sh"
 export FERROMCP_TEST_PKI
+# OpenTelemetryTests' OTLP receiver (Foundation on Linux has no HTTP server): spans posted to it
+# are read back from its GET /spans.
+otlp_out="$RESULTS/otlp-receiver.url"
+node tests/otel/otlp-receiver.mjs > "$otlp_out" 2>"$RESULTS/otlp-receiver.log" &
+otlp_pid=$!
+trap '[ -n "${redis_pid:-}" ] && kill "$redis_pid" 2>/dev/null; [ -n "${otlp_pid:-}" ] && kill "$otlp_pid" 2>/dev/null' EXIT
+for _ in $(seq 50); do [ -s "$otlp_out" ] && break; sleep 0.1; done
+FERROMCP_TEST_OTLP="$(head -1 "$otlp_out")"
+[ -n "$FERROMCP_TEST_OTLP" ] || fail "tests/otel/otlp-receiver.mjs did not start (see $RESULTS/otlp-receiver.log)"
+export FERROMCP_TEST_OTLP
 if bindings-swift/scripts/build.sh; then
   # The docs' dependency lines load in a new package (~6 s; issue 33).
   bindings-swift/scripts/check-readme-dependency.sh || fail "bindings-swift/scripts/check-readme-dependency.sh"
@@ -65,6 +75,7 @@ else
   fail "bindings-swift/scripts/build.sh"
 fi
 if [ -n "$redis_pid" ]; then kill "$redis_pid" 2>/dev/null; wait "$redis_pid" 2>/dev/null; redis_pid=; fi
+kill "$otlp_pid" 2>/dev/null; wait "$otlp_pid" 2>/dev/null; otlp_pid=
 
 # Build the examples up front (the binding's natives are fresh after build.sh above).
 # shellcheck source=scripts/lib-swift-binding.sh

@@ -1,9 +1,8 @@
 // OpenTelemetry from Node (issue 38 point 4): the engine's layer by name (openTelemetry({...}),
 // the binding builds the engine with `otel`) exports its SERVER span over OTLP/HTTP to a
 // receiver started here. The receiver is node:http; the protobuf bodies the engine's exporter
-// posts are read with the small wire-format reader below (field numbers from
-// opentelemetry-proto's trace.proto). The caller's context travels in params._meta; the Node
-// handler sees the engine span named in ctx._meta.traceparent, so a span it starts from that
+// posts are read with the small wire-format reader in tests/otel/otlp-protobuf.mjs. The
+// caller's context travels in params._meta; the Node handler sees the engine span named in ctx._meta.traceparent, so a span it starts from that
 // context with its own OpenTelemetry SDK is the engine span's child. A malformed traceparent is
 // ignored: the call is answered and the engine span starts a trace of its own.
 import { test, before, after } from 'node:test';
@@ -11,65 +10,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { Client, McpServer, openTelemetry } from '../esm/index.mjs';
-
-/** The fields of one protobuf message: [field number, value] (varint as BigInt, else bytes). */
-function fields(buf) {
-  const out = [];
-  let i = 0;
-  const varint = () => {
-    let x = 0n;
-    for (let shift = 0n; ; shift += 7n) {
-      if (i >= buf.length) throw new Error('truncated varint');
-      const b = buf[i++];
-      x |= BigInt(b & 0x7f) << shift;
-      if (!(b & 0x80)) return x;
-    }
-  };
-  const take = (n) => {
-    if (i + n > buf.length) throw new Error('truncated field');
-    const v = buf.subarray(i, i + n);
-    i += n;
-    return v;
-  };
-  while (i < buf.length) {
-    const key = Number(varint());
-    const [no, wire] = [key >> 3, key & 7];
-    if (wire === 0) out.push([no, varint()]);
-    else if (wire === 1) out.push([no, take(8)]);
-    else if (wire === 2) out.push([no, take(Number(varint()))]);
-    else if (wire === 5) out.push([no, take(4)]);
-    else throw new Error(`protobuf wire type ${wire}`);
-  }
-  return out;
-}
-const all = (buf, no) => fields(buf).filter(([n]) => n === no).map(([, v]) => v);
-const one = (buf, no) => all(buf, no)[0];
-const text = (b) => (b === undefined ? undefined : Buffer.from(b).toString('utf8'));
-const hex = (b) => (b === undefined ? '' : Buffer.from(b).toString('hex'));
-/** KeyValue list -> { key: string value } (AnyValue.string_value is field 1). */
-const attributes = (kvs) => Object.fromEntries(kvs.map((kv) => [text(one(kv, 1)), text(one(one(kv, 2) ?? Buffer.alloc(0), 1))]));
-
-/** ExportTraceServiceRequest -> spans with their resource's service.name. */
-function decodeTraces(body) {
-  const spans = [];
-  for (const rs of all(body, 1)) {
-    const service = attributes(all(one(rs, 1) ?? Buffer.alloc(0), 1))['service.name'];
-    for (const ss of all(rs, 2)) {
-      for (const s of all(ss, 2)) {
-        spans.push({
-          service,
-          traceId: hex(one(s, 1)),
-          spanId: hex(one(s, 2)),
-          parentSpanId: hex(one(s, 4)),
-          name: text(one(s, 5)),
-          kind: Number(one(s, 6) ?? 0n),
-          attributes: attributes(all(s, 9)),
-        });
-      }
-    }
-  }
-  return spans;
-}
+import { decodeTraces } from '../../tests/otel/otlp-protobuf.mjs';
 
 let receiver;
 let endpoint;

@@ -1,0 +1,124 @@
+// OpenTelemetryTests: the engine's OpenTelemetry layer from Swift (`.openTelemetry(...)`),
+// scenario as bindings-node/test/otel.test.mjs. The engine exports its SERVER span over
+// OTLP/HTTP to the receiver tests/run-swift.sh starts (tests/otel/otlp-receiver.mjs, its URL in
+// FERROMCP_TEST_OTLP; Foundation on Linux has no HTTP server to run one here), and these tests
+// read the spans back from its GET /spans.
+
+@testable import FerroMCP
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import XCTest
+
+private final class Seen: @unchecked Sendable {
+    private let lock = NSLock()
+    private var values: [String?] = []
+    func add(_ v: String?) {
+        lock.lock()
+        defer { lock.unlock() }
+        values.append(v)
+    }
+    var all: [String?] {
+        lock.lock()
+        defer { lock.unlock() }
+        return values
+    }
+}
+
+private func hex(_ bytes: Int) -> String {
+    (0..<bytes).map { _ in String(format: "%02x", Int.random(in: 0...255)) }.joined()
+}
+
+final class OpenTelemetryTests: XCTestCase {
+    private func receiver() throws -> String {
+        guard let url = ProcessInfo.processInfo.environment["FERROMCP_TEST_OTLP"], !url.isEmpty else {
+            throw XCTSkip("FERROMCP_TEST_OTLP is not set (tests/run-swift.sh starts tests/otel/otlp-receiver.mjs)")
+        }
+        return url
+    }
+
+    /// The receiver's spans of `service` named `name`, polled until `count` arrived (20 s at most).
+    private func spans(_ base: String, service: String, name: String, count: Int) async throws -> [Value] {
+        let deadline = Date().addingTimeInterval(20)
+        while true {
+            let data: Data = try await withCheckedThrowingContinuation { k in
+                URLSession.shared.dataTask(with: URL(string: base + "/spans")!) { data, _, error in
+                    if let error { return k.resume(throwing: error) }
+                    k.resume(returning: data ?? Data())
+                }.resume()
+            }
+            let all = try Value(json: String(decoding: data, as: UTF8.self)).arrayValue ?? []
+            let found = all.filter { $0["service"]?.stringValue == service && $0["name"]?.stringValue == name }
+            if found.count >= count || Date() > deadline { return found }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    func testTheEnginesSpanJoinsTheCallersTraceAndTheSwiftHandlerSeesItAsItsParent() async throws {
+        let endpoint = try receiver()
+        // The engine's batch span processor exports every 100 ms instead of 5 s.
+        setenv("OTEL_BSP_SCHEDULE_DELAY", "100", 1)
+        let service = "swift-server-\(hex(4))"
+        let server = try Server(name: "traced", version: "1.0.0")
+        try server.use(.openTelemetry(serviceName: service, otlpEndpoint: endpoint, samplingRatio: 1))
+        let seen = Seen()
+        try server.registerTool("lookup", inputSchema: ["type": "object", "properties": ["key": ["type": "string"]]]) { args, ctx in
+            seen.add(ctx.meta?["traceparent"]?.stringValue)
+            return .text((args["key"]?.stringValue ?? "").uppercased())
+        }
+        let client = try await Client.connect(to: server)
+        let traceId = hex(16)
+        let callerSpan = hex(8)
+        let r = try await client.sendRequest(method: "tools/call", params: [
+            "name": "lookup", "arguments": ["key": "k"], "_meta": ["traceparent": .string("00-\(traceId)-\(callerSpan)-01")],
+        ])
+        XCTAssertEqual(r["content"]?[0]?["text"]?.stringValue, "K")
+        let bad = try await client.sendRequest(method: "tools/call", params: [
+            "name": "lookup", "arguments": ["key": "x"], "_meta": ["traceparent": "00-zz-bad"],
+        ])
+        XCTAssertEqual(bad["content"]?[0]?["text"]?.stringValue, "X")
+        await client.close()
+
+        let engine = try await spans(endpoint, service: service, name: "tools/call lookup", count: 2)
+        XCTAssertEqual(engine.count, 2)
+        guard let joined = engine.first(where: { $0["parentSpanId"]?.stringValue == callerSpan }) else {
+            return XCTFail("no engine span has the caller's span as its parent: \(engine)")
+        }
+        XCTAssertEqual(joined["traceId"]?.stringValue, traceId)
+        XCTAssertEqual(joined["kind"]?.intValue, 2, "SPAN_KIND_SERVER")
+        XCTAssertEqual(joined["attributes"]?["mcp.method.name"]?.stringValue, "tools/call")
+        XCTAssertEqual(joined["attributes"]?["gen_ai.tool.name"]?.stringValue, "lookup")
+        XCTAssertEqual(joined["attributes"]?["gen_ai.operation.name"]?.stringValue, "execute_tool")
+        let spanId = joined["spanId"]?.stringValue ?? ""
+        // The handler's meta names the engine span: a span started from it is the engine span's child.
+        XCTAssertEqual(seen.all.first ?? nil, "00-\(traceId)-\(spanId)-01")
+        // The malformed traceparent: answered, and a trace of its own started by the engine.
+        guard let other = engine.first(where: { $0["spanId"]?.stringValue != spanId }) else {
+            return XCTFail("the second call's span is missing: \(engine)")
+        }
+        XCTAssertEqual(other["parentSpanId"]?.stringValue, "")
+        XCTAssertNotEqual(other["traceId"]?.stringValue, traceId)
+        let otherTrace = other["traceId"]?.stringValue ?? ""
+        let otherSpan = other["spanId"]?.stringValue ?? ""
+        XCTAssertEqual(seen.all.last ?? nil, "00-\(otherTrace)-\(otherSpan)-01")
+    }
+
+    func testOptionsTheEngineDoesNotAcceptAreRefusedWhenTheLayerIsAdded() throws {
+        let server = try Server(name: "traced", version: "1.0.0")
+        XCTAssertThrowsError(try server.use(.openTelemetry(samplingRatio: 2))) { error in
+            XCTAssertTrue("\(error)".contains("samplingRatio must be between 0 and 1, got 2"), "\(error)")
+        }
+    }
+
+    func testTheLayersOptionsBecomeTheEnginesKeys() {
+        let layer = BuiltinMiddleware.openTelemetry(
+            serviceName: "s", otlpEndpoint: "http://127.0.0.1:4318", otlpHeaders: ["api-key": "k"],
+            samplingRatio: 0.25, metricExportInterval: .milliseconds(1500))
+        guard case .config(let v) = layer.kind else { return XCTFail("not a config layer") }
+        XCTAssertEqual(v, [
+            "name": "openTelemetry", "serviceName": "s", "otlpEndpoint": "http://127.0.0.1:4318",
+            "otlpHeaders": ["api-key": "k"], "samplingRatio": 0.25, "metricExportIntervalMs": 1500,
+        ])
+    }
+}
