@@ -57,6 +57,7 @@ mod http_headers;
 mod http_health;
 mod http_host_origin;
 mod http_oversized_id;
+mod http_post_parity;
 mod http_request_target;
 mod http_robustness;
 mod http_server;
