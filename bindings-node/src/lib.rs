@@ -20,6 +20,7 @@ pub mod client_tls;
 pub mod composition;
 pub mod context;
 pub mod convert;
+pub mod engine_hooks;
 pub mod error;
 pub mod handler;
 pub mod listen;

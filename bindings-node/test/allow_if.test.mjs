@@ -77,3 +77,61 @@ test('hidden items are refused as unknown ones', async () => {
 test('a predicate must be a function', () => {
   assert.throws(() => allowIf('admin'), /predicate must be a function/);
 });
+
+test('allow_if_full_pages', async () => {
+  // Hidden items straddle the page size (2): every page but the last is full, each nextCursor
+  // leads on, and the predicate is asked about the whole list once per list request.
+  const asked = [];
+  const s = new McpServer({ name: 'authz', version: '1' }, {
+    pageSize: 2,
+    middleware: [allowIf((a) => (asked.push(a.name), !a.name.startsWith('admin_')))],
+  });
+  for (const name of ['a', 'admin_1', 'b', 'admin_2', 'admin_3', 'c', 'd', 'admin_4', 'e']) {
+    s.registerTool(name, { description: name }, () => `ran ${name}`);
+  }
+  const c = await Client.memory(s);
+  try {
+    const pages = [];
+    const cursors = [];
+    let cursor;
+    do {
+      const r = await c.listTools(cursor ? { cursor } : undefined);
+      pages.push(r.tools.map((t) => t.name));
+      cursor = r.nextCursor;
+      cursors.push(cursor);
+    } while (cursor);
+    assert.deepEqual(pages, [['a', 'b'], ['c', 'd'], ['e']]);
+    assert.ok(cursors.slice(0, -1).every((x) => typeof x === 'string'));
+    assert.equal(asked.length, 3 * 9);
+  } finally {
+    await c.close();
+  }
+});
+
+test('a predicate that throws hides the item', async () => {
+  const errors = [];
+  const original = console.error;
+  console.error = (...args) => errors.push(args.map(String).join(' '));
+  const c = await Client.memory(
+    server(
+      allowIf((a) => {
+        if (a.name === 'search') throw new Error('predicate bug');
+        return true;
+      }),
+    ),
+  );
+  try {
+    assert.ok(!(await all(c, 'listTools', 'tools', 'name')).includes('search'));
+    const e = await rejects(c.callTool({ name: 'search' }));
+    assert.match(e.message, /Unknown tool: search/);
+    assert.equal((await c.callTool({ name: 'echo' })).content[0].text, 'ran echo');
+    assert.ok(errors.some((m) => m.includes('allowIf predicate failed for tool "search"')), errors.join('\n'));
+  } finally {
+    console.error = original;
+    await c.close();
+  }
+});
+
+test('allowIf is not called as a layer', () => {
+  assert.throws(() => allowIf(() => true)({}, async () => ({})), /allowIf runs in the engine/);
+});

@@ -7,15 +7,18 @@
  * `resources/read` and `resources/subscribe` with -32002 `Resource not found: uri`,
  * `completion/complete` of a hidden prompt as unknown and of a hidden template with no values.
  *
- * It is a JavaScript middleware layer (the predicate runs on the event loop, once per listed
- * item and once per call), so it filters each page the engine answers: a page may come back
- * shorter than the page size, with the engine's `nextCursor`. The engine's scope rules
- * ({@link Authorization}) keep pages full; use them where scopes say enough.
+ * The decision is the engine's: the layer `server.use(allowIf(...))` adds is the engine's
+ * `Authorization` layer, at that place in the chain, asking the predicate (on the event loop)
+ * about every item of the whole list once per list request, then paging what is left with the
+ * server's `pageSize`: pages stay full and cursors valid. It asks once per call, read or get
+ * about the one item. A predicate that throws hides that item (reported on stderr with its
+ * stack); the request itself never fails for it.
  * @module
  */
 import type { AuthInfo } from './auth';
-import { McpError } from './errors';
-import type { MiddlewareContext, MiddlewareFunction } from './middleware';
+import type { RequestContext } from './context';
+import { MiddlewareContext, type MiddlewareFunction } from './middleware';
+import { ErrorCode, McpError } from './errors';
 
 /** What an item is. */
 export type AccessKind = 'tool' | 'resource' | 'prompt';
@@ -35,62 +38,46 @@ export interface Access {
   context: MiddlewareContext;
 }
 
-const LISTS: Record<string, [string, AccessKind, string]> = {
-  'tools/list': ['tools', 'tool', 'name'],
-  'prompts/list': ['prompts', 'prompt', 'name'],
-  'resources/list': ['resources', 'resource', 'uri'],
-  'resources/templates/list': ['resourceTemplates', 'resource', 'uriTemplate'],
-};
+/** The server `use` adds an engine-run layer to. @internal */
+export interface AccessPredicateHost {
+  addAccessPredicate(handlerId: number): void;
+}
 
-/** A middleware layer showing an item only when `predicate(access)` is true (see the module). */
+/** The key under which a layer the engine runs carries its installer (read by `use`). @internal */
+export const ENGINE_LAYER: unique symbol = Symbol.for('ferromcp.engineLayer') as never;
+
+/** The predicate as the dispatcher calls it: `{request, kind, names}` in, one boolean per name out. */
+function answers(predicate: (access: Access) => boolean): (payload: unknown, rctx: RequestContext) => boolean[] {
+  return (payload, rctx) => {
+    const { request, kind, names } = payload as {
+      request: ConstructorParameters<typeof MiddlewareContext>[0];
+      kind: AccessKind;
+      names: string[];
+    };
+    const context = new MiddlewareContext(request, rctx);
+    const scopes = [...(context.principal?.scopes ?? [])];
+    return names.map((name) => {
+      try {
+        return Boolean(
+          predicate({ kind, name, principal: context.principal, scopes, sessionId: context.sessionId, sessionKey: context.sessionKey, context }),
+        );
+      } catch (e) {
+        console.error(`ferromcp: allowIf predicate failed for ${kind} ${JSON.stringify(name)} (hidden):`, e);
+        return false;
+      }
+    });
+  };
+}
+
+/** A middleware layer showing an item only when `predicate(access)` is true (see the module).
+ * Add it with `server.use(...)` or the `middleware` option: the engine runs it. */
 export function allowIf(predicate: (access: Access) => boolean): MiddlewareFunction {
   if (typeof predicate !== 'function') throw new TypeError('allowIf(predicate): predicate must be a function');
-  const allows = (ctx: MiddlewareContext, kind: AccessKind, name: string): boolean =>
-    Boolean(
-      predicate({
-        kind,
-        name,
-        principal: ctx.principal,
-        scopes: [...(ctx.principal?.scopes ?? [])],
-        sessionId: ctx.sessionId,
-        sessionKey: ctx.sessionKey,
-        context: ctx,
-      }),
-    );
-  const layer: MiddlewareFunction = async (ctx, next) => {
-    const params = (ctx.params ?? {}) as Record<string, unknown>;
-    const listed = LISTS[ctx.method];
-    if (listed) {
-      const [field, kind, key] = listed;
-      const result = await next();
-      const items = result[field];
-      if (Array.isArray(items)) {
-        result[field] = items.filter(
-          (i) => typeof i !== 'object' || i === null || allows(ctx, kind, String((i as Record<string, unknown>)[key] ?? '')),
-        );
-      }
-      return result;
-    }
-    const { name, uri } = params;
-    if (ctx.method === 'tools/call' && typeof name === 'string' && !allows(ctx, 'tool', name)) {
-      throw new McpError(-32602, `Unknown tool: ${name}`, { tool: name });
-    }
-    if (ctx.method === 'prompts/get' && typeof name === 'string' && !allows(ctx, 'prompt', name)) {
-      throw new McpError(-32602, `Unknown prompt: ${name}`, { prompt: name });
-    }
-    if ((ctx.method === 'resources/read' || ctx.method === 'resources/subscribe') && typeof uri === 'string' && !allows(ctx, 'resource', uri)) {
-      throw new McpError(-32002, `Resource not found: ${uri}`, { uri });
-    }
-    if (ctx.method === 'completion/complete') {
-      const ref = (params.ref ?? {}) as Record<string, unknown>;
-      if (ref.type === 'ref/prompt' && typeof ref.name === 'string' && !allows(ctx, 'prompt', ref.name)) {
-        throw new McpError(-32602, `Unknown prompt: ${ref.name}`, { prompt: ref.name });
-      }
-      if (ref.type === 'ref/resource' && typeof ref.uri === 'string' && !allows(ctx, 'resource', ref.uri)) {
-        return { completion: { values: [] } };
-      }
-    }
-    return next();
+  const layer: MiddlewareFunction = () => {
+    throw new McpError(ErrorCode.InternalError, 'allowIf runs in the engine: add it with server.use(...) or the middleware option, do not call it');
   };
+  const install = (host: AccessPredicateHost, add: (handler: (payload: unknown, ctx: RequestContext) => unknown) => number): void =>
+    host.addAccessPredicate(add(answers(predicate)));
+  Object.defineProperty(layer, ENGINE_LAYER, { value: install });
   return layer;
 }

@@ -252,11 +252,15 @@ export interface MiddlewareHost {
   addMiddleware(handlerId: number): void;
   addMiddlewareConfig(config: unknown): void;
   addTimingHook(hook: (event: unknown) => void): void;
+  addAccessPredicate(handlerId: number): void;
 }
 
 /** Adds `layer` to `server` (registering a function with `add`). @internal */
 export function addMiddleware(server: MiddlewareHost, add: (handler: (payload: unknown, ctx: RequestContext) => unknown) => number, layer: Middleware): void {
   if (typeof layer === 'function') {
+    // A layer the engine runs (allowIf) carries its installer under this symbol.
+    const install = (layer as unknown as Record<symbol, unknown>)[Symbol.for('ferromcp.engineLayer')];
+    if (typeof install === 'function') return void install(server, add);
     server.addMiddleware(add(adapt(layer)));
     return;
   }
