@@ -353,10 +353,7 @@ async fn scopes_of_the_bearer_token_decide_over_http() {
         vec!["http://as.example".into()],
         Arc::new(verifier),
     );
-    let options = HttpServerOptions {
-        auth: Some(Arc::new(auth)),
-        ..Default::default()
-    };
+    let options = HttpServerOptions::default().with_auth(Some(Arc::new(auth)));
     let h = serve_http(server_with(admin_policy()), ("127.0.0.1", port), options)
         .await
         .unwrap();
@@ -448,4 +445,59 @@ async fn the_layer_is_configured_by_name_from_json() {
     }]))
     .unwrap_err();
     assert!(e.message.contains("table"), "{}", e.message);
+}
+
+#[tokio::test]
+async fn allow_if_full_pages() {
+    // An asynchronous predicate asked about many items at once (the bindings' form): the four
+    // hidden tools straddle the page size (2), yet every page but the last is full, and it is
+    // asked once per list request with the names the scope rules let through.
+    let asked: Arc<std::sync::Mutex<Vec<Vec<String>>>> = Default::default();
+    let seen = asked.clone();
+    let policy = Authorization::new()
+        .require_scopes(ItemKind::Tool, "time", ["clock"])
+        .allow_if_batch(move |request, kind, names| {
+            assert_eq!(kind, ItemKind::Tool, "{}", request.method());
+            seen.lock().unwrap().push(names.clone());
+            let answers = names.iter().map(|n| !n.starts_with("admin_")).collect();
+            Box::pin(async move { answers })
+        });
+    let server = server_with(policy);
+    let mut p = RawPeer::start(&server);
+    p.initialize("2025-11-25").await;
+    let (names, sizes) = list_all(&mut p, "tools/list", "tools", "name").await;
+    assert_eq!(names, ["echo", "search"]);
+    assert_eq!(sizes, [2]);
+    let asked = asked.lock().unwrap().clone();
+    assert_eq!(
+        asked,
+        [vec![
+            "admin_reset",
+            "echo",
+            "admin_delete",
+            "search",
+            "admin_grant",
+            "admin_audit"
+        ]]
+    );
+    // A call asks about its one name and is refused as an unknown tool.
+    let m = p
+        .request(
+            json!(9),
+            "tools/call",
+            json!({ "name": "admin_grant", "arguments": {} }),
+        )
+        .await;
+    assert_eq!(error_code(&m), -32602, "{m}");
+    assert_eq!(m["error"]["message"], "Unknown tool: admin_grant");
+}
+
+#[tokio::test]
+async fn a_batch_predicate_answering_too_few_hides_the_rest() {
+    let policy = Authorization::new().allow_if_batch(|_, _, _| Box::pin(async { vec![true] }));
+    let server = server_with(policy);
+    let mut p = RawPeer::start(&server);
+    p.initialize("2025-11-25").await;
+    let (names, _) = list_all(&mut p, "tools/list", "tools", "name").await;
+    assert_eq!(names, ["admin_reset"]);
 }
