@@ -6,6 +6,7 @@
 //! see [`handler`], [`inbox`] and `bindings-python/README.md`.
 
 pub mod answer_wait;
+pub mod apps;
 pub mod asgi;
 pub mod auth;
 #[cfg(feature = "cli")]
@@ -53,6 +54,14 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compose::mount_server, m)?)?;
     m.add_function(wrap_pyfunction!(compose::import_server, m)?)?;
     m.add_function(wrap_pyfunction!(compose::add_transformed_tool, m)?)?;
+    m.add_function(wrap_pyfunction!(apps::ui_add_resource, m)?)?;
+    m.add_function(wrap_pyfunction!(apps::ui_tool_meta, m)?)?;
+    m.add_function(wrap_pyfunction!(apps::ui_check_uri, m)?)?;
+    m.add_function(wrap_pyfunction!(apps::ui_check_resource_meta, m)?)?;
+    m.add_function(wrap_pyfunction!(apps::ui_capabilities_support, m)?)?;
+    m.add_function(wrap_pyfunction!(apps::ui_client_capability, m)?)?;
+    m.add_function(wrap_pyfunction!(apps::ui_constants, m)?)?;
+    m.add_function(wrap_pyfunction!(apps::invalidate_cache, m)?)?;
     m.add_function(wrap_pyfunction!(mcp_servers::resolve_mcp_servers, m)?)?;
     #[cfg(feature = "cli")]
     m.add_function(wrap_pyfunction!(cli::cli_main, m)?)?;

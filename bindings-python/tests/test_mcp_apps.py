@@ -123,7 +123,7 @@ async def test_capability_check_sees_a_client_without_ui(mode: str) -> None:
 
 def test_non_ui_uri_is_refused_at_registration() -> None:
     s = Server("x")
-    with pytest.raises(ValueError, match=r"'https://a.example/ui' must use the ui:// scheme"):
+    with pytest.raises(ValueError, match=r'"https://a.example/ui" must use the ui:// scheme'):
         add_ui_resource(s, "https://a.example/ui", "<p>")
     with pytest.raises(ValueError, match="nothing after ui://"):
         add_ui_resource(s, "ui://", "<p>")
@@ -146,7 +146,7 @@ def test_wrong_mime_type_is_refused_at_registration() -> None:
 
 def test_tool_naming_an_unregistered_ui_is_refused_at_registration() -> None:
     s = Server("x")
-    with pytest.raises(ValueError, match="tool 't' names UI resource 'ui://missing/view'"):
+    with pytest.raises(ValueError, match='tool "t" names UI resource "ui://missing/view"'):
 
         @ui_tool(s, "ui://missing/view")
         def t() -> str:

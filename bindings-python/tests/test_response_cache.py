@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from ferromcp import Client, Context, InvalidParams, Server
-from ferromcp.caching import ResponseCache
+from ferromcp.caching import ResponseCache, invalidate_cache
 
 
 def server(*layers: Any) -> tuple[Server, dict[str, int]]:
@@ -45,6 +45,27 @@ async def test_a_second_list_and_read_within_the_ttl_are_hits() -> None:
         assert await read(c, "mem://a") == await read(c, "mem://a") == "read 1"
         assert counts["read"] == 1
         assert await c.list_tools() == await c.list_tools()
+
+
+async def test_invalidation_makes_a_cached_answer_fresh() -> None:
+    s, counts = server(ResponseCache(60.0, tools=["forecast"]))
+    async with Client.memory(s) as c:
+        assert await read(c, "mem://a") == await read(c, "mem://a") == "read 1"
+        invalidate_cache(s, uri="mem://a")
+        assert await read(c, "mem://a") == "read 2"
+        invalidate_cache(s, "resources/read")
+        assert await read(c, "mem://a") == "read 3"
+        first = await c.call_tool("forecast", {"city": "Oslo"})
+        assert await c.call_tool("forecast", {"city": "Oslo"}) == first
+        invalidate_cache(s)
+        assert await c.call_tool("forecast", {"city": "Oslo"}) != first
+        assert await read(c, "mem://a") == await read(c, "mem://a") == "read 4"
+    assert counts["read"] == 4
+    with pytest.raises(ValueError, match="not both"):
+        invalidate_cache(s, "resources/read", uri="mem://a")
+    plain, _ = server()
+    with pytest.raises(ValueError, match="no responseCache middleware"):
+        invalidate_cache(plain)
 
 
 async def test_tool_calls_are_cached_only_for_named_tools_by_arguments() -> None:

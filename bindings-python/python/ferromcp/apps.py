@@ -2,21 +2,23 @@
 interface, a ``ui://`` resource of MIME type ``text/html;profile=mcp-app``, that a host renders
 in a sandboxed frame.
 
-The same helpers as Rust's ``ferromcp::server::apps``, built on :meth:`Server.resource` and
-:meth:`Server.add_tool` with ``meta``: :func:`add_ui_resource` registers the UI (its HTML and
-its ``_meta.ui``: CSP domains, permissions, dedicated domain, border preference),
-:func:`ui_tool` / :func:`add_ui_tool` a tool with ``_meta.ui.resourceUri`` (and the
+The helpers of Rust's ``ferromcp::server::apps``, and every check is the engine's (through
+``ferromcp-embed``'s ``apps`` seam, as in Node and Swift): :func:`add_ui_resource` registers the
+UI (its HTML and its ``_meta.ui``: CSP domains, permissions, dedicated domain, border
+preference), :func:`ui_tool` / :func:`add_ui_tool` a tool with ``_meta.ui.resourceUri`` (and the
 deprecated flat ``ui/resourceUri`` older hosts read), :func:`client_supports_ui` whether the
 client behind a request renders UIs. Every check happens at registration and raises
-``ValueError`` naming the member and the rule: a URI outside ``ui://``, a malformed
-``_meta.ui``, a tool naming a UI that is not registered on the server."""
+``ValueError`` with the engine's message naming the member and the rule: a URI outside
+``ui://``, a malformed ``_meta.ui``, a tool naming a UI that is not registered on the server
+as a UI resource."""
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
+
+from . import _native
 
 if TYPE_CHECKING:
     from .server import Server
@@ -40,18 +42,16 @@ __all__ = [
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-UI_EXTENSION = "io.modelcontextprotocol/ui"
+_NAMES = _native.ui_constants()
+UI_EXTENSION: str = _NAMES["extension"]
 """The extension's identifier, the key under ``capabilities.extensions``."""
-UI_MIME_TYPE = "text/html;profile=mcp-app"
+UI_MIME_TYPE: str = _NAMES["mimeType"]
 """The MIME type of an MCP App's HTML."""
-LEGACY_RESOURCE_URI_KEY = "ui/resourceUri"
+LEGACY_RESOURCE_URI_KEY: str = _NAMES["legacyResourceUriKey"]
 """The deprecated flat ``_meta`` key older hosts read a tool's UI from."""
 PERMISSIONS = ("camera", "microphone", "geolocation", "clipboardWrite")
-"""The browser permissions a UI may ask for."""
-_CSP_KEYS = ("connectDomains", "resourceDomains", "frameDomains", "baseUriDomains")
-
-# The UI resources registered on each server, so a tool naming another URI is refused.
-_REGISTERED: weakref.WeakKeyDictionary[Server, set[str]] = weakref.WeakKeyDictionary()
+"""The browser permissions a UI may ask for (names for :func:`add_ui_resource`; the engine
+refuses any other)."""
 
 
 @dataclass(frozen=True)
@@ -65,14 +65,11 @@ class UiCsp:
 
     def to_json(self) -> dict[str, list[str]]:
         """The ``csp`` object."""
-        pairs = zip(
-            _CSP_KEYS,
-            (
-                self.connect_domains,
-                self.resource_domains,
-                self.frame_domains,
-                self.base_uri_domains,
-            ),
+        pairs = (
+            ("connectDomains", self.connect_domains),
+            ("resourceDomains", self.resource_domains),
+            ("frameDomains", self.frame_domains),
+            ("baseUriDomains", self.base_uri_domains),
         )
         return {k: list(v) for k, v in pairs if v}
 
@@ -80,45 +77,13 @@ class UiCsp:
 def check_ui_uri(uri: str) -> None:
     """Raises ``ValueError`` unless ``uri`` is ``ui://`` followed by something, without
     whitespace."""
-    if not isinstance(uri, str) or not uri.startswith("ui://"):
-        raise ValueError(f"UI resource URI {uri!r} must use the ui:// scheme (MCP Apps)")
-    rest = uri[len("ui://") :]
-    if not rest or any(c.isspace() for c in rest):
-        raise ValueError(f"UI resource URI {uri!r} has nothing after ui:// or contains whitespace")
+    _native.ui_check_uri(uri)
 
 
 def check_ui_resource_meta(ui: Any) -> None:
-    """Checks a resource's ``_meta.ui`` against the extension's ``UIResourceMeta`` (as Rust's
+    """Checks a resource's ``_meta.ui`` against the extension's ``UIResourceMeta`` (Rust's
     ``check_ui_resource_meta``); raises ``ValueError`` naming the member."""
-    if not isinstance(ui, dict):
-        raise ValueError("_meta.ui must be an object")
-    csp = ui.get("csp")
-    if csp is not None:
-        if not isinstance(csp, dict):
-            raise ValueError("_meta.ui.csp must be an object")
-        for key, items in csp.items():
-            if key not in _CSP_KEYS:
-                raise ValueError(
-                    f"_meta.ui.csp.{key} is not a CSP member of MCP Apps ({', '.join(_CSP_KEYS)})"
-                )
-            if not isinstance(items, list) or not all(isinstance(i, str) and i for i in items):
-                raise ValueError(f"_meta.ui.csp.{key} must be a list of non-empty strings")
-    perms = ui.get("permissions")
-    if perms is not None:
-        if not isinstance(perms, dict):
-            raise ValueError("_meta.ui.permissions must be an object")
-        for key, value in perms.items():
-            if key not in PERMISSIONS:
-                raise ValueError(
-                    f"_meta.ui.permissions.{key} is not a permission of MCP Apps "
-                    f"({', '.join(PERMISSIONS)})"
-                )
-            if not isinstance(value, dict):
-                raise ValueError(f"_meta.ui.permissions.{key} must be an object ({{}})")
-    if "domain" in ui and not isinstance(ui["domain"], str):
-        raise ValueError("_meta.ui.domain must be a string")
-    if "prefersBorder" in ui and not isinstance(ui["prefersBorder"], bool):
-        raise ValueError("_meta.ui.prefersBorder must be a boolean")
+    _native.ui_check_resource_meta(ui)
 
 
 def add_ui_resource(
@@ -136,8 +101,10 @@ def add_ui_resource(
 ) -> None:
     """Registers an MCP App's UI: ``uri`` (``ui://...``) serves ``html`` with the MIME type
     ``text/html;profile=mcp-app`` and ``_meta.ui`` (also on its ``resources/list`` entry).
-    ``permissions`` are names from :data:`PERMISSIONS`."""
-    check_ui_uri(uri)
+    ``permissions`` are names from :data:`PERMISSIONS`. Registering a URI twice raises
+    ``ValueError``."""
+    if uri in server._resources:
+        raise ValueError(f"a resource {uri!r} is already registered")
     ui: dict[str, Any] = {}
     if csp is not None:
         ui["csp"] = csp.to_json()
@@ -148,41 +115,31 @@ def add_ui_resource(
         ui["domain"] = domain
     if prefers_border is not None:
         ui["prefersBorder"] = prefers_border
-    check_ui_resource_meta(ui)
-    meta = {"ui": ui} if ui else None
-    contents: dict[str, Any] = {"uri": uri, "mimeType": UI_MIME_TYPE, "text": html}
-    if meta is not None:
-        contents["_meta"] = meta
+    definition: dict[str, Any] = {
+        "uri": uri,
+        "name": name or uri.removeprefix("ui://").replace("/", "_"),
+        "description": description or f"MCP App UI {uri}",
+        "html": html,
+    }
+    if title is not None:
+        definition["title"] = title
+    if ui:
+        definition["_meta"] = {"ui": ui}
+    _native.ui_add_resource(server._native, definition)
+    server._resources.add(uri)
 
-    def read() -> dict[str, Any]:
-        return dict(contents)
 
-    read.__name__ = name or uri[len("ui://") :].replace("/", "_")
-    server.resource(
-        uri,
-        name=name,
-        title=title,
-        description=description or f"MCP App UI {uri}",
-        mime_type=UI_MIME_TYPE,
-        meta=meta,
-    )(read)
-    _REGISTERED.setdefault(server, set()).add(uri)
+def _ui(resource_uri: str, visibility: Sequence[str] | None) -> dict[str, Any]:
+    ui: dict[str, Any] = {"resourceUri": resource_uri}
+    if visibility is not None:
+        ui["visibility"] = list(visibility)
+    return ui
 
 
 def ui_tool_meta(resource_uri: str, *, visibility: Sequence[str] | None = None) -> dict[str, Any]:
     """A tool's ``_meta`` naming its UI: ``{"ui": {"resourceUri": ..., "visibility": [...]},
     "ui/resourceUri": ...}``. ``visibility`` lists ``"model"`` and ``"app"`` (default: both)."""
-    check_ui_uri(resource_uri)
-    ui: dict[str, Any] = {"resourceUri": resource_uri}
-    if visibility is not None:
-        v = list(visibility)
-        if not v or any(i not in ("model", "app") for i in v):
-            raise ValueError(
-                '_meta.ui.visibility must be a non-empty list of "model" and "app", '
-                f"not {visibility!r}"
-            )
-        ui["visibility"] = v
-    return {"ui": ui, LEGACY_RESOURCE_URI_KEY: resource_uri}
+    return _native.ui_tool_meta(None, None, {"ui": _ui(resource_uri, visibility)})
 
 
 def add_ui_tool(
@@ -195,15 +152,12 @@ def add_ui_tool(
     **tool_options: Any,
 ) -> None:
     """Registers ``fn`` as a tool (``Server.add_tool`` options) rendered by the UI at
-    ``resource_uri``, which must already be registered with :func:`add_ui_resource`."""
-    ui_meta = ui_tool_meta(resource_uri, visibility=visibility)
+    ``resource_uri``, which must already be registered on ``server`` as a UI resource
+    (:func:`add_ui_resource`)."""
     tool_name = tool_options.get("name") or getattr(fn, "__name__", "tool")
-    if resource_uri not in _REGISTERED.get(server, set()):
-        raise ValueError(
-            f"tool {tool_name!r} names UI resource {resource_uri!r}, which is not registered on "
-            "this server as a UI resource: register it first (add_ui_resource)"
-        )
-    server.add_tool(fn, meta={**(meta or {}), **ui_meta}, **tool_options)
+    wanted = {**(meta or {}), "ui": _ui(resource_uri, visibility)}
+    checked = _native.ui_tool_meta(server._native, tool_name, wanted)
+    server.add_tool(fn, meta=checked, **tool_options)
 
 
 def ui_tool(
@@ -225,12 +179,7 @@ def ui_tool(
 def capabilities_support_ui(capabilities: Any) -> bool:
     """Whether a client's capabilities list ``text/html;profile=mcp-app`` under
     ``extensions["io.modelcontextprotocol/ui"].mimeTypes``."""
-    if not isinstance(capabilities, dict):
-        return False
-    ext = capabilities.get("extensions")
-    ui = ext.get(UI_EXTENSION) if isinstance(ext, dict) else None
-    types = ui.get("mimeTypes") if isinstance(ui, dict) else None
-    return isinstance(types, list) and UI_MIME_TYPE in types
+    return _native.ui_capabilities_support(capabilities)
 
 
 def client_supports_ui(ctx: Any) -> bool:
@@ -241,4 +190,4 @@ def client_supports_ui(ctx: Any) -> bool:
 
 def ui_client_capability() -> dict[str, Any]:
     """The capabilities a client (host) declares to say it renders MCP Apps."""
-    return {"extensions": {UI_EXTENSION: {"mimeTypes": [UI_MIME_TYPE]}}}
+    return _native.ui_client_capability()

@@ -7,14 +7,21 @@ Entries are keyed by method, params (without ``_meta``), protocol revision and `
 ``"principal"`` (default: the token's subject, client id and scopes; the session without a
 token), ``"session"`` or ``"shared"``, so one principal's or session's answer never reaches
 another. The server's own ``list_changed`` and ``resources/updated`` notifications forget the
-entries they concern (see docs/middleware.md, "Response caching")."""
+entries they concern (see docs/middleware.md, "Response caching"); :func:`invalidate_cache`
+forgets them explicitly (Rust's ``invalidate_all``, ``invalidate`` and
+``invalidate_resource``)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["ResponseCache"]
+from . import _native
+
+if TYPE_CHECKING:
+    from .server import Server
+
+__all__ = ["ResponseCache", "invalidate_cache"]
 
 _SCOPES = ("principal", "session", "shared")
 
@@ -53,3 +60,12 @@ class ResponseCache(dict[str, Any]):
     def config(self) -> dict[str, Any]:
         """The engine's JSON form."""
         return dict(self)
+
+
+def invalidate_cache(server: Server, method: str | None = None, *, uri: str | None = None) -> None:
+    """Forgets entries of the response caches configured on ``server`` (``ResponseCache`` in its
+    ``middleware`` or added with ``use``): all of them with no argument, one method's with
+    ``method`` (``"tools/list"``, ``"resources/read"``, ``"tools/call"``, ...), the cached reads
+    of one resource with ``uri``. The next such request runs its handler again. Raises
+    ``ValueError`` when ``server`` has no response cache, or when both are given."""
+    _native.invalidate_cache(server._native, method, uri)
