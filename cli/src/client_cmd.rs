@@ -138,10 +138,9 @@ async fn run_on(client: &Client, command: Command) -> Result<i32, Failure> {
                 )));
             };
             let arguments = tool_arguments(def, &args).map_err(usage)?;
-            let opts = RequestOptions {
-                on_progress: Some(Arc::new(|p: Value| eprintln!("{}", progress_line(&p)))),
-                ..Default::default()
-            };
+            let opts = RequestOptions::default().with_on_progress(Some(Arc::new(|p: Value| {
+                eprintln!("{}", progress_line(&p))
+            })));
             let result = client
                 .request(
                     "tools/call",

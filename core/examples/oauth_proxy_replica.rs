@@ -51,17 +51,18 @@ async fn serve_proxy(proxy: OAuthProxy, req: Request) -> Response {
         Ok(b) => b,
         Err(_) => return (StatusCode::PAYLOAD_TOO_LARGE, "body too large").into_response(),
     };
-    let request = ProxyRequest {
-        method: parts.method.as_str().to_string(),
-        path: parts.uri.path().to_string(),
-        query: parts.uri.query().unwrap_or("").to_string(),
-        headers: parts
-            .headers
-            .iter()
-            .filter_map(|(k, v)| Some((k.as_str().to_string(), v.to_str().ok()?.to_string())))
-            .collect(),
-        body,
-    };
+    let request = ProxyRequest::default()
+        .with_method(parts.method.as_str().to_string())
+        .with_path(parts.uri.path().to_string())
+        .with_query(parts.uri.query().unwrap_or("").to_string())
+        .with_headers(
+            parts
+                .headers
+                .iter()
+                .filter_map(|(k, v)| Some((k.as_str().to_string(), v.to_str().ok()?.to_string())))
+                .collect(),
+        )
+        .with_body(body);
     let Some(answer) = proxy.handle(&request).await else {
         return (StatusCode::NOT_FOUND, "not found").into_response();
     };
@@ -152,15 +153,13 @@ async fn main() {
         )
         .build()
         .expect("the server builds");
-    let options = HttpServerOptions {
-        redis_url: Some(redis_url),
-        auth: Some(Arc::new(ResourceAuth::new(
+    let options = HttpServerOptions::default()
+        .with_redis_url(Some(redis_url))
+        .with_auth(Some(Arc::new(ResourceAuth::new(
             resource,
             vec![issuer],
             Arc::new(proxy.clone()),
-        ))),
-        ..Default::default()
-    };
+        ))));
     let app = router(server, options).fallback(move |req: Request| serve_proxy(proxy.clone(), req));
     let listener = match tokio::net::TcpListener::bind(("127.0.0.1", port)).await {
         Ok(l) => l,

@@ -144,6 +144,7 @@ pub mod h1 {
 
     /// One request as the endpoint was handed it.
     #[derive(Debug, Clone, PartialEq, Eq)]
+    #[non_exhaustive]
     pub struct Seen {
         /// The method.
         pub method: String,
@@ -157,6 +158,7 @@ pub mod h1 {
 
     /// What a connection did with some bytes.
     #[derive(Debug, Default)]
+    #[non_exhaustive]
     pub struct Outcome {
         /// The requests handed to the endpoint, in order.
         pub requests: Vec<Seen>,

@@ -60,6 +60,8 @@ mod frame_io;
 pub mod fuzzing;
 pub mod server;
 pub mod session;
+// The builder methods of the `#[non_exhaustive]` option structs.
+mod setters;
 // OpenTelemetry (feature `otel`): above the server (a middleware layer), below the client.
 #[cfg(feature = "otel")]
 pub mod telemetry;
@@ -77,7 +79,7 @@ pub use protocol::ProtocolVersion;
 
 // The Rust guide's examples run as doctests of this crate (`cargo test --doc`), so the guide
 // cannot drift from the API. Only under `cfg(doctest)`: the published package does not ship
-// `docs/`, and nothing else sees this item.
+// `docs/`, and nothing else sees this item (so it stays open: no #[non_exhaustive]).
 #[cfg(doctest)]
 #[doc = include_str!("../../docs/rust.md")]
 pub struct RustGuide;

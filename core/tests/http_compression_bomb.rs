@@ -96,11 +96,9 @@ async fn a_body_inflating_to_1_gib_is_refused_without_allocating_it() {
     let h = serve_http(
         server,
         "127.0.0.1:0",
-        HttpServerOptions {
-            stateless: true,
-            json_response: true,
-            ..Default::default()
-        },
+        HttpServerOptions::default()
+            .with_stateless(true)
+            .with_json_response(true),
     )
     .await
     .unwrap();

@@ -144,20 +144,16 @@ impl Replicas {
         for i in 0..n {
             let server = make(i, tx.clone());
             let opts = match backend {
-                Backend::Memory => HttpServerOptions {
-                    session_store: Some(store.clone()),
-                    event_store: Some(events.clone()),
-                    event_bus: Some(bus.clone()),
-                    task_store: Some(tasks.clone()),
-                    stateless,
-                    ..Default::default()
-                },
+                Backend::Memory => HttpServerOptions::default()
+                    .with_session_store(Some(store.clone()))
+                    .with_event_store(Some(events.clone()))
+                    .with_event_bus(Some(bus.clone()))
+                    .with_task_store(Some(tasks.clone()))
+                    .with_stateless(stateless),
                 #[cfg(feature = "redis")]
-                Backend::Redis(url) => HttpServerOptions {
-                    redis_url: Some(url.clone()),
-                    stateless,
-                    ..Default::default()
-                },
+                Backend::Redis(url) => HttpServerOptions::default()
+                    .with_redis_url(Some(url.clone()))
+                    .with_stateless(stateless),
             };
             let h = serve_http(server.clone(), "127.0.0.1:0", opts)
                 .await
@@ -188,15 +184,15 @@ impl Replicas {
 }
 
 fn client_handlers() -> ClientHandlers {
-    ClientHandlers {
-        elicitation: Some(Arc::new(|_p, _ctx| {
+    ClientHandlers::default()
+        .with_elicitation(Some(Arc::new(|_p, _ctx| {
             Box::pin(async {
                 let mut r = ElicitResult::new(ElicitAction::Accept);
                 r.content = Some(serde_json::from_value(json!({"name": "Ada"})).unwrap());
                 Ok(r)
             })
-        })),
-        sampling: Some(Arc::new(|_p, _ctx| {
+        })))
+        .with_sampling(Some(Arc::new(|_p, _ctx| {
             Box::pin(async {
                 Ok({
                     let mut lit = CreateMessageResult::new(SamplingContent::text("sampled"), "m");
@@ -207,9 +203,7 @@ fn client_handlers() -> ClientHandlers {
                     lit
                 })
             })
-        })),
-        ..Default::default()
-    }
+        })))
 }
 
 async fn every_request_of_a_session_goes_to_another_replica(backend: Backend) {
@@ -229,10 +223,8 @@ async fn every_request_of_a_session_goes_to_another_replica(backend: Backend) {
             assert!(tools.iter().any(|t| t.name == "ask"));
             let seen = Arc::new(std::sync::Mutex::new(0));
             let s2 = seen.clone();
-            let opts = RequestOptions {
-                on_progress: Some(Arc::new(move |_| *s2.lock().unwrap() += 1)),
-                ..Default::default()
-            };
+            let opts = RequestOptions::default()
+                .with_on_progress(Some(Arc::new(move |_| *s2.lock().unwrap() += 1)));
             let c = client
                 .call_tool_with("count", json!({"steps": 3}), opts)
                 .await
@@ -306,10 +298,7 @@ async fn cancellation_crosses_replicas(backend: Backend) {
             let call = client.call_tool_with(
                 "slow",
                 json!({}),
-                RequestOptions {
-                    cancel: Some(token.clone()),
-                    ..Default::default()
-                },
+                RequestOptions::default().with_cancel(Some(token.clone())),
             );
             let (res, ()) = tokio::join!(call, async {
                 assert_eq!(r.next_event().await, "started");
@@ -1117,10 +1106,7 @@ async fn a_redis_url_this_build_cannot_use_is_refused_at_start() {
     let started = serve_http(
         demo_server(),
         "127.0.0.1:0",
-        HttpServerOptions {
-            redis_url: Some(url.into()),
-            ..Default::default()
-        },
+        HttpServerOptions::default().with_redis_url(Some(url.into())),
     )
     .await;
     let Err(err) = started else {
@@ -1142,13 +1128,11 @@ async fn a_replica_dropping_its_idle_copy_leaves_the_session_to_the_others() {
             let h = serve_http(
                 demo_server(),
                 "127.0.0.1:0",
-                HttpServerOptions {
-                    session_store: Some(store.clone()),
-                    event_store: Some(events.clone()),
-                    event_bus: Some(bus.clone()),
-                    session_idle_timeout: idle,
-                    ..Default::default()
-                },
+                HttpServerOptions::default()
+                    .with_session_store(Some(store.clone()))
+                    .with_event_store(Some(events.clone()))
+                    .with_event_bus(Some(bus.clone()))
+                    .with_session_idle_timeout(idle),
             )
             .await
             .unwrap();
@@ -1219,14 +1203,11 @@ async fn a_session_is_renewed_at_most_once_per_interval_on_each_replica() {
             let h = serve_http(
                 demo_server(),
                 "127.0.0.1:0",
-                HttpServerOptions {
-                    session_store: Some(store.clone()),
-                    event_store: Some(events.clone()),
-                    event_bus: Some(bus.clone()),
-                    // Renewals at most every 1.5 s.
-                    session_idle_timeout: Duration::from_secs(15),
-                    ..Default::default()
-                },
+                HttpServerOptions::default()
+                    .with_session_store(Some(store.clone()))
+                    .with_event_store(Some(events.clone()))
+                    .with_event_bus(Some(bus.clone()))
+                    .with_session_idle_timeout(Duration::from_secs(15)),
             )
             .await
             .unwrap();
@@ -1302,11 +1283,9 @@ async fn on_redis_a_used_session_stays_and_an_idle_one_expires() {
             let h = serve_http(
                 demo_server(),
                 "127.0.0.1:0",
-                HttpServerOptions {
-                    redis_url: Some(redis.url.clone()),
-                    session_idle_timeout: Duration::from_millis(1000),
-                    ..Default::default()
-                },
+                HttpServerOptions::default()
+                    .with_redis_url(Some(redis.url.clone()))
+                    .with_session_idle_timeout(Duration::from_millis(1000)),
             )
             .await
             .unwrap();
@@ -1373,14 +1352,8 @@ async fn on_redis_a_task_change_is_written_and_announced_in_one_round_trip() {
             .duration_since(std::time::UNIX_EPOCH)
             .unwrap()
             .as_millis() as u64;
-        let state = |status: &str| StoredTask {
-            task: json!({ "taskId": "t1", "status": status }),
-            owner: None,
-            expires_at_ms: now + 60_000,
-            session: None,
-            result: None,
-            error: None,
-            revision: 0,
+        let state = |status: &str| {
+            StoredTask::new(json!({ "taskId": "t1", "status": status }), now + 60_000)
         };
         let before = store.round_trips();
         for (i, status) in ["working", "input_required", "completed"]

@@ -226,10 +226,8 @@ async fn spans_and_metrics_reach_an_otlp_receiver_with_client_server_links() {
     let (otlp, got) = start_receiver().await;
     let server_t = telemetry("mcp-server", &otlp);
     let client_t = telemetry("mcp-client", &otlp);
-    let opts = HttpServerOptions {
-        metrics: Some(server_t.metrics_endpoint("/metrics")),
-        ..HttpServerOptions::default()
-    };
+    let opts =
+        HttpServerOptions::default().with_metrics(Some(server_t.metrics_endpoint("/metrics")));
     let seen = SeenParents::default();
     let handle = serve_http(server(&server_t, seen.clone()), "127.0.0.1:0", opts)
         .await

@@ -210,13 +210,11 @@ impl EmbeddedClient {
         params: Option<Value>,
         options: CallOptions,
     ) -> Result<Value, McpError> {
-        let opts = RequestOptions {
-            timeout: options.timeout_ms.map(Duration::from_millis),
-            reset_timeout_on_progress: options.reset_timeout_on_progress,
-            on_progress: options.on_progress,
-            cancel: options.cancel.map(|c| c.token),
-            ..Default::default()
-        };
+        let opts = RequestOptions::default()
+            .with_timeout(options.timeout_ms.map(Duration::from_millis))
+            .with_reset_timeout_on_progress(options.reset_timeout_on_progress)
+            .with_on_progress(options.on_progress)
+            .with_cancel(options.cancel.map(|c| c.token));
         self.client.request(method, params, opts).await
     }
 

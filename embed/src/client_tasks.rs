@@ -46,11 +46,9 @@ impl EmbeddedClient {
         task_id: &str,
         options: CallOptions,
     ) -> Result<Value, McpError> {
-        let opts = RequestOptions {
-            timeout: options.timeout_ms.map(Duration::from_millis),
-            cancel: options.cancel.map(|c| c.token()),
-            ..Default::default()
-        };
+        let opts = RequestOptions::default()
+            .with_timeout(options.timeout_ms.map(Duration::from_millis))
+            .with_cancel(options.cancel.map(|c| c.token()));
         let r = self.client().get_task_result_with(task_id, opts).await?;
         Ok(to_json(&r))
     }

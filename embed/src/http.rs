@@ -116,14 +116,12 @@ impl EmbeddedClient {
         handler: Option<Arc<dyn ForeignClientHandler>>,
     ) -> Result<Self, McpError> {
         let session = ferromcp::transport::http::SessionIdCell::default();
-        let http = HttpClientOptions {
-            headers: options.headers,
-            legacy_fallback: options.legacy_fallback,
-            extra_root_certificates: options.extra_root_certificates,
-            auth,
-            session_id: session.clone(),
-            ..Default::default()
-        };
+        let http = HttpClientOptions::default()
+            .with_headers(options.headers)
+            .with_legacy_fallback(options.legacy_fallback)
+            .with_extra_root_certificates(options.extra_root_certificates)
+            .with_auth(auth)
+            .with_session_id(session.clone());
         let client =
             ferromcp::client::http::connect(url, config.options()?, config.handlers(handler), http)
                 .await?;

@@ -55,6 +55,8 @@ pub fn resolve_mcp_servers(source: &str) -> Result<Value, ConfigError> {
                     out["url"] = json!(url);
                     out["headers"] = pairs(headers);
                 }
+                // A transport added later: its kind is named above, its settings not yet.
+                _ => {}
             }
             out
         })

@@ -243,13 +243,12 @@ impl EmbeddedOAuthProxy {
             Some((p, q)) => (p.to_string(), q.to_string()),
             None => (target, String::new()),
         };
-        let r = ProxyRequest {
-            method: req.method,
-            path,
-            query,
-            headers: req.headers,
-            body: req.body.into(),
-        };
+        let r = ProxyRequest::default()
+            .with_method(req.method)
+            .with_path(path)
+            .with_query(query)
+            .with_headers(req.headers)
+            .with_body(req.body.into());
         self.proxy.handle(&r).await
     }
 

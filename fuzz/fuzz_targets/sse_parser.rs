@@ -44,12 +44,11 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let parsed = parse_in(&[&encoded]);
     assert_eq!(
         parsed,
-        vec![SseEvent {
-            event,
-            id,
-            data: data_field,
-            retry
-        }],
+        vec![SseEvent::default()
+            .with_event(event)
+            .with_id(id)
+            .with_data(data_field)
+            .with_retry(retry)],
         "an encoded event did not parse back"
     );
 });

@@ -386,10 +386,7 @@ impl Backend {
         }
         let (tx, mut rx) = mpsc::unbounded_channel();
         let _guard = self.track(ctx.clone(), tx.clone());
-        let mut opts = RequestOptions {
-            cancel: Some(ctx.cancellation().clone()),
-            ..Default::default()
-        };
+        let mut opts = RequestOptions::default().with_cancel(Some(ctx.cancellation().clone()));
         if ctx.progress_reporter().is_some() {
             let tx = tx.clone();
             opts.on_progress = Some(Arc::new(move |p| {

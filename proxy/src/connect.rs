@@ -33,18 +33,16 @@ pub async fn connect(
             Client::spawn(process, options, handlers).await
         }
         Transport::Http { url, headers } => {
-            let http = HttpClientOptions {
-                headers: headers.clone(),
-                ..Default::default()
-            };
+            let http = HttpClientOptions::default().with_headers(headers.clone());
             ferromcp::client::http::connect(url, options, handlers, http).await
         }
         Transport::Sse { url, headers } => {
-            let http = HttpClientOptions {
-                headers: headers.clone(),
-                ..Default::default()
-            };
+            let http = HttpClientOptions::default().with_headers(headers.clone());
             ferromcp::client::http::connect_legacy(url, options, handlers, http).await
         }
+        other => Err(McpError::invalid_params(format!(
+            "the proxy cannot connect over the {} transport",
+            other.kind()
+        ))),
     }
 }

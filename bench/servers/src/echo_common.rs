@@ -65,19 +65,18 @@ pub fn max_sessions() -> usize {
 /// With `FERROMCP_BENCH_REDIS_URL` set, the sessions, events and bus are on that Redis (the
 /// replicas rows of `mcp-bench-replicas`, issue 17).
 pub fn http_options(mode: &str) -> HttpServerOptions {
-    HttpServerOptions {
-        stateless: mode != "stateful",
-        json_response: mode == "json",
-        max_sessions: max_sessions(),
-        session_idle_timeout: std::time::Duration::from_secs(30 * 60),
-        redis_url: std::env::var("FERROMCP_BENCH_REDIS_URL").ok(),
-        // `FERROMCP_BENCH_COMPRESSION=off`: no Content-Encoding (docs/compression.md's figures).
-        compression: match std::env::var("FERROMCP_BENCH_COMPRESSION").as_deref() {
-            Ok("off") => None,
-            _ => HttpServerOptions::default().compression,
-        },
-        ..HttpServerOptions::default()
-    }
+    HttpServerOptions::default()
+        .with_stateless(mode != "stateful")
+        .with_json_response(mode == "json")
+        .with_max_sessions(max_sessions())
+        .with_session_idle_timeout(std::time::Duration::from_secs(30 * 60))
+        .with_redis_url(std::env::var("FERROMCP_BENCH_REDIS_URL").ok())
+        .with_compression(
+            match std::env::var("FERROMCP_BENCH_COMPRESSION").as_deref() {
+                Ok("off") => None,
+                _ => HttpServerOptions::default().compression,
+            },
+        )
 }
 
 /// The command line: `stdio`, or `http PORT MODE`.

@@ -38,6 +38,7 @@ pub type NotificationFn = Arc<dyn Fn(Notification) + Send + Sync>;
 
 /// The client's handlers. Each one present is advertised as a capability at initialize.
 #[derive(Clone, Default)]
+#[non_exhaustive]
 pub struct ClientHandlers {
     /// `roots/list`; advertises `roots: { listChanged: true }`.
     pub roots: Option<RootsFn>,
@@ -56,6 +57,16 @@ pub struct ClientHandlers {
     /// advertise e.g. `{"elicitation": {"form": {"applyDefaults": true}}}` or `experimental`.
     pub extra_capabilities: Option<Value>,
 }
+
+crate::setters::with_setters!(ClientHandlers {
+    roots: Option<RootsFn> => with_roots,
+    sampling: Option<SamplingFn> => with_sampling,
+    sampling_tools: bool => with_sampling_tools,
+    elicitation: Option<ElicitationFn> => with_elicitation,
+    elicitation_url: bool => with_elicitation_url,
+    on_notification: Option<NotificationFn> => with_on_notification,
+    extra_capabilities: Option<Value> => with_extra_capabilities,
+});
 
 impl std::fmt::Debug for ClientHandlers {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -39,6 +39,7 @@ pub const EXPIRED_TASK_GRACE: Duration = Duration::from_secs(60);
 /// One task as the replicas share it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct StoredTask {
     /// The task as `tasks/get` answers it (the extension's `DetailedTask`: `taskId`, `status`,
     /// timestamps, `ttlMs`, `pollIntervalMs`, and `inputRequests`, `result` or `error` as its
@@ -66,11 +67,35 @@ pub struct StoredTask {
     pub revision: u64,
 }
 
+crate::setters::with_setters!(StoredTask {
+    task: Value => with_task,
+    owner: Option<String> => with_owner,
+    expires_at_ms: u64 => with_expires_at_ms,
+    session: Option<String> => with_session,
+    result: Option<Value> => with_result,
+    error: Option<McpError> => with_error,
+    revision: u64 => with_revision,
+});
+
 fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
 impl StoredTask {
+    /// A stored task: its `Task` JSON and when it expires (ms since the Unix epoch); no owner,
+    /// session, result or error, revision 0 (set them with the `with_*` methods).
+    pub fn new(task: Value, expires_at_ms: u64) -> Self {
+        Self {
+            task,
+            owner: None,
+            expires_at_ms,
+            session: None,
+            result: None,
+            error: None,
+            revision: 0,
+        }
+    }
+
     /// The task's id.
     pub fn id(&self) -> &str {
         self.task

@@ -26,10 +26,14 @@ use std::sync::Arc;
 
 /// Structured tool output: serialized into `structuredContent` (plus a text copy), and its
 /// type's schema becomes the tool's `outputSchema`.
+// Stays open (no #[non_exhaustive]): a newtype around the handler's value, built as `Json(v)`
+// and taken apart as `Json(v)`; its one field is the whole type.
 #[derive(Clone, Debug)]
 pub struct Json<T>(pub T);
 
 /// A tool failure reported to the model as an `isError` result.
+// Stays open (no #[non_exhaustive]): a newtype around the message the model reads, built as
+// `ToolError(text)` or with `?` (the `From` impl below); its one field is the whole type.
 #[derive(Clone, Debug)]
 pub struct ToolError(pub String);
 

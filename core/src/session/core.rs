@@ -168,6 +168,7 @@ impl LaneAnswer {
 }
 
 /// What the session made of one incoming message.
+#[non_exhaustive]
 pub enum Incoming {
     /// Nothing to send back.
     Nothing,

@@ -15,6 +15,7 @@ use tokio_util::sync::CancellationToken;
 
 /// Options for one outgoing request.
 #[derive(Clone, Default)]
+#[non_exhaustive]
 pub struct RequestOptions {
     /// Timeout; `None` uses the session's default.
     pub timeout: Option<Duration>,
@@ -30,6 +31,15 @@ pub struct RequestOptions {
     /// Cancels the request (sends `notifications/cancelled`) when fired.
     pub cancel: Option<CancellationToken>,
 }
+
+crate::setters::with_setters!(RequestOptions {
+    timeout: Option<Duration> => with_timeout,
+    reset_timeout_on_progress: bool => with_reset_timeout_on_progress,
+    max_total_timeout: Option<Duration> => with_max_total_timeout,
+    on_progress: Option<Arc<dyn Fn(Value) + Send + Sync>> => with_on_progress,
+    related: Option<RequestId> => with_related,
+    cancel: Option<CancellationToken> => with_cancel,
+});
 
 impl std::fmt::Debug for RequestOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

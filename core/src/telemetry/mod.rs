@@ -70,7 +70,15 @@ impl std::fmt::Debug for Telemetry {
 /// A telemetry set-up that cannot start (an unusable extra root certificate, an exporter the
 /// SDK refuses).
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct TelemetryError(pub String);
+
+impl TelemetryError {
+    /// A telemetry error saying `message`.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self(message.into())
+    }
+}
 
 impl std::fmt::Display for TelemetryError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -353,10 +353,7 @@ async fn scopes_of_the_bearer_token_decide_over_http() {
         vec!["http://as.example".into()],
         Arc::new(verifier),
     );
-    let options = HttpServerOptions {
-        auth: Some(Arc::new(auth)),
-        ..Default::default()
-    };
+    let options = HttpServerOptions::default().with_auth(Some(Arc::new(auth)));
     let h = serve_http(server_with(admin_policy()), ("127.0.0.1", port), options)
         .await
         .unwrap();

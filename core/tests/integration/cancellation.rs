@@ -123,10 +123,7 @@ async fn client_cancel_token_sends_cancelled() {
         client.call_tool_with(
             "slow",
             json!({}),
-            RequestOptions {
-                cancel: Some(token.clone()),
-                ..Default::default()
-            }
+            RequestOptions::default().with_cancel(Some(token.clone()))
         ),
         async {
             let started = next(&mut rx).await;

@@ -144,8 +144,8 @@ fn server() -> Server {
 }
 
 fn handlers() -> ClientHandlers {
-    ClientHandlers {
-        roots: Some(Arc::new(|_ctx| {
+    ClientHandlers::default()
+        .with_roots(Some(Arc::new(|_ctx| {
             Box::pin(async {
                 Ok(vec![Root::new("file:///work"), {
                     let mut lit = Root::new("file:///tmp");
@@ -153,8 +153,8 @@ fn handlers() -> ClientHandlers {
                     lit
                 }])
             })
-        })),
-        sampling: Some(Arc::new(|p, _ctx| {
+        })))
+        .with_sampling(Some(Arc::new(|p, _ctx| {
             Box::pin(async move {
                 let content = if p.tools.is_some() {
                     json!([{"type": "tool_use", "id": "call-1", "name": "lookup", "input": {"q": "x"}}])
@@ -171,18 +171,16 @@ fn handlers() -> ClientHandlers {
                 }))
                 .unwrap())
             })
-        })),
-        sampling_tools: true,
-        elicitation: Some(Arc::new(|_p, _ctx| {
+        })))
+        .with_sampling_tools(true)
+        .with_elicitation(Some(Arc::new(|_p, _ctx| {
             Box::pin(async {
                 let mut r = ElicitResult::new(ElicitAction::Accept);
                 r.content = Some(serde_json::from_value(json!({"name": "Ada"})).unwrap());
                 Ok(r)
             })
-        })),
-        extra_capabilities: Some(json!({"experimental": {"example.com/x": {"on": true}}})),
-        ..Default::default()
-    }
+        })))
+        .with_extra_capabilities(Some(json!({"experimental": {"example.com/x": {"on": true}}})))
 }
 
 /// Runs one session at `version`; returns every frame the client wrote and every frame the
@@ -230,10 +228,7 @@ async fn exercise(c: &Client, version: ProtocolVersion) {
         .await
         .unwrap();
     within(c.list_all_tools()).await.unwrap();
-    let opts = RequestOptions {
-        on_progress: Some(Arc::new(|_p| {})),
-        ..Default::default()
-    };
+    let opts = RequestOptions::default().with_on_progress(Some(Arc::new(|_p| {})));
     within(c.call_tool_with("progress", json!({}), opts))
         .await
         .unwrap();
@@ -296,10 +291,7 @@ async fn exercise(c: &Client, version: ProtocolVersion) {
 
     // Cancellation of an in-flight request.
     let token = tokio_util::sync::CancellationToken::new();
-    let opts = RequestOptions {
-        cancel: Some(token.clone()),
-        ..Default::default()
-    };
+    let opts = RequestOptions::default().with_cancel(Some(token.clone()));
     let cancel = async {
         tokio::time::sleep(Duration::from_millis(50)).await;
         token.cancel();

@@ -77,18 +77,15 @@ fn sampling_handler(seen: Arc<Mutex<Vec<Value>>>) -> ferromcp::client::SamplingF
 
 #[tokio::test]
 async fn roots_list() {
-    let handlers = ClientHandlers {
-        roots: Some(Arc::new(|_ctx| {
-            Box::pin(async move {
-                Ok(vec![{
-                    let mut lit = Root::new("file:///proj");
-                    lit.name = Some("proj".into());
-                    lit
-                }])
-            })
-        })),
-        ..Default::default()
-    };
+    let handlers = ClientHandlers::default().with_roots(Some(Arc::new(|_ctx| {
+        Box::pin(async move {
+            Ok(vec![{
+                let mut lit = Root::new("file:///proj");
+                lit.name = Some("proj".into());
+                lit
+            }])
+        })
+    })));
     let client = support::connect(&server(), handlers).await;
     let r = ask(&client, "roots/list", json!({})).await.unwrap();
     assert_eq!(r["roots"], json!([{"uri": "file:///proj", "name": "proj"}]));
@@ -106,10 +103,7 @@ async fn sampling_with_and_without_tools() {
     // Without `sampling_tools`: plain sampling works, sampling with tools is refused locally.
     let client = support::connect(
         &server(),
-        ClientHandlers {
-            sampling: Some(sampling_handler(seen.clone())),
-            ..Default::default()
-        },
+        ClientHandlers::default().with_sampling(Some(sampling_handler(seen.clone()))),
     )
     .await;
     let r = ask(&client, "sampling/createMessage", msg.clone())
@@ -132,11 +126,9 @@ async fn sampling_with_and_without_tools() {
     // With `sampling_tools`: tools and toolChoice reach the handler.
     let client = support::connect(
         &server(),
-        ClientHandlers {
-            sampling: Some(sampling_handler(seen.clone())),
-            sampling_tools: true,
-            ..Default::default()
-        },
+        ClientHandlers::default()
+            .with_sampling(Some(sampling_handler(seen.clone())))
+            .with_sampling_tools(true),
     )
     .await;
     ask(&client, "sampling/createMessage", with_tools)
@@ -180,13 +172,10 @@ async fn elicitation_form_mode() {
         "name": {"type": "string"}, "age": {"type": "integer", "minimum": 0}}, "required": ["name"]});
     let client = support::connect(
         &server(),
-        ClientHandlers {
-            elicitation: Some(elicitation_handler(
-                json!({"name": "Ada", "age": 36}),
-                calls.clone(),
-            )),
-            ..Default::default()
-        },
+        ClientHandlers::default().with_elicitation(Some(elicitation_handler(
+            json!({"name": "Ada", "age": 36}),
+            calls.clone(),
+        ))),
     )
     .await;
     let r = ask(
@@ -221,10 +210,10 @@ async fn elicitation_form_mode() {
     // Accepted content that violates the schema is refused.
     let client = support::connect(
         &server(),
-        ClientHandlers {
-            elicitation: Some(elicitation_handler(json!({"age": "old"}), calls.clone())),
-            ..Default::default()
-        },
+        ClientHandlers::default().with_elicitation(Some(elicitation_handler(
+            json!({"age": "old"}),
+            calls.clone(),
+        ))),
     )
     .await;
     assert_eq!(
@@ -247,18 +236,16 @@ async fn elicitation_url_mode_and_complete_notification() {
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<()>();
     let client = support::connect(
         &server(),
-        ClientHandlers {
-            elicitation: Some(elicitation_handler(json!({}), calls.clone())),
-            elicitation_url: true,
-            on_notification: Some(Arc::new(move |note| {
+        ClientHandlers::default()
+            .with_elicitation(Some(elicitation_handler(json!({}), calls.clone())))
+            .with_elicitation_url(true)
+            .with_on_notification(Some(Arc::new(move |note| {
                 n.lock().unwrap().push((
                     note.method.clone(),
                     note.params.clone().unwrap_or(Value::Null),
                 ));
                 let _ = tx.send(());
-            })),
-            ..Default::default()
-        },
+            }))),
     )
     .await;
     let params = json!({"mode": "url", "message": "log in", "url": "https://example.com/login", "elicitationId": "e-1"});
@@ -284,10 +271,8 @@ async fn url_mode_refused_without_url_capability() {
     let calls = Arc::new(Mutex::new(Vec::new()));
     let client = support::connect(
         &server(),
-        ClientHandlers {
-            elicitation: Some(elicitation_handler(json!({}), calls.clone())),
-            ..Default::default()
-        },
+        ClientHandlers::default()
+            .with_elicitation(Some(elicitation_handler(json!({}), calls.clone()))),
     )
     .await;
     let params = json!({"mode": "url", "message": "log in", "url": "https://example.com/login", "elicitationId": "e-2"});

@@ -49,12 +49,9 @@ fn options(mode: ProtocolMode) -> ClientOptions {
 
 /// Handlers that record every notification reaching `on_notification`.
 fn recording(seen: Arc<Mutex<Vec<String>>>) -> ClientHandlers {
-    ClientHandlers {
-        on_notification: Some(Arc::new(move |n: Notification| {
-            seen.lock().unwrap().push(n.method)
-        })),
-        ..Default::default()
-    }
+    ClientHandlers::default().with_on_notification(Some(Arc::new(move |n: Notification| {
+        seen.lock().unwrap().push(n.method)
+    })))
 }
 
 fn filter() -> ListenFilter {

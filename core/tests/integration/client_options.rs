@@ -39,27 +39,22 @@ async fn whoami(client: &ferromcp::client::Client) -> Value {
 }
 
 fn handlers() -> ClientHandlers {
-    ClientHandlers {
-        roots: Some(Arc::new(|_ctx| {
+    ClientHandlers::default()
+        .with_roots(Some(Arc::new(|_ctx| {
             Box::pin(async { Ok(vec![Root::new("file:///tmp")]) })
-        })),
-        elicitation: Some(Arc::new(|_p, _ctx| {
+        })))
+        .with_elicitation(Some(Arc::new(|_p, _ctx| {
             Box::pin(async { Ok(ElicitResult::new(ElicitAction::Decline)) })
-        })),
-        ..Default::default()
-    }
+        })))
 }
 
 #[tokio::test]
 async fn extra_capabilities_are_deep_merged() {
-    let h = ClientHandlers {
-        extra_capabilities: Some(json!({
-            "elicitation": {"form": {"applyDefaults": true}},
-            "experimental": {"example.com/feature": {"level": 2}},
-            "roots": null,
-        })),
-        ..handlers()
-    };
+    let h = handlers().with_extra_capabilities(Some(json!({
+        "elicitation": {"form": {"applyDefaults": true}},
+        "experimental": {"example.com/feature": {"level": 2}},
+        "roots": null,
+    })));
     let caps = h.capabilities();
     assert_eq!(
         caps,

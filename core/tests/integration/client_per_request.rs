@@ -73,8 +73,8 @@ fn server() -> Server {
 }
 
 fn handlers(asked: Arc<Mutex<Vec<String>>>, logs: Arc<Mutex<Vec<Value>>>) -> ClientHandlers {
-    ClientHandlers {
-        elicitation: Some(Arc::new(move |params, _ctx| {
+    ClientHandlers::default()
+        .with_elicitation(Some(Arc::new(move |params, _ctx| {
             let asked = asked.clone();
             Box::pin(async move {
                 let message = serde_json::to_value(&params).unwrap()["message"].clone();
@@ -86,14 +86,12 @@ fn handlers(asked: Arc<Mutex<Vec<String>>>, logs: Arc<Mutex<Vec<Value>>>) -> Cli
                 r.content = Some(serde_json::from_value(json!({ "name": "Ada" })).unwrap());
                 Ok(r)
             })
-        })),
-        on_notification: Some(Arc::new(move |n| {
+        })))
+        .with_on_notification(Some(Arc::new(move |n| {
             if n.method == "notifications/message" {
                 logs.lock().unwrap().push(n.params.unwrap_or(Value::Null));
             }
-        })),
-        ..Default::default()
-    }
+        })))
 }
 
 fn options(mode: ProtocolMode) -> ClientOptions {

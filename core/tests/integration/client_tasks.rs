@@ -106,18 +106,15 @@ async fn start() -> Fixture {
 }
 
 fn handlers(asked: Arc<AtomicUsize>) -> ClientHandlers {
-    ClientHandlers {
-        elicitation: Some(Arc::new(move |_params, _ctx| {
-            let asked = asked.clone();
-            Box::pin(async move {
-                asked.fetch_add(1, Ordering::SeqCst);
-                let mut r = ElicitResult::new(ElicitAction::Accept);
-                r.content = Some(serde_json::from_value(json!({ "name": "Ada" })).unwrap());
-                Ok(r)
-            })
-        })),
-        ..Default::default()
-    }
+    ClientHandlers::default().with_elicitation(Some(Arc::new(move |_params, _ctx| {
+        let asked = asked.clone();
+        Box::pin(async move {
+            asked.fetch_add(1, Ordering::SeqCst);
+            let mut r = ElicitResult::new(ElicitAction::Accept);
+            r.content = Some(serde_json::from_value(json!({ "name": "Ada" })).unwrap());
+            Ok(r)
+        })
+    })))
 }
 
 async fn client(f: &Fixture, mode: ProtocolMode, tasks_extension: bool) -> Client {
@@ -287,10 +284,7 @@ async fn plain_calls_follow_the_task_the_server_made() {
     assert_eq!(raw["content"][0]["text"], "slept 10 ms");
     // Cancelling the call cancels the server's task (its handler sees it).
     let cancel = CancellationToken::new();
-    let opts = RequestOptions {
-        cancel: Some(cancel.clone()),
-        ..Default::default()
-    };
+    let opts = RequestOptions::default().with_cancel(Some(cancel.clone()));
     let call = c.call_tool_with("slow", json!({ "ms": 20_000 }), opts);
     let trigger = async {
         tokio::time::sleep(Duration::from_millis(200)).await;
@@ -310,10 +304,7 @@ async fn plain_calls_follow_the_task_the_server_made() {
     );
     // A timeout cancels it the same way.
     f.stopped.store(false, Ordering::SeqCst);
-    let opts = RequestOptions {
-        timeout: Some(Duration::from_millis(300)),
-        ..Default::default()
-    };
+    let opts = RequestOptions::default().with_timeout(Some(Duration::from_millis(300)));
     let e = c
         .call_tool_with("slow", json!({ "ms": 20_000 }), opts)
         .await

@@ -162,10 +162,7 @@ async fn a_request_past_its_timeout_gives_timeout() {
     let err = support::within(client.call_tool_with(
         "sleepy",
         json!({}),
-        RequestOptions {
-            timeout: Some(Duration::from_millis(100)),
-            ..Default::default()
-        },
+        RequestOptions::default().with_timeout(Some(Duration::from_millis(100))),
     ))
     .await
     .expect_err("must time out");
@@ -187,10 +184,7 @@ async fn a_request_cancelled_here_gives_cancelled() {
     let err = support::within(client.call_tool_with(
         "sleepy",
         json!({}),
-        RequestOptions {
-            cancel: Some(cancel),
-            ..Default::default()
-        },
+        RequestOptions::default().with_cancel(Some(cancel)),
     ))
     .await
     .expect_err("must be cancelled");

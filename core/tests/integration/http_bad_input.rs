@@ -7,11 +7,7 @@ use serde_json::json;
 
 #[tokio::test]
 async fn statuses_for_bad_requests() {
-    let (_s, h, url) = start(HttpServerOptions {
-        max_body_size: 1024,
-        ..Default::default()
-    })
-    .await;
+    let (_s, h, url) = start(HttpServerOptions::default().with_max_body_size(1024)).await;
     // Malformed JSON: 400 with a JSON-RPC parse error.
     let r = send("POST", &url, &JSON_SSE, "{not json").await;
     assert_eq!(r.status, 400);
@@ -133,11 +129,11 @@ async fn dns_rebinding_protection() {
 #[tokio::test]
 async fn dns_rebinding_protection_configured_and_disabled() {
     // A configured origin and host list replaces the loopback defaults.
-    let (_s, h, url) = start(HttpServerOptions {
-        allowed_hosts: vec!["127.0.0.1".into()],
-        allowed_origins: vec!["http://localhost:5173".into()],
-        ..Default::default()
-    })
+    let (_s, h, url) = start(
+        HttpServerOptions::default()
+            .with_allowed_hosts(vec!["127.0.0.1".into()])
+            .with_allowed_origins(vec!["http://localhost:5173".into()]),
+    )
     .await;
     let body = init_body("2025-11-25").to_string();
     let mut hd: Vec<(&str, &str)> = JSON_SSE.to_vec();
@@ -150,11 +146,8 @@ async fn dns_rebinding_protection_configured_and_disabled() {
     assert_eq!(send("POST", &url, &hd, &body).await.status, 403);
     h.shutdown().await.unwrap();
     // Explicitly off: anything goes, even on a loopback bind.
-    let (_s, h, url) = start(HttpServerOptions {
-        dns_rebinding_protection: Some(false),
-        ..Default::default()
-    })
-    .await;
+    let (_s, h, url) =
+        start(HttpServerOptions::default().with_dns_rebinding_protection(Some(false))).await;
     let mut hd: Vec<(&str, &str)> = JSON_SSE.to_vec();
     hd.push(("host", "evil.example"));
     hd.push(("origin", "http://evil.example"));

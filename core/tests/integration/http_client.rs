@@ -15,10 +15,8 @@ async fn round_trip(client: &ferromcp::client::Client) {
     assert_eq!(tools[0].name, "count");
     let seen = Arc::new(Mutex::new(Vec::new()));
     let s2 = seen.clone();
-    let opts = RequestOptions {
-        on_progress: Some(Arc::new(move |p| s2.lock().unwrap().push(p))),
-        ..Default::default()
-    };
+    let opts = RequestOptions::default()
+        .with_on_progress(Some(Arc::new(move |p| s2.lock().unwrap().push(p))));
     let r = client
         .call_tool_with("count", json!({"steps": 3}), opts)
         .await
@@ -60,11 +58,7 @@ async fn client_over_streamable_http() {
 #[tokio::test]
 async fn client_over_json_response_mode() {
     tokio::time::timeout(Duration::from_secs(20), async {
-        let (_s, h, url) = start(HttpServerOptions {
-            json_response: true,
-            ..Default::default()
-        })
-        .await;
+        let (_s, h, url) = start(HttpServerOptions::default().with_json_response(true)).await;
         let client = connect(
             &url,
             ClientOptions::new("c", "1"),
@@ -123,16 +117,13 @@ async fn client_over_legacy_sse_and_fallback() {
 #[tokio::test]
 async fn expired_session_is_a_clear_error() {
     tokio::time::timeout(Duration::from_secs(20), async {
-        let (_s, h, url) = start(HttpServerOptions {
-            session_idle_timeout: Duration::from_millis(200),
-            ..Default::default()
-        })
+        let (_s, h, url) = start(
+            HttpServerOptions::default().with_session_idle_timeout(Duration::from_millis(200)),
+        )
         .await;
-        let http = HttpClientOptions {
-            open_get_stream: false,
-            reinitialize_on_expiry: false,
-            ..Default::default()
-        };
+        let http = HttpClientOptions::default()
+            .with_open_get_stream(false)
+            .with_reinitialize_on_expiry(false);
         let client = connect(
             &url,
             ClientOptions::new("c", "1"),
@@ -155,16 +146,12 @@ async fn expired_session_is_a_clear_error() {
 #[tokio::test]
 async fn client_starts_a_new_session_when_the_old_one_expired() {
     tokio::time::timeout(Duration::from_secs(20), async {
-        let (_s, h, url) = start(HttpServerOptions {
-            session_idle_timeout: Duration::from_millis(200),
-            ..Default::default()
-        })
+        let (_s, h, url) = start(
+            HttpServerOptions::default().with_session_idle_timeout(Duration::from_millis(200)),
+        )
         .await;
         // Without the GET stream the idle session is reaped (an open stream keeps it alive).
-        let http = HttpClientOptions {
-            open_get_stream: false,
-            ..Default::default()
-        };
+        let http = HttpClientOptions::default().with_open_get_stream(false);
         let client = connect(
             &url,
             ClientOptions::new("c", "1"),
@@ -201,18 +188,12 @@ async fn client_starts_a_new_session_when_the_old_one_expired() {
 async fn client_renews_an_expired_session_with_the_get_stream_on() {
     tokio::time::timeout(Duration::from_secs(20), async {
         let store = Arc::new(ferromcp::transport::http::InMemorySessionStore::default());
-        let (server, h, url) = start(HttpServerOptions {
-            session_store: Some(store.clone()),
-            ..Default::default()
-        })
-        .await;
+        let (server, h, url) =
+            start(HttpServerOptions::default().with_session_store(Some(store.clone()))).await;
         let (note_tx, mut notes) = tokio::sync::mpsc::unbounded_channel();
-        let handlers = ClientHandlers {
-            on_notification: Some(Arc::new(move |n| {
-                let _ = note_tx.send(n.method);
-            })),
-            ..Default::default()
-        };
+        let handlers = ClientHandlers::default().with_on_notification(Some(Arc::new(move |n| {
+            let _ = note_tx.send(n.method);
+        })));
         let client = connect(
             &url,
             ClientOptions::new("c", "1"),

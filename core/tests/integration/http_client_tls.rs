@@ -130,10 +130,8 @@ async fn https_server() -> (
     Arc<Mutex<Vec<Option<Vec<u8>>>>>,
 ) {
     // The front's port is not the server's: allow `localhost` on any port.
-    let options = HttpServerOptions {
-        allowed_hosts: vec!["localhost".into(), "127.0.0.1".into()],
-        ..Default::default()
-    };
+    let options = HttpServerOptions::default()
+        .with_allowed_hosts(vec!["localhost".into(), "127.0.0.1".into()]);
     let (_server, handle, url) = start(options).await;
     let authority = url
         .strip_prefix("http://")

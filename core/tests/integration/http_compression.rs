@@ -66,12 +66,10 @@ async fn serve(server: Server, opts: HttpServerOptions) -> (HttpServerHandle, St
 async fn json_server(compression: Option<CompressionOptions>) -> (HttpServerHandle, String) {
     serve(
         big_server(),
-        HttpServerOptions {
-            stateless: true,
-            json_response: true,
-            compression,
-            ..Default::default()
-        },
+        HttpServerOptions::default()
+            .with_stateless(true)
+            .with_json_response(true)
+            .with_compression(compression),
     )
     .await
 }
@@ -175,11 +173,9 @@ async fn a_10_mb_result_on_an_sse_stream_crosses_compressed() {
     // event, to be resumed: the engine client's test below takes that way).
     let (h, addr) = serve(
         big_server(),
-        HttpServerOptions {
-            max_stream_buffered_bytes: 64 << 20,
-            max_session_buffered_bytes: 64 << 20,
-            ..Default::default()
-        },
+        HttpServerOptions::default()
+            .with_max_stream_buffered_bytes(64 << 20)
+            .with_max_session_buffered_bytes(64 << 20),
     )
     .await;
     let url = format!("http://{addr}/mcp");
@@ -240,11 +236,7 @@ async fn the_highest_weighted_coding_is_chosen() {
 
 #[tokio::test]
 async fn answers_under_the_threshold_are_sent_as_is() {
-    let (_h, addr) = json_server(Some(CompressionOptions {
-        min_size: 4096,
-        ..Default::default()
-    }))
-    .await;
+    let (_h, addr) = json_server(Some(CompressionOptions::default().with_min_size(4096))).await;
     let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
     let a = exchange(
         &addr,
@@ -394,12 +386,10 @@ async fn an_unknown_content_coding_gets_415_naming_those_accepted() {
 async fn a_corrupt_or_oversized_encoded_body_is_refused() {
     let (_h, addr) = serve(
         big_server(),
-        HttpServerOptions {
-            stateless: true,
-            json_response: true,
-            max_body_size: 64 * 1024,
-            ..Default::default()
-        },
+        HttpServerOptions::default()
+            .with_stateless(true)
+            .with_json_response(true)
+            .with_max_body_size(64 * 1024),
     )
     .await;
     let a = exchange(
@@ -455,10 +445,9 @@ async fn compression_off_answers_as_is_and_refuses_encoded_bodies() {
     assert_eq!(a.status, 415);
     assert_eq!(a.header("accept-encoding").as_deref(), Some("identity"));
     // A server taking gzip only answers in gzip whatever else the client prefers.
-    let (_h2, addr) = json_server(Some(CompressionOptions {
-        codings: vec![ContentCoding::Gzip],
-        ..Default::default()
-    }))
+    let (_h2, addr) = json_server(Some(
+        CompressionOptions::default().with_codings(vec![ContentCoding::Gzip]),
+    ))
     .await;
     let a = exchange(
         &addr,
@@ -508,20 +497,15 @@ async fn the_engine_client_asks_for_compression_and_decodes_a_10_mb_result() {
     for (compression, expect_small) in [(true, true), (false, false)] {
         let (h, addr) = serve(
             big_server(),
-            HttpServerOptions {
-                dns_rebinding_protection: Some(false),
-                ..Default::default()
-            },
+            HttpServerOptions::default().with_dns_rebinding_protection(Some(false)),
         )
         .await;
         let (proxy, down) = counting_proxy(addr).await;
         let mut options = ClientOptions::new("c", "1");
         options.session.max_message_size = 32 * 1024 * 1024;
-        let http = ferromcp::transport::http::HttpClientOptions {
-            compression,
-            open_get_stream: false,
-            ..Default::default()
-        };
+        let http = ferromcp::transport::http::HttpClientOptions::default()
+            .with_compression(compression)
+            .with_open_get_stream(false);
         let client = connect(
             &format!("http://{proxy}/mcp"),
             options,

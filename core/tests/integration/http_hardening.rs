@@ -18,12 +18,7 @@ const PING: &str = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
 
 /// A stateless JSON-response server with `opts` on top: every POST stands alone.
 async fn server(opts: HttpServerOptions) -> (HttpServerHandle, String) {
-    let (_s, h, _url) = start(HttpServerOptions {
-        stateless: true,
-        json_response: true,
-        ..opts
-    })
-    .await;
+    let (_s, h, _url) = start(opts.with_stateless(true).with_json_response(true)).await;
     let addr = h.local_addr().to_string();
     (h, addr)
 }
@@ -221,11 +216,7 @@ async fn declared_lengths_are_not_allocated_up_front() {
 
 #[tokio::test]
 async fn bodies_beyond_the_memory_budget_are_refused() {
-    let (h, addr) = server(HttpServerOptions {
-        max_buffered_bytes: 1 << 20,
-        ..Default::default()
-    })
-    .await;
+    let (h, addr) = server(HttpServerOptions::default().with_max_buffered_bytes(1 << 20)).await;
     // Six connections each send 300 KB of a 400 KB body: 1.8 MB would be held, over 1 MiB.
     let part = vec![b' '; 300_000];
     let mut conns = Vec::new();
@@ -291,11 +282,9 @@ async fn host_and_origin_edge_cases() {
 
 #[tokio::test]
 async fn silent_and_slow_connections_are_closed_after_the_header_read_timeout() {
-    let (h, addr) = server(HttpServerOptions {
-        header_read_timeout: Duration::from_millis(300),
-        ..Default::default()
-    })
-    .await;
+    let (h, addr) =
+        server(HttpServerOptions::default().with_header_read_timeout(Duration::from_millis(300)))
+            .await;
     // Silent: closed without an answer.
     let mut w = Wire::connect(&addr).await;
     assert!(
@@ -313,11 +302,11 @@ async fn silent_and_slow_connections_are_closed_after_the_header_read_timeout() 
 
 #[tokio::test]
 async fn connections_beyond_the_cap_wait_while_every_one_is_busy_then_an_idle_one_makes_room() {
-    let (h, addr) = server(HttpServerOptions {
-        max_connections: 2,
-        connections_kept_for_sessions: 0,
-        ..Default::default()
-    })
+    let (h, addr) = server(
+        HttpServerOptions::default()
+            .with_max_connections(2)
+            .with_connections_kept_for_sessions(0),
+    )
     .await;
     let slow = |id: u64| {
         post_raw(
@@ -351,11 +340,11 @@ async fn connections_beyond_the_cap_wait_while_every_one_is_busy_then_an_idle_on
 
 #[tokio::test]
 async fn a_client_that_never_reads_is_dropped_after_the_write_timeout() {
-    let (_s, h, _url) = start(HttpServerOptions {
-        stateless: true,
-        write_timeout: Duration::from_millis(500),
-        ..Default::default()
-    })
+    let (_s, h, _url) = start(
+        HttpServerOptions::default()
+            .with_stateless(true)
+            .with_write_timeout(Duration::from_millis(500)),
+    )
     .await;
     let addr = h.local_addr().to_string();
     let socket = tokio::net::TcpSocket::new_v4().unwrap();
@@ -375,11 +364,7 @@ async fn a_client_that_never_reads_is_dropped_after_the_write_timeout() {
 
 #[tokio::test]
 async fn an_initialize_flood_evicts_the_least_recently_active_idle_session() {
-    let (_s, _h, url) = start(HttpServerOptions {
-        max_sessions: 3,
-        ..Default::default()
-    })
-    .await;
+    let (_s, _h, url) = start(HttpServerOptions::default().with_max_sessions(3)).await;
     let s1 = init_session(&url).await;
     let s2 = init_session(&url).await;
     let s3 = init_session(&url).await;
@@ -397,11 +382,7 @@ async fn an_initialize_flood_evicts_the_least_recently_active_idle_session() {
 
 #[tokio::test]
 async fn a_413_is_read_by_the_client_rather_than_reset() {
-    let (_h, addr) = server(HttpServerOptions {
-        max_body_size: 1024,
-        ..Default::default()
-    })
-    .await;
+    let (_h, addr) = server(HttpServerOptions::default().with_max_body_size(1024)).await;
     let body = vec![b' '; 3_000_000];
     let head = format!("POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n", body.len());
     let tcp = TcpStream::connect(&addr).await.unwrap();
@@ -426,11 +407,7 @@ async fn a_413_is_read_by_the_client_rather_than_reset() {
 
 #[tokio::test]
 async fn a_request_over_the_size_limit_is_answered_with_its_id() {
-    let (_h, addr) = server(HttpServerOptions {
-        max_body_size: 1024,
-        ..Default::default()
-    })
-    .await;
+    let (_h, addr) = server(HttpServerOptions::default().with_max_body_size(1024)).await;
     let body = json!({"jsonrpc":"2.0","id":77,"method":"tools/call",
         "params":{"name":"count","arguments":{"pad":"p".repeat(3000)}}})
     .to_string();

@@ -17,11 +17,11 @@ fn fields(n: usize) -> String {
 
 #[tokio::test]
 async fn up_to_128_header_fields_are_read() {
-    let (_s, h, _url) = start(HttpServerOptions {
-        stateless: true,
-        json_response: true,
-        ..Default::default()
-    })
+    let (_s, h, _url) = start(
+        HttpServerOptions::default()
+            .with_stateless(true)
+            .with_json_response(true),
+    )
     .await;
     let addr = h.local_addr().to_string();
     // post_raw sends 4 fields of its own (Host, Content-Type, Accept, Content-Length).
@@ -43,12 +43,12 @@ async fn up_to_128_header_fields_are_read() {
 
 #[tokio::test]
 async fn the_head_size_still_bounds_fewer_fields() {
-    let (_s, h, _url) = start(HttpServerOptions {
-        stateless: true,
-        json_response: true,
-        max_head_size: 4096,
-        ..Default::default()
-    })
+    let (_s, h, _url) = start(
+        HttpServerOptions::default()
+            .with_stateless(true)
+            .with_json_response(true)
+            .with_max_head_size(4096),
+    )
     .await;
     let addr = h.local_addr().to_string();
     // 100 fields of 60 bytes: under the count, over the 4 KiB head.

@@ -89,11 +89,9 @@ async fn streamable_http_requests_carry_their_headers() {
 
 #[tokio::test]
 async fn stateless_and_json_modes_too() {
-    let opts = HttpServerOptions {
-        stateless: true,
-        json_response: true,
-        ..Default::default()
-    };
+    let opts = HttpServerOptions::default()
+        .with_stateless(true)
+        .with_json_response(true);
     let h = serve_http(server(), "127.0.0.1:0", opts).await.unwrap();
     let url = h.url("/mcp");
     let mut hs: Vec<(&str, &str)> = JSON_SSE.to_vec();

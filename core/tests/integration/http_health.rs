@@ -24,11 +24,7 @@ async fn healthz_answers_ok_with_the_live_session_count() {
 
 #[tokio::test]
 async fn healthz_can_be_turned_off() {
-    let (_s, h, url) = start(HttpServerOptions {
-        health_path: None,
-        ..Default::default()
-    })
-    .await;
+    let (_s, h, url) = start(HttpServerOptions::default().with_health_path(None)).await;
     let r = send("GET", &url.replace("/mcp", "/healthz"), &[], "").await;
     assert_eq!(r.status, 404);
     h.shutdown().await.unwrap();

@@ -31,11 +31,11 @@ async fn status(addr: &str, raw: &str) -> u16 {
 }
 
 async fn loopback_server() -> (ferromcp::transport::http::HttpServerHandle, String, u16) {
-    let (_s, h, _url) = start(HttpServerOptions {
-        stateless: true,
-        json_response: true,
-        ..Default::default()
-    })
+    let (_s, h, _url) = start(
+        HttpServerOptions::default()
+            .with_stateless(true)
+            .with_json_response(true),
+    )
     .await;
     let port = h.local_addr().port();
     (h, format!("127.0.0.1:{port}"), port)

@@ -21,12 +21,12 @@ fn late_id_call(pad: usize) -> String {
 }
 
 async fn server(max_body_size: usize) -> (ferromcp::transport::http::HttpServerHandle, String) {
-    let (_s, h, _url) = start(HttpServerOptions {
-        stateless: true,
-        json_response: true,
-        max_body_size,
-        ..Default::default()
-    })
+    let (_s, h, _url) = start(
+        HttpServerOptions::default()
+            .with_stateless(true)
+            .with_json_response(true)
+            .with_max_body_size(max_body_size),
+    )
     .await;
     let addr = h.local_addr().to_string();
     (h, addr)
@@ -88,12 +88,10 @@ async fn the_router_refuses_with_the_id_too() {
     // The same endpoint mounted in an axum app: axum reads the HTTP, the router the body.
     let app = router(
         demo_server(),
-        HttpServerOptions {
-            stateless: true,
-            json_response: true,
-            max_body_size: 64 * 1024,
-            ..Default::default()
-        },
+        HttpServerOptions::default()
+            .with_stateless(true)
+            .with_json_response(true)
+            .with_max_body_size(64 * 1024),
     );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap().to_string();

@@ -9,11 +9,11 @@ use ferromcp::transport::http::HttpServerOptions;
 
 #[tokio::test]
 async fn a_fragment_in_the_request_target_is_refused() {
-    let (_s, h, _url) = start(HttpServerOptions {
-        stateless: true,
-        json_response: true,
-        ..Default::default()
-    })
+    let (_s, h, _url) = start(
+        HttpServerOptions::default()
+            .with_stateless(true)
+            .with_json_response(true),
+    )
     .await;
     let addr = h.local_addr().to_string();
     let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;

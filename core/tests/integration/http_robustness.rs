@@ -117,11 +117,8 @@ async fn graceful_shutdown_finishes_in_flight_calls_and_refuses_new_ones() {
 async fn batches_over_http_for_2025_03_26() {
     bounded(async {
         for json_response in [false, true] {
-            let (_s, h, url) = start(HttpServerOptions {
-                json_response,
-                ..Default::default()
-            })
-            .await;
+            let (_s, h, url) =
+                start(HttpServerOptions::default().with_json_response(json_response)).await;
             let sid = init_session_at(&url, "2025-03-26").await;
             let batch = json!([
                 {"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"count",
@@ -232,10 +229,9 @@ async fn batches_are_refused_in_later_revisions_and_for_initialize() {
 #[tokio::test]
 async fn tool_closes_its_stream_and_the_client_resumes() {
     bounded(async {
-        let (_s, h, url) = start(HttpServerOptions {
-            retry_interval: Some(Duration::from_millis(50)),
-            ..Default::default()
-        })
+        let (_s, h, url) = start(
+            HttpServerOptions::default().with_retry_interval(Some(Duration::from_millis(50))),
+        )
         .await;
         // Raw: the POST stream ends early (priming event only), the answer comes on resumption.
         let sid = init_session(&url).await;
@@ -295,10 +291,9 @@ async fn tool_closes_its_stream_and_the_client_resumes() {
 #[tokio::test]
 async fn a_stream_is_primed_by_the_negotiated_version_and_only_a_primed_one_closes() {
     bounded(async {
-        let (_s, h, url) = start(HttpServerOptions {
-            retry_interval: Some(Duration::from_millis(50)),
-            ..Default::default()
-        })
+        let (_s, h, url) = start(
+            HttpServerOptions::default().with_retry_interval(Some(Duration::from_millis(50))),
+        )
         .await;
         let sid = init_session(&url).await;
         let mut headers: Vec<(&str, &str)> = JSON_SSE.to_vec();
@@ -357,11 +352,11 @@ async fn a_stream_is_primed_by_the_negotiated_version_and_only_a_primed_one_clos
 #[tokio::test]
 async fn close_streams_after_puts_long_requests_in_polling_mode() {
     bounded(async {
-        let (_s, h, url) = start(HttpServerOptions {
-            retry_interval: Some(Duration::from_millis(30)),
-            close_streams_after: Some(Duration::from_millis(150)),
-            ..Default::default()
-        })
+        let (_s, h, url) = start(
+            HttpServerOptions::default()
+                .with_retry_interval(Some(Duration::from_millis(30)))
+                .with_close_streams_after(Some(Duration::from_millis(150))),
+        )
         .await;
         // Raw: the POST stream is closed before the slow answer.
         let sid = init_session(&url).await;
@@ -394,10 +389,8 @@ async fn close_streams_after_puts_long_requests_in_polling_mode() {
         .unwrap();
         let seen = Arc::new(Mutex::new(Vec::new()));
         let s2 = seen.clone();
-        let opts = RequestOptions {
-            on_progress: Some(Arc::new(move |p| s2.lock().unwrap().push(p))),
-            ..Default::default()
-        };
+        let opts = RequestOptions::default()
+            .with_on_progress(Some(Arc::new(move |p| s2.lock().unwrap().push(p))));
         let r = client
             .call_tool_with("count", json!({"steps": 6, "delay_ms": 100}), opts)
             .await
@@ -416,11 +409,7 @@ async fn close_streams_after_puts_long_requests_in_polling_mode() {
 #[tokio::test]
 async fn session_flood_past_the_limit_evicts_idle_sessions_and_spares_busy_ones() {
     bounded(async {
-        let (_s, h, url) = start(HttpServerOptions {
-            max_sessions: 4,
-            ..Default::default()
-        })
-        .await;
+        let (_s, h, url) = start(HttpServerOptions::default().with_max_sessions(4)).await;
         let a = init_session(&url).await;
         let mut slow = open_post(
             &url,
@@ -566,11 +555,9 @@ async fn slow_reader_stream_is_closed_not_buffered_and_can_resume() {
         let h = serve_http(
             server,
             "127.0.0.1:0",
-            HttpServerOptions {
-                stream_queue_capacity: 8,
-                event_store: Some(Arc::new(InMemoryEventStore::new(16, 100))),
-                ..Default::default()
-            },
+            HttpServerOptions::default()
+                .with_stream_queue_capacity(8)
+                .with_event_store(Some(Arc::new(InMemoryEventStore::new(16, 100)))),
         )
         .await
         .unwrap();

@@ -164,11 +164,7 @@ async fn resume_with_last_event_id_after_disconnect() {
 
 #[tokio::test]
 async fn json_response_mode() {
-    let (_s, h, url) = start(HttpServerOptions {
-        json_response: true,
-        ..Default::default()
-    })
-    .await;
+    let (_s, h, url) = start(HttpServerOptions::default().with_json_response(true)).await;
     let sid = init_session(&url).await;
     let r = post(
         &url,
@@ -185,11 +181,7 @@ async fn json_response_mode() {
 
 #[tokio::test]
 async fn stateless_mode() {
-    let (_s, h, url) = start(HttpServerOptions {
-        stateless: true,
-        ..Default::default()
-    })
-    .await;
+    let (_s, h, url) = start(HttpServerOptions::default().with_stateless(true)).await;
     let r = post(&url, None, init_body("2025-06-18")).await;
     assert_eq!(r.status, 200);
     assert!(r.sid().is_none());
@@ -214,11 +206,11 @@ async fn stateless_mode() {
 /// its first poll is waited for, and a POST without a request is accepted.
 #[tokio::test]
 async fn stateless_json_mode_answers_each_request_with_its_body() {
-    let (_s, h, url) = start(HttpServerOptions {
-        stateless: true,
-        json_response: true,
-        ..Default::default()
-    })
+    let (_s, h, url) = start(
+        HttpServerOptions::default()
+            .with_stateless(true)
+            .with_json_response(true),
+    )
     .await;
     let r = post(&url, None, init_body("2025-06-18")).await;
     assert_eq!(r.status, 200, "{}", r.body);
@@ -287,11 +279,11 @@ async fn stateless_json_mode_answers_each_request_with_its_body() {
 #[tokio::test]
 async fn stateless_json_handler_outlives_its_disconnected_client() {
     use tokio::io::AsyncWriteExt;
-    let (_s, h, url) = start(HttpServerOptions {
-        stateless: true,
-        json_response: true,
-        ..Default::default()
-    })
+    let (_s, h, url) = start(
+        HttpServerOptions::default()
+            .with_stateless(true)
+            .with_json_response(true),
+    )
     .await;
     let live = |n: usize| {
         let h = &h;
@@ -326,11 +318,7 @@ async fn stateless_json_handler_outlives_its_disconnected_client() {
 
 #[tokio::test]
 async fn session_limit_answers_503_when_every_session_is_busy() {
-    let (_s, h, url) = start(HttpServerOptions {
-        max_sessions: 1,
-        ..Default::default()
-    })
-    .await;
+    let (_s, h, url) = start(HttpServerOptions::default().with_max_sessions(1)).await;
     let sid = init_session(&url).await;
     // An open GET stream makes the only session busy: it is not closed to make room.
     let req = http::Request::builder()
@@ -353,11 +341,9 @@ async fn session_limit_answers_503_when_every_session_is_busy() {
 
 #[tokio::test]
 async fn idle_sessions_are_reaped() {
-    let (_s, h, url) = start(HttpServerOptions {
-        session_idle_timeout: Duration::from_millis(200),
-        ..Default::default()
-    })
-    .await;
+    let (_s, h, url) =
+        start(HttpServerOptions::default().with_session_idle_timeout(Duration::from_millis(200)))
+            .await;
     let sid = init_session(&url).await;
     tokio::time::sleep(Duration::from_millis(700)).await;
     let r = post(

@@ -18,11 +18,7 @@ async fn bounded<F: std::future::Future<Output = ()>>(f: F) {
 async fn a_full_table_of_idle_sessions_admits_every_concurrent_initialize() {
     bounded(async {
         const MAX: usize = 8;
-        let (_s, h, url) = start(HttpServerOptions {
-            max_sessions: MAX,
-            ..Default::default()
-        })
-        .await;
+        let (_s, h, url) = start(HttpServerOptions::default().with_max_sessions(MAX)).await;
         for _ in 0..MAX {
             init_session(&url).await;
         }
@@ -70,11 +66,7 @@ async fn a_full_table_of_idle_sessions_admits_every_concurrent_initialize() {
 #[tokio::test]
 async fn a_table_of_busy_sessions_refuses_an_initialize_with_its_id() {
     bounded(async {
-        let (_s, h, url) = start(HttpServerOptions {
-            max_sessions: 2,
-            ..Default::default()
-        })
-        .await;
+        let (_s, h, url) = start(HttpServerOptions::default().with_max_sessions(2)).await;
         // Both sessions busy: each has a long call in flight.
         let mut calls = Vec::new();
         for id in 0..2 {

@@ -63,11 +63,9 @@ async fn read_stream(url: &str, sid: Option<&str>, wait: Duration) -> Read {
 }
 
 fn options(idle: Option<Duration>) -> HttpServerOptions {
-    HttpServerOptions {
-        sse_keep_alive: Some(Duration::from_millis(100)),
-        sse_idle_timeout: idle,
-        ..Default::default()
-    }
+    HttpServerOptions::default()
+        .with_sse_keep_alive(Some(Duration::from_millis(100)))
+        .with_sse_idle_timeout(idle)
 }
 
 #[tokio::test]

@@ -34,11 +34,9 @@ async fn read_get_stream(url: &str, sid: &str, wait: Duration) -> String {
 
 #[tokio::test]
 async fn an_idle_get_stream_gets_keep_alive_comments_on_schedule() {
-    let (_s, h, url) = start(HttpServerOptions {
-        sse_keep_alive: Some(Duration::from_millis(100)),
-        ..Default::default()
-    })
-    .await;
+    let (_s, h, url) =
+        start(HttpServerOptions::default().with_sse_keep_alive(Some(Duration::from_millis(100))))
+            .await;
     let sid = init_session(&url).await;
     let text = read_get_stream(&url, &sid, Duration::from_millis(550)).await;
     let comments = text.matches(": keep-alive\n\n").count();
@@ -51,11 +49,7 @@ async fn an_idle_get_stream_gets_keep_alive_comments_on_schedule() {
 
 #[tokio::test]
 async fn keep_alive_comments_can_be_turned_off() {
-    let (_s, h, url) = start(HttpServerOptions {
-        sse_keep_alive: None,
-        ..Default::default()
-    })
-    .await;
+    let (_s, h, url) = start(HttpServerOptions::default().with_sse_keep_alive(None)).await;
     let sid = init_session(&url).await;
     let text = read_get_stream(&url, &sid, Duration::from_millis(400)).await;
     assert!(!text.contains("keep-alive"), "{text:?}");
@@ -64,11 +58,9 @@ async fn keep_alive_comments_can_be_turned_off() {
 
 #[tokio::test]
 async fn the_client_reads_a_slow_call_through_keep_alive_comments() {
-    let (_s, h, url) = start(HttpServerOptions {
-        sse_keep_alive: Some(Duration::from_millis(50)),
-        ..Default::default()
-    })
-    .await;
+    let (_s, h, url) =
+        start(HttpServerOptions::default().with_sse_keep_alive(Some(Duration::from_millis(50))))
+            .await;
     let client = ferromcp::client::http::connect(
         &url,
         ferromcp::client::ClientOptions::new("ka", "1"),

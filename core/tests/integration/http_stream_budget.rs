@@ -55,20 +55,19 @@ async fn read_slowly(req: http::Request<Full<Bytes>>, stall: Duration) -> (u16, 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_slow_reader_past_the_byte_budget_has_its_stream_closed_and_resumes_without_loss() {
-    slow_reader_closed_then_resumed(HttpServerOptions {
-        max_stream_buffered_bytes: 256 * 1024,
-        ..Default::default()
-    })
+    slow_reader_closed_then_resumed(
+        HttpServerOptions::default().with_max_stream_buffered_bytes(256 * 1024),
+    )
     .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_session_budget_closes_a_slow_stream_too_and_is_given_back() {
-    slow_reader_closed_then_resumed(HttpServerOptions {
-        max_stream_buffered_bytes: usize::MAX,
-        max_session_buffered_bytes: 256 * 1024,
-        ..Default::default()
-    })
+    slow_reader_closed_then_resumed(
+        HttpServerOptions::default()
+            .with_max_stream_buffered_bytes(usize::MAX)
+            .with_max_session_buffered_bytes(256 * 1024),
+    )
     .await;
 }
 

@@ -229,13 +229,10 @@ fn pki(tag: &str) -> Dir {
 }
 
 async fn start_tls(dir: &Dir, tweak: impl FnOnce(&mut HttpServerOptions)) -> HttpServerHandle {
-    let mut options = HttpServerOptions {
-        tls: Some(TlsOptions::from_files(
-            dir.path("server.pem"),
-            dir.path("server.key"),
-        )),
-        ..Default::default()
-    };
+    let mut options = HttpServerOptions::default().with_tls(Some(TlsOptions::from_files(
+        dir.path("server.pem"),
+        dir.path("server.key"),
+    )));
     tweak(&mut options);
     let (_server, handle, _) = start(options).await;
     handle
@@ -320,10 +317,7 @@ async fn pem_bytes_serve_as_well_as_files() {
     let dir = pki("bytes");
     let cert = std::fs::read(dir.path("server.pem")).unwrap();
     let key = std::fs::read(dir.path("server.key")).unwrap();
-    let options = HttpServerOptions {
-        tls: Some(TlsOptions::from_pem(cert, key)),
-        ..Default::default()
-    };
+    let options = HttpServerOptions::default().with_tls(Some(TlsOptions::from_pem(cert, key)));
     let (_server, handle, _) = start(options).await;
     let ca = std::fs::read_to_string(dir.path("ca.pem")).unwrap();
     let client = https_client(&https_url(&handle), ca).await;
@@ -481,26 +475,20 @@ async fn a_certificate_swapped_on_disk_is_served_to_the_next_connection() {
 async fn files_that_do_not_load_are_an_error_at_start_naming_them() {
     let dir = pki("bad");
     let server = demo_server();
-    let missing = HttpServerOptions {
-        tls: Some(TlsOptions::from_files(
-            dir.path("nope.pem"),
-            dir.path("server.key"),
-        )),
-        ..Default::default()
-    };
+    let missing = HttpServerOptions::default().with_tls(Some(TlsOptions::from_files(
+        dir.path("nope.pem"),
+        dir.path("server.key"),
+    )));
     let err = ferromcp::transport::http::serve_http(server.clone(), "127.0.0.1:0", missing)
         .await
         .unwrap_err();
     assert_eq!(err.kind(), std::io::ErrorKind::InvalidInput);
     assert!(err.to_string().contains("nope.pem"), "{err}");
     make_leaf(&dir, "ca", "other", "other", 9, "serverAuth");
-    let mismatched = HttpServerOptions {
-        tls: Some(TlsOptions {
-            private_key: PemSource::File(dir.path("other.key")),
-            ..TlsOptions::from_files(dir.path("server.pem"), dir.path("server.key"))
-        }),
-        ..Default::default()
-    };
+    let mismatched = HttpServerOptions::default().with_tls(Some(
+        TlsOptions::from_files(dir.path("server.pem"), dir.path("server.key"))
+            .with_private_key(PemSource::File(dir.path("other.key"))),
+    ));
     let err = ferromcp::transport::http::serve_http(server, "127.0.0.1:0", mismatched)
         .await
         .unwrap_err();
@@ -534,15 +522,13 @@ async fn whoami_server_at(
         })
         .build()
         .unwrap();
-    let mut options = HttpServerOptions {
-        stateless: true,
-        json_response: true,
-        tls: Some(
+    let mut options = HttpServerOptions::default()
+        .with_stateless(true)
+        .with_json_response(true)
+        .with_tls(Some(
             TlsOptions::from_files(dir.path("server.pem"), dir.path("server.key"))
                 .client_certificates(PemSource::File(dir.path("clients.pem")), required),
-        ),
-        ..Default::default()
-    };
+        ));
     tweak(&mut options);
     ferromcp::transport::http::serve_http(server, ("127.0.0.1", port), options)
         .await

@@ -13,11 +13,11 @@ use ferromcp::transport::http::{HttpServerHandle, HttpServerOptions};
 const PING: &str = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
 
 async fn server() -> (HttpServerHandle, String) {
-    let (_s, h, _url) = start(HttpServerOptions {
-        stateless: true,
-        json_response: true,
-        ..Default::default()
-    })
+    let (_s, h, _url) = start(
+        HttpServerOptions::default()
+            .with_stateless(true)
+            .with_json_response(true),
+    )
     .await;
     let addr = h.local_addr().to_string();
     (h, addr)

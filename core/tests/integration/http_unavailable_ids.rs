@@ -23,7 +23,7 @@ struct Flaky {
 impl Flaky {
     fn fail<T: Send + 'static>(&self) -> Option<StoreFuture<T>> {
         self.down.load(Ordering::SeqCst).then(|| {
-            let f: StoreFuture<T> = Box::pin(async { Err(StoreError("down for the test".into())) });
+            let f: StoreFuture<T> = Box::pin(async { Err(StoreError::new("down for the test")) });
             f
         })
     }
@@ -50,11 +50,11 @@ impl SessionStore for Flaky {
 #[tokio::test]
 async fn a_failing_session_store_answers_503_with_the_request_id() {
     let store = Arc::new(Flaky::default());
-    let (_s, _h, url) = start(HttpServerOptions {
-        session_store: Some(store.clone()),
-        json_response: true,
-        ..Default::default()
-    })
+    let (_s, _h, url) = start(
+        HttpServerOptions::default()
+            .with_session_store(Some(store.clone()))
+            .with_json_response(true),
+    )
     .await;
     store.down.store(true, Ordering::SeqCst);
     // A session this replica does not hold: it must be looked up, and the store is down.
@@ -181,11 +181,7 @@ async fn the_legacy_sse_get_during_shutdown_is_refused_as_the_streamable_get_is(
 
 #[tokio::test]
 async fn the_legacy_sse_get_on_a_table_of_busy_sessions_is_refused_with_a_clear_503() {
-    let (_s, h, url) = start(HttpServerOptions {
-        max_sessions: 1,
-        ..Default::default()
-    })
-    .await;
+    let (_s, h, url) = start(HttpServerOptions::default().with_max_sessions(1)).await;
     let addr = h.local_addr().to_string();
     let sse = format!("GET /sse HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\n\r\n");
     // The one session: a legacy stream, open (busy).

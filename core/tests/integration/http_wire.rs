@@ -15,12 +15,12 @@ const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"p
 
 /// A stateless JSON-response server: every POST stands alone, which keeps the raw requests short.
 async fn json_server(max_body: usize) -> (ferromcp::transport::http::HttpServerHandle, String) {
-    let (_s, h, _url) = start(HttpServerOptions {
-        stateless: true,
-        json_response: true,
-        max_body_size: max_body,
-        ..Default::default()
-    })
+    let (_s, h, _url) = start(
+        HttpServerOptions::default()
+            .with_stateless(true)
+            .with_json_response(true)
+            .with_max_body_size(max_body),
+    )
     .await;
     let addr = h.local_addr().to_string();
     (h, addr)
@@ -276,10 +276,7 @@ async fn router_mounts_in_an_axum_app() {
         "/api",
         router(
             demo_server(),
-            HttpServerOptions {
-                json_response: true,
-                ..Default::default()
-            },
+            HttpServerOptions::default().with_json_response(true),
         ),
     );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

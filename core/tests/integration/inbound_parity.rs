@@ -73,10 +73,7 @@ impl Both {
 
     async fn open_with(start: Start, server: Server) -> Both {
         let mut peer = RawPeer::start(&server);
-        let opts = HttpServerOptions {
-            json_response: true,
-            ..Default::default()
-        };
+        let opts = HttpServerOptions::default().with_json_response(true);
         let http = serve_http(server, "127.0.0.1:0", opts).await.unwrap();
         let url = http.url("/mcp");
         let sid = match start {

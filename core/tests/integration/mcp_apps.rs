@@ -58,10 +58,7 @@ async fn connect(ui: bool, mode: ProtocolMode) -> Client {
     tokio::spawn(async move { srv.serve(sr, sw).await });
     let mut options = ClientOptions::new("host", "1");
     options.mode = mode;
-    let handlers = ClientHandlers {
-        extra_capabilities: ui.then(ui_client_capability),
-        ..Default::default()
-    };
+    let handlers = ClientHandlers::default().with_extra_capabilities(ui.then(ui_client_capability));
     Client::connect(options, handlers, cr, cw).await.unwrap()
 }
 

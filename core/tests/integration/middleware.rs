@@ -401,10 +401,7 @@ async fn a_tool_with_its_own_limit_has_its_own_bucket() {
     let mut config = RateLimitConfig::new(100, Duration::from_secs(60));
     config.tools.insert(
         "slow".into(),
-        ToolLimit {
-            limit: 1,
-            window_ms: 60_000,
-        },
+        ToolLimit::new(1, Duration::from_millis(60_000)),
     );
     let server = server_with(vec![Arc::new(RateLimit::new(config).unwrap())]);
     let mut p = RawPeer::start(&server);

@@ -126,10 +126,7 @@ async fn rate_limit_by_principal_spans_sessions_on_a_protected_server() {
         vec!["http://as.example".into()],
         Arc::new(verifier),
     );
-    let options = HttpServerOptions {
-        auth: Some(Arc::new(auth)),
-        ..Default::default()
-    };
+    let options = HttpServerOptions::default().with_auth(Some(Arc::new(auth)));
     let server = limited_server(vec![RateKey::Principal], 1);
     let h = serve_http(server, ("127.0.0.1", port), options)
         .await

@@ -215,10 +215,8 @@ async fn start(configure: impl FnOnce(&mut AsState)) -> (Shared, String) {
         })
     };
     let protection = ResourceAuth::new(&mcp_url, vec![as_base], Arc::new(verifier));
-    let options = HttpServerOptions {
-        auth: Some(Arc::new(protection.require_scopes(&["mcp"]))),
-        ..Default::default()
-    };
+    let options =
+        HttpServerOptions::default().with_auth(Some(Arc::new(protection.require_scopes(&["mcp"]))));
     let app = router(server, options);
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
     (state, mcp_url)
@@ -233,12 +231,10 @@ fn oauth(store: Arc<dyn TokenStore>) -> Arc<OAuthClient> {
 }
 
 async fn call(url: &str, auth: Arc<OAuthClient>) -> Result<String, ferromcp::McpError> {
-    let http = HttpClientOptions {
-        legacy_fallback: false,
-        open_get_stream: false,
-        ..Default::default()
-    }
-    .auth(auth);
+    let http = HttpClientOptions::default()
+        .with_legacy_fallback(false)
+        .with_open_get_stream(false)
+        .auth(auth);
     let client = connect(
         url,
         ClientOptions::new("c", "1"),

@@ -93,22 +93,17 @@ async fn start() -> (Shared, String, String) {
         })
     };
     let protection = ResourceAuth::new(&mcp_url, vec![issuer.clone()], Arc::new(verifier));
-    let options = HttpServerOptions {
-        auth: Some(Arc::new(protection)),
-        ..Default::default()
-    };
+    let options = HttpServerOptions::default().with_auth(Some(Arc::new(protection)));
     let app = router(server, options);
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
     (seen, issuer, mcp_url)
 }
 
 async fn call(url: &str, config: OAuthConfig) -> Result<String, ferromcp::McpError> {
-    let http = HttpClientOptions {
-        legacy_fallback: false,
-        open_get_stream: false,
-        ..Default::default()
-    }
-    .auth(Arc::new(OAuthClient::new(config)));
+    let http = HttpClientOptions::default()
+        .with_legacy_fallback(false)
+        .with_open_get_stream(false)
+        .auth(Arc::new(OAuthClient::new(config)));
     let client = connect(
         url,
         ClientOptions::new("c", "1"),

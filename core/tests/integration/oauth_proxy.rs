@@ -169,16 +169,17 @@ fn request(
     let (path, query) = path_and_query
         .split_once('?')
         .unwrap_or((path_and_query, ""));
-    ProxyRequest {
-        method: method.into(),
-        path: path.into(),
-        query: query.into(),
-        headers: headers
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect(),
-        body: Bytes::from(body.to_string()),
-    }
+    ProxyRequest::default()
+        .with_method(method.into())
+        .with_path(path.into())
+        .with_query(query.into())
+        .with_headers(
+            headers
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        )
+        .with_body(Bytes::from(body.to_string()))
 }
 
 fn form(pairs: &[(&str, &str)]) -> String {

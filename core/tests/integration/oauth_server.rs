@@ -74,10 +74,7 @@ async fn protected_endpoint_refuses_bad_tokens_and_passes_identity() {
         Arc::new(verifier),
     )
     .require_scopes(&["tools:read"]);
-    let options = HttpServerOptions {
-        auth: Some(Arc::new(auth)),
-        ..Default::default()
-    };
+    let options = HttpServerOptions::default().with_auth(Some(Arc::new(auth)));
     let h = serve_http(server, ("127.0.0.1", port), options)
         .await
         .unwrap();

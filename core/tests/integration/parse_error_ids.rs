@@ -49,11 +49,11 @@ fn the_parser_keeps_the_id_it_read() {
 
 #[tokio::test]
 async fn over_http_the_error_carries_the_id() {
-    let (_s, _h, url) = start(HttpServerOptions {
-        stateless: true,
-        json_response: true,
-        ..Default::default()
-    })
+    let (_s, _h, url) = start(
+        HttpServerOptions::default()
+            .with_stateless(true)
+            .with_json_response(true),
+    )
     .await;
     let headers = [
         ("content-type", "application/json"),

@@ -122,10 +122,8 @@ async fn client_on_progress_callback_receives_reports() {
     let client = support::connect(&server(), ClientHandlers::default()).await;
     let seen: Arc<Mutex<Vec<Value>>> = Arc::default();
     let s = seen.clone();
-    let opts = RequestOptions {
-        on_progress: Some(Arc::new(move |p| s.lock().unwrap().push(p))),
-        ..Default::default()
-    };
+    let opts = RequestOptions::default()
+        .with_on_progress(Some(Arc::new(move |p| s.lock().unwrap().push(p))));
     let r = support::within(client.call_tool_with("steps", json!({}), opts))
         .await
         .unwrap();
@@ -143,36 +141,30 @@ async fn client_on_progress_callback_receives_reports() {
 #[tokio::test]
 async fn progress_resets_timeout_only_when_asked() {
     let client = support::connect(&server(), ClientHandlers::default()).await;
-    let with_reset = RequestOptions {
-        timeout: Some(Duration::from_millis(300)),
-        reset_timeout_on_progress: true,
-        on_progress: Some(Arc::new(|_| {})),
-        ..Default::default()
-    };
+    let with_reset = RequestOptions::default()
+        .with_timeout(Some(Duration::from_millis(300)))
+        .with_reset_timeout_on_progress(true)
+        .with_on_progress(Some(Arc::new(|_| {})));
     let r = support::within(client.call_tool_with("ticker", json!({}), with_reset)).await;
     assert_eq!(
         r.expect("reset keeps the request alive").content[0].as_text(),
         Some("ticked")
     );
 
-    let without = RequestOptions {
-        timeout: Some(Duration::from_millis(300)),
-        reset_timeout_on_progress: false,
-        on_progress: Some(Arc::new(|_| {})),
-        ..Default::default()
-    };
+    let without = RequestOptions::default()
+        .with_timeout(Some(Duration::from_millis(300)))
+        .with_reset_timeout_on_progress(false)
+        .with_on_progress(Some(Arc::new(|_| {})));
     let err = support::within(client.call_tool_with("ticker", json!({}), without))
         .await
         .expect_err("must time out");
     assert_eq!(err.code, codes::REQUEST_TIMEOUT);
 
-    let capped = RequestOptions {
-        timeout: Some(Duration::from_millis(300)),
-        reset_timeout_on_progress: true,
-        max_total_timeout: Some(Duration::from_millis(500)),
-        on_progress: Some(Arc::new(|_| {})),
-        ..Default::default()
-    };
+    let capped = RequestOptions::default()
+        .with_timeout(Some(Duration::from_millis(300)))
+        .with_reset_timeout_on_progress(true)
+        .with_max_total_timeout(Some(Duration::from_millis(500)))
+        .with_on_progress(Some(Arc::new(|_| {})));
     let start = std::time::Instant::now();
     let err = support::within(client.call_tool_with("ticker", json!({}), capped))
         .await
@@ -191,11 +183,9 @@ async fn reset_on_progress_works_without_a_progress_callback() {
     // Asking for the timeout to be reset by progress must make the request carry a progress
     // token even when the caller does not want the reports themselves.
     let client = support::connect(&server(), ClientHandlers::default()).await;
-    let opts = RequestOptions {
-        timeout: Some(Duration::from_millis(300)),
-        reset_timeout_on_progress: true,
-        ..Default::default()
-    };
+    let opts = RequestOptions::default()
+        .with_timeout(Some(Duration::from_millis(300)))
+        .with_reset_timeout_on_progress(true);
     let r = support::within(client.call_tool_with("ticker", json!({}), opts)).await;
     assert_eq!(
         r.expect("progress must keep the request alive").content[0].as_text(),

@@ -19,10 +19,7 @@ async fn replica(redis: &RedisServer) -> (ferromcp::server::Server, HttpServerHa
     let h = serve_http(
         server.clone(),
         "127.0.0.1:0",
-        HttpServerOptions {
-            redis_url: Some(redis.url.clone()),
-            ..Default::default()
-        },
+        HttpServerOptions::default().with_redis_url(Some(redis.url.clone())),
     )
     .await
     .unwrap();

@@ -15,10 +15,7 @@ use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
 fn options(redis: &str) -> HttpServerOptions {
-    HttpServerOptions {
-        redis_url: Some(redis.to_string()),
-        ..Default::default()
-    }
+    HttpServerOptions::default().with_redis_url(Some(redis.to_string()))
 }
 
 #[test]

@@ -337,10 +337,7 @@ async fn no_cross_principal_leak_over_http() {
         vec!["http://as.example".into()],
         Arc::new(verifier),
     );
-    let options = HttpServerOptions {
-        auth: Some(Arc::new(auth)),
-        ..Default::default()
-    };
+    let options = HttpServerOptions::default().with_auth(Some(Arc::new(auth)));
     let (cache, behind, reads) = (
         cache(60_000),
         Behind::default(),

@@ -59,11 +59,8 @@ async fn read_or_quiet(c: &mut tokio::net::TcpStream) -> Option<Vec<u8>> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_address_past_its_share_gets_429() {
-    let (url, open) = serve_fair(HttpServerOptions {
-        max_connections_per_client: 4,
-        ..Default::default()
-    })
-    .await;
+    let (url, open) =
+        serve_fair(HttpServerOptions::default().with_max_connections_per_client(4)).await;
     let from = std::net::Ipv4Addr::new(127, 0, 0, 2);
     let mut conns = Vec::new();
     for _ in 0..6 {
@@ -97,11 +94,9 @@ async fn a_client_address_past_its_share_gets_429() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_flood_of_idle_connections_leaves_clients_with_a_session_served() {
-    let options = HttpServerOptions {
-        max_connections: 32,
-        connections_kept_for_sessions: 8,
-        ..Default::default()
-    };
+    let options = HttpServerOptions::default()
+        .with_max_connections(32)
+        .with_connections_kept_for_sessions(8);
     let (url, open) = serve_fair(options).await;
     // A client with a session and its GET stream open (a connection in use).
     let sid = init_session(&url).await;

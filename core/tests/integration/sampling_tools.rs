@@ -131,11 +131,9 @@ async fn run(handlers: ClientHandlers, version: ProtocolVersion) -> CallToolResu
 #[tokio::test]
 async fn tools_in_sampling_are_refused_without_sampling_tools() {
     let seen = Arc::default();
-    let handlers = ClientHandlers {
-        sampling: Some(model(Arc::clone(&seen))),
-        sampling_tools: false,
-        ..Default::default()
-    };
+    let handlers = ClientHandlers::default()
+        .with_sampling(Some(model(Arc::clone(&seen))))
+        .with_sampling_tools(false);
     assert_eq!(handlers.capabilities()["sampling"], json!({}));
     let r = run(handlers, ProtocolVersion::LATEST).await;
     assert!(r.is_error());
@@ -149,11 +147,9 @@ async fn tools_in_sampling_are_refused_without_sampling_tools() {
 #[tokio::test]
 async fn tools_in_sampling_need_2025_11_25() {
     let seen = Arc::default();
-    let handlers = ClientHandlers {
-        sampling: Some(model(Arc::clone(&seen))),
-        sampling_tools: true,
-        ..Default::default()
-    };
+    let handlers = ClientHandlers::default()
+        .with_sampling(Some(model(Arc::clone(&seen))))
+        .with_sampling_tools(true);
     let r = run(handlers, ProtocolVersion::V2025_06_18).await;
     assert!(r.is_error());
     assert!(seen.lock().unwrap().is_empty());
@@ -162,11 +158,9 @@ async fn tools_in_sampling_need_2025_11_25() {
 #[tokio::test]
 async fn tool_use_and_tool_result_round_trip() {
     let seen: Arc<Mutex<Vec<CreateMessageRequestParams>>> = Arc::default();
-    let handlers = ClientHandlers {
-        sampling: Some(model(seen.clone())),
-        sampling_tools: true,
-        ..Default::default()
-    };
+    let handlers = ClientHandlers::default()
+        .with_sampling(Some(model(seen.clone())))
+        .with_sampling_tools(true);
     assert_eq!(handlers.capabilities()["sampling"], json!({"tools": {}}));
     let r = run(handlers, ProtocolVersion::LATEST).await;
     assert!(!r.is_error(), "{r:?}");

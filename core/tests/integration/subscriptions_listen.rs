@@ -167,10 +167,7 @@ async fn listen_needs_a_filter() {
 
 #[tokio::test]
 async fn listen_streams_even_when_the_server_answers_json() {
-    let opts = HttpServerOptions {
-        json_response: true,
-        ..Default::default()
-    };
+    let opts = HttpServerOptions::default().with_json_response(true);
     let h = serve_http(server(), "127.0.0.1:0", opts).await.unwrap();
     let url = h.url("/mcp");
     let body = request(

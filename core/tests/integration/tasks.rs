@@ -90,10 +90,8 @@ type Seen = Arc<Mutex<Vec<Notification>>>;
 async fn client(server: &Server) -> (Client, Seen) {
     let seen: Seen = Arc::default();
     let sink = seen.clone();
-    let handlers = ClientHandlers {
-        on_notification: Some(Arc::new(move |n| sink.lock().unwrap().push(n))),
-        ..Default::default()
-    };
+    let handlers = ClientHandlers::default()
+        .with_on_notification(Some(Arc::new(move |n| sink.lock().unwrap().push(n))));
     (support::connect(server, handlers).await, seen)
 }
 

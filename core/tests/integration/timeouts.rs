@@ -38,10 +38,7 @@ async fn timeout_fails_locally_and_cancels_on_the_server() {
     let err = support::within(client.call_tool_with(
         "sleepy",
         json!({}),
-        RequestOptions {
-            timeout: Some(Duration::from_millis(200)),
-            ..Default::default()
-        },
+        RequestOptions::default().with_timeout(Some(Duration::from_millis(200))),
     ))
     .await
     .expect_err("must time out");

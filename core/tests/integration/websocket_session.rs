@@ -86,10 +86,8 @@ async fn sessions_over_websocket() {
 
     let seen: Arc<Mutex<Vec<Value>>> = Arc::default();
     let sink = seen.clone();
-    let opts = RequestOptions {
-        on_progress: Some(Arc::new(move |p| sink.lock().unwrap().push(p))),
-        ..Default::default()
-    };
+    let opts = RequestOptions::default()
+        .with_on_progress(Some(Arc::new(move |p| sink.lock().unwrap().push(p))));
     // Both sessions at once.
     let (r1, r2) = within(async {
         tokio::join!(

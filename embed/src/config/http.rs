@@ -171,11 +171,9 @@ impl TlsConfig {
             (None, Some(t)) => PemSource::Pem(t.clone().into_bytes()),
             (None, None) => PemSource::Pem(Vec::new()),
         };
-        let mut o = TlsOptions {
-            certificate_chain: source(&self.cert_path, &self.cert_pem),
-            private_key: source(&self.key_path, &self.key_pem),
-            ..TlsOptions::from_pem(Vec::new(), Vec::new())
-        };
+        let mut o = TlsOptions::from_pem(Vec::new(), Vec::new())
+            .with_certificate_chain(source(&self.cert_path, &self.cert_pem))
+            .with_private_key(source(&self.key_path, &self.key_pem));
         if let Some(ms) = self.reload_interval_ms {
             o.reload_interval = Duration::from_millis(ms.max(1));
         }

@@ -78,16 +78,13 @@ async fn client(f: &Fixture, mode: ProtocolMode, tasks_extension: bool) -> Clien
     let mut o = ClientOptions::new("embedded-tasks", "1.0");
     o.mode = mode;
     o.tasks_extension = tasks_extension;
-    let handlers = ClientHandlers {
-        elicitation: Some(Arc::new(|_params, _ctx| {
-            Box::pin(async {
-                let mut r = ElicitResult::new(ElicitAction::Accept);
-                r.content = Some(serde_json::from_value(json!({ "name": "Ada" })).unwrap());
-                Ok(r)
-            })
-        })),
-        ..Default::default()
-    };
+    let handlers = ClientHandlers::default().with_elicitation(Some(Arc::new(|_params, _ctx| {
+        Box::pin(async {
+            let mut r = ElicitResult::new(ElicitAction::Accept);
+            r.content = Some(serde_json::from_value(json!({ "name": "Ada" })).unwrap());
+            Ok(r)
+        })
+    })));
     connect(&f.url, o, handlers, HttpClientOptions::default())
         .await
         .unwrap()

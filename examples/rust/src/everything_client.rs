@@ -91,12 +91,10 @@ fn conformance_auth() -> std::sync::Arc<ferromcp::auth::OAuthClient> {
 async fn run_auth_scenario(url: &str) -> Result<(), McpError> {
     use ferromcp::client::http::connect;
     use ferromcp::transport::http::HttpClientOptions;
-    let http = HttpClientOptions {
-        legacy_fallback: false,
-        open_get_stream: false,
-        ..Default::default()
-    }
-    .auth(conformance_auth());
+    let http = HttpClientOptions::default()
+        .with_legacy_fallback(false)
+        .with_open_get_stream(false)
+        .auth(conformance_auth());
     let mut options = ClientOptions::new("ferromcp-everything-client", env!("CARGO_PKG_VERSION"));
     // The revision the suite runs at: a per-request one (2026-07-28) is spoken as such
     // (server/discover, MCP-Protocol-Version on every request), with the handshake as fallback.
@@ -160,10 +158,7 @@ async fn connect_http(
 ) -> Result<Client, McpError> {
     use ferromcp::client::http::connect;
     use ferromcp::transport::http::HttpClientOptions;
-    let http = HttpClientOptions {
-        legacy_fallback: false,
-        ..Default::default()
-    };
+    let http = HttpClientOptions::default().with_legacy_fallback(false);
     connect(url, options, handlers, http).await
 }
 
@@ -182,8 +177,8 @@ fn apply_defaults(schema: &Value, content: &mut Map<String, Value>) {
 
 /// Handlers that answer sampling with a canned reply and accept elicitations with defaults.
 fn conformance_handlers() -> ClientHandlers {
-    ClientHandlers {
-        sampling: Some(Arc::new(|_params, _ctx| {
+    ClientHandlers::default()
+        .with_sampling(Some(Arc::new(|_params, _ctx| {
             Box::pin(async {
                 Ok(serde_json::from_value::<CreateMessageResult>(json!({
                     "role": "assistant",
@@ -193,8 +188,8 @@ fn conformance_handlers() -> ClientHandlers {
                 }))
                 .expect("valid sampling result"))
             })
-        })),
-        elicitation: Some(Arc::new(|params, _ctx| {
+        })))
+        .with_elicitation(Some(Arc::new(|params, _ctx| {
             Box::pin(async move {
                 let mut content = Map::new();
                 if let ElicitRequestParams::Form(form) = &params {
@@ -204,9 +199,7 @@ fn conformance_handlers() -> ClientHandlers {
                 }
                 Ok(ElicitResult::accept(content))
             })
-        })),
-        ..Default::default()
-    }
+        })))
 }
 
 /// The tool calls a scenario's `MCP_CONFORMANCE_CONTEXT` asks for (`toolCalls: [{name,
@@ -363,14 +356,11 @@ fn first_text(r: &ferromcp::protocol::CallToolResult) -> String {
 async fn interop(target: &Target, checks: &mut Checks) -> Result<(), McpError> {
     let logs: Arc<Mutex<Vec<Value>>> = Arc::default();
     let sink = logs.clone();
-    let handlers = ClientHandlers {
-        on_notification: Some(Arc::new(move |n| {
-            if n.method == "notifications/message" {
-                sink.lock().unwrap().push(n.params.unwrap_or(Value::Null));
-            }
-        })),
-        ..Default::default()
-    };
+    let handlers = ClientHandlers::default().with_on_notification(Some(Arc::new(move |n| {
+        if n.method == "notifications/message" {
+            sink.lock().unwrap().push(n.params.unwrap_or(Value::Null));
+        }
+    })));
     let client = connect(
         target,
         ClientOptions::new("interop-rust-client", "1.0.0"),
@@ -415,10 +405,8 @@ async fn interop_checks(
     // 4. progress
     let seen: Arc<Mutex<Vec<Value>>> = Arc::default();
     let sink = seen.clone();
-    let opts = RequestOptions {
-        on_progress: Some(Arc::new(move |p| sink.lock().unwrap().push(p))),
-        ..Default::default()
-    };
+    let opts = RequestOptions::default()
+        .with_on_progress(Some(Arc::new(move |p| sink.lock().unwrap().push(p))));
     let r = client
         .call_tool_with("progress", json!({ "steps": 3 }), opts)
         .await?;

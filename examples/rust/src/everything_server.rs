@@ -700,11 +700,9 @@ async fn main() {
 /// Serves Streamable HTTP on 127.0.0.1:`port`, endpoint `/mcp`, until the process is stopped.
 async fn serve_http(server: Server, port: u16, redis_url: Option<String>) -> Result<(), McpError> {
     use ferromcp::transport::http::{serve_http, HttpServerOptions};
-    let options = HttpServerOptions {
-        retry_interval: Some(Duration::from_millis(5000)),
-        redis_url,
-        ..Default::default()
-    };
+    let options = HttpServerOptions::default()
+        .with_retry_interval(Some(Duration::from_millis(5000)))
+        .with_redis_url(redis_url);
     let handle = serve_http(server, ("127.0.0.1", port), options)
         .await
         .map_err(|e| McpError::internal(format!("cannot listen on 127.0.0.1:{port}: {e}")))?;

@@ -159,10 +159,9 @@ async fn main() {
                 compression = match args.next().as_deref() {
                     Some("on") => compression,
                     Some("off") => None,
-                    Some("always") => Some(ferromcp::transport::http::CompressionOptions {
-                        min_size: 0,
-                        ..Default::default()
-                    }),
+                    Some("always") => Some(
+                        ferromcp::transport::http::CompressionOptions::default().with_min_size(0),
+                    ),
                     _ => usage(),
                 }
             }
@@ -194,11 +193,9 @@ async fn serve_http(
     compression: Option<ferromcp::transport::http::CompressionOptions>,
 ) -> Result<(), McpError> {
     use ferromcp::transport::http::{serve_http, HttpServerOptions};
-    let options = HttpServerOptions {
-        retry_interval: Some(Duration::from_millis(5000)),
-        compression,
-        ..Default::default()
-    };
+    let options = HttpServerOptions::default()
+        .with_retry_interval(Some(Duration::from_millis(5000)))
+        .with_compression(compression);
     let handle = serve_http(server, ("127.0.0.1", port), options)
         .await
         .map_err(|e| McpError::internal(format!("cannot listen on 127.0.0.1:{port}: {e}")))?;

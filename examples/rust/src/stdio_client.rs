@@ -58,12 +58,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let sum = client.call_tool("add", json!({ "a": 2, "b": 3 })).await?;
     println!("add -> {}", sum.structured_content.unwrap_or_default());
 
-    let progress = RequestOptions {
-        on_progress: Some(Arc::new(|p| {
-            println!("  progress: {} / {}", p["progress"], p["total"])
-        })),
-        ..Default::default()
-    };
+    let progress = RequestOptions::default().with_on_progress(Some(Arc::new(|p| {
+        println!("  progress: {} / {}", p["progress"], p["total"])
+    })));
     let counted = client
         .call_tool_with("count", json!({ "steps": 3 }), progress)
         .await?;

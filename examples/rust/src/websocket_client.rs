@@ -47,12 +47,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         echo.content.first().and_then(|c| c.as_text()).unwrap_or("")
     );
 
-    let progress = RequestOptions {
-        on_progress: Some(Arc::new(|p| {
-            println!("  progress: {} / {}", p["progress"], p["total"])
-        })),
-        ..Default::default()
-    };
+    let progress = RequestOptions::default().with_on_progress(Some(Arc::new(|p| {
+        println!("  progress: {} / {}", p["progress"], p["total"])
+    })));
     let counted = client
         .call_tool_with("count", json!({ "steps": 3 }), progress)
         .await?;

@@ -17,6 +17,8 @@
 use super::RequestId;
 use std::sync::Arc;
 
+// Stays open (no #[non_exhaustive]): a #[doc(hidden)] seam the engine (`ferromcp`) builds and
+// matches across the crate boundary; not an API.
 /// What the first bytes of a message say about it.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 #[doc(hidden)]

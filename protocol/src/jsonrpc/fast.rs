@@ -23,6 +23,8 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
+// Stays open (no #[non_exhaustive]): a #[doc(hidden)] seam the engine (`ferromcp`) builds and
+// matches across the crate boundary; not an API.
 /// What [`parse_request_as`] made of a frame.
 #[doc(hidden)]
 pub enum Fast<P> {

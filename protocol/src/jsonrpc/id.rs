@@ -6,6 +6,8 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
 
 /// A JSON-RPC request id. MCP forbids `null`; fractional numbers are rejected as invalid.
+// Stays open (no #[non_exhaustive]): JSON-RPC 2.0 ids are a number or a string (MCP forbids
+// `null`), a fixed specification, so a `match` on them may be exhaustive.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum RequestId {
     /// An integer id.

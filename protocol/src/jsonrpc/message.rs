@@ -7,6 +7,8 @@ use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 /// A request: expects a response with the same id.
+// Stays open (no #[non_exhaustive]): every field is JSON-RPC 2.0's (a fixed specification);
+// users build and match it by its fields.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Request {
     /// The request id, unique among this sender's requests in the session.
@@ -18,6 +20,8 @@ pub struct Request {
 }
 
 /// A notification: a one-way message without an id.
+// Stays open (no #[non_exhaustive]): every field is JSON-RPC 2.0's (a fixed specification);
+// users build and match it by its fields.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Notification {
     /// The method name.
@@ -27,6 +31,8 @@ pub struct Notification {
 }
 
 /// A successful response.
+// Stays open (no #[non_exhaustive]): every field is JSON-RPC 2.0's (a fixed specification);
+// users build and match it by its fields.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Response {
     /// The id of the request this answers.
@@ -36,6 +42,8 @@ pub struct Response {
 }
 
 /// An error response. The id is `None` only when the request's id could not be read.
+// Stays open (no #[non_exhaustive]): every field is JSON-RPC 2.0's (a fixed specification);
+// users build and match it by its fields.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ErrorResponse {
     /// The id of the request this answers, if it could be determined.
@@ -45,6 +53,8 @@ pub struct ErrorResponse {
 }
 
 /// Any JSON-RPC message.
+// Stays open (no #[non_exhaustive]): JSON-RPC 2.0 (a fixed specification) has exactly these four
+// kinds of message, so a `match` on them may be exhaustive.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Message {
     /// A request.

@@ -13,6 +13,7 @@ use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
 /// One parsed frame: a single message or a batch.
+// Stays open (no #[non_exhaustive]): a JSON-RPC 2.0 frame is one message or a batch, nothing else.
 #[derive(Debug)]
 pub enum Incoming {
     /// A single message.

@@ -30,6 +30,8 @@ const MAX_DEPTH: u32 = 100;
 #[doc(hidden)]
 pub const RAW_TEXT: &str = "$ferromcp::raw_text";
 
+// Stays open (no #[non_exhaustive]): a #[doc(hidden)] seam the engine (`ferromcp`) builds and
+// matches across the crate boundary; not an API.
 /// The input is outside the subset (or a visitor refused it): read it with `serde_json`.
 #[derive(Debug)]
 #[doc(hidden)]

@@ -73,8 +73,8 @@ pub(crate) fn handlers(
         target.clone(),
         target.clone(),
     );
-    ClientHandlers {
-        roots: Some(Arc::new(move |ctx| {
+    ClientHandlers::default()
+        .with_roots(Some(Arc::new(move |ctx| {
             let t = t1.clone();
             Box::pin(async move {
                 let v = ask(&t, &ctx, "roots/list", "roots", None).await?;
@@ -85,8 +85,8 @@ pub(crate) fn handlers(
                     ))
                 })
             })
-        })),
-        sampling: Some(Arc::new(move |params, ctx| {
+        })))
+        .with_sampling(Some(Arc::new(move |params, ctx| {
             let t = t2.clone();
             Box::pin(async move {
                 let params = serde_json::to_value(params)
@@ -96,9 +96,9 @@ pub(crate) fn handlers(
                     McpError::internal(format!("the client's sampling answer is malformed: {err}"))
                 })
             })
-        })),
-        sampling_tools: true,
-        elicitation: Some(Arc::new(move |params, ctx| {
+        })))
+        .with_sampling_tools(true)
+        .with_elicitation(Some(Arc::new(move |params, ctx| {
             let t = t3.clone();
             Box::pin(async move {
                 let params = serde_json::to_value(params)
@@ -110,11 +110,10 @@ pub(crate) fn handlers(
                     ))
                 })
             })
-        })),
-        elicitation_url: true,
-        on_notification: Some(Arc::new(move |n: Notification| route(&t4, n))),
-        extra_capabilities: None,
-    }
+        })))
+        .with_elicitation_url(true)
+        .with_on_notification(Some(Arc::new(move |n: Notification| route(&t4, n))))
+        .with_extra_capabilities(None)
 }
 
 /// Sends a backend's request on to a real client and returns its answer.
@@ -126,10 +125,7 @@ async fn ask(
     params: Option<Value>,
 ) -> Result<Value, McpError> {
     // Cancelled when the backend cancels its request.
-    let opts = RequestOptions {
-        cancel: Some(backend_ctx.cancellation().clone()),
-        ..Default::default()
-    };
+    let opts = RequestOptions::default().with_cancel(Some(backend_ctx.cancellation().clone()));
     let bound = match &target.bound {
         Some(weak) => Some(weak.upgrade().ok_or_else(|| {
             McpError::internal("the client session of this backend connection has closed")

@@ -101,26 +101,23 @@ fn per_request_only() -> Vec<ProtocolVersion> {
 
 /// An elicitation handler answering `name` Ada and `colour` green; it records the messages.
 fn answering(seen: Arc<Mutex<Vec<String>>>) -> ClientHandlers {
-    ClientHandlers {
-        elicitation: Some(Arc::new(move |params, _ctx| {
-            let seen = seen.clone();
-            Box::pin(async move {
-                let params = serde_json::to_value(params).unwrap();
-                let message = params["message"].as_str().unwrap_or_default().to_string();
-                let content = if message.contains("name") {
-                    json!({ "name": "Ada" })
-                } else {
-                    json!({ "colour": "green" })
-                };
-                seen.lock().unwrap().push(message);
-                Ok(serde_json::from_value::<ElicitResult>(
-                    json!({ "action": "accept", "content": content }),
-                )
-                .unwrap())
-            })
-        })),
-        ..Default::default()
-    }
+    ClientHandlers::default().with_elicitation(Some(Arc::new(move |params, _ctx| {
+        let seen = seen.clone();
+        Box::pin(async move {
+            let params = serde_json::to_value(params).unwrap();
+            let message = params["message"].as_str().unwrap_or_default().to_string();
+            let content = if message.contains("name") {
+                json!({ "name": "Ada" })
+            } else {
+                json!({ "colour": "green" })
+            };
+            seen.lock().unwrap().push(message);
+            Ok(serde_json::from_value::<ElicitResult>(
+                json!({ "action": "accept", "content": content }),
+            )
+            .unwrap())
+        })
+    })))
 }
 
 /// A client of `mode` connected to the proxy's server in memory.

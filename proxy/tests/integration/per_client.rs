@@ -62,16 +62,13 @@ async fn remembering_backend() -> (HttpServerHandle, String) {
 }
 
 fn with_root(uri: &'static str) -> ClientHandlers {
-    ClientHandlers {
-        roots: Some(Arc::new(move |_ctx| {
-            Box::pin(async move {
-                Ok(vec![
-                    serde_json::from_value::<Root>(json!({ "uri": uri })).unwrap()
-                ])
-            })
-        })),
-        ..Default::default()
-    }
+    ClientHandlers::default().with_roots(Some(Arc::new(move |_ctx| {
+        Box::pin(async move {
+            Ok(vec![
+                serde_json::from_value::<Root>(json!({ "uri": uri })).unwrap()
+            ])
+        })
+    })))
 }
 
 async fn roots(c: &Client) -> String {

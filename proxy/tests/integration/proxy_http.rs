@@ -44,17 +44,15 @@ async fn an_http_backend_serves_calls_progress_and_sampling_through_the_proxy() 
     let config =
         ProxyConfig::from_value(&json!({ "mcpServers": { "web": { "url": url } } })).unwrap();
     let proxy = proxy(&config).await;
-    let handlers = ClientHandlers {
-        sampling: Some(Arc::new(|_p, _ctx| {
+    let handlers = ClientHandlers::default()
+        .with_sampling(Some(Arc::new(|_p, _ctx| {
             Box::pin(async {
                 Ok(serde_json::from_value::<CreateMessageResult>(json!({
                     "role": "assistant", "model": "m", "content": { "type": "text", "text": "over http" }
                 }))
                 .unwrap())
             })
-        })),
-        ..Default::default()
-    };
+        })));
     let c = client(&proxy, handlers).await;
     let r = c
         .request(
@@ -70,12 +68,9 @@ async fn an_http_backend_serves_calls_progress_and_sampling_through_the_proxy() 
     );
     let seen = Arc::new(Mutex::new(Vec::<f64>::new()));
     let s = seen.clone();
-    let opts = RequestOptions {
-        on_progress: Some(Arc::new(move |v: Value| {
-            s.lock().unwrap().push(v["progress"].as_f64().unwrap())
-        })),
-        ..Default::default()
-    };
+    let opts = RequestOptions::default().with_on_progress(Some(Arc::new(move |v: Value| {
+        s.lock().unwrap().push(v["progress"].as_f64().unwrap())
+    })));
     c.request(
         "tools/call",
         Some(json!({ "name": "test_tool_with_progress", "arguments": {} })),

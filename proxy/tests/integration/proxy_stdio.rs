@@ -14,21 +14,18 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 fn sampling_handlers(answer: &'static str, on_call: Arc<dyn Fn() + Send + Sync>) -> ClientHandlers {
-    ClientHandlers {
-        sampling: Some(Arc::new(move |_params, _ctx| {
-            let on_call = on_call.clone();
-            Box::pin(async move {
-                on_call();
-                let r: CreateMessageResult = serde_json::from_value(json!({
-                    "role": "assistant", "model": "test-model",
-                    "content": { "type": "text", "text": answer }
-                }))
-                .unwrap();
-                Ok(r)
-            })
-        })),
-        ..Default::default()
-    }
+    ClientHandlers::default().with_sampling(Some(Arc::new(move |_params, _ctx| {
+        let on_call = on_call.clone();
+        Box::pin(async move {
+            on_call();
+            let r: CreateMessageResult = serde_json::from_value(json!({
+                "role": "assistant", "model": "test-model",
+                "content": { "type": "text", "text": answer }
+            }))
+            .unwrap();
+            Ok(r)
+        })
+    })))
 }
 
 #[tokio::test]
@@ -82,21 +79,17 @@ async fn progress_and_logs_of_a_call_reach_the_client() {
     let proxy = proxy(&config(&["everything"])).await;
     let logs = Arc::new(Mutex::new(Vec::<Value>::new()));
     let seen = logs.clone();
-    let handlers = ClientHandlers {
-        on_notification: Some(Arc::new(move |n: Notification| {
+    let handlers =
+        ClientHandlers::default().with_on_notification(Some(Arc::new(move |n: Notification| {
             if n.method == "notifications/message" {
                 seen.lock().unwrap().push(n.params.unwrap_or(Value::Null));
             }
-        })),
-        ..Default::default()
-    };
+        })));
     let c = client(&proxy, handlers).await;
     let progress = Arc::new(Mutex::new(Vec::<Value>::new()));
     let p = progress.clone();
-    let opts = RequestOptions {
-        on_progress: Some(Arc::new(move |v| p.lock().unwrap().push(v))),
-        ..Default::default()
-    };
+    let opts = RequestOptions::default()
+        .with_on_progress(Some(Arc::new(move |v| p.lock().unwrap().push(v))));
     let r = c
         .request(
             "tools/call",
@@ -366,14 +359,12 @@ async fn a_lazy_backend_starts_once_a_client_connects_and_announces_its_tools() 
     let backend = proxy.backend("later").unwrap().clone();
     assert_eq!(backend.child_pid(), None, "started before any client");
     let (tx, mut changed) = tokio::sync::mpsc::unbounded_channel();
-    let handlers = ClientHandlers {
-        on_notification: Some(Arc::new(move |n: Notification| {
+    let handlers =
+        ClientHandlers::default().with_on_notification(Some(Arc::new(move |n: Notification| {
             if n.method == "notifications/tools/list_changed" {
                 let _ = tx.send(());
             }
-        })),
-        ..Default::default()
-    };
+        })));
     let c = client(&proxy, handlers).await;
     tokio::time::timeout(Duration::from_secs(10), changed.recv())
         .await

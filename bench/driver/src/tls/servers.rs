@@ -31,14 +31,12 @@ pub fn serve(kind: &str, pki: &Path) -> Result<(), String> {
         let port = match kind {
             "floor" => floor(pki).await?,
             "ferromcp" | "ferromcp-plain" => {
-                let options = HttpServerOptions {
-                    stateless: true,
-                    json_response: true,
-                    tls: uses_tls(kind).then(|| {
+                let options = HttpServerOptions::default()
+                    .with_stateless(true)
+                    .with_json_response(true)
+                    .with_tls(uses_tls(kind).then(|| {
                         TlsOptions::from_files(pki.join("server.pem"), pki.join("server.key"))
-                    }),
-                    ..HttpServerOptions::default()
-                };
+                    }));
                 let http = serve_http(echo_server(), ("127.0.0.1", 0), options)
                     .await
                     .map_err(|e| e.to_string())?;

@@ -15,6 +15,7 @@ pub const MAX_REQUEST_BODY: usize = 64 * 1024;
 
 /// One HTTP request to the proxy.
 #[derive(Clone, Debug, Default)]
+#[non_exhaustive]
 pub struct ProxyRequest {
     /// `GET`, `POST`, `OPTIONS`, ...
     pub method: String,
@@ -28,6 +29,14 @@ pub struct ProxyRequest {
     pub body: Bytes,
 }
 
+crate::setters::with_setters!(ProxyRequest {
+    method: String => with_method,
+    path: String => with_path,
+    query: String => with_query,
+    headers: Vec<(String, String)> => with_headers,
+    body: Bytes => with_body,
+});
+
 impl ProxyRequest {
     /// The first header named `name` (case-insensitive).
     pub fn header(&self, name: &str) -> Option<&str> {
@@ -40,6 +49,7 @@ impl ProxyRequest {
 
 /// The proxy's answer.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ProxyResponse {
     /// The status code.
     pub status: u16,
@@ -49,7 +59,23 @@ pub struct ProxyResponse {
     pub body: Vec<u8>,
 }
 
+crate::setters::with_setters!(ProxyResponse {
+    status: u16 => with_status,
+    headers: Vec<(String, String)> => with_headers,
+    body: Vec<u8> => with_body,
+});
+
 impl ProxyResponse {
+    /// A response with `status`, no header fields and an empty body (add them with
+    /// [`Self::with_headers`] and [`Self::with_body`]).
+    pub fn new(status: u16) -> Self {
+        Self {
+            status,
+            headers: Vec::new(),
+            body: Vec::new(),
+        }
+    }
+
     /// A JSON answer, never cached (RFC 6749 §5.1).
     pub(super) fn json(status: u16, v: &Value) -> Self {
         Self {

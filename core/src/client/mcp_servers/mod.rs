@@ -63,6 +63,7 @@ impl std::error::Error for ConfigError {}
 
 /// How a server is reached.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ServerTransport {
     /// A child process speaking MCP over its stdin/stdout.
     Stdio {

@@ -53,6 +53,7 @@ pub const CACHED_METHODS: [&str; 5] = [
 /// Which requests share a cache entry (see the module's key rule).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub enum CacheScope {
     /// The principal (subject, client id, scopes) when authenticated, else the session.
     #[default]

@@ -41,11 +41,22 @@ pub enum RateKey {
 /// A tool's own limit.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[non_exhaustive]
 pub struct ToolLimit {
     /// Calls allowed per window (the bucket's size); at least 1.
     pub limit: u32,
     /// The window, in milliseconds: a full bucket refills over it.
     pub window_ms: u64,
+}
+
+impl ToolLimit {
+    /// `limit` calls per `window` for one tool.
+    pub fn new(limit: u32, window: Duration) -> Self {
+        Self {
+            limit,
+            window_ms: window.as_millis().min(u64::MAX as u128) as u64,
+        }
+    }
 }
 
 /// The rate limit's options. JSON: `{"limit": 100, "windowMs": 60000, "by"?: ["principal"],

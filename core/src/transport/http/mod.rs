@@ -57,6 +57,7 @@ use std::time::Duration;
 
 /// Options of the HTTP server.
 #[derive(Clone)]
+#[non_exhaustive]
 pub struct HttpServerOptions {
     /// Path of the Streamable HTTP endpoint (default `/mcp`).
     pub path: String,
@@ -237,6 +238,49 @@ pub struct HttpServerOptions {
     /// [`MetricsEndpoint`] and docs/observability.md). Default: none.
     pub metrics: Option<MetricsEndpoint>,
 }
+
+crate::setters::with_setters!(HttpServerOptions {
+    path: String => with_path,
+    json_response: bool => with_json_response,
+    stateless: bool => with_stateless,
+    enable_get_stream: bool => with_enable_get_stream,
+    max_sessions: usize => with_max_sessions,
+    session_idle_timeout: Duration => with_session_idle_timeout,
+    max_body_size: usize => with_max_body_size,
+    max_head_size: usize => with_max_head_size,
+    max_connections: usize => with_max_connections,
+    max_connections_per_client: usize => with_max_connections_per_client,
+    connections_kept_for_sessions: usize => with_connections_kept_for_sessions,
+    header_read_timeout: Duration => with_header_read_timeout,
+    request_timeout: Duration => with_request_timeout,
+    keep_alive_timeout: Duration => with_keep_alive_timeout,
+    write_timeout: Duration => with_write_timeout,
+    max_buffered_bytes: usize => with_max_buffered_bytes,
+    dns_rebinding_protection: Option<bool> => with_dns_rebinding_protection,
+    allowed_hosts: Vec<String> => with_allowed_hosts,
+    allowed_origins: Vec<String> => with_allowed_origins,
+    stream_queue_capacity: usize => with_stream_queue_capacity,
+    max_stream_buffered_bytes: usize => with_max_stream_buffered_bytes,
+    max_session_buffered_bytes: usize => with_max_session_buffered_bytes,
+    close_streams_after: Option<Duration> => with_close_streams_after,
+    retry_interval: Option<Duration> => with_retry_interval,
+    sse_keep_alive: Option<Duration> => with_sse_keep_alive,
+    sse_idle_timeout: Option<Duration> => with_sse_idle_timeout,
+    event_store: Option<Arc<dyn EventStore>> => with_event_store,
+    session_store: Option<Arc<dyn SessionStore>> => with_session_store,
+    event_bus: Option<Arc<dyn EventBus>> => with_event_bus,
+    replay_store: Option<Arc<dyn crate::session::ReplayStore>> => with_replay_store,
+    task_store: Option<Arc<dyn crate::server::TaskStore>> => with_task_store,
+    redis_url: Option<String> => with_redis_url,
+    legacy_sse: bool => with_legacy_sse,
+    legacy_sse_path: String => with_legacy_sse_path,
+    legacy_messages_path: String => with_legacy_messages_path,
+    auth: Option<Arc<crate::auth::ResourceAuth>> => with_auth,
+    health_path: Option<String> => with_health_path,
+    tls: Option<TlsOptions> => with_tls,
+    compression: Option<CompressionOptions> => with_compression,
+    metrics: Option<MetricsEndpoint> => with_metrics,
+});
 
 impl std::fmt::Debug for HttpServerOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -73,6 +73,7 @@ pub(crate) fn push_decimal(s: &mut String, n: u64) {
 
 /// One parsed SSE event.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SseEvent {
     /// The `event:` field (`None` means the default, `message`).
     pub event: Option<String>,
@@ -83,6 +84,13 @@ pub struct SseEvent {
     /// The `retry:` field in milliseconds, if present.
     pub retry: Option<u64>,
 }
+
+crate::setters::with_setters!(SseEvent {
+    event: Option<String> => with_event,
+    id: Option<String> => with_id,
+    data: String => with_data,
+    retry: Option<u64> => with_retry,
+});
 
 /// Incremental SSE parser: feed bytes, take complete events.
 #[derive(Debug, Default)]

@@ -81,14 +81,11 @@ async fn http_example_serves_handshake_and_per_request_clients() {
         assert_eq!(r.content[0].as_text(), Some("hi"), "{mode:?}");
         let seen = Arc::new(Mutex::new(Vec::new()));
         let s = seen.clone();
-        let opts = RequestOptions {
-            on_progress: Some(Arc::new(move |p| {
-                s.lock()
-                    .unwrap()
-                    .push(p["progress"].as_f64().unwrap_or(-1.0))
-            })),
-            ..Default::default()
-        };
+        let opts = RequestOptions::default().with_on_progress(Some(Arc::new(move |p| {
+            s.lock()
+                .unwrap()
+                .push(p["progress"].as_f64().unwrap_or(-1.0))
+        })));
         let r = client
             .call_tool_with("count", json!({ "steps": 3 }), opts)
             .await

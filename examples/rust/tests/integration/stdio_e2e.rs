@@ -78,10 +78,8 @@ async fn spawned_stdio_server_end_to_end() {
 
     let seen: Arc<Mutex<Vec<Value>>> = Arc::default();
     let s = seen.clone();
-    let opts = RequestOptions {
-        on_progress: Some(Arc::new(move |p| s.lock().unwrap().push(p))),
-        ..Default::default()
-    };
+    let opts = RequestOptions::default()
+        .with_on_progress(Some(Arc::new(move |p| s.lock().unwrap().push(p))));
     let r = within(client.call_tool_with("count", json!({"steps": 5}), opts))
         .await
         .unwrap();

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 /// Options of the HTTP client transport.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct HttpClientOptions {
     /// Extra headers sent with every request (e.g. `Authorization: Bearer ...`).
     pub headers: Vec<(String, String)>,
@@ -44,6 +45,19 @@ pub struct HttpClientOptions {
     /// Default: true.
     pub compression: bool,
 }
+
+crate::setters::with_setters!(HttpClientOptions {
+    headers: Vec<(String, String)> => with_headers,
+    legacy_fallback: bool => with_legacy_fallback,
+    open_get_stream: bool => with_open_get_stream,
+    max_reconnects: usize => with_max_reconnects,
+    default_retry: Duration => with_default_retry,
+    reinitialize_on_expiry: bool => with_reinitialize_on_expiry,
+    auth: Option<Arc<OAuthClient>> => with_auth,
+    extra_root_certificates: Vec<String> => with_extra_root_certificates,
+    session_id: SessionIdCell => with_session_id,
+    compression: bool => with_compression,
+});
 
 /// The session id of a Streamable HTTP client transport, shared between the transport (which
 /// writes it when the server assigns one, or a new session replaces an expired one) and

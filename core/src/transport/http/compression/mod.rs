@@ -84,6 +84,7 @@ pub enum CompressionLevel {
 /// identity); a complete body under [`Self::min_size`] bytes is sent as is. Request bodies in
 /// any of [`Self::codings`] are decoded, within `max_body_size` after decoding.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct CompressionOptions {
     /// The codings used and accepted, in the server's order of preference (among those the
     /// client weighs equally). Default: zstd, br, gzip. Empty: responses are never encoded and
@@ -99,6 +100,13 @@ pub struct CompressionOptions {
     /// than `min_size` is sent as is. Default true.
     pub streams: bool,
 }
+
+crate::setters::with_setters!(CompressionOptions {
+    codings: Vec<ContentCoding> => with_codings,
+    min_size: usize => with_min_size,
+    level: CompressionLevel => with_level,
+    streams: bool => with_streams,
+});
 
 impl Default for CompressionOptions {
     fn default() -> Self {

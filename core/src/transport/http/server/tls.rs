@@ -73,6 +73,7 @@ pub struct ClientCertificates {
 /// provider (AEAD suites with forward secrecy; no CBC, RC4, 3DES or static RSA key exchange).
 /// ALPN offers `http/1.1`; a client offering only other protocols is refused at the handshake.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct TlsOptions {
     /// The certificate chain, leaf first (PEM `CERTIFICATE` blocks).
     pub certificate_chain: PemSource,
@@ -87,6 +88,13 @@ pub struct TlsOptions {
     /// Ask clients for certificates (mutual TLS). `None`: none asked for.
     pub client_certificates: Option<ClientCertificates>,
 }
+
+crate::setters::with_setters!(TlsOptions {
+    certificate_chain: PemSource => with_certificate_chain,
+    private_key: PemSource => with_private_key,
+    reload_interval: Duration => with_reload_interval,
+    client_certificates: Option<ClientCertificates> => with_client_certificates,
+});
 
 impl TlsOptions {
     /// TLS with a certificate chain and key read from PEM files (and reloaded when they change).

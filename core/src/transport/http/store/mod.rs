@@ -31,7 +31,15 @@ pub const LIVENESS_RENEW: std::time::Duration = std::time::Duration::from_secs(1
 
 /// Why a store or bus operation failed (a network or server error of a remote store).
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct StoreError(pub String);
+
+impl StoreError {
+    /// A store error saying `message` (a store of your own fails with it).
+    pub fn new(message: impl Into<String>) -> Self {
+        Self(message.into())
+    }
+}
 
 impl std::fmt::Display for StoreError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
