@@ -27,9 +27,8 @@ struct ContextInner {
     cancel: CancellationToken,
     progress: Option<ProgressReporter>,
     done: AtomicBool,
+    /// The HTTP request's header fields and its connection's peer address.
     http_headers: Option<HttpHeaders>,
-    /// The IP address of the HTTP connection's peer (the socket's, not a header's).
-    client_address: Option<IpAddr>,
     auth: Option<Arc<AuthInfo>>,
     /// Per-request era: this round of a multi round-trip request.
     input: InputSlot,
@@ -80,17 +79,33 @@ impl InputSlot {
 
 /// The header fields of the HTTP request a message arrived in, read when asked for: the HTTP
 /// transport shares what it already holds (no copy per request), and a handler that asks gets
-/// `(name, value)` pairs in the order they came.
+/// `(name, value)` pairs in the order they came. The peer address of the request's connection
+/// travels with them ([`HeaderFields::client_address`]).
 pub type HttpHeaders = Arc<dyn HeaderFields>;
 
 /// What [`HttpHeaders`] reads: every field, or one without building the others (the
-/// OpenTelemetry layer looks for `traceparent` on every request).
+/// OpenTelemetry layer looks for `traceparent` on every request), and the address of the peer
+/// the request came from.
 pub trait HeaderFields: Send + Sync {
     /// Every field as `(name in lowercase, value)`, in the order they came (values that are
     /// not UTF-8 converted lossily).
     fn pairs(&self) -> Vec<(String, String)>;
     /// The first value of field `name` (given in lowercase).
     fn get(&self, name: &str) -> Option<String>;
+    /// Every value of field `name` (given in lowercase), in the order they came: a field sent
+    /// on several lines (`X-Forwarded-For` appended to by proxies) has one per line.
+    fn get_all(&self, name: &str) -> Vec<String> {
+        self.pairs()
+            .into_iter()
+            .filter(|(n, _)| n == name)
+            .map(|(_, v)| v)
+            .collect()
+    }
+    /// The IP address of the peer of the connection the request arrived on (the socket's, not
+    /// a header's); `None` when the transport does not know it (default).
+    fn client_address(&self) -> Option<IpAddr> {
+        None
+    }
 }
 
 tokio::task_local! {
@@ -100,9 +115,6 @@ tokio::task_local! {
     /// Set by a protected HTTP endpoint around the handling of one request: the verified
     /// bearer token's identity.
     pub(crate) static AUTH_INFO: Arc<AuthInfo>;
-    /// Set by the HTTP server around the handling of one request: the IP address of the
-    /// connection's peer (the socket address the listener accepted, or axum's `ConnectInfo`).
-    pub(crate) static CLIENT_ADDRESS: IpAddr;
 }
 
 /// The identity a verified bearer token grants (protected HTTP servers, see
@@ -246,7 +258,6 @@ impl RequestContext {
                 progress,
                 done: AtomicBool::new(false),
                 http_headers: HTTP_HEADERS.try_with(Arc::clone).ok(),
-                client_address: CLIENT_ADDRESS.try_with(|a| *a).ok(),
                 auth: AUTH_INFO.try_with(Arc::clone).ok(),
                 input: InputSlot::None,
                 task_inputs: None,
@@ -303,7 +314,6 @@ impl RequestContext {
                 progress,
                 done: AtomicBool::new(false),
                 http_headers: i.http_headers.clone(),
-                client_address: i.client_address,
                 auth: i.auth.clone(),
                 // A fork shares the round (made now if it was not yet).
                 input: match i.input.round() {
@@ -410,7 +420,14 @@ impl RequestContext {
     /// `SocketAddr`); `None` on other transports or when axum was served without connect info.
     /// Behind a proxy this is the proxy's address.
     pub fn client_address(&self) -> Option<IpAddr> {
-        self.inner.client_address
+        self.inner.http_headers.as_ref()?.client_address()
+    }
+
+    /// Every value of header field `name` (given in lowercase) joined by `, `, as one field
+    /// sent on several lines means; `None` when absent or not over HTTP.
+    pub(crate) fn http_header_lines(&self, name: &str) -> Option<String> {
+        let values = self.inner.http_headers.as_ref()?.get_all(name);
+        (!values.is_empty()).then(|| values.join(", "))
     }
 
     /// The identity of the verified bearer token the HTTP request carried (protected servers,
@@ -436,7 +453,6 @@ impl RequestContext {
                 progress: i.progress.clone(),
                 done: AtomicBool::new(i.done.load(Ordering::Acquire)),
                 http_headers: i.http_headers.clone(),
-                client_address: i.client_address,
                 auth: i.auth.clone(),
                 input: match i.input.round() {
                     Some(round) => InputSlot::Round(round.clone()),

@@ -32,6 +32,7 @@ mod bad_input;
 mod cache_hints;
 mod cancellation;
 mod capabilities;
+mod client_address;
 mod client_emitted_schema;
 mod client_features;
 mod client_listen;

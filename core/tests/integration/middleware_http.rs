@@ -27,8 +27,13 @@ fn limited_server(by: Vec<RateKey>, limit: u32) -> Server {
     let mut config = RateLimitConfig::new(limit, Duration::from_secs(60));
     config.by = by;
     config.methods = Some(vec!["tools/call".into()]);
-    // The client's address from the proxy's header (trusted; the default is the peer's).
+    // The client's address from the proxy's header (trusted; the default is the peer's),
+    // through this host's proxy and an inner one in 192.168.0.0/16.
     config.address_header = Some("x-forwarded-for".into());
+    config.trusted_proxies = Some(vec![
+        "127.0.0.1".parse().unwrap(),
+        "192.168.0.0/16".parse().unwrap(),
+    ]);
     Server::builder("mw-http", "1")
         .tool("ping_tool", "Answers pong", |_: NoArgs, _ctx| async move {
             "pong"

@@ -29,6 +29,7 @@ mod rate_limit;
 mod redis_buckets;
 mod request;
 mod timing;
+mod trusted_proxies;
 
 pub use builtin_config::MiddlewareConfig;
 pub use cache::{CacheScope, ResponseCache, ResponseCacheConfig, CACHED_METHODS};
@@ -45,6 +46,7 @@ pub use rate_limit::{
 pub use redis_buckets::{RedisBuckets, BUCKET_TIMEOUT};
 pub use request::MiddlewareRequest;
 pub use timing::{Outcome, Timing, TimingEvent};
+pub use trusted_proxies::IpRange;
 
 pub(crate) use chain::{notify_through, run_chain};
 pub(crate) use rate_limit::rate_limited;

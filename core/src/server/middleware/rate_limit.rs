@@ -2,6 +2,7 @@
 //! per-tool limits; a request over its limit is refused with `-32004 "Rate limited"` and
 //! `data: {retryAfter, limit, window}` (seconds), as the MCP API reference has it.
 
+use super::trusted_proxies::{client_behind, IpRange};
 use super::{Middleware, MiddlewareRequest, Next};
 use crate::McpError;
 use futures_util::future::BoxFuture;
@@ -27,10 +28,11 @@ pub enum RateKey {
     /// The session ([`MiddlewareRequest::session_key`]).
     Session,
     /// The client's address: the IP address of the HTTP connection's peer (the socket's), or,
-    /// when [`RateLimitConfig::address_header`] names a header set by a proxy you trust, that
-    /// header's first entry (the peer's address when a request lacks it). Requests with
-    /// neither (not over HTTP, or axum served without connect info) share the key `unknown`,
-    /// with a warning logged once.
+    /// when [`RateLimitConfig::address_header`] names a header set by your proxies and the peer
+    /// is one of [`RateLimitConfig::trusted_proxies`], the client that header names (its
+    /// rightmost entry that is not a trusted proxy). Requests without a peer address (not over
+    /// HTTP, or axum served without connect info) share the key `unknown`, with a warning
+    /// logged once.
     ClientAddress,
     /// The tool called (`tools/call`); other methods count under their method name.
     Tool,
@@ -61,7 +63,8 @@ impl ToolLimit {
 
 /// The rate limit's options. JSON: `{"limit": 100, "windowMs": 60000, "by"?: ["principal"],
 /// "tools"?: {"search": {"limit": 5, "windowMs": 1000}}, "methods"?: ["tools/call"],
-/// "addressHeader"?: "x-forwarded-for"}` (`addressHeader` only behind a proxy you trust).
+/// "addressHeader"?: "x-forwarded-for", "trustedProxies"?: ["10.0.0.0/8"]}` (`addressHeader`
+/// is read only from the `trustedProxies`, loopback by default).
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[non_exhaustive]
@@ -80,13 +83,20 @@ pub struct RateLimitConfig {
     /// The methods counted (default: every request the server gets).
     #[serde(default)]
     pub methods: Option<Vec<String>>,
-    /// A header holding the client's address, set by a proxy you trust (e.g.
-    /// `x-forwarded-for`, whose first entry is taken), for [`RateKey::ClientAddress`]. Default:
-    /// none, the key is the connection peer's IP address: a header any client can write
-    /// would let it pick its own bucket. Name one only when every request passes through a
-    /// proxy that sets it (overwriting what the client sent).
+    /// A header holding the client's address, appended to by your proxies (e.g.
+    /// `x-forwarded-for`), for [`RateKey::ClientAddress`]. Default: none, the key is the
+    /// connection peer's IP address: a header any client can write would let it pick its own
+    /// bucket. It is read only on connections from [`Self::trusted_proxies`], from the right:
+    /// the first entry that is not a trusted proxy is the client (every line of the header, in
+    /// order; when every entry is trusted, the leftmost).
     #[serde(default)]
     pub address_header: Option<String>,
+    /// The proxies whose [`Self::address_header`] is believed: IP addresses and CIDR ranges
+    /// (JSON strings: `"10.0.0.0/8"`, `"2001:db8::/32"`, `"192.0.2.7"`). Default (`None`):
+    /// loopback only (`127.0.0.0/8`, `::1`), a proxy on the same host; `["0.0.0.0/0", "::/0"]`
+    /// trusts every peer (only for a server no client can reach but through the proxies).
+    #[serde(default)]
+    pub trusted_proxies: Option<Vec<IpRange>>,
     /// Buckets on this Redis, shared by every replica given the same URL (needs the `redis`
     /// feature); default: in this process.
     #[serde(default)]
@@ -107,6 +117,7 @@ impl RateLimitConfig {
             tools: BTreeMap::new(),
             methods: None,
             address_header: None,
+            trusted_proxies: None,
             redis_url: None,
         }
     }
@@ -300,6 +311,10 @@ impl BucketStore for InMemoryBuckets {
 pub struct RateLimit {
     config: RateLimitConfig,
     store: Arc<dyn BucketStore>,
+    /// The address header's name in lowercase (how header fields are looked up).
+    address_header: Option<String>,
+    /// [`RateLimitConfig::trusted_proxies`], or loopback when not given.
+    trusted: Vec<IpRange>,
 }
 
 impl RateLimit {
@@ -356,7 +371,20 @@ impl RateLimit {
         store: Arc<dyn BucketStore>,
     ) -> Result<Self, McpError> {
         config.check()?;
-        Ok(Self { config, store })
+        let address_header = config
+            .address_header
+            .as_deref()
+            .map(|h| h.trim().to_ascii_lowercase());
+        let trusted = config
+            .trusted_proxies
+            .clone()
+            .unwrap_or_else(IpRange::loopback);
+        Ok(Self {
+            config,
+            store,
+            address_header,
+            trusted,
+        })
     }
 
     /// The bucket `request` takes from: its key, size and window; `None`: not counted.
@@ -375,9 +403,11 @@ impl RateLimit {
             match part {
                 RateKey::Principal => key.push_str(request.principal_name().unwrap_or("anonymous")),
                 RateKey::Session => key.push_str(&request.session_key()),
-                RateKey::ClientAddress => key.push_str(
-                    &self.address_key(request.client_address(), |name| request.http_header(name)),
-                ),
+                RateKey::ClientAddress => {
+                    key.push_str(&self.address_key(request.client_address(), |name| {
+                        request.http_header_lines(name)
+                    }))
+                }
                 RateKey::Tool => key.push_str(tool.unwrap_or(request.method())),
                 RateKey::Global => key.push('*'),
             }
@@ -393,42 +423,56 @@ impl RateLimit {
     }
 }
 
-/// The first entry of an address header's value, if it has one.
-fn first_entry(header_value: &str) -> Option<&str> {
-    header_value
-        .split(',')
-        .next()
-        .map(str::trim)
-        .filter(|v| !v.is_empty())
-}
-
 /// Whether the warning about requests without an address was logged (once per process).
 static NO_ADDRESS_WARNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
+/// Whether the warning about an address header from a peer not trusted was logged (once per
+/// process).
+static UNTRUSTED_HEADER_WARNED: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
 impl RateLimit {
-    /// The client address a [`RateKey::ClientAddress`] key holds: the trusted header's first
-    /// entry when [`RateLimitConfig::address_header`] names one and the request has it, else
-    /// the connection peer's IP address `peer`, else `unknown` (one bucket shared by every such
-    /// request; a warning is logged the first time). `header_of` reads a request header.
+    /// The client address a [`RateKey::ClientAddress`] key holds: with
+    /// [`RateLimitConfig::address_header`] named and the connection's peer `peer` a trusted
+    /// proxy, the client the header names (its rightmost entry that is not a trusted proxy);
+    /// else the peer's IP address; else `unknown` (one bucket shared by every such request; a
+    /// warning is logged the first time). `header_of` reads a request header (every line of
+    /// it joined by commas; the name is given in lowercase).
     pub(crate) fn address_key(
         &self,
         peer: Option<IpAddr>,
         header_of: impl FnOnce(&str) -> Option<String>,
     ) -> String {
-        if let Some(name) = &self.config.address_header {
-            if let Some(first) = header_of(name).as_deref().and_then(first_entry) {
-                return first.to_string();
-            }
-        }
         match peer {
-            Some(ip) => ip.to_string(),
+            Some(ip) => match &self.address_header {
+                None => ip.to_string(),
+                Some(name) => {
+                    let header = header_of(name);
+                    let client = client_behind(ip, header.as_deref(), &self.trusted);
+                    if header.is_some()
+                        && client == ip.to_canonical()
+                        && !super::trusted_proxies::is_trusted(&self.trusted, ip)
+                        && !UNTRUSTED_HEADER_WARNED.swap(true, std::sync::atomic::Ordering::Relaxed)
+                    {
+                        tracing::warn!(
+                            target: "ferromcp::rate_limit",
+                            peer = %ip,
+                            header = %name,
+                            "rate limit by clientAddress: a request from a peer that is not a \
+                             trusted proxy carries the address header; it is ignored (list your \
+                             proxies in trustedProxies if this peer is one)"
+                        );
+                    }
+                    client.to_string()
+                }
+            },
             None => {
                 if !NO_ADDRESS_WARNED.swap(true, std::sync::atomic::Ordering::Relaxed) {
                     tracing::warn!(
                         target: "ferromcp::rate_limit",
                         "rate limit by clientAddress: a request has no peer address (not over \
-                         HTTP, or axum served without connect info) and no trusted address \
-                         header; such requests share one bucket"
+                         HTTP, or axum served without connect info; an address header is read \
+                         only from a trusted peer); such requests share one bucket"
                     );
                 }
                 "unknown".to_string()
@@ -447,9 +491,16 @@ impl RateLimit {
         c.by == [RateKey::ClientAddress] && c.methods.is_none() && c.tools.is_empty()
     }
 
-    /// The trusted header this limit reads the client's address from, if one is configured.
+    /// The header this limit reads the client's address from (on connections from its trusted
+    /// proxies), if one is configured.
     pub fn address_header(&self) -> Option<&str> {
         self.config.address_header.as_deref()
+    }
+
+    /// The proxies whose address header this limit believes
+    /// ([`RateLimitConfig::trusted_proxies`]; loopback when not given).
+    pub fn trusted_proxies(&self) -> &[IpRange] {
+        &self.trusted
     }
 
     /// For the HTTP listener, before a request's body is read: when this is an address limit

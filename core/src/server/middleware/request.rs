@@ -100,6 +100,12 @@ impl MiddlewareRequest {
         self.ctx.client_address()
     }
 
+    /// Every value of HTTP header `name` (given in lowercase) joined by `, ` (a field sent on
+    /// several lines); `None` when absent or not over HTTP.
+    pub(crate) fn http_header_lines(&self, name: &str) -> Option<String> {
+        self.ctx.http_header_lines(name)
+    }
+
     /// One HTTP header's value (the first of that name, case-insensitive); `None` when absent
     /// or not over HTTP.
     pub fn http_header(&self, name: &str) -> Option<String> {

@@ -8,6 +8,7 @@
 
 use bytes::Bytes;
 use http::{HeaderMap, Method};
+use std::net::IpAddr;
 use std::sync::Arc;
 
 /// Where one header field sits in [`Fields::raw`].
@@ -17,7 +18,9 @@ struct Span {
     value: (u32, u32),
 }
 
-/// A request's header fields, in the order they came.
+/// A request's header fields, in the order they came, and the address of the peer whose
+/// connection they arrived on ([`Self::set_peer`]): what the request contexts of the messages
+/// a request carries read through [`Self::shared`], headers and peer alike.
 ///
 /// Both parts are shared: a clone (the copy the request's handlers read through
 /// [`Self::shared`]) costs two reference counts, no allocation.
@@ -28,6 +31,9 @@ pub(crate) struct Fields {
     /// Where the first field of each [`Mcp`] name is (its index + 1; 0: none), found once
     /// when the fields are made: the POST handler looks up these names on every request.
     mcp: [u32; MCP_NAMES.len()],
+    /// The IP address of the connection's peer, when the server knows it (set by the listener
+    /// for each request it reads, by the axum adapter from `ConnectInfo`).
+    peer: Option<IpAddr>,
 }
 
 /// The MCP header fields every POST looks up, found once per request ([`Fields::get_mcp`]).
@@ -86,6 +92,7 @@ impl Fields {
             raw,
             spans: spans.0,
             mcp: [0; MCP_NAMES.len()],
+            peer: None,
         };
         fields.find_mcp();
         fields
@@ -219,6 +226,12 @@ impl Fields {
             .collect()
     }
 
+    /// Records the IP address of the peer whose connection these fields arrived on (the
+    /// request contexts' [`client_address`](crate::session::RequestContext::client_address)).
+    pub(crate) fn set_peer(&mut self, peer: Option<IpAddr>) {
+        self.peer = peer;
+    }
+
     /// The fields as the request contexts of this request give them to handlers (shared, read
     /// only when a handler asks).
     pub(crate) fn shared(&self) -> crate::session::HttpHeaders {
@@ -233,6 +246,16 @@ impl crate::session::HeaderFields for Fields {
 
     fn get(&self, name: &str) -> Option<String> {
         Fields::get(self, name).map(|v| String::from_utf8_lossy(v).into_owned())
+    }
+
+    fn get_all(&self, name: &str) -> Vec<String> {
+        Fields::get_all(self, name)
+            .map(|v| String::from_utf8_lossy(v).into_owned())
+            .collect()
+    }
+
+    fn client_address(&self) -> Option<IpAddr> {
+        self.peer
     }
 }
 

@@ -3,8 +3,8 @@
 //! `429 Too Many Requests` with `Retry-After` (whole seconds, rounded up) on its head alone; its
 //! body is never read. The limit is the server's own [`RateLimit`] layer when it is keyed by
 //! the client's address alone (see [`RateLimit::limits_addresses`]): the address is the one the
-//! layer keys by (the connection peer's IP address, or the trusted header when the limit names
-//! one, [`RateLimit::address_key`]), and this check only looks at the
+//! layer keys by (the connection peer's IP address, or the client a forwarding header names on
+//! a connection from a trusted proxy, [`RateLimit::address_key`]), and this check only looks at the
 //! bucket (`BucketStore::peek`), so a request let through is counted once, by the layer, which
 //! still answers `-32004` to a request that empties the bucket inside an admitted POST. Other
 //! keys (session, principal, tool) need the body and stay JSON-RPC errors. The 429's body is
@@ -54,7 +54,8 @@ fn too_many(retry_after: Duration, limit: u32, window: Duration) -> Response {
 }
 
 /// The answer for a request from an address over a limit, if any: `peer` is the connection
-/// peer's IP address (if known) and `header_of` reads a header field of the request's head.
+/// peer's IP address (if known) and `header_of` reads a header field of the request's head
+/// (every line of it, joined by commas).
 async fn refusal(
     app: &App,
     peer: Option<IpAddr>,
@@ -81,7 +82,7 @@ pub(super) fn before_body(app: Arc<App>, peer: IpAddr) -> BeforeBody {
         let app = app.clone();
         Some(Box::pin(async move {
             refusal(&app, Some(peer), |name| {
-                headers.get_str(name).map(str::to_string)
+                joined(headers.get_all(name).map(String::from_utf8_lossy))
             })
             .await
         }))
@@ -101,10 +102,23 @@ pub(super) async fn before_body_axum(
         return None;
     }
     refusal(app, peer, |name| {
-        headers
-            .get(name)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_string)
+        joined(
+            headers
+                .get_all(name)
+                .iter()
+                .map(|v| String::from_utf8_lossy(v.as_bytes())),
+        )
     })
     .await
+}
+
+/// The lines of one header field joined by `, ` (as RFC 9110 reads a field sent on several
+/// lines); `None` for no line.
+fn joined<S: AsRef<str>>(mut lines: impl Iterator<Item = S>) -> Option<String> {
+    let mut all = lines.next()?.as_ref().to_string();
+    for line in lines {
+        all.push_str(", ");
+        all.push_str(line.as_ref());
+    }
+    Some(all)
 }

@@ -17,7 +17,6 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::Response;
 use axum::Router;
 use bytes::Bytes;
-use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
@@ -60,15 +59,6 @@ fn peer_of(req: &Request, seat: Option<&super::ConnectionSeat>) -> Option<IpAddr
         .map(|c| c.0.ip())
 }
 
-/// `serve` with the request contexts' [`client_address`](crate::session::RequestContext::client_address)
-/// set to `peer` when it is known.
-async fn with_peer(peer: Option<IpAddr>, serve: impl Future<Output = Response>) -> Response {
-    match peer {
-        Some(ip) => crate::session::CLIENT_ADDRESS.scope(ip, serve).await,
-        None => serve.await,
-    }
-}
-
 /// [`handle`] for axum's router (on a [`FairListener`](super::FairListener) connection, its
 /// place in the connection budget kept up to date: [`tracked`]).
 async fn handle_axum(State(app): State<Arc<App>>, req: Request) -> Response {
@@ -80,7 +70,10 @@ async fn handle_axum(State(app): State<Arc<App>>, req: Request) -> Response {
             return r;
         }
         match buffered(&app, req).await {
-            Ok(req) => with_peer(peer, handle(app, req)).await,
+            Ok(mut req) => {
+                req.headers.set_peer(peer);
+                handle(app, req).await
+            }
             Err(r) => r,
         }
     })
@@ -129,7 +122,10 @@ async fn legacy_post_axum(State(app): State<Arc<App>>, req: Request) -> Response
             return r;
         }
         match buffered(&app, req).await {
-            Ok(req) => with_peer(peer, legacy_post(app, req)).await,
+            Ok(mut req) => {
+                req.headers.set_peer(peer);
+                legacy_post(app, req).await
+            }
             Err(r) => r,
         }
     })

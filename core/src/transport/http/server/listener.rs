@@ -316,23 +316,22 @@ async fn accept_loop(
 
 /// Serves one request of a connection: as the connection's client certificate's identity when
 /// it presented one (mutual TLS), and marks the connection as carrying a session when the
-/// request names a live one or opens one. `client` (the peer's IP address) is the request
-/// contexts' [`client_address`](crate::session::RequestContext::client_address).
+/// request names a live one or opens one. `client` (the peer's IP address) travels with the
+/// request's header fields to the request contexts'
+/// [`client_address`](crate::session::RequestContext::client_address).
 async fn serve_one(
     app: Arc<App>,
     seat: Arc<board::Registered>,
     client: IpAddr,
     cert: Option<Arc<AuthInfo>>,
-    req: HttpRequest,
+    mut req: HttpRequest,
 ) -> Response {
     let named = names_session(&req);
-    let served = async move {
-        match cert {
-            Some(info) => AUTH_INFO.scope(info, endpoint(app, req)).await,
-            None => endpoint(app, req).await,
-        }
+    req.headers.set_peer(Some(client));
+    let r = match cert {
+        Some(info) => AUTH_INFO.scope(info, endpoint(app, req)).await,
+        None => endpoint(app, req).await,
     };
-    let r = crate::session::CLIENT_ADDRESS.scope(client, served).await;
     if r.status().is_success() && (named || r.headers().contains_key(SESSION_ID_NAME)) {
         seat.proven();
     }
