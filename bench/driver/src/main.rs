@@ -14,6 +14,7 @@ mod http;
 mod httpload;
 mod httpwire;
 mod keepalive;
+mod middleware_rows;
 mod procstat;
 mod proto;
 mod report;
@@ -125,6 +126,9 @@ pub enum Kind {
     Floor,
     Ferro,
     Official,
+    /// Another framework, or an official SDK with a setting of its own (the middleware rows):
+    /// measured beside the others, never the reference of a ratio or a target.
+    Other,
 }
 
 pub const MODES: [&str; 4] = ["stateful", "stateless", "json", PER_REQUEST];
@@ -583,6 +587,7 @@ fn main() {
         cold_budget: Duration::from_secs(if smoke { 1 } else { 3 }),
     };
     let mut specs = specs(&root, &bins);
+    specs.extend(middleware_rows::specs(&root, &bins));
     if std::env::var("MCP_BENCH_ACCEPT_ENCODING").is_err() {
         specs.retain(|s| !s.name.contains("compression off"));
     }

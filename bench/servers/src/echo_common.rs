@@ -25,6 +25,9 @@ pub fn build() -> Server {
     } else if let Some(telemetry) = otel::from_env() {
         builder = builder.middleware(telemetry.server_layer());
     }
+    for _ in 0..layers() {
+        builder = builder.middleware(PassThrough);
+    }
     builder
         .tool(
             "echo",
@@ -33,6 +36,22 @@ pub fn build() -> Server {
         )
         .build()
         .expect("server builds")
+}
+
+/// How many pass-through middleware layers to install: `FERROMCP_BENCH_LAYERS` (0 to 64; unset,
+/// 0), the rows "1 / 5 pass-through middleware layers" (issue 37). A value that does not parse
+/// stops the server, so a typo cannot silently measure the server without layers.
+fn layers() -> usize {
+    match std::env::var("FERROMCP_BENCH_LAYERS") {
+        Err(_) => 0,
+        Ok(v) => match v.trim().parse::<usize>() {
+            Ok(n) if n <= 64 => n,
+            _ => {
+                eprintln!("FERROMCP_BENCH_LAYERS must be a whole number from 0 to 64, got {v:?}");
+                std::process::exit(2);
+            }
+        },
+    }
 }
 
 /// The session cap when `FERROMCP_BENCH_MAX_SESSIONS` is not set: above the driver's default of
@@ -104,7 +123,8 @@ pub fn mode() -> Mode {
     }
 }
 
-/// A middleware layer that hands every request on unchanged (`FERROMCP_BENCH_OTEL=passthrough`).
+/// A middleware layer that hands every request on unchanged (`FERROMCP_BENCH_OTEL=passthrough`,
+/// `FERROMCP_BENCH_LAYERS=N`).
 struct PassThrough;
 
 impl ferromcp::server::middleware::Middleware for PassThrough {
