@@ -91,6 +91,12 @@ export interface ClientOptions {
    * extension requires. The handshake era is unaffected.
    */
   tasksExtension?: boolean;
+  /**
+   * More client capabilities, deep-merged over the ones the options above declare: chiefly
+   * `extensions` (2026-07-28) or `experimental`, e.g. `{ extensions: { 'io.modelcontextprotocol/ui':
+   * { mimeTypes: ['text/html;profile=mcp-app'] } } }` for a host that renders MCP Apps.
+   */
+  capabilities?: Record<string, unknown>;
 }
 
 /** Where to spawn a stdio server. */
@@ -153,6 +159,7 @@ export class Client extends EventEmitter {
     if (options.timeoutMs !== undefined) config.requestTimeoutMs = options.timeoutMs;
     if (options.maxMessageSize !== undefined) config.maxMessageSize = options.maxMessageSize;
     if (options.tasksExtension !== undefined) config.tasksExtension = options.tasksExtension;
+    if (options.capabilities !== undefined) config.capabilities = options.capabilities;
     let client: Client | undefined;
     const pending: Notification[] = [];
     const dispatch = new Dispatch((method, params) => {

@@ -34,6 +34,7 @@ impl ClientConfig {
         handler: Option<Arc<dyn ForeignClientHandler>>,
     ) -> ClientHandlers {
         let mut h = ClientHandlers::default();
+        h.extra_capabilities = self.capabilities.clone();
         let Some(f) = handler else { return h };
         let call = |f: Arc<dyn ForeignClientHandler>, method: &'static str| {
             move |params: Value, ctx: RequestContext| {

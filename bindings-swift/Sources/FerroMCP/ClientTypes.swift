@@ -61,6 +61,10 @@ public struct ClientOptions: Sendable {
     /// `ListenFilter.taskIds` with -32021 (`.missingRequiredClientCapability`), as the extension
     /// requires. The handshake era is unaffected.
     public var tasksExtension: Bool
+    /// More capabilities to declare, deep-merged over the ones the handlers above imply: chiefly
+    /// `extensions` (2026-07-28) or `experimental`, e.g. `McpApps.clientCapability` for a host
+    /// that renders MCP Apps. Must be an object (connecting throws otherwise).
+    public var capabilities: Value?
 
     /// Options; every argument is optional.
     public init(name: String = "ferromcp-swift", version: String? = nil,
@@ -69,7 +73,7 @@ public struct ClientOptions: Sendable {
                 elicitation: ElicitationHandler? = nil, elicitationURL: Bool = false,
                 roots: RootsHandler? = nil,
                 notificationBufferSize: Int? = 1024, maxMessageSize: Int? = nil,
-                tasksExtension: Bool = true) {
+                tasksExtension: Bool = true, capabilities: Value? = nil) {
         self.name = name
         self.version = version ?? engineVersion()
         self.protocolVersion = protocolVersion
@@ -82,6 +86,7 @@ public struct ClientOptions: Sendable {
         self.notificationBufferSize = notificationBufferSize
         self.maxMessageSize = maxMessageSize
         self.tasksExtension = tasksExtension
+        self.capabilities = capabilities
     }
 
     /// Which protocol era to speak: the `initialize` handshake (nil or `.handshake`, the
@@ -97,6 +102,7 @@ public struct ClientOptions: Sendable {
         o.set("maxMessageSize", maxMessageSize.map(Value.int))
         o.set("protocolMode", protocolMode.map { .string($0.rawValue) })
         if !tasksExtension { o["tasksExtension"] = false }
+        o.set("capabilities", capabilities)
         if sampling != nil {
             o["sampling"] = true
             if samplingTools { o["samplingTools"] = true }

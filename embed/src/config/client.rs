@@ -15,8 +15,8 @@ use std::time::Duration;
 ///
 /// JSON: `{"name"?, "version"?, "protocolVersion"?, "protocolMode"?, "requestTimeoutMs"?,
 /// "maxMessageSize"?, "sampling"?, "samplingTools"?, "elicitation"?, "elicitationUrl"?,
-/// "roots"?, "tasksExtension"?}`. Each of `sampling`, `elicitation` and `roots` set to true is
-/// advertised and routed to the client handler.
+/// "roots"?, "tasksExtension"?, "capabilities"?}`. Each of `sampling`, `elicitation` and
+/// `roots` set to true is advertised and routed to the client handler.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ClientConfig {
@@ -56,12 +56,25 @@ pub struct ClientConfig {
     /// `subscriptions/listen` naming `taskIds` with -32021 (the extension requires the
     /// declaration). The handshake era is unaffected.
     pub tasks_extension: Option<bool>,
+    /// More client capabilities, deep-merged over the ones the options above declare (the
+    /// engine's `ClientHandlers::extra_capabilities`): chiefly `extensions` (2026-07-28) or
+    /// `experimental`, e.g. `{"extensions": {"io.modelcontextprotocol/ui": {"mimeTypes":
+    /// ["text/html;profile=mcp-app"]}}}` for a host that renders MCP Apps. Must be an object.
+    pub capabilities: Option<Value>,
 }
 
 impl ClientConfig {
     /// Reads the JSON form (see the struct's documentation).
     pub fn from_json(v: Value) -> Result<Self, McpError> {
-        from_json("client config", v)
+        let config: Self = from_json("client config", v)?;
+        if let Some(c) = &config.capabilities {
+            if !c.is_object() {
+                return Err(McpError::invalid_params(format!(
+                    "client config: capabilities must be an object, got {c}"
+                )));
+            }
+        }
+        Ok(config)
     }
 
     /// The engine's options for this configuration.
@@ -119,5 +132,23 @@ mod tests {
         assert!(!options(serde_json::json!({"tasksExtension": false})).tasks_extension);
         let err = ClientConfig::from_json(serde_json::json!({"tasksExtension": "no"})).unwrap_err();
         assert_eq!(err.code, ferromcp::error::codes::INVALID_PARAMS, "{err:?}");
+    }
+
+    #[test]
+    fn capabilities_are_merged_into_the_handshake_and_must_be_an_object() {
+        let caps = serde_json::json!({"extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}});
+        let config =
+            ClientConfig::from_json(serde_json::json!({"roots": true, "capabilities": caps}))
+                .unwrap();
+        // Declared with or without a foreign handler (a client that only renders apps has none).
+        let declared = config.handlers(None).capabilities();
+        assert_eq!(declared["extensions"], caps["extensions"], "{declared}");
+        let err = ClientConfig::from_json(serde_json::json!({"capabilities": ["ui"]})).unwrap_err();
+        assert_eq!(err.code, ferromcp::error::codes::INVALID_PARAMS, "{err:?}");
+        assert!(
+            err.message.contains("capabilities must be an object"),
+            "{}",
+            err.message
+        );
     }
 }

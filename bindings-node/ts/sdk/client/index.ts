@@ -252,6 +252,9 @@ export class Client {
       onNotification: (n) => this.#deliver(n),
     };
     if (this.#options.timeoutMs !== undefined) options.timeoutMs = this.#options.timeoutMs;
+    // What the handlers below do not imply (`experimental`, `extensions`, ...) is declared as given.
+    const { sampling: _s, elicitation: _e, roots: _r, tasks: _t, ...declared } = caps;
+    if (Object.keys(declared).length > 0) options.capabilities = declared;
     if (has('sampling/createMessage', 'sampling')) options.sampling = this.#handler('sampling/createMessage') as ClientOptions['sampling'];
     if (has('elicitation/create', 'elicitation')) {
       options.elicitation = this.#handler('elicitation/create') as ClientOptions['elicitation'];

@@ -50,6 +50,7 @@ class Client:
         on_notification: Callable[[str, Any], Any] | None = None,
         tasks_extension: bool = True,
         elicitation_url: bool = False,
+        capabilities: dict[str, Any] | None = None,
     ) -> None:
         self._connect = connect
         self._config: dict[str, Any] = {
@@ -69,6 +70,10 @@ class Client:
             self._config["maxMessageSize"] = max_message_size
         if not tasks_extension:
             self._config["tasksExtension"] = False
+        if capabilities is not None:
+            # Merged over what the handlers imply: `experimental`, 2026-07-28's `extensions`
+            # (e.g. ferromcp.apps.ui_client_capability() for a host rendering MCP Apps).
+            self._config["capabilities"] = capabilities
         if elicitation_url and elicitation_handler is not None:
             # URL-mode elicitation too (``{"elicitation": {"form": {}, "url": {}}}``).
             self._config["elicitationUrl"] = True
