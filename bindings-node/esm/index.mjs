@@ -40,6 +40,7 @@ export const {
   openTelemetry,
   rateLimit,
   responseCache,
+  invalidateCache,
   requestLog,
   timing,
   McpServer,

@@ -12,6 +12,7 @@
 //! `{ok: false, error}`); MCP cancellation reaches the handler's `AbortSignal` through the
 //! cancel function. See `bindings-node/README.md` ("How it works").
 
+pub mod apps;
 pub mod auth;
 pub mod cli;
 pub mod client;

@@ -100,6 +100,25 @@ async function callAsRawHost(url, capabilities) {
   return answer.result.content[0].text;
 }
 
+test('a ui whose html a function makes is read with the app mime type', async () => {
+  const s = new McpServer({ name: 'apps', version: '1.0' });
+  let n = 0;
+  const r = registerAppResource(s, 'live', 'ui://weather/live', {}, async () => `<p>${++n}</p>`);
+  registerAppResource(s, 'still', 'ui://weather/still', {}, '<p>still</p>');
+  const c = await Client.memory(s);
+  try {
+    for (const want of ['<p>1</p>', '<p>2</p>']) {
+      const [read] = (await c.readResource({ uri: 'ui://weather/live' })).contents;
+      assert.equal(read.text, want);
+      assert.equal(read.mimeType, UI_MIME_TYPE);
+    }
+    r.remove();
+    await assert.rejects(c.readResource({ uri: 'ui://weather/live' }), { code: -32002 });
+  } finally {
+    await c.close();
+  }
+});
+
 test('capability check sees a client that advertises ui', async () => {
   const http = await server().listen({ port: 0, jsonResponse: true });
   try {

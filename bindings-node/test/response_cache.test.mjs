@@ -4,7 +4,7 @@
 // Node surface reaches it, JavaScript handlers included.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Client, McpServer, responseCache } from '../esm/index.mjs';
+import { Client, invalidateCache, McpServer, responseCache } from '../esm/index.mjs';
 import { sleep } from './helpers.mjs';
 
 function server(...middleware) {
@@ -29,6 +29,30 @@ test('a second list and read within the ttl are hits', async () => {
   } finally {
     await c.close();
   }
+});
+
+test('invalidation makes a cached answer fresh', async () => {
+  const { s, counts } = server(responseCache({ ttlMs: 60000, tools: ['forecast'] }));
+  const c = await Client.memory(s);
+  try {
+    assert.equal(await read(c, 'mem://a'), 'read 1');
+    assert.equal(await read(c, 'mem://a'), 'read 1');
+    invalidateCache(s, { uri: 'mem://a' });
+    assert.equal(await read(c, 'mem://a'), 'read 2');
+    invalidateCache(s, { method: 'resources/read' });
+    assert.equal(await read(c, 'mem://a'), 'read 3');
+    const first = await c.callTool({ name: 'forecast', arguments: { city: 'Oslo' } });
+    assert.deepEqual(await c.callTool({ name: 'forecast', arguments: { city: 'Oslo' } }), first);
+    invalidateCache(s);
+    assert.notDeepEqual(await c.callTool({ name: 'forecast', arguments: { city: 'Oslo' } }), first);
+    assert.equal(await read(c, 'mem://a'), 'read 4');
+    assert.equal(await read(c, 'mem://a'), 'read 4');
+    assert.equal(counts.read, 4);
+  } finally {
+    await c.close();
+  }
+  assert.throws(() => invalidateCache(s, { method: 'resources/read', uri: 'mem://a' }), { name: 'TypeError', message: /not both/ });
+  assert.throws(() => invalidateCache(server().s), { name: 'TypeError', message: /no responseCache middleware/ });
 });
 
 test('tool calls are cached only for named tools by arguments', async () => {

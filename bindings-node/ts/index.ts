@@ -53,8 +53,8 @@ export { McpHttpHandler } from './http';
 export { maskErrors, MiddlewareContext, rateLimit, requestLog, timing } from './middleware';
 export { allowIf } from './allow_if';
 export type { Access, AccessKind } from './allow_if';
-export { responseCache } from './cache';
-export type { ResponseCacheOptions } from './cache';
+export { invalidateCache, responseCache } from './cache';
+export type { InvalidateCacheOptions, ResponseCacheOptions } from './cache';
 export type {
   BuiltinMiddleware,
   MaskErrorsOptions,

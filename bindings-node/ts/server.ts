@@ -378,6 +378,16 @@ export class McpServer {
     return this.#native;
   }
 
+  /** @internal Registers a handler with this server's dispatcher (`registerAppResource`); answers its id. */
+  _addHandler(handler: (payload: unknown, ctx: RequestContext) => unknown): number {
+    return this.#dispatch.add(handler);
+  }
+
+  /** @internal Forgets a handler {@link _addHandler} registered. */
+  _deleteHandler(id: number): void {
+    this.#dispatch.delete(id);
+  }
+
   /**
    * Registers a tool. With an `inputSchema` the handler gets `(args, ctx)` (arguments already
    * validated by the engine), without one `(ctx)`. Whatever the handler throws becomes an
