@@ -33,23 +33,63 @@ impl TypeName for Envelope {
 impl FromNapiValue for Envelope {
     unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> napi::Result<Self> {
         let mut budget = MAX_NODES;
-        let r = match unsafe { strict_json(env, value, MAX_DEPTH, &mut budget) } {
-            Ok(v) => from_envelope(v),
-            Err(NotJson { what, mut path }) => {
-                // The path from the answer (`value.x.y`) or the error (`error.data.x`).
-                path.reverse();
-                if path.first().map(String::as_str) == Some(".value") {
-                    path.remove(0);
-                }
-                let at = if path.is_empty() {
-                    String::new()
-                } else {
-                    format!(" at `{}`", path.concat().trim_start_matches('.'))
-                };
-                Err(answer_not_json(format!("{what}{at}")))
+        Ok(Envelope(
+            unsafe { read_strict(env, value, MAX_DEPTH, &mut budget, Some(".value")) }
+                .and_then(from_envelope),
+        ))
+    }
+}
+
+/// A handler's answer value itself (what [`Envelope`]'s `value` holds), read with the same
+/// rules: the facade hands a resolved promise's value over as it is, without building an
+/// envelope object around it for the native side to walk.
+pub struct Answer(pub Result<Value, McpError>);
+
+impl TypeName for Answer {
+    fn type_name() -> &'static str {
+        "any"
+    }
+
+    fn value_type() -> ValueType {
+        ValueType::Unknown
+    }
+}
+
+impl FromNapiValue for Answer {
+    unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> napi::Result<Self> {
+        // As the envelope's `value` is read: one level below it, after the envelope and its `ok`.
+        let mut budget = MAX_NODES - 2;
+        Ok(Answer(unsafe {
+            read_strict(env, value, MAX_DEPTH - 1, &mut budget, None)
+        }))
+    }
+}
+
+/// `value` as JSON by [`strict_json`] (`depth` levels, `budget` values), or [`answer_not_json`]
+/// naming what and where; `skip`: a leading path segment left out of that name (the
+/// envelope's `.value`).
+unsafe fn read_strict(
+    env: sys::napi_env,
+    value: sys::napi_value,
+    depth: u32,
+    budget: &mut usize,
+    skip: Option<&str>,
+) -> Result<Value, McpError> {
+    match unsafe { strict_json(env, value, depth, budget) } {
+        Ok(v) => Ok(v),
+        Err(NotJson { what, mut path }) => {
+            // The path from the answer (`value.x.y`) or the error (`error.data.x`).
+            path.reverse();
+            if skip.is_some() && path.first().map(String::as_str) == skip {
+                path.remove(0);
             }
-        };
-        Ok(Envelope(r))
+            let at = if path.is_empty() {
+                String::new()
+            } else {
+                format!(" at `{}`", path.concat().trim_start_matches('.'))
+            };
+            Err(answer_not_json(format!("{what}{at}")))
+        }
     }
 }
 

@@ -5,8 +5,11 @@
 //! - `call(handlerId, payload, key)` runs the handler registered under `handlerId`. A handler
 //!   that finishes at once returns its envelope (`{ok: true, value}` or `{ok: false, error:
 //!   {code, message, data}}`) right there; one that returns a promise returns nothing and later
-//!   calls [`NativeDispatcher::complete`] with the envelope. Neither path creates a promise or a
-//!   closure on the native side: each handler call is one hop to the event loop and one back.
+//!   calls [`NativeDispatcher::answer_json`] with its value's JSON text (a plain value: one
+//!   string across instead of a walk through every property), [`NativeDispatcher::answer`] with
+//!   the value, or [`NativeDispatcher::complete`] with an error envelope. Neither path creates a
+//!   promise or a closure on the native side: each handler call is one hop to the event loop
+//!   and one back.
 //! - `cancel(key)` aborts the `AbortSignal` of the call with that key (MCP
 //!   `notifications/cancelled`, the session closing, the engine dropping the call);
 //! - `notify(method, params)` delivers a notification to a client.
@@ -16,7 +19,7 @@
 //! implements `embed::ForeignHandler` (every server handler) and `embed::ForeignClientHandler`
 //! on top of one dispatcher.
 
-use crate::convert::Envelope;
+use crate::convert::{Answer, Envelope};
 use crate::error::from_napi;
 use ferromcp::McpError;
 use ferromcp_embed::{
@@ -119,6 +122,30 @@ impl NativeDispatcher {
     #[napi(ts_args_type = "key: number, envelope: any")]
     pub fn complete(&self, key: u32, envelope: Envelope) {
         self.inner.finish(key, envelope.0);
+    }
+
+    /// Answers the call `key` that returned a promise with the value it resolved to (what
+    /// [`Self::complete`] does for `{ok: true, value}`, without the envelope). An answer that
+    /// is not JSON answers the call with an internal error naming it, as there.
+    #[napi(ts_args_type = "key: number, value: any")]
+    pub fn answer(&self, key: u32, value: Answer) {
+        self.inner.finish(key, value.0);
+    }
+
+    /// Answers the call `key` that returned a promise with the value whose JSON text is `json`
+    /// (the facade sends the text of values it knows read back as [`Self::answer`] would read
+    /// them, see `isPlainJson` in ts/dispatch.ts). Returns false, answering nothing, when `json`
+    /// is not JSON the engine reads (a lone surrogate `JSON.stringify` escapes): the facade then
+    /// calls [`Self::answer`] with the value.
+    #[napi]
+    pub fn answer_json(&self, key: u32, json: String) -> bool {
+        match serde_json::from_str::<Value>(&json) {
+            Ok(v) => {
+                self.inner.finish(key, Ok(v));
+                true
+            }
+            Err(_) => false,
+        }
     }
 
     /// Answers the call `key` with the internal error of an answer that is not JSON

@@ -9,7 +9,7 @@
 import type { ProtectedResource } from './auth';
 import { importServer, mountServer, transformTool, type TransformToolOptions } from './composition';
 import { currentContext, type RequestContext } from './context';
-import { Dispatch, isThenable, then } from './dispatch';
+import { Dispatch, then } from './dispatch';
 import { asMcpError, call, callSync, ErrorCode, McpError, thrownMessage } from './errors';
 import { McpHttpHandler } from './http';
 import { addMiddleware, type Middleware } from './middleware';
@@ -412,15 +412,7 @@ export class McpServer {
     const invoke = takesArgs
       ? (handler as (a: unknown, c: RequestContext) => unknown)
       : (_a: unknown, c: RequestContext) => (handler as (c: RequestContext) => unknown)(c);
-    const id = this.#dispatch.add((args, ctx) => {
-      let out: unknown;
-      try {
-        out = invoke(args, ctx);
-      } catch (e) {
-        return toolError(e);
-      }
-      return isThenable(out) ? Promise.resolve(out).then(undefined, toolError) : out;
-    });
+    const id = this.#dispatch.add(invoke, undefined, toolError);
     callSync(() => this.#native.addTool(definition, id));
     return {
       remove: () => {

@@ -1,0 +1,108 @@
+// The answer of a handler's promise crosses as its JSON text when the facade knows that text
+// reads back as the native walk reads the value (isPlainJson in ts/dispatch.ts), else as the
+// value walked by the native side. A synchronous handler's answer is always walked; these tests
+// pin the text path to the walk: the same value answered by an async and a sync handler gives
+// the same result, byte for byte where the engine writes JSON text.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { Client, McpServer } from '../esm/index.mjs';
+
+const { isPlainJson } = createRequire(import.meta.url)('../dist/dispatch.js');
+
+class Point {
+  constructor() {
+    this.x = 1;
+  }
+}
+const nullProto = Object.assign(Object.create(null), { a: 1, b: 'two' });
+const withUndefined = { a: 1, skipped: undefined, b: [true, false, null] };
+const wide = Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`k${i}`, i]));
+let deep = 'bottom';
+for (let i = 0; i < 100; i++) deep = { d: deep };
+
+/** Values a handler may answer: [name, value, whether the text path takes it]. */
+const VALUES = [
+  ['string with escapes', 'line\n"quoted" \\ tab\t \u0000 \u2028 é 😀', true],
+  ['lone surrogate', 'a\ud800b', true],
+  ['integers at the edges of the walk', [0, -0, 1, -1, 2147483647, -2147483648, 4294967295], true],
+  ['integer beyond u32', 4294967296, false],
+  ['integer below i32', -2147483649, false],
+  ['large integer', 1e10, false],
+  ['float', 0.1, false],
+  ['float that reads back exactly', 1.5, false],
+  ['NaN', NaN, false],
+  ['nested objects and arrays', { a: { b: [1, { c: 'x' }, []] }, e: {} }, true],
+  ['booleans and null', { t: true, f: false, n: null }, true],
+  ['undefined properties', withUndefined, true],
+  ['undefined in an array', [1, undefined, 2], false],
+  ['hole in an array', [1, , 2], false], // eslint-disable-line no-sparse-arrays
+  ['null prototype', nullProto, true],
+  ['integer-like and __proto__ keys', JSON.parse('{"b":1,"2":2,"1":1,"__proto__":{"x":1},"a":0}'), true],
+  ['class instance', new Point(), false],
+  ['Date', new Date(0), false],
+  ['toJSON', { toJSON: () => 'x', a: 1 }, false],
+  ['function property', { a: 1, f: () => 1 }, false],
+  ['BigInt', { a: 10n }, false],
+  ['wide object', wide, true],
+  ['deep object', deep, false],
+];
+
+async function serverAnswering() {
+  const server = new McpServer({ name: 'answer-json', version: '1' });
+  VALUES.forEach(([, v], i) => {
+    // Wrapped in an object that is no CallToolResult or content block: the engine answers it as
+    // one text block holding its JSON text (as the engine's serde_json writes it).
+    server.registerTool(`async${i}`, {}, async () => ({ v }));
+    server.registerTool(`sync${i}`, {}, () => ({ v }));
+  });
+  // The official SDK's form, and its result returned synchronously.
+  server.registerTool('sdkAsync', { inputSchema: { type: 'object', properties: { text: { type: 'string' } } } },
+    async ({ text }) => ({ content: [{ type: 'text', text }] }));
+  server.registerTool('sdkSync', { inputSchema: { type: 'object', properties: { text: { type: 'string' } } } },
+    ({ text }) => ({ content: [{ type: 'text', text }] }));
+  server.registerTool('structuredAsync', { outputSchema: { type: 'object' } },
+    async () => ({ content: [{ type: 'text', text: 'r' }], structuredContent: { n: 3, s: 'x', l: [1, 2] }, isError: false }));
+  server.registerTool('structuredSync', { outputSchema: { type: 'object' } },
+    () => ({ content: [{ type: 'text', text: 'r' }], structuredContent: { n: 3, s: 'x', l: [1, 2] }, isError: false }));
+  return { server, client: await Client.memory(server) };
+}
+
+/** A call's outcome as data: its result, or the error's code and message. */
+async function outcome(client, name, args) {
+  try {
+    return { result: await client.callTool({ name, arguments: args }) };
+  } catch (e) {
+    return { code: e.code, message: e.message };
+  }
+}
+
+test('isPlainJson takes exactly the values whose JSON text reads back as the walk reads them', () => {
+  for (const [name, v, plain] of VALUES) assert.equal(isPlainJson(v, 64), plain, name);
+  assert.equal(isPlainJson({ content: [{ type: 'text', text: 'hi' }] }, 64), true, 'the SDK form');
+});
+
+test('an async handler answers every value as a sync handler does (text path and walk)', async () => {
+  const { client } = await serverAnswering();
+  for (const [i, [name]] of VALUES.entries()) {
+    const a = await outcome(client, `async${i}`);
+    const s = await outcome(client, `sync${i}`);
+    assert.deepEqual(a, s, name);
+  }
+  // What the walk refuses is refused on both paths, naming where.
+  const big = VALUES.findIndex(([n]) => n === 'BigInt');
+  const r = await outcome(client, `async${big}`);
+  assert.match(r.message, /not JSON: a BigInt .* at `v\.a`$/);
+  await client.close();
+});
+
+test("the official SDK's result form answers the same from an async and a sync handler", async () => {
+  const { client } = await serverAnswering();
+  for (const text of ['hello', 'a\ud800b', '"\\\n', '']) {
+    const a = await client.callTool({ name: 'sdkAsync', arguments: { text } });
+    assert.deepEqual(a, await client.callTool({ name: 'sdkSync', arguments: { text } }));
+    assert.deepEqual(a.content.length, 1);
+  }
+  assert.deepEqual(await client.callTool({ name: 'structuredAsync' }), await client.callTool({ name: 'structuredSync' }));
+  await client.close();
+});
