@@ -14,6 +14,7 @@ pub mod cli;
 pub mod client;
 pub mod compose;
 pub mod convert;
+pub mod engine_hooks;
 pub mod error;
 pub mod gil_threads;
 pub mod handler;
@@ -63,6 +64,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(apps::ui_constants, m)?)?;
     m.add_function(wrap_pyfunction!(apps::invalidate_cache, m)?)?;
     m.add_function(wrap_pyfunction!(mcp_servers::resolve_mcp_servers, m)?)?;
+    m.add_function(wrap_pyfunction!(engine_hooks::add_access_predicate, m)?)?;
+    m.add_function(wrap_pyfunction!(engine_hooks::add_list_provider, m)?)?;
     #[cfg(feature = "cli")]
     m.add_function(wrap_pyfunction!(cli::cli_main, m)?)?;
     m.add_class::<oauth_proxy::NativeOAuthProxy>()?;

@@ -102,3 +102,56 @@ async def test_a_predicate_reads_scopes_and_session() -> None:
 def test_a_predicate_must_be_a_function() -> None:
     with pytest.raises(TypeError, match="predicate must be a function"):
         AllowIf("admin")  # type: ignore[arg-type]
+
+
+async def test_allow_if_full_pages() -> None:
+    """Hidden items straddling the page size (2): every page but the last is full, and each
+    ``nextCursor`` leads on; the predicate is asked about the whole list once per request."""
+    asked: list[str] = []
+
+    def no_admin(a: Access) -> bool:
+        asked.append(a.name)
+        return not a.name.startswith("admin_")
+
+    s = Server("authz", version="1", page_size=2, middleware=[AllowIf(no_admin)])
+    for name in ["a", "admin_1", "b", "admin_2", "admin_3", "c", "d", "admin_4", "e"]:
+
+        def run(n: str = name) -> str:
+            return f"ran {n}"
+
+        s.add_tool(run, name=name, description=name)
+    async with Client.memory(s) as c:
+        pages: list[list[str]] = []
+        cursors: list[str | None] = []
+        cursor: str | None = None
+        while True:
+            r = await c.list_tools(cursor)
+            pages.append([t["name"] for t in r["tools"]])
+            cursor = r.get("nextCursor")
+            cursors.append(cursor)
+            if cursor is None:
+                break
+    assert pages == [["a", "b"], ["c", "d"], ["e"]]
+    assert all(isinstance(x, str) for x in cursors[:-1]) and cursors[-1] is None
+    assert len(asked) == 3 * 9
+
+
+async def test_a_predicate_that_raises_hides_the_item_and_is_logged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    def broken(a: Access) -> bool:
+        if a.name == "search":
+            raise RuntimeError("predicate bug")
+        return True
+
+    async with Client.memory(server(AllowIf(broken))) as c:
+        assert "search" not in await all_names(c, "tools")
+        with pytest.raises(InvalidParams, match="Unknown tool: search"):
+            await c.call_tool("search", {})
+        assert (await c.call_tool("echo", {}))["content"][0]["text"] == "ran echo"
+    assert any("AllowIf predicate failed for tool 'search'" in r.message for r in caplog.records)
+
+
+def test_allow_if_is_not_called_as_a_layer() -> None:
+    with pytest.raises(TypeError, match="AllowIf runs in the engine"):
+        AllowIf(lambda a: True)(None, None)  # type: ignore[arg-type]

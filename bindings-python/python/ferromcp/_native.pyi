@@ -33,6 +33,8 @@ __all__ = [
     "ui_constants",
     "invalidate_cache",
     "resolve_mcp_servers",
+    "add_access_predicate",
+    "add_list_provider",
     "cli_main",
     "NativeOAuthProxy",
     "create_oauth_proxy",
@@ -248,6 +250,15 @@ def resolve_mcp_servers(source: str) -> str: ...
 def cli_main(argv: list[str]) -> int: ...
 def mount_server(parent: NativeServer, prefix: str, child: NativeServer) -> None: ...
 def import_server(parent: NativeServer, prefix: str, child: NativeServer) -> None: ...
+def add_access_predicate(
+    server: NativeServer,
+    func: Callable[[dict[str, Any], str, list[str], NativeContext], list[bool]],
+) -> None: ...
+def add_list_provider(
+    server: NativeServer,
+    methods: list[str],
+    func: Callable[[str, dict[str, Any], NativeContext], Awaitable[dict[str, Any]]],
+) -> None: ...
 def ui_add_resource(server: NativeServer, definition: dict[str, Any]) -> None: ...
 def ui_tool_meta(
     server: NativeServer | None, tool_name: str | None, meta: dict[str, Any]

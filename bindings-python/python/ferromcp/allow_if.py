@@ -7,10 +7,12 @@ prompt: name``, ``resources/read`` and ``resources/subscribe`` with -32002 ``Res
 uri``, ``completion/complete`` of a hidden prompt as unknown and of a hidden template with no
 values. A caller cannot tell a hidden item from a missing one.
 
-It is a Python middleware layer (the predicate runs in Python, once per listed item and once per
-call), so it filters each page the engine answers: a page may come back shorter than the page
-size, and its ``nextCursor`` is the engine's. The engine's own scope rules
-(:class:`ferromcp.composition.Authorization`) keep pages full; use them where scopes say enough.
+The decision is the engine's: the layer is the engine's ``Authorization`` layer, at the place in
+the middleware chain where ``AllowIf`` was added, and it asks the predicate (in Python, on a
+worker thread) once per list request about every item of the whole list, then pages what is
+left with the server's ``page_size``: pages stay full and cursors valid. It asks once per call,
+read or get about the one item. A predicate that raises hides that item (the exception is
+logged on the ``ferromcp`` logger with its traceback); the request itself never fails for it.
 
     server = Server("demo", middleware=[AllowIf(lambda a: not a.name.startswith("admin_")
                                                  or a.has_scope("admin"))])
@@ -18,23 +20,19 @@ size, and its ``nextCursor`` is the engine's. The engine's own scope rules
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
-from .errors import McpError
-from .middleware import CallNext, MiddlewareContext
+from .middleware import MiddlewareContext
+
+if TYPE_CHECKING:
+    from .server import Server
 
 __all__ = ["Access", "AllowIf"]
 
 ItemKind = Literal["tool", "resource", "prompt"]
-
-_LISTS: dict[str, tuple[str, ItemKind, str]] = {
-    "tools/list": ("tools", "tool", "name"),
-    "prompts/list": ("prompts", "prompt", "name"),
-    "resources/list": ("resources", "resource", "uri"),
-    "resources/templates/list": ("resourceTemplates", "resource", "uriTemplate"),
-}
 
 
 @dataclass(frozen=True)
@@ -64,52 +62,47 @@ class Access:
 
 class AllowIf:
     """A middleware layer showing an item only when ``predicate(access)`` is true (see the
-    module). The predicate is a plain function, called on the server's event loop: keep it
-    cheap."""
+    module). The predicate is a plain function, called on a worker thread, once per listed item
+    and once per call: keep it cheap."""
 
     def __init__(self, predicate: Callable[[Access], bool]) -> None:
         if not callable(predicate):
             raise TypeError("AllowIf(predicate): predicate must be a function of an Access")
         self._predicate = predicate
 
-    def _allows(self, ctx: MiddlewareContext, kind: ItemKind, name: str) -> bool:
-        access = Access(kind, name, ctx.principal, ctx.session_id, ctx.session_key, ctx)
-        return bool(self._predicate(access))
+    def _install_in_engine(self, server: Server) -> None:
+        """Adds the engine's authorization layer asking this predicate to ``server``'s chain
+        (``server.add_middleware`` calls it)."""
+        from . import _native
 
-    async def __call__(self, ctx: MiddlewareContext, call_next: CallNext) -> Any:
-        params = ctx.params or {}
-        listed = _LISTS.get(ctx.method)
-        if listed is not None:
-            field, kind, key = listed
-            result = await call_next(ctx)
-            items = result.get(field) if isinstance(result, dict) else None
-            if isinstance(items, list):
-                result[field] = [
-                    i
-                    for i in items
-                    if not isinstance(i, dict) or self._allows(ctx, kind, str(i.get(key, "")))
-                ]
-            return result
-        name = params.get("name")
-        uri = params.get("uri")
-        if ctx.method == "tools/call" and isinstance(name, str):
-            if not self._allows(ctx, "tool", name):
-                raise McpError(f"Unknown tool: {name}", code=-32602, data={"tool": name})
-        elif ctx.method == "prompts/get" and isinstance(name, str):
-            if not self._allows(ctx, "prompt", name):
-                raise McpError(f"Unknown prompt: {name}", code=-32602, data={"prompt": name})
-        elif ctx.method in ("resources/read", "resources/subscribe") and isinstance(uri, str):
-            if not self._allows(ctx, "resource", uri):
-                raise McpError(f"Resource not found: {uri}", code=-32002, data={"uri": uri})
-        elif ctx.method == "completion/complete":
-            ref = params.get("ref") or {}
-            if ref.get("type") == "ref/prompt" and isinstance(ref.get("name"), str):
-                prompt = ref["name"]
-                if not self._allows(ctx, "prompt", prompt):
-                    raise McpError(
-                        f"Unknown prompt: {prompt}", code=-32602, data={"prompt": prompt}
+        predicate = self._predicate
+
+        def allowed(
+            request: dict[str, Any], item_kind: str, names: list[str], native: Any
+        ) -> list[bool]:
+            kind = cast(ItemKind, item_kind)  # the engine's: "tool", "resource" or "prompt"
+            ctx = MiddlewareContext.from_request(request, native, server)
+            answers: list[bool] = []
+            for name in names:
+                access = Access(kind, name, ctx.principal, ctx.session_id, ctx.session_key, ctx)
+                try:
+                    answers.append(bool(predicate(access)))
+                except Exception as e:
+                    logging.getLogger("ferromcp").error(
+                        "AllowIf predicate failed for %s %r: hidden",
+                        kind,
+                        name,
+                        exc_info=(type(e), e, e.__traceback__),
                     )
-            elif ref.get("type") == "ref/resource" and isinstance(ref.get("uri"), str):
-                if not self._allows(ctx, "resource", ref["uri"]):
-                    return {"completion": {"values": []}}
-        return await call_next(ctx)
+                    answers.append(False)
+            return answers
+
+        _native.add_access_predicate(server._native, allowed)
+
+    def __call__(self, ctx: MiddlewareContext, call_next: Any) -> Any:
+        """Not a layer to call: the engine runs it (add it with ``Server(middleware=[...])``,
+        ``server.add_middleware`` or ``server.middleware.append``)."""
+        raise TypeError(
+            "AllowIf runs in the engine: add it with Server(middleware=[...]) or "
+            "server.add_middleware, do not call it"
+        )

@@ -559,6 +559,8 @@ def add(server: Server, layer: Any) -> None:
             native.add_timing_hook(layer.hook())
         elif isinstance(layer, Mapping):
             native.add_middleware_config(dict(layer))
+        elif callable(getattr(layer, "_install_in_engine", None)):
+            layer._install_in_engine(server)  # e.g. AllowIf: a layer the engine runs
         else:
             notify = _notifier(layer, server) if isinstance(layer, Middleware) else None
             native.add_middleware(adapt(layer, server), notify)

@@ -20,10 +20,11 @@ When a list handler pages (gives a ``next_cursor`` as the server starts; or alwa
 the SDK: the handler gets the request's ``cursor`` (``params.cursor``) and its ``ctx``, and what it
 returns (its page, its ``next_cursor``) reaches the client as it is, without the engine's own
 paging on top; a cursor the handler rejects with ``ValueError``, ``LookupError`` or ``TypeError``
-answers -32602 (an ``McpError`` it raises answers as it is), and a list without a handler -32601. That answer is a
-middleware layer the server adds, innermost, as it first starts; it costs every request of the
-server a pass through Python (a ``tools/call`` leaves the engine's typed lane), so when no handler
-pages the engine answers the lists read at start itself (``page_size`` pages them). Either way
+answers -32602 (an ``McpError`` it raises answers as it is), and a list without a handler -32601. That answer is the
+engine's list provider (``embed/src/list_provider.rs``), a layer the server adds, innermost, as it
+first starts: the engine checks the cursor and the page and calls Python for the list requests
+only (a ``tools/call`` still leaves the engine's typed lane, as with any layer), so when no
+handler pages the engine answers the lists read at start itself (``page_size`` pages them). Either way
 the registrations are the lists read at start: a tool, URI or prompt a later list gives that the
 start's lists did not is unknown to calls."""
 
@@ -398,8 +399,9 @@ class Server(_Server, Generic[LifespanT]):
 
     # ---- answering */list with the handlers --------------------------------------------------
     def _answer_lists_with_the_handlers(self) -> None:
-        """Adds, once, the middleware layer that answers each ``*/list`` request with its
-        handler (the request's cursor in, the handler's page and ``next_cursor`` out), when
+        """Adds, once, the engine's list provider that answers each ``*/list`` request with its
+        handler (the request's cursor in, the handler's page and ``next_cursor`` out; a list
+        without a handler -32601), when
         ``lists_per_request`` asks for it or (``None``) a list handler pages. It is added as the
         server starts, after the lists were read and before it handles a request, so it is the
         innermost layer: middleware added before serving sees these requests and their answers.
@@ -412,32 +414,24 @@ class Server(_Server, Generic[LifespanT]):
             return
         self._answers_lists = True
         handlers = self._handlers
+        methods = [m for m in _LISTS if handlers[m] is not None]
 
-        async def answer_lists(request: dict[str, Any], native_next: Any, native_ctx: Any) -> Any:
-            method = request["method"]
-            if method not in _LISTS:
-                return await native_next.run({"method": method, "params": request.get("params")})
+        async def answer_page(method: str, params: dict[str, Any], native_ctx: Any) -> Any:
             handler = handlers[method]
-            if handler is None:
-                from ..errors import MethodNotFound
+            assert handler is not None  # the engine asks only for `methods`
+            return await self._list_page(method, handler, params, native_ctx)
 
-                # The SDK's answer to a list without a handler (the engine would answer an
-                # empty list where the capability exists, e.g. templates beside resources).
-                raise MethodNotFound("Method not found", data=method)
-            return await self._list_page(method, handler, request.get("params"), native_ctx)
-
+        from .. import _native
         from ..errors import McpError
 
         try:
-            self._native.add_middleware(answer_lists, None)
+            _native.add_list_provider(self._native, methods, answer_page)
         except McpError:  # the chain is fixed: an earlier start handled requests
             self._answers_lists = False
             return
-        self._has_async = True  # the layer runs on the event loop
+        self._has_async = True  # the list handlers run on the event loop
 
-    async def _list_page(
-        self, method: str, handler: Handler, params: Any, native_ctx: Any
-    ) -> dict[str, Any]:
+    async def _list_page(self, method: str, handler: Handler, params: Any, native_ctx: Any) -> Any:
         """One page of ``method``'s list as the handler gives it. As in the SDK, the handler
         gets ``PaginatedRequestParams`` (its defaults when the request has no params)."""
         import json
@@ -479,13 +473,7 @@ class Server(_Server, Generic[LifespanT]):
             raise InternalError(f"Error listing {_LISTS[method]}") from None
         finally:
             _current.reset(token)
-        if not isinstance(page, dict) or not isinstance(page.get(_LISTS[method]), list):
-            _log_failure("list", method, TypeError(f"returned {page!r:.200}"))
-            raise InternalError(
-                f"the {method} handler returned {type(page).__name__}, not a result with a "
-                f"{_LISTS[method]!r} list"
-            )
-        return page
+        return page  # the engine checks it is a page (embed/src/list_provider.rs)
 
     def _request_ctx(self, native_ctx: Any) -> ServerRequestContext[Any]:
         return ServerRequestContext(self.lifespan_context, Context(native_ctx, self))
