@@ -29,6 +29,7 @@ pub mod client_tasks;
 pub mod client_tls;
 pub mod composition;
 pub mod context;
+pub mod engine_hooks;
 pub mod error;
 pub mod handler;
 pub mod http_handler;

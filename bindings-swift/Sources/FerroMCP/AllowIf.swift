@@ -2,9 +2,14 @@
 // `Authorization::allow_if` and the Python and Node layers of the same name: items the predicate
 // refuses are absent from tools/list, resources/list, resources/templates/list and prompts/list
 // and refused exactly as unknown ones (-32602 `Unknown tool: name` / `Unknown prompt: name`,
-// -32002 `Resource not found: uri`, completion of a hidden template with no values). It is a
-// Swift middleware layer: it filters each page the engine answers, so a page may come back
-// shorter than the page size (the engine's `Authorization` scope rules keep pages full).
+// -32002 `Resource not found: uri`, completion of a hidden template with no values).
+// The decision is the engine's: `server.use(AllowIf { ... })` adds the engine's `Authorization`
+// layer at that place in the chain, which asks the predicate about every item of the whole list
+// once per list request and pages what is left with the server's page size (pages stay full,
+// cursors valid), and about the one item of a call, read or get.
+
+import FerroMCPNative
+import Foundation
 
 /// What an `AllowIf` predicate is asked about: an item and the caller.
 public struct Access: Sendable {
@@ -29,62 +34,42 @@ public struct Access: Sendable {
 
 /// A middleware layer showing an item only when `predicate(access)` is true:
 /// `try server.use(AllowIf { !$0.name.hasPrefix("admin_") || $0.hasScope("admin") })`.
+/// The engine runs it (see the file's comment): add it with `server.use`.
 public struct AllowIf: Middleware {
     let predicate: @Sendable (Access) -> Bool
 
-    /// The layer; `predicate` runs once per listed item and once per call: keep it cheap.
+    /// The layer; `predicate` runs on an engine thread, once per listed item and once per call:
+    /// keep it cheap.
     public init(_ predicate: @escaping @Sendable (Access) -> Bool) {
         self.predicate = predicate
     }
 
-    private static let lists: [String: (field: String, kind: Access.Kind, key: String)] = [
-        "tools/list": ("tools", .tool, "name"),
-        "prompts/list": ("prompts", .prompt, "name"),
-        "resources/list": ("resources", .resource, "uri"),
-        "resources/templates/list": ("resourceTemplates", .resource, "uriTemplate"),
-    ]
-
-    private func allows(_ request: MiddlewareRequest, _ kind: Access.Kind, _ name: String) -> Bool {
-        predicate(Access(kind: kind, name: name, request: request))
+    /// Not called: `server.use` hands the predicate to the engine. Throws an internal error
+    /// saying so when called directly.
+    public func handle(_ request: MiddlewareRequest, next: MiddlewareNext) async throws -> Value {
+        throw McpError(code: -32603, message: "AllowIf runs in the engine: add it with server.use, do not call it")
     }
 
-    public func handle(_ request: MiddlewareRequest, next: MiddlewareNext) async throws -> Value {
-        if let (field, kind, key) = Self.lists[request.method] {
-            let result = try await next(request)
-            guard var object = result.objectValue, let items = object[field]?.arrayValue else { return result }
-            object[field] = .array(items.filter { item in
-                guard let name = item[key]?.stringValue else { return true }
-                return allows(request, kind, name)
-            })
-            return .object(object)
+    /// Adds the engine's authorization layer asking this predicate to `server`.
+    func install(in server: Server) throws {
+        try bridged { try server.native.addAccessPredicate(predicate: AccessPredicateBridge(predicate)) }
+    }
+}
+
+/// The engine's view of an `AllowIf` predicate.
+private final class AccessPredicateBridge: AccessPredicate {
+    private let predicate: @Sendable (Access) -> Bool
+
+    init(_ predicate: @escaping @Sendable (Access) -> Bool) {
+        self.predicate = predicate
+    }
+
+    func allowed(request: String, kind: String, names: [String], context: NativeContext) -> [Bool] {
+        // The engine's request JSON and kinds are its own: anything else hides every item.
+        guard let json = try? Value(json: request), let kind = Access.Kind(rawValue: kind) else {
+            return names.map { _ in false }
         }
-        let name = request.params?["name"]?.stringValue
-        let uri = request.params?["uri"]?.stringValue
-        switch request.method {
-        case "tools/call":
-            if let name, !allows(request, .tool, name) {
-                throw McpError(code: -32602, message: "Unknown tool: \(name)", data: ["tool": .string(name)])
-            }
-        case "prompts/get":
-            if let name, !allows(request, .prompt, name) {
-                throw McpError(code: -32602, message: "Unknown prompt: \(name)", data: ["prompt": .string(name)])
-            }
-        case "resources/read", "resources/subscribe":
-            if let uri, !allows(request, .resource, uri) {
-                throw McpError(code: -32002, message: "Resource not found: \(uri)", data: ["uri": .string(uri)])
-            }
-        case "completion/complete":
-            let ref = request.params?["ref"]
-            if ref?["type"] == "ref/prompt", let prompt = ref?["name"]?.stringValue, !allows(request, .prompt, prompt) {
-                throw McpError(code: -32602, message: "Unknown prompt: \(prompt)", data: ["prompt": .string(prompt)])
-            }
-            if ref?["type"] == "ref/resource", let template = ref?["uri"]?.stringValue,
-               !allows(request, .resource, template) {
-                return ["completion": ["values": []]]
-            }
-        default:
-            break
-        }
-        return try await next(request)
+        let req = MiddlewareRequest(json, context: RequestContext(context))
+        return names.map { predicate(Access(kind: kind, name: $0, request: req)) }
     }
 }

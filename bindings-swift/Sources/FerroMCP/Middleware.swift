@@ -226,6 +226,7 @@ extension Server {
 
     /// Adds a `Middleware` value as a layer (see `use(_:)` with a closure).
     public func use(_ layer: some Middleware) throws {
+        if let allowIf = layer as? AllowIf { return try allowIf.install(in: self) }  // the engine runs it
         try use { request, next in try await layer.handle(request, next: next) }
     }
 

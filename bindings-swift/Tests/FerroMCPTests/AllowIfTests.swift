@@ -49,4 +49,51 @@ final class AllowIfTests: XCTestCase {
         XCTAssertEqual(echo.content.first?.text, "ran echo")
         await c.close()
     }
+
+    /// allow_if_full_pages: hidden items straddle the page size (2); every page but the last is
+    /// full, each `nextCursor` leads on, and the predicate is asked about the whole list once
+    /// per list request.
+    func testAllowIfFullPages() async throws {
+        let asked = Asked()
+        let s = try Server(name: "authz", version: "1", options: .init(pageSize: 2))
+        try s.use(AllowIf { a in
+            asked.add(a.name)
+            return !a.name.hasPrefix("admin_")
+        })
+        for name in ["a", "admin_1", "b", "admin_2", "admin_3", "c", "d", "admin_4", "e"] {
+            try s.registerTool(name, description: name) { _, _ in .text("ran \(name)") }
+        }
+        let c = try await Client.connect(to: s)
+        var pages: [[String]] = []
+        var cursors: [String?] = []
+        var cursor: String?
+        repeat {
+            let r = try await c.listTools(cursor: cursor)
+            pages.append(r.tools.map(\.name))
+            cursor = r.nextCursor
+            cursors.append(cursor)
+        } while cursor != nil
+        XCTAssertEqual(pages, [["a", "b"], ["c", "d"], ["e"]])
+        XCTAssertTrue(cursors.dropLast().allSatisfy { $0 != nil })
+        XCTAssertEqual(asked.count, 3 * 9)
+        await c.close()
+    }
+}
+
+/// The names a predicate was asked about, from the engine's threads.
+private final class Asked: @unchecked Sendable {
+    private let lock = NSLock()
+    private var names: [String] = []
+
+    func add(_ name: String) {
+        lock.lock()
+        names.append(name)
+        lock.unlock()
+    }
+
+    var count: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return names.count
+    }
 }
