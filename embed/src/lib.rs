@@ -92,7 +92,9 @@ pub use listen::{listen_filter_from_json, EmbeddedSubscription};
 pub use mcp_servers::{resolve_mcp_servers, resolve_mcp_servers_json};
 pub use middleware::{request_json, timing_event_json, ForeignMiddleware, ForeignNext};
 #[cfg(feature = "http")]
-pub use oauth_proxy::{EmbeddedOAuthProxy, OAuthProxySettings, UpstreamSettings};
+pub use oauth_proxy::{
+    ClientIdDocumentSettings, EmbeddedOAuthProxy, OAuthProxySettings, UpstreamSettings,
+};
 pub use server::EmbeddedServer;
 #[cfg(feature = "http")]
 pub use token_store::{foreign_token_store, ForeignTokenStore};

@@ -7,8 +7,8 @@
 use super::decode;
 use super::http::HttpRequestParts;
 use ferromcp::auth::{
-    MemoryProxyStore, OAuthProxy, OAuthProxyConfig, ProxyRequest, ProxyResponse, ProxyStore,
-    TokenVerifier, Upstream, UpstreamAuthMethod,
+    ClientIdDocuments, MemoryProxyStore, OAuthProxy, OAuthProxyConfig, ProxyRequest, ProxyResponse,
+    ProxyStore, TokenVerifier, Upstream, UpstreamAuthMethod,
 };
 use ferromcp::McpError;
 use serde::Deserialize;
@@ -88,6 +88,71 @@ pub struct OAuthProxySettings {
     /// every replica given the same URL serves any leg of the flow (default: this process).
     #[serde(default)]
     pub redis_url: Option<String>,
+    /// Client ID Metadata Documents (`https://` client ids): on by default with the engine's
+    /// limits; these settings turn them off or change the limits.
+    #[serde(default)]
+    pub client_id_documents: Option<ClientIdDocumentSettings>,
+}
+
+/// How the proxy treats `https://` client ids, Client ID Metadata Documents (camelCase JSON;
+/// each key absent keeps the engine's default, see [`ClientIdDocuments`]).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+pub struct ClientIdDocumentSettings {
+    /// Accept `https://` client ids and advertise `client_id_metadata_document_supported`
+    /// (default true).
+    pub enabled: Option<bool>,
+    /// Largest document read, in bytes (default 5120); at least 1.
+    pub max_bytes: Option<usize>,
+    /// Time allowed for resolving, connecting and reading a document, in seconds (default 5);
+    /// more than 0.
+    pub timeout_seconds: Option<f64>,
+    /// How long a document is reused when its answer has no `Cache-Control: max-age`, in
+    /// seconds (default 600).
+    pub default_cache_seconds: Option<u64>,
+    /// The longest a document is reused, whatever its `max-age`, in seconds (default 86400).
+    pub max_cache_seconds: Option<u64>,
+    /// Fetch documents from loopback, private and other non-public addresses too. Tests only:
+    /// a client could otherwise make the proxy reach its private network.
+    pub allow_private_addresses: Option<bool>,
+    /// Extra CA certificates (PEM text each) trusted for the documents' servers (tests).
+    pub root_certificates: Option<Vec<String>>,
+}
+
+impl ClientIdDocumentSettings {
+    /// The engine's policy: its defaults with these settings over them.
+    fn build(&self) -> Result<ClientIdDocuments, McpError> {
+        let bad = |m: &str| McpError::invalid_params(format!("clientIdDocuments: {m}"));
+        let mut d = ClientIdDocuments::default();
+        if let Some(v) = self.enabled {
+            d.enabled = v;
+        }
+        if let Some(v) = self.max_bytes {
+            if v == 0 {
+                return Err(bad("maxBytes must be at least 1"));
+            }
+            d.max_bytes = v;
+        }
+        if let Some(v) = self.timeout_seconds {
+            d.timeout = Duration::try_from_secs_f64(v)
+                .ok()
+                .filter(|t| !t.is_zero())
+                .ok_or_else(|| bad("timeoutSeconds must be a number of seconds above 0"))?;
+        }
+        if let Some(v) = self.default_cache_seconds {
+            d.default_cache = Duration::from_secs(v);
+        }
+        if let Some(v) = self.max_cache_seconds {
+            d.max_cache = Duration::from_secs(v);
+        }
+        if let Some(v) = self.allow_private_addresses {
+            d.allow_private_addresses = v;
+        }
+        if let Some(v) = &self.root_certificates {
+            d.root_certificates = v.clone();
+        }
+        Ok(d)
+    }
 }
 
 impl UpstreamSettings {
@@ -185,6 +250,9 @@ impl EmbeddedOAuthProxy {
         }
         if let Some(v) = s.allow_registration {
             c.allow_registration = v;
+        }
+        if let Some(d) = &s.client_id_documents {
+            c.client_id_documents = d.build()?;
         }
         let secs = |v: Option<u64>, d: Duration| v.map_or(d, Duration::from_secs);
         c.access_token_ttl = secs(s.access_token_ttl_seconds, c.access_token_ttl);
@@ -335,6 +403,50 @@ mod tests {
             "{}",
             bad_redis.message
         );
+    }
+
+    fn with_documents(documents: Value) -> Value {
+        json!({
+            "issuer": "http://127.0.0.1:8000", "resource": "http://127.0.0.1:8000/mcp",
+            "upstream": {"preset": "github", "clientId": "id", "clientSecret": "s"},
+            "clientIdDocuments": documents,
+        })
+    }
+
+    #[tokio::test]
+    async fn client_id_documents_are_set_from_the_options() {
+        let on = EmbeddedOAuthProxy::new(with_documents(json!({
+            "enabled": true, "maxBytes": 2048, "timeoutSeconds": 0.5, "defaultCacheSeconds": 60,
+            "maxCacheSeconds": 120, "allowPrivateAddresses": true, "rootCertificates": ["PEM"],
+        })))
+        .await
+        .unwrap();
+        assert_eq!(on.metadata()["client_id_metadata_document_supported"], true);
+        let d = &on.proxy().config().client_id_documents;
+        assert_eq!(d.max_bytes, 2048);
+        assert_eq!(d.timeout, Duration::from_millis(500));
+        assert_eq!(d.default_cache, Duration::from_secs(60));
+        assert_eq!(d.max_cache, Duration::from_secs(120));
+        assert!(d.allow_private_addresses);
+        assert_eq!(d.root_certificates, ["PEM"]);
+        let off = EmbeddedOAuthProxy::new(with_documents(json!({"enabled": false})))
+            .await
+            .unwrap();
+        assert!(off
+            .metadata()
+            .get("client_id_metadata_document_supported")
+            .is_none());
+        for (bad, named) in [
+            (json!({"maxBytes": 0}), "maxBytes"),
+            (json!({"timeoutSeconds": 0}), "timeoutSeconds"),
+            (json!({"timeoutSeconds": -1.0}), "timeoutSeconds"),
+            (json!({"maxSize": 10}), "maxSize"),
+        ] {
+            let e = EmbeddedOAuthProxy::new(with_documents(bad))
+                .await
+                .unwrap_err();
+            assert!(e.message.contains(named), "{}", e.message);
+        }
     }
 
     #[tokio::test]

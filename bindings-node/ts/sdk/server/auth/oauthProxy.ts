@@ -52,6 +52,27 @@ export interface OAuthProxyUpstream {
   rootCertificates?: string[];
 }
 
+/**
+ * How the proxy treats `https://` client ids, Client ID Metadata Documents (the engine's
+ * `ClientIdDocuments`): on by default with the engine's limits; each key left out keeps its default.
+ */
+export interface ClientIdDocumentOptions {
+  /** Accept `https://` client ids and advertise `client_id_metadata_document_supported` (default true). */
+  enabled?: boolean;
+  /** Largest document read, in bytes (default 5120). */
+  maxBytes?: number;
+  /** Time allowed for resolving, connecting and reading a document, in seconds (default 5). */
+  timeoutSeconds?: number;
+  /** How long a document is reused when its answer has no `Cache-Control: max-age`, in seconds (default 600). */
+  defaultCacheSeconds?: number;
+  /** The longest a document is reused, whatever its `max-age`, in seconds (default 86400). */
+  maxCacheSeconds?: number;
+  /** Fetch documents from loopback and private addresses too. Tests only: a client could otherwise make the proxy reach its private network. */
+  allowPrivateAddresses?: boolean;
+  /** Extra CA certificates (PEM) trusted for the documents' servers (tests). */
+  rootCertificates?: string[];
+}
+
 /** Options of {@link OAuthProxy.create}. */
 export interface OAuthProxyOptions {
   /** The proxy's issuer (https, or http on a loopback host); endpoints are served below it. */
@@ -73,6 +94,8 @@ export interface OAuthProxyOptions {
   clientTtlSeconds?: number;
   /** Keep registrations, codes and tokens on this Redis, so every replica given the same URL serves any leg of the flow. */
   redisUrl?: string;
+  /** Client ID Metadata Documents: turn them off or change their limits (see {@link ClientIdDocumentOptions}). */
+  clientIdDocuments?: ClientIdDocumentOptions;
 }
 
 type Next = (err?: unknown) => void;
