@@ -128,10 +128,13 @@ export interface RateLimitOptions {
   tools?: Record<string, { limit: number; windowMs: number }>;
   /** The methods counted (default: every request). */
   methods?: string[];
-  /** A header holding the client's address for `'clientAddress'` (its first entry). Unset
-   * (the default), the key is the connection's peer address; name one only when every request
-   * comes through a proxy that sets it, since any client can write it otherwise. */
+  /** A header holding the client's address for `'clientAddress'` (e.g. `x-forwarded-for`),
+   * read only on connections from `trustedProxies`: its rightmost entry that is not a trusted
+   * proxy is the client. Unset (the default), the key is the connection's peer address. */
   addressHeader?: string;
+  /** The proxies whose `addressHeader` is believed: IP addresses and CIDR ranges
+   * (`['10.0.0.0/8', '2001:db8::/32']`); default loopback only (`127.0.0.0/8`, `::1`). */
+  trustedProxies?: string[];
   /** Keep the buckets on this Redis, shared by every replica given the same URL. */
   redisUrl?: string;
 }
