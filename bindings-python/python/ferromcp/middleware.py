@@ -287,7 +287,10 @@ class RateLimit:
     ``"global"``). ``tools`` gives tools their own limit, ``{"search": (5, 1.0)}``;
     ``methods`` restricts what is counted (default: every request). Over the limit the request
     is refused with JSON-RPC error -32004 ``"Rate limited"``, ``data: {"retryAfter", "limit",
-    "window"}`` in seconds."""
+    "window"}`` in seconds. ``"clientAddress"`` is the connection's peer address; with
+    ``address_header`` (e.g. ``"x-forwarded-for"``) and the peer one of ``trusted_proxies``
+    (IP addresses and CIDR ranges, ``["10.0.0.0/8"]``; default loopback only), it is the
+    rightmost address of that header that is not a trusted proxy."""
 
     limit: int
     window: float
@@ -295,6 +298,7 @@ class RateLimit:
     tools: Mapping[str, tuple[int, float]] | None = None
     methods: Sequence[str] | None = None
     address_header: str | None = None
+    trusted_proxies: Sequence[str] | None = None
 
     def config(self) -> dict[str, Any]:
         """The engine's configuration of this layer."""
@@ -314,6 +318,8 @@ class RateLimit:
             c["methods"] = list(self.methods)
         if self.address_header is not None:
             c["addressHeader"] = self.address_header
+        if self.trusted_proxies is not None:
+            c["trustedProxies"] = list(self.trusted_proxies)
         return c
 
 

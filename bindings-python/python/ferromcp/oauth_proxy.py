@@ -72,6 +72,7 @@ class OAuthProxy:
         code_ttl_seconds: int | None = None,
         client_ttl_seconds: int | None = None,
         redis_url: str | None = None,
+        client_id_documents: dict[str, Any] | None = None,
     ) -> OAuthProxy:
         """Makes a proxy (an ``oidc`` preset reads the provider's discovery document first).
 
@@ -85,7 +86,11 @@ class OAuthProxy:
         ``authorize_params``, ``root_certificates`` (PEM texts). ``require_consent`` (default
         true) shows users a consent page per client; read docs/oauth-proxy.md before turning it
         off. ``redis_url`` keeps registrations, codes and tokens on Redis, so every replica given
-        the same URL serves any leg of the flow. Bad options (unknown keys included) raise
+        the same URL serves any leg of the flow. ``client_id_documents``: Client ID Metadata
+        Documents (``https://`` client ids, on by default) with snake_case keys: ``enabled``,
+        ``max_bytes`` (default 5120), ``timeout_seconds`` (5), ``default_cache_seconds`` (600),
+        ``max_cache_seconds`` (86400) and, for tests only, ``allow_private_addresses`` and
+        ``root_certificates`` (PEM texts). Bad options (unknown keys included) raise
         ``InvalidParams`` with the engine's message."""
         issuer = issuer_url.rstrip("/")
         options: dict[str, Any] = {
@@ -105,6 +110,9 @@ class OAuthProxy:
                     "code_ttl_seconds": code_ttl_seconds,
                     "client_ttl_seconds": client_ttl_seconds,
                     "redis_url": redis_url,
+                    "client_id_documents": (
+                        None if client_id_documents is None else _camel_keys(client_id_documents)
+                    ),
                 }
             )
         )
