@@ -23,6 +23,7 @@
 //! The classes here are the facade's private layer (Swift module `FerroMCPNative`); Swift code
 //! uses `FerroMCP` (`Server`, `Client`, `McpError`).
 
+pub mod apps;
 pub mod auth;
 pub mod client;
 pub mod client_tasks;

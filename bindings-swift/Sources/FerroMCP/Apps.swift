@@ -1,103 +1,44 @@
 // Apps: MCP Apps (the `io.modelcontextprotocol/ui` extension, SEP-1865) from Swift. A tool names
 // an HTML user interface, a `ui://` resource of MIME type `text/html;profile=mcp-app`, that a
-// host renders in a sandboxed frame. The same helpers as Rust's `ferromcp::server::apps`, built
-// on `registerResource` and `registerTool` with `meta`: no engine change. Every check happens at
-// registration and throws `McpError(.invalidParams)` naming the member and the rule.
+// host renders in a sandboxed frame. The helpers of Rust's `ferromcp::server::apps`; every check
+// is the engine's (through `ferromcp-embed`'s `apps` seam, as in Python and Node), made at
+// registration: a refusal throws `McpError(.invalidParams)` with the engine's message naming the
+// member and the rule.
 
 import Foundation
+import FerroMCPNative
 
 /// MCP Apps: identifiers, checks and the client-capability test.
 public enum McpApps {
+    static let names: Value = (try? Value(json: FerroMCPNative.uiConstants())) ?? .null
     /// The extension's identifier, the key under `capabilities.extensions`.
-    public static let extensionId = "io.modelcontextprotocol/ui"
+    public static let extensionId: String = names["extension"]?.stringValue ?? ""
     /// The MIME type of an MCP App's HTML.
-    public static let mimeType = "text/html;profile=mcp-app"
+    public static let mimeType: String = names["mimeType"]?.stringValue ?? ""
     /// The deprecated flat `_meta` key older hosts read a tool's UI from.
-    public static let legacyResourceUriKey = "ui/resourceUri"
-
-    static let cspKeys = ["connectDomains", "resourceDomains", "frameDomains", "baseUriDomains"]
+    public static let legacyResourceUriKey: String = names["legacyResourceUriKey"]?.stringValue ?? ""
 
     /// Throws unless `uri` is `ui://` followed by something, without whitespace.
     public static func checkUri(_ uri: String) throws {
-        guard uri.hasPrefix("ui://") else {
-            throw McpError(.invalidParams, "UI resource URI \"\(uri)\" must use the ui:// scheme (MCP Apps)")
-        }
-        let rest = uri.dropFirst("ui://".count)
-        if rest.isEmpty || rest.contains(where: \.isWhitespace) {
-            throw McpError(.invalidParams, "UI resource URI \"\(uri)\" has nothing after ui:// or contains whitespace")
-        }
+        try bridged { try FerroMCPNative.uiCheckUri(uri: uri) }
     }
 
-    /// Checks a resource's `_meta.ui` against the extension's `UIResourceMeta` (as Rust's
+    /// Checks a resource's `_meta.ui` against the extension's `UIResourceMeta` (Rust's
     /// `check_ui_resource_meta`).
     public static func checkResourceMeta(_ ui: Value) throws {
-        func bad(_ m: String) -> McpError { McpError(.invalidParams, m) }
-        guard let ui = ui.objectValue else { throw bad("_meta.ui must be an object") }
-        if let csp = ui["csp"] {
-            guard let csp = csp.objectValue else { throw bad("_meta.ui.csp must be an object") }
-            for (key, list) in csp.sorted(by: { $0.key < $1.key }) {
-                guard cspKeys.contains(key) else {
-                    throw bad("_meta.ui.csp.\(key) is not a CSP member of MCP Apps (\(cspKeys.joined(separator: ", ")))")
-                }
-                let ok = list.arrayValue?.allSatisfy { ($0.stringValue ?? "").isEmpty == false } ?? false
-                if !ok { throw bad("_meta.ui.csp.\(key) must be a list of non-empty strings") }
-            }
-        }
-        if let perms = ui["permissions"] {
-            guard let perms = perms.objectValue else { throw bad("_meta.ui.permissions must be an object") }
-            let known = UiPermission.allCases.map(\.rawValue)
-            for (key, v) in perms.sorted(by: { $0.key < $1.key }) {
-                guard known.contains(key) else {
-                    throw bad("_meta.ui.permissions.\(key) is not a permission of MCP Apps (\(known.joined(separator: ", ")))")
-                }
-                if v.objectValue == nil { throw bad("_meta.ui.permissions.\(key) must be an object ({})") }
-            }
-        }
-        if let d = ui["domain"], d.stringValue == nil { throw bad("_meta.ui.domain must be a string") }
-        if let b = ui["prefersBorder"], b.boolValue == nil { throw bad("_meta.ui.prefersBorder must be a boolean") }
+        try bridged { try FerroMCPNative.uiCheckResourceMeta(ui: ui.jsonText) }
     }
 
     /// Whether a client's capabilities list `text/html;profile=mcp-app` under
     /// `extensions["io.modelcontextprotocol/ui"].mimeTypes`.
     public static func supportsUI(_ capabilities: Value?) -> Bool {
-        let types = capabilities?["extensions"]?[extensionId]?["mimeTypes"]?.arrayValue ?? []
-        return types.contains(.string(mimeType))
+        FerroMCPNative.uiCapabilitiesSupport(capabilities: capabilities?.jsonText)
     }
 
     /// The capabilities a client (host) declares to say it renders MCP Apps.
     public static var clientCapability: Value {
-        ["extensions": .object([extensionId: ["mimeTypes": .array([.string(mimeType)])]])]
+        (try? Value(json: FerroMCPNative.uiClientCapability())) ?? .null
     }
-
-    /// The UI resources registered on each server (so a tool naming another URI is refused).
-    final class Registry: @unchecked Sendable {
-        private let lock = NSLock()
-        private var byServer: [ObjectIdentifier: (server: WeakServer, uris: Set<String>)] = [:]
-
-        func add(_ uri: String, on server: Server) {
-            lock.lock()
-            defer { lock.unlock() }
-            let key = ObjectIdentifier(server)
-            var uris: Set<String> = []
-            if let entry = byServer[key], entry.server.value === server { uris = entry.uris }
-            uris.insert(uri)
-            byServer[key] = (server: WeakServer(server), uris: uris)
-        }
-
-        func has(_ uri: String, on server: Server) -> Bool {
-            lock.lock()
-            defer { lock.unlock() }
-            guard let entry = byServer[ObjectIdentifier(server)], entry.server.value === server else { return false }
-            return entry.uris.contains(uri)
-        }
-    }
-
-    final class WeakServer: @unchecked Sendable {
-        weak var value: Server?
-        init(_ value: Server) { self.value = value }
-    }
-
-    static let registry = Registry()
 }
 
 /// A browser permission a UI asks for (`_meta.ui.permissions`).
@@ -131,8 +72,9 @@ public struct UiCsp: Sendable, Hashable {
     /// The `csp` object.
     public var value: Value {
         var o: [String: Value] = [:]
-        for (k, list) in zip(McpApps.cspKeys, [connectDomains, resourceDomains, frameDomains, baseUriDomains])
-        where !list.isEmpty {
+        let lists = [("connectDomains", connectDomains), ("resourceDomains", resourceDomains),
+                     ("frameDomains", frameDomains), ("baseUriDomains", baseUriDomains)]
+        for (k, list) in lists where !list.isEmpty {
             o[k] = .array(list.map(Value.string))
         }
         return .object(o)
@@ -147,7 +89,6 @@ extension Server {
         csp: UiCsp? = nil, permissions: Set<UiPermission> = [], domain: String? = nil,
         prefersBorder: Bool? = nil
     ) throws {
-        try McpApps.checkUri(uri)
         var ui: [String: Value] = [:]
         if let csp { ui["csp"] = csp.value }
         if !permissions.isEmpty {
@@ -155,45 +96,32 @@ extension Server {
         }
         if let domain { ui["domain"] = .string(domain) }
         if let prefersBorder { ui["prefersBorder"] = .bool(prefersBorder) }
-        try McpApps.checkResourceMeta(.object(ui))
-        let meta: Value? = ui.isEmpty ? nil : ["ui": .object(ui)]
-        var contents = ResourceContents.text(html, uri: uri, mimeType: McpApps.mimeType)
-        contents.meta = meta
-        let answer = ResourceResult.contents([contents])
-        try registerResource(uri, name: name, title: title, description: description,
-                             mimeType: McpApps.mimeType, meta: meta) { _, _ in answer }
-        McpApps.registry.add(uri, on: self)
+        var d: [String: Value] = ["uri": .string(uri), "name": .string(name), "html": .string(html)]
+        d.set("title", title.map(Value.string))
+        d.set("description", description.map(Value.string))
+        if !ui.isEmpty { d["_meta"] = ["ui": .object(ui)] }
+        let definition = Value.object(d).jsonText
+        try bridged { try FerroMCPNative.uiAddResource(server: native, definition: definition) }
     }
 
-    /// Registers a tool rendered by the UI at `resourceUri` (registered before with
-    /// `registerUIResource`): its `_meta.ui` gets `resourceUri` and `visibility`, and `_meta`
-    /// the deprecated flat `ui/resourceUri`. The rest is `registerTool`'s.
+    /// Registers a tool rendered by the UI at `resourceUri` (registered before on this server as
+    /// a UI resource, e.g. with `registerUIResource`): its `_meta.ui` gets `resourceUri` and
+    /// `visibility`, and `_meta` the deprecated flat `ui/resourceUri`. The rest is
+    /// `registerTool`'s.
     public func registerUITool(
         _ name: String, resourceUri: String, visibility: [UiVisibility]? = nil,
         title: String? = nil, description: String? = nil,
         inputSchema: Value = ["type": "object"], meta: Value? = nil,
         handler: @escaping @Sendable (Value, RequestContext) async throws -> ToolResult
     ) throws {
-        do {
-            try McpApps.checkUri(resourceUri)
-        } catch let e as McpError {
-            throw McpError(.invalidParams, "tool \"\(name)\": \(e.message)")
-        }
-        if let visibility, visibility.isEmpty {
-            throw McpError(.invalidParams, "tool \"\(name)\": _meta.ui.visibility must be a non-empty list of \"model\" and \"app\"")
-        }
-        guard McpApps.registry.has(resourceUri, on: self) else {
-            throw McpError(.invalidParams,
-                           "tool \"\(name)\" names UI resource \"\(resourceUri)\", which is not registered on this "
-                               + "server as a UI resource: register it first (registerUIResource)")
-        }
         var ui: [String: Value] = ["resourceUri": .string(resourceUri)]
         if let visibility { ui["visibility"] = .array(visibility.map { .string($0.rawValue) }) }
         var m = meta?.objectValue ?? [:]
         m["ui"] = .object(ui)
-        m[McpApps.legacyResourceUriKey] = .string(resourceUri)
+        let wanted = Value.object(m).jsonText
+        let checked = try bridged { try FerroMCPNative.uiToolMeta(server: native, toolName: name, meta: wanted) }
         try registerTool(name, title: title, description: description, inputSchema: inputSchema,
-                         meta: .object(m), handler: handler)
+                         meta: try Value(json: checked), handler: handler)
     }
 }
 

@@ -1,6 +1,9 @@
 // ResponseCache: the engine's response cache as a built-in middleware layer from Swift
 // (`try server.use(.responseCache(ttl: .seconds(30)))`), by name and options like the others;
-// the caching runs in Rust (docs/middleware.md, "Response caching").
+// the caching runs in Rust (docs/middleware.md, "Response caching"). `server.invalidateCache(...)`
+// forgets entries explicitly (Rust's `invalidate_all`, `invalidate`, `invalidate_resource`).
+
+import FerroMCPNative
 
 extension BuiltinMiddleware {
     /// Who shares a cache entry.
@@ -29,5 +32,16 @@ extension BuiltinMiddleware {
         o.set("methods", methods.map { .array($0.map(Value.string)) })
         o.set("maxEntries", maxEntries.map(Value.int))
         return BuiltinMiddleware(kind: .config(.object(o)))
+    }
+}
+
+extension Server {
+    /// Forgets entries of the response caches configured on this server (`.responseCache` added
+    /// with `use`): all of them with no argument, one method's with `method` (`"tools/list"`,
+    /// `"resources/read"`, `"tools/call"`, ...), the cached reads of one resource with `uri`.
+    /// The next such request runs its handler again. Throws `McpError(.invalidParams)` when this
+    /// server has no response cache, or when both are given.
+    public func invalidateCache(method: String? = nil, uri: String? = nil) throws {
+        try bridged { try FerroMCPNative.invalidateCache(server: native, method: method, uri: uri) }
     }
 }

@@ -49,6 +49,41 @@ final class ResponseCacheTests: XCTestCase {
         await c.close()
     }
 
+    func testInvalidationMakesACachedAnswerFresh() async throws {
+        let counts = Counts()
+        let s = try cachedServer(.responseCache(ttl: .seconds(60), tools: ["forecast"]), counts)
+        let c = try await Client.connect(to: s)
+        let first = try await read(c, "mem://a")
+        let cached = try await read(c, "mem://a")
+        XCTAssertEqual(first, "read 1")
+        XCTAssertEqual(cached, first)
+        try s.invalidateCache(uri: "mem://a")
+        let afterUri = try await read(c, "mem://a")
+        XCTAssertEqual(afterUri, "read 2")
+        try s.invalidateCache(method: "resources/read")
+        let afterMethod = try await read(c, "mem://a")
+        XCTAssertEqual(afterMethod, "read 3")
+        let oslo = try await c.callTool("forecast", arguments: ["city": "Oslo"])
+        let again = try await c.callTool("forecast", arguments: ["city": "Oslo"])
+        XCTAssertEqual(again.content.first?.text, oslo.content.first?.text)
+        try s.invalidateCache()
+        let fresh = try await c.callTool("forecast", arguments: ["city": "Oslo"])
+        XCTAssertNotEqual(fresh.content.first?.text, oslo.content.first?.text)
+        let afterAll = try await read(c, "mem://a")
+        let cachedAgain = try await read(c, "mem://a")
+        XCTAssertEqual(afterAll, "read 4")
+        XCTAssertEqual(cachedAgain, "read 4")
+        XCTAssertEqual(counts.get("read"), 4)
+        await c.close()
+        XCTAssertThrowsError(try s.invalidateCache(method: "resources/read", uri: "mem://a")) { e in
+            XCTAssertTrue((e as? McpError)?.message.contains("not both") ?? false, "\(e)")
+        }
+        let plain = try Server(name: "plain", version: "1")
+        XCTAssertThrowsError(try plain.invalidateCache()) { e in
+            XCTAssertTrue((e as? McpError)?.message.contains("no responseCache middleware") ?? false, "\(e)")
+        }
+    }
+
     func testToolCallsAreCachedOnlyForNamedToolsByArguments() async throws {
         let counts = Counts()
         let c = try await Client.connect(to: cachedServer(.responseCache(ttl: .seconds(60), tools: ["forecast"]), counts))
