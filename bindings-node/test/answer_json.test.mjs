@@ -78,8 +78,12 @@ async function outcome(client, name, args) {
 }
 
 test('isPlainJson takes exactly the values whose JSON text reads back as the walk reads them', () => {
-  for (const [name, v, plain] of VALUES) assert.equal(isPlainJson(v, 64), plain, name);
-  assert.equal(isPlainJson({ content: [{ type: 'text', text: 'hi' }] }, 64), true, 'the SDK form');
+  for (const [name, v, plain] of VALUES) assert.equal(isPlainJson(v), plain, name);
+  assert.equal(isPlainJson({ content: [{ type: 'text', text: 'hi' }] }), true, 'the SDK form');
+  // Past 10,000 values the walk decides (and counts the budget afresh for every answer).
+  const many = Array.from({ length: 10_001 }, () => 1);
+  assert.equal(isPlainJson(many), false);
+  assert.equal(isPlainJson([1]), true);
 });
 
 test('an async handler answers every value as a sync handler does (text path and walk)', async () => {

@@ -59,7 +59,13 @@ let plainBudget = PLAIN_NODES;
  * else (a class instance, a `Date` or anything with `toJSON`, a function, a `BigInt`, a hole
  * or `undefined` in an array, too deep or too large) answers false, and the walk reads it.
  */
-export function isPlainJson(v: unknown, depth: number): boolean {
+export function isPlainJson(v: unknown): boolean {
+  plainBudget = PLAIN_NODES;
+  return plainAt(v, PLAIN_DEPTH);
+}
+
+/** {@link isPlainJson} of `v`, `depth` levels deep, within what is left of `plainBudget`. */
+function plainAt(v: unknown, depth: number): boolean {
   if (--plainBudget < 0) return false;
   switch (typeof v) {
     case 'string':
@@ -72,7 +78,7 @@ export function isPlainJson(v: unknown, depth: number): boolean {
       if (depth === 0) return false;
       if (Array.isArray(v)) {
         if (Object.getPrototypeOf(v) !== Array.prototype) return false;
-        for (let i = 0; i < v.length; i++) if (!isPlainJson(v[i], depth - 1)) return false;
+        for (let i = 0; i < v.length; i++) if (!plainAt(v[i], depth - 1)) return false;
         return true;
       }
       const proto = Object.getPrototypeOf(v);
@@ -81,7 +87,7 @@ export function isPlainJson(v: unknown, depth: number): boolean {
         // An enumerable inherited property: the walk reads it, JSON.stringify does not.
         if (!Object.hasOwn(v, k)) return false;
         const x = (v as Record<string, unknown>)[k];
-        if (x !== undefined && !isPlainJson(x, depth - 1)) return false;
+        if (x !== undefined && !plainAt(x, depth - 1)) return false;
       }
       return true;
     }
@@ -158,8 +164,7 @@ export class Dispatch {
     this.#running.delete(key);
     try {
       const v = value === undefined ? null : value;
-      plainBudget = PLAIN_NODES;
-      if (!(isPlainJson(v, PLAIN_DEPTH) && this.native.answerJson(key, JSON.stringify(v)))) {
+      if (!(isPlainJson(v) && this.native.answerJson(key, JSON.stringify(v)))) {
         this.native.answer(key, v);
       }
     } catch (e) {
