@@ -4,6 +4,10 @@
 //! methods because this is the hot path every tool call takes. It sits in the session layer,
 //! which reads the params and writes the answer for every transport; the server produces the
 //! [`ToolOutput`] ([`super::ToolLane`]).
+//!
+//! The answer written here is the typed lane's twin of serializing the generic path's
+//! response; `core/tests/integration/tool_lane_parity.rs` pins the two byte for byte and
+//! `session/core/tool_lane.rs` gives the timed figures that keep the lane.
 
 use super::SharedMeta;
 use crate::jsonrpc::{Message, RequestId, Str};

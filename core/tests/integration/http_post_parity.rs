@@ -1,15 +1,16 @@
 //! A POST gets the same answer whichever path of `transport/http/server/post.rs` serves it.
 //!
-//! The endpoint answers a request with one JSON body on a bare engine session in two cases:
-//! stateless JSON mode (`stateless_post.rs`) and a per-request-era (2026-07-28) request answered
-//! with JSON (`per_request_post.rs`); every other POST takes the general path (an HTTP session,
-//! its routing table and stream queue). These tests send the same requests down both and compare
-//! the bytes: a stateless JSON request alone against the same request as a batch of one
-//! (2025-03-26, general path) and against a stateless SSE server's answer event; a per-request
-//! call with a progress token on a JSON server against the same call on an SSE server (which
-//! streams it on the general path). The refusals every mode shares (bad JSON, content type,
-//! Accept, oversize, batches where the revision has none, unknown session, a notification alone)
-//! are compared across the four handshake-era modes and the per-request era.
+//! A per-request-era (2026-07-28) request answered with JSON is served on a bare engine session
+//! (`per_request_post.rs`); every other POST takes the general path (an HTTP session, its
+//! routing table and stream queue). Stateless JSON mode had a bare-session path of its own too
+//! (`stateless_post.rs`, retired: under 10 % in a timed benchmark); these tests pinned it and
+//! now pin the general path's stateless JSON answers. They send the same requests down each
+//! path and compare the bytes: a stateless JSON request alone against the same request as a
+//! batch of one (2025-03-26) and against a stateless SSE server's answer event; a per-request
+//! call with a progress token on a JSON server (bare session) against the same call on an SSE
+//! server (which streams it on the general path). The refusals every mode shares (bad JSON,
+//! content type, Accept, oversize, batches where the revision has none, unknown session, a
+//! notification alone) are compared across the four handshake-era modes and the per-request era.
 
 use crate::common_http::{send, Resp};
 use crate::common_modern;
@@ -235,8 +236,18 @@ async fn a_per_request_json_answer_is_the_streaming_paths_answer_event() {
     for request in requests {
         let json_r = common_modern::post_modern(&json_ep.url, &request).await;
         let sse_r = common_modern::post_modern(&sse_ep.url, &request).await;
-        assert_eq!(seen(&json_r).1, "application/json", "{request}: {:?}", seen(&json_r));
-        assert_eq!(seen(&sse_r).1, "text/event-stream", "{request}: {:?}", seen(&sse_r));
+        assert_eq!(
+            seen(&json_r).1,
+            "application/json",
+            "{request}: {:?}",
+            seen(&json_r)
+        );
+        assert_eq!(
+            seen(&sse_r).1,
+            "text/event-stream",
+            "{request}: {:?}",
+            seen(&sse_r)
+        );
         assert_eq!(
             json_r.body,
             sse_answer(&sse_r),

@@ -162,27 +162,6 @@ fn check_meta(
     read: Result<RequestMeta, McpError>,
 ) -> Result<RequestMeta, McpError> {
     let (method_header, name_header) = (headers.get_mcp(Mcp::Method), headers.get_mcp(Mcp::Name));
-    // The common case: an accepted `_meta` and every header byte for byte as the body has it.
-    // Equal bytes are visible ASCII exactly when the body's are, and a name not in the Base64
-    // sentinel form is its own header value: this accepts only what the checks below accept.
-    if let (Ok(m), Some(version), Some(method_raw)) = (&read, version_header, method_header) {
-        let name_ok = match name {
-            None => true,
-            Some(Some(n)) => {
-                name_header == Some(n.as_bytes())
-                    && !n.starts_with("=?base64?")
-                    && visible_str(n.as_bytes()).is_some()
-            }
-            Some(None) => false,
-        };
-        if name_ok
-            && version == m.version.as_str().as_bytes()
-            && method_raw == method.as_bytes()
-            && visible_str(method_raw).is_some()
-        {
-            return read;
-        }
-    }
     let Some(header_version) = version_header else {
         return Err(header_mismatch(
             "the MCP-Protocol-Version header is required",

@@ -25,8 +25,6 @@
 //!   replica, rebuilt from the session store on a miss) and its bus listener;
 //! - [`per_request_post`]: a per-request-era POST answered with one JSON body, served on a bare
 //!   engine session (no [`HttpSession`], no routing table);
-//! - [`stateless_post`]: a stateless-mode POST of one request answered with one JSON body,
-//!   served the same way;
 //! - [`post`], [`streamable`]: the Streamable HTTP endpoint (POST; GET, DELETE and dispatch);
 //! - [`protect`]: the bearer-token check of protected endpoints and their metadata document;
 //! - [`legacy`]: the 2024-11-05 HTTP+SSE endpoints;
@@ -57,7 +55,6 @@ mod routes;
 mod session;
 mod session_table;
 mod sse_body;
-mod stateless_post;
 mod streamable;
 mod tls;
 

@@ -14,6 +14,19 @@
 //! is the session's own) and is closed when the POST ends. (Keeping it for the next call with
 //! the same `_meta` saved ~1.3k of ~26k instructions per call, below the 10 % a second path
 //! must show in a timed benchmark to be kept: every call opens its own.)
+//!
+//! A twin of the general path (issue 35, "one path per decision"), not yet merged into it.
+//! Pinned: `core/tests/integration/http_post_parity.rs` compares its body with the answer
+//! event the general path streams for the same call (a progress token on an SSE server), and
+//! the refusals every mode shares. Timed (`mcp-bench`, release, 2026-11-29, 8 interleaved
+//! repetitions, loadavg 7-11, `bench/results/fast-path-twins.md`): against the general path
+//! answering the same POST with JSON on an HTTP session, server CPU per call 12.5 against
+//! 12.9 µs at 1 client and 11.8 against 12.1 µs at 32 clients (-3 %), calls/s within the
+//! noise: under the 10 % that keeps a second path. What keeps it for now is behaviour the
+//! general path's JSON answer lacks: the client's disconnect cancels the call (the session is
+//! closed with the POST) and no HTTP session is counted while it runs
+//! (`per_request_no_session.rs`). Merging it means giving the general path those two, with the
+//! era as data.
 
 use super::super::per_request;
 use super::app::App;

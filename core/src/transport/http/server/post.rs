@@ -16,7 +16,6 @@ use super::responses::{response_with, rpc_error, sse_response, status_only};
 use super::routes::{SmallIds, StreamRoute};
 use super::session::HttpSession;
 use super::sse_body::{join_sse, listen_sse_body, sse_body};
-use super::stateless_post;
 use crate::jsonrpc::{ErrorResponse, Message, RequestId};
 use crate::protocol::ProtocolVersion;
 use crate::session::inbound::{self, BatchScope, Inbound};
@@ -113,21 +112,6 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
     // What the body is (and which lane a call takes) is the session engine's decision, the
     // same for every transport (`session::inbound`).
     let (mut items, batch) = match inbound::read(&body, true) {
-        // Per-request era, a `tools/call` answered with one JSON body (no progress or logs
-        // asked for, or a JSON server): checked and answered here, as the `modern` branch
-        // below would (`per_request_post`), without the list of items a body makes there.
-        Ok(Inbound::Call(id, params))
-            if modern
-                && (app.options.json_response
-                    || !params.meta.as_deref().is_some_and(SharedMeta::wants_stream)) =>
-        {
-            return match check_call(&params) {
-                Ok(meta_read) => {
-                    per_request_post::answer(&app, meta_read, Lone::Call(id, params)).await
-                }
-                Err(e) => rpc_error(StatusCode::BAD_REQUEST, Some(id), e),
-            };
-        }
         Err(ErrorResponse { id, error }) => {
             return rpc_error(StatusCode::BAD_REQUEST, id, error);
         }
@@ -211,23 +195,6 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
         h
     } else if app.options.stateless {
         let version = header_version.unwrap_or(ProtocolVersion::LATEST);
-        if app.options.json_response && !batch {
-            // One request answered with one JSON body: nothing of it outlives the POST
-            // (`stateless_post`).
-            let lone = match items.as_slice() {
-                [Ok(Item::Call(..))] => true,
-                [Ok(Item::Msg(Message::Request(r)))] => stateless_post::takes(&r.method),
-                _ => false,
-            };
-            if lone {
-                let lone = match items.pop() {
-                    Some(Ok(Item::Call(id, params))) => Lone::Call(id, params),
-                    Some(Ok(Item::Msg(Message::Request(r)))) => Lone::Request(r),
-                    _ => unreachable!("matched above"),
-                };
-                return stateless_post::answer(&app, version, lone).await;
-            }
-        }
         // Stateless: a throwaway session with no id, no event store and no stream keys.
         let h = app.new_session(None, false, false);
         if !is_init {
