@@ -141,7 +141,9 @@ public struct BuiltinMiddleware: Sendable {
         case principal
         /// The session (every transport has one key per connection or HTTP session).
         case session
-        /// The client's address from `addressHeader` (set it only behind a trusted proxy).
+        /// The client's address: the connection's peer, or, with `addressHeader` and the peer
+        /// one of `trustedProxies`, the rightmost address of that header that is not a trusted
+        /// proxy.
         case clientAddress
         /// The tool called (other methods count under their method name).
         case tool
@@ -153,11 +155,13 @@ public struct BuiltinMiddleware: Sendable {
     /// JSON-RPC error -32004 "Rate limited", `data: {retryAfter (seconds), limit, window
     /// (seconds)}`. `tools` gives tools limits (and buckets) of their own; `methods` limits the
     /// methods counted (default: every request); `redisURL` shares the buckets between
-    /// replicas (engine built with its `redis` feature).
+    /// replicas (engine built with its `redis` feature). `addressHeader` (e.g.
+    /// `"x-forwarded-for"`) is read only on connections from `trustedProxies` (IP addresses and
+    /// CIDR ranges such as `"10.0.0.0/8"`; `nil`: loopback only).
     public static func rateLimit(
         limit: Int, window: Duration, by: [RateKey] = [.session],
         tools: [String: (limit: Int, window: Duration)] = [:], methods: [String]? = nil,
-        addressHeader: String? = nil, redisURL: String? = nil
+        addressHeader: String? = nil, trustedProxies: [String]? = nil, redisURL: String? = nil
     ) -> BuiltinMiddleware {
         var o: [String: Value] = [
             "name": "rateLimit", "limit": .int(limit), "windowMs": .int(window.wholeMilliseconds),
@@ -170,6 +174,7 @@ public struct BuiltinMiddleware: Sendable {
         }
         o.set("methods", methods.map { .array($0.map(Value.string)) })
         o.set("addressHeader", addressHeader.map(Value.string))
+        o.set("trustedProxies", trustedProxies.map { .array($0.map(Value.string)) })
         o.set("redisUrl", redisURL.map(Value.string))
         return BuiltinMiddleware(kind: .config(.object(o)))
     }
