@@ -2,10 +2,16 @@
 the proxy rows of proxy/examples/proxy_bench.rs (issue 39 point 5).
 
 Usage: fastmcp_proxy.py stdio|PORT (--backend-url URL | --backend-stdio COMMAND [ARG ...])
+       fastmcp_proxy.py --wrap SERVER [ARG ...] (stdio | http PORT [stateful|stateless|json])
 
 ``stdio`` serves the proxy over stdio, a PORT over Streamable HTTP at http://127.0.0.1:PORT/mcp
 (stateful). The backend is a Streamable HTTP URL or a stdio command (FastMCP's
 ``StreamableHttpTransport`` / ``StdioTransport``).
+
+``--wrap`` takes a bench server's command line (the interface of every bench server) and serves
+the proxy on that interface, with the server run over stdio as its backend, so that mcp-bench
+drives FastMCP's proxy in front of any of its servers without a row of its own:
+``MCP_BENCH_WRAP="python fastmcp_proxy.py --wrap" mcp-bench --only "ferromcp (Rust handler)"``.
 
 Env: FERROMCP_BENCH_FASTMCP_SESSION=fresh (the default) builds the proxy as FastMCP's
 documentation shows, ``create_proxy(transport)``, which gives every request a fresh backend
@@ -14,6 +20,7 @@ session; =shared hands it a connected ``Client`` instead, whose one session all 
 """
 import os
 import sys
+from typing import NoReturn
 
 import anyio
 from fastmcp import Client
@@ -21,11 +28,23 @@ from fastmcp.client.transports import StdioTransport, StreamableHttpTransport
 from fastmcp.server import create_proxy
 
 
-def usage(message: str) -> None:
+def usage(message: str) -> NoReturn:
     sys.exit(f"fastmcp_proxy.py: {message}\n{__doc__}")
 
 
 async def main(argv: list[str]) -> None:
+    mode = "stateful"
+    if argv[:1] == ["--wrap"]:
+        server = argv[1:]
+        if server[-1:] == ["stdio"] and len(server) >= 2:
+            argv = ["stdio", "--backend-stdio", *server]
+        elif len(server) >= 3 and "http" in server[1:]:
+            i = len(server) - 1 - server[::-1].index("http")
+            front = server[i + 1] if len(server) > i + 1 else usage("http needs a PORT")
+            mode = server[i + 2] if len(server) > i + 2 else "stateful"
+            argv = [str(front), "--backend-stdio", *server[:i], "stdio"]
+        else:
+            usage(f"--wrap: not a bench server's command line: {server!r}")
     if len(argv) < 3:
         usage("missing arguments")
     front, how, rest = argv[0], argv[1], argv[2:]
@@ -51,6 +70,8 @@ async def main(argv: list[str]) -> None:
                 port=int(front),
                 path="/mcp",
                 log_level="warning",
+                stateless_http=mode != "stateful",
+                json_response=mode == "json",
             )
 
     if session == "shared":
