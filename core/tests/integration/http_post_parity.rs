@@ -95,14 +95,16 @@ fn sse_answer(r: &Resp) -> String {
     r.body
         .lines()
         .filter_map(|l| l.strip_prefix("data: "))
-        .filter(|d| {
+        .rfind(|d| {
             let v: Value = serde_json::from_str(d).unwrap_or(Value::Null);
             v.get("id").is_some() && v.get("method").is_none()
         })
-        .last()
         .unwrap_or_else(|| panic!("no answer event in {:?}", r.body))
         .to_string()
 }
+
+/// A refusal case: what it is, the request's header fields, its body.
+type Case<'a> = (&'a str, Vec<(&'a str, &'a str)>, String);
 
 const ACCEPT_BOTH: (&str, &str) = ("accept", "application/json, text/event-stream");
 const JSON_BODY: (&str, &str) = ("content-type", "application/json");
@@ -279,7 +281,7 @@ async fn refusals_are_the_same_in_every_mode() {
     let batch = format!("[{good}]");
     let v = ("mcp-protocol-version", "2025-11-25");
     // (what, headers, body): each answered alike by every mode.
-    let cases: Vec<(&str, Vec<(&str, &str)>, String)> = vec![
+    let cases: Vec<Case> = vec![
         (
             "bad JSON",
             vec![v],
