@@ -13,7 +13,12 @@
 //! run; `--baseline-env K=V[,K=V]` runs that baseline (or, without `--baseline`, the same
 //! binary) with those variables, e.g. `FERROMCP_WAIT_POLICY=park`; `--echo-env K=V[,K=V]` runs
 //! every echo server (direct and behind the proxies) with those, e.g. `FERROMCP_BENCH_WAIT=spin`. `--only stdio` or
-//! `--only http` runs one half.
+//! `--only http` runs one half. `--fastmcp PYTHON` adds FastMCP's proxy
+//! (`bench/servers/python/fastmcp_proxy.py`, `--fastmcp-script` to move it; `fastmcp` pinned in
+//! requirements-test.txt, so `.tools/venv/bin/python` after scripts/setup-test-deps) in front of
+//! the same echo server, one row per `--fastmcp-sessions` value (default `fresh,shared`: a fresh
+//! backend session per request, as `create_proxy(transport)` builds it, and one connected
+//! client's session shared by all), with `--fastmcp-calls` calls per row (default 640).
 //!
 //! Callers: over stdio, all share the one connection (concurrent requests on it); over HTTP,
 //! each has its own client session. The client is the engine's Rust client in this process on
@@ -23,7 +28,8 @@
 //! cargo build --release -p ferromcp-cli --bin ferromcp -p ferromcp-bench-servers --bin ferromcp-echo
 //! cargo run --release -p ferromcp-proxy --example proxy_bench -- \
 //!     --ferromcp target/release/ferromcp --echo target/release/ferromcp-echo [--calls 4000] \
-//!     [--reps 3] [--only stdio|http] [--baseline OLD_FERROMCP] [--baseline-env K=V] [--echo-env K=V]
+//!     [--reps 3] [--only stdio|http] [--baseline OLD_FERROMCP] [--baseline-env K=V] [--echo-env K=V] \
+//!     [--fastmcp .tools/venv/bin/python [--fastmcp-calls 640] [--fastmcp-sessions fresh,shared]]
 //! ```
 
 use ferromcp::client::{Client, ClientHandlers, ClientOptions};
@@ -40,7 +46,18 @@ struct Procs {
     /// The proxy's pid (none when direct).
     proxy: Option<u32>,
     /// The echo server's pid.
-    echo: u32,
+    echo: Echo,
+}
+
+/// Where the echo server is.
+#[derive(Clone, Copy)]
+enum Echo {
+    /// This pid.
+    Pid(u32),
+    /// The first child of this pid (a proxy's stdio backend), looked up after the warm-up,
+    /// since FastMCP's proxy starts its backend with its first request; no figure when it is
+    /// not the same process at the end of the row.
+    ChildOf(u32),
 }
 
 /// A figure summed over the live threads of `pid`: the first number of each thread's
@@ -100,7 +117,8 @@ fn free_port() -> u16 {
 }
 
 async fn wait_port(port: u16) {
-    for _ in 0..200 {
+    // 20 s: a Python proxy (FastMCP) imports for seconds on a loaded machine.
+    for _ in 0..800 {
         if tokio::net::TcpStream::connect(("127.0.0.1", port))
             .await
             .is_ok()
@@ -183,7 +201,7 @@ struct Row {
     rate: f64,
     proxy_cpu: Option<f64>,
     proxy_switches: Option<f64>,
-    echo_cpu: f64,
+    echo_cpu: Option<f64>,
 }
 
 /// One measured row: warm-up, then `calls` calls by `callers`; prints its line.
@@ -195,10 +213,19 @@ async fn measure(
     calls: usize,
 ) -> Row {
     run(clients, callers, calls / 4).await;
+    let echo_pid = || match procs.echo {
+        Echo::Pid(p) => Some(p),
+        Echo::ChildOf(p) => child_of(p),
+    };
+    let echo0 = echo_pid();
     let p0 = procs.proxy.map(|p| (cpu_us(p), switches(p)));
-    let e0 = cpu_us(procs.echo);
+    let e0 = echo0.map(cpu_us);
     let (lat, wall) = run(clients, callers, calls).await;
     let n = lat.len() as f64;
+    let echo_cpu = match (echo0, e0) {
+        (Some(pid), Some(e0)) if echo_pid() == Some(pid) => Some((cpu_us(pid) - e0) / n),
+        _ => None,
+    };
     let proxy = procs
         .proxy
         .zip(p0)
@@ -209,17 +236,17 @@ async fn measure(
         rate: n / wall.as_secs_f64(),
         proxy_cpu: proxy.map(|p| p.0),
         proxy_switches: proxy.map(|p| p.1),
-        echo_cpu: (cpu_us(procs.echo) - e0) / n,
+        echo_cpu,
     };
     let opt = |v: Option<f64>| v.map_or("-".into(), |c| format!("{c:.1}"));
     println!(
-        "| {label} | {callers} | {:.1} | {:.1} | {:.0} | {} | {} | {:.1} |",
+        "| {label} | {callers} | {:.1} | {:.1} | {:.0} | {} | {} | {} |",
         row.p50,
         row.p99,
         row.rate,
         opt(row.proxy_cpu),
         opt(row.proxy_switches),
-        row.echo_cpu,
+        opt(row.echo_cpu),
     );
     row
 }
@@ -295,13 +322,13 @@ impl Summary {
                 )
             };
             println!(
-                "| {label} | {callers} | {:.1} | {:.1} | {:.0} | {} | {} | {:.1} | {ratio} |",
+                "| {label} | {callers} | {:.1} | {:.1} | {:.0} | {} | {} | {} | {ratio} |",
                 m(|r| r.p50),
                 m(|r| r.p99),
                 m(|r| r.rate),
                 mo(|r| r.proxy_cpu),
                 mo(|r| r.proxy_switches),
-                m(|r| r.echo_cpu),
+                mo(|r| r.echo_cpu),
             );
         }
     }
@@ -323,6 +350,36 @@ struct ProxyBin {
     label: &'static str,
     path: String,
     env: Vec<(String, String)>,
+}
+
+/// FastMCP's proxy (`bench/servers/python/fastmcp_proxy.py`), measured beside `ferromcp proxy`.
+struct FastMcp {
+    /// An interpreter with `fastmcp` installed (`--fastmcp`).
+    python: String,
+    /// `--fastmcp-script`.
+    script: String,
+    /// Calls per row (`--fastmcp-calls`): fewer than the other rows', since each of FastMCP's
+    /// may open a backend session.
+    calls: usize,
+    /// `FERROMCP_BENCH_FASTMCP_SESSION` values, one row each (`--fastmcp-sessions`).
+    sessions: Vec<String>,
+}
+
+impl FastMcp {
+    /// The script's arguments after its front (`stdio` or a port) for a backend.
+    fn backend_args(&self, echo: &str, echo_url: Option<&str>) -> Vec<String> {
+        match echo_url {
+            Some(url) => vec!["--backend-url".into(), url.into()],
+            None => vec!["--backend-stdio".into(), echo.into(), "stdio".into()],
+        }
+    }
+
+    fn env(&self, session: &str) -> Vec<(String, String)> {
+        vec![(
+            "FERROMCP_BENCH_FASTMCP_SESSION".to_string(),
+            session.to_string(),
+        )]
+    }
 }
 
 /// `KEY=VALUE,KEY=VALUE` as pairs.
@@ -368,6 +425,20 @@ async fn main() {
         });
     }
     let echo_env = arg("--echo-env").map(|e| env_pairs(&e)).unwrap_or_default();
+    let fastmcp = arg("--fastmcp").map(|python| FastMcp {
+        python,
+        script: arg("--fastmcp-script")
+            .unwrap_or_else(|| "bench/servers/python/fastmcp_proxy.py".into()),
+        calls: arg("--fastmcp-calls")
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(640)
+            .max(32),
+        sessions: arg("--fastmcp-sessions")
+            .unwrap_or_else(|| "fresh,shared".into())
+            .split(',')
+            .map(str::to_string)
+            .collect(),
+    });
     let echo_env_json: serde_json::Map<String, serde_json::Value> = echo_env
         .iter()
         .map(|(k, v)| (k.clone(), json!(v)))
@@ -398,7 +469,7 @@ async fn main() {
             let direct = Arc::new(spawn_client(&echo, &["stdio"], &echo_env).await);
             let procs = Procs {
                 proxy: None,
-                echo: direct.child_pid().unwrap(),
+                echo: Echo::Pid(direct.child_pid().unwrap()),
             };
             let label = "stdio, direct";
             let d = measure(label, std::slice::from_ref(&direct), &procs, callers, calls).await;
@@ -413,7 +484,7 @@ async fn main() {
                 let proxy_pid = proxied.child_pid().unwrap();
                 let procs = Procs {
                     proxy: Some(proxy_pid),
-                    echo: child_of(proxy_pid).expect("the proxy's backend"),
+                    echo: Echo::ChildOf(proxy_pid),
                 };
                 let label = format!("stdio, {} (stdio backend)", bin.label);
                 let p = measure(
@@ -422,6 +493,31 @@ async fn main() {
                     &procs,
                     callers,
                     calls,
+                )
+                .await;
+                summary.add(&label, callers, p, Some(direct_p50));
+                proxied.close().await;
+            }
+            for (f, session) in fastmcp
+                .iter()
+                .flat_map(|f| f.sessions.iter().map(move |s| (f, s)))
+            {
+                let mut args = vec![f.script.clone(), "stdio".to_string()];
+                args.extend(f.backend_args(&echo, None));
+                let args: Vec<&str> = args.iter().map(String::as_str).collect();
+                let proxied = Arc::new(spawn_client(&f.python, &args, &f.env(session)).await);
+                let proxy_pid = proxied.child_pid().unwrap();
+                let procs = Procs {
+                    proxy: Some(proxy_pid),
+                    echo: Echo::ChildOf(proxy_pid),
+                };
+                let label = format!("stdio, FastMCP proxy, {session} sessions (stdio backend)");
+                let p = measure(
+                    &label,
+                    std::slice::from_ref(&proxied),
+                    &procs,
+                    callers,
+                    f.calls,
                 )
                 .await;
                 summary.add(&label, callers, p, Some(direct_p50));
@@ -452,7 +548,7 @@ async fn main() {
             json!({ "mcpServers": { "echo": { "url": echo_url } } }).to_string(),
         )
         .unwrap();
-        // Per binary: (label, pid, URL, backend kind).
+        // Per binary: (label, pid, URL, backend kind, calls).
         let mut proxies = Vec::new();
         for bin in &bins {
             for (cfg, kind) in [(&http_cfg, "HTTP"), (&stdio_cfg, "stdio")] {
@@ -478,7 +574,34 @@ async fn main() {
                     pid,
                     format!("http://127.0.0.1:{port}/mcp"),
                     kind,
+                    calls,
                 ));
+            }
+        }
+        if let Some(f) = &fastmcp {
+            for session in &f.sessions {
+                for (url, kind) in [(Some(echo_url.as_str()), "HTTP"), (None, "stdio")] {
+                    let port = free_port();
+                    children.0.push(
+                        Command::new(&f.python)
+                            .envs(f.env(session))
+                            .arg(&f.script)
+                            .arg(port.to_string())
+                            .args(f.backend_args(&echo, url))
+                            .stderr(Stdio::null())
+                            .spawn()
+                            .unwrap(),
+                    );
+                    let pid = children.0.last().unwrap().id();
+                    wait_port(port).await;
+                    proxies.push((
+                        format!("HTTP, FastMCP proxy, {session} sessions ({kind} backend)"),
+                        pid,
+                        format!("http://127.0.0.1:{port}/mcp"),
+                        kind,
+                        f.calls,
+                    ));
+                }
             }
         }
         for _ in 0..reps {
@@ -489,7 +612,7 @@ async fn main() {
                 }
                 let procs = Procs {
                     proxy: None,
-                    echo: echo_pid,
+                    echo: Echo::Pid(echo_pid),
                 };
                 let label = "HTTP, direct";
                 let d = measure(label, &direct, &procs, callers, calls).await;
@@ -498,20 +621,20 @@ async fn main() {
                 for c in &direct {
                     c.close().await;
                 }
-                for (label, pid, url, kind) in &proxies {
+                for (label, pid, url, kind, calls) in &proxies {
                     let mut proxied = Vec::new();
                     for _ in 0..callers {
                         proxied.push(Arc::new(http_client(url).await));
                     }
                     let echo = match *kind {
-                        "stdio" => child_of(*pid).expect("the proxy's backend"),
-                        _ => echo_pid,
+                        "stdio" => Echo::ChildOf(*pid),
+                        _ => Echo::Pid(echo_pid),
                     };
                     let procs = Procs {
                         proxy: Some(*pid),
                         echo,
                     };
-                    let p = measure(label, &proxied, &procs, callers, calls).await;
+                    let p = measure(label, &proxied, &procs, callers, *calls).await;
                     summary.add(label, callers, p, Some(direct_p50));
                     for c in &proxied {
                         c.close().await;
