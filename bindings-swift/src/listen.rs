@@ -59,12 +59,12 @@ impl NativeSubscription {
     }
 
     /// How it ended (JSON text): `nil` while open, `{"result"}` when the server ended it,
-    /// `{"error": {code, message, data?}}` otherwise (-32800 once closed by this side).
+    /// `{"error": {code, message, data, kind}}` otherwise (-32800 once closed by this side).
     pub fn end(&self) -> Option<String> {
         self.inner.end().map(|e| {
             json_text(&match e {
                 Ok(v) => json!({ "result": v }),
-                Err(e) => json!({ "error": e }),
+                Err(e) => json!({ "error": ferromcp_embed::error_json(&e) }),
             })
         })
     }

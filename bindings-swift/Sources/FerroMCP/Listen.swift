@@ -96,10 +96,13 @@ public final class Subscription: AsyncSequence, Sendable {
     public var result: Value? { end?["result"] }
 
     /// What ended the subscription otherwise: `.connectionClosed` (-32000), `.requestCancelled`
-    /// (-32800) once this side cancelled it, or the server's error.
+    /// (-32800) once this side cancelled it, or the server's error. The engine's kind of the
+    /// error comes with it, so a server's own -32000 is not `isTransportError`.
     public var error: McpError? {
         guard let e = end?["error"], let code = e["code"]?.intValue else { return nil }
-        return McpError(code: code, message: e["message"]?.stringValue ?? "", data: e["data"])
+        let data = e["data"].flatMap { $0 == .null ? nil : $0 }
+        return McpError(code: code, message: e["message"]?.stringValue ?? "", data: data,
+                        kind: e["kind"]?.stringValue.flatMap(FfiErrorKind.init(name:)))
     }
 
     /// The next notification, or nil once the subscription is over. Cancelling the calling

@@ -141,6 +141,21 @@ extension McpError {
     }
 }
 
+extension FfiErrorKind {
+    /// The kind the engine names `name` in an error's JSON (`ferromcp_embed::kind_name`:
+    /// `rpc`, `transport`, `closed`, `timeout`, `cancelled`); `nil` for a name it does not know.
+    init?(name: String) {
+        switch name {
+        case "rpc": self = .rpc
+        case "transport": self = .transport
+        case "closed": self = .closed
+        case "timeout": self = .timeout
+        case "cancelled": self = .cancelled
+        default: return nil
+        }
+    }
+}
+
 /// Runs `body`, turning the engine's errors into `McpError`.
 @inline(__always)
 func bridged<T>(_ body: () async throws -> T) async throws -> T {

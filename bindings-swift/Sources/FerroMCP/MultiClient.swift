@@ -174,7 +174,8 @@ public final class MultiClient: Sendable {
            case .failure(let error) = results[name] {
             for c in clients.values { await c.close() }
             guard let mcp = error as? McpError else { throw error }
-            throw McpError(code: mcp.code, message: "server \"\(name)\" could not be connected: \(mcp.message)", data: mcp.data)
+            throw McpError(code: mcp.code, message: "server \"\(name)\" could not be connected: \(mcp.message)", data: mcp.data,
+                           kind: mcp.kind)
         }
         return MultiClient(entries: entries, clients: clients)
     }
