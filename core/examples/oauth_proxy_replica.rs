@@ -1,9 +1,9 @@
 //! One replica of an MCP server signed into through the engine's OAuth proxy, for
 //! `tests/oauth/oidc_proxy.mjs` (run by `tests/run-oauth-proxy.sh`): the Streamable HTTP
 //! endpoint (`/mcp`, protected by the proxy's own tokens) and the proxy's endpoints
-//! (`ferromcp::auth::OAuthProxy`, fronting an OpenID provider found by discovery) in one axum
-//! app, with sessions and the proxy's records on Redis, so that any replica serves any leg of
-//! the flow.
+//! (`ferromcp::auth::OAuthProxy`, fronting an OpenID provider found by discovery) served
+//! together by the engine's own listener (`HttpServerOptions::oauth_proxy`), with sessions and
+//! the proxy's records on Redis, so that any replica serves any leg of the flow.
 //!
 //! ```text
 //! oauth_proxy_replica --port N --issuer URL --redis-url URL --upstream-issuer URL
@@ -16,21 +16,12 @@
 //! `<issuer>/mcp`. Tool: `whoami` answers the caller's identity as the handler sees it
 //! (`{"subject", "clientId", "scopes", "audience", "upstreamToken"}`).
 
-use axum::body::Body;
-use axum::extract::Request;
-use axum::http::{HeaderName, HeaderValue, StatusCode};
-use axum::response::{IntoResponse, Response};
-use ferromcp::auth::{
-    OAuthProxy, OAuthProxyConfig, ProxyRequest, RedisProxyStore, ResourceAuth, Upstream,
-};
+use ferromcp::auth::{OAuthProxy, OAuthProxyConfig, RedisProxyStore, ResourceAuth, Upstream};
 use ferromcp::server::Server;
-use ferromcp::transport::http::{router, HttpServerOptions};
+use ferromcp::transport::http::{serve_http, HttpServerOptions};
 use serde_json::json;
 use std::sync::Arc;
 use std::time::Duration;
-
-/// The bytes of a body read for the proxy: one past its own limit (64 KiB), which it answers 413.
-const BODY_READ_LIMIT: usize = 64 * 1024 + 1;
 
 /// `whoami` takes no arguments.
 #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -42,39 +33,6 @@ fn usage() -> ! {
          --client-id ID --client-secret SECRET [--access-token-ttl SECONDS] [--document-ca PEM_FILE]"
     );
     std::process::exit(2);
-}
-
-/// Answers one request with the proxy (a path that is not the proxy's: 404).
-async fn serve_proxy(proxy: OAuthProxy, req: Request) -> Response {
-    let (parts, body) = req.into_parts();
-    let body = match axum::body::to_bytes(body, BODY_READ_LIMIT).await {
-        Ok(b) => b,
-        Err(_) => return (StatusCode::PAYLOAD_TOO_LARGE, "body too large").into_response(),
-    };
-    let request = ProxyRequest::default()
-        .with_method(parts.method.as_str().to_string())
-        .with_path(parts.uri.path().to_string())
-        .with_query(parts.uri.query().unwrap_or("").to_string())
-        .with_headers(
-            parts
-                .headers
-                .iter()
-                .filter_map(|(k, v)| Some((k.as_str().to_string(), v.to_str().ok()?.to_string())))
-                .collect(),
-        )
-        .with_body(body);
-    let Some(answer) = proxy.handle(&request).await else {
-        return (StatusCode::NOT_FOUND, "not found").into_response();
-    };
-    let mut response = Response::new(Body::from(answer.body));
-    *response.status_mut() =
-        StatusCode::from_u16(answer.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    for (k, v) in answer.headers {
-        if let (Ok(k), Ok(v)) = (HeaderName::try_from(k), HeaderValue::try_from(v)) {
-            response.headers_mut().append(k, v);
-        }
-    }
-    response
 }
 
 #[tokio::main]
@@ -113,6 +71,10 @@ async fn main() {
             }
         };
     let resource = format!("{issuer}/mcp");
+    let issuer_host = issuer
+        .split_once("://")
+        .map(|(_, rest)| rest.split('/').next().unwrap_or(rest).to_string())
+        .unwrap_or_else(|| usage());
     let mut config = OAuthProxyConfig::new(issuer.clone(), resource.clone(), upstream);
     config.scopes_supported = vec!["mcp:tools".into()];
     if let Some(s) = access_ttl {
@@ -160,19 +122,21 @@ async fn main() {
             vec![issuer],
             Arc::new(proxy.clone()),
         ))));
-    let app = router(server, options).fallback(move |req: Request| serve_proxy(proxy.clone(), req));
-    let listener = match tokio::net::TcpListener::bind(("127.0.0.1", port)).await {
-        Ok(l) => l,
+    // The clients reach this replica through the front at the issuer's address, so that is
+    // the `Host` they send (a loopback bind alone allows only its own port).
+    let front = issuer_host.clone();
+    let options = options
+        .with_allowed_hosts(vec![front])
+        .with_oauth_proxy(Some(proxy));
+    let handle = match serve_http(server, ("127.0.0.1", port), options).await {
+        Ok(h) => h,
         Err(e) => {
             eprintln!("oauth_proxy_replica: cannot listen on {port}: {e}");
             std::process::exit(1);
         }
     };
-    eprintln!(
-        "oauth_proxy_replica: listening on {}",
-        listener.local_addr().expect("bound")
-    );
-    if let Err(e) = axum::serve(listener, app).await {
+    eprintln!("oauth_proxy_replica: listening on {}", handle.local_addr());
+    if let Err(e) = handle.wait().await {
         eprintln!("oauth_proxy_replica: stopped: {e}");
         std::process::exit(1);
     }

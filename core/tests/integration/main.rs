@@ -85,6 +85,7 @@ mod oauth_expected_issuer;
 mod oauth_introspection;
 mod oauth_jwt;
 mod oauth_proxy;
+mod oauth_proxy_routes;
 mod oauth_server;
 mod parse_error_ids;
 mod peer_limits;

@@ -178,6 +178,29 @@ impl OAuthProxy {
         self.endpoint(path).is_some()
     }
 
+    /// The paths of the proxy's endpoints, for a router that routes them by name (the
+    /// registration endpoint only when registration is allowed).
+    pub fn endpoint_paths(&self) -> Vec<String> {
+        let base = &self.inner.base_path;
+        let mut paths = vec![format!("/.well-known/oauth-authorization-server{base}")];
+        if let Ok(r) = parts(&self.inner.resource) {
+            paths.push(format!("/.well-known/oauth-protected-resource{}", r.path));
+        }
+        for tail in [
+            "/authorize",
+            "/authorize/consent",
+            "/oauth/callback",
+            "/token",
+            "/register",
+            "/revoke",
+        ] {
+            if tail != "/register" || self.inner.config.allow_registration {
+                paths.push(format!("{base}{tail}"));
+            }
+        }
+        paths
+    }
+
     fn endpoint(&self, path: &str) -> Option<Endpoint> {
         let base = &self.inner.base_path;
         if path == format!("/.well-known/oauth-authorization-server{base}") {

@@ -237,6 +237,15 @@ pub struct HttpServerOptions {
     /// An opt-in metrics endpoint (`GET`, e.g. `/metrics`, Prometheus text; see
     /// [`MetricsEndpoint`] and docs/observability.md). Default: none.
     pub metrics: Option<MetricsEndpoint>,
+    /// Serve this OAuth proxy's endpoints (its authorization server metadata, `/authorize`, the
+    /// consent page, the upstream callback, `/token`, `/register`, `/revoke` and the protected
+    /// resource metadata; see [`crate::auth::OAuthProxy`] and docs/oauth-proxy.md) beside the MCP
+    /// endpoint, from [`serve_http`]'s listener and from [`router`], so a server signs its
+    /// clients in without an HTTP app of its own. It does not protect the endpoint by itself:
+    /// set [`Self::auth`] to a [`crate::auth::ResourceAuth`] verifying with the proxy (it is a
+    /// [`crate::auth::TokenVerifier`]). Bodies are read within [`Self::max_body_size`]; the
+    /// proxy refuses those over its own limit (64 KiB). Default: none.
+    pub oauth_proxy: Option<crate::auth::OAuthProxy>,
 }
 
 crate::setters::with_setters!(HttpServerOptions {
@@ -280,6 +289,7 @@ crate::setters::with_setters!(HttpServerOptions {
     tls: Option<TlsOptions> => with_tls,
     compression: Option<CompressionOptions> => with_compression,
     metrics: Option<MetricsEndpoint> => with_metrics,
+    oauth_proxy: Option<crate::auth::OAuthProxy> => with_oauth_proxy,
 });
 
 impl std::fmt::Debug for HttpServerOptions {
@@ -336,6 +346,7 @@ impl Default for HttpServerOptions {
             tls: None,
             compression: Some(CompressionOptions::default()),
             metrics: None,
+            oauth_proxy: None,
         }
     }
 }

@@ -6,6 +6,7 @@ use super::super::HttpServerOptions;
 use super::app::App;
 use super::fair_listener::{seat_of, tracked};
 use super::legacy::{legacy_post, legacy_sse};
+use super::oauth_proxy_routes;
 use super::protect::{metadata_path, metadata_response};
 use super::responses::rpc_error;
 use super::streamable::handle;
@@ -210,6 +211,20 @@ fn build(
     }
     if let Some(path) = &o.health_path {
         router = router.route(path, axum::routing::get(health_axum));
+    }
+    if let Some(proxy) = &o.oauth_proxy {
+        // A path routed above stays as it is (the listener checks them in the same order): the
+        // protected resource metadata of `auth` is the same document as the proxy's.
+        let taken = [
+            Some(o.path.clone()),
+            metadata_path(&app),
+            o.health_path.clone(),
+        ];
+        for path in proxy.endpoint_paths() {
+            if !taken.contains(&Some(path.clone())) {
+                router = router.route(&path, axum::routing::any(oauth_proxy_routes::serve_axum));
+            }
+        }
     }
     if o.legacy_sse {
         router = router

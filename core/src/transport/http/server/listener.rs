@@ -397,6 +397,11 @@ pub(super) async fn endpoint(app: Arc<App>, req: HttpRequest) -> Response {
         }
         return allow_only("POST");
     }
+    if let Some(proxy) = &o.oauth_proxy {
+        if let Some(r) = super::oauth_proxy_routes::serve_listener(proxy, &req).await {
+            return r;
+        }
+    }
     status_only(StatusCode::NOT_FOUND)
 }
 

@@ -46,6 +46,7 @@ mod headers;
 mod host_guard;
 mod legacy;
 mod listener;
+mod oauth_proxy_routes;
 mod per_request_post;
 mod post;
 mod protect;
