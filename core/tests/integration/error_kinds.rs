@@ -156,42 +156,37 @@ async fn a_server_process_that_dies_gives_closed_with_a_source() {
     client.close().await;
 }
 
-#[tokio::test]
-async fn a_request_past_its_timeout_gives_timeout() {
+/// Calls the in-memory server's `sleepy` tool with `options`: the error the call fails with,
+/// once the session is seen to answer a ping after it.
+async fn sleepy_call_error(options: RequestOptions) -> McpError {
     let client = support::connect(&server(), ClientHandlers::default()).await;
-    let err = support::within(client.call_tool_with(
-        "sleepy",
-        json!({}),
-        RequestOptions::default().with_timeout(Some(Duration::from_millis(100))),
-    ))
-    .await
-    .expect_err("must time out");
-    assert_eq!(err.kind(), ErrorKind::Timeout);
-    assert_eq!(err.code, codes::REQUEST_TIMEOUT);
+    let err = support::within(client.call_tool_with("sleepy", json!({}), options))
+        .await
+        .expect_err("the call must fail");
     support::within(client.ping()).await.unwrap();
     client.close().await;
+    err
+}
+
+#[tokio::test]
+async fn a_request_past_its_timeout_gives_timeout() {
+    let timeout = Duration::from_millis(100);
+    let err = sleepy_call_error(RequestOptions::default().with_timeout(Some(timeout))).await;
+    assert_eq!(err.kind(), ErrorKind::Timeout);
+    assert_eq!(err.code, codes::REQUEST_TIMEOUT);
 }
 
 #[tokio::test]
 async fn a_request_cancelled_here_gives_cancelled() {
-    let client = support::connect(&server(), ClientHandlers::default()).await;
     let cancel = CancellationToken::new();
     let trigger = cancel.clone();
     tokio::spawn(async move {
         tokio::time::sleep(Duration::from_millis(50)).await;
         trigger.cancel();
     });
-    let err = support::within(client.call_tool_with(
-        "sleepy",
-        json!({}),
-        RequestOptions::default().with_cancel(Some(cancel)),
-    ))
-    .await
-    .expect_err("must be cancelled");
+    let err = sleepy_call_error(RequestOptions::default().with_cancel(Some(cancel))).await;
     assert_eq!(err.kind(), ErrorKind::Cancelled);
     assert_eq!(err.code, codes::REQUEST_CANCELLED);
-    support::within(client.ping()).await.unwrap();
-    client.close().await;
 }
 
 #[tokio::test]

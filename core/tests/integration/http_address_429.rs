@@ -14,7 +14,7 @@ use crate::common_http;
 use common_http::*;
 use ferromcp::server::middleware::{RateKey, RateLimit, RateLimitConfig};
 use ferromcp::server::Server;
-use ferromcp::transport::http::{router, serve_http, HttpServerOptions};
+use ferromcp::transport::http::{router, serve_http, HttpServerHandle, HttpServerOptions};
 use serde_json::{json, Value};
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -74,6 +74,32 @@ fn from(address: &'static str) -> Vec<(&'static str, &'static str)> {
     h
 }
 
+/// An `initialize` POST (revision `version`) to `url`, sent as from `address`.
+async fn initialize_from(url: &str, address: &'static str, version: &str) -> Resp {
+    send("POST", url, &from(address), &init_body(version).to_string()).await
+}
+
+/// The header fields of the next requests of the session `opened` opened from `address`.
+fn session_from(address: &'static str, opened: &Resp) -> Vec<(&'static str, &'static str)> {
+    let mut headers = from(address);
+    headers.push((
+        "mcp-session-id",
+        Box::leak(opened.sid().unwrap().into_boxed_str()),
+    ));
+    headers
+}
+
+/// ferromcp's HTTP server on a free port, rate limiting `by` at `limit` a minute.
+async fn serve_limited(by: Vec<RateKey>, limit: u32) -> HttpServerHandle {
+    serve_http(
+        server(by, limit),
+        "127.0.0.1:0",
+        HttpServerOptions::default(),
+    )
+    .await
+    .unwrap()
+}
+
 fn check_429(raw: &str) {
     assert!(raw.starts_with("HTTP/1.1 429 "), "{raw}");
     let lower = raw.to_ascii_lowercase();
@@ -95,28 +121,12 @@ fn check_429(raw: &str) {
 
 #[tokio::test]
 async fn an_address_over_its_limit_gets_429_before_its_body_is_read() {
-    let h = serve_http(
-        server(vec![RateKey::ClientAddress], 2),
-        "127.0.0.1:0",
-        HttpServerOptions::default(),
-    )
-    .await
-    .unwrap();
+    let h = serve_limited(vec![RateKey::ClientAddress], 2).await;
     let url = h.url("/mcp");
     // Two requests from 10.0.0.1 take its two tokens.
-    let r = send(
-        "POST",
-        &url,
-        &from("10.0.0.1"),
-        &init_body("2025-11-25").to_string(),
-    )
-    .await;
+    let r = initialize_from(&url, "10.0.0.1", "2025-11-25").await;
     assert_eq!(r.status, 200, "{}", r.body);
-    let mut with_sid = from("10.0.0.1");
-    with_sid.push((
-        "mcp-session-id",
-        Box::leak(r.sid().unwrap().into_boxed_str()),
-    ));
+    let with_sid = session_from("10.0.0.1", &r);
     let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).to_string();
     let r = send("POST", &url, &with_sid, &list).await;
     assert_eq!(r.status, 200, "{}", r.body);
@@ -125,40 +135,18 @@ async fn an_address_over_its_limit_gets_429_before_its_body_is_read() {
     let r = send("POST", &url, &with_sid, &list).await;
     assert_eq!(r.status, 429, "{}", r.body);
     // Another address goes on.
-    let r = send(
-        "POST",
-        &url,
-        &from("10.0.0.2"),
-        &init_body("2025-11-25").to_string(),
-    )
-    .await;
+    let r = initialize_from(&url, "10.0.0.2", "2025-11-25").await;
     assert_eq!(r.status, 200, "{}", r.body);
 }
 
 #[tokio::test]
 async fn the_json_rpc_error_stays_inside_an_admitted_post_and_for_other_keys() {
     // By address: a batch (2025-03-26) of two admitted with one token left: the second -32004.
-    let h = serve_http(
-        server(vec![RateKey::ClientAddress], 2),
-        "127.0.0.1:0",
-        HttpServerOptions::default(),
-    )
-    .await
-    .unwrap();
+    let h = serve_limited(vec![RateKey::ClientAddress], 2).await;
     let url = h.url("/mcp");
-    let r = send(
-        "POST",
-        &url,
-        &from("10.0.0.9"),
-        &init_body("2025-03-26").to_string(),
-    )
-    .await;
+    let r = initialize_from(&url, "10.0.0.9", "2025-03-26").await;
     assert_eq!(r.status, 200, "{}", r.body);
-    let mut with_sid = from("10.0.0.9");
-    with_sid.push((
-        "mcp-session-id",
-        Box::leak(r.sid().unwrap().into_boxed_str()),
-    ));
+    let mut with_sid = session_from("10.0.0.9", &r);
     with_sid.push(("mcp-protocol-version", "2025-03-26"));
     let batch = json!([
         {"jsonrpc": "2.0", "id": 3, "method": "tools/list"},
@@ -185,22 +173,10 @@ async fn the_json_rpc_error_stays_inside_an_admitted_post_and_for_other_keys() {
         .count();
     assert_eq!((listed, limited), (1, 1), "{}", r.body);
     // By session: the limit needs the body, so it answers with the JSON-RPC error only.
-    let h = serve_http(
-        server(vec![RateKey::Session], 2),
-        "127.0.0.1:0",
-        HttpServerOptions::default(),
-    )
-    .await
-    .unwrap();
+    let h = serve_limited(vec![RateKey::Session], 2).await;
     let url = h.url("/mcp");
     let sid = {
-        let r = send(
-            "POST",
-            &url,
-            &from("10.0.0.7"),
-            &init_body("2025-11-25").to_string(),
-        )
-        .await;
+        let r = initialize_from(&url, "10.0.0.7", "2025-11-25").await;
         r.sid().unwrap()
     };
     for id in 2..=4 {
@@ -236,13 +212,7 @@ async fn axum_router_answers_429_before_reading_the_body() {
     tokio::spawn(async move { axum::serve(listener, app).await });
     let url = format!("http://{addr}/mcp");
     for _ in 0..2 {
-        let r = send(
-            "POST",
-            &url,
-            &from("10.0.0.5"),
-            &init_body("2025-11-25").to_string(),
-        )
-        .await;
+        let r = initialize_from(&url, "10.0.0.5", "2025-11-25").await;
         assert_eq!(r.status, 200, "{}", r.body);
     }
     check_429(&head_only(addr, "10.0.0.5", 1 << 20).await);
@@ -272,23 +242,11 @@ async fn replicas_on_redis_answer_429_for_an_address_spent_elsewhere() {
     let (a, b) = (replica().await, replica().await);
     let address = "10.9.8.7";
     for _ in 0..2 {
-        let r = send(
-            "POST",
-            &a.url("/mcp"),
-            &from(address),
-            &init_body("2025-11-25").to_string(),
-        )
-        .await;
+        let r = initialize_from(&a.url("/mcp"), address, "2025-11-25").await;
         assert_eq!(r.status, 200, "{}", r.body);
     }
     check_429(&head_only(b.local_addr(), address, 1 << 20).await);
-    let r = send(
-        "POST",
-        &b.url("/mcp"),
-        &from("10.9.8.8"),
-        &init_body("2025-11-25").to_string(),
-    )
-    .await;
+    let r = initialize_from(&b.url("/mcp"), "10.9.8.8", "2025-11-25").await;
     assert_eq!(r.status, 200, "{}", r.body);
 }
 
