@@ -6,65 +6,25 @@
 //! answered with the client's own elicitation handler, and a result the server answers at once
 //! is held as a completed task.
 
+use crate::common_task_tools;
 use ferromcp::client::http::connect;
 use ferromcp::client::{Client, ClientHandlers, ClientOptions, ProtocolMode};
 use ferromcp::protocol::{
-    CallToolResult, ElicitAction, ElicitResult, ProtocolVersion, TaskStatus, TaskSupport, Tool,
+    CallToolResult, ElicitAction, ElicitResult, ProtocolVersion, TaskStatus, Tool,
 };
 use ferromcp::server::{tool_fn, Server};
 use ferromcp::session::RequestOptions;
 use ferromcp::transport::http::{serve_http, HttpClientOptions, HttpServerOptions};
 use ferromcp::McpError;
-use serde_json::{json, Value};
+use serde_json::json;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 fn server(stopped: Arc<AtomicBool>) -> Server {
-    let opt = |name: &str| Tool::new(name).with_task_support(TaskSupport::Optional);
-    Server::builder("client-tasks-test", "1.0")
-        .options(|o| {
-            o.tasks_extension = true;
-            o.tasks.poll_interval = Duration::from_millis(20);
-        })
-        .tool_raw(
-            opt("slow"),
-            tool_fn(move |args, ctx| {
-                let stopped = stopped.clone();
-                async move {
-                    let ms = args.get("ms").and_then(Value::as_u64).unwrap_or(100);
-                    tokio::select! {
-                        _ = tokio::time::sleep(Duration::from_millis(ms)) => {}
-                        _ = ctx.cancellation().cancelled() => {
-                            stopped.store(true, Ordering::SeqCst);
-                            return Err(McpError::cancelled(None));
-                        }
-                    }
-                    Ok(CallToolResult::text(format!("slept {ms} ms")))
-                }
-            }),
-        )
-        .tool_raw(
-            opt("confirm"),
-            // Handler code of the handshake era: one request to the client while it runs.
-            tool_fn(|_, ctx| async move {
-                tokio::time::sleep(Duration::from_millis(30)).await;
-                let a = ctx
-                    .request(
-                        "elicitation/create",
-                        Some(json!({ "message": "Delete?", "requestedSchema": {
-                            "type": "object",
-                            "properties": { "name": { "type": "string" } } } })),
-                    )
-                    .await?;
-                Ok(CallToolResult::text(format!(
-                    "{} {}",
-                    a["action"].as_str().unwrap_or("?"),
-                    a["content"]["name"].as_str().unwrap_or("?")
-                )))
-            }),
-        )
+    let opt = common_task_tools::task_tool;
+    common_task_tools::with_task_tools(Server::builder("client-tasks-test", "1.0"), stopped)
         .tool_raw(
             opt("broken"),
             tool_fn(|_, _| async {

@@ -16,6 +16,8 @@
 mod common;
 #[path = "../common_cache_hints/mod.rs"]
 mod common_cache_hints;
+#[path = "../common_task_tools/mod.rs"]
+mod common_task_tools;
 #[path = "../common_http/mod.rs"]
 mod common_http;
 #[path = "../common_modern/mod.rs"]

@@ -2,62 +2,30 @@
 //! `get_task`, `get_task_result`, `cancel_task`): one JSON shape in both eras. The client side
 //! of tasks itself is checked in core's `integration/client_tasks.rs`.
 
+use crate::common_task_tools;
 use ferromcp::client::http::connect;
 use ferromcp::client::{Client, ClientHandlers, ClientOptions, ProtocolMode};
-use ferromcp::protocol::{CallToolResult, ElicitAction, ElicitResult, TaskSupport, Tool};
-use ferromcp::server::{tool_fn, Server};
+use ferromcp::protocol::{ElicitAction, ElicitResult};
+use ferromcp::server::Server;
 use ferromcp::transport::http::{
     serve_http, HttpClientOptions, HttpServerHandle, HttpServerOptions,
 };
-use ferromcp::McpError;
 use ferromcp_embed::{CallOptions, EmbeddedClient};
-use serde_json::{json, Value};
+use serde_json::json;
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::time::Duration;
 
 const ERAS: [ProtocolMode; 2] = [ProtocolMode::Handshake, ProtocolMode::PerRequest];
 
-/// Two task-capable tools: `slow` sleeps `ms` (cancellable), `confirm` asks the client for a
-/// name (one elicitation request while it runs) and answers `"<action> <name>"`.
+/// The task-capable tools `slow` and `confirm` (`common_task_tools`), as core's client tests
+/// serve them.
 fn server() -> Server {
-    let opt = |name: &str| Tool::new(name).with_task_support(TaskSupport::Optional);
-    Server::builder("embedded-tasks-test", "1.0")
-        .options(|o| {
-            o.tasks_extension = true;
-            o.tasks.poll_interval = Duration::from_millis(20);
-        })
-        .tool_raw(
-            opt("slow"),
-            tool_fn(|args, ctx| async move {
-                let ms = args.get("ms").and_then(Value::as_u64).unwrap_or(100);
-                tokio::select! {
-                    _ = tokio::time::sleep(Duration::from_millis(ms)) => {}
-                    _ = ctx.cancellation().cancelled() => return Err(McpError::cancelled(None)),
-                }
-                Ok(CallToolResult::text(format!("slept {ms} ms")))
-            }),
-        )
-        .tool_raw(
-            opt("confirm"),
-            tool_fn(|_, ctx| async move {
-                tokio::time::sleep(Duration::from_millis(30)).await;
-                let a = ctx
-                    .request(
-                        "elicitation/create",
-                        Some(json!({ "message": "Delete?", "requestedSchema": {
-                            "type": "object",
-                            "properties": { "name": { "type": "string" } } } })),
-                    )
-                    .await?;
-                Ok(CallToolResult::text(format!(
-                    "{} {}",
-                    a["action"].as_str().unwrap_or("?"),
-                    a["content"]["name"].as_str().unwrap_or("?")
-                )))
-            }),
-        )
-        .build()
-        .unwrap()
+    common_task_tools::with_task_tools(
+        Server::builder("embedded-tasks-test", "1.0"),
+        Arc::new(AtomicBool::new(false)),
+    )
+    .build()
+    .unwrap()
 }
 
 struct Fixture {

@@ -7,6 +7,8 @@
 
 #[path = "../../../core/tests/common_cache_hints/mod.rs"]
 mod common_cache_hints;
+#[path = "../../../core/tests/common_task_tools/mod.rs"]
+mod common_task_tools;
 // Not every helper of these modules is used here.
 #[path = "../../../core/tests/common_http/mod.rs"]
 mod common_http;
