@@ -16,14 +16,14 @@
 mod common;
 #[path = "../common_cache_hints/mod.rs"]
 mod common_cache_hints;
-#[path = "../common_task_tools/mod.rs"]
-mod common_task_tools;
 #[path = "../common_http/mod.rs"]
 mod common_http;
 #[path = "../common_modern/mod.rs"]
 mod common_modern;
 #[path = "../common_replicas/mod.rs"]
 mod common_replicas;
+#[path = "../common_task_tools/mod.rs"]
+mod common_task_tools;
 #[path = "../common_wire/mod.rs"]
 mod common_wire;
 #[path = "../support/mod.rs"]
