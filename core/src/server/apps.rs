@@ -46,6 +46,7 @@ pub const LEGACY_RESOURCE_URI_KEY: &str = "ui/resourceUri";
 /// The origins a UI may reach, which the host turns into its Content Security Policy. Empty
 /// lists are left out: the host's restrictive default applies.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct UiCsp {
     /// Origins for fetch, XHR and WebSocket (`connect-src`).
     pub connect_domains: Vec<String>,
@@ -57,8 +58,16 @@ pub struct UiCsp {
     pub base_uri_domains: Vec<String>,
 }
 
+crate::setters::with_setters!(UiCsp {
+    connect_domains: Vec<String> => with_connect_domains,
+    resource_domains: Vec<String> => with_resource_domains,
+    frame_domains: Vec<String> => with_frame_domains,
+    base_uri_domains: Vec<String> => with_base_uri_domains,
+});
+
 /// The browser permissions a UI asks for (the host may grant or not).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct UiPermissions {
     /// `camera`.
     pub camera: bool,
@@ -70,8 +79,16 @@ pub struct UiPermissions {
     pub clipboard_write: bool,
 }
 
+crate::setters::with_setters!(UiPermissions {
+    camera: bool => with_camera,
+    microphone: bool => with_microphone,
+    geolocation: bool => with_geolocation,
+    clipboard_write: bool => with_clipboard_write,
+});
+
 /// Who may call a tool that has a UI.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Visibility {
     /// The model (the agent's tool list).
     Model,
@@ -90,6 +107,7 @@ impl Visibility {
 
 /// A tool's `_meta.ui`: the UI it renders its results with, and who may call it.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct UiToolMeta {
     /// The `ui://` URI of a UI resource registered on the same server.
     pub resource_uri: String,
@@ -128,6 +146,7 @@ impl UiToolMeta {
 
 /// An MCP App's UI: a `ui://` resource serving one HTML document, with its `_meta.ui`.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct UiResource {
     /// The `ui://` URI.
     pub uri: String,

@@ -108,6 +108,7 @@ pub struct AuthorizationConfig {
 /// One rule of an [`AuthorizationConfig`].
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[non_exhaustive]
 pub struct ScopeRuleConfig {
     /// `tool`, `resource` or `prompt`.
     pub kind: ItemKind,
@@ -115,6 +116,17 @@ pub struct ScopeRuleConfig {
     pub pattern: String,
     /// The scopes the principal must all hold.
     pub scopes: Vec<String>,
+}
+
+impl ScopeRuleConfig {
+    /// Items of `kind` named (or with a URI) matching `pattern` need all of `scopes`.
+    pub fn new(kind: ItemKind, pattern: impl Into<String>, scopes: Vec<String>) -> Self {
+        Self {
+            kind,
+            pattern: pattern.into(),
+            scopes,
+        }
+    }
 }
 
 /// The authorization layer. An item is visible, and usable, when every scope rule that matches

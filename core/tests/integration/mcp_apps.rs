@@ -22,14 +22,11 @@ fn server() -> Server {
         .ui_resource(
             UiResource::new("ui://weather/dashboard", "dashboard", HTML)
                 .with_description("Weather dashboard")
-                .with_csp(UiCsp {
-                    connect_domains: vec!["https://api.weather.example".into()],
-                    ..Default::default()
-                })
-                .with_permissions(UiPermissions {
-                    geolocation: true,
-                    ..Default::default()
-                })
+                .with_csp(
+                    UiCsp::default()
+                        .with_connect_domains(vec!["https://api.weather.example".into()]),
+                )
+                .with_permissions(UiPermissions::default().with_geolocation(true))
                 .with_prefers_border(true),
         )
         .ui_tool(
@@ -206,10 +203,8 @@ fn tool_naming_an_unregistered_ui_is_refused_at_registration() {
 
 #[test]
 fn malformed_ui_meta_is_refused_at_registration() {
-    let ui = UiResource::new("ui://a/b", "b", "<p>").with_csp(UiCsp {
-        connect_domains: vec![String::new()],
-        ..Default::default()
-    });
+    let ui = UiResource::new("ui://a/b", "b", "<p>")
+        .with_csp(UiCsp::default().with_connect_domains(vec![String::new()]));
     let m = refusal(Server::builder("x", "1").ui_resource(ui));
     assert!(
         m.contains("_meta.ui.csp.connectDomains must be a list of non-empty strings"),
