@@ -608,7 +608,7 @@ impl ServerBuilder {
     /// let server = Server::builder("weather", "1.0")
     ///     .ui_resource(
     ///         UiResource::new("ui://weather/dashboard", "dashboard", "<!doctype html><p>…</p>")
-    ///             .with_csp(UiCsp { connect_domains: vec!["https://api.example.com".into()], ..Default::default() }),
+    ///             .with_csp(UiCsp::default().with_connect_domains(vec!["https://api.example.com".into()])),
     ///     )
     ///     .ui_tool(
     ///         Tool::new("get_weather"),
