@@ -201,6 +201,14 @@ async fn the_lane_and_the_general_path_answer_the_same_bytes_in_the_handshake_er
             .same(&call(5, json!({ "name": "structured" })), &json!(5))
             .await;
         assert_eq!(answer(&a)["result"]["content"][0]["text"], "s", "{a:?}");
+        // structuredContent exists from 2025-06-18 on (a tool without an outputSchema may still
+        // return it); a 2025-03-26 client gets the content only.
+        let structured = &answer(&a)["result"]["structuredContent"];
+        if version == "2025-03-26" {
+            assert!(structured.is_null(), "{a:?}");
+        } else {
+            assert_eq!(structured, &json!({ "a": [1, 2], "b": "c" }), "{a:?}");
+        }
         // Argument validation and bad arguments.
         let a = pair
             .same(
@@ -332,6 +340,14 @@ async fn the_lane_and_the_general_path_answer_the_same_bytes_in_the_per_request_
     ];
     for (i, params) in cases.into_iter().enumerate() {
         let id = 100 + i as u64;
-        pair.same(&call(id, params), &json!(id)).await;
+        let structured = params["name"] == "structured";
+        let a = pair.same(&call(id, params), &json!(id)).await;
+        if structured {
+            assert_eq!(
+                answer(&a)["result"]["structuredContent"],
+                json!({ "a": [1, 2], "b": "c" }),
+                "{a:?}"
+            );
+        }
     }
 }
