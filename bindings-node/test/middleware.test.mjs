@@ -244,6 +244,31 @@ test('a cancelled request aborts the layer\'s signal and the handler\'s; next() 
   await c.close();
 });
 
+test('a later layer\'s own -32800 passes through a layer without aborting it', async () => {
+  let layerSignal;
+  let nextRejected;
+  const outer = async (ctx, next) => {
+    if (ctx.tool !== 'echo') return next();
+    layerSignal = ctx.requestContext.signal;
+    try {
+      return await next();
+    } catch (e) {
+      nextRejected = e;
+      throw e;
+    }
+  };
+  const inner = (ctx, next) => {
+    if (ctx.tool === 'echo') throw new McpError(ErrorCode.RequestCancelled, 'the layer gave up by itself');
+    return next();
+  };
+  const c = await Client.memory(server(outer, inner));
+  await assert.rejects(c.callTool({ name: 'echo' }), isMcpError(ErrorCode.RequestCancelled, 'the layer gave up by itself'));
+  assert.ok(nextRejected instanceof McpError, String(nextRejected));
+  assert.equal(nextRejected.code, ErrorCode.RequestCancelled);
+  assert.equal(layerSignal.aborted, false, 'the request was not cancelled: the layer keeps its signal');
+  await c.close();
+});
+
 test('rate limit answers -32004 with retryAfter', async () => {
   const s = server(rateLimit({ limit: 2, windowMs: 400, methods: ['tools/call'] }));
   const c = await Client.memory(s);

@@ -126,6 +126,18 @@ export function errorFromCode(code: number, message: string, data?: unknown, kin
   return new McpError(code, message, data);
 }
 
+/** The engine's {@link ErrorKind} of an error thrown by the native layer, if it is one.
+ * `'cancelled'` says the engine cancelled the request, which a peer's or a handler's own
+ * -32800 (`'rpc'`) does not. @internal */
+export function nativeErrorKind(e: unknown): ErrorKind | undefined {
+  if (!(e instanceof Error) || !e.message.startsWith(MARKER)) return undefined;
+  try {
+    return (JSON.parse(e.message.slice(MARKER.length)) as { kind?: ErrorKind }).kind;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Turns an error thrown by the native layer into an {@link McpError} (others pass through). */
 export function fromNative(e: unknown): unknown {
   if (e instanceof Error && e.message.startsWith(MARKER)) {

@@ -31,7 +31,7 @@ import type { AuthInfo } from './auth';
 import type { ResponseCacheOptions } from './cache';
 import type { AuthorizationLayer } from './composition';
 import type { RequestContext } from './context';
-import { asMcpError, call, ErrorCode, McpError } from './errors';
+import { asMcpError, ErrorCode, fromNative, McpError, nativeErrorKind } from './errors';
 import native from './native';
 import type { RequestId } from './types';
 import type { OpenTelemetryLayer } from './otel';
@@ -232,10 +232,12 @@ function adapt(layer: MiddlewareFunction): (payload: unknown, rctx: RequestConte
     const { request, next: key } = payload as { request: WireRequest; next: number };
     const ctx = new MiddlewareContext(request, rctx);
     const next: NextFunction = () =>
-      call(native.middlewareNext(key, { method: ctx.method, params: ctx.params })).catch((e: unknown) => {
-        // Cancelled: abort the layer's signal now (the engine's abort may come after this).
-        if ((e as { code?: unknown })?.code === ErrorCode.RequestCancelled) rctx._abort();
-        throw e;
+      native.middlewareNext(key, { method: ctx.method, params: ctx.params }).catch((e: unknown) => {
+        // The engine cancelled the request: abort the layer's signal now (the engine's abort may
+        // come after this). A -32800 that a later layer or the handler answered with itself is
+        // of kind 'rpc' and aborts nothing.
+        if (nativeErrorKind(e) === 'cancelled') rctx._abort();
+        throw fromNative(e);
       });
     let out: unknown;
     try {
