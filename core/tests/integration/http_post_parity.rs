@@ -1,16 +1,16 @@
 //! A POST gets the same answer whichever path of `transport/http/server/post.rs` serves it.
 //!
-//! A per-request-era (2026-07-28) request answered with JSON is served on a bare engine session
-//! (`per_request_post.rs`); every other POST takes the general path (an HTTP session, its
-//! routing table and stream queue). Stateless JSON mode had a bare-session path of its own too
-//! (`stateless_post.rs`, retired: under 10 % in a timed benchmark); these tests pinned it and
-//! now pin the general path's stateless JSON answers. They send the same requests down each
-//! path and compare the bytes: a stateless JSON request alone against the same request as a
-//! batch of one (2025-03-26) and against a stateless SSE server's answer event; a per-request
-//! call with a progress token on a JSON server (bare session) against the same call on an SSE
-//! server (which streams it on the general path). The refusals every mode shares (bad JSON,
-//! content type, Accept, oversize, batches where the revision has none, unknown session, a
-//! notification alone) are compared across the four handshake-era modes and the per-request era.
+//! A per-request-era (2026-07-28) request answered with JSON is served in its POST's future on an
+//! engine session of its own; every other POST has an HTTP session, its routing table and stream
+//! queue. The first, and stateless JSON mode, had modules of their own once (`per_request_post.rs`,
+//! `stateless_post.rs`; both retired into `post.rs`: under 10 % in a timed benchmark); these tests
+//! pinned them and now pin the one path. They send the same requests down each path and compare the
+//! bytes: a stateless JSON request alone against the same request as a batch of one (2025-03-26)
+//! and against a stateless SSE server's answer event; a per-request call with a progress token on a
+//! JSON server (no HTTP session) against the same call on an SSE server (which streams it on the
+//! general path). The refusals every mode shares (bad JSON, content type, Accept, oversize, batches
+//! where the revision has none, unknown session, a notification alone) are compared across the four
+//! handshake-era modes and the per-request era.
 
 use crate::common_http::{send, Resp};
 use crate::common_modern;
@@ -193,8 +193,8 @@ async fn a_stateless_json_request_is_answered_as_on_the_general_path() {
 
 #[tokio::test]
 async fn a_per_request_json_answer_is_the_streaming_paths_answer_event() {
-    // A call carrying a progress token: a JSON server answers it with one JSON body on a bare
-    // session; an SSE server streams it (progress, then the answer) on the general path.
+    // A call carrying a progress token: a JSON server answers it with one JSON body, with no
+    // HTTP session; an SSE server streams it (progress, then the answer) on an HTTP session.
     let json_ep = open(false, true).await;
     let sse_ep = open(false, false).await;
     let meta = common_modern::meta(json!({}));

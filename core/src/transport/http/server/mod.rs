@@ -23,9 +23,8 @@
 //! - [`session_table`]: this replica's live sessions, and admission when the table is full;
 //! - [`app`]: the state of one mounted endpoint: its table of live sessions (private to this
 //!   replica, rebuilt from the session store on a miss) and its bus listener;
-//! - [`per_request_post`]: a per-request-era POST answered with one JSON body, served on a bare
-//!   engine session (no [`HttpSession`], no routing table);
-//! - [`post`], [`streamable`]: the Streamable HTTP endpoint (POST; GET, DELETE and dispatch);
+//! - [`post`], [`streamable`]: the Streamable HTTP endpoint (POST, every mode and era, one path;
+//!   GET, DELETE and dispatch);
 //! - [`protect`]: the bearer-token check of protected endpoints and their metadata document;
 //! - [`legacy`]: the 2024-11-05 HTTP+SSE endpoints;
 //! - [`axum_adapter`]: [`router`], the endpoints as an axum router;
@@ -47,7 +46,6 @@ mod host_guard;
 mod legacy;
 mod listener;
 mod oauth_proxy_routes;
-mod per_request_post;
 mod post;
 mod protect;
 mod replica;

@@ -1,7 +1,16 @@
 //! POST on the Streamable HTTP endpoint: parses the body, finds or creates the session (per
 //! session, stateless or per-request era), starts each request and answers with JSON or an SSE
-//! stream. A per-request-era request answered with JSON is handed to [`super::per_request_post`]
-//! once its headers and `_meta` are checked.
+//! stream.
+//!
+//! Every POST takes this one path; the era is data. A per-request-era (2026-07-28) request
+//! answered with one JSON body (no progress token, no log level, not a subscription) differs
+//! only in what serves it: nothing of it outlives the POST, so it holds no HTTP session (no
+//! routing table, no stream queue) but an engine session of its own
+//! ([`App::per_request_session`]), and its handler runs inside the POST's future, so a client
+//! that disconnects drops that future, which closes the session and cancels the handler. It
+//! starts ([`start`]) and is answered ([`json_answer`]) as every other request is. (Until
+//! 2026-11-30 it had a module of its own, `per_request_post.rs`: a twin of this path, worth 3 %
+//! of the server CPU per call in a timed benchmark, `bench/results/fast-path-twins.md`.)
 
 use super::super::per_request;
 use super::super::request::{HttpRequest, Mcp};
@@ -10,7 +19,6 @@ use super::super::store::BusMessage;
 use super::app::{consumes, new_session_id, App};
 use super::checks::{accepts, check_content_type, check_version_value};
 use super::frames::{frame_queue, json_body, offer, Frame, Out};
-use super::per_request_post::{self, Lone};
 use super::replica::Effects;
 use super::responses::{response_with, rpc_error, sse_response, status_only};
 use super::routes::{SmallIds, StreamRoute};
@@ -19,11 +27,12 @@ use super::sse_body::{join_sse, listen_sse_body, sse_body};
 use crate::jsonrpc::{ErrorResponse, Message, RequestId};
 use crate::protocol::ProtocolVersion;
 use crate::session::inbound::{self, BatchScope, Inbound};
-use crate::session::{Incoming, LaneAnswer, SharedMeta};
+use crate::session::{Incoming, LaneAnswer, Session, SharedMeta, ToolCallParams};
 use crate::McpError;
 use axum::body::Body;
 use axum::http::StatusCode;
 use axum::response::Response;
+use futures_util::future::BoxFuture;
 use serde_json::json;
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -92,14 +101,8 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
         Err(_) if modern => None,
         Err(r) => return r,
     };
-    /// One message of the body: as parsed, or a `tools/call` request on the engine's lane (its
-    /// params read straight into what the call uses; see `Session::start_tool_call`).
-    enum Item<'a> {
-        Msg(Message),
-        Call(RequestId, crate::session::ToolCallParams<'a>),
-    }
     // Per-request era: a `tools/call` on the lane checked from the members it was read into.
-    let check_call = |p: &crate::session::ToolCallParams<'_>| {
+    let check_call = |p: &ToolCallParams<'_>| {
         per_request::check_tool_call(
             headers,
             version_raw,
@@ -180,14 +183,22 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
         // JSON unless the request asked for progress or logs (the server's JSON choice still
         // holds then) or is a subscription.
         if listen.is_none() && (app.options.json_response || !streams) {
-            // Answered with one JSON body: nothing of it outlives the POST, so it needs no
-            // HTTP session (`per_request_post`).
-            let lone = match items.pop() {
-                Some(Ok(Item::Call(id, params))) => Lone::Call(id, params),
-                Some(Ok(Item::Msg(Message::Request(r)))) => Lone::Request(r),
-                _ => return status_only(StatusCode::ACCEPTED),
+            // Answered with one JSON body: nothing of it outlives the POST, so it holds no
+            // HTTP session; it runs here, in the POST's future, on an engine session closed
+            // when the POST ends (answered, or dropped by a client that went away: closing
+            // cancels the handler).
+            let session = app.per_request_session(meta_read);
+            let out = match items.pop() {
+                Some(Ok(item)) => match start(&session, &app, item) {
+                    Started::Nothing => None,
+                    Started::Reply(out) => Some(out),
+                    Started::Msg(fut) => fut.await.map(Out::Msg),
+                    Started::Call(fut) => fut.await,
+                },
+                _ => None,
             };
-            return per_request_post::answer(&app, meta_read, lone).await;
+            drop(session);
+            return json_answer(out.into_iter().collect(), false, true, None);
         }
         let h = app.new_session(None, false, false);
         let caps = app.server.capabilities_shared(meta_read.version);
@@ -318,7 +329,7 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
         return status_only(StatusCode::ACCEPTED);
     }
     // A per-request-era request here wants a stream (progress, logs or a subscription): those
-    // answered with JSON took `per_request_post`.
+    // answered with JSON were answered above.
     let json_mode = !modern && (app.options.json_response || new_session);
     let (tx, rx) = frame_queue(
         app.options.stream_queue_capacity.max(items.len() + 2),
@@ -395,36 +406,20 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
         http.schedule_close(app.options.close_streams_after, slot, 0);
     }
     for m in items.into_iter().flatten() {
-        match m {
-            Item::Msg(m) => {
-                let rid = match &m {
-                    Message::Request(r) => Some(r.id.clone()),
-                    _ => None,
-                };
-                match http.session.handle_incoming(m) {
-                    Incoming::Nothing => {
-                        if let Some(id) = rid {
-                            http.finish_silently(&id);
-                        }
-                    }
-                    Incoming::Reply(reply) => http.route(reply, rid),
-                    Incoming::Pending(fut) => drive(&app, &http, fut, rid, Out::Msg),
+        let rid = match &m {
+            Item::Msg(Message::Request(r)) => Some(r.id.clone()),
+            Item::Call(id, _) => Some(id.clone()),
+            Item::Msg(_) => None,
+        };
+        match start(&http.session, &app, m) {
+            Started::Nothing => {
+                if let Some(id) = rid {
+                    http.finish_silently(&id);
                 }
             }
-            Item::Call(id, params) => {
-                // The session decides the lane by its era (`Session::start_tool_call`).
-                let rid = Some(id.clone());
-                let into = |a: Option<LaneAnswer>| a.map(Out::from);
-                match http.session.start_tool_call(&app.server, id, params, into) {
-                    Ok(fut) => drive(&app, &http, fut, rid, |o| o),
-                    Err(Some(reply)) => http.route_out(reply, rid),
-                    Err(None) => {
-                        if let Some(id) = rid {
-                            http.finish_silently(&id);
-                        }
-                    }
-                }
-            }
+            Started::Reply(reply) => http.route_out(reply, rid),
+            Started::Msg(fut) => drive(&app, &http, fut, rid, Out::Msg),
+            Started::Call(fut) => drive(&app, &http, fut, rid, |o| o),
         }
     }
     if changes_state {
@@ -481,16 +476,7 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
                 return response_with(status, Body::from(body), "application/json", None);
             }
         }
-        let sid = sid_out.as_deref();
-        if out.is_empty() {
-            return status_only(StatusCode::ACCEPTED);
-        }
-        let status = match out.as_slice() {
-            [Out::Msg(Message::Error(e))] if modern => per_request::error_status(e.error.code),
-            _ => StatusCode::OK,
-        };
-        let body = Body::from(json_body(&out, batch));
-        return response_with(status, body, "application/json", sid);
+        return json_answer(out, batch, modern, sid_out.as_deref());
     }
     let mut finished = rx.take_finished();
     if finished.is_none() {
@@ -542,6 +528,68 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
         None => sse_body(rx, None, Some(keep), app.options.sse_keep_alive),
     };
     sse_response(sid_out.as_deref(), body)
+}
+
+/// One message of a POST's body: as parsed, or a `tools/call` request on the engine's lane (its
+/// params read straight into what the call uses; see `Session::start_tool_call`).
+enum Item<'a> {
+    Msg(Message),
+    Call(RequestId, ToolCallParams<'a>),
+}
+
+/// How an item of the body started on its session.
+enum Started {
+    /// Nothing to send back (a notification or a response, or a call that ends unanswered).
+    Nothing,
+    /// An immediate answer.
+    Reply(Out),
+    /// A handler still to finish (or to start, on its first poll); `None`: send nothing.
+    Msg(BoxFuture<'static, Option<Message>>),
+    /// A `tools/call` on the engine's lane, its answer made routable.
+    Call(BoxFuture<'static, Option<Out>>),
+}
+
+/// Starts `item` on `session`, for every POST of every era: the session decides what a
+/// message is and which lane a `tools/call` takes by its era (`Session::handle_incoming`,
+/// `Session::start_tool_call`).
+fn start(session: &Arc<Session>, app: &App, item: Item<'_>) -> Started {
+    match item {
+        Item::Msg(m) => match session.handle_incoming(m) {
+            Incoming::Nothing => Started::Nothing,
+            Incoming::Reply(reply) => Started::Reply(Out::Msg(reply)),
+            Incoming::Pending(fut) => Started::Msg(fut),
+        },
+        Item::Call(id, params) => {
+            let into = |a: Option<LaneAnswer>| a.map(Out::from);
+            match session.start_tool_call(&app.server, id, params, into) {
+                Ok(fut) => Started::Call(fut),
+                Err(Some(reply)) => Started::Reply(reply),
+                Err(None) => Started::Nothing,
+            }
+        }
+    }
+}
+
+/// A POST answered with JSON: 202 with no answer; else the answer (a batch's as an array),
+/// with `200`, or, for a per-request-era error, the status its code calls for
+/// ([`per_request::error_status`]).
+fn json_answer(out: Vec<Out>, batch: bool, modern: bool, sid: Option<&str>) -> Response {
+    if out.is_empty() {
+        return status_only(StatusCode::ACCEPTED);
+    }
+    let status = match out.as_slice() {
+        [Out::Msg(Message::Error(e))] if modern => per_request::error_status(e.error.code),
+        _ => StatusCode::OK,
+    };
+    let body = match batch {
+        true => json_body(&out, true),
+        // One message, taken (a written answer is not copied).
+        false => out
+            .into_iter()
+            .next()
+            .map_or_else(Vec::new, Out::into_bytes),
+    };
+    response_with(status, Body::from(body), "application/json", sid)
 }
 
 /// Runs a handler's first poll here, so that most requests are answered from their own POST
