@@ -43,7 +43,11 @@ impl EmbeddedServer {
     /// `"resources/read"`, `"tools/call"`, ...), that method's ([`ResponseCache::invalidate`]);
     /// with `uri`, the cached reads of that resource ([`ResponseCache::invalidate_resource`]).
     /// Refused when both are given, or when no `responseCache` layer is configured here (an
-    /// invalidation that could do nothing is a mistake worth hearing about).
+    /// invalidation that could do nothing is a mistake worth hearing about). Served over HTTP
+    /// by replicas sharing a bus (`redisUrl`), it reaches every replica's caches: the engine's
+    /// methods called here publish it (`ferromcp::server::middleware::ResponseCache`, "Across
+    /// replicas"), so Python's `invalidate_cache`, Node's `invalidateCache` and Swift's
+    /// `invalidateCache` need nothing of their own.
     pub fn invalidate_cache(
         &self,
         method: Option<&str>,

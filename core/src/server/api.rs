@@ -120,6 +120,9 @@ pub(crate) struct ServerInner {
     /// Where server-wide notifications also go: the other replicas of an HTTP deployment
     /// (each hook returns false once its endpoint is gone, and is then dropped).
     pub fanout: Mutex<Vec<Fanout>>,
+    /// Where an explicit response-cache invalidation also goes: the other replicas of an HTTP
+    /// deployment (`middleware/cache.rs`; each hook returns false once its endpoint is gone).
+    pub cache_relays: Mutex<Vec<super::middleware::CacheRelay>>,
     /// `subscriptions/listen` streams open now (at most `options.max_listen_streams`).
     pub listen_streams: std::sync::atomic::AtomicUsize,
     /// [`Server::server_info_json`], made on first use.
@@ -173,6 +176,19 @@ impl MiddlewareLayers {
                 "middleware must be added before the server handles its first request",
             )),
         }
+    }
+}
+
+impl MiddlewareLayers {
+    /// The layers as they are now, without fixing the chain (a look from outside a request:
+    /// the chain stays open to [`Server::add_middleware`]).
+    pub(crate) fn current(&self) -> Vec<Arc<dyn super::middleware::Middleware>> {
+        if let Some(fixed) = self.fixed.get() {
+            return fixed.to_vec();
+        }
+        let open = self.open.lock().unwrap().clone();
+        // `None`: fixed (or being fixed) since the first look; the deref waits for it.
+        open.unwrap_or_else(|| std::ops::Deref::deref(self).to_vec())
     }
 }
 
@@ -269,6 +285,7 @@ impl Server {
                     caps_generation: Default::default(),
                     session_config: OnceLock::new(),
                     fanout: Mutex::new(Vec::new()),
+                    cache_relays: Mutex::new(Vec::new()),
                     listen_streams: Default::default(),
                     server_info_json: OnceLock::new(),
                     any_header_params: Default::default(),

@@ -104,6 +104,7 @@ mod replica_killed;
 mod request_meta_shapes;
 mod resources;
 mod response_cache;
+mod response_cache_replicas;
 mod router_connection_fairness;
 mod sampling_tools;
 mod schema_validation;

@@ -25,16 +25,43 @@
 //! one), and automatically on the server's own notifications: `tools/list_changed` empties the
 //! `tools/list` and cached `tools/call` entries, `prompts/list_changed` the `prompts/list` ones,
 //! `resources/list_changed` every resource entry, `resources/updated` the reads of that URI.
-//! The cache learns them through the server's fan-out hook (installed on the first request),
-//! which also carries what mounted servers relay. A notification from another replica is not
-//! seen here: across replicas an entry lives until its TTL. An answer computed while an
-//! invalidation happened is not stored (a generation count, as the capabilities cache does).
+//! The cache learns them through the server's fan-out hook (installed when an HTTP endpoint
+//! starts serving the server, or on the first request), which also carries what mounted servers
+//! relay. An answer computed while an invalidation happened is not stored (a generation count,
+//! as the capabilities cache does).
+//!
+//! Across replicas (an HTTP endpoint whose replicas share an event bus: `redis_url`, or
+//! endpoints of one process sharing an `InMemoryEventBus`): an explicit invalidation forgets
+//! this replica's entries at once, then goes on the bus
+//! ([`BusMessage::CacheInvalidate`](crate::transport::http::BusMessage), on the channel every
+//! other replica message uses, `{prefix}bus` on Redis), and each other replica applies it to the
+//! response caches in the chain of the server it serves. The server-wide notifications raised on
+//! another replica (`list_changed`, `resources/updated`, already carried by the bus for the
+//! sessions) are applied to this replica's caches the same way. The invalidation names no
+//! cache: a server with two caches loses the entries of both on the other replicas (a miss
+//! more, never a stale answer).
+//!
+//! Why the bus (pub/sub) and not a generation counter on Redis: a hit stays a memory look-up.
+//! A counter read on every hit is a Redis round trip per cached answer, the cost the cache is
+//! there to save; read on a period instead, the period becomes the staleness. An invalidation
+//! is rare next to the reads it saves, and costs one `PUBLISH`.
+//!
+//! During a Redis outage nothing is lost silently. The replica where the invalidation is made
+//! forgets its entries regardless. The bus keeps what it could not publish in its backlog
+//! (logged at `warn`: "redis event bus: publishing failed; holding messages back until Redis
+//! answers") and publishes it, in order, once Redis answers again, after a pause that lets the
+//! other replicas subscribe again: the invalidation arrives late, not never. Only an outage
+//! that outlasts the backlog (`BUS_BACKLOG` messages) drops messages; that is logged at `error`
+//! and counted (`RedisStore::bus_dropped`). Each cache counts the invalidations it handed to
+//! the other replicas and those it received ([`ResponseCache::replica_invalidations`]). And
+//! whatever happens to the bus, the TTL bounds how long an entry outlives its invalidation.
 
 use super::{Middleware, MiddlewareRequest, Next};
+use crate::server::api::ServerInner;
 use crate::server::Server;
 use crate::McpError;
 use futures_util::future::BoxFuture;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -105,6 +132,32 @@ impl ResponseCacheConfig {
     }
 }
 
+/// What an explicit invalidation forgets; it travels between the replicas of an HTTP
+/// deployment on their event bus
+/// ([`BusMessage::CacheInvalidate`](crate::transport::http::BusMessage)).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "scope", rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum CacheInvalidation {
+    /// Every entry ([`ResponseCache::invalidate_all`]).
+    All,
+    /// The entries of one method ([`ResponseCache::invalidate`]).
+    Method {
+        /// The method (`"tools/list"`, `"tools/call"`, ...).
+        method: String,
+    },
+    /// The cached reads of one resource ([`ResponseCache::invalidate_resource`]).
+    Resource {
+        /// The resource's URI.
+        uri: String,
+    },
+}
+
+/// A hook passing an explicit invalidation on to the other replicas (an HTTP endpoint's bus):
+/// `None` once its endpoint is gone (the hook is then dropped), else whether it was published
+/// (`false`: no other replica listens).
+pub(crate) type CacheRelay = Arc<dyn Fn(&CacheInvalidation) -> Option<bool> + Send + Sync>;
+
 struct Entry {
     value: Value,
     expires: Instant,
@@ -120,10 +173,15 @@ struct Inner {
     entries: Mutex<HashMap<String, HashMap<String, Entry>>>,
     /// Bumped by every invalidation.
     generation: AtomicU64,
-    /// The servers whose notifications this cache follows (their `ServerInner` addresses).
-    watched: Mutex<Vec<usize>>,
+    /// The servers whose notifications this cache follows, and through which its explicit
+    /// invalidations reach the other replicas.
+    watched: Mutex<Vec<Weak<ServerInner>>>,
     hits: AtomicU64,
     misses: AtomicU64,
+    /// Explicit invalidations published for the other replicas.
+    relayed: AtomicU64,
+    /// Invalidations received from other replicas.
+    received: AtomicU64,
 }
 
 /// The response cache layer; clones share one cache (keep one to invalidate it).
@@ -181,24 +239,62 @@ impl ResponseCache {
                 watched: Mutex::new(Vec::new()),
                 hits: AtomicU64::new(0),
                 misses: AtomicU64::new(0),
+                relayed: AtomicU64::new(0),
+                received: AtomicU64::new(0),
             }),
         })
     }
 
-    /// Forgets every entry.
+    /// Forgets every entry, here and on the other replicas (see the module's "Across
+    /// replicas").
     pub fn invalidate_all(&self) {
-        self.inner.invalidate(|_, _| true);
+        self.invalidate_everywhere(CacheInvalidation::All);
     }
 
-    /// Forgets the entries of one method (`"tools/list"`, `"tools/call"`, ...).
+    /// Forgets the entries of one method (`"tools/list"`, `"tools/call"`, ...), here and on
+    /// the other replicas.
     pub fn invalidate(&self, method: &str) {
-        self.inner.invalidate(|m, _| m == method);
+        self.invalidate_everywhere(CacheInvalidation::Method {
+            method: method.to_string(),
+        });
     }
 
-    /// Forgets the cached reads of one resource URI.
+    /// Forgets the cached reads of one resource URI, here and on the other replicas.
     pub fn invalidate_resource(&self, uri: &str) {
-        self.inner
-            .invalidate(|m, key| m == "resources/read" && uri_of(key).as_deref() == Some(uri));
+        self.invalidate_everywhere(CacheInvalidation::Resource {
+            uri: uri.to_string(),
+        });
+    }
+
+    /// Explicit invalidations this cache published for the other replicas, and those it
+    /// received from them, since it was made (both stay 0 on a server without replicas).
+    pub fn replica_invalidations(&self) -> (u64, u64) {
+        (
+            self.inner.relayed.load(Ordering::Relaxed),
+            self.inner.received.load(Ordering::Relaxed),
+        )
+    }
+
+    /// Applies `invalidation` here, then hands it to the relays of the servers this cache
+    /// serves (their HTTP endpoints' buses).
+    fn invalidate_everywhere(&self, invalidation: CacheInvalidation) {
+        self.inner.apply(&invalidation);
+        let servers: Vec<Server> = self
+            .inner
+            .watched
+            .lock()
+            .unwrap()
+            .iter()
+            .filter_map(Weak::upgrade)
+            .map(|inner| Server { inner })
+            .collect();
+        let mut published = false;
+        for server in &servers {
+            published |= server.relay_cache_invalidation(&invalidation);
+        }
+        if published {
+            self.inner.relayed.fetch_add(1, Ordering::Relaxed);
+        }
     }
 
     /// How many entries are held (expired ones included until they are dropped).
@@ -225,15 +321,19 @@ impl ResponseCache {
         )
     }
 
-    /// Follows `server`'s notifications (once per server).
-    fn watch(&self, server: &Server) {
-        let addr = Arc::as_ptr(&server.inner) as usize;
+    /// Follows `server`'s notifications, and passes explicit invalidations on through it
+    /// (once per server): when an HTTP endpoint starts serving it, or on the first request.
+    pub(crate) fn watch(&self, server: &Server) {
         {
             let mut watched = self.inner.watched.lock().unwrap();
-            if watched.contains(&addr) {
+            watched.retain(|w| w.strong_count() > 0);
+            if watched
+                .iter()
+                .any(|w| std::ptr::eq(w.as_ptr(), Arc::as_ptr(&server.inner)))
+            {
                 return;
             }
-            watched.push(addr);
+            watched.push(Arc::downgrade(&server.inner));
         }
         let weak: Weak<Inner> = Arc::downgrade(&self.inner);
         server.add_fanout(Arc::new(move |method: &str, params: Option<&Value>| {
@@ -311,6 +411,16 @@ fn uri_of(key: &str) -> Option<String> {
 }
 
 impl Inner {
+    fn apply(&self, invalidation: &CacheInvalidation) {
+        match invalidation {
+            CacheInvalidation::All => self.invalidate(|_, _| true),
+            CacheInvalidation::Method { method } => self.invalidate(|m, _| m == method),
+            CacheInvalidation::Resource { uri } => self.invalidate(|m, key| {
+                m == "resources/read" && uri_of(key).as_deref() == Some(uri.as_str())
+            }),
+        }
+    }
+
     fn invalidate(&self, drop: impl Fn(&str, &str) -> bool) {
         self.generation.fetch_add(1, Ordering::AcqRel);
         let mut entries = self.entries.lock().unwrap();
@@ -382,7 +492,67 @@ impl Inner {
     }
 }
 
+/// What the HTTP endpoints serving a server do with its response caches across replicas.
+impl Server {
+    /// The response caches in this server's chain, as it is now (the chain is not fixed).
+    pub(crate) fn response_caches(&self) -> Vec<ResponseCache> {
+        self.inner
+            .middleware
+            .current()
+            .iter()
+            .filter_map(|layer| layer.response_cache().cloned())
+            .collect()
+    }
+
+    /// Adds a relay for explicit invalidations (an HTTP endpoint whose replicas share a bus).
+    pub(crate) fn add_cache_relay(&self, relay: CacheRelay) {
+        self.inner.cache_relays.lock().unwrap().push(relay);
+    }
+
+    /// Hands an explicit invalidation to the relays (dropping those whose endpoint is gone);
+    /// whether any published it.
+    fn relay_cache_invalidation(&self, invalidation: &CacheInvalidation) -> bool {
+        let relays: Vec<CacheRelay> = self.inner.cache_relays.lock().unwrap().clone();
+        let mut published = false;
+        let mut gone: Vec<CacheRelay> = Vec::new();
+        for relay in &relays {
+            match relay(invalidation) {
+                Some(p) => published |= p,
+                None => gone.push(relay.clone()),
+            }
+        }
+        if !gone.is_empty() {
+            self.inner
+                .cache_relays
+                .lock()
+                .unwrap()
+                .retain(|r| !gone.iter().any(|g| Arc::ptr_eq(g, r)));
+        }
+        published
+    }
+
+    /// An explicit invalidation made on another replica, applied to this server's caches.
+    pub(crate) fn invalidate_caches_here(&self, invalidation: &CacheInvalidation) {
+        for cache in self.response_caches() {
+            cache.inner.apply(invalidation);
+            cache.inner.received.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// A server-wide notification raised on another replica, applied to this server's caches
+    /// as their own server's are.
+    pub(crate) fn caches_see_notification(&self, method: &str, params: Option<&Value>) {
+        for cache in self.response_caches() {
+            cache.inner.on_notification(method, params);
+        }
+    }
+}
+
 impl Middleware for ResponseCache {
+    fn response_cache(&self) -> Option<&ResponseCache> {
+        Some(self)
+    }
+
     fn handle<'a>(
         &'a self,
         request: MiddlewareRequest,

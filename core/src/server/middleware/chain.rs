@@ -57,6 +57,13 @@ pub trait Middleware: Send + Sync + 'static {
     fn address_limit(&self) -> Option<&super::RateLimit> {
         None
     }
+
+    /// The built-in [`ResponseCache`](super::ResponseCache) returns itself here: an HTTP
+    /// endpoint whose replicas share a bus then passes explicit invalidations between the
+    /// replicas' caches. Others: `None`.
+    fn response_cache(&self) -> Option<&super::ResponseCache> {
+        None
+    }
 }
 
 impl<M: Middleware + ?Sized> Middleware for Arc<M> {
@@ -74,6 +81,10 @@ impl<M: Middleware + ?Sized> Middleware for Arc<M> {
 
     fn address_limit(&self) -> Option<&super::RateLimit> {
         (**self).address_limit()
+    }
+
+    fn response_cache(&self) -> Option<&super::ResponseCache> {
+        (**self).response_cache()
     }
 }
 

@@ -32,7 +32,9 @@ mod timing;
 mod trusted_proxies;
 
 pub use builtin_config::MiddlewareConfig;
-pub use cache::{CacheScope, ResponseCache, ResponseCacheConfig, CACHED_METHODS};
+pub use cache::{
+    CacheInvalidation, CacheScope, ResponseCache, ResponseCacheConfig, CACHED_METHODS,
+};
 pub use chain::{Middleware, Next, NotificationNext};
 /// The future a layer returns (re-exported so a layer needs no `futures` dependency).
 pub use futures_util::future::BoxFuture;
@@ -48,5 +50,6 @@ pub use request::MiddlewareRequest;
 pub use timing::{Outcome, Timing, TimingEvent};
 pub use trusted_proxies::IpRange;
 
+pub(crate) use cache::CacheRelay;
 pub(crate) use chain::{notify_through, run_chain};
 pub(crate) use rate_limit::rate_limited;

@@ -119,6 +119,40 @@ impl App {
                 true
             }));
         }
+        {
+            // Explicit response-cache invalidations reach the other replicas' caches
+            // (`server/middleware/cache.rs`, "Across replicas"). The caches in the chain now
+            // learn their server here, so an invalidation made before any request is relayed
+            // too. A binding may invalidate from a thread of its own, outside the runtime: the
+            // publication runs on this endpoint's runtime.
+            for cache in app.server.response_caches() {
+                cache.watch(&app.server);
+            }
+            let weak = Arc::downgrade(&app);
+            let rt = tokio::runtime::Handle::try_current().ok();
+            app.server.add_cache_relay(Arc::new(move |invalidation| {
+                let app = weak.upgrade().filter(|a| !a.shutdown.is_cancelled())?;
+                if !app.replica.has_peers() {
+                    return Some(false);
+                }
+                let sent = app.replica.bus.publish(
+                    &app.replica.name,
+                    BusMessage::CacheInvalidate {
+                        invalidation: invalidation.clone(),
+                    },
+                );
+                let sent = async move {
+                    if let Err(e) = sent.await {
+                        tracing::warn!(error = %e, "publishing a cache invalidation failed");
+                    }
+                };
+                match &rt {
+                    Some(rt) => drop(rt.spawn(sent)),
+                    None => drop(tokio::spawn(sent)),
+                }
+                Some(true)
+            }));
+        }
         if let Some(store) = &app.options.task_store {
             app.server.set_task_store(store.clone());
         }
@@ -283,8 +317,12 @@ impl App {
                 }
             }
             BusMessage::Notify { method, params } => {
-                let params = params.and_then(|p| serde_json::from_str(&p).ok());
+                let params: Option<Value> = params.and_then(|p| serde_json::from_str(&p).ok());
+                self.server.caches_see_notification(&method, params.as_ref());
                 self.server.notify_here(&method, params);
+            }
+            BusMessage::CacheInvalidate { invalidation } => {
+                self.server.invalidate_caches_here(&invalidation);
             }
             BusMessage::TaskUpdate { task, responses } => {
                 if let Ok(responses) = serde_json::from_str(&responses) {
@@ -626,27 +664,17 @@ impl App {
         )
     }
 
-    /// The engine session that serves one per-request-era request answered with one JSON body,
-    /// whose headers and `_meta` were checked: no HTTP session around it (no routing table, no
-    /// stream; its outbound messages dropped, the answer being its only message), serving that
-    /// request alone ([`crate::session::Session::serve_alone`]: the request's cancellation is
-    /// the session's own). It is closed when the guard is dropped with the POST, answered or
-    /// dropped by a client that went away: closing cancels a handler still running.
-    pub(super) fn per_request_session(
-        &self,
-        meta: crate::session::RequestMeta,
-    ) -> PerRequestSession {
-        let caps = self.server.capabilities_shared(meta.version);
-        let session = crate::session::Session::with_shared_config(
+    /// An engine session of this endpoint with no HTTP session around it: no routing table, no
+    /// stream, its outbound messages dropped. For a per-request-era request answered with one
+    /// JSON body ([`super::per_request_post`]), whose answer is its only message.
+    pub(super) fn bare_session(&self) -> Arc<crate::session::Session> {
+        crate::session::Session::with_shared_config(
             crate::session::Role::Server,
             self.service.clone(),
             self.session_config.clone(),
             crate::session::Outbound::discard(),
             None,
-        );
-        session.serve_alone();
-        session.begin_per_request(meta, caps);
-        PerRequestSession(session)
+        )
     }
 
     /// Makes `session` a stateless-mode session ready for requests under `version`: negotiated
@@ -665,24 +693,6 @@ impl App {
             instructions: None,
         });
         session.set_state(STATE_READY);
-    }
-}
-
-/// A per-request-era request's engine session ([`App::per_request_session`]), closed when
-/// dropped.
-pub(super) struct PerRequestSession(Arc<crate::session::Session>);
-
-impl std::ops::Deref for PerRequestSession {
-    type Target = Arc<crate::session::Session>;
-
-    fn deref(&self) -> &Self::Target {
-        &self.0
-    }
-}
-
-impl Drop for PerRequestSession {
-    fn drop(&mut self) {
-        self.0.close();
     }
 }
 

@@ -65,6 +65,13 @@ pub enum BusMessage {
         /// Its params, as JSON text (`None`: no params).
         params: Option<String>,
     },
+    /// An explicit invalidation of the server's response caches on another replica
+    /// ([`ResponseCache::invalidate_all`](crate::server::middleware::ResponseCache) and its
+    /// siblings): every replica applies it to the response caches in its server's chain.
+    CacheInvalidate {
+        /// What is forgotten.
+        invalidation: crate::server::middleware::CacheInvalidation,
+    },
     /// `tasks/update` of a task of the tasks extension served by another replica: the replica
     /// running task `task` delivers `responses` to its parked input requests.
     TaskUpdate {
