@@ -664,17 +664,27 @@ impl App {
         )
     }
 
-    /// An engine session of this endpoint with no HTTP session around it: no routing table, no
-    /// stream, its outbound messages dropped. For a per-request-era request answered with one
-    /// JSON body ([`super::per_request_post`]), whose answer is its only message.
-    pub(super) fn bare_session(&self) -> Arc<crate::session::Session> {
-        crate::session::Session::with_shared_config(
+    /// The engine session that serves one per-request-era request answered with one JSON body,
+    /// whose headers and `_meta` were checked: no HTTP session around it (no routing table, no
+    /// stream; its outbound messages dropped, the answer being its only message), serving that
+    /// request alone ([`crate::session::Session::serve_alone`]: the request's cancellation is
+    /// the session's own). It is closed when the guard is dropped with the POST, answered or
+    /// dropped by a client that went away: closing cancels a handler still running.
+    pub(super) fn per_request_session(
+        &self,
+        meta: crate::session::RequestMeta,
+    ) -> PerRequestSession {
+        let caps = self.server.capabilities_shared(meta.version);
+        let session = crate::session::Session::with_shared_config(
             crate::session::Role::Server,
             self.service.clone(),
             self.session_config.clone(),
             crate::session::Outbound::discard(),
             None,
-        )
+        );
+        session.serve_alone();
+        session.begin_per_request(meta, caps);
+        PerRequestSession(session)
     }
 
     /// Makes `session` a stateless-mode session ready for requests under `version`: negotiated
@@ -693,6 +703,24 @@ impl App {
             instructions: None,
         });
         session.set_state(STATE_READY);
+    }
+}
+
+/// A per-request-era request's engine session ([`App::per_request_session`]), closed when
+/// dropped.
+pub(super) struct PerRequestSession(Arc<crate::session::Session>);
+
+impl std::ops::Deref for PerRequestSession {
+    type Target = Arc<crate::session::Session>;
+
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl Drop for PerRequestSession {
+    fn drop(&mut self) {
+        self.0.close();
     }
 }
 
