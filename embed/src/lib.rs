@@ -31,6 +31,9 @@
 //!   out) into the engine's; the OAuth options themselves are [`OAuthSettings`].
 //! - [`resolve_mcp_servers`] reads an `mcpServers` configuration for the bindings'
 //!   multi-server clients (normalized entries with their name prefixes, or the error).
+//! - [`log_forward`] hands the engine's `tracing` events (the request log, masked errors'
+//!   details, warnings) to the host language's logging through a sink the binding registers
+//!   ([`log_forward::install_log_sink`]).
 //! - [`CancelHandle`] lets a foreign caller cancel an outgoing request explicitly (for runtimes
 //!   such as UniFFI that cannot drop a Rust future).
 //! - [`ServerConfig`], [`HttpConfig`] and [`ClientConfig`] are the typed configuration (camelCase
@@ -55,6 +58,7 @@ mod handler;
 mod http;
 mod list_provider;
 mod listen;
+pub mod log_forward;
 mod mcp_servers;
 mod middleware;
 #[cfg(feature = "http")]
