@@ -131,8 +131,14 @@ impl ToolLane for Server {
     }
 
     fn takes_general_path(&self) -> bool {
-        // The middleware chain wraps the general path only (see `super::middleware`).
+        // The middleware chain wraps the general path, except for layers that can watch the
+        // lane's own call (`super::middleware::lane`): a chain of those only keeps the lane.
         self.has_middleware()
+            && self
+                .inner
+                .middleware
+                .iter()
+                .any(|layer| layer.tool_lane_observer().is_none())
     }
 
     fn add_server_info(&self, result: &mut Value) {
@@ -465,7 +471,29 @@ impl Server {
     ) -> Result<ToolOutput, McpError> {
         // `call_tool` directly, not through `call_tool_borrowed`: one future less to move.
         let version = ctx.protocol_version().unwrap_or(ProtocolVersion::LATEST);
+        if self.has_middleware() {
+            return self
+                .call_tool_observed(&name, arguments, task, ctx, version)
+                .await;
+        }
         self.call_tool(&name, arguments, task, ctx, version).await
+    }
+
+    /// A typed-lane call on a server whose layers all watch the lane (the lane is taken only
+    /// then, [`ToolLane::takes_general_path`]): `call_tool` inside each layer's observer.
+    fn call_tool_observed<'a>(
+        &'a self,
+        name: &'a str,
+        arguments: Option<Value>,
+        task: Option<Value>,
+        ctx: RequestContext,
+        version: ProtocolVersion,
+    ) -> BoxFuture<'a, Result<ToolOutput, McpError>> {
+        let mut parts = Some((arguments, task));
+        super::middleware::observe_all(&self.inner.middleware, name, ctx, &mut |ctx| {
+            let (arguments, task) = parts.take().unwrap_or_default();
+            Box::pin(self.call_tool(name, arguments, task, ctx, version))
+        })
     }
 
     /// [`Self::call_tool_fast`] on a borrowed server: for a caller that keeps its handle for the
@@ -482,7 +510,12 @@ impl Server {
         let version = ctx.protocol_version().unwrap_or(ProtocolVersion::LATEST);
         // Whether the server offers tools is checked by `call_tool` when the tool is not found
         // (the capability is there whenever a tool is), without the capabilities' lock.
-        self.call_tool(name, arguments, task, ctx, version)
+        if self.has_middleware() {
+            return futures_util::future::Either::Left(
+                self.call_tool_observed(name, arguments, task, ctx, version),
+            );
+        }
+        futures_util::future::Either::Right(self.call_tool(name, arguments, task, ctx, version))
     }
 
     /// `tools/call` once its params are taken apart (`name` already checked to be a string).

@@ -80,7 +80,8 @@ pub(crate) trait ToolLane: Clone + Send + Sync + 'static {
 
     /// Whether every `tools/call` takes the general path instead of this lane (the request
     /// handed to [`Session::handle_incoming`](super::Session::handle_incoming) as any other):
-    /// the server's middleware, say, wraps its dispatch and must see params and result as JSON.
+    /// the server's middleware, say, wraps its dispatch and must see params and result as JSON
+    /// (a server whose layers all watch this lane themselves keeps it).
     fn takes_general_path(&self) -> bool;
 
     /// Per-request era: names the server in `result`'s `_meta` (every result SHOULD).

@@ -5,7 +5,9 @@
 //! OTLP/HTTP (protobuf) and a Prometheus text rendering of the same metrics.
 //!
 //! Why here and in this shape: it sits above the server (its server side is a middleware layer,
-//! [`TelemetryLayer`], so the dispatch needs no hook) and below the client (which starts its
+//! [`TelemetryLayer`], which also watches the typed `tools/call` lane through the server's
+//! `ToolLaneObserver` hook, so installing it keeps that lane; a request not sampled costs only
+//! its sampling decision and a bound histogram record, `quiet.rs`) and below the client (which starts its
 //! spans through [`Telemetry`] when `ClientOptions::telemetry` is set). A [`Telemetry`] owns its
 //! tracer and meter providers (not the process-global ones), so two servers in one process may
 //! export to different places; [`Telemetry::shutdown`] flushes both.
@@ -16,6 +18,7 @@ mod config;
 mod otlp_http;
 mod prometheus;
 pub mod propagation;
+mod quiet;
 pub mod semconv;
 mod server_layer;
 
@@ -52,7 +55,10 @@ struct Inner {
     meter_provider: SdkMeterProvider,
     meter: Meter,
     prometheus: Option<Arc<dyn MetricReader>>,
-    server_duration: Histogram<f64>,
+    /// The root sampler's decision, made before a server span starts (`quiet.rs`).
+    sampler: Option<quiet::RootSampler>,
+    /// `mcp.server.operation.duration`, bound per operation for the requests not traced.
+    server_duration: quiet::BoundOps,
     client_duration: Histogram<f64>,
     disabled: bool,
 }
@@ -109,6 +115,7 @@ impl Telemetry {
             .with_version(env!("CARGO_PKG_VERSION"))
             .build();
 
+        let mut root_sampler = None;
         let (tracer, tracer_provider) = match config.traces_url().filter(|_| config.traces) {
             Some(url) if !config.disabled => {
                 let exporter = opentelemetry_otlp::SpanExporter::builder()
@@ -129,8 +136,10 @@ impl Telemetry {
                 } else {
                     root
                 };
+                root_sampler = Some(quiet::RootSampler(sampler.clone()));
                 let provider = SdkTracerProvider::builder()
                     .with_batch_exporter(exporter)
+                    .with_id_generator(quiet::PresetIds::default())
                     .with_sampler(sampler)
                     .with_resource(resource.clone())
                     .build();
@@ -201,7 +210,8 @@ impl Telemetry {
                 meter_provider,
                 meter,
                 prometheus,
-                server_duration,
+                sampler: root_sampler,
+                server_duration: quiet::BoundOps::new(server_duration),
                 client_duration,
                 disabled: config.disabled,
             }),

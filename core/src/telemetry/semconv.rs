@@ -2,6 +2,7 @@
 //! metrics (`docs/gen-ai/mcp.md` of the GenAI semantic conventions, status Development), and
 //! the attributes of one request, shared by the server's and the client's spans.
 
+use crate::session::ToolOutput;
 use crate::McpError;
 use opentelemetry::trace::{SpanRef, Status};
 use opentelemetry::{KeyValue, StringValue};
@@ -63,10 +64,14 @@ pub(super) struct Operation {
 impl Operation {
     /// The operation of a request `method` with `params`.
     pub fn of(method: &str, params: Option<&Value>) -> Self {
-        let str_param = |k: &str| params.and_then(|p| p.get(k)).and_then(Value::as_str);
+        Self::named(method, target_name(method, params))
+    }
+
+    /// The operation of a request `method` whose target (tool or prompt) is `target`.
+    pub fn named(method: &str, target: Option<&str>) -> Self {
         let target = match method {
-            "tools/call" => str_param("name").map(|n| (GEN_AI_TOOL_NAME, n.to_string().into())),
-            "prompts/get" => str_param("name").map(|n| (GEN_AI_PROMPT_NAME, n.to_string().into())),
+            "tools/call" => target.map(|n| (GEN_AI_TOOL_NAME, n.to_string().into())),
+            "prompts/get" => target.map(|n| (GEN_AI_PROMPT_NAME, n.to_string().into())),
             _ => None,
         };
         let known = known_method(method);
@@ -122,6 +127,14 @@ impl Operation {
     }
 }
 
+/// The low-cardinality target of a request: the `name` of `tools/call` and `prompts/get`.
+pub(super) fn target_name<'a>(method: &str, params: Option<&'a Value>) -> Option<&'a str> {
+    match method {
+        "tools/call" | "prompts/get" => params?.get("name")?.as_str(),
+        _ => None,
+    }
+}
+
 /// `mcp.resource.uri`'s value: the `uri` of `resources/read`, `resources/subscribe` and
 /// `resources/unsubscribe` (read only for a span that records).
 pub(super) fn resource_uri<'a>(method: &str, params: Option<&'a Value>) -> Option<&'a str> {
@@ -136,6 +149,8 @@ pub(super) fn resource_uri<'a>(method: &str, params: Option<&'a Value>) -> Optio
 /// How a request ended, as the conventions record it.
 pub(super) enum Ending<'a> {
     Answered(&'a Result<Value, McpError>),
+    /// A `tools/call` answered on the session's typed lane (its result not yet JSON).
+    Tool(&'a Result<ToolOutput, McpError>),
     Cancelled,
 }
 
@@ -148,7 +163,18 @@ impl Ending<'_> {
                 Some(("tool_error".into(), None, "tool returned isError".into()))
             }
             Ending::Answered(Ok(_)) => None,
-            Ending::Answered(Err(e)) => Some((e.code.to_string(), Some(e.code), e.message.clone())),
+            Ending::Tool(Ok(ToolOutput::Result(r))) if r.is_error == Some(true) => {
+                Some(("tool_error".into(), None, "tool returned isError".into()))
+            }
+            Ending::Tool(Ok(ToolOutput::Created(v)))
+                if v.get("isError") == Some(&Value::Bool(true)) =>
+            {
+                Some(("tool_error".into(), None, "tool returned isError".into()))
+            }
+            Ending::Tool(Ok(_)) => None,
+            Ending::Answered(Err(e)) | Ending::Tool(Err(e)) => {
+                Some((e.code.to_string(), Some(e.code), e.message.clone()))
+            }
             Ending::Cancelled => Some(("cancelled".into(), None, "cancelled".into())),
         }
     }
@@ -174,7 +200,7 @@ pub(super) fn record_ending(span: &SpanRef<'_>, ending: &Ending<'_>, attrs: &mut
 }
 
 /// The conventions' well-known method names as static text (no allocation per request).
-fn known_method(method: &str) -> Option<&'static str> {
+pub(super) fn known_method(method: &str) -> Option<&'static str> {
     const KNOWN: [&str; 16] = [
         "tools/call",
         "tools/list",

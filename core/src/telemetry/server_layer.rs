@@ -1,36 +1,53 @@
 //! The server side: a middleware layer that opens a `SERVER` span per request (its parent the
 //! context in `params._meta`, else in the HTTP request's header fields, else none), runs the
 //! rest of the chain and the handler with that span current, and records
-//! `mcp.server.operation.duration`.
+//! `mcp.server.operation.duration`. A `tools/call` on the session's typed lane gets the same
+//! around the lane's own call ([`ToolLaneObserver`]): the layer does not send calls to the
+//! general path.
 //!
 //! The handler sees its span two ways: as the current OpenTelemetry context of its future (Rust
 //! handlers: `opentelemetry::Context::current()`), and as `traceparent`/`tracestate` in the
 //! request's `_meta` (params and context), rewritten to name the server span when it is sampled, so a
 //! handler in another language (Python, Node, Swift) extracts its parent from `_meta` with its
 //! own OpenTelemetry SDK and its spans join the same trace.
+//!
+//! A request without a parent that the sampler drops gets no span at all (`quiet.rs`): its
+//! handler runs in the context it was called in, and only its duration is recorded.
 
+use super::quiet::Decision;
 use super::semconv::{self, Ending, Operation};
 use super::{propagation, Telemetry};
-use crate::server::middleware::{Middleware, MiddlewareRequest, Next};
+use crate::jsonrpc::RequestId;
+use crate::server::middleware::{
+    LaneResult, Middleware, MiddlewareRequest, Next, ObserveToolCall, ToolLaneObserver,
+};
+use crate::session::RequestContext;
 use crate::McpError;
 use futures_util::future::BoxFuture;
 use opentelemetry::context::FutureExt as _;
 use opentelemetry::trace::{Link, SpanKind, SpanRef, TraceContextExt, Tracer as _};
 use opentelemetry::{Context, KeyValue};
-use serde_json::Value;
+use serde_json::{Map, Value};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// The OpenTelemetry middleware layer ([`Telemetry::server_layer`]).
 #[derive(Clone, Debug)]
 pub struct TelemetryLayer {
     telemetry: Telemetry,
+    /// The same work around a `tools/call` on the typed lane ([`ToolLane`]).
+    lane: ToolLaneObserver,
 }
 
 impl TelemetryLayer {
     pub(super) fn new(telemetry: Telemetry) -> Self {
-        Self { telemetry }
+        let lane = ToolLaneObserver(Arc::new(ToolLane(telemetry.clone())));
+        Self { telemetry, lane }
     }
 }
+
+/// The layer's observer of the typed `tools/call` lane.
+struct ToolLane(Telemetry);
 
 /// A request being served: ends its span and records its duration once answered, or as
 /// cancelled when its future is dropped first. What only a recording span needs (the session,
@@ -60,6 +77,7 @@ impl Serving<'_> {
         self.telemetry
             .inner
             .server_duration
+            .histogram()
             .record(self.start.elapsed().as_secs_f64(), &attrs);
     }
 }
@@ -75,16 +93,15 @@ impl Drop for Serving<'_> {
 /// The request's parent context and the HTTP-level context to link, if any: `_meta` first,
 /// then the HTTP header fields (the conventions: the MCP context is the parent, the
 /// transport's a link). Malformed values are ignored.
-fn remote_parent(request: &MiddlewareRequest, over_http: bool) -> (Context, Option<Context>) {
-    let from_meta = request
-        .params()
-        .and_then(|p| p.get("_meta"))
-        .and_then(Value::as_object)
-        .and_then(propagation::extract_from_meta);
+fn remote_parent(
+    meta: Option<&Map<String, Value>>,
+    ctx: &RequestContext,
+    over_http: bool,
+) -> (Context, Option<Context>) {
+    let from_meta = meta.and_then(propagation::extract_from_meta);
     // Over HTTP: the trace-context fields looked up one by one (none built without a
     // `traceparent`).
     let from_http = if over_http {
-        let ctx = request.context();
         propagation::extract_from_header_lookup(|name| ctx.http_header(name))
     } else {
         None
@@ -100,47 +117,122 @@ fn remote_parent(request: &MiddlewareRequest, over_http: bool) -> (Context, Opti
     }
 }
 
+/// Whether a request names a remote parent (a `traceparent` in `_meta` or, over HTTP, in the
+/// header fields), valid or not: such a request's span is decided by the SDK under it.
+fn names_parent(meta: Option<&Map<String, Value>>, ctx: &RequestContext, over_http: bool) -> bool {
+    meta.is_some_and(|m| m.contains_key("traceparent"))
+        || (over_http && ctx.http_header("traceparent").is_some())
+}
+
+/// What a request being traced starts with.
+struct Traced<'r> {
+    op: Operation,
+    meta: Option<&'r Map<String, Value>>,
+    ctx: &'r RequestContext,
+    request_id: &'r RequestId,
+    resource_uri: Option<&'r str>,
+    trace_id: Option<opentelemetry::trace::TraceId>,
+}
+
+impl Telemetry {
+    /// Whether a server request of `method` is traced (`quiet.rs`).
+    fn decide(
+        &self,
+        method: &'static str,
+        meta: Option<&Map<String, Value>>,
+        ctx: &RequestContext,
+        over_http: bool,
+    ) -> Decision {
+        match &self.inner.sampler {
+            Some(sampler) => sampler.decide(method, names_parent(meta, ctx, over_http)),
+            None => Decision::Quiet,
+        }
+    }
+
+    /// Starts the server span of a traced request: the context its handler runs in.
+    fn start_server_span(&self, t: Traced<'_>) -> (Context, Operation) {
+        let Some(tracer) = &self.inner.tracer else {
+            return (Context::current(), t.op);
+        };
+        let (parent, link) = remote_parent(t.meta, t.ctx, t.op.over_http);
+        // Started under the method's name (no allocation): the sampler decides first,
+        // and only a span that records gets its full name and attributes.
+        let mut builder = tracer
+            .span_builder(t.op.start_name())
+            .with_kind(SpanKind::Server);
+        if let Some(link) = link {
+            builder =
+                builder.with_links(vec![Link::with_context(link.span().span_context().clone())]);
+        }
+        let span =
+            super::quiet::with_trace_id(t.trace_id, || builder.start_with_context(tracer, &parent));
+        let cx = parent.with_span(span);
+        let span = cx.span();
+        if span.is_recording() {
+            describe(&span, &t.op, t.request_id, t.ctx, t.resource_uri);
+        }
+        (cx, t.op)
+    }
+}
+
 impl Middleware for TelemetryLayer {
     fn handle<'a>(
         &'a self,
         mut request: MiddlewareRequest,
         next: Next<'a>,
     ) -> BoxFuture<'a, Result<Value, McpError>> {
-        let inner = &self.telemetry.inner;
-        if inner.disabled {
+        let telemetry = &self.telemetry;
+        if telemetry.inner.disabled {
             return next.run(request);
         }
         let start = Instant::now();
-        let mut op = Operation::of(request.method(), request.params());
-        op.protocol_version = request.context().protocol_version().map(|v| v.as_str());
-        op.over_http = request.context().has_http_headers();
-        let cx = match &inner.tracer {
-            Some(tracer) => {
-                let (parent, link) = remote_parent(&request, op.over_http);
-                // Started under the method's name (no allocation): the sampler decides first,
-                // and only a span that records gets its full name and attributes.
-                let mut builder = tracer
-                    .span_builder(op.start_name())
-                    .with_kind(SpanKind::Server);
-                if let Some(link) = link {
-                    builder = builder
-                        .with_links(vec![Link::with_context(link.span().span_context().clone())]);
-                }
-                let span = builder.start_with_context(tracer, &parent);
-                let cx = parent.with_span(span);
-                let span = cx.span();
-                if span.is_recording() {
-                    describe(&span, &op, &request);
-                }
-                if span.span_context().is_sampled() {
-                    request = name_span_in_meta(request, &cx);
-                }
-                cx
+        let version = request.context().protocol_version().map(|v| v.as_str());
+        let over_http = request.context().has_http_headers();
+        let meta = request
+            .params()
+            .and_then(|p| p.get("_meta"))
+            .and_then(Value::as_object);
+        let method = semconv::known_method(request.method());
+        let decision = telemetry.decide(
+            method.unwrap_or("request"),
+            meta,
+            request.context(),
+            over_http,
+        );
+        let trace_id = match decision {
+            Decision::Traced(trace_id) => trace_id,
+            Decision::Quiet => {
+                let target = semconv::target_name(request.method(), request.params());
+                let mut quiet = telemetry.inner.server_duration.start(
+                    start,
+                    request.method(),
+                    target,
+                    version,
+                    over_http,
+                );
+                return Box::pin(async move {
+                    let result = next.run(request).await;
+                    quiet.end(Ending::Answered(&result));
+                    result
+                });
             }
-            None => Context::current(),
         };
+        let mut op = Operation::of(request.method(), request.params());
+        op.protocol_version = version;
+        op.over_http = over_http;
+        let (cx, op) = telemetry.start_server_span(Traced {
+            op,
+            meta,
+            ctx: request.context(),
+            request_id: request.id(),
+            resource_uri: semconv::resource_uri(request.method(), request.params()),
+            trace_id,
+        });
+        if cx.span().span_context().is_sampled() {
+            request = name_span_in_meta(request, &cx);
+        }
         let mut serving = Serving {
-            telemetry: &self.telemetry,
+            telemetry,
             cx: cx.clone(),
             op,
             start,
@@ -149,6 +241,78 @@ impl Middleware for TelemetryLayer {
         Box::pin(async move {
             let result = next.run(request).with_context(cx).await;
             serving.end(Ending::Answered(&result));
+            result
+        })
+    }
+
+    fn tool_lane_observer(&self) -> Option<&ToolLaneObserver> {
+        Some(&self.lane)
+    }
+}
+
+impl ObserveToolCall for ToolLane {
+    fn observe<'a>(
+        &'a self,
+        name: &str,
+        ctx: RequestContext,
+        run: &mut dyn FnMut(RequestContext) -> BoxFuture<'a, LaneResult>,
+    ) -> BoxFuture<'a, LaneResult> {
+        let telemetry = &self.0;
+        if telemetry.inner.disabled {
+            return run(ctx);
+        }
+        let start = Instant::now();
+        let version = ctx.protocol_version().map(|v| v.as_str());
+        let over_http = ctx.has_http_headers();
+        let decision = telemetry.decide("tools/call", ctx.meta(), &ctx, over_http);
+        let trace_id = match decision {
+            Decision::Quiet => {
+                let mut quiet = telemetry.inner.server_duration.start(
+                    start,
+                    "tools/call",
+                    Some(name),
+                    version,
+                    over_http,
+                );
+                let call = run(ctx);
+                return Box::pin(async move {
+                    let result = call.await;
+                    quiet.end(Ending::Tool(&result));
+                    result
+                });
+            }
+            Decision::Traced(trace_id) => trace_id,
+        };
+        let mut op = Operation::named("tools/call", Some(name));
+        op.protocol_version = version;
+        op.over_http = over_http;
+        let (cx, op) = telemetry.start_server_span(Traced {
+            op,
+            meta: ctx.meta(),
+            ctx: &ctx,
+            request_id: ctx.request_id(),
+            resource_uri: None,
+            trace_id,
+        });
+        let ctx = if cx.span().span_context().is_sampled() {
+            // As `name_span_in_meta`: the handler reads its parent from `_meta`.
+            let mut meta = ctx.meta().cloned().unwrap_or_default();
+            propagation::inject_into_meta(&cx, &mut meta);
+            ctx.with_meta_object(meta)
+        } else {
+            ctx
+        };
+        let call = run(ctx);
+        let mut serving = Serving {
+            telemetry,
+            cx: cx.clone(),
+            op,
+            start,
+            done: false,
+        };
+        Box::pin(async move {
+            let result = call.with_context(cx).await;
+            serving.end(Ending::Tool(&result));
             result
         })
     }
@@ -170,26 +334,32 @@ fn name_span_in_meta(mut request: MiddlewareRequest, cx: &Context) -> Middleware
 
 /// What a recording span gets at its start beside its kind: its full name, and the request's
 /// id, session and resource.
-fn describe(span: &SpanRef<'_>, op: &Operation, request: &MiddlewareRequest) {
+fn describe(
+    span: &SpanRef<'_>,
+    op: &Operation,
+    id: &RequestId,
+    ctx: &RequestContext,
+    resource_uri: Option<&str>,
+) {
     if op.renamed() {
         span.update_name(op.span_name());
     }
     span.set_attribute(KeyValue::new(
         semconv::JSONRPC_REQUEST_ID,
-        request_id_text(request),
+        request_id_text(id),
     ));
-    if let Some(id) = request.session_id() {
+    if let Some(id) = ctx.session().session_id() {
         span.set_attribute(KeyValue::new(semconv::MCP_SESSION_ID, id.to_string()));
     }
-    if let Some(uri) = semconv::resource_uri(request.method(), request.params()) {
+    if let Some(uri) = resource_uri {
         span.set_attribute(KeyValue::new(semconv::MCP_RESOURCE_URI, uri.to_string()));
     }
 }
 
 /// A request id as the `jsonrpc.request.id` attribute writes it (a string id unquoted).
-fn request_id_text(request: &MiddlewareRequest) -> String {
-    match request.id() {
-        crate::jsonrpc::RequestId::Number(n) => n.to_string(),
-        crate::jsonrpc::RequestId::String(s) => s.to_string(),
+fn request_id_text(id: &RequestId) -> String {
+    match id {
+        RequestId::Number(n) => n.to_string(),
+        RequestId::String(s) => s.to_string(),
     }
 }

@@ -51,6 +51,15 @@ pub trait Middleware: Send + Sync + 'static {
         next.run(notification, peer)
     }
 
+    /// A layer that can do its work around the typed `tools/call` lane returns how here (the
+    /// engine's OpenTelemetry layer; see `server/middleware/lane.rs`): when every installed
+    /// layer does, `tools/call` stays on the lane. Others: `None` (every call then takes the
+    /// general path, where the layer sees params and result as JSON).
+    #[doc(hidden)]
+    fn tool_lane_observer(&self) -> Option<&super::ToolLaneObserver> {
+        None
+    }
+
     /// A rate limit keyed by the client's address alone returns itself here: the HTTP
     /// listener then answers 429 with `Retry-After` before reading the body of a request whose
     /// address is over the limit ([`RateLimit::refuses_address`](super::RateLimit)). Others: `None`.
@@ -77,6 +86,10 @@ impl<M: Middleware + ?Sized> Middleware for Arc<M> {
 
     fn notification(&self, notification: Notification, peer: &Peer, next: NotificationNext<'_>) {
         (**self).notification(notification, peer, next)
+    }
+
+    fn tool_lane_observer(&self) -> Option<&super::ToolLaneObserver> {
+        (**self).tool_lane_observer()
     }
 
     fn address_limit(&self) -> Option<&super::RateLimit> {

@@ -17,11 +17,14 @@
 //! server has middleware (see [`Session::start_tool_call`](crate::session::Session)): the lane
 //! hands the tool's result to the transport as a typed value and never as JSON, which a layer
 //! could not see or change, so with a chain installed every call takes the one path the chain
-//! wraps. Without middleware nothing changes: no allocation, no dynamic call, one branch.
+//! wraps; except when every layer can do its work around the lane's own call (the engine's
+//! OpenTelemetry layer, see `lane.rs`), which then keeps the lane. Without middleware nothing
+//! changes: no allocation, no dynamic call, one branch.
 
 mod builtin_config;
 mod cache;
 mod chain;
+mod lane;
 mod logging;
 mod masking;
 mod rate_limit;
@@ -38,6 +41,8 @@ pub use cache::{
 pub use chain::{Middleware, Next, NotificationNext};
 /// The future a layer returns (re-exported so a layer needs no `futures` dependency).
 pub use futures_util::future::BoxFuture;
+#[doc(hidden)]
+pub use lane::ToolLaneObserver;
 pub use logging::{RequestLog, RequestLogConfig};
 pub use masking::{MaskErrors, MaskErrorsConfig};
 pub use rate_limit::{
@@ -52,4 +57,5 @@ pub use trusted_proxies::IpRange;
 
 pub(crate) use cache::CacheRelay;
 pub(crate) use chain::{notify_through, run_chain};
+pub(crate) use lane::{observe_all, LaneResult, ObserveToolCall};
 pub(crate) use rate_limit::rate_limited;

@@ -5,7 +5,9 @@
 //!
 //! A fast-path twin, kept (issue 35, "one path per decision"): this lane and the general
 //! dispatch (the call made a request again and handled by [`Session::handle_incoming`], which
-//! a server with middleware takes: `start_tool_call_through_middleware` below) both answer
+//! a server with middleware takes: `start_tool_call_through_middleware` below; a layer that
+//! watches the lane instead, the OpenTelemetry one, keeps calls here, see
+//! `server/middleware/lane.rs`) both answer
 //! `tools/call`. Pinned: `core/tests/integration/tool_lane_parity.rs` sends the same frames to
 //! a server without and with one pass-through middleware layer and compares every frame they
 //! answer with byte for byte (success, tool errors, argument validation, unknown tool, bad
@@ -44,7 +46,8 @@ impl Session {
     ) -> Result<BoxFuture<'static, T>, T> {
         debug_assert_eq!(self.role, Role::Server);
         if server.takes_general_path() {
-            // A middleware chain, say, wraps the general path only.
+            // A middleware chain, say, wraps the general path only (unless every layer
+            // watches the lane itself: `ToolLane::takes_general_path`).
             return self.start_tool_call_through_middleware(id, params, into);
         }
         let meta = params

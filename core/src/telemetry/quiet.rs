@@ -1,0 +1,307 @@
+//! The server's cheap path for a request whose trace is not sampled, the common case (at 1 %
+//! sampling, 99 requests in 100): no span, no attribute strings, no allocation beyond the
+//! sampling decision; only its duration, recorded on a histogram bound once per operation.
+//!
+//! Why a path of its own: starting an unsampled span through the SDK still makes span and
+//! context objects and attaches them to the handler's future, and recording the duration with
+//! an attribute vector hashes that vector in the SDK on every request; together they cost more
+//! than the 5 % of a call the issue allows (`bench/results/otel-overhead.md`). The sampling
+//! decision is the SDK sampler's, made here on a trace id drawn here; a request it samples
+//! starts its span with that same trace id ([`PresetIds`]), so the decision is made once.
+//!
+//! A request with a parent (a `traceparent` in `_meta` or in the HTTP header fields, or a
+//! current span) never takes this path: its span follows its parent, as before.
+
+use super::semconv::{self, Ending, Operation};
+use opentelemetry::metrics::{BoundHistogram, Histogram};
+use opentelemetry::trace::{SpanId, SpanKind, TraceContextExt as _, TraceId};
+use opentelemetry::{Context, KeyValue};
+use opentelemetry_sdk::trace::{
+    IdGenerator, RandomIdGenerator, Sampler, SamplingDecision, ShouldSample,
+};
+use std::cell::Cell;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::{Arc, RwLock};
+use std::time::Instant;
+
+thread_local! {
+    /// The trace id a request's sampling was decided on, taken by the tracer's next root span
+    /// on this thread ([`with_trace_id`]).
+    static PRESET_TRACE_ID: Cell<Option<TraceId>> = const { Cell::new(None) };
+}
+
+/// The tracer provider's id generator: random ids, except a root span started inside
+/// [`with_trace_id`], which gets the trace id its sampling was decided on.
+#[derive(Debug, Default)]
+pub(super) struct PresetIds(RandomIdGenerator);
+
+impl IdGenerator for PresetIds {
+    fn new_trace_id(&self) -> TraceId {
+        PRESET_TRACE_ID
+            .with(Cell::take)
+            .unwrap_or_else(|| self.0.new_trace_id())
+    }
+
+    fn new_span_id(&self) -> SpanId {
+        self.0.new_span_id()
+    }
+}
+
+/// Runs `start` (which starts a root span on this thread) with `trace_id` as the id the
+/// tracer gives that span; nothing is left behind for a later span.
+pub(super) fn with_trace_id<R>(trace_id: Option<TraceId>, start: impl FnOnce() -> R) -> R {
+    if trace_id.is_some() {
+        PRESET_TRACE_ID.with(|c| c.set(trace_id));
+    }
+    let started = start();
+    PRESET_TRACE_ID.with(|c| c.set(None));
+    started
+}
+
+/// Whether a server request is traced, decided before any span exists.
+pub(super) enum Decision {
+    /// No parent, and the sampler drops a new trace: only the duration is recorded.
+    Quiet,
+    /// A span starts: under its parent (`None`), or as a root with this trace id (sampled).
+    Traced(Option<TraceId>),
+}
+
+/// The tracer provider's sampler, kept to decide a root span's fate before starting it.
+#[derive(Debug)]
+pub(super) struct RootSampler(pub(super) Sampler);
+
+impl RootSampler {
+    /// Whether a request is traced: `has_remote_parent` when its `_meta` or HTTP header fields
+    /// hold a `traceparent` (its span then follows that parent, as the SDK decides).
+    pub fn decide(&self, name: &str, has_remote_parent: bool) -> Decision {
+        if has_remote_parent || Context::map_current(|cx| cx.span().span_context().is_valid()) {
+            return Decision::Traced(None);
+        }
+        let trace_id = RandomIdGenerator::default().new_trace_id();
+        let result = self
+            .0
+            .should_sample(None, trace_id, name, &SpanKind::Server, &[], &[]);
+        match result.decision {
+            SamplingDecision::Drop => Decision::Quiet,
+            _ => Decision::Traced(Some(trace_id)),
+        }
+    }
+}
+
+/// The server's duration histogram with one bound instrument per operation (method, target,
+/// protocol version, transport) met so far, up to [`MAX_BOUND`]; beyond that, operations are
+/// recorded with their attributes as before (the SDK then folds them into its overflow set).
+pub(super) struct BoundOps {
+    histogram: Histogram<f64>,
+    ops: RwLock<HashMap<u64, Arc<BoundOp>, BuildHasherDefault<KeyHash>>>,
+}
+
+/// How many operations get a bound instrument (tool names come from the client: the table
+/// must not grow with what a peer sends).
+const MAX_BOUND: usize = 256;
+
+/// One operation's attributes and its bound instrument for answers without an error.
+pub(super) struct BoundOp {
+    method: Box<str>,
+    target: Option<Box<str>>,
+    version: Option<&'static str>,
+    over_http: bool,
+    attrs: Vec<KeyValue>,
+    answered: BoundHistogram<f64>,
+    histogram: Histogram<f64>,
+}
+
+impl BoundOp {
+    fn is(
+        &self,
+        method: &str,
+        target: Option<&str>,
+        version: Option<&str>,
+        over_http: bool,
+    ) -> bool {
+        &*self.method == method
+            && self.target.as_deref() == target
+            && self.version == version
+            && self.over_http == over_http
+    }
+
+    /// Records a request of this operation that took `seconds` and ended as `ending`.
+    fn record(&self, seconds: f64, ending: &Ending<'_>) {
+        match ending.error() {
+            None => self.answered.record(seconds),
+            Some((error_type, code, _)) => {
+                let mut attrs = self.attrs.clone();
+                attrs.push(KeyValue::new(semconv::ERROR_TYPE, error_type));
+                if let Some(code) = code {
+                    attrs.push(KeyValue::new(
+                        semconv::RPC_RESPONSE_STATUS_CODE,
+                        code.to_string(),
+                    ));
+                }
+                self.histogram.record(seconds, &attrs);
+            }
+        }
+    }
+}
+
+impl BoundOps {
+    pub fn new(histogram: Histogram<f64>) -> Self {
+        Self {
+            histogram,
+            ops: RwLock::new(HashMap::default()),
+        }
+    }
+
+    /// The histogram itself (for the requests that are traced).
+    pub fn histogram(&self) -> &Histogram<f64> {
+        &self.histogram
+    }
+
+    /// The bound operation, made on its first request; `None` once the table is full.
+    fn get(
+        &self,
+        method: &str,
+        target: Option<&str>,
+        version: Option<&'static str>,
+        over_http: bool,
+    ) -> Option<Arc<BoundOp>> {
+        let key = key_of(method, target, version, over_http);
+        if let Some(op) = self.ops.read().unwrap_or_else(|e| e.into_inner()).get(&key) {
+            // A different operation with the same key (never seen in practice) is unbound.
+            return op
+                .is(method, target, version, over_http)
+                .then(|| op.clone());
+        }
+        let mut ops = self.ops.write().unwrap_or_else(|e| e.into_inner());
+        if ops.len() >= MAX_BOUND && !ops.contains_key(&key) {
+            return None;
+        }
+        let op = ops.entry(key).or_insert_with(|| {
+            let mut operation = Operation::named(method, target);
+            operation.protocol_version = version;
+            operation.over_http = over_http;
+            let mut attrs = Vec::with_capacity(6);
+            operation.common_attributes(&mut attrs);
+            Arc::new(BoundOp {
+                method: method.into(),
+                target: target.map(Into::into),
+                version,
+                over_http,
+                answered: self.histogram.bind(&attrs),
+                attrs,
+                histogram: self.histogram.clone(),
+            })
+        });
+        op.is(method, target, version, over_http)
+            .then(|| op.clone())
+    }
+
+    /// Starts watching a request that is not traced.
+    pub fn start(
+        &self,
+        start: Instant,
+        method: &str,
+        target: Option<&str>,
+        version: Option<&'static str>,
+        over_http: bool,
+    ) -> QuietCall {
+        let metric = match self.get(method, target, version, over_http) {
+            Some(op) => Metric::Bound(op),
+            None => {
+                let mut operation = Operation::named(method, target);
+                operation.protocol_version = version;
+                operation.over_http = over_http;
+                Metric::Unbound(self.histogram.clone(), operation)
+            }
+        };
+        QuietCall {
+            metric,
+            start,
+            done: false,
+        }
+    }
+}
+
+/// A request not traced, being served: records its duration once answered, or as cancelled
+/// when its future is dropped first.
+pub(super) struct QuietCall {
+    metric: Metric,
+    start: Instant,
+    done: bool,
+}
+
+enum Metric {
+    Bound(Arc<BoundOp>),
+    /// Past [`MAX_BOUND`]: the attributes are made at the end, as for a traced request.
+    Unbound(Histogram<f64>, Operation),
+}
+
+impl QuietCall {
+    /// Records how the request ended.
+    pub fn end(&mut self, ending: Ending<'_>) {
+        self.done = true;
+        let seconds = self.start.elapsed().as_secs_f64();
+        match &self.metric {
+            Metric::Bound(op) => op.record(seconds, &ending),
+            Metric::Unbound(histogram, operation) => {
+                let mut attrs = Vec::with_capacity(8);
+                operation.common_attributes(&mut attrs);
+                if let Some((error_type, code, _)) = ending.error() {
+                    attrs.push(KeyValue::new(semconv::ERROR_TYPE, error_type));
+                    if let Some(code) = code {
+                        attrs.push(KeyValue::new(
+                            semconv::RPC_RESPONSE_STATUS_CODE,
+                            code.to_string(),
+                        ));
+                    }
+                }
+                histogram.record(seconds, &attrs);
+            }
+        }
+    }
+}
+
+impl Drop for QuietCall {
+    fn drop(&mut self) {
+        if !self.done {
+            self.end(Ending::Cancelled);
+        }
+    }
+}
+
+/// FNV-1a over an operation's parts, the key of [`BoundOps`] (the table's hasher passes it on).
+fn key_of(method: &str, target: Option<&str>, version: Option<&str>, over_http: bool) -> u64 {
+    let mut h = KeyHash::default();
+    h.write(method.as_bytes());
+    h.write(&[0xff, u8::from(target.is_some())]);
+    h.write(target.unwrap_or("").as_bytes());
+    h.write(&[0xfe, u8::from(over_http)]);
+    h.write(version.unwrap_or("").as_bytes());
+    h.finish()
+}
+
+/// FNV-1a for [`key_of`]; a `u64` written to it (the table's key, already a hash) is its hash.
+pub(super) struct KeyHash(u64);
+
+impl Default for KeyHash {
+    fn default() -> Self {
+        Self(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher for KeyHash {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
