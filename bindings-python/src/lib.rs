@@ -20,6 +20,7 @@ pub mod gil_threads;
 pub mod handler;
 pub mod inbox;
 pub mod listen;
+pub mod log_sink;
 pub mod loop_slot;
 pub mod mcp_servers;
 pub mod middleware;
@@ -70,6 +71,13 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cli::cli_main, m)?)?;
     m.add_class::<oauth_proxy::NativeOAuthProxy>()?;
     m.add_function(wrap_pyfunction!(oauth_proxy::create_oauth_proxy, m)?)?;
+    m.add_function(wrap_pyfunction!(log_sink::set_log_threshold, m)?)?;
+    m.add_function(wrap_pyfunction!(log_sink::log_threshold, m)?)?;
+    // The engine's log events to `logging` (the `ferromcp` logger), from this import on.
+    let bridge = m.py().import("ferromcp._logbridge")?;
+    let threshold: i32 = bridge.call_method0("threshold")?.extract()?;
+    log_sink::install(bridge.getattr("deliver")?.unbind(), threshold);
+    bridge.call_method0("watch_levels")?;
     let shutdown = wrap_pyfunction!(runtime::_shutdown, m)?;
     m.add_function(shutdown.clone())?;
     m.py()

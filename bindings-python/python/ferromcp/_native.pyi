@@ -20,6 +20,7 @@ __all__ = [
     "NativeNext",
     "ENGINE_VERSION",
     "ERROR_CODES",
+    "set_log_threshold",
     "shape_tool_result",
     "mount_server",
     "import_server",
@@ -32,6 +33,7 @@ __all__ = [
     "ui_client_capability",
     "ui_constants",
     "invalidate_cache",
+    "log_threshold",
     "resolve_mcp_servers",
     "add_access_predicate",
     "add_list_provider",
@@ -290,4 +292,6 @@ class NativeOAuthProxy:
     def verify(self, token: str) -> Awaitable[dict[str, Any] | None]: ...
 
 def create_oauth_proxy(options: dict[str, Any]) -> Awaitable[NativeOAuthProxy]: ...
+def set_log_threshold(threshold: int) -> None: ...
+def log_threshold() -> int: ...
 def _shutdown() -> None: ...
