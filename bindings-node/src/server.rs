@@ -250,7 +250,8 @@ impl NativeServer {
     #[napi]
     pub fn http_handler(&self, options: Option<Value>) -> napi::Result<NativeHttpHandler> {
         let config = HttpConfig::from_json(options.unwrap_or(Value::Null)).map_err(to_napi)?;
-        let handler = crate::runtime::enter(|| self.server.http_handler(&config));
+        let handler =
+            crate::runtime::enter(|| self.server.http_handler(&config)).map_err(to_napi)?;
         Ok(NativeHttpHandler { handler })
     }
 
@@ -264,7 +265,8 @@ impl NativeServer {
     ) -> napi::Result<NativeHttpHandler> {
         let config = HttpConfig::from_json(options.unwrap_or(Value::Null)).map_err(to_napi)?;
         let auth = Some(protection.auth.clone());
-        let handler = crate::runtime::enter(|| self.server.http_handler_auth(&config, auth));
+        let handler = crate::runtime::enter(|| self.server.http_handler_auth(&config, auth))
+            .map_err(to_napi)?;
         Ok(NativeHttpHandler { handler })
     }
 }

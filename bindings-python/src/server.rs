@@ -277,7 +277,10 @@ impl NativeServer {
         // The router's session table starts its background tasks on the binding's runtime.
         let runtime = crate::runtime::runtime();
         let _entered = runtime.enter();
-        let handler = self.server.http_handler_auth(&config, auth);
+        let handler = self
+            .server
+            .http_handler_auth(&config, auth)
+            .map_err(|e| to_py_err(py, e))?;
         Ok(crate::asgi::NativeHttpHandler { handler })
     }
 

@@ -18,7 +18,7 @@ impl NativeServer {
     pub fn http_handler(&self, config: Option<String>) -> Result<Arc<NativeHttpHandler>, FfiError> {
         let config =
             HttpConfig::from_json(parse_opt_json("HTTP config", config)?.unwrap_or(Value::Null))?;
-        let handler = enter(|| self.inner.http_handler(&config));
+        let handler = enter(|| self.inner.http_handler(&config))?;
         Ok(Arc::new(NativeHttpHandler { handler }))
     }
 
@@ -32,7 +32,7 @@ impl NativeServer {
         let config =
             HttpConfig::from_json(parse_opt_json("HTTP config", config)?.unwrap_or(Value::Null))?;
         let auth = Some(protection.auth.clone());
-        let handler = enter(|| self.inner.http_handler_auth(&config, auth));
+        let handler = enter(|| self.inner.http_handler_auth(&config, auth))?;
         Ok(Arc::new(NativeHttpHandler { handler }))
     }
 }

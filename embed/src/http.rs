@@ -60,7 +60,11 @@ impl EmbeddedServer {
     }
 
     /// [`Self::serve_http`] protected by OAuth bearer tokens (see [`ferromcp::auth::ResourceAuth`];
-    /// the bindings build it around their own verifier function).
+    /// the bindings build it around their own verifier function). With `oauthProxy` in the
+    /// configuration, the proxy is built first (an `oidc` preset reads the provider's discovery
+    /// document; bad settings are an invalid-params error before anything listens), its
+    /// endpoints are served beside the MCP endpoint, and without `auth` the MCP endpoint is
+    /// protected by the proxy's own tokens ([`crate::EmbeddedOAuthProxy::protection`]).
     pub async fn serve_http_auth(
         &self,
         host: &str,
@@ -70,6 +74,15 @@ impl EmbeddedServer {
     ) -> Result<Arc<EmbeddedHttpServer>, McpError> {
         let mut o = config.options();
         o.auth = auth;
+        if let Some(settings) = &config.oauth_proxy {
+            let proxy =
+                crate::EmbeddedOAuthProxy::from_settings(settings, config.redis_url.as_deref())
+                    .await?;
+            if o.auth.is_none() {
+                o.auth = Some(proxy.protection());
+            }
+            o.oauth_proxy = Some(proxy.proxy().clone());
+        }
         let path = o.path.clone();
         let handle = ferromcp::transport::http::serve_http(self.server().clone(), (host, port), o)
             .await
@@ -237,8 +250,10 @@ pub struct EmbeddedHttpHandler {
 }
 
 impl EmbeddedServer {
-    /// A request-level Streamable HTTP handler (see [`EmbeddedHttpHandler`]).
-    pub fn http_handler(&self, config: &HttpConfig) -> EmbeddedHttpHandler {
+    /// A request-level Streamable HTTP handler (see [`EmbeddedHttpHandler`]). A configuration
+    /// with `oauthProxy` is refused (invalid params): the proxy is served by the listening
+    /// server; in a host framework, mount an [`crate::EmbeddedOAuthProxy`]'s endpoints.
+    pub fn http_handler(&self, config: &HttpConfig) -> Result<EmbeddedHttpHandler, McpError> {
         self.http_handler_auth(config, None)
     }
 
@@ -248,11 +263,17 @@ impl EmbeddedServer {
         &self,
         config: &HttpConfig,
         auth: Option<Arc<ferromcp::auth::ResourceAuth>>,
-    ) -> EmbeddedHttpHandler {
+    ) -> Result<EmbeddedHttpHandler, McpError> {
+        if config.oauth_proxy.is_some() {
+            return Err(McpError::invalid_params(
+                "HTTP options: oauthProxy is served by the listening server (serve_http, \
+                 listen, startHTTP); in a host framework, mount the OAuth proxy's endpoints",
+            ));
+        }
         let mut o = config.options();
         o.auth = auth;
         let router = ferromcp::transport::http::router(self.server().clone(), o);
-        EmbeddedHttpHandler { router }
+        Ok(EmbeddedHttpHandler { router })
     }
 }
 

@@ -8,7 +8,7 @@ use super::decode;
 use super::http::HttpRequestParts;
 use ferromcp::auth::{
     ClientIdDocuments, MemoryProxyStore, OAuthProxy, OAuthProxyConfig, ProxyRequest, ProxyResponse,
-    ProxyStore, TokenVerifier, Upstream, UpstreamAuthMethod,
+    ProxyStore, ResourceAuth, TokenVerifier, Upstream, UpstreamAuthMethod,
 };
 use ferromcp::McpError;
 use serde::Deserialize;
@@ -241,6 +241,17 @@ impl EmbeddedOAuthProxy {
     /// OpenID discovery) are an invalid-params error.
     pub async fn new(options: Value) -> Result<Self, McpError> {
         let s: OAuthProxySettings = decode("OAuth proxy options", options)?;
+        Self::from_settings(&s, None).await
+    }
+
+    /// A proxy from settings already read. Its records go to the settings' `redisUrl`, else to
+    /// `server_redis_url` (the Redis the HTTP server keeps its sessions on, so that the
+    /// replicas sharing sessions share the flow too), else to this process.
+    pub async fn from_settings(
+        s: &OAuthProxySettings,
+        server_redis_url: Option<&str>,
+    ) -> Result<Self, McpError> {
+        let s = s.clone();
         let upstream = s.upstream.build().await?;
         let mut c = OAuthProxyConfig::new(s.issuer, s.resource, upstream);
         c.scopes_supported = s.scopes_supported;
@@ -259,7 +270,8 @@ impl EmbeddedOAuthProxy {
         c.refresh_token_ttl = secs(s.refresh_token_ttl_seconds, c.refresh_token_ttl);
         c.code_ttl = secs(s.code_ttl_seconds, c.code_ttl);
         c.client_ttl = secs(s.client_ttl_seconds, c.client_ttl);
-        let store: Arc<dyn ProxyStore> = match &s.redis_url {
+        let redis_url = s.redis_url.as_deref().or(server_redis_url);
+        let store: Arc<dyn ProxyStore> = match redis_url {
             None => Arc::new(MemoryProxyStore::new()),
             #[cfg(feature = "redis")]
             Some(url) => Arc::new(ferromcp::auth::RedisProxyStore::open(url).map_err(|e| {
@@ -339,6 +351,18 @@ impl EmbeddedOAuthProxy {
     /// then accepts the proxy's tokens without a round trip through the binding).
     pub fn verifier(&self) -> Arc<dyn TokenVerifier> {
         Arc::new(self.proxy.clone())
+    }
+
+    /// The protection of the MCP endpoint by the proxy's tokens: the resource is the proxy's
+    /// `resource`, the one authorization server its issuer (the Protected Resource Metadata
+    /// names it, and a 401 points there).
+    pub fn protection(&self) -> Arc<ResourceAuth> {
+        let c = self.proxy.config();
+        Arc::new(ResourceAuth::new(
+            c.resource.clone(),
+            vec![c.issuer.clone()],
+            self.verifier(),
+        ))
     }
 }
 

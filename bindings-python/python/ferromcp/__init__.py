@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from .content import Audio, File, Icon, Image, ToolAnnotations
     from .listen import ListenFilter, ListenNotification, Subscription
     from .multi import MultiClient
-    from .oauth_proxy import OAuthProxy
+    from .oauth_proxy import OAuthProxy, OAuthProxyConfig
     from .session import ServerSession
     from .tls import TLS
     from .results import (
@@ -72,6 +72,7 @@ _LAZY: dict[str, str] = {
     "JwtVerifier": "auth",
     "OAuth": "auth",
     "OAuthProxy": "oauth_proxy",
+    "OAuthProxyConfig": "oauth_proxy",
     "ProtectedResource": "auth",
     "TokenStore": "auth",
     "FastMCP": "compat",
@@ -142,6 +143,7 @@ __all__ = [
     "MethodNotFound",
     "OAuth",
     "OAuthProxy",
+    "OAuthProxyConfig",
     "MissingRequiredClientCapability",
     "ParseError",
     "ProtectedResource",

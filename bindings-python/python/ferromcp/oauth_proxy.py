@@ -15,6 +15,11 @@ Every rule of the endpoints (metadata, ``/register``, ``/authorize`` with the co
 ... )
 >>> app = proxy.asgi_app(server.http_app(auth=proxy.protected_resource()))  # doctest: +SKIP
 >>> # Register proxy.callback_url as the redirect URI of the upstream app.
+
+Or let the server's own listener serve it, configured once (:class:`OAuthProxyConfig`, the
+same keywords): ``await server.serve_http(port=443, oauth_proxy=OAuthProxyConfig(...))``
+serves the proxy's endpoints beside ``/mcp``, which then accepts the proxy's tokens (checked
+in the engine, no call into Python per request).
 """
 
 from __future__ import annotations
@@ -43,6 +48,88 @@ def _camel(name: str) -> str:
 def _camel_keys(d: dict[str, Any], keep: frozenset[str] = frozenset()) -> dict[str, Any]:
     """The same dict with camelCase keys (values of the keys in ``keep`` as given)."""
     return {_camel(k): v for k, v in d.items() if v is not None or k in keep}
+
+
+class OAuthProxyConfig:
+    """An OAuth proxy's options: for ``Server.serve_http(oauth_proxy=...)``, whose listener
+    then serves the proxy's endpoints beside the MCP endpoint and accepts the proxy's tokens
+    there (unless ``auth=`` protects it otherwise), and for :meth:`OAuthProxy.create`, which
+    takes the same keywords.
+
+    ``issuer_url``: https, or http on a loopback host; the endpoints are served below it (the
+    server must be reachable there). ``resource_server_url``: the MCP endpoint the issued tokens
+    are for (their audience). ``upstream``: the engine's upstream settings with snake_case keys:
+    ``preset`` (``github``, ``google``, ``entra`` with ``tenant``, ``auth0`` with ``domain``,
+    ``oidc`` with ``issuer``; none: give ``authorization_endpoint`` and ``token_endpoint``),
+    ``client_id``, ``client_secret``, ``revocation_endpoint``, ``auth_method``
+    (``client_secret_post`` default, or ``client_secret_basic``), ``scopes``,
+    ``authorize_params``, ``root_certificates`` (PEM texts). ``require_consent`` (default true)
+    shows users a consent page per client; read docs/oauth-proxy.md before turning it off.
+    ``redis_url`` keeps registrations, codes and tokens on Redis, so every replica given the same
+    URL serves any leg of the flow (with ``serve_http``, the server's own ``redis_url`` is used
+    when this one is not given). ``client_id_documents``: Client ID Metadata Documents
+    (``https://`` client ids, on by default) with snake_case keys: ``enabled``, ``max_bytes``
+    (default 5120), ``timeout_seconds`` (5), ``default_cache_seconds`` (600),
+    ``max_cache_seconds`` (86400) and, for tests only, ``allow_private_addresses`` and
+    ``root_certificates`` (PEM texts). The engine checks the options when the proxy is built:
+    bad ones (unknown keys included) raise ``InvalidParams`` with its message."""
+
+    def __init__(
+        self,
+        *,
+        issuer_url: str,
+        resource_server_url: str,
+        upstream: dict[str, Any],
+        scopes_supported: list[str] | None = None,
+        forward_scopes: bool | None = None,
+        require_consent: bool | None = None,
+        allow_registration: bool | None = None,
+        access_token_ttl_seconds: int | None = None,
+        refresh_token_ttl_seconds: int | None = None,
+        code_ttl_seconds: int | None = None,
+        client_ttl_seconds: int | None = None,
+        redis_url: str | None = None,
+        client_id_documents: dict[str, Any] | None = None,
+    ) -> None:
+        self.issuer_url = issuer_url.rstrip("/")
+        self.resource_server_url = resource_server_url
+        self.upstream = dict(upstream)
+        self.scopes_supported = scopes_supported
+        self.forward_scopes = forward_scopes
+        self.require_consent = require_consent
+        self.allow_registration = allow_registration
+        self.access_token_ttl_seconds = access_token_ttl_seconds
+        self.refresh_token_ttl_seconds = refresh_token_ttl_seconds
+        self.code_ttl_seconds = code_ttl_seconds
+        self.client_ttl_seconds = client_ttl_seconds
+        self.redis_url = redis_url
+        self.client_id_documents = client_id_documents
+
+    def _native_config(self) -> dict[str, Any]:
+        """The engine's ``OAuthProxySettings`` (camelCase JSON)."""
+        options: dict[str, Any] = {
+            "issuer": self.issuer_url,
+            "resource": self.resource_server_url,
+            "upstream": _camel_keys(self.upstream),
+        }
+        documents = self.client_id_documents
+        options.update(
+            _camel_keys(
+                {
+                    "scopes_supported": self.scopes_supported,
+                    "forward_scopes": self.forward_scopes,
+                    "require_consent": self.require_consent,
+                    "allow_registration": self.allow_registration,
+                    "access_token_ttl_seconds": self.access_token_ttl_seconds,
+                    "refresh_token_ttl_seconds": self.refresh_token_ttl_seconds,
+                    "code_ttl_seconds": self.code_ttl_seconds,
+                    "client_ttl_seconds": self.client_ttl_seconds,
+                    "redis_url": self.redis_url,
+                    "client_id_documents": None if documents is None else _camel_keys(documents),
+                }
+            )
+        )
+        return options
 
 
 class OAuthProxy:
@@ -74,49 +161,27 @@ class OAuthProxy:
         redis_url: str | None = None,
         client_id_documents: dict[str, Any] | None = None,
     ) -> OAuthProxy:
-        """Makes a proxy (an ``oidc`` preset reads the provider's discovery document first).
-
-        ``issuer_url``: https, or http on a loopback host; the endpoints are served below it.
-        ``resource_server_url``: the MCP endpoint the issued tokens are for (their audience).
-        ``upstream``: the engine's upstream settings with snake_case keys: ``preset``
-        (``github``, ``google``, ``entra`` with ``tenant``, ``auth0`` with ``domain``, ``oidc``
-        with ``issuer``; none: give ``authorization_endpoint`` and ``token_endpoint``),
-        ``client_id``, ``client_secret``, ``revocation_endpoint``, ``auth_method``
-        (``client_secret_post`` default, or ``client_secret_basic``), ``scopes``,
-        ``authorize_params``, ``root_certificates`` (PEM texts). ``require_consent`` (default
-        true) shows users a consent page per client; read docs/oauth-proxy.md before turning it
-        off. ``redis_url`` keeps registrations, codes and tokens on Redis, so every replica given
-        the same URL serves any leg of the flow. ``client_id_documents``: Client ID Metadata
-        Documents (``https://`` client ids, on by default) with snake_case keys: ``enabled``,
-        ``max_bytes`` (default 5120), ``timeout_seconds`` (5), ``default_cache_seconds`` (600),
-        ``max_cache_seconds`` (86400) and, for tests only, ``allow_private_addresses`` and
-        ``root_certificates`` (PEM texts). Bad options (unknown keys included) raise
+        """Makes a proxy (an ``oidc`` preset reads the provider's discovery document first),
+        to serve from an ASGI app or another framework. The keywords are
+        :class:`OAuthProxyConfig`'s (see there); bad options (unknown keys included) raise
         ``InvalidParams`` with the engine's message."""
-        issuer = issuer_url.rstrip("/")
-        options: dict[str, Any] = {
-            "issuer": issuer,
-            "resource": resource_server_url,
-            "upstream": _camel_keys(dict(upstream)),
-        }
-        options.update(
-            _camel_keys(
-                {
-                    "scopes_supported": scopes_supported,
-                    "forward_scopes": forward_scopes,
-                    "require_consent": require_consent,
-                    "allow_registration": allow_registration,
-                    "access_token_ttl_seconds": access_token_ttl_seconds,
-                    "refresh_token_ttl_seconds": refresh_token_ttl_seconds,
-                    "code_ttl_seconds": code_ttl_seconds,
-                    "client_ttl_seconds": client_ttl_seconds,
-                    "redis_url": redis_url,
-                    "client_id_documents": (
-                        None if client_id_documents is None else _camel_keys(client_id_documents)
-                    ),
-                }
-            )
+        config = OAuthProxyConfig(
+            issuer_url=issuer_url,
+            resource_server_url=resource_server_url,
+            upstream=upstream,
+            scopes_supported=scopes_supported,
+            forward_scopes=forward_scopes,
+            require_consent=require_consent,
+            allow_registration=allow_registration,
+            access_token_ttl_seconds=access_token_ttl_seconds,
+            refresh_token_ttl_seconds=refresh_token_ttl_seconds,
+            code_ttl_seconds=code_ttl_seconds,
+            client_ttl_seconds=client_ttl_seconds,
+            redis_url=redis_url,
+            client_id_documents=client_id_documents,
         )
-        return cls(await create_oauth_proxy(options), issuer, resource_server_url)
+        native = await create_oauth_proxy(config._native_config())
+        return cls(native, config.issuer_url, config.resource_server_url)
 
     @property
     def callback_url(self) -> str:

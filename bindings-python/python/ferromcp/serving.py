@@ -19,6 +19,7 @@ from .schema import to_jsonable
 if typing.TYPE_CHECKING:
     from .asgi import StreamableHTTPApp, StreamableHTTPSessionManager
     from .auth import ProtectedResource
+    from .oauth_proxy import OAuthProxyConfig
     from .tls import TLS
 
 
@@ -154,6 +155,7 @@ class Serving:
         auth: ProtectedResource | None = None,
         tls: TLS | None = None,
         compression: bool | dict[str, Any] | None = None,
+        oauth_proxy: OAuthProxyConfig | None = None,
     ) -> HttpServer:
         """Starts serving Streamable HTTP at ``http://host:port{path}`` in this process and
         returns at once with a running :class:`HttpServer` (``port=0`` picks a free port).
@@ -195,6 +197,14 @@ class Serving:
           zstd, br or gzip as the client's ``Accept-Encoding`` allows, from 1,024 bytes);
           ``False`` turns it off, a dict sets ``codings``, ``minSize``, ``level``, ``streams``
           (docs/compression.md); bad values raise :class:`InvalidParams`.
+        - ``oauth_proxy``: be the OAuth authorization server of this endpoint, in front of an
+          identity provider without dynamic client registration (GitHub, Google, Entra ID,
+          Auth0, any OpenID provider; :class:`OAuthProxyConfig`, docs/oauth-proxy.md): the
+          listener serves the proxy's metadata, ``/register``, ``/authorize``, consent,
+          callback, ``/token`` and ``/revoke`` beside the endpoint, which accepts the proxy's
+          tokens (unless ``auth`` is given). Its records go to its own ``redis_url``, else to
+          the server's ``redis_url``, else to memory. Bad options raise :class:`InvalidParams`
+          before anything listens.
         """
         from .asgi import http_options
 
@@ -222,6 +232,8 @@ class Serving:
             # False: off; True: the defaults; or {"codings", "minSize", "level", "streams"}
             # (docs/compression.md).
             options["compression"] = compression
+        if oauth_proxy is not None:
+            options["oauthProxy"] = oauth_proxy._native_config()
         # The connection limits only serve_http's own listener has: counts as they are,
         # durations (seconds) as milliseconds; None: the engine's default.
         for key, size in (

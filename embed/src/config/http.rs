@@ -27,7 +27,9 @@ use std::time::Duration;
 /// (serve `https://`, see [`TlsConfig`]; a listening server only), `compression` (`false`,
 /// `true` or `{codings, minSize, level, streams}`: see [`crate::compression_config`]), and
 /// `redisUrl` (sessions, events and the replicas' bus on
-/// Redis/Valkey; needs the `redis` feature). See
+/// Redis/Valkey; needs the `redis` feature), and `oauthProxy` (an OAuth authorization server in
+/// front of an upstream identity provider, served beside the endpoint, which its tokens then
+/// protect; see [`crate::OAuthProxySettings`]; a listening server only). See
 /// [`ferromcp::transport::http::HttpServerOptions`] for what each does.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -105,6 +107,12 @@ pub struct HttpConfig {
     /// `Content-Encoding` of bodies: `false`, `true` or an object (see
     /// [`crate::compression_config`]).
     pub compression: Option<crate::compression_config::CompressionConfig>,
+    /// The OAuth proxy served by the listening server (`serve_http`): its endpoints (metadata,
+    /// `/register`, `/authorize`, consent, callback, `/token`, `/revoke`) beside the MCP
+    /// endpoint, which accepts the proxy's tokens unless the binding gives its own protection.
+    /// Its records are kept on its own `redisUrl`, else on this server's `redisUrl`, else in
+    /// memory.
+    pub oauth_proxy: Option<crate::OAuthProxySettings>,
 }
 
 /// The `tls` object of [`HttpConfig`]: the certificate chain as `certPath` (a PEM file,
@@ -346,6 +354,25 @@ mod tests {
             "{}",
             err.message
         );
+    }
+
+    #[test]
+    fn oauth_proxy_settings_are_read_strictly() {
+        let proxy = serde_json::json!({
+            "issuer": "https://mcp.example.com", "resource": "https://mcp.example.com/mcp",
+            "upstream": {"preset": "github", "clientId": "id", "clientSecret": "s"},
+            "requireConsent": false,
+        });
+        let c = HttpConfig::from_json(serde_json::json!({ "oauthProxy": proxy })).unwrap();
+        let s = c.oauth_proxy.unwrap();
+        assert_eq!(s.issuer, "https://mcp.example.com");
+        assert_eq!(s.upstream.preset.as_deref(), Some("github"));
+        assert_eq!(s.require_consent, Some(false));
+        let mut typo = proxy.clone();
+        typo["consent"] = serde_json::json!(false);
+        let err = HttpConfig::from_json(serde_json::json!({ "oauthProxy": typo })).unwrap_err();
+        assert_eq!(err.code, ferromcp::error::codes::INVALID_PARAMS, "{err:?}");
+        assert!(err.message.contains("consent"), "{}", err.message);
     }
 
     #[test]

@@ -16,6 +16,7 @@ fn server() -> EmbeddedServer {
 
 fn handler(s: &EmbeddedServer) -> EmbeddedHttpHandler {
     s.http_handler(&HttpConfig::from_json(json!({"dnsRebindingProtection": false})).unwrap())
+        .unwrap()
 }
 
 fn initialize() -> Vec<u8> {
@@ -119,13 +120,15 @@ async fn a_chosen_id_outside_the_visible_ascii_range_is_refused() {
 #[tokio::test]
 async fn the_legacy_sse_stream_opened_with_a_chosen_id_names_it_in_its_endpoint_event() {
     let s = server();
-    let h = s.http_handler(
-        &HttpConfig::from_json(json!({
-            "dnsRebindingProtection": false, "legacySse": true,
-            "legacySsePath": "/sse", "legacyMessagesPath": "/messages"
-        }))
-        .unwrap(),
-    );
+    let h = s
+        .http_handler(
+            &HttpConfig::from_json(json!({
+                "dnsRebindingProtection": false, "legacySse": true,
+                "legacySsePath": "/sse", "legacyMessagesPath": "/messages"
+            }))
+            .unwrap(),
+        )
+        .unwrap();
     let get = HttpRequestParts {
         method: "GET".into(),
         uri: "/sse".into(),

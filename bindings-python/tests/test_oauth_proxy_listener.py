@@ -1,0 +1,152 @@
+"""Server.serve_http(oauth_proxy=OAuthProxyConfig(...)): the engine's own listener serves the
+OAuth proxy's endpoints beside /mcp and protects /mcp with the proxy's tokens, with no ASGI app.
+The upstream identity provider is never reached by these checks (the authorization request is a
+redirect to it), so its endpoints are URLs of a host that does not exist. The same scenario as
+bindings-node/test/oauth_proxy_listener.test.mjs and the Swift OAuthProxyListenerTests."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import http.client as http_client
+import json
+import urllib.parse
+
+import pytest
+
+from ferromcp import InvalidParams, OAuthProxyConfig, Server
+
+ISSUER = "https://mcp.example.com"
+RESOURCE = "https://mcp.example.com/mcp"
+REDIRECT = "http://127.0.0.1:7777/cb"
+CHALLENGE = base64.urlsafe_b64encode(hashlib.sha256(b"v" * 50).digest()).rstrip(b"=").decode()
+
+
+def config(**upstream: str) -> OAuthProxyConfig:
+    return OAuthProxyConfig(
+        issuer_url=ISSUER,
+        resource_server_url=RESOURCE,
+        upstream={
+            "authorization_endpoint": "https://idp.example.com/authorize",
+            "token_endpoint": "https://idp.example.com/token",
+            "client_id": "proxy-app",
+            "client_secret": "s3cret",
+            **upstream,
+        },
+        require_consent=False,
+    )
+
+
+def request(
+    port: int, method: str, path: str, body: bytes | None = None, ctype: str | None = None
+) -> tuple[int, dict[str, str], bytes]:
+    conn = http_client.HTTPConnection("127.0.0.1", port, timeout=10)
+    headers = {"content-type": ctype} if ctype else {}
+    if path == "/mcp":
+        headers["accept"] = "application/json, text/event-stream"
+    conn.request(method, path, body=body, headers=headers)
+    r = conn.getresponse()
+    data = r.read()
+    conn.close()
+    return r.status, {k.lower(): v for k, v in r.getheaders()}, data
+
+
+async def test_oauth_proxy_serves_metadata_registration_and_the_401_challenge() -> None:
+    server = Server("signed-in")
+
+    @server.tool()
+    def whoami() -> str:
+        return "nobody"
+
+    http = await server.serve_http(port=0, oauth_proxy=config())
+    try:
+        port = http.port
+        status, _, body = request(port, "GET", "/.well-known/oauth-authorization-server")
+        assert status == 200, body
+        metadata = json.loads(body)
+        assert metadata["issuer"] == ISSUER
+        assert metadata["token_endpoint"] == f"{ISSUER}/token"
+        assert metadata["registration_endpoint"] == f"{ISSUER}/register"
+        assert metadata["code_challenge_methods_supported"] == ["S256"]
+
+        status, _, body = request(port, "GET", "/.well-known/oauth-protected-resource/mcp")
+        assert status == 200, body
+        assert json.loads(body)["authorization_servers"] == [ISSUER]
+
+        registration = {"redirect_uris": [REDIRECT], "token_endpoint_auth_method": "none"}
+        status, _, body = request(
+            port, "POST", "/register", json.dumps(registration).encode(), "application/json"
+        )
+        assert status == 201, body
+        client_id = json.loads(body)["client_id"]
+
+        query = urllib.parse.urlencode(
+            {
+                "response_type": "code",
+                "client_id": client_id,
+                "redirect_uri": REDIRECT,
+                "code_challenge": CHALLENGE,
+                "code_challenge_method": "S256",
+                "state": "st",
+                "resource": RESOURCE,
+            }
+        )
+        status, headers, body = request(port, "GET", f"/authorize?{query}")
+        assert status == 302, body
+        location = urllib.parse.urlsplit(headers["location"])
+        assert f"{location.scheme}://{location.netloc}{location.path}" == (
+            "https://idp.example.com/authorize"
+        )
+        upstream = dict(urllib.parse.parse_qsl(location.query))
+        assert upstream["client_id"] == "proxy-app"
+        assert upstream["redirect_uri"] == f"{ISSUER}/oauth/callback"
+        assert upstream["code_challenge_method"] == "S256"
+        # The proxy's own PKCE pair, not the client's.
+        assert len(upstream["code_challenge"]) == 43 and upstream["code_challenge"] != CHALLENGE
+
+        initialize = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        }
+        status, headers, _ = request(
+            port, "POST", "/mcp", json.dumps(initialize).encode(), "application/json"
+        )
+        assert status == 401
+        challenge = headers["www-authenticate"]
+        assert challenge.startswith("Bearer "), challenge
+        assert 'resource_metadata="' in challenge, challenge
+        assert "/.well-known/oauth-protected-resource/mcp" in challenge, challenge
+
+        # A token the proxy did not issue is refused the same way.
+        conn = http_client.HTTPConnection("127.0.0.1", port, timeout=10)
+        conn.request(
+            "POST",
+            "/mcp",
+            body=json.dumps(initialize).encode(),
+            headers={
+                "content-type": "application/json",
+                "accept": "application/json, text/event-stream",
+                "authorization": "Bearer forged",
+            },
+        )
+        forged = conn.getresponse()
+        forged.read()
+        conn.close()
+        assert forged.status == 401
+        assert 'error="invalid_token"' in (forged.getheader("www-authenticate") or "")
+    finally:
+        await http.close()
+
+
+async def test_oauth_proxy_options_are_checked_before_listening() -> None:
+    server = Server("signed-in")
+    with pytest.raises(InvalidParams, match="tenant"):
+        await server.serve_http(port=0, oauth_proxy=config(preset="entra"))
+    with pytest.raises(InvalidParams, match="preset"):
+        await server.serve_http(port=0, oauth_proxy=config(preset="okta"))
