@@ -34,6 +34,29 @@ HTTP options of `proxy` (the engine's HttpServerOptions):
   --allowed-origin O       allowed Origin value (repeatable)
   --redis-url URL          sessions, events and the bus on Redis (needs the redis feature)
   --no-health              do not serve /healthz
+
+Middleware of `proxy` (stdio and HTTP; docs/gateway.md, \"Middleware and rate limits\"):
+  --middleware JSON|@FILE  the engine's built-in layers, outermost first, e.g.
+                           '[{\"name\":\"rateLimit\",\"limit\":100,\"windowMs\":60000,
+                             \"tools\":{\"search\":{\"limit\":5,\"windowMs\":1000}}},
+                             {\"name\":\"requestLog\"},{\"name\":\"maskErrors\"}]'
+                           (rateLimit, requestLog, maskErrors, responseCache, authorization,
+                           openTelemetry in a build with the otel feature); replaces the
+                           config file's \"middleware\" list when both are given
+
+OAuth protection of `proxy --port` (docs/gateway.md, \"Auth\"; 401 with a
+WWW-Authenticate resource_metadata challenge without a valid token):
+  --auth-issuer URL        an accepted authorization server, the tokens' iss (repeatable)
+  --auth-jwks-url URL      its JWKS: tokens are JWTs signed by one of these keys
+  --auth-audience AUD      the aud tokens must carry (default: the resource)
+  --auth-scopes A,B        scopes every request needs (403 insufficient_scope without)
+  --auth-resource URL      this endpoint's URL as clients reach it (default
+                           http://HOST:PORT/PATH; required with --port 0)
+  --auth JSON|@FILE        instead of the flags above: the bindings' protection options,
+                           {\"authorizationServers\": [...], \"requiredScopes\": [...],
+                            \"jwt\": {\"jwksUrl\" | \"jwks\", \"issuer\", \"audience\", \"algorithms\",
+                            \"leewaySeconds\"} or \"introspection\": {\"endpoint\", \"clientId\",
+                            \"clientSecret\"}, \"resource\", \"scopesSupported\"}
 ";
 
 /// A usage error: what was wrong on the command line.
@@ -71,6 +94,33 @@ pub struct ProxyArgs {
     pub allowed_origins: Vec<String>,
     pub redis_url: Option<String>,
     pub no_health: bool,
+    /// `--middleware`: JSON text or `@FILE`, read when the proxy starts.
+    pub middleware: Option<String>,
+    pub auth: AuthArgs,
+}
+
+/// `ferromcp proxy`'s OAuth options (built into a protection by `crate::auth`).
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct AuthArgs {
+    /// `--auth-issuer` (repeatable).
+    pub issuers: Vec<String>,
+    /// `--auth-jwks-url`.
+    pub jwks_url: Option<String>,
+    /// `--auth-audience`.
+    pub audience: Option<String>,
+    /// `--auth-scopes` (comma-separated, repeatable).
+    pub scopes: Vec<String>,
+    /// `--auth-resource`.
+    pub resource: Option<String>,
+    /// `--auth`: JSON text or `@FILE`.
+    pub json: Option<String>,
+}
+
+impl AuthArgs {
+    /// Whether any `--auth*` option was given.
+    pub fn given(&self) -> bool {
+        *self != Self::default()
+    }
 }
 
 /// What to list.
@@ -160,6 +210,8 @@ fn parse_proxy(mut args: VecDeque<String>) -> Result<ProxyArgs, UsageError> {
         allowed_origins: Vec::new(),
         redis_url: None,
         no_health: false,
+        middleware: None,
+        auth: AuthArgs::default(),
     };
     while let Some(a) = args.pop_front() {
         match a.as_str() {
@@ -179,6 +231,19 @@ fn parse_proxy(mut args: VecDeque<String>) -> Result<ProxyArgs, UsageError> {
             "--allowed-origin" => p.allowed_origins.push(value(&mut args, &a)?),
             "--redis-url" => p.redis_url = Some(value(&mut args, &a)?),
             "--no-health" => p.no_health = true,
+            "--middleware" => p.middleware = Some(value(&mut args, &a)?),
+            "--auth-issuer" => p.auth.issuers.push(value(&mut args, &a)?),
+            "--auth-jwks-url" => p.auth.jwks_url = Some(value(&mut args, &a)?),
+            "--auth-audience" => p.auth.audience = Some(value(&mut args, &a)?),
+            "--auth-scopes" => p.auth.scopes.extend(
+                value(&mut args, &a)?
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_string),
+            ),
+            "--auth-resource" => p.auth.resource = Some(value(&mut args, &a)?),
+            "--auth" => p.auth.json = Some(value(&mut args, &a)?),
             other => return Err(UsageError(format!("proxy: unknown option {other:?}"))),
         }
     }
@@ -212,7 +277,8 @@ fn parse_proxy(mut args: VecDeque<String>) -> Result<ProxyArgs, UsageError> {
         || !p.allowed_hosts.is_empty()
         || !p.allowed_origins.is_empty()
         || p.redis_url.is_some()
-        || p.no_health;
+        || p.no_health
+        || p.auth.given();
     if p.listen == Listen::Stdio && (http_only || host_given) {
         return Err(UsageError(
             "proxy: HTTP options need --port (not --stdio)".into(),
@@ -348,6 +414,49 @@ mod tests {
             }
         );
         assert!(a.stateless);
+        assert_eq!(
+            p(&[
+                "proxy",
+                "-c",
+                "m.json",
+                "--stdio",
+                "--auth-issuer",
+                "https://as"
+            ])
+            .unwrap_err()
+            .0,
+            "proxy: HTTP options need --port (not --stdio)"
+        );
+        let Command::Proxy(a) = p(&[
+            "proxy",
+            "-c",
+            "m.json",
+            "--stdio",
+            "--middleware",
+            "@mw.json",
+        ])
+        .unwrap() else {
+            panic!()
+        };
+        assert_eq!(a.middleware.as_deref(), Some("@mw.json"));
+        let Command::Proxy(a) = p(&[
+            "proxy",
+            "-c",
+            "m.json",
+            "--port",
+            "1",
+            "--auth-issuer",
+            "https://as",
+            "--auth-scopes",
+            "a, b",
+            "--auth-scopes",
+            "c",
+        ])
+        .unwrap() else {
+            panic!()
+        };
+        assert_eq!(a.auth.issuers, ["https://as"]);
+        assert_eq!(a.auth.scopes, ["a", "b", "c"]);
     }
 
     #[test]

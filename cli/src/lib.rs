@@ -9,7 +9,9 @@
 //! MCP server (list, call, read, prompt, inspect): docs/gateway.md.
 
 mod args;
+mod auth;
 mod client_cmd;
+mod middleware;
 mod render;
 mod serve;
 

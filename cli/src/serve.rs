@@ -1,6 +1,7 @@
-//! `ferromcp proxy`: reads the `mcpServers` file, starts the proxy, serves it over stdio or
-//! Streamable HTTP (with the engine's HTTP options), and on SIGINT/SIGTERM stops serving and
-//! closes the backends (stopping their processes).
+//! `ferromcp proxy`: reads the `mcpServers` file and the middleware, starts the proxy with
+//! that middleware on its server, serves it over stdio or Streamable HTTP (with the engine's
+//! HTTP options and OAuth protection), and on SIGINT/SIGTERM stops serving and closes the
+//! backends (stopping their processes).
 
 use crate::args::{Listen, ProxyArgs};
 use crate::client_cmd::Failure;
@@ -9,8 +10,9 @@ use ferromcp_proxy::{Proxy, ProxyConfig, ProxyOptions};
 use std::path::Path;
 use std::time::Duration;
 
-/// The engine's HTTP options as the command line sets them.
-pub fn http_options(a: &ProxyArgs) -> HttpServerOptions {
+/// The engine's HTTP options as the command line sets them; a bad `--auth*` option is the
+/// error (a usage error: exit status 2).
+pub fn http_options(a: &ProxyArgs) -> Result<HttpServerOptions, Failure> {
     let mut o = HttpServerOptions::default();
     if let Some(p) = &a.path {
         o.path = p.clone();
@@ -36,7 +38,40 @@ pub fn http_options(a: &ProxyArgs) -> HttpServerOptions {
     if a.no_health {
         o.health_path = None;
     }
-    o
+    let default_resource = match &a.listen {
+        Listen::Http { host, port } if *port != 0 => match host.parse::<std::net::IpAddr>() {
+            Ok(ip) if ip.is_unspecified() => None,
+            Ok(std::net::IpAddr::V6(ip)) => Some(format!("http://[{ip}]:{port}{}", o.path)),
+            _ => Some(format!("http://{host}:{port}{}", o.path)),
+        },
+        _ => None,
+    };
+    o.auth = crate::auth::protection(&a.auth, default_resource).map_err(usage)?;
+    Ok(o)
+}
+
+fn usage(message: String) -> Failure {
+    Failure { message, status: 2 }
+}
+
+/// The middleware layers: `--middleware`'s list, else the config file's `"middleware"` key
+/// (the command line wins when both are given), else none.
+fn middleware_layers(
+    a: &ProxyArgs,
+) -> Result<Vec<std::sync::Arc<dyn ferromcp::server::middleware::Middleware>>, Failure> {
+    if let Some(arg) = &a.middleware {
+        let list = crate::middleware::json_argument("--middleware", arg).map_err(usage)?;
+        return crate::middleware::layers(list, "--middleware").map_err(usage);
+    }
+    // The file was read and checked as an mcpServers document just before.
+    let text =
+        std::fs::read_to_string(&a.config).map_err(|e| usage(format!("{}: {e}", a.config)))?;
+    let doc: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| usage(format!("{}: not valid JSON: {e}", a.config)))?;
+    match doc.get("middleware") {
+        Some(list) => crate::middleware::layers(list.clone(), &a.config).map_err(usage),
+        None => Ok(Vec::new()),
+    }
 }
 
 /// Resolves when the process is asked to stop (SIGINT or SIGTERM).
@@ -54,7 +89,22 @@ pub async fn run(a: ProxyArgs) -> Result<i32, Failure> {
         message: format!("{}: {e}", a.config),
         status: 2,
     })?;
+    let layers = middleware_layers(&a)?;
+    let http = match &a.listen {
+        Listen::Http { .. } => Some(http_options(&a)?),
+        Listen::Stdio => None,
+    };
     let proxy = Proxy::start(&config, ProxyOptions::default()).await?;
+    for layer in layers {
+        // The proxy's server has served no request yet: its chain is still open.
+        if let Err(e) = proxy.server().add_middleware(layer) {
+            proxy.shutdown().await;
+            return Err(Failure {
+                message: format!("cannot add middleware: {}", e.message),
+                status: 1,
+            });
+        }
+    }
     for b in proxy.backends() {
         match b.last_error() {
             Some(why) => eprintln!(
@@ -76,7 +126,7 @@ pub async fn run(a: ProxyArgs) -> Result<i32, Failure> {
             }
         }
         Listen::Http { host, port } => {
-            let options = http_options(&a);
+            let options = http.unwrap_or_default();
             let path = options.path.clone();
             let handle = serve_http(proxy.server().clone(), (host.as_str(), *port), options)
                 .await
