@@ -4,7 +4,10 @@
 //! the rate limit's `addressHeader` is believed only on connections from its
 //! `trustedProxies`, whose rightmost untrusted entry is the client: a spoofed
 //! `X-Forwarded-For` from an untrusted peer is ignored, a chain through two trusted proxies
-//! names the client (also when a proxy adds its own header line), over IPv4 and IPv6.
+//! names the client (also when a proxy adds its own header line), over IPv4 and IPv6. The
+//! same with RFC 7239 `Forwarded` (`addressHeader: "forwarded"`): elements, quoted IPv6 with
+//! ports, several lines, a spoof from an untrusted peer ignored, and an `X-Forwarded-For` sent
+//! beside it never read.
 
 use crate::common_http;
 
@@ -20,9 +23,14 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 /// A server limited to 2 requests a minute per client address, `X-Forwarded-For` believed from
 /// `trusted` (`None`: the default, loopback).
 fn limited(trusted: Option<&[&str]>) -> Server {
+    limited_by("X-Forwarded-For", trusted)
+}
+
+/// The same, reading the address header `header`.
+fn limited_by(header: &str, trusted: Option<&[&str]>) -> Server {
     let mut config = RateLimitConfig::new(2, Duration::from_secs(60));
     config.by = vec![RateKey::ClientAddress];
-    config.address_header = Some("X-Forwarded-For".into());
+    config.address_header = Some(header.into());
     config.trusted_proxies = trusted.map(|t| t.iter().map(|r| r.parse().unwrap()).collect());
     Server::builder("proxied", "1")
         .middleware(RateLimit::new(config).unwrap())
@@ -74,6 +82,92 @@ async fn status(local: &str, addr: SocketAddr, forwarded: &[&str]) -> u16 {
     let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
     let body = init_body("2025-11-25").to_string();
     post_from(local, addr, &lines, &body).await.0
+}
+
+/// The status of an `initialize` POST from `local` with the header lines `lines` (each
+/// `Name: value`).
+async fn status_with(local: &str, addr: SocketAddr, lines: &[&str]) -> u16 {
+    let body = init_body("2025-11-25").to_string();
+    post_from(local, addr, lines, &body).await.0
+}
+
+#[tokio::test]
+async fn forwarded_from_trusted_proxies_names_the_client() {
+    // The peer (127.0.0.1, the second proxy) and 10.1.1.1 (the first) are trusted.
+    let h = serve_http(
+        limited_by("Forwarded", Some(&["127.0.0.1", "10.0.0.0/8"])),
+        "127.0.0.1:0",
+        HttpServerOptions::default(),
+    )
+    .await
+    .unwrap();
+    let a = h.local_addr();
+    let one = "Forwarded: for=198.51.100.1;proto=https, for=10.1.1.1";
+    assert_eq!(status_with("127.0.0.1", a, &[one]).await, 200);
+    // The same client, with a port and through a proxy adding a line of its own.
+    let two = [
+        r#"Forwarded: for="198.51.100.1:4711";proto=http"#,
+        "Forwarded: for=10.1.1.1;by=_edge",
+    ];
+    assert_eq!(status_with("127.0.0.1", a, &two).await, 200);
+    // Over its limit, whatever it writes left of its own element.
+    let spoofed = "Forwarded: for=6.6.6.6, for=198.51.100.1, for=10.1.1.1";
+    assert_eq!(status_with("127.0.0.1", a, &[spoofed]).await, 429);
+    // An X-Forwarded-For beside it is never read (only the header named is).
+    let both = [
+        "X-Forwarded-For: 198.51.100.77",
+        "Forwarded: for=198.51.100.1, for=10.1.1.1",
+    ];
+    assert_eq!(status_with("127.0.0.1", a, &both).await, 429);
+    let xff_only = ["X-Forwarded-For: 198.51.100.1"];
+    assert_eq!(
+        status_with("127.0.0.1", a, &xff_only).await,
+        200,
+        "the peer's"
+    );
+    // An IPv6 client (quoted, bracketed, with a port) has its own bucket.
+    let v6 = r#"Forwarded: for="[2001:db8::7]:443", For=10.1.1.1"#;
+    assert_eq!(status_with("127.0.0.1", a, &[v6]).await, 200);
+    let v6_again = r#"Forwarded: for="[2001:db8:0::7]""#;
+    assert_eq!(status_with("127.0.0.1", a, &[v6_again]).await, 200);
+    assert_eq!(status_with("127.0.0.1", a, &[v6]).await, 429);
+    // unknown and obfuscated nodes are no address: the nearest hop read, here the peer (one
+    // request left in its bucket after the X-Forwarded-For one above).
+    let hidden = "Forwarded: for=198.51.100.5, for=_hidden";
+    assert_eq!(status_with("127.0.0.1", a, &[hidden]).await, 200);
+    assert_eq!(
+        status_with("127.0.0.1", a, &["Forwarded: for=unknown"]).await,
+        429
+    );
+    h.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_spoofed_forwarded_from_an_untrusted_peer_is_ignored() {
+    // 127.0.0.1 is not among the trusted proxies: the header is never read.
+    let h = serve_http(
+        limited_by("forwarded", Some(&["10.0.0.0/8"])),
+        "127.0.0.1:0",
+        HttpServerOptions::default(),
+    )
+    .await
+    .unwrap();
+    let a = h.local_addr();
+    for (client, want) in [
+        ("198.51.100.1", 200),
+        ("198.51.100.2", 200),
+        ("198.51.100.3", 429),
+    ] {
+        let line = format!("Forwarded: for={client}");
+        assert_eq!(
+            status_with("127.0.0.1", a, &[&line]).await,
+            want,
+            "{client}"
+        );
+    }
+    let line = r#"Forwarded: for="[2001:db8::9]:80""#;
+    assert_eq!(status_with("127.0.0.1", a, &[line]).await, 429);
+    h.shutdown().await.unwrap();
 }
 
 #[tokio::test]

@@ -2,7 +2,7 @@
 //! per-tool limits; a request over its limit is refused with `-32004 "Rate limited"` and
 //! `data: {retryAfter, limit, window}` (seconds), as the MCP API reference has it.
 
-use super::trusted_proxies::{client_behind, IpRange};
+use super::trusted_proxies::{client_behind, HeaderSyntax, IpRange};
 use super::{Middleware, MiddlewareRequest, Next};
 use crate::McpError;
 use futures_util::future::BoxFuture;
@@ -63,8 +63,8 @@ impl ToolLimit {
 
 /// The rate limit's options. JSON: `{"limit": 100, "windowMs": 60000, "by"?: ["principal"],
 /// "tools"?: {"search": {"limit": 5, "windowMs": 1000}}, "methods"?: ["tools/call"],
-/// "addressHeader"?: "x-forwarded-for", "trustedProxies"?: ["10.0.0.0/8"]}` (`addressHeader`
-/// is read only from the `trustedProxies`, loopback by default).
+/// "addressHeader"?: "x-forwarded-for", "trustedProxies"?: ["10.0.0.0/8"]}` (`addressHeader`,
+/// `"forwarded"` for RFC 7239, is read only from the `trustedProxies`, loopback by default).
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 #[non_exhaustive]
@@ -84,11 +84,14 @@ pub struct RateLimitConfig {
     #[serde(default)]
     pub methods: Option<Vec<String>>,
     /// A header holding the client's address, appended to by your proxies (e.g.
-    /// `x-forwarded-for`), for [`RateKey::ClientAddress`]. Default: none, the key is the
+    /// `x-forwarded-for`, or `forwarded` for RFC 7239's `Forwarded: for=...`, whose elements
+    /// are read as its hops), for [`RateKey::ClientAddress`]. Default: none, the key is the
     /// connection peer's IP address: a header any client can write would let it pick its own
     /// bucket. It is read only on connections from [`Self::trusted_proxies`], from the right:
     /// the first entry that is not a trusted proxy is the client (every line of the header, in
-    /// order; when every entry is trusted, the leftmost).
+    /// order; when every entry is trusted, the leftmost). Only this header is read: with
+    /// `forwarded`, an `X-Forwarded-For` beside it is not, and the other way round (a proxy
+    /// passes on the header it does not write as the client sent it).
     #[serde(default)]
     pub address_header: Option<String>,
     /// The proxies whose [`Self::address_header`] is believed: IP addresses and CIDR ranges
@@ -448,7 +451,8 @@ impl RateLimit {
                 None => ip.to_string(),
                 Some(name) => {
                     let header = header_of(name);
-                    let client = client_behind(ip, header.as_deref(), &self.trusted);
+                    let syntax = HeaderSyntax::of(name);
+                    let client = client_behind(ip, header.as_deref(), syntax, &self.trusted);
                     if header.is_some()
                         && client == ip.to_canonical()
                         && !super::trusted_proxies::is_trusted(&self.trusted, ip)
