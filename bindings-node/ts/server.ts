@@ -18,6 +18,7 @@ import { coreTaskStreams, type CoreTaskStreams } from './sdk/experimental/tasks/
 import { type RequestHandler, RequestHandlers } from './sdk/server/requestHandlers';
 import native, { type NativeServer } from './native';
 import { type JsonSchema, type SchemaInput, toJsonSchema } from './schema';
+import { oauthProxySettings } from './oauth_proxy_options';
 import { tlsConfig } from './tls';
 import type {
   CallToolResult,
@@ -637,8 +638,9 @@ export class McpServer {
    * returned {@link HttpServer} keeps the process alive until closed.
    */
   async listen(options: ListenOptions = {}): Promise<HttpServer> {
-    const { port = 3000, host = '127.0.0.1', auth, tls, ...rest } = options;
-    const http = tls ? { ...rest, tls: tlsConfig(tls) } : rest;
+    const { port = 3000, host = '127.0.0.1', auth, tls, oauthProxy, ...rest } = options;
+    const http: Record<string, unknown> = tls ? { ...rest, tls: tlsConfig(tls) } : { ...rest };
+    if (oauthProxy) http.oauthProxy = oauthProxySettings(oauthProxy);
     await this.#core?._syncHandlers();
     const n = await call(
       auth ? this.#native.serveHttpAuth(host, port, http, auth._native()) : this.#native.serveHttp(host, port, http),
@@ -655,8 +657,13 @@ export class McpServer {
    * with `dnsRebindingProtection: false` behind a proxy that checks it). With `auth`, also
    * route the Protected Resource Metadata's path ({@link ProtectedResource.metadataPath}) to it.
    */
-  createHttpHandler(options: Omit<ListenOptions, 'port' | 'host' | 'tls'> = {}): McpHttpHandler {
+  createHttpHandler(options: Omit<ListenOptions, 'port' | 'host' | 'tls' | 'oauthProxy'> = {}): McpHttpHandler {
     if ('tls' in options) throw new TypeError('createHttpHandler: tls belongs to the server that owns the connections; see listen({ tls })');
+    if ('oauthProxy' in options) {
+      throw new TypeError(
+        'createHttpHandler: oauthProxy is served by listen({ oauthProxy }); in a host framework, mount OAuthProxy.create(...).router() (ferromcp/server/auth/oauthProxy.js)',
+      );
+    }
     const { auth, ...http } = options;
     const n = callSync(() => (auth ? this.#native.httpHandlerAuth(http, auth._native()) : this.#native.httpHandler(http)));
     return new McpHttpHandler(n, options.maxBodySize ?? 4 * 1024 * 1024);

@@ -9,6 +9,7 @@ import type { ProtectedResource } from './auth';
 import { call } from './errors';
 import type { Middleware } from './middleware';
 import type { NativeHttpServer } from './native';
+import type { OAuthProxyOptions } from './oauth_proxy_options';
 import type { TaskStore } from './sdk/experimental/tasks/interfaces';
 import type { TlsOptions } from './tls';
 import type { Icon } from './types';
@@ -186,6 +187,17 @@ export interface ListenOptions {
     level?: 'fastest' | 'default' | 'smallest';
     streams?: boolean;
   };
+  /**
+   * Be the OAuth authorization server of this endpoint, in front of an identity provider
+   * without dynamic client registration (GitHub, Google, Entra ID, Auth0, any OpenID provider;
+   * docs/oauth-proxy.md): the listener serves the proxy's metadata, `/register`, `/authorize`,
+   * consent, callback, `/token` and `/revoke` beside the endpoint, which accepts the proxy's
+   * tokens (checked in the engine) unless `auth` is given. Its records go to its own
+   * `redisUrl`, else to the server's `redisUrl`, else to memory. Bad options reject with an
+   * `McpError` of code -32602 before anything listens. `listen` only (in a host framework,
+   * mount `OAuthProxy.create(...)`'s `router()` from `ferromcp/server/auth/oauthProxy.js`).
+   */
+  oauthProxy?: OAuthProxyOptions;
 }
 
 /** A running Streamable HTTP server (from {@link McpServer.listen}). */

@@ -27,76 +27,9 @@ import type * as Native from '../../../../native/index';
 import { InvalidTokenError } from './errors';
 import type { OAuthMetadata } from './router';
 import type { AuthInfo } from './types';
+import { oauthProxySettings, type OAuthProxyOptions } from '../../../oauth_proxy_options';
 
-/** The upstream identity provider (the engine's `UpstreamSettings`). */
-export interface OAuthProxyUpstream {
-  /** `github`, `google`, `entra` (with `tenant`), `auth0` (with `domain`), `oidc` (with `issuer`: discovery); none: give the endpoints. */
-  preset?: 'github' | 'google' | 'entra' | 'auth0' | 'oidc';
-  authorizationEndpoint?: string;
-  tokenEndpoint?: string;
-  revocationEndpoint?: string;
-  /** The proxy's client id at the upstream. */
-  clientId: string;
-  /** The proxy's client secret at the upstream. */
-  clientSecret?: string;
-  /** How the secret is sent (default `client_secret_post`). */
-  authMethod?: 'client_secret_post' | 'client_secret_basic';
-  /** Scopes always asked of the upstream (replace the preset's). */
-  scopes?: string[];
-  /** Extra parameters of the upstream authorization request. */
-  authorizeParams?: Record<string, string>;
-  tenant?: string;
-  domain?: string;
-  issuer?: string;
-  /** Extra CA certificates (PEM) trusted for the upstream. */
-  rootCertificates?: string[];
-}
-
-/**
- * How the proxy treats `https://` client ids, Client ID Metadata Documents (the engine's
- * `ClientIdDocuments`): on by default with the engine's limits; each key left out keeps its default.
- */
-export interface ClientIdDocumentOptions {
-  /** Accept `https://` client ids and advertise `client_id_metadata_document_supported` (default true). */
-  enabled?: boolean;
-  /** Largest document read, in bytes (default 5120). */
-  maxBytes?: number;
-  /** Time allowed for resolving, connecting and reading a document, in seconds (default 5). */
-  timeoutSeconds?: number;
-  /** How long a document is reused when its answer has no `Cache-Control: max-age`, in seconds (default 600). */
-  defaultCacheSeconds?: number;
-  /** The longest a document is reused, whatever its `max-age`, in seconds (default 86400). */
-  maxCacheSeconds?: number;
-  /** Fetch documents from loopback and private addresses too. Tests only: a client could otherwise make the proxy reach its private network. */
-  allowPrivateAddresses?: boolean;
-  /** Extra CA certificates (PEM) trusted for the documents' servers (tests). */
-  rootCertificates?: string[];
-}
-
-/** Options of {@link OAuthProxy.create}. */
-export interface OAuthProxyOptions {
-  /** The proxy's issuer (https, or http on a loopback host); endpoints are served below it. */
-  issuerUrl: URL | string;
-  /** The MCP endpoint the issued tokens are for (RFC 8707 resource, the tokens' audience). */
-  resourceServerUrl: URL | string;
-  upstream: OAuthProxyUpstream;
-  /** Scopes offered (empty: any). */
-  scopesSupported?: string[];
-  /** Pass a client's scopes on to the upstream. */
-  forwardScopes?: boolean;
-  /** Show users a consent page per client (default true; see docs/oauth-proxy.md before turning it off). */
-  requireConsent?: boolean;
-  /** Offer dynamic client registration (default true). */
-  allowRegistration?: boolean;
-  accessTokenTtlSeconds?: number;
-  refreshTokenTtlSeconds?: number;
-  codeTtlSeconds?: number;
-  clientTtlSeconds?: number;
-  /** Keep registrations, codes and tokens on this Redis, so every replica given the same URL serves any leg of the flow. */
-  redisUrl?: string;
-  /** Client ID Metadata Documents: turn them off or change their limits (see {@link ClientIdDocumentOptions}). */
-  clientIdDocuments?: ClientIdDocumentOptions;
-}
+export type { ClientIdDocumentOptions, OAuthProxyOptions, OAuthProxyUpstream } from '../../../oauth_proxy_options';
 
 type Next = (err?: unknown) => void;
 type Req = IncomingMessage & { body?: unknown; originalUrl?: string };
@@ -138,11 +71,12 @@ export class OAuthProxy {
     this.#native = n;
   }
 
-  /** Makes a proxy (an `oidc` preset reads the provider's discovery document first). */
+  /**
+   * Makes a proxy (an `oidc` preset reads the provider's discovery document first), to mount in
+   * a host framework. `listen({ oauthProxy })` serves the same options from the engine's listener.
+   */
   static async create(options: OAuthProxyOptions): Promise<OAuthProxy> {
-    const { issuerUrl, resourceServerUrl, ...rest } = options;
-    const issuer = String(issuerUrl).replace(/\/$/, '');
-    return new OAuthProxy(await native.createOauthProxy({ issuer, resource: String(resourceServerUrl), ...rest }));
+    return new OAuthProxy(await native.createOauthProxy(oauthProxySettings(options)));
   }
 
   /** The redirect URI to register at the upstream identity provider. */
