@@ -192,6 +192,10 @@ public struct HTTPOptions: Sendable {
     public var redisURL: String?
     /// Serve `https://` (see `TLSOptions`; `startHTTP` / `serveHTTP` only).
     public var tls: TLSOptions?
+    /// Be the OAuth authorization server of this endpoint, in front of an identity provider
+    /// without dynamic client registration (see `OAuthProxyOptions`; `startHTTP` / `serveHTTP`
+    /// only: `HTTPHandler` refuses it). The MCP endpoint then accepts the proxy's tokens.
+    public var oauthProxy: OAuthProxyOptions?
     /// Configuration keys this type does not name (newer engine keys), passed through as they
     /// are. The engine rejects unknown keys: starting the server then throws invalid params.
     public var extra: [String: Value]
@@ -208,7 +212,8 @@ public struct HTTPOptions: Sendable {
                 maxHeadSize: Int? = nil, headerReadTimeout: Duration? = nil,
                 requestTimeout: Duration? = nil, keepAliveTimeout: Duration? = nil,
                 writeTimeout: Duration? = nil, maxBufferedBytes: Int? = nil,
-                redisURL: String? = nil, tls: TLSOptions? = nil, extra: [String: Value] = [:]) {
+                redisURL: String? = nil, tls: TLSOptions? = nil,
+                oauthProxy: OAuthProxyOptions? = nil, extra: [String: Value] = [:]) {
         self.path = path
         self.jsonResponse = jsonResponse
         self.stateless = stateless
@@ -235,6 +240,7 @@ public struct HTTPOptions: Sendable {
         self.maxBufferedBytes = maxBufferedBytes
         self.redisURL = redisURL
         self.tls = tls
+        self.oauthProxy = oauthProxy
         self.extra = extra
     }
 
@@ -270,6 +276,7 @@ public struct HTTPOptions: Sendable {
         o.set("maxBufferedBytes", maxBufferedBytes.map(Value.int))
         o.set("redisUrl", redisURL.map(Value.string))
         o.set("tls", tls?.value)
+        o.set("oauthProxy", oauthProxy?.value)
         return .object(o)
     }
 }
