@@ -1,20 +1,26 @@
 """Server.serve_http(oauth_proxy=OAuthProxyConfig(...)): the engine's own listener serves the
 OAuth proxy's endpoints beside /mcp and protects /mcp with the proxy's tokens, with no ASGI app.
-The upstream identity provider is never reached by these checks (the authorization request is a
-redirect to it), so its endpoints are URLs of a host that does not exist. The same scenario as
-bindings-node/test/oauth_proxy_listener.test.mjs and the Swift OAuthProxyListenerTests."""
+The first scenario never reaches the upstream identity provider (the authorization request is a
+redirect to it), so its endpoints are URLs of a host that does not exist; it is the same as
+bindings-node/test/oauth_proxy_listener.test.mjs and the Swift OAuthProxyListenerTests. The
+last one runs the whole flow against a token endpoint written here and calls a tool with the
+token the listener's proxy issued (checked in the engine, the identity in ctx.auth)."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import http.client as http_client
 import json
+import threading
 import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 
 import pytest
 
-from ferromcp import InvalidParams, OAuthProxyConfig, Server
+from ferromcp import Client, Context, InvalidParams, OAuthProxyConfig, Server
 
 ISSUER = "https://mcp.example.com"
 RESOURCE = "https://mcp.example.com/mcp"
@@ -22,7 +28,11 @@ REDIRECT = "http://127.0.0.1:7777/cb"
 CHALLENGE = base64.urlsafe_b64encode(hashlib.sha256(b"v" * 50).digest()).rstrip(b"=").decode()
 
 
-def config(**upstream: str) -> OAuthProxyConfig:
+def s256(v: str) -> str:
+    return base64.urlsafe_b64encode(hashlib.sha256(v.encode()).digest()).rstrip(b"=").decode()
+
+
+def config(**upstream: Any) -> OAuthProxyConfig:
     return OAuthProxyConfig(
         issuer_url=ISSUER,
         resource_server_url=RESOURCE,
@@ -150,3 +160,121 @@ async def test_oauth_proxy_options_are_checked_before_listening() -> None:
         await server.serve_http(port=0, oauth_proxy=config(preset="entra"))
     with pytest.raises(InvalidParams, match="preset"):
         await server.serve_http(port=0, oauth_proxy=config(preset="okta"))
+
+
+class TokenEndpoint:
+    """The upstream's token endpoint: answers the code it was told of, once, when the proxy's
+    credentials and PKCE verifier match, with an ID token whose subject is ``user-7``."""
+
+    def __init__(self) -> None:
+        self.codes: dict[str, str] = {}
+        codes = self.codes
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+                n = int(self.headers.get("content-length") or 0)
+                f = dict(urllib.parse.parse_qsl(self.rfile.read(n).decode()))
+                challenge = codes.pop(f.get("code", ""), None)
+                ok = (
+                    f.get("client_id") == "proxy-app"
+                    and f.get("client_secret") == "s3cret"
+                    and challenge is not None
+                    and s256(f.get("code_verifier", "")) == challenge
+                )
+                parts = [b'{"alg":"none"}', b'{"sub":"user-7"}']
+                id_token = ".".join(
+                    base64.urlsafe_b64encode(p).rstrip(b"=").decode() for p in parts
+                )
+                v = (
+                    {"access_token": "up-at", "token_type": "Bearer", "id_token": id_token + ".x"}
+                    if ok
+                    else {"error": "invalid_grant"}
+                )
+                body = json.dumps(v).encode()
+                self.send_response(200 if ok else 400)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/token"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+async def test_a_token_from_the_listeners_proxy_reaches_the_handler_as_ctx_auth() -> None:
+    idp = TokenEndpoint()
+    server = Server("signed-in")
+
+    @server.tool()
+    async def whoami(ctx: Context) -> str:
+        return json.dumps(ctx.auth)
+
+    http = await server.serve_http(port=0, oauth_proxy=config(token_endpoint=idp.url))
+    try:
+        port = http.port
+
+        def call(method: str, path: str, body: bytes | None = None) -> Any:
+            ctype = "application/x-www-form-urlencoded" if method == "POST" else None
+            return request(port, method, path, body, ctype)
+
+        registration = {"redirect_uris": [REDIRECT], "token_endpoint_auth_method": "none"}
+        _, _, body = await asyncio.to_thread(
+            request,
+            port,
+            "POST",
+            "/register",
+            json.dumps(registration).encode(),
+            "application/json",
+        )
+        client_id = json.loads(body)["client_id"]
+        query = urllib.parse.urlencode(
+            {
+                "response_type": "code",
+                "client_id": client_id,
+                "redirect_uri": REDIRECT,
+                "code_challenge": CHALLENGE,
+                "code_challenge_method": "S256",
+                "state": "st",
+                "resource": RESOURCE,
+            }
+        )
+        _, headers, _ = await asyncio.to_thread(call, "GET", f"/authorize?{query}")
+        upstream = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(headers["location"]).query))
+        idp.codes["up-code"] = upstream["code_challenge"]
+        callback = f"/oauth/callback?code=up-code&state={urllib.parse.quote(upstream['state'])}"
+        status, headers, body = await asyncio.to_thread(call, "GET", callback)
+        assert status == 302, body
+        back = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(headers["location"]).query))
+        assert back["state"] == "st"
+        grant = {
+            "grant_type": "authorization_code",
+            "client_id": client_id,
+            "code": back["code"],
+            "code_verifier": "v" * 50,
+            "redirect_uri": REDIRECT,
+            "resource": RESOURCE,
+        }
+        status, _, body = await asyncio.to_thread(
+            call, "POST", "/token", urllib.parse.urlencode(grant).encode()
+        )
+        assert status == 200, body
+        token = json.loads(body)["access_token"]
+
+        bearer = {"Authorization": f"Bearer {token}"}
+        async with Client.http(f"http://127.0.0.1:{port}/mcp", headers=bearer) as c:
+            r = await c.call_tool("whoami", {})
+        me = json.loads(r["content"][0]["text"])
+        assert me["subject"] == "user-7"
+        assert me["clientId"] == client_id
+        assert me["claims"]["upstream_access_token"] == "up-at"
+    finally:
+        await http.close()
+        idp.close()
