@@ -384,6 +384,23 @@ pub fn set_log_level(level: Option<LogLevel>) {
     }
 }
 
+/// The level `FERROMCP_LOG` names (`off`, `error`, `warn`, `info`, `debug`, `trace`), or
+/// `default` when it is unset or names none of them.
+pub fn env_level(default: Option<LogLevel>) -> Option<LogLevel> {
+    match std::env::var("FERROMCP_LOG") {
+        Ok(v) if v.eq_ignore_ascii_case("off") => None,
+        Ok(v) => LogLevel::from_name(v.trim()).or(default),
+        Err(_) => default,
+    }
+}
+
+/// The Node and Swift bindings' default: [`StderrSink`] at `FERROMCP_LOG`'s level, `info`
+/// when unset (so a server with a `requestLog` layer prints its lines, and nothing else is
+/// printed unless something goes wrong). Whether the forwarder is the process's subscriber.
+pub fn install_stderr_default() -> bool {
+    install_log_sink(Arc::new(StderrSink), env_level(Some(LogLevel::Info)))
+}
+
 /// Makes every call site ask the subscribers again (the global max level follows
 /// [`Subscriber::max_level_hint`]). `tracing::callsite` is `tracing-core`'s, re-exported by
 /// `tracing` (hidden from its docs); naming it there adds no crate.
