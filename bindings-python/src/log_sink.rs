@@ -69,9 +69,8 @@ impl LogSink for PythonSink {
             let Some(deliver) = deliver else { return };
             let dropped = DROPPED.swap(0, Ordering::Relaxed);
             if dropped > 0 {
-                let line = format!(
-                    "{dropped} engine log records dropped: Python's logging fell behind"
-                );
+                let line =
+                    format!("{dropped} engine log records dropped: Python's logging fell behind");
                 let _ = deliver.call1(py, (30, "ferromcp", line, "ferromcp", "{}"));
             }
             // `deliver` catches what a handler raises; anything else is not worth a crash of
