@@ -35,6 +35,7 @@ pub mod error;
 pub mod handler;
 pub mod http_handler;
 pub mod listen;
+pub mod log_sink;
 pub mod mcp_servers;
 pub mod middleware;
 pub mod runtime;

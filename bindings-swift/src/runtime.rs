@@ -90,6 +90,8 @@ fn went_idle() {
 fn runtime() -> &'static Runtime {
     static RT: OnceLock<std::sync::Arc<Runtime>> = OnceLock::new();
     RT.get_or_init(|| {
+        // The engine's log events to stderr from now on, unless the facade chose a handler.
+        crate::log_sink::ensure_default();
         // A variable the engine cannot use stops the process with its message (the variable,
         // the value and what it accepts) instead of running on a guess.
         let settings = RuntimeSettings::from_env(Binding::Swift)
