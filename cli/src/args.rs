@@ -137,7 +137,8 @@ pub enum Listing {
 pub enum Command {
     Help,
     Version,
-    Proxy(ProxyArgs),
+    /// Boxed: the proxy's options are much larger than the other commands'.
+    Proxy(Box<ProxyArgs>),
     List {
         server: String,
         what: Listing,
@@ -175,7 +176,7 @@ pub fn parse(args: Vec<String>) -> Result<Command, UsageError> {
     match command.as_str() {
         "-h" | "--help" | "help" => Ok(Command::Help),
         "-V" | "--version" | "version" => Ok(Command::Version),
-        "proxy" => parse_proxy(args).map(Command::Proxy),
+        "proxy" => parse_proxy(args).map(|a| Command::Proxy(Box::new(a))),
         "list" | "call" | "read" | "prompt" | "inspect" => parse_client(&command, args),
         other => Err(UsageError(format!("unknown command {other:?}"))),
     }

@@ -56,7 +56,7 @@ fn run_command(args: Vec<String>) -> i32 {
             };
             let outcome = runtime.block_on(async move {
                 match command {
-                    Command::Proxy(a) => serve::run(a).await,
+                    Command::Proxy(a) => serve::run(*a).await,
                     other => client_cmd::run(other).await,
                 }
             });
@@ -97,13 +97,7 @@ fn runtime_for(command: &Command) -> Result<tokio::runtime::Runtime, String> {
         Ok(v) if !v.trim().is_empty() => v.parse().map_err(|e| format!("{wait_var}={v:?}: {e}"))?,
         _ => ferromcp::wait::WaitPolicy::Park,
     };
-    let stdio_proxy = matches!(
-        command,
-        Command::Proxy(args::ProxyArgs {
-            listen: args::Listen::Stdio,
-            ..
-        })
-    );
+    let stdio_proxy = matches!(command, Command::Proxy(a) if a.listen == args::Listen::Stdio);
     let mut builder = match workers {
         Some(1) => tokio::runtime::Builder::new_current_thread(),
         None if stdio_proxy => tokio::runtime::Builder::new_current_thread(),
