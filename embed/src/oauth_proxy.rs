@@ -429,6 +429,36 @@ mod tests {
         );
     }
 
+    #[tokio::test]
+    async fn the_servers_redis_url_keeps_the_records_when_the_proxy_names_none() {
+        let s: OAuthProxySettings = serde_json::from_value(json!({
+            "issuer": "http://127.0.0.1:8000", "resource": "http://127.0.0.1:8000/mcp",
+            "upstream": {"preset": "github", "clientId": "id", "clientSecret": "s"},
+        }))
+        .unwrap();
+        assert!(EmbeddedOAuthProxy::from_settings(&s, None).await.is_ok());
+        // The server's URL is the one opened (and refused here, being no Redis URL) ...
+        let e = EmbeddedOAuthProxy::from_settings(&s, Some("http://10.0.0.5:6379"))
+            .await
+            .unwrap_err();
+        assert!(e.message.contains("redisUrl"), "{}", e.message);
+        // ... unless the proxy names its own (a Redis URL is opened lazily, never connected
+        // here; without the redis feature any URL is refused).
+        let mut own = s.clone();
+        own.redis_url = Some("http://10.0.0.6:6379".into());
+        let server = Some("redis://10.0.0.5:6379");
+        assert!(EmbeddedOAuthProxy::from_settings(&own, server)
+            .await
+            .is_err());
+        own.redis_url = Some("redis://10.0.0.6:6379".into());
+        assert_eq!(
+            EmbeddedOAuthProxy::from_settings(&own, Some("http://10.0.0.5:6379"))
+                .await
+                .is_ok(),
+            cfg!(feature = "redis")
+        );
+    }
+
     fn with_documents(documents: Value) -> Value {
         json!({
             "issuer": "http://127.0.0.1:8000", "resource": "http://127.0.0.1:8000/mcp",
