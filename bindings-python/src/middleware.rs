@@ -7,7 +7,7 @@
 
 use crate::convert::value_to_py;
 use crate::handler::{LoopCell, NativeContext, PyHandler};
-use crate::runtime::{future_into_py, post, post_sync, Out};
+use crate::runtime::{awaited_on_loop, post, post_sync};
 use ferromcp::McpError;
 use ferromcp_embed::{ForeignContext, ForeignMiddleware, ForeignNext};
 use futures_util::future::BoxFuture;
@@ -96,7 +96,9 @@ impl NativeNext {
     ) -> PyResult<Bound<'py, PyAny>> {
         let changed = changed.map(crate::convert::py_to_value).transpose()?;
         let fut = self.next.run(changed);
-        future_into_py(py, async move { fut.await.map(Out::Json) })
+        // The rest of the chain runs on the engine's threads; its answer wakes this loop
+        // directly (no tokio task in between).
+        awaited_on_loop(py, fut)
     }
 }
 

@@ -107,6 +107,105 @@ where
     Ok(py_fut)
 }
 
+/// A future that only waits for another thread's answer (a channel's receiver), bridged to an
+/// asyncio future of the running loop without a tokio task: it is polled on the loop's thread,
+/// first right here, and again when its waker is woken, which queues the next poll in the
+/// loop's inbox (`crate::inbox::post_for_loop`). So the thread that sends the answer wakes
+/// the loop directly, where [`future_into_py`] would wake a tokio worker first, which then
+/// wakes the loop: one thread hand-over less per await (a Python middleware's `call_next`,
+/// `crate::middleware::NativeNext`). A future that does work of its own (I/O, timers) belongs
+/// on the runtime: use [`future_into_py`]. Cancelling the asyncio future drops the Rust one.
+pub fn awaited_on_loop<'py>(
+    py: Python<'py>,
+    fut: futures_util::future::BoxFuture<'static, Result<Value, McpError>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    static GET_RUNNING_LOOP: pyo3::sync::GILOnceCell<Py<PyAny>> = pyo3::sync::GILOnceCell::new();
+    let get_loop = GET_RUNNING_LOOP.get_or_try_init(py, || {
+        py.import("asyncio")?
+            .getattr("get_running_loop")
+            .map(Bound::unbind)
+    })?;
+    let event_loop = get_loop.bind(py).call0()?;
+    let py_fut = event_loop.call_method0(pyo3::intern!(py, "create_future"))?;
+    let polled = std::sync::Arc::new(LoopPolled {
+        fut: std::sync::Mutex::new(Some(fut)),
+        key: crate::inbox::loop_key(event_loop.as_unbound()),
+        event_loop: event_loop.unbind(),
+        py_fut: py_fut.clone().unbind(),
+    });
+    py_fut.call_method1(
+        pyo3::intern!(py, "add_done_callback"),
+        (DropOnCancel {
+            polled: polled.clone(),
+        },),
+    )?;
+    polled.poll(py);
+    Ok(py_fut)
+}
+
+/// The state of [`awaited_on_loop`]: the Rust future until it is ready (or cancelled), and
+/// where its output goes.
+struct LoopPolled {
+    fut:
+        std::sync::Mutex<Option<futures_util::future::BoxFuture<'static, Result<Value, McpError>>>>,
+    key: usize,
+    event_loop: Py<PyAny>,
+    py_fut: Py<PyAny>,
+}
+
+impl LoopPolled {
+    /// Polls the future once (on the loop's thread, with the GIL); when ready, completes the
+    /// asyncio future (directly: this runs on its loop).
+    fn poll(self: &std::sync::Arc<Self>, py: Python<'_>) {
+        let mut slot = self.fut.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(fut) = slot.as_mut() else { return };
+        let waker = std::task::Waker::from(self.clone());
+        let std::task::Poll::Ready(result) = fut
+            .as_mut()
+            .poll(&mut std::task::Context::from_waker(&waker))
+        else {
+            return;
+        };
+        *slot = None;
+        drop(slot);
+        resolve(
+            py,
+            &self.event_loop,
+            self.py_fut.clone_ref(py),
+            result.map(Out::Json),
+        );
+    }
+}
+
+impl std::task::Wake for LoopPolled {
+    fn wake(self: std::sync::Arc<Self>) {
+        let key = self.key;
+        crate::inbox::post_for_loop(Some(key), move |py| self.poll(py));
+    }
+}
+
+/// Drops the Rust future of [`awaited_on_loop`] when its asyncio future is cancelled.
+#[pyclass(frozen)]
+struct DropOnCancel {
+    polled: std::sync::Arc<LoopPolled>,
+}
+
+#[pymethods]
+impl DropOnCancel {
+    fn __call__(&self, fut: &Bound<'_, PyAny>) -> PyResult<()> {
+        if fut.call_method0("cancelled")?.is_truthy()? {
+            let dropped = self
+                .polled
+                .fut
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take();
+            drop(dropped);
+        }
+        Ok(())
+    }
+}
+
 fn resolve(
     py: Python<'_>,
     event_loop: &Py<PyAny>,

@@ -465,6 +465,55 @@ async def test_an_official_sdk_style_middleware_rewrites_with_dataclasses_replac
     assert all(isinstance(i, (int, str)) for _, i in seen)
 
 
+async def test_a_request_cancelled_during_call_next_cancels_the_layer_and_the_handler() -> None:
+    # The layer awaits the rest of the chain (a slow handler) when the client cancels: its
+    # await raises CancelledError, the handler is cancelled too, and the server answers on.
+    state: dict[str, bool] = {}
+    server = make_server()
+
+    @server.tool()
+    async def slow() -> str:
+        """Sleeps."""
+        state["handler started"] = True
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            state["handler cancelled"] = True
+            raise
+        return "late"
+
+    @server.middleware
+    async def waits(ctx: MiddlewareContext, call_next: CallNext) -> dict[str, Any]:
+        try:
+            return await call_next(ctx)
+        except asyncio.CancelledError:
+            if ctx.tool == "slow":
+                state["layer cancelled"] = True
+            raise
+
+    async with Client.memory(server) as c:
+        t = asyncio.ensure_future(c.call_tool("slow", {}))
+        for _ in range(200):
+            if state.get("handler started"):
+                break
+            await asyncio.sleep(0.01)
+        assert state.get("handler started") is True
+        t.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await t
+        for _ in range(200):
+            if state.get("layer cancelled") and state.get("handler cancelled"):
+                break
+            await asyncio.sleep(0.01)
+        assert state == {
+            "handler started": True,
+            "layer cancelled": True,
+            "handler cancelled": True,
+        }
+        r = await c.call_tool("echo", {})
+        assert r["content"][0]["text"] == "echoed"
+
+
 async def test_a_cancelled_request_cancels_the_layers_task() -> None:
     state: dict[str, bool] = {}
     server = make_server()

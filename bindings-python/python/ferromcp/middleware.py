@@ -402,8 +402,32 @@ def _is_async(layer: Any) -> bool:
     return call is not None and not inspect.isfunction(layer) and inspect.iscoroutinefunction(call)
 
 
+_JSON_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _is_plain_json(value: Any) -> bool:
+    """Whether ``value`` is already JSON data: dicts with ``str`` keys, lists and scalars of
+    exactly those types (what ``call_next`` returns). Checked by exact type, which costs far
+    less than :func:`to_jsonable`'s look-ups for models, dataclasses and content objects on
+    every node (most of a pass-through layer's own time per call)."""
+    t = type(value)
+    if t is dict:
+        for k, v in value.items():
+            if type(k) is not str or not _is_plain_json(v):
+                return False
+        return True
+    if t is list:
+        for v in value:
+            if not _is_plain_json(v):
+                return False
+        return True
+    return t in _JSON_SCALARS
+
+
 def _result(value: Any, layer: Any) -> Result:
     """What a layer returned, as the result object the engine sends."""
+    if type(value) is dict and _is_plain_json(value):
+        return value
     r = to_jsonable(value)
     if not isinstance(r, dict):
         raise TypeError(
