@@ -25,6 +25,7 @@ pub mod engine_hooks;
 pub mod error;
 pub mod handler;
 pub mod listen;
+pub mod log_sink;
 pub mod mcp_servers;
 pub mod middleware;
 pub mod oauth_proxy;

@@ -52,6 +52,8 @@ export { ErrorCode, inputRequired, McpError, TransportError, UrlElicitationRequi
 export { McpError as ProtocolError, ErrorCode as ProtocolErrorCode } from './errors';
 export { McpHttpHandler } from './http';
 export { maskErrors, MiddlewareContext, rateLimit, requestLog, timing } from './middleware';
+export { logLevel, setLogHandler, setLogLevel } from './logging';
+export type { LogHandler, LogLevel, LogRecord } from './logging';
 export { allowIf } from './allow_if';
 export type { Access, AccessKind } from './allow_if';
 export { invalidateCache, responseCache } from './cache';
