@@ -57,6 +57,11 @@ WWW-Authenticate resource_metadata challenge without a valid token):
                             \"jwt\": {\"jwksUrl\" | \"jwks\", \"issuer\", \"audience\", \"algorithms\",
                             \"leewaySeconds\"} or \"introspection\": {\"endpoint\", \"clientId\",
                             \"clientSecret\"}, \"resource\", \"scopesSupported\"}
+  --oauth-proxy JSON|@FILE serve an OAuth proxy in front of an identity provider beside the
+                           endpoint, which then takes the proxy's tokens unless --auth* is
+                           given: {\"issuer\", \"resource\", \"upstream\": {\"preset\" |
+                           \"authorizationEndpoint\", \"tokenEndpoint\", \"clientId\",
+                           \"clientSecret\", ...}, ...} (docs/oauth-proxy.md)
 ";
 
 /// A usage error: what was wrong on the command line.
@@ -97,6 +102,8 @@ pub struct ProxyArgs {
     /// `--middleware`: JSON text or `@FILE`, read when the proxy starts.
     pub middleware: Option<String>,
     pub auth: AuthArgs,
+    /// `--oauth-proxy`: JSON text or `@FILE` (embed's `OAuthProxySettings`).
+    pub oauth_proxy: Option<String>,
 }
 
 /// `ferromcp proxy`'s OAuth options (built into a protection by `crate::auth`).
@@ -213,6 +220,7 @@ fn parse_proxy(mut args: VecDeque<String>) -> Result<ProxyArgs, UsageError> {
         no_health: false,
         middleware: None,
         auth: AuthArgs::default(),
+        oauth_proxy: None,
     };
     while let Some(a) = args.pop_front() {
         match a.as_str() {
@@ -245,6 +253,7 @@ fn parse_proxy(mut args: VecDeque<String>) -> Result<ProxyArgs, UsageError> {
             ),
             "--auth-resource" => p.auth.resource = Some(value(&mut args, &a)?),
             "--auth" => p.auth.json = Some(value(&mut args, &a)?),
+            "--oauth-proxy" => p.oauth_proxy = Some(value(&mut args, &a)?),
             other => return Err(UsageError(format!("proxy: unknown option {other:?}"))),
         }
     }
@@ -279,7 +288,8 @@ fn parse_proxy(mut args: VecDeque<String>) -> Result<ProxyArgs, UsageError> {
         || !p.allowed_origins.is_empty()
         || p.redis_url.is_some()
         || p.no_health
-        || p.auth.given();
+        || p.auth.given()
+        || p.oauth_proxy.is_some();
     if p.listen == Listen::Stdio && (http_only || host_given) {
         return Err(UsageError(
             "proxy: HTTP options need --port (not --stdio)".into(),

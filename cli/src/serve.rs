@@ -50,6 +50,31 @@ pub fn http_options(a: &ProxyArgs) -> Result<HttpServerOptions, Failure> {
     Ok(o)
 }
 
+/// `--oauth-proxy`: the OAuth proxy built from its settings (the bindings' `oauthProxy`:
+/// `ferromcp_embed::OAuthProxySettings`), served beside the endpoint; without `--auth*` the
+/// endpoint takes the proxy's tokens. Built before anything listens (an `oidc` preset reads
+/// its provider's discovery document now), so bad settings stop the command (exit status 2).
+async fn with_oauth_proxy(
+    a: &ProxyArgs,
+    mut o: HttpServerOptions,
+) -> Result<HttpServerOptions, Failure> {
+    let Some(arg) = &a.oauth_proxy else {
+        return Ok(o);
+    };
+    let v = crate::middleware::json_argument("--oauth-proxy", arg).map_err(usage)?;
+    let settings: ferromcp_embed::OAuthProxySettings =
+        serde_json::from_value(v).map_err(|e| usage(format!("--oauth-proxy: {e}")))?;
+    let proxy =
+        ferromcp_embed::EmbeddedOAuthProxy::from_settings(&settings, a.redis_url.as_deref())
+            .await
+            .map_err(|e| usage(format!("--oauth-proxy: {}", e.message)))?;
+    if o.auth.is_none() {
+        o.auth = Some(proxy.protection());
+    }
+    o.oauth_proxy = Some(proxy.proxy().clone());
+    Ok(o)
+}
+
 fn usage(message: String) -> Failure {
     Failure { message, status: 2 }
 }
@@ -91,7 +116,7 @@ pub async fn run(a: ProxyArgs) -> Result<i32, Failure> {
     })?;
     let layers = middleware_layers(&a)?;
     let http = match &a.listen {
-        Listen::Http { .. } => Some(http_options(&a)?),
+        Listen::Http { .. } => Some(with_oauth_proxy(&a, http_options(&a)?).await?),
         Listen::Stdio => None,
     };
     let proxy = Proxy::start(&config, ProxyOptions::default()).await?;

@@ -478,3 +478,55 @@ fn auth_options_without_a_port_or_with_missing_pieces_are_usage_errors() {
         "{e}"
     );
 }
+
+#[test]
+fn an_oauth_proxy_is_served_beside_the_endpoint_and_protects_it() {
+    let cfg = config("oauth-proxy", json!({}));
+    let settings = json!({
+        "issuer": "https://mcp.example.com",
+        "resource": "https://mcp.example.com/mcp",
+        "upstream": {"authorizationEndpoint": "https://idp.example.com/authorize",
+                     "tokenEndpoint": "https://idp.example.com/token",
+                     "clientId": "proxy-app", "clientSecret": "s3cret"},
+    })
+    .to_string();
+    let port = free_port();
+    let mut child = http_proxy(port, &["--config", &cfg, "--oauth-proxy", &settings]);
+    let m = http(
+        port,
+        "GET",
+        "/.well-known/oauth-authorization-server",
+        None,
+        "",
+    );
+    assert_eq!(m.status, 200, "{}{}", m.head, m.body);
+    let doc: Value = serde_json::from_str(&m.body).unwrap();
+    assert_eq!(doc["issuer"], "https://mcp.example.com");
+    assert_eq!(doc["token_endpoint"], "https://mcp.example.com/token");
+    let a = http(port, "POST", "/mcp", None, "{}");
+    assert_eq!(a.status, 401, "{}{}", a.head, a.body);
+    assert_eq!(
+        a.header("www-authenticate"),
+        Some(
+            r#"Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp""#
+        ),
+        "{}",
+        a.head
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+
+    let e = refused(&[
+        "proxy",
+        "--config",
+        &cfg,
+        "--port",
+        "0",
+        "--oauth-proxy",
+        r#"{"issuer": "https://mcp.example.com", "resource": "https://mcp.example.com/mcp"}"#,
+    ]);
+    assert!(
+        e.starts_with("ferromcp: --oauth-proxy: missing field `upstream`"),
+        "{e}"
+    );
+}
