@@ -165,16 +165,50 @@ async def test_calls_reads_and_gets_reach_the_mounted_server() -> None:
         assert await all_tools(c) == ["status", "wx_forecast"]
         r = await c.call_tool("wx_forecast", {"city": "Oslo", "days": 3})
         assert r["content"][0]["text"] == "Oslo for 3 days"
-        r = await c.list_resources()
-        assert [x["uri"] for x in r["resources"]] == ["data://wx/stations"]
-        r = await c.list_resource_templates()
-        assert [x["uriTemplate"] for x in r["resourceTemplates"]] == ["weather://wx/{city}/now"]
+        listed = await c.list_resources()
+        assert [x["uri"] for x in listed["resources"]] == ["data://wx/stations"]
+        listed = await c.list_resource_templates()
+        assert [x["uriTemplate"] for x in listed["resourceTemplates"]] == [
+            "weather://wx/{city}/now"
+        ]
         read = await c.read_resource("weather://wx/Lima/now")
         assert read["contents"][0]["text"] == "sunny in Lima"
         p = await c.get_prompt("wx_report", {"city": "Bergen"})
         assert p["messages"][0]["content"]["text"] == "report for Bergen"
         with pytest.raises(InvalidParams):
             await c.call_tool("forecast", {"city": "Oslo"})
+
+
+async def test_mounted_resources_and_templates_are_listed_with_namespaced_uris() -> None:
+    main = main_server()
+    main.mount("wx", weather())
+    async with Client.memory(main) as c:
+        r = await c.list_resources()
+        assert [x["uri"] for x in r["resources"]] == ["data://wx/stations"]
+        assert "nextCursor" not in r
+        r = await c.list_resource_templates()
+        assert [x["uriTemplate"] for x in r["resourceTemplates"]] == ["weather://wx/{city}/now"]
+        assert "nextCursor" not in r
+
+
+async def test_completions_are_routed_to_the_mounted_server() -> None:
+    wx = weather()
+
+    @wx.completion(resource="weather://{city}/now", argument="city")
+    def cities(value: str) -> list[str]:
+        return ["Oslo", "Lima"]
+
+    @wx.completion(prompt="report", argument="city")
+    def report_cities(value: str) -> list[str]:
+        return ["Bergen"]
+
+    main = main_server()
+    main.mount("wx", wx)
+    async with Client.memory(main) as c:
+        r = await c.complete({"type": "ref/resource", "uri": "weather://wx/{city}/now"}, "city", "")
+        assert r["values"] == ["Oslo", "Lima"]
+        r = await c.complete({"type": "ref/prompt", "name": "wx_report"}, "city", "")
+        assert r["values"] == ["Bergen"]
 
 
 async def test_tools_added_to_a_mounted_server_later_show_up() -> None:
@@ -238,6 +272,33 @@ def search_server() -> Server:
         }
 
     return s
+
+
+async def test_a_transformed_tool_has_the_new_name_and_description() -> None:
+    s = search_server()
+    s.transform_tool("search", "find", title="Find", description="Find documents.")
+    async with Client.memory(s) as c:
+        tools = {t["name"]: t for t in (await c.list_tools())["tools"]}
+        find = tools["find"]
+        assert find["description"] == "Find documents."
+        assert find["title"] == "Find"
+        assert find["inputSchema"] == tools["search"]["inputSchema"]
+        # The original stays until removed.
+        assert tools["search"]["description"] == "Search an index."
+
+
+async def test_a_default_makes_an_argument_optional() -> None:
+    s = search_server()
+    s.transform_tool("search", "quick", arguments={"index": ArgTransform(default="main")})
+    async with Client.memory(s) as c:
+        tools = {t["name"]: t for t in (await c.list_tools())["tools"]}
+        schema = tools["quick"]["inputSchema"]
+        assert schema["required"] == ["q"]
+        assert schema["properties"]["index"]["default"] == "main"
+        r = await c.call_tool("quick", {"q": "x"})
+        assert r["structuredContent"]["args"]["index"] == "main"
+        r = await c.call_tool("quick", {"q": "x", "index": "other"})
+        assert r["structuredContent"]["args"]["index"] == "other"
 
 
 async def test_renamed_arguments_reach_the_original_under_their_old_names() -> None:
