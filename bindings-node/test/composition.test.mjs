@@ -179,6 +179,33 @@ test('calls, reads and gets reach the mounted server', async () => {
   await c.close();
 });
 
+test('mounted resources and templates are listed with namespaced uris', async () => {
+  const main = mainServer();
+  main.mount('wx', weather());
+  const c = await Client.memory(main);
+  const resources = await c.listResources();
+  assert.deepEqual(resources.resources.map((x) => x.uri), ['data://wx/stations']);
+  assert.equal(resources.nextCursor, undefined);
+  const templates = await c.listResourceTemplates();
+  assert.deepEqual(templates.resourceTemplates.map((x) => x.uriTemplate), ['weather://wx/{city}/now']);
+  assert.equal(templates.nextCursor, undefined);
+  await c.close();
+});
+
+test('completions are routed to the mounted server', async () => {
+  const wx = weather();
+  wx.registerCompletion({ type: 'ref/resource', uri: 'weather://{city}/now' }, 'city', () => ['Oslo', 'Lima']);
+  wx.registerCompletion({ type: 'ref/prompt', name: 'report' }, 'city', async () => ['Bergen']);
+  const main = mainServer();
+  main.mount('wx', wx);
+  const c = await Client.memory(main);
+  let r = await c.complete({ ref: { type: 'ref/resource', uri: 'weather://wx/{city}/now' }, argument: { name: 'city', value: '' } });
+  assert.deepEqual(r.completion.values, ['Oslo', 'Lima']);
+  r = await c.complete({ ref: { type: 'ref/prompt', name: 'wx_report' }, argument: { name: 'city', value: '' } });
+  assert.deepEqual(r.completion.values, ['Bergen']);
+  await c.close();
+});
+
 test('tools added to a mounted server later show up', async () => {
   const main = mainServer();
   const wx = weather();
@@ -236,6 +263,33 @@ function searchServer() {
   );
   return s;
 }
+
+test('a transformed tool has the new name and description', async () => {
+  const s = searchServer();
+  s.transformTool('search', 'find', { title: 'Find', description: 'Find documents.' });
+  const c = await Client.memory(s);
+  const tools = Object.fromEntries((await c.listTools()).tools.map((t) => [t.name, t]));
+  assert.equal(tools.find.description, 'Find documents.');
+  assert.equal(tools.find.title, 'Find');
+  assert.deepEqual(tools.find.inputSchema, tools.search.inputSchema);
+  // The original stays until removed.
+  assert.equal(tools.search.description, 'Search an index.');
+  await c.close();
+});
+
+test('a default makes an argument optional', async () => {
+  const s = searchServer();
+  s.transformTool('search', 'quick', { arguments: { index: { default: 'main' } } });
+  const c = await Client.memory(s);
+  const tools = Object.fromEntries((await c.listTools()).tools.map((t) => [t.name, t]));
+  assert.deepEqual(tools.quick.inputSchema.required, ['q']);
+  assert.equal(tools.quick.inputSchema.properties.index.default, 'main');
+  let r = await c.callTool({ name: 'quick', arguments: { q: 'x' } });
+  assert.equal(r.structuredContent.args.index, 'main');
+  r = await c.callTool({ name: 'quick', arguments: { q: 'x', index: 'other' } });
+  assert.equal(r.structuredContent.args.index, 'other');
+  await c.close();
+});
 
 test('renamed arguments reach the original under their old names', async () => {
   const s = searchServer();
