@@ -7,11 +7,12 @@ core/tests/authorization.rs, composition.rs and tool_transform.rs where the scen
 from __future__ import annotations
 
 import asyncio
+import socket
 from typing import Any
 
 import pytest
 
-from ferromcp import Client, InvalidParams, McpError, Server
+from ferromcp import Client, InvalidParams, McpError, ProtectedResource, Server
 from ferromcp.composition import ArgTransform, Authorization
 
 
@@ -98,6 +99,36 @@ async def test_hidden_resources_templates_and_prompts_are_absent_and_refused() -
         assert (await c.list_prompts())["prompts"] == []
         with pytest.raises(InvalidParams):
             await c.get_prompt("admin_report", {})
+
+
+async def test_scopes_of_the_bearer_token_decide_over_http() -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    resource = f"http://127.0.0.1:{port}/mcp"
+
+    def verify(token: str) -> dict[str, Any]:
+        # Token "alice" holds the admin scope, "bob" none.
+        scopes = ["admin"] if token == "alice" else []
+        return {"subject": token, "scopes": scopes, "audience": [resource]}
+
+    protection = ProtectedResource(
+        resource=resource, verify=verify, authorization_servers=["http://as.example"]
+    )
+    everything = ["admin_reset", "echo", "admin_delete", "search", "admin_grant", "time"]
+    server = authz_server(ADMIN)
+    async with await server.serve_http("127.0.0.1", port, auth=protection) as http:
+        for token, expected in [("alice", everything), ("bob", ["echo", "search", "time"])]:
+            headers = {"Authorization": f"Bearer {token}"}
+            async with Client.http(http.url, headers=headers) as c:
+                assert await all_tools(c) == expected, token
+                if token == "alice":
+                    r = await c.call_tool("admin_delete", {})
+                    assert r["content"][0]["text"] == "ran admin_delete"
+                else:
+                    with pytest.raises(InvalidParams) as e:
+                        await c.call_tool("admin_delete", {})
+                    assert e.value.message == "Unknown tool: admin_delete"
 
 
 async def test_the_layer_is_configured_by_name_from_json() -> None:
