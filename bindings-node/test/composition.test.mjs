@@ -5,7 +5,8 @@
 // work; these prove the Node surface reaches it, JavaScript handlers included.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Authorization, Client, ErrorCode, McpError, McpServer, ResourceTemplate } from '../esm/index.mjs';
+import { createServer } from 'node:http';
+import { Authorization, Client, ErrorCode, McpError, McpServer, ProtectedResource, ResourceTemplate } from '../esm/index.mjs';
 import { until } from './helpers.mjs';
 
 const names = (r) => r.tools.map((t) => t.name);
@@ -99,6 +100,40 @@ test('hidden resources, templates and prompts are absent and refused', async () 
   const p = await rejects(c.getPrompt({ name: 'admin_report', arguments: {} }));
   assert.equal(p.code, ErrorCode.InvalidParams);
   await c.close();
+});
+
+test('scopes of the bearer token decide over http', async () => {
+  const portServer = createServer();
+  const port = await new Promise((resolve) => portServer.listen(0, '127.0.0.1', () => resolve(portServer.address().port)));
+  await new Promise((r) => portServer.close(r));
+  const resource = `http://127.0.0.1:${port}/mcp`;
+  // Token "alice" holds the admin scope, "bob" none.
+  const auth = new ProtectedResource({
+    resource,
+    verify: (token) => ({ subject: token, scopes: token === 'alice' ? ['admin'] : [], audience: [resource] }),
+    authorizationServers: ['http://as.example'],
+  });
+  const http = await authzServer(admin()).listen({ port, auth });
+  try {
+    for (const [token, expected] of [
+      ['alice', TOOLS],
+      ['bob', ['echo', 'search', 'time']],
+    ]) {
+      const c = await Client.http(http.url, { headers: { Authorization: `Bearer ${token}` } });
+      assert.deepEqual(await allTools(c), expected, token);
+      if (token === 'alice') {
+        const r = await c.callTool({ name: 'admin_delete', arguments: {} });
+        assert.equal(r.content[0].text, 'ran admin_delete');
+      } else {
+        const e = await rejects(c.callTool({ name: 'admin_delete', arguments: {} }));
+        assert.equal(e.code, ErrorCode.InvalidParams);
+        assert.equal(e.message, 'Unknown tool: admin_delete');
+      }
+      await c.close();
+    }
+  } finally {
+    await http.close();
+  }
 });
 
 test('the layer is configured by name from JSON', async () => {
