@@ -110,6 +110,10 @@ async fn stop_signal() {
 
 /// Runs the proxy until stdin closes (stdio) or a stop signal; returns the exit status.
 pub async fn run(a: ProxyArgs) -> Result<i32, Failure> {
+    // The engine's log events (the requestLog layer's line per request, the error a maskErrors
+    // layer hid, warnings of the HTTP server and the stores) on stderr, at FERROMCP_LOG's level
+    // (info unless set; "off" for none). A host that set its own tracing subscriber keeps it.
+    ferromcp_embed::log_forward::install_stderr_default();
     let config = ProxyConfig::from_file(Path::new(&a.config)).map_err(|e| Failure {
         message: format!("{}: {e}", a.config),
         status: 2,

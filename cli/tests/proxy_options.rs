@@ -55,6 +55,7 @@ struct StdioProxy {
     child: Child,
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
+    stderr: Option<std::thread::JoinHandle<String>>,
 }
 
 impl StdioProxy {
@@ -64,15 +65,23 @@ impl StdioProxy {
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(Stdio::piped())
             .spawn()
             .expect("ferromcp runs");
+        // Read stderr all along, so the proxy never blocks on a full pipe.
+        let mut stderr = child.stderr.take().unwrap();
+        let stderr = std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = stderr.read_to_string(&mut text);
+            text
+        });
         let stdin = child.stdin.take().unwrap();
         let stdout = BufReader::new(child.stdout.take().unwrap());
         let mut p = Self {
             child,
             stdin,
             stdout,
+            stderr: Some(stderr),
         };
         let init = p.request(
             0,
@@ -108,6 +117,13 @@ impl StdioProxy {
 
     fn call(&mut self, id: u64, tool: &str) -> Value {
         self.request(id, "tools/call", json!({"name": tool, "arguments": {}}))
+    }
+
+    /// Stops the proxy (kills it) and returns what it wrote on stderr.
+    fn stderr(mut self) -> String {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        self.stderr.take().unwrap().join().unwrap()
     }
 }
 
@@ -148,6 +164,16 @@ fn a_rate_limit_from_middleware_refuses_the_call_over_it_with_retry_after() {
     // Another tool has its bucket under the global limit.
     let other = p.call(3, "test_error_handling");
     assert!(other.get("result").is_some(), "{other}");
+    // The requestLog layer's lines reach stderr (FERROMCP_LOG unset: info and above).
+    let log = p.stderr();
+    assert!(
+        log.contains(
+            "ferromcp INFO ferromcp.request: request method=tools/call tool=test_simple_text id=1 "
+        ) && log.contains(
+            "ferromcp WARN ferromcp.request: request method=tools/call tool=test_simple_text id=2 "
+        ) && log.contains("outcome=error code=-32004"),
+        "{log}"
+    );
 }
 
 #[test]
