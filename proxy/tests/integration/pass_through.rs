@@ -213,6 +213,8 @@ async fn a_subscribed_backend_resources_update_reaches_the_client_with_the_names
     let proxy = proxy_over(&live, &other).await;
     let (handlers, mut updated) = notifications_of("notifications/resources/updated");
     let c = client(&proxy, handlers).await;
+    let (handlers, mut not_subscribed) = notifications_of("notifications/resources/updated");
+    let bystander = client(&proxy, handlers).await;
     let uris: Vec<String> = c
         .list_resources(None)
         .await
@@ -242,8 +244,15 @@ async fn a_subscribed_backend_resources_update_reaches_the_client_with_the_names
         .await
         .expect("notifications/resources/updated reaches the subscribed client")
         .expect("client alive");
+    // Updates go to subscribers only: the client that did not subscribe gets none of them.
+    tokio::time::sleep(Duration::from_millis(200)).await;
     announce.abort();
     assert_eq!(got["uri"], "live+test://watched", "{got}");
+    assert!(
+        not_subscribed.try_recv().is_err(),
+        "an update reached a client that did not subscribe"
+    );
+    bystander.close().await;
     let read = c.read_resource("live+test://watched").await.unwrap();
     assert_eq!(read.contents[0].uri(), "live+test://watched");
     proxy.shutdown().await;
