@@ -3,18 +3,19 @@
 //! bytes taken so far decode to everything pushed so far); a decoder writes what it decodes into
 //! any sink, which is how [`super::bounded`] stops a body at its limit.
 
+use super::brotli_stream::BrotliStream;
 use super::{CompressionLevel, ContentCoding};
 use std::io::{self, Write};
 
 /// Brotli's window (log2 of its bytes): 4 MiB, the library's default for streams.
 const BROTLI_WINDOW: u32 = 22;
-/// Size of the brotli encoder's and decoder's internal buffers.
+/// Size of the brotli decoder's internal buffer.
 const BROTLI_BUFFER: usize = 16 * 1024;
 
 /// An encoder for one body, writing into a buffer of its own.
 pub(crate) enum Encoder {
     Gzip(flate2::write::GzEncoder<Vec<u8>>),
-    Brotli(Box<brotli::CompressorWriter<Vec<u8>>>),
+    Brotli(Box<BrotliStream>),
     Zstd(zstd::stream::write::Encoder<'static, Vec<u8>>),
 }
 
@@ -40,12 +41,7 @@ impl Encoder {
                     Default => 4,
                     Smallest => 9,
                 };
-                Encoder::Brotli(Box::new(brotli::CompressorWriter::new(
-                    Vec::new(),
-                    BROTLI_BUFFER,
-                    q,
-                    BROTLI_WINDOW,
-                )))
+                Encoder::Brotli(Box::new(BrotliStream::new(q, BROTLI_WINDOW)))
             }
             ContentCoding::Zstd => {
                 let l = match level {
@@ -58,31 +54,31 @@ impl Encoder {
         })
     }
 
-    fn writer(&mut self) -> &mut dyn Write {
-        match self {
-            Encoder::Gzip(e) => e,
-            Encoder::Brotli(e) => &mut **e,
-            Encoder::Zstd(e) => e,
-        }
-    }
-
     fn output(&mut self) -> &mut Vec<u8> {
         match self {
             Encoder::Gzip(e) => e.get_mut(),
-            Encoder::Brotli(e) => e.get_mut(),
+            Encoder::Brotli(e) => e.output(),
             Encoder::Zstd(e) => e.get_mut(),
         }
     }
 
     /// Encodes `data` (its bytes may stay in the encoder until the next flush or the end).
     pub(crate) fn push(&mut self, data: &[u8]) -> io::Result<()> {
-        self.writer().write_all(data)
+        match self {
+            Encoder::Gzip(e) => e.write_all(data),
+            Encoder::Brotli(e) => e.push(data),
+            Encoder::Zstd(e) => e.write_all(data),
+        }
     }
 
     /// Flushes what was pushed (gzip's sync flush, brotli's and zstd's flush: the output so far
     /// decodes to every byte pushed) and takes the output.
     pub(crate) fn flush(&mut self) -> io::Result<Vec<u8>> {
-        self.writer().flush()?;
+        match self {
+            Encoder::Gzip(e) => e.flush()?,
+            Encoder::Brotli(e) => e.flush()?,
+            Encoder::Zstd(e) => e.flush()?,
+        }
         Ok(std::mem::take(self.output()))
     }
 
@@ -90,7 +86,10 @@ impl Encoder {
     pub(crate) fn finish(self) -> io::Result<Vec<u8>> {
         match self {
             Encoder::Gzip(e) => e.finish(),
-            Encoder::Brotli(e) => Ok(e.into_inner()),
+            Encoder::Brotli(mut e) => {
+                e.finish()?;
+                Ok(std::mem::take(e.output()))
+            }
             Encoder::Zstd(e) => e.finish(),
         }
     }

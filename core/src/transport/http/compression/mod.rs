@@ -4,6 +4,7 @@
 //!
 //! - [`negotiate`]: the coding a response gets, from the request's `Accept-Encoding` (q-values,
 //!   `*`, `identity;q=0`) and the server's order of preference;
+//! - [`brotli_stream`]: the brotli encoder behind `codec`, instantiated once;
 //! - [`codec`]: the encoders (a complete body, or a stream flushed after every piece so that each
 //!   SSE event can be decoded as soon as it arrives) and decoders;
 //! - [`bounded`]: decoding a request body within the body size limit *after* decoding, without
@@ -16,6 +17,7 @@
 
 pub(crate) mod body;
 pub(crate) mod bounded;
+mod brotli_stream;
 pub(crate) mod codec;
 pub(crate) mod negotiate;
 
