@@ -9,7 +9,9 @@ use crate::McpError;
 use serde_json::Value;
 
 /// Connects a [`Client`] to `url` over Streamable HTTP; when `http.legacy_fallback` is set and the
-/// server answers the initialize POST with a 4xx, retries with the legacy HTTP+SSE transport.
+/// server answers the initialize POST with a 4xx other than 401 and 403, retries with the legacy
+/// HTTP+SSE transport. A 401 or 403 is returned as it is (with its `httpStatus` in the error's
+/// data): the server wants credentials, which the legacy transport would be refused for too.
 ///
 /// Over TLS (`https://`) the server's certificate is checked against Mozilla's roots and
 /// [`HttpClientOptions::root_certificate`]; headers and OAuth are set on `http`. An error says
@@ -53,7 +55,7 @@ pub async fn connect(
     let (reader, writer) = streamable_transport(url, &http)?;
     match Client::connect(options.clone(), handlers.clone(), reader, writer).await {
         Ok(c) => Ok(c),
-        Err(e) if http.legacy_fallback && is_4xx(&e) && !is_auth(&e) => {
+        Err(e) if http.legacy_fallback && refuses_transport(&e) && !is_auth(&e) => {
             tracing::info!(error = %e, "Streamable HTTP refused; falling back to HTTP+SSE");
             connect_legacy(url, options, handlers, http).await
         }
@@ -68,12 +70,14 @@ fn is_auth(e: &McpError) -> bool {
         .is_some_and(|d| d.get("authError").is_some())
 }
 
-fn is_4xx(e: &McpError) -> bool {
+/// A 4xx that may mean "not a Streamable HTTP endpoint" (405, 404, 400, ...), not one asking for
+/// credentials (401, 403).
+fn refuses_transport(e: &McpError) -> bool {
     e.data
         .as_ref()
         .and_then(|d| d.get("httpStatus"))
         .and_then(Value::as_u64)
-        .is_some_and(|s| (400..500).contains(&s))
+        .is_some_and(|s| (400..500).contains(&s) && s != 401 && s != 403)
 }
 
 /// Connects a [`Client`] over the legacy HTTP+SSE transport (GET `url` for the event stream).

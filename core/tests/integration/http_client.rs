@@ -114,6 +114,54 @@ async fn client_over_legacy_sse_and_fallback() {
     .unwrap();
 }
 
+/// A server that answers 401 to everything is not a reason to try the legacy transport: the
+/// client reports the 401 of its POST and sends no legacy GET.
+#[tokio::test]
+async fn a_401_is_reported_as_it_is_without_the_legacy_fallback() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let methods = Arc::new(Mutex::new(Vec::<String>::new()));
+    let seen = methods.clone();
+    tokio::spawn(async move {
+        while let Ok((mut sock, _)) = listener.accept().await {
+            let seen = seen.clone();
+            tokio::spawn(async move {
+                let mut buf = vec![0u8; 8192];
+                let n = sock.read(&mut buf).await.unwrap_or(0);
+                let head = String::from_utf8_lossy(&buf[..n]).to_string();
+                seen.lock()
+                    .unwrap()
+                    .push(head.split(' ').next().unwrap_or("").to_string());
+                let _ = sock
+                    .write_all(b"HTTP/1.1 401 Unauthorized\r\nwww-authenticate: Bearer realm=\"mcp\"\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
+                    .await;
+            });
+        }
+    });
+    let err = tokio::time::timeout(
+        Duration::from_secs(10),
+        connect(
+            &url,
+            ClientOptions::new("c", "1"),
+            ClientHandlers::default(),
+            HttpClientOptions::default(),
+        ),
+    )
+    .await
+    .expect("no hang")
+    .err()
+    .expect("a 401 is an error");
+    let data = err.data.clone().unwrap_or_default();
+    assert_eq!(data["httpStatus"], 401, "{err:?}");
+    assert!(!err.message.contains("legacy"), "{err:?}");
+    let methods = methods.lock().unwrap().clone();
+    assert!(
+        !methods.is_empty() && methods.iter().all(|m| m == "POST"),
+        "only POSTs, no legacy GET: {methods:?}"
+    );
+}
+
 #[tokio::test]
 async fn expired_session_is_a_clear_error() {
     tokio::time::timeout(Duration::from_secs(20), async {
