@@ -57,5 +57,8 @@ pub use trusted_proxies::IpRange;
 
 pub(crate) use cache::CacheRelay;
 pub(crate) use chain::{notify_through, run_chain};
-pub(crate) use lane::{observe_all, LaneResult, ObserveToolCall};
+pub(crate) use lane::observe_all;
+// Named by the OpenTelemetry layer (telemetry/server_layer.rs), the one observer of the lane.
+#[cfg(feature = "otel")]
+pub(crate) use lane::{LaneResult, ObserveToolCall};
 pub(crate) use rate_limit::rate_limited;

@@ -318,7 +318,8 @@ impl App {
             }
             BusMessage::Notify { method, params } => {
                 let params: Option<Value> = params.and_then(|p| serde_json::from_str(&p).ok());
-                self.server.caches_see_notification(&method, params.as_ref());
+                self.server
+                    .caches_see_notification(&method, params.as_ref());
                 self.server.notify_here(&method, params);
             }
             BusMessage::CacheInvalidate { invalidation } => {
