@@ -149,9 +149,10 @@ async fn a_401_is_reported_as_it_is_without_the_legacy_fallback() {
         ),
     )
     .await
-    .expect("no hang")
-    .err()
-    .expect("a 401 is an error");
+    .expect("no hang");
+    let Err(err) = err else {
+        panic!("a 401 is an error")
+    };
     let data = err.data.clone().unwrap_or_default();
     assert_eq!(data["httpStatus"], 401, "{err:?}");
     assert!(!err.message.contains("legacy"), "{err:?}");
