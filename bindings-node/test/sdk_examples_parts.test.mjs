@@ -274,6 +274,30 @@ test('server.server outside a handler: a completion notifier reaches the session
   await assert.rejects(new McpServer({ name: 'x', version: '1' }).server.elicitInput({ message: 'm', requestedSchema: { type: 'object', properties: {} } }), /no live session/);
 });
 
+test('server.server from work a handler left running: elicitInput after the handler answered goes to the live session', async () => {
+  const server = new McpServer({ name: 'left-running', version: '1' });
+  let later;
+  server.registerTool('start', {}, () => {
+    // Runs in the handler's async context, well after the handler answered.
+    later = new Promise((resolve, reject) => {
+      setTimeout(() => {
+        server.server.elicitInput({ message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } }).then(resolve, reject);
+      }, 100);
+    });
+    return 'started';
+  });
+  const http = await server.listen({ port: 0 });
+  try {
+    const client = await Client.http(http.url, { elicitation: (params) => ({ action: 'accept', content: { name: params.message === 'Name?' ? 'Ada' : '?' } }) });
+    await client.callTool({ name: 'start' });
+    const answer = await later;
+    assert.deepEqual(answer, { action: 'accept', content: { name: 'Ada' } });
+    await client.close();
+  } finally {
+    await http.close();
+  }
+});
+
 test('listen(): a request over the body limit with its id after params (the SDK\'s order) is answered 413 with that id', async () => {
   const server = new McpServer({ name: 's', version: '1' });
   server.registerTool('echo', {}, () => 'e');

@@ -137,7 +137,7 @@ export class McpServerCore {
       try {
         return await viaHandler(ctx);
       } catch (e) {
-        if (!/already finished/.test((e as Error)?.message ?? '')) throw e;
+        if (!finishedCall(e)) throw e;
       }
     }
     return call(this.#owner._native.requestSession(method, params ?? null, undefined)) as Promise<T>;
@@ -696,4 +696,11 @@ export class McpServer {
     const core = this.#core;
     if (core?.onclose && (h || stdio || transports.length > 0)) core.onclose();
   }
+}
+
+/** Whether `e` says the handler call whose context was used has already answered: the engine's
+ * -32600 `Invalid Request` with the detail "this request has already finished" in its data. */
+function finishedCall(e: unknown): boolean {
+  if (!(e instanceof McpError) || e.code !== ErrorCode.InvalidRequest) return false;
+  return typeof e.data === 'string' && e.data.includes('already finished');
 }
