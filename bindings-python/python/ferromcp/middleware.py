@@ -290,7 +290,10 @@ class RateLimit:
     "window"}`` in seconds. ``"clientAddress"`` is the connection's peer address; with
     ``address_header`` (e.g. ``"x-forwarded-for"``) and the peer one of ``trusted_proxies``
     (IP addresses and CIDR ranges, ``["10.0.0.0/8"]``; default loopback only), it is the
-    rightmost address of that header that is not a trusted proxy."""
+    rightmost address of that header that is not a trusted proxy. With ``redis_url``
+    (``"redis://host:6379/0"``) the buckets live on that Redis, shared by every server given
+    the same URL (replicas behind a load balancer refuse a client over its limit alike, with
+    the same ``retryAfter``); while that Redis is away requests are let through."""
 
     limit: int
     window: float
@@ -299,6 +302,7 @@ class RateLimit:
     methods: Sequence[str] | None = None
     address_header: str | None = None
     trusted_proxies: Sequence[str] | None = None
+    redis_url: str | None = None
 
     def config(self) -> dict[str, Any]:
         """The engine's configuration of this layer."""
@@ -320,6 +324,8 @@ class RateLimit:
             c["addressHeader"] = self.address_header
         if self.trusted_proxies is not None:
             c["trustedProxies"] = list(self.trusted_proxies)
+        if self.redis_url is not None:
+            c["redisUrl"] = self.redis_url
         return c
 
 
