@@ -1,0 +1,272 @@
+// Drives one language's composition or MCP Apps example server over stdio with the official
+// TypeScript SDK client and checks every answer; the MCP Apps output (each tool's `_meta.ui`, the
+// `ui://` resource as `resources/list` lists it and as `resources/read` returns it) is checked
+// against the MCP Apps extension's own schemas (@modelcontextprotocol/ext-apps, pinned in
+// tests/package.json) and the SDK's MCP types. tests/run-examples.sh runs it for Rust, Python,
+// Node and Swift.
+//
+//   node tests/examples/check.mjs LABEL composition|apps COMMAND [ARGS...]
+//   node tests/examples/check.mjs --self-test
+//
+// A COMMAND ending in `.mts` is a Node example: its types are stripped by the binding's own
+// TypeScript and it runs from inside bindings-node, so that `ferromcp` resolves to the binding.
+// `--self-test` feeds the schema checks broken UI output (a wrong MIME type, malformed
+// `_meta.ui`) and fails unless each one is refused, and a well-formed one is accepted.
+// Exit status 0 when every check passed; each failure is printed with what was received. With
+// RESULTS set, what each apps server answered is written to $RESULTS/apps-LABEL.json.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { McpUiResourceMetaSchema, McpUiToolMetaSchema, RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY } from '@modelcontextprotocol/ext-apps';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import {
+  ListResourcesResultSchema,
+  ListToolsResultSchema,
+  McpError,
+  ReadResourceResultSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const UI_EXTENSION = 'io.modelcontextprotocol/ui';
+/** What each example's UI resource holds (the same in every language). */
+const DASHBOARD = '<!doctype html><html><body><h1>Weather</h1><p id=now></p></body></html>';
+const DASHBOARD_UI = {
+  csp: { connectDomains: ['https://api.weather.example'] },
+  permissions: { geolocation: {} },
+  prefersBorder: true,
+};
+
+// ---- the schema checks ------------------------------------------------------------------------
+
+/** The problems of `value` against a zod schema of ext-apps, strictly: a member the schema does
+ * not define is a problem too (the extension's JSON Schema has `additionalProperties: false`;
+ * its zod schemas would drop such members silently). */
+function schemaProblems(schema, value, what) {
+  const r = schema.safeParse(value);
+  if (!r.success) return r.error.issues.map((i) => `${what}${i.path.map((p) => `.${p}`).join('')}: ${i.message}`);
+  try {
+    assert.deepStrictEqual(r.data, value);
+  } catch {
+    return [`${what}: members the extension does not define: got ${JSON.stringify(value)}, the schema keeps ${JSON.stringify(r.data)}`];
+  }
+  return [];
+}
+
+/** The problems of one tool of `tools/list` that names a UI: its `_meta.ui` against
+ * `McpUiToolMeta`, a `ui://` resourceUri, and the deprecated flat key agreeing with it. */
+export function toolUiProblems(tool) {
+  const ui = tool?._meta?.ui;
+  const what = `tool ${tool?.name}: _meta.ui`;
+  if (ui === undefined) return [`${what} is missing`];
+  const problems = schemaProblems(McpUiToolMetaSchema, ui, what);
+  if (typeof ui?.resourceUri !== 'string' || !ui.resourceUri.startsWith('ui://')) {
+    problems.push(`${what}.resourceUri must be a ui:// URI, got ${JSON.stringify(ui?.resourceUri)}`);
+  }
+  const flat = tool._meta[RESOURCE_URI_META_KEY];
+  if (flat !== undefined && flat !== ui?.resourceUri) {
+    problems.push(`tool ${tool.name}: _meta["${RESOURCE_URI_META_KEY}"] ${JSON.stringify(flat)} differs from _meta.ui.resourceUri`);
+  }
+  return problems;
+}
+
+/** The problems of a UI resource, as `resources/list` lists it or as one of the contents
+ * `resources/read` returns: a `ui://` URI, the app MIME type, `_meta.ui` against
+ * `McpUiResourceMeta`. */
+export function uiResourceProblems(resource, what) {
+  const problems = [];
+  if (typeof resource?.uri !== 'string' || !resource.uri.startsWith('ui://')) {
+    problems.push(`${what}: uri must be a ui:// URI, got ${JSON.stringify(resource?.uri)}`);
+  }
+  if (resource?.mimeType !== RESOURCE_MIME_TYPE) {
+    problems.push(`${what}: mimeType must be ${JSON.stringify(RESOURCE_MIME_TYPE)}, got ${JSON.stringify(resource?.mimeType)}`);
+  }
+  const ui = resource?._meta?.ui;
+  if (ui !== undefined) problems.push(...schemaProblems(McpUiResourceMetaSchema, ui, `${what}: _meta.ui`));
+  return problems;
+}
+
+/** The problems of a whole result against the SDK's schema of that result. */
+function mcpProblems(schema, value, what) {
+  const r = schema.safeParse(value);
+  return r.success ? [] : r.error.issues.map((i) => `${what}${i.path.map((p) => `.${p}`).join('')}: ${i.message}`);
+}
+
+function selfTest() {
+  const good = { uri: 'ui://weather/dashboard', mimeType: RESOURCE_MIME_TYPE, text: DASHBOARD, _meta: { ui: DASHBOARD_UI } };
+  const goodTool = { name: 't', inputSchema: { type: 'object' }, _meta: { ui: { resourceUri: 'ui://weather/dashboard', visibility: ['app'] }, [RESOURCE_URI_META_KEY]: 'ui://weather/dashboard' } };
+  assert.deepEqual(uiResourceProblems(good, 'good'), []);
+  assert.deepEqual(toolUiProblems(goodTool), []);
+  const withUi = (ui) => ({ ...good, _meta: { ui } });
+  const badResources = {
+    'mimeType text/html': { ...good, mimeType: 'text/html' },
+    'no mimeType': { uri: good.uri, text: DASHBOARD, _meta: good._meta },
+    'an http uri': { ...good, uri: 'https://example.com/ui' },
+    'csp.connectDomains a string': withUi({ csp: { connectDomains: 'https://a.example' } }),
+    'an unknown csp key': withUi({ csp: { scriptDomains: ['https://a.example'] } }),
+    'prefersBorder a string': withUi({ prefersBorder: 'yes' }),
+    'a permission with members': withUi({ permissions: { camera: { always: true } } }),
+    'an unknown permission': withUi({ permissions: { bluetooth: {} } }),
+    'domain a number': withUi({ domain: 7 }),
+    'an unknown member': withUi({ ...DASHBOARD_UI, theme: 'dark' }),
+  };
+  for (const [name, r] of Object.entries(badResources)) {
+    assert.notDeepEqual(uiResourceProblems(r, name), [], `a UI resource with ${name} must be refused`);
+  }
+  const toolWithUi = (ui) => ({ ...goodTool, _meta: { ui } });
+  const badTools = {
+    'no _meta.ui': { name: 't', inputSchema: { type: 'object' } },
+    'resourceUri a number': toolWithUi({ resourceUri: 5 }),
+    'resourceUri outside ui://': toolWithUi({ resourceUri: 'https://example.com/ui' }),
+    'visibility everyone': toolWithUi({ resourceUri: 'ui://a', visibility: ['everyone'] }),
+    'a csp on the tool': toolWithUi({ resourceUri: 'ui://a', csp: { connectDomains: [] } }),
+    'the flat key disagreeing': { ...goodTool, _meta: { ...goodTool._meta, [RESOURCE_URI_META_KEY]: 'ui://other' } },
+  };
+  for (const [name, t] of Object.entries(badTools)) {
+    assert.notDeepEqual(toolUiProblems(t), [], `a tool with ${name} must be refused`);
+  }
+  const n = Object.keys(badResources).length + Object.keys(badTools).length;
+  console.log(`ok  self-test: ${n} broken UI declarations refused, the well-formed ones accepted`);
+}
+
+// ---- the servers ------------------------------------------------------------------------------
+
+/** A client of `command` over stdio; `capabilities` as the client declares them. */
+async function connect(command, args, capabilities = {}) {
+  const transport = new StdioClientTransport({ command, args, stderr: 'inherit' });
+  const client = new Client({ name: 'examples-check', version: '1.0.0' }, { capabilities });
+  await client.connect(transport);
+  return client;
+}
+
+/** `[command, args, cleanup]` for an example: a `.mts` file is transpiled into bindings-node. */
+function launcher(command, args) {
+  if (!command.endsWith('.mts')) return [command, args, () => {}];
+  const ts = createRequire(join(ROOT, 'bindings-node', 'package.json'))('typescript');
+  const js = ts.transpileModule(readFileSync(command, 'utf8'), {
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+  }).outputText;
+  const dir = mkdtempSync(join(ROOT, 'bindings-node', 'test', '.example-check-'));
+  const file = join(dir, 'example.mjs');
+  writeFileSync(file, js);
+  return [process.execPath, [file, ...args], () => rmSync(dir, { recursive: true, force: true })];
+}
+
+const text = (r) => r.content?.find((c) => c.type === 'text')?.text;
+
+async function rejectsWith(promise, code, message) {
+  await assert.rejects(promise, (e) => {
+    assert.ok(e instanceof McpError, `an McpError, got ${e}`);
+    assert.equal(e.code, code);
+    assert.equal(e.message, `MCP error ${code}: ${message}`);
+    return true;
+  });
+}
+
+/** The composition scenario of examples/rust/tests/integration/composition_stdio.rs. */
+async function checkComposition(command, args) {
+  const c = await connect(command, args);
+  try {
+    const names = (await c.listTools()).tools.map((t) => t.name);
+    assert.deepEqual(names, ['notes_add', 'highs', 'weather_forecast'], 'tools/list');
+
+    const f = await c.callTool({ name: 'weather_forecast', arguments: { city: 'Oslo', units: 'imperial', days: 2 } });
+    assert.deepEqual(f.structuredContent?.days?.map((d) => [d.day, d.high, d.units]), [[0, 20, 'imperial'], [1, 21, 'imperial']]);
+    const stations = await c.readResource({ uri: 'weather://weather/stations' });
+    assert.deepEqual(stations.contents.map((x) => x.text), ['Oslo, Lima']);
+    const listed = (await c.listResources()).resources.map((r) => r.uri);
+    assert.deepEqual(listed, ['weather://weather/stations'], 'resources/list');
+
+    assert.equal(text(await c.callTool({ name: 'notes_add', arguments: { text: 'hi' } })), 'noted: "hi"');
+    await rejectsWith(c.callTool({ name: 'notes_admin_purge', arguments: {} }), -32602, 'Unknown tool: notes_admin_purge');
+
+    const highs = (await c.listTools()).tools.find((t) => t.name === 'highs');
+    assert.deepEqual(Object.keys(highs.inputSchema.properties).sort(), ['days', 'place'], 'highs takes place and days; units is hidden');
+    assert.deepEqual(highs.inputSchema.required, ['place']);
+    assert.equal(highs.inputSchema.properties.days.maximum, 3);
+    const h = await c.callTool({ name: 'highs', arguments: { place: 'Lima' } });
+    assert.deepEqual(h.structuredContent, { highs: [20, 21, 22] }, 'days defaults to 3, the highs alone');
+    const capped = await c.callTool({ name: 'highs', arguments: { place: 'Lima', days: 5 } });
+    assert.equal(capped.isError, true, 'days is capped at 3');
+    const hidden = await c.callTool({ name: 'highs', arguments: { place: 'Lima', days: 1, units: 'imperial' } }).catch((e) => e);
+    // A hidden argument sent anyway is refused or ignored; either way the original gets metric.
+    if (!(hidden instanceof Error) && !hidden.isError) assert.deepEqual(hidden.structuredContent, { highs: [20] });
+  } finally {
+    await c.close();
+  }
+}
+
+/** The MCP Apps scenario of core/tests/integration/mcp_apps.rs, checked against ext-apps. */
+async function checkApps(label, command, args) {
+  const problems = [];
+  const c = await connect(command, args);
+  let captured;
+  try {
+    const tools = await c.request({ method: 'tools/list', params: {} }, ListToolsResultSchema);
+    const resources = await c.request({ method: 'resources/list', params: {} }, ListResourcesResultSchema);
+    const read = await c.request({ method: 'resources/read', params: { uri: 'ui://weather/dashboard' } }, ReadResourceResultSchema);
+    // What the server sent, before the SDK's schemas could drop anything: read it raw too.
+    captured = { tools: tools.tools, resources: resources.resources, read };
+    problems.push(...mcpProblems(ListToolsResultSchema, tools, 'tools/list'));
+    problems.push(...mcpProblems(ListResourcesResultSchema, resources, 'resources/list'));
+    problems.push(...mcpProblems(ReadResourceResultSchema, read, 'resources/read'));
+
+    const byName = Object.fromEntries(tools.tools.map((t) => [t.name, t]));
+    assert.deepEqual(Object.keys(byName).sort(), ['get_weather', 'refresh'], 'tools/list');
+    for (const t of tools.tools) problems.push(...toolUiProblems(t));
+    assert.deepEqual(byName.get_weather._meta.ui, { resourceUri: 'ui://weather/dashboard' });
+    assert.equal(byName.get_weather._meta[RESOURCE_URI_META_KEY], 'ui://weather/dashboard');
+    assert.deepEqual(byName.refresh._meta.ui, { resourceUri: 'ui://weather/dashboard', visibility: ['app'] });
+
+    const ui = resources.resources.filter((r) => r.uri.startsWith('ui://'));
+    assert.deepEqual(ui.map((r) => [r.uri, r.name]), [['ui://weather/dashboard', 'dashboard']], 'resources/list');
+    problems.push(...uiResourceProblems(ui[0], 'resources/list ui://weather/dashboard'));
+    assert.deepEqual(ui[0]._meta?.ui, DASHBOARD_UI, 'the listing carries _meta.ui');
+    for (const t of tools.tools) {
+      assert.ok(ui.some((r) => r.uri === t._meta.ui.resourceUri), `tool ${t.name}'s UI is listed`);
+    }
+
+    assert.equal(read.contents.length, 1);
+    problems.push(...uiResourceProblems(read.contents[0], 'resources/read ui://weather/dashboard'));
+    assert.equal(read.contents[0].uri, 'ui://weather/dashboard');
+    assert.equal(read.contents[0].text, DASHBOARD);
+    assert.deepEqual(read.contents[0]._meta?.ui, DASHBOARD_UI, 'the read carries _meta.ui');
+
+    assert.equal(text(await c.callTool({ name: 'get_weather', arguments: {} })), 'Sunny, 21 °C', 'a client without UI');
+    assert.equal(text(await c.callTool({ name: 'refresh', arguments: {} })), 'refreshed');
+  } finally {
+    await c.close();
+  }
+  const host = await connect(command, args, { extensions: { [UI_EXTENSION]: { mimeTypes: [RESOURCE_MIME_TYPE] } } });
+  try {
+    assert.equal(text(await host.callTool({ name: 'get_weather', arguments: {} })), 'Sunny (see the dashboard)', 'a client that renders UIs');
+  } finally {
+    await host.close();
+  }
+  if (process.env.RESULTS) writeFileSync(join(process.env.RESULTS, `apps-${label}.json`), JSON.stringify(captured, null, 2));
+  assert.deepEqual(problems, [], 'against the MCP Apps extension schemas');
+}
+
+async function main() {
+  const [label, kind, command, ...args] = process.argv.slice(2);
+  if (label === '--self-test') return selfTest();
+  if (!command || !['composition', 'apps'].includes(kind)) {
+    console.error('usage: check.mjs LABEL composition|apps COMMAND [ARGS...] | --self-test');
+    process.exit(2);
+  }
+  const [cmd, cmdArgs, cleanup] = launcher(command, args);
+  try {
+    if (kind === 'composition') await checkComposition(cmd, cmdArgs);
+    else await checkApps(label, cmd, cmdArgs);
+    console.log(`ok  ${label} ${kind}`);
+  } finally {
+    cleanup();
+  }
+}
+
+main().catch((e) => {
+  console.error(`FAILED  ${process.argv.slice(2, 4).join(' ')}: ${e.stack ?? e}`);
+  process.exit(1);
+});
