@@ -16,7 +16,7 @@
 //! `<issuer>/mcp`. Tool: `whoami` answers the caller's identity as the handler sees it
 //! (`{"subject", "clientId", "scopes", "audience", "upstreamToken"}`).
 
-use ferromcp::auth::{OAuthProxy, OAuthProxyConfig, RedisProxyStore, ResourceAuth, Upstream};
+use ferromcp::auth::{OAuthProxy, OAuthProxyConfig, RedisProxyStore, Upstream};
 use ferromcp::server::Server;
 use ferromcp::transport::http::{serve_http, HttpServerOptions};
 use serde_json::json;
@@ -75,7 +75,7 @@ async fn main() {
         .split_once("://")
         .map(|(_, rest)| rest.split('/').next().unwrap_or(rest).to_string())
         .unwrap_or_else(|| usage());
-    let mut config = OAuthProxyConfig::new(issuer.clone(), resource.clone(), upstream);
+    let mut config = OAuthProxyConfig::new(issuer, resource, upstream);
     config.scopes_supported = vec!["mcp:tools".into()];
     if let Some(s) = access_ttl {
         config.access_token_ttl = Duration::from_secs(s);
@@ -117,11 +117,7 @@ async fn main() {
         .expect("the server builds");
     let options = HttpServerOptions::default()
         .with_redis_url(Some(redis_url))
-        .with_auth(Some(Arc::new(ResourceAuth::new(
-            resource,
-            vec![issuer],
-            Arc::new(proxy.clone()),
-        ))));
+        .with_auth(Some(Arc::new(proxy.protection())));
     // The clients reach this replica through the front at the issuer's address, so that is
     // the `Host` they send (a loopback bind alone allows only its own port).
     let front = issuer_host.clone();

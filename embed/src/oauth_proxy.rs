@@ -63,6 +63,11 @@ pub struct OAuthProxySettings {
     /// Scopes offered (empty: any).
     #[serde(default)]
     pub scopes_supported: Vec<String>,
+    /// Scopes every request to the MCP endpoint needs (a token without one is refused 403
+    /// `insufficient_scope`, the challenge listing them); each one of `scopesSupported` when
+    /// that is set.
+    #[serde(default)]
+    pub required_scopes: Vec<String>,
     /// Pass a client's scopes on to the upstream.
     #[serde(default)]
     pub forward_scopes: bool,
@@ -255,6 +260,7 @@ impl EmbeddedOAuthProxy {
         let upstream = s.upstream.build().await?;
         let mut c = OAuthProxyConfig::new(s.issuer, s.resource, upstream);
         c.scopes_supported = s.scopes_supported;
+        c.required_scopes = s.required_scopes;
         c.forward_scopes = s.forward_scopes;
         if let Some(v) = s.require_consent {
             c.require_consent = v;
@@ -353,16 +359,12 @@ impl EmbeddedOAuthProxy {
         Arc::new(self.proxy.clone())
     }
 
-    /// The protection of the MCP endpoint by the proxy's tokens: the resource is the proxy's
-    /// `resource`, the one authorization server its issuer (the Protected Resource Metadata
-    /// names it, and a 401 points there).
+    /// The protection of the MCP endpoint by the proxy's tokens (the engine's
+    /// [`OAuthProxy::protection`]): the resource is the proxy's `resource`, the one
+    /// authorization server its issuer (the Protected Resource Metadata names it, and a 401
+    /// points there), the `requiredScopes` checked (403 `insufficient_scope`).
     pub fn protection(&self) -> Arc<ResourceAuth> {
-        let c = self.proxy.config();
-        Arc::new(ResourceAuth::new(
-            c.resource.clone(),
-            vec![c.issuer.clone()],
-            self.verifier(),
-        ))
+        Arc::new(self.proxy.protection())
     }
 }
 
@@ -457,6 +459,32 @@ mod tests {
                 .is_ok(),
             cfg!(feature = "redis")
         );
+    }
+
+    #[tokio::test]
+    async fn required_scopes_reach_the_protection_and_must_be_offered() {
+        let base = json!({
+            "issuer": "http://127.0.0.1:8000", "resource": "http://127.0.0.1:8000/mcp",
+            "upstream": {"preset": "github", "clientId": "id", "clientSecret": "s"},
+            "scopesSupported": ["mcp:read", "mcp:admin"], "requiredScopes": ["mcp:admin"],
+        });
+        let p = EmbeddedOAuthProxy::new(base.clone()).await.unwrap();
+        let auth = p.protection();
+        assert_eq!(auth.required_scopes, ["mcp:admin"]);
+        assert_eq!(
+            auth.metadata()["scopes_supported"],
+            json!(["mcp:read", "mcp:admin"])
+        );
+        let denied = auth.check(None).await.unwrap_err();
+        assert!(
+            denied.www_authenticate.contains(r#"scope="mcp:admin""#),
+            "{}",
+            denied.www_authenticate
+        );
+        let mut unoffered = base;
+        unoffered["requiredScopes"] = json!(["mcp:write"]);
+        let e = EmbeddedOAuthProxy::new(unoffered).await.unwrap_err();
+        assert!(e.message.contains("mcp:write"), "{}", e.message);
     }
 
     fn with_documents(documents: Value) -> Value {

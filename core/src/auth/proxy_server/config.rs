@@ -217,6 +217,13 @@ pub struct OAuthProxyConfig {
     /// Scopes the proxy offers (metadata's `scopes_supported`); a client asking another is
     /// refused `invalid_scope`. Empty: any scope.
     pub scopes_supported: Vec<String>,
+    /// Scopes every request to the MCP endpoint needs: a token of the proxy granted without
+    /// one of them is refused 403 `insufficient_scope`, with a `WWW-Authenticate` challenge
+    /// listing them (the 401 challenge lists them too, so that clients ask for them). Enforced
+    /// by [`super::OAuthProxy::protection`], the resource server's side of the proxy. When
+    /// [`Self::scopes_supported`] is set, each must be one of them. Empty: any token of the
+    /// proxy for the resource is enough.
+    pub required_scopes: Vec<String>,
     /// Pass the scopes a client asks on to the upstream (beside [`Upstream::scopes`]).
     pub forward_scopes: bool,
     /// Show the user a consent page naming the client and where it redirects before going
@@ -248,6 +255,7 @@ impl OAuthProxyConfig {
             resource: resource.into(),
             upstream,
             scopes_supported: Vec::new(),
+            required_scopes: Vec::new(),
             forward_scopes: false,
             require_consent: true,
             allow_registration: true,

@@ -108,6 +108,20 @@ impl OAuthProxy {
             parts(url)?;
         }
         let resource = canonical(&config.resource)?;
+        if !config.scopes_supported.is_empty() {
+            if let Some(s) = config
+                .required_scopes
+                .iter()
+                .find(|s| !config.scopes_supported.contains(s))
+            {
+                return Err(AuthError::InvalidMetadata {
+                    url: config.issuer.clone(),
+                    detail: format!(
+                        "the required scope {s} is not one of scopes_supported, so no client could obtain it"
+                    ),
+                });
+            }
+        }
         let upstream = UpstreamClient::new(config.upstream.clone());
         Ok(Self {
             inner: Arc::new(Inner {
@@ -159,7 +173,8 @@ impl OAuthProxy {
         m
     }
 
-    /// The protected resource metadata (RFC 9728) of the MCP resource, naming this proxy.
+    /// The protected resource metadata (RFC 9728) of the MCP resource, naming this proxy: the
+    /// same document as [`Self::protection`]'s (`scopes_supported`, else the required scopes).
     pub fn resource_metadata(&self) -> Value {
         let c = &self.inner.config;
         let mut m = json!({
@@ -169,8 +184,29 @@ impl OAuthProxy {
         });
         if !c.scopes_supported.is_empty() {
             m["scopes_supported"] = json!(c.scopes_supported);
+        } else if !c.required_scopes.is_empty() {
+            m["scopes_supported"] = json!(c.required_scopes);
         }
         m
+    }
+
+    /// The resource server's side: the MCP endpoint protected by this proxy's tokens, for
+    /// [`crate::transport::http::HttpServerOptions::with_auth`]. The resource is the proxy's
+    /// `resource`, the one authorization server its issuer; tokens must carry the
+    /// configuration's [`OAuthProxyConfig::required_scopes`] (403 `insufficient_scope`, the
+    /// challenge listing them, otherwise).
+    pub fn protection(&self) -> super::ResourceAuth {
+        let c = &self.inner.config;
+        let mut auth = super::ResourceAuth::new(
+            c.resource.clone(),
+            vec![c.issuer.clone()],
+            Arc::new(self.clone()),
+        );
+        auth.required_scopes = c.required_scopes.clone();
+        if !c.scopes_supported.is_empty() {
+            auth.scopes_supported = Some(c.scopes_supported.clone());
+        }
+        auth
     }
 
     /// Whether `path` is one of the proxy's endpoints (a router passes other paths on).

@@ -6,13 +6,15 @@
 //!
 //! Here: the identity provider, the harness and the steps every test takes; the tests, one
 //! module a subject: the whole flow and the metadata (`flow`), refusals (`refusals`), replicas
-//! on Redis (`replicas`), client ID metadata documents (`client_id_documents`).
+//! on Redis (`replicas`), client ID metadata documents (`client_id_documents`), scopes the MCP
+//! endpoint requires (`required_scopes`).
 
 mod client_id_documents;
 mod flow;
 mod refusals;
 #[cfg(feature = "redis")]
 mod replicas;
+mod required_scopes;
 
 use axum::body::Bytes;
 use axum::extract::State;
