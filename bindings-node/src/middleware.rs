@@ -8,6 +8,12 @@
 //! the request as the layer leaves it), which resolves to the rest of the chain's result or
 //! rejects with its JSON-RPC error. The key lives while the layer's call does.
 //!
+//! A layer may also observe the client's notifications: [`NativeServer::add_middleware`]'s
+//! `notify` is called with each one (`{method, params, sessionId, sessionKey}`, as
+//! `embed::ForeignMiddleware::notification` gives it), queued to the event loop in the order the
+//! client sent them; the engine hands every notification on whatever the function does. A layer
+//! with only a `notify` hands each request on in Rust, without a call into JavaScript.
+//!
 //! The built-in layers (rate limit, request log, error masking) are added by name
 //! ([`NativeServer::add_middleware_config`]); the timing layer calls a JavaScript function
 //! with each request's timing event ([`NativeServer::add_timing_hook`]).
@@ -41,10 +47,15 @@ impl Drop for NextKey {
     }
 }
 
-/// A JavaScript middleware function, registered in the dispatcher under `id`.
+/// Shows a client notification to JavaScript (queued to the event loop, in order).
+type NotifyFn = Arc<dyn Fn(Value) + Send + Sync>;
+
+/// A JavaScript middleware layer: its request function, registered in the dispatcher under
+/// `id` (none: requests are handed on as they came), and its notification observer, if any.
 struct JsMiddleware {
-    id: u32,
+    id: Option<u32>,
     dispatch: Arc<Dispatch>,
+    notify: Option<NotifyFn>,
 }
 
 impl ForeignMiddleware for JsMiddleware {
@@ -54,17 +65,26 @@ impl ForeignMiddleware for JsMiddleware {
         next: ForeignNext,
         ctx: ForeignContext,
     ) -> BoxFuture<'static, Result<Value, McpError>> {
+        let Some(id) = self.id else {
+            return next.run(None);
+        };
         let key = NEXT_KEY.fetch_add(1, Ordering::Relaxed);
         NEXTS.lock().unwrap().insert(key, (next, ctx.clone()));
         let guard = NextKey(key);
         let call = self
             .dispatch
-            .invoke(self.id, json!({ "request": request, "next": key }), ctx);
+            .invoke(id, json!({ "request": request, "next": key }), ctx);
         Box::pin(async move {
             let r = call.await;
             drop(guard);
             r
         })
+    }
+
+    fn notification(&self, notification: Value) {
+        if let Some(notify) = &self.notify {
+            notify(notification);
+        }
     }
 }
 
@@ -91,14 +111,38 @@ pub async fn middleware_next(key: u32, changed: Option<Value>) -> napi::Result<V
 
 #[napi]
 impl NativeServer {
-    /// Adds the JavaScript layer registered in the dispatcher under `handler_id`, after the
-    /// layers already there (the first added is outermost). Fails once the server handled its
-    /// first request.
-    #[napi]
-    pub fn add_middleware(&self, handler_id: u32) -> napi::Result<()> {
+    /// Adds a JavaScript layer after the layers already there (the first added is outermost):
+    /// its request function registered in the dispatcher under `handler_id` (null: requests
+    /// pass through it untouched) and `notify`, called with each client notification
+    /// (`{method, params, sessionId, sessionKey}`) on the event loop, in the order they came;
+    /// what it does or throws does not stop the notification, which the engine hands on (it
+    /// does not keep the process alive). Fails once the server handled its first request.
+    #[napi(
+        ts_args_type = "handlerId: number | null, notify?: ((notification: any) => void) | null"
+    )]
+    pub fn add_middleware(
+        &self,
+        handler_id: Option<u32>,
+        notify: Option<Function<'_, FnArgs<(Value,)>, ()>>,
+    ) -> napi::Result<()> {
+        let notify = match notify {
+            Some(f) => {
+                let tsfn = f
+                    .build_threadsafe_function::<Value>()
+                    .weak::<true>()
+                    .callee_handled::<false>()
+                    .build_callback(|cx| Ok(FnArgs::from((cx.value,))))?;
+                let f: NotifyFn = Arc::new(move |note: Value| {
+                    tsfn.call(note, ThreadsafeFunctionCallMode::NonBlocking);
+                });
+                Some(f)
+            }
+            None => None,
+        };
         let layer = Arc::new(JsMiddleware {
             id: handler_id,
             dispatch: self.dispatch().clone(),
+            notify,
         });
         napi_result(self.embedded().add_middleware(layer))
     }

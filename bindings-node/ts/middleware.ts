@@ -24,6 +24,20 @@
  * crash. The built-in layers ({@link rateLimit}, {@link requestLog}, {@link maskErrors},
  * {@link timing}) run in the engine (Rust), not on the event loop.
  *
+ * A layer may also observe the client's notifications (`notifications/roots/list_changed`,
+ * custom ones; not those the engine consumes itself: initialized, cancelled, progress): give
+ * `use` a {@link MiddlewareLayer} object, `{ onRequest?, onNotification }`. A notification is
+ * always handed on after the layer saw it, whatever `onNotification` does or throws.
+ *
+ * ```ts
+ * server.use({
+ *   onNotification: (note, next) => {
+ *     console.error('client says', note.method, note.params);
+ *     return next();
+ *   },
+ * });
+ * ```
+ *
  * The chain is fixed when the server handles its first request: `use` throws after that.
  * @module
  */
@@ -113,6 +127,43 @@ export class MiddlewareContext {
   }
 }
 
+/** A notification from the client, as a {@link MiddlewareLayer}'s `onNotification` sees it. */
+export class NotificationContext {
+  /** The notification's method (`notifications/roots/list_changed`, ...). */
+  readonly method: string;
+  /** Its params (an object, or null). */
+  readonly params: Record<string, unknown> | null;
+  /** The `Mcp-Session-Id` (stateful Streamable HTTP), else undefined. */
+  readonly sessionId: string | undefined;
+  /** A key naming the session (the `Mcp-Session-Id`, else the connection). */
+  readonly sessionKey: string;
+
+  /** @internal */
+  constructor(n: { method: string; params?: Record<string, unknown> | null; sessionId?: string | null; sessionKey?: string | null }) {
+    this.method = n.method;
+    this.params = n.params ?? null;
+    this.sessionId = n.sessionId ?? undefined;
+    this.sessionKey = n.sessionKey ?? '';
+  }
+}
+
+/** `next` of `onNotification`: the notification is handed on whatever the layer does, so it
+ * resolves at once (it is there for the shape of FastMCP's and Python's hook). */
+export type NotificationNext = () => Promise<void>;
+
+/** Observes a client notification; what it returns or throws does not stop the notification. */
+export type NotificationHook = (ctx: NotificationContext, next: NotificationNext) => void | Promise<void>;
+
+/** A middleware layer given as an object (a literal or a class instance; its methods are called
+ * on it): `onRequest` wraps every request as a {@link MiddlewareFunction} does (absent: requests
+ * pass through untouched, without a call into JavaScript); `onNotification` sees each
+ * notification from the client, on the event loop, in the order the client sent them (Python's
+ * `Middleware.on_notification`). */
+export interface MiddlewareLayer {
+  onRequest?: MiddlewareFunction;
+  onNotification?: NotificationHook;
+}
+
 /** What a bucket's key is made of (several parts make one key). */
 export type RateKey = 'principal' | 'session' | 'clientAddress' | 'tool' | 'global';
 
@@ -176,7 +227,7 @@ export type BuiltinMiddleware =
   | OpenTelemetryLayer;
 
 /** What `server.use` and the `middleware` option take. */
-export type Middleware = MiddlewareFunction | BuiltinMiddleware;
+export type Middleware = MiddlewareFunction | MiddlewareLayer | BuiltinMiddleware;
 
 /** Rate limiting: over the limit a request is answered -32004 `Rate limited` with
  * `data: { retryAfter, limit, window }` (seconds). */
@@ -252,9 +303,29 @@ function adapt(layer: MiddlewareFunction): (payload: unknown, rctx: RequestConte
   };
 }
 
+const handedOn: NotificationNext = () => Promise.resolve();
+
+/** The function the engine shows each client notification to, for `hook`. */
+function notifier(hook: NotificationHook): (notification: unknown) => void {
+  const name = layerName(hook);
+  const failed = (e: unknown): void => report(`onNotification ${name}`, e);
+  return (notification) => {
+    try {
+      const out = hook(new NotificationContext(notification as { method: string }), handedOn);
+      if (typeof (out as PromiseLike<unknown> | null)?.then === 'function') Promise.resolve(out).catch(failed);
+    } catch (e) {
+      failed(e);
+    }
+  };
+}
+
+const isLayerObject = (v: object): v is MiddlewareLayer =>
+  typeof (v as { name?: unknown }).name !== 'string' &&
+  ('onRequest' in v || 'onNotification' in v);
+
 /** The native server and dispatcher `use` adds layers to. @internal */
 export interface MiddlewareHost {
-  addMiddleware(handlerId: number): void;
+  addMiddleware(handlerId: number | null, notify?: ((notification: unknown) => void) | null): void;
   addMiddlewareConfig(config: unknown): void;
   addTimingHook(hook: (event: unknown) => void): void;
   addAccessPredicate(handlerId: number): void;
@@ -269,9 +340,25 @@ export function addMiddleware(server: MiddlewareHost, add: (handler: (payload: u
     server.addMiddleware(add(adapt(layer)));
     return;
   }
+  if (typeof layer === 'object' && layer !== null && isLayerObject(layer)) {
+    // An object literal or a class instance: its methods are called on it.
+    const { onRequest, onNotification } = layer;
+    if (onRequest !== undefined && typeof onRequest !== 'function') throw new TypeError('middleware layer: onRequest must be a function (ctx, next) => ...');
+    if (onNotification !== undefined && typeof onNotification !== 'function') throw new TypeError('middleware layer: onNotification must be a function (ctx, next) => ...');
+    if (onRequest === undefined && onNotification === undefined) throw new TypeError('middleware layer: give onRequest, onNotification or both');
+    const name = layer.constructor !== Object && typeof layer.constructor === 'function' ? layer.constructor.name : '';
+    const bound = <F extends (...a: never[]) => unknown>(f: F, what: string): F =>
+      Object.defineProperty(f.bind(layer), 'name', { value: name ? `${name}.${what}` : f.name || what }) as F;
+    server.addMiddleware(
+      onRequest ? add(adapt(bound(onRequest, 'onRequest'))) : null,
+      onNotification ? notifier(bound(onNotification, 'onNotification')) : null,
+    );
+    return;
+  }
   if (typeof layer !== 'object' || layer === null || typeof (layer as { name?: unknown }).name !== 'string') {
     throw new TypeError(
-      'middleware must be a function (ctx, next) => ..., or a built-in (rateLimit(), requestLog(), maskErrors(), timing()) ' +
+      'middleware must be a function (ctx, next) => ..., an object { onRequest, onNotification }, or a built-in ' +
+        '(rateLimit(), requestLog(), maskErrors(), timing()) ' +
         `or its config object { name, ...options }, not ${layer === null ? 'null' : typeof layer}`,
     );
   }
