@@ -1,6 +1,5 @@
 //! [`Server`] and its builder: the public face of the server side.
 
-use super::builder::ServerBuilder;
 use super::handlers::{CompletionFn, MethodFn, PromptFn, ResourceFn, ToolFn};
 use super::registry::{PromptEntry, Registry, ResourceEntry, TemplateEntry, ToolEntry};
 use crate::frame_io::{FrameReader, FrameWriter};
@@ -9,7 +8,7 @@ use crate::schema::{CompiledSchema, SchemaCache};
 use crate::session::{Connection, Session, SessionConfig};
 use crate::uri_template::UriTemplate;
 use crate::McpError;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::future::Future;
 use std::sync::{Arc, Mutex, OnceLock, RwLock, Weak};
@@ -135,7 +134,7 @@ pub(crate) struct ServerInner {
     /// [`Server::add_middleware`]'s until the chain is first read).
     pub middleware: MiddlewareLayers,
     /// Servers mounted on this one ([`Server::mount`], `compose.rs`).
-    pub mounts: RwLock<Vec<super::compose::Mounted>>,
+    pub mounts: RwLock<Vec<Mounted>>,
 }
 
 /// A server's middleware chain: open to [`Server::add_middleware`] until its first read (the
@@ -203,6 +202,14 @@ impl std::ops::Deref for MiddlewareLayers {
     }
 }
 
+/// A server mounted on another under a prefix (`compose.rs` mounts and routes; the mounting
+/// server keeps the list, and its capabilities include what each mounted one offers).
+#[derive(Clone)]
+pub(crate) struct Mounted {
+    pub(super) prefix: String,
+    pub(super) server: Server,
+}
+
 /// A hook passing a server-wide notification (`method`, `params`) on to other replicas; it
 /// returns whether its endpoint is still there (called with an empty method only to ask that).
 pub(crate) type Fanout = Arc<dyn Fn(&str, Option<&Value>) -> bool + Send + Sync>;
@@ -229,71 +236,36 @@ impl std::fmt::Debug for Server {
 }
 
 impl Server {
-    /// Starts building a server called `name` at `version`.
-    /// Starts a server named `name` (its `serverInfo`); register tools, resources and prompts on
-    /// the builder, then [`ServerBuilder::build`].
-    ///
-    /// ```
-    /// use ferromcp::server::Server;
-    ///
-    /// let server = Server::builder("weather", "2.1.0")
-    ///     .instructions("Ask for the weather of one city at a time.")
-    ///     .tool("ping", "Answers pong", |_: serde_json::Value, _ctx| async { "pong" })
-    ///     .build()
-    ///     .unwrap();
-    /// assert_eq!(server.options().name, "weather");
-    /// assert_eq!(server.options().instructions.as_deref(), Some("Ask for the weather of one city at a time."));
-    /// ```
-    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ServerBuilder {
-        Self::builder_with(ServerOptions::new(name, version))
-    }
-
-    /// Starts building a server with explicit options.
-    /// Starts a server from full [`ServerOptions`] (page size, session limits, which features to
-    /// advertise, ...).
-    ///
-    /// ```
-    /// use ferromcp::server::{Server, ServerOptions};
-    ///
-    /// let mut options = ServerOptions::new("inventory", "0.3.0");
-    /// options.page_size = 20; // tools/list and the other lists return 20 items per page
-    /// options.enable_prompts = false;
-    /// let server = Server::builder_with(options).build().unwrap();
-    /// assert_eq!(server.options().page_size, 20);
-    /// ```
-    pub fn builder_with(options: ServerOptions) -> ServerBuilder {
-        ServerBuilder {
-            server: Server {
-                inner: Arc::new(ServerInner {
-                    options,
-                    tools: Default::default(),
-                    resources: Default::default(),
-                    templates: Default::default(),
-                    prompts: Default::default(),
-                    completions: Default::default(),
-                    completion_fallback: Default::default(),
-                    methods: Default::default(),
-                    schemas: SchemaCache::default(),
-                    sessions: Default::default(),
-                    tasks: Default::default(),
-                    ext_tasks: Default::default(),
-                    task_store: RwLock::new(Arc::new(
-                        super::task_store::InMemoryTaskStore::default(),
-                    )),
-                    task_relays: Mutex::new(Vec::new()),
-                    caps_cache: Default::default(),
-                    caps_generation: Default::default(),
-                    session_config: OnceLock::new(),
-                    fanout: Mutex::new(Vec::new()),
-                    cache_relays: Mutex::new(Vec::new()),
-                    listen_streams: Default::default(),
-                    server_info_json: OnceLock::new(),
-                    any_header_params: Default::default(),
-                    middleware: MiddlewareLayers::default(),
-                    mounts: Default::default(),
-                }),
-            },
-            error: None,
+    /// A server with `options` and nothing registered: what [`Server::builder_with`] starts
+    /// from (`builder.rs`).
+    pub(super) fn unregistered(options: ServerOptions) -> Server {
+        Server {
+            inner: Arc::new(ServerInner {
+                options,
+                tools: Default::default(),
+                resources: Default::default(),
+                templates: Default::default(),
+                prompts: Default::default(),
+                completions: Default::default(),
+                completion_fallback: Default::default(),
+                methods: Default::default(),
+                schemas: SchemaCache::default(),
+                sessions: Default::default(),
+                tasks: Default::default(),
+                ext_tasks: Default::default(),
+                task_store: RwLock::new(Arc::new(super::task_store::InMemoryTaskStore::default())),
+                task_relays: Mutex::new(Vec::new()),
+                caps_cache: Default::default(),
+                caps_generation: Default::default(),
+                session_config: OnceLock::new(),
+                fanout: Mutex::new(Vec::new()),
+                cache_relays: Mutex::new(Vec::new()),
+                listen_streams: Default::default(),
+                server_info_json: OnceLock::new(),
+                any_header_params: Default::default(),
+                middleware: MiddlewareLayers::default(),
+                mounts: Default::default(),
+            }),
         }
     }
 
@@ -792,7 +764,7 @@ impl Server {
                 json!({ "list": {}, "cancel": {}, "requests": { "tools": { "call": {} } } }),
             );
         }
-        super::compose::add_mounted_capabilities(self, version, &mut caps);
+        self.add_mounted_capabilities(version, &mut caps);
         if o.tasks_extension && version.is_per_request() {
             caps.insert(
                 "extensions".into(),
@@ -800,5 +772,24 @@ impl Server {
             );
         }
         Value::Object(caps)
+    }
+}
+
+impl Server {
+    /// What the capabilities of a server with mounts add: each feature a mounted server offers.
+    fn add_mounted_capabilities(
+        &self,
+        version: crate::ProtocolVersion,
+        caps: &mut Map<String, Value>,
+    ) {
+        let mounts = self.inner.mounts.read().unwrap().clone();
+        for m in mounts {
+            let theirs = m.server.capabilities_shared(version);
+            for key in ["tools", "resources", "prompts", "completions"] {
+                if let (Some(v), false) = (theirs.get(key), caps.contains_key(key)) {
+                    caps.insert(key.into(), v.clone());
+                }
+            }
+        }
     }
 }

@@ -9,6 +9,45 @@ use crate::protocol::{Prompt, Resource, ResourceTemplate, Tool};
 use crate::McpError;
 use std::sync::Arc;
 
+impl Server {
+    /// Starts a server named `name` (its `serverInfo`); register tools, resources and prompts on
+    /// the builder, then [`ServerBuilder::build`].
+    ///
+    /// ```
+    /// use ferromcp::server::Server;
+    ///
+    /// let server = Server::builder("weather", "2.1.0")
+    ///     .instructions("Ask for the weather of one city at a time.")
+    ///     .tool("ping", "Answers pong", |_: serde_json::Value, _ctx| async { "pong" })
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(server.options().name, "weather");
+    /// assert_eq!(server.options().instructions.as_deref(), Some("Ask for the weather of one city at a time."));
+    /// ```
+    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ServerBuilder {
+        Self::builder_with(ServerOptions::new(name, version))
+    }
+
+    /// Starts a server from full [`ServerOptions`] (page size, session limits, which features to
+    /// advertise, ...).
+    ///
+    /// ```
+    /// use ferromcp::server::{Server, ServerOptions};
+    ///
+    /// let mut options = ServerOptions::new("inventory", "0.3.0");
+    /// options.page_size = 20; // tools/list and the other lists return 20 items per page
+    /// options.enable_prompts = false;
+    /// let server = Server::builder_with(options).build().unwrap();
+    /// assert_eq!(server.options().page_size, 20);
+    /// ```
+    pub fn builder_with(options: ServerOptions) -> ServerBuilder {
+        ServerBuilder {
+            server: Server::unregistered(options),
+            error: None,
+        }
+    }
+}
+
 /// Builds a [`Server`].
 pub struct ServerBuilder {
     pub(super) server: Server,

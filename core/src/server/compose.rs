@@ -14,23 +14,16 @@
 //! a middleware layer the first mount installs (`MountRouter`), so mount before the server
 //! handles its first request; a server that mounts nothing is not changed at all.
 
-use super::api::CompletionRef;
+use super::api::{CompletionRef, Mounted};
 use super::listing::{list_key, page_of, read_all_from_chain, read_all_from_server, serve_in};
 use super::middleware::{BoxFuture, Middleware, MiddlewareRequest, Next};
 use super::{ReadRequest, Server};
 use crate::jsonrpc::Request;
 use crate::protocol::{Prompt, Resource, ResourceTemplate, Tool};
 use crate::McpError;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::collections::HashSet;
 use std::sync::{Arc, Weak};
-
-/// A server mounted on another under a prefix.
-#[derive(Clone)]
-pub(crate) struct Mounted {
-    prefix: String,
-    server: Server,
-}
 
 impl Server {
     /// Mounts `other` under `prefix`, live: its tools and prompts are offered as
@@ -264,23 +257,6 @@ fn relay_to(parent: &Server, prefix: String) -> super::api::Fanout {
         }
         true
     })
-}
-
-/// What the capabilities of a server with mounts add: each feature a mounted server offers.
-pub(crate) fn add_mounted_capabilities(
-    server: &Server,
-    version: crate::ProtocolVersion,
-    caps: &mut Map<String, Value>,
-) {
-    let mounts = server.inner.mounts.read().unwrap().clone();
-    for m in mounts {
-        let theirs = m.server.capabilities_shared(version);
-        for key in ["tools", "resources", "prompts", "completions"] {
-            if let (Some(v), false) = (theirs.get(key), caps.contains_key(key)) {
-                caps.insert(key.into(), v.clone());
-            }
-        }
-    }
 }
 
 /// The layer the first mount installs: lists hold the mounted servers' items, namespaced, and
