@@ -4,7 +4,9 @@ The first scenario never reaches the upstream identity provider (the authorizati
 redirect to it), so its endpoints are URLs of a host that does not exist; it is the same as
 bindings-node/test/oauth_proxy_listener.test.mjs and the Swift OAuthProxyListenerTests. The
 last one runs the whole flow against a token endpoint written here and calls a tool with the
-token the listener's proxy issued (checked in the engine, the identity in ctx.auth)."""
+token the listener's proxy issued (checked in the engine, the identity in ctx.auth); with
+``required_scopes``, a token without them is refused 403 (the same scenario as Node's
+oauth_proxy_required_scopes.test.mjs and Swift's OAuthProxyRequiredScopesTests)."""
 
 from __future__ import annotations
 
@@ -209,6 +211,52 @@ class TokenEndpoint:
         self.server.server_close()
 
 
+def sign_in(port: int, idp: TokenEndpoint, scope: str | None = None) -> tuple[str, str]:
+    """The flow against the listener at ``port`` (a public client, no consent): registers,
+    authorizes (asking ``scope``), lets the upstream answer the proxy's callback and exchanges
+    the code. The client id and the access token the proxy issued."""
+
+    def call(method: str, path: str, body: bytes | None = None) -> Any:
+        ctype = "application/x-www-form-urlencoded" if method == "POST" else None
+        return request(port, method, path, body, ctype)
+
+    registration = {"redirect_uris": [REDIRECT], "token_endpoint_auth_method": "none"}
+    _, _, body = request(
+        port, "POST", "/register", json.dumps(registration).encode(), "application/json"
+    )
+    client_id = json.loads(body)["client_id"]
+    params = {
+        "response_type": "code",
+        "client_id": client_id,
+        "redirect_uri": REDIRECT,
+        "code_challenge": CHALLENGE,
+        "code_challenge_method": "S256",
+        "state": "st",
+        "resource": RESOURCE,
+    }
+    if scope is not None:
+        params["scope"] = scope
+    _, headers, _ = call("GET", f"/authorize?{urllib.parse.urlencode(params)}")
+    upstream = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(headers["location"]).query))
+    idp.codes["up-code"] = upstream["code_challenge"]
+    callback = f"/oauth/callback?code=up-code&state={urllib.parse.quote(upstream['state'])}"
+    status, headers, body = call("GET", callback)
+    assert status == 302, body
+    back = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(headers["location"]).query))
+    assert back["state"] == "st"
+    grant = {
+        "grant_type": "authorization_code",
+        "client_id": client_id,
+        "code": back["code"],
+        "code_verifier": "v" * 50,
+        "redirect_uri": REDIRECT,
+        "resource": RESOURCE,
+    }
+    status, _, body = call("POST", "/token", urllib.parse.urlencode(grant).encode())
+    assert status == 200, body
+    return client_id, json.loads(body)["access_token"]
+
+
 async def test_a_token_from_the_listeners_proxy_reaches_the_handler_as_ctx_auth() -> None:
     idp = TokenEndpoint()
     server = Server("signed-in")
@@ -219,57 +267,9 @@ async def test_a_token_from_the_listeners_proxy_reaches_the_handler_as_ctx_auth(
 
     http = await server.serve_http(port=0, oauth_proxy=config(token_endpoint=idp.url))
     try:
-        port = http.port
-
-        def call(method: str, path: str, body: bytes | None = None) -> Any:
-            ctype = "application/x-www-form-urlencoded" if method == "POST" else None
-            return request(port, method, path, body, ctype)
-
-        registration = {"redirect_uris": [REDIRECT], "token_endpoint_auth_method": "none"}
-        _, _, body = await asyncio.to_thread(
-            request,
-            port,
-            "POST",
-            "/register",
-            json.dumps(registration).encode(),
-            "application/json",
-        )
-        client_id = json.loads(body)["client_id"]
-        query = urllib.parse.urlencode(
-            {
-                "response_type": "code",
-                "client_id": client_id,
-                "redirect_uri": REDIRECT,
-                "code_challenge": CHALLENGE,
-                "code_challenge_method": "S256",
-                "state": "st",
-                "resource": RESOURCE,
-            }
-        )
-        _, headers, _ = await asyncio.to_thread(call, "GET", f"/authorize?{query}")
-        upstream = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(headers["location"]).query))
-        idp.codes["up-code"] = upstream["code_challenge"]
-        callback = f"/oauth/callback?code=up-code&state={urllib.parse.quote(upstream['state'])}"
-        status, headers, body = await asyncio.to_thread(call, "GET", callback)
-        assert status == 302, body
-        back = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(headers["location"]).query))
-        assert back["state"] == "st"
-        grant = {
-            "grant_type": "authorization_code",
-            "client_id": client_id,
-            "code": back["code"],
-            "code_verifier": "v" * 50,
-            "redirect_uri": REDIRECT,
-            "resource": RESOURCE,
-        }
-        status, _, body = await asyncio.to_thread(
-            call, "POST", "/token", urllib.parse.urlencode(grant).encode()
-        )
-        assert status == 200, body
-        token = json.loads(body)["access_token"]
-
+        client_id, token = await asyncio.to_thread(sign_in, http.port, idp)
         bearer = {"Authorization": f"Bearer {token}"}
-        async with Client.http(f"http://127.0.0.1:{port}/mcp", headers=bearer) as c:
+        async with Client.http(f"http://127.0.0.1:{http.port}/mcp", headers=bearer) as c:
             r = await c.call_tool("whoami", {})
         me = json.loads(r["content"][0]["text"])
         assert me["subject"] == "user-7"
@@ -278,3 +278,65 @@ async def test_a_token_from_the_listeners_proxy_reaches_the_handler_as_ctx_auth(
     finally:
         await http.close()
         idp.close()
+
+
+async def test_oauth_proxy_token_without_the_required_scope_is_refused_403() -> None:
+    """``required_scopes``: the listener's engine refuses a proxy token lacking one with 403
+    ``insufficient_scope`` and a challenge listing them; a token with them is served."""
+    idp = TokenEndpoint()
+    server = Server("scoped")
+
+    @server.tool()
+    async def whoami(ctx: Context) -> str:
+        return json.dumps(ctx.auth)
+
+    options = config(token_endpoint=idp.url)
+    options.scopes_supported = ["mcp:read", "mcp:admin"]
+    options.required_scopes = ["mcp:admin"]
+    http = await server.serve_http(port=0, oauth_proxy=options)
+    try:
+        _, read_only = await asyncio.to_thread(sign_in, http.port, idp, "mcp:read")
+        conn = http_client.HTTPConnection("127.0.0.1", http.port, timeout=10)
+        initialize = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        }
+        conn.request(
+            "POST",
+            "/mcp",
+            body=json.dumps(initialize).encode(),
+            headers={
+                "content-type": "application/json",
+                "accept": "application/json, text/event-stream",
+                "authorization": f"Bearer {read_only}",
+            },
+        )
+        refused = conn.getresponse()
+        body = json.loads(refused.read())
+        conn.close()
+        assert refused.status == 403
+        assert body["error"] == "insufficient_scope"
+        challenge = refused.getheader("www-authenticate") or ""
+        assert 'error="insufficient_scope"' in challenge, challenge
+        assert 'scope="mcp:admin"' in challenge, challenge
+
+        _, admin = await asyncio.to_thread(sign_in, http.port, idp, "mcp:read mcp:admin")
+        bearer = {"Authorization": f"Bearer {admin}"}
+        async with Client.http(f"http://127.0.0.1:{http.port}/mcp", headers=bearer) as c:
+            r = await c.call_tool("whoami", {})
+        assert json.loads(r["content"][0]["text"])["scopes"] == ["mcp:read", "mcp:admin"]
+    finally:
+        await http.close()
+        idp.close()
+
+    with pytest.raises(InvalidParams, match="mcp:write"):
+        bad = config()
+        bad.scopes_supported = ["mcp:read"]
+        bad.required_scopes = ["mcp:write"]
+        await server.serve_http(port=0, oauth_proxy=bad)

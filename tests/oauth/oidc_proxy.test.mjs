@@ -3,6 +3,11 @@
 // OAuth proxy fronts a real OpenID provider (oidc-provider from npm, run here), with the
 // proxy's records and the MCP sessions on one redis-server. Run by tests/run-oauth-proxy.sh:
 //   FERROMCP_OAUTH_REPLICA=target/debug/examples/oauth_proxy_replica scripts/node22 --test tests/oauth/oidc_proxy.test.mjs
+// The replica is a command (FERROMCP_OAUTH_REPLICA: a program, or a JSON array of a program and
+// its first arguments) taking the command line of core/examples/oauth_proxy_replica.rs: the Rust
+// server, or a binding's own listener with its OAuth proxy option, tests/oauth/replica.py
+// (Python serve_http(oauth_proxy=..., redis_url=...)) and tests/oauth/replica.mjs (Node
+// listen({ oauthProxy, redisUrl })); FERROMCP_OAUTH_REPLICA_NAME names it in the tests' names.
 //
 // The front in front of the replicas sends each leg of the flow to another replica, so that no
 // leg finds its state in the process that made it: registration on replica 0, the
@@ -27,7 +32,14 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { children, freePort, startRedis, stopAll, waitPort } from "../scale/lib.mjs";
 
-const REPLICA_BIN = process.env.FERROMCP_OAUTH_REPLICA;
+/** The replica's command: the program and its first arguments. */
+const REPLICA = (() => {
+  const v = process.env.FERROMCP_OAUTH_REPLICA;
+  if (!v) return undefined;
+  return v.startsWith("[") ? JSON.parse(v) : [v];
+})();
+/** Which replica the tests run (a suffix of their names). */
+const REPLICA_NAME = process.env.FERROMCP_OAUTH_REPLICA_NAME ?? "Rust";
 /** Seconds an access token lives: the first test's second half waits for its token to expire
  * (the calls before take ~0.2 s; 5 s leaves room on a loaded machine). */
 const ACCESS_TTL = 5;
@@ -215,7 +227,7 @@ async function browse(start, stopAt, typed) {
 }
 
 async function startReplica(port, args, env) {
-  const child = spawn(REPLICA_BIN, ["--port", String(port), ...args], { stdio: ["ignore", "ignore", "pipe"], env });
+  const child = spawn(REPLICA[0], [...REPLICA.slice(1), "--port", String(port), ...args], { stdio: ["ignore", "ignore", "pipe"], env });
   children.push(child);
   let stderr = "";
   child.stderr.on("data", (c) => (stderr += c));
@@ -230,7 +242,7 @@ async function startReplica(port, args, env) {
  * and the front; the client's loopback redirect listener. Everything stops after the test.
  */
 async function deploy(t, extra = []) {
-  assert.ok(REPLICA_BIN, "FERROMCP_OAUTH_REPLICA names the oauth_proxy_replica binary");
+  assert.ok(REPLICA, "FERROMCP_OAUTH_REPLICA names the replica's command");
   const started = Date.now();
   const [frontPort, idpPort] = [await freePort(), await freePort()];
   const issuer = `http://127.0.0.1:${frontPort}`;
@@ -251,7 +263,7 @@ async function deploy(t, extra = []) {
   return { started, issuer, idpPort, idp, replicas, log, landing, mcpUrl: new URL(`${issuer}/mcp`) };
 }
 
-test("the TypeScript SDK signs in through the OAuth proxy fronting a real OpenID provider, each leg on another of three replicas on Redis", { timeout: 90_000 }, async (t) => {
+test(`the TypeScript SDK signs in through the OAuth proxy fronting a real OpenID provider, each leg on another of three replicas on Redis (${REPLICA_NAME})`, { timeout: 90_000 }, async (t) => {
   const { started, issuer, idpPort, idp, replicas, log, landing, mcpUrl } = await deploy(t);
 
   // 1. The first connection is refused 401; the SDK reads the metadata, registers (DCR) and
@@ -366,7 +378,7 @@ async function documentServer(redirectUrl) {
   return served;
 }
 
-test("the TypeScript SDK names itself by a Client ID Metadata Document: no registration, the document fetched once for three replicas", { timeout: 90_000 }, async (t) => {
+test(`the TypeScript SDK names itself by a Client ID Metadata Document: no registration, the document fetched once for three replicas (${REPLICA_NAME})`, { timeout: 90_000 }, async (t) => {
   const { started, issuer, idpPort, log, landing, mcpUrl } = await deploy(t, ["--document-ca", FIXTURES + "tls-test-ca.pem"]);
   const doc = await documentServer(landing.url);
   t.after(doc.close);

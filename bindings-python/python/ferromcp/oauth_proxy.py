@@ -63,7 +63,10 @@ class OAuthProxyConfig:
     ``oidc`` with ``issuer``; none: give ``authorization_endpoint`` and ``token_endpoint``),
     ``client_id``, ``client_secret``, ``revocation_endpoint``, ``auth_method``
     (``client_secret_post`` default, or ``client_secret_basic``), ``scopes``,
-    ``authorize_params``, ``root_certificates`` (PEM texts). ``require_consent`` (default true)
+    ``authorize_params``, ``root_certificates`` (PEM texts). ``required_scopes``: scopes every
+    request to the MCP endpoint needs (a proxy token without one is refused 403
+    ``insufficient_scope``, the challenge listing them; each one of ``scopes_supported`` when
+    that is given). ``require_consent`` (default true)
     shows users a consent page per client; read docs/oauth-proxy.md before turning it off.
     ``redis_url`` keeps registrations, codes and tokens on Redis, so every replica given the same
     URL serves any leg of the flow (with ``serve_http``, the server's own ``redis_url`` is used
@@ -81,6 +84,7 @@ class OAuthProxyConfig:
         resource_server_url: str,
         upstream: dict[str, Any],
         scopes_supported: list[str] | None = None,
+        required_scopes: list[str] | None = None,
         forward_scopes: bool | None = None,
         require_consent: bool | None = None,
         allow_registration: bool | None = None,
@@ -95,6 +99,7 @@ class OAuthProxyConfig:
         self.resource_server_url = resource_server_url
         self.upstream = dict(upstream)
         self.scopes_supported = scopes_supported
+        self.required_scopes = required_scopes
         self.forward_scopes = forward_scopes
         self.require_consent = require_consent
         self.allow_registration = allow_registration
@@ -117,6 +122,7 @@ class OAuthProxyConfig:
             _camel_keys(
                 {
                     "scopes_supported": self.scopes_supported,
+                    "required_scopes": self.required_scopes,
                     "forward_scopes": self.forward_scopes,
                     "require_consent": self.require_consent,
                     "allow_registration": self.allow_registration,
@@ -138,10 +144,17 @@ class OAuthProxy:
     endpoint with :meth:`protected_resource` (or ``verify`` as a ``ProtectedResource``'s
     verifier)."""
 
-    def __init__(self, native: NativeOAuthProxy, issuer: str, resource: str) -> None:
+    def __init__(
+        self,
+        native: NativeOAuthProxy,
+        issuer: str,
+        resource: str,
+        required_scopes: list[str] | None = None,
+    ) -> None:
         self._native = native
         self.issuer = issuer
         self.resource = resource
+        self.required_scopes = required_scopes
 
     @classmethod
     async def create(
@@ -151,6 +164,7 @@ class OAuthProxy:
         resource_server_url: str,
         upstream: dict[str, Any],
         scopes_supported: list[str] | None = None,
+        required_scopes: list[str] | None = None,
         forward_scopes: bool | None = None,
         require_consent: bool | None = None,
         allow_registration: bool | None = None,
@@ -170,6 +184,7 @@ class OAuthProxy:
             resource_server_url=resource_server_url,
             upstream=upstream,
             scopes_supported=scopes_supported,
+            required_scopes=required_scopes,
             forward_scopes=forward_scopes,
             require_consent=require_consent,
             allow_registration=allow_registration,
@@ -181,7 +196,7 @@ class OAuthProxy:
             client_id_documents=client_id_documents,
         )
         native = await create_oauth_proxy(config._native_config())
-        return cls(native, config.issuer_url, config.resource_server_url)
+        return cls(native, config.issuer_url, config.resource_server_url, required_scopes)
 
     @property
     def callback_url(self) -> str:
@@ -206,14 +221,17 @@ class OAuthProxy:
     def protected_resource(self, *, required_scopes: list[str] | None = None) -> ProtectedResource:
         """Bearer protection of the MCP endpoint by the proxy's tokens, for
         ``server.serve_http(auth=...)`` or ``server.http_app(auth=...)``: the resource is the
-        proxy's ``resource_server_url``, the authorization server its issuer."""
+        proxy's ``resource_server_url``, the authorization server its issuer, the scopes
+        required ``required_scopes``, else the proxy's own ``required_scopes``."""
         metadata = self.metadata()
         scopes = metadata.get("scopes_supported")
         return ProtectedResource(
             resource=self.resource,
             authorization_servers=[self.issuer],
             verify=self.verify,
-            required_scopes=required_scopes,
+            required_scopes=required_scopes
+            if required_scopes is not None
+            else self.required_scopes,
             scopes_supported=list(scopes) if scopes else None,
         )
 
