@@ -404,9 +404,10 @@ pub fn check_ui_resource_meta(ui: &Value) -> Result<(), McpError> {
                      microphone, geolocation, clipboardWrite)"
                 )));
             }
-            if !v.is_object() {
+            // The extension's schema: an empty object (`additionalProperties: false`).
+            if !v.as_object().is_some_and(Map::is_empty) {
                 return Err(invalid(format!(
-                    "_meta.ui.permissions.{key} must be an object ({{}})"
+                    "_meta.ui.permissions.{key} must be an empty object ({{}})"
                 )));
             }
         }
@@ -431,11 +432,20 @@ pub fn check_tool_ui_meta(tool: &Tool) -> Result<(), McpError> {
 
 /// Checks the value of a tool's `_meta.ui` (as [`check_tool_ui_meta`] does, its messages
 /// without the tool's name): an object, `resourceUri` a `ui://` URI, `visibility` a non-empty
-/// list of `"model"` and `"app"`.
+/// list of `"model"` and `"app"`, and no `csp` or `permissions` (the extension's
+/// `McpUiToolMeta` forbids them there: they belong on the UI resource's `_meta.ui`).
 pub fn check_tool_ui(ui: &Value) -> Result<(), McpError> {
     let Some(ui) = ui.as_object() else {
         return Err(invalid("_meta.ui must be an object".into()));
     };
+    for key in ["csp", "permissions"] {
+        if ui.contains_key(key) {
+            return Err(invalid(format!(
+                "_meta.ui.{key} belongs on the UI resource's _meta.ui, not on a tool's \
+                 (MCP Apps)"
+            )));
+        }
+    }
     if let Some(uri) = ui.get("resourceUri") {
         let Some(uri) = uri.as_str() else {
             return Err(invalid("_meta.ui.resourceUri must be a string".into()));
@@ -681,6 +691,10 @@ mod tests {
             (json!({ "csp": { "scriptDomains": [] } }), "scriptDomains"),
             (json!({ "permissions": { "camera": true } }), "camera"),
             (json!({ "permissions": { "usb": {} } }), "usb"),
+            (
+                json!({ "permissions": { "camera": { "always": true } } }),
+                "camera must be an empty object",
+            ),
             (json!({ "domain": 3 }), "domain"),
             (json!({ "prefersBorder": "yes" }), "prefersBorder"),
             (json!([]), "object"),
@@ -691,6 +705,21 @@ mod tests {
         }
         check_ui_resource_meta(&json!({ "csp": {}, "permissions": { "camera": {} }, "x": 1 }))
             .unwrap();
+    }
+
+    #[test]
+    fn tool_meta_refuses_what_belongs_on_the_resource() {
+        // The extension's McpUiToolMeta has `csp` and `permissions` as `not: {}`.
+        for key in ["csp", "permissions"] {
+            let e = check_tool_ui(&json!({ "resourceUri": "ui://a/b", key: {} })).unwrap_err();
+            assert!(
+                e.message
+                    .contains(&format!("_meta.ui.{key} belongs on the UI resource")),
+                "{}",
+                e.message
+            );
+        }
+        check_tool_ui(&json!({ "resourceUri": "ui://a/b", "visibility": ["app"] })).unwrap();
     }
 
     #[test]
