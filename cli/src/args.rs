@@ -18,6 +18,11 @@ usage:
 
 SERVER is a command line in one argument (\"node server.js --flag\", started over stdio) or an
 http(s) URL (Streamable HTTP; a URL ending in /sse is a legacy HTTP+SSE server).
+Options of the client commands for a URL server:
+  --header 'Name: value'   (or -H) a header sent with every request (repeatable)
+  --bearer TOKEN           sends Authorization: Bearer TOKEN; without it (and without an
+                           Authorization --header) the FERROMCP_BEARER environment variable's
+                           value is sent when set
 KEY=VALUE arguments take VALUE as JSON when the tool's schema says the argument is not a
 string and VALUE parses as JSON, else as text.
 
@@ -139,6 +144,25 @@ pub enum Listing {
     Prompts,
 }
 
+/// The server of a client command and how to reach it.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Target {
+    /// A command line or a URL, as given.
+    pub server: String,
+    /// `--header 'Name: value'` (repeatable) and `--bearer TOKEN` (as `Authorization`), in
+    /// the order given; for a URL server only.
+    pub headers: Vec<(String, String)>,
+}
+
+impl From<&str> for Target {
+    fn from(server: &str) -> Self {
+        Self {
+            server: server.to_string(),
+            headers: Vec::new(),
+        }
+    }
+}
+
 /// A parsed command.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Command {
@@ -147,29 +171,29 @@ pub enum Command {
     /// Boxed: the proxy's options are much larger than the other commands'.
     Proxy(Box<ProxyArgs>),
     List {
-        server: String,
+        server: Target,
         what: Listing,
         json: bool,
     },
     Call {
-        server: String,
+        server: Target,
         tool: String,
         args: Vec<String>,
         json: bool,
     },
     Read {
-        server: String,
+        server: Target,
         uri: String,
         json: bool,
     },
     Prompt {
-        server: String,
+        server: Target,
         name: String,
         args: Vec<String>,
         json: bool,
     },
     Inspect {
-        server: String,
+        server: Target,
         json: bool,
     },
 }
@@ -298,19 +322,40 @@ fn parse_proxy(mut args: VecDeque<String>) -> Result<ProxyArgs, UsageError> {
     Ok(p)
 }
 
-fn parse_client(command: &str, args: VecDeque<String>) -> Result<Command, UsageError> {
+fn parse_client(command: &str, mut args: VecDeque<String>) -> Result<Command, UsageError> {
     let mut json = false;
+    let mut headers = Vec::new();
     let mut operands = Vec::new();
     let mut only_operands = false;
-    for a in args {
+    while let Some(a) = args.pop_front() {
         match a.as_str() {
-            "--json" if !only_operands => json = true,
-            "--" if !only_operands => only_operands = true,
-            s if s.starts_with("--") && !only_operands => {
+            _ if only_operands => operands.push(a),
+            "--json" => json = true,
+            "--" => only_operands = true,
+            "--header" | "-H" => headers.push(header(&value(&mut args, &a)?)?),
+            "--bearer" => {
+                let token = value(&mut args, &a)?;
+                if token.trim().is_empty() || token.chars().any(char::is_control) {
+                    return Err(UsageError(
+                        "--bearer: the token is empty or holds a control character".into(),
+                    ));
+                }
+                headers.push(("Authorization".into(), format!("Bearer {}", token.trim())));
+            }
+            s if s.starts_with("--") => {
                 return Err(UsageError(format!("{command}: unknown option {s:?}")))
             }
             _ => operands.push(a),
         }
+    }
+    let authorizations = headers
+        .iter()
+        .filter(|(n, _)| n.eq_ignore_ascii_case("authorization"))
+        .count();
+    if authorizations > 1 {
+        return Err(UsageError(
+            "--bearer and --header 'Authorization: ...' give the Authorization header twice: give one".into(),
+        ));
     }
     let mut operands = operands.into_iter();
     let server = operands.next().ok_or_else(|| {
@@ -318,6 +363,7 @@ fn parse_client(command: &str, args: VecDeque<String>) -> Result<Command, UsageE
             "{command}: SERVER (a command line or a URL) is required"
         ))
     })?;
+    let server = Target { server, headers };
     let mut rest: Vec<String> = operands.collect();
     let one = |rest: &mut Vec<String>, what: &str| -> Result<String, UsageError> {
         if rest.is_empty() {
@@ -376,6 +422,30 @@ fn parse_client(command: &str, args: VecDeque<String>) -> Result<Command, UsageE
         )));
     }
     Ok(cmd)
+}
+
+/// `--header 'Name: value'`: a header's name (an HTTP token) and its value (no control
+/// characters), split at the first colon and trimmed.
+fn header(text: &str) -> Result<(String, String), UsageError> {
+    let Some((name, value)) = text.split_once(':') else {
+        return Err(UsageError(format!(
+            "--header: {text:?} is not 'Name: value'"
+        )));
+    };
+    let name = name.trim();
+    let token = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+    if name.is_empty() || !name.chars().all(token) {
+        return Err(UsageError(format!(
+            "--header: {name:?} is not a header name"
+        )));
+    }
+    let value = value.trim();
+    if value.chars().any(|c| c.is_control() && c != '\t') {
+        return Err(UsageError(format!(
+            "--header: the value of {name} holds a control character"
+        )));
+    }
+    Ok((name.to_string(), value.to_string()))
 }
 
 #[cfg(test)]
@@ -481,6 +551,15 @@ mod tests {
                 json: true
             }
         );
+        assert_eq!(
+            p(&["call", "node s.js", "--", "add", "--json"]).unwrap(),
+            Command::Call {
+                server: "node s.js".into(),
+                tool: "add".into(),
+                args: vec!["--json".into()],
+                json: false
+            }
+        );
         assert_eq!(p(&["read", "x"]).unwrap_err().0, "read: URI is required");
         assert_eq!(
             p(&["list"]).unwrap_err().0,
@@ -498,5 +577,51 @@ mod tests {
             p(&["frobnicate"]).unwrap_err().0,
             "unknown command \"frobnicate\""
         );
+    }
+
+    #[test]
+    fn headers_and_a_bearer_token_go_with_the_server() {
+        let Command::List { server, .. } = p(&[
+            "list",
+            "https://h/mcp",
+            "--header",
+            "X-Team:  blue ",
+            "-H",
+            "x-trace: 1: 2",
+            "--bearer",
+            "tok",
+        ])
+        .unwrap() else {
+            panic!()
+        };
+        assert_eq!(server.server, "https://h/mcp");
+        assert_eq!(
+            server.headers,
+            [
+                ("X-Team".to_string(), "blue".to_string()),
+                ("x-trace".to_string(), "1: 2".to_string()),
+                ("Authorization".to_string(), "Bearer tok".to_string()),
+            ]
+        );
+        let e = |args: &[&str]| p(args).unwrap_err().0;
+        assert_eq!(
+            e(&["list", "u", "--header", "novalue"]),
+            "--header: \"novalue\" is not 'Name: value'"
+        );
+        assert_eq!(
+            e(&["list", "u", "--header", "bad name: v"]),
+            "--header: \"bad name\" is not a header name"
+        );
+        assert_eq!(
+            e(&["list", "u", "--header", "X: a\nb"]),
+            "--header: the value of X holds a control character"
+        );
+        assert_eq!(e(&["list", "u", "--bearer"]), "--bearer needs a value");
+        assert_eq!(
+            e(&["list", "u", "--bearer", " "]),
+            "--bearer: the token is empty or holds a control character"
+        );
+        assert!(e(&["list", "u", "--bearer", "a", "-H", "authorization: b"])
+            .contains("Authorization header twice"));
     }
 }

@@ -2,17 +2,18 @@
 //! command line or a URL, make the request, print the answer (readable, or `--json`), and
 //! exit with 0, or 1 when the server answered with an error (or the tool reported one).
 
-use crate::args::{Command, Listing};
+use crate::args::{Command, Listing, Target};
 use crate::render;
 use ferromcp::client::{Client, ClientHandlers, ClientOptions};
 use ferromcp::session::RequestOptions;
 use ferromcp::transport::StderrMode;
 use ferromcp::McpError;
-use ferromcp_proxy::BackendSpec;
+use ferromcp_proxy::{BackendSpec, Transport};
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
 
 /// What went wrong, and the exit status it gives.
+#[derive(Debug)]
 pub struct Failure {
     pub message: String,
     pub status: i32,
@@ -32,8 +33,45 @@ fn usage(message: String) -> Failure {
     Failure { message, status: 2 }
 }
 
-async fn connect(server: &str) -> Result<Client, Failure> {
-    let spec = BackendSpec::from_target("server", server).map_err(|e| usage(e.to_string()))?;
+/// The environment variable whose value a client command sends as its bearer token to a URL
+/// server, unless `--bearer` or an `Authorization` `--header` is given.
+pub const BEARER_VAR: &str = "FERROMCP_BEARER";
+
+/// The server's spec with the target's headers (and `FERROMCP_BEARER`'s token) for a URL; a
+/// `--header` or `--bearer` given for a command line is a usage error.
+fn target_spec(target: &Target, env_bearer: Option<String>) -> Result<BackendSpec, Failure> {
+    let mut spec =
+        BackendSpec::from_target("server", &target.server).map_err(|e| usage(e.to_string()))?;
+    let mut extra = target.headers.clone();
+    let has_authorization = extra
+        .iter()
+        .any(|(n, _)| n.eq_ignore_ascii_case("authorization"));
+    match &mut spec.transport {
+        Transport::Http { headers, .. } | Transport::Sse { headers, .. } => {
+            if let Some(token) = env_bearer.filter(|t| !t.trim().is_empty()) {
+                if !has_authorization {
+                    if token.chars().any(char::is_control) {
+                        return Err(usage(format!(
+                            "{BEARER_VAR}: the token holds a control character"
+                        )));
+                    }
+                    extra.push(("Authorization".into(), format!("Bearer {}", token.trim())));
+                }
+            }
+            headers.append(&mut extra);
+        }
+        _ if !extra.is_empty() => {
+            return Err(usage(
+                "--header and --bearer apply to a URL server, not to a command line (give the command its own options)".into(),
+            ))
+        }
+        _ => {}
+    }
+    Ok(spec)
+}
+
+async fn connect(target: &Target) -> Result<Client, Failure> {
+    let spec = target_spec(target, std::env::var(BEARER_VAR).ok())?;
     let options = ClientOptions::new("ferromcp", env!("CARGO_PKG_VERSION"));
     ferromcp_proxy::connect(&spec, options, ClientHandlers::default(), StderrMode::Null)
         .await
@@ -86,10 +124,10 @@ pub async fn run(command: Command) -> Result<i32, Failure> {
         | Command::Call { server, .. }
         | Command::Read { server, .. }
         | Command::Prompt { server, .. }
-        | Command::Inspect { server, .. } => server.clone(),
+        | Command::Inspect { server, .. } => server,
         _ => unreachable!("not a client command"),
     };
-    let client = connect(&server).await?;
+    let client = connect(server).await?;
     let outcome = run_on(&client, command).await;
     client.close().await;
     outcome
@@ -322,6 +360,41 @@ mod tests {
         assert!(tool_arguments(&tool, &["nokey".to_string()])
             .unwrap_err()
             .contains("neither KEY=VALUE"));
+    }
+
+    #[test]
+    fn headers_and_the_bearer_variable_reach_a_url_server_only() {
+        let t = |server: &str, headers: &[(&str, &str)]| Target {
+            server: server.into(),
+            headers: headers
+                .iter()
+                .map(|(n, v)| (n.to_string(), v.to_string()))
+                .collect(),
+        };
+        let headers = |spec: BackendSpec| match spec.transport {
+            Transport::Http { headers, .. } | Transport::Sse { headers, .. } => headers,
+            other => panic!("{other:?}"),
+        };
+        let pair = |n: &str, v: &str| (n.to_string(), v.to_string());
+        let spec = target_spec(&t("http://h/mcp", &[("X-A", "1")]), Some("env".into())).unwrap();
+        assert_eq!(
+            headers(spec),
+            [pair("X-A", "1"), pair("Authorization", "Bearer env")]
+        );
+        // --bearer (an Authorization header) wins over the variable.
+        let spec = target_spec(
+            &t("http://h/sse", &[("Authorization", "Bearer flag")]),
+            Some("env".into()),
+        )
+        .unwrap();
+        assert_eq!(headers(spec), [pair("Authorization", "Bearer flag")]);
+        // The variable is not for command lines, and is ignored there.
+        assert!(target_spec(&t("node s.js", &[]), Some("env".into())).is_ok());
+        let e = target_spec(&t("node s.js", &[("X-A", "1")]), None).unwrap_err();
+        assert_eq!(e.status, 2);
+        assert!(e
+            .message
+            .starts_with("--header and --bearer apply to a URL server"));
     }
 
     #[test]

@@ -10,9 +10,10 @@ use ferromcp_proxy::{Proxy, ProxyConfig, ProxyOptions};
 use std::path::Path;
 use std::time::Duration;
 
-/// The engine's HTTP options as the command line sets them; a bad `--auth*` option is the
-/// error (a usage error: exit status 2).
-pub fn http_options(a: &ProxyArgs) -> Result<HttpServerOptions, Failure> {
+/// The engine's HTTP options as the command line sets them, with the config file's `"auth"`
+/// (`doc`: the file as JSON) when no `--auth*` option is given; a bad `--auth*` option or
+/// `"auth"` value is the error (a usage error: exit status 2).
+pub fn http_options(a: &ProxyArgs, doc: &serde_json::Value) -> Result<HttpServerOptions, Failure> {
     let mut o = HttpServerOptions::default();
     if let Some(p) = &a.path {
         o.path = p.clone();
@@ -46,7 +47,8 @@ pub fn http_options(a: &ProxyArgs) -> Result<HttpServerOptions, Failure> {
         },
         _ => None,
     };
-    o.auth = crate::auth::protection(&a.auth, default_resource).map_err(usage)?;
+    let file_auth = doc.get("auth").map(|v| (a.config.as_str(), v));
+    o.auth = crate::auth::protection(&a.auth, default_resource, file_auth).map_err(usage)?;
     Ok(o)
 }
 
@@ -79,20 +81,24 @@ fn usage(message: String) -> Failure {
     Failure { message, status: 2 }
 }
 
+/// The config file as JSON, for the keys beside `mcpServers` (`middleware`, `auth`); it was
+/// read and checked as an mcpServers document just before.
+fn config_document(a: &ProxyArgs) -> Result<serde_json::Value, Failure> {
+    let text =
+        std::fs::read_to_string(&a.config).map_err(|e| usage(format!("{}: {e}", a.config)))?;
+    serde_json::from_str(&text).map_err(|e| usage(format!("{}: not valid JSON: {e}", a.config)))
+}
+
 /// The middleware layers: `--middleware`'s list, else the config file's `"middleware"` key
 /// (the command line wins when both are given), else none.
 fn middleware_layers(
     a: &ProxyArgs,
+    doc: &serde_json::Value,
 ) -> Result<Vec<std::sync::Arc<dyn ferromcp::server::middleware::Middleware>>, Failure> {
     if let Some(arg) = &a.middleware {
         let list = crate::middleware::json_argument("--middleware", arg).map_err(usage)?;
         return crate::middleware::layers(list, "--middleware").map_err(usage);
     }
-    // The file was read and checked as an mcpServers document just before.
-    let text =
-        std::fs::read_to_string(&a.config).map_err(|e| usage(format!("{}: {e}", a.config)))?;
-    let doc: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| usage(format!("{}: not valid JSON: {e}", a.config)))?;
     match doc.get("middleware") {
         Some(list) => crate::middleware::layers(list.clone(), &a.config).map_err(usage),
         None => Ok(Vec::new()),
@@ -118,9 +124,10 @@ pub async fn run(a: ProxyArgs) -> Result<i32, Failure> {
         message: format!("{}: {e}", a.config),
         status: 2,
     })?;
-    let layers = middleware_layers(&a)?;
+    let doc = config_document(&a)?;
+    let layers = middleware_layers(&a, &doc)?;
     let http = match &a.listen {
-        Listen::Http { .. } => Some(with_oauth_proxy(&a, http_options(&a)?).await?),
+        Listen::Http { .. } => Some(with_oauth_proxy(&a, http_options(&a, &doc)?).await?),
         Listen::Stdio => None,
     };
     let proxy = Proxy::start(&config, ProxyOptions::default()).await?;

@@ -3,7 +3,9 @@
 //! refuses the call over it with `-32004` and `retryAfter`; a bad middleware list stops the
 //! command with exit status 2 and a message naming the entry; with `--auth-*` a request
 //! without a token gets 401 and the `resource_metadata` challenge, a JWT signed by a key of the
-//! JWKS served here gets through, and one without the required scope gets 403.
+//! JWKS served here gets through, and one without the required scope gets 403; the config
+//! file's `"auth"` does the same unless `--auth*` is given; the client commands reach such an
+//! endpoint with `--bearer`, `--header` or `FERROMCP_BEARER`.
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
@@ -555,4 +557,183 @@ fn an_oauth_proxy_is_served_beside_the_endpoint_and_protects_it() {
         e.starts_with("ferromcp: --oauth-proxy: missing field `upstream`"),
         "{e}"
     );
+}
+
+/// A key pair, the JWKS server holding its public key, and that JWKS's URL.
+fn signing_key() -> (Ed25519KeyPair, String) {
+    let pk8 = Ed25519KeyPair::generate_pkcs8(&SystemRandom::new()).unwrap();
+    let key = Ed25519KeyPair::from_pkcs8(pk8.as_ref()).unwrap();
+    let jwks = serve_jwks(
+        json!({"keys": [{"kty": "OKP", "crv": "Ed25519", "kid": "k1",
+        "use": "sig", "x": b64(key.public_key().as_ref())}]}),
+    );
+    (key, jwks)
+}
+
+fn initialize_body() -> String {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "cli-test", "version": "1"}}})
+    .to_string()
+}
+
+#[test]
+fn the_config_files_auth_protects_the_endpoint_and_the_command_line_wins_over_it() {
+    let (key, jwks) = signing_key();
+    // The file asks for the scope mcp:admin.
+    let cfg = config(
+        "config-auth",
+        json!({ "auth": { "authorizationServers": [ISSUER], "requiredScopes": ["mcp:admin"],
+                          "jwt": { "jwksUrl": jwks } } }),
+    );
+    let port = free_port();
+    let mut child = http_proxy(port, &["--config", &cfg]);
+    let resource = format!("http://127.0.0.1:{port}/mcp");
+    let a = http(port, "POST", "/mcp", None, &initialize_body());
+    assert_eq!(a.status, 401, "{}{}", a.head, a.body);
+    assert!(
+        a.header("www-authenticate")
+            .is_some_and(|h| h.contains("resource_metadata=") && h.contains("mcp:admin")),
+        "{}",
+        a.head
+    );
+    let tools = token(&key, &resource, "mcp:tools");
+    let a = http(port, "POST", "/mcp", Some(&tools), &initialize_body());
+    assert_eq!(a.status, 403, "{}{}", a.head, a.body);
+    let admin = token(&key, &resource, "mcp:admin");
+    let a = http(port, "POST", "/mcp", Some(&admin), &initialize_body());
+    assert_eq!(a.status, 200, "{}{}", a.head, a.body);
+    let _ = child.kill();
+    let _ = child.wait();
+
+    // --auth-scopes (with the issuer and keys) replaces the file's "auth" whole.
+    let port = free_port();
+    let mut child = http_proxy(
+        port,
+        &[
+            "--config",
+            &cfg,
+            "--auth-issuer",
+            ISSUER,
+            "--auth-jwks-url",
+            &jwks,
+            "--auth-scopes",
+            "mcp:tools",
+        ],
+    );
+    let resource = format!("http://127.0.0.1:{port}/mcp");
+    let tools = token(&key, &resource, "mcp:tools");
+    let a = http(port, "POST", "/mcp", Some(&tools), &initialize_body());
+    assert_eq!(a.status, 200, "{}{}", a.head, a.body);
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+#[test]
+fn a_bad_auth_in_the_config_file_is_refused_naming_the_key() {
+    let cfg = config(
+        "bad-config-auth",
+        json!({ "auth": { "authorizationServers": [ISSUER], "jwt": {} } }),
+    );
+    let e = refused(&["proxy", "--config", &cfg, "--port", "1"]);
+    assert_eq!(
+        e.trim_end(),
+        format!("ferromcp: {cfg}: auth: jwt needs exactly one of jwksUrl and jwks")
+    );
+    let cfg = config("bad-config-auth-shape", json!({ "auth": ["jwt"] }));
+    let e = refused(&["proxy", "--config", &cfg, "--port", "1"]);
+    assert!(
+        e.starts_with(&format!("ferromcp: {cfg}: auth: must be a JSON object")),
+        "{e}"
+    );
+    let cfg = config(
+        "bad-config-auth-field",
+        json!({ "auth": { "authorizationServers": [ISSUER], "jwt": { "jwksUrl": "http://127.0.0.1:9/j" },
+                          "requiredScope": ["x"] } }),
+    );
+    let e = refused(&["proxy", "--config", &cfg, "--port", "1"]);
+    assert!(
+        e.starts_with(&format!(
+            "ferromcp: {cfg}: auth: protection options: unknown field `requiredScope`"
+        )),
+        "{e}"
+    );
+}
+
+/// `ferromcp ARGS` with `env` set (and FERROMCP_BEARER removed unless given).
+fn ferromcp_with(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ferromcp"));
+    cmd.args(args)
+        .stdin(Stdio::null())
+        .env_remove("FERROMCP_BEARER");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("ferromcp runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn client_commands_send_a_bearer_token_or_headers_to_a_protected_server() {
+    let (key, jwks) = signing_key();
+    let cfg = config("client-bearer", json!({}));
+    let port = free_port();
+    let mut child = http_proxy(
+        port,
+        &[
+            "--config",
+            &cfg,
+            "--auth-issuer",
+            ISSUER,
+            "--auth-jwks-url",
+            &jwks,
+        ],
+    );
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let good = token(&key, &url, "mcp:tools");
+    let bad = token(&key, "http://other.test/mcp", "mcp:tools");
+
+    // Without a token: refused with the server's 401.
+    let (status, stdout, stderr) = ferromcp_with(&["call", &url, "test_simple_text"], &[]);
+    assert_eq!(status, 1, "{stdout}{stderr}");
+    assert!(
+        stderr.starts_with(&format!("ferromcp: cannot connect to {url}: "))
+            && stderr.contains("401"),
+        "{stderr}"
+    );
+    // --bearer, --header and FERROMCP_BEARER each get through.
+    let simple = "This is a simple text response for testing.\n";
+    let (status, stdout, stderr) =
+        ferromcp_with(&["call", &url, "test_simple_text", "--bearer", &good], &[]);
+    assert_eq!((status, stdout.as_str()), (0, simple), "{stderr}");
+    let header = format!("Authorization: Bearer {good}");
+    let (status, stdout, stderr) =
+        ferromcp_with(&["call", &url, "test_simple_text", "-H", &header], &[]);
+    assert_eq!((status, stdout.as_str()), (0, simple), "{stderr}");
+    let (status, stdout, stderr) = ferromcp_with(
+        &["call", &url, "test_simple_text"],
+        &[("FERROMCP_BEARER", &good)],
+    );
+    assert_eq!((status, stdout.as_str()), (0, simple), "{stderr}");
+    // --bearer wins over the variable: a token for another audience is refused.
+    let (status, _, stderr) = ferromcp_with(
+        &["list", &url, "--bearer", &bad],
+        &[("FERROMCP_BEARER", &good)],
+    );
+    assert_eq!(status, 1, "{stderr}");
+    assert!(stderr.contains("401"), "{stderr}");
+    // Headers are for URL servers.
+    let (status, _, stderr) =
+        ferromcp_with(&["list", &everything_server(), "--header", "X-A: 1"], &[]);
+    assert_eq!(status, 2, "{stderr}");
+    assert!(
+        stderr.starts_with("ferromcp: --header and --bearer apply to a URL server"),
+        "{stderr}"
+    );
+    let _ = child.kill();
+    let _ = child.wait();
 }
