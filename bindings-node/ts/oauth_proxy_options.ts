@@ -62,6 +62,12 @@ export interface OAuthProxyOptions {
   upstream: OAuthProxyUpstream;
   /** Scopes offered (empty: any). */
   scopesSupported?: string[];
+  /**
+   * Scopes every request to the MCP endpoint needs (`listen({ oauthProxy })`): a proxy token
+   * without one of them is refused 403 `insufficient_scope`, the challenge listing them (checked
+   * in the engine); each must be one of `scopesSupported` when that is set.
+   */
+  requiredScopes?: string[];
   /** Pass a client's scopes on to the upstream. */
   forwardScopes?: boolean;
   /** Show users a consent page per client (default true; see docs/oauth-proxy.md before turning it off). */
