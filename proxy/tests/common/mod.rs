@@ -72,3 +72,30 @@ pub fn first_text(result: &Value) -> String {
         .unwrap_or_default()
         .to_string()
 }
+
+/// Starts the everything-server over HTTP on a free port (Streamable HTTP at `/mcp`, the
+/// legacy HTTP+SSE endpoints at `/sse` and `/messages`); returns it and its `/mcp` URL.
+pub async fn http_backend() -> (std::process::Child, String) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut child = std::process::Command::new(everything_server())
+        .args(["--transport", "http", "--port", &port.to_string()])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    for _ in 0..100 {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_ok()
+        {
+            return (child, format!("http://127.0.0.1:{port}/mcp"));
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    child.kill().ok();
+    child.wait().ok();
+    panic!("the everything-server did not listen on {port}");
+}

@@ -3,40 +3,13 @@
 
 use crate::common;
 
-use common::{client, first_text, proxy};
+use common::{client, first_text, http_backend, proxy};
 use ferromcp::client::ClientHandlers;
 use ferromcp::protocol::CreateMessageResult;
 use ferromcp::session::RequestOptions;
 use ferromcp_proxy::ProxyConfig;
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
-
-/// Starts the everything-server on a free port; returns it and its endpoint URL.
-async fn http_backend() -> (std::process::Child, String) {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let mut child = std::process::Command::new(common::everything_server())
-        .args(["--transport", "http", "--port", &port.to_string()])
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    for _ in 0..100 {
-        if tokio::net::TcpStream::connect(("127.0.0.1", port))
-            .await
-            .is_ok()
-        {
-            return (child, format!("http://127.0.0.1:{port}/mcp"));
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    child.kill().ok();
-    child.wait().ok();
-    panic!("the everything-server did not listen on {port}");
-}
 
 #[tokio::test]
 async fn an_http_backend_serves_calls_progress_and_sampling_through_the_proxy() {
