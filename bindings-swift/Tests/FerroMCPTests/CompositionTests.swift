@@ -3,7 +3,8 @@
 // `Server.transformTool` with `ArgTransform`. Scenario names as in
 // bindings-python/tests/test_composition.py (and core/tests/authorization.rs, composition.rs,
 // tool_transform.rs), in camelCase after `test`: the engine does the work; these prove the
-// Swift surface reaches it, Swift handlers included.
+// Swift surface reaches it, Swift handlers included. Nested mounts, resource updates and the
+// advertised capabilities are core/tests/integration/composition.rs's scenarios of those names.
 
 import FerroMCP
 import Foundation
@@ -75,6 +76,26 @@ private func searchServer() throws -> Server {
         return ToolResult(structuredContent: structured)
     }
     return s
+}
+
+/// Every tool name of `authzServer`, in order.
+private let everyTool = toolNames
+
+/// A port nothing listens on now (a server bound to port 0, closed).
+private func freePort() async throws -> Int {
+    let probe = try await Server(name: "probe", version: "1").startHTTP()
+    let port = probe.port
+    try await probe.close()
+    return port
+}
+
+/// The next notification of `method` on `client`, within 10 s.
+private func nextNotification(_ client: Client, _ method: String) async throws -> ServerNotification {
+    let notifications = client.notifications
+    return try await T.deadline(10, method) {
+        for await n in notifications where n.method == method { return n }
+        throw T.TimedOut(what: method)
+    }
 }
 
 private struct CannotCount: Error, CustomStringConvertible {
@@ -179,6 +200,111 @@ final class CompositionTests: XCTestCase {
         XCTAssertEqual(radar.text, "radar")
     }
 
+    func testScopesOfTheBearerTokenDecideOverHttp() async throws {
+        let port = try await freePort()
+        let resource = "http://127.0.0.1:\(port)/mcp"
+        // Token "alice" holds the admin scope, "bob" none.
+        let auth = ProtectedResource(resource: resource, authorizationServers: ["http://as.example"]) { token in
+            AuthInfo(subject: token, scopes: token == "alice" ? ["admin"] : [], audience: [resource])
+        }
+        let http = try await authzServer { try $0.use(admin) }.startHTTP(port: port, auth: auth)
+        for (token, expected) in [("alice", everyTool), ("bob", ["echo", "search", "time"])] {
+            let client = try await Client.http(url: http.url, headers: ["Authorization": "Bearer \(token)"])
+            let names = try await allTools(client)
+            XCTAssertEqual(names, expected, token)
+            if token == "alice" {
+                let r = try await client.callTool("admin_delete")
+                XCTAssertEqual(r.text, "ran admin_delete")
+            } else {
+                let e = await T.mcpError { _ = try await client.callTool("admin_delete") }
+                XCTAssertEqual(e?.code, -32602)
+                XCTAssertEqual(e?.message, "Unknown tool: admin_delete")
+            }
+            await client.close()
+        }
+        try await http.close()
+    }
+
+    func testMountedResourcesAndTemplatesAreListedWithNamespacedUris() async throws {
+        let main = try mainServer()
+        try main.mount("wx", weather())
+        let client = try await Client.connect(to: main)
+        let resources = try await client.listResources()
+        let templates = try await client.listResourceTemplates()
+        await client.close()
+        XCTAssertEqual(resources.resources.map(\.uri), ["data://wx/stations"])
+        XCTAssertNil(resources.nextCursor)
+        XCTAssertEqual(templates.resourceTemplates.map(\.uriTemplate), ["weather://wx/{city}/now"])
+        XCTAssertNil(templates.nextCursor)
+    }
+
+    func testCompletionsAreRoutedToTheMountedServer() async throws {
+        let wx = try weather()
+        try wx.registerCompletion(resourceTemplate: "weather://{city}/now", argument: "city") { _, _ in ["Oslo", "Lima"] }
+        try wx.registerCompletion(prompt: "report", argument: "city") { _, _ in ["Bergen"] }
+        let main = try mainServer()
+        try main.mount("wx", wx)
+        let client = try await Client.connect(to: main)
+        let cities = try await client.complete(resourceTemplate: "weather://wx/{city}/now", argument: "city", value: "")
+        let reports = try await client.complete(prompt: "wx_report", argument: "city", value: "")
+        await client.close()
+        XCTAssertEqual(cities.values, ["Oslo", "Lima"])
+        XCTAssertEqual(reports.values, ["Bergen"])
+    }
+
+    func testTheParentAdvertisesWhatAMountedServerOffers() async throws {
+        let wx = try weather()
+        try wx.registerCompletion(prompt: "report", argument: "city") { _, _ in ["Bergen"] }
+        let main = try Server(name: "empty", version: "1")
+        try main.mount("wx", wx)
+        let client = try await Client.connect(to: main)
+        let caps = try XCTUnwrap(client.serverCapabilities)
+        XCTAssertEqual(caps["tools"]?["listChanged"], true, "\(caps)")
+        XCTAssertNotNil(caps["resources"]?.objectValue, "\(caps)")
+        XCTAssertNotNil(caps["prompts"]?.objectValue, "\(caps)")
+        XCTAssertNotNil(caps["completions"]?.objectValue, "\(caps)")
+        let names = try await allTools(client)
+        await client.close()
+        XCTAssertEqual(names, ["wx_forecast"])
+    }
+
+    func testResourceUpdatesOfAMountedServerCarryTheNamespacedUri() async throws {
+        let main = try mainServer()
+        let wx = try weather()
+        try main.mount("wx", wx)
+        let client = try await Client.connect(to: main)
+        try await client.subscribe("data://wx/stations")
+        wx.notifyResourceUpdated("data://stations")
+        let first = try await nextNotification(client, ServerNotification.Method.resourceUpdated)
+        // An update of a resource nobody subscribed to is not sent: the next update the client
+        // gets is the subscribed one's again (a session's notifications arrive in order).
+        wx.notifyResourceUpdated("weather://Oslo/now")
+        wx.notifyResourceUpdated("data://stations")
+        let second = try await nextNotification(client, ServerNotification.Method.resourceUpdated)
+        await client.close()
+        XCTAssertEqual(first.params?["uri"], "data://wx/stations")
+        XCTAssertEqual(second.params?["uri"], "data://wx/stations")
+    }
+
+    func testNestedMountsJoinTheirPrefixes() async throws {
+        let inner = try Server(name: "inner", version: "1")
+        try inner.registerTool("deep", description: "Deep.") { _, _ in .text("deep") }
+        try inner.registerResource("data://leaf", name: "leaf") { uri, _ in .text("leaf at \(uri)") }
+        let middle = try Server(name: "middle", version: "1")
+        try middle.mount("in", inner)
+        let main = try mainServer()
+        try main.mount("mid", middle)
+        let client = try await Client.connect(to: main)
+        let names = try await allTools(client)
+        let call = try await client.callTool("mid_in_deep")
+        let read = try await client.readResource("data://mid/in/leaf")
+        await client.close()
+        XCTAssertEqual(names, ["status", "mid_in_deep"])
+        XCTAssertEqual(call.text, "deep")
+        // The inner server's handler is asked for its own URI.
+        XCTAssertEqual(read.first?.text, "leaf at data://leaf")
+    }
+
     func testImportedItemsAreCopiedOnce() async throws {
         let main = try mainServer()
         let wx = try weather()
@@ -200,6 +326,36 @@ final class CompositionTests: XCTestCase {
         let cycle = await T.mcpError { try main.mount("me", main) }
         XCTAssertEqual(slash?.code, -32602)
         XCTAssertEqual(cycle?.code, -32602)
+    }
+
+    func testATransformedToolHasTheNewNameAndDescription() async throws {
+        let s = try searchServer()
+        try s.transformTool("search", name: "find", title: "Find", description: "Find documents.")
+        let client = try await Client.connect(to: s)
+        let tools = try await client.listAllTools()
+        await client.close()
+        let find = try XCTUnwrap(tools.first { $0.name == "find" })
+        let search = try XCTUnwrap(tools.first { $0.name == "search" })
+        XCTAssertEqual(find.description, "Find documents.")
+        XCTAssertEqual(find.title, "Find")
+        XCTAssertEqual(find.inputSchema, search.inputSchema)
+        // The original stays until removed.
+        XCTAssertEqual(search.description, "Search an index.")
+    }
+
+    func testADefaultMakesAnArgumentOptional() async throws {
+        let s = try searchServer()
+        try s.transformTool("search", name: "quick", arguments: ["index": ArgTransform(default: "main")])
+        let client = try await Client.connect(to: s)
+        let tools = try await client.listAllTools()
+        let defaulted = try await client.callTool("quick", arguments: ["q": "x"])
+        let given = try await client.callTool("quick", arguments: ["q": "x", "index": "other"])
+        await client.close()
+        let schema = try XCTUnwrap(tools.first { $0.name == "quick" }?.inputSchema)
+        XCTAssertEqual(schema["required"], ["q"])
+        XCTAssertEqual(schema["properties"]?["index"]?["default"], "main")
+        XCTAssertEqual(defaulted.structuredContent?["args"]?["index"], "main")
+        XCTAssertEqual(given.structuredContent?["args"]?["index"], "other")
     }
 
     func testRenamedArgumentsReachTheOriginalUnderTheirOldNames() async throws {
