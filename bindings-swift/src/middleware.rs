@@ -9,7 +9,9 @@
 //! so do the result and the changed request. The facade (`Middleware.swift`) decodes them.
 //!
 //! A layer is a UniFFI foreign async trait: the engine awaits the Swift task's answer, and
-//! dropping that await (the request cancelled) cancels the task.
+//! dropping that await (the request cancelled) cancels the task. The client's notifications
+//! are shown to a layer ([`MiddlewareHandler::notification`], JSON text, synchronous) and
+//! always handed on, as in the other bindings.
 
 use crate::context::NativeContext;
 use crate::error::{json_text, parse_answer, parse_json, FfiError};
@@ -24,7 +26,7 @@ use std::sync::Arc;
 /// A middleware layer written in Swift: gets each request the server handles as JSON text,
 /// the rest of the chain and the request's context; answers the result object as JSON text
 /// (its own, or what [`NativeNext::run`] gave, changed or not), or an [`FfiError`] that the
-/// client gets as that JSON-RPC error.
+/// client gets as that JSON-RPC error. It is also shown the client's notifications.
 #[uniffi::export(foreign)]
 #[async_trait::async_trait]
 pub trait MiddlewareHandler: Send + Sync {
@@ -35,6 +37,12 @@ pub trait MiddlewareHandler: Send + Sync {
         next: Arc<NativeNext>,
         context: Arc<NativeContext>,
     ) -> Result<String, FfiError>;
+
+    /// Sees one notification from the client as JSON text (`method`, `params`, `sessionId`,
+    /// `sessionKey`; `embed::ForeignMiddleware::notification`), to observe only: the engine
+    /// hands it on whatever this does. Called synchronously on the engine's task, in the order
+    /// the client sent them: queue it and return.
+    fn notification(&self, notification: String);
 }
 
 /// The rest of the chain after a Swift layer, for one request.
@@ -89,6 +97,10 @@ impl ForeignMiddleware for SwiftMiddleware {
                 .map_err(McpError::from)?;
             parse_answer(&text)
         })
+    }
+
+    fn notification(&self, notification: Value) {
+        self.0.notification(json_text(&notification));
     }
 }
 

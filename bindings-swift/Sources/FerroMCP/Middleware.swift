@@ -1,8 +1,9 @@
 // Middleware: Swift layers around every request a Server handles (`server.use { request, next
-// in ... }` or a `Middleware` type), and the engine's built-in layers by name (`.rateLimit`,
-// `.requestLog`, `.maskErrors`, `.timing`). The chain itself is the engine's; this file turns
-// a Swift layer into the engine's foreign layer (request, result and changed request cross as
-// JSON text) and the built-ins into their JSON configuration.
+// in ... }` or a `Middleware` type), shown the client's notifications too, and the engine's
+// built-in layers by name (`.rateLimit`, `.requestLog`, `.maskErrors`, `.timing`). The chain
+// itself is the engine's; this file turns a Swift layer into the engine's foreign layer
+// (request, result, changed request and notifications cross as JSON text) and the built-ins
+// into their JSON configuration.
 
 import FerroMCPNative
 import Foundation
@@ -81,16 +82,55 @@ public struct MiddlewareNext: Sendable {
     }
 }
 
+/// A notification from the client, as a middleware layer is shown it (`Middleware.notification`,
+/// or the `onNotification` closure of `Server.use(_:onNotification:)`): to observe only, it is
+/// handed on whatever the layer does. The client's `notifications/roots/list_changed` and custom
+/// notifications reach layers; those the engine consumes itself (`notifications/initialized`,
+/// `notifications/cancelled`, `notifications/progress`) do not.
+public struct MiddlewareNotification: Sendable {
+    /// The notification's method, e.g. `"notifications/roots/list_changed"`.
+    public let method: String
+    /// Its params (an object), nil when it had none.
+    public let params: Value?
+    /// The HTTP session (`Mcp-Session-Id`), nil on other transports and stateless HTTP.
+    public let sessionId: String?
+    /// A key naming the session: `sid-` and the `Mcp-Session-Id`, else `conn-` and the
+    /// connection's number (the rate limiter's session key; `MiddlewareRequest.sessionKey`).
+    public let sessionKey: String
+
+    init(_ json: Value) {
+        method = json["method"]?.stringValue ?? ""
+        params = json["params"]?.nonNull
+        sessionId = json["sessionId"]?.stringValue
+        sessionKey = json["sessionKey"]?.stringValue ?? ""
+    }
+}
+
 /// A middleware layer as a type: handle a request by answering it, throwing (an `McpError`
 /// reaches the client with its code, message and data; any other error as an internal error),
-/// or calling `next` and returning its result, changed or not.
+/// or calling `next` and returning its result, changed or not. `notification(_:)` sees the
+/// client's notifications (the default ignores them).
 public protocol Middleware: Sendable {
     /// Handles one request.
     func handle(_ request: MiddlewareRequest, next: MiddlewareNext) async throws -> Value
+
+    /// Sees one notification from the client, to observe: it is handed on whatever this does
+    /// (there is no `next` to call). A layer's notifications are delivered one at a time, in
+    /// the order the client sent them, each after the previous call returned; a slow call
+    /// delays only this layer's later notifications, never the server.
+    func notification(_ notification: MiddlewareNotification) async
+}
+
+extension Middleware {
+    /// Ignores the notification (it is handed on all the same).
+    public func notification(_ notification: MiddlewareNotification) async {}
 }
 
 /// A middleware layer as a closure (see `Server.use(_:)`).
 public typealias MiddlewareFunction = @Sendable (MiddlewareRequest, MiddlewareNext) async throws -> Value
+
+/// A layer's view of the client's notifications as a closure (see `Server.use(_:onNotification:)`).
+public typealias MiddlewareNotificationFunction = @Sendable (MiddlewareNotification) async -> Void
 
 /// What a request cost, as the timing layer reports it.
 public struct TimingEvent: Sendable, Hashable {
@@ -213,9 +253,11 @@ public struct BuiltinMiddleware: Sendable {
 extension Server {
     /// Adds a middleware layer after those already added (the first added is outermost: it sees
     /// the request first and the result last). A layer sees every request the server handles
-    /// (initialize, lists, `tools/call`, reads, prompts, completion, custom methods; not the
-    /// client's notifications). Layers are added before the server handles its first request;
-    /// after that this throws `McpError`.
+    /// (initialize, lists, `tools/call`, reads, prompts, completion, custom methods), and
+    /// `onNotification`, when given, the client's notifications (see `MiddlewareNotification`;
+    /// they are handed on whatever it does, one at a time in the order sent, as
+    /// `Middleware.notification` is called). Layers are added before the server handles its
+    /// first request; after that this throws `McpError`.
     ///
     /// ```swift
     /// try server.use { request, next in
@@ -223,16 +265,21 @@ extension Server {
     ///         throw McpError(code: -32003, message: "sign in first")
     ///     }
     ///     return try await next(request)
+    /// } onNotification: { note in
+    ///     print("client sent \(note.method)")
     /// }
     /// ```
-    public func use(_ layer: @escaping MiddlewareFunction) throws {
-        try bridged { try native.addMiddleware(handler: MiddlewareBridge(layer)) }
+    public func use(_ layer: @escaping MiddlewareFunction,
+                    onNotification: MiddlewareNotificationFunction? = nil) throws {
+        try bridged { try native.addMiddleware(handler: MiddlewareBridge(layer, onNotification)) }
     }
 
-    /// Adds a `Middleware` value as a layer (see `use(_:)` with a closure).
+    /// Adds a `Middleware` value as a layer (see `use(_:onNotification:)` with a closure); its
+    /// `notification(_:)` is shown the client's notifications.
     public func use(_ layer: some Middleware) throws {
         if let allowIf = layer as? AllowIf { return try allowIf.install(in: self) }  // the engine runs it
-        try use { request, next in try await layer.handle(request, next: next) }
+        try use({ request, next in try await layer.handle(request, next: next) },
+                onNotification: { note in await layer.notification(note) })
     }
 
     /// Adds one of the engine's built-in layers (see `use(_:)` with a closure for the order).
@@ -250,9 +297,31 @@ extension Server {
 /// The engine's view of a Swift layer.
 private final class MiddlewareBridge: MiddlewareHandler {
     private let layer: MiddlewareFunction
+    /// Where the engine's synchronous `notification` calls queue the client's notifications for
+    /// the layer's hook (nil without one); one task drains it, so they are seen in order.
+    private let notes: AsyncStream<MiddlewareNotification>.Continuation?
 
-    init(_ layer: @escaping MiddlewareFunction) {
+    init(_ layer: @escaping MiddlewareFunction, _ onNotification: MiddlewareNotificationFunction?) {
         self.layer = layer
+        if let onNotification {
+            let (stream, continuation) = AsyncStream<MiddlewareNotification>.makeStream()
+            notes = continuation
+            // Ends when the bridge (the engine's layer) goes and `deinit` finishes the stream.
+            Task.detached {
+                for await note in stream { await onNotification(note) }
+            }
+        } else {
+            notes = nil
+        }
+    }
+
+    deinit {
+        notes?.finish()
+    }
+
+    func notification(notification: String) {
+        guard let notes, let json = try? Value(json: notification) else { return }
+        notes.yield(MiddlewareNotification(json))
     }
 
     func handle(request: String, next: NativeNext, context: NativeContext) async throws -> String {

@@ -1,7 +1,8 @@
 // MiddlewareTests: Swift middleware layers (closures and `Middleware` types) and the engine's
 // built-ins by name, against the real engine through an in-memory Client (and HTTP for the
-// headers). Scenario names are those of core/tests/middleware.rs and embed/tests/integration/middleware.rs where
-// the scenario is the same (in camelCase, after `test`).
+// headers). Scenario names are those of core/tests/middleware.rs,
+// embed/tests/integration/middleware.rs and bindings-python/tests/test_middleware.py where the
+// scenario is the same (in camelCase, after `test`).
 
 import FerroMCP
 import Foundation
@@ -51,6 +52,22 @@ private struct Stamp: Middleware {
     }
 }
 
+/// A `Middleware` type that hands every request on and records the client's notifications,
+/// signalling each one's method.
+private struct Notes: Middleware {
+    let seen: T.Box<[MiddlewareNotification]>
+    let got: T.Signal<String>
+
+    func handle(_ request: MiddlewareRequest, next: MiddlewareNext) async throws -> Value {
+        try await next(request)
+    }
+
+    func notification(_ notification: MiddlewareNotification) async {
+        seen.update { $0.append(notification) }
+        got.send(notification.method)
+    }
+}
+
 private struct Broken: Error, CustomStringConvertible {
     var description: String { "the layer broke" }
 }
@@ -75,6 +92,59 @@ final class MiddlewareTests: XCTestCase {
         XCTAssertNil(call.httpHeaders)
         XCTAssertEqual(call.protocolVersion, client.protocolVersion)
         XCTAssertNotEqual(call.id, .null)
+    }
+
+    func testAMiddlewareClassObservesClientNotifications() async throws {
+        let server = try echoServer()
+        // An outer closure layer with a notification hook, then a `Middleware` type: the inner
+        // one sees what the outer one was shown, so the notification was handed on.
+        let outer = T.Box<[String]>([])
+        try server.use({ request, next in try await next(request) }, onNotification: { note in
+            outer.update { $0.append(note.method) }
+        })
+        let seen = T.Box<[MiddlewareNotification]>([])
+        let got = T.Signal<String>()
+        try server.use(Notes(seen: seen, got: got))
+        let client = try await Client.connect(to: server)
+        try await client.sendNotification(method: "notifications/roots/list_changed")
+        try await client.sendNotification(method: "example.com/custom", params: ["x": 1])
+        let first = try await got.next(within: 5, "the first notification")
+        let second = try await got.next(within: 5, "the second notification")
+        let echo = try await client.callTool("echo")
+        await client.close()
+        XCTAssertEqual([first, second], ["notifications/roots/list_changed", "example.com/custom"])
+        XCTAssertEqual(echo.text, "echoed")
+        XCTAssertEqual(seen.value.map(\.method), ["notifications/roots/list_changed", "example.com/custom"])
+        XCTAssertNil(seen.value[0].params)
+        XCTAssertEqual(seen.value[1].params, ["x": 1])
+        XCTAssertNil(seen.value[1].sessionId)
+        XCTAssertTrue(seen.value[1].sessionKey.hasPrefix("conn-"), seen.value[1].sessionKey)
+        XCTAssertEqual(outer.value, ["notifications/roots/list_changed", "example.com/custom"])
+    }
+
+    func testANotificationHookSeesThemInOrderAndHoldsUpNoRequest() async throws {
+        let server = try echoServer()
+        let seen = T.Box<[Int]>([])
+        let release = T.Signal<Void>()
+        let done = T.Signal<Void>()
+        try server.use({ request, next in try await next(request) }, onNotification: { note in
+            let n = note.params?["n"]?.intValue ?? -1
+            // The first one waits until the test has had a request answered.
+            if n == 0 { _ = try? await release.next(within: 10, "release") }
+            seen.update { $0.append(n) }
+            if n == 19 { done.send(()) }
+        })
+        let client = try await Client.connect(to: server)
+        for n in 0..<20 {
+            try await client.sendNotification(method: "example.com/n", params: ["n": .int(n)])
+        }
+        let echo = try await client.callTool("echo", arguments: ["text": "while the hook waits"])
+        XCTAssertEqual(seen.value, [], "the hook ran ahead of the first notification")
+        release.send(())
+        try await done.next(within: 10, "the last notification")
+        await client.close()
+        XCTAssertEqual(echo.text, "while the hook waits")
+        XCTAssertEqual(seen.value, Array(0..<20))
     }
 
     func testLayersRunInOrderTheFirstOutermost() async throws {
