@@ -3,8 +3,9 @@
 // `Server.transformTool` with `ArgTransform`. Scenario names as in
 // bindings-python/tests/test_composition.py (and core/tests/authorization.rs, composition.rs,
 // tool_transform.rs), in camelCase after `test`: the engine does the work; these prove the
-// Swift surface reaches it, Swift handlers included. Nested mounts, resource updates and the
-// advertised capabilities are core/tests/integration/composition.rs's scenarios of those names.
+// Swift surface reaches it, Swift handlers included. The mount scenarios no other binding had
+// (nested mounts, resource updates, advertised capabilities, own items winning, pages, the
+// mounted server's middleware, ...) are core/tests/integration/composition.rs's of those names.
 
 import FerroMCP
 import Foundation
@@ -303,6 +304,95 @@ final class CompositionTests: XCTestCase {
         XCTAssertEqual(call.text, "deep")
         // The inner server's handler is asked for its own URI.
         XCTAssertEqual(read.first?.text, "leaf at data://leaf")
+    }
+
+    func testMountedToolsAndPromptsAreListedWithThePrefix() async throws {
+        let main = try mainServer()
+        try main.mount("weather", weather())
+        let client = try await Client.connect(to: main)
+        let names = try await allTools(client)
+        let prompts = try await client.listAllPrompts()
+        await client.close()
+        XCTAssertEqual(names, ["status", "weather_forecast"])
+        XCTAssertEqual(prompts.map(\.name), ["weather_report"])
+    }
+
+    func testUnknownPrefixedNamesGetTheUnknownErrors() async throws {
+        let main = try mainServer()
+        try main.mount("wx", weather())
+        let client = try await Client.connect(to: main)
+        let tool = await T.mcpError { _ = try await client.callTool("wx_nothing") }
+        // The mounted server's name without the prefix is not the parent's.
+        let bare = await T.mcpError { _ = try await client.callTool("forecast") }
+        let read = await T.mcpError { _ = try await client.readResource("data://stations") }
+        let prompt = await T.mcpError { _ = try await client.getPrompt("wx_none") }
+        await client.close()
+        XCTAssertEqual(tool?.code, -32602)
+        XCTAssertEqual(tool?.message, "Unknown tool: wx_nothing")
+        XCTAssertEqual(bare?.message, "Unknown tool: forecast")
+        XCTAssertEqual(read?.code, -32002)
+        XCTAssertEqual(prompt?.message, "Unknown prompt: wx_none")
+    }
+
+    func testOwnItemsWinOverMountedOnesWithTheSameName() async throws {
+        let main = try Server(name: "main", version: "1")
+        try main.registerTool("wx_forecast", description: "Own.") { _, _ in .text("own forecast") }
+        try main.mount("wx", weather())
+        let client = try await Client.connect(to: main)
+        let names = try await allTools(client)
+        let r = try await client.callTool("wx_forecast", arguments: ["city": "Oslo"])
+        await client.close()
+        XCTAssertEqual(names, ["wx_forecast"])
+        XCTAssertEqual(r.text, "own forecast")
+    }
+
+    func testPagesSpanOwnAndMountedItems() async throws {
+        let main = try Server(name: "main", version: "1", options: .init(pageSize: 2))
+        for name in ["a", "b", "c"] {
+            try main.registerTool(name, description: name) { _, _ in .text(name) }
+        }
+        let other = try Server(name: "other", version: "1", options: .init(pageSize: 1))
+        for name in ["x", "y", "z"] {
+            try other.registerTool(name, description: name) { _, _ in .text(name) }
+        }
+        try main.mount("o", other)
+        let client = try await Client.connect(to: main)
+        let first = try await client.listTools()
+        let names = try await allTools(client)
+        let last = try await client.callTool("o_z")
+        await client.close()
+        XCTAssertEqual(first.tools.count, 2)
+        XCTAssertNotNil(first.nextCursor)
+        XCTAssertEqual(names, ["a", "b", "c", "o_x", "o_y", "o_z"])
+        XCTAssertEqual(last.text, "z")
+    }
+
+    func testTheMountedServersMiddlewareRunsForItsItems() async throws {
+        let wx = try Server(name: "weather", version: "1")
+        try wx.use(Authorization([(.tool, "admin_*", ["admin"])]))
+        try wx.registerTool("forecast", description: "Forecast.") { _, _ in .text("sunny") }
+        try wx.registerTool("admin_purge", description: "Purge.") { _, _ in .text("purged") }
+        let main = try mainServer()
+        try main.mount("wx", wx)
+        let client = try await Client.connect(to: main)
+        let names = try await allTools(client)
+        let purge = await T.mcpError { _ = try await client.callTool("wx_admin_purge") }
+        await client.close()
+        XCTAssertEqual(names, ["status", "wx_forecast"])
+        XCTAssertEqual(purge?.message, "Unknown tool: wx_admin_purge")
+    }
+
+    func testAuthorizationAddedBeforeTheMountSeesMountedItems() async throws {
+        let main = try Server(name: "main", version: "1")
+        try main.use(Authorization([(.tool, "wx_*", ["weather"])]))
+        try main.registerTool("status", description: "Status.") { _, _ in .text("ok") }
+        try main.mount("wx", weather())
+        let client = try await Client.connect(to: main)
+        let names = try await allTools(client)
+        let forecast = await T.mcpError { _ = try await client.callTool("wx_forecast", arguments: ["city": "Oslo"]) }
+        await client.close()
+        XCTAssertEqual(names, ["status"])
+        XCTAssertEqual(forecast?.code, -32602)
     }
 
     func testImportedItemsAreCopiedOnce() async throws {
