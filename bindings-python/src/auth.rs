@@ -91,7 +91,9 @@ pub fn oauth_from_py(d: &Bound<'_, PyDict>, cell: LoopCell) -> PyResult<Arc<OAut
 
 /// Builds the engine's [`ResourceAuth`] from the dict of `ferromcp.ProtectedResource`:
 /// `settings` (the engine's `ProtectionSettings` as camelCase JSON, with a built-in `jwt` or
-/// `introspection` verifier) and `verify` (a Python function, or `None` with a built-in one).
+/// `introspection` verifier) and `verify` (a Python function, or `None` with a built-in one,
+/// or the `NativeOAuthProxy` of `OAuthProxy.protected_resource()`: the proxy's tokens are then
+/// checked in the engine, with no call into Python).
 pub fn resource_auth_from_py(d: &Bound<'_, PyDict>, cell: LoopCell) -> PyResult<Arc<ResourceAuth>> {
     let settings = d
         .get_item("settings")?
@@ -99,6 +101,10 @@ pub fn resource_auth_from_py(d: &Bound<'_, PyDict>, cell: LoopCell) -> PyResult<
     let settings = ProtectionSettings::from_json(py_to_value(&settings)?).map_err(to_py)?;
     let verifier = match d.get_item("verify")?.filter(|v| !v.is_none()) {
         None => None,
+        Some(verify) if verify.is_instance_of::<crate::oauth_proxy::NativeOAuthProxy>() => {
+            let native = verify.downcast::<crate::oauth_proxy::NativeOAuthProxy>()?;
+            Some(native.get().verifier())
+        }
         Some(verify) => {
             let handler = PyHandler::new(verify.unbind(), cell);
             let verifier = move |token: &str| -> BoxFuture<'static, Result<AuthInfo, String>> {

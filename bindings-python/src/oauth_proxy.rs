@@ -32,6 +32,15 @@ pub fn create_oauth_proxy<'py>(
     })
 }
 
+impl NativeOAuthProxy {
+    /// The proxy as the engine's verifier: a `ProtectedResource` made by
+    /// `OAuthProxy.protected_resource()` carries this object, so that the engine checks the
+    /// proxy's tokens itself, with no call into Python per request (`auth::resource_auth_from_py`).
+    pub fn verifier(&self) -> std::sync::Arc<dyn ferromcp::auth::TokenVerifier> {
+        self.proxy.verifier()
+    }
+}
+
 /// A header name or value given as `bytes` (ASGI) or `str`.
 fn text(o: &Bound<'_, PyAny>) -> PyResult<String> {
     Ok(match o.downcast::<PyBytes>() {

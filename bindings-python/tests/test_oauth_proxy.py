@@ -1,7 +1,8 @@
 """ferromcp.OAuthProxy: the engine's OAuth proxy (ferromcp::auth::OAuthProxy) served as an ASGI
 app under uvicorn in front of a Server's http_app, fronting an identity provider written here
 (no dynamic registration, one pre-registered client: the proxy), and protecting the MCP
-endpoint with proxy.protected_resource(). The flow as a browser and an MCP client run it:
+endpoint with proxy.protected_resource() (whose tokens the engine checks: its Python verify
+is replaced by one that fails). The flow as a browser and an MCP client run it:
 metadata, register, consent page (cookie-bound), upstream leg with the proxy's PKCE, callback,
 token, bearer call, refresh, revocation; and the RFC 6749 error codes the engine answers with.
 The same scenarios as bindings-node/test/oauth_proxy.test.mjs."""
@@ -193,7 +194,14 @@ async def app(idp: IdentityProvider, **extra: Any) -> AsyncIterator[tuple[str, O
         assert auth is not None
         return json.dumps(auth)
 
-    asgi = proxy.asgi_app(server.http_app(auth=proxy.protected_resource()))
+    resource = proxy.protected_resource()
+
+    def not_in_python(token: str) -> None:
+        raise AssertionError("the proxy's tokens are checked in the engine, not through Python")
+
+    # Every bearer call below then passes (or is refused) only if the engine checks the token.
+    resource.verify = not_in_python
+    asgi = proxy.asgi_app(server.http_app(auth=resource))
     config = uvicorn.Config(asgi, host="127.0.0.1", port=port, log_level="warning")
     u = uvicorn.Server(config)
     task = asyncio.ensure_future(u.serve())

@@ -230,6 +230,9 @@ class ProtectedResource:
         self.required_scopes = list(required_scopes or [])
         self.scopes_supported = scopes_supported
         self.check_audience = check_audience
+        # Set by OAuthProxy.protected_resource(): the native proxy, which the engine then uses
+        # as its verifier in place of ``verify`` (no call into Python per request).
+        self._engine_verifier: object | None = None
 
     def _native_config(self) -> dict[str, Any]:
         settings: dict[str, Any] = {
@@ -244,4 +247,5 @@ class ProtectedResource:
             settings["jwt"] = self.jwt._settings()
         if self.introspection is not None:
             settings["introspection"] = self.introspection._settings()
-        return {"settings": settings, "verify": self.verify}
+        verify = self._engine_verifier if self._engine_verifier is not None else self.verify
+        return {"settings": settings, "verify": verify}

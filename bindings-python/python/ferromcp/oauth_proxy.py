@@ -222,10 +222,12 @@ class OAuthProxy:
         """Bearer protection of the MCP endpoint by the proxy's tokens, for
         ``server.serve_http(auth=...)`` or ``server.http_app(auth=...)``: the resource is the
         proxy's ``resource_server_url``, the authorization server its issuer, the scopes
-        required ``required_scopes``, else the proxy's own ``required_scopes``."""
+        required ``required_scopes``, else the proxy's own ``required_scopes``. The engine
+        checks the proxy's tokens itself (the resource carries the native proxy; its ``verify``
+        is this proxy's :meth:`verify`, for calls from Python, and is not called per request)."""
         metadata = self.metadata()
         scopes = metadata.get("scopes_supported")
-        return ProtectedResource(
+        resource = ProtectedResource(
             resource=self.resource,
             authorization_servers=[self.issuer],
             verify=self.verify,
@@ -234,6 +236,8 @@ class OAuthProxy:
             else self.required_scopes,
             scopes_supported=list(scopes) if scopes else None,
         )
+        resource._engine_verifier = self._native
+        return resource
 
     async def handle(
         self,
