@@ -174,6 +174,10 @@ public struct OAuthProxyOptions: Sendable, Equatable {
     public var upstream: OAuthProxyUpstream
     /// Scopes offered (nil: any).
     public var scopesSupported: [String]?
+    /// Scopes every request to the MCP endpoint needs: a proxy token without one of them is
+    /// refused 403 `insufficient_scope`, the challenge listing them (checked in the engine);
+    /// each must be one of `scopesSupported` when that is set.
+    public var requiredScopes: [String]?
     /// Pass a client's scopes on to the upstream.
     public var forwardScopes: Bool?
     /// Show users a consent page per client (engine default true; read docs/oauth-proxy.md
@@ -197,8 +201,8 @@ public struct OAuthProxyOptions: Sendable, Equatable {
 
     /// Options; `issuerURL`, `resourceURL` and `upstream` are required.
     public init(issuerURL: String, resourceURL: String, upstream: OAuthProxyUpstream,
-                scopesSupported: [String]? = nil, forwardScopes: Bool? = nil,
-                requireConsent: Bool? = nil, allowRegistration: Bool? = nil,
+                scopesSupported: [String]? = nil, requiredScopes: [String]? = nil,
+                forwardScopes: Bool? = nil, requireConsent: Bool? = nil, allowRegistration: Bool? = nil,
                 accessTokenTTL: Duration? = nil, refreshTokenTTL: Duration? = nil,
                 codeTTL: Duration? = nil, clientTTL: Duration? = nil, redisURL: String? = nil,
                 clientIDDocuments: ClientIDDocumentOptions? = nil) {
@@ -206,6 +210,7 @@ public struct OAuthProxyOptions: Sendable, Equatable {
         self.resourceURL = resourceURL
         self.upstream = upstream
         self.scopesSupported = scopesSupported
+        self.requiredScopes = requiredScopes
         self.forwardScopes = forwardScopes
         self.requireConsent = requireConsent
         self.allowRegistration = allowRegistration
@@ -225,6 +230,7 @@ public struct OAuthProxyOptions: Sendable, Equatable {
             "issuer": .string(issuer), "resource": .string(resourceURL), "upstream": upstream.value,
         ]
         o.set("scopesSupported", scopesSupported.map { .array($0.map(Value.string)) })
+        o.set("requiredScopes", requiredScopes.map { .array($0.map(Value.string)) })
         o.set("forwardScopes", forwardScopes.map(Value.bool))
         o.set("requireConsent", requireConsent.map(Value.bool))
         o.set("allowRegistration", allowRegistration.map(Value.bool))
