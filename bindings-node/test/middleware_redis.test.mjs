@@ -191,9 +191,9 @@ test('a redis away lets requests through', { skip }, async () => {
 });
 
 test('a bad rateLimit redisUrl is refused', () => {
-  // (An internal error, -32603, from the engine's Redis client today.)
+  // A configuration error: invalid params, naming the option, not repeating the URL.
   assert.throws(
-    () => new McpServer({ name: 'x', version: '1' }, { middleware: [rateLimit({ limit: 3, windowMs: 1500, redisUrl: 'http://127.0.0.1:6379' })] }),
-    (e) => e instanceof McpError && /Redis URL/.test(e.message),
+    () => new McpServer({ name: 'x', version: '1' }, { middleware: [rateLimit({ limit: 3, windowMs: 1500, redisUrl: 'http://u:secret@127.0.0.1:6379' })] }),
+    (e) => e instanceof McpError && e.code === -32602 && /redisUrl is not a Redis URL/.test(e.message) && !/secret/.test(e.message),
   );
 });

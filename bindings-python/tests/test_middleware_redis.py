@@ -220,6 +220,8 @@ def test_redis_url_reaches_the_engines_config() -> None:
     c = RateLimit(3, 1.5, redis_url="redis://127.0.0.1:6379/0").config()
     assert c["redisUrl"] == "redis://127.0.0.1:6379/0"
     assert "redisUrl" not in RateLimit(3, 1.5).config()
-    # (Refused as an internal error, -32603, by the engine's Redis client today.)
-    with pytest.raises(McpError, match="Redis URL"):
-        Server("x", middleware=[RateLimit(3, 1.5, redis_url="http://127.0.0.1:6379")])
+    # A configuration error: invalid params, naming the option, not repeating the URL.
+    with pytest.raises(McpError, match="redisUrl is not a Redis URL") as refused:
+        Server("x", middleware=[RateLimit(3, 1.5, redis_url="http://u:secret@127.0.0.1:6379")])
+    assert refused.value.code == -32602
+    assert "secret" not in str(refused.value)

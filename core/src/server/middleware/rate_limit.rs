@@ -624,6 +624,17 @@ mod tests {
         assert_eq!(b.take_at("other", 2, w, t0), RateDecision::Allowed);
     }
 
+    #[cfg(feature = "redis")]
+    #[test]
+    fn a_redis_url_that_is_not_one_is_invalid_params_without_the_url() {
+        let mut config = RateLimitConfig::new(3, Duration::from_secs(1));
+        config.redis_url = Some("http://user:secret@127.0.0.1:6379".into());
+        let e = RateLimit::new(config).err().expect("refused");
+        assert_eq!(e.code, crate::error::codes::INVALID_PARAMS);
+        assert!(e.message.contains("not a Redis URL"), "{}", e.message);
+        assert!(!e.message.contains("secret"), "{}", e.message);
+    }
+
     #[test]
     fn full_buckets_are_swept() {
         let b = InMemoryBuckets::default();

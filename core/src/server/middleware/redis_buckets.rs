@@ -66,11 +66,14 @@ fn redis_error(e: impl std::fmt::Display) -> McpError {
 }
 
 impl RedisBuckets {
-    /// Buckets on the Redis at `url` (`redis://[user:password@]host:port[/db]`); fails on a
-    /// URL Redis's client does not take (nothing is connected yet).
+    /// Buckets on the Redis at `url` (`redis://[user:password@]host:port[/db]`); fails with
+    /// invalid params (-32602) on a URL Redis's client does not take, a configuration error
+    /// (nothing is connected yet; the URL itself is not repeated, it may hold a password).
     pub fn open(url: &str) -> Result<Self, McpError> {
         Ok(Self {
-            client: redis::Client::open(url).map_err(redis_error)?,
+            client: redis::Client::open(url).map_err(|e| {
+                McpError::invalid_params(format!("rate limit: redisUrl is not a Redis URL ({e})"))
+            })?,
             conn: OnceCell::new(),
             sha: Mutex::new(None),
         })
