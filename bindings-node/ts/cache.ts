@@ -7,12 +7,11 @@
  * token's subject, client id and scopes; the session without a token), `'session'` or
  * `'shared'`, so one principal's or session's answer never reaches another. The server's own
  * `list_changed` and `resources/updated` notifications forget the entries they concern
- * (docs/middleware.md, "Response caching"); {@link invalidateCache} forgets them explicitly
- * (Rust's `invalidate_all`, `invalidate` and `invalidate_resource`).
+ * (docs/middleware.md, "Response caching"); `invalidateCache` (`cache_invalidation.ts`) forgets
+ * them explicitly (Rust's `invalidate_all`, `invalidate` and `invalidate_resource`). This module
+ * describes the layer only, so `middleware.ts` can name it without reaching `server.ts`.
  * @module
  */
-import native from './native';
-import type { McpServer } from './server';
 
 /** {@link responseCache}'s options. */
 export interface ResponseCacheOptions {
@@ -34,26 +33,4 @@ export function responseCache(options: ResponseCacheOptions): { name: 'responseC
     throw new TypeError('responseCache: ttlMs must be a number of milliseconds, at least 1');
   }
   return { name: 'responseCache', ...options };
-}
-
-/** What {@link invalidateCache} forgets: one method's entries, or one resource's cached reads. */
-export interface InvalidateCacheOptions {
-  /** `'tools/list'`, `'resources/read'`, `'tools/call'`, ... */
-  method?: string;
-  /** A resource URI: its cached `resources/read` answers. */
-  uri?: string;
-}
-
-/**
- * Forgets entries of the response caches configured on `server` (`responseCache` in its
- * `middleware` or added with `use`): all of them without options, one method's with `method`,
- * one resource's reads with `uri`. The next such request runs its handler again. Throws a
- * `TypeError` when `server` has no response cache, or when both are given.
- */
-export function invalidateCache(server: McpServer, options: InvalidateCacheOptions = {}): void {
-  try {
-    native.invalidateCache(server._native, options.method, options.uri);
-  } catch (e) {
-    throw new TypeError((e as Error).message);
-  }
 }

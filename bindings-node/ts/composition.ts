@@ -22,9 +22,8 @@
  */
 import { asMcpError, callSync, ErrorCode, thrownMessage } from './errors';
 import { isThenable } from './dispatch';
-import native from './native';
+import native, { type NativeServer } from './native';
 import { type SchemaInput, toJsonSchema } from './schema';
-import type { McpServer } from './server';
 
 /** What an authorization rule is about. */
 export type ItemKind = 'tool' | 'resource' | 'prompt';
@@ -123,13 +122,21 @@ export interface TransformToolOptions {
   outputSchema?: SchemaInput;
 }
 
+/**
+ * What the functions below use of an {@link McpServer}: its native server. A structural type, so
+ * this module (which `server.ts` and `middleware.ts` import) never imports `server.ts`.
+ */
+interface EngineServer {
+  readonly _native: NativeServer;
+}
+
 /** See {@link McpServer.mount}. @internal */
-export function mountServer(server: McpServer, prefix: string, other: McpServer): void {
+export function mountServer(server: EngineServer, prefix: string, other: EngineServer): void {
   callSync(() => native.mountServer(server._native, prefix, other._native));
 }
 
 /** See {@link McpServer.importServer}. @internal */
-export function importServer(server: McpServer, prefix: string, other: McpServer): void {
+export function importServer(server: EngineServer, prefix: string, other: EngineServer): void {
   callSync(() => native.importServer(server._native, prefix, other._native));
 }
 
@@ -151,7 +158,7 @@ function reshapeException(message: string): ReshapeError {
 }
 
 /** See {@link McpServer.transformTool}. @internal */
-export function transformTool(server: McpServer, original: string, name: string, options: TransformToolOptions = {}): void {
+export function transformTool(server: EngineServer, original: string, name: string, options: TransformToolOptions = {}): void {
   const config: Record<string, unknown> = { name };
   if (options.title !== undefined) config.title = options.title;
   if (options.description !== undefined) config.description = options.description;

@@ -56,8 +56,10 @@ export { logLevel, setLogHandler, setLogLevel } from './logging';
 export type { LogHandler, LogLevel, LogRecord } from './logging';
 export { allowIf } from './allow_if';
 export type { Access, AccessKind } from './allow_if';
-export { invalidateCache, responseCache } from './cache';
-export type { InvalidateCacheOptions, ResponseCacheOptions } from './cache';
+export { responseCache } from './cache';
+export type { ResponseCacheOptions } from './cache';
+export { invalidateCache } from './cache_invalidation';
+export type { InvalidateCacheOptions } from './cache_invalidation';
 export type {
   BuiltinMiddleware,
   MaskErrorsOptions,

@@ -23,7 +23,7 @@
 import type { RequestContext } from '../../context';
 import { ErrorCode, McpError } from '../../errors';
 import type { MiddlewareContext, MiddlewareResult, NextFunction } from '../../middleware';
-import type { McpServer } from '../../server';
+import type { RegistrationTarget } from '../../server_face';
 import { methodOf } from '../types';
 
 /** A request handler as the SDK calls it. */
@@ -39,21 +39,21 @@ const TASK_METHODS = new Set(['tasks/get', 'tasks/result', 'tasks/list', 'tasks/
 const ACCEPTED = new Set([...Object.keys(PAIRS), ...Object.values(PAIRS), ...TASK_METHODS]);
 
 /** The `tasks` capability each app declared (`new Server(info, { capabilities: { tasks } })`). */
-const declaredTasks = new WeakMap<McpServer, Record<string, unknown>>();
+const declaredTasks = new WeakMap<RegistrationTarget, Record<string, unknown>>();
 
 /** Records the `tasks` capability the app declared for `mcp` (advertised once it sets task handlers). */
-export function declareTasks(mcp: McpServer, tasks: Record<string, unknown>): void {
+export function declareTasks(mcp: RegistrationTarget, tasks: Record<string, unknown>): void {
   declaredTasks.set(mcp, tasks);
 }
 
 /** The request handlers set on one server, and what their lists registered. */
 export class RequestHandlers {
-  readonly #mcp: McpServer;
+  readonly #mcp: RegistrationTarget;
   readonly #handlers = new Map<string, RequestHandler>();
   readonly #registered: { remove(): void }[] = [];
   #taskLayer = false;
 
-  constructor(mcp: McpServer) {
+  constructor(mcp: RegistrationTarget) {
     this.#mcp = mcp;
   }
 

@@ -27,7 +27,8 @@
 import type { RequestContext } from '../../../context';
 import { ErrorCode, McpError } from '../../../errors';
 import type { MiddlewareContext, MiddlewareResult, NextFunction } from '../../../middleware';
-import type { McpServer, Registered } from '../../../server';
+import type { RegistrationTarget } from '../../../server_face';
+import type { Registered } from '../../../server_registration';
 import { RELATED_TASK_META_KEY } from '../../types';
 import { isTerminal, type Task, type TaskStore } from './interfaces';
 
@@ -97,14 +98,14 @@ async function parseArgs(tool: string, schema: unknown, args: Record<string, unk
 
 /** `server.experimental.tasks` of an {@link McpServer} (see the module's notes). */
 export class ExperimentalMcpServerTasks {
-  readonly #mcp: McpServer;
+  readonly #mcp: RegistrationTarget;
   readonly #store: TaskStore | undefined;
   readonly #declared: Record<string, unknown> | undefined;
   readonly #tools = new Map<string, { config: ToolTaskConfig; handler: ToolTaskHandler }>();
   #layer = false;
 
   /** @internal */
-  constructor(mcp: McpServer, store: TaskStore | undefined, declared: Record<string, unknown> | undefined) {
+  constructor(mcp: RegistrationTarget, store: TaskStore | undefined, declared: Record<string, unknown> | undefined) {
     for (const k of ['createTask', 'getTask', 'storeTaskResult', 'getTaskResult', 'updateTaskStatus', 'listTasks'] as const) {
       if (store !== undefined && typeof store?.[k] !== 'function') throw new TypeError(`McpServer: taskStore.${k} must be a function (a TaskStore, e.g. InMemoryTaskStore)`);
     }
