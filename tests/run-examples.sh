@@ -9,8 +9,9 @@
 #     bindings-node/examples/apps_server.mts, examples/swift AppsServer: the same scenario, and
 #     each tool's `_meta.ui` and the `ui://` resource as listed and as read checked against the
 #     extension's own schemas (@modelcontextprotocol/ext-apps, pinned in tests/package.json);
-#   - first, check.mjs --self-test: the schema checks refuse broken UI declarations (a wrong
-#     MIME type, malformed `_meta.ui`), so a pass above means something.
+#   - check.mjs --self-test: the schema checks refuse broken UI declarations (a wrong MIME
+#     type, malformed `_meta.ui`), so a pass above means something, and ferromcp's helpers
+#     (through the Node binding) refuse or correct each of them.
 # Builds what is missing (the Rust example binaries, the Python and Node bindings, the Swift
 # examples) through the scripts the other suites use; under scripts/test they are built anyway.
 # Exit status non-zero if any check failed. With RESULTS set, each apps server's answers are
@@ -34,8 +35,6 @@ check() { timeout 120 "$NODE" tests/examples/check.mjs "$@" || fail "check.mjs $
 # shellcheck source=scripts/lib-swift-binding.sh
 . "$ROOT/scripts/lib-swift-binding.sh"
 
-check --self-test
-
 for kind in composition apps; do
   if bin="$(example_bin "$kind-server")"; then check rust "$kind" "$bin"; else fail "cargo build of $kind-server"; fi
 done
@@ -47,6 +46,7 @@ else
 fi
 
 if node_binding_dir >/dev/null; then
+  check --self-test   # the schema checks, then the binding's helpers, on broken declarations
   for kind in composition apps; do check node "$kind" "bindings-node/examples/${kind}_server.mts"; done
 else
   fail "the Node binding's build"

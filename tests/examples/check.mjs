@@ -11,7 +11,9 @@
 // A COMMAND ending in `.mts` is a Node example: its types are stripped by the binding's own
 // TypeScript and it runs from inside bindings-node, so that `ferromcp` resolves to the binding.
 // `--self-test` feeds the schema checks broken UI output (a wrong MIME type, malformed
-// `_meta.ui`) and fails unless each one is refused, and a well-formed one is accepted.
+// `_meta.ui`) and fails unless each one is refused, and a well-formed one is accepted; then
+// hands the same declarations to ferromcp's helpers (the Node binding, built), which must
+// refuse each or serve it corrected.
 // Exit status 0 when every check passed; each failure is printed with what was received. With
 // RESULTS set, what each apps server answered is written to $RESULTS/apps-LABEL.json.
 import assert from 'node:assert/strict';
@@ -129,6 +131,61 @@ function selfTest() {
   }
   const n = Object.keys(badResources).length + Object.keys(badTools).length;
   console.log(`ok  self-test: ${n} broken UI declarations refused, the well-formed ones accepted`);
+  return { badResources, badTools };
+}
+
+/** The same broken declarations handed to ferromcp's helpers (the Node binding's
+ * registerAppResource/registerAppTool; every binding's checks are the engine's one
+ * implementation): each must be refused at registration, or be served corrected (what the
+ * server then lists and reads passes the checks above). One exception, by design: a member of
+ * a resource's `_meta.ui` the extension does not define is served as it is (the engine lets
+ * unknown members through for extensions to come; the extension's zod schemas drop them). */
+async function helpersRefuseWhatTheSchemasRefuse({ badResources, badTools }) {
+  const ferromcp = await import(join(ROOT, 'bindings-node', 'esm', 'index.mjs'));
+  const { McpServer, registerAppResource, registerAppTool } = ferromcp;
+  const outcomes = {};
+  const served = async (server, read) => {
+    const c = await ferromcp.Client.memory(server);
+    try {
+      return await read(c);
+    } finally {
+      await c.close();
+    }
+  };
+  for (const [name, r] of Object.entries(badResources)) {
+    const server = new McpServer({ name: 'x', version: '1' });
+    try {
+      const config = { ...(r.mimeType ? { mimeType: r.mimeType } : {}), _meta: r._meta };
+      registerAppResource(server, 'dashboard', r.uri, config, r.text);
+    } catch (e) {
+      outcomes[name] = `refused (${e.message})`;
+      continue;
+    }
+    const problems = await served(server, async (c) => [
+      ...(await c.listResources()).resources.flatMap((x) => uiResourceProblems(x, 'listed')),
+      ...(await c.readResource({ uri: r.uri })).contents.flatMap((x) => uiResourceProblems(x, 'read')),
+    ]);
+    outcomes[name] = problems.length ? `served as it is: ${problems.join('; ')}` : 'served corrected';
+  }
+  for (const [name, t] of Object.entries(badTools)) {
+    const server = new McpServer({ name: 'x', version: '1' });
+    // The UIs the cases name, so that only the case's own fault can be refused.
+    registerAppResource(server, 'a', 'ui://a', {}, DASHBOARD);
+    registerAppResource(server, 'dashboard', 'ui://weather/dashboard', {}, DASHBOARD);
+    try {
+      registerAppTool(server, 't', { ...(t._meta ? { _meta: t._meta } : {}) }, () => 'x');
+    } catch (e) {
+      outcomes[name] = `refused (${e.message})`;
+      continue;
+    }
+    const problems = await served(server, async (c) => (await c.listTools()).tools.flatMap(toolUiProblems));
+    outcomes[name] = problems.length ? `served as it is: ${problems.join('; ')}` : 'served corrected';
+  }
+  const wrong = Object.entries(outcomes).filter(([name, o]) =>
+    name === 'an unknown member' ? !o.startsWith('served as it is') : o.startsWith('served as it is'));
+  for (const [name, o] of Object.entries(outcomes)) console.log(`    ${name}: ${o}`);
+  assert.deepEqual(wrong, [], 'ferromcp\'s helpers refuse (or correct) what the extension\'s schemas refuse');
+  console.log(`ok  self-test: ferromcp's helpers refuse or correct ${Object.keys(outcomes).length - 1} of them (the unknown member is let through by design)`);
 }
 
 // ---- the servers ------------------------------------------------------------------------------
@@ -251,7 +308,7 @@ async function checkApps(label, command, args) {
 
 async function main() {
   const [label, kind, command, ...args] = process.argv.slice(2);
-  if (label === '--self-test') return selfTest();
+  if (label === '--self-test') return helpersRefuseWhatTheSchemasRefuse(selfTest());
   if (!command || !['composition', 'apps'].includes(kind)) {
     console.error('usage: check.mjs LABEL composition|apps COMMAND [ARGS...] | --self-test');
     process.exit(2);
