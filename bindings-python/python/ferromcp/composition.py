@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from . import _native
 
 if TYPE_CHECKING:
-    from .server import Server
+    from ._server_face import ServerFace
 
 ItemKind = Literal["tool", "resource", "prompt"]
 
@@ -120,25 +120,25 @@ class ArgTransform:
         return c
 
 
-def mount(server: Server, prefix: str, other: Server) -> None:
+def mount(server: ServerFace, prefix: str, other: ServerFace) -> None:
     """See :meth:`ferromcp.Server.mount`."""
     _native.mount_server(server._native, prefix, other._native)
     _follow(server, other)
 
 
-def import_server(server: Server, prefix: str, other: Server) -> None:
+def import_server(server: ServerFace, prefix: str, other: ServerFace) -> None:
     """See :meth:`ferromcp.Server.import_server`."""
     _native.import_server(server._native, prefix, other._native)
     _follow(server, other)
 
 
-def _follow(server: Server, other: Server) -> None:
+def _follow(server: ServerFace, other: ServerFace) -> None:
     # The other server's handlers are served by this one: it needs an event loop if they do.
     server._has_async = server._has_async or other._has_async
 
 
 def transform_tool(
-    server: Server,
+    server: ServerFace,
     original: str,
     name: str,
     *,

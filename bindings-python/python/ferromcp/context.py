@@ -15,7 +15,7 @@ if typing.TYPE_CHECKING:
     from typing_extensions import TypeVar
 
     from .results import ResourceContents
-    from .server import Server
+    from ._server_face import ServerFace
     from .session import ServerSession
 
     # Defaults (PEP 696) so that ``Context``, ``Context[AppContext]`` and
@@ -72,7 +72,7 @@ class Context(Generic[SessionT, LifespanT, RequestT]):
     as ``AppContext`` for a type checker (at run time any parameters are accepted and mean
     ``Context``)."""
 
-    def __init__(self, native: _native.NativeContext, server: Server | None = None) -> None:
+    def __init__(self, native: _native.NativeContext, server: ServerFace | None = None) -> None:
         self._native = native
         self._server = server
 
@@ -91,13 +91,15 @@ class Context(Generic[SessionT, LifespanT, RequestT]):
         return ServerSession(self)
 
     @property
-    def fastmcp(self) -> Server | None:
+    def fastmcp(self) -> ServerFace | None:
         """The server (FastMCP's name for :attr:`server`)."""
         return self._server
 
     @property
-    def server(self) -> Server | None:
-        """The server serving this request (``None`` in a client's handlers)."""
+    def server(self) -> ServerFace | None:
+        """The :class:`ferromcp.Server` serving this request (``None`` in a client's handlers),
+        typed by what this module knows of it (:class:`ferromcp._server_face.ServerFace`), since
+        ``server`` imports this module."""
         return self._server
 
     lifespan_context = _LifespanContext()

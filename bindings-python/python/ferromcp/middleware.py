@@ -30,7 +30,7 @@ from .schema import to_jsonable
 if TYPE_CHECKING:
     from . import _native
     from .context import Context
-    from .server import Server
+    from ._server_face import ServerFace
 
 __all__ = [
     "AsyncCallNext",
@@ -83,7 +83,7 @@ class MiddlewareContext:
     """The HTTP request's header fields (lowercase names, in order), else None."""
     native: _native.NativeContext | None = field(default=None, repr=False)
     """The engine's context of the request (private)."""
-    server: Server | None = field(default=None, repr=False)
+    server: ServerFace | None = field(default=None, repr=False)
     """The server handling the request."""
 
     @classmethod
@@ -91,7 +91,7 @@ class MiddlewareContext:
         cls,
         request: dict[str, Any],
         native: _native.NativeContext | None = None,
-        server: Server | None = None,
+        server: ServerFace | None = None,
     ) -> MiddlewareContext:
         """The context of a request as the engine describes it (see ``embed::request_json``)."""
         headers = request.get("httpHeaders")
@@ -444,7 +444,7 @@ def _result(value: Any, layer: Any) -> Result:
     return r
 
 
-def adapt(layer: Any, server: Server | None) -> Callable[..., Awaitable[Result]]:
+def adapt(layer: Any, server: ServerFace | None) -> Callable[..., Awaitable[Result]]:
     """The coroutine function the engine calls for ``layer``: ``run(request, next, ctx)``."""
     if not callable(layer):
         raise TypeError(
@@ -523,7 +523,7 @@ def _sync_executor() -> Any:
     return _EXECUTOR
 
 
-def _notifier(layer: Middleware, server: Server) -> Callable[[dict[str, Any]], None] | None:
+def _notifier(layer: Middleware, server: ServerFace) -> Callable[[dict[str, Any]], None] | None:
     """The function the engine shows notifications to, when ``layer`` overrides
     :meth:`Middleware.on_notification`; it runs ``on_notification`` as a task on the loop."""
     if type(layer).on_notification is Middleware.on_notification:
@@ -555,7 +555,7 @@ class MiddlewareList(list[Any]):
     ``MCPServer.middleware`` list; used as a decorator (``@server.middleware``) it adds the
     decorated function. The chain only grows at its end, so other changes raise ``TypeError``."""
 
-    def __init__(self, server: Server) -> None:
+    def __init__(self, server: ServerFace) -> None:
         super().__init__()
         self._server = server
 
@@ -583,7 +583,7 @@ class MiddlewareList(list[Any]):
     insert = remove = pop = clear = sort = reverse = __setitem__ = __delitem__ = _fixed  # type: ignore[assignment]
 
 
-def add(server: Server, layer: Any) -> None:
+def add(server: ServerFace, layer: Any) -> None:
     """Adds ``layer`` to ``server``'s chain (see ``Server.add_middleware``)."""
     from .errors import InvalidRequest
 

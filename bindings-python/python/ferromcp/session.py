@@ -6,12 +6,12 @@ back as the :mod:`ferromcp.types` models the SDK returns (``result.content.text`
 from __future__ import annotations
 
 import typing
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, Protocol
 
 from .schema import to_jsonable
 
 if typing.TYPE_CHECKING:
-    from .context import Context
     from .types import (
         ClientCapabilities,
         CreateMessageResult,
@@ -39,6 +39,45 @@ def _contains(have: Any, want: Any) -> bool:
     return all(k in have and _contains(have[k], v) for k, v in want.items())
 
 
+class SessionContext(Protocol):
+    """What :class:`ServerSession` uses of the request's :class:`ferromcp.Context` (its one
+    implementation; mypy checks it where ``Context.session`` passes itself): named here so that
+    this module, which ``context`` imports for ``ctx.session``, never imports ``context``."""
+
+    @property
+    def protocol_version(self) -> str | None: ...
+
+    @property
+    def client_info(self) -> Any: ...
+
+    @property
+    def client_capabilities(self) -> Any: ...
+
+    async def report_progress(
+        self, progress: float, total: float | None = None, message: str | None = None
+    ) -> None: ...
+
+    async def log(self, level: str, data: Any, logger: str | None = None) -> None: ...
+
+    async def request(self, method: str, params: Any = None) -> Any: ...
+
+    async def elicit_url(
+        self, message: str, url: str, elicitation_id: str
+    ) -> Mapping[str, Any]: ...
+
+    async def notify(self, method: str, params: Any = None) -> None: ...
+
+    async def notify_tool_list_changed(self) -> None: ...
+
+    async def notify_resource_list_changed(self) -> None: ...
+
+    async def notify_prompt_list_changed(self) -> None: ...
+
+    async def notify_resource_updated(self, uri: str) -> None: ...
+
+    async def list_roots(self) -> list[dict[str, Any]]: ...
+
+
 class ServerSession:
     """The session of the request being served, as the official SDK's ``ServerSession``
     offers it to handlers (``ctx.session``). ``related_request_id`` arguments are accepted and
@@ -46,7 +85,7 @@ class ServerSession:
 
     __slots__ = ("_ctx",)
 
-    def __init__(self, ctx: Context[Any, Any, Any]) -> None:
+    def __init__(self, ctx: SessionContext) -> None:
         self._ctx = ctx
 
     # ---- what the client said ------------------------------------------------------------
