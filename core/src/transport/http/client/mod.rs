@@ -132,11 +132,11 @@ impl FrameWriter for HttpWriter {
             ));
         }
         let shared = self.shared.clone();
-        let frame = frame.to_vec();
+        let frame = Outgoing::new(frame);
         if shared.close_cancelled_stream(&frame) {
             return Ok(());
         }
-        if request_ids(&frame).is_empty() {
+        if frame.request_ids().is_empty() {
             // Notifications and responses are answered with 202 at once: deliver them in order
             // (so `initialized` reaches the server before anything that follows it).
             // Bounded: a server that never answers must not stall the session; after the bound
@@ -204,29 +204,57 @@ fn transport_err(status: Option<StatusCode>, detail: impl std::fmt::Display) -> 
     }
 }
 
-/// Request ids in a serialized frame (single message or batch).
-fn request_ids(frame: &[u8]) -> Vec<Value> {
-    let v: Value = serde_json::from_slice(frame).unwrap_or(Value::Null);
-    let items = match v {
-        Value::Array(a) => a,
-        other => vec![other],
-    };
-    items
-        .into_iter()
-        .filter(|m| m.get("method").is_some())
-        .filter_map(|m| m.get("id").cloned())
-        .collect()
+/// A frame to POST and what the transport reads of it, parsed once when it is written: its
+/// request ids, its method and the header fields its body implies are all read from `value`
+/// (a retry after a new session or token sends the same bytes and reads the same value).
+struct Outgoing {
+    /// The bytes sent, shared by every attempt.
+    bytes: Bytes,
+    /// The frame as JSON; `None` when it is not JSON (sent as it is, nothing read from it).
+    value: Option<Value>,
+}
+
+impl Outgoing {
+    fn new(frame: &[u8]) -> Self {
+        Outgoing {
+            bytes: Bytes::copy_from_slice(frame),
+            value: serde_json::from_slice(frame).ok(),
+        }
+    }
+
+    /// The messages of the frame: itself, or a batch's items.
+    fn messages(&self) -> &[Value] {
+        match &self.value {
+            Some(Value::Array(items)) => items,
+            Some(one) => std::slice::from_ref(one),
+            None => &[],
+        }
+    }
+
+    /// Request ids in the frame (single message or batch).
+    fn request_ids(&self) -> Vec<Value> {
+        self.messages()
+            .iter()
+            .filter(|m| m.get("method").is_some())
+            .filter_map(|m| m.get("id").cloned())
+            .collect()
+    }
+
+    /// The method of a single message (a batch has none).
+    fn method(&self) -> Option<&str> {
+        self.value.as_ref()?.get("method")?.as_str()
+    }
 }
 
 impl Shared {
     /// Without an HTTP session (the per-request era), `notifications/cancelled` for a request
     /// whose SSE answer is being read closes that stream instead of being posted: that is how
     /// the era cancels a request (and ends a `subscriptions/listen`). Returns whether it did.
-    fn close_cancelled_stream(&self, frame: &[u8]) -> bool {
+    fn close_cancelled_stream(&self, frame: &Outgoing) -> bool {
         if self.session_id.lock().unwrap().is_some() {
             return false;
         }
-        let Ok(v) = serde_json::from_slice::<Value>(frame) else {
+        let Some(v) = &frame.value else {
             return false;
         };
         if v.get("method").and_then(Value::as_str) != Some("notifications/cancelled") {
@@ -312,8 +340,8 @@ impl Shared {
     }
 
     /// Answers the requests of a failed POST with errors so their callers wake up.
-    async fn fail(&self, frame: &[u8], error: McpError) {
-        let ids = request_ids(frame);
+    async fn fail(&self, frame: &Outgoing, error: McpError) {
+        let ids = frame.request_ids();
         if ids.is_empty() {
             tracing::warn!(error = %error, "HTTP POST of a notification or response failed");
             return;
@@ -333,7 +361,7 @@ impl Shared {
             .await;
     }
 
-    async fn post(self: Arc<Self>, frame: Vec<u8>) {
+    async fn post(self: Arc<Self>, frame: Outgoing) {
         let mut retries = Retries {
             renew: true,
             auth: self.options.auth.as_ref().map_or(0, |a| a.max_attempts()),
@@ -384,41 +412,44 @@ impl Shared {
 
     /// POSTs one frame and routes its answers. Returns the frame back when it is to be sent
     /// again: the session had expired and a new one replaced it, or a new token was obtained.
-    async fn post_once(self: Arc<Self>, frame: Vec<u8>, retries: &mut Retries) -> Option<Vec<u8>> {
+    async fn post_once(
+        self: Arc<Self>,
+        frame: Outgoing,
+        retries: &mut Retries,
+    ) -> Option<Outgoing> {
         let may_renew = retries.renew;
         if let Some(auth) = &self.options.auth {
             auth.prepare(&self.url.to_string()).await;
         }
         let legacy = self.legacy_endpoint.lock().unwrap().clone();
         let uri = legacy.clone().unwrap_or_else(|| self.url.clone());
-        let method = serde_json::from_slice::<Value>(&frame)
-            .ok()
-            .and_then(|v| v.get("method").and_then(Value::as_str).map(str::to_string));
-        let is_initialized = method.as_deref() == Some("notifications/initialized");
-        if method.as_deref() == Some("initialize") {
-            *self.init_frame.lock().unwrap() = Some(frame.clone());
+        let method = frame.method();
+        let is_initialized = method == Some("notifications/initialized");
+        let is_initialize = method == Some("initialize");
+        if is_initialize {
+            *self.init_frame.lock().unwrap() = Some(frame.bytes.to_vec());
         }
         let used_sid = self.session_id.lock().unwrap().clone();
         let used_token = self.options.auth.as_ref().and_then(|a| a.bearer());
-        let req = match self.request(Method::POST, uri, Bytes::from(frame.clone())) {
+        let req = match self.request(Method::POST, uri, frame.bytes.clone()) {
             Ok(mut r) => {
                 // Per-request era (2026-07-28): the request metadata headers of the body.
-                if let Ok(body) = serde_json::from_slice::<Value>(&frame) {
-                    for (name, value) in super::per_request::client_headers(&body) {
+                if let Some(body) = &frame.value {
+                    for (name, value) in super::per_request::client_headers(body) {
                         if let Ok(v) = http::HeaderValue::from_str(&value) {
                             r.headers_mut().insert(name, v);
                         }
                     }
                     // The message's trace context (`params._meta`), repeated as header fields.
-                    for (name, value) in super::trace_context_headers(&body) {
+                    for (name, value) in super::trace_context_headers(body) {
                         if let Ok(v) = http::HeaderValue::from_str(value) {
                             r.headers_mut().insert(name, v);
                         }
                     }
                     // `x-mcp-header` arguments of a tools/call, mirrored as `Mcp-Param-*`.
                     if r.headers().contains_key(super::per_request::METHOD_HEADER) {
-                        self.tool_headers.sent(&body);
-                        for (name, value) in self.tool_headers.headers(&body) {
+                        self.tool_headers.sent(body);
+                        for (name, value) in self.tool_headers.headers(body) {
                             if let (Ok(n), Ok(v)) = (
                                 http::HeaderName::from_bytes(name.as_bytes()),
                                 http::HeaderValue::from_str(&value),
@@ -482,7 +513,7 @@ impl Shared {
             let expired = status == StatusCode::NOT_FOUND && legacy.is_none();
             if let (true, true, Some(stale)) = (
                 expired && may_renew && self.options.reinitialize_on_expiry,
-                method.as_deref() != Some("initialize"),
+                !is_initialize,
                 used_sid.as_deref(),
             ) {
                 retries.renew = false;
@@ -522,7 +553,7 @@ impl Shared {
             .to_ascii_lowercase();
         if ct.starts_with("text/event-stream") {
             let mut pending: HashSet<String> =
-                request_ids(&frame).iter().map(|v| v.to_string()).collect();
+                frame.request_ids().iter().map(|v| v.to_string()).collect();
             let mut last_id = None;
             let mut retry = None;
             let abandoned = CancellationToken::new();
@@ -538,7 +569,7 @@ impl Shared {
             }
             if used_sid.is_none() {
                 let mut reads = self.sse_reads.lock().unwrap();
-                for id in request_ids(&frame) {
+                for id in frame.request_ids() {
                     reads.remove(&id.to_string());
                 }
             }
@@ -880,8 +911,8 @@ pub fn streamable_transport(
 /// per-request-era request, or -32022 to `initialize` (a server of the per-request era only;
 /// the client is told what it speaks instead of falling back to HTTP+SSE, as 2026-07-28's
 /// Streamable HTTP "Backward Compatibility" asks).
-fn per_request_error_answer(frame: &[u8], body: &[u8]) -> Option<Vec<u8>> {
-    let sent: Value = serde_json::from_slice(frame).ok()?;
+fn per_request_error_answer(frame: &Outgoing, body: &[u8]) -> Option<Vec<u8>> {
+    let sent = frame.value.as_ref()?;
     let got: Value = serde_json::from_slice(body).ok()?;
     let modern = crate::session::per_request::meta_version(sent.get("params")).is_some()
         || (sent.get("method").and_then(Value::as_str) == Some("initialize")
