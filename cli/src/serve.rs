@@ -156,9 +156,28 @@ pub async fn run(a: ProxyArgs) -> Result<i32, Failure> {
     }
     let outcome = match &a.listen {
         Listen::Stdio => {
-            tokio::select! {
-                r = proxy.server().serve_stdio() => r.map(|_| 0).map_err(Failure::from),
-                _ = stop_signal() => Ok(0),
+            // Served in a task of its own, so that a call's wake-ups poll the session alone:
+            // inside the select! below, every wake-up of the session (several per call) also
+            // polled the two signal futures.
+            let server = proxy.server().clone();
+            let mut serving = tokio::spawn(async move { server.serve_stdio().await });
+            let ended = tokio::select! {
+                r = &mut serving => Some(r),
+                _ = stop_signal() => None,
+            };
+            match ended {
+                Some(Ok(r)) => r.map(|_| 0).map_err(Failure::from),
+                Some(Err(e)) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+                Some(Err(e)) => Err(Failure {
+                    message: format!("the stdio session stopped: {e}"),
+                    status: 1,
+                }),
+                None => {
+                    // As before: stop serving at once (the backends are closed below).
+                    serving.abort();
+                    let _ = serving.await;
+                    Ok(0)
+                }
             }
         }
         Listen::Http { host, port } => {
