@@ -228,6 +228,56 @@ def control(flag: str, pid: int) -> None:
     )
 
 
+def measure(proc: subprocess.Popen, call, warmup: int, calls: int, out_dir: str) -> tuple[int, str]:
+    """The run loop both scripts share: `warmup` calls, the counters zeroed, `calls` calls, the
+    counters dumped. `call(id_)` makes one call with that id (and exits on a wrong answer).
+    Returns the instructions counted and the dump's path."""
+    next_id = 1
+    for _ in range(warmup):
+        call(next_id)
+        next_id += 1
+    control("-z", proc.pid)
+    for _ in range(calls):
+        call(next_id)
+        next_id += 1
+    control("-d", proc.pid)
+    dumps = sorted(glob.glob(f"{out_dir}/callgrind.out.*"))
+    if not dumps:
+        sys.exit("callgrind wrote no dump")
+    dump = dumps[-1]
+    return totals(dump), dump
+
+
+def print_top(dump: str, ir: int, calls: int, top: int, by: str) -> None:
+    """callgrind_annotate's top `top` functions of `dump`, per call, by inclusive or self cost."""
+    ann = subprocess.run(
+        [
+            "callgrind_annotate",
+            f"--inclusive={'yes' if by == 'inclusive' else 'no'}",
+            # Every function, not just those making up the first 99 % (3.19's default).
+            "--threshold=100",
+            "--auto=no",
+            dump,
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    shown = 0
+    for line in ann.splitlines():
+        m = re.match(r"\s*([\d,]+)\s+\(", line)
+        if m:
+            n = int(m.group(1).replace(",", ""))
+            if by == "self" and n == ir:
+                # The threads' entry frames, on the stack when the counters were zeroed,
+                # are charged the whole total as their own: not a function's cost.
+                continue
+            print(f"{n / calls:10,.0f}  {line.split(')', 1)[1].strip()[:160]}")
+            shown += 1
+            if shown >= top:
+                break
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -303,52 +353,14 @@ def main() -> None:
             if status != 200 or f'"bench-{id_}"'.encode() not in body:
                 sys.exit(f"per_call.py: call {id_} answered {status}: {body[:300]!r}")
 
-        next_id = 1
-        for _ in range(args.warmup):
-            call(next_id)
-            next_id += 1
-        control("-z", proc.pid)
-        for _ in range(args.calls):
-            call(next_id)
-            next_id += 1
-        control("-d", proc.pid)
-        dumps = sorted(glob.glob(f"{out_dir}/callgrind.out.*"))
-        if not dumps:
-            sys.exit("per_call.py: callgrind wrote no dump")
-        dump = dumps[-1]
-        ir = totals(dump)
+        ir, dump = measure(proc, call, args.warmup, args.calls, out_dir)
         workers = args.workers or "default"
         print(
             f"{args.mode}: {ir / args.calls:,.0f} instructions per call "
             f"({ir:,} over {args.calls} calls, {workers} worker(s); {args.bin})"
         )
         if args.top:
-            ann = subprocess.run(
-                [
-                    "callgrind_annotate",
-                    f"--inclusive={'yes' if args.by == 'inclusive' else 'no'}",
-                    # Every function, not just those making up the first 99 % (3.19's default).
-                    "--threshold=100",
-                    "--auto=no",
-                    dump,
-                ],
-                check=True,
-                capture_output=True,
-                text=True,
-            ).stdout
-            shown = 0
-            for line in ann.splitlines():
-                m = re.match(r"\s*([\d,]+)\s+\(", line)
-                if m:
-                    n = int(m.group(1).replace(",", ""))
-                    if args.by == "self" and n == ir:
-                        # The threads' entry frames, on the stack when the counters were zeroed,
-                        # are charged the whole total as their own: not a function's cost.
-                        continue
-                    print(f"{n / args.calls:10,.0f}  {line.split(')', 1)[1].strip()[:160]}")
-                    shown += 1
-                    if shown >= args.top:
-                        break
+            print_top(dump, ir, args.calls, args.top, args.by)
         conn.sock.close()
     finally:
         proc.send_signal(signal.SIGTERM)

@@ -22,11 +22,9 @@ Usage:
 from __future__ import annotations
 
 import argparse
-import glob
 import importlib.util
 import json
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -142,48 +140,13 @@ def main() -> None:
                 if status != 200 or f'"bench-{id_}"'.encode() not in body:
                     sys.exit(f"proxy_per_call.py: call {id_} answered {status}: {body[:300]!r}")
 
-        next_id = 1
-        for _ in range(args.warmup):
-            call(next_id)
-            next_id += 1
-        per_call.control("-z", proc.pid)
-        for _ in range(args.calls):
-            call(next_id)
-            next_id += 1
-        per_call.control("-d", proc.pid)
-        dumps = sorted(glob.glob(f"{out_dir}/callgrind.out.*"))
-        if not dumps:
-            sys.exit("proxy_per_call.py: callgrind wrote no dump")
-        dump = dumps[-1]
-        ir = per_call.totals(dump)
+        ir, dump = per_call.measure(proc, call, args.warmup, args.calls, out_dir)
         print(
             f"front {args.front}, backend {args.backend}: {ir / args.calls:,.0f} instructions "
             f"per call ({ir:,} over {args.calls} calls; {args.ferromcp})"
         )
         if args.top:
-            ann = subprocess.run(
-                [
-                    "callgrind_annotate",
-                    f"--inclusive={'yes' if args.by == 'inclusive' else 'no'}",
-                    "--threshold=100",
-                    "--auto=no",
-                    dump,
-                ],
-                check=True,
-                capture_output=True,
-                text=True,
-            ).stdout
-            shown = 0
-            for line in ann.splitlines():
-                m = re.match(r"\s*([\d,]+)\s+\(", line)
-                if m:
-                    n = int(m.group(1).replace(",", ""))
-                    if args.by == "self" and n == ir:
-                        continue
-                    print(f"{n / args.calls:10,.0f}  {line.split(')', 1)[1].strip()[:160]}")
-                    shown += 1
-                    if shown >= args.top:
-                        break
+            per_call.print_top(dump, ir, args.calls, args.top, args.by)
     finally:
         for child in children:
             if child.stdin:
