@@ -108,6 +108,9 @@ pub(crate) struct Registered {
 /// One backend server.
 pub struct Backend {
     pub(crate) spec: BackendSpec,
+    /// A server of this program served to the proxy in memory (an in-process backend,
+    /// [`crate::InProcessBackend`]), instead of what `spec`'s transport names.
+    in_process: Option<ferromcp::server::Server>,
     pub(crate) ns: Namespace,
     pub(crate) options: BackendOptions,
     pub(crate) link: watch::Sender<Link>,
@@ -137,9 +140,21 @@ impl Drop for CallGuard<'_> {
 
 impl Backend {
     pub(crate) fn new(spec: BackendSpec, namespaced: bool, options: BackendOptions) -> Arc<Self> {
+        Self::with_server(spec, None, namespaced, options)
+    }
+
+    /// A backend whose connections are made to `in_process` in memory when given, else as
+    /// `spec`'s transport says.
+    pub(crate) fn with_server(
+        spec: BackendSpec,
+        in_process: Option<ferromcp::server::Server>,
+        namespaced: bool,
+        options: BackendOptions,
+    ) -> Arc<Self> {
         let ns = Namespace::new(&spec.name, namespaced);
         Arc::new(Self {
             spec,
+            in_process,
             ns,
             options,
             link: watch::Sender::new(Link::Starting),
@@ -252,8 +267,15 @@ impl Backend {
         // The real client times its requests and cancels them; the proxy waits as long.
         options.session.request_timeout = None;
         options.session.max_total_timeout = None;
-        let connecting =
-            crate::connect::connect(&self.spec, options, handlers, self.options.stderr);
+        let connecting = async {
+            match &self.in_process {
+                Some(server) => crate::connect::connect_in_process(server, options, handlers).await,
+                None => {
+                    crate::connect::connect(&self.spec, options, handlers, self.options.stderr)
+                        .await
+                }
+            }
+        };
         match tokio::time::timeout(self.options.connect_timeout, connecting).await {
             Ok(r) => r,
             Err(_) => Err(McpError::timeout(format!(

@@ -1,9 +1,11 @@
 //! Connecting a [`Client`] to a server named by a [`BackendSpec`]: a child process over stdio,
 //! a Streamable HTTP URL (falling back to legacy HTTP+SSE when the server refuses it), or a
-//! legacy SSE URL. The proxy's backends and the `ferromcp` command's targets connect here.
+//! legacy SSE URL; or a server of this program, in memory. The proxy's backends and the
+//! `ferromcp` command's targets connect here.
 
 use crate::config::{BackendSpec, Transport};
 use ferromcp::client::{Client, ClientHandlers, ClientOptions};
+use ferromcp::server::Server;
 use ferromcp::transport::http::HttpClientOptions;
 use ferromcp::transport::{ChildProcessOptions, StderrMode};
 use ferromcp::McpError;
@@ -45,4 +47,23 @@ pub async fn connect(
             other.kind()
         ))),
     }
+}
+
+/// Connects to `server` over an in-memory transport (no process, no socket): the server serves
+/// the connection on a task of its own until the client closes it. Each call is a new session
+/// of that server, as a new process or HTTP session would be.
+pub async fn connect_in_process(
+    server: &Server,
+    options: ClientOptions,
+    handlers: ClientHandlers,
+) -> Result<Client, McpError> {
+    let ((client_reader, client_writer), (server_reader, server_writer)) =
+        ferromcp::transport::memory_pair(64);
+    let server = server.clone();
+    tokio::spawn(async move {
+        if let Err(e) = server.serve(server_reader, server_writer).await {
+            tracing::debug!(error = %e, "in-process backend connection ended");
+        }
+    });
+    Client::connect(options, handlers, client_reader, client_writer).await
 }

@@ -4,7 +4,8 @@
 //! resource templates, prompts and completions through one endpoint, namespaced per backend
 //! ([`namespace`]), with progress, cancellation, logs, list changes and resource updates passed
 //! on, and the backends' requests (sampling, elicitation, roots) forwarded to the real client.
-//! Backends are stdio commands or URLs read from the `mcpServers` JSON ([`config`]), started at
+//! Backends are stdio commands or URLs read from the `mcpServers` JSON ([`config`]), or servers
+//! of this program served in memory ([`InProcessBackend`], [`Proxy::start_with`]), started at
 //! once or when a client first connects, and restarted with backoff when they die.
 //!
 //! It sits above the engine and uses only `ferromcp`'s public API: the proxy is a
@@ -25,6 +26,7 @@ mod backend;
 pub mod config;
 mod connect;
 mod era;
+mod in_process;
 pub mod namespace;
 mod proxy;
 mod supervisor;
@@ -32,5 +34,6 @@ mod surface;
 
 pub use backend::{Backend, BackendOptions};
 pub use config::{BackendSpec, ConfigError, ProxyConfig, Transport};
-pub use connect::connect;
+pub use connect::{connect, connect_in_process};
+pub use in_process::InProcessBackend;
 pub use proxy::{Proxy, ProxyOptions};

@@ -51,17 +51,25 @@ impl Proxy {
     /// (not `lazy`) backend has been connected and registered, or its first attempt failed
     /// (it is then retried in the background, and its features appear when it connects).
     pub async fn start(config: &ProxyConfig, options: ProxyOptions) -> Result<Self, McpError> {
-        let mut server_options = options.server;
-        server_options.enable_tools = true;
-        server_options.enable_resources = true;
-        server_options.enable_prompts = true;
-        let server = Server::builder_with(server_options).build()?;
         let namespaced = config.namespaced();
         let backends: Arc<[Arc<Backend>]> = config
             .servers
             .iter()
             .map(|spec| Backend::new(spec.clone(), namespaced, options.backend.clone()))
             .collect();
+        Self::start_backends(backends, options).await
+    }
+
+    /// [`Proxy::start`] over backends already made (sorted by name).
+    pub(crate) async fn start_backends(
+        backends: Arc<[Arc<Backend>]>,
+        options: ProxyOptions,
+    ) -> Result<Self, McpError> {
+        let mut server_options = options.server;
+        server_options.enable_tools = true;
+        server_options.enable_resources = true;
+        server_options.enable_prompts = true;
+        let server = Server::builder_with(server_options).build()?;
         let mut tasks = Vec::new();
         let mut firsts = Vec::new();
         for backend in backends.iter() {

@@ -7,6 +7,7 @@
 mod common;
 
 mod era_bridging;
+mod in_process;
 mod legacy_sse;
 mod pass_through;
 mod per_client;
