@@ -342,6 +342,26 @@ test('renamed arguments reach the original under their old names', async () => {
   await c.close();
 });
 
+test('the original can be removed and the transform still works', async () => {
+  const s = new McpServer({ name: 't', version: '1' });
+  const original = s.registerTool(
+    'search',
+    { inputSchema: { type: 'object', properties: { q: { type: 'string' }, index: { type: 'string' } }, required: ['q', 'index'] } },
+    ({ q, index }) => ({ structuredContent: { args: { q, index } }, content: [{ type: 'text', text: 'hits' }] }),
+  );
+  s.transformTool('search', 'find', { arguments: { q: { name: 'query' } } });
+  original.remove();
+  const c = await Client.memory(s);
+  assert.deepEqual(names(await c.listTools()), ['find']);
+  const r = await c.callTool({ name: 'find', arguments: { query: 'a', index: 'b' } });
+  assert.equal(r.isError, undefined, JSON.stringify(r));
+  assert.deepEqual(r.structuredContent.args, { q: 'a', index: 'b' });
+  // The original itself is gone.
+  const e = await rejects(c.callTool({ name: 'search', arguments: { q: 'a', index: 'b' } }));
+  assert.equal(e.code, ErrorCode.InvalidParams);
+  await c.close();
+});
+
 test('a hidden argument is absent from the schema and always given', async () => {
   const s = searchServer();
   s.transformTool('search', 'search_docs', { arguments: { index: { hide: true, default: 'docs' } } });

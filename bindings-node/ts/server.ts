@@ -302,6 +302,11 @@ function capabilityOptions(capabilities: ServerCapabilities | undefined): Record
  */
 export class McpServer {
   readonly #dispatch = new Dispatch();
+  /** The dispatcher id of each tool {@link registerTool} registered, by name. */
+  readonly #toolHandlers = new Map<string, number>();
+  /** Handler ids a transformed tool calls: kept when their own tool is removed, as the engine
+   * keeps the original's handler for the transform (`core/src/server/transform.rs`). */
+  readonly #keptHandlers = new Set<number>();
   readonly #native: NativeServer;
   /** `serverInfo` as given. */
   readonly info: ServerInfo;
@@ -372,6 +377,9 @@ export class McpServer {
    */
   transformTool(original: string, name: string, options: TransformToolOptions = {}): void {
     transformTool(this, original, name, options);
+    // The new tool calls the original's handler, which must outlive the original's removal.
+    const id = this.#toolHandlers.get(original);
+    if (id !== undefined) this.#keptHandlers.add(id);
   }
 
   /** @internal The native server (for `Client.memory`). */
@@ -415,10 +423,12 @@ export class McpServer {
       : (_a: unknown, c: RequestContext) => (handler as (c: RequestContext) => unknown)(c);
     const id = this.#dispatch.add(invoke, undefined, toolError);
     callSync(() => this.#native.addTool(definition, id));
+    this.#toolHandlers.set(name, id);
     return {
       remove: () => {
         this.#native.removeTool(name);
-        this.#dispatch.delete(id);
+        if (this.#toolHandlers.get(name) === id) this.#toolHandlers.delete(name);
+        if (!this.#keptHandlers.has(id)) this.#dispatch.delete(id);
       },
     };
   }
