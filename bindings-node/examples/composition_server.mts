@@ -55,15 +55,11 @@ function notes(): McpServer {
 }
 
 // The authorization layer comes before the mount, so it sees the mounted and imported items too.
-// Its second rule hides the original of the transformed tool below (see there).
 const server = new McpServer(
   { name: 'composed', version: '1.0.0' },
   {
     middleware: [
-      new Authorization([
-        ['tool', '*admin_*', ['admin']],
-        ['tool', 'forecast', ['admin']],
-      ]),
+      new Authorization([['tool', '*admin_*', ['admin']]]),
     ],
   },
 );
@@ -71,10 +67,8 @@ server.mount('weather', weather()); // weather_forecast, weather://weather/stati
 server.importServer('notes', notes()); // notes_add, notes_admin_purge (hidden)
 
 // A tool made from `forecast`: metric only, three days at most, the highs alone. The original
-// is registered here only to be transformed, and hidden by the rule above: removing it
-// (`.remove()`) would also drop the handler the transform calls (it then answers "no handler
-// registered under id N"), unlike Rust's `remove_tool` and Python's.
-addForecast(server);
+// is registered here only to be transformed, then removed (the transform keeps its handler).
+const forecast = addForecast(server);
 server.transformTool('forecast', 'highs', {
   description: 'Daily highs in degrees Celsius for a city.',
   arguments: {
@@ -89,5 +83,6 @@ server.transformTool('forecast', 'highs', {
     required: ['highs'],
   },
 });
+forecast.remove();
 
 await server.connectStdio();
