@@ -350,6 +350,17 @@ async def test_renamed_arguments_reach_the_original_under_their_old_names() -> N
         assert r["structuredContent"]["args"] == {"q": "rust", "index": "docs", "limit": 2}
 
 
+async def test_the_original_can_be_removed_and_the_transform_still_works() -> None:
+    s = search_server()
+    s.transform_tool("search", "find", arguments={"q": ArgTransform(name="query")})
+    assert s.remove_tool("search")
+    async with Client.memory(s) as c:
+        assert [t["name"] for t in (await c.list_tools())["tools"]] == ["find"]
+        r = await c.call_tool("find", {"query": "a", "index": "b"})
+        assert not r.get("isError"), r
+        assert r["structuredContent"]["args"] == {"q": "a", "index": "b", "limit": 2}
+
+
 async def test_a_hidden_argument_is_absent_from_the_schema_and_always_given() -> None:
     s = search_server()
     s.transform_tool(
