@@ -10,6 +10,8 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { createHash } from 'node:crypto';
 import { McpServer } from '../esm/index.mjs';
+import { OAuthProxy } from 'ferromcp/server/auth/oauthProxy.js';
+import { requireBearerAuth } from 'ferromcp/server/auth/middleware/bearerAuth.js';
 
 const ISSUER = 'https://mcp.example.com';
 const RESOURCE = 'https://mcp.example.com/mcp';
@@ -124,4 +126,46 @@ test('oauth proxy token without the required scope is refused 403', async () => 
     assert.match(e.message, /mcp:write/);
     return true;
   });
+});
+
+test('a mounted oauth proxy guards its routes with its required scopes', async () => {
+  // The proxy mounted in the app's own HTTP server (OAuthProxy.create, its router, then
+  // requireBearerAuth({ verifier: proxy }) with no scopes of its own): the proxy's
+  // requiredScopes apply there too.
+  const idp = await tokenEndpoint();
+  const proxy = await OAuthProxy.create({
+    issuerUrl: ISSUER,
+    resourceServerUrl: RESOURCE,
+    upstream: { authorizationEndpoint: 'https://idp.example.com/authorize', tokenEndpoint: idp.url, clientId: 'proxy-app', clientSecret: 's3cret' },
+    requireConsent: false,
+    scopesSupported: ['mcp:read', 'mcp:admin'],
+    requiredScopes: ['mcp:admin'],
+  });
+  assert.deepEqual(proxy.requiredScopes, ['mcp:admin']);
+  const routes = proxy.router();
+  const guard = requireBearerAuth({ verifier: proxy });
+  const app = http.createServer((req, res) => {
+    routes(req, res, () => guard(req, res, () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(req.auth.scopes))));
+  });
+  await new Promise((r) => app.listen(0, '127.0.0.1', r));
+  try {
+    const base = `http://127.0.0.1:${app.address().port}`;
+    const readOnly = await signIn(base, idp, 'mcp:read');
+    const refused = await fetch(`${base}/mcp`, { method: 'POST', headers: { authorization: `Bearer ${readOnly}` } });
+    assert.equal(refused.status, 403);
+    assert.match(refused.headers.get('www-authenticate'), /error="insufficient_scope".*scope="mcp:admin"/);
+    await refused.text();
+    const admin = await signIn(base, idp, 'mcp:read mcp:admin');
+    const allowed = await fetch(`${base}/mcp`, { method: 'POST', headers: { authorization: `Bearer ${admin}` } });
+    assert.equal(allowed.status, 200);
+    assert.deepEqual(await allowed.json(), ['mcp:read', 'mcp:admin']);
+    // The route's own list wins over the proxy's.
+    const open = requireBearerAuth({ verifier: proxy, requiredScopes: [] });
+    let passed = false;
+    await open({ headers: { authorization: `Bearer ${readOnly}` } }, { writeHead: () => assert.fail('refused'), end() {} }, () => (passed = true));
+    assert.equal(passed, true);
+  } finally {
+    await new Promise((r) => app.close(r));
+    await idp.close();
+  }
 });

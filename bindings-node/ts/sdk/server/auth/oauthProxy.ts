@@ -66,9 +66,15 @@ async function bodyOf(req: Req): Promise<Buffer> {
 /** An OAuth proxy (see the module's notes). Also an `OAuthTokenVerifier` for `requireBearerAuth`. */
 export class OAuthProxy {
   readonly #native: Native.NativeOAuthProxy;
+  /**
+   * The scopes the options require of every token at the MCP endpoint (`requiredScopes`):
+   * what `requireBearerAuth({ verifier: proxy })` requires when it is given none of its own.
+   */
+  readonly requiredScopes: readonly string[];
 
-  private constructor(n: Native.NativeOAuthProxy) {
+  private constructor(n: Native.NativeOAuthProxy, requiredScopes: readonly string[]) {
     this.#native = n;
+    this.requiredScopes = Object.freeze([...requiredScopes]);
   }
 
   /**
@@ -76,7 +82,7 @@ export class OAuthProxy {
    * a host framework. `listen({ oauthProxy })` serves the same options from the engine's listener.
    */
   static async create(options: OAuthProxyOptions): Promise<OAuthProxy> {
-    return new OAuthProxy(await native.createOauthProxy(oauthProxySettings(options)));
+    return new OAuthProxy(await native.createOauthProxy(oauthProxySettings(options)), options.requiredScopes ?? []);
   }
 
   /** The redirect URI to register at the upstream identity provider. */

@@ -96,4 +96,7 @@ export interface OAuthServerProvider {
 /** Verifies access tokens (what `requireBearerAuth` needs). */
 export interface OAuthTokenVerifier {
   verifyAccessToken(token: string): Promise<AuthInfo>;
+  /** Scopes every token must hold where this verifier guards a route (ferromcp: an
+   * `OAuthProxy`'s `requiredScopes`); `requireBearerAuth` uses them when given none itself. */
+  readonly requiredScopes?: readonly string[];
 }

@@ -24,7 +24,8 @@ import type { AuthInfo } from '../types';
 export interface BearerAuthMiddlewareOptions {
   /** Verifies a token into its {@link AuthInfo} (throws `InvalidTokenError` for a bad one). */
   verifier: OAuthTokenVerifier;
-  /** Scopes every request needs (403 `insufficient_scope` without one of them). */
+  /** Scopes every request needs (403 `insufficient_scope` without one of them); default: the
+   * verifier's own `requiredScopes` (an `OAuthProxy` created with them), else none. */
   requiredScopes?: string[];
   /** The protected-resource metadata URL, named in the challenge (`resource_metadata`). */
   resourceMetadataUrl?: string;
@@ -36,8 +37,9 @@ type Next = (err?: unknown) => void;
 
 /** Middleware `(req, res, next)` requiring a valid bearer token (see the module's notes). */
 export function requireBearerAuth(options: BearerAuthMiddlewareOptions): (req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse, next: Next) => Promise<void> {
-  const { verifier, requiredScopes = [], resourceMetadataUrl, expectedResource } = options;
+  const { verifier, resourceMetadataUrl, expectedResource } = options;
   if (typeof verifier?.verifyAccessToken !== 'function') throw new TypeError('requireBearerAuth: verifier.verifyAccessToken must be a function');
+  const requiredScopes = options.requiredScopes ?? verifier.requiredScopes ?? [];
   const refuse = (res: ServerResponse, e: OAuthError) => {
     const status = e instanceof InvalidTokenError ? 401 : e instanceof InsufficientScopeError ? 403 : e instanceof ServerError ? 500 : 400;
     const quote = (s: string) => s.replace(/["\\]/g, '\\$&');
