@@ -149,7 +149,7 @@ async fn an_in_process_server_beside_a_configured_one_is_namespaced_and_per_clie
 
 #[tokio::test]
 async fn bad_in_process_backend_sets_are_refused() {
-    let err = |r: Result<Proxy, ferromcp::McpError>| r.err().expect("refused").message;
+    let err = |r: Result<Proxy, ferromcp::McpError>| r.expect_err("refused").message;
     let e = err(Proxy::start_with(None, Vec::new(), options()).await);
     assert!(e.starts_with("the proxy needs at least one backend"), "{e}");
     let config = config(&["everything"]);

@@ -9,6 +9,7 @@ mod common;
 mod era_bridging;
 mod in_process;
 mod legacy_sse;
+mod multi_client;
 mod pass_through;
 mod per_client;
 mod proxy_http;
