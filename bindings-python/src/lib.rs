@@ -53,6 +53,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     }
     m.add("ERROR_CODES", codes)?;
     m.add_function(wrap_pyfunction!(server::shape_tool_result, m)?)?;
+    m.add_function(wrap_pyfunction!(error::set_error_factory, m)?)?;
     m.add_function(wrap_pyfunction!(compose::mount_server, m)?)?;
     m.add_function(wrap_pyfunction!(compose::import_server, m)?)?;
     m.add_function(wrap_pyfunction!(compose::add_transformed_tool, m)?)?;
@@ -77,7 +78,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let bridge = m.py().import("ferromcp._logbridge")?;
     let threshold: i32 = bridge.call_method0("threshold")?.extract()?;
     log_sink::install(bridge.getattr("deliver")?.unbind(), threshold);
-    bridge.call_method0("watch_levels")?;
+    bridge.call_method1("watch_levels", (m.getattr("set_log_threshold")?,))?;
     let shutdown = wrap_pyfunction!(runtime::_shutdown, m)?;
     m.add_function(shutdown.clone())?;
     m.py()

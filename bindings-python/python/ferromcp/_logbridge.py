@@ -1,7 +1,8 @@
 """The engine's log events as :mod:`logging` records under the ``ferromcp`` logger.
 
 The native module calls :func:`threshold`, installs :func:`deliver` as the engine's log sink
-and calls :func:`watch_levels` when it is imported. The engine logs through Rust's ``tracing``:
+and calls :func:`watch_levels` with its ``set_log_threshold`` when it is imported (handed over,
+so that this module, which the native one imports, never imports it: no import circle). The engine logs through Rust's ``tracing``:
 one event per request from ``RequestLog`` (logger ``ferromcp.request``), the original detail of
 an error ``MaskErrors`` hid (``ferromcp.masked``), the engine's warnings (``ferromcp.<module>``).
 Each becomes a record of the logger named after its target, with the message
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from typing import Any
 
 __all__ = ["deliver", "threshold", "watch_levels"]
@@ -58,14 +60,9 @@ def threshold() -> int:
     return best
 
 
-def _sync() -> None:
-    from . import _native
-
-    _native.set_log_threshold(threshold())
-
-
-def watch_levels() -> None:
-    """Recomputes :func:`threshold` for the engine whenever a logger's level changes."""
+def watch_levels(set_threshold: Callable[[int], None]) -> None:
+    """Recomputes :func:`threshold` whenever a logger's level changes and hands it to the engine
+    (``set_threshold``: the native module's ``set_log_threshold``)."""
     manager = logging.Logger.manager
     clear = getattr(manager, "_clear_cache", None)
     if clear is None or getattr(clear, "_ferromcp_watch", False):
@@ -73,7 +70,7 @@ def watch_levels() -> None:
 
     def clear_cache() -> None:
         clear()
-        _sync()
+        set_threshold(threshold())
 
     clear_cache._ferromcp_watch = True  # type: ignore[attr-defined]
     manager._clear_cache = clear_cache  # type: ignore[attr-defined]

@@ -4,8 +4,6 @@ import asyncio
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, TypeAlias, final
 
-from .errors import McpError
-
 __all__ = [
     "NativeServer",
     "NativeHttpServer",
@@ -21,6 +19,7 @@ __all__ = [
     "ENGINE_VERSION",
     "ERROR_CODES",
     "set_log_threshold",
+    "set_error_factory",
     "shape_tool_result",
     "mount_server",
     "import_server",
@@ -242,11 +241,12 @@ class NativeSubscription:
     @property
     def result(self) -> dict[str, Any] | None: ...
     @property
-    def error(self) -> McpError | None: ...
+    def error(self) -> BaseException | None: ...
     @property
     def ended(self) -> bool: ...
     def close(self) -> None: ...
 
+def set_error_factory(factory: Callable[[int, str, Any, str], BaseException]) -> None: ...
 def shape_tool_result(value: Any, structured: bool) -> dict[str, Any]: ...
 def resolve_mcp_servers(source: str) -> str: ...
 def cli_main(argv: list[str]) -> int: ...

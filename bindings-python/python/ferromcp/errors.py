@@ -1,4 +1,8 @@
-"""Exceptions raised by ferromcp; the native layer picks the class by JSON-RPC code."""
+"""Exceptions raised by ferromcp; the native layer picks the class by JSON-RPC code.
+
+This module is above the native one (it reads the code table from it) and hands its
+:func:`from_code` down when imported (``_native.set_error_factory``), so the native layer never
+imports it: no import circle (issue 35)."""
 
 from __future__ import annotations
 
@@ -321,6 +325,8 @@ class ResourceError(Exception):
 _BY_CODE[ClientCapabilityError.default_code] = ClientCapabilityError
 _BY_CODE[UrlElicitationRequiredError.default_code] = UrlElicitationRequiredError
 
+
+_native.set_error_factory(from_code)
 
 #: The official SDK's name (``mcp.shared.exceptions.MCPError``).
 MCPError = McpError

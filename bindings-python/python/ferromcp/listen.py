@@ -15,11 +15,10 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import _native
+from .errors import McpError
 
 if TYPE_CHECKING:
     from typing_extensions import Self
-
-    from .errors import McpError
 
 SUBSCRIPTION_ID_META = "io.modelcontextprotocol/subscriptionId"
 """The ``_meta`` key under which every notification of a subscription carries its id."""
@@ -138,8 +137,12 @@ class Subscription:
     def error(self) -> McpError | None:
         """What ended the subscription otherwise: ``ConnectionClosed`` (-32000),
         ``RequestCancelled`` (-32800) once this side closed it, or the server's error."""
-        e: McpError | None = self._sub.error
-        return e
+        e = self._sub.error
+        # The engine's errors come from ferromcp.errors.from_code; anything else (the native
+        # layer's RuntimeError when building one failed) becomes an internal error.
+        if e is None or isinstance(e, McpError):
+            return e
+        return McpError(str(e))
 
     def __aiter__(self) -> Self:
         return self
