@@ -215,9 +215,11 @@ public actor Server {
             try await http.attach(engine)
         case let http as StatelessHTTPServerTransport:
             try await http.inner.attach(engine)
+        case let listener as ListenerTransport:
+            try await listener.attach(engine)
         default:
             throw MCPError.internalError(
-                "FerroMCPCompat serves on its own transports (StdioTransport, InMemoryTransport, StatefulHTTPServerTransport, StatelessHTTPServerTransport), not \(type(of: transport))")
+                "FerroMCPCompat serves on its own transports (StdioTransport, InMemoryTransport, StatefulHTTPServerTransport, StatelessHTTPServerTransport, ListenerTransport), not \(type(of: transport))")
         }
         started = true
     }
