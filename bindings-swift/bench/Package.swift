@@ -19,7 +19,11 @@ let package = Package(
     targets: [
         .executableTarget(
             name: "EchoServer",
-            dependencies: [.product(name: "FerroMCP", package: "bindings-swift")],
+            dependencies: [
+                .product(name: "FerroMCP", package: "bindings-swift"),
+                // FERROMCP_BENCH_HANDLER=official: the swift-sdk's form (OfficialForm.swift).
+                .product(name: "FerroMCPCompat", package: "bindings-swift"),
+            ],
             path: "Sources/EchoServer"
         ),
     ]

@@ -588,7 +588,7 @@ fn main() {
         cold_budget: Duration::from_secs(if smoke { 1 } else { 3 }),
     };
     let mut specs = specs(&root, &bins);
-    specs.extend(sdk_form_rows::specs());
+    specs.extend(sdk_form_rows::specs(&root));
     specs.extend(middleware_rows::specs(&root, &bins));
     if std::env::var("MCP_BENCH_ACCEPT_ENCODING").is_err() {
         specs.retain(|s| !s.name.contains("compression off"));

@@ -6,15 +6,41 @@
 //! made before a change). Both builds then run in the same run, interleaved, beside the Rust
 //! handler's row, so a change to the handler path is timed against its baseline under the same
 //! load. Without the variable there is no such row.
+//!
+//! Also the Swift handler in the official swift-sdk's form ("ferromcp (Swift handler,
+//! official-example form)": bindings-swift/bench's `EchoServer` with
+//! `FERROMCP_BENCH_HANDLER=official`, a `withMethodHandler(CallTool.self)` handler returning
+//! `.init(content: [.text(...)], isError: false)` on FerroMCPCompat), the Swift counterpart of
+//! the Node row of that form.
 
 use crate::{http_modes, stdio_cmd, Kind, Lang, Spec, MODES};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-/// The baseline row, when `MCP_BENCH_FERROMCP_NODE_BASELINE` names a built binding.
-pub fn specs() -> Vec<Spec> {
-    let Some(dir) = std::env::var_os("MCP_BENCH_FERROMCP_NODE_BASELINE").map(PathBuf::from) else {
-        return Vec::new();
-    };
+/// The rows of the handler written as the official SDKs' examples write it that `specs()` of
+/// main.rs does not hold: Swift's, and the Node baseline build's when
+/// `MCP_BENCH_FERROMCP_NODE_BASELINE` names a built binding. Appended after every row of
+/// main.rs's `specs()`, so the report's ratios and targets keep to the first ferromcp row of
+/// each language.
+pub fn specs(root: &Path) -> Vec<Spec> {
+    let mut rows = vec![swift_official(root)];
+    rows.extend(node_baseline());
+    rows
+}
+
+/// The Swift handler in the swift-sdk's form: the Swift handler's row, same executable, with
+/// `FERROMCP_BENCH_HANDLER=official`.
+fn swift_official(root: &Path) -> Spec {
+    Spec {
+        name: "ferromcp (Swift handler, official-example form)",
+        env: vec![("FERROMCP_BENCH_HANDLER".into(), "official".into())],
+        smoke: false,
+        ..crate::ferro_swift(root)
+    }
+}
+
+/// The Node baseline row, when `MCP_BENCH_FERROMCP_NODE_BASELINE` names a built binding.
+fn node_baseline() -> Option<Spec> {
+    let dir = std::env::var_os("MCP_BENCH_FERROMCP_NODE_BASELINE").map(PathBuf::from)?;
     let node = std::env::var("NODE").unwrap_or_else(|_| "node".into());
     let script = dir.join("bench/echo_server.mjs");
     let na = (!script.exists() || !dir.join("native/index.js").exists()).then(|| {
@@ -28,11 +54,9 @@ pub fn specs() -> Vec<Spec> {
         Some(_) => (None, Default::default()),
         None => (Some(stdio_cmd(&base)), http_modes(&base, &MODES)),
     };
-    vec![Spec {
+    Some(Spec {
         name: "ferromcp (Node handler, official-example form, baseline build)",
         lang: Lang::TypeScript,
-        // Appended after every row of `specs()`: the report's ratios and targets keep to the
-        // first ferromcp row of each language.
         kind: Kind::Ferro,
         stdio,
         http,
@@ -40,5 +64,5 @@ pub fn specs() -> Vec<Spec> {
         na,
         smoke: false,
         huge_sessions: false,
-    }]
+    })
 }

@@ -13,9 +13,18 @@
 // =rust one built-in layer (`.requestLog`, its events unread), for the middleware rows (issue
 // 37), as bindings-python/bench/echo_server.py does. FERROMCP_SWIFT_PRIVATE_RUNTIME_HOOKS=1
 // turns on the facade's opt-in inline path (bindings-swift/README.md).
+// FERROMCP_BENCH_HANDLER=official serves the tool as the official swift-sdk's README writes it
+// instead (OfficialForm.swift): FerroMCPCompat's `Server` with `withMethodHandler(ListTools.self)`
+// and `withMethodHandler(CallTool.self) { params in ... .init(content: [.text(...)], isError:
+// false) }`, for the row "ferromcp (Swift handler, official-example form)" (issue 35 point 3).
 
 import FerroMCP
 import Foundation
+
+if ProcessInfo.processInfo.environment["FERROMCP_BENCH_HANDLER"] == "official" {
+    try await serveOfficialForm(Array(CommandLine.arguments.dropFirst()))
+    exit(0)
+}
 
 struct EchoArguments: Decodable, Sendable {
     let text: String
@@ -26,7 +35,7 @@ func fail(_ message: String) -> Never {
     exit(2)
 }
 
-let server = try Server(name: "bench-ferromcp-swift", version: "1.0.0")
+let server = try FerroMCP.Server(name: "bench-ferromcp-swift", version: "1.0.0")
 let schema: Value = ["type": "object", "properties": ["text": ["type": "string"]], "required": ["text"]]
 if ProcessInfo.processInfo.environment["FERROMCP_BENCH_SWIFT_VALUE"] == "1" {
     // For profiling: the arguments as a Value (no JSONDecoder).
