@@ -11,7 +11,8 @@
 //! official-example form)": bindings-swift/bench's `EchoServer` with
 //! `FERROMCP_BENCH_HANDLER=official`, a `withMethodHandler(CallTool.self)` handler returning
 //! `.init(content: [.text(...)], isError: false)` on FerroMCPCompat), the Swift counterpart of
-//! the Node row of that form.
+//! the Node row of that form, and its baseline build (`MCP_BENCH_FERROMCP_SWIFT_BASELINE`, a
+//! second `EchoServer`) as the Node one.
 
 use crate::{http_modes, stdio_cmd, Kind, Lang, Spec, MODES};
 use std::path::{Path, PathBuf};
@@ -24,7 +25,41 @@ use std::path::{Path, PathBuf};
 pub fn specs(root: &Path) -> Vec<Spec> {
     let mut rows = vec![swift_official(root)];
     rows.extend(node_baseline());
+    rows.extend(swift_baseline(root));
     rows
+}
+
+/// The Swift form's baseline row, when `MCP_BENCH_FERROMCP_SWIFT_BASELINE` names a second
+/// release `EchoServer` (e.g. a copy of bindings-swift/bench/.build/release/EchoServer made
+/// before a change to FerroMCPCompat), run beside the official-form row in the same run.
+fn swift_baseline(root: &Path) -> Option<Spec> {
+    let bin = std::env::var_os("MCP_BENCH_FERROMCP_SWIFT_BASELINE").map(PathBuf::from)?;
+    let na = (!bin.exists()).then(|| {
+        format!(
+            "not run: {} does not exist (MCP_BENCH_FERROMCP_SWIFT_BASELINE)",
+            bin.display()
+        )
+    });
+    let base = [
+        crate::swift_launcher(root),
+        "--exec".to_string(),
+        bin.display().to_string(),
+    ];
+    let (stdio, http) = match na {
+        Some(_) => (None, Default::default()),
+        None => (Some(stdio_cmd(&base)), http_modes(&base, &MODES)),
+    };
+    Some(Spec {
+        name: "ferromcp (Swift handler, official-example form, baseline build)",
+        lang: Lang::Swift,
+        kind: Kind::Ferro,
+        stdio,
+        http,
+        env: vec![("FERROMCP_BENCH_HANDLER".into(), "official".into())],
+        na,
+        smoke: false,
+        huge_sessions: false,
+    })
 }
 
 /// The Swift handler in the swift-sdk's form: the Swift handler's row, same executable, with
