@@ -62,6 +62,8 @@ WWW-Authenticate resource_metadata challenge without a valid token):
                             \"jwt\": {\"jwksUrl\" | \"jwks\", \"issuer\", \"audience\", \"algorithms\",
                             \"leewaySeconds\"} or \"introspection\": {\"endpoint\", \"clientId\",
                             \"clientSecret\"}, \"resource\", \"scopesSupported\"}
+                           (the config file's \"auth\" key takes the same JSON; any --auth*
+                           option replaces it, --auth-resource alone only its resource)
   --oauth-proxy JSON|@FILE serve an OAuth proxy in front of an identity provider beside the
                            endpoint, which then takes the proxy's tokens unless --auth* is
                            given: {\"issuer\", \"resource\", \"upstream\": {\"preset\" |
