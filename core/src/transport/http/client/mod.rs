@@ -920,3 +920,45 @@ fn per_request_error_answer(frame: &Outgoing, body: &[u8]) -> Option<Vec<u8>> {
                 == Some(i64::from(crate::error::codes::UNSUPPORTED_PROTOCOL_VERSION)));
     (modern && got.get("error").is_some() && got.get("id") == sent.get("id")).then(|| body.to_vec())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Outgoing;
+    use serde_json::json;
+
+    #[test]
+    fn a_request_has_its_id_and_method() {
+        let frame =
+            Outgoing::new(br#"{"jsonrpc":"2.0","id":"a-1","method":"tools/call","params":{}}"#);
+        assert_eq!(frame.request_ids(), vec![json!("a-1")]);
+        assert_eq!(frame.method(), Some("tools/call"));
+    }
+
+    #[test]
+    fn notifications_and_responses_have_no_request_ids() {
+        let note = Outgoing::new(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        assert!(note.request_ids().is_empty());
+        assert_eq!(note.method(), Some("notifications/initialized"));
+        let answer = Outgoing::new(br#"{"jsonrpc":"2.0","id":7,"result":{}}"#);
+        assert!(answer.request_ids().is_empty());
+        assert_eq!(answer.method(), None);
+    }
+
+    #[test]
+    fn a_batch_has_the_ids_of_its_requests_and_no_method() {
+        let frame = Outgoing::new(
+            br#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/x"},{"jsonrpc":"2.0","id":2,"result":{}},{"jsonrpc":"2.0","id":3,"method":"tools/list"}]"#,
+        );
+        assert_eq!(frame.request_ids(), vec![json!(1), json!(3)]);
+        assert_eq!(frame.method(), None);
+    }
+
+    #[test]
+    fn a_frame_that_is_not_json_is_kept_as_it_is_with_nothing_read_from_it() {
+        let frame = Outgoing::new(b"{not json");
+        assert!(frame.value.is_none());
+        assert!(frame.request_ids().is_empty());
+        assert_eq!(frame.method(), None);
+        assert_eq!(&frame.bytes[..], b"{not json");
+    }
+}
