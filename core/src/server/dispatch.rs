@@ -488,12 +488,9 @@ impl Server {
         task: Option<Value>,
         ctx: RequestContext,
         version: ProtocolVersion,
-    ) -> BoxFuture<'a, Result<ToolOutput, McpError>> {
-        let mut parts = Some((arguments, task));
-        super::middleware::observe_all(&self.inner.middleware, name, ctx, &mut |ctx| {
-            let (arguments, task) = parts.take().unwrap_or_default();
-            Box::pin(self.call_tool(name, arguments, task, ctx, version))
-        })
+    ) -> impl std::future::Future<Output = Result<ToolOutput, McpError>> + Send + 'a {
+        let (ctx, watches) = super::middleware::watch_tool_call(&self.inner.middleware, name, ctx);
+        super::middleware::watched(self.call_tool(name, arguments, task, ctx, version), watches)
     }
 
     /// [`Self::call_tool_fast`] on a borrowed server: for a caller that keeps its handle for the

@@ -136,7 +136,7 @@ impl Telemetry {
                 } else {
                     root
                 };
-                root_sampler = Some(quiet::RootSampler(sampler.clone()));
+                root_sampler = Some(quiet::RootSampler::of(&config.sampling));
                 let provider = SdkTracerProvider::builder()
                     .with_batch_exporter(exporter)
                     .with_id_generator(quiet::PresetIds::default())

@@ -13,23 +13,36 @@
 //! current span) never takes this path: its span follows its parent, as before.
 
 use super::semconv::{self, Ending, Operation};
+use super::Sampling;
+use crate::server::middleware::{EndToolCall, LaneResult, LaneWatch, WatchToolCall};
 use opentelemetry::metrics::{BoundHistogram, Histogram};
-use opentelemetry::trace::{SpanId, SpanKind, TraceContextExt as _, TraceId};
+use opentelemetry::trace::{SpanId, TraceContextExt as _, TraceId};
 use opentelemetry::{Context, KeyValue};
-use opentelemetry_sdk::trace::{
-    IdGenerator, RandomIdGenerator, Sampler, SamplingDecision, ShouldSample,
-};
-use std::cell::Cell;
+#[cfg(doc)]
+use opentelemetry_sdk::trace::Sampler;
+use opentelemetry_sdk::trace::{IdGenerator, RandomIdGenerator};
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
+use std::task::Poll;
 use std::time::Instant;
 
 thread_local! {
     /// The trace id a request's sampling was decided on, taken by the tracer's next root span
     /// on this thread ([`with_trace_id`]).
     static PRESET_TRACE_ID: Cell<Option<TraceId>> = const { Cell::new(None) };
+
+    /// The operation this thread recorded last, with the id of its [`BoundOps`]: a request of
+    /// the same operation (the common case: one tool called again and again) finds it here
+    /// without hashing its names or taking the table's lock.
+    static LAST_OP: RefCell<Option<(u64, Arc<BoundOp>)>> = const { RefCell::new(None) };
 }
+
+/// The next [`BoundOps`] id (ids are never reused, so a thread's [`LAST_OP`] of a table that
+/// is gone never matches another).
+static NEXT_TABLE_ID: AtomicU64 = AtomicU64::new(0);
 
 /// The tracer provider's id generator: random ids, except a root span started inside
 /// [`with_trace_id`], which gets the trace id its sampling was decided on.
@@ -67,24 +80,54 @@ pub(super) enum Decision {
     Traced(Option<TraceId>),
 }
 
-/// The tracer provider's sampler, kept to decide a root span's fate before starting it.
-#[derive(Debug)]
-pub(super) struct RootSampler(pub(super) Sampler);
+/// The tracer provider's root sampler as a rule on the trace id, to decide a root span's fate
+/// before starting it. The same rule as the SDK's ([`Sampler::TraceIdRatioBased`],
+/// `AlwaysOn`, `AlwaysOff`; the tests check it against the SDK's own decision), applied here
+/// without the SDK's sampling result (its attribute vector and trace state) on every request.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum RootSampler {
+    AlwaysOn,
+    AlwaysOff,
+    /// Sampled when the low 64 bits of the trace id, shifted right by one, are below this
+    /// bound (the SDK's `ratio * 2^63`).
+    Below(u64),
+}
 
 impl RootSampler {
+    /// The rule of the SDK's root sampler for `sampling`.
+    pub fn of(sampling: &Sampling) -> Self {
+        match *sampling {
+            Sampling::AlwaysOn => Self::AlwaysOn,
+            Sampling::AlwaysOff => Self::AlwaysOff,
+            Sampling::Ratio(r) if r >= 1.0 => Self::AlwaysOn,
+            // As the SDK computes it (`sample_based_on_probability`); a NaN ratio gives 0.
+            Sampling::Ratio(r) => Self::Below((r.max(0.0) * (1u64 << 63) as f64) as u64),
+        }
+    }
+
+    /// Whether a root span with `trace_id` is sampled.
+    fn samples(self, trace_id: TraceId) -> bool {
+        match self {
+            Self::AlwaysOn => true,
+            Self::AlwaysOff => false,
+            Self::Below(bound) => {
+                let low = (u128::from_be_bytes(trace_id.to_bytes()) & u128::from(u64::MAX)) as u64;
+                (low >> 1) < bound
+            }
+        }
+    }
+
     /// Whether a request is traced: `has_remote_parent` when its `_meta` or HTTP header fields
     /// hold a `traceparent` (its span then follows that parent, as the SDK decides).
-    pub fn decide(&self, name: &str, has_remote_parent: bool) -> Decision {
+    pub fn decide(self, has_remote_parent: bool) -> Decision {
         if has_remote_parent || Context::map_current(|cx| cx.span().span_context().is_valid()) {
             return Decision::Traced(None);
         }
         let trace_id = RandomIdGenerator::default().new_trace_id();
-        let result = self
-            .0
-            .should_sample(None, trace_id, name, &SpanKind::Server, &[], &[]);
-        match result.decision {
-            SamplingDecision::Drop => Decision::Quiet,
-            _ => Decision::Traced(Some(trace_id)),
+        if self.samples(trace_id) {
+            Decision::Traced(Some(trace_id))
+        } else {
+            Decision::Quiet
         }
     }
 }
@@ -93,6 +136,7 @@ impl RootSampler {
 /// protocol version, transport) met so far, up to [`MAX_BOUND`]; beyond that, operations are
 /// recorded with their attributes as before (the SDK then folds them into its overflow set).
 pub(super) struct BoundOps {
+    id: u64,
     histogram: Histogram<f64>,
     ops: RwLock<HashMap<u64, Arc<BoundOp>, BuildHasherDefault<KeyHash>>>,
 }
@@ -148,6 +192,7 @@ impl BoundOp {
 impl BoundOps {
     pub fn new(histogram: Histogram<f64>) -> Self {
         Self {
+            id: NEXT_TABLE_ID.fetch_add(1, Ordering::Relaxed),
             histogram,
             ops: RwLock::new(HashMap::default()),
         }
@@ -160,6 +205,28 @@ impl BoundOps {
 
     /// The bound operation, made on its first request; `None` once the table is full.
     fn get(
+        &self,
+        method: &str,
+        target: Option<&str>,
+        version: Option<&'static str>,
+        over_http: bool,
+    ) -> Option<Arc<BoundOp>> {
+        let last = LAST_OP.with(|last| match &*last.borrow() {
+            Some((id, op)) if *id == self.id && op.is(method, target, version, over_http) => {
+                Some(op.clone())
+            }
+            _ => None,
+        });
+        if last.is_some() {
+            return last;
+        }
+        let op = self.look_up(method, target, version, over_http)?;
+        LAST_OP.with(|last| *last.borrow_mut() = Some((self.id, op.clone())));
+        Some(op)
+    }
+
+    /// [`Self::get`] in the table.
+    fn look_up(
         &self,
         method: &str,
         target: Option<&str>,
@@ -195,6 +262,24 @@ impl BoundOps {
         });
         op.is(method, target, version, over_http)
             .then(|| op.clone())
+    }
+
+    /// Starts watching a `tools/call` on the typed lane that is not traced: its bound
+    /// operation records its end (nothing allocated), or past [`MAX_BOUND`] a [`QuietCall`].
+    pub fn watch_lane(
+        &self,
+        start: Instant,
+        method: &str,
+        target: Option<&str>,
+        version: Option<&'static str>,
+        over_http: bool,
+    ) -> LaneWatch {
+        match self.get(method, target, version, over_http) {
+            Some(op) => LaneWatch::Ended { ender: op, start },
+            None => LaneWatch::Scoped(Box::new(
+                self.start(start, method, target, version, over_http),
+            )),
+        }
     }
 
     /// Starts watching a request that is not traced.
@@ -262,6 +347,29 @@ impl QuietCall {
     }
 }
 
+impl EndToolCall for BoundOp {
+    fn ended(&self, start: Instant, result: Option<&LaneResult>) {
+        let seconds = start.elapsed().as_secs_f64();
+        match result {
+            Some(result) => self.record(seconds, &Ending::Tool(result)),
+            None => self.record(seconds, &Ending::Cancelled),
+        }
+    }
+}
+
+impl WatchToolCall for QuietCall {
+    fn poll_in_scope(&mut self, poll: &mut dyn FnMut() -> Poll<LaneResult>) -> Poll<LaneResult> {
+        poll()
+    }
+
+    fn ended(mut self: Box<Self>, result: Option<&LaneResult>) {
+        // Unanswered: the drop records it as cancelled.
+        if let Some(result) = result {
+            self.end(Ending::Tool(result));
+        }
+    }
+}
+
 impl Drop for QuietCall {
     fn drop(&mut self) {
         if !self.done {
@@ -303,5 +411,86 @@ impl Hasher for KeyHash {
 
     fn write_u64(&mut self, n: u64) {
         self.0 = n;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use opentelemetry::trace::SpanKind;
+    use opentelemetry_sdk::trace::{Sampler, SamplingDecision, ShouldSample};
+
+    /// The root rule decides as the SDK's sampler does, trace id by trace id: the sampled
+    /// request's span (started with the same trace id) is the one the SDK would keep.
+    #[test]
+    fn the_root_rule_decides_as_the_sdk_sampler() {
+        let ids = RandomIdGenerator::default();
+        let cases = [
+            (Sampling::AlwaysOn, Sampler::AlwaysOn),
+            (Sampling::AlwaysOff, Sampler::AlwaysOff),
+            (Sampling::Ratio(0.01), Sampler::TraceIdRatioBased(0.01)),
+            (Sampling::Ratio(0.5), Sampler::TraceIdRatioBased(0.5)),
+            (Sampling::Ratio(0.999), Sampler::TraceIdRatioBased(0.999)),
+            (Sampling::Ratio(0.0), Sampler::TraceIdRatioBased(0.0)),
+            (Sampling::Ratio(1.0), Sampler::TraceIdRatioBased(1.0)),
+            (Sampling::Ratio(2.0), Sampler::TraceIdRatioBased(2.0)),
+            (Sampling::Ratio(-1.0), Sampler::TraceIdRatioBased(-1.0)),
+            (
+                Sampling::Ratio(f64::NAN),
+                Sampler::TraceIdRatioBased(f64::NAN),
+            ),
+        ];
+        for (sampling, sdk) in cases {
+            let rule = RootSampler::of(&sampling);
+            let sdk = Sampler::ParentBased(Box::new(sdk));
+            let mut sampled = 0;
+            let edges = [0u128, 1, 2, u128::from(u64::MAX), u128::MAX, 1 << 64];
+            let drawn = (0..20_000).map(|_| ids.new_trace_id());
+            for id in edges.into_iter().map(TraceId::from).chain(drawn) {
+                let sdk_samples = sdk
+                    .should_sample(None, id, "tools/call", &SpanKind::Server, &[], &[])
+                    .decision
+                    != SamplingDecision::Drop;
+                assert_eq!(rule.samples(id), sdk_samples, "{sampling:?} on {id}");
+                sampled += usize::from(sdk_samples);
+            }
+            if let Sampling::Ratio(r) = sampling {
+                if (0.01..1.0).contains(&r) {
+                    // Not a rule that never or always samples.
+                    assert!(sampled > 0 && sampled < 20_006, "{sampling:?}: {sampled}");
+                }
+            }
+        }
+    }
+
+    /// A thread's last operation is found again, and never another table's.
+    #[test]
+    fn the_last_operation_is_the_same_tables_and_names() {
+        let meter = opentelemetry::global::meter("test");
+        let a = BoundOps::new(meter.f64_histogram("a").build());
+        let b = BoundOps::new(meter.f64_histogram("b").build());
+        let echo = a
+            .get("tools/call", Some("echo"), Some("2025-06-18"), true)
+            .unwrap();
+        let again = a
+            .get("tools/call", Some("echo"), Some("2025-06-18"), true)
+            .unwrap();
+        assert!(Arc::ptr_eq(&echo, &again));
+        let other_table = b
+            .get("tools/call", Some("echo"), Some("2025-06-18"), true)
+            .unwrap();
+        assert!(!Arc::ptr_eq(&echo, &other_table));
+        let other_tool = a
+            .get("tools/call", Some("add"), Some("2025-06-18"), true)
+            .unwrap();
+        assert!(!Arc::ptr_eq(&echo, &other_tool));
+        let other_transport = a
+            .get("tools/call", Some("echo"), Some("2025-06-18"), false)
+            .unwrap();
+        assert!(!Arc::ptr_eq(&echo, &other_transport));
+        let back = a
+            .get("tools/call", Some("echo"), Some("2025-06-18"), true)
+            .unwrap();
+        assert!(Arc::ptr_eq(&echo, &back));
     }
 }

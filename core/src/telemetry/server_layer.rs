@@ -19,7 +19,8 @@ use super::semconv::{self, Ending, Operation};
 use super::{propagation, Telemetry};
 use crate::jsonrpc::RequestId;
 use crate::server::middleware::{
-    LaneResult, Middleware, MiddlewareRequest, Next, ObserveToolCall, ToolLaneObserver,
+    LaneResult, LaneWatch, Middleware, MiddlewareRequest, Next, ObserveToolCall, ToolLaneObserver,
+    WatchToolCall,
 };
 use crate::session::RequestContext;
 use crate::McpError;
@@ -29,6 +30,7 @@ use opentelemetry::trace::{Link, SpanKind, SpanRef, TraceContextExt, Tracer as _
 use opentelemetry::{Context, KeyValue};
 use serde_json::{Map, Value};
 use std::sync::Arc;
+use std::task::Poll;
 use std::time::Instant;
 
 /// The OpenTelemetry middleware layer ([`Telemetry::server_layer`]).
@@ -52,15 +54,15 @@ struct ToolLane(Telemetry);
 /// A request being served: ends its span and records its duration once answered, or as
 /// cancelled when its future is dropped first. What only a recording span needs (the session,
 /// the resource, the request id) was set on it when it started.
-struct Serving<'a> {
-    telemetry: &'a Telemetry,
+struct Serving {
+    telemetry: Telemetry,
     cx: Context,
     op: Operation,
     start: Instant,
     done: bool,
 }
 
-impl Serving<'_> {
+impl Serving {
     fn end(&mut self, ending: Ending<'_>) {
         self.done = true;
         let mut attrs = Vec::with_capacity(8);
@@ -82,7 +84,7 @@ impl Serving<'_> {
     }
 }
 
-impl Drop for Serving<'_> {
+impl Drop for Serving {
     fn drop(&mut self) {
         if !self.done {
             self.end(Ending::Cancelled);
@@ -135,16 +137,15 @@ struct Traced<'r> {
 }
 
 impl Telemetry {
-    /// Whether a server request of `method` is traced (`quiet.rs`).
+    /// Whether a server request is traced (`quiet.rs`).
     fn decide(
         &self,
-        method: &'static str,
         meta: Option<&Map<String, Value>>,
         ctx: &RequestContext,
         over_http: bool,
     ) -> Decision {
         match &self.inner.sampler {
-            Some(sampler) => sampler.decide(method, names_parent(meta, ctx, over_http)),
+            Some(sampler) => sampler.decide(names_parent(meta, ctx, over_http)),
             None => Decision::Quiet,
         }
     }
@@ -192,13 +193,7 @@ impl Middleware for TelemetryLayer {
             .params()
             .and_then(|p| p.get("_meta"))
             .and_then(Value::as_object);
-        let method = semconv::known_method(request.method());
-        let decision = telemetry.decide(
-            method.unwrap_or("request"),
-            meta,
-            request.context(),
-            over_http,
-        );
+        let decision = telemetry.decide(meta, request.context(), over_http);
         let trace_id = match decision {
             Decision::Traced(trace_id) => trace_id,
             Decision::Quiet => {
@@ -232,7 +227,7 @@ impl Middleware for TelemetryLayer {
             request = name_span_in_meta(request, &cx);
         }
         let mut serving = Serving {
-            telemetry,
+            telemetry: telemetry.clone(),
             cx: cx.clone(),
             op,
             start,
@@ -251,35 +246,25 @@ impl Middleware for TelemetryLayer {
 }
 
 impl ObserveToolCall for ToolLane {
-    fn observe<'a>(
-        &'a self,
-        name: &str,
-        ctx: RequestContext,
-        run: &mut dyn FnMut(RequestContext) -> BoxFuture<'a, LaneResult>,
-    ) -> BoxFuture<'a, LaneResult> {
+    fn start(&self, name: &str, ctx: RequestContext) -> (RequestContext, LaneWatch) {
         let telemetry = &self.0;
         if telemetry.inner.disabled {
-            return run(ctx);
+            return (ctx, LaneWatch::Scoped(Box::new(Untraced)));
         }
         let start = Instant::now();
         let version = ctx.protocol_version().map(|v| v.as_str());
         let over_http = ctx.has_http_headers();
-        let decision = telemetry.decide("tools/call", ctx.meta(), &ctx, over_http);
+        let decision = telemetry.decide(ctx.meta(), &ctx, over_http);
         let trace_id = match decision {
             Decision::Quiet => {
-                let mut quiet = telemetry.inner.server_duration.start(
+                let watch = telemetry.inner.server_duration.watch_lane(
                     start,
                     "tools/call",
                     Some(name),
                     version,
                     over_http,
                 );
-                let call = run(ctx);
-                return Box::pin(async move {
-                    let result = call.await;
-                    quiet.end(Ending::Tool(&result));
-                    result
-                });
+                return (ctx, watch);
             }
             Decision::Traced(trace_id) => trace_id,
         };
@@ -302,19 +287,40 @@ impl ObserveToolCall for ToolLane {
         } else {
             ctx
         };
-        let call = run(ctx);
-        let mut serving = Serving {
-            telemetry,
-            cx: cx.clone(),
+        let serving = Serving {
+            telemetry: telemetry.clone(),
+            cx,
             op,
             start,
             done: false,
         };
-        Box::pin(async move {
-            let result = call.with_context(cx).await;
-            serving.end(Ending::Tool(&result));
-            result
-        })
+        (ctx, LaneWatch::Scoped(Box::new(serving)))
+    }
+}
+
+/// A lane call of a disabled telemetry: nothing to watch.
+struct Untraced;
+
+impl WatchToolCall for Untraced {
+    fn poll_in_scope(&mut self, poll: &mut dyn FnMut() -> Poll<LaneResult>) -> Poll<LaneResult> {
+        poll()
+    }
+
+    fn ended(self: Box<Self>, _: Option<&LaneResult>) {}
+}
+
+/// A traced lane call: each poll runs with its span's context current (as `with_context`).
+impl WatchToolCall for Serving {
+    fn poll_in_scope(&mut self, poll: &mut dyn FnMut() -> Poll<LaneResult>) -> Poll<LaneResult> {
+        let _attached = self.cx.clone().attach();
+        poll()
+    }
+
+    fn ended(mut self: Box<Self>, result: Option<&LaneResult>) {
+        // Unanswered: the drop records it as cancelled.
+        if let Some(result) = result {
+            self.end(Ending::Tool(result));
+        }
     }
 }
 

@@ -14,11 +14,12 @@
 //!
 //! Only the engine's own layers make observers (the type has no public constructor): what an
 //! observer sees is the lane's typed output, not the JSON a layer's contract promises.
-
 use crate::session::{RequestContext, ToolOutput};
 use crate::McpError;
-use futures_util::future::BoxFuture;
+use std::future::Future;
 use std::sync::Arc;
+use std::task::Poll;
+use std::time::Instant;
 
 /// The outcome of a call on the typed lane.
 pub(crate) type LaneResult = Result<ToolOutput, McpError>;
@@ -37,32 +38,144 @@ impl std::fmt::Debug for ToolLaneObserver {
 
 /// What a [`ToolLaneObserver`] does.
 pub(crate) trait ObserveToolCall: Send + Sync + 'static {
-    /// Wraps the call of tool `name` with context `ctx`: `run` makes the call's future from the
-    /// context the handler is to get (called once, before this returns; the observer may give
-    /// it a context with another `_meta`). The returned future answers what the call answers.
-    fn observe<'a>(
-        &'a self,
-        name: &str,
-        ctx: RequestContext,
-        run: &mut dyn FnMut(RequestContext) -> BoxFuture<'a, LaneResult>,
-    ) -> BoxFuture<'a, LaneResult>;
+    /// A call of tool `name` with context `ctx` starts (its future is not made yet): returns
+    /// the context the handler is to get (the observer may give it another `_meta`) and what
+    /// watches the call until it ends.
+    fn start(&self, name: &str, ctx: RequestContext) -> (RequestContext, LaneWatch);
 }
 
-/// Runs `run` inside every observer of `layers`, the first one outermost (as the chain's order).
-pub(crate) fn observe_all<'a>(
-    layers: &'a [Arc<dyn super::Middleware>],
-    name: &str,
-    ctx: RequestContext,
-    run: &mut dyn FnMut(RequestContext) -> BoxFuture<'a, LaneResult>,
-) -> BoxFuture<'a, LaneResult> {
-    match layers.split_first() {
-        None => run(ctx),
-        Some((layer, rest)) => match layer.tool_lane_observer() {
-            Some(observer) => observer.0.observe(name, ctx, &mut |ctx| {
-                observe_all(rest, name, ctx, &mut *run)
-            }),
-            // Not reached: a chain with such a layer takes the general path.
-            None => observe_all(rest, name, ctx, run),
-        },
+/// What watches one call on the lane, from its start to its end. Neither variant wraps the
+/// call's future in a box of its own: the call runs in place inside [`watched`].
+// Made only by the engine's one observer, the OpenTelemetry layer (feature `otel`).
+#[cfg_attr(not(feature = "otel"), allow(dead_code))]
+pub(crate) enum LaneWatch {
+    /// Only told how the call ended, by a shared recorder (nothing allocated per call).
+    Ended {
+        ender: Arc<dyn EndToolCall>,
+        start: Instant,
+    },
+    /// Also runs each poll of the call in its own scope (e.g. a current tracing context).
+    Scoped(Box<dyn WatchToolCall>),
+}
+
+/// The recorder of a [`LaneWatch::Ended`].
+pub(crate) trait EndToolCall: Send + Sync {
+    /// The call that started at `start` ended with `result`, or was dropped unanswered (`None`).
+    fn ended(&self, start: Instant, result: Option<&LaneResult>);
+}
+
+/// The watcher of a [`LaneWatch::Scoped`].
+pub(crate) trait WatchToolCall: Send {
+    /// Runs `poll` (one poll of the call) in the watcher's scope.
+    fn poll_in_scope(&mut self, poll: &mut dyn FnMut() -> Poll<LaneResult>) -> Poll<LaneResult>;
+
+    /// The call ended with `result`, or was dropped unanswered (`None`).
+    fn ended(self: Box<Self>, result: Option<&LaneResult>);
+}
+
+impl LaneWatch {
+    fn end(self, result: Option<&LaneResult>) {
+        match self {
+            LaneWatch::Ended { ender, start } => ender.ended(start, result),
+            LaneWatch::Scoped(watch) => watch.ended(result),
+        }
     }
+}
+
+/// The watches of one call, in the chain's order (the first one outermost).
+pub(crate) struct LaneWatches {
+    first: Option<LaneWatch>,
+    /// A second observer and beyond (rare: no allocation for one).
+    more: Vec<LaneWatch>,
+}
+
+impl LaneWatches {
+    fn push(&mut self, watch: LaneWatch) {
+        if self.first.is_none() {
+            self.first = Some(watch);
+        } else {
+            self.more.push(watch);
+        }
+    }
+
+    /// Ends every watch, the innermost first (as nested calls end).
+    fn end(&mut self, result: Option<&LaneResult>) {
+        while let Some(watch) = self.more.pop() {
+            watch.end(result);
+        }
+        if let Some(watch) = self.first.take() {
+            watch.end(result);
+        }
+    }
+
+    /// One poll of the call, inside every scoped watch (the first outermost).
+    fn poll(&mut self, poll: &mut dyn FnMut() -> Poll<LaneResult>) -> Poll<LaneResult> {
+        let more = &mut self.more[..];
+        match &mut self.first {
+            Some(LaneWatch::Scoped(watch)) => {
+                watch.poll_in_scope(&mut || poll_scoped(&mut *more, &mut *poll))
+            }
+            _ => poll_scoped(more, poll),
+        }
+    }
+}
+
+/// `poll` inside the scope of each of `watches`, the first outermost.
+fn poll_scoped(
+    watches: &mut [LaneWatch],
+    poll: &mut dyn FnMut() -> Poll<LaneResult>,
+) -> Poll<LaneResult> {
+    match watches.split_first_mut() {
+        None => poll(),
+        Some((LaneWatch::Scoped(watch), inner)) => {
+            watch.poll_in_scope(&mut || poll_scoped(&mut *inner, &mut *poll))
+        }
+        Some((LaneWatch::Ended { .. }, inner)) => poll_scoped(inner, poll),
+    }
+}
+
+/// Ends the watches as unanswered if the call's future is dropped before it answers.
+struct EndOnDrop(LaneWatches);
+
+impl Drop for EndOnDrop {
+    fn drop(&mut self) {
+        self.0.end(None);
+    }
+}
+
+/// Starts every observer of `layers` on a call of tool `name` (the first one outermost, as the
+/// chain's order): the context the handler is to get, and the watches to pass to [`watched`]
+/// with the call's future made from that context.
+pub(crate) fn watch_tool_call(
+    layers: &[Arc<dyn super::Middleware>],
+    name: &str,
+    mut ctx: RequestContext,
+) -> (RequestContext, LaneWatches) {
+    let mut watches = LaneWatches {
+        first: None,
+        more: Vec::new(),
+    };
+    for layer in layers {
+        // A layer without an observer is not met here: a chain with one takes the general path.
+        if let Some(observer) = layer.tool_lane_observer() {
+            let (next, watch) = observer.0.start(name, ctx);
+            ctx = next;
+            watches.push(watch);
+        }
+    }
+    (ctx, watches)
+}
+
+/// The call `call` under `watches` (from [`watch_tool_call`]): answers what it answers, each
+/// poll in the watches' scopes, and tells them how it ended.
+pub(crate) async fn watched<F>(call: F, watches: LaneWatches) -> LaneResult
+where
+    F: Future<Output = LaneResult>,
+{
+    let mut call = std::pin::pin!(call);
+    let mut watches = EndOnDrop(watches);
+    let result = std::future::poll_fn(|cx| watches.0.poll(&mut || call.as_mut().poll(cx))).await;
+    // Ended here; the drop that follows finds nothing left to end.
+    watches.0.end(Some(&result));
+    result
 }

@@ -57,8 +57,8 @@ pub use trusted_proxies::IpRange;
 
 pub(crate) use cache::CacheRelay;
 pub(crate) use chain::{notify_through, run_chain};
-pub(crate) use lane::observe_all;
+pub(crate) use lane::{watch_tool_call, watched};
 // Named by the OpenTelemetry layer (telemetry/server_layer.rs), the one observer of the lane.
 #[cfg(feature = "otel")]
-pub(crate) use lane::{LaneResult, ObserveToolCall};
+pub(crate) use lane::{EndToolCall, LaneResult, LaneWatch, ObserveToolCall, WatchToolCall};
 pub(crate) use rate_limit::rate_limited;
