@@ -100,6 +100,8 @@ public actor Server {
 
     /// A request handler on the engine's JSON.
     typealias Handler = @Sendable (EngineValue) async throws -> EngineValue
+    /// A `CallTool` handler as written, for the calls `HandlerTable.callToolDirect` takes.
+    typealias CallToolHandler = @Sendable (CallTool.Parameters) async throws -> CallTool.Result
 
     /// The engine's server; nil when it refused the configuration (`setupError` says why,
     /// thrown by `start`), as the swift-sdk's initializer cannot throw.
@@ -159,10 +161,10 @@ public actor Server {
     public func withMethodHandler<M: Method>(
         _ type: M.Type, handler: @escaping @Sendable (M.Parameters) async throws -> M.Result
     ) async -> Self {
-        handlers[M.name] = { params in
+        handlers.set(M.name, { params in
             let decoded = try Bridge.compat(params, as: M.Parameters.self)
             return try Bridge.engine(try await handler(decoded))
-        }
+        }, callTool: handler as? CallToolHandler)
         await sync(M.name)
         if stdioPending && serving == nil { scheduleStdio() }
         return self
@@ -441,6 +443,9 @@ public actor Server {
                         idempotentHint: a.idempotentHint, openWorldHint: a.openWorldHint),
                     icons: try tool.icons.map { try $0.map(Bridge.engine) }, meta: try tool._meta.map(Bridge.engine)
                 ) { [handlers] arguments, ctx in
+                    if case .none = ctx.meta, let direct = try await handlers.callToolDirect(name, arguments, ctx) {
+                        return direct
+                    }
                     var params: [String: EngineValue] = ["name": .string(name), "arguments": arguments]
                     if let meta = ctx.meta { params["_meta"] = meta }
                     return try Self.toolResult(try await handlers.call(CallTool.name, .object(params), ctx))
@@ -553,10 +558,41 @@ public actor Server {
 final class HandlerTable: @unchecked Sendable {
     private let lock = NSLock()
     private var byMethod: [String: Server.Handler] = [:]
+    /// The `CallTool` handler as written (set with its `byMethod` entry, under the same lock).
+    private var callTool: Server.CallToolHandler?
 
     subscript(method: String) -> Server.Handler? {
-        get { lock.withLock { byMethod[method] } }
-        set { lock.withLock { byMethod[method] = newValue } }
+        lock.withLock { byMethod[method] }
+    }
+
+    /// Sets the handler of `method`; `callTool` is the same handler, typed, when `method` is
+    /// `tools/call`.
+    func set(_ method: String, _ handler: @escaping Server.Handler, callTool: Server.CallToolHandler?) {
+        lock.withLock {
+            byMethod[method] = handler
+            if method == CallTool.name { self.callTool = callTool }
+        }
+    }
+
+    /// Runs the `CallTool` handler for a call of tool `name` without the JSON text round trips
+    /// (DirectToolCall.swift), with `ctx` as the current request; nil when the arguments or the
+    /// result need the round trip (`call` then does it; for a result, here).
+    func callToolDirect(_ name: String, _ arguments: EngineValue, _ ctx: FerroMCP.RequestContext) async throws
+        -> ToolResult?
+    {
+        guard let handler = lock.withLock({ callTool }), let args = Bridge.compatArguments(arguments) else {
+            return nil
+        }
+        let result: CallTool.Result
+        do {
+            result = try await Server.$current.withValue(ctx) {
+                try await handler(CallTool.Parameters(name: name, arguments: args))
+            }
+        } catch {
+            throw Bridge.engineError(error)
+        }
+        if let direct = Bridge.directToolResult(result) { return direct }
+        return try Server.toolResult(try Bridge.engine(result))
     }
 
     /// Runs the handler of `method` for one request, with `ctx` as the current request.

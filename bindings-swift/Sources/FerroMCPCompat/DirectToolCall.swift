@@ -1,0 +1,74 @@
+// DirectToolCall: a `CallTool` handler's params and result moved between the engine's values and
+// this module's types directly, where that gives what the JSON text round trip of `Bridge` gives
+// (an `encode` and a `decode` each way per call). Every case it is not sure of (a number that is
+// not an integer, `_meta`, annotations, non-text content, structured content) takes the round
+// trip as before, so what a handler sees and what the client gets do not change.
+
+import FerroMCP
+import Foundation
+
+extension Bridge {
+    /// A tool call's `arguments` as `CallTool.Parameters.arguments` decodes them from the JSON
+    /// text: `.some(nil)` for JSON null, `.some(dict)` for an object; nil (take the round trip)
+    /// for anything else or any value `compatValue` leaves to it.
+    static func compatArguments(_ arguments: EngineValue) -> [String: Value]?? {
+        switch arguments {
+        case .null: return .some(nil)
+        case .object(let o):
+            var out: [String: Value] = [:]
+            out.reserveCapacity(o.count)
+            for (k, v) in o {
+                guard let c = compatValue(v) else { return nil }
+                out[k] = c
+            }
+            return .some(out)
+        default: return nil
+        }
+    }
+
+    /// `v` as `Value`'s `Decodable` reads its JSON text (a string that is a base64 `data:` URL
+    /// becomes `.data`); nil for a double, whose text `Value` may read back as an integer.
+    static func compatValue(_ v: EngineValue) -> Value? {
+        switch v {
+        case .null: return .null
+        case .bool(let b): return .bool(b)
+        case .int(let i): return .int(i)
+        case .double: return nil
+        case .string(let s):
+            if let (mime, data) = DataURL.parse(s) { return .data(mimeType: mime, data) }
+            return .string(s)
+        case .array(let a):
+            var out: [Value] = []
+            out.reserveCapacity(a.count)
+            for e in a {
+                guard let c = compatValue(e) else { return nil }
+                out.append(c)
+            }
+            return .array(out)
+        case .object(let o):
+            var out: [String: Value] = [:]
+            out.reserveCapacity(o.count)
+            for (k, e) in o {
+                guard let c = compatValue(e) else { return nil }
+                out[k] = c
+            }
+            return .object(out)
+        }
+    }
+
+    /// `result` as the engine's tool result, as `Server.toolResult(Bridge.engine(result))` makes
+    /// it, when every block is plain text (no annotations, no `_meta`) and there is neither
+    /// `structuredContent` nor `_meta`; else nil (take the round trip).
+    static func directToolResult(_ result: CallTool.Result) -> ToolResult? {
+        // `case .none`, not `== nil`: `Value` is itself `ExpressibleByNilLiteral`.
+        guard case .none = result.structuredContent, case .none = result._meta else { return nil }
+        var content: [FerroMCP.Content] = []
+        content.reserveCapacity(result.content.count)
+        for block in result.content {
+            guard case .text(let text, let annotations, let meta) = block, case .none = annotations, case .none = meta
+            else { return nil }
+            content.append(.text(text))
+        }
+        return ToolResult(content: content, isError: result.isError ?? false)
+    }
+}

@@ -1,0 +1,103 @@
+// DirectToolCall.swift's shortcut pinned to the JSON text round trip it skips: for each value it
+// takes, a handler's params and the engine's result are what `Bridge.compat` and
+// `Server.toolResult(Bridge.engine(...))` make; every value it leaves to the round trip is one.
+
+import FerroMCP
+@testable import FerroMCPCompat
+import Foundation
+import XCTest
+
+final class DirectToolCallTests: XCTestCase {
+    /// The params the round trip decodes for a call of `name` with `arguments`.
+    private func roundTrip(_ name: String, _ arguments: FerroMCP.Value) throws -> CallTool.Parameters {
+        try Bridge.compat(["name": .string(name), "arguments": arguments], as: CallTool.Parameters.self)
+    }
+
+    func testDirectArgumentsAreWhatTheRoundTripDecodes() throws {
+        let cases: [FerroMCP.Value] = [
+            .null,
+            [:],
+            ["text": "hi"],
+            ["s": "hé ✓ \"q\" \\ \n", "i": 42, "neg": -7, "max": .int(Int.max), "min": .int(Int.min), "t": true, "f": false,
+             "n": .null],
+            ["url": "data:text/plain;base64,aGk=", "nomime": "data:;base64,aGk=", "notb64": "data:text/plain,hi",
+             "bad": "data:text/plain;base64,@@", "plain": "data"],
+            ["a": [1, "x", [false, .null], [:]], "o": ["k": ["j": [], "m": ["z": 0]]]],
+        ]
+        for arguments in cases {
+            let direct = try XCTUnwrap(Bridge.compatArguments(arguments), "\(arguments) should take the shortcut")
+            XCTAssertEqual(CallTool.Parameters(name: "echo", arguments: direct), try roundTrip("echo", arguments),
+                           "\(arguments)")
+        }
+    }
+
+    func testArgumentsWithANonIntegerNumberOrNotAnObjectTakeTheRoundTrip() {
+        let cases: [FerroMCP.Value] = [
+            ["d": 1.5], ["whole": .double(2)], ["deep": ["x": [0.25]]], [1, 2], "text", 3, true,
+        ]
+        for arguments in cases {
+            if case .some = Bridge.compatArguments(arguments) { XCTFail("\(arguments) took the shortcut") }
+        }
+    }
+
+    func testDirectResultsAreWhatTheRoundTripMakes() throws {
+        let cases: [CallTool.Result] = [
+            .init(content: [.text("hi")], isError: false),
+            .init(content: [.text("a"), .text("é\n\"b\"")], isError: true),
+            .init(content: [.text("no flag")]),
+            .init(content: []),
+        ]
+        for result in cases {
+            let direct = try XCTUnwrap(Bridge.directToolResult(result), "\(result) should take the shortcut")
+            XCTAssertEqual(direct, try FerroMCPCompat.Server.toolResult(try Bridge.engine(result)), "\(result)")
+        }
+    }
+
+    func testResultsWithMoreThanPlainTextTakeTheRoundTrip() throws {
+        let cases: [CallTool.Result] = [
+            .init(content: [.text("x"), .image(data: "aGk=", mimeType: "image/png", metadata: nil)]),
+            .init(content: [.text(text: "x", annotations: .init(priority: 1), _meta: nil)]),
+            .init(content: [.text("x", metadata: Metadata(additionalFields: ["k": "v"]))]),
+            .init(content: [.text("x")], structuredContent: Optional<FerroMCPCompat.Value>.some(["k": 1])),
+            .init(content: [.text("x")], structuredContent: Optional<FerroMCPCompat.Value>.some(.null)),
+            .init(content: [.text("x")], _meta: Metadata(additionalFields: ["k": "v"])),
+        ]
+        for result in cases {
+            XCTAssertNil(Bridge.directToolResult(result), "\(result)")
+        }
+    }
+
+    /// Through the engine: a tool call with shortcut arguments and one that needs the round trip
+    /// (a double, `_meta`) reach the same handler with the params the round trip would give.
+    func testAServerCallsItsCallToolHandlerTheSameWayOnBothPaths() async throws {
+        let seen = Seen()
+        let server = FerroMCPCompat.Server(name: "echo", version: "1", capabilities: .init(tools: .init()))
+        await server.withMethodHandler(ListTools.self) { _ in
+            .init(tools: [FerroMCPCompat.Tool(name: "echo", inputSchema: ["type": "object"])])
+        }
+        await server.withMethodHandler(CallTool.self) { params in
+            await seen.add(params)
+            return .init(content: [.text("\(params.arguments?["text"]?.stringValue ?? "-")")], isError: false)
+        }
+        let (clientEnd, serverEnd) = await InMemoryTransport.createConnectedPair()
+        try await server.start(transport: serverEnd)
+        let client = FerroMCPCompat.Client(name: "probe", version: "1")
+        _ = try await client.connect(transport: clientEnd)
+        let plain = try await client.callTool(name: "echo", arguments: ["text": "hi", "n": 3])
+        XCTAssertEqual(plain.content, [.text("hi")])
+        let withDouble = try await client.callTool(name: "echo", arguments: ["text": "x", "d": 0.5])
+        XCTAssertEqual(withDouble.content, [.text("x")])
+        let withMeta = try await client.callTool(name: "echo", arguments: ["text": "m"],
+                                                 meta: Metadata(additionalFields: ["k": "v"]))
+        XCTAssertEqual(withMeta.content, [.text("m")])
+        let params = await seen.all
+        XCTAssertEqual(params.map(\.arguments), [["text": "hi", "n": 3], ["text": "x", "d": 0.5], ["text": "m"]])
+        XCTAssertEqual(params.map { $0._meta?["k"] }, [nil, nil, "v"])
+        await client.disconnect()
+    }
+}
+
+private actor Seen {
+    var all: [CallTool.Parameters] = []
+    func add(_ p: CallTool.Parameters) { all.append(p) }
+}
