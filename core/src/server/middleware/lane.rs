@@ -98,6 +98,12 @@ impl LaneWatches {
         }
     }
 
+    /// Whether no watch runs the call's polls in a scope of its own.
+    fn unscoped(&self) -> bool {
+        let ended = |w: &LaneWatch| matches!(w, LaneWatch::Ended { .. });
+        self.first.as_ref().is_none_or(ended) && self.more.iter().all(ended)
+    }
+
     /// Ends every watch, the innermost first (as nested calls end).
     fn end(&mut self, result: Option<&LaneResult>) {
         while let Some(watch) = self.more.pop() {
@@ -168,14 +174,133 @@ pub(crate) fn watch_tool_call(
 
 /// The call `call` under `watches` (from [`watch_tool_call`]): answers what it answers, each
 /// poll in the watches' scopes, and tells them how it ended.
-pub(crate) async fn watched<F>(call: F, watches: LaneWatches) -> LaneResult
+///
+/// When no watch has a scope (an unsampled call), the call's future is wrapped in place by a
+/// `map` that ends the watches (dropped unanswered: the map's closure is dropped and ends them
+/// as such), so the lane's future grows by the watches only: an `async` wrapper would hold the
+/// call's large future twice (its argument and its pinned local) and be copied as such. A
+/// scoped call (traced) is boxed once.
+pub(crate) fn watched<'a, F>(
+    call: F,
+    watches: LaneWatches,
+) -> impl Future<Output = LaneResult> + Send + 'a
+where
+    F: Future<Output = LaneResult> + Send + 'a,
+{
+    use futures_util::future::{Either, FutureExt as _};
+    if watches.unscoped() {
+        let watches = EndOnDrop(watches);
+        return Either::Left(call.map(move |result| {
+            let mut watches = watches;
+            // Ended here; the drop that follows finds nothing left to end.
+            watches.0.end(Some(&result));
+            result
+        }));
+    }
+    Either::Right(Box::pin(scoped(call, EndOnDrop(watches))))
+}
+
+/// [`watched`] with each poll in the watches' scopes.
+/// (`watches` ends them even if it is dropped before its first poll.)
+async fn scoped<F>(call: F, mut watches: EndOnDrop) -> LaneResult
 where
     F: Future<Output = LaneResult>,
 {
     let mut call = std::pin::pin!(call);
-    let mut watches = EndOnDrop(watches);
     let result = std::future::poll_fn(|cx| watches.0.poll(&mut || call.as_mut().poll(cx))).await;
     // Ended here; the drop that follows finds nothing left to end.
     watches.0.end(Some(&result));
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    /// Records how each call ended: `Some(answered without an error)`, or `None` (dropped).
+    #[derive(Default)]
+    struct Ends(Mutex<Vec<Option<bool>>>);
+
+    impl EndToolCall for Ends {
+        fn ended(&self, _: Instant, result: Option<&LaneResult>) {
+            self.0.lock().unwrap().push(result.map(Result::is_ok));
+        }
+    }
+
+    /// Records its polls and how the call ended.
+    struct Scope(Arc<Mutex<Vec<&'static str>>>);
+
+    impl WatchToolCall for Scope {
+        fn poll_in_scope(
+            &mut self,
+            poll: &mut dyn FnMut() -> Poll<LaneResult>,
+        ) -> Poll<LaneResult> {
+            self.0.lock().unwrap().push("poll");
+            poll()
+        }
+
+        fn ended(self: Box<Self>, result: Option<&LaneResult>) {
+            self.0.lock().unwrap().push(if result.is_some() {
+                "answered"
+            } else {
+                "dropped"
+            });
+        }
+    }
+
+    fn ended_by(ends: &Arc<Ends>) -> LaneWatch {
+        LaneWatch::Ended {
+            ender: ends.clone(),
+            start: Instant::now(),
+        }
+    }
+
+    fn of(watches: Vec<LaneWatch>) -> LaneWatches {
+        let mut all = LaneWatches {
+            first: None,
+            more: Vec::new(),
+        };
+        watches.into_iter().for_each(|w| all.push(w));
+        all
+    }
+
+    #[tokio::test]
+    async fn each_watch_is_told_the_answer_once() {
+        let ends = Arc::new(Ends::default());
+        let failed: LaneResult = Err(McpError::method_not_found("x"));
+        let result = watched(async { failed }, of(vec![ended_by(&ends), ended_by(&ends)])).await;
+        assert!(result.is_err());
+        assert_eq!(*ends.0.lock().unwrap(), vec![Some(false), Some(false)]);
+
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let watches = of(vec![
+            ended_by(&ends),
+            LaneWatch::Scoped(Box::new(Scope(seen.clone()))),
+        ]);
+        let failed: LaneResult = Err(McpError::method_not_found("x"));
+        assert!(watched(async { failed }, watches).await.is_err());
+        assert_eq!(*seen.lock().unwrap(), vec!["poll", "answered"]);
+        assert_eq!(ends.0.lock().unwrap().len(), 3);
+    }
+
+    #[test]
+    fn a_call_dropped_unanswered_ends_its_watches_as_such() {
+        let ends = Arc::new(Ends::default());
+        let call = watched(
+            std::future::pending::<LaneResult>(),
+            of(vec![ended_by(&ends)]),
+        );
+        drop(call);
+        assert_eq!(*ends.0.lock().unwrap(), vec![None]);
+
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let watches = of(vec![
+            LaneWatch::Scoped(Box::new(Scope(seen.clone()))),
+            ended_by(&ends),
+        ]);
+        drop(watched(std::future::pending::<LaneResult>(), watches));
+        assert_eq!(*seen.lock().unwrap(), vec!["dropped"]);
+        assert_eq!(*ends.0.lock().unwrap(), vec![None, None]);
+    }
 }
