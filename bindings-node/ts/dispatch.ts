@@ -1,13 +1,11 @@
 /**
  * The JavaScript end of the native dispatcher: handler functions by id, the running calls'
  * contexts by key, and the envelopes the native layer expects (`{ok, value}` or
- * `{ok: false, error}`). Calls arrive in batches (`deliver`: every call the engine queued while
- * the event loop was busy, as one JSON text). A handler that answers at once is answered
- * through `answer` (its value, walked natively) or `complete` (an error envelope); a promise
- * later through `answers` (the JSON text of every plain answer resolved in the same event-loop
- * turn, when that text reads back as the native walk of the value would: {@link isPlainJson}),
- * `answer` or `complete`. Shared by the server and the client (whose sampling, elicitation and
- * roots handlers are called the same way).
+ * `{ok: false, error}`). A handler that answers at once is answered in the same crossing; a
+ * promise is answered later through `answerJson` (its value's JSON text, when that text reads
+ * back as the native walk of the value would: {@link isPlainJson}), `answer` (the value, walked
+ * natively) or `complete` (an error envelope). Shared by the server and the client (whose
+ * sampling, elicitation and roots handlers are called the same way).
  * @internal
  * @module
  */
@@ -104,17 +102,12 @@ export class Dispatch {
   readonly #rescues = new Map<number, (e: unknown) => unknown>();
   readonly #running = new Map<number, RequestContext>();
   #nextId = 1;
-  /** Plain answers of promises not yet handed over: their keys, their values, and the JSON text
-   * `[key, value, ...]` of them all (without its closing bracket). */
-  #keys: number[] = [];
-  #values: unknown[] = [];
-  #text = '';
   /** The native object handed to the server or client. */
   readonly native: NativeDispatcher;
 
   constructor(onNotification?: (method: string, params: unknown) => void) {
     this.native = new native.NativeDispatcher(
-      (calls: string, walked: unknown[] | null) => this.#deliver(calls, walked),
+      (id: number, payload: unknown, key: number) => this.#call(id, payload, key),
       (key: number) => this.#running.get(key)?._abort(),
       onNotification ?? null,
     );
@@ -140,109 +133,47 @@ export class Dispatch {
     this.#rescues.delete(id);
   }
 
-  /**
-   * Runs a batch of calls: `calls` is the JSON text `[handlerId, key, payload, ...]`; `walked`,
-   * when some payload could not cross as text, holds the payloads by call (null for those in
-   * the text). Each call's throw is its own answer (#call never throws).
-   */
-  #deliver(calls: string, walked: unknown[] | null): void {
-    // The engine writes this text: should it not parse, the throw fails every call of the batch.
-    const list = JSON.parse(calls) as unknown[];
-    for (let i = 0, n = 0; i < list.length; i += 3, n++) {
-      const w = walked === null ? null : walked[n];
-      this.#call(list[i] as number, w === null || w === undefined ? list[i + 2] : w, list[i + 1] as number);
-    }
-  }
-
   /** Runs a call; never throws (a throw here would be an uncaught exception in Node). */
-  #call(id: number, payload: unknown, key: number): void {
+  #call(id: number, payload: unknown, key: number): Envelope | undefined {
     const handler = this.#handlers.get(id);
-    if (!handler) {
-      this.#finish(key, { ok: false, error: { code: -32603, message: `no handler registered under id ${id}` } });
-      return;
-    }
+    if (!handler) return { ok: false, error: { code: -32603, message: `no handler registered under id ${id}` } };
     const ctx = new RequestContext(this.native, key);
     const rescue = this.#rescues.get(id);
     let out: unknown;
     try {
       out = currentContext.run(ctx, handler, payload, ctx);
     } catch (e) {
-      this.#finish(key, rescued(rescue, e));
-      return;
+      return rescued(rescue, e);
     }
-    if (!isThenable(out)) {
-      this.#walk(key, out === undefined ? null : out);
-      return;
-    }
+    if (!isThenable(out)) return { ok: true, value: out === undefined ? null : out };
     this.#running.set(key, ctx);
     Promise.resolve(out).then(
       (value) => this.#answer(key, value),
-      (e) => {
-        this.#running.delete(key);
-        this.#finish(key, rescued(rescue, e));
-      },
+      (e) => this.#finish(key, rescued(rescue, e)),
     );
+    return undefined;
   }
 
   /**
    * Answers call `key` that returned a promise with the value it resolved to: as its JSON text
    * when {@link isPlainJson} says that text is exactly what the native side's walk of the value
    * would read (one string crosses instead of a walk through every property, each a call into
-   * V8), else as the value itself. The texts of every answer resolved before the next tick
-   * cross together ({@link Dispatch.#flush}): a batch of calls delivered together, whose
-   * promises resolve in the same microtask checkpoint, is answered with one native call.
+   * V8), else (or when the native side cannot read the text) as the value itself.
    */
   #answer(key: number, value: unknown): void {
     this.#running.delete(key);
-    const v = value === undefined ? null : value;
-    let text: string | undefined;
     try {
-      if (isPlainJson(v)) text = JSON.stringify(v);
-    } catch {
-      text = undefined;
-    }
-    if (text === undefined) {
-      this.#walk(key, v);
-      return;
-    }
-    if (this.#keys.length === 0) {
-      this.#text = `[${key},${text}`;
-      process.nextTick(() => this.#flush());
-    } else {
-      this.#text += `,${key},${text}`;
-    }
-    this.#keys.push(key);
-    this.#values.push(v);
-  }
-
-  /** Hands the pending plain answers over: their JSON text in one call, or (text the native side
-   * cannot read: a lone surrogate) each value walked. */
-  #flush(): void {
-    const keys = this.#keys;
-    const values = this.#values;
-    const text = `${this.#text}]`;
-    this.#keys = [];
-    this.#values = [];
-    this.#text = '';
-    let done = false;
-    try {
-      done = this.native.answers(text);
-    } catch {
-      done = false;
-    }
-    if (!done) for (let i = 0; i < keys.length; i++) this.#walk(keys[i]!, values[i]);
-  }
-
-  /** Answers call `key` with `value`, walked by the native side. */
-  #walk(key: number, value: unknown): void {
-    try {
-      this.native.answer(key, value);
+      const v = value === undefined ? null : value;
+      if (!(isPlainJson(v) && this.native.answerJson(key, JSON.stringify(v)))) {
+        this.native.answer(key, v);
+      }
     } catch (e) {
       this.native.fail(key, e instanceof Error ? e.message : String(e));
     }
   }
 
   #finish(key: number, envelope: Envelope): void {
+    this.#running.delete(key);
     try {
       this.native.complete(key, envelope);
     } catch (e) {
