@@ -3,6 +3,13 @@
 // (an `encode` and a `decode` each way per call). Every case it is not sure of (a number that is
 // not an integer, `_meta`, annotations, non-text content, structured content) takes the round
 // trip as before, so what a handler sees and what the client gets do not change.
+//
+// A kept twin of `Bridge`'s round trip (the rule: a pinning test and a timed gain of at least
+// 10 % on a row users meet). Pinned by `DirectToolCallTests` (the shortcut's params and results
+// equal the round trip's for each shape it takes; the shapes it leaves are checked to take the
+// round trip). Timed in bench/results/swift-sdk-form-handler.md, the swift-sdk form's row against
+// its baseline build in one run: pipelined stdio 33.3k -> 59.7k calls/s (server CPU per call
+// 41.8 -> 12.1 us), HTTP 1 client 5.43k -> 12.1k calls/s.
 
 import FerroMCP
 import Foundation
