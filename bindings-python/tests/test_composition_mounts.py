@@ -2,14 +2,19 @@
 did not have, with its test names: mounts nested two deep join their prefixes (tools and
 resource URIs), a mounted server's ``notifications/resources/updated`` reaches a subscribed client
 of the parent with the namespaced URI (and only for a subscribed URI), and the parent advertises
-the capabilities of what it mounts. Python servers and handlers on both sides."""
+the capabilities of what it mounts. The rest of that file's mount scenarios follow under its names too (listing with the prefix,
+unknown prefixed names, own items first, pages across servers, the mounted server's own
+middleware, an authorization layer of the parent). Python servers and handlers on both sides."""
 
 from __future__ import annotations
 
 import asyncio
 from typing import Any
 
-from ferromcp import Client, Server
+import pytest
+
+from ferromcp import Client, InvalidParams, McpError, Server
+from ferromcp.composition import Authorization
 
 
 def weather() -> Server:
@@ -132,3 +137,94 @@ async def test_the_parent_advertises_what_a_mounted_server_offers() -> None:
         assert await all_tools(c) == ["wx_forecast"]
     # What the empty server advertises on its own lacks what the mount brought.
     assert "completions" not in bare, bare
+
+
+def named_tools(server: Server, *names: str) -> Server:
+    for name in names:
+
+        def run(n: str = name) -> str:
+            return f"{n} ran"
+
+        server.add_tool(run, name=name, description=name)
+    return server
+
+
+async def test_mounted_tools_and_prompts_are_listed_with_the_prefix() -> None:
+    main = main_server()
+    main.mount("weather", weather())
+    async with Client.memory(main) as c:
+        assert await all_tools(c) == ["status", "weather_forecast"]
+        prompts = (await c.list_prompts())["prompts"]
+        assert [p["name"] for p in prompts] == ["weather_report"]
+
+
+async def test_unknown_prefixed_names_get_the_unknown_errors() -> None:
+    main = main_server()
+    main.mount("wx", weather())
+    async with Client.memory(main) as c:
+        with pytest.raises(InvalidParams) as e:
+            await c.call_tool("wx_nothing", {})
+        assert e.value.message == "Unknown tool: wx_nothing"
+        # The mounted server's name without the prefix is not the parent's.
+        with pytest.raises(InvalidParams) as e:
+            await c.call_tool("forecast", {})
+        assert e.value.message == "Unknown tool: forecast"
+        with pytest.raises(McpError) as read:
+            await c.read_resource("data://stations")
+        assert read.value.code == -32002
+        with pytest.raises(InvalidParams) as e:
+            await c.get_prompt("wx_none", {})
+        assert e.value.message == "Unknown prompt: wx_none"
+
+
+async def test_own_items_win_over_mounted_ones_with_the_same_name() -> None:
+    main = named_tools(Server("main", version="1"), "wx_forecast")
+    main.mount("wx", weather())
+    async with Client.memory(main) as c:
+        assert await all_tools(c) == ["wx_forecast"]
+        r = await c.call_tool("wx_forecast", {})
+        assert r["content"][0]["text"] == "wx_forecast ran"
+
+
+async def test_pages_span_own_and_mounted_items() -> None:
+    main = named_tools(Server("main", version="1", page_size=2), "a", "b", "c")
+    main.mount("o", named_tools(Server("other", version="1", page_size=1), "x", "y", "z"))
+    async with Client.memory(main) as c:
+        first = await c.list_tools()
+        assert len(first["tools"]) == 2
+        assert await all_tools(c) == ["a", "b", "c", "o_x", "o_y", "o_z"]
+
+
+async def test_the_mounted_servers_middleware_runs_for_its_items() -> None:
+    wx = named_tools(
+        Server(
+            "weather",
+            version="1",
+            middleware=[Authorization([("tool", "admin_*", ["admin"])])],
+        ),
+        "forecast",
+        "admin_purge",
+    )
+    main = main_server()
+    main.mount("wx", wx)
+    async with Client.memory(main) as c:
+        assert await all_tools(c) == ["status", "wx_forecast"]
+        with pytest.raises(InvalidParams) as e:
+            await c.call_tool("wx_admin_purge", {})
+        assert e.value.message == "Unknown tool: wx_admin_purge"
+
+
+async def test_authorization_added_before_the_mount_sees_mounted_items() -> None:
+    main = named_tools(
+        Server(
+            "main",
+            version="1",
+            middleware=[Authorization([("tool", "wx_*", ["weather"])])],
+        ),
+        "status",
+    )
+    main.mount("wx", weather())
+    async with Client.memory(main) as c:
+        assert await all_tools(c) == ["status"]
+        with pytest.raises(InvalidParams):
+            await c.call_tool("wx_forecast", {})
