@@ -3,10 +3,12 @@
 // mounts nested two deep join their prefixes (tools and resource URIs), a mounted server's
 // notifications/resources/updated reaches a subscribed client of the parent with the namespaced
 // URI (and only for a subscribed URI), and the parent advertises the capabilities of what it
-// mounts. JavaScript servers and handlers on both sides.
+// mounts; then the rest of that file's mount scenarios under its names (listing with the prefix,
+// unknown prefixed names, own items first, pages across servers, the mounted server's own
+// middleware, an authorization layer of the parent). JavaScript servers and handlers on both sides.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Client, McpServer, ResourceTemplate } from '../esm/index.mjs';
+import { Authorization, Client, ErrorCode, McpServer, ResourceTemplate } from '../esm/index.mjs';
 import { until } from './helpers.mjs';
 
 /** The weather server: a tool, a static resource, a template, a prompt, a completion. */
@@ -108,4 +110,109 @@ test('the parent advertises what a mounted server offers', async () => {
   }
   // What the empty server advertises on its own lacks what the mount brought.
   assert.equal(bare.completions, undefined, JSON.stringify(bare));
+});
+
+function namedTools(server, ...names) {
+  for (const n of names) server.registerTool(n, { description: n }, () => `${n} ran`);
+  return server;
+}
+
+async function refusal(p) {
+  try {
+    await p;
+  } catch (e) {
+    return e;
+  }
+  assert.fail('expected a rejection');
+}
+
+test('mounted tools and prompts are listed with the prefix', async () => {
+  const main = mainServer();
+  main.mount('weather', weather());
+  const c = await Client.memory(main);
+  try {
+    assert.deepEqual(await allTools(c), ['status', 'weather_forecast']);
+    assert.deepEqual((await c.listPrompts()).prompts.map((p) => p.name), ['weather_report']);
+  } finally {
+    await c.close();
+  }
+});
+
+test('unknown prefixed names get the unknown errors', async () => {
+  const main = mainServer();
+  main.mount('wx', weather());
+  const c = await Client.memory(main);
+  try {
+    let e = await refusal(c.callTool({ name: 'wx_nothing', arguments: {} }));
+    assert.equal(e.code, ErrorCode.InvalidParams);
+    assert.match(e.message, /Unknown tool: wx_nothing/);
+    // The mounted server's name without the prefix is not the parent's.
+    e = await refusal(c.callTool({ name: 'forecast', arguments: {} }));
+    assert.match(e.message, /Unknown tool: forecast/);
+    e = await refusal(c.readResource({ uri: 'data://stations' }));
+    assert.equal(e.code, -32002);
+    e = await refusal(c.getPrompt({ name: 'wx_none', arguments: {} }));
+    assert.match(e.message, /Unknown prompt: wx_none/);
+  } finally {
+    await c.close();
+  }
+});
+
+test('own items win over mounted ones with the same name', async () => {
+  const main = namedTools(new McpServer({ name: 'main', version: '1' }), 'wx_forecast');
+  main.mount('wx', weather());
+  const c = await Client.memory(main);
+  try {
+    assert.deepEqual(await allTools(c), ['wx_forecast']);
+    const r = await c.callTool({ name: 'wx_forecast', arguments: {} });
+    assert.equal(r.content[0].text, 'wx_forecast ran');
+  } finally {
+    await c.close();
+  }
+});
+
+test('pages span own and mounted items', async () => {
+  const main = namedTools(new McpServer({ name: 'main', version: '1' }, { pageSize: 2 }), 'a', 'b', 'c');
+  main.mount('o', namedTools(new McpServer({ name: 'other', version: '1' }, { pageSize: 1 }), 'x', 'y', 'z'));
+  const c = await Client.memory(main);
+  try {
+    assert.equal((await c.listTools()).tools.length, 2);
+    assert.deepEqual(await allTools(c), ['a', 'b', 'c', 'o_x', 'o_y', 'o_z']);
+  } finally {
+    await c.close();
+  }
+});
+
+test("the mounted server's middleware runs for its items", async () => {
+  const wx = namedTools(
+    new McpServer({ name: 'weather', version: '1' }, { middleware: [new Authorization([['tool', 'admin_*', ['admin']]])] }),
+    'forecast',
+    'admin_purge',
+  );
+  const main = mainServer();
+  main.mount('wx', wx);
+  const c = await Client.memory(main);
+  try {
+    assert.deepEqual(await allTools(c), ['status', 'wx_forecast']);
+    const e = await refusal(c.callTool({ name: 'wx_admin_purge', arguments: {} }));
+    assert.match(e.message, /Unknown tool: wx_admin_purge/);
+  } finally {
+    await c.close();
+  }
+});
+
+test('authorization added before the mount sees mounted items', async () => {
+  const main = namedTools(
+    new McpServer({ name: 'main', version: '1' }, { middleware: [new Authorization([['tool', 'wx_*', ['weather']]])] }),
+    'status',
+  );
+  main.mount('wx', weather());
+  const c = await Client.memory(main);
+  try {
+    assert.deepEqual(await allTools(c), ['status']);
+    const e = await refusal(c.callTool({ name: 'wx_forecast', arguments: {} }));
+    assert.equal(e.code, ErrorCode.InvalidParams);
+  } finally {
+    await c.close();
+  }
 });
