@@ -138,8 +138,12 @@ class ResourceLink(MCPModel):
     type: Literal["resource_link"] = "resource_link"
     uri: str
     name: str
+    title: str | None = None
     description: str | None = None
     mime_type: str | None = None
+    size: int | None = None
+    annotations: dict[str, Any] | None = None
+    icons: list[Any] | None = None
     meta: dict[str, Any] | None = Field(default=None, alias="_meta")
 
 
@@ -160,7 +164,8 @@ class CallToolResult(MCPModel):
     against it)."""
 
     content: list[Any] = Field(default_factory=list)
-    structured_content: dict[str, Any] | None = None
+    #: A JSON object in 2025-11-25; any JSON value in 2026-07-28.
+    structured_content: Any = None
     is_error: bool = False
     meta: dict[str, Any] | None = Field(default=None, alias="_meta")
 
@@ -173,6 +178,7 @@ class CallToolResult(MCPModel):
 class PromptReference(MCPModel):
     type: Literal["ref/prompt"] = "ref/prompt"
     name: str
+    title: str | None = None
 
 
 class ResourceTemplateReference(MCPModel):
@@ -200,6 +206,7 @@ class Completion(MCPModel):
 class SamplingMessage(MCPModel):
     role: Literal["user", "assistant"]
     content: Any
+    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
 
 
 class CreateMessageResult(MCPModel):
@@ -216,27 +223,35 @@ class ElicitRequestURLParams(MCPModel):
     mode: Literal["url"] = "url"
     message: str
     url: str
-    elicitation_id: str
+    #: Required in 2025-11-25; 2026-07-28 has no such field.
+    elicitation_id: str | None = None
+    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
 
 
 class ElicitResult(MCPModel):
     action: Literal["accept", "decline", "cancel"]
     content: dict[str, Any] | None = None
+    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
 
 
 class Root(MCPModel):
     uri: str
     name: str | None = None
+    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
 
 
 class ListRootsResult(MCPModel):
     roots: list[Root] = Field(default_factory=list)
+    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
 
 
 class Implementation(MCPModel):
     name: str = ""
     version: str = ""
     title: str | None = None
+    description: str | None = None
+    website_url: str | None = None
+    icons: list[Any] | None = None
 
 
 class ClientCapabilities(MCPModel):
@@ -252,6 +267,7 @@ class InitializeRequestParams(MCPModel):
     protocol_version: str | None = None
     capabilities: ClientCapabilities = Field(default_factory=ClientCapabilities)
     client_info: Implementation = Field(default_factory=Implementation)
+    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
 
 
 def _content_block(value: Any) -> Any:
