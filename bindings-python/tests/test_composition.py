@@ -1,6 +1,7 @@
 """Authorization, composition and tool transforms (issue 37 points 3-5) from Python:
 ``Authorization`` as a middleware layer, ``Server.mount`` / ``Server.import_server``,
-``Server.transform_tool`` with ``ArgTransform``. The scenario names are those of
+``Server.transform_tool`` with ``ArgTransform`` and ``Server.add_transformed_tool`` with a
+transform's JSON form. The scenario names are those of
 core/tests/authorization.rs, composition.rs and tool_transform.rs where the scenario is the same
 (the engine does the work; these prove the Python surface reaches it, Python handlers included)."""
 
@@ -129,6 +130,20 @@ async def test_scopes_of_the_bearer_token_decide_over_http() -> None:
                     with pytest.raises(InvalidParams) as e:
                         await c.call_tool("admin_delete", {})
                     assert e.value.message == "Unknown tool: admin_delete"
+
+
+async def test_deny_unmatched_hides_items_no_rule_names() -> None:
+    # One rule, needing no scope, names echo; everything else matches no rule and is hidden.
+    policy = Authorization([("tool", "echo", [])], deny_unmatched=True)
+    async with Client.memory(authz_server(policy)) as c:
+        assert await all_tools(c) == ["echo"]
+        assert (await c.list_prompts())["prompts"] == []
+        assert (await c.list_resources())["resources"] == []
+        r = await c.call_tool("echo", {})
+        assert r["content"][0]["text"] == "ran echo"
+        with pytest.raises(InvalidParams) as e:
+            await c.call_tool("search", {})
+        assert e.value.message == "Unknown tool: search"
 
 
 async def test_the_layer_is_configured_by_name_from_json() -> None:
@@ -420,3 +435,32 @@ async def test_transforms_naming_missing_or_clashing_arguments_are_refused() -> 
         s.transform_tool("search", "b", arguments={"q": ArgTransform(name="index")})
     with pytest.raises(InvalidParams, match="no tool"):
         s.transform_tool("missing", "c")
+
+
+async def test_a_transform_is_read_from_its_json_form() -> None:
+    s = search_server()
+    s.add_transformed_tool(
+        "search",
+        {
+            "name": "find",
+            "description": "Find documents.",
+            "arguments": {
+                "q": {"name": "query", "description": "What to look for."},
+                "index": {"hide": True, "default": "docs"},
+                "limit": {"default": 2, "constraints": {"maximum": 3}},
+            },
+        },
+    )
+    async with Client.memory(s) as c:
+        find = next(t for t in (await c.list_tools())["tools"] if t["name"] == "find")
+        assert find["description"] == "Find documents."
+        assert find["inputSchema"]["required"] == ["query"]
+        assert find["inputSchema"]["properties"]["limit"]["maximum"] == 3
+        r = await c.call_tool("find", {"query": "a"})
+        assert r["structuredContent"]["args"] == {"q": "a", "index": "docs", "limit": 2}
+    for bad, why in [
+        ({"name": "x", "arguments": {"index": {"hide": True}}}, "needs a default"),
+        ({"name": "x", "renamed": {}}, "unknown field"),
+    ]:
+        with pytest.raises(InvalidParams, match=why):
+            s.add_transformed_tool("search", bad)

@@ -8,7 +8,8 @@ engine's (``core/src/server/authorization.rs``, ``compose.rs``, ``transform.rs``
 - ``server.mount(prefix, other)`` / ``server.import_server(prefix, other)``: the tools and
   prompts of ``other`` as ``prefix_name``, its resources as ``scheme://prefix/path``.
 - ``server.transform_tool(original, name, arguments={...: ArgTransform(...)})``: a new tool made
-  from an existing one.
+  from an existing one; ``server.add_transformed_tool(original, {...})`` the same from the
+  transform's JSON form.
 """
 
 from __future__ import annotations
@@ -164,3 +165,13 @@ def transform_tool(
         dict(output_schema) if output_schema is not None else None,
     )
     server._tools.add(name)
+
+
+def add_transformed_tool(server: ServerFace, original: str, transform: Mapping[str, Any]) -> None:
+    """See :meth:`ferromcp.Server.add_transformed_tool`."""
+    if not isinstance(transform, Mapping):
+        raise TypeError(
+            f"transform must be a mapping (its JSON form), not {type(transform).__name__}"
+        )
+    _native.add_transformed_tool(server._native, original, dict(transform), None, None)
+    server._tools.add(str(transform["name"]))

@@ -620,6 +620,20 @@ class Server(Serving):
             output_schema=output_schema,
         )
 
+    def add_transformed_tool(self, original: str, transform: typing.Mapping[str, Any]) -> None:
+        """Adds the tool that ``transform``, a transform in its JSON form (as a configuration
+        file holds it), makes from this server's tool ``original``: ``{"name": "find",
+        "title": ..., "description": ..., "arguments": {"q": {"name": "query", "description":
+        ...}, "index": {"hide": True, "default": "docs"}, "limit": {"default": 5,
+        "constraints": {"maximum": 20}}}}``, what :meth:`transform_tool` takes as arguments
+        (an output reshape is a function, which has no JSON form: use :meth:`transform_tool`
+        for one). Raises ``InvalidParams`` naming the reason for a member the form does not
+        have, a hidden argument without a default, and whatever :meth:`transform_tool`
+        refuses."""
+        from .composition import add_transformed_tool
+
+        add_transformed_tool(self, original, transform)
+
     def remove_tool(self, name: str) -> bool:
         """Removes a tool; returns whether it existed."""
         self._tools.discard(name)
