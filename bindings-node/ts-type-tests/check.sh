@@ -4,7 +4,10 @@
 # 2026-07-28) into TypeScript declarations with json-schema-to-typescript (pinned in this
 # folder's package-lock.json), then tsc type-checks wire_types.check.ts, which fails on any field
 # renamed, added, removed or retyped on either side (the kept differences are listed there with
-# their reasons). Run by tests/run-node.sh. FERROMCP_SPEC_DIR names another spec directory.
+# their reasons), and config_types.check.ts (tsconfig.config.json) the option types
+# (ListenOptions, ServerInfo and ServerOptions) against embed/config-schema.json, the engine's
+# configuration schema. Run by
+# tests/run-node.sh. FERROMCP_SPEC_DIR names another spec directory.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$HERE"
@@ -24,5 +27,11 @@ if [ ! -x "$TSC" ]; then
 fi
 node generate.mjs "$SPEC"
 "$TSC" -p tsconfig.json
+# The option types live beside the rest of the binding's sources, which import the addon's
+# generated declarations (native/index.d.ts): bindings-node/scripts/test.sh builds them first.
+[ -f ../native/index.d.ts ] || { echo "ts-type-tests: no ../native/index.d.ts: build the addon first (npm run build:native:debug)" >&2; exit 1; }
+"$TSC" -p tsconfig.config.json
 checks=$(grep -c '^  Assert<' wire_types.check.ts)
 echo "ts-type-tests: wire types match the schema: $checks checks passed" >&2
+checks=$(grep -c '^  Assert<' config_types.check.ts)
+echo "ts-type-tests: option types match embed/config-schema.json: $checks checks passed" >&2

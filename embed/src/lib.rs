@@ -81,7 +81,7 @@ pub use codes::{error_json, is_tool_signal, is_transport_code, kind_name, ErrorC
 pub use compose::{
     is_output_schema_without_reshape, ForeignOutputReshape, OUTPUT_SCHEMA_WITHOUT_RESHAPE,
 };
-pub use config::{ClientConfig, ServerConfig};
+pub use config::{config_schema, ClientConfig, ServerConfig};
 #[cfg(feature = "http")]
 pub use config::{HttpConfig, TlsConfig};
 pub use context::{input_required, ForeignContext};

@@ -7,6 +7,7 @@ use super::from_json;
 use ferromcp::client::{ClientOptions, ProtocolMode};
 use ferromcp::protocol::ProtocolVersion;
 use ferromcp::McpError;
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 use std::time::Duration;
@@ -17,7 +18,7 @@ use std::time::Duration;
 /// "maxMessageSize"?, "sampling"?, "samplingTools"?, "elicitation"?, "elicitationUrl"?,
 /// "roots"?, "tasksExtension"?, "capabilities"?}`. Each of `sampling`, `elicitation` and
 /// `roots` set to true is advertised and routed to the client handler.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ClientConfig {
     /// `clientInfo.name` (default `"ferromcp-client"`).

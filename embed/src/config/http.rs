@@ -7,6 +7,7 @@
 
 use super::from_json;
 use ferromcp::McpError;
+use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 use std::time::Duration;
@@ -31,7 +32,7 @@ use std::time::Duration;
 /// front of an upstream identity provider, served beside the endpoint, which its tokens then
 /// protect; see [`crate::OAuthProxySettings`]; a listening server only). See
 /// [`ferromcp::transport::http::HttpServerOptions`] for what each does.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct HttpConfig {
     /// Path of the Streamable HTTP endpoint.
@@ -60,6 +61,7 @@ pub struct HttpConfig {
     pub close_streams_after_ms: Option<u64>,
     /// The SSE `retry:` hint; `null` sends none, absent keeps the default (1 s).
     #[serde(default, deserialize_with = "nullable")]
+    #[schemars(with = "Option<u64>")]
     pub retry_interval_ms: Option<Option<u64>>,
     /// Also serve the 2024-11-05 HTTP+SSE endpoints.
     pub legacy_sse: Option<bool>,
@@ -76,10 +78,12 @@ pub struct HttpConfig {
     /// Idle time before an SSE stream gets a keep-alive comment (`Some(None)`, JSON `null`:
     /// never).
     #[serde(default, deserialize_with = "nullable")]
+    #[schemars(with = "Option<u64>")]
     pub sse_keep_alive_ms: Option<Option<u64>>,
     /// Idle time after which a session's standalone SSE stream ends (`Some(None)`, JSON `null`:
     /// never).
     #[serde(default, deserialize_with = "nullable")]
+    #[schemars(with = "Option<u64>")]
     pub sse_idle_timeout_ms: Option<Option<u64>>,
     /// Connections kept for clients that have a session.
     pub connections_kept_for_sessions: Option<u64>,
@@ -89,6 +93,7 @@ pub struct HttpConfig {
     pub max_session_buffered_bytes: Option<u64>,
     /// Path of the readiness endpoint (`Some(None)`, JSON `null`: not served).
     #[serde(default, deserialize_with = "nullable")]
+    #[schemars(with = "Option<String>")]
     pub health_path: Option<Option<String>>,
     /// Time a new connection has to send its first head.
     pub header_read_timeout_ms: Option<u64>,
@@ -106,12 +111,14 @@ pub struct HttpConfig {
     pub tls: Option<TlsConfig>,
     /// `Content-Encoding` of bodies: `false`, `true` or an object (see
     /// [`crate::compression_config`]).
+    #[schemars(with = "Option<Value>")]
     pub compression: Option<crate::compression_config::CompressionConfig>,
     /// The OAuth proxy served by the listening server (`serve_http`): its endpoints (metadata,
     /// `/register`, `/authorize`, consent, callback, `/token`, `/revoke`) beside the MCP
     /// endpoint, which accepts the proxy's tokens unless the binding gives its own protection.
     /// Its records are kept on its own `redisUrl`, else on this server's `redisUrl`, else in
     /// memory.
+    #[schemars(with = "Option<std::collections::BTreeMap<String, Value>>")]
     pub oauth_proxy: Option<crate::OAuthProxySettings>,
 }
 
@@ -121,7 +128,7 @@ pub struct HttpConfig {
 /// certificates (mutual TLS) `clientCaPath` or `clientCaPem` (the CA bundle they must chain to)
 /// with `clientCertRequired` (default `true`: clients without a certificate are refused at the
 /// handshake). See [`ferromcp::transport::http::TlsOptions`].
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct TlsConfig {
     /// PEM file of the certificate chain, leaf first.

@@ -10,6 +10,7 @@ use ferromcp::server::middleware::MiddlewareConfig;
 use ferromcp::server::ServerOptions;
 use ferromcp::session::{CacheHint, CacheHints, CacheScope, KeyRing, DEFAULT_REPLAY_CAPACITY};
 use ferromcp::McpError;
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -22,7 +23,7 @@ use std::time::Duration;
 /// "enablePrompts"?, "enableLogging"?, "cacheTtlMs"?, "cacheScope"?, "cacheHints"?,
 /// "maxListenStreams"?, "requestStateKeys"?, "requestStateReplayCapacity"?, "tasksExtension"?,
 /// "supportedVersions"?, "middleware"?}`.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ServerConfig {
     /// `serverInfo.name` (required).
@@ -59,6 +60,7 @@ pub struct ServerConfig {
     /// `resources/read`; default 0, immediately stale).
     pub cache_ttl_ms: Option<u64>,
     /// `cacheScope` of cacheable results: `"private"` (the default) or `"public"`.
+    #[schemars(with = "Option<CacheScopeName>")]
     pub cache_scope: Option<CacheScope>,
     /// Per method overrides of the two above:
     /// `{"tools/list": {"ttlMs": 60000, "cacheScope": "public"}}`; a key left out of an
@@ -86,27 +88,38 @@ pub struct ServerConfig {
     /// Built-in middleware layers by name and options, outermost first:
     /// `[{"name": "maskErrors"}, {"name": "rateLimit", "limit": 10, "windowMs": 1000}]`
     /// (see [`MiddlewareConfig`]; unknown names and options are refused).
+    #[schemars(with = "Option<Vec<BTreeMap<String, Value>>>")]
     pub middleware: Option<Vec<MiddlewareConfig>>,
 }
 
 /// A per method override of the caching hints (see [`ServerConfig::cache_hints`]).
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CacheHintConfig {
     /// `ttlMs` of this method's results.
     pub ttl_ms: Option<u64>,
     /// `cacheScope` of this method's results.
+    #[schemars(with = "Option<CacheScopeName>")]
     pub cache_scope: Option<CacheScope>,
 }
 
 /// One key of the `requestState` key ring (see [`ServerConfig::request_state_keys`]).
-#[derive(Clone, Deserialize)]
+#[derive(Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RequestStateKeyConfig {
     /// The key id (ASCII letters and digits), written into every token it seals.
     pub id: String,
     /// The 32-byte secret as 64 hex digits.
     pub secret: String,
+}
+
+/// The JSON form of the engine's `CacheScope`, for the schema ([`ServerConfig`]'s `cacheScope`).
+#[derive(JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[allow(dead_code)]
+enum CacheScopeName {
+    Private,
+    Public,
 }
 
 impl std::fmt::Debug for RequestStateKeyConfig {
