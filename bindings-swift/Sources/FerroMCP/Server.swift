@@ -37,6 +37,14 @@ public final class Server: Sendable {
     /// engine rejects the configuration: an empty name, an unknown key in `options.extra`.
     public init(name: String, version: String, title: String? = nil, instructions: String? = nil,
                 options: ServerOptions = .init()) throws {
+        let config = Self.configValue(name: name, version: version, title: title, instructions: instructions,
+                                      options: options).jsonText
+        native = try bridged { try NativeServer(config: config) }
+    }
+
+    /// The engine's `ServerConfig` JSON for `init`'s arguments (only the keys set).
+    static func configValue(name: String, version: String, title: String?, instructions: String?,
+                            options: ServerOptions) -> Value {
         var o = options.extra
         o["name"] = .string(name)
         o["version"] = .string(version)
@@ -61,8 +69,7 @@ public final class Server: Sendable {
         o.set("enableLogging", options.enableLogging.map(Value.bool))
         if options.tasksExtension { o["tasksExtension"] = true }
         o.set("supportedVersions", options.supportedVersions.map { .array($0.map(Value.string)) })
-        let config = Value.object(o).jsonText
-        native = try bridged { try NativeServer(config: config) }
+        return .object(o)
     }
 
     // MARK: Tools

@@ -16,7 +16,7 @@ import XCTest
 
 /// What a Swift type leaves out of an example when written back: a path (`key`, `key.sub`,
 /// `items[].key`), and, when only one value is left out, that value (a default not written).
-private struct Omitted: Sendable {
+struct Omitted: Sendable {
     let path: String
     let onlyValue: Value?
     let reason: String
@@ -28,7 +28,7 @@ private struct Omitted: Sendable {
 }
 
 /// A spec type with a Swift counterpart: how an example is read into it and written back.
-private struct Counterpart: Sendable {
+struct Counterpart: Sendable {
     let swiftType: String
     let roundTrip: @Sendable (Value) throws -> Value
     let omitted: [Omitted]
@@ -44,34 +44,34 @@ private let cacheHints = [
     Omitted("cacheScope", "a cache hint the engine writes (ServerOptions.cacheHints); not on the Swift list types"),
 ]
 
-private func object(_ pairs: [(String, Value?)]) -> Value {
+func object(_ pairs: [(String, Value?)]) -> Value {
     var o: [String: Value] = [:]
     for (k, v) in pairs { if let v { o[k] = v } }
     return .object(o)
 }
 
-private func writeTool(_ t: Tool) -> Value {
+func writeTool(_ t: Tool) -> Value {
     object([("name", .string(t.name)), ("title", t.title.map(Value.string)),
             ("description", t.description.map(Value.string)), ("inputSchema", t.inputSchema),
             ("outputSchema", t.outputSchema), ("annotations", t.annotations?.value),
             ("icons", t.icons.map(Value.array)), ("_meta", t.meta)])
 }
 
-private func writeResource(_ r: Resource) -> Value {
+func writeResource(_ r: Resource) -> Value {
     object([("uri", .string(r.uri)), ("name", .string(r.name)), ("title", r.title.map(Value.string)),
             ("description", r.description.map(Value.string)), ("mimeType", r.mimeType.map(Value.string)),
             ("size", r.size.map(Value.int)), ("annotations", r.annotations),
             ("icons", r.icons.map(Value.array)), ("_meta", r.meta)])
 }
 
-private func writeTemplate(_ r: ResourceTemplate) -> Value {
+func writeTemplate(_ r: ResourceTemplate) -> Value {
     object([("uriTemplate", .string(r.uriTemplate)), ("name", .string(r.name)),
             ("title", r.title.map(Value.string)), ("description", r.description.map(Value.string)),
             ("mimeType", r.mimeType.map(Value.string)), ("annotations", r.annotations),
             ("icons", r.icons.map(Value.array)), ("_meta", r.meta)])
 }
 
-private func writePrompt(_ p: Prompt) -> Value {
+func writePrompt(_ p: Prompt) -> Value {
     object([("name", .string(p.name)), ("title", p.title.map(Value.string)),
             ("description", p.description.map(Value.string)),
             ("arguments", p.arguments.isEmpty ? nil : .array(p.arguments.map(\.value))),
@@ -80,8 +80,9 @@ private func writePrompt(_ p: Prompt) -> Value {
 
 private let listResultOmissions = [resultType] + cacheHints
 
-/// Every spec type with a Swift counterpart, by the example directory's name.
-private let counterparts: [String: Counterpart] = {
+/// Every spec type with a Swift counterpart, by the example directory's name (SchemaFieldsTests
+/// checks the same counterparts against schema.json).
+let counterparts: [String: Counterpart] = {
     let content = Counterpart(swiftType: "Content", roundTrip: { try Content($0).value }, omitted: [])
     let contents = Counterpart(swiftType: "ResourceContents", roundTrip: { try ResourceContents($0).value },
                                omitted: [])
@@ -303,13 +304,13 @@ final class SchemaExamplesTests: XCTestCase {
 }
 
 /// `value` without the omitted paths (`a`, `a.b`, `a[].b`).
-private func removing(_ omitted: [Omitted], from value: Value) -> Value {
+func removing(_ omitted: [Omitted], from value: Value) -> Value {
     var v = value
     for o in omitted { v = remove(path: o.path.split(separator: ".").map(String.init)[...], only: o.onlyValue, in: v) }
     return v
 }
 
-private func remove(path: ArraySlice<String>, only: Value?, in value: Value) -> Value {
+func remove(path: ArraySlice<String>, only: Value?, in value: Value) -> Value {
     guard let head = path.first, case .object(var o) = value else { return value }
     let rest = path.dropFirst()
     if head.hasSuffix("[]") {
@@ -326,7 +327,7 @@ private func remove(path: ArraySlice<String>, only: Value?, in value: Value) -> 
 }
 
 /// Whole numbers as `.int`, so `50` read as a Double and written back compares equal to `50`.
-private func canonical(_ value: Value) -> Value {
+func canonical(_ value: Value) -> Value {
     switch value {
     case .double(let d) where d.rounded() == d && abs(d) < 9.0e15: return .int(Int(d))
     case .array(let a): return .array(a.map(canonical))
