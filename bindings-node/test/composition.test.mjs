@@ -1,8 +1,9 @@
 // Authorization, composition and tool transforms (issue 37 points 3-5) from Node:
 // `Authorization` as a middleware layer, `McpServer.mount` / `importServer`,
-// `McpServer.transformTool`. Scenario names as in bindings-python/tests/test_composition.py
-// (and core/tests/authorization.rs, composition.rs, tool_transform.rs): the engine does the
-// work; these prove the Node surface reaches it, JavaScript handlers included.
+// `McpServer.transformTool` and `addTransformedTool` (a transform's JSON form). Scenario names
+// as in bindings-python/tests/test_composition.py (and core/tests/authorization.rs,
+// composition.rs, tool_transform.rs): the engine does the work; these prove the Node surface
+// reaches it, JavaScript handlers included.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
@@ -134,6 +135,19 @@ test('scopes of the bearer token decide over http', async () => {
   } finally {
     await http.close();
   }
+});
+
+test('deny unmatched hides items no rule names', async () => {
+  // One rule, needing no scope, names echo; everything else matches no rule and is hidden.
+  const c = await Client.memory(authzServer(new Authorization([['tool', 'echo', []]], { denyUnmatched: true })));
+  assert.deepEqual(await allTools(c), ['echo']);
+  assert.deepEqual((await c.listPrompts()).prompts, []);
+  assert.deepEqual((await c.listResources()).resources, []);
+  assert.equal((await c.callTool({ name: 'echo', arguments: {} })).content[0].text, 'ran echo');
+  const e = await rejects(c.callTool({ name: 'search', arguments: {} }));
+  assert.equal(e.code, ErrorCode.InvalidParams);
+  assert.match(e.message, /Unknown tool: search/);
+  await c.close();
 });
 
 test('the layer is configured by name from JSON', async () => {
@@ -460,4 +474,34 @@ test('a transformOutput that returns a promise is refused', async () => {
   assert.match(e.message, /transformOutput of tool "later" failed: it returned a promise/);
   await c.close();
   assert.ok(throws(() => s.transformTool('search', 'bad', { transformOutput: 'nope' })) instanceof TypeError);
+});
+
+test('a transform is read from its JSON form', async () => {
+  const s = searchServer();
+  s.addTransformedTool('search', {
+    name: 'find',
+    description: 'Find documents.',
+    arguments: {
+      q: { name: 'query', description: 'What to look for.' },
+      index: { hide: true, default: 'docs' },
+      limit: { default: 2, constraints: { maximum: 3 } },
+    },
+  });
+  const c = await Client.memory(s);
+  const find = (await c.listTools()).tools.find((t) => t.name === 'find');
+  assert.equal(find.description, 'Find documents.');
+  assert.deepEqual(find.inputSchema.required, ['query']);
+  assert.equal(find.inputSchema.properties.limit.maximum, 3);
+  const r = await c.callTool({ name: 'find', arguments: { query: 'a' } });
+  assert.deepEqual(r.structuredContent.args, { q: 'a', index: 'docs', limit: 2 });
+  await c.close();
+  for (const [bad, why] of [
+    [{ name: 'x', arguments: { index: { hide: true } } }, /needs a default/],
+    [{ name: 'x', renamed: {} }, /unknown field/],
+  ]) {
+    const e = throws(() => s.addTransformedTool('search', bad));
+    assert.ok(e instanceof McpError, String(e));
+    assert.equal(e.code, ErrorCode.InvalidParams);
+    assert.match(e.message, why);
+  }
 });

@@ -103,6 +103,19 @@ export interface ArgTransform {
   constraints?: Record<string, unknown>;
 }
 
+/**
+ * A tool transform in its JSON form, as a configuration file holds it (what
+ * {@link McpServer.addTransformedTool} takes): the new tool's `name`, `title` and `description`,
+ * and the changes per argument of the original, by its name there. An output reshape is a
+ * function, which has no JSON form ({@link McpServer.transformTool} takes one).
+ */
+export interface ToolTransformConfig {
+  name: string;
+  title?: string;
+  description?: string;
+  arguments?: Record<string, ArgTransform>;
+}
+
 /** The options of {@link McpServer.transformTool}. */
 export interface TransformToolOptions {
   title?: string;
@@ -155,6 +168,15 @@ type ReshapeError = { code: number; message: string; data?: unknown; exception?:
 
 function reshapeException(message: string): ReshapeError {
   return { code: ErrorCode.InternalError, message, exception: true };
+}
+
+/** See {@link McpServer.addTransformedTool}. @internal */
+export function addTransformedTool(server: EngineServer, original: string, transform: ToolTransformConfig): void {
+  if (typeof transform !== 'object' || transform === null || Array.isArray(transform)) {
+    throw new TypeError('addTransformedTool: transform must be an object (its JSON form)');
+  }
+  // Handed over as it is: the engine reads it and refuses members it does not know.
+  callSync(() => native.addTransformedTool(server._native, original, transform, null, null));
 }
 
 /** See {@link McpServer.transformTool}. @internal */

@@ -37,7 +37,7 @@ export type {
 } from './auth';
 export { Client } from './client';
 export { Authorization } from './composition';
-export type { ArgTransform, AuthorizationLayer, AuthorizationRule, ItemKind, TransformToolOptions } from './composition';
+export type { ArgTransform, AuthorizationLayer, AuthorizationRule, ItemKind, ToolTransformConfig, TransformToolOptions } from './composition';
 export type { ClientOptions, HttpClientOptions, RequestOptions, StdioServerParameters } from './client';
 export { RequestContext } from './context';
 export { ConfigError, MultiClient, parseConfig } from './multi';

@@ -7,7 +7,7 @@
  * @module
  */
 import type { ProtectedResource } from './auth';
-import { importServer, mountServer, transformTool, type TransformToolOptions } from './composition';
+import { addTransformedTool, importServer, mountServer, type ToolTransformConfig, transformTool, type TransformToolOptions } from './composition';
 import { currentContext, type RequestContext } from './context';
 import { Dispatch, then } from './dispatch';
 import { asMcpError, call, callSync, ErrorCode, McpError, thrownMessage } from './errors';
@@ -377,6 +377,22 @@ export class McpServer {
    */
   transformTool(original: string, name: string, options: TransformToolOptions = {}): void {
     transformTool(this, original, name, options);
+    // The new tool calls the original's handler, which must outlive the original's removal.
+    const id = this.#toolHandlers.get(original);
+    if (id !== undefined) this.#keptHandlers.add(id);
+  }
+
+  /**
+   * Registers the tool that `transform`, a transform in its JSON form (as a configuration file
+   * holds it, see {@link ToolTransformConfig}), makes from this server's tool `original`:
+   * `{ name: 'find', description: '...', arguments: { q: { name: 'query' }, index: { hide: true,
+   * default: 'docs' }, limit: { default: 5, constraints: { maximum: 20 } } } }`. The same as
+   * {@link transformTool} without `transformOutput`. Throws an {@link McpError}
+   * (`InvalidParams`, naming the reason) for a member the form does not have, a hidden argument
+   * without a default, and whatever {@link transformTool} refuses.
+   */
+  addTransformedTool(original: string, transform: ToolTransformConfig): void {
+    addTransformedTool(this, original, transform);
     // The new tool calls the original's handler, which must outlive the original's removal.
     const id = this.#toolHandlers.get(original);
     if (id !== undefined) this.#keptHandlers.add(id);
