@@ -5,6 +5,7 @@
 
 pub(crate) mod forward;
 mod per_client;
+mod tasks;
 
 use crate::config::BackendSpec;
 use crate::era::{self, Route};
@@ -262,8 +263,10 @@ impl Backend {
         let handlers = forward::handlers(Arc::downgrade(self), events, bound);
         let mut options = ClientOptions::new("ferromcp-proxy", env!("CARGO_PKG_VERSION"));
         options.mode = mode;
-        // Task-augmented calls are not forwarded (docs/gateway.md).
-        options.tasks_extension = false;
+        // Declared so that a 2026-07-28 connection can run a backend's tool as a task
+        // (`tasks.rs`); a client's plain calls passed through carry its own envelope without
+        // the extension (`era.rs`).
+        options.tasks_extension = true;
         // The real client times its requests and cancels them; the proxy waits as long.
         options.session.request_timeout = None;
         options.session.max_total_timeout = None;

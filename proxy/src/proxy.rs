@@ -11,8 +11,10 @@ use tokio::task::JoinHandle;
 /// Options of a [`Proxy`].
 #[derive(Clone, Debug)]
 pub struct ProxyOptions {
-    /// The proxy server's options (`serverInfo`, page size, session limits). Tools,
-    /// resources and prompts are always advertised: backends may bring them at any time.
+    /// The proxy server's options (`serverInfo`, page size, session limits, task limits).
+    /// Tools, resources and prompts are always advertised: backends may bring them at any
+    /// time; the tasks extension is always on (backend tools that run as tasks are run as
+    /// tasks of the proxy).
     pub server: ServerOptions,
     /// How backends are connected and restarted.
     pub backend: BackendOptions,
@@ -69,6 +71,9 @@ impl Proxy {
         server_options.enable_tools = true;
         server_options.enable_resources = true;
         server_options.enable_prompts = true;
+        // Backend tools that run as tasks run as tasks of the proxy (`backend/tasks.rs`): in
+        // both eras (2025-11-25 tasks are declared by the engine once such a tool is registered).
+        server_options.tasks_extension = true;
         let server = Server::builder_with(server_options).build()?;
         let mut tasks = Vec::new();
         let mut firsts = Vec::new();

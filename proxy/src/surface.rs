@@ -9,7 +9,7 @@ use crate::namespace::Namespace;
 use ferromcp::client::Client;
 use ferromcp::protocol::{
     CallToolResult, Completion, GetPromptResult, Prompt, Resource, ResourceContents,
-    ResourceTemplate,
+    ResourceTemplate, TaskSupport,
 };
 use ferromcp::server::{
     completion_fn, prompt_fn, resource_fn, tool_fn, CompletionFn, PromptFn, ResourceFn, Server,
@@ -99,7 +99,11 @@ async fn sync_tools(
         let original = std::mem::take(&mut tool.name);
         tool.name = backend.ns.name(&original);
         let name = tool.name.clone();
-        match server.add_tool(tool, tool_handler(backend.clone(), original.clone())) {
+        let support = tool.task_support();
+        match server.add_tool(
+            tool,
+            tool_handler(backend.clone(), original.clone(), support),
+        ) {
             Ok(()) => {
                 now.insert(name, original);
             }
@@ -207,14 +211,20 @@ async fn sync_resources(
     Ok(())
 }
 
-fn tool_handler(backend: Arc<Backend>, original: String) -> ToolFn {
+/// The handler of a backend's tool `original`; one that may run as a task (`support`) goes
+/// through [`Backend::call_task_tool`] (a task at the backend when it must be one).
+fn tool_handler(backend: Arc<Backend>, original: String, support: TaskSupport) -> ToolFn {
     tool_fn(move |args, ctx| {
         let (backend, name) = (backend.clone(), original.clone());
         async move {
-            let mut params = Map::new();
-            params.insert("name".into(), Value::String(name));
-            params.insert("arguments".into(), Value::Object(args));
-            let mut result = backend.forward("tools/call", params, &ctx).await?;
+            let mut result = if support == TaskSupport::Forbidden {
+                let mut params = Map::new();
+                params.insert("name".into(), Value::String(name));
+                params.insert("arguments".into(), Value::Object(args));
+                backend.forward("tools/call", params, &ctx).await?
+            } else {
+                backend.call_task_tool(name, args, support, &ctx).await?
+            };
             if let Some(Value::Array(blocks)) = result.get_mut("content") {
                 blocks
                     .iter_mut()

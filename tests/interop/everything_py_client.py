@@ -2,8 +2,8 @@
 """Official Python SDK (PyPI `mcp`) client that checks the surface of the official TypeScript
 everything-server (`@modelcontextprotocol/server-everything`, pinned in tests/package.json),
 directly or through `ferromcp proxy` (tests/run-proxy.sh): tools (echo, get-sum, structured
-content, progress, sampling, elicitation, roots), resources and templates, prompts, completions,
-and a log message sent outside any call.
+content, progress, sampling, elicitation, roots, a tool that must run as a task), resources and
+templates, prompts, completions, and a log message sent outside any call.
 
 Usage: everything_py_client.py --stdio CMD [ARGS...] | --http URL
 Prints a JSON report to stdout; exits 1 on any mismatch, 2 on usage errors. The server speaks
@@ -20,6 +20,7 @@ from typing import Any
 import warnings
 
 import anyio
+import mcp_types as mt
 from mcp import Client, StdioServerParameters, types
 
 TIMEOUT_S = 60
@@ -103,6 +104,34 @@ async def run(target: Any) -> dict[str, Any]:
         r = await client.call_tool("get-roots-list", {})
         texts = _text_of(r.content)
         check("tools/call get-roots-list (roots/list answered)", not r.is_error and any(ROOT in t for t in texts), texts)
+
+        # A tool that must run as a task (2025-11-25 tasks): made with a task-augmented call, it
+        # asks for a clarification while it runs (an elicitation request delivered on the
+        # tasks/result stream, declined here), its result fetched with tasks/result; then the
+        # session's tasks listed and read.
+        # The SDK (mcp 2.3.0) has no task call: its send_request checks a tools/call answer as a
+        # CallToolResult, so the task-augmented call goes through its dispatcher, untyped.
+        raw = await client.session._dispatcher.send_raw_request(  # noqa: SLF001
+            "tools/call",
+            {"name": "simulate-research-query", "arguments": {"topic": "gateways", "ambiguous": True},
+             "task": {"ttl": 60000}},
+            {"timeout": TIMEOUT_S})
+        created = mt.CreateTaskResult.model_validate(raw)
+        task_id = created.task.task_id
+        r = await client.session.send_request(
+            mt.GetTaskPayloadRequest(params=mt.GetTaskPayloadRequestParams(task_id=task_id)), types.CallToolResult)
+        research = "\n".join(_text_of(r.content))
+        check("tools/call simulate-research-query as a task (tasks/result, elicitation inside the task)",
+              created.task.status == "working" and not r.is_error
+              and "# Research Report: gateways" in research and "User declined" in research,
+              {"created": created.task.status, "text": research[:160]})
+        listed = await client.session.send_request(mt.ListTasksRequest(), mt.ListTasksResult)
+        state = await client.session.send_request(
+            mt.GetTaskRequest(params=mt.GetTaskRequestParams(task_id=task_id)), mt.GetTaskResult)
+        check("tasks/list and tasks/get",
+              any(t.task_id == task_id and t.status == "completed" for t in listed.tasks)
+              and state.status == "completed",
+              {"listed": [(t.task_id, t.status) for t in listed.tasks], "state": state.status})
 
         await client.set_logging_level("debug")
         logs.clear()

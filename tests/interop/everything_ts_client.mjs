@@ -2,8 +2,9 @@
 // Official TypeScript SDK (@modelcontextprotocol/sdk) client that checks the surface of the
 // official TypeScript everything-server (@modelcontextprotocol/server-everything, pinned in
 // tests/package.json), directly or through `ferromcp proxy` (tests/run-proxy.sh): the same
-// checks as everything_py_client.py (tools with progress, sampling, elicitation and roots,
-// resources and templates, prompts, completions, a log message sent outside any call).
+// checks as everything_py_client.py (tools with progress, sampling, elicitation and roots, a
+// tool that must run as a task, resources and templates, prompts, completions, a log message
+// sent outside any call).
 // Usage: node everything_ts_client.mjs --stdio CMD [ARGS...] | --http URL
 // Prints a JSON report to stdout; exits 1 on any mismatch, 2 on usage errors.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -81,6 +82,31 @@ async function run(transport, report) {
     r = await client.callTool({ name: 'get-roots-list', arguments: {} });
     check('tools/call get-roots-list (roots/list answered)',
       !r.isError && texts(r.content).some((t) => t.includes(ROOT)), texts(r.content));
+
+    // A tool that must run as a task (2025-11-25 tasks): made with a task-augmented call, it
+    // asks for a clarification while it runs (an elicitation request delivered on the
+    // tasks/result stream, declined here), its result fetched with tasks/result; then the
+    // session's tasks listed and read.
+    const events = [];
+    let taskId = null;
+    let result = null;
+    for await (const m of client.experimental.tasks.callToolStream(
+      { name: 'simulate-research-query', arguments: { topic: 'gateways', ambiguous: true } },
+      CallToolResultSchema, { task: { ttl: 60000 } })) {
+      events.push(m.type === 'error' ? `error: ${m.error}` : m.type);
+      if (m.type === 'taskCreated') taskId = m.task.taskId;
+      if (m.type === 'result') result = m.result;
+    }
+    const research = texts(result?.content).join('\n');
+    check('tools/call simulate-research-query as a task (tasks/result, elicitation inside the task)',
+      taskId && result && !result.isError && research.includes('# Research Report: gateways')
+        && research.includes('User declined'),
+      { events, taskId, text: research.slice(0, 160) });
+    const listed = (await client.experimental.tasks.listTasks()).tasks;
+    const state = taskId ? await client.experimental.tasks.getTask(taskId) : null;
+    check('tasks/list and tasks/get',
+      listed.some((t) => t.taskId === taskId && t.status === 'completed') && state?.status === 'completed',
+      { listed: listed.map((t) => [t.taskId, t.status]), state: state?.status });
 
     await client.setLoggingLevel('debug');
     logs.length = 0;

@@ -14,3 +14,4 @@ mod pass_through;
 mod per_client;
 mod proxy_http;
 mod proxy_stdio;
+mod tasks;
