@@ -5,9 +5,9 @@
 # folder's package-lock.json), then tsc type-checks wire_types.check.ts, which fails on any field
 # renamed, added, removed or retyped on either side (the kept differences are listed there with
 # their reasons), and config_types.check.ts (tsconfig.config.json) the option types
-# (ListenOptions, ServerInfo and ServerOptions) against embed/config-schema.json, the engine's
-# configuration schema. Run by
-# tests/run-node.sh. FERROMCP_SPEC_DIR names another spec directory.
+# (ListenOptions, ServerInfo, ServerOptions, ClientOptions and the config the client sends)
+# against embed/config-schema.json, the engine's configuration schema. Run by tests/run-node.sh.
+# FERROMCP_SPEC_DIR names another spec directory.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$HERE"

@@ -10,11 +10,17 @@
  * purpose (the schema's optional values are `T | null`, ours `T`; middleware and TLS take
  * richer forms here). Nothing runs: the checks are types.
  *
- * Not checked here: `ClientOptions`, which the client maps key by key (`timeoutMs` ->
- * `requestTimeoutMs`, handlers -> capability flags) together with the transport's own options.
+ * The client does not pass its options through: `Client`'s connect builds the engine's config
+ * key by key (`ClientConfigSent`, the type of the object it sends, so a misspelt key fails tsc
+ * there), so both are checked: the keys sent against `ClientConfig`, and the keys of
+ * `ClientOptions` against `ClientConfig` (a handler option is sent as its flag of the same
+ * name, `timeoutMs` as `requestTimeoutMs`). `HttpClientOptions`' own keys (headers,
+ * legacyFallback, auth, rootCertificates) are the transport's arguments, not `ClientConfig`'s.
  * @module
  */
+import type { ClientConfigSent, ClientOptions } from '../ts/client';
 import type { ListenOptions, ServerInfo, ServerOptions } from '../ts/server_options';
+import type { ClientConfig } from './generated/config/ClientConfig';
 import type { HttpConfig } from './generated/config/HttpConfig';
 import type { ServerConfig } from './generated/config/ServerConfig';
 
@@ -52,4 +58,10 @@ export type ConfigChecks = [
   // config handed to the engine apart.
   Assert<CheckKeys<SentServerConfig, ServerConfig, never,
     'enableTools' | 'enableResources' | 'enablePrompts' | 'enableLogging' | 'middleware'>>,
+  // samplingTools (declaring tool use inside sampling, 2025-11-25): Node's sampling handler
+  // offers no way to ask for it yet (Python's Client neither); the engine's default (off) applies.
+  Assert<CheckKeys<ClientConfigSent, ClientConfig, never, 'samplingTools'>>,
+  // timeoutMs: sent as requestTimeoutMs (the SDK's name for the option); onNotification: the
+  // binding's own delivery of server notifications, not engine configuration.
+  Assert<CheckKeys<ClientOptions, ClientConfig, 'timeoutMs' | 'onNotification', 'requestTimeoutMs' | 'samplingTools'>>,
 ];

@@ -126,7 +126,28 @@ export interface HttpClientOptions extends ClientOptions {
   rootCertificates?: Pem[];
 }
 
-type Connect = (config: Record<string, unknown>, d: Dispatch | null) => Promise<NativeClient>;
+/**
+ * The engine's client configuration (embed's `ClientConfig`) as {@link Client} sends it, built
+ * from {@link ClientOptions}; ts-type-tests/config_types.check.ts checks its keys and those of
+ * `ClientOptions` against embed/config-schema.json.
+ * @internal
+ */
+export type ClientConfigSent = {
+  name: string;
+  version: string;
+  sampling: boolean;
+  elicitation: boolean;
+  elicitationUrl: boolean;
+  roots: boolean;
+  protocolVersion?: string;
+  protocolMode?: ClientOptions['protocolMode'];
+  requestTimeoutMs?: number;
+  maxMessageSize?: number;
+  tasksExtension?: boolean;
+  capabilities?: Record<string, unknown>;
+};
+
+type Connect = (config: ClientConfigSent, d: Dispatch | null) => Promise<NativeClient>;
 
 /**
  * A connected MCP client. Events: `'notification'` (every server notification),
@@ -146,7 +167,7 @@ export class Client extends EventEmitter {
 
   static async #connect(options: ClientOptions, connect: Connect): Promise<Client> {
     const { sampling, elicitation, elicitationUrl, roots, onNotification } = options;
-    const config: Record<string, unknown> = {
+    const config: ClientConfigSent = {
       name: options.name ?? 'ferromcp-node',
       version: options.version ?? '0.1.0',
       sampling: sampling !== undefined,
