@@ -21,31 +21,110 @@ def echo(**extra: Any) -> dict[str, Any]:
     return {"command": sys.executable, "args": [ECHO_SERVER], **extra}
 
 
+def named(name: str) -> dict[str, Any]:
+    """tests/named_server.py: answers with `name`, shares only the tool name `echo` with the
+    echo server."""
+    return {
+        "command": sys.executable,
+        "args": [str(Path(__file__).with_name("named_server.py")), name],
+    }
+
+
 async def test_tools_resources_and_prompts_of_two_servers_are_namespaced() -> None:
-    config = {"mcpServers": {"a": echo(), "b": echo(), "off": echo(disabled=True)}}
+    # Two different servers: the echo server and a server answering with its name ("beta"),
+    # which also has an `echo` tool; each namespaced call must reach its own server.
+    config = {"mcpServers": {"a": echo(), "b": named("beta"), "off": echo(disabled=True)}}
     async with ferromcp.Client.from_config(config) as multi:
         assert isinstance(multi, MultiClient)
         assert multi.names == ["a", "b"]
         names = sorted(t.name for t in await multi.list_tools())
-        assert names == ["a_add", "a_countdown", "a_echo", "b_add", "b_countdown", "b_echo"]
-        r = await multi.call_tool("b_add", {"a": 2, "b": 3})
-        assert r["structuredContent"] == {"result": 5}
+        assert names == ["a_add", "a_countdown", "a_echo", "b_echo", "b_whoami"]
         assert (await multi.call_tool("a_echo", {"text": "hi"})).text == "hi"
+        assert (await multi.call_tool("b_echo", {"text": "hi"})).text == "beta: hi"
+        assert (await multi.call_tool("b_whoami", {})).text == "beta"
+        r = await multi.call_tool("a_add", {"a": 2, "b": 3})
+        assert r["structuredContent"] == {"result": 5}
+        # A name of one server under the other's namespace reaches that other server, which
+        # does not know it.
+        with pytest.raises(ferromcp.McpError, match="whoami"):
+            await multi.call_tool("a_whoami", {})
+        with pytest.raises(ferromcp.McpError, match="add"):
+            await multi.call_tool("b_add", {"a": 1, "b": 1})
         uris = sorted(r["uri"] for r in await multi.list_resources())
-        assert uris == ["a+greeting://hello", "b+greeting://hello"]
-        read = await multi.read_resource("b+greeting://hello")
-        assert read["contents"][0]["uri"] == "b+greeting://hello"
+        assert uris == ["a+greeting://hello", "b+name://self"]
+        read = await multi.read_resource("a+greeting://hello")
+        assert read["contents"][0]["uri"] == "a+greeting://hello"
         assert read["contents"][0]["text"] == "Hello, world!"
+        read = await multi.read_resource("b+name://self")
+        assert read["contents"][0]["uri"] == "b+name://self"
+        assert read["contents"][0]["text"] == "I am beta"
+        with pytest.raises(ferromcp.McpError):
+            await multi.read_resource("b+greeting://hello")
         prompts = sorted(p["name"] for p in await multi.list_prompts())
-        assert prompts == ["a_review", "b_review"]
+        assert prompts == ["a_review", "b_introduce"]
         got = await multi.get_prompt("a_review", {"code": "x = 1"})
         assert "x = 1" in got["messages"][0]["content"]["text"]
+        got = await multi.get_prompt("b_introduce", {"topic": "routing"})
+        assert got["messages"][0]["content"]["text"] == "beta introduces routing"
         # Each server's own client, under its name.
         assert multi["a"].server_info["name"] == "echo-server"
+        assert multi["b"].server_info["name"] == "beta"
         with pytest.raises(ValueError, match="names no server"):
             await multi.call_tool("c_add", {"a": 1, "b": 1})
         with pytest.raises(ValueError, match="names no server"):
             await multi.read_resource("greeting://hello")
+
+
+def calculator(name: str = "calc") -> ferromcp.Server:
+    server = ferromcp.Server(name, version="1.0.0")
+
+    @server.tool()
+    def add(a: int, b: int) -> str:
+        """Adds two integers, saying who did."""
+        return f"{name}: {a + b}"
+
+    @server.resource("calc://about", mime_type="text/plain")
+    def about() -> str:
+        """What this server is."""
+        return f"{name} in process"
+
+    return server
+
+
+async def test_servers_of_this_program_sit_beside_the_configured_ones() -> None:
+    # A configuration's only server gains its prefix beside an in-process server; each call
+    # reaches its own server (the in-process one answers with its name).
+    config = {"mcpServers": {"a": echo()}}
+    async with MultiClient.from_config(config, servers={"calc": calculator()}) as multi:
+        assert multi.names == ["a", "calc"]
+        names = sorted(t.name for t in await multi.list_tools())
+        assert names == ["a_add", "a_countdown", "a_echo", "calc_add"]
+        assert (await multi.call_tool("calc_add", {"a": 2, "b": 3})).text == "calc: 5"
+        r = await multi.call_tool("a_add", {"a": 2, "b": 3})
+        assert r["structuredContent"] == {"result": 5}
+        assert (await multi.call_tool("a_echo", {"text": "hi"})).text == "hi"
+        uris = sorted(r["uri"] for r in await multi.list_resources())
+        assert uris == ["a+greeting://hello", "calc+calc://about"]
+        read = await multi.read_resource("calc+calc://about")
+        assert read["contents"][0]["text"] == "calc in process"
+        assert multi["calc"].server_info["name"] == "calc"
+    # In-process servers alone (no configuration): one keeps its names, two are namespaced.
+    async with ferromcp.Client.from_config(None, servers={"only": calculator("only")}) as multi:
+        assert [t.name for t in await multi.list_tools()] == ["add"]
+        assert (await multi.call_tool("add", {"a": 1, "b": 1})).text == "only: 2"
+    two = {"x": calculator("x"), "y": calculator("y")}
+    async with MultiClient.from_config(None, servers=two) as multi:
+        assert (await multi.call_tool("y_add", {"a": 1, "b": 2})).text == "y: 3"
+        assert (await multi.call_tool("x_add", {"a": 1, "b": 2})).text == "x: 3"
+
+
+def test_in_process_server_names_are_checked() -> None:
+    with pytest.raises(ConfigError, match="servers.a: another server of the configuration"):
+        MultiClient.from_config({"mcpServers": {"a": echo()}}, servers={"a": calculator()})
+    with pytest.raises(ConfigError, match='the server name "c_d" is used as a namespace'):
+        MultiClient.from_config({"mcpServers": {"a": echo()}}, servers={"c_d": calculator()})
+    with pytest.raises(ConfigError, match="no servers"):
+        MultiClient.from_config(None)
 
 
 async def test_one_server_keeps_its_names(tmp_path: Path) -> None:

@@ -12,6 +12,9 @@ Entries: ``command`` (+ ``args``, ``env``, ``cwd``) for a server started over st
 ``headers``) for Streamable HTTP, with ``"type": "sse"`` for the legacy HTTP+SSE transport;
 ``"disabled": true`` leaves one out; VS Code's ``{"servers": {...}}`` is read the same way. A
 wrong entry raises :class:`ConfigError` naming the key at fault, before anything starts.
+``MultiClient.from_config(config, servers={"calc": server})`` adds ``Server`` objects of this
+program beside the configured servers (or alone, ``config=None``), connected in memory: a file
+cannot name them, a program can.
 
 Defined in :mod:`ferromcp.client`, beside ``Client`` (``Client.from_config`` makes a
 ``MultiClient``, which is made of ``Client`` objects: one module, so no import circle).
@@ -19,6 +22,6 @@ Defined in :mod:`ferromcp.client`, beside ``Client`` (``Client.from_config`` mak
 
 from __future__ import annotations
 
-from .client import ConfigError, MultiClient, ServerEntry, parse_config
+from .client import ConfigError, InProcessEntry, MultiClient, ServerEntry, parse_config
 
-__all__ = ["ConfigError", "MultiClient", "ServerEntry", "parse_config"]
+__all__ = ["ConfigError", "InProcessEntry", "MultiClient", "ServerEntry", "parse_config"]

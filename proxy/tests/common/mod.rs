@@ -28,6 +28,19 @@ pub fn everything_server() -> PathBuf {
     bin
 }
 
+/// The Rust example stdio-server binary (`echo`, `add`, `count`, `divide`, `mem://greeting`,
+/// `greet`: nothing in common with the everything-server), beside the everything-server
+/// (`cargo build -p ferromcp-examples --bin stdio-server`; a workspace `cargo test` builds it).
+pub fn stdio_server() -> PathBuf {
+    let bin = everything_server().with_file_name("stdio-server");
+    assert!(
+        bin.exists(),
+        "{} is missing: build it with `cargo build -p ferromcp-examples --bin stdio-server`",
+        bin.display()
+    );
+    bin
+}
+
 /// An `mcpServers` config with the everything-server (stdio) under each of `names`.
 pub fn config(names: &[&str]) -> ProxyConfig {
     let bin = everything_server();

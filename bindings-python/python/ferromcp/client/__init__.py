@@ -143,10 +143,13 @@ class Client:
         return cls(connect, **options)
 
     @staticmethod
-    def from_config(config: dict[str, Any] | str | os.PathLike[str], **options: Any) -> MultiClient:
+    def from_config(
+        config: dict[str, Any] | str | os.PathLike[str] | None, **options: Any
+    ) -> MultiClient:
         """One client over every server of an ``mcpServers`` configuration (a dict, its JSON
         text or a file path), tools, resources and prompts namespaced by server: see
-        :class:`ferromcp.MultiClient`. ``options`` go to each server's client."""
+        :class:`ferromcp.MultiClient` (``servers=`` adds servers of this program, in memory).
+        ``options`` go to each server's client."""
         return MultiClient.from_config(config, **options)
 
     @classmethod
@@ -510,6 +513,54 @@ class ServerEntry:
         return f"ServerEntry({self.name!r}, {target!r})"
 
 
+class InProcessEntry(ServerEntry):
+    """A :class:`Server` of this program among a :class:`MultiClient`'s servers, connected in
+    memory (:meth:`Client.memory`): no process, no socket. Its name is a namespace as a key of
+    ``mcpServers`` is."""
+
+    def __init__(self, raw: Mapping[str, Any], server: Server) -> None:
+        super().__init__(raw)
+        self.command = None
+        self.server = server
+
+    def client(self, **options: Any) -> Client:
+        """A :class:`Client` of the server in memory (not connected yet)."""
+        return Client.memory(self.server, **options)
+
+    def __repr__(self) -> str:
+        return f"InProcessEntry({self.name!r})"
+
+
+def _with_servers(entries: list[ServerEntry], servers: Mapping[str, Server]) -> list[ServerEntry]:
+    """``entries`` and the in-process ``servers`` as one set of servers: names checked and
+    prefixes given by the engine's reader, as if every server were a key of one
+    ``mcpServers`` document (so a configuration's only server gains a prefix beside them)."""
+    taken = {e.name for e in entries}
+    for name in servers:
+        if name in taken:
+            raise ConfigError(
+                f"servers.{name}", "another server of the configuration has that name"
+            )
+    names = [e.name for e in entries] + list(servers)
+    resolved = {e.name: e for e in parse_config({"mcpServers": {n: {"command": n} for n in names}})}
+    out: list[ServerEntry] = []
+    for e in entries:
+        e.name_prefix = resolved[e.name].name_prefix
+        e.uri_prefix = resolved[e.name].uri_prefix
+        out.append(e)
+    out += [InProcessEntry({**_raw(resolved[n]), "name": n}, s) for n, s in servers.items()]
+    return sorted(out, key=lambda e: e.name)
+
+
+def _raw(e: ServerEntry) -> dict[str, Any]:
+    return {
+        "name": e.name,
+        "transport": "stdio",
+        "namePrefix": e.name_prefix,
+        "uriPrefix": e.uri_prefix,
+    }
+
+
 def _source(config: Mapping[str, Any] | str | os.PathLike[str]) -> str:
     """What the engine reads: JSON text, or a file's path."""
     if isinstance(config, Mapping):
@@ -551,12 +602,22 @@ class MultiClient:
 
     @classmethod
     def from_config(
-        cls, config: Mapping[str, Any] | str | os.PathLike[str], **client_options: Any
+        cls,
+        config: Mapping[str, Any] | str | os.PathLike[str] | None,
+        *,
+        servers: Mapping[str, Server] | None = None,
+        **client_options: Any,
     ) -> MultiClient:
         """A client of every server in ``config``: an ``mcpServers`` document as a dict, its
-        JSON text, or the path of a file holding it. ``client_options`` go to each server's
-        :class:`Client` (``sampling_handler``, ``roots``, ``timeout``, ...)."""
-        return cls(parse_config(config), **client_options)
+        JSON text, or the path of a file holding it. ``servers`` adds servers of this program
+        under their names, connected in memory (:class:`InProcessEntry`; ``config`` may then
+        be ``None``); a name is a namespace as a key of ``mcpServers`` is and must differ from
+        the configuration's. ``client_options`` go to each server's :class:`Client`
+        (``sampling_handler``, ``roots``, ``timeout``, ...)."""
+        entries = [] if config is None else parse_config(config)
+        if servers:
+            entries = _with_servers(entries, servers)
+        return cls(entries, **client_options)
 
     @property
     def names(self) -> list[str]:
