@@ -159,6 +159,23 @@ extension Server {
     }
 }
 
+extension Server {
+    /// Registers the tool that `transform`, a transform in its JSON form (as a configuration
+    /// file holds it), makes from this server's tool `original`: `["name": "find",
+    /// "description": "...", "arguments": ["q": ["name": "query"], "index": ["hide": true,
+    /// "default": "docs"], "limit": ["default": 5, "constraints": ["maximum": 20]]]]`, what
+    /// `transformTool` takes as arguments (an output reshape is a closure, which has no JSON
+    /// form: use `transformTool` for one). Throws `McpError` (invalid params, naming the reason)
+    /// for a member the form does not have, a hidden argument without a default, and whatever
+    /// `transformTool` refuses.
+    public func addTransformedTool(_ original: String, transform: Value) throws {
+        try bridged {
+            try FerroMCPNative.addTransformedTool(server: native, original: original, transform: transform.jsonText,
+                                                  reshape: nil, outputSchema: nil)
+        }
+    }
+}
+
 /// The engine's view of a `transformOutput` closure (JSON text each way).
 private final class ReshapeBridge: OutputReshape {
     private let f: @Sendable (Value) throws -> Value

@@ -1,6 +1,7 @@
 // CompositionTests: authorization, composition and tool transforms (issue 37 points 3-5) from
 // Swift: `Authorization` as a middleware layer, `Server.mount` / `importServer`,
-// `Server.transformTool` with `ArgTransform`. Scenario names as in
+// `Server.transformTool` with `ArgTransform` and `addTransformedTool` with a transform's JSON
+// form. Scenario names as in
 // bindings-python/tests/test_composition.py (and core/tests/authorization.rs, composition.rs,
 // tool_transform.rs), in camelCase after `test`: the engine does the work; these prove the
 // Swift surface reaches it, Swift handlers included. The mount scenarios no other binding had
@@ -145,6 +146,24 @@ final class CompositionTests: XCTestCase {
         XCTAssertEqual(read?.code, -32002)
         XCTAssertEqual(prompts.count, 0)
         XCTAssertEqual(prompt?.code, -32602)
+    }
+
+    func testDenyUnmatchedHidesItemsNoRuleNames() async throws {
+        // One rule, needing no scope, names echo; everything else matches no rule and is hidden.
+        let policy = Authorization([(.tool, "echo", [])], denyUnmatched: true)
+        let client = try await Client.connect(to: authzServer { try $0.use(policy) })
+        let names = try await allTools(client)
+        let prompts = try await client.listAllPrompts()
+        let resources = try await client.listAllResources()
+        let echo = try await client.callTool("echo")
+        let hidden = await T.mcpError { _ = try await client.callTool("search") }
+        await client.close()
+        XCTAssertEqual(names, ["echo"])
+        XCTAssertEqual(prompts.count, 0)
+        XCTAssertEqual(resources.count, 0)
+        XCTAssertEqual(echo.text, "ran echo")
+        XCTAssertEqual(hidden?.code, -32602)
+        XCTAssertEqual(hidden?.message, "Unknown tool: search")
     }
 
     func testTheLayerIsConfiguredByNameFromJSON() async throws {
@@ -552,5 +571,36 @@ final class CompositionTests: XCTestCase {
         XCTAssertTrue(a?.message.contains("no argument") ?? false, a?.message ?? "")
         XCTAssertTrue(b?.message.contains("would be called") ?? false, b?.message ?? "")
         XCTAssertTrue(c?.message.contains("no tool") ?? false, c?.message ?? "")
+    }
+
+    func testATransformIsReadFromItsJsonForm() async throws {
+        let s = try searchServer()
+        try s.addTransformedTool("search", transform: [
+            "name": "find",
+            "description": "Find documents.",
+            "arguments": [
+                "q": ["name": "query", "description": "What to look for."],
+                "index": ["hide": true, "default": "docs"],
+                "limit": ["default": 2, "constraints": ["maximum": 3]],
+            ],
+        ])
+        let client = try await Client.connect(to: s)
+        let tools = try await client.listAllTools()
+        let r = try await client.callTool("find", arguments: ["query": "a"])
+        await client.close()
+        let find = try XCTUnwrap(tools.first { $0.name == "find" })
+        XCTAssertEqual(find.description, "Find documents.")
+        XCTAssertEqual(find.inputSchema["required"], ["query"])
+        XCTAssertEqual(find.inputSchema["properties"]?["limit"]?["maximum"], 3)
+        XCTAssertEqual(r.structuredContent?["args"], ["q": "a", "index": "docs", "limit": 2])
+        let bad: [(Value, String)] = [
+            (["name": "x", "arguments": ["index": ["hide": true]]], "needs a default"),
+            (["name": "x", "renamed": [:]], "unknown field"),
+        ]
+        for (form, why) in bad {
+            let e = await T.mcpError { try s.addTransformedTool("search", transform: form) }
+            XCTAssertEqual(e?.code, -32602, "\(form.jsonText)")
+            XCTAssertTrue(e?.message.contains(why) ?? false, e?.message ?? "no error for \(form.jsonText)")
+        }
     }
 }
