@@ -255,6 +255,9 @@ public struct Tool: Sendable, Hashable {
     public var annotations: ToolAnnotations?
     /// Icons (MCP `Icon` objects).
     public var icons: [Value]?
+    /// Its task support (2025-11-25's `execution`, e.g. `{"taskSupport": "optional"}`); nil when
+    /// not given (2026-07-28 moved tasks to an extension).
+    public var execution: Value?
     /// `_meta`.
     public var meta: Value?
     /// The JSON it was read from.
@@ -270,6 +273,7 @@ public struct Tool: Sendable, Hashable {
         outputSchema = value.member("outputSchema")
         annotations = value.member("annotations").map(ToolAnnotations.init(reading:))
         icons = value["icons"]?.arrayValue
+        execution = value.member("execution")
         meta = value.member("_meta")
         raw = value
     }

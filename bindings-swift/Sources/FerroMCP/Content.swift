@@ -60,35 +60,41 @@ public struct ResourceContents: Sendable, Hashable {
 
 /// A content block (`TextContent`, `ImageContent`, `AudioContent`, `EmbeddedResource`,
 /// `ResourceLink`).
+///
+/// `meta` is the block's `_meta` (kept when a block is read and written back, as in Python's and
+/// Node's content types); a resource link keeps its `_meta` in `extra` with its other `Resource`
+/// fields. Patterns name every associated value: `case .text(let t, _, _)`, or use `text`.
 public enum Content: Sendable, Hashable {
     /// Text.
-    case text(String, annotations: Value? = nil)
+    case text(String, annotations: Value? = nil, meta: Value? = nil)
     /// An image (sent as base64).
-    case image(data: Data, mimeType: String, annotations: Value? = nil)
+    case image(data: Data, mimeType: String, annotations: Value? = nil, meta: Value? = nil)
     /// Audio (sent as base64).
-    case audio(data: Data, mimeType: String, annotations: Value? = nil)
+    case audio(data: Data, mimeType: String, annotations: Value? = nil, meta: Value? = nil)
     /// An embedded resource.
-    case resource(ResourceContents, annotations: Value? = nil)
-    /// A link to a resource (`name` required by MCP; other `Resource` fields go in `extra`).
+    case resource(ResourceContents, annotations: Value? = nil, meta: Value? = nil)
+    /// A link to a resource (`name` required by MCP; other `Resource` fields, `_meta` among
+    /// them, go in `extra`).
     case resourceLink(uri: String, name: String, mimeType: String? = nil, extra: Value? = nil)
 
     /// The MCP JSON form.
     public var value: Value {
         var o: [String: Value]
         var ann: Value?
+        var meta: Value?
         switch self {
-        case .text(let t, let a):
+        case .text(let t, let a, let m):
             o = ["type": "text", "text": .string(t)]
-            ann = a
-        case .image(let d, let m, let a):
-            o = ["type": "image", "data": .string(d.base64EncodedString()), "mimeType": .string(m)]
-            ann = a
-        case .audio(let d, let m, let a):
-            o = ["type": "audio", "data": .string(d.base64EncodedString()), "mimeType": .string(m)]
-            ann = a
-        case .resource(let r, let a):
+            (ann, meta) = (a, m)
+        case .image(let d, let mime, let a, let m):
+            o = ["type": "image", "data": .string(d.base64EncodedString()), "mimeType": .string(mime)]
+            (ann, meta) = (a, m)
+        case .audio(let d, let mime, let a, let m):
+            o = ["type": "audio", "data": .string(d.base64EncodedString()), "mimeType": .string(mime)]
+            (ann, meta) = (a, m)
+        case .resource(let r, let a, let m):
             o = ["type": "resource", "resource": r.value]
-            ann = a
+            (ann, meta) = (a, m)
         case .resourceLink(let uri, let name, let mime, let extra):
             o = extra?.objectValue ?? [:]
             o["type"] = "resource_link"
@@ -97,24 +103,26 @@ public enum Content: Sendable, Hashable {
             if let mime { o["mimeType"] = .string(mime) }
         }
         if let ann { o["annotations"] = ann }
+        if let meta { o["_meta"] = meta }
         return .object(o)
     }
 
     /// Reads the MCP JSON form.
     public init(_ value: Value) throws {
         let ann = value["annotations"]
+        let meta = value["_meta"]
         switch value["type"]?.stringValue {
         case "text":
-            self = .text(value["text"]?.stringValue ?? "", annotations: ann)
+            self = .text(value["text"]?.stringValue ?? "", annotations: ann, meta: meta)
         case "image", "audio":
             guard let b64 = value["data"]?.stringValue, let data = Data(base64Encoded: b64),
                   let mime = value["mimeType"]?.stringValue
             else { throw McpError(.internalError, "malformed \(value["type"]!) content: \(value)") }
             self = value["type"] == "image"
-                ? .image(data: data, mimeType: mime, annotations: ann)
-                : .audio(data: data, mimeType: mime, annotations: ann)
+                ? .image(data: data, mimeType: mime, annotations: ann, meta: meta)
+                : .audio(data: data, mimeType: mime, annotations: ann, meta: meta)
         case "resource":
-            self = .resource(try ResourceContents(value["resource"] ?? .null), annotations: ann)
+            self = .resource(try ResourceContents(value["resource"] ?? .null), annotations: ann, meta: meta)
         case "resource_link":
             guard let uri = value["uri"]?.stringValue, let name = value["name"]?.stringValue else {
                 throw McpError(.internalError, "malformed resource_link content: \(value)")
@@ -129,5 +137,5 @@ public enum Content: Sendable, Hashable {
     }
 
     /// The text, if this is a text block.
-    public var text: String? { if case .text(let t, _) = self { t } else { nil } }
+    public var text: String? { if case .text(let t, _, _) = self { t } else { nil } }
 }

@@ -38,11 +38,12 @@ enum HandlerAnswer: Sendable {
 }
 
 extension ToolResult {
-    /// This result as the engine takes it: one plain text block without structured content or
-    /// `_meta` as `toolText`, anything else as the JSON of a `CallToolResult`.
+    /// This result as the engine takes it: one plain text block (no annotations or `_meta`)
+    /// without structured content or `_meta` as `toolText`, anything else as the JSON of a
+    /// `CallToolResult`.
     var answer: HandlerAnswer {
         if content.count == 1, structuredContent == nil, meta == nil,
-           case .text(let text, let annotations) = content[0], annotations == nil {
+           case .text(let text, let annotations, let blockMeta) = content[0], annotations == nil, blockMeta == nil {
             return .toolText(text, isError: isError)
         }
         return .json(value.jsonText)

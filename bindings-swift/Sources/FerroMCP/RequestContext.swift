@@ -231,11 +231,14 @@ public struct Root: Sendable, Hashable, Codable {
     public var uri: String
     /// A human-readable name.
     public var name: String?
+    /// `_meta`.
+    public var meta: Value?
 
     /// A root.
-    public init(uri: String, name: String? = nil) {
+    public init(uri: String, name: String? = nil, meta: Value? = nil) {
         self.uri = uri
         self.name = name
+        self.meta = meta
     }
 
     /// Reads the MCP JSON form.
@@ -243,14 +246,21 @@ public struct Root: Sendable, Hashable, Codable {
         guard let uri = value["uri"]?.stringValue else {
             throw McpError(.invalidParams, "root without a uri: \(value)")
         }
-        self.init(uri: uri, name: value["name"]?.stringValue)
+        self.init(uri: uri, name: value["name"]?.stringValue, meta: value["_meta"])
     }
 
     /// The MCP JSON form.
     public var value: Value {
         var o: [String: Value] = ["uri": .string(uri)]
         o.set("name", name.map(Value.string))
+        o.set("_meta", meta)
         return .object(o)
+    }
+
+    /// The Codable keys: the MCP names (`meta` is `_meta`).
+    private enum CodingKeys: String, CodingKey {
+        case uri, name
+        case meta = "_meta"
     }
 }
 

@@ -507,11 +507,14 @@ public struct PromptResult: Sendable, Hashable, ExpressibleByStringLiteral {
     public var description: String?
     /// The messages.
     public var messages: [PromptMessage]
+    /// The result's `_meta`.
+    public var meta: Value?
 
     /// A result.
-    public init(description: String? = nil, messages: [PromptMessage]) {
+    public init(description: String? = nil, messages: [PromptMessage], meta: Value? = nil) {
         self.description = description
         self.messages = messages
+        self.meta = meta
     }
 
     /// A result of these messages.
@@ -528,6 +531,7 @@ public struct PromptResult: Sendable, Hashable, ExpressibleByStringLiteral {
     public var value: Value {
         var o: [String: Value] = ["messages": .array(messages.map(\.value))]
         o.set("description", description.map(Value.string))
+        o.set("_meta", meta)
         return .object(o)
     }
 }

@@ -80,7 +80,7 @@ final class ClientStdioTests: XCTestCase {
         let simple = try await client.callTool("test_simple_text")
         XCTAssertEqual(simple.text, "This is a simple text response for testing.")
         let image = try await client.callTool("test_image_content")
-        guard case .image(let data, "image/png", _)? = image.content.first else {
+        guard case .image(let data, "image/png", _, _)? = image.content.first else {
             return XCTFail("expected an image, got \(image.raw)")
         }
         XCTAssertFalse(data.isEmpty)

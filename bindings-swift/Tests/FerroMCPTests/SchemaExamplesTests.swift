@@ -54,7 +54,7 @@ func writeTool(_ t: Tool) -> Value {
     object([("name", .string(t.name)), ("title", t.title.map(Value.string)),
             ("description", t.description.map(Value.string)), ("inputSchema", t.inputSchema),
             ("outputSchema", t.outputSchema), ("annotations", t.annotations?.value),
-            ("icons", t.icons.map(Value.array)), ("_meta", t.meta)])
+            ("icons", t.icons.map(Value.array)), ("execution", t.execution), ("_meta", t.meta)])
 }
 
 func writeResource(_ r: Resource) -> Value {
@@ -107,7 +107,7 @@ let counterparts: [String: Counterpart] = {
             swiftType: "GetPromptResult -> PromptResult",
             roundTrip: { v in
                 let r = try GetPromptResult(v)
-                return PromptResult(description: r.description, messages: r.messages).value
+                return PromptResult(description: r.description, messages: r.messages, meta: r.meta).value
             },
             omitted: [resultType]),
         "Tool": Counterpart(swiftType: "Tool", roundTrip: { try writeTool(Tool($0)) }, omitted: []),

@@ -53,38 +53,23 @@ private let schemaCounterparts: [String: Counterpart] = [
         omitted: []),
 ]
 
-private let contentMeta = "Content has no _meta: it is dropped when a text, image, audio or embedded-resource block is read (resource_link keeps it in `extra`)"
 private let rawKeeps = "the Swift type has no field for it; its `raw` keeps it"
 
 /// Per revision, what a Swift type leaves out of a value with every field (paths as in
 /// `Omitted`), beyond its counterpart's own `omitted`.
 private let schemaOmitted: [String: [String: [Omitted]]] = {
     let listMeta = Omitted("_meta", rawKeeps)
-    var both: [String: [Omitted]] = [
-        "TextContent": [Omitted("_meta", contentMeta)],
-        "ImageContent": [Omitted("_meta", contentMeta)],
-        "AudioContent": [Omitted("_meta", contentMeta)],
-        "EmbeddedResource": [Omitted("_meta", contentMeta)],
-        "CallToolResult": [Omitted("content[]._meta", contentMeta)],
-        "GetPromptResult": [Omitted("_meta", "PromptResult (what a prompt handler answers) has no _meta"),
-                            Omitted("messages[].content._meta", contentMeta)],
-        "PromptMessage": [Omitted("content._meta", contentMeta)],
+    let both: [String: [Omitted]] = [
         "ListToolsResult": [listMeta],
         "ListResourcesResult": [listMeta],
         "ListResourceTemplatesResult": [listMeta],
         "ListPromptsResult": [listMeta],
         "CompleteResult": [Omitted("_meta", "Completion carries the values; its `raw` keeps the whole result")],
-        "Root": [Omitted("_meta", "Root has no _meta: dropped when a root is read")],
         "ProgressNotificationParams": [Omitted("_meta", rawKeeps)],
         "LoggingMessageNotificationParams": [Omitted("_meta", "LogMessage has no _meta (ServerNotification.params keeps it)")],
     ]
     var old = both
-    let execution = "2025-11-25's task support of a listed tool: Tool has no field for it; its `raw` keeps it"
-    old["Tool"] = [Omitted("execution", execution)]
-    old["ListToolsResult"] = [listMeta, Omitted("tools[].execution", execution)]
-    old["ListRootsResult"] = [Omitted("_meta", "the roots handler answers [Root]; the engine writes the result"),
-                              Omitted("roots[]._meta", "Root has no _meta: dropped when a root is read")]
-    both["ListRootsResult"] = [Omitted("roots[]._meta", "Root has no _meta: dropped when a root is read")]
+    old["ListRootsResult"] = [Omitted("_meta", "the roots handler answers [Root]; the engine writes the result")]
     return ["2025-11-25": old, "2026-07-28": both]
 }()
 

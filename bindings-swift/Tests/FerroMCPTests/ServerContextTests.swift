@@ -114,7 +114,7 @@ final class ServerContextTests: XCTestCase {
                 questions.update { $0.append(params["message"]?.stringValue ?? "") }
                 return ElicitResult(action: .accept, content: ["name": "Ada"])
             },
-            roots: { [Root(uri: "file:///work", name: "work"), Root(uri: "file:///tmp")] })
+            roots: { [Root(uri: "file:///work", name: "work"), Root(uri: "file:///tmp", meta: ["scratch": true])] })
         let client = try await Client.connect(to: server, options: options)
 
         let asked = try await client.callTool("ask")
@@ -122,7 +122,8 @@ final class ServerContextTests: XCTestCase {
         XCTAssertEqual(result["sampled"], "4")
         XCTAssertEqual(result["action"], "accept")
         XCTAssertEqual(result["name"], "Ada")
-        XCTAssertEqual(result["roots"], [["uri": "file:///work", "name": "work"], ["uri": "file:///tmp"]])
+        XCTAssertEqual(result["roots"], [["uri": "file:///work", "name": "work"],
+                                         ["uri": "file:///tmp", "_meta": ["scratch": true]]])
         XCTAssertEqual(result["pong"], [:])
         XCTAssertEqual(questions.value, ["2+2?", "Your name?"])
         await client.close()

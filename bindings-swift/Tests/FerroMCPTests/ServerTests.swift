@@ -106,6 +106,39 @@ final class ServerTests: XCTestCase {
         await client.close()
     }
 
+    /// Each block's `_meta` and a prompt result's `_meta` reach the client (also for one plain
+    /// text block, which the engine is otherwise handed without JSON).
+    func testBlockAndPromptMetaReachTheClient() async throws {
+        let server = try Server(name: "tools", version: "1.0.0")
+        let png = Data([0x89, 0x50, 0x4E, 0x47])
+        try server.registerTool("one") { _, _ in ToolResult(.text("hi", meta: ["k": 1])) }
+        try server.registerTool("blocks") { _, _ in
+            ToolResult(content: [
+                .image(data: png, mimeType: "image/png", meta: ["k": 2]),
+                .audio(data: png, mimeType: "audio/wav", annotations: ["priority": 0.5], meta: ["k": 3]),
+                .resource(.text("inside", uri: "mem://inside"), meta: ["k": 4]),
+            ])
+        }
+        try server.registerPrompt("p") { _, _ in
+            PromptResult(messages: [.user(.text("hello", meta: ["k": 5]))], meta: ["k": 6])
+        }
+        let client = try await connect(server)
+
+        let one = try await client.callTool("one")
+        XCTAssertEqual(one.content, [.text("hi", meta: ["k": 1])])
+        XCTAssertEqual(one.raw["content"]?[0]?["_meta"], ["k": 1])
+        let blocks = try await client.callTool("blocks")
+        XCTAssertEqual(blocks.content, [
+            .image(data: png, mimeType: "image/png", meta: ["k": 2]),
+            .audio(data: png, mimeType: "audio/wav", annotations: ["priority": 0.5], meta: ["k": 3]),
+            .resource(.text("inside", uri: "mem://inside"), meta: ["k": 4]),
+        ])
+        let prompt = try await client.getPrompt("p")
+        XCTAssertEqual(prompt.messages.first?.content, .text("hello", meta: ["k": 5]))
+        XCTAssertEqual(prompt.meta, ["k": 6])
+        await client.close()
+    }
+
     func testCodableArgumentsAreDecoded() async throws {
         let server = try Server(name: "tools", version: "1.0.0")
         try server.registerTool("add", inputSchema: addSchema, arguments: Add.self) { args, _ in
