@@ -37,16 +37,19 @@ echo "run-swift: bindings-swift/scripts/build.sh, swift test" >&2
 . "$ROOT/scripts/lib-example-bin.sh"
 FERROMCP_TEST_SERVER="$(example_bin everything-server)" || exit 1
 export FERROMCP_TEST_SERVER
-# RedisTests (redisURL) need a redis-server: scripts/swift's root has none, so one runs here, on
-# the host (the root shares its network), for the length of `swift test`.
+# RedisTests and MiddlewareRedisTests (redisURL) need a redis-server: scripts/swift's root has
+# none, so one runs here, on the host (the root shares its network and /tmp), for the length of
+# `swift test`, under tests/redis-restartable.sh, through which a test kills and restarts it.
 command -v redis-server >/dev/null 2>&1 || scripts/setup-test-deps --redis-only || true
 redis_pid=
 if command -v redis-server >/dev/null 2>&1; then
   redis_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-  redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no >/dev/null &
+  redis_control="$(mktemp -d "${TMPDIR:-/tmp}/ferromcp-redis.XXXXXX")"
+  tests/redis-restartable.sh "$redis_port" "$redis_control" &
   redis_pid=$!
   trap '[ -n "$redis_pid" ] && kill "$redis_pid" 2>/dev/null' EXIT
-  export FERROMCP_TEST_REDIS_URL="redis://127.0.0.1:$redis_port/0"
+  for _ in $(seq 200); do [ -s "$redis_control/state" ] && break; sleep 0.05; done
+  export FERROMCP_TEST_REDIS_URL="redis://127.0.0.1:$redis_port/0" FERROMCP_TEST_REDIS_CONTROL="$redis_control"
 else
   echo "SKIP  run-swift: RedisTests: redis-server is not installed and could not be (apt-get install redis-server)" >&2
 fi
@@ -74,7 +77,9 @@ if bindings-swift/scripts/build.sh; then
 else
   fail "bindings-swift/scripts/build.sh"
 fi
-if [ -n "$redis_pid" ]; then kill "$redis_pid" 2>/dev/null; wait "$redis_pid" 2>/dev/null; redis_pid=; fi
+if [ -n "$redis_pid" ]; then
+  kill "$redis_pid" 2>/dev/null; wait "$redis_pid" 2>/dev/null; redis_pid=; rm -rf "$redis_control"
+fi
 kill "$otlp_pid" 2>/dev/null; wait "$otlp_pid" 2>/dev/null; otlp_pid=
 
 # Build the examples up front (the binding's natives are fresh after build.sh above).
