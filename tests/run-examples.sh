@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# The composition and MCP Apps example servers of every language, run as their users would run
-# them (a process over stdio) and driven by the official TypeScript SDK client
+# The middleware, composition and MCP Apps example servers of every language, run as their users
+# would run them (a process over stdio) and driven by the official TypeScript SDK client
 # (tests/examples/check.mjs):
+#   - middleware (docs/middleware.md): examples/rust middleware-server,
+#     examples/python/middleware_server.py, bindings-node/examples/middleware_server.mts,
+#     examples/swift MiddlewareServer: the same refusals, masked failure, rate limit and timing
+#     lines in each;
 #   - composition (docs/composition.md): examples/rust composition-server,
 #     examples/python/composition_server.py, bindings-node/examples/composition_server.mts,
 #     examples/swift CompositionServer: the same tools, answers and refusals in each;
@@ -35,24 +39,25 @@ check() { timeout 120 "$NODE" tests/examples/check.mjs "$@" || fail "check.mjs $
 # shellcheck source=scripts/lib-swift-binding.sh
 . "$ROOT/scripts/lib-swift-binding.sh"
 
-for kind in composition apps; do
+for kind in middleware composition apps; do
   if bin="$(example_bin "$kind-server")"; then check rust "$kind" "$bin"; else fail "cargo build of $kind-server"; fi
 done
 
 if py="$(python_binding_py)"; then
-  for kind in composition apps; do check python "$kind" "$py" "examples/python/${kind}_server.py"; done
+  for kind in middleware composition apps; do check python "$kind" "$py" "examples/python/${kind}_server.py"; done
 else
   fail "the Python binding's build"
 fi
 
 if node_binding_dir >/dev/null; then
   check --self-test   # the schema checks, then the binding's helpers, on broken declarations
-  for kind in composition apps; do check node "$kind" "bindings-node/examples/${kind}_server.mts"; done
+  for kind in middleware composition apps; do check node "$kind" "bindings-node/examples/${kind}_server.mts"; done
 else
   fail "the Node binding's build"
 fi
 
 if swift="$(swift_examples_dir)"; then
+  check swift middleware "$ROOT/scripts/swift" --exec "$swift/MiddlewareServer"
   check swift composition "$ROOT/scripts/swift" --exec "$swift/CompositionServer"
   check swift apps "$ROOT/scripts/swift" --exec "$swift/AppsServer"
 else

@@ -1,6 +1,9 @@
 // A stdio MCP server with middleware: the engine's built-ins (error masking, timing lines on
 // stderr, a rate limit of 3 tools/call per 10 s and session) and two layers of its own (admin_
-// tools refused without the admin scope; results stamped). test/middleware.test.mjs runs it.
+// tools refused without the admin scope; results stamped). test/middleware.test.mjs runs it, and
+// tests/examples/check.mjs with the official TypeScript SDK client, beside the same scenario in
+// Rust, Python and Swift (examples/rust/src/middleware_server.rs, examples/python/
+// middleware_server.py, examples/swift's MiddlewareServer).
 // Run: tsc-compiled or with a TypeScript runner; `ferromcp` resolves to this package.
 import { maskErrors, McpError, McpServer, type MiddlewareContext, type NextFunction, rateLimit, timing } from 'ferromcp';
 

@@ -3,7 +3,9 @@ limit of 3 ``tools/call`` per 10 s and session, and a Python layer that refuses 
 tools to clients not named ``admin`` and stamps every tool result.
 
 Run it directly (``python middleware_server.py``); bindings-python/tests/test_middleware.py
-spawns it and checks each layer.
+spawns it and checks each layer. The same scenario as examples/rust/src/middleware_server.rs,
+bindings-node/examples/middleware_server.mts and examples/swift's MiddlewareServer;
+tests/examples/check.mjs runs all four with the official TypeScript SDK client.
 """
 
 from __future__ import annotations
@@ -66,6 +68,12 @@ def admin_reset() -> str:
 def crash() -> str:
     """Fails with an internal detail (a tool's failure is an isError result, not masked)."""
     raise RuntimeError("db password is hunter2")
+
+
+@server.resource("mem://secrets")
+def secrets() -> str:
+    """A failure whose details a client must not see: masked as "Internal error"."""
+    raise RuntimeError("db at 10.0.0.7 refused user admin")
 
 
 if __name__ == "__main__":

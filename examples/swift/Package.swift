@@ -23,8 +23,10 @@ let package = Package(
         .executableTarget(name: "EverythingServer", dependencies: [ferroMCP, "ExampleSupport"]),
         .executableTarget(name: "EverythingClient", dependencies: [ferroMCP, "ExampleSupport"]),
         .executableTarget(name: "InteropServer", dependencies: [ferroMCP, "ExampleSupport"]),
-        // The composition and MCP Apps examples of docs/composition.md and docs/mcp-apps.md
-        // (tests/run-examples.sh checks them with tests/examples/check.mjs).
+        // The middleware, composition and MCP Apps examples of docs/middleware.md,
+        // docs/composition.md and docs/mcp-apps.md (tests/run-examples.sh checks them with
+        // tests/examples/check.mjs).
+        .executableTarget(name: "MiddlewareServer", dependencies: [ferroMCP, "ExampleSupport"]),
         .executableTarget(name: "CompositionServer", dependencies: [ferroMCP, "ExampleSupport"]),
         .executableTarget(name: "AppsServer", dependencies: [ferroMCP, "ExampleSupport"]),
     ]

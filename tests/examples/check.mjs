@@ -1,11 +1,11 @@
-// Drives one language's composition or MCP Apps example server over stdio with the official
-// TypeScript SDK client and checks every answer; the MCP Apps output (each tool's `_meta.ui`, the
+// Drives one language's middleware, composition or MCP Apps example server over stdio with the
+// official TypeScript SDK client and checks every answer; the MCP Apps output (each tool's `_meta.ui`, the
 // `ui://` resource as `resources/list` lists it and as `resources/read` returns it) is checked
 // against the MCP Apps extension's own schemas (@modelcontextprotocol/ext-apps, pinned in
 // tests/package.json) and the SDK's MCP types. tests/run-examples.sh runs it for Rust, Python,
 // Node and Swift.
 //
-//   node tests/examples/check.mjs LABEL composition|apps COMMAND [ARGS...]
+//   node tests/examples/check.mjs LABEL middleware|composition|apps COMMAND [ARGS...]
 //   node tests/examples/check.mjs --self-test
 //
 // A COMMAND ending in `.mts` is a Node example: its types are stripped by the binding's own
@@ -190,9 +190,11 @@ async function helpersRefuseWhatTheSchemasRefuse({ badResources, badTools }) {
 
 // ---- the servers ------------------------------------------------------------------------------
 
-/** A client of `command` over stdio; `capabilities` as the client declares them. */
-async function connect(command, args, capabilities = {}) {
-  const transport = new StdioClientTransport({ command, args, stderr: 'inherit' });
+/** A client of `command` over stdio; `capabilities` as the client declares them. With
+ * `onStderr`, the server's stderr goes to it (text chunks) instead of this process's. */
+async function connect(command, args, capabilities = {}, onStderr = undefined) {
+  const transport = new StdioClientTransport({ command, args, stderr: onStderr ? 'pipe' : 'inherit' });
+  transport.stderr?.on('data', (chunk) => onStderr(String(chunk)));
   const client = new Client({ name: 'examples-check', version: '1.0.0' }, { capabilities });
   await client.connect(transport);
   return client;
@@ -220,6 +222,46 @@ async function rejectsWith(promise, code, message) {
     assert.equal(e.message, `MCP error ${code}: ${message}`);
     return true;
   });
+}
+
+/** The middleware scenario of examples/rust/tests/integration/middleware_stdio.rs: the
+ * example's own layer refuses `admin_*` tools to this client (not named `admin`), masking hides
+ * the failing resource's details, the fourth `tools/call` of the session within 10 s is refused
+ * with -32004 and its retryAfter, limit and window while other methods still answer, and the
+ * timing layer wrote a line for the calls to stderr. */
+async function checkMiddleware(command, args) {
+  let stderr = '';
+  const c = await connect(command, args, {}, (chunk) => {
+    stderr += chunk;
+  });
+  try {
+    const names = (await c.listTools()).tools.map((t) => t.name);
+    for (const n of ['echo', 'admin_reset']) assert.ok(names.includes(n), `tools/list has ${n}: ${names}`);
+    assert.equal(text(await c.callTool({ name: 'echo', arguments: { text: 'hi' } })), 'hi', 'tools/call 1');
+    await rejectsWith(c.callTool({ name: 'admin_reset', arguments: {} }), -32003, 'Permission denied'); // 2
+    // The details ("db at 10.0.0.7 ...") stay in the server; not even data reaches the client.
+    await assert.rejects(c.readResource({ uri: 'mem://secrets' }), (e) => {
+      assert.equal(e.message, 'MCP error -32603: Internal error');
+      assert.equal(e.data, undefined);
+      return true;
+    });
+    assert.equal(text(await c.callTool({ name: 'echo', arguments: { text: 'again' } })), 'again', 'tools/call 3');
+    await assert.rejects(c.callTool({ name: 'echo', arguments: { text: 'over' } }), (e) => {
+      assert.ok(e instanceof McpError, `an McpError, got ${e}`);
+      assert.equal(e.message, 'MCP error -32004: Rate limited');
+      assert.equal(e.data?.limit, 3);
+      assert.equal(e.data?.window, 10);
+      // One token of 3 comes back every 10/3 s.
+      assert.ok(e.data.retryAfter > 0 && e.data.retryAfter <= 10 / 3, `retryAfter ${e.data.retryAfter}`);
+      return true;
+    });
+    assert.deepEqual((await c.listTools()).tools.map((t) => t.name), names, 'tools/list is not limited');
+    // The timing hook may run after the answer left: wait a little for its line.
+    for (let i = 0; i < 100 && !/tools\/call echo/.test(stderr); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.match(stderr, /tools\/call echo/, 'a timing line for the echo calls on stderr');
+  } finally {
+    await c.close();
+  }
 }
 
 /** The composition scenario of examples/rust/tests/integration/composition_stdio.rs. */
@@ -306,13 +348,14 @@ async function checkApps(label, command, args) {
 async function main() {
   const [label, kind, command, ...args] = process.argv.slice(2);
   if (label === '--self-test') return helpersRefuseWhatTheSchemasRefuse(selfTest());
-  if (!command || !['composition', 'apps'].includes(kind)) {
-    console.error('usage: check.mjs LABEL composition|apps COMMAND [ARGS...] | --self-test');
+  if (!command || !['middleware', 'composition', 'apps'].includes(kind)) {
+    console.error('usage: check.mjs LABEL middleware|composition|apps COMMAND [ARGS...] | --self-test');
     process.exit(2);
   }
   const [cmd, cmdArgs, cleanup] = launcher(command, args);
   try {
-    if (kind === 'composition') await checkComposition(cmd, cmdArgs);
+    if (kind === 'middleware') await checkMiddleware(cmd, cmdArgs);
+    else if (kind === 'composition') await checkComposition(cmd, cmdArgs);
     else await checkApps(label, cmd, cmdArgs);
     console.log(`ok  ${label} ${kind}`);
   } finally {

@@ -1,15 +1,18 @@
 //! A stdio MCP server with middleware: built-in error masking, rate limiting and timing, and a
-//! layer of its own that refuses `admin_*` tools unless the client names itself `admin`.
+//! layer of its own that refuses `admin_*` tools unless the client names itself `admin`. The
+//! same scenario as examples/python/middleware_server.py, bindings-node/examples/
+//! middleware_server.mts and examples/swift's MiddlewareServer; tests/examples/check.mjs runs
+//! all four with the official TypeScript SDK client (tests/run-examples.sh).
 //!
 //! Run it under any MCP client (it speaks on stdin/stdout; the timing lines go to stderr):
 //! `cargo run -p ferromcp-examples --bin middleware-server`.
 
-use ferromcp::protocol::{CallToolResult, Tool};
+use ferromcp::protocol::{CallToolResult, Resource, Tool};
 use ferromcp::server::middleware::{
     BoxFuture, MaskErrors, Middleware, MiddlewareRequest, Next, RateLimit, RateLimitConfig, Timing,
     TimingEvent,
 };
-use ferromcp::server::{tool_fn, Server};
+use ferromcp::server::{resource_fn, tool_fn, Server};
 use ferromcp::McpError;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -67,6 +70,13 @@ async fn main() -> Result<(), McpError> {
             Tool::new("fragile"),
             tool_fn(|_, _| async move {
                 Err(McpError::internal("connection to db.internal:5432 refused"))
+            }),
+        )
+        // A failure whose details a client must not see: masked as "Internal error".
+        .resource(
+            Resource::new("mem://secrets", "secrets"),
+            resource_fn(|_, _| async move {
+                Err(McpError::internal("db at 10.0.0.7 refused user admin"))
             }),
         )
         // Outermost first: masking sees every error, timing sees the time of all inner layers.
