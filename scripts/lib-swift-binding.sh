@@ -3,7 +3,7 @@
 #
 # swift_examples_dir: prints the directory of the built examples/swift executables
 # (EverythingServer, EverythingClient, InteropServer, MiddlewareServer, CompositionServer,
-# AppsServer), building first what is missing or older
+# AppsServer, OAuthProxyReplica), building first what is missing or older
 # than its sources: the binding's native part (bindings-swift/scripts/build.sh: the engine's
 # static library and the generated bindings) and `swift build` of examples/swift (through
 # scripts/swift). Build output goes to stderr. Run the executables with `scripts/swift --exec`
@@ -30,7 +30,8 @@ _swift_natives_stale() {
 # Whether an executable is missing or older than the sources (examples, facade, natives).
 _swift_examples_stale() {
   local stamp="$SWIFT_EXAMPLES/.build/ferromcp-examples.stamp" exe
-  for exe in EverythingServer EverythingClient InteropServer MiddlewareServer CompositionServer AppsServer; do
+  for exe in EverythingServer EverythingClient InteropServer MiddlewareServer CompositionServer AppsServer \
+             OAuthProxyReplica; do
     [ -x "$SWIFT_EXAMPLES/.build/debug/$exe" ] || return 0
   done
   [ ! -f "$stamp" ] \

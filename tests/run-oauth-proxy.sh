@@ -9,14 +9,17 @@
 # token and the provider's own token are refused. A second test: the SDK names itself by a Client
 # ID Metadata Document (https://localhost, the engine's test CA) instead of registering, the
 # document fetched once for the three replicas.
-# Run three times, one replica each: the Rust server (core/examples/oauth_proxy_replica.rs,
+# Run four times, one replica each: the Rust server (core/examples/oauth_proxy_replica.rs,
 # HttpServerOptions::oauth_proxy), the Python binding's listener (tests/oauth/replica.py,
-# serve_http(oauth_proxy=OAuthProxyConfig(...), redis_url=...)) and the Node binding's
-# (tests/oauth/replica.mjs, listen({ oauthProxy, redisUrl })). About 10-13 s a run once built
-# (35 s for the three; the Python and Node runs add about 25 s). The bindings are built here
-# when missing or stale, as the run-python and run-node suites build them (run-node, before
-# this one, has built the Node addon already; the Python module is built here instead of in
-# run-python, after it).
+# serve_http(oauth_proxy=OAuthProxyConfig(...), redis_url=...)), the Node binding's
+# (tests/oauth/replica.mjs, listen({ oauthProxy, redisUrl })) and the Swift binding's
+# (examples/swift/Sources/OAuthProxyReplica, startHTTP(options: HTTPOptions(redisURL:,
+# oauthProxy:)), run through scripts/swift --exec). About 10-13 s a run once built. The
+# bindings are built here when missing or stale, as the run-python, run-node and run-swift
+# suites build them (run-node, before this one, has built the Node addon already; the Python
+# module is built here instead of in run-python, after it; the Swift examples through
+# scripts/lib-swift-binding.sh, which run-examples, before this one, has used already). A
+# failed Swift build fails the Swift run only; the others still run.
 # Needs redis-server (scripts/setup-test-deps installs it); without it, says so and skips.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -36,10 +39,13 @@ fi
 . "$ROOT/scripts/lib-python-binding.sh"
 # shellcheck source=scripts/lib-node-binding.sh
 . "$ROOT/scripts/lib-node-binding.sh"
+# shellcheck source=scripts/lib-swift-binding.sh
+. "$ROOT/scripts/lib-swift-binding.sh"
 echo "run-oauth-proxy: building the oauth_proxy_replica example (feature redis) and the bindings" >&2
 cargo build --quiet -p ferromcp --features redis --example oauth_proxy_replica
 PY="$(python_binding_py)"
 node_binding_dir >/dev/null
+SWIFT_BIN="$(swift_examples_dir)" || SWIFT_BIN=""
 status=0
 run() {
   local name="$1" replica="$2"
@@ -50,4 +56,9 @@ run() {
 run "Rust" "${CARGO_TARGET_DIR:-$ROOT/target}/debug/examples/oauth_proxy_replica"
 run "Python serve_http" "[\"$PY\", \"$ROOT/tests/oauth/replica.py\"]"
 run "Node listen" "[\"$ROOT/scripts/node22\", \"$ROOT/tests/oauth/replica.mjs\"]"
+if [ -n "$SWIFT_BIN" ]; then
+  run "Swift startHTTP" "[\"$ROOT/scripts/swift\", \"--exec\", \"$SWIFT_BIN/OAuthProxyReplica\"]"
+else
+  status=1; echo "FAILED: run-oauth-proxy (Swift startHTTP): examples/swift did not build" >&2
+fi
 exit $status

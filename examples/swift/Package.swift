@@ -29,5 +29,8 @@ let package = Package(
         .executableTarget(name: "MiddlewareServer", dependencies: [ferroMCP, "ExampleSupport"]),
         .executableTarget(name: "CompositionServer", dependencies: [ferroMCP, "ExampleSupport"]),
         .executableTarget(name: "AppsServer", dependencies: [ferroMCP, "ExampleSupport"]),
+        // One replica of the deployed OAuth proxy test (tests/run-oauth-proxy.sh), as
+        // core/examples/oauth_proxy_replica.rs and tests/oauth/replica.{py,mjs} are.
+        .executableTarget(name: "OAuthProxyReplica", dependencies: [ferroMCP, "ExampleSupport"]),
     ]
 )

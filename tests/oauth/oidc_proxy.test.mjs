@@ -6,8 +6,10 @@
 // The replica is a command (FERROMCP_OAUTH_REPLICA: a program, or a JSON array of a program and
 // its first arguments) taking the command line of core/examples/oauth_proxy_replica.rs: the Rust
 // server, or a binding's own listener with its OAuth proxy option, tests/oauth/replica.py
-// (Python serve_http(oauth_proxy=..., redis_url=...)) and tests/oauth/replica.mjs (Node
-// listen({ oauthProxy, redisUrl })); FERROMCP_OAUTH_REPLICA_NAME names it in the tests' names.
+// (Python serve_http(oauth_proxy=..., redis_url=...)), tests/oauth/replica.mjs (Node
+// listen({ oauthProxy, redisUrl })) and examples/swift's OAuthProxyReplica (Swift
+// startHTTP(options: HTTPOptions(redisURL:, oauthProxy:)), through scripts/swift --exec);
+// FERROMCP_OAUTH_REPLICA_NAME names it in the tests' names.
 //
 // The front in front of the replicas sends each leg of the flow to another replica, so that no
 // leg finds its state in the process that made it: registration on replica 0, the
