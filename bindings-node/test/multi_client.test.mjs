@@ -12,17 +12,35 @@ const fixture = fileURLToPath(new URL('./fixtures/server.mjs', import.meta.url))
 const server = (extra = {}) => ({ command: process.execPath, args: [fixture], ...extra });
 
 test('the tools of two servers are namespaced and calls reach their server', async () => {
-  const multi = await MultiClient.fromConfig({ mcpServers: { a: server(), b: server(), off: server({ disabled: true }) } });
+  // Two fixtures told apart by FIXTURE_NAME (a tool, a resource and a prompt answering with
+  // it): each namespaced call must reach its own server.
+  const named = (n) => server({ env: { FIXTURE_NAME: n } });
+  const multi = await MultiClient.fromConfig({ mcpServers: { a: named('alpha'), b: named('beta'), off: server({ disabled: true }) } });
   try {
     assert.deepEqual(multi.names, ['a', 'b']);
     const names = (await multi.listTools()).map((t) => t.name).sort();
-    assert.deepEqual(names, ['a_echo', 'a_fail', 'a_pid', 'a_progress', 'a_wait', 'b_echo', 'b_fail', 'b_pid', 'b_progress', 'b_wait']);
+    assert.deepEqual(names, ['a_echo', 'a_fail', 'a_pid', 'a_progress', 'a_wait', 'a_whoami',
+      'b_echo', 'b_fail', 'b_pid', 'b_progress', 'b_wait', 'b_whoami']);
     const r = await multi.callTool({ name: 'b_echo', arguments: { text: 'hi' } });
     assert.equal(r.content[0].text, 'hi');
-    // Two processes: each server's pid is its own.
+    assert.equal((await multi.callTool({ name: 'a_whoami' })).content[0].text, 'alpha');
+    assert.equal((await multi.callTool({ name: 'b_whoami' })).content[0].text, 'beta');
+    // Two processes: each namespaced pid is that server's own client's.
     const pa = (await multi.callTool({ name: 'a_pid' })).content[0].text;
     const pb = (await multi.callTool({ name: 'b_pid' })).content[0].text;
     assert.notEqual(pa, pb);
+    assert.equal((await multi.client('a').callTool({ name: 'pid' })).content[0].text, pa);
+    assert.equal((await multi.client('b').callTool({ name: 'pid' })).content[0].text, pb);
+    const uris = (await multi.listResources()).map((x) => x.uri).sort();
+    assert.deepEqual(uris, ['a+fixture://name', 'b+fixture://name']);
+    const read = await multi.readResource({ uri: 'b+fixture://name' });
+    assert.equal(read.contents[0].uri, 'b+fixture://name');
+    assert.equal(read.contents[0].text, 'I am beta');
+    assert.equal((await multi.readResource({ uri: 'a+fixture://name' })).contents[0].text, 'I am alpha');
+    const prompts = (await multi.listPrompts()).map((p) => p.name).sort();
+    assert.deepEqual(prompts, ['a_introduce', 'b_introduce']);
+    const got = await multi.getPrompt({ name: 'a_introduce' });
+    assert.equal(got.messages[0].content.text, 'alpha introduces itself');
     assert.equal(multi.client('a').getServerVersion().name, 'fixture');
     assert.throws(() => multi.callTool({ name: 'c_echo', arguments: { text: 'x' } }), /names no server/);
     await assert.rejects(() => multi.readResource({ uri: 'test://x' }), /names no server/);
