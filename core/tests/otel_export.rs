@@ -480,6 +480,10 @@ fn sampled_server(t: &Telemetry, seen: Seen) -> Server {
         .tool("flagged", "A tool error", |_: NoArgs, _ctx| async move {
             ferromcp::protocol::CallToolResult::error_text("it went wrong")
         })
+        .tool("stuck", "Never answers", |_: NoArgs, _ctx| async move {
+            std::future::pending::<()>().await;
+            "never"
+        })
         .build()
         .unwrap()
 }
@@ -627,5 +631,87 @@ async fn unsampled_requests_get_no_span_and_still_record_their_duration() {
             // Not exported, but current: the handler's own spans follow the unsampled trace.
             (Some(unsampled_parent.to_string()), true),
         ]
+    );
+}
+
+/// An unsampled `tools/call` on the typed lane (no parent, a root sampler that samples
+/// nothing) that the client cancels is recorded as such: its call is awaited in place beside
+/// its watch (`Server::call_tool_observed`), and the watch, dropped with the call unanswered,
+/// records `error.type` `cancelled` on the duration histogram; nothing is exported.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unsampled_call_cancelled_by_the_client_records_its_duration_as_cancelled() {
+    let (otlp, got) = start_receiver().await;
+    let mut c = TelemetryConfig::default();
+    c.service_name = Some("mcp-cancelled".into());
+    c.otlp_endpoint = Some(otlp);
+    c.sampling = Sampling::Ratio(0.0);
+    c.parent_based = true;
+    c.prometheus = true;
+    c.metric_export_interval = Duration::from_secs(3600);
+    let t = Telemetry::new(c).unwrap();
+    let opts = HttpServerOptions::default().with_metrics(Some(t.metrics_endpoint("/metrics")));
+    let handle = serve_http(sampled_server(&t, Seen::default()), "127.0.0.1:0", opts)
+        .await
+        .unwrap();
+    let url = handle.url("/mcp");
+    let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name":"raw","version":"1"}}});
+    let r = post(&url, None, init).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let sid = r.sid().unwrap();
+    let r = post(
+        &url,
+        Some(&sid),
+        json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
+    )
+    .await;
+    assert_eq!(r.status, 202, "{}", r.body);
+
+    let call = json!({"jsonrpc":"2.0","id":7,"method":"tools/call",
+        "params":{"name":"stuck","arguments":{}}});
+    let stuck = tokio::spawn({
+        let (url, sid) = (url.clone(), sid.clone());
+        async move { post(&url, Some(&sid), call).await }
+    });
+    let metrics = handle.url("/metrics");
+    let cancelled = |m: &str| {
+        duration_count(
+            m,
+            &["gen_ai_tool_name=\"stuck\"", "error_type=\"cancelled\""],
+            &[],
+        )
+    };
+    // The call is in flight (not yet recorded) until the client cancels it; the cancellation
+    // is sent again until the call has started and so can be cancelled.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let m = loop {
+        let r = post(
+            &url,
+            Some(&sid),
+            json!({"jsonrpc":"2.0","method":"notifications/cancelled",
+                "params":{"requestId":7,"reason":"test"}}),
+        )
+        .await;
+        assert_eq!(r.status, 202, "{}", r.body);
+        let m = send("GET", &metrics, &[], "").await.body;
+        if cancelled(&m).is_some() || Instant::now() > deadline {
+            break m;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert_eq!(cancelled(&m), Some(1.0), "{m}");
+    // Not also recorded as answered (the operation's bound series may be listed, at 0).
+    assert_eq!(
+        duration_count(&m, &["gen_ai_tool_name=\"stuck\""], &["error_type"]).unwrap_or(0.0),
+        0.0,
+        "{m}"
+    );
+    stuck.abort();
+    t.force_flush();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let r = got.lock().unwrap();
+    assert!(
+        r.spans.iter().all(|(s, _)| s != "mcp-cancelled"),
+        "an unsampled call exported a span"
     );
 }

@@ -8,7 +8,9 @@ use crate::jsonrpc::{Notification, Request};
 use crate::protocol::{
     CallToolResult, CompleteRequestParams, ContentBlock, ProtocolVersion, Reference, TaskSupport,
 };
-use crate::session::{insert_server_info, to_value, tool_result_value, ToolLane, ToolOutput};
+use crate::session::{
+    insert_server_info, to_value, tool_result_value, LaneExtra, ToolLane, ToolOutput,
+};
 use crate::session::{Peer, RequestContext, Service};
 use crate::McpError;
 use futures_util::future::BoxFuture;
@@ -41,6 +43,33 @@ fn cursor(p: &Map<String, Value>) -> Result<Option<String>, McpError> {
         Some(Value::String(s)) => Ok(Some(s.clone())),
         Some(_) => Err(McpError::invalid_params("params.cursor must be a string")),
     }
+}
+
+/// The params of a `tools/call` read on the typed lane, as a JSON object again for a middleware
+/// chain: the members the lane read (`_meta` from the request's context, which holds it as
+/// sent when it is an object, the only shape the lane takes).
+fn lane_params(
+    name: &str,
+    arguments: Option<Value>,
+    task: Option<Value>,
+    extra: LaneExtra,
+    ctx: &RequestContext,
+) -> Value {
+    let mut p = Map::new();
+    p.insert("name".into(), Value::String(name.to_owned()));
+    let members = [
+        ("arguments", arguments),
+        ("task", task),
+        ("_meta", ctx.meta().map(|m| Value::Object(m.clone()))),
+        ("inputResponses", extra.input_responses),
+        ("requestState", extra.request_state),
+    ];
+    for (key, value) in members {
+        if let Some(value) = value {
+            p.insert(key.into(), value);
+        }
+    }
+    Value::Object(p)
 }
 
 fn not_advertised(method: &str, feature: &str) -> McpError {
@@ -115,9 +144,10 @@ impl ToolLane for Server {
         name: String,
         arguments: Option<Value>,
         task: Option<Value>,
+        extra: LaneExtra,
         ctx: RequestContext,
     ) -> impl std::future::Future<Output = Result<ToolOutput, McpError>> + Send + 'static {
-        self.call_tool_fast(name, arguments, task, ctx)
+        self.call_tool_fast(name, arguments, task, extra, ctx)
     }
 
     fn run_tool_borrowed<'a>(
@@ -125,20 +155,10 @@ impl ToolLane for Server {
         name: &'a str,
         arguments: Option<Value>,
         task: Option<Value>,
+        extra: LaneExtra,
         ctx: RequestContext,
     ) -> impl std::future::Future<Output = Result<ToolOutput, McpError>> + Send + 'a {
-        Server::call_tool_borrowed(self, name, arguments, task, ctx)
-    }
-
-    fn takes_general_path(&self) -> bool {
-        // The middleware chain wraps the general path, except for layers that can watch the
-        // lane's own call (`super::middleware::lane`): a chain of those only keeps the lane.
-        self.has_middleware()
-            && self
-                .inner
-                .middleware
-                .iter()
-                .any(|layer| layer.tool_lane_observer().is_none())
+        Server::call_tool_borrowed(self, name, arguments, task, extra, ctx)
     }
 
     fn add_server_info(&self, result: &mut Value) {
@@ -461,36 +481,72 @@ impl Server {
     }
 
     /// `tools/call` for a request whose params were read as [`ToolCallParams`](crate::session::ToolCallParams): what
-    /// [`Self::dispatch`] does with such a request, without the params as a [`Value`].
+    /// [`Self::dispatch`] does with such a request, without the params as a [`Value`] (unless
+    /// a middleware chain is to see them, [`Self::call_tool_with_middleware`]).
     pub(crate) async fn call_tool_fast(
         self,
         name: String,
         arguments: Option<Value>,
         task: Option<Value>,
+        extra: LaneExtra,
         ctx: RequestContext,
     ) -> Result<ToolOutput, McpError> {
         // `call_tool` directly, not through `call_tool_borrowed`: one future less to move.
         let version = ctx.protocol_version().unwrap_or(ProtocolVersion::LATEST);
         if self.has_middleware() {
             return self
-                .call_tool_observed(&name, arguments, task, ctx, version)
+                .call_tool_with_middleware(&name, arguments, task, extra, ctx, version)
                 .await;
         }
         self.call_tool(&name, arguments, task, ctx, version).await
     }
 
-    /// A typed-lane call on a server whose layers all watch the lane (the lane is taken only
-    /// then, [`ToolLane::takes_general_path`]): `call_tool` inside each layer's observer.
-    fn call_tool_observed<'a>(
-        &'a self,
-        name: &'a str,
+    /// A typed-lane call on a server with middleware. When every layer watches the lane itself
+    /// (the OpenTelemetry layer, `super::middleware::lane`): `call_tool` inside each layer's
+    /// observer. Otherwise the chain runs, as for any other request
+    /// ([`super::middleware::run_chain`]): its layers get the call's params as JSON (the
+    /// members the lane read: `name`, `arguments`, `task`, `_meta`, `inputResponses`,
+    /// `requestState`) and answer JSON ([`ToolOutput::Json`]); the chain's end is the
+    /// dispatch. The call stays on the session's lane either way (its admission, cancellation
+    /// and answer), so a chain costs its layers and the JSON they see, not a second way in.
+    ///
+    /// An unscoped observed call (an unsampled trace) makes `call_tool`'s future here and
+    /// awaits it in place, as the call without a layer does: the watches wait beside it and
+    /// are told the outcome after it (or, dropped unanswered, end as such). Wrapping the made
+    /// future instead (a `map` and an `Either`) moved it twice more per call (~260
+    /// instructions of `memcpy`, `bench/results/otel-overhead.md`). A scoped one (traced) is
+    /// boxed once.
+    async fn call_tool_with_middleware(
+        &self,
+        name: &str,
         arguments: Option<Value>,
         task: Option<Value>,
+        extra: LaneExtra,
         ctx: RequestContext,
         version: ProtocolVersion,
-    ) -> impl std::future::Future<Output = Result<ToolOutput, McpError>> + Send + 'a {
-        let (ctx, watches) = super::middleware::watch_tool_call(&self.inner.middleware, name, ctx);
-        super::middleware::watched(self.call_tool(name, arguments, task, ctx, version), watches)
+    ) -> Result<ToolOutput, McpError> {
+        let layers = &self.inner.middleware;
+        if layers
+            .iter()
+            .any(|layer| layer.tool_lane_observer().is_none())
+        {
+            let request = Request {
+                id: ctx.request_id().clone(),
+                method: "tools/call".into(),
+                params: Some(lane_params(name, arguments, task, extra, &ctx)),
+            };
+            return super::middleware::run_chain(self, request, ctx)
+                .await
+                .map(ToolOutput::Json);
+        }
+        let (ctx, mut watches) = super::middleware::watch_tool_call(layers, name, ctx);
+        if watches.unscoped() {
+            let result = self.call_tool(name, arguments, task, ctx, version).await;
+            watches.answered(&result);
+            return result;
+        }
+        let call = self.call_tool(name, arguments, task, ctx, version);
+        Box::pin(super::middleware::scoped(call, watches)).await
     }
 
     /// [`Self::call_tool_fast`] on a borrowed server: for a caller that keeps its handle for the
@@ -502,6 +558,7 @@ impl Server {
         name: &'a str,
         arguments: Option<Value>,
         task: Option<Value>,
+        extra: LaneExtra,
         ctx: RequestContext,
     ) -> impl std::future::Future<Output = Result<ToolOutput, McpError>> + Send + 'a {
         let version = ctx.protocol_version().unwrap_or(ProtocolVersion::LATEST);
@@ -509,7 +566,7 @@ impl Server {
         // (the capability is there whenever a tool is), without the capabilities' lock.
         if self.has_middleware() {
             return futures_util::future::Either::Left(
-                self.call_tool_observed(name, arguments, task, ctx, version),
+                self.call_tool_with_middleware(name, arguments, task, extra, ctx, version),
             );
         }
         futures_util::future::Either::Right(self.call_tool(name, arguments, task, ctx, version))
@@ -607,7 +664,7 @@ impl Server {
                     },
                 )
                 .await
-                .map(ToolOutput::Created);
+                .map(ToolOutput::Json);
         }
         let result = self.finish_tool_call(&entry, args, ctx, version).await?;
         Ok(ToolOutput::Result(result))

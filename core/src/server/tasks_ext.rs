@@ -498,7 +498,7 @@ impl Server {
         }
         let mut handle = task.view(false);
         handle["resultType"] = json!("task");
-        Ok(ToolOutput::Created(handle))
+        Ok(ToolOutput::Json(handle))
     }
 
     /// `subscriptions/listen` asking for task status notifications (`notifications.taskIds`):

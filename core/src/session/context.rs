@@ -92,6 +92,12 @@ pub trait HeaderFields: Send + Sync {
     fn pairs(&self) -> Vec<(String, String)>;
     /// The first value of field `name` (given in lowercase).
     fn get(&self, name: &str) -> Option<String>;
+    /// Whether a `traceparent` field is present: what `get("traceparent").is_some()` answers
+    /// (the HTTP transport notes it when it reads the head, so the OpenTelemetry layer's look
+    /// on every request does not pass over the fields).
+    fn has_traceparent(&self) -> bool {
+        self.get("traceparent").is_some()
+    }
     /// Every value of field `name` (given in lowercase), in the order they came: a field sent
     /// on several lines (`X-Forwarded-For` appended to by proxies) has one per line.
     fn get_all(&self, name: &str) -> Vec<String> {
@@ -412,6 +418,15 @@ impl RequestContext {
     #[cfg(feature = "otel")]
     pub(crate) fn has_http_headers(&self) -> bool {
         self.inner.http_headers.is_some()
+    }
+
+    /// Whether the HTTP request this request arrived in has a `traceparent` header field.
+    #[cfg(feature = "otel")]
+    pub(crate) fn has_http_traceparent(&self) -> bool {
+        self.inner
+            .http_headers
+            .as_ref()
+            .is_some_and(|h| h.has_traceparent())
     }
 
     /// The IP address of the peer of the HTTP connection this request arrived on: the socket

@@ -57,6 +57,6 @@ pub(crate) use service::ToolLane;
 pub(crate) use shared_meta::SharedMeta;
 pub(crate) use task_input::TaskInputs;
 pub(crate) use tool_wire::{
-    insert_server_info, to_value, tool_result_value, ToolCallParams, ToolOutput,
+    insert_server_info, to_value, tool_result_value, LaneExtra, ToolCallParams, ToolOutput,
 };
 pub(crate) use worker::serve_on_worker;

@@ -59,12 +59,15 @@ pub trait Service: Send + Sync + 'static {
 /// future is built in place as before (no box per call for the hook).
 pub(crate) trait ToolLane: Clone + Send + Sync + 'static {
     /// `tools/call` of tool `name` (handshake era): what the service's `handle_request` does
-    /// with the same request, without the params as a [`Value`].
+    /// with the same request, without the params as a [`Value`] (unless the server's
+    /// middleware chain is to see them: the chain's answer is then [`ToolOutput::Json`](super::ToolOutput)).
+    /// `extra`: the params' members the call does not take, for such a chain.
     fn run_tool(
         self,
         name: String,
         arguments: Option<Value>,
         task: Option<Value>,
+        extra: super::LaneExtra,
         ctx: RequestContext,
     ) -> impl std::future::Future<Output = Result<super::ToolOutput, McpError>> + Send + 'static;
 
@@ -75,14 +78,9 @@ pub(crate) trait ToolLane: Clone + Send + Sync + 'static {
         name: &'a str,
         arguments: Option<Value>,
         task: Option<Value>,
+        extra: super::LaneExtra,
         ctx: RequestContext,
     ) -> impl std::future::Future<Output = Result<super::ToolOutput, McpError>> + Send + 'a;
-
-    /// Whether every `tools/call` takes the general path instead of this lane (the request
-    /// handed to [`Session::handle_incoming`](super::Session::handle_incoming) as any other):
-    /// the server's middleware, say, wraps its dispatch and must see params and result as JSON
-    /// (a server whose layers all watch this lane themselves keeps it).
-    fn takes_general_path(&self) -> bool;
 
     /// Per-request era: names the server in `result`'s `_meta` (every result SHOULD).
     fn add_server_info(&self, result: &mut Value);

@@ -2,7 +2,7 @@
 //! serves the per-request era with a `tools` capability, and a [`ToolLane`] whose every tool
 //! answers `hi`. The session's tests use it instead of the real server, which sits above them.
 
-use super::{insert_server_info, RequestContext, Service, ToolLane, ToolOutput};
+use super::{insert_server_info, LaneExtra, RequestContext, Service, ToolLane, ToolOutput};
 use crate::jsonrpc::Request;
 use crate::protocol::{CallToolResult, ProtocolVersion};
 use crate::McpError;
@@ -37,6 +37,7 @@ impl ToolLane for EchoServer {
         _name: String,
         _arguments: Option<Value>,
         _task: Option<Value>,
+        _extra: LaneExtra,
         _ctx: RequestContext,
     ) -> Result<ToolOutput, McpError> {
         Ok(ToolOutput::Result(CallToolResult::text("hi")))
@@ -47,13 +48,10 @@ impl ToolLane for EchoServer {
         _name: &'a str,
         _arguments: Option<Value>,
         _task: Option<Value>,
+        _extra: LaneExtra,
         _ctx: RequestContext,
     ) -> Result<ToolOutput, McpError> {
         Ok(ToolOutput::Result(CallToolResult::text("hi")))
-    }
-
-    fn takes_general_path(&self) -> bool {
-        false
     }
 
     fn add_server_info(&self, result: &mut Value) {

@@ -70,12 +70,13 @@ fn content_value(block: ContentBlock) -> Value {
     }
 }
 
-/// What `tools/call` produced: the tool's result, or (task-augmented call) the created task.
+/// What `tools/call` produced: the tool's result, or a result that is JSON already.
 pub(crate) enum ToolOutput {
     /// The tool ran; its result is not yet JSON.
     Result(CallToolResult),
-    /// The `CreateTaskResult` of a task-augmented call.
-    Created(Value),
+    /// A result already JSON: the `CreateTaskResult` of a task-augmented call, or what a
+    /// server's middleware chain answered (its layers see and return JSON).
+    Json(Value),
 }
 
 impl ToolOutput {
@@ -83,9 +84,20 @@ impl ToolOutput {
     pub(crate) fn into_value(self) -> Value {
         match self {
             ToolOutput::Result(r) => tool_result_value(r),
-            ToolOutput::Created(v) => v,
+            ToolOutput::Json(v) => v,
         }
     }
+}
+
+/// The members of a lane call's params that the call itself does not take (the per-request
+/// era reads them for its multi round-trip round first): handed on so that a middleware chain
+/// sees them in the params it gets, as sent.
+#[derive(Default)]
+pub(crate) struct LaneExtra {
+    /// `inputResponses`, as given.
+    pub input_responses: Option<Value>,
+    /// `requestState`, as given.
+    pub request_state: Option<Value>,
 }
 
 /// `tools/call` params read straight from the frame (see [`crate::jsonrpc::parse_request_as`]):

@@ -164,10 +164,16 @@ impl BoundOp {
         version: Option<&str>,
         over_http: bool,
     ) -> bool {
-        &*self.method == method
+        // The version's text is a `ProtocolVersion`'s static one: the same address when equal
+        // (compared by address first, then by text).
+        let same_version = match (self.version, version) {
+            (Some(a), Some(b)) => std::ptr::eq(a, b) || a == b,
+            (a, b) => a.is_none() && b.is_none(),
+        };
+        self.over_http == over_http
+            && same_version
             && self.target.as_deref() == target
-            && self.version == version
-            && self.over_http == over_http
+            && &*self.method == method
     }
 
     /// Records a request of this operation that took `seconds` and ended as `ending`.

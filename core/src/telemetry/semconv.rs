@@ -166,7 +166,7 @@ impl Ending<'_> {
             Ending::Tool(Ok(ToolOutput::Result(r))) if r.is_error == Some(true) => {
                 Some(("tool_error".into(), None, "tool returned isError".into()))
             }
-            Ending::Tool(Ok(ToolOutput::Created(v)))
+            Ending::Tool(Ok(ToolOutput::Json(v)))
                 if v.get("isError") == Some(&Value::Bool(true)) =>
             {
                 Some(("tool_error".into(), None, "tool returned isError".into()))

@@ -2,8 +2,8 @@
 //! context in `params._meta`, else in the HTTP request's header fields, else none), runs the
 //! rest of the chain and the handler with that span current, and records
 //! `mcp.server.operation.duration`. A `tools/call` on the session's typed lane gets the same
-//! around the lane's own call ([`ToolLaneObserver`]): the layer does not send calls to the
-//! general path.
+//! around the lane's own call ([`ToolLaneObserver`]): the layer does not make the call's params
+//! and result JSON.
 //!
 //! The handler sees its span two ways: as the current OpenTelemetry context of its future (Rust
 //! handlers: `opentelemetry::Context::current()`), and as `traceparent`/`tracestate` in the
@@ -122,8 +122,7 @@ fn remote_parent(
 /// Whether a request names a remote parent (a `traceparent` in `_meta` or, over HTTP, in the
 /// header fields), valid or not: such a request's span is decided by the SDK under it.
 fn names_parent(meta: Option<&Map<String, Value>>, ctx: &RequestContext, over_http: bool) -> bool {
-    meta.is_some_and(|m| m.contains_key("traceparent"))
-        || (over_http && ctx.http_header("traceparent").is_some())
+    meta.is_some_and(|m| m.contains_key("traceparent")) || (over_http && ctx.has_http_traceparent())
 }
 
 /// What a request being traced starts with.

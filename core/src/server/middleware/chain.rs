@@ -53,8 +53,9 @@ pub trait Middleware: Send + Sync + 'static {
 
     /// A layer that can do its work around the typed `tools/call` lane returns how here (the
     /// engine's OpenTelemetry layer; see `server/middleware/lane.rs`): when every installed
-    /// layer does, `tools/call` stays on the lane. Others: `None` (every call then takes the
-    /// general path, where the layer sees params and result as JSON).
+    /// layer does, a lane `tools/call` is watched there, its params and result never made
+    /// JSON. Others: `None` (every call then runs the chain, where the layer sees params and
+    /// result as JSON).
     #[doc(hidden)]
     fn tool_lane_observer(&self) -> Option<&super::ToolLaneObserver> {
         None

@@ -1,16 +1,16 @@
-//! A layer that can also watch the typed `tools/call` lane, so that installing it does not send
-//! every call to the general path.
+//! A layer that can also watch the typed `tools/call` lane, so that installing it does not make
+//! every call's params and result JSON.
 //!
-//! Why: any layer makes a `tools/call` leave the session's typed lane for the general dispatch
-//! (params and result as JSON trees, `Server::takes_general_path`), because a layer may read or
-//! change them. A layer that needs only the tool's name, the request's context and the outcome
-//! (the OpenTelemetry layer: span, trace context in `_meta`, duration) can do its work around
-//! the lane's own call instead, which costs a small fraction of the detour
-//! (`bench/results/otel-overhead.md`). Such a layer returns a [`ToolLaneObserver`] from
+//! Why: a chain of layers runs a lane `tools/call` with its params and result as JSON trees
+//! (`Server::call_tool_with_middleware`), because a layer may read or change them. A layer
+//! that needs only the tool's name, the request's context and the outcome (the OpenTelemetry
+//! layer: span, trace context in `_meta`, duration) can do its work around the lane's own call
+//! instead, which costs a small fraction of that (`bench/results/otel-overhead.md`). Such a
+//! layer returns a [`ToolLaneObserver`] from
 //! [`Middleware::tool_lane_observer`](super::Middleware::tool_lane_observer); when every
-//! installed layer does, `tools/call` stays on the lane and each layer's observer wraps it
-//! there, and every other request still runs the chain. One path per request either way: the
-//! lane decides once (`session/core/tool_lane.rs`), and each path applies the layer once.
+//! installed layer does, each layer's observer watches the lane's typed call, and every other
+//! request still runs the chain. One path per request either way: the server decides once per
+//! call (`Server::call_tool_with_middleware`), and each way applies the layer once.
 //!
 //! Only the engine's own layers make observers (the type has no public constructor): what an
 //! observer sees is the lane's typed output, not the JSON a layer's contract promises.
@@ -45,7 +45,8 @@ pub(crate) trait ObserveToolCall: Send + Sync + 'static {
 }
 
 /// What watches one call on the lane, from its start to its end. Neither variant wraps the
-/// call's future in a box of its own: the call runs in place inside [`watched`].
+/// call's future in a box of its own: the call runs in place beside them
+/// (`Server::call_tool_with_middleware`).
 // Made only by the engine's one observer, the OpenTelemetry layer (feature `otel`).
 #[cfg_attr(not(feature = "otel"), allow(dead_code))]
 pub(crate) enum LaneWatch {
@@ -98,10 +99,17 @@ impl LaneWatches {
         }
     }
 
-    /// Whether no watch runs the call's polls in a scope of its own.
-    fn unscoped(&self) -> bool {
+    /// Whether no watch runs the call's polls in a scope of its own: the call then runs in
+    /// place beside the watches, which are told its outcome by [`Self::answered`]; otherwise
+    /// it runs inside [`scoped`].
+    pub(crate) fn unscoped(&self) -> bool {
         let ended = |w: &LaneWatch| matches!(w, LaneWatch::Ended { .. });
         self.first.as_ref().is_none_or(ended) && self.more.iter().all(ended)
+    }
+
+    /// The call answered `result`: ends every watch (a drop after this finds none left).
+    pub(crate) fn answered(&mut self, result: &LaneResult) {
+        self.end(Some(result));
     }
 
     /// Ends every watch, the innermost first (as nested calls end).
@@ -126,6 +134,14 @@ impl LaneWatches {
     }
 }
 
+/// Watches dropped before they were told an answer (the call's future dropped unanswered) end
+/// as such.
+impl Drop for LaneWatches {
+    fn drop(&mut self) {
+        self.end(None);
+    }
+}
+
 /// `poll` inside the scope of each of `watches`, the first outermost.
 fn poll_scoped(
     watches: &mut [LaneWatch],
@@ -140,18 +156,12 @@ fn poll_scoped(
     }
 }
 
-/// Ends the watches as unanswered if the call's future is dropped before it answers.
-struct EndOnDrop(LaneWatches);
-
-impl Drop for EndOnDrop {
-    fn drop(&mut self) {
-        self.0.end(None);
-    }
-}
-
 /// Starts every observer of `layers` on a call of tool `name` (the first one outermost, as the
-/// chain's order): the context the handler is to get, and the watches to pass to [`watched`]
-/// with the call's future made from that context.
+/// chain's order): the context the handler is to get, and the watches of the call made from
+/// that context. The caller (`Server::call_tool_with_middleware`) makes the call's future itself:
+/// when the watches are [`unscoped`](LaneWatches::unscoped) (an unsampled call) it awaits the
+/// call in place and then tells them the answer ([`LaneWatches::answered`]), so the call's
+/// large future is not moved into a wrapper; otherwise it runs the call in [`scoped`].
 pub(crate) fn watch_tool_call(
     layers: &[Arc<dyn super::Middleware>],
     name: &str,
@@ -162,7 +172,7 @@ pub(crate) fn watch_tool_call(
         more: Vec::new(),
     };
     for layer in layers {
-        // A layer without an observer is not met here: a chain with one takes the general path.
+        // A layer without an observer is not met here: a chain with one runs as a chain.
         if let Some(observer) = layer.tool_lane_observer() {
             let (next, watch) = observer.0.start(name, ctx);
             ctx = next;
@@ -172,44 +182,16 @@ pub(crate) fn watch_tool_call(
     (ctx, watches)
 }
 
-/// The call `call` under `watches` (from [`watch_tool_call`]): answers what it answers, each
-/// poll in the watches' scopes, and tells them how it ended.
-///
-/// When no watch has a scope (an unsampled call), the call's future is wrapped in place by a
-/// `map` that ends the watches (dropped unanswered: the map's closure is dropped and ends them
-/// as such), so the lane's future grows by the watches only: an `async` wrapper would hold the
-/// call's large future twice (its argument and its pinned local) and be copied as such. A
-/// scoped call (traced) is boxed once.
-pub(crate) fn watched<'a, F>(
-    call: F,
-    watches: LaneWatches,
-) -> impl Future<Output = LaneResult> + Send + 'a
-where
-    F: Future<Output = LaneResult> + Send + 'a,
-{
-    use futures_util::future::{Either, FutureExt as _};
-    if watches.unscoped() {
-        let watches = EndOnDrop(watches);
-        return Either::Left(call.map(move |result| {
-            let mut watches = watches;
-            // Ended here; the drop that follows finds nothing left to end.
-            watches.0.end(Some(&result));
-            result
-        }));
-    }
-    Either::Right(Box::pin(scoped(call, EndOnDrop(watches))))
-}
-
-/// [`watched`] with each poll in the watches' scopes.
-/// (`watches` ends them even if it is dropped before its first poll.)
-async fn scoped<F>(call: F, mut watches: EndOnDrop) -> LaneResult
+/// The call `call` under `watches` (from [`watch_tool_call`], some of them scoped: a traced
+/// call, boxed by the caller): answers what it answers, each poll in the watches' scopes, and
+/// tells them how it ended (dropped unanswered, `watches` ends them as such).
+pub(crate) async fn scoped<F>(call: F, mut watches: LaneWatches) -> LaneResult
 where
     F: Future<Output = LaneResult>,
 {
     let mut call = std::pin::pin!(call);
-    let result = std::future::poll_fn(|cx| watches.0.poll(&mut || call.as_mut().poll(cx))).await;
-    // Ended here; the drop that follows finds nothing left to end.
-    watches.0.end(Some(&result));
+    let result = std::future::poll_fn(|cx| watches.poll(&mut || call.as_mut().poll(cx))).await;
+    watches.answered(&result);
     result
 }
 
@@ -254,6 +236,19 @@ mod tests {
             ender: ends.clone(),
             start: Instant::now(),
         }
+    }
+
+    /// What `Server::call_tool_with_middleware` does with a call and its watches.
+    async fn watched(
+        call: impl Future<Output = LaneResult>,
+        mut watches: LaneWatches,
+    ) -> LaneResult {
+        if watches.unscoped() {
+            let result = call.await;
+            watches.answered(&result);
+            return result;
+        }
+        Box::pin(scoped(call, watches)).await
     }
 
     fn of(watches: Vec<LaneWatch>) -> LaneWatches {

@@ -13,13 +13,13 @@
 //! transport (stdio, HTTP, WebSocket, in memory) and era. Two things the session answers itself
 //! never reach a server and so no middleware: `ping`, and the notifications the session
 //! consumes (`notifications/initialized`, `notifications/cancelled`, `notifications/progress`).
-//! A `tools/call` read on the session's typed lane is routed to the general path when the
-//! server has middleware (see [`Session::start_tool_call`](crate::session::Session)): the lane
-//! hands the tool's result to the transport as a typed value and never as JSON, which a layer
-//! could not see or change, so with a chain installed every call takes the one path the chain
-//! wraps; except when every layer can do its work around the lane's own call (the engine's
-//! OpenTelemetry layer, see `lane.rs`), which then keeps the lane. Without middleware nothing
-//! changes: no allocation, no dynamic call, one branch.
+//! A `tools/call` read on the session's typed lane stays on it (see
+//! [`Session::start_tool_call`](crate::session::Session)): with a chain installed, the server
+//! runs the chain there with the call's params as JSON and its end the dispatch, and the
+//! chain's JSON answer goes back through the lane; except when every layer can do its work
+//! around the lane's own call (the engine's OpenTelemetry layer, see `lane.rs`), which then
+//! watches the typed call. Without middleware nothing changes: no allocation, no dynamic call,
+//! one branch.
 
 mod builtin_config;
 mod cache;
@@ -57,7 +57,7 @@ pub use trusted_proxies::IpRange;
 
 pub(crate) use cache::CacheRelay;
 pub(crate) use chain::{notify_through, run_chain};
-pub(crate) use lane::{watch_tool_call, watched};
+pub(crate) use lane::{scoped, watch_tool_call};
 // Named by the OpenTelemetry layer (telemetry/server_layer.rs), the one observer of the lane.
 #[cfg(feature = "otel")]
 pub(crate) use lane::{EndToolCall, LaneResult, LaneWatch, ObserveToolCall, WatchToolCall};

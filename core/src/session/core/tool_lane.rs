@@ -4,24 +4,28 @@
 //! `core.rs` (whose private state it uses) so that file keeps the routing of the other messages.
 //!
 //! A fast-path twin, kept (issue 35, "one path per decision"): this lane and the general
-//! dispatch (the call made a request again and handled by [`Session::handle_incoming`], which
-//! a server with middleware takes: `start_tool_call_through_middleware` below; a layer that
-//! watches the lane instead, the OpenTelemetry one, keeps calls here, see
-//! `server/middleware/lane.rs`) both answer
-//! `tools/call`. Pinned: `core/tests/integration/tool_lane_parity.rs` sends the same frames to
-//! a server without and with one pass-through middleware layer and compares every frame they
-//! answer with byte for byte (success, tool errors, argument validation, unknown tool, bad
-//! arguments and params, progress tokens, `_meta` shapes; handshake and per-request eras).
+//! dispatch (a `tools/call` whose params the lane does not read, handled by
+//! [`Session::handle_incoming`] as any other request) both answer `tools/call`. Every call the
+//! lane reads stays on it, with or without middleware: a server with a middleware chain runs
+//! the chain inside its [`ToolLane::run_tool`] (the layers get the params as JSON and answer
+//! JSON, [`ToolOutput::Json`]), so admission, cancellation and the era's answer are this
+//! lane's for every such call, and the chain is run by the same code as for every other
+//! request (`server/middleware/chain.rs`). Pinned:
+//! `core/tests/integration/tool_lane_parity.rs` sends the same frames to a server without and
+//! with one pass-through middleware layer and compares every frame they answer with byte for
+//! byte (success, tool errors, argument validation, unknown tool, bad arguments and params,
+//! progress tokens, `_meta` shapes; handshake and per-request eras).
 //! Worth it, timed: `mcp-bench`, release, 2026-11-29, 3 interleaved repetitions, loadavg ~11
 //! (other builds running): server CPU per call, stdio pipelined 1.15 µs on the lane against
 //! 1.88 µs on the general path (-39 %), HTTP per-request 32 clients 10.1 against 12.5 µs
 //! (-19 %), 1 client 13.0 against 14.7 µs (-12 %); the rows are in
-//! `bench/results/fast-path-twins.md`. The general path's figure includes the pass-through
-//! layer itself (~12 ns per call, `bench/results/middleware.md`).
+//! `bench/results/fast-path-twins.md`. (Those general-path figures were taken when a server
+//! with middleware sent its calls to the general path; they include the pass-through layer
+//! itself, ~12 ns per call, `bench/results/middleware.md`.)
 
 use super::{LaneAnswer, Role, Session};
-use crate::jsonrpc::{Message, Request, RequestId};
-use crate::session::{Incoming, RequestContext, ToolCallParams, ToolLane, ToolOutput};
+use crate::jsonrpc::{Message, RequestId};
+use crate::session::{LaneExtra, RequestContext, ToolCallParams, ToolLane, ToolOutput};
 use crate::McpError;
 use futures_util::future::BoxFuture;
 use std::sync::Arc;
@@ -45,11 +49,6 @@ impl Session {
         into: impl FnOnce(Option<LaneAnswer>) -> T + Send + 'static,
     ) -> Result<BoxFuture<'static, T>, T> {
         debug_assert_eq!(self.role, Role::Server);
-        if server.takes_general_path() {
-            // A middleware chain, say, wraps the general path only (unless every layer
-            // watches the lane itself: `ToolLane::takes_general_path`).
-            return self.start_tool_call_through_middleware(id, params, into);
-        }
         let meta = params
             .meta
             .as_deref()
@@ -69,50 +68,28 @@ impl Session {
             arguments,
             task,
             meta,
-            ..
+            input_responses,
+            request_state,
         } = params;
         let ctx = RequestContext::with_meta(self.clone(), id.clone(), meta, token);
         let (server, name) = (server.clone(), name.into_owned());
+        let extra = LaneExtra {
+            input_responses,
+            request_state,
+        };
         // The call's future is made inside `serve`, so that the boxed future holds it once.
-        let call = move |ctx| server.run_tool(name, arguments, task, ctx);
+        let call = move |ctx| server.run_tool(name, arguments, task, extra, ctx);
         let answer = move |id: RequestId,
                            _: &RequestContext,
                            outcome: Option<Result<ToolOutput, McpError>>| {
             into(outcome.map(|outcome| match outcome {
                 // The common answer: the tool's result, for the transport to write as text.
                 Ok(ToolOutput::Result(result)) => LaneAnswer::Tool(id, result, None),
-                Ok(created @ ToolOutput::Created(_)) => {
-                    LaneAnswer::Msg(Message::response(id, created.into_value()))
-                }
+                Ok(ToolOutput::Json(result)) => LaneAnswer::Msg(Message::response(id, result)),
                 Err(e) => LaneAnswer::Msg(Message::error(Some(id), e)),
             }))
         };
         Ok(Box::pin(self.clone().serve(id, ctx, call, answer)))
-    }
-
-    /// [`Self::start_tool_call`] on a server with middleware: the call is made a request
-    /// again and handled as any other message ([`Self::handle_incoming`]), so the chain sees
-    /// its params and can change its result as JSON.
-    fn start_tool_call_through_middleware<T: Send + 'static>(
-        self: &Arc<Self>,
-        id: RequestId,
-        params: ToolCallParams<'_>,
-        into: impl FnOnce(Option<LaneAnswer>) -> T + Send + 'static,
-    ) -> Result<BoxFuture<'static, T>, T> {
-        let request = Request {
-            id,
-            method: "tools/call".into(),
-            params: Some(params_value(params)),
-        };
-        match self.handle_incoming(Message::Request(request)) {
-            Incoming::Pending(answer) => {
-                Ok(Box::pin(
-                    async move { into(answer.await.map(LaneAnswer::Msg)) },
-                ))
-            }
-            Incoming::Reply(m) => Err(into(Some(LaneAnswer::Msg(m)))),
-            Incoming::Nothing => Err(into(None)),
-        }
     }
 
     /// [`Self::start_tool_call`] on this per-request-era session.
@@ -159,6 +136,10 @@ impl Session {
         // A `requestState` checked for reuse across replicas: the tool runs once the shared
         // store says this is the token's first use.
         let check = round.as_ref().and_then(|round| round.take_use_check());
+        let extra = LaneExtra {
+            input_responses,
+            request_state,
+        };
         let mut ctx = RequestContext::with_meta(self.clone(), id.clone(), meta, token);
         ctx.set_tool_round(name.into_owned(), round);
         let server = server.clone();
@@ -196,30 +177,10 @@ impl Session {
             // The tool's name is the context's (a second handle on it, not a copy).
             let named = ctx.clone();
             let output = server
-                .run_tool_borrowed(named.tool_name(), arguments, task, ctx)
+                .run_tool_borrowed(named.tool_name(), arguments, task, extra, ctx)
                 .await?;
             Ok((output, server))
         };
         Ok(Box::pin(self.clone().serve(id, ctx, call, answer)))
     }
-}
-
-/// The params of a call read on the typed lane, as a JSON object again (the members the lane
-/// reads; it skipped any other).
-fn params_value(params: ToolCallParams<'_>) -> serde_json::Value {
-    let mut p = serde_json::Map::new();
-    p.insert("name".into(), params.name.into_owned().into());
-    let members = [
-        ("arguments", params.arguments),
-        ("task", params.task),
-        ("_meta", params.meta.map(|m| m.value().clone())),
-        ("inputResponses", params.input_responses),
-        ("requestState", params.request_state),
-    ];
-    for (key, value) in members {
-        if let Some(value) = value {
-            p.insert(key.into(), value);
-        }
-    }
-    serde_json::Value::Object(p)
 }

@@ -31,6 +31,9 @@ pub(crate) struct Fields {
     /// Where the first field of each [`Mcp`] name is (its index + 1; 0: none), found once
     /// when the fields are made: the POST handler looks up these names on every request.
     mcp: [u32; MCP_NAMES.len()],
+    /// Whether a `traceparent` field is present (the OpenTelemetry layer asks on every
+    /// request), noted in the same pass as [`Self::mcp`].
+    traceparent: bool,
     /// The IP address of the connection's peer, when the server knows it (set by the listener
     /// for each request it reads, by the axum adapter from `ConnectInfo`).
     peer: Option<IpAddr>,
@@ -56,6 +59,9 @@ const MCP_NAMES: [&str; 4] = [
     "mcp-method",
     "mcp-name",
 ];
+
+/// The W3C trace-context field, noted when the fields are made ([`Fields::traceparent`]).
+const TRACEPARENT: &str = "traceparent";
 
 /// Where each field of a head sits, made with [`Fields::spans`] before the head's bytes are
 /// split off the read buffer, then joined to them with [`Fields::over`].
@@ -92,19 +98,30 @@ impl Fields {
             raw,
             spans: spans.0,
             mcp: [0; MCP_NAMES.len()],
+            traceparent: false,
             peer: None,
         };
         fields.find_mcp();
         fields
     }
 
-    /// Fills [`Self::mcp`]: one pass over the fields, where a field is compared with the one
-    /// name of its length (if any) only when it starts with `m` in either case.
+    /// Fills [`Self::mcp`] and [`Self::traceparent`]: one pass over the fields, where a field
+    /// is compared with the one name of its length (if any) only when it starts with `m` (or
+    /// `t`) in either case.
     fn find_mcp(&mut self) {
         for (i, s) in self.spans.iter().enumerate() {
             let name = self.name(s);
-            if name.first().map(|b| b | 0x20) != Some(b'm') {
-                continue;
+            match name.first().map(|b| b | 0x20) {
+                Some(b'm') => {}
+                Some(b't') => {
+                    if name.len() == TRACEPARENT.len()
+                        && is_folded_token(name, TRACEPARENT.as_bytes())
+                    {
+                        self.traceparent = true;
+                    }
+                    continue;
+                }
+                _ => continue,
             }
             let k = match name.len() {
                 20 => Mcp::Version,
@@ -252,6 +269,10 @@ impl crate::session::HeaderFields for Fields {
         Fields::get_all(self, name)
             .map(|v| String::from_utf8_lossy(v).into_owned())
             .collect()
+    }
+
+    fn has_traceparent(&self) -> bool {
+        self.traceparent
     }
 
     fn client_address(&self) -> Option<IpAddr> {
@@ -442,6 +463,28 @@ mod tests {
         ));
         assert!(!is_folded_token(b"mcp-nam", b"mcp-name"));
         assert!(!is_folded_token(b"mcp_name", b"mcp-name"));
+    }
+
+    /// `has_traceparent` answers what looking the field up answers, in any case.
+    #[test]
+    fn a_traceparent_field_is_noted_as_get_finds_it() {
+        use crate::session::HeaderFields as _;
+        for (raw, present) in [
+            ("Content-Length:2\ntraceparent:00-ab-cd-01\n", true),
+            ("TraceParent:x\nmcp-name:echo\n", true),
+            ("mcp-session-id:s\nTRACEPARENT:\n", true),
+            ("tracestate:a=b\ntraceparents:x\ntraceparen:x\n", false),
+            ("Content-Length:2\nteaceparent:x\n", false),
+        ] {
+            let h = request("/", raw).headers;
+            assert_eq!(h.has_traceparent(), present, "{raw}");
+            assert_eq!(
+                crate::session::HeaderFields::get(&h, "traceparent").is_some(),
+                present,
+                "{raw}"
+            );
+        }
+        assert!(!Fields::default().has_traceparent());
     }
 
     #[test]
