@@ -22,8 +22,14 @@ pub struct ProxyOptions {
 
 impl Default for ProxyOptions {
     fn default() -> Self {
+        let mut server = ServerOptions::new("ferromcp-proxy", env!("CARGO_PKG_VERSION"));
+        // The proxy makes a task of every call of a task-capable tool from a 2026-07-28 client
+        // declaring the tasks extension (the engine decides so), however fast the backend
+        // answers: the client reads the result one poll interval after the handle, so the
+        // interval it is told is short (the engine's default is 500 ms).
+        server.tasks.poll_interval = std::time::Duration::from_millis(50);
         Self {
-            server: ServerOptions::new("ferromcp-proxy", env!("CARGO_PKG_VERSION")),
+            server,
             backend: BackendOptions::default(),
         }
     }

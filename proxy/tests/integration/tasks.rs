@@ -181,6 +181,9 @@ async fn task_tools_of_each_backend_run_as_tasks_in_both_eras() {
                 "{mode:?} {b}: {created:?}"
             );
             assert_eq!(created.task.status, TaskStatus::Working, "{mode:?} {b}");
+            // The proxy's short default poll interval (a plain call made a task is read one
+            // interval after its handle).
+            assert_eq!(created.task.poll_interval, Some(50), "{mode:?} {b}");
             let state = c.get_task(&id).await.unwrap();
             assert_eq!(state.task.status, TaskStatus::Working, "{mode:?} {b}");
             let r = c.get_task_result(&id).await.unwrap();
