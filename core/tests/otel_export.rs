@@ -636,7 +636,7 @@ async fn unsampled_requests_get_no_span_and_still_record_their_duration() {
 
 /// An unsampled `tools/call` on the typed lane (no parent, a root sampler that samples
 /// nothing) that the client cancels is recorded as such: its call is awaited in place beside
-/// its watch (`Server::call_tool_observed`), and the watch, dropped with the call unanswered,
+/// its watch (`Server::call_tool_with_middleware`), and the watch, dropped with the call unanswered,
 /// records `error.type` `cancelled` on the duration histogram; nothing is exported.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unsampled_call_cancelled_by_the_client_records_its_duration_as_cancelled() {
