@@ -409,6 +409,38 @@ impl Backend {
         if route == Route::PassThrough {
             era::add_retry_input(ctx, &mut params);
         }
+        let params = Some(Value::Object(params));
+        let client = &client;
+        let result = self
+            .passing_on(ctx, |opts| async move {
+                match route {
+                    // One round, sent as it is: the envelope is the client's own.
+                    Route::PassThrough => client.peer().request(method, params, opts).await,
+                    _ => client.request(method, params, opts).await,
+                }
+            })
+            .await;
+        let result = result.map_err(|e| self.call_error(method, e))?;
+        if route == Route::PassThrough {
+            return era::take_result(result);
+        }
+        Ok(result)
+    }
+
+    /// Runs `call`, a request to the backend made with the options it is given, for the client
+    /// request `ctx`: the backend's progress (under the client's token), its logs and its
+    /// requests to the client while the call runs go to that client, and cancelling `ctx`
+    /// cancels the call. The one loop for every call the proxy forwards, plain requests
+    /// ([`Backend::forward`]) and tools run as tasks ([`Backend::call_task_tool`]).
+    async fn passing_on<F, Fut>(
+        self: &Arc<Self>,
+        ctx: &RequestContext,
+        call: F,
+    ) -> Result<Value, McpError>
+    where
+        F: FnOnce(RequestOptions) -> Fut,
+        Fut: std::future::Future<Output = Result<Value, McpError>>,
+    {
         let (tx, mut rx) = mpsc::unbounded_channel();
         let _guard = self.track(ctx.clone(), tx.clone());
         let mut opts = RequestOptions::default().with_cancel(Some(ctx.cancellation().clone()));
@@ -419,14 +451,7 @@ impl Backend {
             }));
         }
         drop(tx);
-        let params = Some(Value::Object(params));
-        let call = std::pin::pin!(async {
-            match route {
-                // One round, sent as it is: the envelope is the client's own.
-                Route::PassThrough => client.peer().request(method, params, opts).await,
-                _ => client.request(method, params, opts).await,
-            }
-        });
+        let call = std::pin::pin!(call(opts));
         // The backend's answer is usually some µs away: while calls come one at a time and
         // the thread's wait policy spins (the `ferromcp` command's runtime does by default),
         // the worker stays awake for it, running other tasks and polling I/O between tries,
@@ -442,11 +467,7 @@ impl Backend {
         while let Ok(f) = rx.try_recv() {
             pass_on(ctx, f).await;
         }
-        let result = result.map_err(|e| self.call_error(method, e))?;
-        if route == Route::PassThrough {
-            return era::take_result(result);
-        }
-        Ok(result)
+        result
     }
 
     /// The error a client gets: the backend's own, or one saying that the backend's

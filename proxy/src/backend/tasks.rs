@@ -26,7 +26,7 @@
 //! backend answers in the call, however long it takes); one that is `required` always as a
 //! task. Progress a backend reports on a task after it was made is not passed on.
 
-use super::{pass_on, Backend, Forward};
+use super::Backend;
 use crate::era::{self, Route};
 use ferromcp::client::Client;
 use ferromcp::protocol::{TaskSupport, RELATED_TASK_META_KEY};
@@ -34,7 +34,6 @@ use ferromcp::session::{RequestContext, RequestOptions};
 use ferromcp::McpError;
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 impl Backend {
@@ -74,37 +73,19 @@ impl Backend {
         if !meta.is_empty() {
             params.insert("_meta".into(), Value::Object(meta));
         }
-        let (tx, mut rx) = mpsc::unbounded_channel();
-        let _guard = self.track(ctx.clone(), tx.clone());
-        let mut opts = RequestOptions::default().with_cancel(Some(ctx.cancellation().clone()));
-        if ctx.progress_reporter().is_some() {
-            let tx = tx.clone();
-            opts.on_progress = Some(Arc::new(move |p| {
-                let _ = tx.send(Forward::Progress(p));
-            }));
-        }
-        drop(tx);
         let as_task = support == TaskSupport::Required && !client.is_per_request();
-        let call = std::pin::pin!(async {
-            if as_task {
-                backend_task(&client, params, opts, ctx.cancellation()).await
-            } else {
-                client
-                    .request("tools/call", Some(Value::Object(params)), opts)
-                    .await
-            }
-        });
-        let mut call = call;
-        let result = loop {
-            tokio::select! {
-                biased;
-                Some(f) = rx.recv() => pass_on(ctx, f).await,
-                r = &mut call => break r,
-            }
-        };
-        while let Ok(f) = rx.try_recv() {
-            pass_on(ctx, f).await;
-        }
+        let client = &client;
+        let result = self
+            .passing_on(ctx, |opts| async move {
+                if as_task {
+                    backend_task(client, params, opts, ctx.cancellation()).await
+                } else {
+                    client
+                        .request("tools/call", Some(Value::Object(params)), opts)
+                        .await
+                }
+            })
+            .await;
         let mut result = result.map_err(|e| self.call_error("tools/call", e))?;
         // The backend's task id stays behind: the client's task is the proxy's.
         if let Some(Value::Object(meta)) = result.get_mut("_meta") {
