@@ -329,6 +329,7 @@ def http_options(
     legacy_sse: bool,
     stream_queue_capacity: int | None,
     close_streams_after: float | None,
+    sse_keep_alive: float | None,
 ) -> dict[str, Any]:
     """The engine's ``HttpConfig`` dict (camelCase keys, durations in ms) for these options."""
     options: dict[str, Any] = {
@@ -339,6 +340,8 @@ def http_options(
         "enableGetStream": enable_get_stream,
         "legacySse": legacy_sse,
         "retryIntervalMs": None if retry_interval is None else int(retry_interval * 1000),
+        # None: no keep-alive comments (the engine's null); seconds as milliseconds.
+        "sseKeepAliveMs": None if sse_keep_alive is None else int(sse_keep_alive * 1000),
     }
     if allowed_hosts is not None:
         options["allowedHosts"] = list(allowed_hosts)

@@ -144,6 +144,7 @@ class Serving:
         legacy_sse: bool = True,
         stream_queue_capacity: int | None = None,
         close_streams_after: float | None = None,
+        sse_keep_alive: float | None = 15.0,
         max_connections: int | None = None,
         max_head_size: int | None = None,
         header_read_timeout: float | None = None,
@@ -170,6 +171,9 @@ class Serving:
         - ``stream_queue_capacity``: messages buffered per SSE stream before a slow reader's
           stream is closed (it can resume with ``Last-Event-ID``); ``close_streams_after``
           (seconds): close long-running request streams after this long so clients poll.
+        - ``sse_keep_alive`` (seconds, default 15): an open SSE stream (GET or a POST's) that
+          has carried nothing this long gets a ``: keep-alive`` comment, so proxies that cut
+          idle connections leave it open; clients ignore comments. ``None``: no comments.
         - ``max_sessions`` (503 beyond), ``session_idle_timeout`` (seconds), ``max_body_size``
           (bytes, 413 beyond), ``retry_interval`` (seconds, the SSE ``retry:`` hint; ``None``: none),
           ``enable_get_stream`` (405 to GET when off), ``legacy_sse`` (also serve the 2024-11-05
@@ -223,6 +227,7 @@ class Serving:
             legacy_sse=legacy_sse,
             stream_queue_capacity=stream_queue_capacity,
             close_streams_after=close_streams_after,
+            sse_keep_alive=sse_keep_alive,
         )
         if redis_url is not None:
             options["redisUrl"] = redis_url
@@ -277,6 +282,7 @@ class Serving:
         enable_get_stream: bool = True,
         stream_queue_capacity: int | None = None,
         close_streams_after: float | None = None,
+        sse_keep_alive: float | None = 15.0,
         auth: ProtectedResource | None = None,
     ) -> StreamableHTTPApp:
         """The Streamable HTTP endpoint as an ASGI 3 application: ``uvicorn module:app``, or
@@ -307,6 +313,7 @@ class Serving:
             legacy_sse=False,
             stream_queue_capacity=stream_queue_capacity,
             close_streams_after=close_streams_after,
+            sse_keep_alive=sse_keep_alive,
         )
         options["healthPath"] = None  # the host app has its own routes
         native = self._native.http_handler(
