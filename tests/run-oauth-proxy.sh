@@ -42,7 +42,11 @@ fi
 # shellcheck source=scripts/lib-swift-binding.sh
 . "$ROOT/scripts/lib-swift-binding.sh"
 echo "run-oauth-proxy: building the oauth_proxy_replica example (feature redis) and the bindings" >&2
-cargo build --quiet -p ferromcp --features redis --example oauth_proxy_replica
+# Under scripts/test, its workspace selection (the bindings enable `redis`, so cargo test builds the
+# example): nothing to rebuild; a -p build would compile the engine again with another feature set.
+# shellcheck disable=SC2086
+if [ -n "${FERROMCP_WORKSPACE_TEST:-}" ]; then cargo test --quiet $FERROMCP_WORKSPACE_TEST --no-run 1>&2
+else cargo build --quiet -p ferromcp --features redis --example oauth_proxy_replica; fi
 PY="$(python_binding_py)"
 node_binding_dir >/dev/null
 SWIFT_BIN="$(swift_examples_dir)" || SWIFT_BIN=""

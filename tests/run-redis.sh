@@ -45,7 +45,12 @@ if [ ! -f tests/node_modules/@modelcontextprotocol/conformance/dist/index.js ] \
   scripts/setup-test-deps --node-only
 fi
 echo "run-redis: building everything-server with the redis feature" >&2
-cargo build --quiet -p ferromcp-examples --features redis --bin everything-server
+# Under scripts/test, the workspace's test build made it with the engine's `redis` feature (the
+# bindings enable it): the same selection finds it fresh, where a -p build would compile the
+# engine again with another feature set.
+# shellcheck disable=SC2086
+if [ -n "${FERROMCP_WORKSPACE_TEST:-}" ]; then cargo test --quiet $FERROMCP_WORKSPACE_TEST --no-run 1>&2
+else cargo build --quiet -p ferromcp-examples --features redis --bin everything-server; fi
 server_bin="${CARGO_TARGET_DIR:-$ROOT/target}/debug/everything-server"
 RESULTS="${RESULTS:-$(mktemp -d "${TMPDIR:-/tmp}/ferromcp-run-redis.XXXXXX")}"
 echo "run-redis: conformance server mode through a round-robin proxy over three replicas" >&2
@@ -57,7 +62,9 @@ echo "run-redis: a replica killed mid-stream" >&2
 # (pipefail: the script's exit status decides)
 scripts/node22 tests/scale/kill_resume.mjs --server "$server_bin" 2>&1 | grep '^kill_resume' >&2 || status=1
 echo "run-redis: faults under load (scripts/fault-suite --short, its process part)" >&2
-cargo build --quiet -p ferromcp --features redis --example fault_replica
+# (Under scripts/test the workspace's test build made it too, as above.)
+# shellcheck disable=SC2086
+if [ -z "${FERROMCP_WORKSPACE_TEST:-}" ]; then cargo build --quiet -p ferromcp --features redis --example fault_replica; fi
 scripts/node22 tests/scale/faults.mjs --short \
   --replica "${CARGO_TARGET_DIR:-$ROOT/target}/debug/examples/fault_replica" 2>&1 | grep '^faults' >&2 || status=1
 echo "run-redis: results in $RESULTS" >&2
