@@ -7,6 +7,8 @@
 #
 # FUZZ_SECONDS (default 20) is the time per target; FUZZ_TARGETS limits the run to some targets
 # (FUZZ_TARGETS=all runs every one); FUZZ_JOBS (default: the CPU count) targets run at once.
+# `tests/run-fuzz.sh --build-only` builds the targets and stops: scripts/test runs it in the
+# background at the lowest CPU priority from its start, so that the suite itself finds them built.
 #
 # It builds with plain cargo and the rustc flags cargo-fuzz 0.13 passes (SanitizerCoverage with
 # inline 8-bit counters, PC table, compare tracing and stack depth; `--cfg fuzzing`;
@@ -20,6 +22,8 @@ set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 SECONDS_PER_TARGET="${FUZZ_SECONDS:-20}"
+build_only=0
+[ "${1:-}" = --build-only ] && build_only=1
 started=$SECONDS
 
 if rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
@@ -67,6 +71,10 @@ if ! cargo build --manifest-path fuzz/Cargo.toml --target "$triple" --profile fu
   exit 1
 fi
 echo "run-fuzz: built in $((SECONDS - started)) s" >&2
+if [ "$build_only" = 1 ]; then
+  rm -rf "$scratch"
+  exit 0
+fi
 # (Where cargo put them: the fuzz workspace's own target/, or CARGO_TARGET_DIR when set.)
 bindir="${CARGO_TARGET_DIR:-fuzz/target}/$triple/fuzz-ci"
 
