@@ -164,6 +164,12 @@ public struct HTTPOptions: Sendable {
     public var retryInterval: Duration?
     /// Send no SSE `retry:` hint at all (overrides `retryInterval`).
     public var omitRetryHint: Bool
+    /// An open SSE stream (GET or a POST's) that has carried nothing this long gets a
+    /// `: keep-alive` comment, so proxies that cut idle connections leave it open (nil keeps the
+    /// engine's default, 15 s). Clients ignore comments.
+    public var sseKeepAlive: Duration?
+    /// Send no keep-alive comments at all (overrides `sseKeepAlive`).
+    public var omitSSEKeepAlive: Bool
     /// Also serve the 2024-11-05 HTTP+SSE endpoints.
     public var legacySSE: Bool?
     /// Path of the legacy SSE endpoint.
@@ -192,6 +198,9 @@ public struct HTTPOptions: Sendable {
     public var redisURL: String?
     /// Serve `https://` (see `TLSOptions`; `startHTTP` / `serveHTTP` only).
     public var tls: TLSOptions?
+    /// `Content-Encoding` of answers and request bodies (see `CompressionOptions`; nil keeps
+    /// the engine's default: on).
+    public var compression: CompressionOptions?
     /// Be the OAuth authorization server of this endpoint, in front of an identity provider
     /// without dynamic client registration (see `OAuthProxyOptions`; `startHTTP` / `serveHTTP`
     /// only: `HTTPHandler` refuses it). The MCP endpoint then accepts the proxy's tokens.
@@ -207,12 +216,14 @@ public struct HTTPOptions: Sendable {
                 dnsRebindingProtection: Bool? = nil, allowedHosts: [String]? = nil,
                 allowedOrigins: [String]? = nil, streamQueueCapacity: Int? = nil,
                 closeStreamsAfter: Duration? = nil, retryInterval: Duration? = nil,
-                omitRetryHint: Bool = false, legacySSE: Bool? = nil, legacySSEPath: String? = nil,
+                omitRetryHint: Bool = false, sseKeepAlive: Duration? = nil,
+                omitSSEKeepAlive: Bool = false, legacySSE: Bool? = nil, legacySSEPath: String? = nil,
                 legacyMessagesPath: String? = nil, maxConnections: Int? = nil,
                 maxHeadSize: Int? = nil, headerReadTimeout: Duration? = nil,
                 requestTimeout: Duration? = nil, keepAliveTimeout: Duration? = nil,
                 writeTimeout: Duration? = nil, maxBufferedBytes: Int? = nil,
                 redisURL: String? = nil, tls: TLSOptions? = nil,
+                compression: CompressionOptions? = nil,
                 oauthProxy: OAuthProxyOptions? = nil, extra: [String: Value] = [:]) {
         self.path = path
         self.jsonResponse = jsonResponse
@@ -228,6 +239,8 @@ public struct HTTPOptions: Sendable {
         self.closeStreamsAfter = closeStreamsAfter
         self.retryInterval = retryInterval
         self.omitRetryHint = omitRetryHint
+        self.sseKeepAlive = sseKeepAlive
+        self.omitSSEKeepAlive = omitSSEKeepAlive
         self.legacySSE = legacySSE
         self.legacySSEPath = legacySSEPath
         self.legacyMessagesPath = legacyMessagesPath
@@ -240,6 +253,7 @@ public struct HTTPOptions: Sendable {
         self.maxBufferedBytes = maxBufferedBytes
         self.redisURL = redisURL
         self.tls = tls
+        self.compression = compression
         self.oauthProxy = oauthProxy
         self.extra = extra
     }
@@ -264,6 +278,11 @@ public struct HTTPOptions: Sendable {
         } else {
             o.set("retryIntervalMs", retryInterval.map { .int($0.wholeMilliseconds) })
         }
+        if omitSSEKeepAlive {
+            o["sseKeepAliveMs"] = .null
+        } else {
+            o.set("sseKeepAliveMs", sseKeepAlive.map { .int($0.wholeMilliseconds) })
+        }
         o.set("legacySse", legacySSE.map(Value.bool))
         o.set("legacySsePath", legacySSEPath.map(Value.string))
         o.set("legacyMessagesPath", legacyMessagesPath.map(Value.string))
@@ -276,7 +295,62 @@ public struct HTTPOptions: Sendable {
         o.set("maxBufferedBytes", maxBufferedBytes.map(Value.int))
         o.set("redisUrl", redisURL.map(Value.string))
         o.set("tls", tls?.value)
+        o.set("compression", compression?.value)
         o.set("oauthProxy", oauthProxy?.value)
+        return .object(o)
+    }
+}
+
+/// `Content-Encoding` of answers (JSON and SSE streams) and request bodies
+/// (docs/compression.md): by default the engine answers in zstd, br or gzip as the client's
+/// `Accept-Encoding` allows, from 1,024 bytes. `.off` turns it off (answers as they are,
+/// encoded request bodies refused with 415).
+public struct CompressionOptions: Sendable, Equatable {
+    /// A content coding.
+    public enum Coding: String, Sendable, Equatable {
+        case zstd, br, gzip
+    }
+
+    /// How hard the encoder works.
+    public enum Level: String, Sendable, Equatable {
+        case fastest, `default`, smallest
+    }
+
+    /// No compression at all.
+    public static let off = CompressionOptions(enabled: false)
+
+    /// Whether compression is on.
+    public var enabled: Bool
+    /// The codings offered, in the server's order of preference (nil: zstd, br, gzip).
+    public var codings: [Coding]?
+    /// Answers smaller than this many bytes are sent as they are (nil: 1,024).
+    public var minSize: Int?
+    /// The encoders' level (nil: `.default`).
+    public var level: Level?
+    /// Whether SSE streams are encoded too (nil: yes).
+    public var streams: Bool?
+
+    /// Compression on, with the engine's defaults for what is nil.
+    public init(codings: [Coding]? = nil, minSize: Int? = nil, level: Level? = nil, streams: Bool? = nil) {
+        self.enabled = true
+        self.codings = codings
+        self.minSize = minSize
+        self.level = level
+        self.streams = streams
+    }
+
+    private init(enabled: Bool) {
+        self.enabled = enabled
+    }
+
+    /// The engine's `compression` key: `false`, or an object of the keys set.
+    var value: Value {
+        guard enabled else { return .bool(false) }
+        var o: [String: Value] = [:]
+        o.set("codings", codings.map { .array($0.map { .string($0.rawValue) }) })
+        o.set("minSize", minSize.map(Value.int))
+        o.set("level", level.map { .string($0.rawValue) })
+        o.set("streams", streams.map(Value.bool))
         return .object(o)
     }
 }

@@ -19,13 +19,11 @@ private let notOffered: [String: [String: String]] = [
     ],
     "HttpConfig": [
         "maxConnectionsPerClient": notYet,
-        "sseKeepAliveMs": notYet,
         "sseIdleTimeoutMs": notYet,
         "connectionsKeptForSessions": notYet,
         "maxStreamBufferedBytes": notYet,
         "maxSessionBufferedBytes": notYet,
         "healthPath": notYet + " (the engine's default)",
-        "compression": notYet + " (the engine's default: on)",
     ],
     "ClientConfig": [:],
 ]
@@ -86,15 +84,17 @@ final class ConfigSchemaTests: XCTestCase {
             path: "/mcp", jsonResponse: true, stateless: true, enableGetStream: true, maxSessions: 1,
             sessionIdleTimeout: .seconds(1), maxBodySize: 1, dnsRebindingProtection: true, allowedHosts: ["a"],
             allowedOrigins: ["b"], streamQueueCapacity: 1, closeStreamsAfter: .seconds(1),
-            retryInterval: .seconds(1), legacySSE: true, legacySSEPath: "/sse", legacyMessagesPath: "/messages",
+            retryInterval: .seconds(1), sseKeepAlive: .seconds(1), legacySSE: true, legacySSEPath: "/sse", legacyMessagesPath: "/messages",
             maxConnections: 1, maxHeadSize: 1, headerReadTimeout: .seconds(1), requestTimeout: .seconds(1),
             keepAliveTimeout: .seconds(1), writeTimeout: .seconds(1), maxBufferedBytes: 1,
             redisURL: "redis://127.0.0.1:1",
             tls: TLSOptions(certificate: .pem("cert"), privateKey: .pem("key")),
+            compression: CompressionOptions(codings: [.gzip], minSize: 1, level: .fastest, streams: true),
             oauthProxy: OAuthProxyOptions(issuerURL: "https://example.com", resourceURL: "https://example.com/mcp",
                                           upstream: OAuthProxyUpstream(preset: "github", clientID: "id")))
-        // omitRetryHint chooses between two values of retryIntervalMs (a time, or null).
-        assertEverySet(options, apart: ["extra", "omitRetryHint"])
+        // omitRetryHint and omitSSEKeepAlive choose between two values of retryIntervalMs and
+        // sseKeepAliveMs (a time, or null).
+        assertEverySet(options, apart: ["extra", "omitRetryHint", "omitSSEKeepAlive"])
         try check("HttpConfig", sent: options.value)
     }
 
