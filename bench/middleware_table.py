@@ -114,12 +114,8 @@ def main() -> None:
             ratios = [b[r][key] / a[r][key] for r in reps if a[r][key]]
             each = ", ".join(f"{x:.2f}" for x in ratios)
             ratio = f"{statistics.median(ratios):.2f}× ({each})" if ratios else "–"
-            added = (
-                f"{statistics.median(b[r][key] - a[r][key] for r in reps):+.2f}" if cpu else ""
-            )
-            print(
-                f"| {row} | {transport} | {label} | {fmt(wo)} | {fmt(wi)} | {ratio} | {added} |"
-            )
+            added = f"{statistics.median(b[r][key] - a[r][key] for r in reps):+.2f}" if cpu else ""
+            print(f"| {row} | {transport} | {label} | {fmt(wo)} | {fmt(wi)} | {ratio} | {added} |")
 
 
 if __name__ == "__main__":

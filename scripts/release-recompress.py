@@ -92,9 +92,7 @@ def _recompress_tgz(path: str, tmp: str) -> None:
         tar = gzip.decompress(f.read())
     with open(tmp, "wb") as f:
         f.write(
-            zopfli.gzip.compress(
-                tar, numiterations=ITERATIONS, blocksplittingmax=BLOCKSPLITTINGMAX
-            )
+            zopfli.gzip.compress(tar, numiterations=ITERATIONS, blocksplittingmax=BLOCKSPLITTINGMAX)
         )
     with open(tmp, "rb") as f:
         if gzip.decompress(f.read()) != tar:
@@ -103,9 +101,7 @@ def _recompress_tgz(path: str, tmp: str) -> None:
 
 def recompress(path: str) -> tuple[int, int]:
     before = os.path.getsize(path)
-    fd, tmp = tempfile.mkstemp(
-        suffix=".tmp", dir=os.path.dirname(os.path.abspath(path))
-    )
+    fd, tmp = tempfile.mkstemp(suffix=".tmp", dir=os.path.dirname(os.path.abspath(path)))
     os.close(fd)
     try:
         if path.endswith(".whl"):

@@ -12,12 +12,17 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
 (cd "$HERE" && VIRTUAL_ENV="$VENV" PATH="$VENV/bin:$PATH" "$VENV/bin/maturin" develop -q)
 touch "$VENV/.ferromcp-built"   # scripts/lib-python-binding.sh: no rebuild needed
 cd "$ROOT"
-# One ruff configuration (bindings-python/pyproject.toml) for the binding and the examples, which
-# have no pyproject of their own; `ruff format --check` keeps the layout ruff's, not each author's.
+# One ruff configuration (bindings-python/pyproject.toml) for all the repository's Python, which
+# has no pyproject of its own outside the binding: the binding with its tests, benchmarks and
+# scripts, the examples, the interop clients and servers and the OAuth replica (tests/), the
+# release scripts (scripts/) and the benchmark's servers and tables (bench/). `ruff check` finds
+# undefined names and unused imports there too; `ruff format --check` keeps the layout ruff's,
+# not each author's.
 RUFF_CONFIG=(--config bindings-python/pyproject.toml)
-"$VENV/bin/ruff" check "${RUFF_CONFIG[@]}" bindings-python/python/ferromcp examples/python
-"$VENV/bin/ruff" format --check "${RUFF_CONFIG[@]}" bindings-python/python bindings-python/tests \
-    bindings-python/bench bindings-python/scripts examples/python
+PYTHON_PATHS=(bindings-python/python bindings-python/tests bindings-python/bench
+    bindings-python/scripts examples/python tests scripts bench)
+"$VENV/bin/ruff" check "${RUFF_CONFIG[@]}" "${PYTHON_PATHS[@]}"
+"$VENV/bin/ruff" format --check "${RUFF_CONFIG[@]}" "${PYTHON_PATHS[@]}"
 "$VENV/bin/mypy" --strict --config-file bindings-python/pyproject.toml \
     bindings-python/python/ferromcp examples/python
 # The hand-written stub of the native module checked against the built extension (issue 35):

@@ -23,6 +23,11 @@ import anyio
 import mcp_types as mt
 from mcp import Client, StdioServerParameters, types
 
+if sys.version_info >= (3, 11):
+    from builtins import BaseExceptionGroup
+else:  # before 3.11: the backport anyio depends on there
+    from exceptiongroup import BaseExceptionGroup
+
 TIMEOUT_S = 60
 ROOT = "file:///interop/everything-root"
 warnings.filterwarnings("ignore", message=".*deprecated as of 2026-07-28.*")
@@ -42,11 +47,15 @@ async def run(target: Any) -> dict[str, Any]:
     async def on_log(params: Any) -> None:
         logs.append(params)
 
-    async def on_sampling(_ctx: Any, params: types.CreateMessageRequestParams) -> types.CreateMessageResult:
+    async def on_sampling(
+        _ctx: Any, params: types.CreateMessageRequestParams
+    ) -> types.CreateMessageResult:
         asked = [getattr(m.content, "text", "") for m in params.messages]
         return types.CreateMessageResult(
-            role="assistant", model="interop-model",
-            content=types.TextContent(type="text", text=f"sampled: {' | '.join(asked)}"))
+            role="assistant",
+            model="interop-model",
+            content=types.TextContent(type="text", text=f"sampled: {' | '.join(asked)}"),
+        )
 
     async def on_elicit(_ctx: Any, params: Any) -> types.ElicitResult:
         return types.ElicitResult(action="decline")
@@ -54,8 +63,14 @@ async def run(target: Any) -> dict[str, Any]:
     async def on_roots(_ctx: Any) -> types.ListRootsResult:
         return types.ListRootsResult(roots=[types.Root(uri=ROOT, name="interop root")])  # type: ignore[arg-type]
 
-    async with Client(target, mode="legacy", logging_callback=on_log, sampling_callback=on_sampling,
-                      elicitation_callback=on_elicit, list_roots_callback=on_roots) as client:
+    async with Client(
+        target,
+        mode="legacy",
+        logging_callback=on_log,
+        sampling_callback=on_sampling,
+        elicitation_callback=on_elicit,
+        list_roots_callback=on_roots,
+    ) as client:
         # Conditional tools are registered once the server knows the client's capabilities.
         deadline = time.monotonic() + 5
         while True:
@@ -63,47 +78,80 @@ async def run(target: Any) -> dict[str, Any]:
             if "trigger-sampling-request" in names or time.monotonic() > deadline:
                 break
             await anyio.sleep(0.1)
-        want = {"echo", "get-sum", "get-structured-content", "trigger-long-running-operation",
-                "trigger-sampling-request", "trigger-elicitation-request", "get-roots-list",
-                "toggle-simulated-logging"}
+        want = {
+            "echo",
+            "get-sum",
+            "get-structured-content",
+            "trigger-long-running-operation",
+            "trigger-sampling-request",
+            "trigger-elicitation-request",
+            "get-roots-list",
+            "toggle-simulated-logging",
+        }
         check("tools/list", want <= set(names), names)
 
         r = await client.call_tool("echo", {"message": "everything ✓"})
-        check("tools/call echo", not r.is_error and _text_of(r.content) == ["Echo: everything ✓"], _text_of(r.content))
+        check(
+            "tools/call echo",
+            not r.is_error and _text_of(r.content) == ["Echo: everything ✓"],
+            _text_of(r.content),
+        )
 
         r = await client.call_tool("get-sum", {"a": 2, "b": 0.5})
-        check("tools/call get-sum", not r.is_error and _text_of(r.content) == ["The sum of 2 and 0.5 is 2.5."],
-              _text_of(r.content))
+        check(
+            "tools/call get-sum",
+            not r.is_error and _text_of(r.content) == ["The sum of 2 and 0.5 is 2.5."],
+            _text_of(r.content),
+        )
 
         r = await client.call_tool("get-structured-content", {"location": "New York"})
         sc = r.structured_content or {}
-        check("tools/call get-structured-content (structuredContent, output schema)",
-              not r.is_error and isinstance(sc.get("temperature"), (int, float)), sc)
+        check(
+            "tools/call get-structured-content (structuredContent, output schema)",
+            not r.is_error and isinstance(sc.get("temperature"), (int, float)),
+            sc,
+        )
 
         seen: list[tuple[float, float | None]] = []
 
         async def on_progress(progress: float, total: float | None, _message: str | None) -> None:
             seen.append((progress, total))
 
-        r = await client.call_tool("trigger-long-running-operation", {"duration": 0.3, "steps": 3},
-                                   progress_callback=on_progress)
+        r = await client.call_tool(
+            "trigger-long-running-operation",
+            {"duration": 0.3, "steps": 3},
+            progress_callback=on_progress,
+        )
         await anyio.sleep(0.1)
-        check("tools/call trigger-long-running-operation (progress notifications)",
-              not r.is_error and seen == [(1, 3), (2, 3), (3, 3)], {"result": _text_of(r.content), "progress": seen})
+        check(
+            "tools/call trigger-long-running-operation (progress notifications)",
+            not r.is_error and seen == [(1, 3), (2, 3), (3, 3)],
+            {"result": _text_of(r.content), "progress": seen},
+        )
 
         r = await client.call_tool("trigger-sampling-request", {"prompt": "ping", "maxTokens": 20})
         texts = _text_of(r.content)
-        check("tools/call trigger-sampling-request (sampling/createMessage answered)",
-              not r.is_error and any("sampled: " in t and "ping" in t for t in texts), texts)
+        check(
+            "tools/call trigger-sampling-request (sampling/createMessage answered)",
+            not r.is_error and any("sampled: " in t and "ping" in t for t in texts),
+            texts,
+        )
 
         r = await client.call_tool("trigger-elicitation-request", {})
         texts = _text_of(r.content)
-        check("tools/call trigger-elicitation-request (elicitation/create answered)",
-              not r.is_error and any("decline" in t for t in texts), texts)
+        check(
+            "tools/call trigger-elicitation-request (elicitation/create answered)",
+            not r.is_error and any("decline" in t for t in texts),
+            texts,
+        )
 
         r = await client.call_tool("get-roots-list", {})
         texts = _text_of(r.content)
-        check("tools/call get-roots-list (roots/list answered)", not r.is_error and any(ROOT in t for t in texts), texts)
+        check(
+            "tools/call get-roots-list (roots/list answered)",
+            not r.is_error and any(ROOT in t for t in texts),
+            texts,
+        )
 
         # A tool that must run as a task (2025-11-25 tasks): made with a task-augmented call, it
         # asks for a clarification while it runs (an elicitation request delivered on the
@@ -113,25 +161,38 @@ async def run(target: Any) -> dict[str, Any]:
         # CallToolResult, so the task-augmented call goes through its dispatcher, untyped.
         raw = await client.session._dispatcher.send_raw_request(  # noqa: SLF001
             "tools/call",
-            {"name": "simulate-research-query", "arguments": {"topic": "gateways", "ambiguous": True},
-             "task": {"ttl": 60000}},
-            {"timeout": TIMEOUT_S})
+            {
+                "name": "simulate-research-query",
+                "arguments": {"topic": "gateways", "ambiguous": True},
+                "task": {"ttl": 60000},
+            },
+            {"timeout": TIMEOUT_S},
+        )
         created = mt.CreateTaskResult.model_validate(raw)
         task_id = created.task.task_id
         r = await client.session.send_request(
-            mt.GetTaskPayloadRequest(params=mt.GetTaskPayloadRequestParams(task_id=task_id)), types.CallToolResult)
+            mt.GetTaskPayloadRequest(params=mt.GetTaskPayloadRequestParams(task_id=task_id)),
+            types.CallToolResult,
+        )
         research = "\n".join(_text_of(r.content))
-        check("tools/call simulate-research-query as a task (tasks/result, elicitation inside the task)",
-              created.task.status == "working" and not r.is_error
-              and "# Research Report: gateways" in research and "User declined" in research,
-              {"created": created.task.status, "text": research[:160]})
+        check(
+            "tools/call simulate-research-query as a task (tasks/result, elicitation inside the task)",
+            created.task.status == "working"
+            and not r.is_error
+            and "# Research Report: gateways" in research
+            and "User declined" in research,
+            {"created": created.task.status, "text": research[:160]},
+        )
         listed = await client.session.send_request(mt.ListTasksRequest(), mt.ListTasksResult)
         state = await client.session.send_request(
-            mt.GetTaskRequest(params=mt.GetTaskRequestParams(task_id=task_id)), mt.GetTaskResult)
-        check("tasks/list and tasks/get",
-              any(t.task_id == task_id and t.status == "completed" for t in listed.tasks)
-              and state.status == "completed",
-              {"listed": [(t.task_id, t.status) for t in listed.tasks], "state": state.status})
+            mt.GetTaskRequest(params=mt.GetTaskRequestParams(task_id=task_id)), mt.GetTaskResult
+        )
+        check(
+            "tasks/list and tasks/get",
+            any(t.task_id == task_id and t.status == "completed" for t in listed.tasks)
+            and state.status == "completed",
+            {"listed": [(t.task_id, t.status) for t in listed.tasks], "state": state.status},
+        )
 
         await client.set_logging_level("debug")
         logs.clear()
@@ -141,8 +202,11 @@ async def run(target: Any) -> dict[str, Any]:
             await anyio.sleep(0.02)
         got = [(str(p.level), p.data) for p in logs]
         await client.call_tool("toggle-simulated-logging", {})
-        check("notifications/message outside a call (toggle-simulated-logging)",
-              not r.is_error and any("message" in str(d) for _, d in got), got)
+        check(
+            "notifications/message outside a call (toggle-simulated-logging)",
+            not r.is_error and any("message" in str(d) for _, d in got),
+            got,
+        )
 
         res = await client.list_resources()
         uris = [str(x.uri) for x in res.resources]
@@ -150,29 +214,50 @@ async def run(target: Any) -> dict[str, Any]:
         check("resources/list", doc in uris, uris)
         rr = await client.read_resource(doc)
         texts = [getattr(c, "text", None) or "" for c in rr.contents]
-        check("resources/read static document", len(texts) == 1 and len(texts[0]) > 100, [t[:60] for t in texts])
+        check(
+            "resources/read static document",
+            len(texts) == 1 and len(texts[0]) > 100,
+            [t[:60] for t in texts],
+        )
         tl = await client.list_resource_templates()
         tmpls = [t.uri_template for t in tl.resource_templates]
-        check("resources/templates/list", "demo://resource/dynamic/text/{resourceId}" in tmpls, tmpls)
+        check(
+            "resources/templates/list", "demo://resource/dynamic/text/{resourceId}" in tmpls, tmpls
+        )
         rr = await client.read_resource("demo://resource/dynamic/text/7")
         got_uris = [str(c.uri) for c in rr.contents]
         texts = [getattr(c, "text", None) or "" for c in rr.contents]
-        check("resources/read from a template", got_uris == ["demo://resource/dynamic/text/7"] and "7" in texts[0],
-              {"uris": got_uris, "texts": texts})
+        check(
+            "resources/read from a template",
+            got_uris == ["demo://resource/dynamic/text/7"] and "7" in texts[0],
+            {"uris": got_uris, "texts": texts},
+        )
 
         pl = await client.list_prompts()
         pnames = [p.name for p in pl.prompts]
-        check("prompts/list", {"simple-prompt", "args-prompt", "completable-prompt"} <= set(pnames), pnames)
+        check(
+            "prompts/list",
+            {"simple-prompt", "args-prompt", "completable-prompt"} <= set(pnames),
+            pnames,
+        )
         gp = await client.get_prompt("args-prompt", {"city": "Lyon", "state": "Rhone"})
         msgs = [getattr(m.content, "text", "") for m in gp.messages]
         check("prompts/get args-prompt", any("Lyon" in t for t in msgs), msgs)
-        c = await client.complete(types.PromptReference(type="ref/prompt", name="completable-prompt"),
-                                  {"name": "department", "value": "E"})
+        c = await client.complete(
+            types.PromptReference(type="ref/prompt", name="completable-prompt"),
+            {"name": "department", "value": "E"},
+        )
         check("completion/complete", c.completion.values == ["Engineering"], c.completion.values)
-        c = await client.complete(types.PromptReference(type="ref/prompt", name="completable-prompt"),
-                                  {"name": "name", "value": ""}, context_arguments={"department": "Sales"})
-        check("completion/complete with context", c.completion.values == ["David", "Eve", "Frank"],
-              c.completion.values)
+        c = await client.complete(
+            types.PromptReference(type="ref/prompt", name="completable-prompt"),
+            {"name": "name", "value": ""},
+            context_arguments={"department": "Sales"},
+        )
+        check(
+            "completion/complete with context",
+            c.completion.values == ["David", "Eve", "Frank"],
+            c.completion.values,
+        )
 
     report["ok"] = all(c["ok"] for c in report["checks"])
     return report

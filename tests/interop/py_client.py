@@ -13,7 +13,6 @@ SDK probe server/discover and speak 2026-07-28 when the server offers it (the re
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
@@ -24,6 +23,11 @@ import anyio
 import mcp
 from mcp import Client, StdioServerParameters
 
+if sys.version_info >= (3, 11):
+    from builtins import BaseExceptionGroup
+else:  # before 3.11: the backport anyio depends on there
+    from exceptiongroup import BaseExceptionGroup
+
 TIMEOUT_S = 30
 warnings.filterwarnings("ignore", message=".*deprecated as of 2026-07-28.*")
 
@@ -33,8 +37,11 @@ def _text_of(content: list[Any]) -> list[str]:
 
 
 async def run(target: Any, mode: str, expect_version: str | None = None) -> dict[str, Any]:
-    report: dict[str, Any] = {"client": f"python mcp {mcp.__version__ if hasattr(mcp, '__version__') else ''}".strip(),
-                              "mode": mode, "checks": []}
+    report: dict[str, Any] = {
+        "client": f"python mcp {mcp.__version__ if hasattr(mcp, '__version__') else ''}".strip(),
+        "mode": mode,
+        "checks": [],
+    }
     logs: list[Any] = []
 
     async def on_log(params: Any) -> None:
@@ -48,7 +55,9 @@ async def run(target: Any, mode: str, expect_version: str | None = None) -> dict
         report["protocolVersion"] = version
         modern = version >= "2026-07-28"
         if expect_version is not None:
-            check(f"negotiated protocol version {expect_version}", version == expect_version, version)
+            check(
+                f"negotiated protocol version {expect_version}", version == expect_version, version
+            )
         # tools/list
         tools = await client.list_tools()
         names = sorted(t.name for t in tools.tools)
@@ -56,11 +65,17 @@ async def run(target: Any, mode: str, expect_version: str | None = None) -> dict
 
         # echo
         r = await client.call_tool("echo", {"text": "interop ✓ text"})
-        check("tools/call echo", not r.is_error and _text_of(r.content) == ["interop ✓ text"], _text_of(r.content))
+        check(
+            "tools/call echo",
+            not r.is_error and _text_of(r.content) == ["interop ✓ text"],
+            _text_of(r.content),
+        )
 
         # add
         r = await client.call_tool("add", {"a": 2, "b": 0.5})
-        check("tools/call add", not r.is_error and _text_of(r.content) == ["2.5"], _text_of(r.content))
+        check(
+            "tools/call add", not r.is_error and _text_of(r.content) == ["2.5"], _text_of(r.content)
+        )
 
         # progress
         seen: list[tuple[float, float | None, str | None]] = []
@@ -70,10 +85,17 @@ async def run(target: Any, mode: str, expect_version: str | None = None) -> dict
 
         r = await client.call_tool("progress", {"steps": 3}, progress_callback=on_progress)
         await anyio.sleep(0.1)
-        ok = (not r.is_error and _text_of(r.content) == ["done"]
-              and [p for p, _, _ in seen] == [1, 2, 3] and all(t == 3 for _, t, _ in seen))
-        check("tools/call progress (progress notifications)", ok,
-              {"result": _text_of(r.content), "progress": seen})
+        ok = (
+            not r.is_error
+            and _text_of(r.content) == ["done"]
+            and [p for p, _, _ in seen] == [1, 2, 3]
+            and all(t == 3 for _, t, _ in seen)
+        )
+        check(
+            "tools/call progress (progress notifications)",
+            ok,
+            {"result": _text_of(r.content), "progress": seen},
+        )
 
         # logging
         if not modern:  # 2026-07-28: the log_level opt-in above rides every request's _meta
@@ -84,14 +106,25 @@ async def run(target: Any, mode: str, expect_version: str | None = None) -> dict
         while not logs and time.monotonic() < deadline:
             await anyio.sleep(0.02)
         got = [(str(p.level), p.data, p.logger) for p in logs]
-        ok = (not r.is_error and _text_of(r.content) == ["logged"]
-              and any(lv == "info" and data == "interop log line" for lv, data, _ in got))
-        check("tools/call log (logging notification)", ok, {"result": _text_of(r.content), "logs": got})
+        ok = (
+            not r.is_error
+            and _text_of(r.content) == ["logged"]
+            and any(lv == "info" and data == "interop log line" for lv, data, _ in got)
+        )
+        check(
+            "tools/call log (logging notification)",
+            ok,
+            {"result": _text_of(r.content), "logs": got},
+        )
 
         # fail
         r = await client.call_tool("fail", {})
         texts = _text_of(r.content)
-        check("tools/call fail (isError)", bool(r.is_error) and any("intentional failure" in t for t in texts), texts)
+        check(
+            "tools/call fail (isError)",
+            bool(r.is_error) and any("intentional failure" in t for t in texts),
+            texts,
+        )
 
         # resources
         res = await client.list_resources()
@@ -113,7 +146,11 @@ async def run(target: Any, mode: str, expect_version: str | None = None) -> dict
         check("prompts/list", "greet" in pnames, pnames)
         gp = await client.get_prompt("greet", {"name": "Ferris"})
         msgs = [(m.role, getattr(m.content, "text", None)) for m in gp.messages]
-        check("prompts/get greet", any(role == "user" and t and "Ferris" in t for role, t in msgs), msgs)
+        check(
+            "prompts/get greet",
+            any(role == "user" and t and "Ferris" in t for role, t in msgs),
+            msgs,
+        )
 
     report["ok"] = all(c["ok"] for c in report["checks"])
     return report

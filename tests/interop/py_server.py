@@ -34,7 +34,9 @@ async def _set_level(ctx: object, params: types.SetLevelRequestParams) -> types.
 
 # MCPServer 2.x does not answer logging/setLevel by itself (deprecated in 2026-07-28);
 # registering a handler also advertises the `logging` capability.
-server._lowlevel_server.add_request_handler("logging/setLevel", types.SetLevelRequestParams, _set_level)
+server._lowlevel_server.add_request_handler(
+    "logging/setLevel", types.SetLevelRequestParams, _set_level
+)
 
 
 def _num(x: float) -> str:
@@ -42,7 +44,9 @@ def _num(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else repr(float(x))
 
 
-@server.tool(name="echo", description="Returns its text argument unchanged.", structured_output=False)
+@server.tool(
+    name="echo", description="Returns its text argument unchanged.", structured_output=False
+)
 def echo(text: str) -> str:
     return text
 
@@ -77,12 +81,18 @@ async def log(ctx: Context, message: str = "hello from log", level: str = "info"
     return "logged"
 
 
-@server.tool(name="fail", description="Always fails: a tool error result (isError true).", structured_output=False)
+@server.tool(
+    name="fail",
+    description="Always fails: a tool error result (isError true).",
+    structured_output=False,
+)
 def fail() -> str:
     raise ToolError("intentional failure")
 
 
-@server.resource("mem://greeting", name="greeting", description="A fixed greeting.", mime_type="text/plain")
+@server.resource(
+    "mem://greeting", name="greeting", description="A fixed greeting.", mime_type="text/plain"
+)
 def greeting() -> str:
     return "hello"
 

@@ -5,6 +5,7 @@ Env: FERROMCP_BENCH_MIDDLEWARE=python adds one FastMCP middleware (a ``Middlewar
 whose ``on_message`` hands every message on), for the middleware rows (issue 37); unset, none.
 The tool is written as FastMCP's documentation writes one (``@mcp.tool`` on a typed function).
 """
+
 import os
 import sys
 from typing import Any

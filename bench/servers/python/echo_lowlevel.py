@@ -2,6 +2,7 @@
 
 Usage: echo_lowlevel.py stdio | http PORT [stateful|stateless|json]
 """
+
 import sys
 
 import anyio
@@ -11,7 +12,11 @@ from mcp.server.lowlevel import Server
 ECHO = types.Tool(
     name="echo",
     description="Echoes the text back",
-    input_schema={"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+    input_schema={
+        "type": "object",
+        "properties": {"text": {"type": "string"}},
+        "required": ["text"],
+    },
 )
 
 
@@ -39,7 +44,9 @@ async def stdio():
 def http(port: int, mode: str):
     import uvicorn
 
-    app = server.streamable_http_app(stateless_http=mode != "stateful", json_response=mode == "json")
+    app = server.streamable_http_app(
+        stateless_http=mode != "stateful", json_response=mode == "json"
+    )
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
 
 

@@ -5,6 +5,7 @@ Env: FERROMCP_BENCH_MIDDLEWARE=python adds one server middleware (mcp 2's contex
 ``ServerMiddleware``, ``(ctx, call_next)``, that hands every request on), for the middleware
 rows (issue 37); unset, none.
 """
+
 import os
 import sys
 from typing import Any

@@ -18,6 +18,7 @@ documentation shows, ``create_proxy(transport)``, which gives every request a fr
 session; =shared hands it a connected ``Client`` instead, whose one session all requests share
 (FastMCP logs that this may mix contexts between concurrent clients).
 """
+
 import os
 import sys
 from typing import NoReturn
