@@ -236,15 +236,7 @@ impl Stream {
 
     /// The session's GET stream at `url`.
     async fn get(url: &str, sid: &str) -> Stream {
-        let req = http::Request::builder()
-            .method("GET")
-            .uri(url)
-            .header("accept", "text/event-stream")
-            .header("mcp-session-id", sid)
-            .header("mcp-protocol-version", "2025-11-25")
-            .body(Full::new(Bytes::new()))
-            .unwrap();
-        Stream::open(req).await
+        Stream::open(get_stream_request(url, sid)).await
     }
 
     /// Reads until `pred` holds for the text read so far (returns `Open`), `wait` has passed

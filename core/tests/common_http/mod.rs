@@ -137,6 +137,31 @@ pub fn client() -> Client<HttpConnector, Full<Bytes>> {
     Client::builder(TokioExecutor::new()).build_http()
 }
 
+/// The GET request that opens the session `sid`'s SSE stream at `url` (protocol 2025-11-25).
+pub fn get_stream_request(url: &str, sid: &str) -> http::Request<Full<Bytes>> {
+    http::Request::builder()
+        .method("GET")
+        .uri(url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", sid)
+        .header("mcp-protocol-version", "2025-11-25")
+        .body(Full::new(Bytes::new()))
+        .unwrap()
+}
+
+/// Opens the session `sid`'s GET stream at `url` on a task of its own (asserting a 200 answer)
+/// and reads it until it ends or breaks: a connection in use for as long as the server keeps it.
+pub fn hold_get_stream(url: &str, sid: &str) -> tokio::task::JoinHandle<()> {
+    let req = get_stream_request(url, sid);
+    tokio::spawn(async move {
+        let resp = client().request(req).await.unwrap();
+        assert_eq!(resp.status(), 200);
+        let mut body = resp.into_body();
+        // Returns when the stream ends or breaks.
+        while let Some(Ok(_)) = body.frame().await {}
+    })
+}
+
 pub async fn send(method: &str, url: &str, headers: &[(&str, &str)], body: &str) -> Resp {
     let mut b = http::Request::builder().method(method).uri(url);
     for (k, v) in headers {

@@ -126,24 +126,7 @@ async fn a_flood_from_many_addresses_leaves_clients_with_a_session_served() {
         let port = h.local_addr().port();
         // A client with a session, and a GET stream of its own open (a connection in use).
         let sid = init_session(&url).await;
-        let get = {
-            let (url, sid) = (url.clone(), sid.clone());
-            tokio::spawn(async move {
-                let req = http::Request::builder()
-                    .method("GET")
-                    .uri(&url)
-                    .header("accept", "text/event-stream")
-                    .header("mcp-session-id", &sid)
-                    .header("mcp-protocol-version", "2025-11-25")
-                    .body(http_body_util::Full::new(bytes::Bytes::new()))
-                    .unwrap();
-                let resp = client().request(req).await.unwrap();
-                assert_eq!(resp.status(), 200);
-                let mut body = resp.into_body();
-                // Returns when the stream ends or breaks.
-                while let Some(Ok(_)) = http_body_util::BodyExt::frame(&mut body).await {}
-            })
-        };
+        let get = hold_get_stream(&url, &sid);
         tokio::time::sleep(Duration::from_millis(100)).await;
         // 2,000 idle connections from eight other addresses (250 each, under the per-address
         // share of 256), twice the server's 1,024.

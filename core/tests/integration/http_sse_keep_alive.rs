@@ -3,23 +3,17 @@
 //! while it is busy, the engine's own client reads through them, and `None` turns them off.
 
 use crate::common_http;
-use bytes::Bytes;
 use common_http::*;
 use ferromcp::transport::http::HttpServerOptions;
-use http_body_util::{BodyExt, Full};
+use http_body_util::BodyExt;
 use std::time::{Duration, Instant};
 
 /// Opens the session's GET stream and returns everything it carries for `wait`.
 async fn read_get_stream(url: &str, sid: &str, wait: Duration) -> String {
-    let req = http::Request::builder()
-        .method("GET")
-        .uri(url)
-        .header("accept", "text/event-stream")
-        .header("mcp-session-id", sid)
-        .header("mcp-protocol-version", "2025-11-25")
-        .body(Full::new(Bytes::new()))
+    let resp = client()
+        .request(get_stream_request(url, sid))
+        .await
         .unwrap();
-    let resp = client().request(req).await.unwrap();
     assert_eq!(resp.status(), 200);
     let mut body = resp.into_body();
     let mut text = String::new();
