@@ -3,7 +3,10 @@
 # starting from its committed seed corpus (fuzz/corpus/<target>/). A crash fails the run and
 # prints the path of the input that caused it (fuzz/artifacts/<target>/...); replay it with
 #   fuzz/target/<triple>/fuzz-ci/<target> <path>     (or with cargo-fuzz, fuzz/README.md).
-# Prints, per target, the executions and the coverage libFuzzer reached.
+# Prints, per target, the executions and the coverage libFuzzer reached, and `seedcov`, the coverage
+# of the committed corpus alone (libFuzzer's INITED line): it depends on the build and the corpus,
+# not on how many executions the 20 seconds allowed at the machine's load, so it is the column to
+# compare two builds by.
 #
 # FUZZ_SECONDS (default 20) is the time per target; FUZZ_TARGETS limits the run to some targets
 # (FUZZ_TARGETS=all runs every one); FUZZ_JOBS (default: the CPU count) targets run at once.
@@ -104,13 +107,14 @@ wait
 
 status=0
 echo "run-fuzz: $SECONDS_PER_TARGET s per target, $jobs_max at a time" >&2
-printf '%-16s %10s %8s %8s %7s  %s\n' target executions exec/s cov corpus result
+printf '%-16s %10s %8s %8s %8s %7s  %s\n' target executions exec/s seedcov cov corpus result
 for t in $targets; do
   log="$scratch/$t.log"
   rc=$(cat "$scratch/$t.rc" 2>/dev/null || echo 1)
   runs=$(grep -oE '^stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' | tail -1)
   speed=$(grep -oE '^stat::average_exec_per_sec: *[0-9]+' "$log" | grep -oE '[0-9]+$' | tail -1)
   cov=$(grep -oE 'cov: [0-9]+' "$log" | tail -1 | grep -oE '[0-9]+')
+  seedcov=$(grep -oE 'INITED cov: [0-9]+' "$log" | head -1 | grep -oE '[0-9]+$')
   corp=$(grep -oE 'corp: [0-9]+' "$log" | tail -1 | grep -oE '[0-9]+')
   if [ "$rc" -eq 0 ]; then
     result=ok
@@ -118,7 +122,7 @@ for t in $targets; do
     result="FAILED (exit $rc)"
     status=1
   fi
-  printf '%-16s %10s %8s %8s %7s  %s\n' "$t" "${runs:-?}" "${speed:-?}" "${cov:-?}" "${corp:-?}" "$result"
+  printf '%-16s %10s %8s %8s %8s %7s  %s\n' "$t" "${runs:-?}" "${speed:-?}" "${seedcov:-?}" "${cov:-?}" "${corp:-?}" "$result"
   if [ "$rc" -ne 0 ]; then
     # The panic with its message (the targets put the input in it), up to 40 lines, then the
     # sanitizer's verdict.
