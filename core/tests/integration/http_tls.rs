@@ -4,7 +4,8 @@
 //! client and a silent connection are closed without disturbing the server; a certificate
 //! swapped on disk is served to the next connection (the served leaf is compared byte for byte
 //! with the file's), while a broken file keeps the previous one; files that do not load are an
-//! error at start naming the file.
+//! error at start naming the file. TLS 1.2 and 1.3 are served with ALPN `http/1.1` only; a
+//! client certificate is the principal handlers and the per-tool authorization see.
 
 #![cfg(feature = "http")]
 
@@ -560,6 +561,22 @@ async fn whoami_with(
     client: Option<&str>,
     extra: &str,
 ) -> Result<String, String> {
+    let v = call_with(port, dir, client, extra, "whoami").await?;
+    Ok(v["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string())
+}
+
+/// Calls `tool` over TLS presenting `client` or no certificate, with `extra` header lines;
+/// the JSON-RPC answer, or the error that ended the exchange.
+async fn call_with(
+    port: u16,
+    dir: &Dir,
+    client: Option<&str>,
+    extra: &str,
+    tool: &str,
+) -> Result<serde_json::Value, String> {
     let mut roots = rustls::RootCertStore::empty();
     for c in CertificateDer::pem_file_iter(dir.path("ca.pem")).unwrap() {
         roots.add(c.unwrap()).unwrap();
@@ -590,7 +607,7 @@ async fn whoami_with(
         .await
         .map_err(|e| e.to_string())?;
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-        "params": {"name": "whoami", "arguments": {}}})
+        "params": {"name": tool, "arguments": {}}})
     .to_string();
     let head = format!(
         "POST /mcp HTTP/1.1\r\nhost: localhost:{port}\r\ncontent-type: application/json\r\n\
@@ -615,11 +632,7 @@ async fn whoami_with(
         .nth(1)
         .unwrap_or_default()
         .to_string();
-    let v: serde_json::Value = serde_json::from_str(&body).map_err(|e| format!("{e}: {body}"))?;
-    Ok(v["result"]["content"][0]["text"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string())
+    serde_json::from_str(&body).map_err(|e| format!("{e}: {body}"))
 }
 
 #[tokio::test]
@@ -724,5 +737,141 @@ async fn with_oauth_the_token_stays_the_principal_and_the_certificate_is_beside_
         v["claims"]["clientCertificate"]["subject"], "CN=alice",
         "{v}"
     );
+    handle.shutdown().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_client_certificate_principal_drives_per_tool_authorization() {
+    use ferromcp::server::authorization::{Authorization, ItemKind};
+    let dir = mtls_pki("mtls-authz");
+    // Only alice's certificate may see and call `admin`; everyone may call `whoami`.
+    let policy = Authorization::new().allow_if(|a| {
+        a.kind != ItemKind::Tool
+            || a.name != "admin"
+            || a.principal
+                .and_then(|p| p.subject.as_deref())
+                .is_some_and(|s| s == "alice")
+    });
+    let server = ferromcp::server::Server::builder("mtls-authz", "1.0")
+        .tool("whoami", "Identity", |_: NoArgs, ctx| async move {
+            ctx.auth()
+                .and_then(|a| a.subject.clone())
+                .unwrap_or_else(|| "anonymous".into())
+        })
+        .tool("admin", "Alice only", |_: NoArgs, _ctx| async move {
+            "admin ran".to_string()
+        })
+        .middleware(policy)
+        .build()
+        .unwrap();
+    let options = HttpServerOptions::default()
+        .with_stateless(true)
+        .with_json_response(true)
+        .with_tls(Some(
+            TlsOptions::from_files(dir.path("server.pem"), dir.path("server.key"))
+                .client_certificates(PemSource::File(dir.path("clients.pem")), false),
+        ));
+    let handle = ferromcp::transport::http::serve_http(server, ("127.0.0.1", 0), options)
+        .await
+        .unwrap();
+    let port = handle.local_addr().port();
+    let text = |v: &serde_json::Value| v["result"]["content"][0]["text"].clone();
+    let alice = call_with(port, &dir, Some("alice"), "", "admin")
+        .await
+        .unwrap();
+    assert_eq!(text(&alice), "admin ran", "{alice}");
+    // Without a certificate (allowed: optional) the tool is hidden, answered as a missing one.
+    let anonymous = call_with(port, &dir, None, "", "admin").await.unwrap();
+    assert_eq!(anonymous["error"]["code"], -32602, "{anonymous}");
+    assert!(
+        anonymous["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("admin")),
+        "{anonymous}"
+    );
+    let whoami = call_with(port, &dir, None, "", "whoami").await.unwrap();
+    assert_eq!(text(&whoami), "anonymous", "{whoami}");
+    handle.shutdown().await.unwrap();
+}
+
+/// Handshakes trusting the test CA with only `versions` and offering `alpn`; the version and
+/// ALPN protocol agreed, or the handshake's error.
+async fn handshake(
+    port: u16,
+    ca: &Path,
+    versions: &[&'static rustls::SupportedProtocolVersion],
+    alpn: &[&[u8]],
+) -> Result<(rustls::ProtocolVersion, Option<Vec<u8>>), String> {
+    let mut roots = rustls::RootCertStore::empty();
+    for c in CertificateDer::pem_file_iter(ca).unwrap() {
+        roots.add(c.unwrap()).unwrap();
+    }
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_protocol_versions(versions)
+        .unwrap()
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
+    let tcp = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .unwrap();
+    let mut tls = tokio_rustls::TlsConnector::from(Arc::new(config))
+        .connect(ServerName::try_from("localhost").unwrap(), tcp)
+        .await
+        .map_err(|e| e.to_string())?;
+    // With TLS 1.3 a refusal after the client's handshake shows on the first read.
+    let head =
+        format!("GET /healthz HTTP/1.1\r\nhost: localhost:{port}\r\nconnection: close\r\n\r\n");
+    tls.write_all(head.as_bytes())
+        .await
+        .map_err(|e| e.to_string())?;
+    let mut got = Vec::new();
+    tls.read_to_end(&mut got).await.map_err(|e| e.to_string())?;
+    assert!(
+        got.starts_with(b"HTTP/1.1 200"),
+        "{}",
+        String::from_utf8_lossy(&got)
+    );
+    let conn = tls.get_ref().1;
+    Ok((
+        conn.protocol_version().unwrap(),
+        conn.alpn_protocol().map(<[u8]>::to_vec),
+    ))
+}
+
+#[tokio::test]
+async fn tls_1_2_and_1_3_are_served_with_alpn_http_1_1_only() {
+    let dir = pki("versions");
+    let handle = start_tls(&dir, |_| {}).await;
+    let port = handle.local_addr().port();
+    let ca = dir.path("ca.pem");
+    let h1: &[&[u8]] = &[b"http/1.1"];
+    let v12 = handshake(port, &ca, &[&rustls::version::TLS12], h1).await;
+    assert_eq!(
+        v12,
+        Ok((rustls::ProtocolVersion::TLSv1_2, Some(b"http/1.1".to_vec())))
+    );
+    let v13 = handshake(port, &ca, &[&rustls::version::TLS13], h1).await;
+    assert_eq!(
+        v13,
+        Ok((rustls::ProtocolVersion::TLSv1_3, Some(b"http/1.1".to_vec())))
+    );
+    // A client offering h2 and http/1.1 gets http/1.1; one without ALPN is served.
+    let both = handshake(port, &ca, &[&rustls::version::TLS13], &[b"h2", b"http/1.1"]).await;
+    assert_eq!(both.map(|(_, a)| a), Ok(Some(b"http/1.1".to_vec())));
+    let none = handshake(port, &ca, &[&rustls::version::TLS13], &[]).await;
+    assert_eq!(none.map(|(_, a)| a), Ok(None));
+    // A client offering only h2 is refused at the handshake.
+    let h2 = handshake(port, &ca, &[&rustls::version::TLS13], &[b"h2"]).await;
+    assert!(
+        h2.as_ref()
+            .is_err_and(|e| e.contains("NoApplicationProtocol")),
+        "{h2:?}"
+    );
+    // The server keeps serving.
+    assert!(handshake(port, &ca, &[&rustls::version::TLS13], h1)
+        .await
+        .is_ok());
     handle.shutdown().await.unwrap();
 }
