@@ -228,19 +228,10 @@ final class SchemaExamplesTests: XCTestCase {
     /// The 2026-07-28 examples: in `../shared/spec` beside the repository, or FERROMCP_SPEC_DIR.
     /// Missing, the test fails (CI always has them).
     private func examplesDir() throws -> URL {
-        let spec: URL
-        if let d = ProcessInfo.processInfo.environment["FERROMCP_SPEC_DIR"], !d.isEmpty {
-            spec = URL(fileURLWithPath: d)
-        } else {
-            // <repository>/bindings-swift/Tests/FerroMCPTests/<this file> -> <repository>/../shared/spec
-            var repoParent = URL(fileURLWithPath: #filePath)
-            for _ in 0..<5 { repoParent = repoParent.deletingLastPathComponent() }
-            spec = repoParent.appendingPathComponent("shared/spec")
-        }
-        let dir = spec.appendingPathComponent("schema/2026-07-28/examples")
+        let dir = SpecFiles.root.appendingPathComponent("schema/2026-07-28/examples")
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: dir.path, isDirectory: &isDir), isDir.boolValue else {
-            throw McpError(.internalError, "no spec examples at \(dir.path) (../shared/spec beside the repository, or FERROMCP_SPEC_DIR)")
+            throw McpError(.internalError, "no spec examples at \(dir.path) (\(SpecFiles.lookedFor))")
         }
         return dir
     }

@@ -152,18 +152,9 @@ func differences(written: Value, expected: Value, at path: String = "") -> [Stri
 
 final class SchemaFieldsTests: XCTestCase {
     private func schemaDefs(_ revision: String) throws -> [String: Value] {
-        let spec: URL
-        if let d = ProcessInfo.processInfo.environment["FERROMCP_SPEC_DIR"], !d.isEmpty {
-            spec = URL(fileURLWithPath: d)
-        } else {
-            // <repository>/bindings-swift/Tests/FerroMCPTests/<this file> -> <repository>/../shared/spec
-            var repoParent = URL(fileURLWithPath: #filePath)
-            for _ in 0..<5 { repoParent = repoParent.deletingLastPathComponent() }
-            spec = repoParent.appendingPathComponent("shared/spec")
-        }
-        let file = spec.appendingPathComponent("schema/\(revision)/schema.json")
+        let file = SpecFiles.root.appendingPathComponent("schema/\(revision)/schema.json")
         guard let data = FileManager.default.contents(atPath: file.path) else {
-            throw McpError(.internalError, "no MCP schema at \(file.path) (../shared/spec beside the repository, or FERROMCP_SPEC_DIR)")
+            throw McpError(.internalError, "no MCP schema at \(file.path) (\(SpecFiles.lookedFor))")
         }
         guard let defs = try Value(json: data)["$defs"]?.objectValue else {
             throw McpError(.internalError, "\(file.path) has no $defs")
