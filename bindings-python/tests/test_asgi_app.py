@@ -276,8 +276,10 @@ async def initialize(base: str, path: str = "/mcp", **headers: str) -> str:
     return session
 
 
-async def open_get_stream(base: str, session: str) -> tuple[asyncio.StreamWriter, int]:
-    """Opens the session's GET SSE stream and reads its status; the connection stays open."""
+async def send_get_stream_request(
+    base: str, session: str
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """Connects to ``base`` and sends the request for the session's GET SSE stream at /mcp."""
     host, port = base.removeprefix("http://").split(":")
     reader, writer = await asyncio.open_connection(host, int(port))
     writer.write(
@@ -287,6 +289,12 @@ async def open_get_stream(base: str, session: str) -> tuple[asyncio.StreamWriter
         ).encode()
     )
     await writer.drain()
+    return reader, writer
+
+
+async def open_get_stream(base: str, session: str) -> tuple[asyncio.StreamWriter, int]:
+    """Opens the session's GET SSE stream and reads its status; the connection stays open."""
+    reader, writer = await send_get_stream_request(base, session)
     status_line = await asyncio.wait_for(reader.readline(), 10)
     return writer, int(status_line.split()[1])
 

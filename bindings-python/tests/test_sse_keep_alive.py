@@ -14,7 +14,7 @@ import pytest
 from ferromcp import Server
 from ferromcp.serving import Serving
 
-from test_asgi_app import initialize, uvicorn_serving
+from test_asgi_app import initialize, send_get_stream_request, uvicorn_serving
 from test_config_schema import _FakeServing, _Sent
 
 COMMENT = b": keep-alive\n\n"
@@ -33,15 +33,7 @@ def idle_server() -> Server:
 
 async def read_get_stream(base: str, session: str, seconds: float) -> bytes:
     """Everything the session's GET stream carries for ``seconds`` (its head included)."""
-    host, port = base.removeprefix("http://").split(":")
-    reader, writer = await asyncio.open_connection(host, int(port))
-    writer.write(
-        (
-            f"GET /mcp HTTP/1.1\r\nhost: {host}:{port}\r\naccept: text/event-stream\r\n"
-            f"mcp-session-id: {session}\r\nmcp-protocol-version: 2025-11-25\r\n\r\n"
-        ).encode()
-    )
-    await writer.drain()
+    reader, writer = await send_get_stream_request(base, session)
     got = b""
     end = time.monotonic() + seconds
     try:
