@@ -4,13 +4,18 @@
 // posts are read with the small wire-format reader in tests/otel/otlp-protobuf.mjs. The
 // caller's context travels in params._meta; the Node handler sees the engine span named in ctx._meta.traceparent, so a span it starts from that
 // context with its own OpenTelemetry SDK is the engine span's child. A malformed traceparent is
-// ignored: the call is answered and the engine span starts a trace of its own.
+// ignored: the call is answered and the engine span starts a trace of its own. With the
+// OpenTelemetry JS SDK (@opentelemetry/sdk-trace-base, in-memory exporter) the handler's own
+// span is exported as the engine span's child, in the caller's trace.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { Client, McpServer, openTelemetry } from '../esm/index.mjs';
 import { decodeTraces } from '../../tests/otel/otlp-protobuf.mjs';
+import { ROOT_CONTEXT, propagation } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 
 let receiver;
 let endpoint;
@@ -98,3 +103,52 @@ test('openTelemetry options the engine does not know are refused when the layer 
   assert.throws(() => server.use({ name: 'openTelemetry', samplingRate: 0.5 }), /openTelemetry: unknown field `samplingRate`/);
   assert.throws(() => server.use(openTelemetry({ samplingRatio: 2 })), /samplingRatio must be between 0 and 1, got 2/);
 });
+
+test("the Node handler's own span is exported as the engine span's child, in the caller's trace", async () => {
+  // docs/observability.md's pattern: a propagator (the W3C one; NodeSDK registers it too) and
+  // the handler's span started under the context extracted from ctx._meta.
+  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+  const exporter = new InMemorySpanExporter();
+  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  const tracer = provider.getTracer('node-handler');
+  const server = new McpServer(
+    { name: 'traced', version: '1.0.0' },
+    { middleware: [openTelemetry({ serviceName: 'node-sdk-server', otlpEndpoint: endpoint, samplingRatio: 1 })] },
+  );
+  server.registerTool('work', { inputSchema: { type: 'object' } }, (_args, ctx) => {
+    const parent = propagation.extract(ROOT_CONTEXT, ctx._meta ?? {});
+    const span = tracer.startSpan('node work', {}, parent);
+    span.end();
+    return 'done';
+  });
+  const client = await Client.memory(server);
+  const traceId = randomBytes(16).toString('hex');
+  const callerSpan = randomBytes(8).toString('hex');
+  try {
+    const r = await client.request('tools/call', {
+      name: 'work',
+      arguments: {},
+      _meta: { traceparent: `00-${traceId}-${callerSpan}-01` },
+    });
+    assert.equal(r.content[0].text, 'done');
+  } finally {
+    await client.close();
+  }
+  const deadline = Date.now() + 20_000;
+  let engine = [];
+  while (engine.length === 0 && Date.now() < deadline) {
+    engine = received.filter((s) => s.service === 'node-sdk-server' && s.name === 'tools/call work');
+    if (engine.length === 0) await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.equal(engine.length, 1, JSON.stringify(received.map((s) => s.name)));
+  assert.equal(engine[0].traceId, traceId, "the engine span reached the receiver in the caller's trace");
+  assert.equal(engine[0].parentSpanId, callerSpan);
+  const [mine] = exporter.getFinishedSpans();
+  assert.ok(mine, 'the handler span was exported');
+  assert.equal(mine.name, 'node work');
+  assert.equal(mine.spanContext().traceId, traceId, 'the handler span is in the same trace');
+  assert.equal(mine.parentSpanContext?.spanId, engine[0].spanId, "its parent is the engine's SERVER span");
+  assert.equal(mine.parentSpanContext?.isRemote, true);
+  await provider.shutdown();
+});
+
