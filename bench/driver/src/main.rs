@@ -3,7 +3,10 @@
 //!
 //! Env: MCP_BENCH_WRAP="strace -f -c -o FILE" runs each server under a profiler or tracer.
 //!
-//! Usage: mcp-bench [--smoke] [--reps N] [--phase-ms MS] [--only a,b] [--transports stdio,http-json,..] [--huge-sessions N] [--root DIR] [--bin-dir DIR] [--out DIR]
+//! Usage: mcp-bench [--smoke] [--reps N] [--phase-ms MS] [--only a,b] [--row NAME] [--transports stdio,http-json,..] [--huge-sessions N] [--root DIR] [--bin-dir DIR] [--out DIR]
+//!
+//! `--only a,b` and `--row NAME` select rows by their names (see [`RowFilter`]): `--only` by
+//! substrings, split at commas; `--row` by one whole name, commas included.
 //!
 //! `--huge-sessions N`: how many idle sessions the rows with `Spec::huge_sessions` (ferromcp's
 //! Rust rows) hold for their last RSS figure (default 100,000; 2,000 with `--smoke`). Their
@@ -521,12 +524,63 @@ pub struct Sample {
     pub notes: Vec<String>,
 }
 
+/// The rows `--only` and `--row` select, ignoring case. `--only a,b` gives patterns split at
+/// commas, each selecting the rows whose name contains it (the older form, kept for the commands
+/// already written down); `--row NAME` names one row whole, commas included, and selects that
+/// row alone. As `--only`, "ferromcp (Python handler, sync def)" is two patterns, "ferromcp
+/// (Python handler" and " sync def)", the first matching every Python-handler row, and "FastMCP
+/// 4.1.6" also matches "FastMCP 4.1.6 (1 FastMCP middleware)". Both options may be given more
+/// than once and add up.
+#[derive(Debug, Default, PartialEq)]
+struct RowFilter {
+    /// From `--only`: substrings.
+    patterns: Vec<String>,
+    /// From `--row`: whole names.
+    names: Vec<String>,
+}
+
+impl RowFilter {
+    /// `--only LIST`: each comma-separated part of LIST is a pattern. Empty parts are left out
+    /// (an empty pattern would select every row).
+    fn add_list(&mut self, list: &str) {
+        self.patterns.extend(
+            list.split(',')
+                .filter(|p| !p.is_empty())
+                .map(str::to_string),
+        );
+    }
+
+    /// `--row NAME`: the row named NAME, the whole name.
+    fn add_whole(&mut self, name: &str) {
+        self.names.push(name.to_string());
+    }
+
+    /// Whether the row named `name` is selected.
+    fn selects(&self, name: &str) -> bool {
+        let name = name.to_lowercase();
+        self.names.iter().any(|n| n.to_lowercase() == name)
+            || self
+                .patterns
+                .iter()
+                .any(|p| name.contains(&p.to_lowercase()))
+    }
+
+    /// The `--row` names that are no row's name in `rows`.
+    fn unknown_names<'a>(&'a self, rows: &[&str]) -> Vec<&'a str> {
+        self.names
+            .iter()
+            .filter(|n| !rows.iter().any(|r| r.eq_ignore_ascii_case(n)))
+            .map(String::as_str)
+            .collect()
+    }
+}
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let mut smoke = false;
     let mut reps = None;
     let mut phase_ms = None;
-    let mut only: Option<Vec<String>> = None;
+    let mut only: Option<RowFilter> = None;
     let mut transports: Option<Vec<String>> = None;
     let mut root = PathBuf::from(".");
     let mut bins = None;
@@ -545,11 +599,12 @@ fn main() {
                         .expect("--huge-sessions N (a positive whole number)"),
                 )
             }
-            "--only" => {
-                only = args
-                    .next()
-                    .map(|x| x.split(',').map(str::to_string).collect())
-            }
+            "--only" => only
+                .get_or_insert_with(RowFilter::default)
+                .add_list(&args.next().expect("--only a,b")),
+            "--row" => only
+                .get_or_insert_with(RowFilter::default)
+                .add_whole(&args.next().expect("--row NAME")),
             "--transports" => {
                 transports = args
                     .next()
@@ -559,7 +614,7 @@ fn main() {
             "--bin-dir" => bins = args.next().map(PathBuf::from),
             "--out" => out = args.next().map(PathBuf::from),
             _ => {
-                eprintln!("usage: mcp-bench [--smoke] [--reps N] [--phase-ms MS] [--only a,b] [--transports stdio,http-json,..] [--huge-sessions N] [--root DIR] [--bin-dir DIR] [--out DIR]");
+                eprintln!("usage: mcp-bench [--smoke] [--reps N] [--phase-ms MS] [--only a,b] [--row NAME] [--transports stdio,http-json,..] [--huge-sessions N] [--root DIR] [--bin-dir DIR] [--out DIR]");
                 std::process::exit(2);
             }
         }
@@ -614,13 +669,22 @@ fn main() {
             }
         }
     }
+    if let Some(filter) = &only {
+        let rows: Vec<&str> = specs.iter().map(|s| s.name).collect();
+        let unknown = filter.unknown_names(&rows);
+        if !unknown.is_empty() {
+            eprintln!(
+                "mcp-bench: no row is named {unknown:?}; --row takes a whole name, one of:\n  {}",
+                rows.join("\n  ")
+            );
+            std::process::exit(2);
+        }
+    }
     let selected: Vec<usize> = (0..specs.len())
         .filter(|&i| {
             let s = &specs[i];
             match &only {
-                Some(names) => names
-                    .iter()
-                    .any(|n| s.name.to_lowercase().contains(&n.to_lowercase())),
+                Some(filter) => filter.selects(s.name),
                 None => !smoke || s.smoke,
             }
         })
@@ -750,4 +814,80 @@ fn main() {
         idle_end,
     };
     report::write(&out, &specs, &selected, &samples, &ctx);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The names of every row (the optional baseline rows are not listed without their env).
+    fn row_names() -> Vec<&'static str> {
+        let (root, bins) = (Path::new("/repo"), Path::new("/repo/target/release"));
+        let mut specs = specs(root, bins);
+        specs.extend(sdk_form_rows::specs(root));
+        specs.extend(middleware_rows::specs(root, bins));
+        specs.iter().map(|s| s.name).collect()
+    }
+
+    fn selected<'a>(f: &RowFilter, names: &[&'a str]) -> Vec<&'a str> {
+        names.iter().copied().filter(|n| f.selects(n)).collect()
+    }
+
+    #[test]
+    fn only_splits_at_commas_and_row_takes_its_value_whole() {
+        let mut f = RowFilter::default();
+        f.add_list("floor,ferromcp (Rust handler)");
+        f.add_whole("ferromcp (Python handler, sync def)");
+        f.add_list("Node,,");
+        assert_eq!(f.patterns, ["floor", "ferromcp (Rust handler)", "Node"]);
+        assert_eq!(f.names, ["ferromcp (Python handler, sync def)"]);
+        // --only: substrings, ignoring case.
+        assert!(f.selects("FLOOR (serde_json, no MCP lib)"));
+        assert!(f.selects("ferromcp (node handler, 1 JavaScript middleware)"));
+        assert!(!f.selects("ferromcp (Rust handler, compression off)"));
+        assert!(!f.selects("rmcp 3.9.0"));
+        // --row: the whole name, ignoring case.
+        assert!(f.selects("ferromcp (python handler, SYNC DEF)"));
+        assert!(!f.selects("ferromcp (Python handler, sync def, 1 Python middleware)"));
+        assert!(!f.selects("ferromcp (Python handler, async def)"));
+        // With neither option given, nothing is filtered (main's `None`); an empty filter
+        // (`--only ,`) selects no row.
+        assert!(!RowFilter::default().selects("floor (serde_json, no MCP lib)"));
+        // A --row name that is no row's is reported (main exits 2).
+        f.add_whole("ferromcp (Python handler");
+        assert_eq!(
+            f.unknown_names(&["ferromcp (Python handler, sync def)", "rmcp 3.9.0"]),
+            ["ferromcp (Python handler"]
+        );
+    }
+
+    /// Every row, commas in its name or not, can be run alone with `--row` and its name;
+    /// `--only` with a name that has a comma, or that begins another row's, selects other rows
+    /// too.
+    #[test]
+    fn every_row_is_selected_alone_by_its_name_with_row() {
+        let names = row_names();
+        assert!(names.len() > 20, "{names:?}");
+        for name in &names {
+            let mut f = RowFilter::default();
+            f.add_whole(name);
+            assert_eq!(selected(&f, &names), [*name]);
+        }
+        let mut by_only = RowFilter::default();
+        by_only.add_list("ferromcp (Python handler, sync def)");
+        assert_eq!(
+            selected(&by_only, &names),
+            [
+                "ferromcp (Python handler, sync def)",
+                "ferromcp (Python handler, async def)",
+                "ferromcp (Python handler, sync def, 1 Python middleware)",
+            ]
+        );
+        let mut by_only = RowFilter::default();
+        by_only.add_list("FastMCP 4.1.6");
+        assert_eq!(
+            selected(&by_only, &names),
+            ["FastMCP 4.1.6", "FastMCP 4.1.6 (1 FastMCP middleware)"]
+        );
+    }
 }
