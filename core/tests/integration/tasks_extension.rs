@@ -7,6 +7,7 @@
 
 use crate::common_http;
 use crate::common_modern;
+use crate::common_task_tools;
 
 use common_http::{call, init_body, init_session, post};
 use common_modern::{answer, headers_for, meta, post_modern, post_with, request, with_header};
@@ -41,23 +42,7 @@ fn server(extension: bool, ttl: Duration, stopped: Arc<AtomicBool>) -> Server {
             o.tasks.default_ttl = ttl;
             o.tasks.poll_interval = Duration::from_millis(50);
         })
-        .tool_raw(
-            opt("slow"),
-            tool_fn(move |args, ctx| {
-                let stopped = stopped.clone();
-                async move {
-                    let ms = args.get("ms").and_then(Value::as_u64).unwrap_or(100);
-                    tokio::select! {
-                        _ = tokio::time::sleep(Duration::from_millis(ms)) => {}
-                        _ = ctx.cancellation().cancelled() => {
-                            stopped.store(true, Ordering::SeqCst);
-                            return Err(McpError::cancelled(None));
-                        }
-                    }
-                    Ok(CallToolResult::text(format!("slept {ms} ms")))
-                }
-            }),
-        )
+        .tool_raw(opt("slow"), common_task_tools::sleeping("", stopped))
         .tool_raw(
             req("must"),
             tool_fn(|_, _| async {

@@ -5,6 +5,9 @@
 // The helpers the test files share.
 #[path = "../common/mod.rs"]
 mod common;
+// The task-capable tools' handlers, shared with core's and embed's task tests.
+#[path = "../../../core/tests/common_task_tools/mod.rs"]
+mod common_task_tools;
 
 mod era_bridging;
 mod in_process;

@@ -7,15 +7,15 @@
 //! eras (the proxy reaches it by handshake) and one only 2026-07-28, each called by clients of
 //! both eras.
 
+use crate::common_task_tools::{asking, sleeping};
 use ferromcp::client::{Client, ClientHandlers, ClientOptions, ProtocolMode};
 use ferromcp::jsonrpc::Notification;
 use ferromcp::protocol::{
     CallToolResult, ElicitAction, ElicitResult, ProtocolVersion, TaskStatus, TaskSupport, Tool,
     TASKS_EXTENSION,
 };
-use ferromcp::server::{tool_fn, Server, ServerOptions};
+use ferromcp::server::{Server, ServerOptions};
 use ferromcp::transport::memory_pair;
-use ferromcp::McpError;
 use ferromcp_proxy::{BackendOptions, InProcessBackend, Proxy, ProxyOptions};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -37,43 +37,10 @@ fn backend(name: &'static str, only_2026: bool, stopped: Arc<AtomicBool>) -> Ser
         options.session.supported_versions = vec![ProtocolVersion::V2026_07_28];
     }
     let required = |tool: &str| Tool::new(tool).with_task_support(TaskSupport::Required);
+    let prefix = format!("{name}: ");
     Server::builder_with(options)
-        .tool_raw(
-            required("job"),
-            tool_fn(move |args, ctx| {
-                let stopped = stopped.clone();
-                async move {
-                    let ms = args.get("ms").and_then(Value::as_u64).unwrap_or(100);
-                    tokio::select! {
-                        _ = tokio::time::sleep(Duration::from_millis(ms)) => {}
-                        _ = ctx.cancellation().cancelled() => {
-                            stopped.store(true, Ordering::SeqCst);
-                            return Err(McpError::cancelled(None));
-                        }
-                    }
-                    Ok(CallToolResult::text(format!("{name}: slept {ms} ms")))
-                }
-            }),
-        )
-        .tool_raw(
-            required("confirm"),
-            tool_fn(move |_, ctx| async move {
-                tokio::time::sleep(Duration::from_millis(30)).await;
-                let a = ctx
-                    .request(
-                        "elicitation/create",
-                        Some(json!({ "message": "Who?", "requestedSchema": {
-                            "type": "object",
-                            "properties": { "name": { "type": "string" } } } })),
-                    )
-                    .await?;
-                Ok(CallToolResult::text(format!(
-                    "{name}: {} {}",
-                    a["action"].as_str().unwrap_or("?"),
-                    a["content"]["name"].as_str().unwrap_or("?")
-                )))
-            }),
-        )
+        .tool_raw(required("job"), sleeping(&prefix, stopped))
+        .tool_raw(required("confirm"), asking(&prefix, "Who?"))
         .build()
         .unwrap()
 }
