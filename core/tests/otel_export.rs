@@ -232,7 +232,7 @@ async fn spans_and_metrics_reach_an_otlp_receiver_with_client_server_links() {
     let handle = serve_http(server(&server_t, seen.clone()), "127.0.0.1:0", opts)
         .await
         .unwrap();
-    server_t.observe_http_server(handle.stats_reader());
+    server_t.observe_http_server(&handle);
     let url = handle.url("/mcp");
 
     let mut options = ClientOptions::new("otel-client", "1");
@@ -491,55 +491,6 @@ fn sampled_server(t: &Telemetry, seen: Seen) -> Server {
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct NoArgs {}
 
-/// A [`sampled_server`] over HTTP with `/metrics`, exporting to a receiver started here, and a
-/// session initialized on it by a raw client.
-struct Unsampled {
-    t: Telemetry,
-    got: Arc<Mutex<Received>>,
-    handle: ferromcp::transport::http::HttpServerHandle,
-    url: String,
-    sid: String,
-}
-
-/// Starts an [`Unsampled`] whose telemetry names itself `service`: a root sampler that samples
-/// nothing (parent-based, so a sampled parent still is), Prometheus on, metrics exported only at
-/// a flush.
-async fn unsampled_session(service: &str, seen: Seen) -> Unsampled {
-    let (otlp, got) = start_receiver().await;
-    let mut c = TelemetryConfig::default();
-    c.service_name = Some(service.into());
-    c.otlp_endpoint = Some(otlp);
-    c.sampling = Sampling::Ratio(0.0);
-    c.parent_based = true;
-    c.prometheus = true;
-    c.metric_export_interval = Duration::from_secs(3600);
-    let t = Telemetry::new(c).unwrap();
-    let opts = HttpServerOptions::default().with_metrics(Some(t.metrics_endpoint("/metrics")));
-    let handle = serve_http(sampled_server(&t, seen), "127.0.0.1:0", opts)
-        .await
-        .unwrap();
-    let url = handle.url("/mcp");
-    let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
-        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name":"raw","version":"1"}}});
-    let r = post(&url, None, init).await;
-    assert_eq!(r.status, 200, "{}", r.body);
-    let sid = r.sid().unwrap();
-    let r = post(
-        &url,
-        Some(&sid),
-        json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
-    )
-    .await;
-    assert_eq!(r.status, 202, "{}", r.body);
-    Unsampled {
-        t,
-        got,
-        handle,
-        url,
-        sid,
-    }
-}
-
 /// The count of the Prometheus series of `mcp.server.operation.duration` whose labels
 /// contain every one of `with` and none of `without`.
 fn duration_count(text: &str, with: &[&str], without: &[&str]) -> Option<f64> {
@@ -561,14 +512,33 @@ fn duration_count(text: &str, with: &[&str], without: &[&str]) -> Option<f64> {
 /// its handler seeing the client's `traceparent` as sent and that unsampled trace as current.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unsampled_requests_get_no_span_and_still_record_their_duration() {
+    let (otlp, got) = start_receiver().await;
+    let mut c = TelemetryConfig::default();
+    c.service_name = Some("mcp-quiet".into());
+    c.otlp_endpoint = Some(otlp);
+    c.sampling = Sampling::Ratio(0.0);
+    c.parent_based = true;
+    c.prometheus = true;
+    c.metric_export_interval = Duration::from_secs(3600);
+    let t = Telemetry::new(c).unwrap();
     let seen = Seen::default();
-    let Unsampled {
-        t,
-        got,
-        handle,
-        url,
-        sid,
-    } = unsampled_session("mcp-quiet", seen.clone()).await;
+    let opts = HttpServerOptions::default().with_metrics(Some(t.metrics_endpoint("/metrics")));
+    let handle = serve_http(sampled_server(&t, seen.clone()), "127.0.0.1:0", opts)
+        .await
+        .unwrap();
+    let url = handle.url("/mcp");
+    let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name":"raw","version":"1"}}});
+    let r = post(&url, None, init).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let sid = r.sid().unwrap();
+    let r = post(
+        &url,
+        Some(&sid),
+        json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
+    )
+    .await;
+    assert_eq!(r.status, 202, "{}", r.body);
     let call = |id: u64, name: &str, meta: Option<&str>| {
         let mut params = json!({"name": name, "arguments": {}});
         if let Some(tp) = meta {
@@ -670,13 +640,32 @@ async fn unsampled_requests_get_no_span_and_still_record_their_duration() {
 /// records `error.type` `cancelled` on the duration histogram; nothing is exported.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unsampled_call_cancelled_by_the_client_records_its_duration_as_cancelled() {
-    let Unsampled {
-        t,
-        got,
-        handle,
-        url,
-        sid,
-    } = unsampled_session("mcp-cancelled", Seen::default()).await;
+    let (otlp, got) = start_receiver().await;
+    let mut c = TelemetryConfig::default();
+    c.service_name = Some("mcp-cancelled".into());
+    c.otlp_endpoint = Some(otlp);
+    c.sampling = Sampling::Ratio(0.0);
+    c.parent_based = true;
+    c.prometheus = true;
+    c.metric_export_interval = Duration::from_secs(3600);
+    let t = Telemetry::new(c).unwrap();
+    let opts = HttpServerOptions::default().with_metrics(Some(t.metrics_endpoint("/metrics")));
+    let handle = serve_http(sampled_server(&t, Seen::default()), "127.0.0.1:0", opts)
+        .await
+        .unwrap();
+    let url = handle.url("/mcp");
+    let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name":"raw","version":"1"}}});
+    let r = post(&url, None, init).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let sid = r.sid().unwrap();
+    let r = post(
+        &url,
+        Some(&sid),
+        json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
+    )
+    .await;
+    assert_eq!(r.status, 202, "{}", r.body);
 
     let call = json!({"jsonrpc":"2.0","id":7,"method":"tools/call",
         "params":{"name":"stuck","arguments":{}}});
@@ -725,4 +714,217 @@ async fn an_unsampled_call_cancelled_by_the_client_records_its_duration_as_cance
         r.spans.iter().all(|(s, _)| s != "mcp-cancelled"),
         "an unsampled call exported a span"
     );
+}
+
+/// The value of the first Prometheus sample named `name` whose labels contain every one of
+/// `with` (a series not listed reads as `None`).
+fn sample(text: &str, name: &str, with: &[&str]) -> Option<f64> {
+    text.lines()
+        .find(|l| {
+            l.strip_prefix(name)
+                .is_some_and(|rest| rest.starts_with('{') || rest.starts_with(' '))
+                && with.iter().all(|w| l.contains(w))
+        })
+        .and_then(|l| l.rsplit(' ').next()?.parse().ok())
+}
+
+/// Polls the server's `/metrics` until `sample(name, with)` is `want` (values change as
+/// streams and sessions end on the server's tasks); returns the last text.
+async fn until_sample(metrics: &str, name: &str, with: &[&str], want: f64) -> String {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let m = send("GET", metrics, &[], "").await.body;
+        if sample(&m, name, with).unwrap_or(0.0) == want {
+            return m;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{name}{with:?} never became {want}:\n{m}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Open SSE streams by kind (`ferromcp.server.sse_streams`, read from the server's counters at
+/// each collection) and `mcp.server.session.duration`, on `/metrics` and over OTLP: a GET
+/// stream counts as `get` while open; a POST whose answer is not ready opens a `post` stream,
+/// counted until the answer ends it; DELETE ends the session, which closes its GET stream and
+/// records the session's duration with its protocol version. A client with telemetry records
+/// `mcp.client.session.duration` when it closes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn open_streams_and_session_durations_are_measured() {
+    let (otlp, got) = start_receiver().await;
+    let t = telemetry("mcp-streams", &otlp);
+    let client_t = telemetry("mcp-streams-client", &otlp);
+    let release = Arc::new(tokio::sync::Notify::new());
+    let r2 = release.clone();
+    let server = Server::builder("otel-streams", "1")
+        .middleware(t.server_layer())
+        .tool("wait", "Answers once released", move |_: NoArgs, _ctx| {
+            let r = r2.clone();
+            async move {
+                r.notified().await;
+                "released"
+            }
+        })
+        .build()
+        .unwrap();
+    let opts = HttpServerOptions::default().with_metrics(Some(t.metrics_endpoint("/metrics")));
+    let handle = serve_http(server, "127.0.0.1:0", opts).await.unwrap();
+    t.observe_http_server(&handle);
+    let url = handle.url("/mcp");
+    let metrics = handle.url("/metrics");
+    const STREAMS: &str = "ferromcp_server_sse_streams";
+    const GET: &str = "ferromcp_stream_kind=\"get\"";
+    const POST: &str = "ferromcp_stream_kind=\"post\"";
+    const SESSIONS: &str = "mcp_server_session_duration_seconds_count";
+
+    let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name":"raw","version":"1"}}});
+    let r = post(&url, None, init).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let sid = r.sid().unwrap();
+    let r = post(
+        &url,
+        Some(&sid),
+        json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
+    )
+    .await;
+    assert_eq!(r.status, 202, "{}", r.body);
+    let m = send("GET", &metrics, &[], "").await.body;
+    assert_eq!(sample(&m, STREAMS, &[GET]), Some(0.0), "{m}");
+    assert_eq!(sample(&m, STREAMS, &[POST]), Some(0.0), "{m}");
+    assert_eq!(
+        sample(&m, SESSIONS, &[]),
+        None,
+        "no session has ended yet:\n{m}"
+    );
+
+    // A GET stream, held open (its head read, its body not).
+    let get = http::Request::builder()
+        .method("GET")
+        .uri(&url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &sid)
+        .header("mcp-protocol-version", "2025-11-25")
+        .body(Full::new(Bytes::new()))
+        .unwrap();
+    let get = common_http::client().request(get).await.unwrap();
+    assert_eq!(get.status(), 200);
+    until_sample(&metrics, STREAMS, &[GET], 1.0).await;
+
+    // A POST whose answer waits: its stream is open until the tool answers.
+    let call = json!({"jsonrpc":"2.0","id":2,"method":"tools/call",
+        "params":{"name":"wait","arguments":{}}});
+    let waiting = tokio::spawn({
+        let (url, sid) = (url.clone(), sid.clone());
+        async move { post(&url, Some(&sid), call).await }
+    });
+    let m = until_sample(&metrics, STREAMS, &[POST], 1.0).await;
+    assert_eq!(sample(&m, STREAMS, &[GET]), Some(1.0), "{m}");
+    release.notify_one();
+    let answered = waiting.await.unwrap();
+    assert!(answered.body.contains("released"), "{}", answered.body);
+    let m = until_sample(&metrics, STREAMS, &[POST], 0.0).await;
+    assert_eq!(sample(&m, STREAMS, &[GET]), Some(1.0), "{m}");
+
+    // DELETE ends the session: its GET stream closes, its duration is recorded.
+    let r = send(
+        "DELETE",
+        &url,
+        &[
+            ("mcp-session-id", sid.as_str()),
+            ("mcp-protocol-version", "2025-11-25"),
+        ],
+        "",
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    drop(get);
+    let m = until_sample(&metrics, STREAMS, &[GET], 0.0).await;
+    let m = if sample(&m, SESSIONS, &[]).is_some() {
+        m
+    } else {
+        until_sample(&metrics, SESSIONS, &[], 1.0).await
+    };
+    assert_eq!(
+        sample(
+            &m,
+            SESSIONS,
+            &[
+                "mcp_protocol_version=\"2025-11-25\"",
+                "network_transport=\"tcp\"",
+                "network_protocol_name=\"http\""
+            ]
+        ),
+        Some(1.0),
+        "{m}"
+    );
+    assert!(!m.contains("error_type"), "{m}");
+
+    // A client with telemetry: its session's duration when it closes.
+    let mut options = ClientOptions::new("otel-client", "1");
+    options.telemetry = Some(client_t.clone());
+    let client = connect(
+        &url,
+        options,
+        ClientHandlers::default(),
+        HttpClientOptions::default(),
+    )
+    .await
+    .unwrap();
+    let version = client.protocol_version().as_str().to_string();
+    let c = client_t.prometheus_text().unwrap();
+    assert_eq!(
+        sample(&c, "mcp_client_session_duration_seconds_count", &[]),
+        None,
+        "{c}"
+    );
+    client.close().await;
+    let c = client_t.prometheus_text().unwrap();
+    assert_eq!(
+        sample(
+            &c,
+            "mcp_client_session_duration_seconds_count",
+            &[&format!("mcp_protocol_version=\"{version}\"")]
+        ),
+        Some(1.0),
+        "{c}"
+    );
+    // Its server-side session ends with the client's DELETE.
+    until_sample(&metrics, SESSIONS, &[], 2.0).await;
+
+    // The same over OTLP.
+    t.force_flush();
+    client_t.force_flush();
+    wait_for(&got, "stream and session metrics", |r| {
+        let has = |svc: &str, name: &str| r.metrics.iter().any(|(s, n, _)| s == svc && n == name);
+        has("mcp-streams", "ferromcp.server.sse_streams")
+            && has("mcp-streams", "mcp.server.session.duration")
+            && has("mcp-streams-client", "mcp.client.session.duration")
+    })
+    .await;
+    {
+        let r = got.lock().unwrap();
+        let kinds: Vec<String> = r
+            .metrics
+            .iter()
+            .filter(|(s, n, _)| s == "mcp-streams" && n == "ferromcp.server.sse_streams")
+            .flat_map(|(_, _, p)| {
+                p.iter()
+                    .filter_map(|(a, _)| text_attr(a, "ferromcp.stream.kind"))
+            })
+            .collect();
+        for kind in ["get", "post", "listen", "legacy"] {
+            assert!(kinds.iter().any(|k| k == kind), "{kind} in {kinds:?}");
+        }
+        let sessions: f64 = r
+            .metrics
+            .iter()
+            .filter(|(s, n, _)| s == "mcp-streams" && n == "mcp.server.session.duration")
+            .flat_map(|(_, _, p)| p.iter().map(|(_, c)| *c))
+            .fold(0.0, f64::max);
+        assert_eq!(sessions, 2.0);
+    }
+    handle.shutdown().await.unwrap();
 }

@@ -24,6 +24,7 @@ pub fn build() -> Server {
         builder = builder.middleware(PassThrough);
     } else if let Some(telemetry) = otel::from_env() {
         builder = builder.middleware(telemetry.server_layer());
+        let _ = otel::TELEMETRY.set(telemetry);
     }
     for _ in 0..layers() {
         builder = builder.middleware(PassThrough);
@@ -138,8 +139,19 @@ impl ferromcp::server::middleware::Middleware for PassThrough {
     }
 }
 
+/// With `FERROMCP_BENCH_OTEL`, the telemetry of [`build`] also measures the HTTP server
+/// `handle` (sessions, connections, SSE streams, session durations), as a user's would.
+pub fn observe(handle: &ferromcp::transport::http::HttpServerHandle) {
+    if let Some(t) = otel::TELEMETRY.get() {
+        t.observe_http_server(handle);
+    }
+}
+
 /// The OpenTelemetry set-up of the "OpenTelemetry" row.
 mod otel {
+    /// The telemetry [`super::build`] made, for [`super::observe`].
+    pub static TELEMETRY: std::sync::OnceLock<Telemetry> = std::sync::OnceLock::new();
+
     use ferromcp::telemetry::{Sampling, Telemetry, TelemetryConfig};
     use std::io::{BufRead, BufReader, Read, Write};
     use std::net::TcpListener;

@@ -79,6 +79,9 @@ pub struct Client {
     /// Spans and durations of the requests ([`ClientOptions::telemetry`]).
     #[cfg(feature = "otel")]
     telemetry: Option<crate::telemetry::Telemetry>,
+    /// The session's duration, recorded when the client closes or is dropped (with telemetry).
+    #[cfg(feature = "otel")]
+    session_timer: Option<crate::telemetry::ClientSession>,
 }
 
 impl std::fmt::Debug for Client {
@@ -197,11 +200,18 @@ impl Client {
             held: HeldResults::default(),
             #[cfg(feature = "otel")]
             telemetry: options.telemetry.clone(),
+            #[cfg(feature = "otel")]
+            session_timer: None,
         };
         match client.negotiate(&options, own_capabilities).await {
             Ok((init, per_request)) => Ok(Client {
                 init,
                 per_request,
+                #[cfg(feature = "otel")]
+                session_timer: client
+                    .telemetry
+                    .as_ref()
+                    .map(|t| t.client_session(client.protocol_version())),
                 ..client
             }),
             Err(e) => {
@@ -819,6 +829,10 @@ impl Client {
     /// Closes the session and, for a spawned server, shuts the process down as the spec says
     /// (close its stdin, wait, SIGTERM, SIGKILL; the whole process group).
     pub async fn close(&self) {
+        #[cfg(feature = "otel")]
+        if let Some(t) = &self.session_timer {
+            t.end();
+        }
         self.session.close();
         let task = self.task.lock().unwrap().take();
         if let Some(t) = task {

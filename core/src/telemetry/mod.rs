@@ -19,6 +19,8 @@ mod otlp_http;
 mod prometheus;
 pub mod propagation;
 mod quiet;
+#[cfg(feature = "redis")]
+pub(crate) mod redis_trips;
 pub mod semconv;
 mod server_layer;
 
@@ -60,6 +62,13 @@ struct Inner {
     /// `mcp.server.operation.duration`, bound per operation for the requests not traced.
     server_duration: quiet::BoundOps,
     client_duration: Histogram<f64>,
+    /// `mcp.server.session.duration` (HTTP sessions, [`Telemetry::observe_http_server`]).
+    server_session_duration: Histogram<f64>,
+    /// `mcp.client.session.duration` (clients with `ClientOptions::telemetry`).
+    client_session_duration: Histogram<f64>,
+    /// The Redis round-trip instruments, once [`Telemetry::observe_redis`] installed them.
+    #[cfg(feature = "redis")]
+    redis: std::sync::Mutex<Option<Arc<redis_trips::RedisInstruments>>>,
     disabled: bool,
 }
 
@@ -203,6 +212,14 @@ impl Telemetry {
             semconv::MCP_CLIENT_OPERATION_DURATION,
             "The duration of the MCP request as observed on the sender from the time it was sent until the response is received.",
         );
+        let server_session_duration = duration(
+            semconv::MCP_SERVER_SESSION_DURATION,
+            "The duration of the MCP session as observed on the MCP server.",
+        );
+        let client_session_duration = duration(
+            semconv::MCP_CLIENT_SESSION_DURATION,
+            "The duration of the MCP session as observed on the MCP client.",
+        );
         Ok(Telemetry {
             inner: Arc::new(Inner {
                 tracer,
@@ -213,6 +230,10 @@ impl Telemetry {
                 sampler: root_sampler,
                 server_duration: quiet::BoundOps::new(server_duration),
                 client_duration,
+                server_session_duration,
+                client_session_duration,
+                #[cfg(feature = "redis")]
+                redis: std::sync::Mutex::new(None),
                 disabled: config.disabled,
             }),
         })
@@ -269,15 +290,18 @@ impl Telemetry {
         })
     }
 
-    /// Reports an HTTP server's live sessions and open connections as
-    /// `ferromcp.server.sessions` and `ferromcp.server.connections` (read at each collection,
-    /// nothing added to the request path). `stats` is
-    /// `HttpServerHandle::stats_reader()`.
-    pub fn observe_http_server(
-        &self,
-        stats: impl Fn() -> crate::transport::http::HttpServerStats + Send + Sync + 'static,
-    ) {
-        let stats = Arc::new(stats);
+    /// Measures an HTTP server started by `serve_http`: its live sessions, open connections
+    /// and open SSE streams by kind as `ferromcp.server.sessions`,
+    /// `ferromcp.server.connections` and `ferromcp.server.sse_streams` (read from the server's
+    /// counters at each collection, nothing added to the request path), and the duration of
+    /// each session with an id that ends from now on as `mcp.server.session.duration` (its
+    /// attributes `mcp.protocol.version`, `network.transport` `tcp`, `network.protocol.name`
+    /// `http`). A server measured by one telemetry already keeps that one's session hook.
+    pub fn observe_http_server(&self, handle: &crate::transport::http::HttpServerHandle) {
+        if self.inner.disabled {
+            return;
+        }
+        let stats = Arc::new(handle.stats_reader());
         let s = stats.clone();
         let _sessions = self
             .inner
@@ -287,14 +311,71 @@ impl Telemetry {
             .with_description("HTTP sessions alive on this server.")
             .with_callback(move |o| o.observe(s().live_sessions as i64, &[]))
             .build();
+        let s = stats.clone();
         let _connections = self
             .inner
             .meter
             .i64_observable_up_down_counter(semconv::FERROMCP_SERVER_CONNECTIONS)
             .with_unit("{connection}")
             .with_description("HTTP connections open on this server.")
-            .with_callback(move |o| o.observe(stats().open_connections as i64, &[]))
+            .with_callback(move |o| o.observe(s().open_connections as i64, &[]))
             .build();
+        let kind = |k: &'static str| [KeyValue::new(semconv::FERROMCP_STREAM_KIND, k)];
+        let (get, post, listen, legacy) =
+            (kind("get"), kind("post"), kind("listen"), kind("legacy"));
+        let _streams = self
+            .inner
+            .meter
+            .i64_observable_up_down_counter(semconv::FERROMCP_SERVER_SSE_STREAMS)
+            .with_unit("{stream}")
+            .with_description("SSE streams open on this server, by kind.")
+            .with_callback(move |o| {
+                let open = stats().open_sse_streams;
+                o.observe(open.get as i64, &get);
+                o.observe(open.post as i64, &post);
+                o.observe(open.listen as i64, &listen);
+                o.observe(open.legacy as i64, &legacy);
+            })
+            .build();
+        let histogram = self.inner.server_session_duration.clone();
+        handle.on_session_end(move |lived, version| {
+            let mut attrs = Vec::with_capacity(3);
+            if let Some(v) = version {
+                attrs.push(KeyValue::new(semconv::MCP_PROTOCOL_VERSION, v.as_str()));
+            }
+            attrs.push(KeyValue::new(semconv::NETWORK_TRANSPORT, "tcp"));
+            attrs.push(KeyValue::new(semconv::NETWORK_PROTOCOL_NAME, "http"));
+            histogram.record(lived.as_secs_f64(), &attrs);
+        });
+    }
+
+    /// Records every round trip to Redis made in this process (session and event stores, the
+    /// replicas' bus, Redis rate-limit buckets) as `ferromcp.redis.round_trips` and
+    /// `ferromcp.redis.round_trip.duration`, by `ferromcp.redis.operation` and, on failure,
+    /// `error.type` (`timeout`, `redis`). Process-wide (the stores are made inside the engine
+    /// from URLs): the last telemetry that asked records them, until it shuts down. Without it
+    /// a round trip reads one atomic flag.
+    #[cfg(feature = "redis")]
+    pub fn observe_redis(&self) {
+        if self.inner.disabled {
+            return;
+        }
+        let meter = &self.inner.meter;
+        let instruments = Arc::new(redis_trips::RedisInstruments {
+            round_trips: meter
+                .u64_counter(redis_trips::FERROMCP_REDIS_ROUND_TRIPS)
+                .with_unit("{round_trip}")
+                .with_description("Round trips to Redis (commands and pipelines sent).")
+                .build(),
+            duration: meter
+                .f64_histogram(redis_trips::FERROMCP_REDIS_ROUND_TRIP_DURATION)
+                .with_unit("s")
+                .with_description("One round trip to Redis, from sending to the answer.")
+                .with_boundaries(redis_trips::ROUND_TRIP_BUCKETS.to_vec())
+                .build(),
+        });
+        redis_trips::install(instruments.clone());
+        *self.inner.redis.lock().unwrap_or_else(|e| e.into_inner()) = Some(instruments);
     }
 
     /// Exports what is pending (spans and metrics), waiting for the exporters.
@@ -307,6 +388,16 @@ impl Telemetry {
 
     /// Flushes and stops the exporters (later spans and metrics are dropped).
     pub fn shutdown(&self) {
+        #[cfg(feature = "redis")]
+        if let Some(r) = self
+            .inner
+            .redis
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+        {
+            redis_trips::uninstall(&r);
+        }
         if let Some(p) = &self.inner.tracer_provider {
             let _ = p.shutdown();
         }
@@ -354,6 +445,46 @@ impl Telemetry {
             start: Instant::now(),
             done: false,
         }
+    }
+}
+
+impl Telemetry {
+    /// Starts timing a client's session, negotiated at `version`: recorded as
+    /// `mcp.client.session.duration` when the client closes or is dropped.
+    pub(crate) fn client_session(&self, version: crate::ProtocolVersion) -> ClientSession {
+        ClientSession {
+            telemetry: self.clone(),
+            version: version.as_str(),
+            start: Instant::now(),
+            done: std::sync::atomic::AtomicBool::new(self.inner.disabled),
+        }
+    }
+}
+
+/// A client's session being timed ([`Telemetry::client_session`]).
+pub(crate) struct ClientSession {
+    telemetry: Telemetry,
+    version: &'static str,
+    start: Instant,
+    done: std::sync::atomic::AtomicBool,
+}
+
+impl ClientSession {
+    /// Records the session's duration (once).
+    pub(crate) fn end(&self) {
+        if self.done.swap(true, std::sync::atomic::Ordering::AcqRel) {
+            return;
+        }
+        self.telemetry.inner.client_session_duration.record(
+            self.start.elapsed().as_secs_f64(),
+            &[KeyValue::new(semconv::MCP_PROTOCOL_VERSION, self.version)],
+        );
+    }
+}
+
+impl Drop for ClientSession {
+    fn drop(&mut self) {
+        self.end();
     }
 }
 

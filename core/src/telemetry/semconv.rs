@@ -40,6 +40,15 @@ pub const NETWORK_PROTOCOL_NAME: &str = "network.protocol.name";
 pub const MCP_SERVER_OPERATION_DURATION: &str = "mcp.server.operation.duration";
 /// Histogram, seconds: a request as the client saw it, from sending to the answer.
 pub const MCP_CLIENT_OPERATION_DURATION: &str = "mcp.client.operation.duration";
+/// Histogram, seconds: an MCP session as the server saw it, from its start to its end.
+pub const MCP_SERVER_SESSION_DURATION: &str = "mcp.server.session.duration";
+/// Histogram, seconds: an MCP session as the client saw it, from its handshake to its close.
+pub const MCP_CLIENT_SESSION_DURATION: &str = "mcp.client.session.duration";
+/// UpDownCounter: SSE streams open on the server, by [`FERROMCP_STREAM_KIND`] (ferromcp's own).
+pub const FERROMCP_SERVER_SSE_STREAMS: &str = "ferromcp.server.sse_streams";
+/// `ferromcp.stream.kind`: `get`, `post`, `listen` (2026-07-28 `subscriptions/listen`) or
+/// `legacy` (the 2024-11-05 HTTP+SSE transport).
+pub const FERROMCP_STREAM_KIND: &str = "ferromcp.stream.kind";
 /// UpDownCounter: HTTP sessions alive on the server (ferromcp's own; the conventions have none).
 pub const FERROMCP_SERVER_SESSIONS: &str = "ferromcp.server.sessions";
 /// UpDownCounter: HTTP connections open on the server (ferromcp's own).

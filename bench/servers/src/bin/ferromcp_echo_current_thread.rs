@@ -5,7 +5,7 @@
 #[path = "../echo_common.rs"]
 mod echo_common;
 
-use echo_common::{build, http_options, mode, Mode};
+use echo_common::{build, http_options, mode, observe, Mode};
 use ferromcp::transport::http::serve_http;
 
 #[tokio::main(flavor = "current_thread")]
@@ -14,6 +14,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         Mode::Stdio => build().serve_stdio().await?,
         Mode::Http(port, m) => {
             let http = serve_http(build(), ("127.0.0.1", port), http_options(&m)).await?;
+            observe(&http);
             eprintln!(
                 "ferromcp-echo-current-thread listening on {}",
                 http.local_addr()

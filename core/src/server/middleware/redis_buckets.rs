@@ -107,6 +107,14 @@ impl RedisBuckets {
         window: Duration,
         take: bool,
     ) -> Result<RateDecision, McpError> {
+        // Whether a command failed on the connection's own response timeout (for telemetry).
+        let timed_out = std::sync::atomic::AtomicBool::new(false);
+        let failed = |e: redis::RedisError| {
+            if e.is_timeout() {
+                timed_out.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+            redis_error(e)
+        };
         let round_trip = async {
             let mut conn = self.conn().await?;
             let key = format!("ferromcp:rl:{key}");
@@ -122,7 +130,7 @@ impl RedisBuckets {
                             .arg(TAKE)
                             .query_async(&mut conn)
                             .await
-                            .map_err(redis_error)?;
+                            .map_err(failed)?;
                         *self.sha.lock().unwrap() = Some(sha.clone());
                         sha
                     }
@@ -146,7 +154,7 @@ impl RedisBuckets {
                         reloaded = true;
                         *self.sha.lock().unwrap() = None;
                     }
-                    Err(e) => return Err(redis_error(e)),
+                    Err(e) => return Err(failed(e)),
                 }
             };
             Ok(if allowed == 1 {
@@ -157,7 +165,22 @@ impl RedisBuckets {
                 }
             })
         };
-        match tokio::time::timeout(BUCKET_TIMEOUT, round_trip).await {
+        #[cfg(feature = "otel")]
+        let timed = crate::telemetry::redis_trips::RoundTrip::start(if take {
+            "bucket.take"
+        } else {
+            "bucket.peek"
+        });
+        let answer = tokio::time::timeout(BUCKET_TIMEOUT, round_trip).await;
+        #[cfg(feature = "otel")]
+        timed.end(match &answer {
+            Ok(Ok(_)) => crate::telemetry::redis_trips::Outcome::Ok,
+            Ok(Err(_)) if !timed_out.load(std::sync::atomic::Ordering::Relaxed) => {
+                crate::telemetry::redis_trips::Outcome::Error
+            }
+            _ => crate::telemetry::redis_trips::Outcome::Timeout,
+        });
+        match answer {
             Ok(decision) => decision,
             Err(_) => Err(redis_error(format!(
                 "no answer within {} ms (is Redis up?)",

@@ -34,7 +34,7 @@ pub use client::{
     SessionIdCell,
 };
 pub use compression::{CompressionLevel, CompressionOptions, ContentCoding};
-pub use gauges::HttpServerStats;
+pub use gauges::{HttpServerStats, SseStreams};
 pub use metrics_endpoint::{MetricsEndpoint, PROMETHEUS_TEXT};
 pub use per_request::{decode_value as decode_header_value, METHOD_HEADER, NAME_HEADER};
 pub(crate) use server::CHOSEN_SESSION_ID;

@@ -3,6 +3,7 @@
 //! per-request era only does not serve them (404, as an unknown path): their sessions begin
 //! with `initialize`, which it refuses.
 
+use super::super::gauges::StreamKind;
 use super::super::request::HttpRequest;
 use super::super::sse::encode;
 use super::app::{new_session_id, App};
@@ -82,6 +83,7 @@ async fn legacy_sse_stream(app: Arc<App>, req: HttpRequest) -> Response {
             app.options.sse_keep_alive,
             app.options.sse_idle_timeout,
             &http,
+            app.gauges.stream(StreamKind::Legacy),
         ),
     )
 }

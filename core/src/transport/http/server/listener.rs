@@ -73,6 +73,20 @@ impl HttpServerHandle {
         move || gauges.snapshot()
     }
 
+    /// Installs the hook told, when a session with an id ends, how long it lived and its
+    /// negotiated revision (the OpenTelemetry layer's `mcp.server.session.duration`). Sessions
+    /// made before it was installed are not reported. False if a hook was installed before.
+    #[cfg(feature = "otel")]
+    pub(crate) fn on_session_end(
+        &self,
+        hook: impl Fn(std::time::Duration, Option<crate::protocol::ProtocolVersion>)
+            + Send
+            + Sync
+            + 'static,
+    ) -> bool {
+        self.gauges.on_session_end(Box::new(hook))
+    }
+
     /// A token that stops the server when cancelled.
     pub fn shutdown_token(&self) -> CancellationToken {
         self.shutdown.clone()

@@ -12,6 +12,7 @@
 //! 2026-11-30 it had a module of its own, `per_request_post.rs`: a twin of this path, worth 3 %
 //! of the server CPU per call in a timed benchmark, `bench/results/fast-path-twins.md`.)
 
+use super::super::gauges::StreamKind;
 use super::super::per_request;
 use super::super::request::{HttpRequest, Mcp};
 use super::super::sse::encode;
@@ -524,8 +525,15 @@ async fn handle_post_request(app: Arc<App>, req: HttpRequest) -> Response {
             listen_farewell(&id),
             Some(keep),
             app.options.sse_keep_alive,
+            app.gauges.stream(StreamKind::Listen),
         ),
-        None => sse_body(rx, None, Some(keep), app.options.sse_keep_alive),
+        None => sse_body(
+            rx,
+            None,
+            Some(keep),
+            app.options.sse_keep_alive,
+            app.gauges.stream(StreamKind::Post),
+        ),
     };
     sse_response(sid_out.as_deref(), body)
 }

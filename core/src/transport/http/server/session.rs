@@ -39,8 +39,9 @@ pub struct HttpSession {
     /// shared session store (or made this copy, which wrote or read the store).
     renewed: AtomicU64,
     pub(super) legacy: bool,
-    /// Counts this session among the live ones ([`crate::transport::http::HttpServerStats`]).
-    _live: LiveSession,
+    /// Counts this session among the live ones ([`crate::transport::http::HttpServerStats`]),
+    /// and tells the server's session-end hook (if any) how long it lived.
+    live: LiveSession,
     /// Bytes its streams hold waiting for their readers, together
     /// ([`crate::transport::http::HttpServerOptions::max_session_buffered_bytes`]).
     queued: Arc<std::sync::atomic::AtomicUsize>,
@@ -104,6 +105,15 @@ impl OutboundSink for HttpSession {
                 true
             }
             _ => false,
+        }
+    }
+}
+
+impl Drop for HttpSession {
+    fn drop(&mut self) {
+        // A session with an id (not a stateless POST's) has ended on this server.
+        if self.id.is_some() {
+            self.live.ended(self.session.protocol_version());
         }
     }
 }
@@ -275,7 +285,7 @@ impl HttpSession {
                 renewed: AtomicU64::new(now),
                 queued: Arc::default(),
                 legacy,
-                _live: live,
+                live,
             }
         })
     }

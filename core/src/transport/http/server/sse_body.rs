@@ -4,6 +4,7 @@
 //! on shutdown, ends a session's standalone stream once idle both ways for `sse_idle_timeout`
 //! (comments are not activity), and runs a hook when dropped.
 
+use super::super::gauges::OpenStream;
 use super::frames::{Frame, Rx};
 use super::session::HttpSession;
 use axum::body::Body;
@@ -17,14 +18,17 @@ use tokio_util::sync::CancellationToken;
 const KEEP_ALIVE: &[u8] = b": keep-alive\n\n";
 
 /// An SSE body fed by `rx`; `shutdown` ends it early; `on_drop` runs when the body is dropped;
-/// `keep_alive` is the idle time after which a comment frame goes out (`None`: never).
+/// `keep_alive` is the idle time after which a comment frame goes out (`None`: never); `open`
+/// counts the stream among the server's open ones until the body is dropped.
 pub(super) fn sse_body(
     rx: Rx,
     shutdown: Option<CancellationToken>,
     on_drop: Option<Box<dyn FnOnce() + Send>>,
     keep_alive: Option<Duration>,
+    open: OpenStream,
 ) -> Body {
     Body::new(SseBody {
+        _open: open,
         rx,
         shutdown: shutdown.map(|t| Box::pin(t.cancelled_owned())),
         farewell: None,
@@ -46,8 +50,10 @@ pub(super) fn standalone_sse_body(
     keep_alive: Option<Duration>,
     idle_timeout: Option<Duration>,
     session: &Arc<HttpSession>,
+    open: OpenStream,
 ) -> Body {
     Body::new(SseBody {
+        _open: open,
         rx,
         shutdown: shutdown.map(|t| Box::pin(t.cancelled_owned())),
         farewell: None,
@@ -72,8 +78,10 @@ pub(super) fn listen_sse_body(
     farewell: Bytes,
     on_drop: Option<Box<dyn FnOnce() + Send>>,
     keep_alive: Option<Duration>,
+    open: OpenStream,
 ) -> Body {
     Body::new(SseBody {
+        _open: open,
         rx,
         shutdown: Some(Box::pin(shutdown.cancelled_owned())),
         farewell: Some(farewell),
@@ -160,6 +168,8 @@ impl KeepAlive {
 
 /// A streaming SSE body: each poll sends every event already queued as one chunk (one write).
 struct SseBody {
+    /// Counts the stream as open until the body is dropped.
+    _open: OpenStream,
     rx: Rx,
     shutdown: Option<std::pin::Pin<Box<tokio_util::sync::WaitForCancellationFutureOwned>>>,
     /// Sent once when `shutdown` fires, before the stream ends.

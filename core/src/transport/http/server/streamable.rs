@@ -3,6 +3,7 @@
 //! handshake-era revision in its `supported_versions`) has neither: both are 405 with
 //! `Allow: POST`, as 2026-07-28 asks of a server without sessions.
 
+use super::super::gauges::StreamKind;
 use super::super::request::{Fields, HttpRequest};
 use super::super::sse::encode;
 use super::super::store::{StoreError, LIVENESS_RENEW};
@@ -176,6 +177,7 @@ async fn handle_get(app: Arc<App>, req: HttpRequest) -> Response {
             app.options.sse_keep_alive,
             app.options.sse_idle_timeout,
             &http,
+            app.gauges.stream(StreamKind::Get),
         ),
     )
 }
@@ -208,6 +210,7 @@ async fn resume(
             Some(app.shutdown.clone()),
             None,
             app.options.sse_keep_alive,
+            app.gauges.stream(StreamKind::Post),
         )
     };
     if http.is_get_key(&stream) {
@@ -244,6 +247,7 @@ async fn resume(
             app.options.sse_keep_alive,
             app.options.sse_idle_timeout,
             http,
+            app.gauges.stream(StreamKind::Get),
         )));
     }
     if let Some(slot) = http.own_slot(&stream) {

@@ -19,7 +19,8 @@
 //!   bus channel (`notifications/tasks` on every replica): one round trip per task change.
 //!
 //! Each operation is one round trip (several commands go in one pipeline); the store counts
-//! them ([`RedisStore::round_trips`]) for the benchmark.
+//! them ([`RedisStore::round_trips`]) for the benchmark, and with the `otel` feature
+//! `Telemetry::observe_redis` records each by what it was for and how it ended.
 //!
 //! Redis is a dependency that fails fast and loudly: every round trip gives up after
 //! [`COMMAND_TIMEOUT`] (a stopped, frozen or unreachable Redis costs a request seconds, and the
@@ -144,7 +145,7 @@ impl RedisStore {
     pub async fn ping(&self) -> Result<(), StoreError> {
         let mut p = redis::pipe();
         p.cmd("PING").ignore();
-        self.inner.query::<()>(&p).await
+        self.inner.query::<()>("ping", &p).await
     }
 }
 
@@ -167,15 +168,35 @@ impl Inner {
             .cloned()
     }
 
-    /// One round trip, given up after [`COMMAND_TIMEOUT`] (connecting included).
-    async fn query<T: redis::FromRedisValue>(&self, p: &redis::Pipeline) -> Result<T, StoreError> {
+    /// One round trip for `op` (what it is for, as the telemetry names it: `session.get`,
+    /// `event.append`, ...), given up after [`COMMAND_TIMEOUT`] (connecting included).
+    async fn query<T: redis::FromRedisValue>(
+        &self,
+        op: &'static str,
+        p: &redis::Pipeline,
+    ) -> Result<T, StoreError> {
+        #[cfg(feature = "otel")]
+        let timed = crate::telemetry::redis_trips::RoundTrip::start(op);
+        #[cfg(not(feature = "otel"))]
+        let _ = op;
+        // A failed round trip says whether it was the connection's own response timeout.
         let round_trip = async {
-            let mut c = self.conn().await?;
+            let mut c = self.conn().await.map_err(|e| (e, false))?;
             self.round_trips.fetch_add(1, Ordering::Relaxed);
-            p.query_async(&mut c).await.map_err(err)
+            p.query_async(&mut c).await.map_err(|e| {
+                let timed_out = e.is_timeout();
+                (err(e), timed_out)
+            })
         };
-        match tokio::time::timeout(COMMAND_TIMEOUT, round_trip).await {
-            Ok(answer) => answer,
+        let answer = tokio::time::timeout(COMMAND_TIMEOUT, round_trip).await;
+        #[cfg(feature = "otel")]
+        timed.end(match &answer {
+            Ok(Ok(_)) => crate::telemetry::redis_trips::Outcome::Ok,
+            Ok(Err((_, false))) => crate::telemetry::redis_trips::Outcome::Error,
+            Ok(Err((_, true))) | Err(_) => crate::telemetry::redis_trips::Outcome::Timeout,
+        });
+        match answer {
+            Ok(answer) => answer.map_err(|(e, _)| e),
             Err(_) => Err(StoreError(format!(
                 "redis: no answer within {} ms (is Redis up?)",
                 COMMAND_TIMEOUT.as_millis()
@@ -190,7 +211,7 @@ impl Inner {
             .arg(self.stream_key(stream))
             .arg("-")
             .arg("+");
-        let (entries,): (Vec<(String, Vec<String>)>,) = self.query(&p).await?;
+        let (entries,): (Vec<(String, Vec<String>)>,) = self.query("event.read", &p).await?;
         Ok(entries
             .into_iter()
             .filter_map(|(_, fields)| {
@@ -257,7 +278,7 @@ impl EventStore for RedisStore {
             p.cmd("PEXPIRE").arg(&key).arg(ttl).ignore();
             p.cmd("SADD").arg(&set).arg(&key).ignore();
             p.cmd("PEXPIRE").arg(&set).arg(ttl).ignore();
-            inner.query::<()>(&p).await
+            inner.query::<()>("event.append", &p).await
         })
     }
 
@@ -292,7 +313,7 @@ impl EventStore for RedisStore {
             let set = inner.streams_set(&prefix);
             let mut p = redis::pipe();
             p.cmd("SMEMBERS").arg(&set);
-            let (keys,): (Vec<String>,) = inner.query(&p).await?;
+            let (keys,): (Vec<String>,) = inner.query("event.list", &p).await?;
             let own = inner.stream_key(&prefix);
             let keys: Vec<String> = keys.into_iter().filter(|k| k.starts_with(&own)).collect();
             let mut p = redis::pipe();
@@ -303,7 +324,7 @@ impl EventStore for RedisStore {
             if keys.is_empty() {
                 return Ok(());
             }
-            inner.query::<()>(&p).await
+            inner.query::<()>("event.remove", &p).await
         })
     }
 }
@@ -325,7 +346,7 @@ impl SessionStore for RedisStore {
                 .arg("PX")
                 .arg(millis(inner.session_ttl))
                 .ignore();
-            inner.query::<()>(&p).await
+            inner.query::<()>("session.put", &p).await
         })
     }
 
@@ -337,7 +358,7 @@ impl SessionStore for RedisStore {
                 .arg(inner.session_key(&id))
                 .arg("PX")
                 .arg(millis(inner.session_ttl));
-            let (v,): (Option<String>,) = inner.query(&p).await?;
+            let (v,): (Option<String>,) = inner.query("session.get", &p).await?;
             match v {
                 None => Ok(None),
                 Some(s) => serde_json::from_str(&s).map(Some).map_err(err),
@@ -352,7 +373,7 @@ impl SessionStore for RedisStore {
             p.cmd("PEXPIRE")
                 .arg(inner.session_key(&id))
                 .arg(millis(inner.session_ttl));
-            let (n,): (u64,) = inner.query(&p).await?;
+            let (n,): (u64,) = inner.query("session.touch", &p).await?;
             Ok(n > 0)
         })
     }
@@ -362,7 +383,7 @@ impl SessionStore for RedisStore {
         Box::pin(async move {
             let mut p = redis::pipe();
             p.cmd("DEL").arg(inner.session_key(&id));
-            let (n,): (u64,) = inner.query(&p).await?;
+            let (n,): (u64,) = inner.query("session.remove", &p).await?;
             Ok(n > 0)
         })
     }
@@ -376,15 +397,23 @@ impl SessionStore for RedisStore {
             let mut out = Vec::new();
             loop {
                 inner.round_trips.fetch_add(1, Ordering::Relaxed);
-                let (next, keys): (u64, Vec<String>) = redis::cmd("SCAN")
+                #[cfg(feature = "otel")]
+                let timed = crate::telemetry::redis_trips::RoundTrip::start("session.ids");
+                let answer = redis::cmd("SCAN")
                     .arg(cursor)
                     .arg("MATCH")
                     .arg(format!("{prefix}*"))
                     .arg("COUNT")
                     .arg(1000)
                     .query_async(&mut c)
-                    .await
-                    .map_err(err)?;
+                    .await;
+                #[cfg(feature = "otel")]
+                timed.end(match &answer {
+                    Ok(_) => crate::telemetry::redis_trips::Outcome::Ok,
+                    Err(e) if e.is_timeout() => crate::telemetry::redis_trips::Outcome::Timeout,
+                    Err(_) => crate::telemetry::redis_trips::Outcome::Error,
+                });
+                let (next, keys): (u64, Vec<String>) = answer.map_err(err)?;
                 out.extend(
                     keys.iter()
                         .filter_map(|k| k.strip_prefix(&prefix))
@@ -411,7 +440,7 @@ impl ReplayStore for RedisStore {
                 .arg("PX")
                 .arg(millis(ttl));
             // `OK` when set, nil when the key was there.
-            let (set,): (Option<String>,) = inner.query(&p).await?;
+            let (set,): (Option<String>,) = inner.query("request_state.first_use", &p).await?;
             Ok(set.is_some())
         })
     }
@@ -486,7 +515,7 @@ impl TaskStore for RedisStore {
                     ""
                 })
                 .arg(inner.channel());
-            let (revision,): (u64,) = inner.query(&p).await?;
+            let (revision,): (u64,) = inner.query("task.put", &p).await?;
             Ok((revision > 0).then_some(revision))
         })
     }
@@ -512,7 +541,7 @@ impl TaskStore for RedisStore {
                     .arg("json")
                     .arg("rev");
             }
-            let found: Vec<(Option<String>, Option<u64>)> = inner.query(&p).await?;
+            let found: Vec<(Option<String>, Option<u64>)> = inner.query("task.get", &p).await?;
             Ok(found
                 .into_iter()
                 .map(stored_task)
@@ -529,7 +558,7 @@ impl TaskStore for RedisStore {
         Box::pin(async move {
             let mut p = redis::pipe();
             p.cmd("DEL").arg(format!("{}t:{id}", inner.prefix));
-            let (n,): (u64,) = inner.query(&p).await?;
+            let (n,): (u64,) = inner.query("task.remove", &p).await?;
             Ok(n > 0)
         })
     }
@@ -543,7 +572,7 @@ impl TaskStore for RedisStore {
             let mut p = redis::pipe();
             p.cmd("SMEMBERS")
                 .arg(format!("{}ts:{session}", inner.prefix));
-            let (ids,): (Vec<String>,) = inner.query(&p).await?;
+            let (ids,): (Vec<String>,) = inner.query("task.list", &p).await?;
             if ids.is_empty() {
                 return Ok(Vec::new());
             }
@@ -553,7 +582,7 @@ impl TaskStore for RedisStore {
                     .arg(format!("{}t:{id}", inner.prefix))
                     .arg("json");
             }
-            let found: Vec<Option<String>> = inner.query(&p).await?;
+            let found: Vec<Option<String>> = inner.query("task.get", &p).await?;
             // Tasks that expired are gone from the store but may still be named in the set.
             Ok(found
                 .into_iter()
@@ -611,7 +640,7 @@ impl EventBus for RedisStore {
             }
             let mut p = redis::pipe();
             p.cmd("PUBLISH").arg(inner.channel()).arg(&json).ignore();
-            if let Err(e) = inner.query::<()>(&p).await {
+            if let Err(e) = inner.query::<()>("bus.publish", &p).await {
                 tracing::warn!(error = %e, "redis event bus: publishing failed; holding messages back until Redis answers");
                 hold_back(&inner, json);
             }
@@ -634,7 +663,7 @@ impl EventBus for RedisStore {
                 .arg("PX")
                 .arg(millis(ttl))
                 .ignore();
-            inner.query::<()>(&p).await
+            inner.query::<()>("bus.announce_alive", &p).await
         })
     }
 
@@ -644,7 +673,7 @@ impl EventBus for RedisStore {
         Box::pin(async move {
             let mut p = redis::pipe();
             p.cmd("EXISTS").arg(&key);
-            let (n,): (u64,) = inner.query(&p).await?;
+            let (n,): (u64,) = inner.query("bus.is_alive", &p).await?;
             Ok(Some(n > 0))
         })
     }
@@ -682,7 +711,7 @@ async fn flush_backlog(inner: Arc<Inner>) {
     loop {
         let mut ping = redis::pipe();
         ping.cmd("PING").ignore();
-        if inner.query::<()>(&ping).await.is_err() {
+        if inner.query::<()>("ping", &ping).await.is_err() {
             tokio::time::sleep(Duration::from_millis(250)).await;
             continue;
         }
@@ -693,7 +722,7 @@ async fn flush_backlog(inner: Arc<Inner>) {
             };
             let mut p = redis::pipe();
             p.cmd("PUBLISH").arg(inner.channel()).arg(&json).ignore();
-            if inner.query::<()>(&p).await.is_err() {
+            if inner.query::<()>("bus.publish", &p).await.is_err() {
                 break;
             }
             sent += 1;
