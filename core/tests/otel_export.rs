@@ -491,6 +491,55 @@ fn sampled_server(t: &Telemetry, seen: Seen) -> Server {
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct NoArgs {}
 
+/// A [`sampled_server`] over HTTP with `/metrics`, exporting to a receiver started here, and a
+/// session initialized on it by a raw client.
+struct Unsampled {
+    t: Telemetry,
+    got: Arc<Mutex<Received>>,
+    handle: ferromcp::transport::http::HttpServerHandle,
+    url: String,
+    sid: String,
+}
+
+/// Starts an [`Unsampled`] whose telemetry names itself `service`: a root sampler that samples
+/// nothing (parent-based, so a sampled parent still is), Prometheus on, metrics exported only at
+/// a flush.
+async fn unsampled_session(service: &str, seen: Seen) -> Unsampled {
+    let (otlp, got) = start_receiver().await;
+    let mut c = TelemetryConfig::default();
+    c.service_name = Some(service.into());
+    c.otlp_endpoint = Some(otlp);
+    c.sampling = Sampling::Ratio(0.0);
+    c.parent_based = true;
+    c.prometheus = true;
+    c.metric_export_interval = Duration::from_secs(3600);
+    let t = Telemetry::new(c).unwrap();
+    let opts = HttpServerOptions::default().with_metrics(Some(t.metrics_endpoint("/metrics")));
+    let handle = serve_http(sampled_server(&t, seen), "127.0.0.1:0", opts)
+        .await
+        .unwrap();
+    let url = handle.url("/mcp");
+    let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name":"raw","version":"1"}}});
+    let r = post(&url, None, init).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let sid = r.sid().unwrap();
+    let r = post(
+        &url,
+        Some(&sid),
+        json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
+    )
+    .await;
+    assert_eq!(r.status, 202, "{}", r.body);
+    Unsampled {
+        t,
+        got,
+        handle,
+        url,
+        sid,
+    }
+}
+
 /// The count of the Prometheus series of `mcp.server.operation.duration` whose labels
 /// contain every one of `with` and none of `without`.
 fn duration_count(text: &str, with: &[&str], without: &[&str]) -> Option<f64> {
@@ -512,33 +561,14 @@ fn duration_count(text: &str, with: &[&str], without: &[&str]) -> Option<f64> {
 /// its handler seeing the client's `traceparent` as sent and that unsampled trace as current.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unsampled_requests_get_no_span_and_still_record_their_duration() {
-    let (otlp, got) = start_receiver().await;
-    let mut c = TelemetryConfig::default();
-    c.service_name = Some("mcp-quiet".into());
-    c.otlp_endpoint = Some(otlp);
-    c.sampling = Sampling::Ratio(0.0);
-    c.parent_based = true;
-    c.prometheus = true;
-    c.metric_export_interval = Duration::from_secs(3600);
-    let t = Telemetry::new(c).unwrap();
     let seen = Seen::default();
-    let opts = HttpServerOptions::default().with_metrics(Some(t.metrics_endpoint("/metrics")));
-    let handle = serve_http(sampled_server(&t, seen.clone()), "127.0.0.1:0", opts)
-        .await
-        .unwrap();
-    let url = handle.url("/mcp");
-    let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
-        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name":"raw","version":"1"}}});
-    let r = post(&url, None, init).await;
-    assert_eq!(r.status, 200, "{}", r.body);
-    let sid = r.sid().unwrap();
-    let r = post(
-        &url,
-        Some(&sid),
-        json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
-    )
-    .await;
-    assert_eq!(r.status, 202, "{}", r.body);
+    let Unsampled {
+        t,
+        got,
+        handle,
+        url,
+        sid,
+    } = unsampled_session("mcp-quiet", seen.clone()).await;
     let call = |id: u64, name: &str, meta: Option<&str>| {
         let mut params = json!({"name": name, "arguments": {}});
         if let Some(tp) = meta {
@@ -640,32 +670,13 @@ async fn unsampled_requests_get_no_span_and_still_record_their_duration() {
 /// records `error.type` `cancelled` on the duration histogram; nothing is exported.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unsampled_call_cancelled_by_the_client_records_its_duration_as_cancelled() {
-    let (otlp, got) = start_receiver().await;
-    let mut c = TelemetryConfig::default();
-    c.service_name = Some("mcp-cancelled".into());
-    c.otlp_endpoint = Some(otlp);
-    c.sampling = Sampling::Ratio(0.0);
-    c.parent_based = true;
-    c.prometheus = true;
-    c.metric_export_interval = Duration::from_secs(3600);
-    let t = Telemetry::new(c).unwrap();
-    let opts = HttpServerOptions::default().with_metrics(Some(t.metrics_endpoint("/metrics")));
-    let handle = serve_http(sampled_server(&t, Seen::default()), "127.0.0.1:0", opts)
-        .await
-        .unwrap();
-    let url = handle.url("/mcp");
-    let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
-        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name":"raw","version":"1"}}});
-    let r = post(&url, None, init).await;
-    assert_eq!(r.status, 200, "{}", r.body);
-    let sid = r.sid().unwrap();
-    let r = post(
-        &url,
-        Some(&sid),
-        json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
-    )
-    .await;
-    assert_eq!(r.status, 202, "{}", r.body);
+    let Unsampled {
+        t,
+        got,
+        handle,
+        url,
+        sid,
+    } = unsampled_session("mcp-cancelled", Seen::default()).await;
 
     let call = json!({"jsonrpc":"2.0","id":7,"method":"tools/call",
         "params":{"name":"stuck","arguments":{}}});
