@@ -17,7 +17,8 @@
 #   3. the official conformance suite's server scenarios (0.1.16 --suite all and the alpha's
 #      2025-11-25 and 2026-07-28 requirement sets) through the proxy over Streamable HTTP, in
 #      front of the Rust everything-server over stdio (2026-07-28 requests go to a per-request
-#      connection to the backend, their input_required rounds passed through; docs/gateway.md).
+#      connection to the backend, their input_required rounds passed through; docs/gateway.md);
+#      the 2026-07-28 set's not_scored scenarios (the tasks extension's) are scored here.
 # The proxy's own tests (cargo test -p ferromcp-proxy -p ferromcp-cli) run with the workspace.
 # Exit status non-zero on any failure. Needs scripts/setup-test-deps (run here if missing).
 set -euo pipefail
@@ -129,5 +130,14 @@ echo "run-proxy: everything-server: $se_passed passed, $se_failed failed" >&2
 echo "run-proxy: conformance server scenarios -> ferromcp proxy -> everything-server" >&2
 tests/conformance/run-server.sh --results "$RESULTS/conformance" --runs v0.1.16,alpha-2025-11-25,alpha-2026-07-28 \
   -- "$ferromcp" proxy --config "$RESULTS/everything.json" --port '{port}' || status=1
+# Scored here: the alpha's not_scored scenarios of 2026-07-28 (the tasks extension's, among them
+# tasks-mrtr-composition and tasks-mrtr-input: input rounds before and inside a task) pass
+# through the proxy as they do against the everything-server directly, so one failing fails.
+summary="$RESULTS/conformance/alpha-2026-07-28.summary"
+if [ ! -f "$summary" ] || grep -q 'FAIL (not scored' "$summary"; then
+  echo "run-proxy: 2026-07-28 scenarios not passing through the proxy (scored here though the suite does not):" >&2
+  grep 'FAIL (not scored' "$summary" >&2 || echo "run-proxy: no summary at $summary" >&2
+  status=1
+fi
 echo "run-proxy: results in $RESULTS" >&2
 exit "$status"

@@ -121,6 +121,24 @@ pub struct Backend {
     restarts: AtomicU64,
     per_request: tokio::sync::Mutex<PerRequestLink>,
     pub(crate) per_client: per_client::PerClient,
+    /// Progress tokens of the proxy's own, sent with backend tasks' calls, to where the
+    /// backend's progress under each goes ([`Backend::progress_route`]).
+    progress: Mutex<HashMap<String, ProgressCallback>>,
+}
+
+/// Where a backend's progress notification goes (its params).
+pub(crate) type ProgressCallback = Arc<dyn Fn(Value) + Send + Sync>;
+
+/// Removes a progress token's route when the call that made it ends.
+pub(crate) struct ProgressRoute<'a> {
+    backend: &'a Backend,
+    token: String,
+}
+
+impl Drop for ProgressRoute<'_> {
+    fn drop(&mut self) {
+        self.backend.progress.lock().unwrap().remove(&self.token);
+    }
 }
 
 /// Removes a call from its backend's list when it ends, however it ends.
@@ -165,7 +183,47 @@ impl Backend {
             restarts: AtomicU64::new(0),
             per_request: tokio::sync::Mutex::new(PerRequestLink::Untried),
             per_client: Default::default(),
+            progress: Mutex::new(HashMap::new()),
         })
+    }
+
+    /// A progress token of the proxy's own whose notifications from the backend go to
+    /// `on_progress` for as long as the guard lives: for a call whose progress outlives its
+    /// answer (a 2025-11-25 task's, after the `CreateTaskResult`), which the engine's client
+    /// routes by request no longer.
+    pub(crate) fn progress_route(
+        &self,
+        on_progress: ProgressCallback,
+    ) -> (String, ProgressRoute<'_>) {
+        let token = format!(
+            "ferromcp-proxy-progress-{}",
+            self.next_call.fetch_add(1, Ordering::Relaxed)
+        );
+        self.progress
+            .lock()
+            .unwrap()
+            .insert(token.clone(), on_progress);
+        let guard = ProgressRoute {
+            backend: self,
+            token: token.clone(),
+        };
+        (token, guard)
+    }
+
+    /// Delivers a backend's `notifications/progress` under a token of
+    /// [`Backend::progress_route`]; false when the token is not one of those.
+    pub(crate) fn route_progress(&self, params: Value) -> bool {
+        let Some(token) = params.get("progressToken").and_then(Value::as_str) else {
+            return false;
+        };
+        let cb = self.progress.lock().unwrap().get(token).cloned();
+        match cb {
+            Some(cb) => {
+                cb(params);
+                true
+            }
+            None => false,
+        }
     }
 
     /// The backend's name (its key in `mcpServers`).

@@ -28,6 +28,12 @@ impl Default for ProxyOptions {
         // answers: the client reads the result one poll interval after the handle, so the
         // interval it is told is short (the engine's default is 500 ms).
         server.tasks.poll_interval = std::time::Duration::from_millis(50);
+        // A backend speaking 2026-07-28 may answer a task-capable tool's call with an
+        // `input_required` round before it makes any task; the proxy's engine waits this long
+        // for the backend's first answer, so that such a round stays the client's own round
+        // (`backend/tasks.rs`). The handler says at once when no such answer can come (a
+        // backend's task handle, or a backend of the other era), and the task is made then.
+        server.tasks.first_answer_wait = std::time::Duration::from_secs(10);
         Self {
             server,
             backend: BackendOptions::default(),

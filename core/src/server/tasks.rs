@@ -46,7 +46,9 @@ pub struct TaskOptions {
     /// once keeps its multi round-trip round). A handler that runs on another thread (a
     /// binding's) has not answered by then however quickly it answers, so the embedding layer
     /// sets a short wait: the call becomes a task when the wait ends, or as soon as the handler
-    /// parks an input request, whichever comes first.
+    /// parks an input request or calls [`RequestContext::start_task`], whichever comes first.
+    ///
+    /// [`RequestContext::start_task`]: crate::session::RequestContext::start_task
     pub first_answer_wait: Duration,
 }
 

@@ -430,7 +430,8 @@ impl Server {
             Poll::Ready(r) => Some(r),
             Poll::Pending if opts.first_answer_wait.is_zero() => None,
             // A handler on another thread: give it a moment to answer, unless it parks input
-            // (only a task can carry that) or the request is cancelled first.
+            // (only a task can carry that) or says no early answer is coming
+            // (`ctx.start_task`), or the request is cancelled first.
             Poll::Pending => tokio::select! {
                 biased;
                 r = &mut run => Some(r),

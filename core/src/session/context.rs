@@ -518,9 +518,21 @@ impl RequestContext {
         &self.inner.cancel
     }
 
-    /// Whether this context runs a task of the tasks extension (2026-07-28).
-    pub(crate) fn in_extension_task(&self) -> bool {
+    /// Whether this context runs a task of the tasks extension (2026-07-28): a call of a
+    /// task-supporting tool from a request declaring the extension, which becomes a task unless
+    /// the handler answers first (see [`crate::server::TaskOptions::first_answer_wait`]).
+    pub fn in_extension_task(&self) -> bool {
         self.inner.task_inputs.is_some()
+    }
+
+    /// In a call of the tasks extension that waits for its handler's first answer
+    /// ([`crate::server::TaskOptions::first_answer_wait`]): the handler says no early answer
+    /// (a result, or an `input_required` round) is coming, so the call becomes a task now
+    /// rather than when the wait ends. A no-op anywhere else, and once the task was made.
+    pub fn start_task(&self) {
+        if let Some(inputs) = &self.inner.task_inputs {
+            inputs.start_now();
+        }
     }
 
     /// Whether the request has been cancelled.

@@ -487,9 +487,26 @@ impl Session {
                 let Some(id) = params.get("progressToken").and_then(RequestId::from_value) else {
                     return;
                 };
-                let (cb, activity) = match self.pending.lock().unwrap().get(&id) {
-                    Some(p) => (p.on_progress.clone(), p.activity.clone()),
-                    None => return,
+                let found = self
+                    .pending
+                    .lock()
+                    .unwrap()
+                    .get(&id)
+                    .map(|p| (p.on_progress.clone(), p.activity.clone()));
+                let Some((cb, activity)) = found else {
+                    // No request of ours waits with that token: a client's handler may know it
+                    // (a 2025-11-25 task's progress after its `CreateTaskResult`, under the
+                    // token the task-augmented call sent).
+                    if self.role == Role::Client && self.state() >= STATE_INITIALIZING {
+                        self.service.handle_notification(
+                            Notification {
+                                method: n.method,
+                                params: Some(params),
+                            },
+                            &self.peer(),
+                        );
+                    }
+                    return;
                 };
                 if let Some(a) = activity {
                     a.notify_one();

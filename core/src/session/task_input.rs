@@ -158,6 +158,12 @@ impl TaskInputs {
         self.parked.notified().await
     }
 
+    /// The handler will not answer before a while: a call waiting for its first answer
+    /// becomes a task now, as when requests are parked (see [`TaskInputs::parked`]).
+    pub(crate) fn start_now(&self) {
+        self.parked.notify_one();
+    }
+
     /// The outstanding requests (`inputRequests`), and when they last changed.
     pub(crate) fn outstanding(&self) -> (Map<String, Value>, Option<String>) {
         let p = self.state.lock().unwrap();

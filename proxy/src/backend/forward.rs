@@ -182,6 +182,14 @@ fn route(target: &Target, n: Notification) {
             }
             Event::Log(params)
         }
+        // Progress under a token of the proxy's own (a backend task's, after its handle):
+        // the engine routes the rest to its request.
+        "notifications/progress" => {
+            if let (Some(backend), Some(params)) = (target.backend.upgrade(), n.params) {
+                backend.route_progress(params);
+            }
+            return;
+        }
         // A per-client connection's lists are the shared connection's: that one reports them.
         _ if target.bound.is_some() => return,
         "notifications/tools/list_changed" => Event::Changed(Listing::Tools),
@@ -198,7 +206,7 @@ fn route(target: &Target, n: Notification) {
                 None => return,
             }
         }
-        // Progress is routed to its request by the engine; the rest has no client to go to.
+        // The rest has no client to go to.
         _ => return,
     };
     let _ = target.events.send(event);

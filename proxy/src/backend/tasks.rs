@@ -17,14 +17,21 @@
 //!   `tasks/result` (which waits), and `tasks/cancel` when the proxy's task is cancelled; the
 //!   backend's requests while its task runs (elicitation, sampling) go to the proxy task's
 //!   client as during any call;
-//! - a 2026-07-28 connection: a `tools/call` declaring the tasks extension, whose task handle
-//!   the engine's client follows to its end (polling `tasks/get`, answering the task's
-//!   `inputRequests` through the proxy's client handlers, which ask the proxy task's client;
-//!   cancelling the call cancels the task).
+//! - a 2026-07-28 connection, for a 2026-07-28 client declaring the extension: the client's
+//!   call passes through, and the backend's first answer decides
+//!   ([`Backend::through_backend_task`]): an `input_required` round before any task stays the
+//!   client's round (the proxy's engine waits for that first answer, `first_answer_wait`), a
+//!   task handle makes the proxy's task, which follows the backend's;
+//! - a 2026-07-28 connection, for a handshake client: a `tools/call` declaring the tasks
+//!   extension, whose task handle the engine's client follows to its end (polling `tasks/get`,
+//!   answering the task's `inputRequests` through the proxy's client handlers, which ask the
+//!   proxy task's client; cancelling the call cancels the task).
 //!
 //! A tool whose `taskSupport` is `optional` is called plainly on a handshake connection (the
 //! backend answers in the call, however long it takes); one that is `required` always as a
-//! task. Progress a backend reports on a task after it was made is not passed on.
+//! task. Progress a backend reports on a 2025-11-25 task after its handle reaches the client
+//! under the client's token (the call carries a token of the proxy's own,
+//! [`Backend::progress_route`]).
 
 use super::Backend;
 use crate::era::{self, Route};
@@ -32,8 +39,11 @@ use ferromcp::client::Client;
 use ferromcp::protocol::{TaskSupport, RELATED_TASK_META_KEY};
 use ferromcp::session::{RequestContext, RequestOptions};
 use ferromcp::McpError;
+use futures_util::stream::{FuturesUnordered, StreamExt};
 use serde_json::{json, Map, Value};
+use std::collections::HashSet;
 use std::sync::Arc;
+use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 impl Backend {
@@ -48,6 +58,21 @@ impl Backend {
         support: TaskSupport,
         ctx: &RequestContext,
     ) -> Result<Value, McpError> {
+        if ctx.in_extension_task() {
+            // A 2026-07-28 client declaring the tasks extension: the proxy's engine waits for
+            // this handler's first answer before it makes its own task. A backend speaking that
+            // era gets the call as the client sent it, and decides (`through_backend_task`).
+            let primary = self.client().await?;
+            let (client, route) = self.route(primary, ctx).await?;
+            if route == Route::PassThrough {
+                return self
+                    .through_backend_task(&client, name, arguments, ctx)
+                    .await;
+            }
+            // Any other backend answers in the call or with a task of its era: no round of the
+            // client's comes before the proxy's task, which is made now.
+            ctx.start_task();
+        }
         let primary = self.client().await?;
         // The shared connection, or a handshake client's own on a per-client backend. Not the
         // per-request connection a 2026-07-28 client's plain calls may pass through: the task
@@ -78,7 +103,8 @@ impl Backend {
         let result = self
             .passing_on(ctx, |opts| async move {
                 if as_task {
-                    backend_task(client, params, opts, ctx.cancellation()).await
+                    self.backend_task(client, params, opts, ctx.cancellation())
+                        .await
                 } else {
                     client
                         .request("tools/call", Some(Value::Object(params)), opts)
@@ -96,6 +122,199 @@ impl Backend {
         }
         Ok(result)
     }
+}
+
+impl Backend {
+    /// A task-augmented `tools/call` (2025-11-25) on a handshake connection, waited for with
+    /// `tasks/result`; when `cancel` fires, the backend's task is cancelled too. The call
+    /// carries a progress token of the proxy's own (not the request's id, whose answer comes
+    /// with the task's handle), so that the backend's progress on its task reaches
+    /// `opts.on_progress` until the task ends ([`Backend::progress_route`]).
+    async fn backend_task(
+        &self,
+        client: &Client,
+        mut params: Map<String, Value>,
+        mut opts: RequestOptions,
+        cancel: &CancellationToken,
+    ) -> Result<Value, McpError> {
+        params.insert("task".into(), json!({}));
+        let _route = opts.on_progress.take().map(|on_progress| {
+            let (token, guard) = self.progress_route(on_progress);
+            let meta = params
+                .entry("_meta")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(meta) = meta {
+                meta.insert("progressToken".into(), Value::String(token));
+            }
+            guard
+        });
+        backend_task(client, params, opts, cancel).await
+    }
+
+    /// A backend task's `tools/call` through a per-request (2026-07-28) connection, for a
+    /// client of that era declaring the tasks extension: the call passes through with the
+    /// client's envelope (the extension kept) and its input round, as the handler's first
+    /// answer:
+    /// - `input_required` (the backend gathers input before any task exists): the client's own
+    ///   round, no task made ([`era::take_result`]); the retry brings the answers back;
+    /// - a complete result: the call's result (the proxy's engine makes a finished task of it);
+    /// - a task handle: the proxy's task is made now ([`RequestContext::start_task`]) and
+    ///   follows the backend's to its end: `tasks/get` polled; the backend task's
+    ///   `inputRequests` become the proxy task's under the same keys, each answer sent on with
+    ///   `tasks/update` as it comes (so a client may answer a subset at a time); cancelling
+    ///   the proxy's task cancels the backend's.
+    async fn through_backend_task(
+        self: &Arc<Self>,
+        client: &Arc<Client>,
+        name: String,
+        arguments: Map<String, Value>,
+        ctx: &RequestContext,
+    ) -> Result<Value, McpError> {
+        let mut params = Map::new();
+        params.insert("name".into(), Value::String(name));
+        params.insert("arguments".into(), Value::Object(arguments));
+        let mut meta = ctx.meta().cloned().unwrap_or_default();
+        meta.remove("progressToken");
+        if !meta.is_empty() {
+            params.insert("_meta".into(), Value::Object(meta));
+        }
+        era::add_retry_input(ctx, &mut params);
+        let params = Some(Value::Object(params));
+        let first = self
+            .passing_on(ctx, |opts| async move {
+                client.peer().request("tools/call", params, opts).await
+            })
+            .await
+            .map_err(|e| self.call_error("tools/call", e))?;
+        if first.get("resultType").and_then(Value::as_str) != Some("task") {
+            return era::take_result(first);
+        }
+        let Some(id) = first.get("taskId").and_then(Value::as_str) else {
+            return Err(McpError::internal(format!(
+                "backend {:?} answered a task handle without taskId",
+                self.spec.name
+            )));
+        };
+        ctx.start_task();
+        follow_task(client, id, &first, ctx)
+            .await
+            .map_err(|e| self.call_error("tools/call", e))
+    }
+}
+
+/// The polling interval a task state suggests, bounded (10 to 250 ms, so that the proxy's
+/// own client, told 50 ms, does not wait long for what the backend has; 100 ms when none).
+fn poll_interval(state: &Value) -> Duration {
+    state
+        .get("pollIntervalMs")
+        .and_then(Value::as_u64)
+        .map(Duration::from_millis)
+        .unwrap_or(Duration::from_millis(100))
+        .clamp(Duration::from_millis(10), Duration::from_millis(250))
+}
+
+/// Follows the backend's task `id` (tasks extension, on a per-request connection) to its end
+/// for the proxy's task `ctx`; see [`Backend::through_backend_task`].
+async fn follow_task(
+    client: &Client,
+    id: &str,
+    handle: &Value,
+    ctx: &RequestContext,
+) -> Result<Value, McpError> {
+    let cancel = ctx.cancellation();
+    let mut interval = poll_interval(handle);
+    // A task that is not working (it ended, or waits for input) is read at once.
+    let mut wait = handle.get("status").and_then(Value::as_str) == Some("working");
+    // Input requests of the backend's task being asked of the client now, by key.
+    let mut asking: HashSet<String> = HashSet::new();
+    let mut answers = FuturesUnordered::new();
+    loop {
+        tokio::select! {
+            biased;
+            _ = cancel.cancelled() => break,
+            Some((key, answer)) = answers.next() => {
+                asking.remove(&key);
+                let mut answer: Map<String, Value> = answer?;
+                let mut responses = Map::new();
+                if let Some(a) = answer.remove(&key) {
+                    responses.insert(key, a);
+                }
+                client
+                    .request(
+                        "tasks/update",
+                        Some(json!({ "taskId": id, "inputResponses": responses })),
+                        RequestOptions::default(),
+                    )
+                    .await?;
+            }
+            _ = tokio::time::sleep(interval), if wait => {}
+            _ = std::future::ready(()), if !wait => {}
+        }
+        wait = true;
+        let state = client
+            .request(
+                "tasks/get",
+                Some(json!({ "taskId": id })),
+                RequestOptions::default().with_cancel(Some(cancel.clone())),
+            )
+            .await;
+        let state = match state {
+            Err(_) if cancel.is_cancelled() => break,
+            other => other?,
+        };
+        interval = poll_interval(&state);
+        match state.get("status").and_then(Value::as_str).unwrap_or("") {
+            "completed" => {
+                return match state.get("result") {
+                    Some(r) if r.is_object() => Ok(r.clone()),
+                    _ => Err(McpError::internal(
+                        "the backend's task completed without a result",
+                    )),
+                }
+            }
+            "failed" => {
+                return Err(state
+                    .get("error")
+                    .cloned()
+                    .and_then(|e| serde_json::from_value::<McpError>(e).ok())
+                    .unwrap_or_else(|| {
+                        McpError::internal(format!(
+                            "the backend's task failed: {}",
+                            state
+                                .get("statusMessage")
+                                .and_then(Value::as_str)
+                                .unwrap_or("no error given")
+                        ))
+                    }))
+            }
+            "cancelled" => return Err(McpError::cancelled(None)),
+            "input_required" => {
+                let requests = state.get("inputRequests").and_then(Value::as_object);
+                for (key, request) in requests.into_iter().flatten() {
+                    if !asking.insert(key.clone()) {
+                        continue;
+                    }
+                    let mut one = Map::new();
+                    one.insert(key.clone(), request.clone());
+                    let key = key.clone();
+                    answers.push(async move { (key, ctx.input(one).await) });
+                }
+            }
+            _ => {}
+        }
+    }
+    // The proxy's task was cancelled: so is the backend's (best effort).
+    let cancelled = client
+        .request(
+            "tasks/cancel",
+            Some(json!({ "taskId": id })),
+            RequestOptions::default().with_timeout(Some(Duration::from_secs(5))),
+        )
+        .await;
+    if let Err(e) = cancelled {
+        tracing::debug!(task = %id, error = %e, "the backend refused to cancel its task");
+    }
+    Err(McpError::cancelled(None))
 }
 
 /// A task-augmented `tools/call` (2025-11-25) on a handshake connection, waited for with

@@ -17,4 +17,5 @@ mod pass_through;
 mod per_client;
 mod proxy_http;
 mod proxy_stdio;
+mod task_progress;
 mod tasks;
