@@ -6,7 +6,8 @@
 // context with its own OpenTelemetry SDK is the engine span's child. A malformed traceparent is
 // ignored: the call is answered and the engine span starts a trace of its own. With the
 // OpenTelemetry JS SDK (@opentelemetry/sdk-trace-base, in-memory exporter) the handler's own
-// span is exported as the engine span's child, in the caller's trace.
+// span is exported as the engine span's child, in the caller's trace. The layer's `prometheus`
+// option serves the metrics as Prometheus text on listen()'s server.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
@@ -152,3 +153,41 @@ test("the Node handler's own span is exported as the engine span's child, in the
   await provider.shutdown();
 });
 
+test("the layer's prometheus path serves Prometheus text on listen()'s server: durations and the listener's gauges", async () => {
+  const server = new McpServer(
+    { name: 'measured', version: '1.0.0' },
+    { middleware: [openTelemetry({ serviceName: 'node-metrics', prometheus: '/metrics' })] },
+  );
+  server.registerTool('echo', { inputSchema: { type: 'object', properties: { x: { type: 'string' } } } }, ({ x }) => x);
+  const http = await server.listen({ port: 0 });
+  const client = await Client.http(http.url);
+  try {
+    const r = await client.request('tools/call', { name: 'echo', arguments: { x: 'hi' } });
+    assert.equal(r.content[0].text, 'hi');
+    const metricsUrl = new URL('/metrics', http.url);
+    const m = await fetch(metricsUrl);
+    assert.equal(m.status, 200);
+    assert.equal(m.headers.get('content-type'), 'text/plain; version=0.0.4; charset=utf-8');
+    const text = await m.text();
+    const line = (prefix) => text.split('\n').find((l) => l.startsWith(prefix)) ?? '';
+    const count = text
+      .split('\n')
+      .find((l) => l.startsWith('mcp_server_operation_duration_seconds_count{') && l.includes('gen_ai_tool_name="echo"'));
+    assert.ok(count && count.endsWith(' 1'), text);
+    assert.ok(text.includes('mcp_server_operation_duration_seconds_bucket{'), text);
+    // The client's session is alive and its connection open while the text is read.
+    assert.match(line('ferromcp_server_sessions'), /^ferromcp_server_sessions(\{[^}]*\})? 1$/, text);
+    assert.match(line('ferromcp_server_connections'), /^ferromcp_server_connections(\{[^}]*\})? [1-9]\d*$/, text);
+    assert.ok(text.includes('# TYPE ferromcp_server_sse_streams gauge'), text);
+    assert.equal((await fetch(metricsUrl, { method: 'POST' })).status, 405);
+  } finally {
+    await client.close();
+    await http.close();
+  }
+});
+
+test('the prometheus option takes a path', () => {
+  const server = new McpServer({ name: 'measured', version: '1.0.0' });
+  assert.throws(() => server.use(openTelemetry({ prometheus: 'metrics' })), /prometheus must be a path starting with '\/'/);
+  assert.throws(() => server.use({ name: 'openTelemetry', prometheus: true }), /prometheus must be a path/);
+});

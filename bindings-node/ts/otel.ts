@@ -22,6 +22,12 @@ export interface OpenTelemetryOptions {
   samplingRatio?: number;
   /** How often metrics are exported, in ms (`OTEL_METRIC_EXPORT_INTERVAL`, default 60000). */
   metricExportIntervalMs?: number;
+  /**
+   * A path such as `/metrics` where `listen()` serves the metrics as Prometheus text (GET, no
+   * session needed): the request durations, and the listener's `ferromcp_server_sessions`,
+   * `ferromcp_server_connections` and `ferromcp_server_sse_streams` gauges.
+   */
+  prometheus?: string;
 }
 
 /** The layer as `server.use(...)` and the `middleware` option take it. */

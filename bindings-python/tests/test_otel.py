@@ -4,12 +4,18 @@ real receiver started here (decoding the protobuf bodies with ``opentelemetry-pr
 client's context travels in ``params._meta``; a Python handler extracts its parent from
 ``ctx.meta`` with the OpenTelemetry SDK, and its span is the engine span's child, in the same
 trace as the client's span. A malformed ``traceparent`` is ignored: the call is answered and the
-engine span starts a new trace."""
+engine span starts a new trace. The layer's ``prometheus`` option (a path) serves the metrics as
+Prometheus text on ``serve_http``'s server, the listener's sessions and connections gauges
+included."""
 
 from __future__ import annotations
 
+import asyncio
+import re
 import threading
 import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -22,7 +28,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind
 
-from ferromcp import Client, Context, Server
+from ferromcp import Client, Context, InvalidParams, Server
 
 
 class _Receiver(BaseHTTPRequestHandler):
@@ -145,3 +151,60 @@ async def test_a_python_handler_span_joins_the_trace_under_the_engine_span(
     second = next(s for s in work if s is not first)
     assert second.parent is not None
     assert second.parent.span_id.to_bytes(8, "big") == other.span_id
+
+
+def _get(url: str, method: str = "GET") -> tuple[int, str, str]:
+    req = urllib.request.Request(url, method=method)
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status, r.headers.get("content-type", ""), r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, "", ""
+
+
+async def test_the_prometheus_path_serves_durations_and_the_listeners_gauges() -> None:
+    server = Server(
+        "measured",
+        version="1.0.0",
+        middleware=[
+            {"name": "openTelemetry", "serviceName": "py-metrics", "prometheus": "/metrics"}
+        ],
+    )
+
+    @server.tool()
+    def echo(x: str) -> str:
+        """Echoes."""
+        return x
+
+    async with await server.serve_http("127.0.0.1", 0) as http:
+        metrics = http.url.removesuffix("/mcp") + "/metrics"
+        async with Client.http(http.url) as c:
+            r = await c.request("tools/call", {"name": "echo", "arguments": {"x": "hi"}})
+            assert r["content"][0]["text"] == "hi"
+            status, content_type, text = await asyncio.to_thread(_get, metrics)
+            post_status, _, _ = await asyncio.to_thread(_get, metrics, "POST")
+    assert status == 200
+    assert content_type == "text/plain; version=0.0.4; charset=utf-8"
+    lines = text.splitlines()
+    assert any(
+        line.startswith("mcp_server_operation_duration_seconds_count{")
+        and 'gen_ai_tool_name="echo"' in line
+        and line.endswith(" 1")
+        for line in lines
+    ), text
+    assert any(line.startswith("mcp_server_operation_duration_seconds_bucket{") for line in lines)
+    # The client's session is alive and its connection open while the text is read.
+    assert any(re.fullmatch(r"ferromcp_server_sessions(\{[^}]*\})? 1", line) for line in lines), (
+        text
+    )
+    assert any(
+        re.fullmatch(r"ferromcp_server_connections(\{[^}]*\})? [1-9]\d*", line) for line in lines
+    ), text
+    assert "# TYPE ferromcp_server_sse_streams gauge" in text
+    assert post_status == 405
+
+
+@pytest.mark.parametrize("bad", ["metrics", True])
+def test_the_prometheus_option_takes_a_path(bad: object) -> None:
+    with pytest.raises(InvalidParams, match="prometheus must be a path starting with '/'"):
+        Server("measured", middleware=[{"name": "openTelemetry", "prometheus": bad}])

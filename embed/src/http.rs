@@ -83,6 +83,14 @@ impl EmbeddedServer {
             }
             o.oauth_proxy = Some(proxy.proxy().clone());
         }
+        // The `openTelemetry` layer's telemetry, wired as a Rust server wires it: its
+        // Prometheus endpoint beside the MCP endpoint and its gauges read from this listener.
+        #[cfg(feature = "otel")]
+        let telemetry = self.telemetry.get();
+        #[cfg(feature = "otel")]
+        if let Some((t, Some(metrics_path))) = &telemetry {
+            o.metrics = Some(t.metrics_endpoint(metrics_path.clone()));
+        }
         let path = o.path.clone();
         let handle = ferromcp::transport::http::serve_http(self.server().clone(), (host, port), o)
             .await
@@ -95,6 +103,10 @@ impl EmbeddedServer {
                     McpError::internal(format!("cannot listen on {host}:{port}: {e}"))
                 }
             })?;
+        #[cfg(feature = "otel")]
+        if let Some((t, _)) = &telemetry {
+            t.observe_http_server(&handle);
+        }
         let addr = handle.local_addr();
         Ok(Arc::new(EmbeddedHttpServer {
             url: handle.url(&path),

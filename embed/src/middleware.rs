@@ -231,6 +231,51 @@ pub(crate) fn configured_layers(
         .collect()
 }
 
+/// The telemetry of a server's `openTelemetry` layer and the path of its Prometheus text
+/// endpoint (the layer's `prometheus` option), kept for the HTTP listener: `serve_http` serves
+/// the text there and measures its sessions, connections and SSE streams with it, as a Rust
+/// server does with `HttpServerOptions::metrics` and `Telemetry::observe_http_server`
+/// (docs/observability.md). The last layer added is the one kept.
+#[cfg(feature = "otel")]
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ServedTelemetry(pub(crate) Arc<std::sync::Mutex<Option<KeptTelemetry>>>);
+
+/// A telemetry and the path of its Prometheus text endpoint, if any.
+#[cfg(feature = "otel")]
+pub(crate) type KeptTelemetry = (ferromcp::telemetry::Telemetry, Option<String>);
+
+#[cfg(feature = "otel")]
+impl ServedTelemetry {
+    /// The kept telemetry and Prometheus path, if a layer was added.
+    pub(crate) fn get(&self) -> Option<KeptTelemetry> {
+        self.0.lock().unwrap().clone()
+    }
+}
+
+/// A telemetry from the `openTelemetry` layer's options
+/// ([`ferromcp::telemetry::TelemetryConfig::from_layer_json`]), with the bindings' own
+/// `prometheus` option: the path (starting with `/`, e.g. `/metrics`) where the listening server
+/// serves the metrics as Prometheus text; it turns the config's `prometheus` on.
+#[cfg(feature = "otel")]
+fn telemetry_from_json(mut config: Value) -> Result<KeptTelemetry, McpError> {
+    use ferromcp::telemetry::{Telemetry, TelemetryConfig};
+    let prometheus = match config.as_object_mut().and_then(|o| o.remove("prometheus")) {
+        None | Some(Value::Null) => None,
+        Some(Value::String(path)) if path.starts_with('/') => Some(path),
+        Some(other) => {
+            return Err(McpError::invalid_params(format!(
+                "openTelemetry: prometheus must be a path starting with '/', got {other}"
+            )))
+        }
+    };
+    let mut c = TelemetryConfig::from_layer_json(&config)?;
+    if prometheus.is_some() {
+        c.prometheus = true;
+    }
+    let t = Telemetry::new(c).map_err(|e| McpError::invalid_params(e.to_string()))?;
+    Ok((t, prometheus))
+}
+
 /// A timing event as JSON: `{"method", "tool", "durationMs", "outcome": "ok" | "error" |
 /// "cancelled", "code"}` (`tool` and `code` null when they do not apply).
 pub fn timing_event_json(event: &TimingEvent<'_>) -> Value {
@@ -262,8 +307,10 @@ impl EmbeddedServer {
         // the built-ins are: it lives above the server's middleware module.
         #[cfg(feature = "otel")]
         if config.get("name").and_then(Value::as_str) == Some("openTelemetry") {
-            let layer = ferromcp::telemetry::Telemetry::layer_from_json(&config)?;
-            return self.server().add_middleware(layer);
+            let (telemetry, prometheus) = telemetry_from_json(config)?;
+            self.server().add_middleware(telemetry.server_layer())?;
+            *self.telemetry.0.lock().unwrap() = Some((telemetry, prometheus));
+            return Ok(());
         }
         let config: MiddlewareConfig = serde_json::from_value(config)
             .map_err(|e| McpError::invalid_params(format!("middleware: {e}")))?;

@@ -21,6 +21,10 @@ pub struct EmbeddedServer {
     stdio_stop: CancellationToken,
     /// The response caches configured here, for [`Self::invalidate_cache`].
     pub(crate) caches: super::cache::CacheHandles,
+    /// The telemetry of the `openTelemetry` layer added here, for the HTTP listener
+    /// ([`Self::serve_http`]: its gauges and Prometheus endpoint); shared by the clones.
+    #[cfg(feature = "otel")]
+    pub(crate) telemetry: super::middleware::ServedTelemetry,
 }
 
 /// A tool from its JSON definition, its schemas made object schemas ([`shape::object_schema`]).
@@ -67,6 +71,8 @@ impl EmbeddedServer {
             server,
             stdio_stop: CancellationToken::new(),
             caches: Default::default(),
+            #[cfg(feature = "otel")]
+            telemetry: Default::default(),
         }
     }
 
