@@ -22,9 +22,13 @@ extension BuiltinMiddleware {
     ///     decision is kept).
     ///   - metricExportInterval: how often metrics are exported (`OTEL_METRIC_EXPORT_INTERVAL`,
     ///     default 60 s).
+    ///   - prometheus: a path such as `/metrics` where `startHTTP`/`serveHTTP` serve the metrics
+    ///     as Prometheus text (GET, no session needed): the request durations and the
+    ///     listener's `ferromcp_server_sessions`, `ferromcp_server_connections` and
+    ///     `ferromcp_server_sse_streams` gauges.
     public static func openTelemetry(
         serviceName: String? = nil, otlpEndpoint: String? = nil, otlpHeaders: [String: String]? = nil,
-        samplingRatio: Double? = nil, metricExportInterval: Duration? = nil
+        samplingRatio: Double? = nil, metricExportInterval: Duration? = nil, prometheus: String? = nil
     ) -> BuiltinMiddleware {
         var o: [String: Value] = ["name": "openTelemetry"]
         o.set("serviceName", serviceName.map(Value.string))
@@ -32,6 +36,7 @@ extension BuiltinMiddleware {
         o.set("otlpHeaders", otlpHeaders.map { .object($0.mapValues(Value.string)) })
         o.set("samplingRatio", samplingRatio.map(Value.double))
         o.set("metricExportIntervalMs", metricExportInterval.map { .int($0.wholeMilliseconds) })
+        o.set("prometheus", prometheus.map(Value.string))
         return BuiltinMiddleware(kind: .config(.object(o)))
     }
 }

@@ -114,11 +114,62 @@ final class OpenTelemetryTests: XCTestCase {
     func testTheLayersOptionsBecomeTheEnginesKeys() {
         let layer = BuiltinMiddleware.openTelemetry(
             serviceName: "s", otlpEndpoint: "http://127.0.0.1:4318", otlpHeaders: ["api-key": "k"],
-            samplingRatio: 0.25, metricExportInterval: .milliseconds(1500))
+            samplingRatio: 0.25, metricExportInterval: .milliseconds(1500), prometheus: "/metrics")
         guard case .config(let v) = layer.kind else { return XCTFail("not a config layer") }
         XCTAssertEqual(v, [
             "name": "openTelemetry", "serviceName": "s", "otlpEndpoint": "http://127.0.0.1:4318",
             "otlpHeaders": ["api-key": "k"], "samplingRatio": 0.25, "metricExportIntervalMs": 1500,
+            "prometheus": "/metrics",
         ])
+    }
+
+    /// GET (or POST) `url`: the status, the content type and the body.
+    private func fetch(_ url: String, method: String = "GET") async throws -> (Int, String, String) {
+        var req = URLRequest(url: URL(string: url)!)
+        req.httpMethod = method
+        return try await withCheckedThrowingContinuation { k in
+            URLSession.shared.dataTask(with: req) { data, response, error in
+                if let error { return k.resume(throwing: error) }
+                let http = response as? HTTPURLResponse
+                k.resume(returning: (http?.statusCode ?? 0,
+                                     http?.value(forHTTPHeaderField: "Content-Type") ?? "",
+                                     String(decoding: data ?? Data(), as: UTF8.self)))
+            }.resume()
+        }
+    }
+
+    func testThePrometheusPathServesDurationsAndTheListenersGauges() async throws {
+        let server = try Server(name: "measured", version: "1.0.0")
+        try server.use(.openTelemetry(serviceName: "swift-metrics", prometheus: "/metrics"))
+        try server.registerTool("echo", inputSchema: ["type": "object", "properties": ["x": ["type": "string"]]]) { args, _ in
+            .text(args["x"]?.stringValue ?? "")
+        }
+        let http = try await server.startHTTP(port: 0)
+        let metrics = "http://127.0.0.1:\(http.port)/metrics"
+        let client = try await Client.http(url: http.url)
+        let r = try await client.sendRequest(method: "tools/call", params: ["name": "echo", "arguments": ["x": "hi"]])
+        XCTAssertEqual(r["content"]?[0]?["text"]?.stringValue, "hi")
+        let (status, contentType, text) = try await fetch(metrics)
+        let (postStatus, _, _) = try await fetch(metrics, method: "POST")
+        await client.close()
+        try await http.close()
+        XCTAssertEqual(status, 200)
+        XCTAssertEqual(contentType, "text/plain; version=0.0.4; charset=utf-8")
+        let lines = text.split(separator: "\n").map(String.init)
+        XCTAssertTrue(lines.contains { $0.hasPrefix("mcp_server_operation_duration_seconds_count{")
+            && $0.contains("gen_ai_tool_name=\"echo\"") && $0.hasSuffix(" 1") }, text)
+        XCTAssertTrue(lines.contains { $0.hasPrefix("mcp_server_operation_duration_seconds_bucket{") }, text)
+        // The client's session is alive and its connection open while the text is read.
+        XCTAssertTrue(lines.contains { $0.hasPrefix("ferromcp_server_sessions") && $0.hasSuffix(" 1") }, text)
+        XCTAssertTrue(lines.contains { $0.hasPrefix("ferromcp_server_connections") && !$0.hasSuffix(" 0") }, text)
+        XCTAssertTrue(text.contains("# TYPE ferromcp_server_sse_streams gauge"), text)
+        XCTAssertEqual(postStatus, 405)
+    }
+
+    func testThePrometheusOptionTakesAPath() throws {
+        let server = try Server(name: "measured", version: "1.0.0")
+        XCTAssertThrowsError(try server.use(.openTelemetry(prometheus: "metrics"))) { error in
+            XCTAssertTrue("\(error)".contains("prometheus must be a path starting with '/'"), "\(error)")
+        }
     }
 }
