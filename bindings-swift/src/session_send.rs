@@ -19,7 +19,7 @@ use crate::runtime::{enter, run};
 use crate::server::NativeServer;
 use ferromcp::jsonrpc::Notification;
 use ferromcp::server::middleware::{
-    BoxFuture, Middleware, MiddlewareRequest, Next, NotificationNext,
+    BoxFuture, Middleware, MiddlewareRequest, MiddlewareResponse, Next, NotificationNext,
 };
 use ferromcp::session::Peer;
 use ferromcp::McpError;
@@ -50,7 +50,7 @@ impl Middleware for ObserverLayer {
         &'a self,
         request: MiddlewareRequest,
         next: Next<'a>,
-    ) -> BoxFuture<'a, Result<Value, McpError>> {
+    ) -> BoxFuture<'a, Result<MiddlewareResponse, McpError>> {
         if !self.initialize || request.method() != "initialize" {
             return next.run(request);
         }

@@ -12,7 +12,9 @@
 //! string); the rest of the server's requests never cross into the binding's language.
 
 use super::{EmbeddedServer, ForeignContext};
-use ferromcp::server::middleware::{BoxFuture, Middleware, MiddlewareRequest, Next};
+use ferromcp::server::middleware::{
+    BoxFuture, Middleware, MiddlewareRequest, MiddlewareResponse, Next,
+};
 use ferromcp::McpError;
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -98,7 +100,7 @@ impl Middleware for ListProviderLayer {
         &'a self,
         request: MiddlewareRequest,
         next: Next<'a>,
-    ) -> BoxFuture<'a, Result<Value, McpError>> {
+    ) -> BoxFuture<'a, Result<MiddlewareResponse, McpError>> {
         let Some(&(method, key)) = LISTS.iter().find(|(m, _)| *m == request.method()) else {
             return next.run(request);
         };
@@ -114,7 +116,7 @@ impl Middleware for ListProviderLayer {
             let params = list_params(request.params())?;
             let ctx = ForeignContext::new(request.context().clone());
             let page = ferromcp::wait::handover(self.provider.page(method, params, ctx)).await?;
-            checked_page(method, key, page)
+            checked_page(method, key, page).map(MiddlewareResponse::json)
         })
     }
 }

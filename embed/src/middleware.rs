@@ -21,7 +21,8 @@
 use super::{EmbeddedServer, ForeignContext};
 use ferromcp::jsonrpc::Notification;
 use ferromcp::server::middleware::{
-    Middleware, MiddlewareConfig, MiddlewareRequest, Next, NotificationNext, Timing, TimingEvent,
+    Middleware, MiddlewareConfig, MiddlewareRequest, MiddlewareResponse, Next, NotificationNext,
+    Timing, TimingEvent,
 };
 use ferromcp::session::Peer;
 use ferromcp::McpError;
@@ -154,7 +155,8 @@ impl Middleware for ForeignLayer {
         &'a self,
         mut request: MiddlewareRequest,
         next: Next<'a>,
-    ) -> BoxFuture<'a, Result<Value, McpError>> {
+    ) -> BoxFuture<'a, Result<MiddlewareResponse, McpError>> {
+        // The callback sees and answers JSON: the rest of the chain's result is made JSON for it.
         Box::pin(async move {
             let ctx = ForeignContext::new(request.context().clone());
             let (call, calls) = oneshot::channel();
@@ -168,28 +170,31 @@ impl Middleware for ForeignLayer {
             // Until the callback hands the request on, only its answer can come.
             let ((changed, reply), answer) = match futures_util::future::select(answer, calls).await
             {
-                Either::Left((result, _)) => return result,
+                Either::Left((result, _)) => return result.map(MiddlewareResponse::json),
                 // Every clone of its `next` dropped unused: its answer is all that is left.
-                Either::Right((Err(_), answer)) => return answer.await,
+                Either::Right((Err(_), answer)) => {
+                    return answer.await.map(MiddlewareResponse::json)
+                }
                 Either::Right((Ok(call), answer)) => (call, answer),
             };
             if let Some(changed) = changed {
                 if let Err(e) = apply_changes(&mut request, changed) {
                     let _ = reply.send(Err(e));
-                    return answer.await;
+                    return answer.await.map(MiddlewareResponse::json);
                 }
             }
             let rest = next.run(request);
             futures_util::pin_mut!(rest);
             // The rest of the chain runs while the callback waits for it; the callback may
             // still answer first (a timeout of its own), which drops the rest.
-            match futures_util::future::select(answer, rest).await {
+            let result = match futures_util::future::select(answer, rest).await {
                 Either::Left((result, _)) => result,
                 Either::Right((result, answer)) => {
-                    let _ = reply.send(result);
+                    let _ = reply.send(result.map(MiddlewareResponse::into_json));
                     answer.await
                 }
-            }
+            };
+            result.map(MiddlewareResponse::json)
         })
     }
 

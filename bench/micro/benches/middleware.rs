@@ -5,12 +5,13 @@
 //! Each is timed twice: wall time per call, and this thread's CPU time per call.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use ferromcp::server::middleware::{BoxFuture, Middleware, MiddlewareRequest, Next};
+use ferromcp::server::middleware::{
+    BoxFuture, Middleware, MiddlewareRequest, MiddlewareResponse, Next,
+};
 use ferromcp::server::Server;
 use ferromcp::transport::{memory_pair, FrameReader, FrameWriter, ReadStatus};
 use ferromcp::McpError;
 use serde::Deserialize;
-use serde_json::Value;
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -29,7 +30,7 @@ impl Middleware for PassThrough {
         &'a self,
         request: MiddlewareRequest,
         next: Next<'a>,
-    ) -> BoxFuture<'a, Result<Value, McpError>> {
+    ) -> BoxFuture<'a, Result<MiddlewareResponse, McpError>> {
         Box::pin(async move { next.run(request).await })
     }
 }

@@ -18,7 +18,7 @@
 //! here, written once, for every language.
 
 use super::listing::{list_key, page_of, read_all_from_chain, requested_cursor};
-use super::middleware::{BoxFuture, Middleware, MiddlewareRequest, Next};
+use super::middleware::{BoxFuture, Middleware, MiddlewareRequest, MiddlewareResponse, Next};
 use crate::session::{AuthInfo, RequestContext};
 use crate::McpError;
 use serde::Deserialize;
@@ -272,7 +272,7 @@ impl Authorization {
         request: MiddlewareRequest,
         next: Next<'_>,
         key: &str,
-    ) -> Result<Value, McpError> {
+    ) -> Result<MiddlewareResponse, McpError> {
         let cursor = requested_cursor(request.params())?;
         let items = read_all_from_chain(next, &request, key).await?;
         let (kind, field) = match key {
@@ -301,7 +301,7 @@ impl Authorization {
             let mut answers = answers.into_iter();
             visible.retain(|_| answers.next() == Some(true));
         }
-        page_of(next.server(), key, visible, cursor.as_deref())
+        page_of(next.server(), key, visible, cursor.as_deref()).map(MiddlewareResponse::json)
     }
 
     /// Whether the item a call, read or get names is visible to its caller: the scope rules,
@@ -322,15 +322,16 @@ impl Authorization {
     /// The item a call, read or get names, and the error the server gives when it does not
     /// exist; `None` for requests about no particular item.
     fn target(request: &MiddlewareRequest) -> Option<(ItemKind, String, Refusal)> {
+        // A typed `tools/call` is named without making its params JSON.
+        if request.method() == "tools/call" {
+            let name = request.tool_name()?.to_string();
+            let e = McpError::invalid_params(format!("Unknown tool: {name}"))
+                .with_data(json!({ "tool": name }));
+            return Some((ItemKind::Tool, name, Refusal::Error(e)));
+        }
         let p = request.params()?;
         let str_of = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_string);
         match request.method() {
-            "tools/call" => {
-                let name = str_of(p.get("name"))?;
-                let e = McpError::invalid_params(format!("Unknown tool: {name}"))
-                    .with_data(json!({ "tool": name }));
-                Some((ItemKind::Tool, name, Refusal::Error(e)))
-            }
             "prompts/get" => {
                 let name = str_of(p.get("name"))?;
                 let e = McpError::invalid_params(format!("Unknown prompt: {name}"))
@@ -367,7 +368,7 @@ impl Middleware for Authorization {
         &'a self,
         request: MiddlewareRequest,
         next: Next<'a>,
-    ) -> BoxFuture<'a, Result<Value, McpError>> {
+    ) -> BoxFuture<'a, Result<MiddlewareResponse, McpError>> {
         Box::pin(async move {
             if let Some(key) = list_key(request.method()) {
                 return self.list(request, next, key).await;
@@ -376,7 +377,7 @@ impl Middleware for Authorization {
                 if !self.allows_target(&request, kind, &name).await {
                     return match refusal {
                         Refusal::Error(e) => Err(e),
-                        Refusal::NoValues => Ok(json!({ "completion": { "values": [] } })),
+                        Refusal::NoValues => Ok(json!({ "completion": { "values": [] } }).into()),
                     };
                 }
             }

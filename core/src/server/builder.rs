@@ -102,7 +102,7 @@ impl ServerBuilder {
     /// added, the first one outermost, around every request and client notification.
     ///
     /// ```
-    /// use ferromcp::server::middleware::{Middleware, MiddlewareRequest, Next};
+    /// use ferromcp::server::middleware::{Middleware, MiddlewareRequest, MiddlewareResponse, Next};
     /// use ferromcp::server::Server;
     /// use ferromcp::McpError;
     /// use futures_util::future::BoxFuture;
@@ -114,7 +114,7 @@ impl ServerBuilder {
     /// struct NoAdmin;
     ///
     /// impl Middleware for NoAdmin {
-    ///     fn handle<'a>(&'a self, request: MiddlewareRequest, next: Next<'a>) -> BoxFuture<'a, Result<Value, McpError>> {
+    ///     fn handle<'a>(&'a self, request: MiddlewareRequest, next: Next<'a>) -> BoxFuture<'a, Result<MiddlewareResponse, McpError>> {
     ///         Box::pin(async move {
     ///             if request.tool_name().is_some_and(|t| t.starts_with("admin_")) {
     ///                 return Err(McpError::new(-32003, "Permission denied"));

@@ -16,7 +16,7 @@
 
 use super::api::{CompletionRef, Mounted};
 use super::listing::{list_key, page_of, read_all_from_chain, read_all_from_server, serve_in};
-use super::middleware::{BoxFuture, Middleware, MiddlewareRequest, Next};
+use super::middleware::{BoxFuture, Middleware, MiddlewareRequest, MiddlewareResponse, Next};
 use super::{ReadRequest, Server};
 use crate::jsonrpc::Request;
 use crate::protocol::{Prompt, Resource, ResourceTemplate, Tool};
@@ -272,7 +272,7 @@ impl MountRouter {
         request: MiddlewareRequest,
         next: Next<'_>,
         key: &str,
-    ) -> Result<Value, McpError> {
+    ) -> Result<MiddlewareResponse, McpError> {
         let cursor = super::listing::requested_cursor(request.params())?;
         let server = next.server();
         let mut items = match read_all_from_chain(next, &request, key).await {
@@ -319,7 +319,7 @@ impl MountRouter {
                 }
             }
         }
-        page_of(server, key, items, cursor.as_deref())
+        page_of(server, key, items, cursor.as_deref()).map(MiddlewareResponse::json)
     }
 
     /// A request for one item: this server's own when it has it, else the first mounted
@@ -329,7 +329,7 @@ impl MountRouter {
         request: MiddlewareRequest,
         next: Next<'_>,
         target: Target,
-    ) -> Result<Value, McpError> {
+    ) -> Result<MiddlewareResponse, McpError> {
         let server = next.server();
         if target.is_own(server) {
             return next.run(request).await;
@@ -346,7 +346,7 @@ impl MountRouter {
             };
             match serve_in(&m.server, inner, request.context().clone()).await {
                 Err(e) if target.is_unknown(&e) => continue,
-                answer => return answer,
+                answer => return answer.map(MiddlewareResponse::json),
             }
         }
         next.run(request).await
@@ -364,10 +364,13 @@ enum Target {
 
 impl Target {
     fn of(request: &MiddlewareRequest) -> Option<Self> {
+        // A typed `tools/call` is named without making its params JSON.
+        if request.method() == "tools/call" {
+            return Some(Target::Tool(request.tool_name()?.to_string()));
+        }
         let p = request.params()?;
         let s = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_string);
         Some(match request.method() {
-            "tools/call" => Target::Tool(s(p.get("name"))?),
             "prompts/get" => Target::Prompt(s(p.get("name"))?),
             "resources/read" => Target::Resource(s(p.get("uri"))?),
             "completion/complete" => {
@@ -443,7 +446,7 @@ impl Middleware for MountRouter {
         &'a self,
         request: MiddlewareRequest,
         next: Next<'a>,
-    ) -> BoxFuture<'a, Result<Value, McpError>> {
+    ) -> BoxFuture<'a, Result<MiddlewareResponse, McpError>> {
         Box::pin(async move {
             if let Some(key) = list_key(request.method()) {
                 return self.list(request, next, key).await;

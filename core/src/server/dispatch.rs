@@ -45,33 +45,6 @@ fn cursor(p: &Map<String, Value>) -> Result<Option<String>, McpError> {
     }
 }
 
-/// The params of a `tools/call` read on the typed lane, as a JSON object again for a middleware
-/// chain: the members the lane read (`_meta` from the request's context, which holds it as
-/// sent when it is an object, the only shape the lane takes).
-fn lane_params(
-    name: &str,
-    arguments: Option<Value>,
-    task: Option<Value>,
-    extra: LaneExtra,
-    ctx: &RequestContext,
-) -> Value {
-    let mut p = Map::new();
-    p.insert("name".into(), Value::String(name.to_owned()));
-    let members = [
-        ("arguments", arguments),
-        ("task", task),
-        ("_meta", ctx.meta().map(|m| Value::Object(m.clone()))),
-        ("inputResponses", extra.input_responses),
-        ("requestState", extra.request_state),
-    ];
-    for (key, value) in members {
-        if let Some(value) = value {
-            p.insert(key.into(), value);
-        }
-    }
-    Value::Object(p)
-}
-
 fn not_advertised(method: &str, feature: &str) -> McpError {
     McpError::method_not_found(method).with_data(
         json!({ "method": method, "reason": format!("this server does not offer {feature}") }),
@@ -504,11 +477,12 @@ impl Server {
     /// A typed-lane call on a server with middleware. When every layer watches the lane itself
     /// (the OpenTelemetry layer, `super::middleware::lane`): `call_tool` inside each layer's
     /// observer. Otherwise the chain runs, as for any other request
-    /// ([`super::middleware::run_chain`]): its layers get the call's params as JSON (the
-    /// members the lane read: `name`, `arguments`, `task`, `_meta`, `inputResponses`,
-    /// `requestState`) and answer JSON ([`ToolOutput::Json`]); the chain's end is the
-    /// dispatch. The call stays on the session's lane either way (its admission, cancellation
-    /// and answer), so a chain costs its layers and the JSON they see, not a second way in.
+    /// ([`super::middleware::run_tool_chain`]), on the typed call: a layer that asks for the
+    /// params or the result gets them as JSON ([`super::middleware::MiddlewareRequest`],
+    /// [`super::middleware::MiddlewareResponse`]); after the last layer a call still typed is
+    /// [`Self::call_tool_typed`], one made JSON the dispatch. The call stays on the session's
+    /// lane either way (its admission, cancellation and answer), so a chain costs its layers
+    /// and the JSON they ask for, not a second way in.
     ///
     /// An unscoped observed call (an unsampled trace) makes `call_tool`'s future here and
     /// awaits it in place, as the call without a layer does: the watches wait beside it and
@@ -530,14 +504,8 @@ impl Server {
             .iter()
             .any(|layer| layer.tool_lane_observer().is_none())
         {
-            let request = Request {
-                id: ctx.request_id().clone(),
-                method: "tools/call".into(),
-                params: Some(lane_params(name, arguments, task, extra, &ctx)),
-            };
-            return super::middleware::run_chain(self, request, ctx)
-                .await
-                .map(ToolOutput::Json);
+            let call = super::middleware::ToolCall::new(name.to_owned(), arguments, task, extra);
+            return super::middleware::run_tool_chain(self, call, ctx).await;
         }
         let (ctx, mut watches) = super::middleware::watch_tool_call(layers, name, ctx);
         if watches.unscoped() {
@@ -547,6 +515,20 @@ impl Server {
         }
         let call = self.call_tool(name, arguments, task, ctx, version);
         Box::pin(super::middleware::scoped(call, watches)).await
+    }
+
+    /// A typed-lane `tools/call` at the end of a middleware chain that left it typed: what the
+    /// lane calls without middleware (and what the dispatch calls for a `tools/call` made
+    /// JSON), so the two ways a layered call can end share every decision.
+    pub(super) async fn call_tool_typed(
+        &self,
+        name: &str,
+        arguments: Option<Value>,
+        task: Option<Value>,
+        ctx: RequestContext,
+    ) -> Result<ToolOutput, McpError> {
+        let version = ctx.protocol_version().unwrap_or(ProtocolVersion::LATEST);
+        self.call_tool(name, arguments, task, ctx, version).await
     }
 
     /// [`Self::call_tool_fast`] on a borrowed server: for a caller that keeps its handle for the

@@ -4,7 +4,7 @@
 //! cursors of its own, so that a page is never short or empty because items were taken out of
 //! it, and a cursor always points into the list the caller is allowed to see.
 
-use super::middleware::{MiddlewareRequest, Next};
+use super::middleware::{MiddlewareRequest, MiddlewareResponse, Next};
 use super::pagination::paginate;
 use super::Server;
 use crate::jsonrpc::Request;
@@ -102,7 +102,8 @@ pub(crate) async fn read_all_from_chain(
             },
             request.context().clone(),
         );
-        next.run(page)
+        let page = next.run(page);
+        async move { page.await.map(MiddlewareResponse::into_json) }
     })
     .await
 }

@@ -75,7 +75,8 @@ pub(crate) enum ToolOutput {
     /// The tool ran; its result is not yet JSON.
     Result(CallToolResult),
     /// A result already JSON: the `CreateTaskResult` of a task-augmented call, or what a
-    /// server's middleware chain answered (its layers see and return JSON).
+    /// server's middleware chain answered as JSON (a layer answered itself or changed the
+    /// result as JSON, or the call was made JSON on its way).
     Json(Value),
 }
 

@@ -158,6 +158,9 @@ pub(super) fn resource_uri<'a>(method: &str, params: Option<&'a Value>) -> Optio
 /// How a request ended, as the conventions record it.
 pub(super) enum Ending<'a> {
     Answered(&'a Result<Value, McpError>),
+    /// A request answered through the server's middleware chain (a tool's result maybe still
+    /// typed).
+    Layered(&'a Result<crate::server::middleware::MiddlewareResponse, McpError>),
     /// A `tools/call` answered on the session's typed lane (its result not yet JSON).
     Tool(&'a Result<ToolOutput, McpError>),
     Cancelled,
@@ -181,7 +184,11 @@ impl Ending<'_> {
                 Some(("tool_error".into(), None, "tool returned isError".into()))
             }
             Ending::Tool(Ok(_)) => None,
-            Ending::Answered(Err(e)) | Ending::Tool(Err(e)) => {
+            Ending::Layered(Ok(r)) if r.is_tool_error() => {
+                Some(("tool_error".into(), None, "tool returned isError".into()))
+            }
+            Ending::Layered(Ok(_)) => None,
+            Ending::Answered(Err(e)) | Ending::Tool(Err(e)) | Ending::Layered(Err(e)) => {
                 Some((e.code.to_string(), Some(e.code), e.message.clone()))
             }
             Ending::Cancelled => Some(("cancelled".into(), None, "cancelled".into())),

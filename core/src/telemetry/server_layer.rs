@@ -19,8 +19,8 @@ use super::semconv::{self, Ending, Operation};
 use super::{propagation, Telemetry};
 use crate::jsonrpc::RequestId;
 use crate::server::middleware::{
-    LaneResult, LaneWatch, Middleware, MiddlewareRequest, Next, ObserveToolCall, ToolLaneObserver,
-    WatchToolCall,
+    LaneResult, LaneWatch, Middleware, MiddlewareRequest, MiddlewareResponse, Next,
+    ObserveToolCall, ToolLaneObserver, WatchToolCall,
 };
 use crate::session::RequestContext;
 use crate::McpError;
@@ -180,7 +180,7 @@ impl Middleware for TelemetryLayer {
         &'a self,
         mut request: MiddlewareRequest,
         next: Next<'a>,
-    ) -> BoxFuture<'a, Result<Value, McpError>> {
+    ) -> BoxFuture<'a, Result<MiddlewareResponse, McpError>> {
         let telemetry = &self.telemetry;
         if telemetry.inner.disabled {
             return next.run(request);
@@ -206,7 +206,7 @@ impl Middleware for TelemetryLayer {
                 );
                 return Box::pin(async move {
                     let result = next.run(request).await;
-                    quiet.end(Ending::Answered(&result));
+                    quiet.end(Ending::Layered(&result));
                     result
                 });
             }
@@ -234,7 +234,7 @@ impl Middleware for TelemetryLayer {
         };
         Box::pin(async move {
             let result = next.run(request).with_context(cx).await;
-            serving.end(Ending::Answered(&result));
+            serving.end(Ending::Layered(&result));
             result
         })
     }

@@ -368,7 +368,10 @@ impl ferromcp::server::middleware::Middleware for Peers {
         &'a self,
         request: ferromcp::server::middleware::MiddlewareRequest,
         next: ferromcp::server::middleware::Next<'a>,
-    ) -> futures_util::future::BoxFuture<'a, Result<Value, ferromcp::McpError>> {
+    ) -> futures_util::future::BoxFuture<
+        'a,
+        Result<ferromcp::server::middleware::MiddlewareResponse, ferromcp::McpError>,
+    > {
         self.0.lock().unwrap().push(request.client_address());
         next.run(request)
     }

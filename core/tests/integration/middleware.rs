@@ -11,8 +11,8 @@ use ferromcp::protocol::{
     TextResourceContents, Tool,
 };
 use ferromcp::server::middleware::{
-    MaskErrors, Middleware, MiddlewareRequest, Next, NotificationNext, Outcome, RateLimit,
-    RateLimitConfig, RequestLog, Timing, ToolLimit,
+    MaskErrors, Middleware, MiddlewareRequest, MiddlewareResponse, Next, NotificationNext, Outcome,
+    RateLimit, RateLimitConfig, RequestLog, Timing, ToolLimit,
 };
 use ferromcp::server::{completion_fn, method_fn, prompt_fn, resource_fn, tool_fn, Server};
 use ferromcp::session::Peer;
@@ -37,7 +37,7 @@ impl Middleware for Record {
         &'a self,
         request: MiddlewareRequest,
         next: Next<'a>,
-    ) -> BoxFuture<'a, Result<Value, McpError>> {
+    ) -> BoxFuture<'a, Result<MiddlewareResponse, McpError>> {
         Box::pin(async move {
             let method = request.method().to_string();
             self.log
@@ -253,10 +253,10 @@ impl Middleware for Gate {
         &'a self,
         mut request: MiddlewareRequest,
         next: Next<'a>,
-    ) -> BoxFuture<'a, Result<Value, McpError>> {
+    ) -> BoxFuture<'a, Result<MiddlewareResponse, McpError>> {
         Box::pin(async move {
             if request.method() == "example.com/cached" {
-                return Ok(json!({ "fromMiddleware": true }));
+                return Ok(json!({ "fromMiddleware": true }).into());
             }
             if request.tool_name().is_some_and(|t| t.starts_with("admin_")) {
                 return Err(McpError::new(-32003, "Permission denied")
@@ -268,7 +268,7 @@ impl Middleware for Gate {
                 }
             }
             let mut result = next.run(request).await?;
-            if let Value::Object(r) = &mut result {
+            if let Value::Object(r) = result.result_mut() {
                 r.insert("stamped".into(), json!(true));
             }
             Ok(result)
@@ -280,6 +280,52 @@ impl Middleware for Gate {
             next.run(n, peer)
         }
     }
+}
+
+/// Records, for each `tools/call`: whether it came typed, whether it still is after its
+/// params were read (a view), and whether its result came back as the tool's typed result.
+struct Typed(Arc<Mutex<Vec<(bool, bool, bool)>>>);
+
+impl Middleware for Typed {
+    fn handle<'a>(
+        &'a self,
+        request: MiddlewareRequest,
+        next: Next<'a>,
+    ) -> BoxFuture<'a, Result<MiddlewareResponse, McpError>> {
+        Box::pin(async move {
+            if request.method() != "tools/call" {
+                return next.run(request).await;
+            }
+            let came_typed = request.is_typed_tool_call();
+            let name = request.params().and_then(|p| p.get("name")).cloned();
+            assert_eq!(name.as_ref().and_then(Value::as_str), request.tool_name());
+            let still_typed = request.is_typed_tool_call();
+            let result = next.run(request).await;
+            let typed_result = result.as_ref().is_ok_and(|r| r.tool_result().is_some());
+            self.0
+                .lock()
+                .unwrap()
+                .push((came_typed, still_typed, typed_result));
+            result
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_lane_call_stays_typed_through_a_layer_that_changes_nothing() {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let server = server_with(vec![Arc::new(Typed(seen.clone()))]);
+    let mut p = RawPeer::start(&server);
+    p.initialize("2025-11-25").await;
+    let r = p.call(json!(1), "tools/call", call("echo")).await;
+    assert_eq!(r["content"][0]["text"], "echoed");
+    // A `tools/call` the lane does not read (params not an object) is JSON from the start.
+    let m = p.request(json!(2), "tools/call", json!([1])).await;
+    assert_eq!(error_code(&m), -32602);
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [(true, true, true), (false, false, false)]
+    );
 }
 
 #[tokio::test]

@@ -203,7 +203,7 @@ impl Middleware for Headers {
         &'a self,
         request: MiddlewareRequest,
         next: Next<'a>,
-    ) -> BoxFuture<'a, Result<Value, McpError>> {
+    ) -> BoxFuture<'a, Result<ferromcp::server::middleware::MiddlewareResponse, McpError>> {
         self.0.lock().unwrap().push(request.http_header("X-Trace"));
         next.run(request)
     }

@@ -44,7 +44,7 @@ impl Middleware for Behind {
         &'a self,
         request: MiddlewareRequest,
         next: Next<'a>,
-    ) -> BoxFuture<'a, Result<Value, McpError>> {
+    ) -> BoxFuture<'a, Result<ferromcp::server::middleware::MiddlewareResponse, McpError>> {
         self.0.lock().unwrap().push(request.method().to_string());
         next.run(request)
     }

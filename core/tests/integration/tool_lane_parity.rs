@@ -2,20 +2,25 @@
 //! general dispatch it stands beside send the same bytes.
 //!
 //! A server with no middleware starts every `tools/call` on the lane (params read straight from
-//! the frame, the tool's result written as text); the same server with one pass-through
-//! middleware layer takes the general path for the same call (the call made a request again,
-//! dispatched by name, its result a JSON value). Each case sends the same frame to both and
-//! compares every frame each answers with, byte for byte, up to the call's answer (progress
-//! notifications included): success, a tool's own error result, a handler's `Err`, argument
-//! validation, unknown tool, bad arguments, malformed params the lane leaves to the full parser,
-//! progress tokens, `_meta` of good and bad shapes, and the per-request era (2026-07-28).
-//! This pins the lane to the general path (issue 35, "one path per decision").
+//! the frame, the tool's result written as text). The same server with one pass-through
+//! middleware layer keeps the call typed through the chain (the layer does not ask for params or
+//! result as JSON): the chain's end calls the tool as the lane does. The same server with a
+//! layer that takes the params and the result as JSON (`params_mut`, `result_mut`) takes the
+//! general path for the same call (the call made a request again, dispatched by name, its
+//! result a JSON value). Each case sends the same frame to all three and compares every frame
+//! each answers with, byte for byte, up to the call's answer (progress notifications
+//! included): success, a tool's own error result, a handler's `Err`, argument validation,
+//! unknown tool, bad arguments, malformed params the lane leaves to the full parser, progress
+//! tokens, `_meta` of good and bad shapes, and the per-request era (2026-07-28). This pins the
+//! lane and the typed chain to the general path (issue 35, "one path per decision").
 
 use crate::common_modern;
 use crate::support;
 
 use ferromcp::protocol::CallToolResult;
-use ferromcp::server::middleware::{BoxFuture, Middleware, MiddlewareRequest, Next};
+use ferromcp::server::middleware::{
+    BoxFuture, Middleware, MiddlewareRequest, MiddlewareResponse, Next,
+};
 use ferromcp::server::Server;
 use ferromcp::transport::{FrameReader, ReadStatus};
 use ferromcp::McpError;
@@ -24,7 +29,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use support::{RawPeer, RECV_TIMEOUT};
 
-/// Hands every request on unchanged: installing it is what moves `tools/call` off the lane.
+/// Hands every request on unchanged: a lane `tools/call` stays typed through it.
 struct PassThrough;
 
 impl Middleware for PassThrough {
@@ -32,9 +37,38 @@ impl Middleware for PassThrough {
         &'a self,
         request: MiddlewareRequest,
         next: Next<'a>,
-    ) -> BoxFuture<'a, Result<Value, McpError>> {
+    ) -> BoxFuture<'a, Result<MiddlewareResponse, McpError>> {
         next.run(request)
     }
+}
+
+/// Takes every request's params and result as JSON to change (changing nothing): a lane
+/// `tools/call` is made a JSON request, dispatched by name, its result a JSON value.
+struct AsJson;
+
+impl Middleware for AsJson {
+    fn handle<'a>(
+        &'a self,
+        mut request: MiddlewareRequest,
+        next: Next<'a>,
+    ) -> BoxFuture<'a, Result<MiddlewareResponse, McpError>> {
+        Box::pin(async move {
+            let _ = request.params_mut();
+            assert!(!request.is_typed_tool_call());
+            let mut result = next.run(request).await?;
+            let _ = result.result_mut();
+            assert!(result.tool_result().is_none());
+            Ok(result)
+        })
+    }
+}
+
+/// The middleware of a case's server.
+#[derive(Clone, Copy)]
+enum Layer {
+    None,
+    PassThrough,
+    AsJson,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -46,11 +80,13 @@ struct EchoArgs {
 #[derive(Deserialize, JsonSchema)]
 struct NoArgs {}
 
-/// The server of every case; with `layer`, one pass-through middleware.
-fn server(layer: bool) -> Server {
+/// The server of every case, with `layer`.
+fn server(layer: Layer) -> Server {
     let mut b = Server::builder("lane-parity", "1.0");
-    if layer {
-        b = b.middleware(PassThrough);
+    match layer {
+        Layer::None => {}
+        Layer::PassThrough => b = b.middleware(PassThrough),
+        Layer::AsJson => b = b.middleware(AsJson),
     }
     b.tool(
         "echo",
@@ -96,10 +132,12 @@ fn server(layer: bool) -> Server {
     .unwrap()
 }
 
-/// One server on the lane and the same server through a middleware layer, each behind a raw
-/// peer in the same state.
+/// One server on the lane, the same server through a pass-through layer (the call typed
+/// through the chain) and through a layer taking params and result as JSON (the general
+/// path), each behind a raw peer in the same state.
 struct Pair {
     lane: RawPeer,
+    typed: RawPeer,
     general: RawPeer,
 }
 
@@ -107,14 +145,24 @@ impl Pair {
     /// Both servers after a handshake at `version`, or without one (`None`: a per-request-era
     /// client).
     async fn open(version: Option<&str>) -> Pair {
-        let mut lane = RawPeer::start(&server(false));
-        let mut general = RawPeer::start(&server(true));
+        let mut lane = RawPeer::start(&server(Layer::None));
+        let mut typed = RawPeer::start(&server(Layer::PassThrough));
+        let mut general = RawPeer::start(&server(Layer::AsJson));
         if let Some(v) = version {
             let a = lane.initialize(v).await;
             let b = general.initialize(v).await;
             assert_eq!(a, b, "the initialize results differ");
+            assert_eq!(
+                a,
+                typed.initialize(v).await,
+                "the initialize results differ"
+            );
         }
-        Pair { lane, general }
+        Pair {
+            lane,
+            typed,
+            general,
+        }
     }
 
     /// Sends `frame` to both and returns the frames both answered with (the same bytes),
@@ -125,6 +173,11 @@ impl Pair {
         assert_eq!(
             a, b,
             "lane (left) and general path (right) differ for {frame}"
+        );
+        let c = exchange(&mut self.typed, frame, id).await;
+        assert_eq!(
+            c, b,
+            "the typed chain (left) and general path (right) differ for {frame}"
         );
         a
     }

@@ -9,14 +9,13 @@
 
 use ferromcp::protocol::{CallToolResult, Resource, Tool};
 use ferromcp::server::middleware::{
-    BoxFuture, MaskErrors, Middleware, MiddlewareRequest, Next, RateLimit, RateLimitConfig, Timing,
-    TimingEvent,
+    BoxFuture, MaskErrors, Middleware, MiddlewareRequest, MiddlewareResponse, Next, RateLimit,
+    RateLimitConfig, Timing, TimingEvent,
 };
 use ferromcp::server::{resource_fn, tool_fn, Server};
 use ferromcp::McpError;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::Value;
 use std::time::Duration;
 
 #[derive(Deserialize, JsonSchema)]
@@ -34,7 +33,7 @@ impl Middleware for AdminOnly {
         &'a self,
         request: MiddlewareRequest,
         next: Next<'a>,
-    ) -> BoxFuture<'a, Result<Value, McpError>> {
+    ) -> BoxFuture<'a, Result<MiddlewareResponse, McpError>> {
         Box::pin(async move {
             let admin_tool = request.tool_name().is_some_and(|t| t.starts_with("admin_"));
             let client = request

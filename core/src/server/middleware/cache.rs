@@ -56,7 +56,7 @@
 //! the other replicas and those it received ([`ResponseCache::replica_invalidations`]). And
 //! whatever happens to the bus, the TTL bounds how long an entry outlives its invalidation.
 
-use super::{Middleware, MiddlewareRequest, Next};
+use super::{Middleware, MiddlewareRequest, MiddlewareResponse, Next};
 use crate::server::api::ServerInner;
 use crate::server::Server;
 use crate::McpError;
@@ -370,17 +370,19 @@ impl ResponseCache {
     /// The key past the method, or `None` when this request is not cached.
     fn key(&self, request: &MiddlewareRequest) -> Option<String> {
         let method = request.method();
-        let params = request.params();
+        // Whether it is cached is decided before the params are read (a typed `tools/call`
+        // makes them JSON when read).
         if method == "tools/call" {
             let tool = request.tool_name()?;
             if !self.inner.tools.iter().any(|t| t == tool)
-                || params.is_some_and(|p| p.get("task").is_some())
+                || request.params().is_some_and(|p| p.get("task").is_some())
             {
                 return None;
             }
         } else if !self.inner.methods.iter().any(|m| m == method) {
             return None;
         }
+        let params = request.params();
         let params = match params {
             Some(Value::Object(p)) if p.contains_key("_meta") => {
                 let mut p = p.clone();
@@ -557,7 +559,7 @@ impl Middleware for ResponseCache {
         &'a self,
         request: MiddlewareRequest,
         next: Next<'a>,
-    ) -> BoxFuture<'a, Result<Value, McpError>> {
+    ) -> BoxFuture<'a, Result<MiddlewareResponse, McpError>> {
         Box::pin(async move {
             let Some(key) = self.key(&request) else {
                 return next.run(request).await;
@@ -566,15 +568,15 @@ impl Middleware for ResponseCache {
             let method = request.method().to_string();
             if let Some(hit) = self.inner.get(&method, &key) {
                 self.inner.hits.fetch_add(1, Ordering::Relaxed);
-                return Ok(hit);
+                return Ok(MiddlewareResponse::json(hit));
             }
             self.inner.misses.fetch_add(1, Ordering::Relaxed);
             let generation = self.inner.generation.load(Ordering::Acquire);
             let result = next.run(request).await?;
-            let tool_error = method == "tools/call"
-                && result.get("isError").and_then(Value::as_bool) == Some(true);
+            let tool_error = method == "tools/call" && result.is_tool_error();
             if !tool_error {
-                self.inner.put(&method, key, result.clone(), generation);
+                self.inner
+                    .put(&method, key, result.result().clone(), generation);
             }
             Ok(result)
         })

@@ -1,7 +1,8 @@
 //! The [`Middleware`] trait and the chain that runs the layers in order, then the server's
 //! dispatch.
 
-use super::MiddlewareRequest;
+use super::request::Call;
+use super::{MiddlewareRequest, MiddlewareResponse};
 use crate::jsonrpc::Notification;
 use crate::server::Server;
 use crate::session::{Peer, RequestContext};
@@ -13,10 +14,9 @@ use std::sync::Arc;
 /// One layer of a server's middleware chain.
 ///
 /// ```
-/// use ferromcp::server::middleware::{Middleware, MiddlewareRequest, Next};
+/// use ferromcp::server::middleware::{Middleware, MiddlewareRequest, MiddlewareResponse, Next};
 /// use ferromcp::McpError;
 /// use futures_util::future::BoxFuture;
-/// use serde_json::Value;
 ///
 /// /// Refuses every tool whose name starts with `admin_`.
 /// struct NoAdmin;
@@ -26,7 +26,7 @@ use std::sync::Arc;
 ///         &'a self,
 ///         request: MiddlewareRequest,
 ///         next: Next<'a>,
-///     ) -> BoxFuture<'a, Result<Value, McpError>> {
+///     ) -> BoxFuture<'a, Result<MiddlewareResponse, McpError>> {
 ///         Box::pin(async move {
 ///             if request.tool_name().is_some_and(|t| t.starts_with("admin_")) {
 ///                 return Err(McpError::new(-32003, "Permission denied"));
@@ -39,11 +39,15 @@ use std::sync::Arc;
 pub trait Middleware: Send + Sync + 'static {
     /// Handles one request: hand it on with `next.run(request).await` (changed or not) and
     /// return what comes back (changed or not), or answer without calling `next`.
+    ///
+    /// A layer that does not read the params or the result keeps a `tools/call` on the typed
+    /// lane: the params and the tool's result become JSON only when a layer asks for them
+    /// ([`MiddlewareRequest::params`], [`MiddlewareResponse::result`]).
     fn handle<'a>(
         &'a self,
         request: MiddlewareRequest,
         next: Next<'a>,
-    ) -> BoxFuture<'a, Result<Value, McpError>>;
+    ) -> BoxFuture<'a, Result<MiddlewareResponse, McpError>>;
 
     /// Sees one notification from the client (synchronously: notifications have no answer).
     /// The default hands it on; not calling `next.run` drops it.
@@ -81,7 +85,7 @@ impl<M: Middleware + ?Sized> Middleware for Arc<M> {
         &'a self,
         request: MiddlewareRequest,
         next: Next<'a>,
-    ) -> BoxFuture<'a, Result<Value, McpError>> {
+    ) -> BoxFuture<'a, Result<MiddlewareResponse, McpError>> {
         (**self).handle(request, next)
     }
 
@@ -114,7 +118,14 @@ pub struct Next<'a> {
 
 impl<'a> Next<'a> {
     /// Hands `request` on to the next layer (or the dispatch, after the last one).
-    pub fn run(self, request: MiddlewareRequest) -> BoxFuture<'a, Result<Value, McpError>> {
+    ///
+    /// After the last layer, a `tools/call` still typed (no layer changed it) is called as the
+    /// typed lane calls it without middleware, its result kept typed; any other request goes
+    /// to the server's dispatch, which answers JSON.
+    pub fn run(
+        self,
+        request: MiddlewareRequest,
+    ) -> BoxFuture<'a, Result<MiddlewareResponse, McpError>> {
         match self.rest.split_first() {
             Some((layer, rest)) => layer.handle(
                 request,
@@ -123,7 +134,24 @@ impl<'a> Next<'a> {
                     server: self.server,
                 },
             ),
-            None => Box::pin(self.server.dispatch(request.request, request.ctx)),
+            None => {
+                let server = self.server;
+                let MiddlewareRequest { call, ctx } = request;
+                match call {
+                    Call::Tool(call) => Box::pin(async move {
+                        server
+                            .call_tool_typed(&call.name, call.arguments, call.task, ctx)
+                            .await
+                            .map(MiddlewareResponse::from_tool_output)
+                    }),
+                    Call::Json(request) => Box::pin(async move {
+                        server
+                            .dispatch(request, ctx)
+                            .await
+                            .map(MiddlewareResponse::json)
+                    }),
+                }
+            }
         }
     }
 
@@ -156,7 +184,7 @@ impl NotificationNext<'_> {
     }
 }
 
-/// Runs `server`'s chain (at least one layer) on a request.
+/// Runs `server`'s chain (at least one layer) on a request; its result as JSON.
 pub(crate) async fn run_chain(
     server: &Server,
     request: crate::jsonrpc::Request,
@@ -166,7 +194,25 @@ pub(crate) async fn run_chain(
         rest: &server.inner.middleware,
         server,
     };
-    next.run(MiddlewareRequest::new(request, ctx)).await
+    next.run(MiddlewareRequest::new(request, ctx))
+        .await
+        .map(MiddlewareResponse::into_json)
+}
+
+/// Runs `server`'s chain (at least one layer) on a `tools/call` read on the typed lane: the
+/// call stays typed through every layer that does not ask for its params or result as JSON.
+pub(crate) async fn run_tool_chain(
+    server: &Server,
+    call: super::request::ToolCall,
+    ctx: RequestContext,
+) -> Result<crate::session::ToolOutput, McpError> {
+    let next = Next {
+        rest: &server.inner.middleware,
+        server,
+    };
+    next.run(MiddlewareRequest::tool_call(call, ctx))
+        .await
+        .map(MiddlewareResponse::into_tool_output)
 }
 
 /// Runs `server`'s chain on a notification from the client.

@@ -1,8 +1,9 @@
 //! A layer that can also watch the typed `tools/call` lane, so that installing it does not make
 //! every call's params and result JSON.
 //!
-//! Why: a chain of layers runs a lane `tools/call` with its params and result as JSON trees
-//! (`Server::call_tool_with_middleware`), because a layer may read or change them. A layer
+//! Why: a chain of layers runs a lane `tools/call` through each layer's boxed future, and
+//! makes its params and result JSON trees when a layer reads or changes them
+//! (`Server::call_tool_with_middleware`). A layer
 //! that needs only the tool's name, the request's context and the outcome (the OpenTelemetry
 //! layer: span, trace context in `_meta`, duration) can do its work around the lane's own call
 //! instead, which costs a small fraction of that (`bench/results/otel-overhead.md`). Such a

@@ -1,11 +1,10 @@
 //! Structured request logging through `tracing`: one event per request with its method, tool,
 //! duration, outcome and principal (target `ferromcp::request`).
 
-use super::{Middleware, MiddlewareRequest, Next, Outcome};
+use super::{Middleware, MiddlewareRequest, MiddlewareResponse, Next, Outcome};
 use crate::McpError;
 use futures_util::future::BoxFuture;
 use serde::Deserialize;
-use serde_json::Value;
 use std::time::Instant;
 
 /// The logging's options. JSON: `{"level"?: "info"}` (`"trace"`, `"debug"`, `"info"`,
@@ -150,7 +149,7 @@ impl Middleware for RequestLog {
         &'a self,
         request: MiddlewareRequest,
         next: Next<'a>,
-    ) -> BoxFuture<'a, Result<Value, McpError>> {
+    ) -> BoxFuture<'a, Result<MiddlewareResponse, McpError>> {
         Box::pin(async move {
             let mut guard = Guard {
                 record: Record {

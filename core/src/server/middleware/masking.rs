@@ -2,13 +2,12 @@
 //! error) replaced by a generic message before they reach the client, and logged server-side
 //! with the request's method and id.
 
-use super::{Middleware, MiddlewareRequest, Next};
+use super::{Middleware, MiddlewareRequest, MiddlewareResponse, Next};
 use crate::error::codes;
 use crate::McpError;
 use futures_util::future::BoxFuture;
 use futures_util::FutureExt;
 use serde::Deserialize;
-use serde_json::Value;
 use std::panic::AssertUnwindSafe;
 
 /// The masking's options. JSON: `{"message"?: "Internal error", "codes"?: [-32603]}`.
@@ -118,7 +117,7 @@ impl Middleware for MaskErrors {
         &'a self,
         request: MiddlewareRequest,
         next: Next<'a>,
-    ) -> BoxFuture<'a, Result<Value, McpError>> {
+    ) -> BoxFuture<'a, Result<MiddlewareResponse, McpError>> {
         Box::pin(async move {
             let method = request.method().to_string();
             let id = request.id().to_string();

@@ -5,8 +5,8 @@
 //! A layer is a [`Middleware`]: it gets the request ([`MiddlewareRequest`]: method, params, id,
 //! the request's context with its session, principal and HTTP headers) and the rest of the chain
 //! ([`Next`]), and may answer itself, refuse with a JSON-RPC error, change the request before
-//! `next.run(request).await` or the result after it, or time it. The first layer added is the
-//! outermost: it sees the request first and the result last.
+//! `next.run(request).await` or the result ([`MiddlewareResponse`]) after it, or time it. The
+//! first layer added is the outermost: it sees the request first and the result last.
 //!
 //! Where the chain runs: in the server's [`Service`](crate::session::Service) answer, around
 //! its dispatch, so every request that reaches the server goes through it, whatever the
@@ -15,11 +15,15 @@
 //! consumes (`notifications/initialized`, `notifications/cancelled`, `notifications/progress`).
 //! A `tools/call` read on the session's typed lane stays on it (see
 //! [`Session::start_tool_call`](crate::session::Session)): with a chain installed, the server
-//! runs the chain there with the call's params as JSON and its end the dispatch, and the
-//! chain's JSON answer goes back through the lane; except when every layer can do its work
-//! around the lane's own call (the engine's OpenTelemetry layer, see `lane.rs`), which then
-//! watches the typed call. Without middleware nothing changes: no allocation, no dynamic call,
-//! one branch.
+//! runs the chain there on the typed call. Its params become JSON only when a layer asks
+//! ([`MiddlewareRequest::params`]; changing them makes the request JSON for good, and the
+//! chain's end then is the dispatch), and the tool's result only when a layer asks
+//! ([`MiddlewareResponse::result`]); a call no layer changed is called at the chain's end as
+//! the lane calls it without middleware, and its typed result goes back through the lane. So a
+//! layer that only hands the call on, times or logs it makes no JSON. When every layer can do
+//! its work around the lane's own call (the engine's OpenTelemetry layer, see `lane.rs`), no
+//! chain runs: the layers watch the typed call. Without middleware nothing changes: no
+//! allocation, no dynamic call, one branch.
 
 mod builtin_config;
 mod cache;
@@ -31,6 +35,7 @@ mod rate_limit;
 #[cfg(feature = "redis")]
 mod redis_buckets;
 mod request;
+mod response;
 mod timing;
 mod trusted_proxies;
 
@@ -52,11 +57,13 @@ pub use rate_limit::{
 #[cfg(feature = "redis")]
 pub use redis_buckets::{RedisBuckets, BUCKET_TIMEOUT};
 pub use request::MiddlewareRequest;
+pub(crate) use request::ToolCall;
+pub use response::MiddlewareResponse;
 pub use timing::{Outcome, Timing, TimingEvent};
 pub use trusted_proxies::IpRange;
 
 pub(crate) use cache::CacheRelay;
-pub(crate) use chain::{notify_through, run_chain};
+pub(crate) use chain::{notify_through, run_chain, run_tool_chain};
 pub(crate) use lane::{scoped, watch_tool_call};
 // Named by the OpenTelemetry layer (telemetry/server_layer.rs), the one observer of the lane.
 #[cfg(feature = "otel")]

@@ -3,7 +3,7 @@
 //! `data: {retryAfter, limit, window}` (seconds), as the MCP API reference has it.
 
 use super::trusted_proxies::{client_behind, HeaderSyntax, IpRange};
-use super::{Middleware, MiddlewareRequest, Next};
+use super::{Middleware, MiddlewareRequest, MiddlewareResponse, Next};
 use crate::McpError;
 use futures_util::future::BoxFuture;
 use serde::Deserialize;
@@ -569,7 +569,7 @@ impl Middleware for RateLimit {
         &'a self,
         request: MiddlewareRequest,
         next: Next<'a>,
-    ) -> BoxFuture<'a, Result<Value, McpError>> {
+    ) -> BoxFuture<'a, Result<MiddlewareResponse, McpError>> {
         Box::pin(async move {
             let Some((key, limit, window)) = self.bucket_of(&request) else {
                 return next.run(request).await;

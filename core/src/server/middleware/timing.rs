@@ -1,10 +1,9 @@
 //! Timing hooks: a callback told each request's method, tool, duration and outcome, for
 //! metrics (a histogram per method, an error counter).
 
-use super::{Middleware, MiddlewareRequest, Next};
+use super::{Middleware, MiddlewareRequest, MiddlewareResponse, Next};
 use crate::McpError;
 use futures_util::future::BoxFuture;
-use serde_json::Value;
 use std::time::{Duration, Instant};
 
 /// How a request ended.
@@ -21,7 +20,7 @@ pub enum Outcome {
 
 impl Outcome {
     /// The outcome of `result`.
-    pub fn of(result: &Result<Value, McpError>) -> Self {
+    pub fn of<T>(result: &Result<T, McpError>) -> Self {
         match result {
             Ok(_) => Outcome::Ok,
             Err(e) => Outcome::Error(e.code),
@@ -129,7 +128,7 @@ impl<F: Fn(&TimingEvent<'_>) + Send + Sync + 'static> Middleware for Timing<F> {
         &'a self,
         request: MiddlewareRequest,
         next: Next<'a>,
-    ) -> BoxFuture<'a, Result<Value, McpError>> {
+    ) -> BoxFuture<'a, Result<MiddlewareResponse, McpError>> {
         Box::pin(async move {
             let mut pending = Pending {
                 hook: &self.hook,

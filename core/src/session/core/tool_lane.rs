@@ -7,14 +7,15 @@
 //! dispatch (a `tools/call` whose params the lane does not read, handled by
 //! [`Session::handle_incoming`] as any other request) both answer `tools/call`. Every call the
 //! lane reads stays on it, with or without middleware: a server with a middleware chain runs
-//! the chain inside its [`ToolLane::run_tool`] (the layers get the params as JSON and answer
-//! JSON, [`ToolOutput::Json`]), so admission, cancellation and the era's answer are this
-//! lane's for every such call, and the chain is run by the same code as for every other
-//! request (`server/middleware/chain.rs`). Pinned:
-//! `core/tests/integration/tool_lane_parity.rs` sends the same frames to a server without and
-//! with one pass-through middleware layer and compares every frame they answer with byte for
-//! byte (success, tool errors, argument validation, unknown tool, bad arguments and params,
-//! progress tokens, `_meta` shapes; handshake and per-request eras).
+//! the chain inside its [`ToolLane::run_tool`] on the typed call (params and result made JSON
+//! only for a layer that asks, [`ToolOutput::Json`] when a layer answered JSON), so admission,
+//! cancellation and the era's answer are this lane's for every such call, and the chain is run
+//! by the same code as for every other request (`server/middleware/chain.rs`). Pinned:
+//! `core/tests/integration/tool_lane_parity.rs` sends the same frames to a server without
+//! middleware, with one pass-through layer (the call typed through the chain) and with a layer
+//! taking params and result as JSON (the general path), and compares every frame they answer
+//! with byte for byte (success, tool errors, argument validation, unknown tool, bad arguments
+//! and params, progress tokens, `_meta` shapes; handshake and per-request eras).
 //! Worth it, timed: `mcp-bench`, release, 2026-11-29, 3 interleaved repetitions, loadavg ~11
 //! (other builds running): server CPU per call, stdio pipelined 1.15 µs on the lane against
 //! 1.88 µs on the general path (-39 %), HTTP per-request 32 clients 10.1 against 12.5 µs
