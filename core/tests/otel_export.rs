@@ -12,7 +12,7 @@
 mod common_http;
 
 use bytes::Bytes;
-use common_http::{post, send, JSON_SSE};
+use common_http::{init_session, post, send, JSON_SSE};
 use ferromcp::client::http::connect;
 use ferromcp::client::{ClientHandlers, ClientOptions};
 use ferromcp::server::Server;
@@ -519,18 +519,7 @@ async fn unsampled_session(service: &str, seen: Seen) -> Unsampled {
         .await
         .unwrap();
     let url = handle.url("/mcp");
-    let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
-        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name":"raw","version":"1"}}});
-    let r = post(&url, None, init).await;
-    assert_eq!(r.status, 200, "{}", r.body);
-    let sid = r.sid().unwrap();
-    let r = post(
-        &url,
-        Some(&sid),
-        json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
-    )
-    .await;
-    assert_eq!(r.status, 202, "{}", r.body);
+    let sid = init_session(&url).await;
     Unsampled {
         t,
         got,
@@ -790,18 +779,7 @@ async fn open_streams_and_session_durations_are_measured() {
     const POST: &str = "ferromcp_stream_kind=\"post\"";
     const SESSIONS: &str = "mcp_server_session_duration_seconds_count";
 
-    let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
-        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name":"raw","version":"1"}}});
-    let r = post(&url, None, init).await;
-    assert_eq!(r.status, 200, "{}", r.body);
-    let sid = r.sid().unwrap();
-    let r = post(
-        &url,
-        Some(&sid),
-        json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
-    )
-    .await;
-    assert_eq!(r.status, 202, "{}", r.body);
+    let sid = init_session(&url).await;
     let m = send("GET", &metrics, &[], "").await.body;
     assert_eq!(sample(&m, STREAMS, &[GET]), Some(0.0), "{m}");
     assert_eq!(sample(&m, STREAMS, &[POST]), Some(0.0), "{m}");

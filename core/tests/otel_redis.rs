@@ -9,7 +9,7 @@
 mod common_http;
 mod common_replicas;
 
-use common_http::{post, send};
+use common_http::{init_body, init_session, post, send};
 use ferromcp::server::middleware::{RateLimit, RateLimitConfig};
 use ferromcp::server::Server;
 use ferromcp::telemetry::{Telemetry, TelemetryConfig};
@@ -64,23 +64,12 @@ async fn round_trips_to_redis_are_counted_by_operation_and_outcome() {
     let handle = serve_http(server, "127.0.0.1:0", opts).await.unwrap();
     let url = handle.url("/mcp");
     let metrics = handle.url("/metrics");
-    let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
-        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name":"raw","version":"1"}}});
-    assert_eq!(post(&url, None, init.clone()).await.status, 200);
+    assert_eq!(post(&url, None, init_body("2025-11-25")).await.status, 200);
     let m = send("GET", &metrics, &[], "").await.body;
     assert_eq!(samples(&m, TRIPS, &[]), 0.0, "not observed yet:\n{m}");
 
     t.observe_redis();
-    let r = post(&url, None, init).await;
-    assert_eq!(r.status, 200, "{}", r.body);
-    let sid = r.sid().unwrap();
-    let r = post(
-        &url,
-        Some(&sid),
-        json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
-    )
-    .await;
-    assert_eq!(r.status, 202, "{}", r.body);
+    let sid = init_session(&url).await;
     for id in 2..5 {
         let r = post(
             &url,

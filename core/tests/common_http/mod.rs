@@ -204,17 +204,7 @@ pub fn init_body(version: &str) -> Value {
 
 /// Initializes a session and sends `notifications/initialized`; returns the session id.
 pub async fn init_session(url: &str) -> String {
-    let r = post(url, None, init_body("2025-11-25")).await;
-    assert_eq!(r.status, 200, "{}", r.body);
-    let sid = r.sid().expect("session id");
-    let r = post(
-        url,
-        Some(&sid),
-        json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
-    )
-    .await;
-    assert_eq!(r.status, 202);
-    sid
+    init_session_at(url, "2025-11-25").await
 }
 
 /// Initializes a session at `version` and sends `notifications/initialized`.
@@ -228,7 +218,7 @@ pub async fn init_session_at(url: &str, version: &str) -> String {
         json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
     )
     .await;
-    assert_eq!(r.status, 202);
+    assert_eq!(r.status, 202, "{}", r.body);
     sid
 }
 
