@@ -917,3 +917,54 @@ async fn open_streams_and_session_durations_are_measured() {
     }
     handle.shutdown().await.unwrap();
 }
+
+/// Dropping the last `Telemetry` hands its exporters' flush to a thread of their own: a
+/// collector that accepts and never answers (as one served by the dropping thread itself, a
+/// Node or Python binding's in-process receiver) no longer stalls the caller for the
+/// exporters' timeouts, and the pending span and metric are still posted after the drop.
+#[test]
+fn dropping_the_last_telemetry_does_not_wait_for_its_collector() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    // Accepts each connection, reads what is posted, and never answers.
+    let (posted_tx, posted_rx) = std::sync::mpsc::channel::<usize>();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { break };
+            let tx = posted_tx.clone();
+            held.push(stream.try_clone().unwrap());
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 4096];
+                if let Ok(n) = std::io::Read::read(&mut stream, &mut buf) {
+                    let _ = tx.send(n);
+                }
+                std::thread::sleep(Duration::from_secs(60));
+            });
+        }
+    });
+    let mut c = TelemetryConfig::default();
+    c.service_name = Some("dropped".into());
+    c.otlp_endpoint = Some(url);
+    c.sampling = Sampling::AlwaysOn;
+    c.otlp_timeout = Duration::from_secs(30);
+    c.metric_export_interval = Duration::from_secs(3600);
+    let t = Telemetry::new(c).unwrap();
+    let mut span = t.tracer().expect("traces are on").start("pending work");
+    span.end();
+    t.meter().u64_counter("pending.count").build().add(1, &[]);
+
+    let started = Instant::now();
+    drop(t);
+    let took = started.elapsed();
+    assert!(
+        took < Duration::from_secs(3),
+        "dropping the last Telemetry waited {took:?} for a collector that never answers"
+    );
+    // The flush still happens, on the shutdown thread: the collector is posted to.
+    let posted = posted_rx.recv_timeout(Duration::from_secs(20));
+    assert!(
+        matches!(posted, Ok(n) if n > 0),
+        "the exporters posted nothing after the drop: {posted:?}"
+    );
+}

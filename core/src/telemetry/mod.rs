@@ -54,7 +54,8 @@ pub struct Telemetry {
 struct Inner {
     tracer: Option<SdkTracer>,
     tracer_provider: Option<SdkTracerProvider>,
-    meter_provider: SdkMeterProvider,
+    /// `None` only while [`Inner`] is dropped (its providers are handed to a thread then).
+    meter_provider: Option<SdkMeterProvider>,
     meter: Meter,
     prometheus: Option<Arc<dyn MetricReader>>,
     /// The root sampler's decision, made before a server span starts (`quiet.rs`).
@@ -79,6 +80,29 @@ impl std::fmt::Debug for Telemetry {
             .field("prometheus", &self.inner.prometheus.is_some())
             .field("disabled", &self.inner.disabled)
             .finish_non_exhaustive()
+    }
+}
+
+/// Dropping the SDK's providers flushes and stops their exporters, waiting for each export
+/// (up to its timeout). That must not happen on the thread that drops the last [`Telemetry`]:
+/// in the Node and Python bindings it is the host's own thread (a garbage collector's
+/// finalizer), and a collector served by that same thread (an in-process OTLP receiver, a test)
+/// then never answers, so the host stalls for the exporters' timeouts each time. The providers
+/// are handed to a thread that drops them; [`Telemetry::shutdown`] is the way to wait.
+impl Drop for Inner {
+    fn drop(&mut self) {
+        let exporting = (
+            self.tracer.take(),
+            self.tracer_provider.take(),
+            self.meter_provider.take(),
+        );
+        let spawned = std::thread::Builder::new()
+            .name("ferromcp-otel-shutdown".into())
+            .spawn(move || drop(exporting));
+        if let Err(e) = spawned {
+            tracing::warn!(target: "ferromcp::telemetry", error = %e,
+                "no thread for the exporters' shutdown; it runs on the caller's");
+        }
     }
 }
 
@@ -224,7 +248,7 @@ impl Telemetry {
             inner: Arc::new(Inner {
                 tracer,
                 tracer_provider,
-                meter_provider,
+                meter_provider: Some(meter_provider),
                 meter,
                 prometheus,
                 sampler: root_sampler,
@@ -383,10 +407,15 @@ impl Telemetry {
         if let Some(p) = &self.inner.tracer_provider {
             let _ = p.force_flush();
         }
-        let _ = self.inner.meter_provider.force_flush();
+        if let Some(p) = &self.inner.meter_provider {
+            let _ = p.force_flush();
+        }
     }
 
-    /// Flushes and stops the exporters (later spans and metrics are dropped).
+    /// Flushes and stops the exporters (later spans and metrics are dropped), waiting for
+    /// them (each exporter at most its OTLP timeout). Dropping the last clone of a
+    /// [`Telemetry`] without it flushes and stops them on a thread of their own instead, so a
+    /// drop never blocks its caller.
     pub fn shutdown(&self) {
         #[cfg(feature = "redis")]
         if let Some(r) = self
@@ -401,7 +430,9 @@ impl Telemetry {
         if let Some(p) = &self.inner.tracer_provider {
             let _ = p.shutdown();
         }
-        let _ = self.inner.meter_provider.shutdown();
+        if let Some(p) = &self.inner.meter_provider {
+            let _ = p.shutdown();
+        }
     }
 
     /// Starts the client span of a request about to be sent and writes its context into
