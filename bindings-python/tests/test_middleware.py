@@ -2,13 +2,14 @@
 FastMCP-style ``Middleware`` class) around every request, in order, answering, refusing,
 changing the request and the result; the Rust built-ins by name (``RateLimit``, ``MaskErrors``,
 ``RequestLog``, ``Timing``, config dicts) on ``Server`` and ``MCPServer``. The scenario names are
-those of core/tests/middleware.rs and embed/tests/integration/middleware.rs where the scenario is the
-same."""
+those of core/tests/integration/middleware.rs (and middleware_http.rs) and
+embed/tests/integration/middleware.rs where the scenario is the same."""
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
+import socket
 import sys
 import threading
 import time
@@ -17,7 +18,15 @@ from typing import Any
 
 import pytest
 
-from ferromcp import Client, InvalidParams, McpError, MCPServer, RateLimited, Server
+from ferromcp import (
+    Client,
+    InvalidParams,
+    McpError,
+    MCPServer,
+    ProtectedResource,
+    RateLimited,
+    Server,
+)
 from ferromcp.middleware import (
     CallNext,
     MaskErrors,
@@ -227,6 +236,56 @@ async def test_a_tool_with_its_own_limit_has_its_own_bucket() -> None:
         assert e.value.code == -32004 and e.value.data["limit"] == 1
         for _ in range(3):
             await c.call_tool("echo", {})
+
+
+async def test_rate_limit_by_principal_spans_sessions_on_a_protected_server() -> None:
+    # Over HTTP with a verified bearer token: a Python layer sees the principal and the
+    # request's headers, and the principal's bucket is shared by its sessions.
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    resource = f"http://127.0.0.1:{port}/mcp"
+
+    def verify(token: str) -> dict[str, Any] | None:
+        if not token.startswith("tok-"):
+            return None
+        return {"subject": token[4:], "scopes": ["mcp"], "audience": [resource]}
+
+    protection = ProtectedResource(
+        resource=resource, verify=verify, authorization_servers=["http://127.0.0.1:1"]
+    )
+    server = make_server(middleware=[RateLimit(2, 60, by=["principal"], methods=["tools/call"])])
+    seen: list[tuple[Any, ...]] = []
+
+    @server.middleware
+    async def record(ctx: MiddlewareContext, call_next: CallNext) -> dict[str, Any]:
+        if ctx.method == "tools/call":
+            principal = ctx.principal or {}
+            seen.append(
+                (principal.get("subject"), principal.get("scopes"), ctx.header("Authorization"))
+            )
+            assert ctx.session_id and ctx.session_id in ctx.session_key
+        return await call_next(ctx)
+
+    def as_(who: str) -> Client:
+        return Client.http(resource, headers={"Authorization": f"Bearer tok-{who}"})
+
+    async with await server.serve_http("127.0.0.1", port, auth=protection):
+        async with as_("alice") as a1, as_("alice") as a2, as_("bob") as b:
+            await a1.call_tool("echo", {})
+            await a2.call_tool("echo", {})
+            # Alice's third call, in either session, is over her limit; Bob has his own bucket.
+            for c in (a1, a2):
+                with pytest.raises(RateLimited) as e:
+                    await c.call_tool("echo", {})
+                assert e.value.limit == 2
+            r = await b.call_tool("echo", {})
+            assert r["content"][0]["text"] == "echoed"
+    assert seen == [
+        ("alice", ["mcp"], "Bearer tok-alice"),
+        ("alice", ["mcp"], "Bearer tok-alice"),
+        ("bob", ["mcp"], "Bearer tok-bob"),
+    ]
 
 
 async def test_mask_errors_hides_internal_details_only() -> None:
