@@ -75,13 +75,31 @@ async def test_middleware_sees_every_method() -> None:
         seen.append(ctx)
         return await call_next(ctx)
 
+    @server.completion(prompt="greet", argument="name")
+    def names(value: str) -> list[str]:
+        return ["one"]
+
     async with Client.memory(server) as c:
         await c.list_tools()
         await c.call_tool("echo", {})
         await c.read_resource("mem://a")
         await c.get_prompt("greet", {"name": "x"})
+        completion = await c.complete({"type": "ref/prompt", "name": "greet"}, "name", "o")
+        assert completion["values"] == ["one"]
+        # A method no handler serves reaches the chain too (and is refused by the dispatch).
+        with pytest.raises(McpError) as e:
+            await c.request("example.com/nope", {})
+        assert e.value.code == -32601
     methods = [s.method for s in seen]
-    assert methods == ["initialize", "tools/list", "tools/call", "resources/read", "prompts/get"]
+    assert methods == [
+        "initialize",
+        "tools/list",
+        "tools/call",
+        "resources/read",
+        "prompts/get",
+        "completion/complete",
+        "example.com/nope",
+    ]
     call = seen[2]
     assert call.tool == "echo" and call.params is not None and call.params["name"] == "echo"
     assert call.session_id is None and call.session_key.startswith("conn-")
