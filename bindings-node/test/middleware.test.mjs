@@ -1,6 +1,6 @@
 // Middleware (issue 37): `server.use((ctx, next) => ...)`, the `middleware` option and the
 // engine's built-ins by name (rateLimit, requestLog, maskErrors, timing). Scenario names are
-// those of core/tests/middleware*.rs and embed/tests/integration/middleware.rs where the scenario is the same.
+// those of core/tests/integration/middleware*.rs and embed/tests/integration/middleware.rs where the scenario is the same.
 // In process (Client.memory), then over stdio and Streamable HTTP (test/fixtures/
 // middleware_server.mjs) with the engine's client and the official TypeScript SDK client.
 import { test } from 'node:test';
@@ -65,6 +65,7 @@ test('middleware sees every method', async () => {
     if (ctx.tool === 'echo') context = { id: ctx.id, tool: ctx.tool, params: ctx.params, sessionKey: ctx.sessionKey, protocolVersion: ctx.protocolVersion, headers: ctx.httpHeaders, signal: ctx.requestContext.signal.aborted };
     return next();
   });
+  s.registerCompletion({ type: 'ref/prompt', name: 'greet' }, 'name', () => ['one']);
   const c = await Client.memory(s);
   await c.listTools();
   assert.equal(text(await c.callTool({ name: 'echo', arguments: { text: 'hi' } })), 'hi');
@@ -73,6 +74,8 @@ test('middleware sees every method', async () => {
   assert.equal((await c.readResource({ uri: 'mem://readme' })).contents[0].text, 'read me');
   await c.listPrompts();
   await c.getPrompt({ name: 'greet' });
+  const done = await c.complete({ ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'name', value: 'o' } });
+  assert.deepEqual(done.completion.values, ['one']);
   await c.request('logging/setLevel', { level: 'info' });
   // An unknown method reaches the chain too (and is refused by the dispatch).
   await assert.rejects(c.request('example.com/nope', {}), isMcpError(ErrorCode.MethodNotFound));
@@ -81,7 +84,8 @@ test('middleware sees every method', async () => {
   await c.close();
   assert.deepEqual(seen, [
     'initialize', 'tools/list', 'tools/call', 'resources/list', 'resources/templates/list',
-    'resources/read', 'prompts/list', 'prompts/get', 'logging/setLevel', 'example.com/nope',
+    'resources/read', 'prompts/list', 'prompts/get', 'completion/complete', 'logging/setLevel',
+    'example.com/nope',
   ]);
   assert.equal(context.tool, 'echo');
   assert.deepEqual(context.params.arguments, { text: 'hi' });
