@@ -226,6 +226,31 @@ async def test_a_middleware_class_gets_hooks_per_method() -> None:
     ]
 
 
+async def test_per_request_era_calls_go_through_the_chain() -> None:
+    # A 2026-07-28 client (no handshake; every request carries its revision in _meta): the
+    # Python layer sees each request with that revision, and its change of the result reaches
+    # the client with what the era adds to every result.
+    server = make_server()
+    seen: list[tuple[str, str | None]] = []
+
+    @server.middleware
+    async def stamp(ctx: MiddlewareContext, call_next: CallNext) -> dict[str, Any]:
+        seen.append((ctx.method, ctx.protocol_version))
+        result = await call_next(ctx)
+        if ctx.method == "tools/call":
+            text = result["content"][0]["text"]
+            return {**result, "content": [{"type": "text", "text": f"stamped {text}"}]}
+        return result
+
+    async with Client.memory(server, protocol_version="2026-07-28") as c:
+        assert c.protocol_version == "2026-07-28"
+        r = await c.call_tool("echo", {"text": "hi"})
+        assert r["content"][0]["text"] == "stamped hi"
+        await c.list_tools()
+    assert ("tools/call", "2026-07-28") in seen and ("tools/list", "2026-07-28") in seen
+    assert "initialize" not in [m for m, _ in seen]
+
+
 async def test_rate_limit_answers_32004_with_retry_after() -> None:
     server = make_server(middleware=[RateLimit(2, 0.4, methods=["tools/call"])])
     async with Client.memory(server) as c:
