@@ -96,6 +96,28 @@ test('middleware sees every method', async () => {
   assert.equal(context.signal, false);
 });
 
+test('per request era calls go through the chain', async () => {
+  // A 2026-07-28 client (no handshake; every request carries its revision in _meta): the layer
+  // sees each request with that revision, and its change of the result reaches the client.
+  const seen = [];
+  const s = server(async (ctx, next) => {
+    seen.push([ctx.method, ctx.protocolVersion]);
+    const r = await next();
+    if (ctx.method !== 'tools/call') return r;
+    return { ...r, content: [{ type: 'text', text: `stamped ${r.content[0].text}` }] };
+  });
+  const c = await Client.memory(s, { protocolVersion: '2026-07-28' });
+  assert.equal(c.protocolVersion, '2026-07-28');
+  assert.equal(text(await c.callTool({ name: 'echo', arguments: { text: 'hi' } })), 'stamped hi');
+  await c.listTools();
+  await c.close();
+  assert.deepEqual(seen.filter(([m]) => m === 'tools/call' || m === 'tools/list'), [
+    ['tools/call', '2026-07-28'],
+    ['tools/list', '2026-07-28'],
+  ]);
+  assert.ok(!seen.some(([m]) => m === 'initialize'), 'no handshake in this era');
+});
+
 test('layers run in order, the first outermost', async () => {
   const order = [];
   const layer = (name) => async (ctx, next) => {
