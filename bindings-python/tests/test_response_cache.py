@@ -5,11 +5,12 @@ the caching; these prove the Python surface reaches it, Python handlers included
 from __future__ import annotations
 
 import asyncio
+import socket
 from typing import Any
 
 import pytest
 
-from ferromcp import Client, Context, InvalidParams, Server
+from ferromcp import Client, Context, InvalidParams, ProtectedResource, Server
 from ferromcp.caching import ResponseCache, invalidate_cache
 
 
@@ -116,6 +117,41 @@ async def test_one_session_never_gets_another_sessions_answer() -> None:
     s, counts = server(ResponseCache(60.0, scope="shared"))
     async with Client.memory(s) as c1, Client.memory(s) as c2:
         assert await read(c1, "mem://a") == await read(c2, "mem://a")
+
+
+async def test_no_cross_principal_leak_over_http() -> None:
+    # The default scope is the principal: over HTTP with verified tokens, alice's two sessions
+    # share her cached read, and bob, asking the same thing, never gets her answer.
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    resource = f"http://127.0.0.1:{port}/mcp"
+
+    def verify(token: str) -> dict[str, Any]:
+        return {"subject": f"user-{token}", "scopes": [], "audience": [resource]}
+
+    protection = ProtectedResource(
+        resource=resource, verify=verify, authorization_servers=["http://as.example"]
+    )
+    reads = 0
+    s = Server("cache", middleware=[ResponseCache(60.0)])
+
+    @s.resource("mem://a")
+    def a(ctx: Context) -> str:
+        nonlocal reads
+        reads += 1
+        return f"read {reads} for {(ctx.auth or {}).get('subject')}"
+
+    def as_(who: str) -> Client:
+        return Client.http(resource, headers={"Authorization": f"Bearer {who}"})
+
+    async with await s.serve_http("127.0.0.1", port, auth=protection):
+        async with as_("alice") as alice1, as_("alice") as alice2, as_("bob") as bob:
+            first = await read(alice1, "mem://a")
+            assert first == "read 1 for user-alice"
+            assert await read(alice2, "mem://a") == first, "alice's sessions share her entry"
+            assert await read(bob, "mem://a") == "read 2 for user-bob", "bob never gets hers"
+    assert reads == 2
 
 
 def test_bad_options_are_refused() -> None:
