@@ -4,7 +4,8 @@
 // Node surface reaches it, JavaScript handlers included.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Client, invalidateCache, McpServer, responseCache } from '../esm/index.mjs';
+import { createServer } from 'node:net';
+import { Client, invalidateCache, McpServer, ProtectedResource, responseCache } from '../esm/index.mjs';
 import { sleep } from './helpers.mjs';
 
 function server(...middleware) {
@@ -113,6 +114,46 @@ test('one session never gets another sessions answer', async () => {
     await c1.close();
     await c2.close();
   }
+});
+
+/** A free TCP port on 127.0.0.1. */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
+
+test('no cross principal leak over http', async () => {
+  // The default scope is the principal: over HTTP with verified tokens, alice's two sessions
+  // share her cached read, and bob, asking the same thing, never gets her answer.
+  const port = await freePort();
+  const resource = `http://127.0.0.1:${port}/mcp`;
+  const auth = new ProtectedResource({
+    resource,
+    verify: (token) => ({ subject: `user-${token}`, scopes: [], audience: resource }),
+    authorizationServers: ['http://as.example'],
+  });
+  let reads = 0;
+  const s = new McpServer({ name: 'cache', version: '1' }, { middleware: [responseCache({ ttlMs: 60000 })] });
+  s.registerResource('a', 'mem://a', {}, (_uri, ctx) => `read ${++reads} for ${ctx.auth?.subject}`);
+  const http = await s.listen({ port, auth });
+  const as = (who) => Client.http(http.url, { headers: { Authorization: `Bearer ${who}` } });
+  try {
+    const [alice1, alice2, bob] = [await as('alice'), await as('alice'), await as('bob')];
+    const first = await read(alice1, 'mem://a');
+    assert.equal(first, 'read 1 for user-alice');
+    assert.equal(await read(alice2, 'mem://a'), first, "alice's sessions share her entry");
+    assert.equal(await read(bob, 'mem://a'), 'read 2 for user-bob', 'bob never gets hers');
+    await Promise.all([alice1.close(), alice2.close(), bob.close()]);
+  } finally {
+    await http.close();
+  }
+  assert.equal(reads, 2);
 });
 
 test('bad options are refused', () => {
