@@ -232,6 +232,25 @@ final class MiddlewareTests: XCTestCase {
         await client.close()
     }
 
+    func testAToolWithItsOwnLimitHasItsOwnBucket() async throws {
+        let server = try echoServer()
+        try server.registerTool("slow") { _, _ in .text("slow done") }
+        try server.use(.rateLimit(limit: 100, window: .seconds(60),
+                                  tools: ["slow": (limit: 1, window: .seconds(60))]))
+        let client = try await Client.connect(to: server)
+        _ = try await client.callTool("slow")
+        let limited = await T.mcpError { _ = try await client.callTool("slow") }
+        XCTAssertEqual(limited?.code, McpError.Code.rateLimited.rawValue)
+        XCTAssertEqual(limited?.data?["limit"], 1)
+        XCTAssertEqual(limited?.data?["window"]?.doubleValue, 60)
+        // The other tools count against the layer's own limit, not the spent one of `slow`.
+        for _ in 0..<3 {
+            let r = try await client.callTool("echo")
+            XCTAssertFalse(r.isError)
+        }
+        await client.close()
+    }
+
     func testMaskErrorsHidesInternalDetailsOnly() async throws {
         let server = try echoServer()
         try server.use(.maskErrors(message: "Something went wrong"))
