@@ -213,6 +213,25 @@ final class MiddlewareTests: XCTestCase {
         await client.close()
     }
 
+    func testPerRequestEraCallsGoThroughTheChain() async throws {
+        // A 2026-07-28 client (no handshake; every request carries its revision in _meta): the
+        // layers see each request with that revision, and a change of the result reaches it.
+        let server = try echoServer()
+        let seen = T.Box<[MiddlewareRequest]>([])
+        try server.use(recording("a", T.Box([]), seen))
+        try server.use(Stamp(prefix: "stamped "))
+        let client = try await Client.connect(to: server, options: ClientOptions(protocolVersion: "2026-07-28"))
+        XCTAssertEqual(client.protocolVersion, "2026-07-28")
+        let r = try await client.callTool("echo", arguments: ["text": "hi"])
+        XCTAssertEqual(r.text, "stamped hi")
+        _ = try await client.listTools()
+        await client.close()
+        let methods = seen.value.map { "\($0.method) \($0.protocolVersion ?? "-")" }
+        XCTAssertTrue(methods.contains("tools/call 2026-07-28"), "\(methods)")
+        XCTAssertTrue(methods.contains("tools/list 2026-07-28"), "\(methods)")
+        XCTAssertFalse(seen.value.contains { $0.method == "initialize" }, "\(methods)")
+    }
+
     func testRateLimitAnswers32004WithRetryAfter() async throws {
         let server = try echoServer()
         try server.use(.rateLimit(limit: 2, window: .milliseconds(400), methods: ["tools/call"]))
