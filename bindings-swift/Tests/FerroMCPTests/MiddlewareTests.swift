@@ -77,13 +77,24 @@ final class MiddlewareTests: XCTestCase {
         let server = try echoServer()
         let log = T.Box<[String]>([])
         let seen = T.Box<[MiddlewareRequest]>([])
+        try server.registerPrompt("greet") { _, _ in "hello" }
+        try server.registerCompletion { _, _ in ["one"] }
         try server.use(recording("a", log, seen))
         let client = try await Client.connect(to: server)
         _ = try await client.listTools()
         _ = try await client.callTool("echo")
         _ = try await client.readResource("mem://a")
+        _ = try await client.getPrompt("greet")
+        let completion = try await client.complete(prompt: "greet", argument: "name", value: "o")
+        XCTAssertEqual(completion.values, ["one"])
+        // A method no handler serves reaches the chain too (and is refused by the dispatch).
+        let unknown = await T.mcpError { _ = try await client.sendRequest(method: "example.com/nope") }
+        XCTAssertEqual(unknown?.code, McpError.Code.methodNotFound.rawValue)
         await client.close()
-        XCTAssertEqual(seen.value.map(\.method), ["initialize", "tools/list", "tools/call", "resources/read"])
+        XCTAssertEqual(seen.value.map(\.method), [
+            "initialize", "tools/list", "tools/call", "resources/read", "prompts/get",
+            "completion/complete", "example.com/nope",
+        ])
         let call = seen.value[2]
         XCTAssertEqual(call.tool, "echo")
         XCTAssertEqual(call.params?["name"], "echo")
