@@ -138,4 +138,24 @@ final class ResponseCacheTests: XCTestCase {
         await c1.close()
         await c2.close()
     }
+
+    func testBadOptionsAreRefused() throws {
+        let s = try Server(name: "cache", version: "1")
+        for (layer, says) in [
+            (BuiltinMiddleware.responseCache(ttl: .zero), "ttlMs must be at least 1"),
+            (.responseCache(ttl: .seconds(1), maxEntries: 0), "maxEntries must be at least 1"),
+        ] {
+            XCTAssertThrowsError(try s.use(layer)) { error in
+                let e = error as? McpError
+                XCTAssertEqual(e?.code, McpError.Code.invalidParams.rawValue, "\(error)")
+                XCTAssertTrue(e?.message.contains(says) == true, "\(error)")
+            }
+        }
+        // By configuration, an option the engine does not know is refused too.
+        XCTAssertThrowsError(try Server(name: "cache", version: "1", options: .init(extra: [
+            "middleware": [["name": "responseCache", "ttlMs": 1000, "ttl": 3]],
+        ]))) { error in
+            XCTAssertTrue("\(error)".contains("unknown field `ttl`"), "\(error)")
+        }
+    }
 }
