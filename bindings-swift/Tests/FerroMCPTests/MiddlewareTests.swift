@@ -403,6 +403,46 @@ final class MiddlewareTests: XCTestCase {
         await client.close()
     }
 
+    func testRateLimitByPrincipalSpansSessionsOnAProtectedServer() async throws {
+        // Over HTTP with a verified bearer token: a layer sees the principal and the request's
+        // headers, and the principal's bucket is shared by its sessions.
+        let probe = try await Server(name: "probe", version: "1").startHTTP()
+        let port = probe.port
+        try await probe.close()
+        let resource = "http://127.0.0.1:\(port)/mcp"
+        let auth = ProtectedResource(resource: resource, authorizationServers: ["http://127.0.0.1:1"]) { token in
+            token.hasPrefix("tok-") ? AuthInfo(subject: String(token.dropFirst(4)), scopes: ["mcp"], audience: [resource]) : nil
+        }
+        let server = try echoServer()
+        try server.use(.rateLimit(limit: 2, window: .seconds(60), by: [.principal], methods: ["tools/call"]))
+        let seen = T.Box<[MiddlewareRequest]>([])
+        try server.use(recording("p", T.Box([]), seen))
+        let http = try await server.startHTTP(port: port, auth: auth)
+        let url = http.url
+        let connect = { (who: String) in
+            try await Client.http(url: url, headers: ["Authorization": "Bearer tok-\(who)"])
+        }
+        let a1 = try await connect("alice"), a2 = try await connect("alice"), b = try await connect("bob")
+        _ = try await a1.callTool("echo")
+        _ = try await a2.callTool("echo")
+        // Alice's third call, in either session, is over her limit; Bob has his own bucket.
+        for c in [a1, a2] {
+            let limited = await T.mcpError { _ = try await c.callTool("echo") }
+            XCTAssertEqual(limited?.code, McpError.Code.rateLimited.rawValue)
+            XCTAssertEqual(limited?.data?["limit"], 2)
+        }
+        let r = try await b.callTool("echo")
+        XCTAssertEqual(r.text, "echoed")
+        for c in [a1, a2, b] { await c.close() }
+        try await http.close()
+        let calls = seen.value.filter { $0.method == "tools/call" }
+        XCTAssertEqual(calls.map { $0.principal?["subject"]?.stringValue }, ["alice", "alice", "bob"])
+        XCTAssertEqual(calls.map { $0.principal?["scopes"]?.arrayValue?.compactMap(\.stringValue) },
+                       [["mcp"], ["mcp"], ["mcp"]])
+        XCTAssertEqual(calls.map { $0.httpHeader("Authorization") },
+                       ["Bearer tok-alice", "Bearer tok-alice", "Bearer tok-bob"])
+    }
+
     func testALayerSeesTheHTTPHeadersAndSession() async throws {
         let server = try echoServer()
         let seen = T.Box<[MiddlewareRequest]>([])
