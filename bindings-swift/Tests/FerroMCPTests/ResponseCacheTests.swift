@@ -139,6 +139,39 @@ final class ResponseCacheTests: XCTestCase {
         await c2.close()
     }
 
+    func testNoCrossPrincipalLeakOverHttp() async throws {
+        // The default scope is the principal: over HTTP with verified tokens, alice's two
+        // sessions share her cached read, and bob, asking the same thing, never gets her answer.
+        let probe = try await Server(name: "probe", version: "1").startHTTP()
+        let port = probe.port
+        try await probe.close()
+        let resource = "http://127.0.0.1:\(port)/mcp"
+        let auth = ProtectedResource(resource: resource, authorizationServers: ["http://as.example"]) { token in
+            AuthInfo(subject: "user-\(token)", scopes: [], audience: [resource])
+        }
+        let counts = Counts()
+        let s = try Server(name: "cache", version: "1")
+        try s.use(.responseCache(ttl: .seconds(60)))
+        try s.registerResource("mem://a", name: "a") { _, ctx in
+            .text("read \(counts.bump("read")) for \(ctx.auth?.subject ?? "-")")
+        }
+        let http = try await s.startHTTP(port: port, auth: auth)
+        let url = http.url
+        let connect = { (who: String) in
+            try await Client.http(url: url, headers: ["Authorization": "Bearer \(who)"])
+        }
+        let alice1 = try await connect("alice"), alice2 = try await connect("alice"), bob = try await connect("bob")
+        let first = try await read(alice1, "mem://a")
+        XCTAssertEqual(first, "read 1 for user-alice")
+        let again = try await read(alice2, "mem://a")
+        XCTAssertEqual(again, first, "alice's sessions share her entry")
+        let bobs = try await read(bob, "mem://a")
+        XCTAssertEqual(bobs, "read 2 for user-bob", "bob never gets hers")
+        for c in [alice1, alice2, bob] { await c.close() }
+        try await http.close()
+        XCTAssertEqual(counts.get("read"), 2)
+    }
+
     func testBadOptionsAreRefused() throws {
         let s = try Server(name: "cache", version: "1")
         for (layer, says) in [
