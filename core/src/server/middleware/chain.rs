@@ -117,6 +117,14 @@ pub struct Next<'a> {
 }
 
 impl<'a> Next<'a> {
+    /// The whole of `server`'s chain: its first layer, then the rest, then the dispatch.
+    fn first(server: &'a Server) -> Self {
+        Next {
+            rest: &server.inner.middleware,
+            server,
+        }
+    }
+
     /// Hands `request` on to the next layer (or the dispatch, after the last one).
     ///
     /// After the last layer, a `tools/call` still typed (no layer changed it) is called as the
@@ -190,11 +198,8 @@ pub(crate) async fn run_chain(
     request: crate::jsonrpc::Request,
     ctx: RequestContext,
 ) -> Result<Value, McpError> {
-    let next = Next {
-        rest: &server.inner.middleware,
-        server,
-    };
-    next.run(MiddlewareRequest::new(request, ctx))
+    Next::first(server)
+        .run(MiddlewareRequest::new(request, ctx))
         .await
         .map(MiddlewareResponse::into_json)
 }
@@ -206,11 +211,8 @@ pub(crate) async fn run_tool_chain(
     call: super::request::ToolCall,
     ctx: RequestContext,
 ) -> Result<crate::session::ToolOutput, McpError> {
-    let next = Next {
-        rest: &server.inner.middleware,
-        server,
-    };
-    next.run(MiddlewareRequest::tool_call(call, ctx))
+    Next::first(server)
+        .run(MiddlewareRequest::tool_call(call, ctx))
         .await
         .map(MiddlewareResponse::into_tool_output)
 }
