@@ -1,7 +1,7 @@
 // Authorization, composition and tool transforms (issue 37 points 3-5) from Node:
 // `Authorization` as a middleware layer, `McpServer.mount` / `importServer`,
 // `McpServer.transformTool` and `addTransformedTool` (a transform's JSON form). Scenario names
-// as in bindings-python/tests/test_composition.py (and core/tests/authorization.rs,
+// as in bindings-python/tests/test_composition.py (and core/tests/integration/authorization.rs,
 // composition.rs, tool_transform.rs): the engine does the work; these prove the Node surface
 // reaches it, JavaScript handlers included.
 import { test } from 'node:test';

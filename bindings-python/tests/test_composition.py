@@ -1,9 +1,9 @@
 """Authorization, composition and tool transforms (issue 37 points 3-5) from Python:
 ``Authorization`` as a middleware layer, ``Server.mount`` / ``Server.import_server``,
 ``Server.transform_tool`` with ``ArgTransform`` and ``Server.add_transformed_tool`` with a
-transform's JSON form. The scenario names are those of
-core/tests/authorization.rs, composition.rs and tool_transform.rs where the scenario is the same
-(the engine does the work; these prove the Python surface reaches it, Python handlers included)."""
+transform's JSON form. The scenario names are those of core/tests/integration/authorization.rs,
+composition.rs and tool_transform.rs where the scenario is the same (the engine does the work;
+these prove the Python surface reaches it, Python handlers included)."""
 
 from __future__ import annotations
 

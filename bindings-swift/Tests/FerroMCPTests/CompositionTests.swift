@@ -1,9 +1,8 @@
 // CompositionTests: authorization, composition and tool transforms (issue 37 points 3-5) from
 // Swift: `Authorization` as a middleware layer, `Server.mount` / `importServer`,
 // `Server.transformTool` with `ArgTransform` and `addTransformedTool` with a transform's JSON
-// form. Scenario names as in
-// bindings-python/tests/test_composition.py (and core/tests/authorization.rs, composition.rs,
-// tool_transform.rs), in camelCase after `test`: the engine does the work; these prove the
+// form. Scenario names as in bindings-python/tests/test_composition.py (and
+// core/tests/integration/authorization.rs, composition.rs, tool_transform.rs), in camelCase after `test`: the engine does the work; these prove the
 // Swift surface reaches it, Swift handlers included. The mount scenarios no other binding had
 // (nested mounts, resource updates, advertised capabilities, own items winning, pages, the
 // mounted server's middleware, ...) are core/tests/integration/composition.rs's of those names.

@@ -1,6 +1,6 @@
 // MiddlewareTests: Swift middleware layers (closures and `Middleware` types) and the engine's
 // built-ins by name, against the real engine through an in-memory Client (and HTTP for the
-// headers). Scenario names are those of core/tests/middleware.rs,
+// headers). Scenario names are those of core/tests/integration/middleware.rs,
 // embed/tests/integration/middleware.rs and bindings-python/tests/test_middleware.py where the
 // scenario is the same (in camelCase, after `test`).
 
