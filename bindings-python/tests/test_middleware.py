@@ -391,6 +391,37 @@ async def test_request_log_is_accepted_by_name_and_as_a_class() -> None:
         assert r["content"][0]["text"] == "echoed"
 
 
+async def test_a_layer_changes_the_method() -> None:
+    # In place (ctx.method = ...) or on a copy (dataclasses.replace), as the official SDK does:
+    # the rest of the chain and the dispatch answer the new method.
+    server = make_server()
+
+    @server.middleware
+    async def layer(ctx: MiddlewareContext, call_next: CallNext) -> dict[str, Any]:
+        if ctx.tool == "list-them":
+            ctx.method, ctx.params = "tools/list", None
+        elif ctx.tool == "read-it":
+            return await call_next(
+                dataclasses.replace(ctx, method="resources/read", params={"uri": "mem://a"})
+            )
+        return await call_next(ctx)
+
+    seen: list[str] = []
+
+    @server.middleware
+    async def inner(ctx: MiddlewareContext, call_next: CallNext) -> dict[str, Any]:
+        seen.append(ctx.method)
+        return await call_next(ctx)
+
+    async with Client.memory(server) as c:
+        seen.clear()
+        r = await c.request("tools/call", {"name": "list-them", "arguments": {}})
+        assert [t["name"] for t in r["tools"]] == ["echo", "boom"]
+        r = await c.request("tools/call", {"name": "read-it", "arguments": {}})
+        assert r["contents"][0]["text"] == "a"
+    assert seen == ["tools/list", "resources/read"]
+
+
 async def test_call_next_twice_or_with_a_bad_request_is_an_internal_error_saying_so() -> None:
     server = make_server()
 
