@@ -427,6 +427,25 @@ async def test_reshaped_output_is_validated_against_the_new_schema() -> None:
         s.transform_tool("search", "schema_only", output_schema=schema)
 
 
+async def test_a_transformed_tool_of_a_mounted_server_is_served_through_the_mount() -> None:
+    s = search_server()
+    schema = {"type": "object", "properties": {"count": {"type": "integer"}}, "required": ["count"]}
+    s.transform_tool(
+        "search",
+        "count",
+        transform_output=lambda out: {"count": len(out["hits"])},
+        output_schema=schema,
+    )
+    main = main_server()
+    main.mount("docs", s)
+    async with Client.memory(main) as c:
+        assert await all_tools(c) == ["status", "docs_search", "docs_count"]
+        r = await c.call_tool("docs_count", {"q": "x", "index": "d", "limit": 4})
+        assert r["structuredContent"] == {"count": 4}
+        tools = {t["name"]: t for t in (await c.list_tools())["tools"]}
+        assert tools["docs_count"]["outputSchema"] == schema
+
+
 async def test_transforms_naming_missing_or_clashing_arguments_are_refused() -> None:
     s = search_server()
     with pytest.raises(InvalidParams, match="no argument"):
