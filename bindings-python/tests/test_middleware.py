@@ -20,6 +20,7 @@ import pytest
 
 from ferromcp import (
     Client,
+    Context,
     InvalidParams,
     McpError,
     MCPServer,
@@ -249,6 +250,58 @@ async def test_per_request_era_calls_go_through_the_chain() -> None:
         await c.list_tools()
     assert ("tools/call", "2026-07-28") in seen and ("tools/list", "2026-07-28") in seen
     assert "initialize" not in [m for m, _ in seen]
+
+
+async def test_input_required_rounds_work_through_the_chain() -> None:
+    # 2026-07-28 over HTTP: the handler's ctx.input answers input_required through a Python
+    # layer, the client's handler answers and retries, and the retry (with inputResponses and
+    # requestState) goes through the layer again to the handler. Cancellation through the chain:
+    # test_a_request_cancelled_during_call_next_cancels_the_layer_and_the_handler.
+    server = Server("mrtr", version="1.0.0")
+    rounds: list[tuple[str, bool, str]] = []
+
+    @server.tool()
+    async def greet(ctx: Context) -> str:
+        """Asks for a name."""
+        schema = {"type": "object", "properties": {"name": {"type": "string"}}}
+        answers = await ctx.input(
+            {
+                "who": {
+                    "method": "elicitation/create",
+                    "params": {"message": "name?", "requestedSchema": schema},
+                }
+            }
+        )
+        return f"Hello, {answers['who']['content']['name']}!"
+
+    @server.middleware
+    async def layer(ctx: MiddlewareContext, call_next: CallNext) -> dict[str, Any]:
+        if ctx.method != "tools/call":
+            return await call_next(ctx)
+        answered = "inputResponses" in (ctx.params or {})
+        try:
+            result = await call_next(ctx)
+        except McpError as e:
+            rounds.append((ctx.method, answered, type(e).__name__))
+            raise
+        rounds.append((ctx.method, answered, result["content"][0]["text"]))
+        return result
+
+    async def on_elicit(params: dict[str, Any], _ctx: Context) -> dict[str, Any]:
+        return {"action": "accept", "content": {"name": "Di"}}
+
+    async with await server.serve_http("127.0.0.1", 0) as http:
+        async with Client.http(
+            http.url, elicitation_handler=on_elicit, protocol_version="2026-07-28"
+        ) as c:
+            r = await c.call_tool("greet", {})
+            assert r["content"][0]["text"] == "Hello, Di!"
+    # The first round reaches the layer as InputRequired (an McpError it hands on), the retry as
+    # the handler's result.
+    assert rounds == [
+        ("tools/call", False, "InputRequired"),
+        ("tools/call", True, "Hello, Di!"),
+    ]
 
 
 async def test_rate_limit_answers_32004_with_retry_after() -> None:
