@@ -118,6 +118,34 @@ test('per request era calls go through the chain', async () => {
   assert.ok(!seen.some(([m]) => m === 'initialize'), 'no handshake in this era');
 });
 
+test('input required rounds work through the chain', async () => {
+  // 2026-07-28: a handler's ctx.input round passes the layer twice: first next() rejects with
+  // the input round (the layer hands it on), then the client's retry, carrying inputResponses,
+  // reaches the handler. (Cancellation through the chain: 'a cancelled request aborts ...'.)
+  const rounds = [];
+  const s = server(async (ctx, next) => {
+    if (ctx.method !== 'tools/call') return next();
+    const answered = 'inputResponses' in (ctx.params ?? {});
+    try {
+      const r = await next();
+      rounds.push([answered, text(r)]);
+      return r;
+    } catch (e) {
+      rounds.push([answered, e instanceof McpError && e.code === ErrorCode.InputRequired ? 'InputRequired' : String(e)]);
+      throw e;
+    }
+  });
+  const schema = { type: 'object', properties: { name: { type: 'string' } } };
+  s.registerTool('ask', {}, async (ctx) => {
+    const a = await ctx.input({ who: { method: 'elicitation/create', params: { message: 'name?', requestedSchema: schema } } });
+    return `Hello, ${a.who.content.name}!`;
+  });
+  const c = await Client.memory(s, { protocolVersion: '2026-07-28', elicitation: async () => ({ action: 'accept', content: { name: 'Di' } }) });
+  assert.equal(text(await c.callTool({ name: 'ask' })), 'Hello, Di!');
+  await c.close();
+  assert.deepEqual(rounds, [[false, 'InputRequired'], [true, 'Hello, Di!']]);
+});
+
 test('layers run in order, the first outermost', async () => {
   const order = [];
   const layer = (name) => async (ctx, next) => {
