@@ -243,6 +243,43 @@ final class MiddlewareTests: XCTestCase {
         XCTAssertFalse(seen.value.contains { $0.method == "initialize" }, "\(methods)")
     }
 
+    func testInputRequiredRoundsWorkThroughTheChain() async throws {
+        // 2026-07-28: a handler's ctx.input round passes the layer twice: first next() throws
+        // the input round (the layer hands it on), then the client's retry, carrying
+        // inputResponses, reaches the handler. (Cancellation through the chain:
+        // testACancelledRequestCancelsTheLayersTask.)
+        let server = try echoServer()
+        try server.registerTool("ask") { _, ctx in
+            let schema: Value = ["type": "object", "properties": ["name": ["type": "string"]]]
+            let answers = try await ctx.input([
+                "who": ["method": "elicitation/create", "params": ["message": "name?", "requestedSchema": schema]],
+            ])
+            return .text("Hello, \(answers["who"]?["content"]?["name"]?.stringValue ?? "?")!")
+        }
+        let rounds = T.Box<[String]>([])
+        try server.use { request, next in
+            guard request.method == "tools/call" else { return try await next(request) }
+            let answered = request.params?["inputResponses"] != nil
+            do {
+                let result = try await next(request)
+                rounds.update { $0.append("\(answered) \(result["content"]?[0]?["text"]?.stringValue ?? "-")") }
+                return result
+            } catch let e as McpError {
+                let what = e.code == McpError.Code.inputRequired.rawValue ? "InputRequired" : "\(e)"
+                rounds.update { $0.append("\(answered) \(what)") }
+                throw e
+            }
+        }
+        let options = ClientOptions(protocolVersion: "2026-07-28", elicitation: { _, _ in
+            ElicitResult(action: .accept, content: ["name": "Di"])
+        })
+        let client = try await Client.connect(to: server, options: options)
+        let r = try await client.callTool("ask")
+        XCTAssertEqual(r.text, "Hello, Di!")
+        await client.close()
+        XCTAssertEqual(rounds.value, ["false InputRequired", "true Hello, Di!"])
+    }
+
     func testRateLimitAnswers32004WithRetryAfter() async throws {
         let server = try echoServer()
         try server.use(.rateLimit(limit: 2, window: .milliseconds(400), methods: ["tools/call"]))
