@@ -12,7 +12,7 @@ use ferromcp::protocol::{
 };
 use ferromcp::server::middleware::{
     MaskErrors, Middleware, MiddlewareRequest, MiddlewareResponse, Next, NotificationNext, Outcome,
-    RateLimit, RateLimitConfig, RequestLog, Timing, ToolLimit,
+    RateKey, RateLimit, RateLimitConfig, RequestLog, Timing, ToolLimit,
 };
 use ferromcp::server::{completion_fn, method_fn, prompt_fn, resource_fn, tool_fn, Server};
 use ferromcp::session::Peer;
@@ -462,6 +462,38 @@ async fn a_tool_with_its_own_limit_has_its_own_bucket() {
     for id in 3..8 {
         p.call(json!(id), "tools/call", call("echo")).await;
     }
+}
+
+#[tokio::test]
+async fn rate_limit_by_tool_or_global_keys_buckets_across_sessions() {
+    // By tool: one bucket per tool, shared by every session.
+    let mut config = RateLimitConfig::new(1, Duration::from_secs(60));
+    config.by = vec![RateKey::Tool];
+    config.methods = Some(vec!["tools/call".into()]);
+    let server = server_with(vec![Arc::new(RateLimit::new(config).unwrap())]);
+    let (mut a, mut b) = (RawPeer::start(&server), RawPeer::start(&server));
+    a.initialize("2025-11-25").await;
+    b.initialize("2025-11-25").await;
+    a.call(json!(1), "tools/call", call("echo")).await;
+    let m = b.request(json!(1), "tools/call", call("echo")).await;
+    assert_eq!(rate_limited_data(&m)["limit"], 1);
+    b.call(json!(2), "tools/call", call("slow")).await;
+    let m = a.request(json!(2), "tools/call", call("slow")).await;
+    assert_eq!(rate_limited_data(&m)["limit"], 1);
+    // Global: one bucket for everything, whatever the session or tool.
+    let mut config = RateLimitConfig::new(2, Duration::from_secs(60));
+    config.by = vec![RateKey::Global];
+    config.methods = Some(vec!["tools/call".into()]);
+    let server = server_with(vec![Arc::new(RateLimit::new(config).unwrap())]);
+    let (mut a, mut b) = (RawPeer::start(&server), RawPeer::start(&server));
+    a.initialize("2025-11-25").await;
+    b.initialize("2025-11-25").await;
+    a.call(json!(1), "tools/call", call("echo")).await;
+    b.call(json!(1), "tools/call", call("slow")).await;
+    let m = a.request(json!(2), "tools/call", call("slow")).await;
+    assert_eq!(rate_limited_data(&m)["limit"], 2);
+    let m = b.request(json!(2), "tools/call", call("echo")).await;
+    assert_eq!(rate_limited_data(&m)["limit"], 2);
 }
 
 #[tokio::test]
