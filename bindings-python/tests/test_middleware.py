@@ -334,6 +334,27 @@ async def test_a_tool_with_its_own_limit_has_its_own_bucket() -> None:
             await c.call_tool("echo", {})
 
 
+async def test_rate_limit_by_tool_or_global_keys_buckets_across_sessions() -> None:
+    # By tool: one bucket per tool, shared by every session.
+    server = make_server(middleware=[RateLimit(1, 60, by=["tool"], methods=["tools/call"])])
+    async with Client.memory(server) as a, Client.memory(server) as b:
+        await a.call_tool("echo", {})
+        with pytest.raises(RateLimited):
+            await b.call_tool("echo", {})
+        await b.call_tool("boom", {})
+        with pytest.raises(RateLimited):
+            await a.call_tool("boom", {})
+    # Global: one bucket for everything, whatever the session or tool.
+    server = make_server(middleware=[RateLimit(2, 60, by=["global"], methods=["tools/call"])])
+    async with Client.memory(server) as a, Client.memory(server) as b:
+        await a.call_tool("echo", {})
+        await b.call_tool("boom", {})
+        for c in (a, b):
+            with pytest.raises(RateLimited) as e:
+                await c.call_tool("echo", {})
+            assert e.value.limit == 2
+
+
 async def test_rate_limit_by_principal_spans_sessions_on_a_protected_server() -> None:
     # Over HTTP with a verified bearer token: a Python layer sees the principal and the
     # request's headers, and the principal's bucket is shared by its sessions.
