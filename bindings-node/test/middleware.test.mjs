@@ -509,6 +509,32 @@ function freePort() {
   });
 }
 
+test('rate limit by tool or global keys buckets across sessions', async () => {
+  // By tool: one bucket per tool, shared by every session.
+  let s = server(rateLimit({ limit: 1, windowMs: 60000, by: ['tool'], methods: ['tools/call'] }));
+  s.registerTool('other', {}, () => 'other');
+  let [a, b] = [await Client.memory(s), await Client.memory(s)];
+  await a.callTool({ name: 'echo' });
+  await assert.rejects(b.callTool({ name: 'echo' }), isMcpError(-32004, 'Rate limited'));
+  await b.callTool({ name: 'other' });
+  await assert.rejects(a.callTool({ name: 'other' }), isMcpError(-32004, 'Rate limited'));
+  await Promise.all([a.close(), b.close()]);
+  // Global: one bucket for everything, whatever the session or tool.
+  s = server(rateLimit({ limit: 2, windowMs: 60000, by: ['global'], methods: ['tools/call'] }));
+  s.registerTool('other', {}, () => 'other');
+  [a, b] = [await Client.memory(s), await Client.memory(s)];
+  await a.callTool({ name: 'echo' });
+  await b.callTool({ name: 'other' });
+  for (const c of [a, b]) {
+    await assert.rejects(c.callTool({ name: 'echo' }), (e) => {
+      isMcpError(-32004, 'Rate limited')(e);
+      assert.equal(e.data.limit, 2);
+      return true;
+    });
+  }
+  await Promise.all([a.close(), b.close()]);
+});
+
 test('rate limit by principal spans sessions on a protected server', async () => {
   const port = await freePort();
   const resource = `http://127.0.0.1:${port}/mcp`;
