@@ -440,6 +440,37 @@ final class MiddlewareTests: XCTestCase {
         await client.close()
     }
 
+    func testRateLimitByToolOrGlobalKeysBucketsAcrossSessions() async throws {
+        // By tool: one bucket per tool, shared by every session.
+        var server = try echoServer()
+        try server.registerTool("other") { _, _ in .text("other") }
+        try server.use(.rateLimit(limit: 1, window: .seconds(60), by: [.tool], methods: ["tools/call"]))
+        var a = try await Client.connect(to: server), b = try await Client.connect(to: server)
+        _ = try await a.callTool("echo")
+        var limited = await T.mcpError { [b] in _ = try await b.callTool("echo") }
+        XCTAssertEqual(limited?.code, McpError.Code.rateLimited.rawValue)
+        _ = try await b.callTool("other")
+        limited = await T.mcpError { [a] in _ = try await a.callTool("other") }
+        XCTAssertEqual(limited?.code, McpError.Code.rateLimited.rawValue)
+        await a.close()
+        await b.close()
+        // Global: one bucket for everything, whatever the session or tool.
+        server = try echoServer()
+        try server.registerTool("other") { _, _ in .text("other") }
+        try server.use(.rateLimit(limit: 2, window: .seconds(60), by: [.global], methods: ["tools/call"]))
+        a = try await Client.connect(to: server)
+        b = try await Client.connect(to: server)
+        _ = try await a.callTool("echo")
+        _ = try await b.callTool("other")
+        for c in [a, b] {
+            let refused = await T.mcpError { _ = try await c.callTool("echo") }
+            XCTAssertEqual(refused?.code, McpError.Code.rateLimited.rawValue)
+            XCTAssertEqual(refused?.data?["limit"], 2)
+        }
+        await a.close()
+        await b.close()
+    }
+
     func testRateLimitByPrincipalSpansSessionsOnAProtectedServer() async throws {
         // Over HTTP with a verified bearer token: a layer sees the principal and the request's
         // headers, and the principal's bucket is shared by its sessions.
