@@ -30,6 +30,31 @@ pub(crate) fn offers(client: &Client, name: &str) -> bool {
         .is_some_and(|v| !v.is_null())
 }
 
+/// Whether the backend's capabilities hold `path` (a JSON pointer, `/tasks/cancel`).
+pub(crate) fn declares(client: &Client, path: &str) -> bool {
+    client
+        .server_capabilities()
+        .and_then(|c| c.pointer(path))
+        .is_some_and(|v| !v.is_null())
+}
+
+/// Whether the backend runs tools as tasks on this connection: a handshake (2025-11-25)
+/// backend declaring `tasks.requests.tools.call`, a 2026-07-28 one declaring the tasks
+/// extension. A backend that does not has none of its tools called as tasks, whatever their
+/// `execution.taskSupport` says (the 2025-11-25 tasks page: a client "MUST NOT attempt to use
+/// task augmentation on that server's tools").
+pub(crate) fn runs_tasks(client: &Client) -> bool {
+    if client.is_per_request() {
+        client
+            .server_capabilities()
+            .and_then(|c| c.get("extensions"))
+            .and_then(|e| e.get(ferromcp::protocol::TASKS_EXTENSION))
+            .is_some_and(|v| !v.is_null())
+    } else {
+        declares(client, "/tasks/requests/tools/call")
+    }
+}
+
 /// Registers every list the backend offers.
 pub(crate) async fn sync_all(
     server: &Server,
@@ -95,10 +120,18 @@ async fn sync_tools(
         Vec::new()
     };
     let mut now = HashMap::new();
+    let tasks = runs_tasks(client);
     for mut tool in tools {
         let original = std::mem::take(&mut tool.name);
         tool.name = backend.ns.name(&original);
         let name = tool.name.clone();
+        if !tasks {
+            // Not run as a task at a backend that does not declare tasks: offered (and
+            // called) as a plain tool.
+            if let Some(e) = tool.execution.as_mut() {
+                e.task_support = None;
+            }
+        }
         let support = tool.task_support();
         match server.add_tool(
             tool,

@@ -72,6 +72,9 @@ struct TaskRecord {
     cancel: CancellationToken,
     state: Mutex<(Task, Option<Result<Value, McpError>>)>,
     done: watch::Sender<bool>,
+    /// How its handler said the task is to end ([`RequestContext::report_task_status`] with a
+    /// terminal status): the status and message, applied when the handler returns.
+    noted_end: Mutex<Option<(TaskStatus, Option<String>)>>,
 }
 
 impl TaskRecord {
@@ -254,6 +257,7 @@ impl TaskStore {
             cancel: cancel.clone(),
             state: Mutex::new((task.clone(), None)),
             done,
+            noted_end: Mutex::new(None),
         });
         {
             let mut map = self.tasks.lock().unwrap();
@@ -273,7 +277,10 @@ impl TaskStore {
             cancel.cancel();
             return Err(e);
         }
-        let task_ctx = ctx.detached(cancel.clone());
+        let task_ctx = ctx.detached(
+            cancel.clone(),
+            Some(status_sink(&record, &session, shared.clone())),
+        );
         let fut = job(task_ctx.clone());
         tokio::spawn(async move {
             let mut fut = std::pin::pin!(futures_util::FutureExt::catch_unwind(
@@ -323,10 +330,21 @@ impl TaskStore {
                     Ok(_) => (TaskStatus::Completed, None),
                     Err(e) => (TaskStatus::Failed, Some(e.message.clone())),
                 };
+                // The end the handler reported: `cancelled` whatever it returned; the message
+                // of the status its outcome gives.
+                let (status, message, outcome) = match record.noted_end.lock().unwrap().take() {
+                    Some((TaskStatus::Cancelled, noted)) => (
+                        TaskStatus::Cancelled,
+                        Some(noted.unwrap_or_else(|| "the task was cancelled".into())),
+                        None,
+                    ),
+                    Some((noted, Some(m))) if noted == status => (status, Some(m), Some(outcome)),
+                    _ => (status, message, Some(outcome)),
+                };
                 st.0.status = status;
                 st.0.status_message = message;
                 st.0.last_updated_at = rfc3339_now();
-                st.1 = Some(outcome);
+                st.1 = outcome;
                 st.0.clone()
             };
             let _ = record.done.send(true);
@@ -516,6 +534,44 @@ impl TaskStore {
         t.cancel.cancel();
         let _ = t.done.send(true);
     }
+}
+
+/// Where the handler of the task `record` (of `session`) reports its status
+/// ([`RequestContext::report_task_status`]): `working` / `input_required` and a message change
+/// the task now (shared with the replicas, announced with `notifications/tasks/status` when
+/// they change it); a terminal status is noted for the handler's end.
+fn status_sink(
+    record: &Arc<TaskRecord>,
+    session: &Arc<crate::session::Session>,
+    shared: Arc<dyn SharedTasks>,
+) -> crate::session::TaskStatusSink {
+    let record = Arc::downgrade(record);
+    let session = Arc::downgrade(session);
+    Arc::new(move |status: TaskStatus, message: Option<String>| {
+        let Some(record) = record.upgrade() else {
+            return;
+        };
+        if status.is_terminal() {
+            *record.noted_end.lock().unwrap() = Some((status, message));
+            return;
+        }
+        let snapshot = {
+            let mut st = record.state.lock().unwrap();
+            if st.0.status.is_terminal()
+                || (st.0.status == status && st.0.status_message == message)
+            {
+                return;
+            }
+            st.0.status = status;
+            st.0.status_message = message;
+            st.0.last_updated_at = rfc3339_now();
+            st.0.clone()
+        };
+        share(record, shared.clone());
+        if let Some(session) = session.upgrade() {
+            notify_status(&session, &snapshot);
+        }
+    })
 }
 
 fn notify_status(session: &crate::session::Session, task: &Task) {

@@ -61,7 +61,7 @@ use crate::protocol::{rfc3339_now, TASKS_EXTENSION};
 use crate::protocol::{CallToolResult, ProtocolVersion, TaskStatus, TaskSupport};
 use crate::session::per_request::{missing_capability, shape_error};
 use crate::session::{tool_result_value, ToolOutput};
-use crate::session::{RequestContext, TaskInputs, INPUT_REQUIRED};
+use crate::session::{RequestContext, TaskInputs, TaskStatusSink, INPUT_REQUIRED};
 use crate::McpError;
 use futures_util::future::BoxFuture;
 use futures_util::FutureExt;
@@ -94,6 +94,40 @@ struct ExtTask {
     cancel: CancellationToken,
     inputs: Arc<TaskInputs>,
     state: Mutex<TaskState>,
+    /// What its handler reported ([`RequestContext::report_task_status`]).
+    reported: Arc<Mutex<Reported>>,
+}
+
+/// What a task's handler reported of it ([`RequestContext::report_task_status`]).
+#[derive(Default)]
+struct Reported {
+    /// The `statusMessage` while the task runs, and when it was reported (RFC 3339).
+    message: Option<String>,
+    at: Option<String>,
+    /// How the task is to end: a terminal status and its message.
+    end: Option<(TaskStatus, Option<String>)>,
+}
+
+/// Where a task's handler reports to: a message is the running task's `statusMessage` from
+/// now on (written to the store and announced as any change of the task), a terminal status
+/// is noted for the handler's end (the status itself is not taken while it runs: a task is
+/// `input_required` exactly while it has parked input requests).
+fn status_sink(reported: Arc<Mutex<Reported>>, inputs: Arc<TaskInputs>) -> TaskStatusSink {
+    Arc::new(move |status: TaskStatus, message: Option<String>| {
+        {
+            let mut r = reported.lock().unwrap();
+            if status.is_terminal() {
+                r.end = Some((status, message));
+                return;
+            }
+            if r.message == message {
+                return;
+            }
+            r.message = message;
+            r.at = Some(rfc3339_now());
+        }
+        inputs.mark_changed();
+    })
 }
 
 /// What a task reports besides its outstanding input requests.
@@ -138,10 +172,19 @@ impl ExtTask {
         } else {
             TaskStatus::InputRequired
         };
-        let updated = match changed_at {
-            Some(c) if c > st.updated_at => c,
-            _ => st.updated_at.clone(),
+        let (message, reported_at) = if st.status.is_terminal() {
+            (st.message.clone(), None)
+        } else {
+            let r = self.reported.lock().unwrap();
+            (
+                r.message.clone().or_else(|| st.message.clone()),
+                r.at.clone(),
+            )
         };
+        let updated = [changed_at, reported_at]
+            .into_iter()
+            .flatten()
+            .fold(st.updated_at.clone(), |a, b| if b > a { b } else { a });
         let mut v = json!({
             "taskId": self.id,
             "status": status,
@@ -150,7 +193,7 @@ impl ExtTask {
             "ttlMs": st.ttl_ms,
             "pollIntervalMs": st.poll_ms,
         });
-        if let Some(m) = &st.message {
+        if let Some(m) = message {
             v["statusMessage"] = json!(m);
         }
         if detailed {
@@ -173,12 +216,23 @@ impl ExtTask {
             if st.status.is_terminal() {
                 return;
             }
-            match outcome {
-                Ok(result) => {
+            // The end the handler reported: `cancelled` whatever it returned; the message of
+            // the status its outcome gives.
+            let noted = self.reported.lock().unwrap().end.take();
+            match (outcome, noted) {
+                (_, Some((TaskStatus::Cancelled, message))) => {
+                    st.status = TaskStatus::Cancelled;
+                    st.message = Some(message.unwrap_or_else(|| "the task was cancelled".into()));
+                    st.outcome = None;
+                }
+                (Ok(result), noted) => {
                     st.status = TaskStatus::Completed;
                     st.outcome = Some(Ok(result));
+                    if let Some((TaskStatus::Completed, Some(m))) = noted {
+                        st.message = Some(m);
+                    }
                 }
-                Err(e) => {
+                (Err(e), noted) => {
                     let e = if e.code == INPUT_REQUIRED {
                         McpError::internal(
                             "the tool answered input_required after its task had started; \
@@ -188,7 +242,10 @@ impl ExtTask {
                         shape_error(e)
                     };
                     st.status = TaskStatus::Failed;
-                    st.message = Some(e.message.clone());
+                    st.message = match noted {
+                        Some((TaskStatus::Failed, Some(m))) => Some(m),
+                        _ => Some(e.message.clone()),
+                    };
                     st.outcome = Some(Err(e));
                 }
             }
@@ -416,7 +473,12 @@ impl Server {
         let ttl = opts.default_ttl.min(opts.max_ttl);
         let cancel = CancellationToken::new();
         let inputs = Arc::new(TaskInputs::default());
-        let task_ctx = ctx.for_task(cancel.clone(), inputs.clone());
+        let reported = Arc::new(Mutex::new(Reported::default()));
+        let task_ctx = ctx.for_task(
+            cancel.clone(),
+            inputs.clone(),
+            status_sink(reported.clone(), inputs.clone()),
+        );
         let parked = inputs.clone();
         let server = self.clone();
         let mut run: BoxFuture<'static, Result<CallToolResult, McpError>> = Box::pin(async move {
@@ -471,6 +533,7 @@ impl Server {
                     .max(1),
                 outcome: None,
             }),
+            reported,
         });
         let ran_out = now_done.is_some();
         if let Some(outcome) = now_done {

@@ -4,7 +4,7 @@
 use super::core::STATE_READY;
 use super::{Peer, RequestOptions, Session, SharedMeta};
 use crate::jsonrpc::{Message, Request, RequestId};
-use crate::protocol::ProtocolVersion;
+use crate::protocol::{ProtocolVersion, TaskStatus};
 use crate::McpError;
 use serde_json::{json, Map, Value};
 use std::net::IpAddr;
@@ -34,11 +34,18 @@ struct ContextInner {
     input: InputSlot,
     /// A task of the tasks extension: where its input requests are parked.
     task_inputs: Option<Arc<super::TaskInputs>>,
+    /// A task (either era): where its handler's status reports go
+    /// ([`RequestContext::report_task_status`]).
+    task_status: Option<TaskStatusSink>,
     /// The context this one was derived from with another `_meta` ([`RequestContext::with_meta_object`]):
     /// finished when it is.
     #[cfg(feature = "otel")]
     origin: Option<RequestContext>,
 }
+
+/// Where a task's handler reports the task's status and message
+/// ([`RequestContext::report_task_status`]): set by the task store that runs the task.
+pub(crate) type TaskStatusSink = Arc<dyn Fn(TaskStatus, Option<String>) + Send + Sync>;
 
 /// Where a request's multi round-trip round (per-request era) lives.
 enum InputSlot {
@@ -267,6 +274,7 @@ impl RequestContext {
                 auth: AUTH_INFO.try_with(Arc::clone).ok(),
                 input: InputSlot::None,
                 task_inputs: None,
+                task_status: None,
                 #[cfg(feature = "otel")]
                 origin: None,
             }),
@@ -275,8 +283,12 @@ impl RequestContext {
 
     /// A context for work that outlives the request (a task): same session, id and `_meta`,
     /// its own cancellation token and completion; its messages are not tied to the request's
-    /// stream any more.
-    pub(crate) fn detached(&self, cancel: CancellationToken) -> RequestContext {
+    /// stream any more; its handler's status reports go to `status`.
+    pub(crate) fn detached(
+        &self,
+        cancel: CancellationToken,
+        status: Option<TaskStatusSink>,
+    ) -> RequestContext {
         let progress = self.inner.progress.as_ref().map(|p| ProgressReporter {
             session: p.session.clone(),
             token: p.token.clone(),
@@ -284,30 +296,32 @@ impl RequestContext {
             last: p.last.clone(),
             done: Arc::new(AtomicBool::new(false)),
         });
-        self.fork(cancel, progress, None)
+        self.fork(cancel, progress, None, status)
     }
 
     /// A context for a task of the tasks extension (2026-07-28): same session, id, `_meta`,
     /// identity and multi round-trip round (answers gathered before the task was made stay
     /// readable), its own cancellation, no progress (the extension carries none); what the
     /// handler asks of the client (`request`, `input`) is parked in `inputs` until a
-    /// `tasks/update` answers it.
+    /// `tasks/update` answers it; its handler's status reports go to `status`.
     pub(crate) fn for_task(
         &self,
         cancel: CancellationToken,
         inputs: Arc<super::TaskInputs>,
+        status: TaskStatusSink,
     ) -> RequestContext {
-        self.fork(cancel, None, Some(inputs))
+        self.fork(cancel, None, Some(inputs), Some(status))
     }
 
     /// This request's context for work that outlives it: the same session, id, `_meta`,
-    /// version, headers, identity and input round, with `cancel`, `progress` and `task_inputs`
-    /// of its own and not yet done.
+    /// version, headers, identity and input round, with `cancel`, `progress`, `task_inputs`
+    /// and `task_status` of its own and not yet done.
     fn fork(
         &self,
         cancel: CancellationToken,
         progress: Option<ProgressReporter>,
         task_inputs: Option<Arc<super::TaskInputs>>,
+        task_status: Option<TaskStatusSink>,
     ) -> RequestContext {
         let i = &self.inner;
         RequestContext {
@@ -327,6 +341,7 @@ impl RequestContext {
                     None => InputSlot::None,
                 },
                 task_inputs,
+                task_status,
                 #[cfg(feature = "otel")]
                 origin: None,
             }),
@@ -474,6 +489,7 @@ impl RequestContext {
                     None => InputSlot::None,
                 },
                 task_inputs: i.task_inputs.clone(),
+                task_status: i.task_status.clone(),
                 origin: Some(self.clone()),
             }),
         }
@@ -532,6 +548,34 @@ impl RequestContext {
     pub fn start_task(&self) {
         if let Some(inputs) = &self.inner.task_inputs {
             inputs.start_now();
+        }
+    }
+
+    /// Whether this context runs a task's handler (a 2025-11-25 task-augmented call, or a
+    /// call of the tasks extension, see [`RequestContext::in_extension_task`]): where
+    /// [`RequestContext::report_task_status`] is heard.
+    pub fn in_task(&self) -> bool {
+        self.inner.task_status.is_some()
+    }
+
+    /// In a task's handler (a 2025-11-25 task-augmented call, or a task of the tasks
+    /// extension): tells the task's requestor what the task is doing, as `tasks/get` and the
+    /// status notifications show it. A no-op outside a task.
+    ///
+    /// - `working` or `input_required`, with `message` (`statusMessage`; `None` clears it):
+    ///   the task's state from now on, until the next report or its end. With the tasks
+    ///   extension the status stays what the task's parked input requests make it (a task is
+    ///   `input_required` while it has some), and only the message is taken.
+    /// - `completed`, `failed` or `cancelled`: how the task is to end when the handler
+    ///   returns. `cancelled` ends it cancelled (with `message`) whatever the handler
+    ///   returns; `completed` or `failed` gives the task's final `statusMessage` when the
+    ///   handler's outcome ends it with that status (else the outcome's status and message
+    ///   stand; a `None` message keeps the engine's).
+    ///
+    /// A proxy reports what its backend's task says this way.
+    pub fn report_task_status(&self, status: TaskStatus, message: Option<&str>) {
+        if let Some(sink) = &self.inner.task_status {
+            sink(status, message.map(str::to_string));
         }
     }
 

@@ -44,7 +44,7 @@ pub use cache_hints::{CacheHint, CacheHints, CacheScope};
 pub use capabilities::check_outgoing_request;
 pub use connection::Connection;
 pub use context::{AuthInfo, HeaderFields, HttpHeaders, ProgressReporter, RequestContext};
-pub(crate) use context::{AUTH_INFO, HTTP_HEADERS};
+pub(crate) use context::{TaskStatusSink, AUTH_INFO, HTTP_HEADERS};
 pub use listen::ListenFilter;
 pub use mrtr::{input_required, INPUT_REQUIRED};
 pub use outbound::{Outbound, OutboundMessage, OutboundSink};

@@ -201,6 +201,12 @@ impl TaskInputs {
         self.changed.send_replace(());
     }
 
+    /// Marks the task changed for the receivers of [`TaskInputs::changes`] (something else of
+    /// it changed: its status message).
+    pub(crate) fn mark_changed(&self) {
+        self.changed.send_replace(());
+    }
+
     /// A receiver marked whenever the outstanding requests change or the task ends (from now
     /// on: what happened before is seen).
     pub(crate) fn changes(&self) -> watch::Receiver<()> {

@@ -32,11 +32,18 @@
 //! task. Progress a backend reports on a 2025-11-25 task after its handle reaches the client
 //! under the client's token (the call carries a token of the proxy's own,
 //! [`Backend::progress_route`]).
+//!
+//! What the backend's task says of itself (its status and `statusMessage` while it runs, its
+//! final message, `cancelled`) becomes the proxy task's ([`report`], with the engine's
+//! [`RequestContext::report_task_status`]): read with `tasks/get`, beside `tasks/result` at the
+//! backend's poll interval on a handshake connection, at each poll of [`follow_task`] with
+//! the extension. A backend that declares no tasks has its tools registered without
+//! `taskSupport` (`crate::surface`), so none of them reaches this module.
 
 use super::Backend;
 use crate::era::{self, Route};
 use ferromcp::client::Client;
-use ferromcp::protocol::{TaskSupport, RELATED_TASK_META_KEY};
+use ferromcp::protocol::{TaskStatus, TaskSupport, RELATED_TASK_META_KEY};
 use ferromcp::session::{RequestContext, RequestOptions};
 use ferromcp::McpError;
 use futures_util::stream::{FuturesUnordered, StreamExt};
@@ -44,7 +51,6 @@ use serde_json::{json, Map, Value};
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio_util::sync::CancellationToken;
 
 impl Backend {
     /// `tools/call` of the backend's tool `name` (whose `taskSupport` is `support`, not
@@ -103,8 +109,7 @@ impl Backend {
         let result = self
             .passing_on(ctx, |opts| async move {
                 if as_task {
-                    self.backend_task(client, params, opts, ctx.cancellation())
-                        .await
+                    self.backend_task(client, params, opts, ctx).await
                 } else {
                     client
                         .request("tools/call", Some(Value::Object(params)), opts)
@@ -129,13 +134,14 @@ impl Backend {
     /// `tasks/result`; when `cancel` fires, the backend's task is cancelled too. The call
     /// carries a progress token of the proxy's own (not the request's id, whose answer comes
     /// with the task's handle), so that the backend's progress on its task reaches
-    /// `opts.on_progress` until the task ends ([`Backend::progress_route`]).
+    /// `opts.on_progress` until the task ends ([`Backend::progress_route`]). The backend
+    /// task's status and message become the proxy task's `ctx` ([`report`]).
     async fn backend_task(
         &self,
         client: &Client,
         mut params: Map<String, Value>,
         mut opts: RequestOptions,
-        cancel: &CancellationToken,
+        ctx: &RequestContext,
     ) -> Result<Value, McpError> {
         params.insert("task".into(), json!({}));
         let _route = opts.on_progress.take().map(|on_progress| {
@@ -148,7 +154,7 @@ impl Backend {
             }
             guard
         });
-        backend_task(client, params, opts, cancel).await
+        backend_task(client, params, opts, ctx).await
     }
 
     /// A backend task's `tools/call` through a per-request (2026-07-28) connection, for a
@@ -263,6 +269,7 @@ async fn follow_task(
             other => other?,
         };
         interval = poll_interval(&state);
+        report(ctx, &state);
         match state.get("status").and_then(Value::as_str).unwrap_or("") {
             "completed" => {
                 return match state.get("result") {
@@ -317,14 +324,72 @@ async fn follow_task(
     Err(McpError::cancelled(None))
 }
 
+/// A backend task's state (`tasks/get`'s answer or a task handle, either era) told to the
+/// proxy's task `ctx` as its own ([`RequestContext::report_task_status`]): its status and
+/// `statusMessage` while it runs, and how it ended (its message; `cancelled` ends the
+/// proxy's task cancelled).
+fn report(ctx: &RequestContext, state: &Value) {
+    let Some(status) = state
+        .get("status")
+        .cloned()
+        .and_then(|s| serde_json::from_value::<TaskStatus>(s).ok())
+    else {
+        return;
+    };
+    ctx.report_task_status(status, state.get("statusMessage").and_then(Value::as_str));
+}
+
+/// How often the proxy reads a 2025-11-25 backend task's state while it waits on its
+/// `tasks/result`: the backend's `pollInterval`, at least 10 ms and at most 5 s (500 ms when
+/// it gives none).
+fn status_interval(state: &Value) -> Duration {
+    state
+        .get("pollInterval")
+        .and_then(Value::as_u64)
+        .map(Duration::from_millis)
+        .unwrap_or(Duration::from_millis(500))
+        .clamp(Duration::from_millis(10), Duration::from_secs(5))
+}
+
+/// Tells the proxy's task `ctx` the state of the backend's task `id` (2025-11-25) at the
+/// backend's poll interval, from `first` (its handle) on; returns when the task has ended or
+/// the backend does not answer `tasks/get`.
+async fn watch_status(client: &Client, id: &str, first: &Value, ctx: &RequestContext) {
+    let mut interval = status_interval(first);
+    loop {
+        tokio::time::sleep(interval).await;
+        let Ok(state) = client
+            .request(
+                "tasks/get",
+                Some(json!({ "taskId": id })),
+                RequestOptions::default(),
+            )
+            .await
+        else {
+            return;
+        };
+        interval = status_interval(&state);
+        report(ctx, &state);
+        if matches!(
+            state.get("status").and_then(Value::as_str),
+            Some("completed" | "failed" | "cancelled")
+        ) {
+            return;
+        }
+    }
+}
+
 /// A task-augmented `tools/call` (2025-11-25) on a handshake connection, waited for with
-/// `tasks/result`; when `cancel` fires, the backend's task is cancelled too.
+/// `tasks/result`; when the proxy's task `ctx` is cancelled, the backend's task is cancelled
+/// too. When `ctx` is a task, the backend task's state is read at its poll interval meanwhile
+/// and once more after its end, and told to `ctx` ([`report`]).
 async fn backend_task(
     client: &Client,
     mut params: Map<String, Value>,
     opts: RequestOptions,
-    cancel: &CancellationToken,
+    ctx: &RequestContext,
 ) -> Result<Value, McpError> {
+    let cancel = ctx.cancellation();
     params.insert("task".into(), json!({}));
     let created = client
         .request("tools/call", Some(Value::Object(params)), opts)
@@ -334,25 +399,52 @@ async fn backend_task(
         return Ok(created);
     };
     let id = id.to_string();
-    let waited = client
-        .request(
-            "tasks/result",
-            Some(json!({ "taskId": id })),
-            RequestOptions::default().with_cancel(Some(cancel.clone())),
-        )
-        .await;
+    let handle = created.get("task").cloned().unwrap_or(Value::Null);
+    let watching = ctx.in_task();
+    if watching {
+        report(ctx, &handle);
+    }
+    let mut result = std::pin::pin!(client.request(
+        "tasks/result",
+        Some(json!({ "taskId": id })),
+        RequestOptions::default().with_cancel(Some(cancel.clone())),
+    ));
+    let mut watch = std::pin::pin!(watch_status(client, &id, &handle, ctx));
+    let mut watch_on = watching;
+    let waited = loop {
+        tokio::select! {
+            r = &mut result => break r,
+            _ = &mut watch, if watch_on => watch_on = false,
+        }
+    };
     if cancel.is_cancelled() {
-        let cancelled = client
+        // Only to a backend that declares `tasks.cancel`; another one's task runs to its end.
+        if crate::surface::declares(client, "/tasks/cancel") {
+            let cancelled = client
+                .request(
+                    "tasks/cancel",
+                    Some(json!({ "taskId": id })),
+                    RequestOptions::default(),
+                )
+                .await;
+            if let Err(e) = cancelled {
+                tracing::debug!(task = %id, error = %e, "the backend refused to cancel its task");
+            }
+        }
+        return Err(McpError::cancelled(None));
+    }
+    if watching {
+        // How it ended (its message; cancelled by the backend): one read after the result.
+        if let Ok(state) = client
             .request(
-                "tasks/cancel",
+                "tasks/get",
                 Some(json!({ "taskId": id })),
                 RequestOptions::default(),
             )
-            .await;
-        if let Err(e) = cancelled {
-            tracing::debug!(task = %id, error = %e, "the backend refused to cancel its task");
+            .await
+        {
+            report(ctx, &state);
         }
-        return Err(McpError::cancelled(None));
     }
     waited
 }

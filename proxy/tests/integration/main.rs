@@ -17,5 +17,7 @@ mod pass_through;
 mod per_client;
 mod proxy_http;
 mod proxy_stdio;
+mod task_capabilities;
 mod task_progress;
+mod task_status;
 mod tasks;
