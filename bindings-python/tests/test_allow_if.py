@@ -4,11 +4,12 @@ hidden items refused as unknown ones on call, get, read and completion."""
 
 from __future__ import annotations
 
+import socket
 from typing import Any
 
 import pytest
 
-from ferromcp import Client, InvalidParams, McpError, Server
+from ferromcp import Client, InvalidParams, McpError, ProtectedResource, Server
 from ferromcp.allow_if import Access, AllowIf
 
 
@@ -88,15 +89,37 @@ async def test_hidden_items_are_refused_as_unknown_ones() -> None:
 
 
 async def test_a_predicate_reads_scopes_and_session() -> None:
-    seen: list[tuple[str, list[str], str]] = []
+    # Over HTTP with verified tokens: the predicate gets the principal, its scopes and the
+    # session, and decides from the scopes (admin items for a token with "admin" only).
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    resource = f"http://127.0.0.1:{port}/mcp"
 
-    def record(a: Access) -> bool:
-        seen.append((a.name, a.scopes, a.session_key))
-        return not a.has_scope("never")
+    def verify(token: str) -> dict[str, Any]:
+        scopes = ["admin"] if token == "alice" else []
+        return {"subject": token, "scopes": scopes, "audience": [resource]}
 
-    async with Client.memory(server(AllowIf(record))) as c:
-        await c.call_tool("echo", {})
-    assert seen and seen[-1][0] == "echo" and seen[-1][1] == [] and seen[-1][2].startswith("conn-")
+    protection = ProtectedResource(
+        resource=resource, verify=verify, authorization_servers=["http://as.example"]
+    )
+    seen: list[tuple[str, str | None, list[str], bool]] = []
+
+    def admin_scope(a: Access) -> bool:
+        subject = (a.principal or {}).get("subject")
+        in_session = a.session_id is not None and a.session_id in a.session_key
+        seen.append((a.name, subject, a.scopes, in_session))
+        return not a.name.startswith("admin_") or a.has_scope("admin")
+
+    s = server(AllowIf(admin_scope))
+    async with await s.serve_http("127.0.0.1", port, auth=protection):
+        for who, tools in [("alice", 5), ("bob", 3)]:
+            headers = {"Authorization": f"Bearer {who}"}
+            async with Client.http(resource, headers=headers) as c:
+                assert len(await all_names(c, "tools")) == tools, who
+    assert ("admin_reset", "alice", ["admin"], True) in seen
+    assert ("admin_reset", "bob", [], True) in seen
+    assert all(in_session for *_, in_session in seen)
 
 
 def test_a_predicate_must_be_a_function() -> None:
