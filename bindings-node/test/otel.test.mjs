@@ -7,14 +7,17 @@
 // ignored: the call is answered and the engine span starts a trace of its own. With the
 // OpenTelemetry JS SDK (@opentelemetry/sdk-trace-base, in-memory exporter) the handler's own
 // span is exported as the engine span's child, in the caller's trace. The layer's `prometheus`
-// option serves the metrics as Prometheus text on listen()'s server.
+// option serves the metrics as Prometheus text on listen()'s server. A Client with the
+// openTelemetry option exports a CLIENT span per request, the caller's span its parent and the
+// engine's SERVER span its child.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { Client, McpServer, openTelemetry } from '../esm/index.mjs';
 import { decodeTraces } from '../../tests/otel/otlp-protobuf.mjs';
-import { ROOT_CONTEXT, propagation } from '@opentelemetry/api';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { ROOT_CONTEXT, context, propagation, trace } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 
@@ -190,4 +193,98 @@ test('the prometheus option takes a path', () => {
   const server = new McpServer({ name: 'measured', version: '1.0.0' });
   assert.throws(() => server.use(openTelemetry({ prometheus: 'metrics' })), /prometheus must be a path starting with '\/'/);
   assert.throws(() => server.use({ name: 'openTelemetry', prometheus: true }), /prometheus must be a path/);
+});
+
+/** The active context in AsyncLocalStorage, as NodeSDK's context manager keeps it. */
+class StoredContextManager {
+  #store = new AsyncLocalStorage();
+  active() {
+    return this.#store.getStore() ?? ROOT_CONTEXT;
+  }
+  with(cx, fn, thisArg, ...args) {
+    return this.#store.run(cx, () => fn.call(thisArg, ...args));
+  }
+  bind(_cx, target) {
+    return target;
+  }
+  enable() {
+    return this;
+  }
+  disable() {
+    this.#store.disable();
+    return this;
+  }
+}
+
+async function spansOf(service, name, count) {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const found = received.filter((s) => s.service === service && s.name === name);
+    if (found.length >= count || Date.now() > deadline) return found;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+test("a Client's openTelemetry span is the caller's span's child and the engine span's parent", async () => {
+  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+  context.setGlobalContextManager(new StoredContextManager());
+  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(new InMemorySpanExporter())] });
+  const tracer = provider.getTracer('node-caller');
+  const server = new McpServer(
+    { name: 'traced', version: '1.0.0' },
+    { middleware: [openTelemetry({ serviceName: 'node-traced-server', otlpEndpoint: endpoint })] },
+  );
+  server.registerTool('lookup', { inputSchema: { type: 'object', properties: { key: { type: 'string' } } } }, ({ key }) =>
+    key.toUpperCase(),
+  );
+  const client = await Client.memory(server, {
+    openTelemetry: { serviceName: 'node-client', otlpEndpoint: endpoint, samplingRatio: 1 },
+  });
+  let caller;
+  try {
+    await tracer.startActiveSpan('caller', async (span) => {
+      caller = span.spanContext();
+      const meta = {};
+      propagation.inject(context.active(), meta);
+      const r = await client.request('tools/call', { name: 'lookup', arguments: { key: 'a' }, _meta: meta });
+      assert.equal(r.content[0].text, 'A');
+      // No _meta: the client writes the active span's context itself.
+      const r2 = await client.callTool({ name: 'lookup', arguments: { key: 'b' } });
+      assert.equal(r2.content[0].text, 'B');
+      span.end();
+    });
+    assert.equal(trace.getActiveSpan(), undefined);
+    const bad = await client.request('tools/call', { name: 'lookup', arguments: { key: 'c' }, _meta: { traceparent: '00-zz-bad' } });
+    assert.equal(bad.content[0].text, 'C');
+  } finally {
+    // Flushes the client's spans (the engine's shutdown, off this thread, which serves the receiver).
+    await client.close();
+    context.disable();
+    await provider.shutdown();
+  }
+  const clients = await spansOf('node-client', 'tools/call lookup', 3);
+  const servers = await spansOf('node-traced-server', 'tools/call lookup', 3);
+  assert.equal(clients.length, 3, JSON.stringify(received.map((s) => [s.service, s.name])));
+  assert.equal(servers.length, 3);
+  const underCaller = clients.filter((s) => s.parentSpanId === caller.spanId);
+  assert.equal(underCaller.length, 2, "both calls in the caller's span are its children");
+  for (const s of underCaller) {
+    assert.equal(s.traceId, caller.traceId);
+    assert.equal(s.kind, 3, 'SPAN_KIND_CLIENT');
+    assert.equal(s.attributes['mcp.method.name'], 'tools/call');
+    assert.equal(s.attributes['gen_ai.tool.name'], 'lookup');
+  }
+  const own = clients.find((s) => !underCaller.includes(s));
+  assert.equal(own.parentSpanId, '', 'a malformed traceparent gives no parent');
+  assert.notEqual(own.traceId, caller.traceId);
+  for (const c of clients) {
+    const children = servers.filter((s) => s.parentSpanId === c.spanId);
+    assert.equal(children.length, 1, "the engine's SERVER span is the client span's child");
+    assert.equal(children[0].traceId, c.traceId);
+  }
+});
+
+test("a Client's openTelemetry options the engine does not know are refused", async () => {
+  const server = new McpServer({ name: 'traced', version: '1.0.0' });
+  await assert.rejects(Client.memory(server, { openTelemetry: { prometheus: '/metrics' } }), /unknown field `prometheus`/);
 });

@@ -11,6 +11,7 @@ import { Dispatch } from './dispatch';
 import { call, ErrorCode, errorFromCode, McpError } from './errors';
 import { type ListenFilter, Subscription } from './listen';
 import native, { type NativeCallOptions, type NativeCancel, type NativeClient } from './native';
+import { type ClientOpenTelemetryOptions, withActiveTraceContext } from './otel';
 import type { McpServer } from './server';
 import { type Pem, rootCertificatesConfig } from './tls';
 import type {
@@ -97,6 +98,15 @@ export interface ClientOptions {
    * { mimeTypes: ['text/html;profile=mcp-app'] } } }` for a host that renders MCP Apps.
    */
   capabilities?: Record<string, unknown>;
+  /**
+   * OpenTelemetry for this client's requests, exported by the engine: the server layer's options
+   * (`serviceName`, `otlpEndpoint`, `otlpHeaders`, `samplingRatio`, `metricExportIntervalMs`;
+   * `{}` takes them from the `OTEL_*` variables). Every request gets a `CLIENT` span whose parent
+   * is the `traceparent` in `params._meta`, or else, when `@opentelemetry/api` is installed with
+   * a context manager (as `NodeSDK` registers), the active span; the span's context then goes to
+   * the server in `_meta`. {@link Client.close} flushes the exports. See docs/observability.md.
+   */
+  openTelemetry?: ClientOpenTelemetryOptions;
 }
 
 /** Where to spawn a stdio server. */
@@ -145,6 +155,7 @@ export type ClientConfigSent = {
   maxMessageSize?: number;
   tasksExtension?: boolean;
   capabilities?: Record<string, unknown>;
+  openTelemetry?: ClientOpenTelemetryOptions;
 };
 
 type Connect = (config: ClientConfigSent, d: Dispatch | null) => Promise<NativeClient>;
@@ -158,6 +169,8 @@ export class Client extends EventEmitter {
   readonly #dispatch: Dispatch | null;
   readonly #queues = new Set<{ push: (n: Notification) => void; end: () => void }>();
   #closed = false;
+  /** Whether the engine traces this client's requests (its `openTelemetry` option). */
+  #traced = false;
 
   private constructor(n: NativeClient, dispatch: Dispatch | null) {
     super();
@@ -181,6 +194,7 @@ export class Client extends EventEmitter {
     if (options.maxMessageSize !== undefined) config.maxMessageSize = options.maxMessageSize;
     if (options.tasksExtension !== undefined) config.tasksExtension = options.tasksExtension;
     if (options.capabilities !== undefined) config.capabilities = options.capabilities;
+    if (options.openTelemetry !== undefined) config.openTelemetry = options.openTelemetry;
     let client: Client | undefined;
     const pending: Notification[] = [];
     const dispatch = new Dispatch((method, params) => {
@@ -205,6 +219,7 @@ export class Client extends EventEmitter {
     }, 0);
     const n = await call(connect(config, dispatch));
     client = new Client(n, dispatch);
+    client.#traced = options.openTelemetry !== undefined;
     for (const p of pending) client.#deliver(p, onNotification);
     return client;
   }
@@ -294,6 +309,7 @@ export class Client extends EventEmitter {
     const { cancel, release } = cancelOnAbort(signal);
     const progress = onprogress ? (p: unknown) => onprogress(p as Progress) : null;
     try {
+      if (this.#traced) params = withActiveTraceContext(params);
       return (await call(this.#native.request(method, params ?? null, opts, progress, cancel))) as R;
     } finally {
       release();

@@ -46,7 +46,7 @@ export { Subscription, SUBSCRIPTION_ID_META } from './listen';
 export type { ListenFilter } from './listen';
 export type { Pem, TlsOptions } from './tls';
 export type { ClientIdDocumentOptions, OAuthProxyOptions, OAuthProxyUpstream } from './oauth_proxy_options';
-export { openTelemetry, type OpenTelemetryLayer, type OpenTelemetryOptions } from './otel';
+export { openTelemetry, type ClientOpenTelemetryOptions, type OpenTelemetryLayer, type OpenTelemetryOptions } from './otel';
 export { ErrorCode, inputRequired, McpError, TransportError, UrlElicitationRequiredError } from './errors';
 /** The TypeScript SDK v2 names of {@link McpError} and {@link ErrorCode}. */
 export { McpError as ProtocolError, ErrorCode as ProtocolErrorCode } from './errors';

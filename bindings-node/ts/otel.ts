@@ -40,3 +40,49 @@ export type OpenTelemetryLayer = { name: 'openTelemetry' } & OpenTelemetryOption
 export function openTelemetry(options: OpenTelemetryOptions = {}): OpenTelemetryLayer {
   return { name: 'openTelemetry', ...options };
 }
+
+/**
+ * Options of a client's `openTelemetry` (`ClientOptions.openTelemetry`): the layer's, but
+ * `prometheus` (a client serves no metrics endpoint).
+ */
+export type ClientOpenTelemetryOptions = Omit<OpenTelemetryOptions, 'prometheus'>;
+
+/** The part of `@opentelemetry/api` a traced client uses. */
+interface OtelApi {
+  context: { active(): unknown };
+  propagation: { inject(context: unknown, carrier: Record<string, string>): void };
+}
+
+/** `@opentelemetry/api` when the application has it installed (`null` when not), loaded once. */
+let otelApi: OtelApi | null | undefined;
+
+function loadOtelApi(): OtelApi | null {
+  if (otelApi === undefined) {
+    try {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      otelApi = require('@opentelemetry/api') as OtelApi;
+    } catch {
+      otelApi = null;
+    }
+  }
+  return otelApi;
+}
+
+/**
+ * `params` with the active OpenTelemetry context (the span the caller is in, by
+ * `@opentelemetry/api` and its global propagator) written into `_meta`, unless the caller put a
+ * `traceparent` there itself or there is no active span: the engine's client span takes its
+ * parent from there.
+ * @internal
+ */
+export function withActiveTraceContext(params: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  const meta = params?._meta as Record<string, unknown> | undefined;
+  if (meta !== undefined && (typeof meta !== 'object' || meta === null || 'traceparent' in meta)) return params;
+  const api = loadOtelApi();
+  if (!api) return params;
+  const carrier: Record<string, string> = {};
+  api.propagation.inject(api.context.active(), carrier);
+  if (carrier.traceparent === undefined) return params;
+  return { ...params, _meta: { ...meta, ...carrier } };
+}
+

@@ -204,6 +204,7 @@ def test_client_options_are_the_engines_client_config() -> None:
         tasks_extension=False,
         elicitation_url=True,
         capabilities={"experimental": {}},
+        open_telemetry={"serviceName": "c"},
     )
     _given(Client.__init__, given, apart={"connect"})
     client = Client(connect, **given)

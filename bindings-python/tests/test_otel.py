@@ -208,3 +208,80 @@ async def test_the_prometheus_path_serves_durations_and_the_listeners_gauges() -
 def test_the_prometheus_option_takes_a_path(bad: object) -> None:
     with pytest.raises(InvalidParams, match="prometheus must be a path starting with '/'"):
         Server("measured", middleware=[{"name": "openTelemetry", "prometheus": bad}])
+
+
+def _spans_of(spans: list[tuple[str, Any]], service: str, name: str, count: int) -> list[Any]:
+    deadline = time.monotonic() + 20
+    while True:
+        found = [s for svc, s in spans if svc == service and s.name == name]
+        if len(found) >= count or time.monotonic() > deadline:
+            return found
+        time.sleep(0.05)
+
+
+async def test_a_python_client_span_is_the_callers_child_and_the_engine_spans_parent(
+    receiver: tuple[str, list[tuple[str, Any]]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``Client(open_telemetry=...)``: each request's CLIENT span, exported by the engine, has
+    the caller's span as parent, whether the caller wrote its ``traceparent`` into ``_meta`` or
+    the client took it from the current OpenTelemetry context, and is the parent of the server's
+    span. A malformed ``traceparent`` in ``_meta`` gives a client span of its own trace. The
+    client's spans are flushed by closing it (nothing waits on garbage collection)."""
+    url, received = receiver
+    monkeypatch.setenv("OTEL_BSP_SCHEDULE_DELAY", "100")
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(InMemorySpanExporter()))
+    tracer = provider.get_tracer("test")
+    server = Server(
+        "traced",
+        version="1.0.0",
+        middleware=[{"name": "openTelemetry", "serviceName": "py-server", "otlpEndpoint": url}],
+    )
+
+    @server.tool()
+    def lookup(key: str) -> str:
+        """Looks a key up."""
+        return key.upper()
+
+    telemetry = {"serviceName": "py-client", "otlpEndpoint": url, "samplingRatio": 1.0}
+    async with Client.memory(server, open_telemetry=telemetry) as c:
+        with tracer.start_as_current_span("caller") as caller:
+            meta: dict[str, str] = {}
+            inject(meta)
+            r = await c.request(
+                "tools/call", {"name": "lookup", "arguments": {"key": "a"}, "_meta": meta}
+            )
+            assert r["content"][0]["text"] == "A"
+            # No _meta: the client writes the current span's context itself.
+            assert (await c.call_tool("lookup", {"key": "b"})).text == "B"
+        bad = await c.request(
+            "tools/call",
+            {"name": "lookup", "arguments": {"key": "c"}, "_meta": {"traceparent": "00-zz-bad"}},
+        )
+        assert bad["content"][0]["text"] == "C"
+
+    clients = _spans_of(received, "py-client", "tools/call lookup", 3)
+    servers = _spans_of(received, "py-server", "tools/call lookup", 3)
+    assert len(clients) == 3 and len(servers) == 3, [(v, s.name) for v, s in received]
+    ctx = caller.get_span_context()
+    trace_id, span_id = ctx.trace_id.to_bytes(16, "big"), ctx.span_id.to_bytes(8, "big")
+    under_caller = [s for s in clients if s.parent_span_id == span_id]
+    assert len(under_caller) == 2, "both calls made inside the caller's span are its children"
+    for s in under_caller:
+        assert s.trace_id == trace_id
+        assert s.kind == 3  # SPAN_KIND_CLIENT
+        attrs = {a.key: a.value.string_value for a in s.attributes}
+        assert attrs["mcp.method.name"] == "tools/call"
+        assert attrs["gen_ai.tool.name"] == "lookup"
+    own = next(s for s in clients if s not in under_caller)
+    assert own.parent_span_id == b"" and own.trace_id != trace_id
+    for client_span in clients:
+        child = [s for s in servers if s.parent_span_id == client_span.span_id]
+        assert len(child) == 1, "the engine's server span is the client span's child"
+        assert child[0].trace_id == client_span.trace_id
+
+
+async def test_the_client_refuses_unknown_open_telemetry_options() -> None:
+    with pytest.raises(InvalidParams, match="unknown field `prometheus`"):
+        async with Client.memory(Server("s"), open_telemetry={"prometheus": "/metrics"}):
+            pass

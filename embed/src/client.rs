@@ -137,6 +137,10 @@ pub struct EmbeddedClient {
     client: Client,
     /// The Streamable HTTP session id, for a client connected over HTTP.
     pub(super) session: Option<ferromcp::transport::http::SessionIdCell>,
+    /// The telemetry its config's `openTelemetry` started, which this client owns: [`Self::close`]
+    /// flushes and stops its exporters.
+    #[cfg(feature = "otel")]
+    telemetry: Option<ferromcp::telemetry::Telemetry>,
 }
 
 impl EmbeddedClient {
@@ -155,8 +159,10 @@ impl EmbeddedClient {
         if let Some(dir) = cwd {
             process = process.cwd(dir);
         }
-        let client = Client::spawn(process, config.options()?, config.handlers(handler)).await?;
-        Ok(Self::from_client(client))
+        let options = config.options()?;
+        let owned = Self::owned_telemetry(&options);
+        let client = Client::spawn(process, options, config.handlers(handler)).await?;
+        Ok(Self::from_client(client).owning(owned))
     }
 
     /// Connects to an [`EmbeddedServer`] in the same process over an in-memory transport.
@@ -170,16 +176,47 @@ impl EmbeddedClient {
         tokio::spawn(async move {
             let _ = srv.serve(sr, sw).await;
         });
-        let client = Client::connect(config.options()?, config.handlers(handler), cr, cw).await?;
-        Ok(Self::from_client(client))
+        let options = config.options()?;
+        let owned = Self::owned_telemetry(&options);
+        let client = Client::connect(options, config.handlers(handler), cr, cw).await?;
+        Ok(Self::from_client(client).owning(owned))
     }
 
-    /// Wraps a connected engine client.
+    /// Wraps a connected engine client (its telemetry, if any, stays the caller's).
     pub fn from_client(client: Client) -> Self {
         Self {
             client,
             session: None,
+            #[cfg(feature = "otel")]
+            telemetry: None,
         }
+    }
+
+    /// The telemetry `options` carry, which the client made from them will own.
+    #[cfg(feature = "otel")]
+    pub(crate) fn owned_telemetry(
+        options: &ferromcp::client::ClientOptions,
+    ) -> Option<ferromcp::telemetry::Telemetry> {
+        options.telemetry.clone()
+    }
+
+    /// Without the `otel` feature there is no telemetry to own.
+    #[cfg(not(feature = "otel"))]
+    pub(crate) fn owned_telemetry(_: &ferromcp::client::ClientOptions) -> Option<()> {
+        None
+    }
+
+    /// This client, owning `telemetry` (closed with it).
+    #[cfg(feature = "otel")]
+    pub(crate) fn owning(mut self, telemetry: Option<ferromcp::telemetry::Telemetry>) -> Self {
+        self.telemetry = telemetry;
+        self
+    }
+
+    /// Without the `otel` feature: the client as it is.
+    #[cfg(not(feature = "otel"))]
+    pub(crate) fn owning(self, _: Option<()>) -> Self {
+        self
     }
 
     /// The Streamable HTTP session id the server assigned (the TypeScript SDK's
@@ -224,8 +261,14 @@ impl EmbeddedClient {
         self.client.peer().notify(method, params).await
     }
 
-    /// Closes the session (and shuts a spawned server down).
+    /// Closes the session (and shuts a spawned server down). A telemetry the config's
+    /// `openTelemetry` started is then flushed and stopped, off the caller's thread (its OTLP
+    /// collector may be served by the thread that awaits this, in Node or Python).
     pub async fn close(&self) {
-        self.client.close().await
+        self.client.close().await;
+        #[cfg(feature = "otel")]
+        if let Some(t) = self.telemetry.clone() {
+            let _ = tokio::task::spawn_blocking(move || t.shutdown()).await;
+        }
     }
 }

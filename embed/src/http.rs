@@ -147,10 +147,11 @@ impl EmbeddedClient {
             .with_extra_root_certificates(options.extra_root_certificates)
             .with_auth(auth)
             .with_session_id(session.clone());
+        let options = config.options()?;
+        let owned = Self::owned_telemetry(&options);
         let client =
-            ferromcp::client::http::connect(url, config.options()?, config.handlers(handler), http)
-                .await?;
-        let mut client = Self::from_client(client);
+            ferromcp::client::http::connect(url, options, config.handlers(handler), http).await?;
+        let mut client = Self::from_client(client).owning(owned);
         client.session = Some(session);
         Ok(client)
     }

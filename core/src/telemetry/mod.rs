@@ -436,11 +436,19 @@ impl Telemetry {
     }
 
     /// Starts the client span of a request about to be sent and writes its context into
-    /// `params._meta` (the caller's current context as parent). Returns the guard that ends it.
+    /// `params._meta`. Its parent is the trace context the caller put in `params._meta`
+    /// (`traceparent`, with `tracestate` and `baggage`), when it holds a valid `traceparent`:
+    /// that is how a caller in another language (a binding's client) names its own span. Else
+    /// the caller's current context. Returns the guard that ends it.
     pub(crate) fn client_request(&self, method: &str, params: &mut Option<Value>) -> ClientCall {
         let mut op = Operation::of(method, params.as_ref());
         op.protocol_version = None;
-        let parent = Context::current();
+        let parent = params
+            .as_ref()
+            .and_then(|p| p.get("_meta"))
+            .and_then(Value::as_object)
+            .and_then(propagation::extract_from_meta)
+            .unwrap_or_else(Context::current);
         let cx = match &self.inner.tracer {
             Some(tracer) if !self.inner.disabled => {
                 // As the server's span: named in full, and described, only when it records.

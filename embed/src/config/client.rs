@@ -16,8 +16,8 @@ use std::time::Duration;
 ///
 /// JSON: `{"name"?, "version"?, "protocolVersion"?, "protocolMode"?, "requestTimeoutMs"?,
 /// "maxMessageSize"?, "sampling"?, "samplingTools"?, "elicitation"?, "elicitationUrl"?,
-/// "roots"?, "tasksExtension"?, "capabilities"?}`. Each of `sampling`, `elicitation` and
-/// `roots` set to true is advertised and routed to the client handler.
+/// "roots"?, "tasksExtension"?, "capabilities"?, "openTelemetry"?}`. Each of `sampling`,
+/// `elicitation` and `roots` set to true is advertised and routed to the client handler.
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ClientConfig {
@@ -62,6 +62,16 @@ pub struct ClientConfig {
     /// `experimental`, e.g. `{"extensions": {"io.modelcontextprotocol/ui": {"mimeTypes":
     /// ["text/html;profile=mcp-app"]}}}` for a host that renders MCP Apps. Must be an object.
     pub capabilities: Option<Value>,
+    /// OpenTelemetry for this client's requests (docs/observability.md), the options of the
+    /// server's `openTelemetry` layer: `{"serviceName"?, "otlpEndpoint"?, "otlpHeaders"?,
+    /// "samplingRatio"?, "metricExportIntervalMs"?}`, each defaulted from the `OTEL_*`
+    /// variables (`{}` takes them all from there). Every request then gets a `CLIENT` span
+    /// whose parent is the trace context the caller put in `params._meta` (`traceparent`,
+    /// `tracestate`, `baggage`), if any, and whose own context replaces it there for the
+    /// server; its duration is recorded as `mcp.client.operation.duration`. The client owns
+    /// this telemetry: closing it flushes and stops the exporters. Needs an engine built with
+    /// the `otel` feature (the bindings' are).
+    pub open_telemetry: Option<Value>,
 }
 
 impl ClientConfig {
@@ -74,6 +84,17 @@ impl ClientConfig {
                     "client config: capabilities must be an object, got {c}"
                 )));
             }
+        }
+        if let Some(t) = &config.open_telemetry {
+            // Refused here, when the client is made, rather than at connect.
+            #[cfg(feature = "otel")]
+            telemetry_config(t)?;
+            #[cfg(not(feature = "otel"))]
+            let _ = t;
+            #[cfg(not(feature = "otel"))]
+            return Err(McpError::invalid_params(
+                "client config: openTelemetry needs an engine built with the otel feature",
+            ));
         }
         Ok(config)
     }
@@ -117,8 +138,30 @@ impl ClientConfig {
         if let Some(on) = self.tasks_extension {
             o.tasks_extension = on;
         }
+        #[cfg(feature = "otel")]
+        if let Some(t) = &self.open_telemetry {
+            let t = ferromcp::telemetry::Telemetry::new(telemetry_config(t)?)
+                .map_err(|e| McpError::invalid_params(format!("client config: {e}")))?;
+            o.telemetry = Some(t);
+        }
         Ok(o)
     }
+}
+
+/// The telemetry configuration of a client's `openTelemetry` option: the server layer's keys
+/// (`TelemetryConfig::from_layer_json`) without its `name`.
+#[cfg(feature = "otel")]
+fn telemetry_config(v: &Value) -> Result<ferromcp::telemetry::TelemetryConfig, McpError> {
+    let Value::Object(o) = v else {
+        return Err(McpError::invalid_params(format!(
+            "client config: openTelemetry must be an object, not {}",
+            ferromcp::schema::json_type_name(v)
+        )));
+    };
+    let mut layer = o.clone();
+    layer.insert("name".into(), Value::String("openTelemetry".into()));
+    ferromcp::telemetry::TelemetryConfig::from_layer_json(&Value::Object(layer))
+        .map_err(|e| McpError::invalid_params(format!("client config: {}", e.message)))
 }
 
 #[cfg(test)]
@@ -151,5 +194,45 @@ mod tests {
             "{}",
             err.message
         );
+    }
+
+    #[test]
+    #[cfg(feature = "otel")]
+    fn open_telemetry_takes_the_layers_keys_and_gives_the_client_a_telemetry() {
+        let config = |v: Value| ClientConfig::from_json(serde_json::json!({ "openTelemetry": v }));
+        let o = config(serde_json::json!({"serviceName": "c", "samplingRatio": 0.5}))
+            .unwrap()
+            .options()
+            .unwrap();
+        assert!(o.telemetry.is_some());
+        assert!(ClientConfig::from_json(serde_json::json!({}))
+            .unwrap()
+            .options()
+            .unwrap()
+            .telemetry
+            .is_none());
+        assert!(
+            config(serde_json::json!({})).is_ok(),
+            "{{}}: all from OTEL_*"
+        );
+        for (bad, says) in [
+            (
+                serde_json::json!({"prometheus": "/metrics"}),
+                "unknown field",
+            ),
+            (serde_json::json!({"samplingRatio": 2.0}), "samplingRatio"),
+            (serde_json::json!(true), "must be an object"),
+        ] {
+            let err = config(bad.clone()).unwrap_err();
+            assert_eq!(err.code, ferromcp::error::codes::INVALID_PARAMS, "{bad}");
+            assert!(err.message.contains(says), "{bad}: {}", err.message);
+        }
+    }
+
+    #[test]
+    #[cfg(not(feature = "otel"))]
+    fn open_telemetry_is_refused_without_the_feature() {
+        let err = ClientConfig::from_json(serde_json::json!({"openTelemetry": {}})).unwrap_err();
+        assert!(err.message.contains("otel feature"), "{}", err.message);
     }
 }

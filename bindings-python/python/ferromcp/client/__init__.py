@@ -35,9 +35,38 @@ async def _maybe_await(v: Any) -> Any:
     return await v if inspect.isawaitable(v) else v
 
 
+def _with_current_trace_context(params: Any) -> Any:
+    """``params`` with the current OpenTelemetry context (of the ``opentelemetry`` package, when
+    installed: the span the caller is in) written into ``_meta`` by the global propagator,
+    unless the caller put a ``traceparent`` there itself. The engine's client span takes its
+    parent from there."""
+    if params is not None and not isinstance(params, dict):
+        return params
+    meta = (params or {}).get("_meta")
+    if isinstance(meta, dict) and "traceparent" in meta:
+        return params
+    try:
+        from opentelemetry import propagate
+    except ImportError:
+        return params
+    carrier: dict[str, str] = {}
+    propagate.inject(carrier)
+    if "traceparent" not in carrier:
+        return params
+    out = dict(params or {})
+    out["_meta"] = {**(meta if isinstance(meta, dict) else {}), **carrier}
+    return out
+
+
 class Client:
     """A connected MCP client. Create it with :meth:`stdio`, :meth:`http` or :meth:`memory` and use it as an
-    async context manager."""
+    async context manager.
+
+    ``open_telemetry`` (the server layer's keys: ``serviceName``, ``otlpEndpoint``,
+    ``otlpHeaders``, ``samplingRatio``, ``metricExportIntervalMs``; ``{}`` takes them from the
+    ``OTEL_*`` variables) gives every request a ``CLIENT`` span exported by the engine, whose
+    parent is the ``traceparent`` in ``params["_meta"]`` or else, with the ``opentelemetry``
+    package installed, the caller's current span; closing the client flushes its exports."""
 
     def __init__(
         self,
@@ -56,6 +85,7 @@ class Client:
         tasks_extension: bool = True,
         elicitation_url: bool = False,
         capabilities: dict[str, Any] | None = None,
+        open_telemetry: dict[str, Any] | None = None,
     ) -> None:
         self._connect = connect
         self._config: dict[str, Any] = {
@@ -79,6 +109,11 @@ class Client:
             # Merged over what the handlers imply: `experimental`, 2026-07-28's `extensions`
             # (e.g. ferromcp.apps.ui_client_capability() for a host rendering MCP Apps).
             self._config["capabilities"] = capabilities
+        if open_telemetry is not None:
+            # A CLIENT span per request, exported by the engine (docs/observability.md): the
+            # server layer's keys (serviceName, otlpEndpoint, otlpHeaders, samplingRatio,
+            # metricExportIntervalMs); its parent is the traceparent put in params["_meta"].
+            self._config["openTelemetry"] = open_telemetry
         if elicitation_url and elicitation_handler is not None:
             # URL-mode elicitation too (``{"elicitation": {"form": {}, "url": {}}}``).
             self._config["elicitationUrl"] = True
@@ -260,6 +295,8 @@ class Client:
             def on_progress(p: dict[str, Any]) -> None:
                 cb(p.get("progress", 0), p.get("total"), p.get("message"))
 
+        if "openTelemetry" in self._config:
+            params = _with_current_trace_context(params)
         return await self.native.request(
             method,
             params,
