@@ -3,7 +3,8 @@
 // bindings-python/tests/test_allow_if.py, and hidden items refused as unknown ones.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { allowIf, Client, ErrorCode, McpError, McpServer } from '../esm/index.mjs';
+import { createServer } from 'node:net';
+import { allowIf, Client, ErrorCode, McpError, McpServer, ProtectedResource } from '../esm/index.mjs';
 
 const opsOnly = (a) =>
   !(a.name.startsWith('admin_') || a.name.startsWith('secret://')) || a.context.requestContext.peerInfo?.name === 'ops-console';
@@ -72,6 +73,48 @@ test('hidden items are refused as unknown ones', async () => {
   } finally {
     await c.close();
   }
+});
+
+/** A free TCP port on 127.0.0.1. */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
+
+test('a predicate reads scopes and session', async () => {
+  // Over HTTP with verified tokens: the predicate gets the principal, its scopes and the
+  // session, and decides from the scopes (admin items for a token with "admin" only).
+  const port = await freePort();
+  const resource = `http://127.0.0.1:${port}/mcp`;
+  const auth = new ProtectedResource({
+    resource,
+    verify: (token) => ({ subject: token, scopes: token === 'alice' ? ['admin'] : [], audience: resource }),
+    authorizationServers: ['http://as.example'],
+  });
+  const seen = [];
+  const adminScope = (a) => {
+    seen.push([a.name, a.principal?.subject, a.scopes, a.sessionId !== undefined && a.sessionKey.includes(a.sessionId)]);
+    return !a.name.startsWith('admin_') || a.scopes.includes('admin');
+  };
+  const http = await server(allowIf(adminScope)).listen({ port, auth });
+  try {
+    for (const [who, tools] of [['alice', 5], ['bob', 3]]) {
+      const c = await Client.http(http.url, { headers: { Authorization: `Bearer ${who}` } });
+      assert.equal((await all(c, 'listTools', 'tools', 'name')).length, tools, who);
+      await c.close();
+    }
+  } finally {
+    await http.close();
+  }
+  assert.ok(seen.some((e) => JSON.stringify(e) === JSON.stringify(['admin_reset', 'alice', ['admin'], true])), JSON.stringify(seen));
+  assert.ok(seen.some((e) => JSON.stringify(e) === JSON.stringify(['admin_reset', 'bob', [], true])), JSON.stringify(seen));
+  assert.ok(seen.every((e) => e[3]), 'every access names its session');
 });
 
 test('a predicate must be a function', () => {
