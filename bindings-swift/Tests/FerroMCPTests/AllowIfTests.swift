@@ -50,6 +50,41 @@ final class AllowIfTests: XCTestCase {
         await c.close()
     }
 
+    func testAPredicateReadsScopesAndSession() async throws {
+        // Over HTTP with verified tokens: the predicate gets the principal, its scopes and the
+        // session, and decides from the scopes (admin items for a token with "admin" only).
+        let probe = try await Server(name: "probe", version: "1").startHTTP()
+        let port = probe.port
+        try await probe.close()
+        let resource = "http://127.0.0.1:\(port)/mcp"
+        let auth = ProtectedResource(resource: resource, authorizationServers: ["http://as.example"]) { token in
+            AuthInfo(subject: token, scopes: token == "alice" ? ["admin"] : [], audience: [resource])
+        }
+        let asked = Asked()
+        let s = try Server(name: "authz", version: "1", options: .init(pageSize: 2))
+        try s.use(AllowIf { a in
+            let subject = a.request.principal?["subject"]?.stringValue ?? "-"
+            let inSession = a.request.sessionId.map { a.request.sessionKey?.contains($0) == true } ?? false
+            asked.add("\(a.name) \(subject) \(a.scopes) \(inSession)")
+            return !a.name.hasPrefix("admin_") || a.hasScope("admin")
+        })
+        for name in ["admin_reset", "echo", "admin_delete", "search", "time"] {
+            try s.registerTool(name, description: name) { _, _ in .text("ran \(name)") }
+        }
+        let http = try await s.startHTTP(port: port, auth: auth)
+        for (who, tools) in [("alice", 5), ("bob", 3)] {
+            let c = try await Client.http(url: http.url, headers: ["Authorization": "Bearer \(who)"])
+            let names = try await c.listAllTools().map(\.name)
+            XCTAssertEqual(names.count, tools, who)
+            await c.close()
+        }
+        try await http.close()
+        let seen = asked.recorded
+        XCTAssertTrue(seen.contains("admin_reset alice [\"admin\"] true"), "\(seen)")
+        XCTAssertTrue(seen.contains("admin_reset bob [] true"), "\(seen)")
+        XCTAssertTrue(seen.allSatisfy { $0.hasSuffix(" true") }, "\(seen)")
+    }
+
     /// allow_if_full_pages: hidden items straddle the page size (2); every page but the last is
     /// full, each `nextCursor` leads on, and the predicate is asked about the whole list once
     /// per list request.
@@ -95,5 +130,11 @@ private final class Asked: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return names.count
+    }
+
+    var recorded: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return names
     }
 }
