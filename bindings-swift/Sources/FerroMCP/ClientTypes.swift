@@ -94,6 +94,12 @@ public struct ClientOptions: Sendable {
     /// `.perRequest` (2026-07-28 only; set `protocolVersion` to it).
     public var protocolMode: ProtocolMode?
 
+    /// OpenTelemetry for this client's requests, exported by the engine: each request gets a
+    /// `CLIENT` span whose parent is the `traceparent` the caller put in `params._meta` (a span
+    /// of its own, by its OpenTelemetry SDK), and whose context goes to the server in `_meta`.
+    /// `Client.close()` flushes the exports. See docs/observability.md.
+    public var openTelemetry: ClientOpenTelemetry?
+
     /// The engine's `ClientConfig` JSON: capability flags only for the handlers given.
     var configJSON: String {
         var o: [String: Value] = ["name": .string(name), "version": .string(version)]
@@ -103,6 +109,7 @@ public struct ClientOptions: Sendable {
         o.set("protocolMode", protocolMode.map { .string($0.rawValue) })
         if !tasksExtension { o["tasksExtension"] = false }
         o.set("capabilities", capabilities)
+        o.set("openTelemetry", openTelemetry?.value)
         if sampling != nil {
             o["sampling"] = true
             if samplingTools { o["samplingTools"] = true }
@@ -113,6 +120,45 @@ public struct ClientOptions: Sendable {
         }
         if roots != nil { o["roots"] = true }
         return Value.object(o).jsonText
+    }
+}
+
+/// OpenTelemetry for a `Client` (`ClientOptions.openTelemetry`): the options of the server's
+/// `.openTelemetry(...)` layer but `prometheus`; each one left `nil` comes from the standard
+/// `OTEL_*` variable (`OTEL_SERVICE_NAME`, `OTEL_EXPORTER_OTLP_ENDPOINT`,
+/// `OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_METRIC_EXPORT_INTERVAL`).
+public struct ClientOpenTelemetry: Sendable, Equatable {
+    /// `service.name`.
+    public var serviceName: String?
+    /// The OTLP/HTTP base URL, e.g. `http://127.0.0.1:4318`.
+    public var otlpEndpoint: String?
+    /// Header fields sent with every export (an API key).
+    public var otlpHeaders: [String: String]?
+    /// The share of new traces sampled, 0 to 1 (parent-based: a caller's decision is kept).
+    public var samplingRatio: Double?
+    /// How often the client's metrics (`mcp.client.operation.duration`) are exported.
+    public var metricExportInterval: Duration?
+
+    /// Options; every argument is optional.
+    public init(serviceName: String? = nil, otlpEndpoint: String? = nil,
+                otlpHeaders: [String: String]? = nil, samplingRatio: Double? = nil,
+                metricExportInterval: Duration? = nil) {
+        self.serviceName = serviceName
+        self.otlpEndpoint = otlpEndpoint
+        self.otlpHeaders = otlpHeaders
+        self.samplingRatio = samplingRatio
+        self.metricExportInterval = metricExportInterval
+    }
+
+    /// The engine's `openTelemetry` client config.
+    var value: Value {
+        var o: [String: Value] = [:]
+        o.set("serviceName", serviceName.map(Value.string))
+        o.set("otlpEndpoint", otlpEndpoint.map(Value.string))
+        o.set("otlpHeaders", otlpHeaders.map { .object($0.mapValues(Value.string)) })
+        o.set("samplingRatio", samplingRatio.map(Value.double))
+        o.set("metricExportIntervalMs", metricExportInterval.map { .int($0.wholeMilliseconds) })
+        return .object(o)
     }
 }
 

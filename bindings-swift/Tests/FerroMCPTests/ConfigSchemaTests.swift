@@ -105,6 +105,7 @@ final class ConfigSchemaTests: XCTestCase {
             elicitationURL: true, roots: { [] }, notificationBufferSize: 1, maxMessageSize: 1,
             tasksExtension: false, capabilities: ["experimental": [:]])
         options.protocolMode = .auto
+        options.openTelemetry = ClientOpenTelemetry(serviceName: "c")
         // notificationBufferSize: the facade's own buffer; tasksExtension: sent when false.
         assertEverySet(options, apart: ["notificationBufferSize", "tasksExtension"])
         try check("ClientConfig", sent: try Value(json: options.configJSON))

@@ -104,6 +104,64 @@ final class OpenTelemetryTests: XCTestCase {
         XCTAssertEqual(seen.all.last ?? nil, "00-\(otherTrace)-\(otherSpan)-01")
     }
 
+    /// `ClientOptions.openTelemetry`: the client's CLIENT span has the caller's span (named in
+    /// `_meta`) as parent and the engine's SERVER span as child; a malformed `traceparent` gives
+    /// a client span of its own trace. `close()` flushes the client's spans.
+    func testTheClientsSpanIsTheCallersChildAndTheServerSpansParent() async throws {
+        let endpoint = try receiver()
+        setenv("OTEL_BSP_SCHEDULE_DELAY", "100", 1)
+        let serverService = "swift-traced-server-\(hex(4))"
+        let clientService = "swift-client-\(hex(4))"
+        let server = try Server(name: "traced", version: "1.0.0")
+        try server.use(.openTelemetry(serviceName: serverService, otlpEndpoint: endpoint))
+        try server.registerTool("lookup", inputSchema: ["type": "object", "properties": ["key": ["type": "string"]]]) { args, _ in
+            .text((args["key"]?.stringValue ?? "").uppercased())
+        }
+        var options = ClientOptions()
+        options.openTelemetry = ClientOpenTelemetry(serviceName: clientService, otlpEndpoint: endpoint, samplingRatio: 1)
+        let client = try await Client.connect(to: server, options: options)
+        let traceId = hex(16)
+        let callerSpan = hex(8)
+        let r = try await client.sendRequest(method: "tools/call", params: [
+            "name": "lookup", "arguments": ["key": "k"], "_meta": ["traceparent": .string("00-\(traceId)-\(callerSpan)-01")],
+        ])
+        XCTAssertEqual(r["content"]?[0]?["text"]?.stringValue, "K")
+        let bad = try await client.sendRequest(method: "tools/call", params: [
+            "name": "lookup", "arguments": ["key": "x"], "_meta": ["traceparent": "00-zz-bad"],
+        ])
+        XCTAssertEqual(bad["content"]?[0]?["text"]?.stringValue, "X")
+        await client.close()
+
+        let clients = try await spans(endpoint, service: clientService, name: "tools/call lookup", count: 2)
+        let servers = try await spans(endpoint, service: serverService, name: "tools/call lookup", count: 2)
+        XCTAssertEqual(clients.count, 2)
+        XCTAssertEqual(servers.count, 2)
+        guard let joined = clients.first(where: { $0["parentSpanId"]?.stringValue == callerSpan }) else {
+            return XCTFail("no client span has the caller's span as its parent: \(clients)")
+        }
+        XCTAssertEqual(joined["traceId"]?.stringValue, traceId)
+        XCTAssertEqual(joined["kind"]?.intValue, 3, "SPAN_KIND_CLIENT")
+        let own = clients.first(where: { $0["spanId"] != joined["spanId"] })
+        XCTAssertEqual(own?["parentSpanId"]?.stringValue, "", "a malformed traceparent gives no parent")
+        XCTAssertNotEqual(own?["traceId"]?.stringValue, traceId)
+        for c in clients {
+            let children = servers.filter { $0["parentSpanId"] == c["spanId"] }
+            XCTAssertEqual(children.count, 1, "the engine's SERVER span is the client span's child: \(servers)")
+            XCTAssertEqual(children.first?["traceId"], c["traceId"])
+        }
+    }
+
+    func testTheClientsOpenTelemetryOptionsBecomeTheEnginesKeys() throws {
+        var options = ClientOptions()
+        options.openTelemetry = ClientOpenTelemetry(
+            serviceName: "c", otlpEndpoint: "http://127.0.0.1:4318", otlpHeaders: ["api-key": "k"],
+            samplingRatio: 0.5, metricExportInterval: .seconds(2))
+        XCTAssertEqual(try Value(json: options.configJSON)["openTelemetry"], [
+            "serviceName": "c", "otlpEndpoint": "http://127.0.0.1:4318", "otlpHeaders": ["api-key": "k"],
+            "samplingRatio": 0.5, "metricExportIntervalMs": 2000,
+        ])
+    }
+
     func testOptionsTheEngineDoesNotAcceptAreRefusedWhenTheLayerIsAdded() throws {
         let server = try Server(name: "traced", version: "1.0.0")
         XCTAssertThrowsError(try server.use(.openTelemetry(samplingRatio: 2))) { error in
