@@ -41,7 +41,7 @@ all_targets="$(sed -n '/^\[\[bin\]\]/,/^name/{s/^name = "\(.*\)"/\1/p}' fuzz/Car
 # Every target runs by default: the two findings that kept h1_differential and uri_template out
 # (issue 16) are settled: control bytes in chunk extensions are a documented difference from
 # hyper (RFC 9112 §7.1.1 allows none; ferromcp refuses them), and `{var:N}` no longer matches
-# more than N characters (core/tests/uri_template.rs).
+# more than N characters (core/tests/integration/uri_template.rs).
 default_targets="$all_targets"
 case "${FUZZ_TARGETS:-}" in
   "") targets="$default_targets" ;;

@@ -1,11 +1,11 @@
 // listen({ tls }): the server itself serves https:// (rustls in the engine), with the client
-// certificate's identity as ctx.auth (extra.authInfo for SDK-style handlers). The scenario
-// names are those of core/tests/http_tls.rs and bindings-python/tests/test_tls.py. The PKI is
+// certificate's identity as ctx.auth (extra.authInfo for SDK-style handlers). The scenario names
+// are those of core/tests/integration/http_tls.rs and bindings-python/tests/test_tls.py. The PKI is
 // made once by tests/tls/make-test-pki.sh (the openssl command): a CA, its server certificate,
-// alice's client certificate, an expired one and another CA's mallory. The official TypeScript
-// SDK client (tests/node_modules, 1.32.x) connects through a fetch over node:https that trusts
-// the test CA and presents a client certificate; refusals are read with node:tls, which
-// reports the server's TLS alert.
+// alice's client certificate, an expired one and another CA's mallory. The official TypeScript SDK
+// client (tests/node_modules, 1.32.x) connects through a fetch over node:https that trusts the test
+// CA and presents a client certificate; refusals are read with node:tls, which reports the server's
+// TLS alert.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';

@@ -1,7 +1,7 @@
-"""``Client.http`` over ``https://``: a TLS front (Python's ``ssl``, with the test-only
-certificate of ``core/tests/fixtures``, made as ``core/tests/http_client_tls.rs`` says) before a
-ferromcp server in this process. Trusting the test CA through ``root_certificates`` the client
-calls a tool; without it the certificate is refused with rustls's reason."""
+"""``Client.http`` over ``https://``: a TLS front (Python's ``ssl``, with the test-only certificate
+of ``core/tests/fixtures``, made as ``core/tests/integration/http_client_tls.rs`` says) before a
+ferromcp server in this process. Trusting the test CA through ``root_certificates`` the client calls
+a tool; without it the certificate is refused with rustls's reason."""
 
 from __future__ import annotations
 

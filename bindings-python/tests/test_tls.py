@@ -1,10 +1,10 @@
-"""``serve_http(tls=TLS(...))``: the server itself serves ``https://`` (rustls in the engine),
-with the client certificate's identity as ``ctx.auth``. The scenario names are the same in
-core/tests/http_tls.rs, bindings-node/test/tls.test.mjs and the Swift TLSTests. The PKI is made
-per test module by tests/tls/make-test-pki.sh (the ``openssl`` command): a CA, its server
-certificate, a client certificate for ``alice``, an expired one, and another CA's ``mallory``.
-The official ``mcp`` client (``.tools/venv``) runs in a subprocess (tests/sdk_https_client.py);
-refusals are read with the standard library's ``ssl``, which reports the TLS alert."""
+"""``serve_http(tls=TLS(...))``: the server itself serves ``https://`` (rustls in the engine), with
+the client certificate's identity as ``ctx.auth``. The scenario names are the same in
+core/tests/integration/http_tls.rs, bindings-node/test/tls.test.mjs and the Swift TLSTests. The PKI
+is made per test module by tests/tls/make-test-pki.sh (the ``openssl`` command): a CA, its server
+certificate, a client certificate for ``alice``, an expired one, and another CA's ``mallory``. The
+official ``mcp`` client (``.tools/venv``) runs in a subprocess (tests/sdk_https_client.py); refusals
+are read with the standard library's ``ssl``, which reports the TLS alert."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Makes the throwaway PKI the bindings' TLS tests use (Python, Node, Swift), in directory $1,
-# with the `openssl` command (the same certificates core/tests/http_tls.rs makes):
+# Makes the throwaway PKI the bindings' TLS tests use (Python, Node, Swift), in directory $1, with
+# the `openssl` command (the same certificates core/tests/integration/http_tls.rs makes):
 #   ca.pem/.key          a self-signed CA ("ferromcp test CA"), valid 2 days
 #   server.pem/.key      its server certificate for localhost and 127.0.0.1 (serverAuth)
 #   alice.pem/.key       its client certificate, CN=alice, SAN DNS:alice (clientAuth)

@@ -3,10 +3,10 @@
 // Swift root lacks), run by tests/run-swift.sh before `swift test`, which passes its directory
 // as FERROMCP_TEST_PKI. Foundation's URLSession on this Linux root (libcurl with Debian's fixed
 // CA bundle) cannot trust a private CA (the Swift client can: TLSClientTests, with
-// `Client.http(url:rootCertificates:)`). So these tests check what Swift adds (the options'
-// keys, the server starting on https:// and speaking only TLS, the errors); calls over https
-// with the test CA, the client certificate as `ctx.auth` and the handshake refusals are the same
-// engine path tested from Rust (core/tests/http_tls.rs), Python (tests/test_tls.py, with the
+// `Client.http(url:rootCertificates:)`). So these tests check what Swift adds (the options' keys,
+// the server starting on https:// and speaking only TLS, the errors); calls over https with the
+// test CA, the client certificate as `ctx.auth` and the handshake refusals are the same engine path
+// tested from Rust (core/tests/integration/http_tls.rs), Python (tests/test_tls.py, with the
 // official client) and Node (test/tls.test.mjs, with the official client).
 
 @testable import FerroMCP
