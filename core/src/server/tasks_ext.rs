@@ -511,7 +511,11 @@ impl Server {
                 return Err(e)
             }
             Some(r) => Some(r.map(tool_result_value)),
-            None => None,
+            None => {
+                // The handler (not polled again before `drive`) sees the task made.
+                inputs.set_made();
+                None
+            }
         };
         let created = rfc3339_now();
         let task = Arc::new(ExtTask {

@@ -579,6 +579,15 @@ impl RequestContext {
         }
     }
 
+    /// In a call of the tasks extension: whether the call has become a task (the engine made
+    /// it when the first-answer wait ended, or when the handler parked input or called
+    /// [`RequestContext::start_task`]). From then on the handler's answer is the task's
+    /// outcome: an `input_required` answer can no longer be the client's own round, so a
+    /// handler asks with [`RequestContext::input`] instead. False anywhere else.
+    pub fn task_made(&self) -> bool {
+        self.inner.task_inputs.as_ref().is_some_and(|i| i.made())
+    }
+
     /// Whether the request has been cancelled.
     pub fn is_cancelled(&self) -> bool {
         self.inner.cancel.is_cancelled()

@@ -25,6 +25,8 @@ pub(crate) struct TaskInputs {
     changed: watch::Sender<()>,
     /// Signalled each time requests are parked (see [`TaskInputs::parked`]).
     parked: Notify,
+    /// The call became a task (see [`TaskInputs::made`]).
+    made: std::sync::atomic::AtomicBool,
 }
 
 impl Default for TaskInputs {
@@ -33,6 +35,7 @@ impl Default for TaskInputs {
             state: Mutex::default(),
             changed: watch::channel(()).0,
             parked: Notify::new(),
+            made: std::sync::atomic::AtomicBool::new(false),
         }
     }
 }
@@ -162,6 +165,16 @@ impl TaskInputs {
     /// becomes a task now, as when requests are parked (see [`TaskInputs::parked`]).
     pub(crate) fn start_now(&self) {
         self.parked.notify_one();
+    }
+
+    /// The call's task was made: its handler's answer is the task's outcome from now on.
+    pub(crate) fn set_made(&self) {
+        self.made.store(true, std::sync::atomic::Ordering::Release);
+    }
+
+    /// Whether the call's task was made ([`TaskInputs::set_made`]).
+    pub(crate) fn made(&self) -> bool {
+        self.made.load(std::sync::atomic::Ordering::Acquire)
     }
 
     /// The outstanding requests (`inputRequests`), and when they last changed.

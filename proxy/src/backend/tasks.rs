@@ -20,8 +20,10 @@
 //! - a 2026-07-28 connection, for a 2026-07-28 client declaring the extension: the client's
 //!   call passes through, and the backend's first answer decides
 //!   ([`Backend::through_backend_task`]): an `input_required` round before any task stays the
-//!   client's round (the proxy's engine waits for that first answer, `first_answer_wait`), a
-//!   task handle makes the proxy's task, which follows the backend's;
+//!   client's round (the proxy's engine waits for that first answer, `first_answer_wait`; a
+//!   round that comes later, the proxy's task made, is that task's input and the call is
+//!   retried with the answers), a task handle makes the proxy's task, which follows the
+//!   backend's;
 //! - a 2026-07-28 connection, for a handshake client: a `tools/call` declaring the tasks
 //!   extension, whose task handle the engine's client follows to its end (polling `tasks/get`,
 //!   answering the task's `inputRequests` through the proxy's client handlers, which ask the
@@ -162,7 +164,11 @@ impl Backend {
     /// client's envelope (the extension kept) and its input round, as the handler's first
     /// answer:
     /// - `input_required` (the backend gathers input before any task exists): the client's own
-    ///   round, no task made ([`era::take_result`]); the retry brings the answers back;
+    ///   round, no task made ([`era::take_result`]); the retry brings the answers back. When
+    ///   the proxy's engine made its task already (the round came after `first_answer_wait`,
+    ///   [`RequestContext::task_made`]), the round's input requests are that task's
+    ///   ([`RequestContext::input`]) and the call is retried at the backend with the answers
+    ///   and its `requestState`;
     /// - a complete result: the call's result (the proxy's engine makes a finished task of it);
     /// - a task handle: the proxy's task is made now ([`RequestContext::start_task`]) and
     ///   follows the backend's to its end: `tasks/get` polled; the backend task's
@@ -185,13 +191,35 @@ impl Backend {
             params.insert("_meta".into(), Value::Object(meta));
         }
         era::add_retry_input(ctx, &mut params);
-        let params = Some(Value::Object(params));
-        let first = self
-            .passing_on(ctx, |opts| async move {
-                client.peer().request("tools/call", params, opts).await
-            })
-            .await
-            .map_err(|e| self.call_error("tools/call", e))?;
+        let first = loop {
+            let sent = Some(Value::Object(params.clone()));
+            let answer = self
+                .passing_on(ctx, |opts| async move {
+                    client.peer().request("tools/call", sent, opts).await
+                })
+                .await
+                .map_err(|e| self.call_error("tools/call", e))?;
+            let input_round =
+                answer.get("resultType").and_then(Value::as_str) == Some("input_required");
+            if !(input_round && ctx.task_made()) {
+                break answer;
+            }
+            // The backend's round came after the proxy's engine made its task (past
+            // `first_answer_wait`): its input requests become the task's, and the call is
+            // retried at the backend with the answers and its state, as a client would.
+            let Some(Value::Object(requests)) = answer.get("inputRequests").cloned() else {
+                return Err(McpError::internal(format!(
+                    "backend {:?} answered input_required without inputRequests",
+                    self.spec.name
+                )));
+            };
+            let answers = ctx.input(requests).await?;
+            params.insert("inputResponses".into(), Value::Object(answers));
+            match answer.get("requestState") {
+                Some(state) => params.insert("requestState".into(), state.clone()),
+                None => params.remove("requestState"),
+            };
+        };
         if first.get("resultType").and_then(Value::as_str) != Some("task") {
             return era::take_result(first);
         }

@@ -18,6 +18,7 @@ mod per_client;
 mod proxy_http;
 mod proxy_stdio;
 mod task_capabilities;
+mod task_late_input;
 mod task_progress;
 mod task_status;
 mod tasks;
