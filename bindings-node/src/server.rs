@@ -54,6 +54,13 @@ impl NativeServer {
         )
     }
 
+    /// The `openTelemetry` layer's metrics as Prometheus text (`null` without the layer or its
+    /// `prometheus` option), for a host framework's route.
+    #[napi]
+    pub fn prometheus_text(&self) -> Option<String> {
+        self.server.prometheus_text()
+    }
+
     /// Removes a tool; returns whether it existed.
     #[napi]
     pub fn remove_tool(&self, name: String) -> bool {

@@ -288,3 +288,38 @@ test("a Client's openTelemetry options the engine does not know are refused", as
   const server = new McpServer({ name: 'traced', version: '1.0.0' });
   await assert.rejects(Client.memory(server, { openTelemetry: { prometheus: '/metrics' } }), /unknown field `prometheus`/);
 });
+
+test("prometheusText() gives a host app's own metrics route the layer's text (createHttpHandler owns no listener)", async () => {
+  const server = new McpServer(
+    { name: 'measured', version: '1.0.0' },
+    { middleware: [openTelemetry({ serviceName: 'node-host-app', prometheus: '/metrics' })] },
+  );
+  server.registerTool('echo', { inputSchema: { type: 'object', properties: { x: { type: 'string' } } } }, ({ x }) => x);
+  const handler = server.createHttpHandler();
+  const app = createServer((req, res) => {
+    if (req.url === '/metrics') res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' }).end(server.prometheusText() ?? '');
+    else handler.handleNode(req, res).catch(() => res.destroy());
+  });
+  await new Promise((resolve) => app.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${app.address().port}`;
+  try {
+    const client = await Client.http(`${base}/mcp`);
+    try {
+      const r = await client.request('tools/call', { name: 'echo', arguments: { x: 'hi' } });
+      assert.equal(r.content[0].text, 'hi');
+    } finally {
+      await client.close();
+    }
+    const text = await (await fetch(`${base}/metrics`)).text();
+    const count = text
+      .split('\n')
+      .find((l) => l.startsWith('mcp_server_operation_duration_seconds_count{') && l.includes('gen_ai_tool_name="echo"'));
+    assert.ok(count && count.endsWith(' 1'), text);
+  } finally {
+    await new Promise((r) => app.close(r));
+  }
+  // Without the layer, or without its prometheus option, there is no text.
+  assert.equal(new McpServer({ name: 'plain', version: '1.0.0' }).prometheusText(), undefined);
+  const otlpOnly = new McpServer({ name: 'otlp', version: '1.0.0' }, { middleware: [openTelemetry({ serviceName: 'x' })] });
+  assert.equal(otlpOnly.prometheusText(), undefined);
+});

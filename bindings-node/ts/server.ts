@@ -695,6 +695,18 @@ export class McpServer {
     return new McpHttpHandler(n, options.maxBodySize ?? 4 * 1024 * 1024);
   }
 
+  /**
+   * The metrics of the `openTelemetry` layer in the Prometheus text exposition format
+   * (0.0.4; serve it as `text/plain; version=0.0.4`), for an app that mounts
+   * {@link createHttpHandler}: that handler owns no listener to serve the layer's `prometheus`
+   * path on, so the app serves this text on a route of its own. `undefined` without the layer or
+   * its `prometheus` option (or `OTEL_METRICS_EXPORTER=prometheus`). The listener's gauges
+   * (sessions, connections, SSE streams) are {@link listen}'s only.
+   */
+  prometheusText(): string | undefined {
+    return this.#native.prometheusText() ?? undefined;
+  }
+
   /** Whether the server is serving (stdio or HTTP). */
   isConnected(): boolean {
     return this.#stdio !== undefined || this.#http !== undefined || this.#transports.size > 0;

@@ -284,6 +284,12 @@ impl NativeServer {
         Ok(crate::asgi::NativeHttpHandler { handler })
     }
 
+    /// The `openTelemetry` layer's metrics as Prometheus text (`None` without the layer or its
+    /// `prometheus` option), for a host framework's route.
+    fn prometheus_text(&self) -> Option<String> {
+        self.server.prometheus_text()
+    }
+
     /// Sends a log message to every live session.
     #[pyo3(signature = (level, data, logger=None))]
     fn log<'py>(

@@ -285,3 +285,63 @@ async def test_the_client_refuses_unknown_open_telemetry_options() -> None:
     with pytest.raises(InvalidParams, match="unknown field `prometheus`"):
         async with Client.memory(Server("s"), open_telemetry={"prometheus": "/metrics"}):
             pass
+
+
+async def test_prometheus_text_serves_a_host_apps_metrics_route() -> None:
+    """``http_app()`` owns no listener, so the layer's ``prometheus`` path is not served by the
+    engine: ``server.prometheus_text()`` gives the text for a route of the host app's own (here
+    Starlette under uvicorn, beside the mounted MCP endpoint). After a call over that endpoint
+    it has the call's duration histogram."""
+    import uvicorn
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import PlainTextResponse, Response
+    from starlette.routing import Mount, Route
+
+    server = Server(
+        "measured",
+        version="1.0.0",
+        middleware=[
+            {"name": "openTelemetry", "serviceName": "py-host-app", "prometheus": "/metrics"}
+        ],
+    )
+
+    @server.tool()
+    def echo(x: str) -> str:
+        """Echoes."""
+        return x
+
+    def metrics(_: Request) -> Response:
+        return PlainTextResponse(
+            server.prometheus_text() or "", media_type="text/plain; version=0.0.4"
+        )
+
+    app = Starlette(routes=[Route("/metrics", metrics), Mount("/", server.http_app())])
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="off")
+    served = uvicorn.Server(config)
+    task = asyncio.ensure_future(served.serve())
+    try:
+        for _ in range(500):
+            if served.started or task.done():
+                break
+            await asyncio.sleep(0.01)
+        assert served.started, "uvicorn did not start"
+        base = f"http://127.0.0.1:{served.servers[0].sockets[0].getsockname()[1]}"
+        async with Client.http(f"{base}/mcp") as c:
+            r = await c.request("tools/call", {"name": "echo", "arguments": {"x": "hi"}})
+            assert r["content"][0]["text"] == "hi"
+        status, _, text = await asyncio.to_thread(_get, f"{base}/metrics")
+    finally:
+        served.should_exit = True
+        await asyncio.wait_for(task, 20)
+    assert status == 200
+    assert any(
+        line.startswith("mcp_server_operation_duration_seconds_count{")
+        and 'gen_ai_tool_name="echo"' in line
+        and line.endswith(" 1")
+        for line in text.splitlines()
+    ), text
+    # Without the layer, or without its prometheus option, there is no text.
+    assert Server("plain").prometheus_text() is None
+    otlp_only = Server("otlp", middleware=[{"name": "openTelemetry", "serviceName": "x"}])
+    assert otlp_only.prometheus_text() is None

@@ -46,6 +46,12 @@ impl NativeServer {
         enter(|| self.inner.remove_tool(&name))
     }
 
+    /// The `openTelemetry` layer's metrics as Prometheus text (nil without the layer or its
+    /// `prometheus` option), for a host framework's route.
+    pub fn prometheus_text(&self) -> Option<String> {
+        self.inner.prometheus_text()
+    }
+
     /// Registers (or replaces) a static resource.
     pub fn add_resource(
         &self,

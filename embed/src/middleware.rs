@@ -323,6 +323,20 @@ impl EmbeddedServer {
         self.server().add_middleware(layer)
     }
 
+    /// The metrics of this server's `openTelemetry` layer in the Prometheus text exposition
+    /// format (0.0.4), for a host framework's handler (`http_handler`), which owns no listener
+    /// to serve the layer's `prometheus` path on: the application serves this text on a route
+    /// of its own. `None` without the layer, or when its telemetry keeps no Prometheus metrics
+    /// (the layer's `prometheus` option, or `OTEL_METRICS_EXPORTER=prometheus`, turns them on).
+    /// The listener's gauges (sessions, connections, SSE streams) are not in it: a listening
+    /// server's own path has them.
+    pub fn prometheus_text(&self) -> Option<String> {
+        #[cfg(feature = "otel")]
+        return self.telemetry.get().and_then(|(t, _)| t.prometheus_text());
+        #[cfg(not(feature = "otel"))]
+        None
+    }
+
     /// Adds the built-in timing layer, calling `hook` with each request's
     /// [`timing_event_json`] (on the task that served it: a hook posts it on and returns).
     pub fn add_timing_hook(

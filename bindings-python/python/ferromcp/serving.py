@@ -323,6 +323,15 @@ class Serving:
         self._asgi_app = app
         return app
 
+    def prometheus_text(self) -> str | None:
+        """The metrics of the ``openTelemetry`` layer in the Prometheus text exposition format
+        (0.0.4; serve it as ``text/plain; version=0.0.4``), for :meth:`http_app`'s host app,
+        which serves the layer's ``prometheus`` path on no listener of its own: mount it on a
+        route of yours. ``None`` without the layer or its ``prometheus`` option (or
+        ``OTEL_METRICS_EXPORTER=prometheus``). The listener's gauges (sessions, connections,
+        SSE streams) are :meth:`serve_http`'s only."""
+        return self._native.prometheus_text()
+
     @property
     def session_manager(self) -> StreamableHTTPSessionManager:
         """The official SDK's ``session_manager``: ``async with server.session_manager.run():``

@@ -99,6 +99,16 @@ extension Server {
         return HTTPHandler(try bridged { try native.httpHandler(config: config) })
     }
 
+    /// The metrics of the `.openTelemetry(...)` layer in the Prometheus text exposition format
+    /// (0.0.4; serve it as `text/plain; version=0.0.4`), for an app that serves `httpHandler()`:
+    /// that handler owns no listener to serve the layer's `prometheus` path on, so the app
+    /// serves this text on a route of its own. nil without the layer or its `prometheus` option
+    /// (or `OTEL_METRICS_EXPORTER=prometheus`). The listener's gauges (sessions, connections,
+    /// SSE streams) are `startHTTP`/`serveHTTP`'s only.
+    public func prometheusText() -> String? {
+        native.prometheusText()
+    }
+
     /// `httpHandler(options:)` protected by bearer tokens (see `ProtectedResource`); it also
     /// answers the Protected Resource Metadata at its well-known path, so route that path to it
     /// as well.

@@ -224,6 +224,38 @@ final class OpenTelemetryTests: XCTestCase {
         XCTAssertEqual(postStatus, 405)
     }
 
+    /// `httpHandler()` owns no listener, so the layer's `prometheus` path is not served by the
+    /// engine: `server.prometheusText()` gives the text for a route of the framework's own.
+    /// After a call through the handler it has the call's duration histogram.
+    func testPrometheusTextServesAHostFrameworksRoute() async throws {
+        let server = try Server(name: "measured", version: "1.0.0")
+        try server.use(.openTelemetry(serviceName: "swift-host-app", prometheus: "/metrics"))
+        try server.registerTool("echo", inputSchema: ["type": "object", "properties": ["x": ["type": "string"]]]) { args, _ in
+            .text(args["x"]?.stringValue ?? "")
+        }
+        let handler = try server.httpHandler(options: HTTPOptions(jsonResponse: true, stateless: true))
+        let headers = [
+            HTTPHeader(name: "Host", value: "127.0.0.1"),
+            HTTPHeader(name: "Content-Type", value: "application/json"),
+            HTTPHeader(name: "Accept", value: "application/json, text/event-stream"),
+            HTTPHeader(name: "MCP-Protocol-Version", value: "2025-11-25"),
+        ]
+        let call = Data(#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"x":"hi"}}}"#.utf8)
+        let called = try await handler.handle(method: "POST", target: "/mcp", headers: headers, body: call)
+        let answer = String(decoding: try await called.collect(), as: UTF8.self)
+        XCTAssertEqual(called.status, 200, answer)
+        XCTAssertTrue(answer.contains(#""text":"hi""#), answer)
+        let text = try XCTUnwrap(server.prometheusText())
+        XCTAssertTrue(text.split(separator: "\n").contains {
+            $0.hasPrefix("mcp_server_operation_duration_seconds_count{") && $0.contains(#"gen_ai_tool_name="echo""#) && $0.hasSuffix(" 1")
+        }, text)
+        // Without the layer, or without its prometheus option, there is no text.
+        XCTAssertNil(try Server(name: "plain", version: "1.0.0").prometheusText())
+        let otlpOnly = try Server(name: "otlp", version: "1.0.0")
+        try otlpOnly.use(.openTelemetry(serviceName: "x"))
+        XCTAssertNil(otlpOnly.prometheusText())
+    }
+
     func testThePrometheusOptionTakesAPath() throws {
         let server = try Server(name: "measured", version: "1.0.0")
         XCTAssertThrowsError(try server.use(.openTelemetry(prometheus: "metrics"))) { error in
