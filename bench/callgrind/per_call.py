@@ -18,9 +18,12 @@ Modes (as `mcp-bench --transports` names them):
   http-stateful     server `stateful`: initialize + notifications/initialized, then calls with
                     the session id (SSE answers)
   http-stateless    server `stateless`: handshake-era calls answered with SSE
+  stdio             `BIN stdio`: initialize + notifications/initialized, then one call at a
+                    time over the server's stdin and stdout (one JSON line each way)
 
 Usage:
   bench/callgrind/per_call.py --bin target/release/ferromcp-echo --mode http-per-request
+  bench/callgrind/per_call.py --bin target/release/ferromcp-echo --mode stdio
   bench/callgrind/per_call.py --bin ... --mode http-json --calls 800 --top 30 --keep /tmp/cg
 
 The count is repeatable: the same binary and arguments give the same figure to within a few
@@ -44,13 +47,14 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DRIVER = os.path.join(ROOT, "bench", "driver", "src")
 
-# mcp-bench transport -> (server mode argument, per-request era, handshake)
+# mcp-bench transport -> (server mode argument, per-request era, handshake); stdio is apart
 MODES = {
     "http-json": ("json", False, False),
     "http-per-request": ("stateless", True, False),
     "http-stateful": ("stateful", False, True),
     "http-stateless": ("stateless", False, False),
 }
+STDIO = "stdio"
 
 
 def rust_format(fmt: str, named: dict[str, str], positional: list[str]) -> str:
@@ -191,6 +195,28 @@ class Conn:
         return status, headers, body
 
 
+class StdioConn:
+    """The server's stdin and stdout: one JSON-RPC message per line each way."""
+
+    def __init__(self, proc: subprocess.Popen) -> None:
+        self.proc = proc
+
+    def exchange(self, line: bytes, id_: int | None) -> bytes:
+        """Writes `line`; with an id, reads lines until the answer naming that id."""
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(line + b"\n")
+        self.proc.stdin.flush()
+        if id_ is None:
+            return b""
+        want = f'"id":{id_}'.encode()
+        while True:
+            out = self.proc.stdout.readline()
+            if not out:
+                sys.exit(f"per_call.py: the server closed its stdout (exit {self.proc.poll()})")
+            if want + b"," in out or want + b"}" in out:
+                return out
+
+
 def wait_port(port: int, proc: subprocess.Popen, timeout: float) -> None:
     end = time.time() + timeout
     while time.time() < end:
@@ -285,7 +311,7 @@ def main() -> None:
     ap.add_argument(
         "--bin", required=True, help="the server binary (e.g. target/release/ferromcp-echo)"
     )
-    ap.add_argument("--mode", required=True, choices=sorted(MODES))
+    ap.add_argument("--mode", required=True, choices=sorted(MODES) + [STDIO])
     ap.add_argument("--calls", type=int, default=800, help="calls counted (default 800)")
     ap.add_argument(
         "--warmup", type=int, default=50, help="calls before the counters are zeroed (default 50)"
@@ -315,7 +341,8 @@ def main() -> None:
     )
     args = ap.parse_args()
 
-    server_mode, per_request, handshake = MODES[args.mode]
+    stdio = args.mode == STDIO
+    server_mode, per_request, handshake = MODES.get(args.mode, ("", False, True))
     wire = Wire()
     out_dir = args.keep or tempfile.mkdtemp(prefix="per-call-")
     os.makedirs(out_dir, exist_ok=True)
@@ -325,33 +352,44 @@ def main() -> None:
         "--tool=callgrind",
         f"--callgrind-out-file={out_dir}/callgrind.out",
         os.path.abspath(args.bin),
-        "http",
-        str(port),
-        server_mode,
-    ]
+    ] + (["stdio"] if stdio else ["http", str(port), server_mode])
     env = dict(os.environ)
     env.pop("TOKIO_WORKER_THREADS", None)
     if args.workers:
         env["TOKIO_WORKER_THREADS"] = str(args.workers)
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    pipe = subprocess.PIPE if stdio else subprocess.DEVNULL
+    proc = subprocess.Popen(cmd, stdin=pipe, stdout=pipe, stderr=subprocess.DEVNULL, env=env)
     try:
-        wait_port(port, proc, 120)
-        conn = Conn(port)
-        session = None
-        if handshake:
-            status, headers, body = conn.exchange(
-                wire.request(port, wire.initialize_body(), False, None)
-            )
-            if status != 200:
-                sys.exit(f"per_call.py: initialize answered {status}: {body[:300]!r}")
-            session = headers.get("mcp-session-id")
-            conn.exchange(wire.request(port, wire.initialized.encode(), False, session))
+        if stdio:
+            sconn = StdioConn(proc)
+            answer = sconn.exchange(wire.initialize_body(), 0)
+            if b'"result"' not in answer:
+                sys.exit(f"per_call.py: initialize answered {answer[:300]!r}")
+            sconn.exchange(wire.initialized.encode(), None)
 
-        def call(id_: int) -> None:
-            req = wire.request(port, wire.call_body(id_, per_request), per_request, session)
-            status, _, body = conn.exchange(req)
-            if status != 200 or f'"bench-{id_}"'.encode() not in body:
-                sys.exit(f"per_call.py: call {id_} answered {status}: {body[:300]!r}")
+            def call(id_: int) -> None:
+                body = sconn.exchange(wire.call_body(id_, False), id_)
+                if f'"bench-{id_}"'.encode() not in body:
+                    sys.exit(f"per_call.py: call {id_} answered {body[:300]!r}")
+
+        else:
+            wait_port(port, proc, 120)
+            conn = Conn(port)
+            session = None
+            if handshake:
+                status, headers, body = conn.exchange(
+                    wire.request(port, wire.initialize_body(), False, None)
+                )
+                if status != 200:
+                    sys.exit(f"per_call.py: initialize answered {status}: {body[:300]!r}")
+                session = headers.get("mcp-session-id")
+                conn.exchange(wire.request(port, wire.initialized.encode(), False, session))
+
+            def call(id_: int) -> None:
+                req = wire.request(port, wire.call_body(id_, per_request), per_request, session)
+                status, _, body = conn.exchange(req)
+                if status != 200 or f'"bench-{id_}"'.encode() not in body:
+                    sys.exit(f"per_call.py: call {id_} answered {status}: {body[:300]!r}")
 
         ir, dump = measure(proc, call, args.warmup, args.calls, out_dir)
         workers = args.workers or "default"
@@ -361,7 +399,11 @@ def main() -> None:
         )
         if args.top:
             print_top(dump, ir, args.calls, args.top, args.by)
-        conn.sock.close()
+        if stdio:
+            assert proc.stdin is not None
+            proc.stdin.close()
+        else:
+            conn.sock.close()
     finally:
         proc.send_signal(signal.SIGTERM)
         try:
