@@ -3,8 +3,8 @@
 // bindings-python/tests/test_allow_if.py, and hidden items refused as unknown ones.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { allowIf, Client, ErrorCode, McpError, McpServer, ProtectedResource } from '../esm/index.mjs';
+import { freePort } from './helpers.mjs';
 
 const opsOnly = (a) =>
   !(a.name.startsWith('admin_') || a.name.startsWith('secret://')) || a.context.requestContext.peerInfo?.name === 'ops-console';
@@ -76,16 +76,6 @@ test('hidden items are refused as unknown ones', async () => {
 });
 
 /** A free TCP port on 127.0.0.1. */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
 
 test('a predicate reads scopes and session', async () => {
   // Over HTTP with verified tokens: the predicate gets the principal, its scopes and the

@@ -1,4 +1,5 @@
 // Shared helpers of the node:test suite.
+import { createServer } from 'node:net';
 import { McpServer } from '../esm/index.mjs';
 
 /** A server with a few tools, resources and prompts for in-process tests. */
@@ -22,4 +23,16 @@ export async function until(cond, ms = 5000, what = 'condition') {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await sleep(10);
   }
+}
+
+/** A TCP port free on 127.0.0.1 a moment ago (bound, read, released). */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
 }

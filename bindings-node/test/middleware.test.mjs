@@ -11,7 +11,6 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createServer } from 'node:net';
 import {
   Client,
   ErrorCode,
@@ -25,7 +24,7 @@ import {
   timing,
 } from '../esm/index.mjs';
 import { Server } from 'ferromcp/server/index.js';
-import { sleep, until } from './helpers.mjs';
+import { sleep, until, freePort } from './helpers.mjs';
 
 const fixture = fileURLToPath(new URL('./fixtures/middleware_server.mjs', import.meta.url));
 const SDK = new URL('../../tests/node_modules/@modelcontextprotocol/sdk/dist/esm/', import.meta.url);
@@ -498,16 +497,6 @@ test('the SDK-shaped Server takes middleware as McpServer does', async () => {
 });
 
 /** A free TCP port on 127.0.0.1. */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
 
 test('rate limit by tool or global keys buckets across sessions', async () => {
   // By tool: one bucket per tool, shared by every session.

@@ -11,22 +11,12 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import net from 'node:net';
 import { McpError, McpServer, rateLimit } from '../esm/index.mjs';
-import { sleep } from './helpers.mjs';
+import { sleep, freePort } from './helpers.mjs';
 
 const installed = spawnSync('redis-server', ['--version']).status === 0;
 const skip = installed ? false : 'redis-server is not installed (scripts/setup-test-deps --redis-only installs it)';
 const V = '2026-07-28';
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** A redis-server on a free port, without persistence, that a test may kill and start again
  * (empty) on the same port. */

@@ -6,21 +6,11 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import net from 'node:net';
 import { McpError } from '../esm/index.mjs';
-import { demoServer, sleep } from './helpers.mjs';
+import { demoServer, sleep, freePort } from './helpers.mjs';
 
 const installed = spawnSync('redis-server', ['--version']).status === 0;
 const skip = installed ? false : 'redis-server is not installed (scripts/setup-test-deps --redis-only installs it)';
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 let redis;
 let redisPort;

@@ -4,9 +4,8 @@
 // Node surface reaches it, JavaScript handlers included.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { Client, invalidateCache, McpServer, ProtectedResource, responseCache } from '../esm/index.mjs';
-import { sleep } from './helpers.mjs';
+import { sleep, freePort } from './helpers.mjs';
 
 function server(...middleware) {
   const counts = { read: 0, call: 0 };
@@ -117,16 +116,6 @@ test('one session never gets another sessions answer', async () => {
 });
 
 /** A free TCP port on 127.0.0.1. */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
 
 test('no cross principal leak over http', async () => {
   // The default scope is the principal: over HTTP with verified tokens, alice's two sessions
