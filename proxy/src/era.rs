@@ -6,8 +6,9 @@
 //! | handshake | handshake | forwards the request; the backend's requests go to the client |
 //! | 2026-07-28 | 2026-07-28 | passes the request through with the client's own `_meta` envelope (version, capabilities, info, log level); an `input_required` answer goes back to the client as it came (its input requests and their keys), the backend's `requestState` sealed inside the proxy's own; the retry's `inputResponses` go back to the backend with its state |
 //! | 2026-07-28 | handshake only | forwards without the envelope; a request the backend sends during the call becomes an input request of an `input_required` answer (the engine's `ctx.request` in that era), and the retry runs the call again, which gets the answer this time |
-//! | handshake | 2026-07-28 only | forwards with the client's capabilities in the envelope; the backend's `input_required` rounds are answered by sending each input request to the client, then retried |
+//! | handshake | 2026-07-28 only | forwards with the client's capabilities in the envelope; the backend's `input_required` rounds are answered by sending each input request to the client, then retried; a 2025-11-25 task's call declares the tasks extension too ([`bridged_task_meta`]), and the proxy follows the backend's task so that its states are the proxy task's |
 
+use ferromcp::client::Client;
 use ferromcp::protocol::TASKS_EXTENSION;
 use ferromcp::session::{input_required, per_request, RequestContext};
 use ferromcp::McpError;
@@ -79,6 +80,40 @@ pub(crate) fn outgoing_meta(ctx: &RequestContext, route: Route) -> Map<String, V
             }
         }
     }
+    meta
+}
+
+/// The `_meta` of a `tools/call` the proxy sends itself on the per-request connection `client`
+/// for a handshake client's 2025-11-25 task ([`crate::backend`]'s `tasks.rs`), through the
+/// connection's peer, which adds no envelope: [`Route::Bridged`]'s (the client's own `_meta` but
+/// its progress token, the real client's capabilities) with the tasks extension declared, so
+/// that the backend may answer with a task the proxy follows, and the era's version and the
+/// proxy's client info written in.
+pub(crate) fn bridged_task_meta(ctx: &RequestContext, client: &Client) -> Map<String, Value> {
+    let mut meta = outgoing_meta(ctx, Route::Bridged);
+    let caps = meta
+        .entry(per_request::META_CLIENT_CAPABILITIES)
+        .or_insert_with(|| json!({}));
+    if !caps.is_object() {
+        *caps = json!({});
+    }
+    if let Value::Object(caps) = caps {
+        let ext = caps.entry("extensions").or_insert_with(|| json!({}));
+        if !ext.is_object() {
+            *ext = json!({});
+        }
+        if let Value::Object(ext) = ext {
+            ext.insert(TASKS_EXTENSION.into(), json!({}));
+        }
+    }
+    meta.insert(
+        per_request::META_PROTOCOL_VERSION.into(),
+        json!(client.protocol_version().as_str()),
+    );
+    meta.insert(
+        per_request::META_CLIENT_INFO.into(),
+        json!({ "name": "ferromcp-proxy", "version": env!("CARGO_PKG_VERSION") }),
+    );
     meta
 }
 

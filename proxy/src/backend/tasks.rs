@@ -24,10 +24,16 @@
 //!   round that comes later, the proxy's task made, is that task's input and the call is
 //!   retried with the answers), a task handle makes the proxy's task, which follows the
 //!   backend's;
-//! - a 2026-07-28 connection, for a handshake client: a `tools/call` declaring the tasks
-//!   extension, whose task handle the engine's client follows to its end (polling `tasks/get`,
-//!   answering the task's `inputRequests` through the proxy's client handlers, which ask the
-//!   proxy task's client; cancelling the call cancels the task).
+//! - a 2026-07-28 connection, for a handshake client's 2025-11-25 task: a `tools/call` with
+//!   the real client's capabilities and the tasks extension declared
+//!   ([`era::bridged_task_meta`]), through [`Backend::through_backend_task`] as well: an
+//!   `input_required` round before any task is answered by the proxy (each input request sent
+//!   to the client, the proxy's task `input_required` meanwhile) and retried; a task handle is
+//!   followed by the proxy ([`follow_task`]), so the backend task's states are the proxy
+//!   task's, its `inputRequests` are sent to the client as requests and answered with
+//!   `tasks/update`, and cancelling the proxy's task cancels the backend's. (A call that is
+//!   no task at the proxy, a client of an older revision, is one `tools/call` whose task
+//!   handle the engine's client follows to its end.)
 //!
 //! A tool whose `taskSupport` is `optional` is called plainly on a handshake connection (the
 //! backend answers in the call, however long it takes); one that is `required` always as a
@@ -39,8 +45,8 @@
 //! final message, `cancelled`) becomes the proxy task's ([`report`], with the engine's
 //! [`RequestContext::report_task_status`]): read with `tasks/get`, beside `tasks/result` at the
 //! backend's poll interval on a handshake connection, at each poll of [`follow_task`] with
-//! the extension. A backend that declares no tasks has its tools registered without
-//! `taskSupport` (`crate::surface`), so none of them reaches this module.
+//! the extension (for clients of both eras). A backend that declares no tasks has its tools
+//! registered without `taskSupport` (`crate::surface`), so none of them reaches this module.
 
 use super::Backend;
 use crate::era::{self, Route};
@@ -73,8 +79,10 @@ impl Backend {
             let primary = self.client().await?;
             let (client, route) = self.route(primary, ctx).await?;
             if route == Route::PassThrough {
+                let mut meta = ctx.meta().cloned().unwrap_or_default();
+                meta.remove("progressToken");
                 return self
-                    .through_backend_task(&client, name, arguments, ctx)
+                    .through_backend_task(&client, name, arguments, meta, ctx)
                     .await;
             }
             // Any other backend answers in the call or with a task of its era: no round of the
@@ -82,6 +90,14 @@ impl Backend {
             ctx.start_task();
         }
         let primary = self.client().await?;
+        if primary.is_per_request() && ctx.in_task() && !ctx.in_extension_task() {
+            // A handshake client's 2025-11-25 task at a 2026-07-28-only backend: the proxy
+            // follows the backend's task itself, so that its states are the proxy task's.
+            let meta = era::bridged_task_meta(ctx, &primary);
+            return self
+                .through_backend_task(&primary, name, arguments, meta, ctx)
+                .await;
+        }
         // The shared connection, or a handshake client's own on a per-client backend. Not the
         // per-request connection a 2026-07-28 client's plain calls may pass through: the task
         // is the proxy's, so the backend's rounds are answered by the proxy.
@@ -159,16 +175,23 @@ impl Backend {
         backend_task(client, params, opts, ctx).await
     }
 
-    /// A backend task's `tools/call` through a per-request (2026-07-28) connection, for a
-    /// client of that era declaring the tasks extension: the call passes through with the
-    /// client's envelope (the extension kept) and its input round, as the handler's first
-    /// answer:
-    /// - `input_required` (the backend gathers input before any task exists): the client's own
-    ///   round, no task made ([`era::take_result`]); the retry brings the answers back. When
-    ///   the proxy's engine made its task already (the round came after `first_answer_wait`,
-    ///   [`RequestContext::task_made`]), the round's input requests are that task's
-    ///   ([`RequestContext::input`]) and the call is retried at the backend with the answers
-    ///   and its `requestState`;
+    /// A backend task's `tools/call` through a per-request (2026-07-28) connection, with
+    /// `meta` as its `_meta`:
+    /// - for a client of that era declaring the tasks extension, the client's envelope (the
+    ///   extension kept): the call passes through with it and its input round, as the
+    ///   handler's first answer;
+    /// - for a handshake client's 2025-11-25 task, [`era::bridged_task_meta`]: the proxy
+    ///   answers the backend's input rounds itself (each input request sent to the client,
+    ///   the proxy's task `input_required` meanwhile) and follows the backend's task as
+    ///   below, so that the backend task's states, input and result are the proxy task's.
+    ///
+    /// The backend's first answer:
+    /// - `input_required` (the backend gathers input before any task exists): for an
+    ///   extension client, its own round, no task made ([`era::take_result`]); the retry
+    ///   brings the answers back. When the proxy's engine made its task already (the round
+    ///   came after `first_answer_wait`, [`RequestContext::task_made`]), or for a 2025-11-25
+    ///   task, the round's input requests are the task's ([`RequestContext::input`]) and the
+    ///   call is retried at the backend with the answers and its `requestState`;
     /// - a complete result: the call's result (the proxy's engine makes a finished task of it);
     /// - a task handle: the proxy's task is made now ([`RequestContext::start_task`]) and
     ///   follows the backend's to its end: `tasks/get` polled; the backend task's
@@ -180,13 +203,15 @@ impl Backend {
         client: &Arc<Client>,
         name: String,
         arguments: Map<String, Value>,
+        meta: Map<String, Value>,
         ctx: &RequestContext,
     ) -> Result<Value, McpError> {
+        // A 2025-11-25 task's every round is the proxy's to answer; an extension client's only
+        // once the proxy's task exists.
+        let handshake_task = !ctx.in_extension_task();
         let mut params = Map::new();
         params.insert("name".into(), Value::String(name));
         params.insert("arguments".into(), Value::Object(arguments));
-        let mut meta = ctx.meta().cloned().unwrap_or_default();
-        meta.remove("progressToken");
         if !meta.is_empty() {
             params.insert("_meta".into(), Value::Object(meta));
         }
@@ -201,19 +226,28 @@ impl Backend {
                 .map_err(|e| self.call_error("tools/call", e))?;
             let input_round =
                 answer.get("resultType").and_then(Value::as_str) == Some("input_required");
-            if !(input_round && ctx.task_made()) {
+            if !(input_round && (handshake_task || ctx.task_made())) {
                 break answer;
             }
             // The backend's round came after the proxy's engine made its task (past
-            // `first_answer_wait`): its input requests become the task's, and the call is
-            // retried at the backend with the answers and its state, as a client would.
+            // `first_answer_wait`), or is a 2025-11-25 task's: its input requests become the
+            // task's, and the call is retried at the backend with the answers and its state,
+            // as a client would.
             let Some(Value::Object(requests)) = answer.get("inputRequests").cloned() else {
                 return Err(McpError::internal(format!(
                     "backend {:?} answered input_required without inputRequests",
                     self.spec.name
                 )));
             };
-            let answers = ctx.input(requests).await?;
+            let answers = if handshake_task {
+                // Sent to the client as requests (2025-11-25), the task waiting for them.
+                ctx.report_task_status(TaskStatus::InputRequired, None);
+                let answers = ctx.input(requests).await;
+                ctx.report_task_status(TaskStatus::Working, None);
+                answers?
+            } else {
+                ctx.input(requests).await?
+            };
             params.insert("inputResponses".into(), Value::Object(answers));
             match answer.get("requestState") {
                 Some(state) => params.insert("requestState".into(), state.clone()),
@@ -230,21 +264,48 @@ impl Backend {
             )));
         };
         ctx.start_task();
+        report(ctx, &first);
         follow_task(client, id, &first, ctx)
             .await
             .map_err(|e| self.call_error("tools/call", e))
     }
 }
 
-/// The polling interval a task state suggests, bounded (10 to 250 ms, so that the proxy's
-/// own client, told 50 ms, does not wait long for what the backend has; 100 ms when none).
-fn poll_interval(state: &Value) -> Duration {
+/// How the proxy reads the polling interval a backend task's state suggests: the field (in
+/// milliseconds), the interval when the state gives none, and the bounds it is clamped to.
+struct PollReading {
+    key: &'static str,
+    default: Duration,
+    min: Duration,
+    max: Duration,
+}
+
+/// A task of the tasks extension (`pollIntervalMs`): 10 to 250 ms, so that the proxy's own
+/// client, told 50 ms, does not wait long for what the backend has; 100 ms when none.
+const EXTENSION_POLL: PollReading = PollReading {
+    key: "pollIntervalMs",
+    default: Duration::from_millis(100),
+    min: Duration::from_millis(10),
+    max: Duration::from_millis(250),
+};
+
+/// A 2025-11-25 task whose state the proxy reads while it waits on its `tasks/result`
+/// (`pollInterval`): 10 ms to 5 s, 500 ms when none.
+const STATUS_POLL: PollReading = PollReading {
+    key: "pollInterval",
+    default: Duration::from_millis(500),
+    min: Duration::from_millis(10),
+    max: Duration::from_secs(5),
+};
+
+/// The polling interval `state` suggests, read and bounded as `reading` says.
+fn poll_interval(state: &Value, reading: &PollReading) -> Duration {
     state
-        .get("pollIntervalMs")
+        .get(reading.key)
         .and_then(Value::as_u64)
         .map(Duration::from_millis)
-        .unwrap_or(Duration::from_millis(100))
-        .clamp(Duration::from_millis(10), Duration::from_millis(250))
+        .unwrap_or(reading.default)
+        .clamp(reading.min, reading.max)
 }
 
 /// Follows the backend's task `id` (tasks extension, on a per-request connection) to its end
@@ -256,7 +317,7 @@ async fn follow_task(
     ctx: &RequestContext,
 ) -> Result<Value, McpError> {
     let cancel = ctx.cancellation();
-    let mut interval = poll_interval(handle);
+    let mut interval = poll_interval(handle, &EXTENSION_POLL);
     // A task that is not working (it ended, or waits for input) is read at once.
     let mut wait = handle.get("status").and_then(Value::as_str) == Some("working");
     // Input requests of the backend's task being asked of the client now, by key.
@@ -296,7 +357,7 @@ async fn follow_task(
             Err(_) if cancel.is_cancelled() => break,
             other => other?,
         };
-        interval = poll_interval(&state);
+        interval = poll_interval(&state, &EXTENSION_POLL);
         report(ctx, &state);
         match state.get("status").and_then(Value::as_str).unwrap_or("") {
             "completed" => {
@@ -367,23 +428,11 @@ fn report(ctx: &RequestContext, state: &Value) {
     ctx.report_task_status(status, state.get("statusMessage").and_then(Value::as_str));
 }
 
-/// How often the proxy reads a 2025-11-25 backend task's state while it waits on its
-/// `tasks/result`: the backend's `pollInterval`, at least 10 ms and at most 5 s (500 ms when
-/// it gives none).
-fn status_interval(state: &Value) -> Duration {
-    state
-        .get("pollInterval")
-        .and_then(Value::as_u64)
-        .map(Duration::from_millis)
-        .unwrap_or(Duration::from_millis(500))
-        .clamp(Duration::from_millis(10), Duration::from_secs(5))
-}
-
 /// Tells the proxy's task `ctx` the state of the backend's task `id` (2025-11-25) at the
 /// backend's poll interval, from `first` (its handle) on; returns when the task has ended or
 /// the backend does not answer `tasks/get`.
 async fn watch_status(client: &Client, id: &str, first: &Value, ctx: &RequestContext) {
-    let mut interval = status_interval(first);
+    let mut interval = poll_interval(first, &STATUS_POLL);
     loop {
         tokio::time::sleep(interval).await;
         let Ok(state) = client
@@ -396,7 +445,7 @@ async fn watch_status(client: &Client, id: &str, first: &Value, ctx: &RequestCon
         else {
             return;
         };
-        interval = status_interval(&state);
+        interval = poll_interval(&state, &STATUS_POLL);
         report(ctx, &state);
         if matches!(
             state.get("status").and_then(Value::as_str),
@@ -475,4 +524,34 @@ async fn backend_task(
         }
     }
     waited
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    /// Both readings: each its own field (the other one's is not read), its default when the
+    /// state has none (or not a number), its bounds, and a value within them as it is.
+    #[test]
+    fn poll_intervals_are_read_from_their_field_and_bounded() {
+        let extension = |v: Value| poll_interval(&v, &EXTENSION_POLL);
+        assert_eq!(extension(json!({ "pollIntervalMs": 40 })), ms(40));
+        assert_eq!(extension(json!({})), ms(100));
+        assert_eq!(extension(json!({ "pollIntervalMs": "40" })), ms(100));
+        assert_eq!(extension(json!({ "pollInterval": 40 })), ms(100));
+        assert_eq!(extension(json!({ "pollIntervalMs": 0 })), ms(10));
+        assert_eq!(extension(json!({ "pollIntervalMs": 5_000 })), ms(250));
+
+        let status = |v: Value| poll_interval(&v, &STATUS_POLL);
+        assert_eq!(status(json!({ "pollInterval": 40 })), ms(40));
+        assert_eq!(status(json!({ "pollInterval": 2_000 })), ms(2_000));
+        assert_eq!(status(json!({})), ms(500));
+        assert_eq!(status(json!({ "pollIntervalMs": 40 })), ms(500));
+        assert_eq!(status(json!({ "pollInterval": 3 })), ms(10));
+        assert_eq!(status(json!({ "pollInterval": 60_000 })), ms(5_000));
+    }
 }

@@ -20,5 +20,6 @@ mod proxy_stdio;
 mod task_capabilities;
 mod task_late_input;
 mod task_progress;
+mod task_states_across_eras;
 mod task_status;
 mod tasks;
