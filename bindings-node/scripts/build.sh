@@ -8,12 +8,15 @@
 #      a second time beside the workspace's other release builds; `npm pack` strips;
 #   3. the TypeScript facade: tsc -> dist/ (CommonJS + .d.ts; esm/index.mjs re-exports it).
 # Usage: bindings-node/scripts/build.sh [--debug]      Honours CARGO_TARGET_DIR.
-# FERROMCP_NODE_BUILD=debug does what --debug does: scripts/test sets it, because napi always
-# builds for an explicit --target, so none of the workspace's own artifacts are reused and a
-# release build of every dependency is the longest step of a CI run (~5 of its 30 minutes),
-# while the tests and the benchmark's harness check need no optimized code. The mode built is
-# recorded in native/.build-mode, so that scripts/lib-node-binding.sh rebuilds when another is
-# wanted (a benchmark never measures a debug addon left behind by a test run).
+# FERROMCP_NODE_BUILD=debug does what --debug does: scripts/test sets it, because the tests and
+# the benchmark's harness check need no optimized code, and a release build of every dependency
+# was the longest step of a CI run (~5 of its 30 minutes). A debug build compiles in
+# target/debug/, reusing what the workspace's builds made there (scripts/napi-cargo-host.sh:
+# napi itself always passes an explicit --target, which builds every dependency again under
+# target/<triple>/); under scripts/test it is the workspace test build's selection, so only
+# the addon's own crate compiles. The mode built is recorded in native/.build-mode, so that
+# scripts/lib-node-binding.sh rebuilds when another is wanted (a benchmark never measures a
+# debug addon left behind by a test run).
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$HERE"
@@ -29,7 +32,9 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
 fi
 log "native addon (napi build ${mode:-debug})"
 rm -f native/.build-mode
-npx --no-install napi build --platform $mode --output-dir native --js index.js --dts index.d.ts >&2
+host_cargo=()
+[ -n "$mode" ] || host_cargo=(env "CARGO=$HERE/scripts/napi-cargo-host.sh" "FERROMCP_CALLER_PATH=$PATH")
+${host_cargo[@]+"${host_cargo[@]}"} npx --no-install napi build --platform $mode --output-dir native --js index.js --dts index.d.ts >&2
 if [ -n "$mode" ]; then echo release; else echo debug; fi > native/.build-mode   # what lib-node-binding.sh compares with
 log "TypeScript facade (tsc)"
 npx --no-install tsc -p tsconfig.json >&2
