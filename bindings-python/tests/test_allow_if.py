@@ -4,13 +4,14 @@ hidden items refused as unknown ones on call, get, read and completion."""
 
 from __future__ import annotations
 
-import socket
 from typing import Any
 
 import pytest
 
-from ferromcp import Client, InvalidParams, McpError, ProtectedResource, Server
+from ferromcp import Client, InvalidParams, McpError, Server
 from ferromcp.allow_if import Access, AllowIf
+
+from conftest import token_protection
 
 
 def ops_only(a: Access) -> bool:
@@ -91,17 +92,8 @@ async def test_hidden_items_are_refused_as_unknown_ones() -> None:
 async def test_a_predicate_reads_scopes_and_session() -> None:
     # Over HTTP with verified tokens: the predicate gets the principal, its scopes and the
     # session, and decides from the scopes (admin items for a token with "admin" only).
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    resource = f"http://127.0.0.1:{port}/mcp"
-
-    def verify(token: str) -> dict[str, Any]:
-        scopes = ["admin"] if token == "alice" else []
-        return {"subject": token, "scopes": scopes, "audience": [resource]}
-
-    protection = ProtectedResource(
-        resource=resource, verify=verify, authorization_servers=["http://as.example"]
+    port, resource, protection = token_protection(
+        lambda token: (token, ["admin"] if token == "alice" else [])
     )
     seen: list[tuple[str, str | None, list[str], bool]] = []
 

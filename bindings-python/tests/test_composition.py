@@ -8,13 +8,14 @@ these prove the Python surface reaches it, Python handlers included)."""
 from __future__ import annotations
 
 import asyncio
-import socket
 from typing import Any
 
 import pytest
 
-from ferromcp import Client, InvalidParams, McpError, ProtectedResource, Server
+from ferromcp import Client, InvalidParams, McpError, Server
 from ferromcp.composition import ArgTransform, Authorization
+
+from conftest import token_protection
 
 
 def tool_names(r: dict[str, Any]) -> list[str]:
@@ -103,18 +104,9 @@ async def test_hidden_resources_templates_and_prompts_are_absent_and_refused() -
 
 
 async def test_scopes_of_the_bearer_token_decide_over_http() -> None:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    resource = f"http://127.0.0.1:{port}/mcp"
-
-    def verify(token: str) -> dict[str, Any]:
-        # Token "alice" holds the admin scope, "bob" none.
-        scopes = ["admin"] if token == "alice" else []
-        return {"subject": token, "scopes": scopes, "audience": [resource]}
-
-    protection = ProtectedResource(
-        resource=resource, verify=verify, authorization_servers=["http://as.example"]
+    # Token "alice" holds the admin scope, "bob" none.
+    port, _, protection = token_protection(
+        lambda token: (token, ["admin"] if token == "alice" else [])
     )
     everything = ["admin_reset", "echo", "admin_delete", "search", "admin_grant", "time"]
     server = authz_server(ADMIN)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import socket
 import sys
 import threading
 import time
@@ -24,7 +23,6 @@ from ferromcp import (
     InvalidParams,
     McpError,
     MCPServer,
-    ProtectedResource,
     RateLimited,
     Server,
 )
@@ -39,6 +37,8 @@ from ferromcp.middleware import (
     Timing,
     TimingEvent,
 )
+
+from conftest import token_protection
 
 
 def make_server(**kwargs: Any) -> Server:
@@ -358,18 +358,9 @@ async def test_rate_limit_by_tool_or_global_keys_buckets_across_sessions() -> No
 async def test_rate_limit_by_principal_spans_sessions_on_a_protected_server() -> None:
     # Over HTTP with a verified bearer token: a Python layer sees the principal and the
     # request's headers, and the principal's bucket is shared by its sessions.
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    resource = f"http://127.0.0.1:{port}/mcp"
-
-    def verify(token: str) -> dict[str, Any] | None:
-        if not token.startswith("tok-"):
-            return None
-        return {"subject": token[4:], "scopes": ["mcp"], "audience": [resource]}
-
-    protection = ProtectedResource(
-        resource=resource, verify=verify, authorization_servers=["http://127.0.0.1:1"]
+    port, resource, protection = token_protection(
+        lambda token: (token[4:], ["mcp"]) if token.startswith("tok-") else None,
+        authorization_server="http://127.0.0.1:1",
     )
     server = make_server(middleware=[RateLimit(2, 60, by=["principal"], methods=["tools/call"])])
     seen: list[tuple[Any, ...]] = []

@@ -5,13 +5,14 @@ the caching; these prove the Python surface reaches it, Python handlers included
 from __future__ import annotations
 
 import asyncio
-import socket
 from typing import Any
 
 import pytest
 
-from ferromcp import Client, Context, InvalidParams, ProtectedResource, Server
+from ferromcp import Client, Context, InvalidParams, Server
 from ferromcp.caching import ResponseCache, invalidate_cache
+
+from conftest import token_protection
 
 
 def server(*layers: Any) -> tuple[Server, dict[str, int]]:
@@ -122,17 +123,7 @@ async def test_one_session_never_gets_another_sessions_answer() -> None:
 async def test_no_cross_principal_leak_over_http() -> None:
     # The default scope is the principal: over HTTP with verified tokens, alice's two sessions
     # share her cached read, and bob, asking the same thing, never gets her answer.
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    resource = f"http://127.0.0.1:{port}/mcp"
-
-    def verify(token: str) -> dict[str, Any]:
-        return {"subject": f"user-{token}", "scopes": [], "audience": [resource]}
-
-    protection = ProtectedResource(
-        resource=resource, verify=verify, authorization_servers=["http://as.example"]
-    )
+    port, resource, protection = token_protection(lambda token: (f"user-{token}", []))
     reads = 0
     s = Server("cache", middleware=[ResponseCache(60.0)])
 
