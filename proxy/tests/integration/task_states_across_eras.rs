@@ -13,7 +13,7 @@ use ferromcp::protocol::{
     CallToolResult, ElicitAction, ElicitResult, ProtocolVersion, TaskStatus, TaskSupport, Tool,
 };
 use ferromcp::server::{tool_fn, Server, ServerOptions};
-use ferromcp::session::RequestOptions;
+use ferromcp::session::{input_required, RequestOptions};
 use ferromcp::transport::memory_pair;
 use ferromcp::McpError;
 use ferromcp_proxy::{InProcessBackend, Proxy, ProxyOptions};
@@ -28,7 +28,9 @@ use tokio::sync::Notify;
 /// "waiting for a name" as `input_required` and asks the client for a name ("Who?", an
 /// elicitation: a request in the handshake era, an input request of the task with the
 /// extension); says "got <name>" and waits for `gate` again; ends completed saying "all stages
-/// done", answering "staged for <name>". `refuses` ends failed saying "quota exhausted at the
+/// done", answering "staged for <name>". `greets` (2026-07-28 only) answers `input_required`
+/// before any task, asking "Whom to greet?", and on the retry with the answer becomes a task
+/// that ends saying "greeted <name>" and answering "hello <name>". `refuses` ends failed saying "quota exhausted at the
 /// backend" (its error says "quota"); `withdraws` ends cancelled saying "withdrawn by the
 /// backend".
 fn backend(versions: &[ProtocolVersion], gate: Arc<Notify>) -> Server {
@@ -63,6 +65,24 @@ fn backend(versions: &[ProtocolVersion], gate: Arc<Notify>) -> Server {
                     ctx.report_task_status(TaskStatus::Completed, Some("all stages done"));
                     Ok(CallToolResult::text(format!("staged for {name}")))
                 }
+            }),
+        )
+        .tool_raw(
+            required("greets"),
+            tool_fn(|_, ctx| async move {
+                let Some(answer) = ctx.input_response("who").cloned() else {
+                    let ask = json!({ "method": "elicitation/create", "params": {
+                        "message": "Whom to greet?", "requestedSchema": { "type": "object",
+                            "properties": { "name": { "type": "string" } } } } });
+                    return Err(input_required(
+                        [("who".to_string(), ask)].into_iter().collect(),
+                        None,
+                    ));
+                };
+                let name = answer["content"]["name"].as_str().unwrap_or("?");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                ctx.report_task_status(TaskStatus::Completed, Some(&format!("greeted {name}")));
+                Ok(CallToolResult::text(format!("hello {name}")))
             }),
         )
         .tool_raw(
@@ -277,6 +297,42 @@ async fn a_handshake_client_sees_a_2026_only_backends_task_states() {
         at("completed", "all stages done"),
     ];
     assert!(order.windows(2).all(|w| w[0] < w[1]), "{states:?}");
+    c.close().await;
+    proxy.shutdown().await;
+}
+
+/// A handshake client, a 2026-07-28-only backend that asks for input before it makes its
+/// task: the proxy's task is `input_required` while the question is asked of the client (its
+/// notification comes first), the answer goes back in the call's retry, and the backend's task
+/// then made is followed to its end (its final message, its result).
+#[tokio::test]
+async fn a_handshake_clients_task_answers_a_2026_backends_round_before_its_task() {
+    let (proxy, c, _gate, seen) =
+        start(&ProtocolVersion::PER_REQUEST, ProtocolMode::Handshake).await;
+    let id = c
+        .call_tool_as_task("greets", json!({}), None)
+        .await
+        .unwrap()
+        .task
+        .task_id;
+    let r = tokio::time::timeout(Duration::from_secs(10), c.get_task_result(&id))
+        .await
+        .expect("the result in time")
+        .unwrap();
+    assert_eq!(text(&r), "hello Ada");
+    let t = c.get_task(&id).await.unwrap().task;
+    assert_eq!(t.status, TaskStatus::Completed);
+    assert_eq!(t.status_message.as_deref(), Some("greeted Ada"));
+    let asked = seen.asked.lock().unwrap().clone();
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    let (message, statuses_then) = &asked[0];
+    assert_eq!(message, "Whom to greet?");
+    assert!(
+        statuses_then
+            .iter()
+            .any(|s| s["taskId"] == id.as_str() && s["status"] == "input_required"),
+        "input_required announced before the client was asked: {statuses_then:?}"
+    );
     c.close().await;
     proxy.shutdown().await;
 }
