@@ -1,11 +1,12 @@
 //! What the proxy's tests share: the Rust everything-server as a backend, a proxy over a
-//! configuration, and a client connected to the proxy in memory.
+//! configuration or over one in-process backend, and a client connected to the proxy in memory.
 
 #![allow(dead_code)]
 
-use ferromcp::client::{Client, ClientHandlers, ClientOptions};
+use ferromcp::client::{Client, ClientHandlers, ClientOptions, ProtocolMode};
+use ferromcp::server::Server;
 use ferromcp::transport::memory_pair;
-use ferromcp_proxy::{BackendOptions, Proxy, ProxyConfig, ProxyOptions};
+use ferromcp_proxy::{BackendOptions, InProcessBackend, Proxy, ProxyConfig, ProxyOptions};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 
@@ -66,16 +67,40 @@ pub async fn proxy(config: &ProxyConfig) -> Proxy {
     Proxy::start(config, options).await.expect("proxy starts")
 }
 
-/// A client connected to the proxy's server in memory, with `handlers`.
-pub async fn client(proxy: &Proxy, handlers: ClientHandlers) -> Client {
+/// Starts a proxy whose one backend is `server`, in process, under `name`.
+pub async fn in_process_proxy(name: &str, server: Server, options: ProxyOptions) -> Proxy {
+    Proxy::start_with(None, vec![InProcessBackend::new(name, server)], options)
+        .await
+        .expect("proxy starts")
+}
+
+/// A client with `options` and `handlers` connected to the proxy's server in memory.
+pub async fn connect(proxy: &Proxy, options: ClientOptions, handlers: ClientHandlers) -> Client {
     let ((r_c, w_c), (r_s, w_s)) = memory_pair(16);
     let server = proxy.server().clone();
     tokio::spawn(async move {
         let _ = server.serve(r_s, w_s).await;
     });
-    Client::connect(ClientOptions::new("proxy-test", "0"), handlers, r_c, w_c)
+    Client::connect(options, handlers, r_c, w_c)
         .await
         .expect("client connects to the proxy")
+}
+
+/// A client named `name` of protocol mode `mode` connected to the proxy's server in memory.
+pub async fn client_in(
+    proxy: &Proxy,
+    name: &str,
+    mode: ProtocolMode,
+    handlers: ClientHandlers,
+) -> Client {
+    let mut options = ClientOptions::new(name, "0");
+    options.mode = mode;
+    connect(proxy, options, handlers).await
+}
+
+/// A client connected to the proxy's server in memory, with `handlers`.
+pub async fn client(proxy: &Proxy, handlers: ClientHandlers) -> Client {
+    connect(proxy, ClientOptions::new("proxy-test", "0"), handlers).await
 }
 
 /// The text of a tool result's first content block.

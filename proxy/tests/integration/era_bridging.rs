@@ -6,13 +6,12 @@
 
 use crate::common;
 
-use common::{first_text, proxy};
-use ferromcp::client::{Client, ClientHandlers, ClientOptions, ProtocolMode};
+use common::{client_in, first_text, proxy};
+use ferromcp::client::{Client, ClientHandlers, ProtocolMode};
 use ferromcp::protocol::{ElicitResult, ProtocolVersion};
 use ferromcp::server::{tool_fn, Server, ServerOptions};
 use ferromcp::session::{per_request, RequestOptions};
 use ferromcp::transport::http::{serve_http, HttpServerHandle, HttpServerOptions};
-use ferromcp::transport::memory_pair;
 use ferromcp_proxy::{Proxy, ProxyConfig};
 use serde_json::{json, Map, Value};
 use std::sync::{Arc, Mutex};
@@ -120,18 +119,10 @@ fn answering(seen: Arc<Mutex<Vec<String>>>) -> ClientHandlers {
     })))
 }
 
-/// A client of `mode` connected to the proxy's server in memory.
-async fn client_in(proxy: &Proxy, mode: ProtocolMode, handlers: ClientHandlers) -> Client {
-    let ((r_c, w_c), (r_s, w_s)) = memory_pair(16);
-    let server = proxy.server().clone();
-    tokio::spawn(async move {
-        let _ = server.serve(r_s, w_s).await;
-    });
-    let mut options = ClientOptions::new("era-test", "0");
-    options.mode = mode;
-    Client::connect(options, handlers, r_c, w_c)
-        .await
-        .expect("client connects to the proxy")
+/// A client of `mode` connected to the proxy in memory, answering elicitations (`answering`,
+/// keeping each message in `seen`).
+async fn era_client(proxy: &Proxy, mode: ProtocolMode, seen: Arc<Mutex<Vec<String>>>) -> Client {
+    client_in(proxy, "era-test", mode, answering(seen)).await
 }
 
 async fn proxy_for(url: &str) -> Proxy {
@@ -157,7 +148,7 @@ async fn a_per_request_client_is_served_by_a_handshake_only_backend() {
     let (backend, url) = backend(handshake_only()).await;
     let proxy = proxy_for(&url).await;
     let seen = Arc::new(Mutex::new(Vec::new()));
-    let c = client_in(&proxy, ProtocolMode::PerRequest, answering(seen.clone())).await;
+    let c = era_client(&proxy, ProtocolMode::PerRequest, seen.clone()).await;
     assert!(c.is_per_request());
     // The backend's elicitation requests become input_required rounds for the client; each
     // retry runs the call at the backend again, which gets its answers this time.
@@ -177,7 +168,7 @@ async fn a_handshake_client_is_served_by_a_per_request_only_backend() {
         proxy.backends()[0].last_error()
     );
     let seen = Arc::new(Mutex::new(Vec::new()));
-    let c = client_in(&proxy, ProtocolMode::Handshake, answering(seen.clone())).await;
+    let c = era_client(&proxy, ProtocolMode::Handshake, seen.clone()).await;
     assert!(!c.is_per_request());
     // The backend's input_required rounds become elicitation requests to the client.
     assert_eq!(call(&c, "two_questions").await, "Ada likes green");
@@ -193,7 +184,7 @@ async fn a_per_request_client_gets_the_backends_own_input_requests_through_the_p
     let (backend, url) = backend(per_request_only()).await;
     let proxy = proxy_for(&url).await;
     let seen = Arc::new(Mutex::new(Vec::new()));
-    let c = client_in(&proxy, ProtocolMode::PerRequest, answering(seen.clone())).await;
+    let c = era_client(&proxy, ProtocolMode::PerRequest, seen.clone()).await;
     assert_eq!(call(&c, "two_questions").await, "Ada likes green");
     assert_eq!(*seen.lock().unwrap(), vec!["Your name?", "Your colour?"]);
     assert_eq!(call(&c, "capabilities").await, "elicitation");

@@ -5,12 +5,12 @@
 //! tasks and refuses a task-augmented call) is offered and called as a plain tool, so a
 //! client's plain call reaches it and the proxy declares no tasks for it.
 
+use crate::common::{client_in, in_process_proxy};
 use crate::common_task_tools::sleeping;
-use ferromcp::client::{Client, ClientHandlers, ClientOptions, ProtocolMode};
+use ferromcp::client::{ClientHandlers, ProtocolMode};
 use ferromcp::protocol::{ProtocolVersion, TaskSupport, Tool};
 use ferromcp::server::{Server, ServerOptions};
-use ferromcp::transport::memory_pair;
-use ferromcp_proxy::{InProcessBackend, Proxy, ProxyOptions};
+use ferromcp_proxy::ProxyOptions;
 use serde_json::json;
 
 /// A backend speaking 2025-06-18 only whose `job` says it must run as a task.
@@ -28,23 +28,14 @@ fn backend() -> Server {
 
 #[tokio::test]
 async fn a_backend_without_tasks_has_its_tools_called_plainly() {
-    let proxy = Proxy::start_with(
-        None,
-        vec![InProcessBackend::new("older", backend())],
-        ProxyOptions::default(),
+    let proxy = in_process_proxy("older", backend(), ProxyOptions::default()).await;
+    let c = client_in(
+        &proxy,
+        "task-capabilities-test",
+        ProtocolMode::Handshake,
+        ClientHandlers::default(),
     )
-    .await
-    .unwrap();
-    let ((r_c, w_c), (r_s, w_s)) = memory_pair(16);
-    let server = proxy.server().clone();
-    tokio::spawn(async move {
-        let _ = server.serve(r_s, w_s).await;
-    });
-    let mut options = ClientOptions::new("task-capabilities-test", "0");
-    options.mode = ProtocolMode::Handshake;
-    let c = Client::connect(options, ClientHandlers::default(), r_c, w_c)
-        .await
-        .unwrap();
+    .await;
     assert_eq!(c.protocol_version(), ProtocolVersion::V2025_11_25);
     let caps = c.server_capabilities().cloned().unwrap_or_default();
     assert!(caps.get("tasks").is_none(), "{caps}");

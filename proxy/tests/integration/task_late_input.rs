@@ -5,12 +5,12 @@
 //! requests become the proxy task's `inputRequests` (the task is `input_required`), and the
 //! client's answers (`tasks/update`) go back to the backend in the call's retry.
 
-use ferromcp::client::{Client, ClientHandlers, ClientOptions, ProtocolMode};
+use crate::common::{client_in, in_process_proxy};
+use ferromcp::client::{ClientHandlers, ProtocolMode};
 use ferromcp::protocol::{CallToolResult, ElicitAction, ElicitResult, TaskSupport, Tool};
 use ferromcp::server::{tool_fn, Server, ServerOptions};
 use ferromcp::session::input_required;
-use ferromcp::transport::memory_pair;
-use ferromcp_proxy::{InProcessBackend, Proxy, ProxyOptions};
+use ferromcp_proxy::ProxyOptions;
 use serde_json::{json, Map, Value};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -56,18 +56,7 @@ async fn an_input_round_after_the_proxys_task_was_made_is_the_tasks_input() {
     let mut options = ProxyOptions::default();
     // The backend answers its round after this: the proxy's task exists by then.
     options.server.tasks.first_answer_wait = Duration::from_millis(100);
-    let proxy = Proxy::start_with(
-        None,
-        vec![InProcessBackend::new("late", backend())],
-        options,
-    )
-    .await
-    .unwrap();
-    let ((r_c, w_c), (r_s, w_s)) = memory_pair(16);
-    let server = proxy.server().clone();
-    tokio::spawn(async move {
-        let _ = server.serve(r_s, w_s).await;
-    });
+    let proxy = in_process_proxy("late", backend(), options).await;
     let asked = Arc::new(AtomicUsize::new(0));
     let counter = asked.clone();
     let handlers = ClientHandlers::default().with_elicitation(Some(Arc::new(move |p, _ctx| {
@@ -80,11 +69,13 @@ async fn an_input_round_after_the_proxys_task_was_made_is_the_tasks_input() {
             Ok(r)
         })
     })));
-    let mut client_options = ClientOptions::new("late-input-test", "0");
-    client_options.mode = ProtocolMode::PerRequest;
-    let c = Client::connect(client_options, handlers, r_c, w_c)
-        .await
-        .unwrap();
+    let c = client_in(
+        &proxy,
+        "late-input-test",
+        ProtocolMode::PerRequest,
+        handlers,
+    )
+    .await;
     // A task handle, then the task's input (answered by the client's handler), then the result.
     let created = c.call_tool_as_task("late", json!({}), None).await.unwrap();
     assert!(

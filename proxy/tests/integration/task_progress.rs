@@ -4,13 +4,13 @@
 //! token (the proxy's handshake connection sends the backend a token of the proxy's own, which
 //! outlives the call's answer).
 
-use ferromcp::client::{Client, ClientHandlers, ClientOptions, ProtocolMode};
+use crate::common::{client_in, in_process_proxy};
+use ferromcp::client::{ClientHandlers, ProtocolMode};
 use ferromcp::jsonrpc::Notification;
 use ferromcp::protocol::{CallToolResult, TaskSupport, Tool};
 use ferromcp::server::{tool_fn, Server, ServerOptions};
 use ferromcp::session::RequestOptions;
-use ferromcp::transport::memory_pair;
-use ferromcp_proxy::{InProcessBackend, Proxy, ProxyOptions};
+use ferromcp_proxy::ProxyOptions;
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -37,18 +37,7 @@ fn backend() -> Server {
 
 #[tokio::test]
 async fn a_backend_tasks_progress_after_its_handle_reaches_the_client() {
-    let proxy = Proxy::start_with(
-        None,
-        vec![InProcessBackend::new("stepper", backend())],
-        ProxyOptions::default(),
-    )
-    .await
-    .unwrap();
-    let ((r_c, w_c), (r_s, w_s)) = memory_pair(16);
-    let server = proxy.server().clone();
-    tokio::spawn(async move {
-        let _ = server.serve(r_s, w_s).await;
-    });
+    let proxy = in_process_proxy("stepper", backend(), ProxyOptions::default()).await;
     let seen = Arc::new(Mutex::new(Vec::<Value>::new()));
     let sink = seen.clone();
     // The task-augmented call's answer is the task's handle: its progress comes after it, under
@@ -60,9 +49,7 @@ async fn a_backend_tasks_progress_after_its_handle_reaches_the_client() {
                 sink.lock().unwrap().push(n.params.unwrap_or(Value::Null));
             }
         })));
-    let mut options = ClientOptions::new("progress-test", "0");
-    options.mode = ProtocolMode::Handshake;
-    let c = Client::connect(options, handlers, r_c, w_c).await.unwrap();
+    let c = client_in(&proxy, "progress-test", ProtocolMode::Handshake, handlers).await;
     let created = c
         .request(
             "tools/call",

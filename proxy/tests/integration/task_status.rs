@@ -4,13 +4,13 @@
 //! (a 2025-11-25 client's task over the backend's handshake connection, a 2026-07-28 client's
 //! over its per-request connection with the tasks extension).
 
-use ferromcp::client::{Client, ClientHandlers, ClientOptions, ProtocolMode};
+use crate::common::{client_in, in_process_proxy};
+use ferromcp::client::{Client, ClientHandlers, ProtocolMode};
 use ferromcp::jsonrpc::Notification;
 use ferromcp::protocol::{CallToolResult, TaskStatus, TaskSupport, Tool};
 use ferromcp::server::{tool_fn, Server, ServerOptions};
-use ferromcp::transport::memory_pair;
 use ferromcp::McpError;
-use ferromcp_proxy::{InProcessBackend, Proxy, ProxyOptions};
+use ferromcp_proxy::{Proxy, ProxyOptions};
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -65,11 +65,6 @@ fn backend(gate: Arc<Notify>) -> Server {
 
 /// A client of the proxy in `mode`, keeping the `notifications/tasks/status` it gets.
 async fn client(proxy: &Proxy, mode: ProtocolMode, statuses: Arc<Mutex<Vec<Value>>>) -> Client {
-    let ((r_c, w_c), (r_s, w_s)) = memory_pair(16);
-    let server = proxy.server().clone();
-    tokio::spawn(async move {
-        let _ = server.serve(r_s, w_s).await;
-    });
     let handlers =
         ClientHandlers::default().with_on_notification(Some(Arc::new(move |n: Notification| {
             if n.method == "notifications/tasks/status" {
@@ -79,9 +74,7 @@ async fn client(proxy: &Proxy, mode: ProtocolMode, statuses: Arc<Mutex<Vec<Value
                     .push(n.params.unwrap_or(Value::Null));
             }
         })));
-    let mut options = ClientOptions::new("task-status-test", "0");
-    options.mode = mode;
-    Client::connect(options, handlers, r_c, w_c).await.unwrap()
+    client_in(proxy, "task-status-test", mode, handlers).await
 }
 
 /// Polls the proxy's task `id` until its `statusMessage` is `message`; its state then.
@@ -101,13 +94,7 @@ async fn until_message(c: &Client, id: &str, message: &str) -> (TaskStatus, Opti
 #[tokio::test]
 async fn a_backend_tasks_status_and_message_are_the_proxy_tasks() {
     let gate = Arc::new(Notify::new());
-    let proxy = Proxy::start_with(
-        None,
-        vec![InProcessBackend::new("stager", backend(gate.clone()))],
-        ProxyOptions::default(),
-    )
-    .await
-    .unwrap();
+    let proxy = in_process_proxy("stager", backend(gate.clone()), ProxyOptions::default()).await;
     for mode in ERAS {
         let statuses = Arc::new(Mutex::new(Vec::new()));
         let c = client(&proxy, mode, statuses.clone()).await;

@@ -7,6 +7,7 @@
 //! eras (the proxy reaches it by handshake) and one only 2026-07-28, each called by clients of
 //! both eras.
 
+use crate::common::{client_in, connect};
 use crate::common_task_tools::{asking, sleeping};
 use ferromcp::client::{Client, ClientHandlers, ClientOptions, ProtocolMode};
 use ferromcp::jsonrpc::Notification;
@@ -15,7 +16,6 @@ use ferromcp::protocol::{
     TASKS_EXTENSION,
 };
 use ferromcp::server::{Server, ServerOptions};
-use ferromcp::transport::memory_pair;
 use ferromcp_proxy::{BackendOptions, InProcessBackend, Proxy, ProxyOptions};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -79,11 +79,6 @@ async fn client(
     asked: Arc<AtomicUsize>,
     statuses: Arc<Mutex<Vec<Value>>>,
 ) -> Client {
-    let ((r_c, w_c), (r_s, w_s)) = memory_pair(16);
-    let server = proxy.server().clone();
-    tokio::spawn(async move {
-        let _ = server.serve(r_s, w_s).await;
-    });
     let handlers = ClientHandlers::default()
         .with_elicitation(Some(Arc::new(move |_params, _ctx| {
             let asked = asked.clone();
@@ -102,11 +97,7 @@ async fn client(
                     .push(n.params.unwrap_or(Value::Null));
             }
         })));
-    let mut options = ClientOptions::new("proxy-tasks-test", "0");
-    options.mode = mode;
-    let c = Client::connect(options, handlers, r_c, w_c)
-        .await
-        .expect("client connects to the proxy");
+    let c = client_in(proxy, "proxy-tasks-test", mode, handlers).await;
     assert_eq!(c.is_per_request(), mode == ProtocolMode::PerRequest);
     c
 }
@@ -275,16 +266,9 @@ async fn cancelling_a_task_at_the_proxy_cancels_its_backend_task() {
 #[tokio::test]
 async fn a_client_without_tasks_gets_the_result_in_the_call() {
     let f = start().await;
-    let ((r_c, w_c), (r_s, w_s)) = memory_pair(16);
-    let server = f.proxy.server().clone();
-    tokio::spawn(async move {
-        let _ = server.serve(r_s, w_s).await;
-    });
     let mut options = ClientOptions::new("proxy-tasks-test", "0");
     options.protocol_version = ProtocolVersion::V2025_06_18;
-    let c = Client::connect(options, ClientHandlers::default(), r_c, w_c)
-        .await
-        .unwrap();
+    let c = connect(&f.proxy, options, ClientHandlers::default()).await;
     assert_eq!(c.protocol_version(), ProtocolVersion::V2025_06_18);
     assert!(c.server_capabilities().unwrap().get("tasks").is_none());
     for b in BACKENDS {
