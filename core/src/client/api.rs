@@ -2,9 +2,11 @@
 //! `server/discover` probe) and offers a typed call for every server method.
 
 use super::per_request::{self, PerRequestMeta, ProtocolMode};
+use super::task_receiver::ClientService;
 use super::tasks_held::{self, HeldResults};
 use super::ClientHandlers;
 use crate::protocol::*;
+use crate::session::tasks::TaskOptions;
 use crate::session::{Connection, Negotiated, Peer, RequestOptions, Role, Session, SessionConfig};
 use crate::transport::{FrameReader, FrameWriter};
 use crate::McpError;
@@ -41,6 +43,16 @@ pub struct ClientOptions {
     /// [`Client::call_tool`] follow (see [`super::tasks_ext`]). The handshake era is
     /// unaffected.
     pub tasks_extension: bool,
+    /// The tasks this client runs for its server (2025-11-25, handshake era); `None` (the
+    /// default): none. With limits here and a sampling or elicitation handler, the client
+    /// declares `tasks.requests.sampling.createMessage` / `tasks.requests.elicitation.create`
+    /// (and `tasks.list`, `tasks.cancel`); a server's task-augmented request (`params.task`)
+    /// is then answered at once with a task while the handler runs as that task
+    /// ([`RequestContext::in_task`](crate::session::RequestContext::in_task); cancelled by the
+    /// server's `tasks/cancel`), and the server's `tasks/get`, `tasks/result`, `tasks/list` and
+    /// `tasks/cancel` are answered by the client. Results are kept for the task's ttl (capped
+    /// by [`TaskOptions::max_ttl`]); [`TaskOptions::first_answer_wait`] is not used.
+    pub tasks: Option<TaskOptions>,
     /// Spans and durations of this client's requests, and their trace context sent in
     /// `params._meta` (feature `otel`; docs/observability.md).
     #[cfg(feature = "otel")]
@@ -59,6 +71,7 @@ impl ClientOptions {
             mode: ProtocolMode::Handshake,
             session: SessionConfig::default(),
             tasks_extension: true,
+            tasks: None,
             #[cfg(feature = "otel")]
             telemetry: None,
         }
@@ -181,10 +194,10 @@ impl Client {
         writer: W,
         child: Option<crate::transport::ChildHandle>,
     ) -> Result<Client, McpError> {
-        let own_capabilities = handlers.capabilities();
+        let own_capabilities = handlers.capabilities_with_tasks(options.tasks.is_some());
         let conn = Connection::new(
             Role::Client,
-            Arc::new(handlers),
+            Arc::new(ClientService::new(handlers, options.tasks.clone())),
             options.session.clone(),
             reader,
             writer,
@@ -242,10 +255,15 @@ impl Client {
         own_capabilities: Value,
     ) -> Result<(Value, Option<Arc<PerRequestMeta>>), McpError> {
         if options.mode != ProtocolMode::Handshake {
+            // The tasks a client runs for its server are the handshake era's.
+            let mut own = own_capabilities.clone();
+            if let (Some(_), Value::Object(caps)) = (&options.tasks, &mut own) {
+                caps.remove("tasks");
+            }
             let per_request_capabilities = if options.tasks_extension {
-                tasks_held::declare(own_capabilities.clone())
+                tasks_held::declare(own)
             } else {
-                own_capabilities.clone()
+                own
             };
             match self.discover(options, &per_request_capabilities).await {
                 Ok((result, meta)) => return Ok((result, Some(meta))),

@@ -83,7 +83,18 @@ impl ClientHandlers {
     /// The `capabilities` object advertised at initialize: what the handlers imply, with
     /// [`extra_capabilities`](Self::extra_capabilities) deep-merged over it.
     pub fn capabilities(&self) -> Value {
+        self.capabilities_with_tasks(false)
+    }
+
+    /// [`Self::capabilities`], with [`Self::task_capabilities`] under `tasks` when the client
+    /// runs its server's task-augmented requests (`receives_tasks`).
+    pub(crate) fn capabilities_with_tasks(&self, receives_tasks: bool) -> Value {
         let mut caps = self.implied_capabilities();
+        if let (true, Some(tasks), Value::Object(m)) =
+            (receives_tasks, self.task_capabilities(), &mut caps)
+        {
+            m.insert("tasks".into(), tasks);
+        }
         if let Some(extra) = &self.extra_capabilities {
             merge_capabilities(&mut caps, extra);
         }
@@ -117,6 +128,23 @@ impl ClientHandlers {
             );
         }
         Value::Object(caps)
+    }
+}
+
+impl ClientHandlers {
+    /// The `tasks` capability of a client that runs its server's task-augmented requests
+    /// ([`ClientOptions::tasks`](super::ClientOptions::tasks)): `list`, `cancel`, and under
+    /// `requests` `sampling.createMessage` and `elicitation.create` as it has those handlers;
+    /// `None` when it has neither.
+    pub(crate) fn task_capabilities(&self) -> Option<Value> {
+        let mut requests = serde_json::Map::new();
+        if self.sampling.is_some() {
+            requests.insert("sampling".into(), json!({ "createMessage": {} }));
+        }
+        if self.elicitation.is_some() {
+            requests.insert("elicitation".into(), json!({ "create": {} }));
+        }
+        (!requests.is_empty()).then(|| json!({ "list": {}, "cancel": {}, "requests": requests }))
     }
 }
 

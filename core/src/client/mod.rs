@@ -11,9 +11,13 @@ pub mod http;
 mod listen;
 pub mod mcp_servers;
 mod per_request;
+mod task_receiver;
 pub mod tasks_ext;
 mod tasks_held;
 
+/// The limits of the tasks a client runs for its server ([`ClientOptions::tasks`]); the
+/// server's task limits are the same type.
+pub use crate::session::tasks::TaskOptions;
 pub use api::{Client, ClientOptions};
 pub use handlers::{
     merge_capabilities, ClientHandlers, ElicitationFn, NotificationFn, RootsFn, SamplingFn,

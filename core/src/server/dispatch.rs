@@ -391,37 +391,19 @@ impl Server {
                 self.tasks_ext_request(&method, &params_object(params)?, &ctx)
                     .await
             }
-            "tasks/get" | "tasks/result" | "tasks/cancel" if has("tasks") => {
-                let p = params_object(params)?;
-                let id = required_str(&p, "taskId", &method)?;
+            "tasks/get" | "tasks/result" | "tasks/cancel" | "tasks/list" if has("tasks") => {
                 let shared = self.task_store();
-                match method.as_str() {
-                    "tasks/get" => self.inner.tasks.get_task(&*shared, &ctx, &id).await,
-                    "tasks/result" => self.inner.tasks.result(&*shared, &id, &ctx).await,
-                    _ => {
-                        let (task, elsewhere) = self.inner.tasks.cancel(&shared, &id, &ctx).await?;
-                        if elsewhere {
-                            self.relay_task_signal(crate::server::TaskSignal::Cancel {
-                                task_id: id.clone(),
-                            })
-                            .await;
-                        }
-                        Ok(task)
-                    }
-                }
-            }
-            "tasks/list" if has("tasks") => {
-                let p = params_object(params)?;
-                let shared = self.task_store();
-                self.inner
+                let page_size = self.inner.options.page_size;
+                let (answer, elsewhere) = self
+                    .inner
                     .tasks
-                    .list(
-                        &*shared,
-                        &ctx,
-                        cursor(&p)?.as_deref(),
-                        self.inner.options.page_size,
-                    )
-                    .await
+                    .answer(&method, params, &ctx, &shared, page_size)
+                    .await?;
+                if let Some(task_id) = elsewhere {
+                    self.relay_task_signal(crate::server::TaskSignal::Cancel { task_id })
+                        .await;
+                }
+                Ok(answer)
             }
             "logging/setLevel" if has("logging") => {
                 let p = params_object(params)?;

@@ -13,13 +13,14 @@ mod dispatch;
 mod handlers;
 mod listing;
 pub mod middleware;
-mod pagination;
 mod registry;
-mod task_store;
-mod tasks;
 mod tasks_ext;
 pub mod transform;
 mod typed;
+
+// The task receiver, its shared store and list cursors are the session layer's (a client
+// receives tasks too); here under the names the server's modules use.
+use crate::session::{pagination, task_store, tasks};
 
 pub use api::{CompletionRef, Server, ServerOptions, DEFAULT_MAX_LISTEN_STREAMS};
 pub use builder::ServerBuilder;

@@ -23,6 +23,8 @@ pub(crate) mod inbound;
 mod listen;
 mod mrtr;
 mod outbound;
+// List cursors, shared by the server's lists and the task receiver's `tasks/list`.
+pub(crate) mod pagination;
 mod peer;
 mod peer_limits;
 pub mod per_request;
@@ -32,6 +34,10 @@ mod service;
 pub(crate) mod shared_meta;
 mod shared_values;
 mod task_input;
+// The task-augmented requests a side receives (2025-11-25: a server's `tools/call`, a
+// client's sampling and elicitation) and the store replicas share them in.
+pub(crate) mod task_store;
+pub(crate) mod tasks;
 #[cfg(test)]
 pub(crate) mod test_lane;
 mod tool_wire;

@@ -10,7 +10,7 @@ use crate::common;
 use crate::support;
 
 use common::spec_schema::{assert_valid, errors, has_definition};
-use ferromcp::client::{Client, ClientHandlers, ClientOptions};
+use ferromcp::client::{Client, ClientHandlers, ClientOptions, TaskOptions};
 use ferromcp::protocol::{
     CallToolResult, CompleteRequestParams, Completion, CreateMessageResult, ElicitAction,
     ElicitResult, GetPromptResult, LoggingLevel, Prompt, PromptArgument, PromptMessage, Resource,
@@ -27,12 +27,12 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use support::within;
 
-type Log = Arc<Mutex<Vec<Value>>>;
+pub(crate) type Log = Arc<Mutex<Vec<Value>>>;
 
 /// A writer that records every frame it sends.
-struct Recording {
-    inner: MemoryWriter,
-    log: Log,
+pub(crate) struct Recording {
+    pub(crate) inner: MemoryWriter,
+    pub(crate) log: Log,
 }
 
 impl FrameWriter for Recording {
@@ -201,6 +201,8 @@ async fn capture(version: ProtocolVersion) -> (Vec<Value>, Vec<Value>) {
     if version >= ProtocolVersion::V2025_11_25 {
         o.info_extra
             .insert("websiteUrl".into(), json!("https://example.com"));
+        // The client runs the server's task-augmented sampling as tasks.
+        o.tasks = Some(TaskOptions::default());
     }
     let w_c = Recording {
         inner: w_c,
@@ -267,6 +269,15 @@ async fn exercise(c: &Client, version: ProtocolVersion) {
         assert!(ask(c, "elicitation/create", bad).await.is_error());
     }
     if version.has_tasks() {
+        // A task-augmented request, and the server's tasks/* about its task.
+        let mut as_task = msg.clone();
+        as_task["task"] = json!({ "ttl": 60000 });
+        let created = ask(c, "sampling/createMessage", as_task).await;
+        let created: Value = serde_json::from_str(created.content[0].as_text().unwrap()).unwrap();
+        let id = json!({ "taskId": created["task"]["taskId"] });
+        assert!(!ask(c, "tasks/result", id.clone()).await.is_error());
+        assert!(!ask(c, "tasks/get", id).await.is_error());
+        assert!(!ask(c, "tasks/list", json!({})).await.is_error());
         let mut with_tools = msg;
         with_tools["tools"] = json!([{"name": "lookup", "inputSchema": {"type": "object"}}]);
         with_tools["toolChoice"] = json!({"mode": "auto"});
@@ -331,6 +342,7 @@ fn notification_def(method: &str) -> Option<&'static str> {
         "notifications/cancelled" => "CancelledNotification",
         "notifications/progress" => "ProgressNotification",
         "notifications/roots/list_changed" => "RootsListChangedNotification",
+        "notifications/tasks/status" => "TaskStatusNotification",
         _ => return None,
     })
 }
@@ -341,6 +353,10 @@ fn result_def(method: &str) -> Option<&'static str> {
         "sampling/createMessage" => "CreateMessageResult",
         "elicitation/create" => "ElicitResult",
         "ping" => "EmptyResult",
+        "sampling/createMessage as a task" => "CreateTaskResult",
+        "tasks/get" => "GetTaskResult",
+        "tasks/result" => "GetTaskPayloadResult",
+        "tasks/list" => "ListTasksResult",
         _ => return None,
     })
 }
@@ -357,10 +373,13 @@ async fn every_message_the_client_sends_matches_the_revision_schema() {
             .iter()
             .filter(|m| m.get("method").is_some() && m.get("id").is_some())
             .map(|m| {
-                (
-                    m["id"].to_string(),
-                    m["method"].as_str().unwrap().to_string(),
-                )
+                let method = m["method"].as_str().unwrap();
+                let as_task = m["params"].get("task").is_some();
+                let method = match as_task {
+                    true => format!("{method} as a task"),
+                    false => method.to_string(),
+                };
+                (m["id"].to_string(), method)
             })
             .collect();
         let error_def = if has_definition(rev, "JSONRPCErrorResponse") {
@@ -442,6 +461,18 @@ async fn every_message_the_client_sends_matches_the_revision_schema() {
                 assert!(methods.contains_key(t), "[{rev}] never sent {t}");
             }
             assert_eq!(methods["<result:sampling/createMessage>"], 2);
+            for t in [
+                "<result:sampling/createMessage as a task>",
+                "<result:tasks/get>",
+                "<result:tasks/result>",
+                "<result:tasks/list>",
+                "notifications/tasks/status",
+            ] {
+                assert!(
+                    methods.contains_key(t),
+                    "[{rev}] never sent {t}: {methods:?}"
+                );
+            }
         }
         // The initialize request carries what the options asked for.
         let init = sent.iter().find(|m| m["method"] == "initialize").unwrap();

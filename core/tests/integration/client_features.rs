@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex};
 
 /// A server whose `ask` tool forwards `{method, params}` to the client and reports the outcome:
 /// the result as JSON text, or an `isError` result carrying the error code.
-fn server() -> Server {
+pub(crate) fn server() -> Server {
     Server::builder("asker", "1")
         .tool_raw(
             Tool::new("ask"),
@@ -47,7 +47,7 @@ fn server() -> Server {
         .unwrap()
 }
 
-async fn ask(client: &Client, method: &str, params: Value) -> Result<Value, i64> {
+pub(crate) async fn ask(client: &Client, method: &str, params: Value) -> Result<Value, i64> {
     let r = support::within(client.call_tool("ask", json!({"method": method, "params": params})))
         .await
         .unwrap();

@@ -40,6 +40,7 @@ mod client_features;
 mod client_listen;
 mod client_options;
 mod client_per_request;
+mod client_task_receiver;
 mod client_tasks;
 mod completion;
 mod composition;

@@ -1,23 +1,29 @@
-//! Task-augmented `tools/call` (2025-11-25): the server as a task receiver.
+//! Task-augmented requests (2025-11-25): a side as a task receiver. The server receives
+//! task-augmented `tools/call`; the client, when it declares
+//! `tasks.requests.sampling.createMessage` / `tasks.requests.elicitation.create`
+//! ([`crate::client::ClientOptions::tasks`]), task-augmented `sampling/createMessage` and
+//! `elicitation/create`. One store serves both roles.
 //!
-//! A call carrying `params.task` returns a `CreateTaskResult` at once while the tool runs in the
-//! background; the requestor polls `tasks/get`, blocks on `tasks/result`, lists with
-//! `tasks/list` and stops with `tasks/cancel`. Tasks are bound to the session that created them
-//! (no other session can see or touch them), ids are 128-bit random, every task has a TTL
-//! (capped), and the store is bounded: a hostile client costs a bounded amount of memory.
+//! A request carrying `params.task` returns a `CreateTaskResult` at once while its handler runs
+//! in the background; the requestor polls `tasks/get`, blocks on `tasks/result`, lists with
+//! `tasks/list` and stops with `tasks/cancel` ([`TaskStore::answer`] reads those requests).
+//! Tasks are bound to the session that created them (no other session can see or touch them),
+//! ids are 128-bit random, every task has a TTL (capped), and the store is bounded: a hostile
+//! requestor costs a bounded amount of memory.
 //!
-//! Replicas: a task's handler runs on the replica that made it, which writes the task to the
-//! server's shared [`super::task_store::TaskStore`] when it is made and when it ends, bound to
-//! the session's `Mcp-Session-Id`. Another replica serving the session answers `tasks/get` and
-//! `tasks/list` from that store, waits on it for `tasks/result`, and records a `tasks/cancel`
-//! there before telling the running replica over the event bus.
+//! Replicas (the server's HTTP deployments): a task's handler runs on the replica that made it,
+//! which writes the task to the shared [`super::task_store::TaskStore`] when it is made and when
+//! it ends, bound to the session's `Mcp-Session-Id`. Another replica serving the session answers
+//! `tasks/get` and `tasks/list` from that store, waits on it for `tasks/result`, and records a
+//! `tasks/cancel` there before telling the running replica over the event bus. A client keeps
+//! its tasks in an in-memory store of its own.
 
 use super::pagination::paginate;
 use super::task_store::{now_ms, StoredTask, TaskStore as SharedTasks};
+use super::RequestContext;
 use crate::protocol::{rfc3339_now, Task, TaskStatus};
-use crate::session::RequestContext;
 use crate::McpError;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -28,7 +34,8 @@ use tokio_util::sync::CancellationToken;
 /// How long a cancelled task's handler may keep running to observe its cancellation token.
 const CANCEL_GRACE: Duration = Duration::from_secs(2);
 
-/// Limits of the task store.
+/// Limits of the tasks a side receives: a server's ([`crate::server::ServerOptions::tasks`]) or
+/// a client's ([`crate::client::ClientOptions::tasks`]).
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct TaskOptions {
@@ -40,13 +47,14 @@ pub struct TaskOptions {
     pub max_tasks: usize,
     /// `pollInterval` suggested to requestors.
     pub poll_interval: Duration,
-    /// Tasks extension (2026-07-28): how long a call of a task-supporting tool waits for its
-    /// handler's first answer before the call becomes a task. Zero (the default): the handler
-    /// is polled once, which is exact for a Rust handler (one that answers `input_required` at
-    /// once keeps its multi round-trip round). A handler that runs on another thread (a
-    /// binding's) has not answered by then however quickly it answers, so the embedding layer
-    /// sets a short wait: the call becomes a task when the wait ends, or as soon as the handler
-    /// parks an input request or calls [`RequestContext::start_task`], whichever comes first.
+    /// Server only, tasks extension (2026-07-28): how long a call of a task-supporting tool
+    /// waits for its handler's first answer before the call becomes a task. Zero (the
+    /// default): the handler is polled once, which is exact for a Rust handler (one that
+    /// answers `input_required` at once keeps its multi round-trip round). A handler that runs
+    /// on another thread (a binding's) has not answered by then however quickly it answers, so
+    /// the embedding layer sets a short wait: the call becomes a task when the wait ends, or as
+    /// soon as the handler parks an input request or calls [`RequestContext::start_task`],
+    /// whichever comes first.
     ///
     /// [`RequestContext::start_task`]: crate::session::RequestContext::start_task
     pub first_answer_wait: Duration,
@@ -355,7 +363,7 @@ impl TaskStore {
     }
 
     /// `tasks/get`.
-    pub async fn get_task(
+    async fn get_task(
         &self,
         shared: &dyn SharedTasks,
         ctx: &RequestContext,
@@ -372,7 +380,7 @@ impl TaskStore {
     /// `tasks/result`: waits for a terminal status, then returns the stored result or error.
     /// A task another replica runs is waited for in the shared store (polled at its
     /// `pollInterval`, at most every 250 ms).
-    pub async fn result(
+    async fn result(
         &self,
         shared: &dyn SharedTasks,
         id: &str,
@@ -417,7 +425,7 @@ impl TaskStore {
 
     /// `tasks/list`: this session's tasks (those this replica runs as they are now, the others
     /// as the shared store has them), paginated.
-    pub async fn list(
+    async fn list(
         &self,
         shared: &dyn SharedTasks,
         ctx: &RequestContext,
@@ -463,7 +471,7 @@ impl TaskStore {
 
     /// `tasks/cancel`: the task's new state, and whether another replica runs it (and must be
     /// told to stop it).
-    pub async fn cancel(
+    async fn cancel(
         &self,
         shared: &Arc<dyn SharedTasks>,
         id: &str,
@@ -533,6 +541,61 @@ impl TaskStore {
         }
         t.cancel.cancel();
         let _ = t.done.send(true);
+    }
+}
+
+/// `params.taskId` of a `tasks/get`, `tasks/result` or `tasks/cancel` request.
+fn task_id(params: &Map<String, Value>, method: &str) -> Result<String, McpError> {
+    match params.get("taskId") {
+        Some(Value::String(s)) => Ok(s.clone()),
+        Some(_) => Err(McpError::invalid_params(format!(
+            "{method}: params.taskId must be a string"
+        ))),
+        None => Err(McpError::invalid_params(format!(
+            "{method}: params.taskId is required"
+        ))),
+    }
+}
+
+impl TaskStore {
+    /// Answers the requestor's `tasks/get`, `tasks/result`, `tasks/list` or `tasks/cancel`
+    /// (`method`, with `params`) for the session of `ctx`, every bad input a `-32602`: params
+    /// that are not an object, a missing or non-string `taskId`, a task that is unknown,
+    /// expired or another session's, a cursor this store did not issue, cancelling a task that
+    /// ended. Also returns, for a `tasks/cancel` of a task another replica runs, its id (that
+    /// replica is to be told to stop it).
+    pub async fn answer(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        ctx: &RequestContext,
+        shared: &Arc<dyn SharedTasks>,
+        page_size: usize,
+    ) -> Result<(Value, Option<String>), McpError> {
+        let p = match params {
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(m)) => m,
+            Some(_) => return Err(McpError::invalid_params("params must be an object")),
+        };
+        if method == "tasks/list" {
+            let cursor = match p.get("cursor") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(s)) => Some(s.as_str()),
+                Some(_) => return Err(McpError::invalid_params("params.cursor must be a string")),
+            };
+            let page = self.list(&**shared, ctx, cursor, page_size).await?;
+            return Ok((page, None));
+        }
+        let id = task_id(&p, method)?;
+        match method {
+            "tasks/get" => Ok((self.get_task(&**shared, ctx, &id).await?, None)),
+            "tasks/result" => Ok((self.result(&**shared, &id, ctx).await?, None)),
+            "tasks/cancel" => {
+                let (task, elsewhere) = self.cancel(shared, &id, ctx).await?;
+                Ok((task, elsewhere.then_some(id)))
+            }
+            m => Err(McpError::method_not_found(m)),
+        }
     }
 }
 
