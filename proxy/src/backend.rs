@@ -325,6 +325,11 @@ impl Backend {
         // (`tasks.rs`); a client's plain calls passed through carry its own envelope without
         // the extension (`era.rs`).
         options.tasks_extension = true;
+        // A backend's task-augmented sampling and elicitation run as tasks of the proxy's
+        // (`forward/client_tasks.rs`), suggesting the proxy's own poll interval.
+        let mut tasks = ferromcp::client::TaskOptions::default();
+        tasks.poll_interval = Duration::from_millis(50);
+        options.tasks = Some(tasks);
         // The real client times its requests and cancels them; the proxy waits as long.
         options.session.request_timeout = None;
         options.session.max_total_timeout = None;

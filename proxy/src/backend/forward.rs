@@ -9,7 +9,10 @@
 //! to that call's client; other logs, list changes and updates go through the backend's
 //! supervisor (see [`crate::supervisor`]), which owns the proxy's server.
 
+mod client_tasks;
+
 use super::{Backend, Forward};
+use client_tasks::Asker;
 use ferromcp::client::ClientHandlers;
 use ferromcp::jsonrpc::Notification;
 use ferromcp::protocol::Root;
@@ -116,14 +119,22 @@ pub(crate) fn handlers(
         .with_extra_capabilities(None)
 }
 
-/// Sends a backend's request on to a real client and returns its answer.
+/// Sends a backend's request on to a real client and returns its answer. A backend's
+/// task-augmented request (`params.task`) is a task of the proxy's whose job this is
+/// (`backend_ctx` in a task): it goes on as a task to a client that runs such tasks, plainly
+/// to any other ([`client_tasks`]).
 async fn ask(
     target: &Target,
     backend_ctx: &RequestContext,
     method: &'static str,
     capability: &'static str,
-    params: Option<Value>,
+    mut params: Option<Value>,
 ) -> Result<Value, McpError> {
+    let task = match params.as_mut() {
+        Some(Value::Object(p)) => p.remove("task"),
+        _ => None,
+    }
+    .filter(|_| backend_ctx.in_task());
     // Cancelled when the backend cancels its request.
     let opts = RequestOptions::default().with_cancel(Some(backend_ctx.cancellation().clone()));
     let bound = match &target.bound {
@@ -137,9 +148,19 @@ async fn ask(
         .upgrade()
         .and_then(|b| b.current_call_of(bound.as_ref()));
     if let Some((ctx, _)) = call {
+        if let Some(task) = task.filter(|_| client_tasks::takes_as_task(ctx.session(), method)) {
+            let params = params.unwrap_or(Value::Null);
+            return client_tasks::at_client(Asker::Call(&ctx), method, params, task, backend_ctx)
+                .await;
+        }
         return ctx.request_with(method, params, opts).await;
     }
     if let Some(session) = bound {
+        if let Some(task) = task.filter(|_| client_tasks::takes_as_task(&session, method)) {
+            let params = params.unwrap_or(Value::Null);
+            let to = Asker::Session(&session);
+            return client_tasks::at_client(to, method, params, task, backend_ctx).await;
+        }
         return session.peer().request(method, params, opts).await;
     }
     let (reply, answer) = oneshot::channel();

@@ -9,6 +9,7 @@ mod common;
 #[path = "../../../core/tests/common_task_tools/mod.rs"]
 mod common_task_tools;
 
+mod client_tasks;
 mod era_bridging;
 mod in_process;
 mod legacy_sse;
