@@ -1049,3 +1049,249 @@ async fn a_client_span_takes_its_parent_from_the_callers_meta() {
         hex(&joined_server.span_id)
     )));
 }
+
+/// What a client handler saw when its server asked: the method, the `traceparent` in its
+/// context's `_meta`, the span current in its future (hex id) and the `tenant` baggage current
+/// there.
+type Asked = Arc<Mutex<Vec<(String, Option<String>, String, Option<String>)>>>;
+
+/// Client handlers for the server's requests that record what they saw ([`Asked`]): sampling
+/// answers, elicitation fails (`-32603`), roots lists one root.
+fn asked_handlers(asked: Asked) -> ClientHandlers {
+    use ferromcp::protocol::{CreateMessageResult, Root, SamplingContent};
+    use ferromcp::telemetry::opentelemetry::baggage::BaggageExt as _;
+    use ferromcp::telemetry::opentelemetry::trace::TraceContextExt as _;
+    let note = move |method: &str, ctx: &ferromcp::session::RequestContext| {
+        let parent = ctx
+            .meta()
+            .and_then(|m| m.get("traceparent"))
+            .and_then(|v| v.as_str())
+            .map(str::to_string);
+        let current = Context::current();
+        let span = current.span().span_context().span_id().to_string();
+        let tenant = current
+            .baggage()
+            .get("tenant")
+            .map(|v| v.as_str().to_string());
+        asked
+            .lock()
+            .unwrap()
+            .push((method.to_string(), parent, span, tenant));
+    };
+    let (n1, n2, n3) = (note.clone(), note.clone(), note);
+    ClientHandlers::default()
+        .with_sampling(Some(Arc::new(move |_p, ctx| {
+            n1("sampling/createMessage", &ctx);
+            Box::pin(async move {
+                Ok(CreateMessageResult::new(
+                    SamplingContent::text("sampled"),
+                    "test-model",
+                ))
+            })
+        })))
+        .with_elicitation(Some(Arc::new(move |_p, ctx| {
+            n2("elicitation/create", &ctx);
+            Box::pin(async move { Err(ferromcp::McpError::internal("no user to ask")) })
+        })))
+        .with_roots(Some(Arc::new(move |ctx| {
+            n3("roots/list", &ctx);
+            Box::pin(async move { Ok(vec![Root::new("file:///work")]) })
+        })))
+}
+
+/// A server whose `ask` tool sends its client `sampling/createMessage` (under a span of the
+/// handler's own, `ask work`), `elicitation/create` and `roots/list`, and answers how each went.
+fn asking_server(t: &Telemetry) -> Server {
+    use ferromcp::telemetry::opentelemetry::context::FutureExt as _;
+    use ferromcp::telemetry::opentelemetry::trace::TraceContextExt as _;
+    let tt = t.clone();
+    Server::builder("otel-asking", "1")
+        .middleware(t.server_layer())
+        .tool("ask", "Asks the client", move |_: NoArgs, ctx| {
+            let tt = tt.clone();
+            async move {
+                let tracer = tt.tracer().expect("spans are exported");
+                let work = tracer.start_with_context("ask work", &Context::current());
+                let work = Context::current_with_span(work);
+                let message = json!({"messages": [{"role": "user",
+                    "content": {"type": "text", "text": "hi"}}], "maxTokens": 5});
+                let sampled = ctx
+                    .request("sampling/createMessage", Some(message))
+                    .with_context(work.clone())
+                    .await;
+                work.span().end();
+                let elicited = ctx
+                    .request(
+                        "elicitation/create",
+                        Some(json!({"message": "?", "requestedSchema":
+                            {"type": "object", "properties": {}}})),
+                    )
+                    .await;
+                let roots = ctx.request("roots/list", None).await;
+                format!(
+                    "sampled:{} elicited:{} roots:{}",
+                    sampled.is_ok(),
+                    elicited.map_err(|e| e.code).err().unwrap_or_default(),
+                    roots.is_ok()
+                )
+            }
+        })
+        .build()
+        .unwrap()
+}
+
+/// The requests a server sends its client (`sampling/createMessage`, `elicitation/create`,
+/// `roots/list`) are traced on both sides, over Streamable HTTP: the server reports each as a
+/// `CLIENT` span named `{mcp.method.name}` (with `mcp.method.name`, `mcp.session.id`,
+/// `jsonrpc.request.id`), the child of the handler's span that sent it (its own `ask work`
+/// span for the sampling request, else the request's `SERVER` span), and writes its context
+/// into the request's `_meta`; the engine's client answers each under a `SERVER` span whose
+/// parent is that `CLIENT` span, current in its handler and named in the handler's `_meta`.
+/// A failed elicitation is an error on both sides (`error.type` `-32603`). Durations: the
+/// server's `mcp.client.operation.duration`, the client's `mcp.server.operation.duration`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_a_server_sends_its_client_are_traced_on_both_sides() {
+    let (otlp, got) = start_receiver().await;
+    let server_t = telemetry("asking-server", &otlp);
+    let client_t = telemetry("asked-client", &otlp);
+    let handle = serve_http(
+        asking_server(&server_t),
+        "127.0.0.1:0",
+        HttpServerOptions::default(),
+    )
+    .await
+    .unwrap();
+    let asked = Asked::default();
+    let mut options = ClientOptions::new("asked-client", "1");
+    options.telemetry = Some(client_t.clone());
+    let client = connect(
+        &handle.url("/mcp"),
+        options,
+        asked_handlers(asked.clone()),
+        HttpClientOptions::default(),
+    )
+    .await
+    .unwrap();
+    let r = client.call_tool("ask", json!({})).await.unwrap();
+    assert_eq!(
+        serde_json::to_value(&r).unwrap()["content"][0]["text"],
+        "sampled:true elicited:-32603 roots:true"
+    );
+
+    // Durations on each side, by method and outcome.
+    let server_text = server_t.prometheus_text().unwrap();
+    let client_text = client_t.prometheus_text().unwrap();
+    for method in ["sampling/createMessage", "elicitation/create", "roots/list"] {
+        let label = format!("mcp_method_name=\"{method}\"");
+        assert_eq!(
+            sample(
+                &server_text,
+                "mcp_client_operation_duration_seconds_count",
+                &[&label]
+            ),
+            Some(1.0),
+            "{server_text}"
+        );
+        assert_eq!(
+            sample(
+                &client_text,
+                "mcp_server_operation_duration_seconds_count",
+                &[&label]
+            ),
+            Some(1.0),
+            "{client_text}"
+        );
+    }
+    assert!(
+        server_text.lines().any(
+            |l| l.starts_with("mcp_client_operation_duration_seconds_count{")
+                && l.contains("mcp_method_name=\"elicitation/create\"")
+                && l.contains("error_type=\"-32603\"")
+        ),
+        "{server_text}"
+    );
+
+    client.close().await;
+    client_t.force_flush();
+    server_t.force_flush();
+    let methods = ["sampling/createMessage", "elicitation/create", "roots/list"];
+    wait_for(&got, "both sides' spans of the server's requests", |r| {
+        methods.iter().all(|m| {
+            find(r, "asking-server", m).len() == 1 && find(r, "asked-client", m).len() == 1
+        }) && find(r, "asking-server", "ask work").len() == 1
+    })
+    .await;
+    handle.shutdown().await.unwrap();
+    let r = got.lock().unwrap();
+    let call = find(&r, "asking-server", "tools/call ask")[0];
+    let work = find(&r, "asking-server", "ask work")[0];
+    assert_eq!(work.parent_span_id, call.span_id);
+    let session = text_attr(&call.attributes, "mcp.session.id").expect("an HTTP session");
+    let asked = asked.lock().unwrap().clone();
+    assert_eq!(asked.len(), 3, "{asked:?}");
+    for method in methods {
+        let sent = find(&r, "asking-server", method)[0];
+        let answered = find(&r, "asked-client", method)[0];
+        // The server's side: a CLIENT span under the handler's span that sent it.
+        assert_eq!(sent.kind, SpanKind::Client as i32, "{method}");
+        assert_eq!(sent.trace_id, call.trace_id, "{method}");
+        let parent = if method == "sampling/createMessage" {
+            work
+        } else {
+            call
+        };
+        assert_eq!(sent.parent_span_id, parent.span_id, "{method}");
+        for (key, want) in [
+            ("mcp.method.name", method),
+            ("mcp.session.id", session.as_str()),
+        ] {
+            assert_eq!(
+                text_attr(&sent.attributes, key).as_deref(),
+                Some(want),
+                "{method} {key}"
+            );
+        }
+        assert!(
+            text_attr(&sent.attributes, "jsonrpc.request.id").is_some(),
+            "{method}"
+        );
+        // The client's side: a SERVER span under it, current in the handler and named in
+        // the handler's `_meta`.
+        assert_eq!(answered.kind, SpanKind::Server as i32, "{method}");
+        assert_eq!(answered.trace_id, sent.trace_id, "{method}");
+        assert_eq!(answered.parent_span_id, sent.span_id, "{method}");
+        assert_eq!(
+            text_attr(&answered.attributes, "mcp.method.name").as_deref(),
+            Some(method)
+        );
+        let (_, seen_parent, seen_span, _) = asked.iter().find(|a| a.0 == method).unwrap();
+        assert_eq!(
+            seen_parent.as_deref(),
+            Some(
+                format!(
+                    "00-{}-{}-01",
+                    hex(&answered.trace_id),
+                    hex(&answered.span_id)
+                )
+                .as_str()
+            ),
+            "{method}"
+        );
+        assert_eq!(*seen_span, hex(&answered.span_id), "{method}");
+        let failed = method == "elicitation/create";
+        for s in [sent, answered] {
+            let status = s.status.as_ref().map(|s| s.code).unwrap_or_default();
+            assert_eq!(
+                status == StatusCode::Error as i32,
+                failed,
+                "{method}: {}",
+                s.name
+            );
+            assert_eq!(
+                text_attr(&s.attributes, "error.type").as_deref(),
+                failed.then_some("-32603"),
+                "{method}"
+            );
+        }
+    }
+}

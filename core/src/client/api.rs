@@ -54,7 +54,8 @@ pub struct ClientOptions {
     /// by [`TaskOptions::max_ttl`]); [`TaskOptions::first_answer_wait`] is not used.
     pub tasks: Option<TaskOptions>,
     /// Spans and durations of this client's requests, and their trace context sent in
-    /// `params._meta` (feature `otel`; docs/observability.md).
+    /// `params._meta`; `SERVER` spans around its answers to the server's requests (feature
+    /// `otel`; docs/observability.md).
     #[cfg(feature = "otel")]
     pub telemetry: Option<crate::telemetry::Telemetry>,
 }
@@ -195,9 +196,17 @@ impl Client {
         child: Option<crate::transport::ChildHandle>,
     ) -> Result<Client, McpError> {
         let own_capabilities = handlers.capabilities_with_tasks(options.tasks.is_some());
+        let service: Arc<dyn crate::session::Service> =
+            Arc::new(ClientService::new(handlers, options.tasks.clone()));
+        // The server's requests answered under SERVER spans (telemetry/peer_requests.rs).
+        #[cfg(feature = "otel")]
+        let service = match &options.telemetry {
+            Some(telemetry) => telemetry.answering(service),
+            None => service,
+        };
         let conn = Connection::new(
             Role::Client,
-            Arc::new(ClientService::new(handlers, options.tasks.clone())),
+            service,
             options.session.clone(),
             reader,
             writer,

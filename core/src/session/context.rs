@@ -41,6 +41,35 @@ struct ContextInner {
     /// finished when it is.
     #[cfg(feature = "otel")]
     origin: Option<RequestContext>,
+    /// Traces the requests a handler sends to the peer while serving this one (the
+    /// OpenTelemetry layer's, on a request it traces).
+    #[cfg(feature = "otel")]
+    outbound: Option<Arc<dyn TraceOutbound>>,
+}
+
+/// How the requests a handler sends to its peer while serving a traced request are traced
+/// (`sampling/createMessage`, `elicitation/create`, `roots/list` sent through
+/// [`RequestContext::request`]): set by the OpenTelemetry layer on the context of a request
+/// whose span it started (`telemetry/server_layer.rs`), and told of each such request once it
+/// has an id and before it is sent, so it may write its span's context into `params._meta`.
+#[cfg(feature = "otel")]
+pub(crate) trait TraceOutbound: Send + Sync {
+    /// A request `method` with `id` and `params` is about to be sent while serving `ctx`'s
+    /// request: the returned call is told its answer (dropped unanswered: cancelled).
+    fn start(
+        &self,
+        ctx: &RequestContext,
+        method: &str,
+        id: &RequestId,
+        params: &mut Option<Value>,
+    ) -> Box<dyn OutboundCall>;
+}
+
+/// One traced request to the peer in flight ([`TraceOutbound::start`]).
+#[cfg(feature = "otel")]
+pub(crate) trait OutboundCall: Send {
+    /// The answer (or the error) the request got.
+    fn finish(self: Box<Self>, result: &Result<Value, McpError>);
 }
 
 /// Where a task's handler reports the task's status and message
@@ -277,6 +306,8 @@ impl RequestContext {
                 task_status: None,
                 #[cfg(feature = "otel")]
                 origin: None,
+                #[cfg(feature = "otel")]
+                outbound: None,
             }),
         }
     }
@@ -344,6 +375,8 @@ impl RequestContext {
                 task_status,
                 #[cfg(feature = "otel")]
                 origin: None,
+                #[cfg(feature = "otel")]
+                outbound: i.outbound.clone(),
             }),
         }
     }
@@ -467,11 +500,16 @@ impl RequestContext {
     }
 
     /// The same request with `meta` as its `_meta` (the OpenTelemetry layer names the server
-    /// span there, for handlers in other languages that read their parent from `_meta`):
-    /// session, id, cancellation, progress, headers, identity and input round are this
-    /// context's, and it is finished when this one is.
+    /// span there, for handlers in other languages that read their parent from `_meta`) and
+    /// `outbound` tracing the requests its handler sends to the peer: session, id,
+    /// cancellation, progress, headers, identity and input round are this context's, and it is
+    /// finished when this one is.
     #[cfg(feature = "otel")]
-    pub(crate) fn with_meta_object(&self, meta: Map<String, Value>) -> RequestContext {
+    pub(crate) fn with_meta_object(
+        &self,
+        meta: Map<String, Value>,
+        outbound: Option<Arc<dyn TraceOutbound>>,
+    ) -> RequestContext {
         let i = &self.inner;
         RequestContext {
             inner: Arc::new(ContextInner {
@@ -491,6 +529,7 @@ impl RequestContext {
                 task_inputs: i.task_inputs.clone(),
                 task_status: i.task_status.clone(),
                 origin: Some(self.clone()),
+                outbound,
             }),
         }
     }
@@ -673,6 +712,36 @@ impl RequestContext {
             cancel: Some(self.inner.cancel.clone()),
             ..Default::default()
         };
+        self.send_request(method, params, opts).await
+    }
+
+    /// Sends a request to the peer, traced when the request being served is
+    /// ([`TraceOutbound`]).
+    async fn send_request(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        opts: RequestOptions,
+    ) -> Result<Value, McpError> {
+        #[cfg(feature = "otel")]
+        if let Some(outbound) = &self.inner.outbound {
+            let mut call = None;
+            let result = self
+                .peer()
+                .request_observed(
+                    method,
+                    params,
+                    opts,
+                    &mut |id: &RequestId, params: &mut Option<Value>| {
+                        call = Some(outbound.start(self, method, id, params));
+                    },
+                )
+                .await;
+            if let Some(call) = call {
+                call.finish(&result);
+            }
+            return result;
+        }
         self.peer().request(method, params, opts).await
     }
 
@@ -695,7 +764,7 @@ impl RequestContext {
         if opts.cancel.is_none() {
             opts.cancel = Some(self.inner.cancel.clone());
         }
-        self.peer().request(method, params, opts).await
+        self.send_request(method, params, opts).await
     }
 
     /// Asks the client for several things at once: `requests` maps keys of the handler's

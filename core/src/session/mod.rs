@@ -51,6 +51,8 @@ pub use capabilities::check_outgoing_request;
 pub use connection::Connection;
 pub use context::{AuthInfo, HeaderFields, HttpHeaders, ProgressReporter, RequestContext};
 pub(crate) use context::{TaskStatusSink, AUTH_INFO, HTTP_HEADERS};
+#[cfg(feature = "otel")]
+pub(crate) use context::{OutboundCall, TraceOutbound};
 pub use listen::ListenFilter;
 pub use mrtr::{input_required, INPUT_REQUIRED};
 pub use outbound::{Outbound, OutboundMessage, OutboundSink};

@@ -88,6 +88,10 @@ impl Drop for PendingGuard<'_> {
     }
 }
 
+/// Told a request's id and given its params once the id is made, before the request is sent
+/// ([`Peer::request_observed`]).
+type BeforeSend<'a> = dyn FnMut(&RequestId, &mut Option<Value>) + Send + 'a;
+
 impl Peer {
     pub(crate) fn new(session: Arc<Session>) -> Self {
         Peer { session }
@@ -176,7 +180,23 @@ impl Peer {
         params: Option<Value>,
         opts: RequestOptions,
     ) -> Result<Value, McpError> {
-        self.request_inner(method, params, opts, None).await
+        self.request_inner(method, params, opts, None, None).await
+    }
+
+    /// [`Self::request`], with `before_send` told the request's id and given its params once
+    /// the id is made and before the request is sent (the OpenTelemetry layer starts the
+    /// request's span there and writes its context into `params._meta`). Not called for a
+    /// request refused before it has an id (closed session, a capability the peer lacks).
+    #[cfg(feature = "otel")]
+    pub(crate) async fn request_observed(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        opts: RequestOptions,
+        before_send: &mut BeforeSend<'_>,
+    ) -> Result<Value, McpError> {
+        self.request_inner(method, params, opts, None, Some(before_send))
+            .await
     }
 
     /// A `subscriptions/listen` request: like [`Self::request`], but without a deadline (it
@@ -189,7 +209,8 @@ impl Peer {
         opts: RequestOptions,
         sink: super::core::TaggedSink,
     ) -> Result<Value, McpError> {
-        self.request_inner(method, params, opts, Some(sink)).await
+        self.request_inner(method, params, opts, Some(sink), None)
+            .await
     }
 
     async fn request_inner(
@@ -198,6 +219,7 @@ impl Peer {
         params: Option<Value>,
         opts: RequestOptions,
         on_tagged: Option<super::core::TaggedSink>,
+        before_send: Option<&mut BeforeSend<'_>>,
     ) -> Result<Value, McpError> {
         let listening = on_tagged.is_some();
         let session = &*self.session;
@@ -216,6 +238,9 @@ impl Peer {
                     meta.insert("progressToken".into(), id.to_value());
                 }
             }
+        }
+        if let Some(before_send) = before_send {
+            before_send(&id, &mut params);
         }
         let (tx, mut rx) = oneshot::channel();
         let activity = opts

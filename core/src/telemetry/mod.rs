@@ -16,6 +16,7 @@
 
 mod config;
 mod otlp_http;
+mod peer_requests;
 mod prometheus;
 pub mod propagation;
 mod quiet;
@@ -441,14 +442,34 @@ impl Telemetry {
     /// that is how a caller in another language (a binding's client) names its own span. Else
     /// the caller's current context. Returns the guard that ends it.
     pub(crate) fn client_request(&self, method: &str, params: &mut Option<Value>) -> ClientCall {
-        let mut op = Operation::of(method, params.as_ref());
-        op.protocol_version = None;
+        self.start_client_call(
+            Operation::of(method, params.as_ref()),
+            method,
+            params,
+            Context::current,
+            |_| {},
+        )
+    }
+
+    /// Starts a `CLIENT` span for the request `method` about to be sent with `params` (the
+    /// engine's client's requests, and the requests a server's handler sends to its client),
+    /// under the context in `params._meta` when it holds a valid `traceparent`, else under
+    /// `otherwise()`; `describe` sets what only the caller knows on a span that records.
+    /// Writes the span's context into `params._meta`.
+    fn start_client_call(
+        &self,
+        op: Operation,
+        method: &str,
+        params: &mut Option<Value>,
+        otherwise: impl FnOnce() -> Context,
+        describe: impl FnOnce(&opentelemetry::trace::SpanRef<'_>),
+    ) -> ClientCall {
         let parent = params
             .as_ref()
             .and_then(|p| p.get("_meta"))
             .and_then(Value::as_object)
             .and_then(propagation::extract_from_meta)
-            .unwrap_or_else(Context::current);
+            .unwrap_or_else(otherwise);
         let cx = match &self.inner.tracer {
             Some(tracer) if !self.inner.disabled => {
                 // As the server's span: named in full, and described, only when it records.
@@ -469,6 +490,7 @@ impl Telemetry {
                             uri.to_string(),
                         ));
                     }
+                    describe(&span);
                 }
                 cx
             }

@@ -54,16 +54,16 @@ struct ToolLane(Telemetry);
 /// A request being served: ends its span and records its duration once answered, or as
 /// cancelled when its future is dropped first. What only a recording span needs (the session,
 /// the resource, the request id) was set on it when it started.
-struct Serving {
-    telemetry: Telemetry,
-    cx: Context,
-    op: Operation,
-    start: Instant,
-    done: bool,
+pub(super) struct Serving {
+    pub telemetry: Telemetry,
+    pub cx: Context,
+    pub op: Operation,
+    pub start: Instant,
+    pub done: bool,
 }
 
 impl Serving {
-    fn end(&mut self, ending: Ending<'_>) {
+    pub fn end(&mut self, ending: Ending<'_>) {
         self.done = true;
         let mut attrs = Vec::with_capacity(8);
         self.op.common_attributes(&mut attrs);
@@ -126,18 +126,18 @@ fn names_parent(meta: Option<&Map<String, Value>>, ctx: &RequestContext, over_ht
 }
 
 /// What a request being traced starts with.
-struct Traced<'r> {
-    op: Operation,
-    meta: Option<&'r Map<String, Value>>,
-    ctx: &'r RequestContext,
-    request_id: &'r RequestId,
-    resource_uri: Option<&'r str>,
-    trace_id: Option<opentelemetry::trace::TraceId>,
+pub(super) struct Traced<'r> {
+    pub op: Operation,
+    pub meta: Option<&'r Map<String, Value>>,
+    pub ctx: &'r RequestContext,
+    pub request_id: &'r RequestId,
+    pub resource_uri: Option<&'r str>,
+    pub trace_id: Option<opentelemetry::trace::TraceId>,
 }
 
 impl Telemetry {
     /// Whether a server request is traced (`quiet.rs`).
-    fn decide(
+    pub(super) fn decide(
         &self,
         meta: Option<&Map<String, Value>>,
         ctx: &RequestContext,
@@ -150,7 +150,7 @@ impl Telemetry {
     }
 
     /// Starts the server span of a traced request: the context its handler runs in.
-    fn start_server_span(&self, t: Traced<'_>) -> (Context, Operation) {
+    pub(super) fn start_server_span(&self, t: Traced<'_>) -> (Context, Operation) {
         let Some(tracer) = &self.inner.tracer else {
             return (Context::current(), t.op);
         };
@@ -223,7 +223,7 @@ impl Middleware for TelemetryLayer {
             trace_id,
         });
         if cx.span().span_context().is_sampled() {
-            request = name_span_in_meta(request, &cx);
+            request = name_span_in_meta(request, &cx, telemetry);
         }
         let mut serving = Serving {
             telemetry: telemetry.clone(),
@@ -279,10 +279,11 @@ impl ObserveToolCall for ToolLane {
             trace_id,
         });
         let ctx = if cx.span().span_context().is_sampled() {
-            // As `name_span_in_meta`: the handler reads its parent from `_meta`.
+            // As `name_span_in_meta`: the handler reads its parent from `_meta`, and its
+            // requests to the client are traced under it.
             let mut meta = ctx.meta().cloned().unwrap_or_default();
             propagation::inject_into_meta(&cx, &mut meta);
-            ctx.with_meta_object(meta)
+            ctx.with_meta_object(meta, Some(telemetry.outbound(&cx)))
         } else {
             ctx
         };
@@ -326,14 +327,19 @@ impl WatchToolCall for Serving {
 /// `request` with its `_meta` naming the server span in `cx` (`traceparent`, `tracestate`),
 /// in the params and in the context handlers read `_meta` from, so that a handler in another
 /// language (Python, Node, Swift) extracts the server span as its parent with its own
-/// OpenTelemetry SDK. Done for sampled spans only: an unsampled request keeps the client's
-/// context, whose flags tell the handler's SDK not to sample either.
-fn name_span_in_meta(mut request: MiddlewareRequest, cx: &Context) -> MiddlewareRequest {
+/// OpenTelemetry SDK; the requests its handler sends to the client get `CLIENT` spans
+/// ([`Telemetry::outbound`]). Done for sampled spans only: an unsampled request keeps the
+/// client's context, whose flags tell the handler's SDK not to sample either.
+fn name_span_in_meta(
+    mut request: MiddlewareRequest,
+    cx: &Context,
+    telemetry: &Telemetry,
+) -> MiddlewareRequest {
     propagation::inject_into_params(cx, request.params_mut());
     let (req, ctx) = request.into_parts();
     let mut meta = ctx.meta().cloned().unwrap_or_default();
     propagation::inject_into_meta(cx, &mut meta);
-    let ctx = ctx.with_meta_object(meta);
+    let ctx = ctx.with_meta_object(meta, Some(telemetry.outbound(cx)));
     MiddlewareRequest::new(req, ctx)
 }
 
@@ -362,7 +368,7 @@ fn describe(
 }
 
 /// A request id as the `jsonrpc.request.id` attribute writes it (a string id unquoted).
-fn request_id_text(id: &RequestId) -> String {
+pub(super) fn request_id_text(id: &RequestId) -> String {
     match id {
         RequestId::Number(n) => n.to_string(),
         RequestId::String(s) => s.to_string(),

@@ -1,0 +1,197 @@
+//! Requests a server sends to its client (`sampling/createMessage`, `elicitation/create`,
+//! `roots/list`), traced on both sides as the MCP semantic conventions say of a request the
+//! server initiates: the server, its sender, reports a `CLIENT` span and the client, its
+//! receiver, a `SERVER` span, each named `{mcp.method.name}`.
+//!
+//! - **Server side** ([`Telemetry::outbound`]): the layer gives the context of a request whose
+//!   span is sampled a tracer for what its handler sends through `RequestContext::request`.
+//!   Each such request gets a `CLIENT` span whose parent is the `traceparent` the handler put in
+//!   its `params._meta` (a handler in another language names its own span so), else the
+//!   handler's current OpenTelemetry context (a Rust handler's own span), else the request's
+//!   `SERVER` span; its context (with `tracestate` and `baggage`) is written into that
+//!   `params._meta`. Its duration is `mcp.client.operation.duration` of the server's telemetry.
+//! - **Client side** ([`Telemetry::answering`]): the engine's client with
+//!   `ClientOptions::telemetry` answers each server request under a `SERVER` span whose parent is
+//!   the context in the request's `_meta`; the handler runs with it current, and `_meta` (params
+//!   and the handler's context) names it for a handler in another language. Its duration is
+//!   `mcp.server.operation.duration` of the client's telemetry. A request without a parent that
+//!   the client's sampler drops gets no span, only its duration (as on a server, `quiet.rs`).
+
+use super::quiet::Decision;
+use super::semconv::{self, Ending, Operation};
+use super::server_layer::{request_id_text, Serving, Traced};
+use super::{propagation, ClientCall, Telemetry};
+use crate::jsonrpc::{Notification, Request, RequestId};
+use crate::protocol::ProtocolVersion;
+use crate::session::{OutboundCall, Peer, RequestContext, Service, TraceOutbound};
+use crate::McpError;
+use futures_util::future::BoxFuture;
+use opentelemetry::context::FutureExt as _;
+use opentelemetry::trace::TraceContextExt;
+use opentelemetry::{Context, KeyValue};
+use serde_json::Value;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// The tracer of the requests a traced request's handler sends to the peer: its telemetry and
+/// the request's `SERVER` span.
+struct Outbound {
+    telemetry: Telemetry,
+    serving: Context,
+}
+
+impl Telemetry {
+    /// Traces the requests sent to the peer by the handler of the request whose `SERVER` span
+    /// is current in `serving`.
+    pub(super) fn outbound(&self, serving: &Context) -> Arc<dyn TraceOutbound> {
+        Arc::new(Outbound {
+            telemetry: self.clone(),
+            serving: serving.clone(),
+        })
+    }
+
+    /// `handlers` (a client's answers to its server's requests) with a `SERVER` span around
+    /// each request the server sends.
+    pub(crate) fn answering(&self, handlers: Arc<dyn Service>) -> Arc<dyn Service> {
+        Arc::new(Answering {
+            telemetry: self.clone(),
+            handlers,
+        })
+    }
+}
+
+impl TraceOutbound for Outbound {
+    fn start(
+        &self,
+        ctx: &RequestContext,
+        method: &str,
+        id: &RequestId,
+        params: &mut Option<Value>,
+    ) -> Box<dyn OutboundCall> {
+        let mut op = Operation::of(method, params.as_ref());
+        op.protocol_version = ctx.protocol_version().map(|v| v.as_str());
+        op.over_http = ctx.has_http_headers();
+        // The handler's current context when it has a span (a Rust handler's own, or the
+        // request's, current in its future); a binding's handler runs its request outside it.
+        let otherwise = || {
+            let current = Context::current();
+            if current.span().span_context().is_valid() {
+                current
+            } else {
+                self.serving.clone()
+            }
+        };
+        let describe = |span: &opentelemetry::trace::SpanRef<'_>| {
+            span.set_attribute(KeyValue::new(
+                semconv::JSONRPC_REQUEST_ID,
+                request_id_text(id),
+            ));
+            if let Some(session) = ctx.session().session_id() {
+                span.set_attribute(KeyValue::new(semconv::MCP_SESSION_ID, session.to_string()));
+            }
+        };
+        Box::new(
+            self.telemetry
+                .start_client_call(op, method, params, otherwise, describe),
+        )
+    }
+}
+
+impl OutboundCall for ClientCall {
+    fn finish(self: Box<Self>, result: &Result<Value, McpError>) {
+        ClientCall::finish(*self, result);
+    }
+}
+
+/// A client's handlers answering its server's requests, each under a `SERVER` span
+/// ([`Telemetry::answering`]).
+struct Answering {
+    telemetry: Telemetry,
+    handlers: Arc<dyn Service>,
+}
+
+impl Service for Answering {
+    fn handle_request(
+        &self,
+        mut request: Request,
+        ctx: RequestContext,
+    ) -> BoxFuture<'static, Result<Value, McpError>> {
+        let telemetry = &self.telemetry;
+        if telemetry.inner.disabled {
+            return self.handlers.handle_request(request, ctx);
+        }
+        let start = Instant::now();
+        let version = ctx.protocol_version().map(|v| v.as_str());
+        let meta = request
+            .params
+            .as_ref()
+            .and_then(|p| p.get("_meta"))
+            .and_then(Value::as_object);
+        let trace_id = match telemetry.decide(meta, &ctx, false) {
+            Decision::Traced(trace_id) => trace_id,
+            Decision::Quiet => {
+                let mut quiet = telemetry.inner.server_duration.start(
+                    start,
+                    &request.method,
+                    None,
+                    version,
+                    false,
+                );
+                let answer = self.handlers.handle_request(request, ctx);
+                return Box::pin(async move {
+                    let result = answer.await;
+                    quiet.end(Ending::Answered(&result));
+                    result
+                });
+            }
+        };
+        let mut op = Operation::of(&request.method, request.params.as_ref());
+        op.protocol_version = version;
+        let (cx, op) = telemetry.start_server_span(Traced {
+            op,
+            meta,
+            ctx: &ctx,
+            request_id: &request.id,
+            resource_uri: None,
+            trace_id,
+        });
+        let ctx = if cx.span().span_context().is_sampled() {
+            // As the server layer does: a handler in another language reads its parent here.
+            propagation::inject_into_params(&cx, &mut request.params);
+            let mut meta = ctx.meta().cloned().unwrap_or_default();
+            propagation::inject_into_meta(&cx, &mut meta);
+            ctx.with_meta_object(meta, None)
+        } else {
+            ctx
+        };
+        let mut serving = Serving {
+            telemetry: telemetry.clone(),
+            cx: cx.clone(),
+            op,
+            start,
+            done: false,
+        };
+        let answer = self.handlers.handle_request(request, ctx);
+        Box::pin(async move {
+            let result = answer.with_context(cx).await;
+            serving.end(Ending::Answered(&result));
+            result
+        })
+    }
+
+    fn capabilities(&self, version: ProtocolVersion) -> Option<Arc<Value>> {
+        self.handlers.capabilities(version)
+    }
+
+    fn handle_notification(&self, notification: Notification, peer: &Peer) {
+        self.handlers.handle_notification(notification, peer)
+    }
+
+    fn on_initialized(&self, peer: &Peer) {
+        self.handlers.on_initialized(peer)
+    }
+
+    fn on_closed(&self, peer: &Peer) {
+        self.handlers.on_closed(peer)
+    }
+}
