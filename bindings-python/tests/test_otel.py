@@ -345,3 +345,58 @@ async def test_prometheus_text_serves_a_host_apps_metrics_route() -> None:
     assert Server("plain").prometheus_text() is None
     otlp_only = Server("otlp", middleware=[{"name": "openTelemetry", "serviceName": "x"}])
     assert otlp_only.prometheus_text() is None
+
+
+async def test_baggage_a_client_sends_reaches_a_python_handler(
+    receiver: tuple[str, list[tuple[str, Any]]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """W3C Baggage the caller puts in ``params._meta`` beside its ``traceparent`` reaches a
+    Python handler: the engine rewrites ``_meta`` to name its SERVER span and keeps the baggage
+    there, so ``opentelemetry.baggage`` reads it from the context extracted from ``ctx.meta``
+    (as the handler extracts its parent), through the engine client's own span too."""
+    from opentelemetry import baggage
+    from opentelemetry import context as otel_context
+
+    url, _ = receiver
+    monkeypatch.setenv("OTEL_BSP_SCHEDULE_DELAY", "100")
+    server = Server(
+        "traced",
+        version="1.0.0",
+        middleware=[{"name": "openTelemetry", "serviceName": "py-server", "otlpEndpoint": url}],
+    )
+    seen: list[tuple[object, str]] = []
+
+    @server.tool()
+    def whoami(ctx: Context) -> str:
+        """Names the caller's tenant."""
+        meta = ctx.meta or {}
+        tenant = baggage.get_baggage("tenant", extract(meta))
+        seen.append((tenant, str(meta.get("traceparent", ""))))
+        return str(tenant)
+
+    provider = TracerProvider()
+    tracer = provider.get_tracer("test")
+    telemetry = {"serviceName": "py-client", "otlpEndpoint": url}
+    callers: list[str] = []
+    for client_options in ({}, {"open_telemetry": telemetry}):
+        async with Client.memory(server, **client_options) as c:
+            token = otel_context.attach(baggage.set_baggage("tenant", "acme"))
+            try:
+                with tracer.start_as_current_span("caller"):
+                    meta: dict[str, str] = {}
+                    inject(meta)
+                    assert "tenant=acme" in meta["baggage"]
+                    callers.append(meta["traceparent"])
+                    r = await c.request(
+                        "tools/call", {"name": "whoami", "arguments": {}, "_meta": meta}
+                    )
+            finally:
+                otel_context.detach(token)
+            assert r["content"][0]["text"] == "acme", client_options
+    assert [t for t, _ in seen] == ["acme", "acme"]
+    # The handler's _meta named the engine's span in the caller's trace, not the caller's span:
+    # the layer rewrote it and kept the baggage.
+    for (_, handler_parent), caller_parent in zip(seen, callers, strict=True):
+        assert handler_parent != caller_parent
+        assert handler_parent.split("-")[1] == caller_parent.split("-")[1]
+
