@@ -11,7 +11,9 @@ included."""
 from __future__ import annotations
 
 import asyncio
+import os
 import re
+import sys
 import threading
 import time
 import urllib.error
@@ -400,3 +402,50 @@ async def test_baggage_a_client_sends_reaches_a_python_handler(
         assert handler_parent != caller_parent
         assert handler_parent.split("-")[1] == caller_parent.split("-")[1]
 
+_STDIO_SERVER = """
+import sys
+from ferromcp import Server
+
+server = Server(
+    "stdio-otel",
+    middleware=[{"name": "openTelemetry", "serviceName": "stdio-otel", "prometheus": "/metrics"}],
+)
+
+
+@server.tool()
+def hello() -> str:
+    return "hi"
+
+
+server.run("stdio")
+with open(sys.argv[1], "w") as out:
+    out.write(server.prometheus_text() or "")
+"""
+
+
+async def test_a_stdio_session_records_its_duration(tmp_path: Any) -> None:
+    """``mcp.server.session.duration`` of a server on stdio: the session a client opens by
+    starting the server process is recorded when the client closes its stdin, with
+    ``network.transport`` ``pipe`` (the conventions' value for stdio) and the negotiated
+    revision; the process writes its ``prometheus_text()`` once ``run("stdio")`` returns."""
+    script = tmp_path / "server.py"
+    script.write_text(_STDIO_SERVER)
+    out = tmp_path / "metrics.txt"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    async with Client.stdio(sys.executable, [str(script), str(out)], env=env) as c:
+        assert (await c.call_tool("hello", {})).text == "hi"
+        version = c.protocol_version
+    deadline = time.monotonic() + 20
+    while not (out.exists() and out.read_text()) and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    text = out.read_text()
+    sessions = [
+        line
+        for line in text.splitlines()
+        if line.startswith("mcp_server_session_duration_seconds_count{")
+    ]
+    assert len(sessions) == 1, text
+    assert 'network_transport="pipe"' in sessions[0], sessions
+    assert f'mcp_protocol_version="{version}"' in sessions[0], sessions
+    assert "network_protocol_name" not in sessions[0], sessions
+    assert sessions[0].endswith(" 1"), sessions

@@ -45,6 +45,22 @@ impl Undelivered {
     }
 }
 
+/// What carries a transport's frames, as OpenTelemetry's `network.transport` and
+/// `network.protocol.name` name it on `mcp.server.session.duration` (feature `otel`,
+/// docs/observability.md). A transport that does not say is [`TransportKind::Other`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TransportKind {
+    /// A process's standard input and output (`network.transport` `pipe`).
+    Stdio,
+    /// Streamable HTTP or the 2024-11-05 HTTP+SSE transport (`tcp`, `http`).
+    Http,
+    /// A WebSocket (`tcp`, `websocket`).
+    WebSocket,
+    /// In memory, or a transport of the user's own: no network attributes.
+    Other,
+}
+
 /// The receiving half of a transport.
 pub trait FrameReader: Send + 'static {
     /// Reads the next frame into `buf` (which is cleared first).
@@ -60,6 +76,12 @@ pub trait FrameReader: Send + 'static {
     /// Transports that deliver every request they accept keep the default (`None`).
     fn take_undelivered(&mut self) -> Option<Undelivered> {
         None
+    }
+
+    /// What carries this transport's frames (for telemetry); [`TransportKind::Other`] unless
+    /// the transport says.
+    fn transport_kind(&self) -> TransportKind {
+        TransportKind::Other
     }
 }
 

@@ -1380,3 +1380,82 @@ async fn baggage_in_meta_reaches_the_handler_and_the_requests_it_sends() {
         );
     }
 }
+
+/// `mcp.server.session.duration` of sessions served over a message transport, which the
+/// layer records itself (no `observe_http_server` for them): a WebSocket session (a real
+/// `WebSocketListener` and client) is recorded when the client hangs up, with
+/// `network.transport` `tcp` and `network.protocol.name` `websocket` and the negotiated
+/// revision; an in-memory session with the revision alone. Nothing is recorded while the
+/// sessions are open.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sessions_over_websocket_and_in_memory_record_their_duration() {
+    let (otlp, _got) = start_receiver().await;
+    let t = telemetry("ws-sessions", &otlp);
+    let server = Server::builder("otel-ws", "1")
+        .middleware(t.server_layer())
+        .build()
+        .unwrap();
+    const SESSIONS: &str = "mcp_server_session_duration_seconds_count";
+
+    // WebSocket.
+    let mut listener = ferromcp::transport::WebSocketListener::bind("127.0.0.1:0")
+        .await
+        .unwrap();
+    let url = format!("ws://{}", listener.local_addr());
+    let srv = server.clone();
+    let serving = tokio::spawn(async move {
+        let (reader, writer, _) = listener.accept().await.unwrap();
+        srv.serve(reader, writer).await
+    });
+    let (reader, writer) = ferromcp::transport::websocket::connect(&url, &[])
+        .await
+        .unwrap();
+    let client = ferromcp::client::Client::connect(
+        ClientOptions::new("ws-client", "1"),
+        ClientHandlers::default(),
+        reader,
+        writer,
+    )
+    .await
+    .unwrap();
+    let version = client.protocol_version().as_str().to_string();
+    client.ping().await.unwrap();
+    let m = t.prometheus_text().unwrap();
+    assert_eq!(sample(&m, SESSIONS, &[]), None, "still open:\n{m}");
+    client.close().await;
+    // Its end, whatever the transport says of the hang-up.
+    let _ = serving.await.unwrap();
+    let m = t.prometheus_text().unwrap();
+    let ws = [
+        format!("mcp_protocol_version=\"{version}\""),
+        "network_transport=\"tcp\"".to_string(),
+        "network_protocol_name=\"websocket\"".to_string(),
+    ];
+    let ws: Vec<&str> = ws.iter().map(String::as_str).collect();
+    assert_eq!(sample(&m, SESSIONS, &ws), Some(1.0), "{m}");
+
+    // In memory: no network attributes.
+    let ((sr, sw), (cr, cw)) = ferromcp::transport::memory_pair(16);
+    let srv = server.clone();
+    let serving = tokio::spawn(async move { srv.serve(sr, sw).await });
+    let client = ferromcp::client::Client::connect(
+        ClientOptions::new("memory-client", "1"),
+        ClientHandlers::default(),
+        cr,
+        cw,
+    )
+    .await
+    .unwrap();
+    client.close().await;
+    // Its end, whatever the transport says of the hang-up.
+    let _ = serving.await.unwrap();
+    let m = t.prometheus_text().unwrap();
+    let memory = m
+        .lines()
+        .find(|l| l.starts_with(&format!("{SESSIONS}{{")) && !l.contains("network_transport"))
+        .unwrap_or_else(|| panic!("no in-memory session:\n{m}"));
+    assert!(
+        memory.contains(&format!("mcp_protocol_version=\"{version}\"")) && memory.ends_with(" 1"),
+        "{memory}"
+    );
+}

@@ -305,13 +305,25 @@ impl Server {
         reader: R,
         writer: W,
     ) -> Connection<R, W> {
-        Connection::with_tool_lane(
+        let conn = Connection::with_tool_lane(
             Arc::new(self.clone()),
             self.clone(),
             self.inner.options.session.clone(),
             reader,
             writer,
-        )
+        );
+        // A layer measuring sessions (OpenTelemetry's) is told when this one ends. The chain
+        // is looked at, not fixed: layers may still be added until the first request.
+        let observer = self
+            .inner
+            .middleware
+            .current()
+            .iter()
+            .find_map(|layer| layer.session_end_observer().cloned());
+        match observer {
+            Some(observer) => conn.on_session_end(observer.0),
+            None => conn,
+        }
     }
 
     /// Serves one session over a message transport until the peer hangs up.

@@ -17,7 +17,7 @@ use super::core::{Incoming, LaneAnswer};
 use super::inbound::{self, Inbound};
 use super::{Outbound, OutboundMessage, Peer, Role, Service, Session, SessionConfig};
 use super::{ToolCallParams, ToolLane};
-use crate::frame_io::{FrameReader, FrameWriter, ReadStatus};
+use crate::frame_io::{FrameReader, FrameWriter, ReadStatus, TransportKind};
 use crate::jsonrpc::{ErrorResponse, Message, RequestId};
 use crate::McpError;
 use futures_util::future::{join_all, BoxFuture};
@@ -45,6 +45,32 @@ pub struct Connection<R: FrameReader, W: FrameWriter> {
     outbound_rx: mpsc::Receiver<OutboundMessage>,
     /// The `tools/call` lane of the session's service, when it has one (a server).
     lane: Option<Arc<dyn StartLane>>,
+    /// Told how long the session lived when it ends ([`Self::on_session_end`]).
+    on_end: Option<SessionEndHook>,
+}
+
+/// Told, when a session served over a message transport ends, how long it lived, the revision
+/// it negotiated and what carried it (the OpenTelemetry layer's `mcp.server.session.duration`).
+pub(crate) type SessionEndHook = Arc<
+    dyn Fn(std::time::Duration, Option<crate::protocol::ProtocolVersion>, TransportKind)
+        + Send
+        + Sync,
+>;
+
+/// Tells a [`SessionEndHook`] once, when dropped: the connection's run ended (the peer hung
+/// up, the session closed or shut down, or its future was dropped).
+struct SessionTimer {
+    hook: SessionEndHook,
+    session: Arc<Session>,
+    started: std::time::Instant,
+    kind: TransportKind,
+}
+
+impl Drop for SessionTimer {
+    fn drop(&mut self) {
+        let version = self.session.negotiated().map(|n| n.version);
+        (self.hook)(self.started.elapsed(), version, self.kind);
+    }
 }
 
 /// Starts a `tools/call` read on the typed lane: a [`ToolLane`] seen through one virtual call
@@ -89,7 +115,14 @@ impl<R: FrameReader, W: FrameWriter> Connection<R, W> {
             writer,
             outbound_rx,
             lane: None,
+            on_end: None,
         }
+    }
+
+    /// The same connection, telling `hook` how long its session lived when its run ends.
+    pub(crate) fn on_session_end(mut self, hook: SessionEndHook) -> Self {
+        self.on_end = Some(hook);
+        self
     }
 
     /// A server's connection: `service` answers its session and its `tools/call` requests take
@@ -136,7 +169,14 @@ impl<R: FrameReader, W: FrameWriter> Connection<R, W> {
             mut writer,
             mut outbound_rx,
             lane,
+            on_end,
         } = self;
+        let _timer = on_end.map(|hook| SessionTimer {
+            hook,
+            session: session.clone(),
+            started: std::time::Instant::now(),
+            kind: reader.transport_kind(),
+        });
         let mut in_flight: FuturesUnordered<BoxFuture<'static, Answer>> = FuturesUnordered::new();
         let mut frame = Vec::with_capacity(4096);
         let mut out = Vec::with_capacity(4096);

@@ -49,10 +49,11 @@ pub use self::core::{Negotiated, Role, Session, SessionConfig, StreamCloser};
 pub use cache_hints::{CacheHint, CacheHints, CacheScope};
 pub use capabilities::check_outgoing_request;
 pub use connection::Connection;
+pub(crate) use connection::SessionEndHook;
 pub use context::{AuthInfo, HeaderFields, HttpHeaders, ProgressReporter, RequestContext};
-pub(crate) use context::{TaskStatusSink, AUTH_INFO, HTTP_HEADERS};
 #[cfg(feature = "otel")]
 pub(crate) use context::{OutboundCall, TraceOutbound};
+pub(crate) use context::{TaskStatusSink, AUTH_INFO, HTTP_HEADERS};
 pub use listen::ListenFilter;
 pub use mrtr::{input_required, INPUT_REQUIRED};
 pub use outbound::{Outbound, OutboundMessage, OutboundSink};

@@ -31,6 +31,7 @@ pub use config::{Sampling, TelemetryConfig};
 pub use opentelemetry;
 pub use server_layer::TelemetryLayer;
 
+use crate::transport::TransportKind;
 use opentelemetry::metrics::{Histogram, Meter, MeterProvider as _};
 use opentelemetry::trace::{SpanKind, TraceContextExt, Tracer as _, TracerProvider as _};
 use opentelemetry::{Context, InstrumentationScope, KeyValue};
@@ -364,13 +365,7 @@ impl Telemetry {
             .build();
         let histogram = self.inner.server_session_duration.clone();
         handle.on_session_end(move |lived, version| {
-            let mut attrs = Vec::with_capacity(3);
-            if let Some(v) = version {
-                attrs.push(KeyValue::new(semconv::MCP_PROTOCOL_VERSION, v.as_str()));
-            }
-            attrs.push(KeyValue::new(semconv::NETWORK_TRANSPORT, "tcp"));
-            attrs.push(KeyValue::new(semconv::NETWORK_PROTOCOL_NAME, "http"));
-            histogram.record(lived.as_secs_f64(), &attrs);
+            record_server_session(&histogram, lived, version, TransportKind::Http);
         });
     }
 
@@ -522,6 +517,36 @@ impl Telemetry {
     }
 }
 
+/// Records one server session's `mcp.server.session.duration`: the one place that says what its
+/// attributes are, for the sessions of an HTTP server ([`Telemetry::observe_http_server`]) and
+/// those served over a message transport (stdio, WebSocket, in memory: the server layer's
+/// session observer). `network.transport` is `pipe` over stdio and `tcp` over HTTP and
+/// WebSocket; `network.protocol.name` `http` or `websocket`; none in memory.
+fn record_server_session(
+    histogram: &Histogram<f64>,
+    lived: std::time::Duration,
+    version: Option<crate::ProtocolVersion>,
+    kind: TransportKind,
+) {
+    let mut attrs = Vec::with_capacity(3);
+    if let Some(v) = version {
+        attrs.push(KeyValue::new(semconv::MCP_PROTOCOL_VERSION, v.as_str()));
+    }
+    let network = match kind {
+        TransportKind::Stdio => Some(("pipe", None)),
+        TransportKind::Http => Some(("tcp", Some("http"))),
+        TransportKind::WebSocket => Some(("tcp", Some("websocket"))),
+        _ => None,
+    };
+    if let Some((transport, protocol)) = network {
+        attrs.push(KeyValue::new(semconv::NETWORK_TRANSPORT, transport));
+        if let Some(protocol) = protocol {
+            attrs.push(KeyValue::new(semconv::NETWORK_PROTOCOL_NAME, protocol));
+        }
+    }
+    histogram.record(lived.as_secs_f64(), &attrs);
+}
+
 /// A client's session being timed ([`Telemetry::client_session`]).
 pub(crate) struct ClientSession {
     telemetry: Telemetry,
@@ -595,5 +620,62 @@ impl Drop for ClientCall {
         if !self.done {
             self.end(Ending::Cancelled);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The one decision on a server session's attributes: `pipe` over stdio, `tcp` with
+    /// `http` or `websocket`, nothing in memory; the revision on each.
+    #[test]
+    fn a_server_session_is_recorded_with_its_transports_network_attributes() {
+        let t = Telemetry::new(TelemetryConfig {
+            prometheus: true,
+            ..TelemetryConfig::default()
+        })
+        .unwrap();
+        let version = Some(crate::ProtocolVersion::V2025_11_25);
+        for kind in [
+            TransportKind::Stdio,
+            TransportKind::Http,
+            TransportKind::WebSocket,
+            TransportKind::Other,
+        ] {
+            record_server_session(
+                &t.inner.server_session_duration,
+                std::time::Duration::from_millis(5),
+                version,
+                kind,
+            );
+        }
+        let text = t.prometheus_text().unwrap();
+        let mut series: Vec<String> = text
+            .lines()
+            .filter_map(|l| l.strip_prefix("mcp_server_session_duration_seconds_count{"))
+            .map(|l| {
+                assert!(l.ends_with("} 1"), "{l}");
+                assert!(l.contains("mcp_protocol_version=\"2025-11-25\""), "{l}");
+                let transport = |key: &str| {
+                    l.split(',')
+                        .find_map(|kv| kv.trim_end_matches("} 1").strip_prefix(key))
+                        .unwrap_or("-")
+                        .trim_matches(|c| c == '=' || c == '"')
+                        .to_string()
+                };
+                format!(
+                    "{}/{}",
+                    transport("network_transport"),
+                    transport("network_protocol_name")
+                )
+            })
+            .collect();
+        series.sort();
+        assert_eq!(
+            series,
+            ["-/-", "pipe/-", "tcp/http", "tcp/websocket"],
+            "{text}"
+        );
     }
 }

@@ -20,7 +20,7 @@ use super::{propagation, Telemetry};
 use crate::jsonrpc::RequestId;
 use crate::server::middleware::{
     LaneResult, LaneWatch, Middleware, MiddlewareRequest, MiddlewareResponse, Next,
-    ObserveToolCall, ToolLaneObserver, WatchToolCall,
+    ObserveToolCall, SessionEndObserver, ToolLaneObserver, WatchToolCall,
 };
 use crate::session::RequestContext;
 use crate::McpError;
@@ -34,17 +34,38 @@ use std::task::Poll;
 use std::time::Instant;
 
 /// The OpenTelemetry middleware layer ([`Telemetry::server_layer`]).
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct TelemetryLayer {
     telemetry: Telemetry,
     /// The same work around a `tools/call` on the typed lane ([`ToolLane`]).
     lane: ToolLaneObserver,
+    /// `mcp.server.session.duration` of the sessions served over a message transport (stdio,
+    /// WebSocket, in memory); `None` when the telemetry is disabled.
+    sessions: Option<SessionEndObserver>,
+}
+
+impl std::fmt::Debug for TelemetryLayer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TelemetryLayer")
+            .field("telemetry", &self.telemetry)
+            .finish_non_exhaustive()
+    }
 }
 
 impl TelemetryLayer {
     pub(super) fn new(telemetry: Telemetry) -> Self {
         let lane = ToolLaneObserver(Arc::new(ToolLane(telemetry.clone())));
-        Self { telemetry, lane }
+        let histogram = telemetry.inner.server_session_duration.clone();
+        let sessions = (!telemetry.inner.disabled).then(|| {
+            SessionEndObserver(Arc::new(move |lived, version, kind| {
+                super::record_server_session(&histogram, lived, version, kind)
+            }))
+        });
+        Self {
+            telemetry,
+            lane,
+            sessions,
+        }
     }
 }
 
@@ -241,6 +262,10 @@ impl Middleware for TelemetryLayer {
 
     fn tool_lane_observer(&self) -> Option<&ToolLaneObserver> {
         Some(&self.lane)
+    }
+
+    fn session_end_observer(&self) -> Option<&SessionEndObserver> {
+        self.sessions.as_ref()
     }
 }
 

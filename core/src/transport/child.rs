@@ -319,7 +319,7 @@ pub fn spawn(
         term_grace: options.term_grace,
     };
     Ok((
-        LineReader::new(stdout, options.max_message_size),
+        LineReader::new(stdout, options.max_message_size).with_kind(super::TransportKind::Stdio),
         LineWriter::new(ChildStdinPipe::new(stdin)),
         handle,
     ))

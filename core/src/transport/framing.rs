@@ -6,7 +6,7 @@
 //! is scanned ([`crate::jsonrpc::envelope_scan`]) so that the refusal can name the message's
 //! id wherever the line writes it (the TypeScript SDK writes it after `params`).
 
-use super::{FrameReader, FrameWriter, ReadStatus};
+use super::{FrameReader, FrameWriter, ReadStatus, TransportKind};
 use crate::jsonrpc::envelope_scan::EnvelopeScan;
 use std::io;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
@@ -33,6 +33,8 @@ pub struct LineReader<R> {
     /// ([`crate::jsonrpc::envelope_scan::Envelope::write_summary`]) is handed over with
     /// [`ReadStatus::Oversized`] so the refusal can name the message's id.
     scan: EnvelopeScan,
+    /// What `inner` is ([`FrameReader::transport_kind`]): the process's stdio says so.
+    kind: TransportKind,
 }
 
 impl<R: AsyncRead + Unpin + Send + 'static> LineReader<R> {
@@ -46,7 +48,14 @@ impl<R: AsyncRead + Unpin + Send + 'static> LineReader<R> {
             partial: Vec::new(),
             oversized: 0,
             scan: EnvelopeScan::default(),
+            kind: TransportKind::Other,
         }
+    }
+
+    /// The same reader, saying its frames come over `kind`.
+    pub(crate) fn with_kind(mut self, kind: TransportKind) -> Self {
+        self.kind = kind;
+        self
     }
 
     /// Reads more (one `read`) when every byte read so far is consumed; at EOF nothing is left
@@ -127,6 +136,10 @@ impl<R: AsyncRead + Unpin + Send + 'static> FrameReader for LineReader<R> {
                 }
             }
         }
+    }
+
+    fn transport_kind(&self) -> TransportKind {
+        self.kind
     }
 }
 

@@ -27,4 +27,4 @@ pub use websocket::{WebSocketListener, WebSocketOptions, WebSocketReader, WebSoc
 
 // The frame seam sits below the session layer (`crate::frame_io`), which drives it; transports
 // implement it. Its public paths stay here.
-pub use crate::frame_io::{FrameReader, FrameWriter, ReadStatus, Undelivered};
+pub use crate::frame_io::{FrameReader, FrameWriter, ReadStatus, TransportKind, Undelivered};

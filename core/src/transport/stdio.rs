@@ -5,7 +5,7 @@
 //! reactor directly (non-blocking, epoll/kqueue) instead of tokio's blocking-thread stdio, so a
 //! message costs no thread hop. Anything else (a terminal, a file) falls back to tokio's stdio.
 
-use super::{LineReader, LineWriter};
+use super::{LineReader, LineWriter, TransportKind};
 use crate::jsonrpc::DEFAULT_MAX_MESSAGE_SIZE;
 use crate::server::Server;
 use crate::McpError;
@@ -135,7 +135,7 @@ pub fn stdio() -> (StdioReader, StdioWriter) {
 /// Must be called inside a tokio runtime.
 pub fn stdio_with_limit(max_message_size: usize) -> (StdioReader, StdioWriter) {
     (
-        LineReader::new(StdinSource::open(), max_message_size),
+        LineReader::new(StdinSource::open(), max_message_size).with_kind(TransportKind::Stdio),
         LineWriter::new(StdoutSink::open()),
     )
 }

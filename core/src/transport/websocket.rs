@@ -26,7 +26,7 @@
 //! Only `ws://` URLs are connected directly; for `wss://`, establish the TLS stream yourself
 //! and hand it to [`connect_stream`] (servers: [`accept_with`]).
 
-use super::{FrameReader, FrameWriter, ReadStatus};
+use super::{FrameReader, FrameWriter, ReadStatus, TransportKind};
 use crate::error::McpError;
 use crate::jsonrpc::DEFAULT_MAX_MESSAGE_SIZE;
 use futures_util::stream::{SplitSink, SplitStream};
@@ -179,6 +179,10 @@ impl WebSocketReader {
 }
 
 impl FrameReader for WebSocketReader {
+    fn transport_kind(&self) -> TransportKind {
+        TransportKind::WebSocket
+    }
+
     async fn read_frame(&mut self, buf: &mut Vec<u8>) -> io::Result<ReadStatus> {
         buf.clear();
         match self.state {

@@ -78,7 +78,22 @@ pub trait Middleware: Send + Sync + 'static {
     fn response_cache(&self) -> Option<&super::ResponseCache> {
         None
     }
+
+    /// A layer that measures sessions returns how here (the engine's OpenTelemetry layer): a
+    /// session the server serves over a message transport (stdio, WebSocket, in memory; not
+    /// HTTP, whose sessions the HTTP server measures) tells it, when it ends, how long it
+    /// lived. Others: `None`.
+    #[doc(hidden)]
+    fn session_end_observer(&self) -> Option<&SessionEndObserver> {
+        None
+    }
 }
+
+/// What [`Middleware::session_end_observer`] returns: told, when a session served over a
+/// message transport ends, how long it lived, its negotiated revision and its transport.
+#[doc(hidden)]
+#[derive(Clone)]
+pub struct SessionEndObserver(pub(crate) crate::session::SessionEndHook);
 
 impl<M: Middleware + ?Sized> Middleware for Arc<M> {
     fn handle<'a>(
@@ -103,6 +118,10 @@ impl<M: Middleware + ?Sized> Middleware for Arc<M> {
 
     fn response_cache(&self) -> Option<&super::ResponseCache> {
         (**self).response_cache()
+    }
+
+    fn session_end_observer(&self) -> Option<&SessionEndObserver> {
+        (**self).session_end_observer()
     }
 }
 

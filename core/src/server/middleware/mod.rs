@@ -43,6 +43,8 @@ pub use builtin_config::MiddlewareConfig;
 pub use cache::{
     CacheInvalidation, CacheScope, ResponseCache, ResponseCacheConfig, CACHED_METHODS,
 };
+#[doc(hidden)]
+pub use chain::SessionEndObserver;
 pub use chain::{Middleware, Next, NotificationNext};
 /// The future a layer returns (re-exported so a layer needs no `futures` dependency).
 pub use futures_util::future::BoxFuture;

@@ -102,6 +102,10 @@ impl std::fmt::Debug for HttpWriter {
 }
 
 impl FrameReader for HttpReader {
+    fn transport_kind(&self) -> crate::transport::TransportKind {
+        crate::transport::TransportKind::Http
+    }
+
     async fn read_frame(&mut self, buf: &mut Vec<u8>) -> io::Result<ReadStatus> {
         buf.clear();
         tokio::select! {
