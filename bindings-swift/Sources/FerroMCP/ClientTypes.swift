@@ -194,6 +194,8 @@ public struct ProgressUpdate: Sendable, Hashable {
     public var total: Double?
     /// A human-readable message.
     public var message: String?
+    /// The params' `_meta`.
+    public var meta: Value?
     /// The notification's params as sent.
     public var raw: Value
 
@@ -202,6 +204,7 @@ public struct ProgressUpdate: Sendable, Hashable {
         progress = params["progress"]?.doubleValue ?? 0
         total = params["total"]?.doubleValue
         message = params["message"]?.stringValue
+        meta = params.member("_meta")
         raw = params
     }
 }
@@ -239,7 +242,8 @@ public struct ServerNotification: Sendable, Hashable {
         guard method == Method.logMessage, let params,
               let level = params.string("level").flatMap(LogLevel.init(rawValue:))
         else { return nil }
-        return LogMessage(level: level, logger: params.string("logger"), data: params["data"] ?? .null)
+        return LogMessage(level: level, logger: params.string("logger"), data: params["data"] ?? .null,
+                          meta: params.member("_meta"))
     }
 }
 
@@ -251,12 +255,15 @@ public struct LogMessage: Sendable, Hashable {
     public var logger: String?
     /// The message (any JSON value, often a string).
     public var data: Value
+    /// The params' `_meta`.
+    public var meta: Value?
 
     /// A log message.
-    public init(level: LogLevel, logger: String? = nil, data: Value) {
+    public init(level: LogLevel, logger: String? = nil, data: Value, meta: Value? = nil) {
         self.level = level
         self.logger = logger
         self.data = data
+        self.meta = meta
     }
 }
 
@@ -341,6 +348,8 @@ public struct ListToolsResult: Sendable, Hashable {
     public var tools: [Tool]
     /// The cursor of the next page; nil on the last page.
     public var nextCursor: String?
+    /// `_meta`.
+    public var meta: Value?
     /// The JSON it was read from.
     public var raw: Value
 
@@ -348,6 +357,7 @@ public struct ListToolsResult: Sendable, Hashable {
     public init(_ value: Value) throws {
         tools = try items(value, "tools", "tools/list result", Tool.init)
         nextCursor = value.string("nextCursor")
+        meta = value.member("_meta")
         raw = value
     }
 }
@@ -475,6 +485,8 @@ public struct ListResourcesResult: Sendable, Hashable {
     public var resources: [Resource]
     /// The cursor of the next page; nil on the last page.
     public var nextCursor: String?
+    /// `_meta`.
+    public var meta: Value?
     /// The JSON it was read from.
     public var raw: Value
 
@@ -482,6 +494,7 @@ public struct ListResourcesResult: Sendable, Hashable {
     public init(_ value: Value) throws {
         resources = try items(value, "resources", "resources/list result", Resource.init)
         nextCursor = value.string("nextCursor")
+        meta = value.member("_meta")
         raw = value
     }
 }
@@ -492,6 +505,8 @@ public struct ListResourceTemplatesResult: Sendable, Hashable {
     public var resourceTemplates: [ResourceTemplate]
     /// The cursor of the next page; nil on the last page.
     public var nextCursor: String?
+    /// `_meta`.
+    public var meta: Value?
     /// The JSON it was read from.
     public var raw: Value
 
@@ -500,6 +515,7 @@ public struct ListResourceTemplatesResult: Sendable, Hashable {
         resourceTemplates = try items(value, "resourceTemplates", "resources/templates/list result",
                                       ResourceTemplate.init)
         nextCursor = value.string("nextCursor")
+        meta = value.member("_meta")
         raw = value
     }
 }
@@ -546,6 +562,8 @@ public struct ListPromptsResult: Sendable, Hashable {
     public var prompts: [Prompt]
     /// The cursor of the next page; nil on the last page.
     public var nextCursor: String?
+    /// `_meta`.
+    public var meta: Value?
     /// The JSON it was read from.
     public var raw: Value
 
@@ -553,6 +571,7 @@ public struct ListPromptsResult: Sendable, Hashable {
     public init(_ value: Value) throws {
         prompts = try items(value, "prompts", "prompts/list result", Prompt.init)
         nextCursor = value.string("nextCursor")
+        meta = value.member("_meta")
         raw = value
     }
 }
@@ -592,6 +611,8 @@ public struct Completion: Sendable, Hashable {
     public var total: Int?
     /// Whether there are more suggestions than `values`.
     public var hasMore: Bool?
+    /// The result's `_meta`.
+    public var meta: Value?
     /// The whole `completion/complete` result as sent.
     public var raw: Value
 
@@ -603,6 +624,7 @@ public struct Completion: Sendable, Hashable {
         self.values = values.compactMap(\.stringValue)
         total = c["total"]?.intValue
         hasMore = c["hasMore"]?.boolValue
+        meta = value.member("_meta")
         raw = value
     }
 }

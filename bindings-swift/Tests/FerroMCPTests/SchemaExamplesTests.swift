@@ -116,7 +116,8 @@ let counterparts: [String: Counterpart] = {
             swiftType: "ListToolsResult",
             roundTrip: { v in
                 let r = try ListToolsResult(v)
-                return object([("tools", .array(r.tools.map(writeTool))), ("nextCursor", r.nextCursor.map(Value.string))])
+                return object([("tools", .array(r.tools.map(writeTool))), ("nextCursor", r.nextCursor.map(Value.string)),
+                               ("_meta", r.meta)])
             },
             omitted: listResultOmissions),
         "ListResourcesResult": Counterpart(
@@ -124,7 +125,7 @@ let counterparts: [String: Counterpart] = {
             roundTrip: { v in
                 let r = try ListResourcesResult(v)
                 return object([("resources", .array(r.resources.map(writeResource))),
-                               ("nextCursor", r.nextCursor.map(Value.string))])
+                               ("nextCursor", r.nextCursor.map(Value.string)), ("_meta", r.meta)])
             },
             omitted: listResultOmissions),
         "ListResourceTemplatesResult": Counterpart(
@@ -132,7 +133,7 @@ let counterparts: [String: Counterpart] = {
             roundTrip: { v in
                 let r = try ListResourceTemplatesResult(v)
                 return object([("resourceTemplates", .array(r.resourceTemplates.map(writeTemplate))),
-                               ("nextCursor", r.nextCursor.map(Value.string))])
+                               ("nextCursor", r.nextCursor.map(Value.string)), ("_meta", r.meta)])
             },
             omitted: listResultOmissions),
         "ListPromptsResult": Counterpart(
@@ -140,15 +141,17 @@ let counterparts: [String: Counterpart] = {
             roundTrip: { v in
                 let r = try ListPromptsResult(v)
                 return object([("prompts", .array(r.prompts.map(writePrompt))),
-                               ("nextCursor", r.nextCursor.map(Value.string))])
+                               ("nextCursor", r.nextCursor.map(Value.string)), ("_meta", r.meta)])
             },
             omitted: listResultOmissions),
         "CompleteResult": Counterpart(
             swiftType: "Completion",
             roundTrip: { v in
                 let c = try Completion(v)
-                return ["completion": object([("values", .array(c.values.map(Value.string))),
-                                              ("total", c.total.map(Value.int)), ("hasMore", c.hasMore.map(Value.bool))])]
+                return object([("completion", object([("values", .array(c.values.map(Value.string))),
+                                                      ("total", c.total.map(Value.int)),
+                                                      ("hasMore", c.hasMore.map(Value.bool))])),
+                               ("_meta", c.meta)])
             },
             omitted: [resultType]),
         "CompleteRequestParams": Counterpart(
@@ -175,7 +178,7 @@ let counterparts: [String: Counterpart] = {
             roundTrip: { v in
                 let p = ProgressUpdate(v)
                 return object([("progress", .double(p.progress)), ("total", p.total.map(Value.double)),
-                               ("message", p.message.map(Value.string))])
+                               ("message", p.message.map(Value.string)), ("_meta", p.meta)])
             },
             omitted: [Omitted("progressToken", "the engine routes the update to the request's onProgress; the token stays with it")]),
         "LoggingMessageNotificationParams": Counterpart(
@@ -184,7 +187,7 @@ let counterparts: [String: Counterpart] = {
                 guard let m = ServerNotification(method: ServerNotification.Method.logMessage, params: v).logMessage
                 else { throw McpError(.internalError, "not a log message: \(v)") }
                 return object([("level", .string(m.level.rawValue)), ("logger", m.logger.map(Value.string)),
-                               ("data", m.data)])
+                               ("data", m.data), ("_meta", m.meta)])
             },
             omitted: []),
     ]

@@ -53,25 +53,11 @@ private let schemaCounterparts: [String: Counterpart] = [
         omitted: []),
 ]
 
-private let rawKeeps = "the Swift type has no field for it; its `raw` keeps it"
-
 /// Per revision, what a Swift type leaves out of a value with every field (paths as in
 /// `Omitted`), beyond its counterpart's own `omitted`.
-private let schemaOmitted: [String: [String: [Omitted]]] = {
-    let listMeta = Omitted("_meta", rawKeeps)
-    let both: [String: [Omitted]] = [
-        "ListToolsResult": [listMeta],
-        "ListResourcesResult": [listMeta],
-        "ListResourceTemplatesResult": [listMeta],
-        "ListPromptsResult": [listMeta],
-        "CompleteResult": [Omitted("_meta", "Completion carries the values; its `raw` keeps the whole result")],
-        "ProgressNotificationParams": [Omitted("_meta", rawKeeps)],
-        "LoggingMessageNotificationParams": [Omitted("_meta", "LogMessage has no _meta (ServerNotification.params keeps it)")],
-    ]
-    var old = both
-    old["ListRootsResult"] = [Omitted("_meta", "the roots handler answers [Root]; the engine writes the result")]
-    return ["2025-11-25": old, "2026-07-28": both]
-}()
+private let schemaOmitted: [String: [String: [Omitted]]] = [
+    "2025-11-25": ["ListRootsResult": [Omitted("_meta", "the roots handler answers [Root]; the engine writes the result")]],
+]
 
 // MARK: - Values generated from the schema
 
