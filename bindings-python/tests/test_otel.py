@@ -332,7 +332,14 @@ async def test_prometheus_text_serves_a_host_apps_metrics_route() -> None:
         async with Client.http(f"{base}/mcp") as c:
             r = await c.request("tools/call", {"name": "echo", "arguments": {"x": "hi"}})
             assert r["content"][0]["text"] == "hi"
-        status, _, text = await asyncio.to_thread(_get, f"{base}/metrics")
+            status, _, open_text = await asyncio.to_thread(_get, f"{base}/metrics")
+            assert status == 200
+        # The client's close ended its session (DELETE): its duration is recorded.
+        for _ in range(200):
+            status, _, text = await asyncio.to_thread(_get, f"{base}/metrics")
+            if "mcp_server_session_duration_seconds_count{" in text:
+                break
+            await asyncio.sleep(0.05)
     finally:
         served.should_exit = True
         await asyncio.wait_for(task, 20)
@@ -340,6 +347,19 @@ async def test_prometheus_text_serves_a_host_apps_metrics_route() -> None:
     assert any(
         line.startswith("mcp_server_operation_duration_seconds_count{")
         and 'gen_ai_tool_name="echo"' in line
+        and line.endswith(" 1")
+        for line in text.splitlines()
+    ), text
+    # The handler's own gauges and session durations, as a listening server's (not its
+    # connections: uvicorn owns them).
+    assert "ferromcp_server_sessions 1" in open_text.splitlines(), open_text
+    assert "ferromcp_server_sessions 0" in text.splitlines(), text
+    assert 'ferromcp_server_sse_streams{ferromcp_stream_kind="get"}' in text, text
+    assert "ferromcp_server_connections" not in text, text
+    assert any(
+        line.startswith("mcp_server_session_duration_seconds_count{")
+        and 'network_transport="tcp"' in line
+        and 'network_protocol_name="http"' in line
         and line.endswith(" 1")
         for line in text.splitlines()
     ), text
@@ -401,6 +421,7 @@ async def test_baggage_a_client_sends_reaches_a_python_handler(
     for (_, handler_parent), caller_parent in zip(seen, callers, strict=True):
         assert handler_parent != caller_parent
         assert handler_parent.split("-")[1] == caller_parent.split("-")[1]
+
 
 _STDIO_SERVER = """
 import sys

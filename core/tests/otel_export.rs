@@ -1459,3 +1459,85 @@ async fn sessions_over_websocket_and_in_memory_record_their_duration() {
         "{memory}"
     );
 }
+
+/// An endpoint served by a router in an app of the user's own (`router_with_gauges`, as a
+/// binding's host-framework handler is) is measured with `observe_http_router`: its live
+/// sessions and open SSE streams, and each session's duration when it ends (the client's
+/// DELETE), with `network.transport` `tcp` and `network.protocol.name` `http`; no connections
+/// series (the app's server owns them).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_router_in_a_users_app_is_measured_with_observe_http_router() {
+    let (otlp, _got) = start_receiver().await;
+    let t = telemetry("routed", &otlp);
+    let server = Server::builder("otel-routed", "1")
+        .middleware(t.server_layer())
+        .build()
+        .unwrap();
+    let (router, gauges) =
+        ferromcp::transport::http::router_with_gauges(server, HttpServerOptions::default());
+    t.observe_http_router(&gauges);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let app = tokio::spawn(async move { axum::serve(listener, router).await });
+    let client = connect(
+        &url,
+        ClientOptions::new("routed-client", "1"),
+        ClientHandlers::default(),
+        HttpClientOptions::default(),
+    )
+    .await
+    .unwrap();
+    let version = client.protocol_version().as_str().to_string();
+    let m = t.prometheus_text().unwrap();
+    assert_eq!(
+        sample(&m, "ferromcp_server_sessions", &[]),
+        Some(1.0),
+        "{m}"
+    );
+    assert_eq!(gauges.stats().live_sessions, 1);
+    assert!(
+        sample(
+            &m,
+            "ferromcp_server_sse_streams",
+            &["ferromcp_stream_kind=\"get\""]
+        )
+        .is_some(),
+        "{m}"
+    );
+    assert!(!m.contains("ferromcp_server_connections"), "{m}");
+    assert_eq!(
+        sample(&m, "mcp_server_session_duration_seconds_count", &[]),
+        None,
+        "{m}"
+    );
+    client.close().await;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let m = loop {
+        let m = t.prometheus_text().unwrap();
+        if sample(&m, "mcp_server_session_duration_seconds_count", &[]).is_some()
+            || Instant::now() > deadline
+        {
+            break m;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert_eq!(
+        sample(
+            &m,
+            "mcp_server_session_duration_seconds_count",
+            &[
+                &format!("mcp_protocol_version=\"{version}\""),
+                "network_transport=\"tcp\"",
+                "network_protocol_name=\"http\""
+            ]
+        ),
+        Some(1.0),
+        "{m}"
+    );
+    assert_eq!(
+        sample(&m, "ferromcp_server_sessions", &[]),
+        Some(0.0),
+        "{m}"
+    );
+    app.abort();
+}

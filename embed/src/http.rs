@@ -285,7 +285,14 @@ impl EmbeddedServer {
         }
         let mut o = config.options();
         o.auth = auth;
-        let router = ferromcp::transport::http::router(self.server().clone(), o);
+        let (router, _gauges) =
+            ferromcp::transport::http::router_with_gauges(self.server().clone(), o);
+        // The `openTelemetry` layer's sessions, SSE streams and session durations, as a
+        // listening server's (the app's server owns the connections).
+        #[cfg(feature = "otel")]
+        if let Some((t, _)) = self.telemetry.get() {
+            t.observe_http_router(&_gauges);
+        }
         Ok(EmbeddedHttpHandler { router })
     }
 }

@@ -327,7 +327,37 @@ impl Telemetry {
         if self.inner.disabled {
             return;
         }
-        let stats = Arc::new(handle.stats_reader());
+        let histogram = self.inner.server_session_duration.clone();
+        handle.on_session_end(move |lived, version| {
+            record_server_session(&histogram, lived, version, TransportKind::Http);
+        });
+        self.observe_http_counters(Arc::new(handle.stats_reader()), true);
+    }
+
+    /// [`Self::observe_http_server`] for an endpoint served by a router in an app of the user's
+    /// own (`ferromcp::transport::http::router_with_gauges`; a binding's host-framework
+    /// handler): `ferromcp.server.sessions`, `ferromcp.server.sse_streams` and
+    /// `mcp.server.session.duration`; not `ferromcp.server.connections` (the app's server owns
+    /// the connections). Call it before the app serves requests: sessions made earlier are not
+    /// timed.
+    pub fn observe_http_router(&self, gauges: &crate::transport::http::HttpEndpointGauges) {
+        if self.inner.disabled {
+            return;
+        }
+        let histogram = self.inner.server_session_duration.clone();
+        gauges.on_session_end(move |lived, version| {
+            record_server_session(&histogram, lived, version, TransportKind::Http);
+        });
+        self.observe_http_counters(Arc::new(gauges.stats_reader()), false);
+    }
+
+    /// The observed instruments of an HTTP endpoint's counters, read from `stats` at each
+    /// collection (connections only when the endpoint owns them).
+    fn observe_http_counters(
+        &self,
+        stats: Arc<dyn Fn() -> crate::transport::http::HttpServerStats + Send + Sync>,
+        connections: bool,
+    ) {
         let s = stats.clone();
         let _sessions = self
             .inner
@@ -337,15 +367,17 @@ impl Telemetry {
             .with_description("HTTP sessions alive on this server.")
             .with_callback(move |o| o.observe(s().live_sessions as i64, &[]))
             .build();
-        let s = stats.clone();
-        let _connections = self
-            .inner
-            .meter
-            .i64_observable_up_down_counter(semconv::FERROMCP_SERVER_CONNECTIONS)
-            .with_unit("{connection}")
-            .with_description("HTTP connections open on this server.")
-            .with_callback(move |o| o.observe(s().open_connections as i64, &[]))
-            .build();
+        if connections {
+            let s = stats.clone();
+            let _connections = self
+                .inner
+                .meter
+                .i64_observable_up_down_counter(semconv::FERROMCP_SERVER_CONNECTIONS)
+                .with_unit("{connection}")
+                .with_description("HTTP connections open on this server.")
+                .with_callback(move |o| o.observe(s().open_connections as i64, &[]))
+                .build();
+        }
         let kind = |k: &'static str| [KeyValue::new(semconv::FERROMCP_STREAM_KIND, k)];
         let (get, post, listen, legacy) =
             (kind("get"), kind("post"), kind("listen"), kind("legacy"));
@@ -363,10 +395,6 @@ impl Telemetry {
                 o.observe(open.legacy as i64, &legacy);
             })
             .build();
-        let histogram = self.inner.server_session_duration.clone();
-        handle.on_session_end(move |lived, version| {
-            record_server_session(&histogram, lived, version, TransportKind::Http);
-        });
     }
 
     /// Records every round trip to Redis made in this process (session and event stores, the

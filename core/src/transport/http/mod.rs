@@ -39,8 +39,9 @@ pub use metrics_endpoint::{MetricsEndpoint, PROMETHEUS_TEXT};
 pub use per_request::{decode_value as decode_header_value, METHOD_HEADER, NAME_HEADER};
 pub(crate) use server::CHOSEN_SESSION_ID;
 pub use server::{
-    router, serve_http, ClientCertificates, HttpServerHandle, HttpSession, PemSource, TlsOptions,
-    PROTOCOL_VERSION_HEADER, SESSION_ID_HEADER,
+    router, router_with_gauges, serve_http, ClientCertificates, HttpEndpointGauges,
+    HttpServerHandle, HttpSession, PemSource, TlsOptions, PROTOCOL_VERSION_HEADER,
+    SESSION_ID_HEADER,
 };
 pub use server::{track_connection, ConnectionSeat, FairConnection, FairListener};
 pub use sse::{SseEvent, SseParser};

@@ -6,6 +6,7 @@ use super::super::HttpServerOptions;
 use super::app::App;
 use super::fair_listener::{seat_of, tracked};
 use super::legacy::{legacy_post, legacy_sse};
+use super::listener::HttpEndpointGauges;
 use super::oauth_proxy_routes;
 use super::protect::{metadata_path, metadata_response};
 use super::responses::rpc_error;
@@ -276,9 +277,24 @@ fn build(
 /// # Ok(())
 /// # }
 /// ```
-pub fn router(server: Server, mut options: HttpServerOptions) -> Router {
+pub fn router(server: Server, options: HttpServerOptions) -> Router {
+    router_with_gauges(server, options).0
+}
+
+/// [`router`], with the counters of the endpoint it serves ([`HttpEndpointGauges`]: live
+/// sessions and open SSE streams), for an app of the user's own that serves it and has no
+/// [`super::HttpServerHandle`] to read them from (`Telemetry::observe_http_router`).
+///
+/// # Panics
+/// As [`router`].
+pub fn router_with_gauges(
+    server: Server,
+    mut options: HttpServerOptions,
+) -> (Router, HttpEndpointGauges) {
     if let Err(e) = super::super::store::apply_redis_url(&mut options) {
         panic!("ferromcp router: {e}");
     }
-    build(server, options, None).0
+    let (router, app) = build(server, options, None);
+    let gauges = HttpEndpointGauges(app.gauges.clone());
+    (router, gauges)
 }

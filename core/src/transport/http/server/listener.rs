@@ -93,6 +93,37 @@ impl HttpServerHandle {
     }
 }
 
+/// The counters of an endpoint served by a [`super::router_with_gauges`] router in an app of
+/// the user's own: its live sessions and open SSE streams (its connections are the app's
+/// server's, not counted here), as [`HttpServerHandle::stats`] gives a listening server's.
+#[derive(Clone, Debug)]
+pub struct HttpEndpointGauges(pub(super) Arc<Gauges>);
+
+impl HttpEndpointGauges {
+    /// The current values (`open_connections` stays 0: the app's server owns the connections).
+    pub fn stats(&self) -> HttpServerStats {
+        self.0.snapshot()
+    }
+
+    /// A function reading [`Self::stats`] (for metrics callbacks).
+    pub fn stats_reader(&self) -> impl Fn() -> HttpServerStats + Send + Sync + 'static {
+        let gauges = self.0.clone();
+        move || gauges.snapshot()
+    }
+
+    /// As [`HttpServerHandle::on_session_end`].
+    #[cfg(feature = "otel")]
+    pub(crate) fn on_session_end(
+        &self,
+        hook: impl Fn(std::time::Duration, Option<crate::protocol::ProtocolVersion>)
+            + Send
+            + Sync
+            + 'static,
+    ) -> bool {
+        self.0.on_session_end(Box::new(hook))
+    }
+}
+
 /// Binds `addr` and serves `server` over HTTP on a spawned task.
 ///
 /// Connections are served by ferromcp's own HTTP/1.1 layer (see the `h1` module): keep-alive,

@@ -58,9 +58,9 @@ mod streamable;
 mod tls;
 
 pub(crate) use app::CHOSEN_SESSION_ID;
-pub use axum_adapter::router;
+pub use axum_adapter::{router, router_with_gauges};
 pub use fair_listener::{track_connection, ConnectionSeat, FairConnection, FairListener};
 pub use headers::{PROTOCOL_VERSION_HEADER, SESSION_ID_HEADER};
-pub use listener::{serve_http, HttpServerHandle};
+pub use listener::{serve_http, HttpEndpointGauges, HttpServerHandle};
 pub use session::HttpSession;
 pub use tls::{ClientCertificates, PemSource, TlsOptions};
