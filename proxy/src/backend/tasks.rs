@@ -273,7 +273,7 @@ impl Backend {
 
 /// How the proxy reads the polling interval a backend task's state suggests: the field (in
 /// milliseconds), the interval when the state gives none, and the bounds it is clamped to.
-struct PollReading {
+pub(super) struct PollReading {
     key: &'static str,
     default: Duration,
     min: Duration,
@@ -291,7 +291,7 @@ const EXTENSION_POLL: PollReading = PollReading {
 
 /// A 2025-11-25 task whose state the proxy reads while it waits on its `tasks/result`
 /// (`pollInterval`): 10 ms to 5 s, 500 ms when none.
-const STATUS_POLL: PollReading = PollReading {
+pub(super) const STATUS_POLL: PollReading = PollReading {
     key: "pollInterval",
     default: Duration::from_millis(500),
     min: Duration::from_millis(10),
@@ -299,7 +299,7 @@ const STATUS_POLL: PollReading = PollReading {
 };
 
 /// The polling interval `state` suggests, read and bounded as `reading` says.
-fn poll_interval(state: &Value, reading: &PollReading) -> Duration {
+pub(super) fn poll_interval(state: &Value, reading: &PollReading) -> Duration {
     state
         .get(reading.key)
         .and_then(Value::as_u64)
@@ -417,7 +417,7 @@ async fn follow_task(
 /// proxy's task `ctx` as its own ([`RequestContext::report_task_status`]): its status and
 /// `statusMessage` while it runs, and how it ended (its message; `cancelled` ends the
 /// proxy's task cancelled).
-fn report(ctx: &RequestContext, state: &Value) {
+pub(super) fn report(ctx: &RequestContext, state: &Value) {
     let Some(status) = state
         .get("status")
         .cloned()

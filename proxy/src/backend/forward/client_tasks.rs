@@ -17,7 +17,8 @@
 //! The client's task id stays behind (its `related-task` `_meta` is taken off the result): the
 //! backend's task is the proxy's.
 
-use ferromcp::protocol::{TaskStatus, RELATED_TASK_META_KEY};
+use crate::backend::tasks::{poll_interval, report, STATUS_POLL};
+use ferromcp::protocol::RELATED_TASK_META_KEY;
 use ferromcp::session::{RequestContext, RequestOptions, Session};
 use ferromcp::McpError;
 use serde_json::{json, Value};
@@ -65,28 +66,6 @@ pub(super) fn takes_as_task(session: &Session, method: &str) -> bool {
         .is_some_and(|n| n.version.has_tasks() && !n.version.is_per_request() && n.peer_has(path))
 }
 
-/// The client's `pollInterval`, bounded (10 ms to 5 s; 500 ms when it gives none).
-fn poll_interval(state: &Value) -> Duration {
-    state
-        .get("pollInterval")
-        .and_then(Value::as_u64)
-        .map(Duration::from_millis)
-        .unwrap_or(Duration::from_millis(500))
-        .clamp(Duration::from_millis(10), Duration::from_secs(5))
-}
-
-/// Tells the proxy's task `task_ctx` the status and message of the client's task `state`.
-fn report(task_ctx: &RequestContext, state: &Value) {
-    let status = state
-        .get("status")
-        .cloned()
-        .and_then(|s| serde_json::from_value::<TaskStatus>(s).ok());
-    // Its end is the outcome of `tasks/result`, which the proxy's task takes as its own.
-    if let Some(status) = status.filter(|s| !s.is_terminal()) {
-        task_ctx.report_task_status(status, state.get("statusMessage").and_then(Value::as_str));
-    }
-}
-
 /// Sends `method` with `params` and the backend's `task` to the client `to` as a task, for the
 /// proxy's task `task_ctx`, and returns the client task's result (see the module's comment).
 /// A client that answers in the request (no task made) has its answer returned.
@@ -117,7 +96,7 @@ pub(super) async fn at_client(
         loop {
             tokio::select! {
                 r = &mut result => break r,
-                _ = tokio::time::sleep(poll_interval(&state)), if polling => {
+                _ = tokio::time::sleep(poll_interval(&state, &STATUS_POLL)), if polling => {
                     match to.request("tasks/get", json!({ "taskId": id }), opts()).await {
                         Ok(s) => {
                             report(task_ctx, &s);
