@@ -137,3 +137,66 @@ pub async fn http_backend() -> (std::process::Child, String) {
     child.wait().ok();
     panic!("the everything-server did not listen on {port}");
 }
+
+/// Adds the two task tools whose backend task ends without a result (each must run as a task):
+/// `refuses` ends failed saying "quota exhausted at the backend" (its error says "quota"),
+/// `withdraws` ends cancelled saying "withdrawn by the backend".
+pub fn with_unfinished_task_tools(
+    builder: ferromcp::server::ServerBuilder,
+) -> ferromcp::server::ServerBuilder {
+    use ferromcp::protocol::{TaskStatus, TaskSupport, Tool};
+    use ferromcp::server::tool_fn;
+    use ferromcp::McpError;
+    use std::time::Duration;
+    let required = |tool: &str| Tool::new(tool).with_task_support(TaskSupport::Required);
+    builder
+        .tool_raw(
+            required("refuses"),
+            tool_fn(|_, ctx| async move {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                ctx.report_task_status(TaskStatus::Failed, Some("quota exhausted at the backend"));
+                Err(McpError::internal("quota"))
+            }),
+        )
+        .tool_raw(
+            required("withdraws"),
+            tool_fn(|_, ctx| async move {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                ctx.report_task_status(TaskStatus::Cancelled, Some("withdrawn by the backend"));
+                Err(McpError::internal("withdrawn"))
+            }),
+        )
+}
+
+/// Calls [`with_unfinished_task_tools`]' tools as tasks through `c` and checks that the proxy's
+/// tasks end as the backend's did: `refuses` failed, `withdraws` cancelled, each with the
+/// backend's message. `case` names the case in a failure.
+pub async fn assert_tasks_end_as_the_backends(c: &Client, case: &str) {
+    use ferromcp::protocol::TaskStatus;
+    for (tool, error, status, message) in [
+        (
+            "refuses",
+            "quota",
+            TaskStatus::Failed,
+            "quota exhausted at the backend",
+        ),
+        (
+            "withdraws",
+            "cancelled",
+            TaskStatus::Cancelled,
+            "withdrawn by the backend",
+        ),
+    ] {
+        let id = c
+            .call_tool_as_task(tool, json!({}), None)
+            .await
+            .unwrap()
+            .task
+            .task_id;
+        let e = c.get_task_result(&id).await.unwrap_err();
+        assert!(e.message.contains(error), "{case}: {tool}: {e}");
+        let t = c.get_task(&id).await.unwrap().task;
+        assert_eq!(t.status, status, "{case}: {tool}");
+        assert_eq!(t.status_message.as_deref(), Some(message), "{case}: {tool}");
+    }
+}

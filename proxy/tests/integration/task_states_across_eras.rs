@@ -7,6 +7,7 @@
 //! reaches the client and goes back to the backend), and how it ended (completed with its
 //! final message and result, failed with its message, cancelled with its message).
 
+use crate::common::{assert_tasks_end_as_the_backends, with_unfinished_task_tools};
 use ferromcp::client::{Client, ClientHandlers, ClientOptions, ProtocolMode};
 use ferromcp::jsonrpc::Notification;
 use ferromcp::protocol::{
@@ -15,7 +16,6 @@ use ferromcp::protocol::{
 use ferromcp::server::{tool_fn, Server, ServerOptions};
 use ferromcp::session::{input_required, RequestOptions};
 use ferromcp::transport::memory_pair;
-use ferromcp::McpError;
 use ferromcp_proxy::{InProcessBackend, Proxy, ProxyOptions};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -39,7 +39,7 @@ fn backend(versions: &[ProtocolVersion], gate: Arc<Notify>) -> Server {
     options.tasks_extension = true;
     options.tasks.poll_interval = Duration::from_millis(20);
     let required = |tool: &str| Tool::new(tool).with_task_support(TaskSupport::Required);
-    Server::builder_with(options)
+    let builder = Server::builder_with(options)
         .tool_raw(
             required("stages"),
             tool_fn(move |_, ctx| {
@@ -84,25 +84,8 @@ fn backend(versions: &[ProtocolVersion], gate: Arc<Notify>) -> Server {
                 ctx.report_task_status(TaskStatus::Completed, Some(&format!("greeted {name}")));
                 Ok(CallToolResult::text(format!("hello {name}")))
             }),
-        )
-        .tool_raw(
-            required("refuses"),
-            tool_fn(|_, ctx| async move {
-                tokio::time::sleep(Duration::from_millis(50)).await;
-                ctx.report_task_status(TaskStatus::Failed, Some("quota exhausted at the backend"));
-                Err(McpError::internal("quota"))
-            }),
-        )
-        .tool_raw(
-            required("withdraws"),
-            tool_fn(|_, ctx| async move {
-                tokio::time::sleep(Duration::from_millis(50)).await;
-                ctx.report_task_status(TaskStatus::Cancelled, Some("withdrawn by the backend"));
-                Err(McpError::internal("withdrawn"))
-            }),
-        )
-        .build()
-        .unwrap()
+        );
+    with_unfinished_task_tools(builder).build().unwrap()
 }
 
 /// What the proxy's client saw: the `notifications/tasks/status` it got, and each elicitation
@@ -206,35 +189,7 @@ async fn check_the_ends(c: &Client, gate: &Notify, stages: &str, seen: &Seen) {
     assert_eq!(t.status_message.as_deref(), Some("all stages done"));
     assert_eq!(seen.asks.load(Ordering::SeqCst), 1, "asked once");
 
-    let id = c
-        .call_tool_as_task("refuses", json!({}), None)
-        .await
-        .unwrap()
-        .task
-        .task_id;
-    let e = c.get_task_result(&id).await.unwrap_err();
-    assert!(e.message.contains("quota"), "{e}");
-    let t = c.get_task(&id).await.unwrap().task;
-    assert_eq!(t.status, TaskStatus::Failed);
-    assert_eq!(
-        t.status_message.as_deref(),
-        Some("quota exhausted at the backend")
-    );
-
-    let id = c
-        .call_tool_as_task("withdraws", json!({}), None)
-        .await
-        .unwrap()
-        .task
-        .task_id;
-    let e = c.get_task_result(&id).await.unwrap_err();
-    assert!(e.message.contains("cancelled"), "{e}");
-    let t = c.get_task(&id).await.unwrap().task;
-    assert_eq!(t.status, TaskStatus::Cancelled);
-    assert_eq!(
-        t.status_message.as_deref(),
-        Some("withdrawn by the backend")
-    );
+    assert_tasks_end_as_the_backends(c, "handshake client, 2026-07-28 backend").await;
 }
 
 /// A handshake client, a backend speaking only 2026-07-28: the backend's extension task's

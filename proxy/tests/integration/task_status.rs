@@ -4,12 +4,13 @@
 //! (a 2025-11-25 client's task over the backend's handshake connection, a 2026-07-28 client's
 //! over its per-request connection with the tasks extension).
 
-use crate::common::{client_in, in_process_proxy};
+use crate::common::{
+    assert_tasks_end_as_the_backends, client_in, in_process_proxy, with_unfinished_task_tools,
+};
 use ferromcp::client::{Client, ClientHandlers, ProtocolMode};
 use ferromcp::jsonrpc::Notification;
 use ferromcp::protocol::{CallToolResult, TaskStatus, TaskSupport, Tool};
 use ferromcp::server::{tool_fn, Server, ServerOptions};
-use ferromcp::McpError;
 use ferromcp_proxy::{Proxy, ProxyOptions};
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
@@ -28,39 +29,21 @@ fn backend(gate: Arc<Notify>) -> Server {
     options.tasks_extension = true;
     options.tasks.poll_interval = Duration::from_millis(20);
     let required = |tool: &str| Tool::new(tool).with_task_support(TaskSupport::Required);
-    Server::builder_with(options)
-        .tool_raw(
-            required("stages"),
-            tool_fn(move |_, ctx| {
-                let gate = gate.clone();
-                async move {
-                    ctx.report_task_status(TaskStatus::Working, Some("stage one"));
-                    gate.notified().await;
-                    ctx.report_task_status(TaskStatus::InputRequired, Some("stage two"));
-                    gate.notified().await;
-                    ctx.report_task_status(TaskStatus::Completed, Some("all stages done"));
-                    Ok(CallToolResult::text("staged"))
-                }
-            }),
-        )
-        .tool_raw(
-            required("refuses"),
-            tool_fn(|_, ctx| async move {
-                tokio::time::sleep(Duration::from_millis(50)).await;
-                ctx.report_task_status(TaskStatus::Failed, Some("quota exhausted at the backend"));
-                Err(McpError::internal("quota"))
-            }),
-        )
-        .tool_raw(
-            required("withdraws"),
-            tool_fn(|_, ctx| async move {
-                tokio::time::sleep(Duration::from_millis(50)).await;
-                ctx.report_task_status(TaskStatus::Cancelled, Some("withdrawn by the backend"));
-                Err(McpError::internal("withdrawn"))
-            }),
-        )
-        .build()
-        .unwrap()
+    let builder = Server::builder_with(options).tool_raw(
+        required("stages"),
+        tool_fn(move |_, ctx| {
+            let gate = gate.clone();
+            async move {
+                ctx.report_task_status(TaskStatus::Working, Some("stage one"));
+                gate.notified().await;
+                ctx.report_task_status(TaskStatus::InputRequired, Some("stage two"));
+                gate.notified().await;
+                ctx.report_task_status(TaskStatus::Completed, Some("all stages done"));
+                Ok(CallToolResult::text("staged"))
+            }
+        }),
+    );
+    with_unfinished_task_tools(builder).build().unwrap()
 }
 
 /// A client of the proxy in `mode`, keeping the `notifications/tasks/status` it gets.
@@ -141,39 +124,8 @@ async fn a_backend_tasks_status_and_message_are_the_proxy_tasks() {
             );
         }
 
-        // A failed backend task: the proxy's task fails with the backend's message.
-        let id = c
-            .call_tool_as_task("refuses", json!({}), None)
-            .await
-            .unwrap()
-            .task
-            .task_id;
-        let e = c.get_task_result(&id).await.unwrap_err();
-        assert!(e.message.contains("quota"), "{mode:?}: {e}");
-        let t = c.get_task(&id).await.unwrap().task;
-        assert_eq!(t.status, TaskStatus::Failed, "{mode:?}");
-        assert_eq!(
-            t.status_message.as_deref(),
-            Some("quota exhausted at the backend"),
-            "{mode:?}"
-        );
-
-        // A backend task that ends cancelled: so does the proxy's, with its message.
-        let id = c
-            .call_tool_as_task("withdraws", json!({}), None)
-            .await
-            .unwrap()
-            .task
-            .task_id;
-        let e = c.get_task_result(&id).await.unwrap_err();
-        assert!(e.message.contains("cancelled"), "{mode:?}: {e}");
-        let t = c.get_task(&id).await.unwrap().task;
-        assert_eq!(t.status, TaskStatus::Cancelled, "{mode:?}");
-        assert_eq!(
-            t.status_message.as_deref(),
-            Some("withdrawn by the backend"),
-            "{mode:?}"
-        );
+        // A failed or cancelled backend task: so ends the proxy's, with its message.
+        assert_tasks_end_as_the_backends(&c, &format!("{mode:?}")).await;
         c.close().await;
     }
     proxy.shutdown().await;
