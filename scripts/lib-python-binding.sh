@@ -20,10 +20,12 @@ _python_binding_venv() {
 }
 
 # _python_binding_stale VENV STAMP [EXTRA_DIR]: true when the module is missing or older than the
-# Rust sources (or than the *.py files under EXTRA_DIR, for a wheel that copies them).
+# Rust sources of the crates it links (the engine's, the binding's, the `ferromcp` command's), or
+# than the *.py files under EXTRA_DIR, for a wheel that copies them.
 _python_binding_stale() {
   [ ! -f "$2" ] || ! (cd / && "$1/bin/python" -c 'import ferromcp._native' 2>/dev/null) \
-    || [ -n "$(find "$ROOT/core" "$ROOT/bindings-python/src" ${3:+"$3"} \
+    || [ -n "$(find "$ROOT/protocol" "$ROOT/core" "$ROOT/embed" "$ROOT/cli" "$ROOT/proxy" \
+         "$ROOT/bindings-python/src" ${3:+"$3"} \
          "$ROOT/bindings-python/Cargo.toml" "$ROOT/bindings-python/pyproject.toml" "$ROOT/Cargo.toml" \
          "$ROOT/Cargo.lock" -newer "$2" \
          \( -name '*.rs' -o -name '*.py' -o -name Cargo.toml -o -name Cargo.lock -o -name pyproject.toml \) \
