@@ -9,7 +9,8 @@
 // span is exported as the engine span's child, in the caller's trace. The layer's `prometheus`
 // option serves the metrics as Prometheus text on listen()'s server. A Client with the
 // openTelemetry option exports a CLIENT span per request, the caller's span its parent and the
-// engine's SERVER span its child.
+// engine's SERVER span its child. A request the server sends outside any handler
+// (server.server.listRoots()) is a CLIENT span of the server's, the Client's SERVER span its child.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
@@ -322,4 +323,38 @@ test("prometheusText() gives a host app's own metrics route the layer's text (cr
   assert.equal(new McpServer({ name: 'plain', version: '1.0.0' }).prometheusText(), undefined);
   const otlpOnly = new McpServer({ name: 'otlp', version: '1.0.0' }, { middleware: [openTelemetry({ serviceName: 'x' })] });
   assert.equal(otlpOnly.prometheusText(), undefined);
+});
+
+test("a request the server sends outside any handler (server.server.listRoots()) is a CLIENT span, the Client's answer its SERVER child", async () => {
+  const server = new McpServer(
+    { name: 'pushing', version: '1.0.0' },
+    { middleware: [openTelemetry({ serviceName: 'node-pushing-server', otlpEndpoint: endpoint, samplingRatio: 1 })] },
+  );
+  const http = await server.listen({ port: 0 });
+  try {
+    const client = await Client.http(http.url, {
+      roots: [{ uri: 'file:///work', name: 'work' }],
+      openTelemetry: { serviceName: 'node-pushed-client', otlpEndpoint: endpoint, samplingRatio: 1 },
+    });
+    try {
+      const r = await server.server.listRoots();
+      assert.equal(r.roots[0].uri, 'file:///work');
+    } finally {
+      await client.close();
+    }
+  } finally {
+    await http.close();
+  }
+  const sent = await spansOf('node-pushing-server', 'roots/list', 1);
+  const answered = await spansOf('node-pushed-client', 'roots/list', 1);
+  assert.equal(sent.length, 1, JSON.stringify(received.map((s) => [s.service, s.name])));
+  assert.equal(sent[0].kind, 3, 'SPAN_KIND_CLIENT');
+  assert.equal(sent[0].parentSpanId, '', 'outside any handler: a trace of its own');
+  assert.equal(sent[0].attributes['mcp.method.name'], 'roots/list');
+  assert.ok(sent[0].attributes['jsonrpc.request.id'] !== undefined, JSON.stringify(sent[0].attributes));
+  assert.ok(sent[0].attributes['mcp.session.id'], JSON.stringify(sent[0].attributes));
+  assert.equal(answered.length, 1);
+  assert.equal(answered[0].kind, 2, 'SPAN_KIND_SERVER');
+  assert.equal(answered[0].parentSpanId, sent[0].spanId, "the client's span is the server's request's child");
+  assert.equal(answered[0].traceId, sent[0].traceId);
 });

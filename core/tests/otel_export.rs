@@ -205,10 +205,11 @@ fn hex(b: &[u8]) -> String {
 async fn wait_for(got: &Arc<Mutex<Received>>, what: &str, pred: impl Fn(&Received) -> bool) {
     let start = Instant::now();
     while !pred(&got.lock().unwrap()) {
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "timed out waiting for {what}"
-        );
+        if start.elapsed() > Duration::from_secs(20) {
+            let r = got.lock().unwrap();
+            let spans: Vec<_> = r.spans.iter().map(|(s, sp)| (s, &sp.name)).collect();
+            panic!("timed out waiting for {what}; spans: {spans:?}");
+        }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
@@ -1540,4 +1541,276 @@ async fn a_router_in_a_users_app_is_measured_with_observe_http_router() {
         "{m}"
     );
     app.abort();
+}
+
+/// A server whose tools ask their client `roots/list`: `peer_ask` through the session's peer
+/// (`ctx.peer().request`, not the context's helper), `ctx_ask` through the context
+/// (`ctx.request`, the typed helpers' way); each answers how it went.
+fn roots_asking_server(t: &Telemetry) -> Server {
+    use ferromcp::session::RequestOptions;
+    Server::builder("otel-roots-asking", "1")
+        .middleware(t.server_layer())
+        .tool(
+            "peer_ask",
+            "Asks through the session's peer",
+            |_: NoArgs, ctx| async move {
+                let roots = ctx
+                    .peer()
+                    .request("roots/list", None, RequestOptions::default())
+                    .await;
+                format!("roots:{}", roots.is_ok())
+            },
+        )
+        .tool(
+            "ctx_ask",
+            "Asks through the context",
+            |_: NoArgs, ctx| async move {
+                let roots = ctx.request("roots/list", None).await;
+                format!("roots:{}", roots.is_ok())
+            },
+        )
+        .build()
+        .unwrap()
+}
+
+/// Every request sent on a session is traced as the typed helpers' are (one sending path,
+/// `Peer`'s): over Streamable HTTP, a handler's `roots/list` through `ctx.peer().request` is a
+/// `CLIENT` span under the tool's `SERVER` span; the server's push of `roots/list` to the
+/// session from outside any handler is one starting a trace of its own; the client's raw
+/// `tools/list` through its peer (no span current) and its `initialize` are `CLIENT` spans too. Each
+/// has `mcp.method.name` and `jsonrpc.request.id` (the server's spans `mcp.session.id`), its
+/// context is written into the request's `_meta` (the receiver's `SERVER` span is its child)
+/// and its duration is the sender's `mcp.client.operation.duration`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_sent_through_the_peer_or_outside_a_handler_are_traced() {
+    use ferromcp::session::RequestOptions;
+    let (otlp, got) = start_receiver().await;
+    let server_t = telemetry("peer-server", &otlp);
+    let client_t = telemetry("peer-client", &otlp);
+    let srv = roots_asking_server(&server_t);
+    let handle = serve_http(srv.clone(), "127.0.0.1:0", HttpServerOptions::default())
+        .await
+        .unwrap();
+    let asked = Asked::default();
+    let mut options = ClientOptions::new("peer-client", "1");
+    options.telemetry = Some(client_t.clone());
+    let client = connect(
+        &handle.url("/mcp"),
+        options,
+        asked_handlers(asked.clone()),
+        HttpClientOptions::default(),
+    )
+    .await
+    .unwrap();
+    let r = client.call_tool("peer_ask", json!({})).await.unwrap();
+    assert_eq!(
+        serde_json::to_value(&r).unwrap()["content"][0]["text"],
+        "roots:true"
+    );
+    let sessions = srv.live_sessions();
+    assert_eq!(sessions.len(), 1);
+    let pushed = sessions[0]
+        .peer()
+        .request("roots/list", None, RequestOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(pushed["roots"][0]["uri"], "file:///work");
+    client
+        .peer()
+        .request("tools/list", None, RequestOptions::default())
+        .await
+        .unwrap();
+
+    let server_text = server_t.prometheus_text().unwrap();
+    let client_text = client_t.prometheus_text().unwrap();
+    let sent = "mcp_client_operation_duration_seconds_count";
+    let roots = "mcp_method_name=\"roots/list\"";
+    assert_eq!(
+        sample(&server_text, sent, &[roots]),
+        Some(2.0),
+        "{server_text}"
+    );
+    for method in ["tools/list", "initialize"] {
+        let label = format!("mcp_method_name=\"{method}\"");
+        assert_eq!(
+            sample(&client_text, sent, &[&label]),
+            Some(1.0),
+            "{client_text}"
+        );
+    }
+    let answered = "mcp_server_operation_duration_seconds_count";
+    assert_eq!(
+        sample(&client_text, answered, &[roots]),
+        Some(2.0),
+        "{client_text}"
+    );
+
+    client.close().await;
+    client_t.force_flush();
+    server_t.force_flush();
+    wait_for(&got, "both sides' spans of the peer's requests", |r| {
+        find(r, "peer-server", "roots/list").len() == 2
+            && find(r, "peer-client", "roots/list").len() == 2
+            && ["tools/list", "initialize"].iter().all(|m| {
+                find(r, "peer-client", m).len() == 1 && find(r, "peer-server", m).len() == 1
+            })
+    })
+    .await;
+    handle.shutdown().await.unwrap();
+    let r = got.lock().unwrap();
+    let call = find(&r, "peer-server", "tools/call peer_ask")[0];
+    let session = text_attr(&call.attributes, "mcp.session.id").expect("an HTTP session");
+    let sent = find(&r, "peer-server", "roots/list");
+    let in_handler = sent
+        .iter()
+        .find(|s| s.trace_id == call.trace_id)
+        .expect("the handler's request is in the tool call's trace");
+    assert_eq!(
+        in_handler.parent_span_id, call.span_id,
+        "the handler's request is the child of its span"
+    );
+    let pushed = sent
+        .iter()
+        .find(|s| s.span_id != in_handler.span_id)
+        .unwrap();
+    assert!(
+        pushed.parent_span_id.is_empty(),
+        "a push outside any handler starts a trace"
+    );
+    assert_ne!(pushed.trace_id, call.trace_id);
+    for s in &sent {
+        assert_eq!(s.kind, SpanKind::Client as i32);
+        assert_eq!(
+            text_attr(&s.attributes, "mcp.method.name").as_deref(),
+            Some("roots/list")
+        );
+        assert_eq!(
+            text_attr(&s.attributes, "mcp.session.id").as_deref(),
+            Some(session.as_str())
+        );
+        assert!(text_attr(&s.attributes, "jsonrpc.request.id").is_some());
+        let answered = find(&r, "peer-client", "roots/list")
+            .into_iter()
+            .find(|a| a.parent_span_id == s.span_id)
+            .expect("the client answers under the server's CLIENT span");
+        assert_eq!(answered.trace_id, s.trace_id);
+        assert_eq!(answered.kind, SpanKind::Server as i32);
+    }
+    for method in ["tools/list", "initialize"] {
+        let sent = find(&r, "peer-client", method)[0];
+        assert_eq!(sent.kind, SpanKind::Client as i32, "{method}");
+        assert!(
+            sent.parent_span_id.is_empty(),
+            "{method}: no span was current"
+        );
+        let id = text_attr(&sent.attributes, "jsonrpc.request.id");
+        assert!(id.is_some(), "{method}");
+        let served = find(&r, "peer-server", method)[0];
+        assert_eq!(served.parent_span_id, sent.span_id, "{method}");
+        assert_eq!(
+            text_attr(&served.attributes, "jsonrpc.request.id"),
+            id,
+            "{method}: the same request"
+        );
+    }
+}
+
+/// The engine client's span of a call names the id of the request it sent
+/// (`jsonrpc.request.id`, as the server's span of it does), for a call under a caller's span
+/// and for one without.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_span_names_its_requests_id() {
+    let (otlp, got) = start_receiver().await;
+    let server_t = telemetry("id-server", &otlp);
+    let client_t = telemetry("id-client", &otlp);
+    let srv = server(&server_t, SeenParents::default());
+    let ((sr, sw), (cr, cw)) = ferromcp::transport::memory_pair(64);
+    tokio::spawn(async move {
+        let _ = srv.serve(sr, sw).await;
+    });
+    let mut options = ClientOptions::new("id-client", "1");
+    options.telemetry = Some(client_t.clone());
+    let client = ferromcp::client::Client::connect(options, ClientHandlers::default(), cr, cw)
+        .await
+        .unwrap();
+    client
+        .call_tool("echo", json!({"text": "a"}))
+        .await
+        .unwrap();
+    let params = json!({"name": "echo", "arguments": {"text": "b"}, "_meta": {
+        "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}});
+    client
+        .request(
+            "tools/call",
+            Some(params),
+            ferromcp::session::RequestOptions::default(),
+        )
+        .await
+        .unwrap();
+    client.close().await;
+    client_t.force_flush();
+    server_t.force_flush();
+    wait_for(&got, "both calls' spans", |r| {
+        find(r, "id-client", "tools/call echo").len() == 2
+            && find(r, "id-server", "tools/call echo").len() == 2
+    })
+    .await;
+    let r = got.lock().unwrap();
+    let servers = find(&r, "id-server", "tools/call echo");
+    for sent in find(&r, "id-client", "tools/call echo") {
+        let id = text_attr(&sent.attributes, "jsonrpc.request.id");
+        assert!(id.is_some(), "the client span names its request's id");
+        let served = servers
+            .iter()
+            .find(|s| s.parent_span_id == sent.span_id)
+            .unwrap();
+        assert_eq!(text_attr(&served.attributes, "jsonrpc.request.id"), id);
+    }
+}
+
+/// A request a handler sends its client while serving a request that is not sampled records
+/// its duration (`mcp.client.operation.duration`), through the context and through the
+/// session's peer alike (before, only one sent while serving a sampled request did).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_sent_while_serving_an_unsampled_request_records_its_duration() {
+    let (otlp, _got) = start_receiver().await;
+    let mut c = TelemetryConfig::default();
+    c.service_name = Some("quiet-asker".into());
+    c.otlp_endpoint = Some(otlp);
+    c.sampling = Sampling::Ratio(0.0);
+    c.prometheus = true;
+    c.metric_export_interval = Duration::from_secs(3600);
+    let t = Telemetry::new(c).unwrap();
+    let srv = roots_asking_server(&t);
+    let ((sr, sw), (cr, cw)) = ferromcp::transport::memory_pair(64);
+    tokio::spawn(async move {
+        let _ = srv.serve(sr, sw).await;
+    });
+    let client = ferromcp::client::Client::connect(
+        ClientOptions::new("plain-client", "1"),
+        asked_handlers(Asked::default()),
+        cr,
+        cw,
+    )
+    .await
+    .unwrap();
+    for tool in ["ctx_ask", "peer_ask"] {
+        let r = client.call_tool(tool, json!({})).await.unwrap();
+        assert_eq!(
+            serde_json::to_value(&r).unwrap()["content"][0]["text"],
+            "roots:true",
+            "{tool}"
+        );
+    }
+    let text = t.prometheus_text().unwrap();
+    assert_eq!(
+        sample(
+            &text,
+            "mcp_client_operation_duration_seconds_count",
+            &["mcp_method_name=\"roots/list\""]
+        ),
+        Some(2.0),
+        "{text}"
+    );
+    client.close().await;
 }

@@ -5,9 +5,12 @@ use super::per_request::{self, PerRequestMeta, ProtocolMode};
 use super::task_receiver::ClientService;
 use super::tasks_held::{self, HeldResults};
 use super::ClientHandlers;
+use crate::jsonrpc::RequestId;
 use crate::protocol::*;
 use crate::session::tasks::TaskOptions;
-use crate::session::{Connection, Negotiated, Peer, RequestOptions, Role, Session, SessionConfig};
+use crate::session::{
+    Connection, Negotiated, Peer, RequestOptions, Role, Session, SessionConfig, Tracing,
+};
 use crate::transport::{FrameReader, FrameWriter};
 use crate::McpError;
 use serde::de::DeserializeOwned;
@@ -110,6 +113,15 @@ fn decode<T: DeserializeOwned>(method: &str, v: Value) -> Result<T, McpError> {
     serde_json::from_value(v).map_err(|e| {
         McpError::internal(format!("server sent a malformed {method} result: {e}"))
             .with_data(json!({ "method": method }))
+    })
+}
+
+/// The tracing of a request an engine client's call sends under its own span
+/// (`Client::request_spanned`): not traced again, `named` told its id.
+fn by_caller<'a>(named: &'a mut Option<&mut (dyn FnMut(&RequestId) + Send)>) -> Tracing<'a> {
+    Tracing::ByCaller(match named {
+        Some(named) => Some(&mut **named),
+        None => None,
     })
 }
 
@@ -506,33 +518,51 @@ impl Client {
         params: Option<Value>,
         opts: RequestOptions,
     ) -> Result<Value, McpError> {
-        #[cfg(feature = "otel")]
-        if let Some(telemetry) = &self.telemetry {
-            // A client span around the whole request (input rounds and task polling included),
-            // its context written into `params._meta`.
-            use opentelemetry::context::FutureExt as _;
-            let mut params = params;
-            let call = telemetry.client_request(method, &mut params);
-            let result = self
-                .request_inner(method, params, opts, true)
-                .with_context(call.context())
-                .await;
-            call.finish(&result);
-            return result;
-        }
-        self.request_inner(method, params, opts, true).await
+        self.request_spanned(method, params, opts, true).await
     }
 
-    /// [`Self::request`]; `follow_tasks` false returns a task handle as it came.
-    async fn request_inner(
+    /// [`Self::request`]; `follow_tasks` false returns a task handle as it came. With
+    /// telemetry, a client span around the whole request (input rounds and task polling
+    /// included), its context written into `params._meta`, naming the first request's id.
+    pub(super) async fn request_spanned(
         &self,
         method: &str,
         params: Option<Value>,
         opts: RequestOptions,
         follow_tasks: bool,
     ) -> Result<Value, McpError> {
+        #[cfg(feature = "otel")]
+        if let Some(telemetry) = &self.telemetry {
+            use opentelemetry::context::FutureExt as _;
+            let mut params = params;
+            let call = telemetry.client_request(method, &mut params);
+            let mut named = call.request_namer();
+            let result = self
+                .request_inner(method, params, opts, follow_tasks, Some(&mut named))
+                .with_context(call.context())
+                .await;
+            call.finish(&result);
+            return result;
+        }
+        self.request_inner(method, params, opts, follow_tasks, None)
+            .await
+    }
+
+    /// [`Self::request_spanned`] under its span: the requests sent are not traced again,
+    /// `named` is told their ids.
+    async fn request_inner(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        opts: RequestOptions,
+        follow_tasks: bool,
+        mut named: Option<&mut (dyn FnMut(&RequestId) + Send)>,
+    ) -> Result<Value, McpError> {
         let Some(meta) = &self.per_request else {
-            return self.peer().request(method, params, opts).await;
+            return self
+                .peer()
+                .request_traced(method, params, opts, Tracing::ByCaller(named))
+                .await;
         };
         if method == "logging/setLevel" {
             // Removed in this era: the level travels in every later request's `_meta`, so a
@@ -555,7 +585,12 @@ impl Client {
         for _ in 0..per_request::MAX_INPUT_ROUNDS {
             let sent = self
                 .peer()
-                .request(method, Some(meta.stamp(round_params.clone())), opts.clone())
+                .request_traced(
+                    method,
+                    Some(meta.stamp(round_params.clone())),
+                    opts.clone(),
+                    by_caller(&mut named),
+                )
                 .await;
             let result = match sent {
                 Err(e)
@@ -570,7 +605,12 @@ impl Client {
                         return Err(e);
                     }
                     self.peer()
-                        .request(method, Some(meta.stamp(round_params.clone())), opts.clone())
+                        .request_traced(
+                            method,
+                            Some(meta.stamp(round_params.clone())),
+                            opts.clone(),
+                            by_caller(&mut named),
+                        )
                         .await?
                 }
                 other => other?,

@@ -78,6 +78,17 @@ impl Service for Server {
         Some(self.capabilities_shared(version))
     }
 
+    /// The tracer of the first layer that has one (the OpenTelemetry layer's). The chain is
+    /// looked at, not fixed: layers may still be added until the first request.
+    #[cfg(feature = "otel")]
+    fn peer_request_tracer(&self) -> Option<crate::session::PeerRequestTracer> {
+        self.inner
+            .middleware
+            .current()
+            .iter()
+            .find_map(|layer| layer.peer_request_tracer().cloned())
+    }
+
     fn handle_notification(&self, notification: Notification, peer: &Peer) {
         if self.inner.middleware.is_empty() {
             self.notification_reached(notification, peer);

@@ -47,23 +47,37 @@ struct ContextInner {
     outbound: Option<Arc<dyn TraceOutbound>>,
 }
 
-/// How the requests a handler sends to its peer while serving a traced request are traced
-/// (`sampling/createMessage`, `elicitation/create`, `roots/list` sent through
-/// [`RequestContext::request`]): set by the OpenTelemetry layer on the context of a request
-/// whose span it started (`telemetry/server_layer.rs`), and told of each such request once it
-/// has an id and before it is sent, so it may write its span's context into `params._meta`.
+/// How the requests this side sends to its peer are traced: a `CLIENT` span per request, its
+/// context written into `params._meta`, its duration recorded. One implementation
+/// (`telemetry/peer_requests.rs`), reached two ways by [`Peer`]'s one sending path: the
+/// session's (its service's [`PeerRequestTracer`]: a server's OpenTelemetry layer, a client's
+/// telemetry), for any request sent on the session (`ctx.peer().request(..)`, a server's push to
+/// a session outside any handler, a client's handshake); and, for the requests a handler sends
+/// through [`RequestContext::request`] while serving a request the layer traces, that
+/// request's own (set by the layer with the `_meta` it rewrites), which puts them under the
+/// request's span when nothing else names a parent. Told of each request once it has an id and
+/// before it is sent.
 #[cfg(feature = "otel")]
 pub(crate) trait TraceOutbound: Send + Sync {
-    /// A request `method` with `id` and `params` is about to be sent while serving `ctx`'s
-    /// request: the returned call is told its answer (dropped unanswered: cancelled).
+    /// A request `method` with `id` and `params` is about to be sent on `session`, while
+    /// serving `serving`'s request when given: the returned call is told its answer (dropped
+    /// unanswered: cancelled).
     fn start(
         &self,
-        ctx: &RequestContext,
+        session: &Session,
+        serving: Option<&RequestContext>,
         method: &str,
         id: &RequestId,
         params: &mut Option<Value>,
     ) -> Box<dyn OutboundCall>;
 }
+
+/// What a side's [`Service::peer_request_tracer`](super::Service::peer_request_tracer) returns:
+/// how the requests sent on its sessions are traced ([`TraceOutbound`]).
+#[cfg(feature = "otel")]
+#[doc(hidden)]
+#[derive(Clone)]
+pub struct PeerRequestTracer(pub(crate) Arc<dyn TraceOutbound>);
 
 /// One traced request to the peer in flight ([`TraceOutbound::start`]).
 #[cfg(feature = "otel")]
@@ -715,34 +729,24 @@ impl RequestContext {
         self.send_request(method, params, opts).await
     }
 
-    /// Sends a request to the peer, traced when the request being served is
-    /// ([`TraceOutbound`]).
+    /// Sends a request to the peer, traced as every request sent on the session is
+    /// ([`TraceOutbound`]), under this request's span when the layer traces it.
     async fn send_request(
         &self,
         method: &str,
         params: Option<Value>,
         opts: RequestOptions,
     ) -> Result<Value, McpError> {
-        #[cfg(feature = "otel")]
-        if let Some(outbound) = &self.inner.outbound {
-            let mut call = None;
-            let result = self
-                .peer()
-                .request_observed(
-                    method,
-                    params,
-                    opts,
-                    &mut |id: &RequestId, params: &mut Option<Value>| {
-                        call = Some(outbound.start(self, method, id, params));
-                    },
-                )
-                .await;
-            if let Some(call) = call {
-                call.finish(&result);
-            }
-            return result;
-        }
-        self.peer().request(method, params, opts).await
+        self.peer()
+            .request_traced(method, params, opts, super::Tracing::BySession(Some(self)))
+            .await
+    }
+
+    /// The tracer of the requests a handler sends while serving this request, when the
+    /// OpenTelemetry layer traces it.
+    #[cfg(feature = "otel")]
+    pub(crate) fn outbound_tracer(&self) -> Option<&Arc<dyn TraceOutbound>> {
+        self.inner.outbound.as_ref()
     }
 
     /// Like [`RequestContext::request`] with explicit options (the relation to this request is kept).

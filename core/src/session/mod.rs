@@ -50,6 +50,9 @@ pub use cache_hints::{CacheHint, CacheHints, CacheScope};
 pub use capabilities::check_outgoing_request;
 pub use connection::Connection;
 pub(crate) use connection::SessionEndHook;
+#[cfg(feature = "otel")]
+#[doc(hidden)]
+pub use context::PeerRequestTracer;
 pub use context::{AuthInfo, HeaderFields, HttpHeaders, ProgressReporter, RequestContext};
 #[cfg(feature = "otel")]
 pub(crate) use context::{OutboundCall, TraceOutbound};
@@ -57,6 +60,7 @@ pub(crate) use context::{TaskStatusSink, AUTH_INFO, HTTP_HEADERS};
 pub use listen::ListenFilter;
 pub use mrtr::{input_required, INPUT_REQUIRED};
 pub use outbound::{Outbound, OutboundMessage, OutboundSink};
+pub(crate) use peer::Tracing;
 pub use peer::{log_level_rank, Peer, RequestOptions};
 pub use peer_limits::PeerLimits;
 pub use per_request::RequestMeta;

@@ -1,7 +1,7 @@
 //! Sending to the peer: notifications, and requests with timeouts, progress and cancellation.
 
 use super::core::{PendingRequest, ProgressCallback, STATE_CLOSED};
-use super::{check_outgoing_request, Session};
+use super::{check_outgoing_request, RequestContext, Session};
 use crate::jsonrpc::{Message, RequestId};
 use crate::protocol::ProtocolVersion;
 use crate::McpError;
@@ -88,9 +88,20 @@ impl Drop for PendingGuard<'_> {
     }
 }
 
-/// Told a request's id and given its params once the id is made, before the request is sent
-/// ([`Peer::request_observed`]).
-type BeforeSend<'a> = dyn FnMut(&RequestId, &mut Option<Value>) + Send + 'a;
+/// Who traces a request this side sends to its peer (feature `otel`; without it nothing is
+/// traced and this is not looked at).
+#[cfg_attr(not(feature = "otel"), allow(dead_code))]
+pub(crate) enum Tracing<'a> {
+    /// The session's tracer, when its service has one (`Service::peer_request_tracer`: a
+    /// server's OpenTelemetry layer, a client's telemetry): a `CLIENT` span whose parent is
+    /// the context in `params._meta`, else the current one. `serving`: the request whose
+    /// handler sends it ([`RequestContext::request`]); when the layer traces that request, its
+    /// tracer is used instead, which falls back to that request's span for a parent.
+    BySession(Option<&'a RequestContext>),
+    /// The caller's own span covers the request (the engine client's `Client::request`, around
+    /// its input rounds and task polling): `named` is told the id of each request sent.
+    ByCaller(Option<&'a mut (dyn FnMut(&RequestId) + Send)>),
+}
 
 impl Peer {
     pub(crate) fn new(session: Arc<Session>) -> Self {
@@ -174,28 +185,29 @@ impl Peer {
     }
 
     /// Sends a request and waits for its result, with the session's default options.
+    ///
+    /// With OpenTelemetry (feature `otel`) on the session's side (a server's layer, a client's
+    /// `ClientOptions::telemetry`), the request gets a `CLIENT` span and its duration, its
+    /// context written into `params._meta`.
     pub async fn request(
         &self,
         method: &str,
         params: Option<Value>,
         opts: RequestOptions,
     ) -> Result<Value, McpError> {
-        self.request_inner(method, params, opts, None, None).await
+        self.request_inner(method, params, opts, None, Tracing::BySession(None))
+            .await
     }
 
-    /// [`Self::request`], with `before_send` told the request's id and given its params once
-    /// the id is made and before the request is sent (the OpenTelemetry layer starts the
-    /// request's span there and writes its context into `params._meta`). Not called for a
-    /// request refused before it has an id (closed session, a capability the peer lacks).
-    #[cfg(feature = "otel")]
-    pub(crate) async fn request_observed(
+    /// [`Self::request`], traced as `tracing` says.
+    pub(crate) async fn request_traced(
         &self,
         method: &str,
         params: Option<Value>,
         opts: RequestOptions,
-        before_send: &mut BeforeSend<'_>,
+        tracing: Tracing<'_>,
     ) -> Result<Value, McpError> {
-        self.request_inner(method, params, opts, None, Some(before_send))
+        self.request_inner(method, params, opts, None, tracing)
             .await
     }
 
@@ -209,7 +221,7 @@ impl Peer {
         opts: RequestOptions,
         sink: super::core::TaggedSink,
     ) -> Result<Value, McpError> {
-        self.request_inner(method, params, opts, Some(sink), None)
+        self.request_inner(method, params, opts, Some(sink), Tracing::BySession(None))
             .await
     }
 
@@ -219,7 +231,7 @@ impl Peer {
         params: Option<Value>,
         opts: RequestOptions,
         on_tagged: Option<super::core::TaggedSink>,
-        before_send: Option<&mut BeforeSend<'_>>,
+        tracing: Tracing<'_>,
     ) -> Result<Value, McpError> {
         let listening = on_tagged.is_some();
         let session = &*self.session;
@@ -239,9 +251,61 @@ impl Peer {
                 }
             }
         }
-        if let Some(before_send) = before_send {
-            before_send(&id, &mut params);
+        #[cfg(feature = "otel")]
+        let call = self.trace(tracing, method, &id, &mut params);
+        #[cfg(not(feature = "otel"))]
+        let _ = tracing;
+        let result = self
+            .exchange(id, method, params, opts, on_tagged, listening)
+            .await;
+        #[cfg(feature = "otel")]
+        if let Some(call) = call {
+            call.finish(&result);
         }
+        result
+    }
+
+    /// Starts tracing a request about to be sent as `tracing` says (see [`Tracing`]).
+    #[cfg(feature = "otel")]
+    fn trace(
+        &self,
+        tracing: Tracing<'_>,
+        method: &str,
+        id: &RequestId,
+        params: &mut Option<Value>,
+    ) -> Option<Box<dyn super::OutboundCall>> {
+        match tracing {
+            Tracing::ByCaller(named) => {
+                if let Some(named) = named {
+                    named(id);
+                }
+                None
+            }
+            Tracing::BySession(serving) => {
+                let own = serving.and_then(RequestContext::outbound_tracer);
+                let session = &*self.session;
+                match own {
+                    Some(tracer) => Some(tracer.start(session, serving, method, id, params)),
+                    None => session
+                        .service
+                        .peer_request_tracer()
+                        .map(|t| t.0.start(session, serving, method, id, params)),
+                }
+            }
+        }
+    }
+
+    /// Sends request `id` and waits for its answer, its timeout or its cancellation.
+    async fn exchange(
+        &self,
+        id: RequestId,
+        method: &str,
+        params: Option<Value>,
+        opts: RequestOptions,
+        on_tagged: Option<super::core::TaggedSink>,
+        listening: bool,
+    ) -> Result<Value, McpError> {
+        let session = &*self.session;
         let (tx, mut rx) = oneshot::channel();
         let activity = opts
             .reset_timeout_on_progress

@@ -47,6 +47,14 @@ pub trait Service: Send + Sync + 'static {
     fn on_closed(&self, peer: &Peer) {
         let _ = peer;
     }
+
+    /// How the requests sent on this side's sessions are traced (the engine's OpenTelemetry:
+    /// a server's layer, a client's telemetry); `None` (the default): not traced.
+    #[cfg(feature = "otel")]
+    #[doc(hidden)]
+    fn peer_request_tracer(&self) -> Option<super::PeerRequestTracer> {
+        None
+    }
 }
 
 /// The typed `tools/call` lane of a server, as the session starts it

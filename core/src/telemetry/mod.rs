@@ -618,6 +618,26 @@ impl ClientCall {
         self.cx.clone()
     }
 
+    /// What names the span's `jsonrpc.request.id`: told the id of each request sent for this
+    /// call (a per-request era round or a relisting sends more than one), it names the first.
+    pub(crate) fn request_namer(&self) -> impl FnMut(&crate::jsonrpc::RequestId) + Send {
+        let cx = self.cx.clone();
+        let mut named = false;
+        move |id: &crate::jsonrpc::RequestId| {
+            if named {
+                return;
+            }
+            named = true;
+            let span = cx.span();
+            if span.is_recording() {
+                span.set_attribute(KeyValue::new(
+                    semconv::JSONRPC_REQUEST_ID,
+                    server_layer::request_id_text(id),
+                ));
+            }
+        }
+    }
+
     /// Records the answer.
     pub(crate) fn finish(mut self, result: &Result<Value, crate::McpError>) {
         self.end(Ending::Answered(result));

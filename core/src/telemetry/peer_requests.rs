@@ -1,19 +1,27 @@
-//! Requests a server sends to its client (`sampling/createMessage`, `elicitation/create`,
-//! `roots/list`), traced on both sides as the MCP semantic conventions say of a request the
-//! server initiates: the server, its sender, reports a `CLIENT` span and the client, its
-//! receiver, a `SERVER` span, each named `{mcp.method.name}`.
+//! Requests sent to the peer, traced on both sides as the MCP semantic conventions say of a
+//! request (for a server's `sampling/createMessage`, `elicitation/create`, `roots/list`: "reported
+//! by the MCP server when the server initiates the operation"): the sender reports a `CLIENT`
+//! span and the receiver a `SERVER` span, each named `{mcp.method.name}`.
 //!
-//! - **Server side** ([`Telemetry::outbound`]): the layer gives the context of a request whose
-//!   span is sampled a tracer for what its handler sends through `RequestContext::request`.
-//!   Each such request gets a `CLIENT` span whose parent is the `traceparent` the handler put in
-//!   its `params._meta` (a handler in another language names its own span so), else the
-//!   handler's current OpenTelemetry context (a Rust handler's own span), else the request's
-//!   `SERVER` span; its context (with `tracestate` and `baggage`) is written into that
-//!   `params._meta`. Its duration is `mcp.client.operation.duration` of the server's telemetry.
-//! - **Client side** ([`Telemetry::answering`]): the engine's client with
-//!   `ClientOptions::telemetry` answers each server request under a `SERVER` span whose parent is
-//!   the context in the request's `_meta`; the handler runs with it current, and `_meta` (params
-//!   and the handler's context) names it for a handler in another language. Its duration is
+//! - **Sender** ([`Outbound`], a `session::TraceOutbound`): every request sent on a session
+//!   whose side has telemetry (a server with the layer, [`Telemetry::peer_request_tracer`]; a
+//!   client with `ClientOptions::telemetry`) goes through `Peer`'s one sending path, which
+//!   starts here a `CLIENT` span with `mcp.method.name`, `jsonrpc.request.id`, `mcp.session.id`
+//!   and `mcp.protocol.version`: a handler's request through `RequestContext::request` (the
+//!   typed sampling, elicitation and roots helpers of the bindings), or through the session's
+//!   peer, a server's push to a session outside any handler, a client's handshake. Its parent is
+//!   the `traceparent` the sender put in `params._meta` (a handler in another language names its
+//!   own span so), else the current OpenTelemetry context (a Rust handler's own span, or the
+//!   request's, current in its future), else, for a handler's request while serving a request
+//!   the layer traces, that request's `SERVER` span ([`Telemetry::outbound`]); without any, a
+//!   trace of its own, sampled as a root. Its context (with `tracestate` and `baggage`) is
+//!   written into that `params._meta`; its duration is `mcp.client.operation.duration` of the
+//!   sender's telemetry, sampled or not. The engine client's own calls (`Client::request`) have
+//!   a span around all the requests one call sends; it names the first one's id.
+//! - **Receiver** ([`Telemetry::answering`]): the engine's client with `ClientOptions::telemetry`
+//!   answers each server request under a `SERVER` span whose parent is the context in the
+//!   request's `_meta`; the handler runs with it current, and `_meta` (params and the handler's
+//!   context) names it for a handler in another language. Its duration is
 //!   `mcp.server.operation.duration` of the client's telemetry. A request without a parent that
 //!   the client's sampler drops gets no span, only its duration (as on a server, `quiet.rs`).
 
@@ -23,7 +31,9 @@ use super::server_layer::{request_id_text, Serving, Traced};
 use super::{propagation, ClientCall, Telemetry};
 use crate::jsonrpc::{Notification, Request, RequestId};
 use crate::protocol::ProtocolVersion;
-use crate::session::{OutboundCall, Peer, RequestContext, Service, TraceOutbound};
+use crate::session::{
+    OutboundCall, Peer, PeerRequestTracer, RequestContext, Service, Session, TraceOutbound,
+};
 use crate::McpError;
 use futures_util::future::BoxFuture;
 use opentelemetry::context::FutureExt as _;
@@ -33,11 +43,11 @@ use serde_json::Value;
 use std::sync::Arc;
 use std::time::Instant;
 
-/// The tracer of the requests a traced request's handler sends to the peer: its telemetry and
-/// the request's `SERVER` span.
+/// The tracer of the requests sent to the peer: its telemetry and, for those a traced
+/// request's handler sends, the request's `SERVER` span.
 struct Outbound {
     telemetry: Telemetry,
-    serving: Context,
+    serving: Option<Context>,
 }
 
 impl Telemetry {
@@ -46,15 +56,27 @@ impl Telemetry {
     pub(super) fn outbound(&self, serving: &Context) -> Arc<dyn TraceOutbound> {
         Arc::new(Outbound {
             telemetry: self.clone(),
-            serving: serving.clone(),
+            serving: Some(serving.clone()),
+        })
+    }
+
+    /// Traces every request sent on a session of this side (the server layer's and a client's
+    /// `Service::peer_request_tracer`); `None` when disabled.
+    pub(crate) fn peer_request_tracer(&self) -> Option<PeerRequestTracer> {
+        (!self.inner.disabled).then(|| {
+            PeerRequestTracer(Arc::new(Outbound {
+                telemetry: self.clone(),
+                serving: None,
+            }))
         })
     }
 
     /// `handlers` (a client's answers to its server's requests) with a `SERVER` span around
-    /// each request the server sends.
+    /// each request the server sends, and its requests to the server traced.
     pub(crate) fn answering(&self, handlers: Arc<dyn Service>) -> Arc<dyn Service> {
         Arc::new(Answering {
             telemetry: self.clone(),
+            tracer: self.peer_request_tracer(),
             handlers,
         })
     }
@@ -63,22 +85,29 @@ impl Telemetry {
 impl TraceOutbound for Outbound {
     fn start(
         &self,
-        ctx: &RequestContext,
+        session: &Session,
+        serving: Option<&RequestContext>,
         method: &str,
         id: &RequestId,
         params: &mut Option<Value>,
     ) -> Box<dyn OutboundCall> {
         let mut op = Operation::of(method, params.as_ref());
-        op.protocol_version = ctx.protocol_version().map(|v| v.as_str());
-        op.over_http = ctx.has_http_headers();
-        // The handler's current context when it has a span (a Rust handler's own, or the
-        // request's, current in its future); a binding's handler runs its request outside it.
+        let version = serving.and_then(RequestContext::protocol_version);
+        op.protocol_version = version
+            .or_else(|| session.protocol_version())
+            .map(|v| v.as_str());
+        // A server's session with an id is a Streamable HTTP (or HTTP+SSE) one.
+        op.over_http = match serving {
+            Some(ctx) => ctx.has_http_headers(),
+            None => session.session_id().is_some(),
+        };
+        // The current context when it has a span (a Rust handler's own, or the request's,
+        // current in its future); a binding's handler runs its request outside it.
         let otherwise = || {
             let current = Context::current();
-            if current.span().span_context().is_valid() {
-                current
-            } else {
-                self.serving.clone()
+            match &self.serving {
+                Some(serving) if !current.span().span_context().is_valid() => serving.clone(),
+                _ => current,
             }
         };
         let describe = |span: &opentelemetry::trace::SpanRef<'_>| {
@@ -86,7 +115,7 @@ impl TraceOutbound for Outbound {
                 semconv::JSONRPC_REQUEST_ID,
                 request_id_text(id),
             ));
-            if let Some(session) = ctx.session().session_id() {
+            if let Some(session) = session.session_id() {
                 span.set_attribute(KeyValue::new(semconv::MCP_SESSION_ID, session.to_string()));
             }
         };
@@ -107,6 +136,8 @@ impl OutboundCall for ClientCall {
 /// ([`Telemetry::answering`]).
 struct Answering {
     telemetry: Telemetry,
+    /// The requests sent on the client's session ([`Telemetry::peer_request_tracer`]).
+    tracer: Option<PeerRequestTracer>,
     handlers: Arc<dyn Service>,
 }
 
@@ -160,7 +191,8 @@ impl Service for Answering {
             propagation::inject_into_params(&cx, &mut request.params);
             let mut meta = ctx.meta().cloned().unwrap_or_default();
             propagation::inject_into_meta(&cx, &mut meta);
-            ctx.with_meta_object(meta, None)
+            // What its handler sends the server goes under this span.
+            ctx.with_meta_object(meta, Some(telemetry.outbound(&cx)))
         } else {
             ctx
         };
@@ -193,5 +225,9 @@ impl Service for Answering {
 
     fn on_closed(&self, peer: &Peer) {
         self.handlers.on_closed(peer)
+    }
+
+    fn peer_request_tracer(&self) -> Option<PeerRequestTracer> {
+        self.tracer.clone()
     }
 }

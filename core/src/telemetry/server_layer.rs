@@ -22,7 +22,7 @@ use crate::server::middleware::{
     LaneResult, LaneWatch, Middleware, MiddlewareRequest, MiddlewareResponse, Next,
     ObserveToolCall, SessionEndObserver, ToolLaneObserver, WatchToolCall,
 };
-use crate::session::RequestContext;
+use crate::session::{PeerRequestTracer, RequestContext};
 use crate::McpError;
 use futures_util::future::BoxFuture;
 use opentelemetry::context::FutureExt as _;
@@ -42,6 +42,9 @@ pub struct TelemetryLayer {
     /// `mcp.server.session.duration` of the sessions served over a message transport (stdio,
     /// WebSocket, in memory); `None` when the telemetry is disabled.
     sessions: Option<SessionEndObserver>,
+    /// The requests sent on the server's sessions (`peer_requests.rs`); `None` when the
+    /// telemetry is disabled.
+    peer_requests: Option<PeerRequestTracer>,
 }
 
 impl std::fmt::Debug for TelemetryLayer {
@@ -62,6 +65,7 @@ impl TelemetryLayer {
             }))
         });
         Self {
+            peer_requests: telemetry.peer_request_tracer(),
             telemetry,
             lane,
             sessions,
@@ -266,6 +270,10 @@ impl Middleware for TelemetryLayer {
 
     fn session_end_observer(&self) -> Option<&SessionEndObserver> {
         self.sessions.as_ref()
+    }
+
+    fn peer_request_tracer(&self) -> Option<&PeerRequestTracer> {
+        self.peer_requests.as_ref()
     }
 }
 

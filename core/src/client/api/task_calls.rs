@@ -30,7 +30,7 @@ impl Client {
     ) -> Result<CreateTaskResult, McpError> {
         if self.per_request.is_some() {
             let v = self
-                .request_inner(
+                .request_spanned(
                     "tools/call",
                     Some(json!({ "name": name, "arguments": arguments })),
                     RequestOptions::default(),

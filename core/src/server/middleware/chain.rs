@@ -87,6 +87,16 @@ pub trait Middleware: Send + Sync + 'static {
     fn session_end_observer(&self) -> Option<&SessionEndObserver> {
         None
     }
+
+    /// A layer that traces the requests the server sends its clients returns how here (the
+    /// engine's OpenTelemetry layer): every request sent on a session of this server (by a
+    /// handler, through its context or the session's peer, or from outside any handler) gets
+    /// its span. Others: `None`.
+    #[cfg(feature = "otel")]
+    #[doc(hidden)]
+    fn peer_request_tracer(&self) -> Option<&crate::session::PeerRequestTracer> {
+        None
+    }
 }
 
 /// What [`Middleware::session_end_observer`] returns: told, when a session served over a
@@ -122,6 +132,11 @@ impl<M: Middleware + ?Sized> Middleware for Arc<M> {
 
     fn session_end_observer(&self) -> Option<&SessionEndObserver> {
         (**self).session_end_observer()
+    }
+
+    #[cfg(feature = "otel")]
+    fn peer_request_tracer(&self) -> Option<&crate::session::PeerRequestTracer> {
+        (**self).peer_request_tracer()
     }
 }
 
