@@ -282,6 +282,9 @@ test("a Client's openTelemetry span is the caller's span's child and the engine 
     const children = servers.filter((s) => s.parentSpanId === c.spanId);
     assert.equal(children.length, 1, "the engine's SERVER span is the client span's child");
     assert.equal(children[0].traceId, c.traceId);
+    // Both name the same request: the client span its jsonrpc.request.id too.
+    assert.ok(c.attributes['jsonrpc.request.id'] !== undefined, JSON.stringify(c.attributes));
+    assert.equal(c.attributes['jsonrpc.request.id'], children[0].attributes['jsonrpc.request.id']);
   }
 });
 
