@@ -11,9 +11,8 @@
 //! Its threads wait by the engine's policy (`FERROMCP_WAIT_POLICY`, spinning 60 µs by
 //! default): a Swift handler's answer coming back from Swift's executor is then taken by the
 //! engine thread still awake (`ferromcp::wait::handover`), and a sequential HTTP client's next
-//! request read before it sleeps. With the opt-in private runtime hooks
-//! (`FERROMCP_SWIFT_PRIVATE_RUNTIME_HOOKS=1`) a handler may also run inline on that thread
-//! ([`start_inline`]).
+//! request read before it sleeps. A handler may also run inline on that thread until it first
+//! suspends ([`start_inline`]; the facade's task executor, or its opt-in private runtime hooks).
 
 use ferromcp::McpError;
 use ferromcp_embed::runtime::{Binding, RuntimeSettings};

@@ -6,24 +6,24 @@
 // thread hop, no wake-up. Otherwise, and after a suspension, the task runs on Swift's global
 // executor, as any task does.
 //
-// How a task runs inline: it is an ordinary task (no executor preference), so its first job
-// goes to the global executor's enqueue, where a hook the runtime provides
-// (`swift_task_enqueueGlobal_hook`, see `InlineHook`) takes the jobs enqueued on an engine
-// thread during its inline run and runs them there, as the global executor would. A task
-// executor preference would do the same through public API, but the Swift 6.0 runtime reads a
-// preferring task's status records under a lock at every job, enqueue and executor check
-// (`swift_task_switch`), which cost about a fifth of a pipelined call's CPU
-// (bench/results/swift-pipelined-profile.md). The inline machinery costs no allocation
-// and no lock per call: the state of the inline run lives in a per-thread record only its
-// thread touches (`InlineRun`), since everything that runs inline runs on the engine thread
-// that started it. Without the hook (a runtime that does not export it), calls start on the
-// global executor.
+// How a task runs inline, by default: with public API only (SE-0417 task executors, Swift 6:
+// Linux, macOS 15, iOS 18). The call's task prefers `InlineExecutor`, whose `enqueue` keeps the
+// task's jobs enqueued on its engine thread during the inline run (its start, its resumptions
+// before the run ends) and runs them there (`UnownedJob.runSynchronously(on:)`); every other
+// job, and every job after the run, goes to Swift's global concurrent executor. So nothing ever
+// waits for the engine thread: a job is queued to it only while that thread is draining the
+// queue. Swift 6.0 reads a preferring task's status records under a lock at every job and
+// executor check (`swift_task_switch`), which costs CPU per call
+// (bench/results/swift-pipelined-profile.md, bench/results/swift-sdk-form-handler.md).
 //
-// The hook and `swift_job_run` are private entry points of the Swift runtime (no ABI promise;
-// App Store review may flag them), so they are off unless the user opts in:
-// `PrivateRuntimeHooks.enable()` or FERROMCP_SWIFT_PRIVATE_RUNTIME_HOOKS=1 (see
-// bindings-swift/README.md, "Private Swift runtime hooks (opt-in)"). Off, every handler call
-// starts on the global executor.
+// With the opt-in private runtime hooks (`PrivateRuntimeHooks`) the task is an ordinary task
+// (no executor preference) and the global executor's enqueue hook the runtime exports
+// (`swift_task_enqueueGlobal_hook`, see `InlineHook`) takes the same jobs instead. On an Apple
+// OS older than macOS 15 / iOS 18 without the hooks, calls start on the global executor.
+//
+// Either way the inline machinery costs no allocation and no lock per call: the state of the
+// inline run lives in a per-thread record only its thread touches (`InlineRun`), since
+// everything that runs inline runs on the engine thread that started it.
 
 import FerroMCPNative
 import Foundation
@@ -62,18 +62,34 @@ enum HandlerCalls {
     /// records under its lock), so there is none.
     static func start(_ context: NativeContext, inline: Bool, _ input: String,
                       _ body: @escaping @Sendable (String, RequestContext) async throws -> HandlerAnswer) -> UInt64 {
-        if inline, InlineHook.installed, let run = InlineRun.begin() {
-            let call = run.call
-            let task = Task {
-                do {
-                    deliver(try await body(input, RequestContext(context)), to: context)
-                } catch {
-                    fail(context, handlerFailure(error))
+        if inline {
+            if InlineHook.installed {
+                if let run = InlineRun.begin() {
+                    let call = run.call
+                    let task = Task {
+                        do {
+                            deliver(try await body(input, RequestContext(context)), to: context)
+                        } catch {
+                            fail(context, handlerFailure(error))
+                        }
+                        InlineRun.answered(call)
+                    }
+                    if InlineHook.runInline(run) { return 0 }
+                    return handle(of: task)
                 }
-                InlineRun.answered(call)
+            } else if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *), let run = InlineRun.begin() {
+                let call = run.call
+                let task = Task(executorPreference: InlineExecutor.shared) {
+                    do {
+                        deliver(try await body(input, RequestContext(context)), to: context)
+                    } catch {
+                        fail(context, handlerFailure(error))
+                    }
+                    InlineRun.answered(call)
+                }
+                if InlineExecutor.shared.runInline(run) { return 0 }
+                return handle(of: task)
             }
-            if InlineHook.runInline(run) { return 0 }
-            return handle(of: task)
         }
         return handle(of: Task {
             do {
@@ -178,6 +194,68 @@ final class InlineRun {
         guard let run = current, run.active, run.call == call else { return }
         run.answered = true
     }
+
+    /// Jobs run inline at most, so a task that keeps yielding cannot hold the engine thread.
+    private static let budget = 16
+
+    /// Takes `job` into this thread's active run when it is the call's task's: the first job
+    /// enqueued in the run (the task's start, enqueued by `Task.init` on this thread) names the
+    /// task; a later one is taken when it is that task's again (it resumed before the run
+    /// ended). Any other job (another task the handler started or resumed, a child task) is
+    /// not taken, so work a handler hands off never runs on the engine thread. (A task is the
+    /// job that runs its next slice, so a job's address names its task.)
+    fileprivate static func take(_ job: UnownedJob) -> Bool {
+        guard let run = current, run.active else { return false }
+        let task = unsafeBitCast(job, to: UnsafeRawPointer.self)
+        if run.task == nil { run.task = task }
+        guard run.task == task else { return false }
+        run.jobs.append(job)
+        return true
+    }
+
+    /// Runs the jobs queued on this thread with `execute` until there are none (or the budget is
+    /// spent), then ends the run: later jobs, and any left over, go to `handOff` (the global
+    /// executor). Returns whether the call answered during the run.
+    fileprivate func drain(_ execute: (UnownedJob) -> Void, handOff: (UnownedJob) -> Void) -> Bool {
+        var next = 0
+        while next < jobs.count, next < InlineRun.budget {
+            let job = jobs[next]
+            next += 1
+            execute(job)
+        }
+        active = false
+        if next < jobs.count {
+            for j in jobs[next...] { handOff(j) }
+        }
+        jobs.removeAll(keepingCapacity: true)
+        return answered
+    }
+}
+
+/// The task executor of handler calls run inline (the default path, public API only): a job of
+/// the call's task enqueued on its engine thread during the inline run runs on that thread
+/// (`InlineRun.take`); every other job, and every job after the run, goes to Swift's global
+/// concurrent executor, as a task without a preference would. Jobs are a task's slices between
+/// suspensions. It keeps no state of its own (that lives in each thread's `InlineRun`), so one
+/// serves every call.
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
+final class InlineExecutor: TaskExecutor, @unchecked Sendable {
+    /// The one executor.
+    static let shared = InlineExecutor()
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        if InlineRun.take(job) { return }
+        globalConcurrentExecutor.enqueue(ExecutorJob(job))
+    }
+
+    /// Runs the call's jobs queued on this thread (see `InlineRun.drain`) as this executor.
+    /// Returns whether the call answered during the run.
+    func runInline(_ run: InlineRun) -> Bool {
+        let me = asUnownedTaskExecutor()
+        return run.drain({ $0.runSynchronously(on: me) },
+                         handOff: { globalConcurrentExecutor.enqueue(ExecutorJob($0)) })
+    }
 }
 
 /// The global executor's enqueue hook that runs handler calls inline: a job of the call's task
@@ -193,11 +271,9 @@ enum InlineHook {
     /// The hook that was installed before this one, if any (called for jobs not run inline).
     nonisolated(unsafe) private static var previous: UnsafeRawPointer?
 
-    /// Jobs run inline at most, so a task that keeps yielding cannot hold the engine thread.
-    private static let budget = 16
-
     /// Whether the hook is installed (once, on first use): false unless the user opted in
-    /// (`PrivateRuntimeHooks`), or when the runtime does not export it; then no call runs inline.
+    /// (`PrivateRuntimeHooks`), or when the runtime does not export it; then calls run inline
+    /// through `InlineExecutor` (where task executors exist).
     static let installed: Bool = {
         guard PrivateRuntimeHooks.requested else { return false }
         #if canImport(Darwin)
@@ -214,20 +290,11 @@ enum InlineHook {
         return true
     }()
 
-    /// Takes the call's task's jobs enqueued on an engine thread during its inline run: the
-    /// first one (the task's start, enqueued by `Task.init` on this thread) names the task; a
-    /// later one is taken when it is that task's again (it resumed before the run ended).
-    /// Every other job (another task the handler started or resumed, a child task) goes to
-    /// the global executor, so work a handler hands off never runs on the engine thread.
+    /// Takes the call's task's jobs enqueued on an engine thread during its inline run
+    /// (`InlineRun.take`); every other job goes on to the global executor (or the hook
+    /// installed before this one).
     private static func enqueue(_ job: UnownedJob, _ original: Original) {
-        if let run = InlineRun.current, run.active {
-            let task = unsafeBitCast(job, to: UnsafeRawPointer.self)
-            if run.task == nil { run.task = task }
-            if run.task == task {
-                run.jobs.append(job)
-                return
-            }
-        }
+        if InlineRun.take(job) { return }
         if let previous {
             unsafeBitCast(previous, to: Hook.self)(job, original)
         } else {
@@ -238,23 +305,11 @@ enum InlineHook {
     /// The generic executor (no actor), which the global executor runs its jobs on.
     private static let generic: UnownedSerialExecutor = unsafeBitCast((UInt(0), UInt(0)), to: UnownedSerialExecutor.self)
 
-    /// Runs the jobs queued on this thread until there are none (or the budget is spent), then
-    /// ends the run (later jobs go to the global executor, leftovers too). Returns whether the
-    /// call answered during the run.
+    /// Runs the call's jobs queued on this thread (see `InlineRun.drain`) on the generic
+    /// executor, as a global executor thread would. Returns whether the call answered during
+    /// the run.
     static func runInline(_ run: InlineRun) -> Bool {
-        var next = 0
-        while next < run.jobs.count, next < budget {
-            let job = run.jobs[next]
-            next += 1
-            swiftJobRun(job, generic)
-        }
-        run.active = false
-        let answered = run.answered
-        if next < run.jobs.count {
-            for j in run.jobs[next...] { swiftEnqueueGlobal(j) }
-        }
-        run.jobs.removeAll(keepingCapacity: true)
-        return answered
+        run.drain({ swiftJobRun($0, generic) }, handOff: { swiftEnqueueGlobal($0) })
     }
 }
 
@@ -271,9 +326,11 @@ private func swiftEnqueueGlobal(_ job: UnownedJob)
 /// on the engine's thread until it first suspends (`swift_task_enqueueGlobal_hook`, installed
 /// with `dlsym`, and `swift_job_run` / `swift_task_enqueueGlobal` through `@_silgen_name`).
 /// Off by default: they are not public API, their ABI may change with any Swift release, and
-/// App Store review may reject apps that use private symbols. On, a handler that answers
-/// without suspending costs no thread hop (bindings-swift/README.md, "Private Swift runtime
-/// hooks (opt-in)", says what that bought on the benchmark).
+/// App Store review may reject apps that use private symbols. Off, calls run inline through a
+/// task executor preference (public API); on, through the hooks instead, which saves the
+/// preference's status-record lock Swift 6.0 takes at every job and executor check of the task
+/// (bindings-swift/README.md, "Private Swift runtime hooks (opt-in)", and
+/// bench/results/swift-sdk-form-handler.md say what each measured).
 ///
 /// Turn it on before the first handler call (e.g. first thing in `main`), or set the
 /// environment variable `FERROMCP_SWIFT_PRIVATE_RUNTIME_HOOKS=1`; the choice is read once, at

@@ -12,7 +12,8 @@
 // FERROMCP_BENCH_MIDDLEWARE=swift adds one Swift middleware layer that hands every request on,
 // =rust one built-in layer (`.requestLog`, its events unread), for the middleware rows (issue
 // 37), as bindings-python/bench/echo_server.py does. FERROMCP_SWIFT_PRIVATE_RUNTIME_HOOKS=1
-// turns on the facade's opt-in inline path (bindings-swift/README.md).
+// makes the facade run calls inline through the opt-in private runtime hooks instead of its
+// default task executor, FERROMCP_SWIFT_INLINE=0 runs none inline (bindings-swift/README.md).
 // FERROMCP_BENCH_HANDLER=official serves the tool as the official swift-sdk's README writes it
 // instead (OfficialForm.swift): FerroMCPCompat's `Server` with `withMethodHandler(ListTools.self)`
 // and `withMethodHandler(CallTool.self) { params in ... .init(content: [.text(...)], isError:
