@@ -93,6 +93,14 @@ export interface ClientOptions {
    */
   tasksExtension?: boolean;
   /**
+   * Run a server's task-augmented `sampling/createMessage` and `elicitation/create`
+   * (`params.task`, 2025-11-25, handshake era) as tasks of this client (default `false`): it
+   * declares `tasks.requests` for the handlers given, answers such a request at once with a
+   * `CreateTaskResult` while the handler runs (its params keep `task`), and answers the server's
+   * `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel`. See docs/protocol.md.
+   */
+  tasks?: boolean;
+  /**
    * More client capabilities, deep-merged over the ones the options above declare: chiefly
    * `extensions` (2026-07-28) or `experimental`, e.g. `{ extensions: { 'io.modelcontextprotocol/ui':
    * { mimeTypes: ['text/html;profile=mcp-app'] } } }` for a host that renders MCP Apps.
@@ -154,6 +162,7 @@ export type ClientConfigSent = {
   requestTimeoutMs?: number;
   maxMessageSize?: number;
   tasksExtension?: boolean;
+  tasks?: boolean;
   capabilities?: Record<string, unknown>;
   openTelemetry?: ClientOpenTelemetryOptions;
 };
@@ -193,6 +202,7 @@ export class Client extends EventEmitter {
     if (options.timeoutMs !== undefined) config.requestTimeoutMs = options.timeoutMs;
     if (options.maxMessageSize !== undefined) config.maxMessageSize = options.maxMessageSize;
     if (options.tasksExtension !== undefined) config.tasksExtension = options.tasksExtension;
+    if (options.tasks !== undefined) config.tasks = options.tasks;
     if (options.capabilities !== undefined) config.capabilities = options.capabilities;
     if (options.openTelemetry !== undefined) config.openTelemetry = options.openTelemetry;
     let client: Client | undefined;

@@ -202,6 +202,7 @@ def test_client_options_are_the_engines_client_config() -> None:
         roots=[],
         on_notification=handler,
         tasks_extension=False,
+        tasks=True,
         elicitation_url=True,
         capabilities={"experimental": {}},
         open_telemetry={"serviceName": "c"},

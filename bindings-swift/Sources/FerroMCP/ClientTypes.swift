@@ -61,6 +61,12 @@ public struct ClientOptions: Sendable {
     /// `ListenFilter.taskIds` with -32021 (`.missingRequiredClientCapability`), as the extension
     /// requires. The handshake era is unaffected.
     public var tasksExtension: Bool
+    /// Run a server's task-augmented `sampling/createMessage` and `elicitation/create`
+    /// (`params.task`, 2025-11-25, handshake era) as tasks of this client (default false): it
+    /// declares `tasks.requests` for the handlers given, answers such a request at once with a
+    /// `CreateTaskResult` while the handler runs (its params keep `task`), and answers the
+    /// server's `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel`.
+    public var tasks: Bool
     /// More capabilities to declare, deep-merged over the ones the handlers above imply: chiefly
     /// `extensions` (2026-07-28) or `experimental`, e.g. `McpApps.clientCapability` for a host
     /// that renders MCP Apps. Must be an object (connecting throws otherwise).
@@ -73,7 +79,7 @@ public struct ClientOptions: Sendable {
                 elicitation: ElicitationHandler? = nil, elicitationURL: Bool = false,
                 roots: RootsHandler? = nil,
                 notificationBufferSize: Int? = 1024, maxMessageSize: Int? = nil,
-                tasksExtension: Bool = true, capabilities: Value? = nil) {
+                tasksExtension: Bool = true, tasks: Bool = false, capabilities: Value? = nil) {
         self.name = name
         self.version = version ?? engineVersion()
         self.protocolVersion = protocolVersion
@@ -86,6 +92,7 @@ public struct ClientOptions: Sendable {
         self.notificationBufferSize = notificationBufferSize
         self.maxMessageSize = maxMessageSize
         self.tasksExtension = tasksExtension
+        self.tasks = tasks
         self.capabilities = capabilities
     }
 
@@ -108,6 +115,7 @@ public struct ClientOptions: Sendable {
         o.set("maxMessageSize", maxMessageSize.map(Value.int))
         o.set("protocolMode", protocolMode.map { .string($0.rawValue) })
         if !tasksExtension { o["tasksExtension"] = false }
+        if tasks { o["tasks"] = true }
         o.set("capabilities", capabilities)
         o.set("openTelemetry", openTelemetry?.value)
         if sampling != nil {

@@ -103,7 +103,7 @@ final class ConfigSchemaTests: XCTestCase {
             name: "c", version: "1", protocolVersion: "2025-11-25", requestTimeout: .seconds(1),
             sampling: { _, _ in [:] }, samplingTools: true, elicitation: { _, _ in ElicitResult(action: .cancel) },
             elicitationURL: true, roots: { [] }, notificationBufferSize: 1, maxMessageSize: 1,
-            tasksExtension: false, capabilities: ["experimental": [:]])
+            tasksExtension: false, tasks: true, capabilities: ["experimental": [:]])
         options.protocolMode = .auto
         options.openTelemetry = ClientOpenTelemetry(serviceName: "c")
         // notificationBufferSize: the facade's own buffer; tasksExtension: sent when false.

@@ -1,7 +1,7 @@
 //! [`ClientConfig`]: a client's identity and what it offers the server (protocol revision and
-//! era, timeouts, sampling, elicitation, roots, the tasks extension) as a binding passes them,
-//! turned into the engine's `ClientOptions`. Apart from the server's options because the other
-//! side of a connection reads it.
+//! era, timeouts, sampling, elicitation, roots, the tasks extension, the tasks it runs for its
+//! server) as a binding passes them, turned into the engine's `ClientOptions`. Apart from the
+//! server's options because the other side of a connection reads it.
 
 use super::from_json;
 use ferromcp::client::{ClientOptions, ProtocolMode};
@@ -16,7 +16,7 @@ use std::time::Duration;
 ///
 /// JSON: `{"name"?, "version"?, "protocolVersion"?, "protocolMode"?, "requestTimeoutMs"?,
 /// "maxMessageSize"?, "sampling"?, "samplingTools"?, "elicitation"?, "elicitationUrl"?,
-/// "roots"?, "tasksExtension"?, "capabilities"?, "openTelemetry"?}`. Each of `sampling`,
+/// "roots"?, "tasksExtension"?, "tasks"?, "capabilities"?, "openTelemetry"?}`. Each of `sampling`,
 /// `elicitation` and `roots` set to true is advertised and routed to the client handler.
 #[derive(Clone, Debug, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -57,6 +57,15 @@ pub struct ClientConfig {
     /// `subscriptions/listen` naming `taskIds` with -32021 (the extension requires the
     /// declaration). The handshake era is unaffected.
     pub tasks_extension: Option<bool>,
+    /// Run the server's task-augmented `sampling/createMessage` and `elicitation/create` as
+    /// tasks of this client (2025-11-25, handshake era; default false; see
+    /// `ClientOptions::tasks`, here with the engine's default limits): the client declares
+    /// `tasks.requests.sampling.createMessage` / `tasks.requests.elicitation.create` for the
+    /// handlers it has, answers such a request at once with a `CreateTaskResult` while its
+    /// handler runs as the task (the handler's params keep `task`), and answers the server's
+    /// `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel`.
+    #[serde(default)]
+    pub tasks: bool,
     /// More client capabilities, deep-merged over the ones the options above declare (the
     /// engine's `ClientHandlers::extra_capabilities`): chiefly `extensions` (2026-07-28) or
     /// `experimental`, e.g. `{"extensions": {"io.modelcontextprotocol/ui": {"mimeTypes":
@@ -138,6 +147,9 @@ impl ClientConfig {
         if let Some(on) = self.tasks_extension {
             o.tasks_extension = on;
         }
+        if self.tasks {
+            o.tasks = Some(ferromcp::client::TaskOptions::default());
+        }
         #[cfg(feature = "otel")]
         if let Some(t) = &self.open_telemetry {
             let t = ferromcp::telemetry::Telemetry::new(telemetry_config(t)?)
@@ -175,6 +187,16 @@ mod tests {
         assert!(options(serde_json::json!({"tasksExtension": true})).tasks_extension);
         assert!(!options(serde_json::json!({"tasksExtension": false})).tasks_extension);
         let err = ClientConfig::from_json(serde_json::json!({"tasksExtension": "no"})).unwrap_err();
+        assert_eq!(err.code, ferromcp::error::codes::INVALID_PARAMS, "{err:?}");
+    }
+
+    #[test]
+    fn tasks_are_off_unless_turned_on() {
+        let options = |v: Value| ClientConfig::from_json(v).unwrap().options().unwrap();
+        assert!(options(serde_json::json!({})).tasks.is_none());
+        assert!(options(serde_json::json!({"tasks": false})).tasks.is_none());
+        assert!(options(serde_json::json!({"tasks": true})).tasks.is_some());
+        let err = ClientConfig::from_json(serde_json::json!({"tasks": "yes"})).unwrap_err();
         assert_eq!(err.code, ferromcp::error::codes::INVALID_PARAMS, "{err:?}");
     }
 

@@ -66,7 +66,13 @@ class Client:
     ``otlpHeaders``, ``samplingRatio``, ``metricExportIntervalMs``; ``{}`` takes them from the
     ``OTEL_*`` variables) gives every request a ``CLIENT`` span exported by the engine, whose
     parent is the ``traceparent`` in ``params["_meta"]`` or else, with the ``opentelemetry``
-    package installed, the caller's current span; closing the client flushes its exports."""
+    package installed, the caller's current span; closing the client flushes its exports.
+
+    ``tasks=True`` runs a server's task-augmented ``sampling/createMessage`` and
+    ``elicitation/create`` (``params["task"]``, 2025-11-25, handshake era) as tasks of this
+    client: it declares ``tasks.requests`` for the handlers given, answers such a request at once
+    with a ``CreateTaskResult`` while the handler runs (its params keep ``task``), and answers the
+    server's ``tasks/get``, ``tasks/result``, ``tasks/list`` and ``tasks/cancel``."""
 
     def __init__(
         self,
@@ -83,6 +89,7 @@ class Client:
         roots: list[dict[str, Any]] | Handler | None = None,
         on_notification: Callable[[str, Any], Any] | None = None,
         tasks_extension: bool = True,
+        tasks: bool = False,
         elicitation_url: bool = False,
         capabilities: dict[str, Any] | None = None,
         open_telemetry: dict[str, Any] | None = None,
@@ -105,6 +112,10 @@ class Client:
             self._config["maxMessageSize"] = max_message_size
         if not tasks_extension:
             self._config["tasksExtension"] = False
+        if tasks:
+            # A server's task-augmented sampling/createMessage and elicitation/create run as
+            # tasks of this client (2025-11-25, handshake era; docs/protocol.md).
+            self._config["tasks"] = True
         if capabilities is not None:
             # Merged over what the handlers imply: `experimental`, 2026-07-28's `extensions`
             # (e.g. ferromcp.apps.ui_client_capability() for a host rendering MCP Apps).
