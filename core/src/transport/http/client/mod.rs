@@ -13,9 +13,8 @@ use crate::McpError;
 use bytes::Bytes;
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, StatusCode, Uri};
 use http_body_util::{BodyExt, Full};
-use hyper_util::client::legacy::Client as HyperClient;
-use hyper_util::rt::TokioExecutor;
 use outgoing::Outgoing;
+use pool::Pool;
 use serde_json::{json, Value};
 use std::collections::HashSet;
 use std::io;
@@ -28,6 +27,7 @@ use tokio_util::sync::CancellationToken;
 mod legacy;
 mod options;
 mod outgoing;
+mod pool;
 
 pub use legacy::legacy_transport;
 pub use options::{HttpClientOptions, SessionIdCell};
@@ -40,10 +40,8 @@ struct Retries {
     auth: usize,
 }
 
-type Hyper = HyperClient<Connector, Full<Bytes>>;
-
 struct Shared {
-    http: Hyper,
+    http: Pool,
     url: Uri,
     headers: HeaderMap,
     options: HttpClientOptions,
@@ -185,7 +183,7 @@ impl FrameWriter for HttpWriter {
 /// error is the source; when an I/O error is in its chain (a connection refused or reset), the
 /// source is a [`std::io::Error`] of that kind wrapping it, so a caller can downcast to it and
 /// read its `kind()`.
-fn request_failed(e: hyper_util::client::legacy::Error) -> McpError {
+fn request_failed(e: pool::PoolError) -> McpError {
     let err = transport_err(None, format!("HTTP request failed: {}", error_chain(&e)));
     let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(&e);
     let mut io_kind = None;
@@ -835,7 +833,7 @@ fn make_shared(
     let (tx, rx) = mpsc::channel(1024);
     let closed = CancellationToken::new();
     let shared = Arc::new(Shared {
-        http: HyperClient::builder(TokioExecutor::new()).build(connector),
+        http: Pool::new(connector),
         url: uri,
         headers,
         options: options.clone(),
