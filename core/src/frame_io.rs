@@ -7,7 +7,6 @@ use crate::jsonrpc::RequestId;
 use crate::McpError;
 use std::future::Future;
 use std::io;
-use std::time::Duration;
 
 /// What one read from a transport produced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,18 +82,6 @@ pub trait FrameReader: Send + 'static {
     /// the transport says.
     fn transport_kind(&self) -> TransportKind {
         TransportKind::Other
-    }
-
-    /// Waits awake for the next input, without letting the thread sleep: tries to read for at
-    /// most `budget`, yielding the CPU between tries, until input (or the end of input) is
-    /// there for [`FrameReader::read_frame`] to take without waiting (then true), the budget is
-    /// spent or `stop` answers true (then false). The session calls it only when nothing else
-    /// is left to do and the thread's [`crate::wait::WaitPolicy`] lets it spin (see
-    /// [`crate::wait`]). Only a transport that can read without the runtime's readiness does
-    /// it (the process's stdin pipe); the default waits for nothing and answers false.
-    fn wait_awake(&mut self, budget: Duration, stop: &dyn Fn() -> bool) -> bool {
-        let _ = (budget, stop);
-        false
     }
 }
 

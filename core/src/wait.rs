@@ -34,9 +34,7 @@
 //! time ([`Traffic::gate`]): with concurrent clients the next event comes without waiting, and a
 //! spinning thread would only take a CPU from the threads that have work. The HTTP server's
 //! connections ask it before waiting for a sequential client's next request
-//! (`transport/http/h1/wait.rs`), and a stdio connection with nothing in flight before
-//! waiting for its client's next message (`session/connection.rs`, gated by [`CALLS`]); every
-//! foreign handler call of every binding goes through
+//! (`transport/http/h1/wait.rs`); every foreign handler call of every binding goes through
 //! [`handover`] (in the crate `ferromcp-embed`), which waits for the answer in its first poll; the Python
 //! binding's own hand-over threads ask [`Traffic::gate`] of [`CALLS`] as well.
 

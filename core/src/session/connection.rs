@@ -19,7 +19,6 @@ use super::{Outbound, OutboundMessage, Peer, Role, Service, Session, SessionConf
 use super::{ToolCallParams, ToolLane};
 use crate::frame_io::{FrameReader, FrameWriter, ReadStatus, TransportKind};
 use crate::jsonrpc::{ErrorResponse, Message, RequestId};
-use crate::wait::{WaitPolicy, CALLS};
 use crate::McpError;
 use futures_util::future::{join_all, BoxFuture};
 use futures_util::stream::{FuturesUnordered, StreamExt};
@@ -310,12 +309,6 @@ impl<R: FrameReader, W: FrameWriter> Connection<R, W> {
                                         break 'conn;
                                     }
                                 }
-                                if in_flight.is_empty() && wait_awake(&mut reader) {
-                                    if let Poll::Ready(next) = poll_once(reader.read_frame(&mut frame)).await {
-                                        r = next;
-                                        continue;
-                                    }
-                                }
                                 break;
                             }
                         }
@@ -340,10 +333,6 @@ impl<R: FrameReader, W: FrameWriter> Connection<R, W> {
                         result = Err(McpError::from(e));
                         break;
                     }
-                    // The last answer is out: what comes next is read by the select below.
-                    if reading && in_flight.is_empty() {
-                        wait_awake(&mut reader);
-                    }
                 }
             }
         }
@@ -360,21 +349,6 @@ impl<R: FrameReader, W: FrameWriter> Connection<R, W> {
         session.close();
         result
     }
-}
-
-/// With nothing in flight and every answer written, waits awake for the peer's next message
-/// ([`FrameReader::wait_awake`]) when the engine's gate allows it on this thread
-/// ([`crate::wait`]: the thread's policy spins and foreign handler calls come one at a time;
-/// a user's own runtime parks). A sequential peer's next request then usually finds the thread
-/// that wrote the answer still awake, without a wake-up of a parked one (tens of µs on a VM whose
-/// idle vCPUs halt). The wait ends as soon as another handler call begins. True when input
-/// is there to read.
-fn wait_awake<R: FrameReader>(reader: &mut R) -> bool {
-    let Some(budget) = CALLS.gate(WaitPolicy::here()) else {
-        return false;
-    };
-    let begun = CALLS.begun();
-    reader.wait_awake(budget, &|| CALLS.begun() != begun)
 }
 
 /// Polls `fut` once with the current task's context and reports what it gave.

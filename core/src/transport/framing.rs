@@ -9,7 +9,6 @@
 use super::{FrameReader, FrameWriter, ReadStatus, TransportKind};
 use crate::jsonrpc::envelope_scan::EnvelopeScan;
 use std::io;
-use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 /// Bytes asked of the stream per read: a burst of pipelined frames is taken in one system call.
@@ -36,10 +35,6 @@ pub struct LineReader<R> {
     scan: EnvelopeScan,
     /// What `inner` is ([`FrameReader::transport_kind`]): the process's stdio says so.
     kind: TransportKind,
-    /// The descriptor [`FrameReader::wait_awake`] reads without blocking (the process's stdin
-    /// pipe); none: it does not wait.
-    #[cfg(unix)]
-    wait_fd: Option<std::os::fd::RawFd>,
 }
 
 impl<R: AsyncRead + Unpin + Send + 'static> LineReader<R> {
@@ -54,18 +49,7 @@ impl<R: AsyncRead + Unpin + Send + 'static> LineReader<R> {
             oversized: 0,
             scan: EnvelopeScan::default(),
             kind: TransportKind::Other,
-            #[cfg(unix)]
-            wait_fd: None,
         }
-    }
-
-    /// The same reader, waiting awake ([`FrameReader::wait_awake`]) by reading `fd` without
-    /// blocking: `fd` must be `inner`'s own descriptor, in non-blocking mode (the runtime's
-    /// readiness is only a hint, so bytes read here and not seen by `inner` are harmless).
-    #[cfg(unix)]
-    pub(crate) fn waiting_on(mut self, fd: std::os::fd::RawFd) -> Self {
-        self.wait_fd = Some(fd);
-        self
     }
 
     /// The same reader, saying its frames come over `kind`.
@@ -157,50 +141,6 @@ impl<R: AsyncRead + Unpin + Send + 'static> FrameReader for LineReader<R> {
     fn transport_kind(&self) -> TransportKind {
         self.kind
     }
-
-    /// Reads the descriptor given to [`LineReader::waiting_on`] without blocking until bytes
-    /// (or its end) come; true at once when bytes are still buffered.
-    fn wait_awake(&mut self, budget: Duration, stop: &dyn Fn() -> bool) -> bool {
-        #[cfg(unix)]
-        if let Some(fd) = self.wait_fd {
-            if self.pos < self.buf.len() {
-                return true;
-            }
-            self.buf.clear();
-            self.pos = 0;
-            if self.buf.capacity() < READ_BUFFER {
-                self.buf.reserve_exact(READ_BUFFER);
-            }
-            let buf = &mut self.buf;
-            return crate::wait::spin(budget, || {
-                if stop() {
-                    return Err(());
-                }
-                Ok(read_now(fd, buf))
-            })
-            .is_some();
-        }
-        let _ = (budget, stop);
-        false
-    }
-}
-
-/// One read of `fd` into `buf`'s spare room (not empty) that does not block: `Some(n)` bytes
-/// read (0: the end of input), `None` if nothing is there yet or the read failed (the usual
-/// read then reports the failure).
-#[cfg(unix)]
-fn read_now(fd: std::os::fd::RawFd, buf: &mut Vec<u8>) -> Option<usize> {
-    let spare = buf.spare_capacity_mut();
-    // SAFETY: `spare` is writable memory of `spare.len()` bytes owned by `buf`; `read` writes
-    // at most that many bytes and reports how many.
-    let n = unsafe { libc::read(fd, spare.as_mut_ptr().cast(), spare.len()) };
-    if n < 0 {
-        return None;
-    }
-    let n = n as usize;
-    // SAFETY: `read` initialised the first `n` bytes of the spare room.
-    unsafe { buf.set_len(buf.len() + n) };
-    Some(n)
 }
 
 /// The index of the first `\n` in `haystack`, eight bytes at a time.
@@ -294,64 +234,6 @@ impl<W: AsyncWrite + Unpin + Send + 'static> FrameWriter for LineWriter<W> {
 #[cfg(test)]
 mod tests {
     use super::memchr;
-
-    /// The stdin pipe's wait: bytes written while it waits are read by it and make the next
-    /// frame; with nothing written it gives up after its budget, and at once when told to stop.
-    #[cfg(unix)]
-    #[tokio::test]
-    async fn waiting_awake_reads_the_pipe_without_the_runtime() {
-        use super::{LineReader, READ_BUFFER};
-        use crate::frame_io::{FrameReader, ReadStatus};
-        use std::os::fd::AsRawFd;
-        use std::time::{Duration, Instant};
-        let (tx, rx) = tokio::net::unix::pipe::pipe().unwrap();
-        let fd = rx.as_raw_fd();
-        let mut reader = LineReader::new(rx, READ_BUFFER).waiting_on(fd);
-        // Nothing comes: false once the budget is spent.
-        let start = Instant::now();
-        assert!(!reader.wait_awake(Duration::from_millis(20), &|| false));
-        assert!(start.elapsed() >= Duration::from_millis(20));
-        // Told to stop: false at once.
-        let start = Instant::now();
-        assert!(!reader.wait_awake(Duration::from_secs(10), &|| true));
-        assert!(start.elapsed() < Duration::from_secs(5));
-        // A frame written by another thread while the reader waits (the runtime's thread never
-        // polls its I/O meanwhile: only the direct read can see it).
-        let writer = std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_millis(30));
-            let std_tx = tx.into_blocking_fd().unwrap();
-            let mut f = std::fs::File::from(std_tx);
-            std::io::Write::write_all(&mut f, b"{\"a\":1}\n{\"b\"").unwrap();
-            f
-        });
-        assert!(reader.wait_awake(Duration::from_secs(10), &|| false));
-        let mut frame = Vec::new();
-        assert_eq!(
-            reader.read_frame(&mut frame).await.unwrap(),
-            ReadStatus::Frame
-        );
-        assert_eq!(frame, b"{\"a\":1}");
-        // Bytes already buffered: true without reading.
-        assert!(reader.wait_awake(Duration::from_millis(1), &|| true));
-        let mut f = writer.join().unwrap();
-        std::io::Write::write_all(&mut f, b":2}\n").unwrap();
-        drop(f);
-        assert_eq!(
-            reader.read_frame(&mut frame).await.unwrap(),
-            ReadStatus::Frame
-        );
-        assert_eq!(frame, b"{\"b\":2}");
-        // The writer is gone: the end of input counts as input, and the read reports it.
-        assert!(reader.wait_awake(Duration::from_secs(10), &|| false));
-        assert_eq!(
-            reader.read_frame(&mut frame).await.unwrap(),
-            ReadStatus::Eof
-        );
-        // A reader not given a descriptor never waits.
-        let (_tx, rx) = tokio::net::unix::pipe::pipe().unwrap();
-        let mut plain = LineReader::new(rx, READ_BUFFER);
-        assert!(!plain.wait_awake(Duration::from_secs(10), &|| false));
-    }
 
     #[test]
     fn memchr_finds_the_first_newline() {

@@ -133,24 +133,11 @@ pub fn stdio() -> (StdioReader, StdioWriter) {
 
 /// The process's stdin and stdout as a transport, accepting frames up to `max_message_size`.
 /// Must be called inside a tokio runtime.
-///
-/// When stdin is a pipe, the reader may also wait for the next message awake
-/// ([`crate::frame_io::FrameReader::wait_awake`]: the session asks it on a thread whose
-/// [`crate::wait::WaitPolicy`] spins, see [`crate::wait`]).
 pub fn stdio_with_limit(max_message_size: usize) -> (StdioReader, StdioWriter) {
-    let stdin = StdinSource::open();
-    #[cfg(unix)]
-    let wait_fd = match &stdin {
-        StdinSource::Pipe(rx) => Some(std::os::fd::AsRawFd::as_raw_fd(rx)),
-        StdinSource::Std(_) => None,
-    };
-    let reader = LineReader::new(stdin, max_message_size).with_kind(TransportKind::Stdio);
-    #[cfg(unix)]
-    let reader = match wait_fd {
-        Some(fd) => reader.waiting_on(fd),
-        None => reader,
-    };
-    (reader, LineWriter::new(StdoutSink::open()))
+    (
+        LineReader::new(StdinSource::open(), max_message_size).with_kind(TransportKind::Stdio),
+        LineWriter::new(StdoutSink::open()),
+    )
 }
 
 /// A server served on this process's stdio: methods of [`Server`] kept with the transport they
