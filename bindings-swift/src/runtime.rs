@@ -31,14 +31,18 @@ thread_local! {
 }
 
 /// How long an inline call may take and still count as quick: `FERROMCP_SWIFT_INLINE_QUICK_US`,
-/// default 50 µs; 0 turns the rule off (only the burst after an idle moment runs inline).
+/// default 0, which turns the rule off (only the burst after an idle moment runs inline).
+/// Off by default: with it on (e.g. 50), calls under a backlog keep running on the engine's
+/// thread, which served stdio pipelined 17 % faster but halved the HTTP rate at 32 clients
+/// (p99 15 ms against 1.8 ms) on the quiet machine, in both the native facade and the official
+/// form (bench/results/swift-sdk-form-handler.md, 2026-11-30 23:15-23:25).
 fn quick_limit() -> Option<Duration> {
     static LIMIT: OnceLock<u64> = OnceLock::new();
     let us = *LIMIT.get_or_init(|| {
         std::env::var("FERROMCP_SWIFT_INLINE_QUICK_US")
             .ok()
             .and_then(|v| v.parse().ok())
-            .unwrap_or(50)
+            .unwrap_or(0)
     });
     (us > 0).then(|| Duration::from_micros(us))
 }
@@ -58,10 +62,11 @@ fn inline_burst() -> u32 {
 /// Whether the Swift handler call about to start should run inline, on this engine thread,
 /// until it first suspends. Yes for the first calls after the thread was idle: a lone call
 /// then costs no thread hop. Calls beyond that burst arrive while the engine has a backlog
-/// (pipelined requests, many clients): they run inline too while the last inline call
-/// answered quickly without suspending (a handler such as an echo costs less than the hand-over
-/// to another thread and back); otherwise they start on Swift's global executor, so slow
-/// handlers run beside the engine on another core instead of queueing on its thread.
+/// (pipelined requests, many clients): they start on Swift's global executor and run beside
+/// the engine on another core, unless `FERROMCP_SWIFT_INLINE_QUICK_US` is set and the last
+/// inline call answered without suspending within it (then they run inline too: a handler such
+/// as an echo costs less than the hand-over, but the engine's thread then also queues the other
+/// connections' requests behind it).
 pub(crate) fn start_inline() -> bool {
     let burst = inline_burst();
     if burst == 0 {
