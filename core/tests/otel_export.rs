@@ -1102,6 +1102,35 @@ fn asked_handlers(asked: Asked) -> ClientHandlers {
 
 /// A server whose `ask` tool sends its client `sampling/createMessage` (under a span of the
 /// handler's own, `ask work`), `elicitation/create` and `roots/list`, and answers how each went.
+/// `server` served over Streamable HTTP and an engine client named `client_name` connected to
+/// it with telemetry `client_t`, answering the server's requests with [`asked_handlers`] (what
+/// they saw recorded in the returned `Asked`).
+async fn serve_to_an_asked_client(
+    server: Server,
+    client_name: &str,
+    client_t: &Telemetry,
+) -> (
+    ferromcp::transport::http::HttpServerHandle,
+    ferromcp::client::Client,
+    Asked,
+) {
+    let handle = serve_http(server, "127.0.0.1:0", HttpServerOptions::default())
+        .await
+        .unwrap();
+    let asked = Asked::default();
+    let mut options = ClientOptions::new(client_name, "1");
+    options.telemetry = Some(client_t.clone());
+    let client = connect(
+        &handle.url("/mcp"),
+        options,
+        asked_handlers(asked.clone()),
+        HttpClientOptions::default(),
+    )
+    .await
+    .unwrap();
+    (handle, client, asked)
+}
+
 fn asking_server(t: &Telemetry) -> Server {
     use ferromcp::telemetry::opentelemetry::context::FutureExt as _;
     use ferromcp::telemetry::opentelemetry::trace::TraceContextExt as _;
@@ -1155,24 +1184,8 @@ async fn requests_a_server_sends_its_client_are_traced_on_both_sides() {
     let (otlp, got) = start_receiver().await;
     let server_t = telemetry("asking-server", &otlp);
     let client_t = telemetry("asked-client", &otlp);
-    let handle = serve_http(
-        asking_server(&server_t),
-        "127.0.0.1:0",
-        HttpServerOptions::default(),
-    )
-    .await
-    .unwrap();
-    let asked = Asked::default();
-    let mut options = ClientOptions::new("asked-client", "1");
-    options.telemetry = Some(client_t.clone());
-    let client = connect(
-        &handle.url("/mcp"),
-        options,
-        asked_handlers(asked.clone()),
-        HttpClientOptions::default(),
-    )
-    .await
-    .unwrap();
+    let (handle, client, asked) =
+        serve_to_an_asked_client(asking_server(&server_t), "asked-client", &client_t).await;
     let r = client.call_tool("ask", json!({})).await.unwrap();
     assert_eq!(
         serde_json::to_value(&r).unwrap()["content"][0]["text"],
@@ -1588,20 +1601,8 @@ async fn requests_sent_through_the_peer_or_outside_a_handler_are_traced() {
     let server_t = telemetry("peer-server", &otlp);
     let client_t = telemetry("peer-client", &otlp);
     let srv = roots_asking_server(&server_t);
-    let handle = serve_http(srv.clone(), "127.0.0.1:0", HttpServerOptions::default())
-        .await
-        .unwrap();
-    let asked = Asked::default();
-    let mut options = ClientOptions::new("peer-client", "1");
-    options.telemetry = Some(client_t.clone());
-    let client = connect(
-        &handle.url("/mcp"),
-        options,
-        asked_handlers(asked.clone()),
-        HttpClientOptions::default(),
-    )
-    .await
-    .unwrap();
+    let (handle, client, _asked) =
+        serve_to_an_asked_client(srv.clone(), "peer-client", &client_t).await;
     let r = client.call_tool("peer_ask", json!({})).await.unwrap();
     assert_eq!(
         serde_json::to_value(&r).unwrap()["content"][0]["text"],
