@@ -1,9 +1,9 @@
 //! The one tokio runtime the Python, Node and Swift bindings run the engine on: its shape per
 //! binding, the environment variables that change it, and the wait policy of its threads.
 //!
-//! The runtime's threads are the engine's own, so they get the engine's
-//! [`WaitPolicy`](ferromcp::wait::WaitPolicy) (spinning for [`WaitPolicy::DEFAULT_SPIN`] by
-//! default, see [`ferromcp::wait`]); a user's own Rust runtime never goes through here and parks.
+//! The runtime's threads are the engine's own, so they get the engine's [`WaitPolicy`] (spinning
+//! for [`WaitPolicy::DEFAULT_SPIN`] by default, see [`ferromcp::wait`]); a user's own Rust runtime
+//! never goes through here and parks.
 //!
 //! | variable | values | default | old name still read |
 //! | --- | --- | --- | --- |

@@ -50,6 +50,8 @@ pub struct ServerOptions {
     /// Most `subscriptions/listen` streams (2026-07-28) open at once on this server; one more
     /// is refused with an error saying so (default 1024; at least 1, [`ServerBuilder::build`]
     /// refuses 0).
+    ///
+    /// [`ServerBuilder::build`]: super::ServerBuilder::build
     pub max_listen_streams: usize,
 }
 
@@ -273,6 +275,8 @@ impl Server {
     /// [`ServerBuilder::middleware`]); for servers whose layers are known only after they are
     /// built (the bindings' `add_middleware`). Refused once the server has handled a request
     /// or notification: the chain is then fixed.
+    ///
+    /// [`ServerBuilder::middleware`]: super::ServerBuilder::middleware
     pub fn add_middleware(
         &self,
         layer: impl super::middleware::Middleware,

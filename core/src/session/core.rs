@@ -315,7 +315,7 @@ impl Session {
     }
 
     /// Whether this session serves a per-request-era request (opened by
-    /// [`Self::begin_per_request`], not by a handshake).
+    /// `Session::begin_per_request`, not by a handshake).
     pub fn is_per_request(&self) -> bool {
         self.protocol_version().is_some_and(|v| v.is_per_request())
     }

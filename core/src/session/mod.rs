@@ -2,7 +2,7 @@
 //! timeouts, shared by servers and clients and by every transport.
 //!
 //! A [`Session`] holds one connection's protocol state. Transports feed it incoming messages
-//! ([`Session::handle_incoming`]) and carry out what it wants sent (an [`Outbound`] queue plus the
+//! (`Session::handle_incoming`) and carry out what it wants sent (an [`Outbound`] queue plus the
 //! responses it returns). [`Connection`] is the driver for message-oriented transports (stdio,
 //! child process, in-memory, WebSocket); the HTTP transport drives sessions per request.
 //! What a side *does* with requests lives behind the [`Service`] trait (the server's registries or

@@ -2,7 +2,7 @@
 //!
 //! Every request carries its protocol version, the client's capabilities and (optionally) the
 //! client's identity and wanted log level in `params._meta`. A transport serves such a request
-//! on a session of its own, opened for that request alone ([`super::Session::begin_per_request`]),
+//! on a session of its own, opened for that request alone (`Session::begin_per_request`),
 //! so the handlers users wrote see the same [`super::RequestContext`] as in the handshake era.
 //! This module holds the era's rules that do not depend on a transport: reading and validating
 //! `_meta`, the methods the era removed, the renumbered errors and the shape of results

@@ -26,7 +26,8 @@ use std::time::Duration;
 /// `sseIdleTimeoutMs` (`null`: standalone streams never end for idleness),
 /// `connectionsKeptForSessions`, `maxStreamBufferedBytes`, `maxSessionBufferedBytes`, `tls`
 /// (serve `https://`, see [`TlsConfig`]; a listening server only), `compression` (`false`,
-/// `true` or `{codings, minSize, level, streams}`: see [`crate::compression_config`]), and
+/// `true` or `{codings, minSize, level, streams}`, absent keys keeping the defaults: see
+/// [`CompressionOptions`](ferromcp::transport::http::CompressionOptions)), and
 /// `redisUrl` (sessions, events and the replicas' bus on
 /// Redis/Valkey; needs the `redis` feature), and `oauthProxy` (an OAuth authorization server in
 /// front of an upstream identity provider, served beside the endpoint, which its tokens then
@@ -109,8 +110,9 @@ pub struct HttpConfig {
     pub redis_url: Option<String>,
     /// Serve over TLS.
     pub tls: Option<TlsConfig>,
-    /// `Content-Encoding` of bodies: `false`, `true` or an object (see
-    /// [`crate::compression_config`]).
+    /// `Content-Encoding` of bodies: `false` (off), `true` (the defaults) or an object
+    /// `{codings, minSize, level, streams}` (see
+    /// [`CompressionOptions`](ferromcp::transport::http::CompressionOptions)).
     #[schemars(with = "Option<Value>")]
     pub compression: Option<crate::compression_config::CompressionConfig>,
     /// The OAuth proxy served by the listening server (`serve_http`): its endpoints (metadata,

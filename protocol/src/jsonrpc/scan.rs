@@ -4,7 +4,7 @@
 //! It accepts only what is certainly valid JSON and reads exactly as `serde_json` reads it:
 //! strings without escapes or control characters (valid UTF-8, borrowed from the frame),
 //! integers of at most 18 digits (no fraction, exponent or `-0`), `true`, `false`, `null`,
-//! arrays and objects nested at most [`MAX_DEPTH`] deep, JSON whitespace, and nothing after the
+//! arrays and objects nested at most 100 (`MAX_DEPTH`) deep, JSON whitespace, and nothing after the
 //! top-level value. Its visitors are called just as `serde_json` calls them (`visit_borrowed_str`,
 //! `visit_u64` for non-negative and `visit_i64` for negative integers, `visit_unit` for null,
 //! ...), so whatever it reads is what `serde_json` reads from the same bytes. Anything outside the

@@ -17,11 +17,13 @@ impl Client {
     /// negotiated revision:
     /// - 2025-11-25 (handshake): a task-augmented `tools/call` (`params.task`); `ttl` asks
     ///   for a retention in milliseconds (the server may cap it).
-    /// - 2026-07-28 with the tasks extension ([`super::tasks_ext`]): a plain `tools/call`
+    /// - 2026-07-28 with the tasks extension ([`client::tasks_ext`]): a plain `tools/call`
     ///   declaring the extension; the server picks the TTL (`ttl` is not sent: the extension
     ///   has no such request field) and whether to make a task at all. When it answers the
     ///   result at once, that result is returned as a completed task the client holds (its id
     ///   starts `ferromcp-local-`), so the calls above work on it too.
+    ///
+    /// [`client::tasks_ext`]: crate::client::tasks_ext
     pub async fn call_tool_as_task(
         &self,
         name: &str,

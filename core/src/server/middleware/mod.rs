@@ -24,6 +24,8 @@
 //! its work around the lane's own call (the engine's OpenTelemetry layer, see `lane.rs`), no
 //! chain runs: the layers watch the typed call. Without middleware nothing changes: no
 //! allocation, no dynamic call, one branch.
+//!
+//! [`Server`]: crate::server::Server
 
 mod builtin_config;
 mod cache;

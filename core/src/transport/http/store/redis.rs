@@ -136,12 +136,12 @@ impl RedisStore {
         self.inner.backlog().queue.len()
     }
 
-    /// Bus messages dropped because an outage outlasted the backlog ([`BUS_BACKLOG`]).
+    /// Bus messages dropped because an outage outlasted the backlog (10 000 messages).
     pub fn bus_dropped(&self) -> u64 {
         self.inner.backlog().dropped
     }
 
-    /// Whether Redis answers a `PING` now (within [`COMMAND_TIMEOUT`]).
+    /// Whether Redis answers a `PING` now (within 2 seconds, the timeout of every command).
     pub async fn ping(&self) -> Result<(), StoreError> {
         let mut p = redis::pipe();
         p.cmd("PING").ignore();
