@@ -9,6 +9,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client, McpServer } from '../esm/index.mjs';
+import { Client as SdkClient } from 'ferromcp/client/index.js';
+import { StreamableHTTPClientTransport } from 'ferromcp/client/streamableHttp.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema } from 'ferromcp/types.js';
 
 const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -109,3 +112,62 @@ test('without tasks the client answers in the request', async () => {
   assert.equal(r.declared, null);
   assert.deepEqual(seen, [{ ttl: 60000 }]);
 });
+
+// The TypeScript SDK's `Client` turns the same switch on with the capability its users declare:
+// `new Client(info, { capabilities: { tasks: { requests: { ... } } }, taskStore })`. Its
+// handlers get `(request, extra)` and return their plain result (no `extra.taskStore` here).
+for (const declareTasks of [true, false]) {
+  test(`the TypeScript SDK's Client ${declareTasks ? 'with' : 'without'} the tasks capability`, async () => {
+    const gate = { open: !declareTasks };
+    const seen = [];
+    const http = await server(gate).listen({ host: '127.0.0.1', port: 0 });
+    const tasks = { requests: { sampling: { createMessage: {} }, elicitation: { create: {} } } };
+    const client = new SdkClient(
+      { name: 'sdk-shaped', version: '1' },
+      { capabilities: { sampling: {}, elicitation: {}, ...(declareTasks ? { tasks } : {}) } },
+    );
+    // As handlers() does, but waiting 10 s at most: a client that made no task is waited on by
+    // the server in the request, so the gate never opens.
+    const wait = async () => {
+      for (const end = Date.now() + 10_000; !gate.open && Date.now() < end; ) await sleep(10);
+    };
+    client.setRequestHandler(CreateMessageRequestSchema, async (request, extra) => {
+      seen.push(request.params.task);
+      await wait();
+      return { role: 'assistant', content: { type: 'text', text: extra.taskStore === undefined ? 'sampled' : 'taskStore' }, model: 'm' };
+    });
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      seen.push(request.params.task);
+      await wait();
+      return { action: 'accept', content: { name: 'Ada' } };
+    });
+    const reports = [];
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL(http.url)));
+      for (const method of ['sampling/createMessage', 'elicitation/create']) {
+        gate.open = !declareTasks;
+        reports.push(report(await client.callTool({ name: 'ask', arguments: { method } })));
+      }
+    } finally {
+      await client.close();
+      await http.close();
+    }
+    const [sampled, elicited] = reports;
+    if (declareTasks) {
+      for (const r of reports) {
+        assert.equal(r.created, 'working');
+        assert.equal(r.while, 'working');
+        assert.ok(r.related, JSON.stringify(r.result));
+        assert.equal(r.after, 'completed');
+        assert.deepEqual(r.declared.requests, tasks.requests);
+      }
+      assert.deepEqual(sampled.result.content, { type: 'text', text: 'sampled' });
+      assert.deepEqual(elicited.result.content, { name: 'Ada' });
+    } else {
+      assert.deepEqual(sampled.answered.content, { type: 'text', text: 'sampled' });
+      assert.deepEqual(elicited.answered.content, { name: 'Ada' });
+      assert.equal(sampled.declared, null);
+    }
+    assert.deepEqual(seen, [{ ttl: 60000 }, { ttl: 60000 }]);
+  });
+}

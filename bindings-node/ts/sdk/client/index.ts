@@ -40,7 +40,18 @@ export interface ClientTransportLike {
 
 /** The SDK's `ClientOptions`. */
 export interface SdkClientOptions {
-  /** Capabilities declared at `initialize` (`sampling`, `elicitation`, `roots`, ...). */
+  /**
+   * Capabilities declared at `initialize` (`sampling`, `elicitation`, `roots`, ...). `tasks`
+   * (`{ requests: { sampling: { createMessage: {} }, elicitation: { create: {} } } }`, as the
+   * SDK's client declares it) turns on the engine's client tasks (`ClientOptions.tasks`): a
+   * server's task-augmented `sampling/createMessage` or `elicitation/create` is answered at once
+   * with a `CreateTaskResult` while the handler runs as the task, and the server's `tasks/get`,
+   * `tasks/result`, `tasks/list` and `tasks/cancel` are answered from the engine's own store. So
+   * the SDK's `taskStore` option is not needed (it is ignored), and a handler returns its plain
+   * result (`extra.taskStore` is undefined, so an SDK handler's `if (request.params.task &&
+   * extra.taskStore)` branch is skipped). What is declared under `tasks.requests` follows the
+   * handlers set.
+   */
   capabilities?: Record<string, unknown>;
   /** Default request timeout (ms). */
   timeoutMs?: number;
@@ -255,6 +266,8 @@ export class Client {
     // What the handlers below do not imply (`experimental`, `extensions`, ...) is declared as given.
     const { sampling: _s, elicitation: _e, roots: _r, tasks: _t, ...declared } = caps;
     if (Object.keys(declared).length > 0) options.capabilities = declared;
+    // The SDK's client `tasks` capability: the engine runs the tasks (see SdkClientOptions).
+    if (caps.tasks !== undefined) options.tasks = true;
     if (has('sampling/createMessage', 'sampling')) options.sampling = this.#handler('sampling/createMessage') as ClientOptions['sampling'];
     if (has('elicitation/create', 'elicitation')) {
       options.elicitation = this.#handler('elicitation/create') as ClientOptions['elicitation'];
