@@ -25,7 +25,11 @@ public struct RequestContext: Sendable {
     public var requestId: Value { Self.json(native.requestId()) }
 
     /// The request's `_meta` object, if it had one.
-    public var meta: Value? { Self.json(native.meta()).nonNull }
+    public var meta: Value? {
+        // Most requests have none: the engine's `null` is not parsed.
+        let text = native.meta()
+        return text == "null" ? nil : Self.json(text).nonNull
+    }
 
     /// The request's progress token, if the requester asked for progress.
     public var progressToken: Value? { Self.json(native.progressToken()).nonNull }

@@ -21,14 +21,7 @@ extension Bridge {
     static func compatArguments(_ arguments: EngineValue) -> [String: Value]?? {
         switch arguments {
         case .null: return .some(nil)
-        case .object(let o):
-            var out: [String: Value] = [:]
-            out.reserveCapacity(o.count)
-            for (k, v) in o {
-                guard let c = compatValue(v) else { return nil }
-                out[k] = c
-            }
-            return .some(out)
+        case .object(let o): return compatObject(o).map { .some($0) }
         default: return nil
         }
     }
@@ -45,23 +38,27 @@ extension Bridge {
             if let (mime, data) = DataURL.parse(s) { return .data(mimeType: mime, data) }
             return .string(s)
         case .array(let a):
-            var out: [Value] = []
-            out.reserveCapacity(a.count)
-            for e in a {
-                guard let c = compatValue(e) else { return nil }
-                out.append(c)
-            }
-            return .array(out)
-        case .object(let o):
-            var out: [String: Value] = [:]
-            out.reserveCapacity(o.count)
-            for (k, e) in o {
-                guard let c = compatValue(e) else { return nil }
-                out[k] = c
-            }
-            return .object(out)
+            return try? .array(a.map { e in
+                guard let c = compatValue(e) else { throw RoundTrip() }
+                return c
+            })
+        case .object(let o): return compatObject(o).map(Value.object)
         }
     }
+
+    /// An object's members as `compatValue` maps them; nil when one of them takes the round trip.
+    /// `mapValues` keeps the keys' hash table as it is: no key is hashed again, and the new
+    /// dictionary is allocated once at its size (building it key by key hashed each key once
+    /// or twice, and `reserveCapacity` is an unspecialized call into the runtime library).
+    private static func compatObject(_ o: [String: EngineValue]) -> [String: Value]? {
+        try? o.mapValues { v in
+            guard let c = compatValue(v) else { throw RoundTrip() }
+            return c
+        }
+    }
+
+    /// Thrown out of a `map` / `mapValues` by a member that takes the round trip.
+    private struct RoundTrip: Error {}
 
     /// `result` as the engine's tool result, as `Server.toolResult(Bridge.engine(result))` makes
     /// it, when every block is plain text (no annotations, no `_meta`) and there is neither

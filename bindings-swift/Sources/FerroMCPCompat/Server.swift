@@ -170,6 +170,27 @@ public actor Server {
         return self
     }
 
+    /// Sets the `CallTool` handler, as the generic `withMethodHandler(_:handler:)` does. This
+    /// overload is the one `withMethodHandler(CallTool.self) { ... }` picks: it takes the
+    /// closure at its own type, so a call reaches it without the two reabstraction thunks a
+    /// closure passed through the generic `M.Parameters -> M.Result` signature and cast back to
+    /// `CallToolHandler` goes through (each an async frame and an executor check per call).
+    /// Pinned to the generic one by `DirectToolCallTests`
+    /// (`testTheCallToolOverloadActsAsTheGenericWithMethodHandler`); what it and the other cuts
+    /// of bench/results/swift-sdk-form-handler.md's 2026-12-01 section save is measured there.
+    @discardableResult
+    public func withMethodHandler(
+        _ type: CallTool.Type, handler: @escaping @Sendable (CallTool.Parameters) async throws -> CallTool.Result
+    ) async -> Self {
+        handlers.set(CallTool.name, { params in
+            let decoded = try Bridge.compat(params, as: CallTool.Parameters.self)
+            return try Bridge.engine(try await handler(decoded))
+        }, callTool: handler)
+        await sync(CallTool.name)
+        if stdioPending && serving == nil { scheduleStdio() }
+        return self
+    }
+
     /// Adds a handler of the client's notifications of type `N` (after those already added;
     /// all are called, in order). Notifications are handled one at a time, in the order they
     /// came, once the server is started (`start`); a request the handler sends to the client
@@ -574,13 +595,23 @@ final class HandlerTable: @unchecked Sendable {
         }
     }
 
+    /// The `CallTool` handler as written. `lock()`/`unlock()`, not `withLock`: a closure
+    /// returned through `withLock`'s generic result comes back wrapped in a reabstraction thunk,
+    /// which costs the call an async frame.
+    private var typedCallTool: Server.CallToolHandler? {
+        lock.lock()
+        defer { lock.unlock() }
+        return callTool
+    }
+
     /// Runs the `CallTool` handler for a call of tool `name` without the JSON text round trips
     /// (DirectToolCall.swift), with `ctx` as the current request; nil when the arguments or the
     /// result need the round trip (`call` then does it; for a result, here).
+    @inline(__always)  // one async frame (and executor check) less per call
     func callToolDirect(_ name: String, _ arguments: EngineValue, _ ctx: FerroMCP.RequestContext) async throws
         -> ToolResult?
     {
-        guard let handler = lock.withLock({ callTool }), let args = Bridge.compatArguments(arguments) else {
+        guard let handler = typedCallTool, let args = Bridge.compatArguments(arguments) else {
             return nil
         }
         let result: CallTool.Result

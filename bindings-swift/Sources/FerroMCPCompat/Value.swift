@@ -157,6 +157,10 @@ enum DataURL {
     }
 
     static func parse(_ s: String) -> (String?, Data)? {
+        // The bytes first: `hasPrefix` compares Characters (canonical equivalence), which costs
+        // far more per string than the bytes; a string that does not start with the bytes of
+        // "data:" cannot start with its Characters either (ASCII has one encoding).
+        guard s.utf8.starts(with: "data:".utf8) else { return nil }
         guard s.hasPrefix("data:"), let comma = s.firstIndex(of: ",") else { return nil }
         let head = s[s.index(s.startIndex, offsetBy: 5)..<comma]
         guard head.hasSuffix(";base64"), let data = Data(base64Encoded: String(s[s.index(after: comma)...])) else {

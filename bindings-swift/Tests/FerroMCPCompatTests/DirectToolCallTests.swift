@@ -21,7 +21,10 @@ final class DirectToolCallTests: XCTestCase {
             ["s": "hé ✓ \"q\" \\ \n", "i": 42, "neg": -7, "max": .int(Int.max), "min": .int(Int.min), "t": true, "f": false,
              "n": .null],
             ["url": "data:text/plain;base64,aGk=", "nomime": "data:;base64,aGk=", "notb64": "data:text/plain,hi",
-             "bad": "data:text/plain;base64,@@", "plain": "data"],
+             "bad": "data:text/plain;base64,@@", "plain": "data",
+             // Bytes of "data:" that are not its Characters (a combining mark on the colon), and
+             // another case: neither is a data URL.
+             "combining": "data:\u{301};base64,aGk=", "upper": "DATA:;base64,aGk="],
             ["a": [1, "x", [false, .null], [:]], "o": ["k": ["j": [], "m": ["z": 0]]]],
         ]
         for arguments in cases {
@@ -94,6 +97,73 @@ final class DirectToolCallTests: XCTestCase {
         XCTAssertEqual(params.map(\.arguments), [["text": "hi", "n": 3], ["text": "x", "d": 0.5], ["text": "m"]])
         XCTAssertEqual(params.map { $0._meta?["k"] }, [nil, nil, "v"])
         await client.disconnect()
+    }
+
+    /// The `CallTool` overload of `withMethodHandler` (the closure at its own type, no
+    /// reabstraction thunks) pinned to the generic one: the same handler registered either way
+    /// gets the same params and gives the same results, on the shortcut and on the round trip.
+    func testTheCallToolOverloadActsAsTheGenericWithMethodHandler() async throws {
+        let concrete = try await callsThroughAServer { server, handler in
+            await server.withMethodHandler(CallTool.self, handler: handler)
+        }
+        let generic = try await callsThroughAServer { server, handler in
+            await Self.registerGenerically(server, CallTool.self, handler)
+        }
+        XCTAssertEqual(concrete.params, generic.params)
+        XCTAssertEqual(concrete.params.count, 4)
+        XCTAssertEqual(concrete.results, generic.results)
+        XCTAssertEqual(Array(concrete.results.prefix(3)), [
+            "[FerroMCPCompat.Tool.Content.text(text: \"hi\", annotations: nil, _meta: nil)] nil",
+            "[FerroMCPCompat.Tool.Content.text(text: \"x\", annotations: nil, _meta: nil)] nil",
+            "[FerroMCPCompat.Tool.Content.text(text: \"m\", annotations: nil, _meta: nil)] nil",
+        ])
+    }
+
+    /// `withMethodHandler` as generic code reaches it (`M` unknown here: the generic overload).
+    private static func registerGenerically<M: FerroMCPCompat.Method>(
+        _ server: FerroMCPCompat.Server, _ type: M.Type,
+        _ handler: @escaping @Sendable (M.Parameters) async throws -> M.Result
+    ) async {
+        await server.withMethodHandler(type, handler: handler)
+    }
+
+    /// Serves an echo tool whose `CallTool` handler `register` sets, makes four calls (shortcut
+    /// arguments, a double, `_meta`, a handler that throws) and returns what the handler saw and
+    /// what the client got.
+    private func callsThroughAServer(
+        _ register: (FerroMCPCompat.Server, @escaping @Sendable (CallTool.Parameters) async throws -> CallTool.Result)
+            async -> Void
+    ) async throws -> (params: [CallTool.Parameters], results: [String]) {
+        let seen = Seen()
+        let server = FerroMCPCompat.Server(name: "echo", version: "1", capabilities: .init(tools: .init()))
+        await server.withMethodHandler(ListTools.self) { _ in
+            .init(tools: [FerroMCPCompat.Tool(name: "echo", inputSchema: ["type": "object"])])
+        }
+        await register(server) { params in
+            await seen.add(params)
+            if params.arguments?["fail"] != nil { throw MCPError.invalidParams("boom") }
+            return .init(content: [.text("\(params.arguments?["text"]?.stringValue ?? "-")")], isError: false)
+        }
+        let (clientEnd, serverEnd) = await InMemoryTransport.createConnectedPair()
+        try await server.start(transport: serverEnd)
+        let client = FerroMCPCompat.Client(name: "probe", version: "1")
+        _ = try await client.connect(transport: clientEnd)
+        // Each call's `content` and `isError` as text, or the error it threw.
+        var results: [String] = []
+        let calls: [([String: FerroMCPCompat.Value], Metadata?)] = [
+            (["text": "hi", "n": 3], nil), (["text": "x", "d": 0.5], nil),
+            (["text": "m"], Metadata(additionalFields: ["k": "v"])), (["fail": true], nil),
+        ]
+        for (arguments, meta) in calls {
+            do {
+                let r = try await client.callTool(name: "echo", arguments: arguments, meta: meta)
+                results.append("\(r.content) \(String(describing: r.isError))")
+            } catch {
+                results.append("threw \(error)")
+            }
+        }
+        await client.disconnect()
+        return (await seen.all, results)
     }
 }
 
