@@ -30,7 +30,7 @@ public actor Client {
 
     /// What a client declares (a server's `initializeHook` gets it). This client declares
     /// sampling, elicitation and roots from the handlers set before `connect`, not from this
-    /// value (see the README).
+    /// value (see the README); `tasks` turns on the engine's client tasks (see `Tasks`).
     public struct Capabilities: Hashable, Codable, Sendable {
         public struct Roots: Hashable, Codable, Sendable {
             public var listChanged: Bool?
@@ -61,17 +61,64 @@ public actor Client {
             }
         }
 
+        /// `tasks` (2025-11-25): the client runs a server's task-augmented
+        /// `sampling/createMessage` and `elicitation/create` as tasks, as the swift-sdk's
+        /// experimental tasks declare it (`Tasks.full()`, or `list`, `cancel` and
+        /// `requests.sampling.createMessage` / `requests.elicitation.create`). Any value turns on
+        /// the engine's client tasks (`ClientOptions.tasks`): such a request is answered at once
+        /// with a `CreateTaskResult` while the handler runs as the task and returns its plain
+        /// result, and the server's `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel`
+        /// are answered from the engine's store. What is declared under `tasks.requests` follows
+        /// the handlers set, with `list` and `cancel`.
+        public struct Tasks: Hashable, Codable, Sendable {
+            public struct List: Hashable, Codable, Sendable { public init() {} }
+            public struct Cancel: Hashable, Codable, Sendable { public init() {} }
+            public struct Requests: Hashable, Codable, Sendable {
+                public struct Sampling: Hashable, Codable, Sendable {
+                    public struct CreateMessage: Hashable, Codable, Sendable { public init() {} }
+                    public var createMessage: CreateMessage?
+                    public init(createMessage: CreateMessage? = nil) { self.createMessage = createMessage }
+                }
+                public struct Elicitation: Hashable, Codable, Sendable {
+                    public struct Create: Hashable, Codable, Sendable { public init() {} }
+                    public var create: Create?
+                    public init(create: Create? = nil) { self.create = create }
+                }
+                public var sampling: Sampling?
+                public var elicitation: Elicitation?
+                public init(sampling: Sampling? = nil, elicitation: Elicitation? = nil) {
+                    self.sampling = sampling
+                    self.elicitation = elicitation
+                }
+            }
+            public var list: List?
+            public var cancel: Cancel?
+            public var requests: Requests?
+            public init(list: List? = nil, cancel: Cancel? = nil, requests: Requests? = nil) {
+                self.list = list
+                self.cancel = cancel
+                self.requests = requests
+            }
+            /// `list`, `cancel` and both task-augmented requests.
+            public static func full() -> Tasks {
+                Tasks(list: List(), cancel: Cancel(),
+                      requests: Requests(sampling: .init(createMessage: .init()), elicitation: .init(create: .init())))
+            }
+        }
+
         public var sampling: Sampling?
         public var elicitation: Elicitation?
         public var experimental: [String: String]?
         public var roots: Roots?
+        public var tasks: Tasks?
 
         public init(sampling: Sampling? = nil, elicitation: Elicitation? = nil,
-                    experimental: [String: String]? = nil, roots: Roots? = nil) {
+                    experimental: [String: String]? = nil, roots: Roots? = nil, tasks: Tasks? = nil) {
             self.sampling = sampling
             self.elicitation = elicitation
             self.experimental = experimental
             self.roots = roots
+            self.tasks = tasks
         }
     }
 
@@ -114,6 +161,8 @@ public actor Client {
     public func connect(transport: any Transport) async throws -> Initialize.Result {
         if engine != nil { throw MCPError.internalError("already connected") }
         var options = ClientOptions(name: info.name, version: info.version)
+        // The swift-sdk's client `tasks` capability: the engine runs the tasks (see `Tasks`).
+        options.tasks = capabilities.tasks != nil
         if let sampling = samplingHandler {
             options.sampling = { params, _ in
                 let request = try Bridge.compat(params, as: CreateSamplingMessage.Parameters.self)
