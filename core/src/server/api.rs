@@ -193,6 +193,21 @@ impl MiddlewareLayers {
     }
 }
 
+impl MiddlewareLayers {
+    /// The first answer `f` gives over the layers as they are now, without fixing the chain;
+    /// a fixed chain is read in place (no copy).
+    #[cfg(feature = "otel")]
+    pub(crate) fn find_map<T>(
+        &self,
+        f: impl FnMut(&Arc<dyn super::middleware::Middleware>) -> Option<T>,
+    ) -> Option<T> {
+        match self.fixed.get() {
+            Some(fixed) => fixed.iter().find_map(f),
+            None => self.current().iter().find_map(f),
+        }
+    }
+}
+
 impl std::ops::Deref for MiddlewareLayers {
     type Target = [Arc<dyn super::middleware::Middleware>];
 

@@ -79,13 +79,13 @@ impl Service for Server {
     }
 
     /// The tracer of the first layer that has one (the OpenTelemetry layer's). The chain is
-    /// looked at, not fixed: layers may still be added until the first request.
+    /// looked at, not fixed: layers may still be added until the first request. Asked for
+    /// every `ping` and every notification the session sends outside a request or receives
+    /// with a `traceparent`: a fixed chain is read in place, not copied.
     #[cfg(feature = "otel")]
     fn peer_request_tracer(&self) -> Option<crate::session::PeerRequestTracer> {
         self.inner
             .middleware
-            .current()
-            .iter()
             .find_map(|layer| layer.peer_request_tracer().cloned())
     }
 

@@ -3,7 +3,7 @@
 
 use super::core::STATE_READY;
 use super::{Peer, RequestOptions, Session, SharedMeta};
-use crate::jsonrpc::{Message, Request, RequestId};
+use crate::jsonrpc::{Request, RequestId};
 use crate::protocol::{ProtocolVersion, TaskStatus};
 use crate::McpError;
 use serde_json::{json, Map, Value};
@@ -74,6 +74,30 @@ pub(crate) trait TraceOutbound: Send + Sync {
         id: &RequestId,
         params: &mut Option<Value>,
     ) -> Box<dyn OutboundCall>;
+
+    /// A notification `method` with `params` is about to be sent on `session` (`notify.rs`):
+    /// its `CLIENT` span when it is sampled (its context then written into `params._meta`),
+    /// else `None`.
+    fn notification(
+        &self,
+        session: &Session,
+        method: &str,
+        params: &mut Option<Value>,
+    ) -> Option<Box<dyn super::notify::NotificationSpan + Send>>;
+
+    /// A notification `method` with `params` (whose `_meta` holds a `traceparent`) arrived on
+    /// `session`: its `SERVER` span, current until it is finished, when it is sampled.
+    fn received(
+        &self,
+        session: &Session,
+        method: &str,
+        params: Option<&Value>,
+    ) -> Option<Box<dyn super::notify::NotificationSpan>>;
+
+    /// A request the session answers itself (`ping`) arrived with context `ctx`: traced and
+    /// timed as the side's other requests are; the returned call is told its answer.
+    fn answered_by_session(&self, request: &Request, ctx: &RequestContext)
+        -> Box<dyn OutboundCall>;
 }
 
 /// What a side's [`Service::peer_request_tracer`](super::Service::peer_request_tracer) returns:
@@ -191,6 +215,8 @@ impl RequestContext {
                 related: id.clone(),
                 last: Arc::new(AtomicU64::new(f64::NEG_INFINITY.to_bits())),
                 done: Arc::new(AtomicBool::new(false)),
+                #[cfg(feature = "otel")]
+                tracer: None,
             });
         RequestContext {
             inner: Arc::new(ContextInner {
@@ -228,6 +254,8 @@ impl RequestContext {
             related: p.related.clone(),
             last: p.last.clone(),
             done: Arc::new(AtomicBool::new(false)),
+            #[cfg(feature = "otel")]
+            tracer: p.tracer.clone(),
         });
         self.fork(cancel, progress, None, status)
     }
@@ -420,7 +448,11 @@ impl RequestContext {
                 meta: Some(Arc::new(SharedMeta::new(Value::Object(meta)))),
                 version: i.version,
                 cancel: i.cancel.clone(),
-                progress: i.progress.clone(),
+                // Its notifications traced as the requests its handler sends.
+                progress: i.progress.as_ref().map(|p| ProgressReporter {
+                    tracer: outbound.clone(),
+                    ..p.clone()
+                }),
                 done: AtomicBool::new(i.done.load(Ordering::Acquire)),
                 http_headers: i.http_headers.clone(),
                 auth: i.auth.clone(),
@@ -572,7 +604,13 @@ impl RequestContext {
         data: Value,
     ) -> Result<(), McpError> {
         self.peer()
-            .log_related(level, logger, data, Some(self.inner.id.clone()))
+            .log_related(
+                level,
+                logger,
+                data,
+                Some(self.inner.id.clone()),
+                self.notifier(),
+            )
             .await
     }
 
@@ -583,11 +621,7 @@ impl RequestContext {
         }
         self.inner
             .session
-            .outbound
-            .send(
-                Message::notification(method, params),
-                Some(self.inner.id.clone()),
-            )
+            .send_notification(self.notifier(), method, params, Some(self.inner.id.clone()))
             .await
     }
 
@@ -740,6 +774,10 @@ pub struct ProgressReporter {
     related: RequestId,
     last: Arc<AtomicU64>,
     done: Arc<AtomicBool>,
+    /// Traces its notifications: the OpenTelemetry layer's tracer of the request, when it
+    /// traces it and its span is sampled ([`RequestContext::with_meta_object`]).
+    #[cfg(feature = "otel")]
+    tracer: Option<Arc<dyn TraceOutbound>>,
 }
 
 impl ProgressReporter {
@@ -781,10 +819,15 @@ impl ProgressReporter {
         if let Some(m) = message {
             params["message"] = json!(m);
         }
+        #[cfg(feature = "otel")]
+        let by = super::Notifier::Request(self.tracer.as_ref());
+        #[cfg(not(feature = "otel"))]
+        let by = super::Notifier::Request(None);
         self.session
-            .outbound
-            .send(
-                Message::notification("notifications/progress", Some(params)),
+            .send_notification(
+                by,
+                "notifications/progress",
+                Some(params),
                 Some(self.related.clone()),
             )
             .await

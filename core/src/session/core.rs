@@ -464,7 +464,10 @@ impl Session {
         }
     }
 
-    fn handle_notification(self: &Arc<Self>, n: Notification) {
+    /// Routes one incoming notification: consumed by the session (cancellation, progress,
+    /// `initialized`), or handed to a subscription's listener or the service
+    /// ([`Self::handle_notification`] traces it first).
+    pub(super) fn route_notification(self: &Arc<Self>, n: Notification) {
         match n.method.as_str() {
             "notifications/cancelled" => {
                 let Some(id) = n
@@ -556,6 +559,21 @@ impl Session {
         self.pending.lock().unwrap().get(&id)?.on_tagged.clone()
     }
 
+    /// Answers `ping`, which no service sees. With OpenTelemetry on this side (a server's
+    /// layer, a client's telemetry) it is traced and timed as the side's other requests are
+    /// (a `SERVER` span under the context in its `_meta`, its duration): the side's tracer is
+    /// asked here, as the middleware chain never sees it. Without, the answer alone.
+    fn answer_ping(self: &Arc<Self>, req: Request) -> Incoming {
+        #[cfg(feature = "otel")]
+        if let Some(tracer) = self.service.peer_request_tracer() {
+            let ctx = RequestContext::new(self.clone(), &req, CancellationToken::new());
+            let call = tracer.0.answered_by_session(&req, &ctx);
+            call.finish(&Ok(json!({})));
+            return Incoming::Reply(Message::response(req.id, json!({})));
+        }
+        Incoming::Reply(Message::response(req.id, json!({})))
+    }
+
     fn handle_request(self: &Arc<Self>, req: Request) -> Incoming {
         let id = req.id.clone();
         let fail = |e: McpError| Incoming::Reply(Message::error(Some(id.clone()), e));
@@ -580,7 +598,7 @@ impl Session {
             return fail(McpError::method_not_found(&req.method));
         }
         match req.method.as_str() {
-            "ping" => return Incoming::Reply(Message::response(req.id, json!({}))),
+            "ping" => return self.answer_ping(req),
             "initialize" if self.role == Role::Server => return self.handle_initialize(req),
             _ => {}
         }

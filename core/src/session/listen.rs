@@ -8,8 +8,8 @@
 //! [`Session::notify_task`], to the subscriptions that named the task in `taskIds`.
 
 use super::per_request::META_SUBSCRIPTION_ID;
-use super::Session;
-use crate::jsonrpc::{Message, RequestId};
+use super::{Notifier, Session};
+use crate::jsonrpc::RequestId;
 use crate::McpError;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
@@ -147,9 +147,7 @@ impl Session {
     /// filter asks for it, tagged with the subscription id and on the listen request's stream.
     pub(crate) fn notify_change(&self, method: &str, params: Option<Value>) {
         if !self.is_per_request() {
-            let _ = self
-                .outbound
-                .try_send(Message::notification(method, params), None);
+            let _ = self.try_send_notification(Notifier::Session, method, params, None);
             return;
         }
         let Some(listen) = self.listen.get() else {
@@ -174,8 +172,10 @@ impl Session {
             "_meta".into(),
             json!({ META_SUBSCRIPTION_ID: listen.id.to_value() }),
         );
-        let _ = self.outbound.try_send(
-            Message::notification(method, Some(Value::Object(params))),
+        let _ = self.try_send_notification(
+            Notifier::Session,
+            method,
+            Some(Value::Object(params)),
             Some(listen.id.clone()),
         );
     }
@@ -235,12 +235,13 @@ impl Session {
             "_meta".into(),
             json!({ META_SUBSCRIPTION_ID: listen.id.to_value() }),
         );
-        let message = Message::notification("notifications/tasks", Some(Value::Object(params)));
-        if self
-            .outbound
-            .try_send(message, Some(listen.id.clone()))
-            .is_ok()
-        {
+        let queued = self.try_send_notification(
+            Notifier::Session,
+            "notifications/tasks",
+            Some(Value::Object(params)),
+            Some(listen.id.clone()),
+        );
+        if queued.is_ok() {
             sent[i] = next;
         }
     }

@@ -22,6 +22,7 @@ pub(crate) use core::TaggedSink;
 pub(crate) mod inbound;
 mod listen;
 mod mrtr;
+mod notify;
 mod outbound;
 // List cursors, shared by the server's lists and the task receiver's `tasks/list`.
 pub(crate) mod pagination;
@@ -59,6 +60,9 @@ pub(crate) use context::{OutboundCall, TraceOutbound};
 pub(crate) use context::{TaskStatusSink, AUTH_INFO, HTTP_HEADERS};
 pub use listen::ListenFilter;
 pub use mrtr::{input_required, INPUT_REQUIRED};
+#[cfg(feature = "otel")]
+pub(crate) use notify::NotificationSpan;
+pub(crate) use notify::Notifier;
 pub use outbound::{Outbound, OutboundMessage, OutboundSink};
 pub(crate) use peer::Tracing;
 pub use peer::{log_level_rank, Peer, RequestOptions};

@@ -1,7 +1,7 @@
 //! Sending to the peer: notifications, and requests with timeouts, progress and cancellation.
 
 use super::core::{PendingRequest, ProgressCallback, STATE_CLOSED};
-use super::{check_outgoing_request, RequestContext, Session};
+use super::{check_outgoing_request, Notifier, RequestContext, Session};
 use crate::jsonrpc::{Message, RequestId};
 use crate::protocol::ProtocolVersion;
 use crate::McpError;
@@ -75,8 +75,10 @@ impl PendingGuard<'_> {
         self.armed = false;
         self.session.pending.lock().unwrap().remove(&self.id);
         let params = json!({ "requestId": self.id, "reason": reason });
-        let _ = self.session.outbound.try_send(
-            Message::notification("notifications/cancelled", Some(params)),
+        let _ = self.session.try_send_notification(
+            Notifier::Session,
+            "notifications/cancelled",
+            Some(params),
             self.related.clone(),
         );
     }
@@ -134,8 +136,7 @@ impl Peer {
             return Err(McpError::connection_closed("session closed"));
         }
         self.session
-            .outbound
-            .send(Message::notification(method, params), None)
+            .send_notification(Notifier::Session, method, params, None)
             .await
     }
 
@@ -147,15 +148,18 @@ impl Peer {
         logger: Option<&str>,
         data: Value,
     ) -> Result<(), McpError> {
-        self.log_related(level, logger, data, None).await
+        self.log_related(level, logger, data, None, Notifier::Session)
+            .await
     }
 
+    /// [`Self::log`] for the request `related` when given, sent by `by`.
     pub(crate) async fn log_related(
         &self,
         level: &str,
         logger: Option<&str>,
         data: Value,
         related: Option<RequestId>,
+        by: Notifier<'_>,
     ) -> Result<(), McpError> {
         let rank = log_level_rank(level)
             .ok_or_else(|| McpError::invalid_params(format!("unknown log level {level:?}")))?;
@@ -176,11 +180,7 @@ impl Peer {
             params["logger"] = json!(l);
         }
         self.session
-            .outbound
-            .send(
-                Message::notification("notifications/message", Some(params)),
-                related,
-            )
+            .send_notification(by, "notifications/message", Some(params), related)
             .await
     }
 

@@ -639,8 +639,10 @@ fn status_sink(
 
 fn notify_status(session: &crate::session::Session, task: &Task) {
     let params = serde_json::to_value(task).expect("tasks serialize");
-    let _ = session.outbound.try_send(
-        crate::jsonrpc::Message::notification("notifications/tasks/status", Some(params)),
+    let _ = session.try_send_notification(
+        crate::session::Notifier::Session,
+        "notifications/tasks/status",
+        Some(params),
         None,
     );
 }

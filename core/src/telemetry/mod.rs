@@ -15,6 +15,7 @@
 //! See docs/observability.md for configuration, names and measured overhead.
 
 mod config;
+mod notifications;
 mod otlp_http;
 mod peer_requests;
 mod prometheus;

@@ -32,7 +32,8 @@ use super::{propagation, ClientCall, Telemetry};
 use crate::jsonrpc::{Notification, Request, RequestId};
 use crate::protocol::ProtocolVersion;
 use crate::session::{
-    OutboundCall, Peer, PeerRequestTracer, RequestContext, Service, Session, TraceOutbound,
+    NotificationSpan, OutboundCall, Peer, PeerRequestTracer, RequestContext, Service, Session,
+    TraceOutbound,
 };
 use crate::McpError;
 use futures_util::future::BoxFuture;
@@ -123,6 +124,34 @@ impl TraceOutbound for Outbound {
             self.telemetry
                 .start_client_call(op, method, params, otherwise, describe),
         )
+    }
+
+    fn notification(
+        &self,
+        session: &Session,
+        method: &str,
+        params: &mut Option<Value>,
+    ) -> Option<Box<dyn NotificationSpan + Send>> {
+        self.telemetry
+            .sent_notification(self.serving.as_ref(), session, method, params)
+    }
+
+    fn received(
+        &self,
+        session: &Session,
+        method: &str,
+        params: Option<&Value>,
+    ) -> Option<Box<dyn NotificationSpan>> {
+        self.telemetry
+            .received_notification(session, method, params)
+    }
+
+    fn answered_by_session(
+        &self,
+        request: &Request,
+        ctx: &RequestContext,
+    ) -> Box<dyn OutboundCall> {
+        self.telemetry.answered_by_session(request, ctx)
     }
 }
 
