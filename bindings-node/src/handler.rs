@@ -21,6 +21,7 @@
 
 use crate::convert::{Answer, Envelope};
 use crate::error::from_napi;
+use ferromcp::protocol::CallToolResult;
 use ferromcp::McpError;
 use ferromcp_embed::{
     ForeignAnswer, ForeignClientHandler, ForeignContext, ForeignHandler, ForeignRequest,
@@ -52,10 +53,13 @@ type NotifyFn =
 /// Keys that tie a call to its context and its `AbortController` on the JavaScript side.
 static NEXT_KEY: AtomicU32 = AtomicU32::new(1);
 
-/// A call in flight: where its answer goes, and its context.
+/// A call in flight: where its answer goes, its context, and whether it is a tool call (whose
+/// answer may be read straight from JSON text into a finished result, see
+/// [`Dispatch::finish_json`]).
 struct Running {
-    answer: Option<oneshot::Sender<Result<Value, McpError>>>,
+    answer: Option<oneshot::Sender<Result<ForeignAnswer, McpError>>>,
     ctx: ForeignContext,
+    tool: bool,
 }
 
 pub(crate) struct Dispatch {
@@ -139,13 +143,7 @@ impl NativeDispatcher {
     /// calls [`Self::answer`] with the value.
     #[napi]
     pub fn answer_json(&self, key: u32, json: String) -> bool {
-        match serde_json::from_str::<Value>(&json) {
-            Ok(v) => {
-                self.inner.finish(key, Ok(v));
-                true
-            }
-            Err(_) => false,
-        }
+        self.inner.finish_json(key, &json)
     }
 
     /// Answers the call `key` with the internal error of an answer that is not JSON
@@ -161,6 +159,10 @@ impl NativeDispatcher {
 impl Dispatch {
     /// Sends the answer of call `key` (once; later answers are dropped).
     fn finish(&self, key: u32, r: Result<Value, McpError>) {
+        self.send(key, r.map(ForeignAnswer::Value));
+    }
+
+    fn send(&self, key: u32, r: Result<ForeignAnswer, McpError>) {
         let tx = self
             .running
             .lock()
@@ -169,6 +171,35 @@ impl Dispatch {
             .and_then(|c| c.answer.take());
         if let Some(tx) = tx {
             let _ = tx.send(r);
+        }
+    }
+
+    /// Answers call `key` with the value whose JSON text is `json`; false, answering nothing,
+    /// when `json` is not JSON. A tool call's answer that is a `CallToolResult` (an object whose
+    /// first member is a `content` list, as `{ content: [...] }` stringifies) is read straight
+    /// into the finished result, with no `serde_json::Value` between: what the engine's shaping
+    /// does with that value (`embed::shape::tool_result` passes an object with a `content` list
+    /// through, then decodes it). Text that does not read as one (a duplicate member, a bad
+    /// content block) takes the general path, so its error is the engine's as before.
+    fn finish_json(&self, key: u32, json: &str) -> bool {
+        let tool = self
+            .running
+            .lock()
+            .unwrap()
+            .get(&key)
+            .is_some_and(|c| c.tool);
+        if tool && json.starts_with(r#"{"content":["#) {
+            if let Ok(r) = serde_json::from_str::<CallToolResult>(json) {
+                self.send(key, Ok(ForeignAnswer::ToolResult(r)));
+                return true;
+            }
+        }
+        match serde_json::from_str::<Value>(json) {
+            Ok(v) => {
+                self.send(key, Ok(ForeignAnswer::Value(v)));
+                true
+            }
+            Err(_) => false,
         }
     }
 
@@ -190,17 +221,25 @@ impl Dispatch {
         payload: Value,
         ctx: ForeignContext,
     ) -> BoxFuture<'static, Result<Value, McpError>> {
-        self.invoke_as(handler, payload, ctx, std::convert::identity)
+        self.invoke_as(handler, payload, ctx, false, |a| match a {
+            ForeignAnswer::Value(v) => Ok(v),
+            // Not sent: only a tool call's answer is read into a finished result.
+            _ => Err(McpError::internal(
+                "a finished tool result answered a request that is not a tool call",
+            )),
+        })
     }
 
     /// [`Self::invoke`], its answer made a `T` by `read` (inside the one future, so the
-    /// [`ForeignHandler`] answer costs no second boxed future).
+    /// [`ForeignHandler`] answer costs no second boxed future); `tool`: a tool call, whose
+    /// answer may come as a finished result ([`Self::finish_json`]).
     fn invoke_as<T: Send + 'static>(
         self: &Arc<Self>,
         handler: u32,
         payload: Value,
         ctx: ForeignContext,
-        read: fn(Value) -> T,
+        tool: bool,
+        read: fn(ForeignAnswer) -> Result<T, McpError>,
     ) -> BoxFuture<'static, Result<T, McpError>> {
         let dispatch = self.clone();
         Box::pin(async move {
@@ -215,6 +254,7 @@ impl Dispatch {
                 Running {
                     answer: Some(tx),
                     ctx,
+                    tool,
                 },
             );
             let mut guard = Forget {
@@ -252,7 +292,7 @@ impl Dispatch {
             if r.is_ok() || !token.is_cancelled() {
                 guard.abort = false;
             }
-            r.map(read)
+            r.and_then(read)
         })
     }
 }
@@ -301,6 +341,7 @@ impl ForeignHandler for JsHandler {
         request: ForeignRequest,
         ctx: ForeignContext,
     ) -> BoxFuture<'static, Result<ForeignAnswer, McpError>> {
+        let tool = matches!(request, ForeignRequest::CallTool { .. });
         let payload = match request {
             ForeignRequest::CallTool { arguments: value }
             | ForeignRequest::GetPrompt { arguments: value }
@@ -309,8 +350,7 @@ impl ForeignHandler for JsHandler {
                 json!({ "uri": uri, "variables": variables })
             }
         };
-        self.dispatch
-            .invoke_as(self.id, payload, ctx, ForeignAnswer::Value)
+        self.dispatch.invoke_as(self.id, payload, ctx, tool, Ok)
     }
 }
 

@@ -110,3 +110,49 @@ test("the official SDK's result form answers the same from an async and a sync h
   assert.deepEqual(await client.callTool({ name: 'structuredAsync' }), await client.callTool({ name: 'structuredSync' }));
   await client.close();
 });
+
+
+/** CallToolResult-shaped answers, which the native side reads from their JSON text straight into
+ * the finished result: each must answer as the walk of the same value does (a sync handler),
+ * including the ones that are no valid result (the engine's error, from the general path). */
+const RESULTS = [
+  ['every member', { content: [{ type: 'text', text: 't', annotations: { audience: ['user'], priority: 1 } }], structuredContent: { n: 3, l: [1, 'x', null] }, isError: true, _meta: { 'a/b': 1 }, extra: { kept: [true] } }],
+  ['no content blocks', { content: [] }],
+  ['structuredContent null', { content: [], structuredContent: null }],
+  ['several kinds of block', { content: [
+    { type: 'image', data: 'aGk=', mimeType: 'image/png' },
+    { type: 'audio', data: 'aGk=', mimeType: 'audio/wav' },
+    { type: 'resource_link', uri: 'file:///x', name: 'x' },
+    { type: 'resource', resource: { uri: 'file:///y', text: 'y' } },
+  ] }],
+  ['unknown block type', { content: [{ type: 'bogus', text: 'x' }] }],
+  ['text block without text', { content: [{ type: 'text' }] }],
+  ['isError not a boolean', { content: [], isError: 'yes' }],
+  ['_meta not an object', { content: [], _meta: 3 }],
+  ['content not first', { isError: false, content: [{ type: 'text', text: 'later' }] }],
+  ['content not a list', { content: { type: 'text', text: 'x' } }],
+];
+
+test('a CallToolResult answered by an async handler is the one a sync handler answers', async () => {
+  /** One server whose tools answer every RESULTS value, from async or from sync handlers. */
+  async function answering(async) {
+    const server = new McpServer({ name: 'answer-json-results', version: '1' });
+    RESULTS.forEach(([, v], i) => {
+      server.registerTool(`plain${i}`, {}, async ? async () => v : () => v);
+      server.registerTool(`out${i}`, { outputSchema: { type: 'object' } }, async ? async () => v : () => v);
+    });
+    return Client.memory(server);
+  }
+  const [a, s] = [await answering(true), await answering(false)];
+  const seen = [];
+  for (const [i, [name]] of RESULTS.entries()) {
+    for (const tool of [`plain${i}`, `out${i}`]) {
+      const got = await outcome(a, tool);
+      assert.deepEqual(got, await outcome(s, tool), `${name} (${tool})`);
+      seen.push(got.result === undefined ? 'error' : 'result');
+    }
+  }
+  // Both kinds of outcome are covered: read results, and the engine's errors for invalid ones.
+  assert.ok(seen.includes('error') && seen.includes('result'), seen.join());
+  await Promise.all([a.close(), s.close()]);
+});
