@@ -21,7 +21,6 @@
 
 use crate::convert::{Answer, Envelope};
 use crate::error::from_napi;
-use ferromcp::protocol::CallToolResult;
 use ferromcp::McpError;
 use ferromcp_embed::{
     ForeignAnswer, ForeignClientHandler, ForeignContext, ForeignHandler, ForeignRequest,
@@ -53,13 +52,10 @@ type NotifyFn =
 /// Keys that tie a call to its context and its `AbortController` on the JavaScript side.
 static NEXT_KEY: AtomicU32 = AtomicU32::new(1);
 
-/// A call in flight: where its answer goes, its context, and whether it is a tool call (whose
-/// answer may be read straight from JSON text into a finished result, see
-/// [`Dispatch::finish_json`]).
+/// A call in flight: where its answer goes, and its context.
 struct Running {
-    answer: Option<oneshot::Sender<Result<ForeignAnswer, McpError>>>,
+    answer: Option<oneshot::Sender<Result<Value, McpError>>>,
     ctx: ForeignContext,
-    tool: bool,
 }
 
 pub(crate) struct Dispatch {
@@ -143,7 +139,13 @@ impl NativeDispatcher {
     /// calls [`Self::answer`] with the value.
     #[napi]
     pub fn answer_json(&self, key: u32, json: String) -> bool {
-        self.inner.finish_json(key, &json)
+        match serde_json::from_str::<Value>(&json) {
+            Ok(v) => {
+                self.inner.finish(key, Ok(v));
+                true
+            }
+            Err(_) => false,
+        }
     }
 
     /// Answers the call `key` with the internal error of an answer that is not JSON
@@ -159,10 +161,6 @@ impl NativeDispatcher {
 impl Dispatch {
     /// Sends the answer of call `key` (once; later answers are dropped).
     fn finish(&self, key: u32, r: Result<Value, McpError>) {
-        self.send(key, r.map(ForeignAnswer::Value));
-    }
-
-    fn send(&self, key: u32, r: Result<ForeignAnswer, McpError>) {
         let tx = self
             .running
             .lock()
@@ -171,35 +169,6 @@ impl Dispatch {
             .and_then(|c| c.answer.take());
         if let Some(tx) = tx {
             let _ = tx.send(r);
-        }
-    }
-
-    /// Answers call `key` with the value whose JSON text is `json`; false, answering nothing,
-    /// when `json` is not JSON. A tool call's answer that is a `CallToolResult` (an object whose
-    /// first member is a `content` list, as `{ content: [...] }` stringifies) is read straight
-    /// into the finished result, with no `serde_json::Value` between: what the engine's shaping
-    /// does with that value (`embed::shape::tool_result` passes an object with a `content` list
-    /// through, then decodes it). Text that does not read as one (a duplicate member, a bad
-    /// content block) takes the general path, so its error is the engine's as before.
-    fn finish_json(&self, key: u32, json: &str) -> bool {
-        let tool = self
-            .running
-            .lock()
-            .unwrap()
-            .get(&key)
-            .is_some_and(|c| c.tool);
-        if tool && json.starts_with(r#"{"content":["#) {
-            if let Ok(r) = serde_json::from_str::<CallToolResult>(json) {
-                self.send(key, Ok(ForeignAnswer::ToolResult(r)));
-                return true;
-            }
-        }
-        match serde_json::from_str::<Value>(json) {
-            Ok(v) => {
-                self.send(key, Ok(ForeignAnswer::Value(v)));
-                true
-            }
-            Err(_) => false,
         }
     }
 
@@ -221,25 +190,17 @@ impl Dispatch {
         payload: Value,
         ctx: ForeignContext,
     ) -> BoxFuture<'static, Result<Value, McpError>> {
-        self.invoke_as(handler, payload, ctx, false, |a| match a {
-            ForeignAnswer::Value(v) => Ok(v),
-            // Not sent: only a tool call's answer is read into a finished result.
-            _ => Err(McpError::internal(
-                "a finished tool result answered a request that is not a tool call",
-            )),
-        })
+        self.invoke_as(handler, payload, ctx, std::convert::identity)
     }
 
     /// [`Self::invoke`], its answer made a `T` by `read` (inside the one future, so the
-    /// [`ForeignHandler`] answer costs no second boxed future); `tool`: a tool call, whose
-    /// answer may come as a finished result ([`Self::finish_json`]).
+    /// [`ForeignHandler`] answer costs no second boxed future).
     fn invoke_as<T: Send + 'static>(
         self: &Arc<Self>,
         handler: u32,
         payload: Value,
         ctx: ForeignContext,
-        tool: bool,
-        read: fn(ForeignAnswer) -> Result<T, McpError>,
+        read: fn(Value) -> T,
     ) -> BoxFuture<'static, Result<T, McpError>> {
         let dispatch = self.clone();
         Box::pin(async move {
@@ -254,7 +215,6 @@ impl Dispatch {
                 Running {
                     answer: Some(tx),
                     ctx,
-                    tool,
                 },
             );
             let mut guard = Forget {
@@ -292,7 +252,7 @@ impl Dispatch {
             if r.is_ok() || !token.is_cancelled() {
                 guard.abort = false;
             }
-            r.and_then(read)
+            r.map(read)
         })
     }
 }
@@ -341,7 +301,6 @@ impl ForeignHandler for JsHandler {
         request: ForeignRequest,
         ctx: ForeignContext,
     ) -> BoxFuture<'static, Result<ForeignAnswer, McpError>> {
-        let tool = matches!(request, ForeignRequest::CallTool { .. });
         let payload = match request {
             ForeignRequest::CallTool { arguments: value }
             | ForeignRequest::GetPrompt { arguments: value }
@@ -350,7 +309,8 @@ impl ForeignHandler for JsHandler {
                 json!({ "uri": uri, "variables": variables })
             }
         };
-        self.dispatch.invoke_as(self.id, payload, ctx, tool, Ok)
+        self.dispatch
+            .invoke_as(self.id, payload, ctx, ForeignAnswer::Value)
     }
 }
 

@@ -112,9 +112,9 @@ test("the official SDK's result form answers the same from an async and a sync h
 });
 
 
-/** CallToolResult-shaped answers, which the native side reads from their JSON text straight into
- * the finished result: each must answer as the walk of the same value does (a sync handler),
- * including the ones that are no valid result (the engine's error, from the general path). */
+/** CallToolResult-shaped answers, which an async handler's answer hands over as JSON text
+ * (`answerJson`): each must answer as the walk of the same value does (a sync handler),
+ * including the ones that are no valid result (the engine's error). */
 const RESULTS = [
   ['every member', { content: [{ type: 'text', text: 't', annotations: { audience: ['user'], priority: 1 } }], structuredContent: { n: 3, l: [1, 'x', null] }, isError: true, _meta: { 'a/b': 1 }, extra: { kept: [true] } }],
   ['no content blocks', { content: [] }],
