@@ -21,11 +21,11 @@ use opentelemetry::{Context, KeyValue};
 #[cfg(doc)]
 use opentelemetry_sdk::trace::Sampler;
 use opentelemetry_sdk::trace::{IdGenerator, RandomIdGenerator};
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, OnceLock, RwLock};
 use std::task::Poll;
 use std::time::Instant;
 
@@ -34,10 +34,11 @@ thread_local! {
     /// on this thread ([`with_trace_id`]).
     static PRESET_TRACE_ID: Cell<Option<TraceId>> = const { Cell::new(None) };
 
-    /// The operation this thread recorded last, with the id of its [`BoundOps`]: a request of
-    /// the same operation (the common case: one tool called again and again) finds it here
-    /// without hashing its names or taking the table's lock.
-    static LAST_OP: RefCell<Option<(u64, Arc<BoundOp>)>> = const { RefCell::new(None) };
+    /// The operation this thread recorded last: the id of its [`BoundOps`] and its slot there.
+    /// A request of the same operation (the common case: one tool called again and again)
+    /// finds it here without hashing its names or taking the table's lock. Two plain numbers
+    /// (no reference count, no destructor): reading it costs no atomic operation.
+    static LAST_OP: Cell<(u64, usize)> = const { Cell::new((u64::MAX, 0)) };
 }
 
 /// The next [`BoundOps`] id (ids are never reused, so a thread's [`LAST_OP`] of a table that
@@ -135,10 +136,18 @@ impl RootSampler {
 /// The server's duration histogram with one bound instrument per operation (method, target,
 /// protocol version, transport) met so far, up to [`MAX_BOUND`]; beyond that, operations are
 /// recorded with their attributes as before (the SDK then folds them into its overflow set).
+///
+/// An operation lives in a slot that is filled once and never emptied while the table lives,
+/// so a call on the typed lane borrows it ([`Self::watch_lane`]) instead of counting a
+/// reference: a shared count would be written by every worker on every call (the same cache
+/// line from each CPU).
 pub(super) struct BoundOps {
     id: u64,
     histogram: Histogram<f64>,
-    ops: RwLock<HashMap<u64, Arc<BoundOp>, BuildHasherDefault<KeyHash>>>,
+    /// Each operation's key ([`key_of`]) to its slot in `slots`.
+    index: RwLock<HashMap<u64, usize, BuildHasherDefault<KeyHash>>>,
+    /// [`MAX_BOUND`] slots, filled in turn (under `index`'s write lock).
+    slots: Box<[OnceLock<Arc<BoundOp>>]>,
 }
 
 /// How many operations get a bound instrument (tool names come from the client: the table
@@ -200,7 +209,8 @@ impl BoundOps {
         Self {
             id: NEXT_TABLE_ID.fetch_add(1, Ordering::Relaxed),
             histogram,
-            ops: RwLock::new(HashMap::default()),
+            index: RwLock::new(HashMap::default()),
+            slots: (0..MAX_BOUND).map(|_| OnceLock::new()).collect(),
         }
     }
 
@@ -216,62 +226,75 @@ impl BoundOps {
         target: Option<&str>,
         version: Option<&'static str>,
         over_http: bool,
-    ) -> Option<Arc<BoundOp>> {
-        let last = LAST_OP.with(|last| match &*last.borrow() {
-            Some((id, op)) if *id == self.id && op.is(method, target, version, over_http) => {
-                Some(op.clone())
+    ) -> Option<&Arc<BoundOp>> {
+        let (table, slot) = LAST_OP.get();
+        if table == self.id {
+            if let Some(op) = self.slots[slot].get() {
+                if op.is(method, target, version, over_http) {
+                    return Some(op);
+                }
             }
-            _ => None,
-        });
-        if last.is_some() {
-            return last;
         }
-        let op = self.look_up(method, target, version, over_http)?;
-        LAST_OP.with(|last| *last.borrow_mut() = Some((self.id, op.clone())));
-        Some(op)
+        let slot = self.look_up(method, target, version, over_http)?;
+        LAST_OP.set((self.id, slot));
+        self.slots[slot].get()
     }
 
-    /// [`Self::get`] in the table.
+    /// [`Self::get`] in the table: the operation's slot.
     fn look_up(
         &self,
         method: &str,
         target: Option<&str>,
         version: Option<&'static str>,
         over_http: bool,
-    ) -> Option<Arc<BoundOp>> {
+    ) -> Option<usize> {
         let key = key_of(method, target, version, over_http);
-        if let Some(op) = self.ops.read().unwrap_or_else(|e| e.into_inner()).get(&key) {
-            // A different operation with the same key (never seen in practice) is unbound.
-            return op
-                .is(method, target, version, over_http)
-                .then(|| op.clone());
+        // A different operation with the same key (never seen in practice) is unbound.
+        let same = |slot: usize| {
+            self.slots[slot]
+                .get()
+                .is_some_and(|op| op.is(method, target, version, over_http))
+                .then_some(slot)
+        };
+        if let Some(&slot) = self
+            .index
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&key)
+        {
+            return same(slot);
         }
-        let mut ops = self.ops.write().unwrap_or_else(|e| e.into_inner());
-        if ops.len() >= MAX_BOUND && !ops.contains_key(&key) {
+        let mut index = self.index.write().unwrap_or_else(|e| e.into_inner());
+        if let Some(&slot) = index.get(&key) {
+            return same(slot);
+        }
+        let slot = index.len();
+        if slot >= MAX_BOUND {
             return None;
         }
-        let op = ops.entry(key).or_insert_with(|| {
-            let mut operation = Operation::named(method, target);
-            operation.protocol_version = version;
-            operation.over_http = over_http;
-            let mut attrs = Vec::with_capacity(6);
-            operation.common_attributes(&mut attrs);
-            Arc::new(BoundOp {
-                method: method.into(),
-                target: target.map(Into::into),
-                version,
-                over_http,
-                answered: self.histogram.bind(&attrs),
-                attrs,
-                histogram: self.histogram.clone(),
-            })
+        let mut operation = Operation::named(method, target);
+        operation.protocol_version = version;
+        operation.over_http = over_http;
+        let mut attrs = Vec::with_capacity(6);
+        operation.common_attributes(&mut attrs);
+        let op = Arc::new(BoundOp {
+            method: method.into(),
+            target: target.map(Into::into),
+            version,
+            over_http,
+            answered: self.histogram.bind(&attrs),
+            attrs,
+            histogram: self.histogram.clone(),
         });
-        op.is(method, target, version, over_http)
-            .then(|| op.clone())
+        // The slot is empty: slots are filled in turn under the write lock held here.
+        let _ = self.slots[slot].set(op);
+        index.insert(key, slot);
+        Some(slot)
     }
 
     /// Starts watching a `tools/call` on the typed lane that is not traced: its bound
-    /// operation records its end (nothing allocated), or past [`MAX_BOUND`] a [`QuietCall`].
+    /// operation, borrowed, records its end (nothing allocated, no reference counted), or past
+    /// [`MAX_BOUND`] a [`QuietCall`].
     pub fn watch_lane(
         &self,
         start: Instant,
@@ -279,9 +302,12 @@ impl BoundOps {
         target: Option<&str>,
         version: Option<&'static str>,
         over_http: bool,
-    ) -> LaneWatch {
+    ) -> LaneWatch<'_> {
         match self.get(method, target, version, over_http) {
-            Some(op) => LaneWatch::Ended { ender: op, start },
+            Some(op) => LaneWatch::Ended {
+                ender: &**op,
+                start,
+            },
             None => LaneWatch::Scoped(Box::new(
                 self.start(start, method, target, version, over_http),
             )),
@@ -298,7 +324,7 @@ impl BoundOps {
         over_http: bool,
     ) -> QuietCall {
         let metric = match self.get(method, target, version, over_http) {
-            Some(op) => Metric::Bound(op),
+            Some(op) => Metric::Bound(op.clone()),
             None => {
                 let mut operation = Operation::named(method, target);
                 operation.protocol_version = version;
@@ -477,26 +503,63 @@ mod tests {
         let b = BoundOps::new(meter.f64_histogram("b").build());
         let echo = a
             .get("tools/call", Some("echo"), Some("2025-06-18"), true)
-            .unwrap();
+            .unwrap()
+            .clone();
         let again = a
             .get("tools/call", Some("echo"), Some("2025-06-18"), true)
             .unwrap();
-        assert!(Arc::ptr_eq(&echo, &again));
+        assert!(Arc::ptr_eq(&echo, again));
         let other_table = b
             .get("tools/call", Some("echo"), Some("2025-06-18"), true)
             .unwrap();
-        assert!(!Arc::ptr_eq(&echo, &other_table));
+        assert!(!Arc::ptr_eq(&echo, other_table));
         let other_tool = a
             .get("tools/call", Some("add"), Some("2025-06-18"), true)
             .unwrap();
-        assert!(!Arc::ptr_eq(&echo, &other_tool));
+        assert!(!Arc::ptr_eq(&echo, other_tool));
         let other_transport = a
             .get("tools/call", Some("echo"), Some("2025-06-18"), false)
             .unwrap();
-        assert!(!Arc::ptr_eq(&echo, &other_transport));
+        assert!(!Arc::ptr_eq(&echo, other_transport));
         let back = a
             .get("tools/call", Some("echo"), Some("2025-06-18"), true)
             .unwrap();
-        assert!(Arc::ptr_eq(&echo, &back));
+        assert!(Arc::ptr_eq(&echo, back));
+    }
+
+    /// Operations fill the table's slots in turn up to [`MAX_BOUND`]; each is found again in
+    /// its own slot (through the table, not only as the thread's last one), and the next ones
+    /// are unbound.
+    #[test]
+    fn operations_keep_their_slots_up_to_the_bound() {
+        let meter = opentelemetry::global::meter("test");
+        let table = BoundOps::new(meter.f64_histogram("c").build());
+        let names: Vec<String> = (0..=MAX_BOUND).map(|i| format!("tool-{i}")).collect();
+        let bound: Vec<Arc<BoundOp>> = names[..MAX_BOUND]
+            .iter()
+            .map(|n| {
+                table
+                    .get("tools/call", Some(n), None, false)
+                    .unwrap()
+                    .clone()
+            })
+            .collect();
+        assert!(table
+            .get("tools/call", Some(&names[MAX_BOUND]), None, false)
+            .is_none());
+        for (name, op) in names.iter().zip(&bound).rev() {
+            let again = table.get("tools/call", Some(name), None, false).unwrap();
+            assert!(Arc::ptr_eq(op, again), "{name}");
+            assert_eq!(op.target.as_deref(), Some(name.as_str()));
+        }
+        // Unbound, past the bound: recorded with its attributes, not dropped.
+        let quiet = table.start(
+            Instant::now(),
+            "tools/call",
+            Some(&names[MAX_BOUND]),
+            None,
+            false,
+        );
+        assert!(matches!(quiet.metric, Metric::Unbound(..)));
     }
 }

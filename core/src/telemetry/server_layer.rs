@@ -278,7 +278,7 @@ impl Middleware for TelemetryLayer {
 }
 
 impl ObserveToolCall for ToolLane {
-    fn start(&self, name: &str, ctx: RequestContext) -> (RequestContext, LaneWatch) {
+    fn start(&self, name: &str, ctx: RequestContext) -> (RequestContext, LaneWatch<'_>) {
         let telemetry = &self.0;
         if telemetry.inner.disabled {
             return (ctx, LaneWatch::Scoped(Box::new(Untraced)));

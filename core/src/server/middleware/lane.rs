@@ -41,23 +41,26 @@ impl std::fmt::Debug for ToolLaneObserver {
 pub(crate) trait ObserveToolCall: Send + Sync + 'static {
     /// A call of tool `name` with context `ctx` starts (its future is not made yet): returns
     /// the context the handler is to get (the observer may give it another `_meta`) and what
-    /// watches the call until it ends.
-    fn start(&self, name: &str, ctx: RequestContext) -> (RequestContext, LaneWatch);
+    /// watches the call until it ends (it may borrow from the observer, which the server keeps
+    /// for as long as the call runs).
+    fn start(&self, name: &str, ctx: RequestContext) -> (RequestContext, LaneWatch<'_>);
 }
 
-/// What watches one call on the lane, from its start to its end. Neither variant wraps the
-/// call's future in a box of its own: the call runs in place beside them
-/// (`Server::call_tool_with_middleware`).
+/// What watches one call on the lane, from its start to its end, borrowing from its observer
+/// (`'a`). Neither variant wraps the call's future in a box of its own: the call runs in place
+/// beside them (`Server::call_tool_with_middleware`).
 // Made only by the engine's one observer, the OpenTelemetry layer (feature `otel`).
 #[cfg_attr(not(feature = "otel"), allow(dead_code))]
-pub(crate) enum LaneWatch {
-    /// Only told how the call ended, by a shared recorder (nothing allocated per call).
+pub(crate) enum LaneWatch<'a> {
+    /// Only told how the call ended, by a shared recorder the observer owns: nothing
+    /// allocated and no reference counted per call (a count shared by every worker would be
+    /// written from each CPU on every call).
     Ended {
-        ender: Arc<dyn EndToolCall>,
+        ender: &'a dyn EndToolCall,
         start: Instant,
     },
     /// Also runs each poll of the call in its own scope (e.g. a current tracing context).
-    Scoped(Box<dyn WatchToolCall>),
+    Scoped(Box<dyn WatchToolCall + 'a>),
 }
 
 /// The recorder of a [`LaneWatch::Ended`].
@@ -75,7 +78,7 @@ pub(crate) trait WatchToolCall: Send {
     fn ended(self: Box<Self>, result: Option<&LaneResult>);
 }
 
-impl LaneWatch {
+impl LaneWatch<'_> {
     fn end(self, result: Option<&LaneResult>) {
         match self {
             LaneWatch::Ended { ender, start } => ender.ended(start, result),
@@ -85,14 +88,14 @@ impl LaneWatch {
 }
 
 /// The watches of one call, in the chain's order (the first one outermost).
-pub(crate) struct LaneWatches {
-    first: Option<LaneWatch>,
+pub(crate) struct LaneWatches<'a> {
+    first: Option<LaneWatch<'a>>,
     /// A second observer and beyond (rare: no allocation for one).
-    more: Vec<LaneWatch>,
+    more: Vec<LaneWatch<'a>>,
 }
 
-impl LaneWatches {
-    fn push(&mut self, watch: LaneWatch) {
+impl<'a> LaneWatches<'a> {
+    fn push(&mut self, watch: LaneWatch<'a>) {
         if self.first.is_none() {
             self.first = Some(watch);
         } else {
@@ -137,7 +140,7 @@ impl LaneWatches {
 
 /// Watches dropped before they were told an answer (the call's future dropped unanswered) end
 /// as such.
-impl Drop for LaneWatches {
+impl Drop for LaneWatches<'_> {
     fn drop(&mut self) {
         self.end(None);
     }
@@ -145,7 +148,7 @@ impl Drop for LaneWatches {
 
 /// `poll` inside the scope of each of `watches`, the first outermost.
 fn poll_scoped(
-    watches: &mut [LaneWatch],
+    watches: &mut [LaneWatch<'_>],
     poll: &mut dyn FnMut() -> Poll<LaneResult>,
 ) -> Poll<LaneResult> {
     match watches.split_first_mut() {
@@ -163,11 +166,11 @@ fn poll_scoped(
 /// when the watches are [`unscoped`](LaneWatches::unscoped) (an unsampled call) it awaits the
 /// call in place and then tells them the answer ([`LaneWatches::answered`]), so the call's
 /// large future is not moved into a wrapper; otherwise it runs the call in [`scoped`].
-pub(crate) fn watch_tool_call(
-    layers: &[Arc<dyn super::Middleware>],
+pub(crate) fn watch_tool_call<'a>(
+    layers: &'a [Arc<dyn super::Middleware>],
     name: &str,
     mut ctx: RequestContext,
-) -> (RequestContext, LaneWatches) {
+) -> (RequestContext, LaneWatches<'a>) {
     let mut watches = LaneWatches {
         first: None,
         more: Vec::new(),
@@ -186,7 +189,7 @@ pub(crate) fn watch_tool_call(
 /// The call `call` under `watches` (from [`watch_tool_call`], some of them scoped: a traced
 /// call, boxed by the caller): answers what it answers, each poll in the watches' scopes, and
 /// tells them how it ended (dropped unanswered, `watches` ends them as such).
-pub(crate) async fn scoped<F>(call: F, mut watches: LaneWatches) -> LaneResult
+pub(crate) async fn scoped<F>(call: F, mut watches: LaneWatches<'_>) -> LaneResult
 where
     F: Future<Output = LaneResult>,
 {
@@ -232,9 +235,9 @@ mod tests {
         }
     }
 
-    fn ended_by(ends: &Arc<Ends>) -> LaneWatch {
+    fn ended_by(ends: &Ends) -> LaneWatch<'_> {
         LaneWatch::Ended {
-            ender: ends.clone(),
+            ender: ends,
             start: Instant::now(),
         }
     }
@@ -242,7 +245,7 @@ mod tests {
     /// What `Server::call_tool_with_middleware` does with a call and its watches.
     async fn watched(
         call: impl Future<Output = LaneResult>,
-        mut watches: LaneWatches,
+        mut watches: LaneWatches<'_>,
     ) -> LaneResult {
         if watches.unscoped() {
             let result = call.await;
@@ -252,7 +255,7 @@ mod tests {
         Box::pin(scoped(call, watches)).await
     }
 
-    fn of(watches: Vec<LaneWatch>) -> LaneWatches {
+    fn of(watches: Vec<LaneWatch<'_>>) -> LaneWatches<'_> {
         let mut all = LaneWatches {
             first: None,
             more: Vec::new(),
