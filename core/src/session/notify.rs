@@ -69,6 +69,26 @@ pub(crate) trait NotificationSpan {
     fn finish(self: Box<Self>, error: Option<&McpError>);
 }
 
+/// The span of a notification being sent (feature `otel`; none when it is not traced), ended
+/// by [`SentSpan::end`] with how the sending went.
+#[cfg(feature = "otel")]
+struct SentSpan(Option<Box<dyn NotificationSpan + Send>>);
+/// Without the feature nothing is traced.
+#[cfg(not(feature = "otel"))]
+struct SentSpan;
+
+impl SentSpan {
+    /// Ends the span, with the error when the notification could not be sent.
+    fn end(self, result: &Result<(), McpError>) {
+        #[cfg(feature = "otel")]
+        if let Some(span) = self.0 {
+            span.finish(result.as_ref().err());
+        }
+        #[cfg(not(feature = "otel"))]
+        let _ = result;
+    }
+}
+
 impl Session {
     /// Sends notification `method` with `params`, for the request `related` when given (routed
     /// onto its stream over HTTP), waiting for room in the outbound queue. Traced as `by`
@@ -80,20 +100,9 @@ impl Session {
         params: Option<Value>,
         related: Option<RequestId>,
     ) -> Result<(), McpError> {
-        #[cfg_attr(not(feature = "otel"), allow(unused_mut))]
-        let mut params = params;
-        #[cfg(feature = "otel")]
-        let span = self.trace_sent(by, method, &mut params);
-        #[cfg(not(feature = "otel"))]
-        let _ = by;
-        let result = self
-            .outbound
-            .send(Message::notification(method, params), related)
-            .await;
-        #[cfg(feature = "otel")]
-        if let Some(span) = span {
-            span.finish(result.as_ref().err());
-        }
+        let (message, span) = self.notification_to_send(by, method, params);
+        let result = self.outbound.send(message, related).await;
+        span.end(&result);
         result
     }
 
@@ -106,20 +115,31 @@ impl Session {
         params: Option<Value>,
         related: Option<RequestId>,
     ) -> Result<(), McpError> {
-        #[cfg_attr(not(feature = "otel"), allow(unused_mut))]
-        let mut params = params;
-        #[cfg(feature = "otel")]
-        let span = self.trace_sent(by, method, &mut params);
-        #[cfg(not(feature = "otel"))]
-        let _ = by;
-        let result = self
-            .outbound
-            .try_send(Message::notification(method, params), related);
-        #[cfg(feature = "otel")]
-        if let Some(span) = span {
-            span.finish(result.as_ref().err());
-        }
+        let (message, span) = self.notification_to_send(by, method, params);
+        let result = self.outbound.try_send(message, related);
+        span.end(&result);
         result
+    }
+
+    /// The message of notification `method`, with its trace context in `params._meta` and its
+    /// span started when `by` traces it.
+    fn notification_to_send(
+        &self,
+        by: Notifier<'_>,
+        method: &str,
+        params: Option<Value>,
+    ) -> (Message, SentSpan) {
+        #[cfg(feature = "otel")]
+        {
+            let mut params = params;
+            let span = self.trace_sent(by, method, &mut params);
+            (Message::notification(method, params), SentSpan(span))
+        }
+        #[cfg(not(feature = "otel"))]
+        {
+            let _ = by;
+            (Message::notification(method, params), SentSpan)
+        }
     }
 
     /// Starts the span of a notification about to be sent, writing its context into `params`.
