@@ -202,12 +202,7 @@ def main() -> None:
         if args.top:
             per_call.print_top(dump, ir, args.calls, args.top, args.by)
     finally:
-        proc.terminate()
-        proc.wait()
-        if not args.keep:
-            import shutil
-
-            shutil.rmtree(out_dir, ignore_errors=True)
+        per_call.stop([proc], out_dir, bool(args.keep))
 
 
 if __name__ == "__main__":

@@ -274,6 +274,22 @@ def measure(proc: subprocess.Popen, call, warmup: int, calls: int, out_dir: str)
     return totals(dump), dump
 
 
+def stop(procs: list[subprocess.Popen], out_dir: str, keep: bool) -> None:
+    """Ends the measured processes (stdin closed, SIGTERM, SIGKILL after 30 s) and removes
+    out_dir unless the dump is kept: every script's clean-up."""
+    for proc in procs:
+        if proc.stdin:
+            proc.stdin.close()
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    if not keep:
+        shutil.rmtree(out_dir, ignore_errors=True)
+
+
 def print_top(dump: str, ir: int, calls: int, top: int, by: str) -> None:
     """callgrind_annotate's top `top` functions of `dump`, per call, by inclusive or self cost."""
     ann = subprocess.run(
@@ -399,20 +415,10 @@ def main() -> None:
         )
         if args.top:
             print_top(dump, ir, args.calls, args.top, args.by)
-        if stdio:
-            assert proc.stdin is not None
-            proc.stdin.close()
-        else:
+        if not stdio:
             conn.sock.close()
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        if not args.keep:
-            shutil.rmtree(out_dir, ignore_errors=True)
+        stop([proc], out_dir, bool(args.keep))
 
 
 if __name__ == "__main__":

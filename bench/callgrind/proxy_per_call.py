@@ -25,8 +25,6 @@ import argparse
 import importlib.util
 import json
 import os
-import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -148,17 +146,7 @@ def main() -> None:
         if args.top:
             per_call.print_top(dump, ir, args.calls, args.top, args.by)
     finally:
-        for child in children:
-            if child.stdin:
-                child.stdin.close()
-            child.send_signal(signal.SIGTERM)
-            try:
-                child.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                child.kill()
-                child.wait()
-        if not args.keep:
-            shutil.rmtree(out_dir, ignore_errors=True)
+        per_call.stop(children, out_dir, bool(args.keep))
 
 
 if __name__ == "__main__":

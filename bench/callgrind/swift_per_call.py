@@ -31,8 +31,6 @@ import argparse
 import glob
 import importlib.util
 import os
-import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -190,16 +188,7 @@ def main() -> None:
         if args.top:
             per_call.print_top(dumps[-1], ir, calls, args.top, args.by)
     finally:
-        if stdio and proc.stdin is not None:
-            proc.stdin.close()
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        if not args.keep:
-            shutil.rmtree(out_dir, ignore_errors=True)
+        per_call.stop([proc], out_dir, bool(args.keep))
 
 
 if __name__ == "__main__":
