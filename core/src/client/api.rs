@@ -431,8 +431,11 @@ impl Client {
             }))
         })?;
         self.adopt(version, &result, own_capabilities);
-        self.peer()
-            .notify("notifications/initialized", None)
+        // Returned once written (Streamable HTTP: once the server answered the POST, having
+        // listed the session), not when queued: a server asked for its live sessions right
+        // after the client connected finds this one.
+        self.session
+            .send_notification_written("notifications/initialized", None)
             .await?;
         self.session.service.on_initialized(&self.peer());
         Ok(result)

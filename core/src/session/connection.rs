@@ -191,6 +191,12 @@ impl<R: FrameReader, W: FrameWriter> Connection<R, W> {
 
         'conn: loop {
             macro_rules! emit {
+                // A queued message: written, then whoever waits for it is told.
+                (queued $ob:expr) => {{
+                    let mut ob = $ob;
+                    emit!(&ob.message);
+                    ob.written();
+                }};
                 ($msg:expr) => {{
                     out.clear();
                     serde_json::to_writer(&mut out, $msg).expect("messages always serialize");
@@ -208,7 +214,7 @@ impl<R: FrameReader, W: FrameWriter> Connection<R, W> {
             macro_rules! answer {
                 ($answer:expr) => {{
                     while let Ok(ob) = outbound_rx.try_recv() {
-                        emit!(&ob.message);
+                        emit!(queued ob);
                     }
                     match $answer {
                         Answer::Nothing => {}
@@ -239,7 +245,7 @@ impl<R: FrameReader, W: FrameWriter> Connection<R, W> {
             tokio::select! {
                 biased;
                 Some(answer) = in_flight.next(), if !in_flight.is_empty() => answer!(answer),
-                Some(ob) = outbound_rx.recv() => emit!(&ob.message),
+                Some(ob) = outbound_rx.recv() => emit!(queued ob),
                 r = reader.read_frame(&mut frame), if reading => {
                     // Handle this frame and every further one the transport already holds
                     // without going back to the select: a pipelined batch costs one pass.
@@ -337,12 +343,13 @@ impl<R: FrameReader, W: FrameWriter> Connection<R, W> {
             }
         }
         // Deliver whatever was queued, then hang up.
-        while let Ok(ob) = outbound_rx.try_recv() {
+        while let Ok(mut ob) = outbound_rx.try_recv() {
             out.clear();
             serde_json::to_writer(&mut out, &ob.message).expect("messages always serialize");
             if writer.write_frame(&out).await.is_err() {
                 break;
             }
+            ob.written();
         }
         let _ = writer.close().await;
         drop(in_flight);

@@ -106,6 +106,21 @@ impl Session {
         result
     }
 
+    /// [`Self::send_notification`] of the session itself, returning once the transport has
+    /// written the notification ([`Outbound::send_written`](super::Outbound::send_written)):
+    /// a client's `initialized`, so that the server has listed the session when the handshake
+    /// returns (Streamable HTTP answers the POST after handling it).
+    pub(crate) async fn send_notification_written(
+        &self,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<(), McpError> {
+        let (message, span) = self.notification_to_send(Notifier::Session, method, params);
+        let result = self.outbound.send_written(message).await;
+        span.end(&result);
+        result
+    }
+
     /// [`Self::send_notification`] without waiting: fails when the outbound queue is full or
     /// closed.
     pub(crate) fn try_send_notification(

@@ -12,7 +12,7 @@
 use crate::jsonrpc::{Message, RequestId};
 use crate::McpError;
 use std::sync::{Arc, Weak};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 
 /// A message queued for sending, with the incoming request it belongs to (if any).
 #[derive(Debug)]
@@ -22,6 +22,17 @@ pub struct OutboundMessage {
     pub message: Message,
     /// The incoming request this message was produced while serving.
     pub related: Option<RequestId>,
+    /// Told once the transport has written the message (see [`Outbound::send_written`]).
+    pub(crate) written: Option<oneshot::Sender<()>>,
+}
+
+impl OutboundMessage {
+    /// Tells whoever waits for this message (if anyone) that the transport has written it.
+    pub(crate) fn written(&mut self) {
+        if let Some(tx) = self.written.take() {
+            let _ = tx.send(());
+        }
+    }
 }
 
 /// Where a session's outbound messages go when the transport routes them itself, synchronously.
@@ -116,19 +127,52 @@ impl Outbound {
     pub async fn send(&self, message: Message, related: Option<RequestId>) -> Result<(), McpError> {
         match &self.target {
             Target::Queue(tx) => tx
-                .send(OutboundMessage { message, related })
+                .send(OutboundMessage {
+                    message,
+                    related,
+                    written: None,
+                })
                 .await
                 .map_err(|_| McpError::connection_closed("connection closed")),
-            Target::Sink(s) => Self::live_sink(s)?.deliver(OutboundMessage { message, related }),
+            Target::Sink(s) => Self::live_sink(s)?.deliver(OutboundMessage {
+                message,
+                related,
+                written: None,
+            }),
             Target::Discard => Ok(()),
         }
+    }
+
+    /// [`Self::send`], returning once the transport has written the message, not when it was
+    /// queued: over Streamable HTTP once the server answered its POST (a notification is
+    /// handled before the answer), so what the message changes on the server has happened.
+    /// A sink routes the message as it is sent; a discarding outbound drops it.
+    pub(crate) async fn send_written(&self, message: Message) -> Result<(), McpError> {
+        let Target::Queue(tx) = &self.target else {
+            return self.send(message, None).await;
+        };
+        let (written, done) = oneshot::channel();
+        tx.send(OutboundMessage {
+            message,
+            related: None,
+            written: Some(written),
+        })
+        .await
+        .map_err(|_| McpError::connection_closed("connection closed"))?;
+        done.await.map_err(|_| {
+            McpError::connection_closed("connection closed before the message was written")
+        })
     }
 
     /// Queues a message without waiting; fails if the queue is full or closed.
     pub fn try_send(&self, message: Message, related: Option<RequestId>) -> Result<(), McpError> {
         match &self.target {
             Target::Queue(tx) => tx
-                .try_send(OutboundMessage { message, related })
+                .try_send(OutboundMessage {
+                    message,
+                    related,
+                    written: None,
+                })
                 .map_err(|e| match e {
                     mpsc::error::TrySendError::Full(_) => {
                         McpError::transport("outbound queue full")
@@ -137,7 +181,11 @@ impl Outbound {
                         McpError::connection_closed("connection closed")
                     }
                 }),
-            Target::Sink(s) => Self::live_sink(s)?.deliver(OutboundMessage { message, related }),
+            Target::Sink(s) => Self::live_sink(s)?.deliver(OutboundMessage {
+                message,
+                related,
+                written: None,
+            }),
             Target::Discard => Ok(()),
         }
     }

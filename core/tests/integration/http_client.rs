@@ -55,6 +55,33 @@ async fn client_over_streamable_http() {
     .unwrap();
 }
 
+/// When `connect` returns, the server has handled the client's `initialized` and lists the
+/// session: a server asked for its live sessions right then (a request outside any handler,
+/// `server.listRoots()` in the bindings) finds it. On this single-threaded runtime nothing else
+/// runs between `connect` returning and the count, so a handshake that returned once the
+/// notification was queued (not yet POSTed) always counted 0.
+#[tokio::test]
+async fn the_session_is_live_on_the_server_when_connect_returns() {
+    tokio::time::timeout(Duration::from_secs(20), async {
+        let (server, h, url) = start(HttpServerOptions::default()).await;
+        for n in 1..=3 {
+            let client = connect(
+                &url,
+                ClientOptions::new("c", "1"),
+                ClientHandlers::default(),
+                HttpClientOptions::default(),
+            )
+            .await
+            .unwrap();
+            assert_eq!(server.live_sessions().len(), 1, "connection {n}");
+            client.close().await;
+        }
+        h.shutdown().await.unwrap();
+    })
+    .await
+    .unwrap();
+}
+
 #[tokio::test]
 async fn client_over_json_response_mode() {
     tokio::time::timeout(Duration::from_secs(20), async {
