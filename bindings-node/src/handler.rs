@@ -6,7 +6,8 @@
 //!   that finishes at once returns its envelope (`{ok: true, value}` or `{ok: false, error:
 //!   {code, message, data}}`) right there; one that returns a promise returns nothing and later
 //!   calls [`NativeDispatcher::answer_json`] with its value's JSON text (a plain value: one
-//!   string across instead of a walk through every property), [`NativeDispatcher::answer`] with
+//!   string across instead of a walk through every property; [`NativeDispatcher::answer_text`]
+//!   with the text alone for a one-text-block tool result), [`NativeDispatcher::answer`] with
 //!   the value, or [`NativeDispatcher::complete`] with an error envelope. Neither path creates a
 //!   promise or a closure on the native side: each handler call is one hop to the event loop
 //!   and one back.
@@ -146,6 +147,21 @@ impl NativeDispatcher {
             }
             Err(_) => false,
         }
+    }
+
+    /// Answers the call `key` that returned a promise with `{ content: [{ type: "text", text }] }`
+    /// (a tool result in the official SDK examples' form): the value [`Self::answer_json`] reads
+    /// from that result's JSON text, made without the text (no `JSON.stringify` on the event
+    /// loop, no parse here). The facade sends only values that are exactly that
+    /// (`soleText` in ts/dispatch.ts); the engine shapes the value as any other answer.
+    #[napi]
+    pub fn answer_text(&self, key: u32, text: String) {
+        let mut block = serde_json::Map::new();
+        block.insert("type".into(), Value::String("text".into()));
+        block.insert("text".into(), Value::String(text));
+        let mut result = serde_json::Map::new();
+        result.insert("content".into(), Value::Array(vec![Value::Object(block)]));
+        self.inner.finish(key, Ok(Value::Object(result)));
     }
 
     /// Answers the call `key` with the internal error of an answer that is not JSON

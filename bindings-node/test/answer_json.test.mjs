@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { Client, McpServer } from '../esm/index.mjs';
 
-const { isPlainJson } = createRequire(import.meta.url)('../dist/dispatch.js');
+const { isPlainJson, soleText } = createRequire(import.meta.url)('../dist/dispatch.js');
 
 class Point {
   constructor() {
@@ -86,6 +86,33 @@ test('isPlainJson takes exactly the values whose JSON text reads back as the wal
   assert.equal(isPlainJson([1]), true);
 });
 
+test('soleText takes exactly a plain result of one text block', () => {
+  assert.equal(soleText({ content: [{ type: 'text', text: 'hi' }] }), 'hi');
+  assert.equal(soleText({ content: [{ text: '', type: 'text' }] }), '');
+  const inherited = Object.assign(Object.create({ extra: 1 }), { content: [{ type: 'text', text: 'x' }] });
+  const proto = Object.create({ text: 'x' });
+  proto.type = 'text';
+  for (const [name, v] of [
+    ['no content', {}],
+    ['another member', { content: [{ type: 'text', text: 'x' }], isError: false }],
+    ['an undefined member', { content: [{ type: 'text', text: 'x' }], _meta: undefined }],
+    ['two blocks', { content: [{ type: 'text', text: 'x' }, { type: 'text', text: 'y' }] }],
+    ['no block', { content: [] }],
+    ['an image block', { content: [{ type: 'image', data: 'aGk=', mimeType: 'image/png' }] }],
+    ['text not a string', { content: [{ type: 'text', text: 1 }] }],
+    ['annotations', { content: [{ type: 'text', text: 'x', annotations: {} }] }],
+    ['an inherited enumerable member', inherited],
+    ['an inherited text', { content: [proto] }],
+    ['a null prototype', Object.assign(Object.create(null), { content: [{ type: 'text', text: 'x' }] })],
+    ['a class instance block', { content: [new (class { type = 'text'; text = 'x'; })()] }],
+    ['content not an array', { content: { 0: { type: 'text', text: 'x' }, length: 1 } }],
+    ['a string', 'x'],
+    ['null', null],
+  ]) {
+    assert.equal(soleText(v), undefined, name);
+  }
+});
+
 test('an async handler answers every value as a sync handler does (text path and walk)', async () => {
   const { client } = await serverAnswering();
   for (const [i, [name]] of VALUES.entries()) {
@@ -131,6 +158,15 @@ const RESULTS = [
   ['_meta not an object', { content: [], _meta: 3 }],
   ['content not first', { isError: false, content: [{ type: 'text', text: 'later' }] }],
   ['content not a list', { content: { type: 'text', text: 'x' } }],
+  // The one-text-block form (`answerText`) and its near misses (the general path).
+  ['one text block', { content: [{ type: 'text', text: 'one' }] }],
+  ['one text block, text first', { content: [{ text: 'one', type: 'text' }] }],
+  ['one text block with a lone surrogate', { content: [{ type: 'text', text: 'a\udc00b' }] }],
+  ['text not a string', { content: [{ type: 'text', text: 5 }] }],
+  ['two text blocks', { content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] }],
+  ['a text block and isError', { content: [{ type: 'text', text: 'a' }], isError: true }],
+  ['a text block with an undefined member', { content: [{ type: 'text', text: 'a', annotations: undefined }] }],
+  ['a text block inheriting its text', { content: [Object.assign(Object.create({ text: 'inherited' }), { type: 'text' })] }],
 ];
 
 test('a CallToolResult answered by an async handler is the one a sync handler answers', async () => {

@@ -2,7 +2,8 @@
  * The JavaScript end of the native dispatcher: handler functions by id, the running calls'
  * contexts by key, and the envelopes the native layer expects (`{ok, value}` or
  * `{ok: false, error}`). A handler that answers at once is answered in the same crossing; a
- * promise is answered later through `answerJson` (its value's JSON text, when that text reads
+ * promise is answered later through `answerText` (the text of a tool result that is one text
+ * block: {@link soleText}), `answerJson` (its value's JSON text, when that text reads
  * back as the native walk of the value would: {@link isPlainJson}), `answer` (the value, walked
  * natively) or `complete` (an error envelope). Shared by the server and the client (whose
  * sampling, elicitation and roots handlers are called the same way).
@@ -96,6 +97,32 @@ function plainAt(v: unknown, depth: number): boolean {
   }
 }
 
+/**
+ * The text of `v` when `v` is exactly `{ content: [{ type: 'text', text }] }` with a string
+ * `text` (the official SDK examples' tool result): plain objects (prototype
+ * `Object.prototype`) with those own enumerable properties and no others, the list a plain
+ * array of that one block. The native side builds from it the value the JSON text of `v` reads
+ * as (`answerText`), so such an answer costs no `JSON.stringify` and no parse; anything else
+ * answers undefined and takes the general path ({@link isPlainJson}).
+ */
+export function soleText(v: unknown): string | undefined {
+  if (typeof v !== 'object' || v === null || Object.getPrototypeOf(v) !== Object.prototype) return undefined;
+  let keys = 0;
+  for (const k in v) if (k !== 'content' || ++keys > 1) return undefined;
+  const content = (v as { content?: unknown }).content;
+  if (!Array.isArray(content) || content.length !== 1 || Object.getPrototypeOf(content) !== Array.prototype) return undefined;
+  const block: unknown = content[0];
+  if (typeof block !== 'object' || block === null || Object.getPrototypeOf(block) !== Object.prototype) return undefined;
+  keys = 0;
+  for (const k in block) if ((k !== 'type' && k !== 'text') || ++keys > 2) return undefined;
+  // Own properties only (`for...in` also lists inherited enumerable ones, which JSON skips).
+  if (keys !== 2 || !Object.hasOwn(v, 'content') || !Object.hasOwn(block, 'type') || !Object.hasOwn(block, 'text')) {
+    return undefined;
+  }
+  const { type, text } = block as { type: unknown; text: unknown };
+  return type === 'text' && typeof text === 'string' ? text : undefined;
+}
+
 /** Handler table plus the native dispatcher calling into it. */
 export class Dispatch {
   readonly #handlers = new Map<number, RawHandler>();
@@ -155,7 +182,8 @@ export class Dispatch {
   }
 
   /**
-   * Answers call `key` that returned a promise with the value it resolved to: as its JSON text
+   * Answers call `key` that returned a promise with the value it resolved to: a one-text-block
+   * tool result as its text alone ({@link soleText}), else as its JSON text
    * when {@link isPlainJson} says that text is exactly what the native side's walk of the value
    * would read (one string crosses instead of a walk through every property, each a call into
    * V8), else (or when the native side cannot read the text) as the value itself.
@@ -164,7 +192,9 @@ export class Dispatch {
     this.#running.delete(key);
     try {
       const v = value === undefined ? null : value;
-      if (!(isPlainJson(v) && this.native.answerJson(key, JSON.stringify(v)))) {
+      const text = soleText(v);
+      if (text !== undefined) this.native.answerText(key, text);
+      else if (!(isPlainJson(v) && this.native.answerJson(key, JSON.stringify(v)))) {
         this.native.answer(key, v);
       }
     } catch (e) {
