@@ -94,9 +94,6 @@ impl std::fmt::Debug for Telemetry {
 /// are handed to a thread that drops them; [`Telemetry::shutdown`] is the way to wait.
 impl Drop for Inner {
     fn drop(&mut self) {
-        // The durations still buffered go to the SDK before its last export (the meter's
-        // flush callback no longer finds them once `server_duration` is gone).
-        self.server_duration.flush();
         let exporting = (
             self.tracer.take(),
             self.tracer_provider.take(),
@@ -234,12 +231,9 @@ impl Telemetry {
                 .with_boundaries(semconv::DURATION_BUCKETS.to_vec())
                 .build()
         };
-        let server_duration = quiet::BoundOps::new(
-            duration(
-                semconv::MCP_SERVER_OPERATION_DURATION,
-                "MCP request duration as observed on the receiver from the time it was received until the result or ack is sent.",
-            ),
-            &meter,
+        let server_duration = duration(
+            semconv::MCP_SERVER_OPERATION_DURATION,
+            "MCP request duration as observed on the receiver from the time it was received until the result or ack is sent.",
         );
         let client_duration = duration(
             semconv::MCP_CLIENT_OPERATION_DURATION,
@@ -261,7 +255,7 @@ impl Telemetry {
                 meter,
                 prometheus,
                 sampler: root_sampler,
-                server_duration,
+                server_duration: quiet::BoundOps::new(server_duration),
                 client_duration,
                 server_session_duration,
                 client_session_duration,

@@ -11,14 +11,6 @@
 //!
 //! A request with a parent (a `traceparent` in `_meta` or in the HTTP header fields, or a
 //! current span) never takes this path: its span follows its parent, as before.
-//!
-//! The durations of answered requests are not handed to the SDK one by one: each bound
-//! operation keeps them in per-thread buffers ([`Pending`]) and records them into its bound
-//! histogram [`FLUSH_AT`] at a time, and all of them whenever a reader collects (a callback of
-//! the meter, [`BoundOps::new`]), so every collection exports what an immediate record would
-//! have. Why: the SDK's bound histogram (opentelemetry_sdk 0.33) is one `Mutex` and one
-//! "updated" flag per attribute set, written by every record; recorded per call, every worker
-//! writes that cache line on every call. A buffer is written by its own thread only.
 
 use super::semconv::{self, Ending, Operation};
 use super::Sampling;
@@ -32,8 +24,8 @@ use opentelemetry_sdk::trace::{IdGenerator, RandomIdGenerator};
 use std::cell::Cell;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock, Weak};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock, RwLock};
 use std::task::Poll;
 use std::time::Instant;
 
@@ -47,72 +39,6 @@ thread_local! {
     /// finds it here without hashing its names or taking the table's lock. Two plain numbers
     /// (no reference count, no destructor): reading it costs no atomic operation.
     static LAST_OP: Cell<(u64, usize)> = const { Cell::new((u64::MAX, 0)) };
-
-    /// This thread's buffer in every bound operation's [`Pending`] (given out in turn on the
-    /// thread's first record).
-    static SHARD: Cell<usize> = const { Cell::new(usize::MAX) };
-}
-
-/// The next thread's [`SHARD`].
-static NEXT_SHARD: AtomicUsize = AtomicUsize::new(0);
-
-/// How many buffers a bound operation's durations are kept in ([`Pending`]): threads beyond
-/// this many share one (still correct, only contended).
-const SHARDS: usize = 16;
-
-/// A buffer's durations are handed to the SDK when it holds this many (and at each collection).
-const FLUSH_AT: usize = 64;
-
-/// The name of the meter's callback that hands every buffered duration to the SDK before a
-/// reader collects; it never observes a value, so no metric of this name is exported.
-const FLUSH_CALLBACK: &str = "ferromcp.server.operation.duration.flush";
-
-/// This thread's buffer index.
-fn shard() -> usize {
-    SHARD.with(|s| {
-        let i = s.get();
-        if i != usize::MAX {
-            return i;
-        }
-        let i = NEXT_SHARD.fetch_add(1, Ordering::Relaxed) % SHARDS;
-        s.set(i);
-        i
-    })
-}
-
-/// One thread's durations not yet recorded, alone on its cache lines.
-#[repr(align(128))]
-#[derive(Default)]
-struct Buffer(Mutex<Vec<f64>>);
-
-/// An operation's answered durations not yet handed to its bound histogram, one buffer per
-/// thread ([`SHARD`]).
-struct Pending([Buffer; SHARDS]);
-
-impl Pending {
-    fn new() -> Self {
-        Self(std::array::from_fn(|_| Buffer::default()))
-    }
-
-    /// Keeps `seconds` in this thread's buffer; records the buffer when it is full.
-    fn push(&self, seconds: f64, into: &BoundHistogram<f64>) {
-        let mut buffer = self.0[shard()]
-            .0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        buffer.push(seconds);
-        if buffer.len() >= FLUSH_AT {
-            buffer.drain(..).for_each(|s| into.record(s));
-        }
-    }
-
-    /// Records every buffered duration.
-    fn flush(&self, into: &BoundHistogram<f64>) {
-        for buffer in &self.0 {
-            let mut buffer = buffer.0.lock().unwrap_or_else(PoisonError::into_inner);
-            buffer.drain(..).for_each(|s| into.record(s));
-        }
-    }
 }
 
 /// The next [`BoundOps`] id (ids are never reused, so a thread's [`LAST_OP`] of a table that
@@ -220,9 +146,8 @@ pub(super) struct BoundOps {
     histogram: Histogram<f64>,
     /// Each operation's key ([`key_of`]) to its slot in `slots`.
     index: RwLock<HashMap<u64, usize, BuildHasherDefault<KeyHash>>>,
-    /// [`MAX_BOUND`] slots, filled in turn (under `index`'s write lock); shared with the
-    /// meter's flush callback.
-    slots: Arc<[OnceLock<Arc<BoundOp>>]>,
+    /// [`MAX_BOUND`] slots, filled in turn (under `index`'s write lock).
+    slots: Box<[OnceLock<Arc<BoundOp>>]>,
 }
 
 /// How many operations get a bound instrument (tool names come from the client: the table
@@ -237,8 +162,6 @@ pub(super) struct BoundOp {
     over_http: bool,
     attrs: Vec<KeyValue>,
     answered: BoundHistogram<f64>,
-    /// Answered durations not yet recorded in `answered`.
-    pending: Pending,
     histogram: Histogram<f64>,
 }
 
@@ -262,11 +185,10 @@ impl BoundOp {
             && &*self.method == method
     }
 
-    /// Records a request of this operation that took `seconds` and ended as `ending` (an
-    /// answer without an error: buffered, [`Pending`]).
+    /// Records a request of this operation that took `seconds` and ended as `ending`.
     fn record(&self, seconds: f64, ending: &Ending<'_>) {
         match ending.error() {
-            None => self.pending.push(seconds, &self.answered),
+            None => self.answered.record(seconds),
             Some((error_type, code, _)) => {
                 let mut attrs = self.attrs.clone();
                 attrs.push(KeyValue::new(semconv::ERROR_TYPE, error_type));
@@ -283,29 +205,13 @@ impl BoundOp {
 }
 
 impl BoundOps {
-    /// The table of `histogram`, whose buffered durations are recorded whenever a reader of
-    /// `meter` collects (a callback of an observable instrument that observes nothing).
-    pub fn new(histogram: Histogram<f64>, meter: &opentelemetry::metrics::Meter) -> Self {
-        let slots: Arc<[OnceLock<Arc<BoundOp>>]> =
-            (0..MAX_BOUND).map(|_| OnceLock::new()).collect();
-        let flushed = Arc::downgrade(&slots);
-        // The SDK runs every callback of a pipeline before it aggregates, so the histogram
-        // is read after this; the instrument's handle may go (the callback stays).
-        let _flush = meter
-            .u64_observable_gauge(FLUSH_CALLBACK)
-            .with_callback(move |_| flush_slots(&flushed))
-            .build();
+    pub fn new(histogram: Histogram<f64>) -> Self {
         Self {
             id: NEXT_TABLE_ID.fetch_add(1, Ordering::Relaxed),
             histogram,
             index: RwLock::new(HashMap::default()),
-            slots,
+            slots: (0..MAX_BOUND).map(|_| OnceLock::new()).collect(),
         }
-    }
-
-    /// Records every buffered duration now (before the meter provider's last export).
-    pub fn flush(&self) {
-        flush_all(&self.slots);
     }
 
     /// The histogram itself (for the requests that are traced).
@@ -377,7 +283,6 @@ impl BoundOps {
             version,
             over_http,
             answered: self.histogram.bind(&attrs),
-            pending: Pending::new(),
             attrs,
             histogram: self.histogram.clone(),
         });
@@ -433,22 +338,6 @@ impl BoundOps {
             done: false,
         }
     }
-}
-
-/// The flush callback's work: every buffered duration of the table whose slots these are, if
-/// it is still there.
-fn flush_slots(slots: &Weak<[OnceLock<Arc<BoundOp>>]>) {
-    if let Some(slots) = slots.upgrade() {
-        flush_all(&slots);
-    }
-}
-
-/// Records every buffered duration of the operations in `slots` (filled in turn).
-fn flush_all(slots: &[OnceLock<Arc<BoundOp>>]) {
-    slots
-        .iter()
-        .map_while(OnceLock::get)
-        .for_each(|op| op.pending.flush(&op.answered));
 }
 
 /// A request not traced, being served: records its duration once answered, or as cancelled
@@ -606,61 +495,12 @@ mod tests {
         }
     }
 
-    /// Buffered durations are all in every collection: those of a thread that never filled
-    /// its buffer, of one that flushed it when full, and those recorded after a collection;
-    /// the flush callback exports no metric of its own.
-    #[test]
-    fn every_collection_has_every_buffered_duration() {
-        use super::super::prometheus::{render, SharedReader};
-        use opentelemetry::metrics::MeterProvider as _;
-        use opentelemetry_sdk::metrics::reader::MetricReader;
-        use opentelemetry_sdk::metrics::{ManualReader, SdkMeterProvider};
-
-        let reader: Arc<dyn MetricReader> = Arc::new(ManualReader::builder().build());
-        let provider = SdkMeterProvider::builder()
-            .with_reader(SharedReader(reader.clone()))
-            .build();
-        let meter = provider.meter("t");
-        let table = BoundOps::new(
-            meter
-                .f64_histogram("mcp.server.operation.duration")
-                .with_unit("s")
-                .with_boundaries(vec![0.01, 0.1])
-                .build(),
-            &meter,
-        );
-        let echo = || table.get("tools/call", Some("echo"), None, false).unwrap();
-        let count = |text: &str| -> u64 {
-            let line = text
-                .lines()
-                .find(|l| l.starts_with("mcp_server_operation_duration_seconds_count"))
-                .unwrap_or_else(|| panic!("no count in\n{text}"));
-            line.rsplit(' ').next().unwrap().parse().unwrap()
-        };
-        let ok = Ok(serde_json::json!({}));
-        let answered = |n: usize| {
-            let op = echo();
-            for _ in 0..n {
-                op.record(0.005, &Ending::Answered(&ok));
-            }
-        };
-        answered(3);
-        std::thread::scope(|s| {
-            s.spawn(|| answered(FLUSH_AT + 5));
-        });
-        let text = render(reader.as_ref());
-        assert_eq!(count(&text), 3 + FLUSH_AT as u64 + 5, "{text}");
-        assert!(!text.contains("flush"), "{text}");
-        answered(2);
-        assert_eq!(count(&render(reader.as_ref())), 3 + FLUSH_AT as u64 + 7);
-    }
-
     /// A thread's last operation is found again, and never another table's.
     #[test]
     fn the_last_operation_is_the_same_tables_and_names() {
         let meter = opentelemetry::global::meter("test");
-        let a = BoundOps::new(meter.f64_histogram("a").build(), &meter);
-        let b = BoundOps::new(meter.f64_histogram("b").build(), &meter);
+        let a = BoundOps::new(meter.f64_histogram("a").build());
+        let b = BoundOps::new(meter.f64_histogram("b").build());
         let echo = a
             .get("tools/call", Some("echo"), Some("2025-06-18"), true)
             .unwrap()
@@ -693,7 +533,7 @@ mod tests {
     #[test]
     fn operations_keep_their_slots_up_to_the_bound() {
         let meter = opentelemetry::global::meter("test");
-        let table = BoundOps::new(meter.f64_histogram("c").build(), &meter);
+        let table = BoundOps::new(meter.f64_histogram("c").build());
         let names: Vec<String> = (0..=MAX_BOUND).map(|i| format!("tool-{i}")).collect();
         let bound: Vec<Arc<BoundOp>> = names[..MAX_BOUND]
             .iter()
