@@ -4,7 +4,8 @@
 A wheel is a zip and an npm package a gzipped tar; both hold deflate streams, which any inflater
 reads whatever compressor made them. maturin writes a wheel's entries with zlib at level 6 and
 ``npm pack`` gzips at its own level; Zopfli finds shorter deflate encodings of the same bytes
-(docs/releasing.md, "Under the 8 MB target": 3-6 % of a package, for the 8 MB target of issue 36).
+(bench/results/package-size-levers.md, "Under the 8 MB target": 3-6 % of a package, for the 8 MB
+target of issue 36).
 Nothing inside changes: the entries of a wheel keep their names, order, dates, permissions and
 bytes (so RECORD's hashes still hold), a tarball's tar stream is the same byte for byte, and each
 file is read back and compared before it replaces the original.
@@ -31,8 +32,8 @@ ITERATIONS = int(os.environ.get("ZOPFLI_ITERATIONS", "1"))
 # How many deflate blocks Zopfli may cut each 1 MB of input into (its default is 15). A native
 # module's code, tables and strings alternate every few KB; more blocks, each with Huffman codes
 # fitted to its part, make a shorter stream. On the x86_64 wheel of fff7eb9: 15 -> 8,732,035 B,
-# 50 -> 8,713,755 B, 100 -> 8,708,674 B (-23 KB) for about 1.35x the time (docs/releasing.md,
-# "Levers measured on 2026-11-30 at fff7eb9").
+# 50 -> 8,713,755 B, 100 -> 8,708,674 B (-23 KB) for about 1.35x the time
+# (bench/results/package-size-levers.md, "Levers measured on 2026-11-30 at fff7eb9").
 BLOCKSPLITTINGMAX = int(os.environ.get("ZOPFLI_BLOCKSPLITTINGMAX", "100"))
 
 

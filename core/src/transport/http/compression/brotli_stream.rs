@@ -5,8 +5,9 @@
 //! closure to the generic `compress_stream`, and every closure type instantiates the whole
 //! encoder (block splitting, the hashers, entropy coding: most of the crate's 1.4 MB) once more.
 //! Here every operation goes through [`BrotliStream::run`] with one named callback, so the
-//! native modules hold the encoder once (docs/releasing.md, "Where the bytes go"). The output is
-//! the same: the same state machine is called with the same operations in the same order.
+//! native modules hold the encoder once (bench/results/package-size-levers.md, "Where the bytes
+//! go"). The output is the same: the same state machine is called with the same operations in
+//! the same order.
 
 use brotli::enc::encode::{
     BrotliEncoderDestroyInstance, BrotliEncoderOperation, BrotliEncoderParameter,
