@@ -23,6 +23,13 @@
 //! The classes here are the facade's private layer (Swift module `FerroMCPNative`); Swift code
 //! uses `FerroMCP` (`Server`, `Client`, `McpError`).
 
+/// The library's allocator for everything the engine and the glue allocate (Swift's own
+/// objects are not affected): mimalloc, whose per-thread free lists cost less than the system
+/// allocator on this path, where memory allocated on the engine's thread is often freed on a
+/// Swift executor thread and back (bench/results/swift-sdk-form-handler.md).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 pub mod apps;
 pub mod auth;
 pub mod client;
