@@ -1,20 +1,10 @@
 //! What a [`super::Telemetry`] exports and where: options in code, defaulted from the standard
-//! `OTEL_*` environment variables ([`TelemetryConfig::from_env`]).
+//! `OTEL_*` environment variables ([`TelemetryConfig::from_env`]; read by
+//! `ferromcp_otel_export::OtelEnv`, this module maps them and adds the bindings' layer options).
 
+use super::Sampling;
+use ferromcp_otel_export::{signal_url, OtelEnv};
 use std::time::Duration;
-
-/// Which traces are recorded (the root sampler; a sampled remote parent is followed when
-/// [`TelemetryConfig::parent_based`] is set, as the SDK's `parentbased_*` samplers do).
-#[derive(Clone, Copy, Debug, PartialEq)]
-#[non_exhaustive]
-pub enum Sampling {
-    /// Every trace.
-    AlwaysOn,
-    /// None (metrics are still recorded and context still propagated).
-    AlwaysOff,
-    /// This fraction of traces (0.0 to 1.0), chosen by trace id.
-    Ratio(f64),
-}
 
 /// Options of a [`super::Telemetry`].
 ///
@@ -69,22 +59,7 @@ pub struct TelemetryConfig {
 impl Default for TelemetryConfig {
     /// The SDK's defaults, with no OTLP endpoint (nothing exported until one is set).
     fn default() -> Self {
-        Self {
-            service_name: None,
-            otlp_endpoint: None,
-            otlp_traces_endpoint: None,
-            otlp_metrics_endpoint: None,
-            otlp_headers: Vec::new(),
-            otlp_timeout: Duration::from_secs(10),
-            otlp_extra_roots_pem: Vec::new(),
-            traces: true,
-            metrics: true,
-            prometheus: false,
-            sampling: Sampling::AlwaysOn,
-            parent_based: true,
-            metric_export_interval: Duration::from_secs(60),
-            disabled: false,
-        }
+        Self::of_env(OtelEnv::default())
     }
 }
 
@@ -96,57 +71,32 @@ impl TelemetryConfig {
 
     /// [`Self::from_env`] with the variables read through `var` (tests, embedders).
     pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> Self {
-        let mut c = Self::default();
-        let get = |k: &str| {
-            var(k)
-                .map(|v| v.trim().to_string())
-                .filter(|v| !v.is_empty())
-        };
-        c.service_name = get("OTEL_SERVICE_NAME");
-        c.otlp_endpoint = get("OTEL_EXPORTER_OTLP_ENDPOINT");
-        c.otlp_traces_endpoint = get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT");
-        c.otlp_metrics_endpoint = get("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT");
-        if let Some(h) = get("OTEL_EXPORTER_OTLP_HEADERS") {
-            c.otlp_headers = parse_headers(&h);
+        let env = OtelEnv::from_vars(var);
+        if let Some(s) = &env.unknown_sampler {
+            tracing::warn!(target: "ferromcp::telemetry", sampler = %s,
+                "OTEL_TRACES_SAMPLER names a sampler ferromcp does not know; using parentbased_always_on");
         }
-        if let Some(ms) = get("OTEL_EXPORTER_OTLP_TIMEOUT").and_then(|v| v.parse().ok()) {
-            c.otlp_timeout = Duration::from_millis(ms);
+        Self::of_env(env)
+    }
+
+    /// The options the variables in `env` give (no extra roots: no variable names them).
+    fn of_env(env: OtelEnv) -> Self {
+        Self {
+            service_name: env.service_name,
+            otlp_endpoint: env.endpoint,
+            otlp_traces_endpoint: env.traces_endpoint,
+            otlp_metrics_endpoint: env.metrics_endpoint,
+            otlp_headers: env.headers,
+            otlp_timeout: env.timeout,
+            otlp_extra_roots_pem: Vec::new(),
+            traces: env.traces,
+            metrics: env.metrics,
+            prometheus: env.prometheus,
+            sampling: env.sampling,
+            parent_based: env.parent_based,
+            metric_export_interval: env.metric_export_interval,
+            disabled: env.disabled,
         }
-        if let Some(e) = get("OTEL_TRACES_EXPORTER") {
-            c.traces = e.split(',').any(|x| x.trim() == "otlp");
-        }
-        if let Some(e) = get("OTEL_METRICS_EXPORTER") {
-            c.metrics = e.split(',').any(|x| x.trim() == "otlp");
-            c.prometheus = e.split(',').any(|x| x.trim() == "prometheus");
-        }
-        if let Some(ms) = get("OTEL_METRIC_EXPORT_INTERVAL").and_then(|v| v.parse().ok()) {
-            c.metric_export_interval = Duration::from_millis(ms);
-        }
-        if let Some(s) = get("OTEL_TRACES_SAMPLER") {
-            let arg = get("OTEL_TRACES_SAMPLER_ARG")
-                .and_then(|a| a.parse::<f64>().ok())
-                .filter(|r| (0.0..=1.0).contains(r))
-                .unwrap_or(1.0);
-            let (parent, root) = match s.strip_prefix("parentbased_") {
-                Some(root) => (true, root),
-                None => (false, s.as_str()),
-            };
-            let sampling = match root {
-                "always_on" => Some(Sampling::AlwaysOn),
-                "always_off" => Some(Sampling::AlwaysOff),
-                "traceidratio" => Some(Sampling::Ratio(arg)),
-                _ => None,
-            };
-            if let Some(sampling) = sampling {
-                c.sampling = sampling;
-                c.parent_based = parent;
-            } else {
-                tracing::warn!(target: "ferromcp::telemetry", sampler = %s,
-                    "OTEL_TRACES_SAMPLER names a sampler ferromcp does not know; using parentbased_always_on");
-            }
-        }
-        c.disabled = get("OTEL_SDK_DISABLED").is_some_and(|v| v.eq_ignore_ascii_case("true"));
-        c
     }
 
     /// The layer the bindings configure by name (`{"name": "openTelemetry", ...}` in a
@@ -193,56 +143,21 @@ impl TelemetryConfig {
 
     /// Where spans are posted, if anywhere.
     pub(super) fn traces_url(&self) -> Option<String> {
-        signal_url(&self.otlp_traces_endpoint, &self.otlp_endpoint, "v1/traces")
+        signal_url(
+            self.otlp_traces_endpoint.as_deref(),
+            self.otlp_endpoint.as_deref(),
+            "v1/traces",
+        )
     }
 
     /// Where metrics are posted, if anywhere.
     pub(super) fn metrics_url(&self) -> Option<String> {
         signal_url(
-            &self.otlp_metrics_endpoint,
-            &self.otlp_endpoint,
+            self.otlp_metrics_endpoint.as_deref(),
+            self.otlp_endpoint.as_deref(),
             "v1/metrics",
         )
     }
-}
-
-fn signal_url(own: &Option<String>, base: &Option<String>, path: &str) -> Option<String> {
-    if let Some(u) = own {
-        return Some(u.clone());
-    }
-    let base = base.as_ref()?;
-    Some(format!("{}/{path}", base.trim_end_matches('/')))
-}
-
-/// `k=v,k2=v2` with percent-encoded values, as `OTEL_EXPORTER_OTLP_HEADERS` is written;
-/// entries without `=` are skipped.
-fn parse_headers(s: &str) -> Vec<(String, String)> {
-    s.split(',')
-        .filter_map(|kv| {
-            let (k, v) = kv.split_once('=')?;
-            let k = k.trim();
-            (!k.is_empty()).then(|| (k.to_string(), percent_decode(v.trim())))
-        })
-        .collect()
-}
-
-fn percent_decode(s: &str) -> String {
-    let b = s.as_bytes();
-    let hex = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' && i + 2 < b.len() {
-            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
-                out.push(h * 16 + l);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[cfg(test)]

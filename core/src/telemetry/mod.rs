@@ -10,7 +10,10 @@
 //! its sampling decision and a bound histogram record, `quiet.rs`) and below the client (which starts its
 //! spans through [`Telemetry`] when `ClientOptions::telemetry` is set). A [`Telemetry`] owns its
 //! tracer and meter providers (not the process-global ones), so two servers in one process may
-//! export to different places; [`Telemetry::shutdown`] flushes both.
+//! export to different places; [`Telemetry::shutdown`] flushes both. The SDK's export
+//! pipeline itself (OTLP exporters, batch and periodic loops, the Prometheus reader and text,
+//! the `OTEL_*` variables) is built by the crate below, `ferromcp-otel-export`, from plain
+//! settings: its generic code is compiled there, not with the engine.
 //!
 //! See docs/observability.md for configuration, names and measured overhead.
 
@@ -18,7 +21,6 @@ mod config;
 mod notifications;
 mod otlp_http;
 mod peer_requests;
-mod prometheus;
 pub mod propagation;
 mod quiet;
 #[cfg(feature = "redis")]
@@ -26,25 +28,22 @@ pub(crate) mod redis_trips;
 pub mod semconv;
 mod server_layer;
 
-pub use config::{Sampling, TelemetryConfig};
+pub use config::TelemetryConfig;
+pub use ferromcp_otel_export::Sampling;
 /// The OpenTelemetry API this module is built on (the same version), for handlers that start
 /// spans of their own under a request's span (`opentelemetry::Context::current()`).
 pub use opentelemetry;
 pub use server_layer::TelemetryLayer;
 
 use crate::transport::TransportKind;
+use ferromcp_otel_export::{MetricExport, OtlpTarget, PrometheusReader, TraceExport};
 use opentelemetry::metrics::{Histogram, Meter, MeterProvider as _};
 use opentelemetry::trace::{SpanKind, TraceContextExt, Tracer as _, TracerProvider as _};
 use opentelemetry::{Context, InstrumentationScope, KeyValue};
-use opentelemetry_otlp::{WithExportConfig, WithHttpConfig};
-use opentelemetry_sdk::metrics::exporter::PushMetricExporter as _;
-use opentelemetry_sdk::metrics::reader::MetricReader;
-use opentelemetry_sdk::metrics::{ManualReader, PeriodicReader, SdkMeterProvider, Temporality};
-use opentelemetry_sdk::trace::{Sampler, SdkTracer, SdkTracerProvider};
-use opentelemetry_sdk::Resource;
+use opentelemetry_sdk::metrics::SdkMeterProvider;
+use opentelemetry_sdk::trace::{SdkTracer, SdkTracerProvider};
 use semconv::{Ending, Operation};
 use serde_json::Value;
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -60,7 +59,7 @@ struct Inner {
     /// `None` only while [`Inner`] is dropped (its providers are handed to a thread then).
     meter_provider: Option<SdkMeterProvider>,
     meter: Meter,
-    prometheus: Option<Arc<dyn MetricReader>>,
+    prometheus: Option<PrometheusReader>,
     /// The root sampler's decision, made before a server span starts (`quiet.rs`).
     sampler: Option<quiet::RootSampler>,
     /// `mcp.server.operation.duration`, bound per operation for the requests not traced.
@@ -137,15 +136,14 @@ impl Telemetry {
     /// Needs no tokio runtime (exports run on threads of their own).
     pub fn new(config: TelemetryConfig) -> Result<Telemetry, TelemetryError> {
         let err = |e: &dyn std::fmt::Display| TelemetryError(e.to_string());
-        let mut resource = Resource::builder();
-        if let Some(name) = &config.service_name {
-            resource = resource.with_service_name(name.clone());
-        }
-        let resource = resource.build();
-        let headers: HashMap<String, String> = config.otlp_headers.iter().cloned().collect();
-        let http = || {
-            otlp_http::OtlpHttp::new(&config.otlp_extra_roots_pem, config.otlp_timeout)
-                .map_err(|e| err(&e))
+        let resource = ferromcp_otel_export::resource(config.service_name.clone(), Vec::new());
+        // One HTTP client per exporter, on the engine's own HTTPS connector.
+        let otlp = |url: String| -> Result<OtlpTarget, TelemetryError> {
+            let http = otlp_http::OtlpHttp::new(&config.otlp_extra_roots_pem, config.otlp_timeout)
+                .map_err(|e| err(&e))?;
+            Ok(OtlpTarget::new(url, otlp_http::shared(http))
+                .with_headers(config.otlp_headers.clone())
+                .with_timeout(config.otlp_timeout))
         };
         let scope = InstrumentationScope::builder("ferromcp")
             .with_version(env!("CARGO_PKG_VERSION"))
@@ -154,31 +152,12 @@ impl Telemetry {
         let mut root_sampler = None;
         let (tracer, tracer_provider) = match config.traces_url().filter(|_| config.traces) {
             Some(url) if !config.disabled => {
-                let exporter = opentelemetry_otlp::SpanExporter::builder()
-                    .with_http()
-                    .with_shared_http_client(otlp_http::shared(http()?))
-                    .with_endpoint(url)
-                    .with_timeout(config.otlp_timeout)
-                    .with_headers(headers.clone())
-                    .build()
-                    .map_err(|e| err(&e))?;
-                let root = match config.sampling {
-                    Sampling::AlwaysOn => Sampler::AlwaysOn,
-                    Sampling::AlwaysOff => Sampler::AlwaysOff,
-                    Sampling::Ratio(r) => Sampler::TraceIdRatioBased(r),
-                };
-                let sampler = if config.parent_based {
-                    Sampler::ParentBased(Box::new(root))
-                } else {
-                    root
-                };
                 root_sampler = Some(quiet::RootSampler::of(&config.sampling));
-                let provider = SdkTracerProvider::builder()
-                    .with_batch_exporter(exporter)
-                    .with_id_generator(quiet::PresetIds::default())
-                    .with_sampler(sampler)
-                    .with_resource(resource.clone())
-                    .build();
+                let export = TraceExport::new(otlp(url)?)
+                    .with_sampling(config.sampling, config.parent_based)
+                    .with_id_generator(Box::new(quiet::PresetIds::default()));
+                let provider = ferromcp_otel_export::tracer_provider(resource.clone(), export)
+                    .map_err(|e| err(&e))?;
                 (
                     Some(provider.tracer_with_scope(scope.clone())),
                     Some(provider),
@@ -187,41 +166,17 @@ impl Telemetry {
             _ => (None, None),
         };
 
-        let mut meters = SdkMeterProvider::builder().with_resource(resource);
-        let want_prometheus = config.prometheus && !config.disabled;
-        let mut prometheus: Option<Arc<dyn MetricReader>> = None;
-        if let Some(url) = config
+        let metric_export = match config
             .metrics_url()
             .filter(|_| config.metrics && !config.disabled)
         {
-            let exporter = opentelemetry_otlp::MetricExporter::builder()
-                .with_http()
-                .with_shared_http_client(otlp_http::shared(http()?))
-                .with_endpoint(url)
-                .with_timeout(config.otlp_timeout)
-                .with_headers(headers)
-                .build()
-                .map_err(|e| err(&e))?;
-            let cumulative = exporter.temporality() == Temporality::Cumulative;
-            let periodic = PeriodicReader::builder(exporter)
-                .with_interval(config.metric_export_interval)
-                .build();
-            if want_prometheus && cumulative {
-                // Prometheus text is rendered from the exporter's reader: each measurement is
-                // aggregated once (a second reader doubles the cost of every request's record).
-                let shared: Arc<dyn MetricReader> = Arc::new(periodic);
-                meters = meters.with_reader(prometheus::SharedReader(shared.clone()));
-                prometheus = Some(shared);
-            } else {
-                meters = meters.with_reader(periodic);
-            }
-        }
-        if want_prometheus && prometheus.is_none() {
-            let reader: Arc<dyn MetricReader> = Arc::new(ManualReader::builder().build());
-            meters = meters.with_reader(prometheus::SharedReader(reader.clone()));
-            prometheus = Some(reader);
-        }
-        let meter_provider = meters.build();
+            Some(url) => Some(MetricExport::new(otlp(url)?, config.metric_export_interval)),
+            None => None,
+        };
+        let want_prometheus = config.prometheus && !config.disabled;
+        let meters = ferromcp_otel_export::meter_provider(resource, metric_export, want_prometheus)
+            .map_err(|e| err(&e))?;
+        let (meter_provider, prometheus) = (meters.provider, meters.prometheus);
         let meter = meter_provider.meter_with_scope(scope);
         let duration = |name: &'static str, what: &'static str| {
             meter
@@ -300,8 +255,7 @@ impl Telemetry {
     /// The metrics in the Prometheus text exposition format (0.0.4), or `None` when the
     /// config did not ask for them (`prometheus`).
     pub fn prometheus_text(&self) -> Option<String> {
-        let reader = self.inner.prometheus.as_ref()?;
-        Some(prometheus::render(reader.as_ref()))
+        Some(self.inner.prometheus.as_ref()?.render())
     }
 
     /// An endpoint serving [`Self::prometheus_text`] at `path` on the HTTP server

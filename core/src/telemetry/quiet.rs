@@ -100,9 +100,13 @@ impl RootSampler {
         match *sampling {
             Sampling::AlwaysOn => Self::AlwaysOn,
             Sampling::AlwaysOff => Self::AlwaysOff,
-            Sampling::Ratio(r) if r >= 1.0 => Self::AlwaysOn,
-            // As the SDK computes it (`sample_based_on_probability`); a NaN ratio gives 0.
-            Sampling::Ratio(r) => Self::Below((r.max(0.0) * (1u64 << 63) as f64) as u64),
+            // `Ratio` (and any sampling `ferromcp_otel_export` adds: each is a ratio of new
+            // traces, `Sampling::ratio`).
+            _ => match sampling.ratio() {
+                r if r >= 1.0 => Self::AlwaysOn,
+                // As the SDK computes it (`sample_based_on_probability`); a NaN ratio gives 0.
+                r => Self::Below((r.max(0.0) * (1u64 << 63) as f64) as u64),
+            },
         }
     }
 

@@ -1,5 +1,7 @@
-//! The metrics of a [`super::Telemetry`] in the Prometheus text exposition format (0.0.4), read
-//! from the same meter provider the OTLP exporter reads, through a manual reader.
+//! The metrics of a meter provider in the Prometheus text exposition format (0.0.4), read
+//! through a reader the provider shares with the one that renders it ([`PrometheusReader`]):
+//! the OTLP exporter's periodic reader when its temporality is cumulative, else a manual reader
+//! of its own.
 //!
 //! Names follow OpenTelemetry's Prometheus compatibility rules: characters outside
 //! `[a-zA-Z0-9_:]` become `_`, the unit is appended (`s` as `_seconds`), monotonic sums end
@@ -12,17 +14,46 @@ use opentelemetry_sdk::metrics::data::{
     AggregatedMetrics, Histogram, Metric, MetricData, ResourceMetrics, Sum,
 };
 use opentelemetry_sdk::metrics::reader::MetricReader;
-use opentelemetry_sdk::metrics::{InstrumentKind, Pipeline, Temporality};
+use opentelemetry_sdk::metrics::{InstrumentKind, ManualReader, Pipeline, Temporality};
 use std::fmt::Write as _;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
-/// A reader shared between the meter provider (which owns its readers) and the telemetry
-/// that renders it: a manual reader of its own, or the OTLP exporter's periodic reader when its
-/// temporality is cumulative (one reader, so every measurement is aggregated once, not once
-/// per reader).
+/// The reader the Prometheus text is rendered from ([`Self::render`]), registered with a meter
+/// provider by [`crate::meter_provider`]. Cheap to clone.
 #[derive(Debug, Clone)]
-pub(super) struct SharedReader(pub Arc<dyn MetricReader>);
+pub struct PrometheusReader(Arc<dyn MetricReader>);
+
+impl PrometheusReader {
+    /// Shares `reader` (the meter provider owns its readers; this keeps a second handle).
+    pub(crate) fn sharing(reader: Arc<dyn MetricReader>) -> Self {
+        Self(reader)
+    }
+
+    /// A manual reader of its own (cumulative), for a provider that exports nothing else
+    /// cumulatively.
+    pub(crate) fn manual() -> Self {
+        Self(Arc::new(ManualReader::builder().build()))
+    }
+
+    /// The handle the meter provider is given.
+    pub(crate) fn registered(&self) -> SharedReader {
+        SharedReader(self.0.clone())
+    }
+
+    /// Collects the metrics now and renders every one (a cumulative reader: the collection
+    /// resets nothing). A collection that fails renders as one `# collection failed: ...`
+    /// comment line.
+    pub fn render(&self) -> String {
+        render(self.0.as_ref())
+    }
+}
+
+/// A reader shared between the meter provider (which owns its readers) and the
+/// [`PrometheusReader`] that renders it (one reader, so every measurement is aggregated once,
+/// not once per reader).
+#[derive(Debug, Clone)]
+pub(crate) struct SharedReader(Arc<dyn MetricReader>);
 
 impl MetricReader for SharedReader {
     fn register_pipeline(&self, pipeline: Weak<Pipeline>) {
@@ -46,9 +77,8 @@ impl MetricReader for SharedReader {
     }
 }
 
-/// Collects `reader` now and renders every metric (a cumulative reader: the collection
-/// resets nothing).
-pub(super) fn render(reader: &dyn MetricReader) -> String {
+/// Collects `reader` now and renders every metric.
+fn render(reader: &dyn MetricReader) -> String {
     let mut rm = ResourceMetrics::default();
     let mut out = String::new();
     if let Err(e) = reader.collect(&mut rm) {
@@ -91,13 +121,13 @@ fn render_data<T: Copy + Into<Num>>(
                 sample(out, base, &labels(p.attributes(), None), p.value().into().0);
             }
         }
-        // Not made by ferromcp's instruments (no exponential-histogram view is installed).
+        // Not rendered: no exponential-histogram view is installed by this crate's pipeline.
         MetricData::ExponentialHistogram(_) => {}
     }
 }
 
 /// A number a sample line writes.
-pub(super) struct Num(f64);
+struct Num(f64);
 
 impl From<f64> for Num {
     fn from(v: f64) -> Self {
@@ -203,7 +233,7 @@ fn attr_text(v: &AttrValue) -> String {
     v.as_str().into_owned()
 }
 
-/// `mcp.server.operation.duration` with unit `s` -> `mcp_server_operation_duration_seconds`.
+/// `http.server.request.duration` with unit `s` -> `http_server_request_duration_seconds`.
 fn metric_name(name: &str, unit: &str) -> String {
     let mut n = sanitize(name);
     let suffix = match unit {
@@ -246,47 +276,63 @@ mod tests {
 
     #[test]
     fn histograms_counters_and_gauges_render_as_prometheus_text() {
-        let reader: Arc<dyn MetricReader> =
-            Arc::new(opentelemetry_sdk::metrics::ManualReader::builder().build());
+        let reader = PrometheusReader::manual();
         let provider = SdkMeterProvider::builder()
-            .with_reader(SharedReader(reader.clone()))
+            .with_reader(reader.registered())
             .build();
         let meter = provider.meter("t");
         let h = meter
-            .f64_histogram("mcp.server.operation.duration")
+            .f64_histogram("http.server.request.duration")
             .with_unit("s")
-            .with_description("Duration.")
+            .with_description("Duration.\nIn seconds.")
             .with_boundaries(vec![0.01, 0.1])
             .build();
-        h.record(0.005, &[KeyValue::new("mcp.method.name", "tools/call")]);
-        h.record(0.05, &[KeyValue::new("mcp.method.name", "tools/call")]);
-        h.record(5.0, &[KeyValue::new("mcp.method.name", "tools/call")]);
-        let c = meter.u64_counter("ferromcp.redis.round_trips").build();
+        let route = [KeyValue::new("http.route", "/v1/items")];
+        h.record(0.005, &route);
+        h.record(0.05, &route);
+        h.record(5.0, &route);
+        let c = meter.u64_counter("cache.lookups").build();
         c.add(3, &[KeyValue::new("op", "a\"b")]);
         let g = meter
-            .i64_up_down_counter("ferromcp.server.sessions")
-            .with_unit("{session}")
+            .i64_up_down_counter("process.open_files")
+            .with_unit("{file}")
             .build();
-        g.add(2, &[]);
-        let text = render(reader.as_ref());
+        g.add(2, &[KeyValue::new("9p", "x")]);
+        let text = reader.render();
         for line in [
-            "# TYPE mcp_server_operation_duration_seconds histogram",
-            "mcp_server_operation_duration_seconds_bucket{mcp_method_name=\"tools/call\",le=\"0.01\"} 1",
-            "mcp_server_operation_duration_seconds_bucket{mcp_method_name=\"tools/call\",le=\"0.1\"} 2",
-            "mcp_server_operation_duration_seconds_bucket{mcp_method_name=\"tools/call\",le=\"+Inf\"} 3",
-            "mcp_server_operation_duration_seconds_count{mcp_method_name=\"tools/call\"} 3",
-            "# TYPE ferromcp_redis_round_trips_total counter",
-            "ferromcp_redis_round_trips_total{op=\"a\\\"b\"} 3",
-            "# TYPE ferromcp_server_sessions gauge",
-            "ferromcp_server_sessions 2",
+            "# HELP http_server_request_duration_seconds Duration.\\nIn seconds.",
+            "# TYPE http_server_request_duration_seconds histogram",
+            "http_server_request_duration_seconds_bucket{http_route=\"/v1/items\",le=\"0.01\"} 1",
+            "http_server_request_duration_seconds_bucket{http_route=\"/v1/items\",le=\"0.1\"} 2",
+            "http_server_request_duration_seconds_bucket{http_route=\"/v1/items\",le=\"+Inf\"} 3",
+            "http_server_request_duration_seconds_count{http_route=\"/v1/items\"} 3",
+            "# TYPE cache_lookups_total counter",
+            "cache_lookups_total{op=\"a\\\"b\"} 3",
+            "# TYPE process_open_files gauge",
+            "process_open_files{_9p=\"x\"} 2",
         ] {
-            assert!(text.lines().any(|l| l == line), "missing {line:?} in\n{text}");
+            assert!(
+                text.lines().any(|l| l == line),
+                "missing {line:?} in\n{text}"
+            );
         }
         let sum_line = text
             .lines()
-            .find(|l| l.starts_with("mcp_server_operation_duration_seconds_sum"))
+            .find(|l| l.starts_with("http_server_request_duration_seconds_sum"))
             .unwrap();
         let sum: f64 = sum_line.rsplit(' ').next().unwrap().parse().unwrap();
         assert!((sum - 5.055).abs() < 1e-9, "{sum_line}");
+    }
+
+    #[test]
+    fn a_reader_that_was_shut_down_renders_the_failure() {
+        let reader = PrometheusReader::manual();
+        let provider = SdkMeterProvider::builder()
+            .with_reader(reader.registered())
+            .build();
+        provider.shutdown().unwrap();
+        let text = reader.render();
+        assert!(text.starts_with("# collection failed: "), "{text}");
+        assert_eq!(text.lines().count(), 1, "{text}");
     }
 }
