@@ -7,7 +7,7 @@ node_binding_dir() {
   local dir="$ROOT/bindings-node" built="$ROOT/bindings-node/dist/index.js"
   if [ ! -f "$built" ] || [ ! -f "$dir/native/index.js" ] \
      || [ "$(cat "$dir/native/.build-mode" 2>/dev/null)" != "${FERROMCP_NODE_BUILD:-release}" ] \
-     || [ -n "$(find "$ROOT/protocol/src" "$ROOT/core/src" "$ROOT/embed/src" "$ROOT/cli/src" "$ROOT/proxy/src" \
+     || [ -n "$(find "$ROOT/protocol/src" "$ROOT/auth/src" "$ROOT/core/src" "$ROOT/embed/src" "$ROOT/cli/src" "$ROOT/proxy/src" \
           "$dir/src" "$dir/ts" "$dir/package-lock.json" "$ROOT/Cargo.lock" -newer "$built" -print -quit 2>/dev/null)" ]; then
     "$dir/scripts/build.sh" >&2 || return 1
     touch "$built"

@@ -28,7 +28,7 @@ _swift_bench_native_stale() {
   local stamp="$SWIFT_BENCH/.build/ferromcp-native-$SWIFT_BENCH_PROFILE.stamp" bs="$ROOT/bindings-swift"
   [ ! -f "$SWIFT_BENCH_LIB_DIR/libferromcp_swift.a" ] || [ ! -f "$stamp" ] \
     || [ ! -f "$bs/Sources/FerroMCPNative/FerroMCPNative.swift" ] \
-    || [ -n "$(find "$ROOT/core/src" "$ROOT/core/Cargo.toml" "$bs/src" "$bs/bindgen" "$bs/Cargo.toml" \
+    || [ -n "$(find "$ROOT/auth/src" "$ROOT/core/src" "$ROOT/core/Cargo.toml" "$bs/src" "$bs/bindgen" "$bs/Cargo.toml" \
          "$bs/uniffi.toml" "$ROOT/Cargo.toml" "$ROOT/Cargo.lock" -newer "$stamp" -print -quit 2>/dev/null)" ]
 }
 

@@ -22,7 +22,7 @@ _swift_natives_stale() {
   local stamp="$SWIFT_EXAMPLES/.build/ferromcp-native.stamp"
   [ ! -f "$ROOT/bindings-swift/.native/lib/libferromcp_swift.a" ] || [ ! -f "$stamp" ] \
     || [ ! -f "$ROOT/bindings-swift/Sources/FerroMCPNative/FerroMCPNative.swift" ] \
-    || [ -n "$(find "$ROOT/core/src" "$ROOT/core/Cargo.toml" "$ROOT/bindings-swift/src" \
+    || [ -n "$(find "$ROOT/auth/src" "$ROOT/core/src" "$ROOT/core/Cargo.toml" "$ROOT/bindings-swift/src" \
          "$ROOT/bindings-swift/bindgen" "$ROOT/bindings-swift/Cargo.toml" "$ROOT/bindings-swift/uniffi.toml" \
          "$ROOT/Cargo.lock" -newer "$stamp" -print -quit 2>/dev/null)" ]
 }

@@ -46,15 +46,16 @@
 
 #![warn(missing_docs)]
 
+// OAuth 2.1 (client flow, resource server, OAuth proxy): a crate of its own below this one,
+// `ferromcp-auth`, pulled by the `http` feature and re-exported at the path it always had.
 #[cfg(feature = "http")]
-pub mod auth;
+pub use ferromcp_auth as auth;
 // What `ferromcp-embed` (the bindings' seam, the crate above this one) needs from inside the
 // engine; not an API (its module comment says why it exists).
 #[doc(hidden)]
 pub mod binding_seam;
 pub mod client;
 mod frame_io;
-// HTTPS for outgoing connections, below both the OAuth client (`auth`) and the HTTP transports.
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
@@ -65,8 +66,6 @@ mod setters;
 // OpenTelemetry (feature `otel`): above the server (a middleware layer), below the client.
 #[cfg(feature = "otel")]
 pub mod telemetry;
-#[cfg(feature = "http")]
-pub(crate) mod tls;
 pub mod transport;
 pub mod wait;
 

@@ -12,6 +12,7 @@
 
 #![warn(missing_docs)]
 
+pub mod auth_info;
 pub mod error;
 pub mod jsonrpc;
 pub mod protocol;

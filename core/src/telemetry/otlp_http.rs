@@ -7,8 +7,8 @@
 //! request started there is spawned onto this runtime (one thread, `ferromcp-otlp`) and its
 //! answer awaited over a channel, which any executor can poll.
 
-use crate::tls::Connector;
 use bytes::Bytes;
+use ferromcp_auth::tls::Connector;
 use http::{Request, Response};
 use http_body_util::{BodyExt, Full, Limited};
 use hyper_util::client::legacy::Client as HyperClient;

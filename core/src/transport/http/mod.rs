@@ -216,6 +216,27 @@ pub struct HttpServerOptions {
     /// (401 / 403 with a `WWW-Authenticate` challenge otherwise), the Protected Resource
     /// Metadata is served at [`crate::auth::ResourceAuth::metadata_path`], and handlers see the
     /// identity in [`crate::session::RequestContext::auth`]. `None`: no protection.
+    ///
+    /// ```
+    /// use ferromcp::auth::{JwtVerifier, ResourceAuth};
+    /// use ferromcp::transport::http::HttpServerOptions;
+    /// use std::sync::Arc;
+    ///
+    /// let verifier = JwtVerifier::from_jwks_url(
+    ///     "https://auth.example.com/jwks.json",
+    ///     "https://auth.example.com",
+    ///     "https://mcp.example.com/mcp",
+    /// )?;
+    /// let auth = ResourceAuth::new(
+    ///     "https://mcp.example.com/mcp",
+    ///     vec!["https://auth.example.com".into()],
+    ///     Arc::new(verifier),
+    /// )
+    /// .require_scopes(&["mcp:tools"]);
+    /// let options = HttpServerOptions::default().with_auth(Some(Arc::new(auth)));
+    /// assert!(options.auth.is_some());
+    /// # Ok::<(), ferromcp::auth::AuthError>(())
+    /// ```
     pub auth: Option<Arc<crate::auth::ResourceAuth>>,
     /// Path of the readiness endpoint (default `/healthz`; `None`: not served). `GET` answers
     /// 200 `{"status": "ok", ...}` while the server takes requests and its session store

@@ -110,6 +110,20 @@ impl HttpClientOptions {
     }
 
     /// Authorizes with `auth` (OAuth 2.1; see [`HttpClientOptions::auth`]).
+    ///
+    /// ```
+    /// use ferromcp::auth::{OAuthClient, OAuthConfig};
+    /// use ferromcp::transport::http::HttpClientOptions;
+    /// use std::sync::Arc;
+    ///
+    /// // A service account: client credentials of a pre-registered client.
+    /// let service = OAuthClient::new(
+    ///     OAuthConfig::client_credentials("reporting-job", "s3cret")
+    ///         .expected_issuer("https://auth.example.com"),
+    /// );
+    /// let options = HttpClientOptions::default().auth(Arc::new(service));
+    /// assert!(options.auth.is_some());
+    /// ```
     pub fn auth(mut self, auth: Arc<OAuthClient>) -> Self {
         self.auth = Some(auth);
         self

@@ -13,8 +13,8 @@
 //! hyper-util's client does. A connection leaves the list once it is closed; the list is dropped
 //! with the transport, which closes the connections.
 
-use crate::tls::Connector;
 use bytes::Bytes;
+use ferromcp_auth::tls::Connector;
 use http::{HeaderValue, Request, Response, Uri};
 use http_body_util::Full;
 use hyper::body::Incoming;

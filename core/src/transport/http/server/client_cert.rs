@@ -159,11 +159,9 @@ impl ClientIdentity {
     /// The identity handlers see when the certificate is the only one: the principal as
     /// `subject`, the certificate under `claims.clientCertificate`.
     pub(crate) fn auth_info(&self) -> AuthInfo {
-        AuthInfo {
-            subject: Some(self.principal()),
-            claims: json!({ "clientCertificate": self.to_json() }),
-            ..Default::default()
-        }
+        AuthInfo::default()
+            .with_subject(self.principal())
+            .with_claims(json!({ "clientCertificate": self.to_json() }))
     }
 }
 

@@ -3,6 +3,10 @@
 //! `http://` and rustls (the `ring` provider, Mozilla's roots from `webpki-roots`, plus any extra
 //! PEM roots the user trusts) for `https://`. Server name indication and certificate verification
 //! are always on; ALPN offers `http/1.1`, the only protocol the client speaks.
+//!
+//! In this crate, the lowest one that makes outgoing connections, rather than in `ferromcp`: the
+//! OAuth client needs it and must not depend on the engine above it, and the engine uses it
+//! from here (`ferromcp_auth::tls`, `#[doc(hidden)]`: a seam between the two crates, not an API).
 
 use http::Uri;
 use hyper_util::client::legacy::connect::{Connected, Connection, HttpConnector};
@@ -21,7 +25,7 @@ use tokio_rustls::TlsConnector;
 
 /// The TLS client configuration: Mozilla's roots plus the certificates in `extra_roots_pem`
 /// (each entry PEM text holding one or more `CERTIFICATE` blocks). Errors name the bad entry.
-pub(crate) fn client_config(extra_roots_pem: &[String]) -> Result<Arc<ClientConfig>, String> {
+pub fn client_config(extra_roots_pem: &[String]) -> Result<Arc<ClientConfig>, String> {
     if extra_roots_pem.is_empty() {
         static DEFAULT: OnceLock<Arc<ClientConfig>> = OnceLock::new();
         return Ok(DEFAULT
@@ -64,14 +68,14 @@ fn build_config(roots: RootCertStore) -> Arc<ClientConfig> {
 
 /// The connector of the engine's hyper clients: TCP for `http://`, TCP + TLS for `https://`.
 #[derive(Clone)]
-pub(crate) struct Connector {
+pub struct Connector {
     tcp: HttpConnector,
     tls: TlsConnector,
 }
 
 impl Connector {
     /// A connector trusting Mozilla's roots plus `extra_roots_pem` (see [`client_config`]).
-    pub(crate) fn new(extra_roots_pem: &[String]) -> Result<Self, String> {
+    pub fn new(extra_roots_pem: &[String]) -> Result<Self, String> {
         let mut tcp = HttpConnector::new();
         tcp.set_nodelay(true);
         tcp.enforce_http(false);
@@ -139,7 +143,7 @@ fn tls_error(host: &str, e: io::Error) -> BoxError {
 
 /// One connection of the engine's hyper clients.
 #[derive(Debug)]
-pub(crate) enum Stream {
+pub enum Stream {
     /// `http://`.
     Plain(TokioIo<TcpStream>),
     /// `https://`.
@@ -215,7 +219,7 @@ impl hyper::rt::Write for Stream {
 
 /// An error and its sources as one line (`a: b: c`), so a connect failure shows its cause
 /// (hyper's own message is only "client error (Connect)").
-pub(crate) fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
+pub fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
     let mut out = e.to_string();
     let mut source = e.source();
     while let Some(s) = source {

@@ -42,7 +42,7 @@ impl IntrospectionVerifier {
     /// [`Self::client_credentials`]).
     ///
     /// ```
-    /// use ferromcp::auth::{IntrospectionVerifier, TokenVerifier};
+    /// use ferromcp_auth::{IntrospectionVerifier, TokenVerifier};
     ///
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -155,15 +155,15 @@ fn info_from_introspection(doc: Value) -> Result<AuthInfo, String> {
                 .ok_or_else(|| format!("introspection exp is not a NumericDate: {v}"))?,
         ),
     };
-    Ok(AuthInfo {
-        subject: text("sub"),
-        client_id: text("client_id"),
-        scopes,
-        audience,
-        expires_at,
-        claims: doc.clone(),
-        ..Default::default()
-    })
+    // `AuthInfo` is `#[non_exhaustive]` in the crate below: no struct literal here.
+    let mut info = AuthInfo::default()
+        .with_scopes(scopes)
+        .with_audience(audience)
+        .with_claims(doc.clone());
+    info.subject = text("sub");
+    info.client_id = text("client_id");
+    info.expires_at = expires_at;
+    Ok(info)
 }
 
 #[cfg(test)]

@@ -191,7 +191,7 @@ impl OAuthProxy {
     }
 
     /// The resource server's side: the MCP endpoint protected by this proxy's tokens, for
-    /// [`crate::transport::http::HttpServerOptions::with_auth`]. The resource is the proxy's
+    /// `ferromcp::transport::http::HttpServerOptions::with_auth`. The resource is the proxy's
     /// `resource`, the one authorization server its issuer; tokens must carry the
     /// configuration's [`OAuthProxyConfig::required_scopes`] (403 `insufficient_scope`, the
     /// challenge listing them, otherwise).

@@ -1,7 +1,7 @@
 //! The typed errors of the OAuth client: every way discovery, registration, the authorization
 //! step or the token endpoint can fail, each naming what was tried and what came back.
 
-use crate::McpError;
+use ferromcp_protocol::McpError;
 use serde_json::json;
 use std::fmt;
 
@@ -74,7 +74,7 @@ pub enum AuthError {
     StateMismatch,
     /// The authorization response's `iss` does not match the authorization server (RFC 9207),
     /// or is missing although the server promised it; or the resource names an authorization
-    /// server other than [`crate::auth::OAuthConfig::expected_issuer`].
+    /// server other than [`crate::OAuthConfig::expected_issuer`].
     IssuerMismatch {
         /// The issuer recorded from the metadata.
         expected: String,

@@ -137,8 +137,7 @@ impl JwtVerifier {
     /// (`{"keys": [...]}`), which is never fetched again.
     ///
     /// ```
-    /// use ferromcp::auth::{JwtVerifier, ResourceAuth, TokenVerifier};
-    /// use ferromcp::transport::http::HttpServerOptions;
+    /// use ferromcp_auth::{JwtVerifier, ResourceAuth, TokenVerifier};
     /// use serde_json::json;
     /// use std::sync::Arc;
     /// use std::time::Duration;
@@ -156,12 +155,12 @@ impl JwtVerifier {
     /// // Something that is not a signed JWT of that issuer is refused with the reason.
     /// assert!(verifier.verify("not-a-jwt").await.is_err());
     ///
-    /// // Protecting an HTTP server with it.
-    /// let mut options = HttpServerOptions::default();
-    /// options.auth = Some(Arc::new(
+    /// // Protecting an HTTP server with it: `ferromcp`'s `HttpServerOptions::with_auth(Some(auth))`.
+    /// let auth = Arc::new(
     ///     ResourceAuth::new("https://mcp.example.com/mcp", vec!["https://auth.example.com".into()], Arc::new(verifier))
     ///         .require_scopes(&["mcp:tools"]),
-    /// ));
+    /// );
+    /// assert_eq!(auth.resource, "https://mcp.example.com/mcp");
     /// # Ok(())
     /// # }
     /// ```
@@ -423,17 +422,19 @@ impl JwtVerifier {
             Some(_) => return Err("the token's scope is not a string".into()),
             None => strings(claims.get("scp"), "scp")?,
         };
-        Ok(AuthInfo {
-            subject: text("sub")?,
-            client_id: text("client_id")?.or(text("azp")?),
-            scopes,
-            audience,
+        let subject = text("sub")?;
+        let client_id = text("client_id")?.or(text("azp")?);
+        let mut info = AuthInfo::default()
+            .with_scopes(scopes)
+            .with_audience(audience)
             // When this server stops accepting the token (the leeway included), so that
             // `ResourceAuth`'s expiry check agrees with the one above.
-            expires_at: Some((exp + leeway).max(0.0) as u64),
-            claims: Value::Object(claims),
-            ..Default::default()
-        })
+            .with_expires_at((exp + leeway).max(0.0) as u64)
+            .with_claims(Value::Object(claims));
+        // `AuthInfo` is `#[non_exhaustive]` in the crate below: no struct literal here.
+        info.subject = subject;
+        info.client_id = client_id;
+        Ok(info)
     }
 }
 

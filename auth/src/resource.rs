@@ -2,11 +2,11 @@
 //! request with a user [`TokenVerifier`], checks expiry, audience (RFC 8707) and required
 //! scopes, answers 401 / 403 with a `WWW-Authenticate` challenge naming its Protected Resource
 //! Metadata (RFC 9728), serves that document, and hands the verified [`AuthInfo`] to handlers
-//! ([`crate::session::RequestContext::auth`]).
+//! (`ferromcp::session::RequestContext::auth`).
 
 use super::store::now_secs;
 use super::url::{canonical, parts};
-pub use crate::session::AuthInfo;
+pub use ferromcp_protocol::auth_info::AuthInfo;
 use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -27,7 +27,7 @@ where
     }
 }
 
-/// Protection of an MCP HTTP endpoint ([`crate::transport::http::HttpServerOptions::auth`]).
+/// Protection of an MCP HTTP endpoint (`ferromcp::transport::http::HttpServerOptions::auth`).
 #[derive(Clone)]
 #[non_exhaustive]
 pub struct ResourceAuth {
@@ -74,7 +74,7 @@ impl ResourceAuth {
     /// checked by `verifier`.
     ///
     /// ```
-    /// use ferromcp::auth::{AuthInfo, ResourceAuth};
+    /// use ferromcp_auth::{AuthInfo, ResourceAuth};
     /// use futures_util::future::BoxFuture;
     /// use std::sync::Arc;
     ///
@@ -249,12 +249,12 @@ mod tests {
             let t = t.to_string();
             Box::pin(async move {
                 let now = now_secs();
-                let mk = |aud: &str, scopes: &[&str], exp: u64| AuthInfo {
-                    subject: Some("alice".into()),
-                    audience: vec![aud.into()],
-                    scopes: scopes.iter().map(|s| s.to_string()).collect(),
-                    expires_at: Some(exp),
-                    ..Default::default()
+                let mk = |aud: &str, scopes: &[&str], exp: u64| {
+                    AuthInfo::default()
+                        .with_subject("alice")
+                        .with_audience(vec![aud.into()])
+                        .with_scopes(scopes.iter().map(|s| s.to_string()).collect())
+                        .with_expires_at(exp)
                 };
                 match t.as_str() {
                     "good" => Ok(mk("http://mcp.test/mcp", &["read", "write"], now + 60)),

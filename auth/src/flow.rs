@@ -188,12 +188,11 @@ impl std::fmt::Debug for OAuthClient {
 impl OAuthClient {
     /// A client with `config`.
     ///
-    /// Give it to the HTTP transport ([`crate::transport::http::HttpClientOptions::auth`]);
+    /// Give it to the HTTP transport (`ferromcp::transport::http::HttpClientOptions::auth`);
     /// it runs the flow on the first 401 and sends the token from then on.
     ///
     /// ```
-    /// use ferromcp::auth::{LoopbackRedirect, OAuthClient, OAuthConfig};
-    /// use ferromcp::transport::http::HttpClientOptions;
+    /// use ferromcp_auth::{LoopbackRedirect, OAuthClient, OAuthConfig};
     /// use std::sync::Arc;
     ///
     /// // A service account: client credentials of a pre-registered client, only for the
@@ -203,8 +202,9 @@ impl OAuthClient {
     ///         .expected_issuer("https://auth.example.com"),
     /// );
     /// assert_eq!(service.bearer(), None); // no token until the server asks for one
-    /// let http = HttpClientOptions::default().auth(Arc::new(service));
-    /// # drop(http);
+    /// // For `ferromcp`'s HTTP transport: `HttpClientOptions::default().auth(service)`.
+    /// let service = Arc::new(service);
+    /// # drop(service);
     ///
     /// // A user in a browser: authorization code with PKCE, the redirect caught on a loopback
     /// // port (0: any free one); `open` shows the authorization URL (launch the browser there).
