@@ -47,8 +47,10 @@
 #![warn(missing_docs)]
 
 // OAuth 2.1 (client flow, resource server, OAuth proxy): a crate of its own below this one,
-// `ferromcp-auth`, pulled by the `http` feature and re-exported at the path it always had.
+// `ferromcp-auth`, pulled by the `http` feature and re-exported at the path it always had
+// (`doc(inline)`: this crate's API pages list its items under `auth`, as before the move).
 #[cfg(feature = "http")]
+#[doc(inline)]
 pub use ferromcp_auth as auth;
 // What `ferromcp-embed` (the bindings' seam, the crate above this one) needs from inside the
 // engine; not an API (its module comment says why it exists).
