@@ -2,7 +2,7 @@
 //!
 //! A `#[non_exhaustive]` struct cannot be built by a struct literal outside this crate, not even
 //! as `Options { field: x, ..Default::default() }`; its users build it as
-//! `Options::default().with_field(x)` instead. Written once here so every options struct gets
+//! `Options::default().with_field(x)` instead. Written once per crate so every options struct gets
 //! the same methods, one per public field, each documented as setting that field.
 //!
 //! The same 20 lines as the engine's own `with_setters!` (core/src/setters.rs): a copy rather
