@@ -31,7 +31,9 @@ def parse(path: str) -> dict[tuple[str, str, str], float]:
                 for column, cell in zip(header[1:], row[1:]):
                     m = re.match(r"([\d.]+)(k?)", cell)
                     if m:
-                        cells[(section, row[0], column)] = float(m.group(1)) * (1000 if m.group(2) else 1)
+                        cells[(section, row[0], column)] = float(m.group(1)) * (
+                            1000 if m.group(2) else 1
+                        )
             elif not line.strip():
                 header = None
     return cells
@@ -48,7 +50,9 @@ def main() -> int:
         ratio = new[key] / old[key]
         flag = " <-- more than 5 % below" if ratio < 0.95 else ""
         below += bool(flag)
-        print(f"{section[:28]:28} | {row[:58]:58} | {column[:40]:40} | {old[key]:>9.0f} | {new[key]:>9.0f} | {ratio:5.2f}{flag}")
+        print(
+            f"{section[:28]:28} | {row[:58]:58} | {column[:40]:40} | {old[key]:>9.0f} | {new[key]:>9.0f} | {ratio:5.2f}{flag}"
+        )
     print(f"{below} rate cell(s) of rows starting with {prefix!r} more than 5 % below")
     return 0
 
