@@ -38,8 +38,6 @@ mod pkce;
 mod proxy_server;
 mod redirect;
 mod resource;
-// The builder methods of the `#[non_exhaustive]` option structs (`ProxyRequest`, ...).
-mod setters;
 mod store;
 // HTTPS for every outgoing connection: this crate's (metadata, tokens, JWKS, introspection)
 // and the engine's (its HTTP client transports, the OTLP exporter), which uses it from here.

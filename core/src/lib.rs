@@ -63,8 +63,6 @@ mod frame_io;
 pub mod fuzzing;
 pub mod server;
 pub mod session;
-// The builder methods of the `#[non_exhaustive]` option structs.
-mod setters;
 // OpenTelemetry (feature `otel`): above the server (a middleware layer), below the client.
 #[cfg(feature = "otel")]
 pub mod telemetry;

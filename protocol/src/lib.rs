@@ -19,6 +19,8 @@ pub mod error;
 pub mod jsonrpc;
 pub mod protocol;
 pub mod schema;
+// `with_setters!`, exported hidden for the option structs of the crates above.
+mod setters;
 pub mod uri_template;
 
 pub use error::{codes, ErrorKind, McpError, Result};

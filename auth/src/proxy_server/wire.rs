@@ -29,7 +29,7 @@ pub struct ProxyRequest {
     pub body: Bytes,
 }
 
-crate::setters::with_setters!(ProxyRequest {
+ferromcp_protocol::with_setters!(ProxyRequest {
     method: String => with_method,
     path: String => with_path,
     query: String => with_query,
@@ -59,7 +59,7 @@ pub struct ProxyResponse {
     pub body: Vec<u8>,
 }
 
-crate::setters::with_setters!(ProxyResponse {
+ferromcp_protocol::with_setters!(ProxyResponse {
     status: u16 => with_status,
     headers: Vec<(String, String)> => with_headers,
     body: Vec<u8> => with_body,

@@ -58,7 +58,7 @@ pub struct ClientHandlers {
     pub extra_capabilities: Option<Value>,
 }
 
-crate::setters::with_setters!(ClientHandlers {
+ferromcp_protocol::with_setters!(ClientHandlers {
     roots: Option<RootsFn> => with_roots,
     sampling: Option<SamplingFn> => with_sampling,
     sampling_tools: bool => with_sampling_tools,

@@ -58,7 +58,7 @@ pub struct UiCsp {
     pub base_uri_domains: Vec<String>,
 }
 
-crate::setters::with_setters!(UiCsp {
+ferromcp_protocol::with_setters!(UiCsp {
     connect_domains: Vec<String> => with_connect_domains,
     resource_domains: Vec<String> => with_resource_domains,
     frame_domains: Vec<String> => with_frame_domains,
@@ -79,7 +79,7 @@ pub struct UiPermissions {
     pub clipboard_write: bool,
 }
 
-crate::setters::with_setters!(UiPermissions {
+ferromcp_protocol::with_setters!(UiPermissions {
     camera: bool => with_camera,
     microphone: bool => with_microphone,
     geolocation: bool => with_geolocation,

@@ -32,7 +32,7 @@ pub struct RequestOptions {
     pub cancel: Option<CancellationToken>,
 }
 
-crate::setters::with_setters!(RequestOptions {
+ferromcp_protocol::with_setters!(RequestOptions {
     timeout: Option<Duration> => with_timeout,
     reset_timeout_on_progress: bool => with_reset_timeout_on_progress,
     max_total_timeout: Option<Duration> => with_max_total_timeout,

@@ -67,7 +67,7 @@ pub struct StoredTask {
     pub revision: u64,
 }
 
-crate::setters::with_setters!(StoredTask {
+ferromcp_protocol::with_setters!(StoredTask {
     task: Value => with_task,
     owner: Option<String> => with_owner,
     expires_at_ms: u64 => with_expires_at_ms,

@@ -270,7 +270,7 @@ pub struct HttpServerOptions {
     pub oauth_proxy: Option<crate::auth::OAuthProxy>,
 }
 
-crate::setters::with_setters!(HttpServerOptions {
+ferromcp_protocol::with_setters!(HttpServerOptions {
     path: String => with_path,
     json_response: bool => with_json_response,
     stateless: bool => with_stateless,

@@ -85,7 +85,7 @@ pub struct SseEvent {
     pub retry: Option<u64>,
 }
 
-crate::setters::with_setters!(SseEvent {
+ferromcp_protocol::with_setters!(SseEvent {
     event: Option<String> => with_event,
     id: Option<String> => with_id,
     data: String => with_data,

@@ -46,7 +46,7 @@ pub struct HttpClientOptions {
     pub compression: bool,
 }
 
-crate::setters::with_setters!(HttpClientOptions {
+ferromcp_protocol::with_setters!(HttpClientOptions {
     headers: Vec<(String, String)> => with_headers,
     legacy_fallback: bool => with_legacy_fallback,
     open_get_stream: bool => with_open_get_stream,

@@ -103,7 +103,7 @@ pub struct CompressionOptions {
     pub streams: bool,
 }
 
-crate::setters::with_setters!(CompressionOptions {
+ferromcp_protocol::with_setters!(CompressionOptions {
     codings: Vec<ContentCoding> => with_codings,
     min_size: usize => with_min_size,
     level: CompressionLevel => with_level,

@@ -89,7 +89,7 @@ pub struct TlsOptions {
     pub client_certificates: Option<ClientCertificates>,
 }
 
-crate::setters::with_setters!(TlsOptions {
+ferromcp_protocol::with_setters!(TlsOptions {
     certificate_chain: PemSource => with_certificate_chain,
     private_key: PemSource => with_private_key,
     reload_interval: Duration => with_reload_interval,
