@@ -17,8 +17,11 @@
 //! - the asyncio loop, for its inbox's next job when nothing else is ready on it
 //!   (`inbox::InboxWait`, one loop iteration between two waits).
 //!
-//! Each asks the engine's gate ([`gate`]: the engine runtime's policy, `FERROMCP_WAIT_POLICY`,
-//! and whether foreign calls come one at a time, `ferromcp::wait::CALLS`): with concurrent
+//! The sync-handler worker asks the engine runtime's policy alone (`FERROMCP_WAIT_POLICY`): one
+//! spinning worker takes the next job without a wake-up however many calls are in flight, and
+//! without it every job of a pipelined or concurrent load woke a sleeping worker. The others ask
+//! the engine's gate ([`gate`]: that policy and whether foreign calls come one at a time,
+//! `ferromcp::wait::CALLS`): with concurrent
 //! clients (32 on 2 vCPUs) a wait entered whenever one call happened to be alone kept a CPU
 //! from the threads that had work (3-6x the context switches per call and a lower `async def`
 //! rate, `bench/results/python-rows-quiet-machine.md`). Nothing else changes: handlers run

@@ -17,7 +17,7 @@
 //!   queued job in one go and hands calls to the loop with `loop.call_soon_threadsafe`
 //!   (queued by `crate::runtime::call_soon` in [`queue_call`], sent by [`flush_calls`]).
 
-use ferromcp_embed::runtime::{Binding, RuntimeSettings, RuntimeSettingsError};
+use ferromcp_embed::runtime::{engine_wait_policy, Binding, RuntimeSettings, RuntimeSettingsError};
 use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -272,14 +272,18 @@ impl Pool {
             if let Some(j) = self.pop(&mut s) {
                 return Some(j);
             }
-            let budget = crate::answer_wait::gate();
+            let budget = engine_wait_policy().budget();
             if let (Some(budget), 0, 1) = (budget, s.spinning, LAST_BATCH.with(|b| b.get())) {
                 // One thread waits for the next job without sleeping for a while (the engine's
-                // gate: calls come one at a time and its policy spins): a sequential client's
-                // next call usually comes within that time, and is then taken without waking
-                // a halted vCPU (see `crate::answer_wait`). Only after a batch of one job:
-                // after larger batches the jobs come faster than they are taken, and waiting
-                // cost several clients' rates a few %.
+                // policy for its own threads spins): the next call usually comes within that
+                // time, and is then taken without waking a halted vCPU (see
+                // `crate::answer_wait`). Only after a batch of one job: after larger batches
+                // the jobs come faster than they are taken, and waiting cost several clients'
+                // rates a few %. Not behind the one-at-a-time gate of the other hand-over
+                // waits: with calls in flight each job's submit then woke a sleeping worker
+                // (a futex wake and a GIL hand-off per call), and the sync (`def`) rows lost
+                // a third to two thirds (stdio pipelined 82k against async def's 124k calls/s,
+                // 32 HTTP clients 0.61-0.66x; bench/results/python-sync-pool-wait.md).
                 s.spinning += 1;
                 drop(s);
                 ferromcp::wait::spin(budget, || {
