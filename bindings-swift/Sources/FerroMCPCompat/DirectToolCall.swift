@@ -1,15 +1,19 @@
 // DirectToolCall: a `CallTool` handler's params and result moved between the engine's values and
 // this module's types directly, where that gives what the JSON text round trip of `Bridge` gives
 // (an `encode` and a `decode` each way per call). Every case it is not sure of (a number that is
-// not an integer, `_meta`, annotations, non-text content, structured content) takes the round
-// trip as before, so what a handler sees and what the client gets do not change.
+// not an integer, annotations, non-text content, structured content, a result's `_meta`) takes
+// the round trip as before, so what a handler sees and what the client gets do not change. A
+// request's `_meta` takes the shortcut when its members do: every 2026-07-28 request carries one
+// (the protocol version and client info), so a shortcut that left `_meta` to the round trip
+// never ran on that revision.
 //
 // A kept twin of `Bridge`'s round trip (the rule: a pinning test and a timed gain of at least
 // 10 % on a row users meet). Pinned by `DirectToolCallTests` (the shortcut's params and results
 // equal the round trip's for each shape it takes; the shapes it leaves are checked to take the
 // round trip). Timed in bench/results/swift-sdk-form-handler.md, the swift-sdk form's row against
 // its baseline build in one run: pipelined stdio 33.3k -> 59.7k calls/s (server CPU per call
-// 41.8 -> 12.1 us), HTTP 1 client 5.43k -> 12.1k calls/s.
+// 41.8 -> 12.1 us), HTTP 1 client 5.43k -> 12.1k calls/s; with a request's `_meta` taken too,
+// the 2026-07-28 per-request row 12.5k -> 21.6k calls/s at 1 client, 35.4k -> 75.4k at 32.
 
 import FerroMCP
 import Foundation
@@ -24,6 +28,17 @@ extension Bridge {
         case .object(let o): return compatObject(o).map { .some($0) }
         default: return nil
         }
+    }
+
+    /// A request's `_meta` as `CallTool.Parameters._meta` decodes it from the JSON text:
+    /// `.some(nil)` when the request has none, `.some(metadata)` for an object whose members
+    /// `compatValue` takes; nil (take the round trip) for anything else.
+    static func compatMeta(_ meta: EngineValue?) -> Metadata?? {
+        guard let meta else { return .some(nil) }
+        guard case .object(let o) = meta, let fields = compatObject(o) else { return nil }
+        var metadata = Metadata()
+        metadata.fields = fields
+        return .some(metadata)
     }
 
     /// `v` as `Value`'s `Decodable` reads its JSON text (a string that is a base64 `data:` URL

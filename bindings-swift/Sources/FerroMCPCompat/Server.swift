@@ -464,7 +464,7 @@ public actor Server {
                         idempotentHint: a.idempotentHint, openWorldHint: a.openWorldHint),
                     icons: try tool.icons.map { try $0.map(Bridge.engine) }, meta: try tool._meta.map(Bridge.engine)
                 ) { [handlers] arguments, ctx in
-                    if case .none = ctx.meta, let direct = try await handlers.callToolDirect(name, arguments, ctx) {
+                    if let direct = try await handlers.callToolDirect(name, arguments, ctx) {
                         return direct
                     }
                     var params: [String: EngineValue] = ["name": .string(name), "arguments": arguments]
@@ -605,19 +605,22 @@ final class HandlerTable: @unchecked Sendable {
     }
 
     /// Runs the `CallTool` handler for a call of tool `name` without the JSON text round trips
-    /// (DirectToolCall.swift), with `ctx` as the current request; nil when the arguments or the
-    /// result need the round trip (`call` then does it; for a result, here).
+    /// (DirectToolCall.swift), with `ctx` as the current request; nil when the arguments, the
+    /// request's `_meta` or the result need the round trip (`call` then does it; for a result,
+    /// here).
     @inline(__always)  // one async frame (and executor check) less per call
     func callToolDirect(_ name: String, _ arguments: EngineValue, _ ctx: FerroMCP.RequestContext) async throws
         -> ToolResult?
     {
-        guard let handler = typedCallTool, let args = Bridge.compatArguments(arguments) else {
+        guard let handler = typedCallTool, let args = Bridge.compatArguments(arguments),
+              let meta = Bridge.compatMeta(ctx.meta)
+        else {
             return nil
         }
         let result: CallTool.Result
         do {
             result = try await Server.$current.withValue(ctx) {
-                try await handler(CallTool.Parameters(name: name, arguments: args))
+                try await handler(CallTool.Parameters(name: name, arguments: args, meta: meta))
             }
         } catch {
             throw Bridge.engineError(error)

@@ -43,6 +43,37 @@ final class DirectToolCallTests: XCTestCase {
         }
     }
 
+    func testDirectMetaIsWhatTheRoundTripDecodes() throws {
+        let cases: [FerroMCP.Value?] = [
+            nil,
+            [:],
+            ["progressToken": 7],
+            ["progressToken": "tok-1", "k": "v"],
+            // What a 2026-07-28 client sends with every request.
+            ["io.modelcontextprotocol/protocolVersion": "2026-07-28",
+             "io.modelcontextprotocol/clientInfo": ["name": "probe", "version": "1"],
+             "io.modelcontextprotocol/clientCapabilities": ["sampling": [:], "roots": ["listChanged": true]]],
+            ["traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", "n": .null,
+             "url": "data:text/plain;base64,aGk=", "a": [1, false, ["x": []]]],
+        ]
+        for meta in cases {
+            let direct = try XCTUnwrap(Bridge.compatMeta(meta), "\(String(describing: meta)) should take the shortcut")
+            var params: [String: FerroMCP.Value] = ["name": "echo", "arguments": ["text": "hi"]]
+            if let meta { params["_meta"] = meta }
+            let roundTrip = try Bridge.compat(.object(params), as: CallTool.Parameters.self)
+            XCTAssertEqual(CallTool.Parameters(name: "echo", arguments: ["text": "hi"], meta: direct), roundTrip,
+                           "\(String(describing: meta))")
+            XCTAssertEqual(direct?.progressToken, roundTrip._meta?.progressToken)
+        }
+    }
+
+    func testMetaWithANonIntegerNumberOrNotAnObjectTakesTheRoundTrip() {
+        let cases: [FerroMCP.Value] = [["progressToken": 1.5], ["deep": ["x": [0.25]]], [1], "text", .null]
+        for meta in cases {
+            if case .some = Bridge.compatMeta(meta) { XCTFail("\(meta) took the shortcut") }
+        }
+    }
+
     func testDirectResultsAreWhatTheRoundTripMakes() throws {
         let cases: [CallTool.Result] = [
             .init(content: [.text("hi")], isError: false),
@@ -70,8 +101,8 @@ final class DirectToolCallTests: XCTestCase {
         }
     }
 
-    /// Through the engine: a tool call with shortcut arguments and one that needs the round trip
-    /// (a double, `_meta`) reach the same handler with the params the round trip would give.
+    /// Through the engine: a tool call with shortcut arguments, one with `_meta` and one that needs
+    /// the round trip (a double) reach the same handler with the params the round trip would give.
     func testAServerCallsItsCallToolHandlerTheSameWayOnBothPaths() async throws {
         let seen = Seen()
         let server = FerroMCPCompat.Server(name: "echo", version: "1", capabilities: .init(tools: .init()))
