@@ -163,6 +163,13 @@ fn http_modes(base: &[String], modes: &[&'static str]) -> BTreeMap<&'static str,
         .collect()
 }
 
+/// The names `--transports` takes: `stdio` and `http-MODE` for every HTTP mode.
+fn transport_names() -> Vec<String> {
+    std::iter::once("stdio".to_string())
+        .chain(MODES.iter().map(|m| format!("http-{m}")))
+        .collect()
+}
+
 /// `base stdio`.
 fn stdio_cmd(base: &[String]) -> Vec<String> {
     let mut c = base.to_vec();
@@ -606,9 +613,22 @@ fn main() {
                 .get_or_insert_with(RowFilter::default)
                 .add_whole(&args.next().expect("--row NAME")),
             "--transports" => {
-                transports = args
+                let list: Vec<String> = args
                     .next()
-                    .map(|x| x.split(',').map(str::to_string).collect())
+                    .expect("--transports stdio,http-json,..")
+                    .split(',')
+                    .map(str::to_string)
+                    .collect();
+                // A misspelt name would silently measure nothing on that transport.
+                let known = transport_names();
+                if let Some(bad) = list.iter().find(|t| !known.contains(t)) {
+                    eprintln!(
+                        "mcp-bench: unknown transport {bad:?} in --transports (known: {})",
+                        known.join(",")
+                    );
+                    std::process::exit(2);
+                }
+                transports = Some(list);
             }
             "--root" => root = PathBuf::from(args.next().expect("--root DIR")),
             "--bin-dir" => bins = args.next().map(PathBuf::from),
