@@ -572,6 +572,19 @@ impl RowFilter {
                 .any(|p| name.contains(&p.to_lowercase()))
     }
 
+    /// The `--only` patterns that select none of `rows` (a misspelt one would silently leave
+    /// its rows out of the run).
+    fn unmatched_patterns<'a>(&'a self, rows: &[&str]) -> Vec<&'a str> {
+        self.patterns
+            .iter()
+            .filter(|p| {
+                let p = p.to_lowercase();
+                !rows.iter().any(|r| r.to_lowercase().contains(&p))
+            })
+            .map(String::as_str)
+            .collect()
+    }
+
     /// The `--row` names that are no row's name in `rows`.
     fn unknown_names<'a>(&'a self, rows: &[&str]) -> Vec<&'a str> {
         self.names
@@ -695,6 +708,14 @@ fn main() {
         if !unknown.is_empty() {
             eprintln!(
                 "mcp-bench: no row is named {unknown:?}; --row takes a whole name, one of:\n  {}",
+                rows.join("\n  ")
+            );
+            std::process::exit(2);
+        }
+        let unmatched = filter.unmatched_patterns(&rows);
+        if !unmatched.is_empty() {
+            eprintln!(
+                "mcp-bench: --only {unmatched:?} selects no row; the rows:\n  {}",
                 rows.join("\n  ")
             );
             std::process::exit(2);
@@ -873,11 +894,32 @@ mod tests {
         // With neither option given, nothing is filtered (main's `None`); an empty filter
         // (`--only ,`) selects no row.
         assert!(!RowFilter::default().selects("floor (serde_json, no MCP lib)"));
+        // An --only pattern that selects no row is reported (main exits 2), ignoring case.
+        assert_eq!(
+            f.unmatched_patterns(&["FLOOR (serde_json)", "ferromcp (node handler)"]),
+            ["ferromcp (Rust handler)"]
+        );
         // A --row name that is no row's is reported (main exits 2).
         f.add_whole("ferromcp (Python handler");
         assert_eq!(
             f.unknown_names(&["ferromcp (Python handler, sync def)", "rmcp 3.9.0"]),
             ["ferromcp (Python handler"]
+        );
+    }
+
+    /// `--transports` takes `stdio` and one `http-MODE` per HTTP mode, the names the run loop
+    /// compares with.
+    #[test]
+    fn transport_names_are_the_ones_the_run_loop_checks() {
+        assert_eq!(
+            transport_names(),
+            [
+                "stdio",
+                "http-stateful",
+                "http-stateless",
+                "http-json",
+                "http-per-request"
+            ]
         );
     }
 
