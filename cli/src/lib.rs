@@ -16,7 +16,6 @@ mod render;
 mod serve;
 
 use args::Command;
-use ferromcp::wait::WaitPolicy;
 use std::io::Write;
 
 /// Runs the `ferromcp` command with `args` (without the program name) and returns its exit
@@ -74,27 +73,16 @@ fn run_command(args: Vec<String>) -> i32 {
     }
 }
 
-/// The wait policy of the command's threads for the value of `FERROMCP_WAIT_POLICY` (`None`
-/// or blank: unset). Unset, they spin ([`WaitPolicy::spin`]), as the bindings' runtimes do:
-/// timed on a quiet machine, `ferromcp proxy` answered one HTTP caller 6-35 % faster spinning
-/// than parked (three runs, HTTP and stdio backends; the stdio proxy was level, for more CPU)
-/// (bench/results/proxy-latency.md, "The command's threads spin by default").
-fn wait_policy(value: Option<&str>) -> Result<WaitPolicy, String> {
-    match value {
-        Some(v) if !v.trim().is_empty() => v
-            .parse()
-            .map_err(|e| format!("{}={v:?}: {e}", ferromcp_embed::runtime::WAIT_POLICY_VAR)),
-        _ => Ok(WaitPolicy::spin()),
-    }
-}
-
 /// The runtime of a command. `ferromcp proxy --stdio` runs on one thread: a call crosses its
 /// two pipes on the thread that read it, where a second worker would be woken and put to sleep
 /// again on every call (measured in bench/results/proxy-latency.md). Everything else gets
 /// tokio's multi-threaded defaults. `FERROMCP_WORKERS` (1 to 64; 1 is one thread) overrides
 /// both, and `FERROMCP_WAIT_POLICY` (`spin`, 60 µs, unless set; `park`, `spin:<µs>`) sets
 /// whether the threads spin briefly for an event about to come (docs/runtime.md): they are the
-/// engine's own, so they follow the bindings' default (see [`wait_policy`]).
+/// engine's own, so they get the bindings' policy, read by
+/// [`ferromcp_embed::runtime::RuntimeSettings::wait_from_lookup`] (spinning, one HTTP caller
+/// through `ferromcp proxy` was 6-35 % faster than parked: bench/results/proxy-latency.md, "The
+/// command's threads spin by default").
 fn runtime_for(command: &Command) -> Result<tokio::runtime::Runtime, String> {
     let workers_var = ferromcp_embed::runtime::WORKERS_VAR;
     let workers = match std::env::var(workers_var) {
@@ -108,11 +96,9 @@ fn runtime_for(command: &Command) -> Result<tokio::runtime::Runtime, String> {
         },
         _ => None,
     };
-    let wait = wait_policy(
-        std::env::var(ferromcp_embed::runtime::WAIT_POLICY_VAR)
-            .ok()
-            .as_deref(),
-    )?;
+    let wait =
+        ferromcp_embed::runtime::RuntimeSettings::wait_from_lookup(|name| std::env::var(name).ok())
+            .map_err(|e| e.to_string())?;
     let stdio_proxy = matches!(command, Command::Proxy(a) if a.listen == args::Listen::Stdio);
     let mut builder = match workers {
         Some(1) => tokio::runtime::Builder::new_current_thread(),
@@ -131,27 +117,4 @@ fn runtime_for(command: &Command) -> Result<tokio::runtime::Runtime, String> {
         .on_thread_start(move || wait.set_for_this_thread())
         .build()
         .map_err(|e| format!("cannot start a tokio runtime: {e}"))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Unset or blank, the command's threads spin as the bindings' do; a value is read as
-    /// `WaitPolicy` reads it, and a bad one is an error naming the variable.
-    #[test]
-    fn the_wait_policy_spins_unless_told_otherwise() {
-        assert_eq!(wait_policy(None), Ok(WaitPolicy::spin()));
-        assert_eq!(wait_policy(Some("  ")), Ok(WaitPolicy::spin()));
-        assert_eq!(wait_policy(Some("park")), Ok(WaitPolicy::Park));
-        assert_eq!(
-            wait_policy(Some("spin:200")),
-            Ok(WaitPolicy::spin_for(std::time::Duration::from_micros(200)))
-        );
-        let err = wait_policy(Some("sometimes")).unwrap_err();
-        assert!(
-            err.starts_with("FERROMCP_WAIT_POLICY=\"sometimes\": "),
-            "{err}"
-        );
-    }
 }

@@ -142,6 +142,18 @@ impl RuntimeSettings {
         if let Some(n) = workers {
             s.workers = n;
         }
+        s.wait = Self::wait_from_lookup(&lookup)?;
+        Ok(s)
+    }
+
+    /// The wait policy of the engine's own threads from variables read through `lookup`
+    /// (`None`, or blank: unset): [`WAIT_POLICY_VAR`] or its old name [`OLD_WAIT_VAR`], else
+    /// [`WaitPolicy::spin`]. The bindings' runtimes get it through [`Self::from_lookup`]; the
+    /// `ferromcp` command, whose threads are the engine's too, reads it here.
+    pub fn wait_from_lookup(
+        lookup: impl Fn(&str) -> Option<String>,
+    ) -> Result<WaitPolicy, RuntimeSettingsError> {
+        let read = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
         let wait = either(
             (WAIT_POLICY_VAR, read(WAIT_POLICY_VAR)),
             (OLD_WAIT_VAR, read(OLD_WAIT_VAR)),
@@ -153,10 +165,7 @@ impl RuntimeSettings {
                 }
             },
         )?;
-        if let Some(w) = wait {
-            s.wait = w;
-        }
-        Ok(s)
+        Ok(wait.unwrap_or_else(WaitPolicy::spin))
     }
 
     /// Builds `binding`'s runtime with these settings; its threads get [`Self::wait`], which
@@ -305,6 +314,31 @@ mod tests {
         // Empty values count as unset.
         let s = settings(Binding::Node, &[(WORKERS_VAR, ""), (WAIT_POLICY_VAR, " ")]).unwrap();
         assert_eq!(s, RuntimeSettings::defaults(Binding::Node));
+    }
+
+    /// What the `ferromcp` command's threads get (it has no binding): unset or blank, they spin
+    /// as the bindings' do; a value is read as `WaitPolicy` reads it, and a bad one is an error
+    /// naming the variable.
+    #[test]
+    fn the_wait_policy_spins_unless_told_otherwise() {
+        let wait = |value: Option<&str>| {
+            RuntimeSettings::wait_from_lookup(|name| {
+                (name == WAIT_POLICY_VAR).then(|| value.map(str::to_string))?
+            })
+            .map_err(|e| e.to_string())
+        };
+        assert_eq!(wait(None), Ok(WaitPolicy::spin()));
+        assert_eq!(wait(Some("  ")), Ok(WaitPolicy::spin()));
+        assert_eq!(wait(Some("park")), Ok(WaitPolicy::Park));
+        assert_eq!(
+            wait(Some("spin:200")),
+            Ok(WaitPolicy::spin_for(Duration::from_micros(200)))
+        );
+        let err = wait(Some("sometimes")).unwrap_err();
+        assert!(
+            err.starts_with("FERROMCP_WAIT_POLICY=\"sometimes\": "),
+            "{err}"
+        );
     }
 
     #[test]
