@@ -22,8 +22,10 @@ mod procstat;
 mod proto;
 mod report;
 mod sdk_form_rows;
+mod selection;
 mod stdio;
 
+use selection::RowFilter;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -160,13 +162,6 @@ fn http_modes(base: &[String], modes: &[&'static str]) -> BTreeMap<&'static str,
             ]);
             (*m, c)
         })
-        .collect()
-}
-
-/// The names `--transports` takes: `stdio` and `http-MODE` for every HTTP mode.
-fn transport_names() -> Vec<String> {
-    std::iter::once("stdio".to_string())
-        .chain(MODES.iter().map(|m| format!("http-{m}")))
         .collect()
 }
 
@@ -531,68 +526,10 @@ pub struct Sample {
     pub notes: Vec<String>,
 }
 
-/// The rows `--only` and `--row` select, ignoring case. `--only a,b` gives patterns split at
-/// commas, each selecting the rows whose name contains it (the older form, kept for the commands
-/// already written down); `--row NAME` names one row whole, commas included, and selects that
-/// row alone. As `--only`, "ferromcp (Python handler, sync def)" is two patterns, "ferromcp
-/// (Python handler" and " sync def)", the first matching every Python-handler row, and "FastMCP
-/// 4.1.6" also matches "FastMCP 4.1.6 (1 FastMCP middleware)". Both options may be given more
-/// than once and add up.
-#[derive(Debug, Default, PartialEq)]
-struct RowFilter {
-    /// From `--only`: substrings.
-    patterns: Vec<String>,
-    /// From `--row`: whole names.
-    names: Vec<String>,
-}
-
-impl RowFilter {
-    /// `--only LIST`: each comma-separated part of LIST is a pattern. Empty parts are left out
-    /// (an empty pattern would select every row).
-    fn add_list(&mut self, list: &str) {
-        self.patterns.extend(
-            list.split(',')
-                .filter(|p| !p.is_empty())
-                .map(str::to_string),
-        );
-    }
-
-    /// `--row NAME`: the row named NAME, the whole name.
-    fn add_whole(&mut self, name: &str) {
-        self.names.push(name.to_string());
-    }
-
-    /// Whether the row named `name` is selected.
-    fn selects(&self, name: &str) -> bool {
-        let name = name.to_lowercase();
-        self.names.iter().any(|n| n.to_lowercase() == name)
-            || self
-                .patterns
-                .iter()
-                .any(|p| name.contains(&p.to_lowercase()))
-    }
-
-    /// The `--only` patterns that select none of `rows` (a misspelt one would silently leave
-    /// its rows out of the run).
-    fn unmatched_patterns<'a>(&'a self, rows: &[&str]) -> Vec<&'a str> {
-        self.patterns
-            .iter()
-            .filter(|p| {
-                let p = p.to_lowercase();
-                !rows.iter().any(|r| r.to_lowercase().contains(&p))
-            })
-            .map(String::as_str)
-            .collect()
-    }
-
-    /// The `--row` names that are no row's name in `rows`.
-    fn unknown_names<'a>(&'a self, rows: &[&str]) -> Vec<&'a str> {
-        self.names
-            .iter()
-            .filter(|n| !rows.iter().any(|r| r.eq_ignore_ascii_case(n)))
-            .map(String::as_str)
-            .collect()
-    }
+/// Ends the run before it starts: `why` on stderr, exit status 2 (a usage error).
+fn refuse(why: &str) -> ! {
+    eprintln!("mcp-bench: {why}");
+    std::process::exit(2)
 }
 
 fn main() {
@@ -626,22 +563,11 @@ fn main() {
                 .get_or_insert_with(RowFilter::default)
                 .add_whole(&args.next().expect("--row NAME")),
             "--transports" => {
-                let list: Vec<String> = args
-                    .next()
-                    .expect("--transports stdio,http-json,..")
-                    .split(',')
-                    .map(str::to_string)
-                    .collect();
-                // A misspelt name would silently measure nothing on that transport.
-                let known = transport_names();
-                if let Some(bad) = list.iter().find(|t| !known.contains(t)) {
-                    eprintln!(
-                        "mcp-bench: unknown transport {bad:?} in --transports (known: {})",
-                        known.join(",")
-                    );
-                    std::process::exit(2);
+                let list = args.next().expect("--transports stdio,http-json,..");
+                match selection::transports(&list) {
+                    Ok(list) => transports = Some(list),
+                    Err(e) => refuse(&e),
                 }
-                transports = Some(list);
             }
             "--root" => root = PathBuf::from(args.next().expect("--root DIR")),
             "--bin-dir" => bins = args.next().map(PathBuf::from),
@@ -704,21 +630,8 @@ fn main() {
     }
     if let Some(filter) = &only {
         let rows: Vec<&str> = specs.iter().map(|s| s.name).collect();
-        let unknown = filter.unknown_names(&rows);
-        if !unknown.is_empty() {
-            eprintln!(
-                "mcp-bench: no row is named {unknown:?}; --row takes a whole name, one of:\n  {}",
-                rows.join("\n  ")
-            );
-            std::process::exit(2);
-        }
-        let unmatched = filter.unmatched_patterns(&rows);
-        if !unmatched.is_empty() {
-            eprintln!(
-                "mcp-bench: --only {unmatched:?} selects no row; the rows:\n  {}",
-                rows.join("\n  ")
-            );
-            std::process::exit(2);
+        if let Err(e) = filter.check(&rows) {
+            refuse(&e);
         }
     }
     let selected: Vec<usize> = (0..specs.len())
@@ -872,55 +785,6 @@ mod tests {
 
     fn selected<'a>(f: &RowFilter, names: &[&'a str]) -> Vec<&'a str> {
         names.iter().copied().filter(|n| f.selects(n)).collect()
-    }
-
-    #[test]
-    fn only_splits_at_commas_and_row_takes_its_value_whole() {
-        let mut f = RowFilter::default();
-        f.add_list("floor,ferromcp (Rust handler)");
-        f.add_whole("ferromcp (Python handler, sync def)");
-        f.add_list("Node,,");
-        assert_eq!(f.patterns, ["floor", "ferromcp (Rust handler)", "Node"]);
-        assert_eq!(f.names, ["ferromcp (Python handler, sync def)"]);
-        // --only: substrings, ignoring case.
-        assert!(f.selects("FLOOR (serde_json, no MCP lib)"));
-        assert!(f.selects("ferromcp (node handler, 1 JavaScript middleware)"));
-        assert!(!f.selects("ferromcp (Rust handler, compression off)"));
-        assert!(!f.selects("rmcp 3.9.0"));
-        // --row: the whole name, ignoring case.
-        assert!(f.selects("ferromcp (python handler, SYNC DEF)"));
-        assert!(!f.selects("ferromcp (Python handler, sync def, 1 Python middleware)"));
-        assert!(!f.selects("ferromcp (Python handler, async def)"));
-        // With neither option given, nothing is filtered (main's `None`); an empty filter
-        // (`--only ,`) selects no row.
-        assert!(!RowFilter::default().selects("floor (serde_json, no MCP lib)"));
-        // An --only pattern that selects no row is reported (main exits 2), ignoring case.
-        assert_eq!(
-            f.unmatched_patterns(&["FLOOR (serde_json)", "ferromcp (node handler)"]),
-            ["ferromcp (Rust handler)"]
-        );
-        // A --row name that is no row's is reported (main exits 2).
-        f.add_whole("ferromcp (Python handler");
-        assert_eq!(
-            f.unknown_names(&["ferromcp (Python handler, sync def)", "rmcp 3.9.0"]),
-            ["ferromcp (Python handler"]
-        );
-    }
-
-    /// `--transports` takes `stdio` and one `http-MODE` per HTTP mode, the names the run loop
-    /// compares with.
-    #[test]
-    fn transport_names_are_the_ones_the_run_loop_checks() {
-        assert_eq!(
-            transport_names(),
-            [
-                "stdio",
-                "http-stateful",
-                "http-stateless",
-                "http-json",
-                "http-per-request"
-            ]
-        );
     }
 
     /// Every row, commas in its name or not, can be run alone with `--row` and its name;
