@@ -22,6 +22,7 @@
 
 use crate::convert::{Answer, Envelope};
 use crate::error::from_napi;
+use ferromcp::protocol::CallToolResult;
 use ferromcp::McpError;
 use ferromcp_embed::{
     ForeignAnswer, ForeignClientHandler, ForeignContext, ForeignHandler, ForeignRequest,
@@ -53,9 +54,50 @@ type NotifyFn =
 /// Keys that tie a call to its context and its `AbortController` on the JavaScript side.
 static NEXT_KEY: AtomicU32 = AtomicU32::new(1);
 
+/// What JavaScript answered a call with.
+enum Reply {
+    /// A JSON value (a synchronous envelope, `complete`, `answer`, `answerJson`).
+    Value(Value),
+    /// The text of `{ content: [{ type: "text", text }] }` (`answerText`).
+    Text(String),
+}
+
+impl Reply {
+    /// The answer as a JSON value: a [`Reply::Text`] as the result object its text came from.
+    fn into_value(self) -> Value {
+        match self {
+            Self::Value(v) => v,
+            Self::Text(text) => {
+                let mut block = serde_json::Map::new();
+                block.insert("type".into(), Value::String("text".into()));
+                block.insert("text".into(), Value::String(text));
+                let mut result = serde_json::Map::new();
+                result.insert("content".into(), Value::Array(vec![Value::Object(block)]));
+                Value::Object(result)
+            }
+        }
+    }
+
+    /// The answer of a tool call: a [`Reply::Text`] as the finished result the engine would
+    /// decode from [`Self::into_value`] (`CallToolResult::text`, one text block, every other
+    /// member absent), so it skips the JSON value, its shaping and its decoding. Every way of
+    /// registering a tool passes an object with a `content` list through unchanged
+    /// (`embed::shape::tool_result`), so the two answer the same; test/answer_json.test.mjs
+    /// pins it (async handlers, which answer through here, against sync ones, which answer
+    /// with the value, with and without an `outputSchema`). Kept because it is faster where
+    /// users meet it: bench/results/node-sdk-form-handler.md, "A one-text-block result as a
+    /// finished tool result".
+    fn into_tool_answer(self) -> ForeignAnswer {
+        match self {
+            Self::Value(v) => ForeignAnswer::Value(v),
+            Self::Text(text) => ForeignAnswer::ToolResult(CallToolResult::text(text)),
+        }
+    }
+}
+
 /// A call in flight: where its answer goes, and its context.
 struct Running {
-    answer: Option<oneshot::Sender<Result<Value, McpError>>>,
+    answer: Option<oneshot::Sender<Result<Reply, McpError>>>,
     ctx: ForeignContext,
 }
 
@@ -122,7 +164,7 @@ impl NativeDispatcher {
     /// that is not JSON (a `BigInt`, ...) answers the call with an internal error naming it.
     #[napi(ts_args_type = "key: number, envelope: any")]
     pub fn complete(&self, key: u32, envelope: Envelope) {
-        self.inner.finish(key, envelope.0);
+        self.inner.finish(key, envelope.0.map(Reply::Value));
     }
 
     /// Answers the call `key` that returned a promise with the value it resolved to (what
@@ -130,7 +172,7 @@ impl NativeDispatcher {
     /// is not JSON answers the call with an internal error naming it, as there.
     #[napi(ts_args_type = "key: number, value: any")]
     pub fn answer(&self, key: u32, value: Answer) {
-        self.inner.finish(key, value.0);
+        self.inner.finish(key, value.0.map(Reply::Value));
     }
 
     /// Answers the call `key` that returned a promise with the value whose JSON text is `json`
@@ -142,7 +184,7 @@ impl NativeDispatcher {
     pub fn answer_json(&self, key: u32, json: String) -> bool {
         match serde_json::from_str::<Value>(&json) {
             Ok(v) => {
-                self.inner.finish(key, Ok(v));
+                self.inner.finish(key, Ok(Reply::Value(v)));
                 true
             }
             Err(_) => false,
@@ -150,18 +192,13 @@ impl NativeDispatcher {
     }
 
     /// Answers the call `key` that returned a promise with `{ content: [{ type: "text", text }] }`
-    /// (a tool result in the official SDK examples' form): the value [`Self::answer_json`] reads
-    /// from that result's JSON text, made without the text (no `JSON.stringify` on the event
-    /// loop, no parse here). The facade sends only values that are exactly that
-    /// (`soleText` in ts/dispatch.ts); the engine shapes the value as any other answer.
+    /// (a tool result in the official SDK examples' form), sent without the value: no
+    /// `JSON.stringify` on the event loop and no parse here, and a tool call gets its finished
+    /// result (`Reply::into_tool_answer`). The facade sends only values that are exactly that
+    /// (`soleText` in ts/dispatch.ts).
     #[napi]
     pub fn answer_text(&self, key: u32, text: String) {
-        let mut block = serde_json::Map::new();
-        block.insert("type".into(), Value::String("text".into()));
-        block.insert("text".into(), Value::String(text));
-        let mut result = serde_json::Map::new();
-        result.insert("content".into(), Value::Array(vec![Value::Object(block)]));
-        self.inner.finish(key, Ok(Value::Object(result)));
+        self.inner.finish(key, Ok(Reply::Text(text)));
     }
 
     /// Answers the call `key` with the internal error of an answer that is not JSON
@@ -176,7 +213,7 @@ impl NativeDispatcher {
 
 impl Dispatch {
     /// Sends the answer of call `key` (once; later answers are dropped).
-    fn finish(&self, key: u32, r: Result<Value, McpError>) {
+    fn finish(&self, key: u32, r: Result<Reply, McpError>) {
         let tx = self
             .running
             .lock()
@@ -206,7 +243,7 @@ impl Dispatch {
         payload: Value,
         ctx: ForeignContext,
     ) -> BoxFuture<'static, Result<Value, McpError>> {
-        self.invoke_as(handler, payload, ctx, std::convert::identity)
+        self.invoke_as(handler, payload, ctx, Reply::into_value)
     }
 
     /// [`Self::invoke`], its answer made a `T` by `read` (inside the one future, so the
@@ -216,7 +253,7 @@ impl Dispatch {
         handler: u32,
         payload: Value,
         ctx: ForeignContext,
-        read: fn(Value) -> T,
+        read: fn(Reply) -> T,
     ) -> BoxFuture<'static, Result<T, McpError>> {
         let dispatch = self.clone();
         Box::pin(async move {
@@ -248,7 +285,7 @@ impl Dispatch {
                 ThreadsafeFunctionCallMode::NonBlocking,
                 move |ret: napi::Result<Option<Envelope>>, _env| {
                     match ret {
-                        Ok(Some(envelope)) => back.finish(key, envelope.0),
+                        Ok(Some(envelope)) => back.finish(key, envelope.0.map(Reply::Value)),
                         Ok(None) => {} // a promise: the facade calls complete() later
                         Err(e) => back.finish(key, Err(from_napi(e))),
                     }
@@ -317,16 +354,17 @@ impl ForeignHandler for JsHandler {
         request: ForeignRequest,
         ctx: ForeignContext,
     ) -> BoxFuture<'static, Result<ForeignAnswer, McpError>> {
-        let payload = match request {
-            ForeignRequest::CallTool { arguments: value }
-            | ForeignRequest::GetPrompt { arguments: value }
-            | ForeignRequest::Complete { params: value } => value,
+        let value = |r: Reply| ForeignAnswer::Value(r.into_value());
+        let (payload, read): (Value, fn(Reply) -> ForeignAnswer) = match request {
+            ForeignRequest::CallTool { arguments } => (arguments, Reply::into_tool_answer),
+            ForeignRequest::GetPrompt { arguments: v } | ForeignRequest::Complete { params: v } => {
+                (v, value)
+            }
             ForeignRequest::ReadResource { uri, variables } => {
-                json!({ "uri": uri, "variables": variables })
+                (json!({ "uri": uri, "variables": variables }), value)
             }
         };
-        self.dispatch
-            .invoke_as(self.id, payload, ctx, ForeignAnswer::Value)
+        self.dispatch.invoke_as(self.id, payload, ctx, read)
     }
 }
 
