@@ -1,7 +1,8 @@
-// Calls queued while the event loop is busy reach it as one batch, and the plain answers their
-// promises resolve to in one event-loop turn go back as one JSON text (src/handler.rs,
-// ts/dispatch.ts). Many calls in flight at once, of every kind of answer mixed in the same
-// batches, must each get their own answer.
+// Many calls in flight at once, every kind of answer mixed (a sync value, a promise of the
+// official SDK's one-text-block result (`answerText` in src/handler.rs), of a value read as
+// JSON text (`answerJson`), of one walked value by value, a rejection, a throw): each must get
+// its own answer. Written for a batched hand-over (f1f3888, reverted), whose batches mixed
+// every kind; each call crosses on its own today (ts/dispatch.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client, McpServer } from '../esm/index.mjs';
@@ -17,8 +18,8 @@ function server() {
   });
   // Not plain JSON (a float): walked, beside plain answers of the same turn.
   s.registerTool('float', text, async ({ text }) => ({ content: [{ type: 'text', text }], structuredContent: { f: 0.5 } }));
-  // A lone surrogate: JSON.stringify escapes it, the engine cannot read that text, so the turn's
-  // answers are walked one by one instead.
+  // A lone surrogate: JSON.stringify escapes it, the engine cannot read that text, so the
+  // answer is walked instead.
   s.registerTool('surrogate', text, async ({ text }) => `a\ud800b ${text}`);
   s.registerTool('rejects', text, async ({ text }) => {
     throw new Error(`no ${text}`);

@@ -1,7 +1,7 @@
-// What a handler gets as its arguments, whichever way they cross to the event loop: as JSON
-// text read with JSON.parse (the usual way), or walked value by value where that text would
-// read back differently (`text_reads_as_walk` in src/handler.rs). The rule pinned here is the
-// one the walk always had: an integer beyond ±(2^53-1) is a BigInt (JSON.parse would round
+// What a handler gets as its arguments. They cross to the event loop walked value by value
+// (napi's serde conversion of the engine's JSON value, `CallArgs` in src/handler.rs); a
+// change that sends them as JSON text for JSON.parse instead (tried in f1f3888, reverted) must
+// keep what is pinned here: an integer beyond ±(2^53-1) is a BigInt (JSON.parse would round
 // it), and a `__proto__` key is set as a property (so its object becomes the prototype) rather
 // than defined. Requests are sent raw, so the numbers cross exactly as written.
 import { test } from 'node:test';
