@@ -63,18 +63,12 @@ enum Reply {
 }
 
 impl Reply {
-    /// The answer as a JSON value: a [`Reply::Text`] as the result object its text came from.
+    /// The answer as a JSON value: a [`Reply::Text`] as the result object its text came from
+    /// (what the engine's shaping makes of a string, one text block).
     fn into_value(self) -> Value {
         match self {
             Self::Value(v) => v,
-            Self::Text(text) => {
-                let mut block = serde_json::Map::new();
-                block.insert("type".into(), Value::String("text".into()));
-                block.insert("text".into(), Value::String(text));
-                let mut result = serde_json::Map::new();
-                result.insert("content".into(), Value::Array(vec![Value::Object(block)]));
-                Value::Object(result)
-            }
+            Self::Text(text) => ferromcp_embed::shape::tool_result(Value::String(text), false),
         }
     }
 
